@@ -1,0 +1,1 @@
+//! `askuser-llm`: filled by a later issue (see DESIGN.md's layout).

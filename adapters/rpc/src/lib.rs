@@ -1,0 +1,1 @@
+//! `askuser-rpc`: filled by a later issue (see DESIGN.md's layout).

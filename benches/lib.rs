@@ -1,0 +1,1 @@
+//! Criterion benchmarks for askuser live under `benches/benches/`.

@@ -1,0 +1,92 @@
+//! Walks RFD D30's migration form through the reducer with scripted answers, printing
+//! each prompt the way a terminal would show it and the tool result at the end.
+//!
+//! Run: `cargo run -p askuser-core --example walk`
+
+use askuser_core::{Command, Event, InquiryId, Request, State, parse_form, reduce};
+use serde_json::{Value, json};
+
+fn main() {
+    let arguments = json!({"questions": [
+        {"id": "apply", "text": "Apply the proposed migration?", "answer_type": "boolean"},
+        {"id": "env", "text": "Which environment?", "answer_type": "select",
+         "options": ["staging", "production"], "when": {"question_id": "apply", "equals": true}},
+        {"id": "note", "text": "Optional note for the migration log", "answer_type": "text",
+         "when": {"question_id": "apply", "equals": true}}
+    ]});
+    println!("tool call arguments:\n{arguments:#}\n");
+    let form = match parse_form(&arguments) {
+        Ok(form) => form,
+        Err(errors) => {
+            eprintln!("the call was rejected:\n{errors}");
+            std::process::exit(2);
+        }
+    };
+    let id = InquiryId::new("call-1");
+    let mut state = State::new();
+    let script: [(&str, Option<Value>); 5] = [
+        ("apply", Some(json!(true))),
+        ("env", Some(json!("staging"))),
+        ("back", None),
+        ("env", Some(json!("production"))),
+        ("note", Some(json!("weekly run"))),
+    ];
+    let mut commands = reduce(
+        &mut state,
+        &Event::Requested(Request {
+            inquiry: id.clone(),
+            form: form.form().clone(),
+            policy: askuser_core::Policy::default(),
+            origin: askuser_core::Origin::default(),
+        }),
+    );
+    for (step, value) in script {
+        show(&commands);
+        let event = match value {
+            Some(value) => {
+                println!("  > {value}");
+                Event::Answered {
+                    inquiry: id.clone(),
+                    question: step.to_owned(),
+                    value,
+                    by: askuser_core::AnsweredBy::User,
+                    remember: false,
+                }
+            }
+            None => {
+                println!("  > (Back)");
+                Event::Back {
+                    inquiry: id.clone(),
+                }
+            }
+        };
+        commands = reduce(&mut state, &event);
+    }
+    show(&commands);
+}
+
+fn show(commands: &[Command]) {
+    for command in commands {
+        match command {
+            Command::Prompt(prompt) => {
+                let question = prompt.question();
+                let progress = prompt.progress.map(|p| format!("{p} ")).unwrap_or_default();
+                let label = prompt
+                    .label
+                    .as_deref()
+                    .map(|l| format!("{l} asks: "))
+                    .unwrap_or_default();
+                let prefill = prompt
+                    .prefill_value()
+                    .map(|v| format!(" (prefilled: {v})"))
+                    .unwrap_or_default();
+                let back = if prompt.can_back { " [b]ack" } else { "" };
+                println!("{progress}{label}{}{prefill}{back}", question.text);
+            }
+            Command::Respond { outcome, .. } => {
+                println!("\ntool result:\n{:#}", outcome.to_json());
+            }
+            other => println!("{other:?}"),
+        }
+    }
+}

@@ -1,0 +1,360 @@
+//! Answers: a value checked against its question, held compactly.
+//!
+//! A select answer is held as the index of its option, and a multi-select answer as a
+//! set of indices, so recording the common answers allocates nothing.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::error::{AnswerError, json_type};
+use crate::form::{AnswerType, Question};
+use crate::limits::{MAX_ANSWER_BYTES, MAX_OPTIONS};
+
+/// A checked answer to one question.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Answer {
+    /// The answer to a `boolean` question.
+    Bool(bool),
+    /// The option at this index of a `select` question.
+    Choice(u8),
+    /// Free text given to a `select` question that allows "Other".
+    Other(String),
+    /// The picks of a `multi_select` question.
+    Choices(Picks),
+    /// The answer to a `text` question.
+    Text(String),
+    /// The answer to a `schema` question.
+    Json(Value),
+}
+
+/// The picks of a `multi_select` answer: a set of option indices, plus any free text
+/// where the question allows "Other".
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Picks {
+    /// Bit `i` is set when option `i` is picked.
+    pub options: OptionSet,
+    /// Free-text picks, in the order given.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub other: Vec<String>,
+}
+
+/// A set of option indices (at most [`MAX_OPTIONS`](crate::limits::MAX_OPTIONS) = 64).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct OptionSet(pub u64);
+
+const _: () = assert!(MAX_OPTIONS <= 64, "OptionSet holds at most 64 options");
+
+impl OptionSet {
+    /// Whether option `index` is in the set.
+    pub fn contains(self, index: usize) -> bool {
+        index < 64 && self.0 & (1 << index) != 0
+    }
+
+    /// Adds option `index`; returns false when it was already there.
+    pub fn insert(&mut self, index: usize) -> bool {
+        debug_assert!(index < 64);
+        let bit = 1u64 << (index & 63);
+        let fresh = self.0 & bit == 0;
+        self.0 |= bit;
+        fresh
+    }
+
+    /// The indices in the set, ascending.
+    pub fn iter(self) -> impl Iterator<Item = usize> {
+        (0..64).filter(move |&i| self.contains(i))
+    }
+
+    /// How many options are in the set.
+    pub fn len(self) -> usize {
+        self.0.count_ones() as usize
+    }
+
+    /// Whether the set is empty.
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+}
+
+impl Answer {
+    /// The answer as the JSON value the model receives: a boolean, a label or typed
+    /// text, a list of labels (option order, then free text), or the JSON value.
+    pub fn to_value(&self, question: &Question) -> Value {
+        let choices = question.choices();
+        match self {
+            Answer::Bool(b) => Value::Bool(*b),
+            Answer::Choice(i) => Value::String(
+                choices
+                    .get(usize::from(*i))
+                    .map(|c| c.label.clone())
+                    .unwrap_or_default(),
+            ),
+            Answer::Other(text) | Answer::Text(text) => Value::String(text.clone()),
+            Answer::Choices(picks) => Value::Array(
+                picks
+                    .options
+                    .iter()
+                    .filter_map(|i| choices.get(i))
+                    .map(|c| Value::String(c.label.clone()))
+                    .chain(picks.other.iter().cloned().map(Value::String))
+                    .collect(),
+            ),
+            Answer::Json(value) => value.clone(),
+        }
+    }
+
+    /// Whether the answer, as JSON, equals `value`, without building the JSON.
+    pub fn equals_value(&self, question: &Question, value: &Value) -> bool {
+        let choices = question.choices();
+        match (self, value) {
+            (Answer::Bool(b), Value::Bool(v)) => b == v,
+            (Answer::Choice(i), Value::String(v)) => {
+                choices.get(usize::from(*i)).is_some_and(|c| &c.label == v)
+            }
+            (Answer::Other(text) | Answer::Text(text), Value::String(v)) => text == v,
+            (Answer::Choices(picks), Value::Array(items)) => {
+                items.len() == picks.options.len() + picks.other.len()
+                    && picks
+                        .options
+                        .iter()
+                        .filter_map(|i| choices.get(i))
+                        .map(|c| c.label.as_str())
+                        .chain(picks.other.iter().map(String::as_str))
+                        .zip(items)
+                        .all(|(label, item)| item.as_str() == Some(label))
+            }
+            (Answer::Json(json), v) => json == v,
+            _ => false,
+        }
+    }
+
+    /// Whether a multi-select answer includes `value` (an option label or free text).
+    pub fn contains_value(&self, question: &Question, value: &Value) -> bool {
+        let (Answer::Choices(picks), Value::String(v)) = (self, value) else {
+            return false;
+        };
+        picks
+            .options
+            .iter()
+            .filter_map(|i| question.choices().get(i))
+            .any(|c| &c.label == v)
+            || picks.other.iter().any(|o| o == v)
+    }
+}
+
+/// Checks `value` against `question` (and its compiled schema, for `schema`
+/// questions) and gives the compact answer, or why it does not fit.
+pub(crate) fn check_answer(
+    question: &Question,
+    validator: Option<&jsonschema::Validator>,
+    value: &Value,
+) -> Result<Answer, AnswerError> {
+    match question.answer_type {
+        AnswerType::Boolean => match value {
+            Value::Bool(b) => Ok(Answer::Bool(*b)),
+            other => Err(AnswerError::ExpectedBool {
+                found: json_type(other).to_owned(),
+            }),
+        },
+        AnswerType::Select => {
+            let Value::String(text) = value else {
+                return Err(AnswerError::ExpectedString {
+                    found: json_type(value).to_owned(),
+                });
+            };
+            check_length(text.len())?;
+            if let Some(index) = question.choices().iter().position(|c| &c.label == text) {
+                #[allow(clippy::cast_possible_truncation)] // at most MAX_OPTIONS = 64 options
+                return Ok(Answer::Choice(index as u8));
+            }
+            if !question.allow_other {
+                return Err(not_an_option(question, text));
+            }
+            if text.trim().is_empty() {
+                return Err(AnswerError::EmptyOther);
+            }
+            Ok(Answer::Other(text.clone()))
+        }
+        AnswerType::MultiSelect => check_picks(question, value).map(Answer::Choices),
+        AnswerType::Text => match value {
+            Value::String(text) => {
+                check_length(text.len())?;
+                Ok(Answer::Text(text.clone()))
+            }
+            other => Err(AnswerError::ExpectedString {
+                found: json_type(other).to_owned(),
+            }),
+        },
+        AnswerType::Schema => {
+            let bytes = serde_json::to_string(value).map_or(usize::MAX, |s| s.len());
+            check_length(bytes)?;
+            if let Some(validator) = validator {
+                let messages: Vec<String> = validator
+                    .iter_errors(value)
+                    .take(8)
+                    .map(|error| {
+                        let at = error.instance_path().to_string();
+                        if at.is_empty() {
+                            error.to_string()
+                        } else {
+                            format!("at {at}: {error}")
+                        }
+                    })
+                    .collect();
+                if !messages.is_empty() {
+                    return Err(AnswerError::SchemaViolation {
+                        message: messages.join("; "),
+                    });
+                }
+            }
+            Ok(Answer::Json(value.clone()))
+        }
+    }
+}
+
+fn check_picks(question: &Question, value: &Value) -> Result<Picks, AnswerError> {
+    let Value::Array(items) = value else {
+        return Err(AnswerError::ExpectedList {
+            found: json_type(value).to_owned(),
+        });
+    };
+    let mut picks = Picks::default();
+    let mut bytes = 2;
+    for (index, item) in items.iter().enumerate() {
+        let Value::String(text) = item else {
+            return Err(AnswerError::ExpectedLabel {
+                index,
+                found: json_type(item).to_owned(),
+            });
+        };
+        bytes += text.len() + 3;
+        check_length(bytes)?;
+        if let Some(option) = question.choices().iter().position(|c| &c.label == text) {
+            if !picks.options.insert(option) {
+                return Err(AnswerError::DuplicatePick {
+                    label: text.clone(),
+                });
+            }
+        } else if !question.allow_other {
+            return Err(not_an_option(question, text));
+        } else if text.trim().is_empty() {
+            return Err(AnswerError::EmptyOther);
+        } else if picks.other.contains(text) {
+            return Err(AnswerError::DuplicatePick {
+                label: text.clone(),
+            });
+        } else {
+            picks.other.push(text.clone());
+        }
+    }
+    Ok(picks)
+}
+
+fn check_length(bytes: usize) -> Result<(), AnswerError> {
+    if bytes > MAX_ANSWER_BYTES {
+        return Err(AnswerError::TooLong {
+            bytes,
+            max: MAX_ANSWER_BYTES,
+        });
+    }
+    Ok(())
+}
+
+fn not_an_option(question: &Question, text: &str) -> AnswerError {
+    AnswerError::NotAnOption {
+        value: text.to_owned(),
+        options: question
+            .choices()
+            .iter()
+            .map(|c| format!("\"{}\"", c.label))
+            .collect::<Vec<_>>()
+            .join(", "),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn select(allow_other: bool) -> Question {
+        Question::new("env", "Which environment?", AnswerType::Select)
+            .with_options(["staging", "production"])
+            .with_other(allow_other)
+    }
+
+    #[test]
+    fn a_select_answer_is_its_option_index_and_renders_as_the_label() {
+        let q = select(false);
+        let answer = check_answer(&q, None, &json!("production")).unwrap();
+        assert_eq!(answer, Answer::Choice(1));
+        assert_eq!(answer.to_value(&q), json!("production"));
+        assert!(answer.equals_value(&q, &json!("production")));
+        assert!(!answer.equals_value(&q, &json!("staging")));
+    }
+
+    #[test]
+    fn free_text_is_other_only_where_allowed() {
+        assert_eq!(
+            check_answer(&select(false), None, &json!("dev"))
+                .unwrap_err()
+                .to_string(),
+            "\"dev\" is not one of the options: \"staging\", \"production\""
+        );
+        assert_eq!(
+            check_answer(&select(true), None, &json!("dev")).unwrap(),
+            Answer::Other("dev".into())
+        );
+        assert_eq!(
+            check_answer(&select(true), None, &json!("  ")).unwrap_err(),
+            AnswerError::EmptyOther
+        );
+    }
+
+    #[test]
+    fn multi_select_picks_render_in_option_order_and_reject_repeats() {
+        let q = Question::new("f", "Which?", AnswerType::MultiSelect)
+            .with_options(["auth", "api", "admin"]);
+        let answer = check_answer(&q, None, &json!(["admin", "auth"])).unwrap();
+        assert_eq!(answer.to_value(&q), json!(["auth", "admin"]));
+        assert!(answer.contains_value(&q, &json!("admin")));
+        assert!(!answer.contains_value(&q, &json!("api")));
+        assert_eq!(
+            check_answer(&q, None, &json!(["api", "api"]))
+                .unwrap_err()
+                .to_string(),
+            "\"api\" is picked twice; pick each option at most once"
+        );
+        assert_eq!(
+            check_answer(&q, None, &json!(["api", 3]))
+                .unwrap_err()
+                .to_string(),
+            "item 1 is a number; every item must be an option label"
+        );
+    }
+
+    #[test]
+    fn types_are_checked() {
+        let b = Question::new("b", "Ok?", AnswerType::Boolean);
+        assert_eq!(
+            check_answer(&b, None, &json!("yes"))
+                .unwrap_err()
+                .to_string(),
+            "expected true or false, got a string"
+        );
+        let t = Question::new("t", "Name?", AnswerType::Text);
+        assert_eq!(
+            check_answer(&t, None, &json!(5)).unwrap_err().to_string(),
+            "expected a string, got a number"
+        );
+        let long = "x".repeat(MAX_ANSWER_BYTES + 1);
+        assert_eq!(
+            check_answer(&t, None, &json!(long)).unwrap_err(),
+            AnswerError::TooLong {
+                bytes: MAX_ANSWER_BYTES + 1,
+                max: MAX_ANSWER_BYTES
+            }
+        );
+    }
+}

@@ -1,0 +1,230 @@
+//! Commands: the engine's outputs, telling an adapter what to do next.
+
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+
+use crate::answer::Answer;
+use crate::error::{EngineError, FormError};
+use crate::event::{AnsweredBy, CancelReason, InquiryId};
+use crate::form::Question;
+use crate::validate::ValidForm;
+
+/// What an adapter must do next.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Command {
+    /// Show a question to the person.
+    Prompt(Prompt),
+    /// Ask the assistant to answer a question (structured output against `schema`).
+    AskAssistant {
+        /// The inquiry.
+        inquiry: InquiryId,
+        /// The question's id.
+        question: String,
+        /// The JSON Schema the answer must satisfy.
+        schema: Value,
+    },
+    /// Respond to the model with the outcome (answers, or a Reply's cancel marker).
+    Respond {
+        /// The inquiry.
+        inquiry: InquiryId,
+        /// What was answered.
+        outcome: Outcome,
+    },
+    /// Respond to the model with a tool error: the inquiry could not be asked.
+    Fail {
+        /// The inquiry.
+        inquiry: InquiryId,
+        /// Why, as recorded.
+        reason: CancelReason,
+        /// The text for the model, telling it what (not) to do next.
+        message: String,
+    },
+    /// End the turn: no tool result is sent.
+    EndTurn {
+        /// The inquiry.
+        inquiry: InquiryId,
+    },
+    /// The submitted form is invalid: respond to the model with every problem.
+    Reject {
+        /// The inquiry.
+        inquiry: InquiryId,
+        /// Every problem, each with the path of its field.
+        errors: Vec<FormError>,
+    },
+    /// The answer did not fit; tell whoever answered. The same prompt follows.
+    InvalidAnswer {
+        /// The inquiry.
+        inquiry: InquiryId,
+        /// The question's id.
+        question: String,
+        /// Why, in words for a person.
+        message: String,
+    },
+    /// The event did not fit the state; nothing changed.
+    Error {
+        /// What went wrong.
+        error: EngineError,
+    },
+}
+
+/// A question to show, with everything needed to render it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Prompt {
+    /// The inquiry.
+    pub inquiry: InquiryId,
+    /// The form the question belongs to.
+    pub form: ValidForm,
+    /// The question's index in the form.
+    pub index: usize,
+    /// `[N/M]` progress; `None` when the form has a single question.
+    pub progress: Option<Progress>,
+    /// The value to prefill: the earlier answer after Back, else the default.
+    pub prefill: Option<Answer>,
+    /// Whether Back is offered (an earlier question was answered by the person).
+    pub can_back: bool,
+    /// The "who's asking" label.
+    pub label: Option<Arc<str>>,
+}
+
+impl Prompt {
+    /// The question to show.
+    pub fn question(&self) -> &Question {
+        self.form.question(self.index)
+    }
+
+    /// The prefill as JSON.
+    pub fn prefill_value(&self) -> Option<Value> {
+        self.prefill.as_ref().map(|a| a.to_value(self.question()))
+    }
+}
+
+/// `[N/M]`: question `n` (1-based position in the form) of `m`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Progress {
+    /// The question's 1-based position in the form.
+    pub n: usize,
+    /// How many questions the form has.
+    pub m: usize,
+}
+
+impl std::fmt::Display for Progress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "[{}/{}]", self.n, self.m)
+    }
+}
+
+/// An answer with who gave it.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Slot {
+    /// The answer.
+    pub answer: Answer,
+    /// Who gave it.
+    pub by: AnsweredBy,
+}
+
+/// How an inquiry ended with a response to the model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutcomeStatus {
+    /// Every asked question was answered.
+    Completed,
+    /// The person chose Reply; the answers are those collected so far.
+    Cancelled,
+}
+
+/// The answers of a finished inquiry, in form order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    /// The form.
+    pub form: ValidForm,
+    /// One slot per question: `None` for a skipped (or, on Reply, unanswered) question.
+    pub answers: Vec<Option<Slot>>,
+    /// Completed, or cancelled by a Reply.
+    pub status: OutcomeStatus,
+}
+
+impl Outcome {
+    /// Whether the person cancelled with a Reply.
+    pub fn is_cancelled(&self) -> bool {
+        self.status == OutcomeStatus::Cancelled
+    }
+
+    /// The answer to question `id` as JSON; `None` if there is no such question,
+    /// `Some(Value::Null)` if it was skipped or not answered.
+    pub fn get(&self, id: &str) -> Option<Value> {
+        let index = self.form.index_of(id)?;
+        Some(self.value_at(index))
+    }
+
+    fn value_at(&self, index: usize) -> Value {
+        self.answers
+            .get(index)
+            .and_then(Option::as_ref)
+            .map_or(Value::Null, |slot| {
+                slot.answer.to_value(self.form.question(index))
+            })
+    }
+
+    /// Every question id mapped to its answer or `null`, in form order:
+    /// `{"apply": true, "env": "production", "note": null}`.
+    pub fn to_map(&self) -> Map<String, Value> {
+        self.form
+            .questions()
+            .iter()
+            .enumerate()
+            .map(|(i, q)| (q.id.clone(), self.value_at(i)))
+            .collect()
+    }
+
+    /// Only the answered questions, in form order (a Reply's `answered` map).
+    pub fn answered_map(&self) -> Map<String, Value> {
+        self.form
+            .questions()
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| self.answers.get(*i).is_some_and(Option::is_some))
+            .map(|(i, q)| (q.id.clone(), self.value_at(i)))
+            .collect()
+    }
+
+    /// The `jp-form` result: the full map when completed, and
+    /// `{"cancelled": true, "answered": {...}}` after a Reply.
+    pub fn to_json(&self) -> Value {
+        match self.status {
+            OutcomeStatus::Completed => Value::Object(self.to_map()),
+            OutcomeStatus::Cancelled => {
+                let mut map = Map::new();
+                map.insert("cancelled".into(), Value::Bool(true));
+                map.insert("answered".into(), Value::Object(self.answered_map()));
+                Value::Object(map)
+            }
+        }
+    }
+}
+
+/// The model-facing messages of the policy failures.
+pub(crate) fn failure_message(reason: &CancelReason, tool: &str, detail: &str) -> String {
+    match reason {
+        CancelReason::NoPromptBackend => format!(
+            "{tool} cannot run because no interactive terminal is available. Do not retry this tool call in this turn; continue without user input or explain what information is missing."
+        ),
+        CancelReason::AssistantRoutingDenied => format!(
+            "{tool} requires a human answer and cannot be routed to the assistant. Do not retry this tool call in this turn."
+        ),
+        CancelReason::InvalidStaticAnswer => format!(
+            "{tool}: the configured answer {detail}. Update the configuration; do not retry."
+        ),
+        CancelReason::SubagentDenied => format!(
+            "{tool} is not available to sub-agents: only the parent conversation can ask the user questions. Do not retry; continue without user input or return what you need to the parent."
+        ),
+        CancelReason::BackendError => format!(
+            "{tool}: the assistant backend failed to answer. Do not retry this tool call in this turn."
+        ),
+        CancelReason::UserReply => {
+            format!("{tool}: the user cancelled the question to reply instead.")
+        }
+        CancelReason::Unknown(name) => {
+            format!("{tool} was cancelled ({name}). Do not retry this tool call in this turn.")
+        }
+    }
+}

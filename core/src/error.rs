@@ -1,0 +1,453 @@
+//! The errors of the core: problems with a submitted form ([`FormError`]), with an
+//! answer ([`AnswerError`]), and with an event that does not fit the state
+//! ([`EngineError`]). None of them is ever a panic; each reaches the adapter as data in
+//! a [`Command`](crate::Command).
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::form::AnswerType;
+
+/// One problem with a submitted form: where it is (a JSON pointer into the tool
+/// arguments, such as `/questions/1/options`) and what is wrong.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}: {kind}", if path.is_empty() { "(the form)" } else { path.as_str() })]
+pub struct FormError {
+    /// A JSON pointer to the offending field; empty for the form as a whole.
+    pub path: String,
+    /// What is wrong, and what to change.
+    pub kind: FormErrorKind,
+}
+
+impl FormError {
+    /// A problem at `path`.
+    pub fn new(path: impl Into<String>, kind: FormErrorKind) -> Self {
+        Self {
+            path: path.into(),
+            kind,
+        }
+    }
+
+    /// The message alone, without the path.
+    pub fn message(&self) -> String {
+        self.kind.to_string()
+    }
+}
+
+/// Every problem found in a form, in the order of the fields.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub struct FormErrors(pub Vec<FormError>);
+
+impl fmt::Display for FormErrors {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, error) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str("\n")?;
+            }
+            write!(f, "{error}")?;
+        }
+        Ok(())
+    }
+}
+
+/// What is wrong with a form field. Each message says what to change.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum FormErrorKind {
+    /// A field has the wrong JSON type.
+    #[error("must be {expected}")]
+    WrongType {
+        /// What the field must be, in words.
+        expected: &'static str,
+    },
+    /// A required field is absent.
+    #[error("is required: add {what}")]
+    MissingField {
+        /// What to add, in words.
+        what: &'static str,
+    },
+    /// A field the shape does not know (reported only where the caller asks for it).
+    #[error("unknown field `{field}`; remove it (known fields: {known})")]
+    UnknownField {
+        /// The unknown field's name.
+        field: String,
+        /// The fields that are known here.
+        known: &'static str,
+    },
+    /// `answer_type` names no known type.
+    #[error(
+        "unknown answer_type `{found}`; use one of boolean, select, multi_select, text, schema"
+    )]
+    UnknownAnswerType {
+        /// What was given.
+        found: String,
+    },
+    /// The form has no questions.
+    #[error("the form has no questions; add at least one")]
+    NoQuestions,
+    /// The form has more questions than allowed.
+    #[error("the form has {count} questions; the limit is {max}: split it into several calls")]
+    TooManyQuestions {
+        /// How many were given.
+        count: usize,
+        /// The limit.
+        max: usize,
+    },
+    /// The whole form is too large.
+    #[error("the form is {bytes} bytes; the limit is {max}: shorten its texts or schemas")]
+    FormTooLarge {
+        /// Its size in bytes of compact JSON.
+        bytes: usize,
+        /// The limit.
+        max: usize,
+    },
+    /// A question id is empty.
+    #[error("is empty; give the question a short unique id such as \"env\"")]
+    EmptyId,
+    /// A question id has a line break or control character.
+    #[error("must be one line without control characters; use a short id such as \"env\"")]
+    IdNotOneLine,
+    /// Two questions share an id.
+    #[error("id \"{id}\" is already used by /questions/{first}; give every question a unique id")]
+    DuplicateId {
+        /// The repeated id.
+        id: String,
+        /// The index of the first question that has it.
+        first: usize,
+    },
+    /// A text is empty.
+    #[error("is empty; write the question as one line")]
+    EmptyText,
+    /// A question's text spans several lines.
+    #[error("must be a single line; put the extra lines in `context`")]
+    MultiLineText,
+    /// A text is longer than allowed.
+    #[error("is {bytes} bytes long; the limit is {max}: shorten it")]
+    TooLong {
+        /// Its length in bytes.
+        bytes: usize,
+        /// The limit.
+        max: usize,
+    },
+    /// A select kind has no `options`.
+    #[error("answer_type `{answer_type}` needs `options`: add a list of at least one choice")]
+    MissingOptions {
+        /// The question's answer type.
+        answer_type: AnswerType,
+    },
+    /// A select kind has an empty `options` list.
+    #[error("is empty; answer_type `{answer_type}` needs at least one choice")]
+    EmptyOptions {
+        /// The question's answer type.
+        answer_type: AnswerType,
+    },
+    /// `options` on a type that takes none.
+    #[error(
+        "`options` only goes with select and multi_select, and this question is `{answer_type}`: remove `options` or change answer_type"
+    )]
+    UnexpectedOptions {
+        /// The question's answer type.
+        answer_type: AnswerType,
+    },
+    /// More options than allowed.
+    #[error("has {count} options; the limit is {max}")]
+    TooManyOptions {
+        /// How many were given.
+        count: usize,
+        /// The limit.
+        max: usize,
+    },
+    /// An option label is empty.
+    #[error("is empty; give every option a label")]
+    EmptyLabel,
+    /// An option label has a line break or control character.
+    #[error("must be one line without control characters")]
+    LabelNotOneLine,
+    /// Two options share a label.
+    #[error(
+        "option \"{label}\" is listed twice (first at index {first}); make every label distinct"
+    )]
+    DuplicateLabel {
+        /// The repeated label.
+        label: String,
+        /// The index of its first appearance.
+        first: usize,
+    },
+    /// `allow_other` on a type that takes no options.
+    #[error(
+        "`allow_other` only goes with select and multi_select, and this question is `{answer_type}`: remove it"
+    )]
+    UnexpectedAllowOther {
+        /// The question's answer type.
+        answer_type: AnswerType,
+    },
+    /// A `schema` question without a schema.
+    #[error(
+        "answer_type `schema` needs `schema`: add a JSON Schema for the answer, such as {{\"type\": \"object\"}}"
+    )]
+    MissingSchema,
+    /// `schema` on a type that takes none.
+    #[error(
+        "`schema` only goes with answer_type `schema`, and this question is `{answer_type}`: remove `schema` or change answer_type"
+    )]
+    UnexpectedSchema {
+        /// The question's answer type.
+        answer_type: AnswerType,
+    },
+    /// The schema is neither an object nor a boolean.
+    #[error("must be a JSON Schema: an object such as {{\"type\": \"string\"}}, or true/false")]
+    SchemaNotAnObject,
+    /// The schema is too large.
+    #[error("is {bytes} bytes; the limit is {max}: simplify the schema")]
+    SchemaTooLarge {
+        /// Its size in bytes of compact JSON.
+        bytes: usize,
+        /// The limit.
+        max: usize,
+    },
+    /// A `$ref` (or `$dynamicRef`) that points outside the schema: never fetched.
+    #[error(
+        "\"{reference}\" points outside this schema; only local references such as \"#/$defs/name\" are allowed: inline the definition"
+    )]
+    SchemaExternalRef {
+        /// The reference as given.
+        reference: String,
+    },
+    /// The schema does not compile.
+    #[error("is not a valid JSON Schema: {reason}")]
+    SchemaInvalid {
+        /// The compiler's message.
+        reason: String,
+    },
+    /// The default is not a valid answer to its question.
+    #[error("is not a valid answer to this question ({reason}): fix it or remove `default`")]
+    InvalidDefault {
+        /// Why, as an [`AnswerError`] message.
+        reason: String,
+    },
+    /// A `when` predicate is not an object.
+    #[error("must be an object such as {{\"question_id\": \"apply\", \"equals\": true}}")]
+    WhenNotAnObject,
+    /// A `when` predicate has a key it does not know.
+    #[error(
+        "unknown key `{key}` in a predicate; use question_id with one of equals, not_equals, one_of, contains, or one of all, any, not"
+    )]
+    WhenUnknownKey {
+        /// The unknown key.
+        key: String,
+    },
+    /// A `when` predicate with no operator or several.
+    #[error(
+        "a predicate needs exactly one operator (equals, not_equals, one_of, contains, all, any or not); found {}",
+        if found.is_empty() { "none".to_owned() } else { found.join(", ") }
+    )]
+    WhenOperatorCount {
+        /// The operators found.
+        found: Vec<String>,
+    },
+    /// `all` / `any` / `not` beside a `question_id`.
+    #[error(
+        "`{operator}` takes nested predicates: remove question_id here and put it in each nested predicate"
+    )]
+    WhenCombinatorWithQuestion {
+        /// The combinator.
+        operator: String,
+    },
+    /// `all` / `any` that is not a list.
+    #[error("`{operator}` must be a list of predicates")]
+    WhenGroupNotAList {
+        /// The combinator.
+        operator: String,
+    },
+    /// An empty `all`, `any` or `one_of`.
+    #[error("`{operator}` is empty; give at least one")]
+    WhenEmptyGroup {
+        /// The operator.
+        operator: String,
+    },
+    /// `one_of` that is not a list.
+    #[error("`one_of` must be a list of values")]
+    WhenOneOfNotAList,
+    /// A comparison without `question_id`.
+    #[error("`{operator}` needs `question_id`: the id of an earlier question")]
+    WhenMissingQuestionId {
+        /// The comparison.
+        operator: String,
+    },
+    /// Predicates nested too deeply.
+    #[error("predicates nest deeper than {max} levels; flatten them")]
+    WhenTooDeep {
+        /// The limit.
+        max: usize,
+    },
+    /// A predicate names a question the form does not have.
+    #[error(
+        "refers to \"{id}\", which is not a question in this form; use the id of an earlier question"
+    )]
+    WhenUnknownQuestion {
+        /// The id named.
+        id: String,
+    },
+    /// A predicate names a later question.
+    #[error(
+        "refers to \"{id}\", which comes later (/questions/{index}); a question may only depend on earlier questions: reorder them"
+    )]
+    WhenForwardReference {
+        /// The id named.
+        id: String,
+        /// Where that question is.
+        index: usize,
+    },
+    /// A predicate names its own question.
+    #[error("refers to its own question \"{id}\"; a question may only depend on earlier questions")]
+    WhenSelfReference {
+        /// The id named.
+        id: String,
+    },
+    /// A comparison with a value the named question can never have.
+    #[error(
+        "can never match: \"{id}\" is a {answer_type} question and its answer is never {value} ({reason})"
+    )]
+    WhenImpossibleValue {
+        /// The id named.
+        id: String,
+        /// Its answer type.
+        answer_type: AnswerType,
+        /// The value compared with, as JSON.
+        value: String,
+        /// Why that value is impossible.
+        reason: String,
+    },
+    /// `contains` on a question that is not `multi_select`.
+    #[error(
+        "`contains` needs a multi_select question, but \"{id}\" is `{answer_type}`: use equals or one_of"
+    )]
+    WhenContainsNotMultiSelect {
+        /// The id named.
+        id: String,
+        /// Its answer type.
+        answer_type: AnswerType,
+    },
+}
+
+/// Why an answer does not fit its question.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+#[non_exhaustive]
+pub enum AnswerError {
+    /// A boolean question got something else.
+    #[error("expected true or false, got {found}")]
+    ExpectedBool {
+        /// The JSON type given.
+        found: String,
+    },
+    /// A text or select question got something other than a string.
+    #[error("expected a string, got {found}")]
+    ExpectedString {
+        /// The JSON type given.
+        found: String,
+    },
+    /// A select answer that is not an option, where free text is not allowed.
+    #[error("\"{value}\" is not one of the options: {options}")]
+    NotAnOption {
+        /// The answer given.
+        value: String,
+        /// The options, quoted and comma-separated.
+        options: String,
+    },
+    /// An empty free-text answer to a select question.
+    #[error("the answer is empty; pick an option or type an answer")]
+    EmptyOther,
+    /// A multi-select question got something other than a list.
+    #[error("expected a list of options, got {found}")]
+    ExpectedList {
+        /// The JSON type given.
+        found: String,
+    },
+    /// A multi-select list holds something other than a string.
+    #[error("item {index} is {found}; every item must be an option label")]
+    ExpectedLabel {
+        /// Where in the list.
+        index: usize,
+        /// The JSON type given.
+        found: String,
+    },
+    /// A multi-select list names an option twice.
+    #[error("\"{label}\" is picked twice; pick each option at most once")]
+    DuplicatePick {
+        /// The repeated pick.
+        label: String,
+    },
+    /// A schema answer that the schema rejects.
+    #[error("does not match the schema: {message}")]
+    SchemaViolation {
+        /// The validator's messages, each with the path inside the answer.
+        message: String,
+    },
+    /// An answer larger than allowed.
+    #[error("the answer is {bytes} bytes; the limit is {max}")]
+    TooLong {
+        /// Its size in bytes of compact JSON.
+        bytes: usize,
+        /// The limit.
+        max: usize,
+    },
+}
+
+/// An event that does not fit the engine's state. The state is left unchanged.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+#[serde(tag = "code", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum EngineError {
+    /// No inquiry has this id.
+    #[error("no inquiry \"{inquiry}\" is open; it was never requested")]
+    UnknownInquiry {
+        /// The id given.
+        inquiry: String,
+    },
+    /// The inquiry has already been answered, cancelled, failed or ended.
+    #[error("inquiry \"{inquiry}\" is already finished; it takes no more events")]
+    InquiryFinished {
+        /// The id given.
+        inquiry: String,
+    },
+    /// A `Requested` event reuses an id.
+    #[error("inquiry \"{inquiry}\" was already requested; use a new id for a new request")]
+    DuplicateInquiry {
+        /// The id given.
+        inquiry: String,
+    },
+    /// An answer for a question other than the one being asked.
+    #[error("inquiry \"{inquiry}\" is waiting for question \"{expected}\", not \"{got}\"")]
+    UnexpectedQuestion {
+        /// The inquiry.
+        inquiry: String,
+        /// The question being asked.
+        expected: String,
+        /// The question the answer named.
+        got: String,
+    },
+    /// `Back` with no earlier answered question.
+    #[error("inquiry \"{inquiry}\" has no earlier answered question to go back to")]
+    NothingToGoBackTo {
+        /// The inquiry.
+        inquiry: String,
+    },
+}
+
+/// Escapes one JSON-pointer reference token (`~` → `~0`, `/` → `~1`).
+pub(crate) fn escape_pointer(token: &str) -> String {
+    token.replace('~', "~0").replace('/', "~1")
+}
+
+/// The JSON type of a value, in words, for messages.
+pub(crate) fn json_type(value: &serde_json::Value) -> &'static str {
+    match value {
+        serde_json::Value::Null => "null",
+        serde_json::Value::Bool(_) => "a boolean",
+        serde_json::Value::Number(_) => "a number",
+        serde_json::Value::String(_) => "a string",
+        serde_json::Value::Array(_) => "a list",
+        serde_json::Value::Object(_) => "an object",
+    }
+}

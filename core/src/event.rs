@@ -1,0 +1,313 @@
+//! Events: the engine's inputs, and the only thing persisted.
+//!
+//! An adapter turns what happened (a tool call arrived, a person answered, pressed
+//! Back, chose Reply or End Turn) into an [`Event`], and passes every outside fact the
+//! engine needs (is a person there to ask? which turn is this?) inside the event.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::form::Form;
+
+/// The id of one inquiry (typically the tool call's id). Cheap to clone.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct InquiryId(Arc<str>);
+
+impl InquiryId {
+    /// An inquiry id.
+    pub fn new(id: impl AsRef<str>) -> Self {
+        Self(Arc::from(id.as_ref()))
+    }
+
+    /// The id as text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for InquiryId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl From<&str> for InquiryId {
+    fn from(id: &str) -> Self {
+        Self::new(id)
+    }
+}
+
+impl std::borrow::Borrow<str> for InquiryId {
+    fn borrow(&self) -> &str {
+        &self.0
+    }
+}
+
+/// An input to the engine.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Event {
+    /// A tool call asks a form.
+    Requested(Request),
+    /// An answer to the question being asked.
+    Answered {
+        /// The inquiry.
+        inquiry: InquiryId,
+        /// The id of the question answered (it must be the one being asked).
+        question: String,
+        /// The answer as JSON: a boolean, a label or text, a list of labels, any value.
+        value: Value,
+        /// Who gave it.
+        #[serde(default)]
+        by: AnsweredBy,
+        /// The person asked to reuse this answer for the rest of the turn.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        remember: bool,
+    },
+    /// The person went back to the previous answered question.
+    Back {
+        /// The inquiry.
+        inquiry: InquiryId,
+    },
+    /// The inquiry was cancelled: by a Reply, or for a system reason.
+    Cancelled {
+        /// The inquiry.
+        inquiry: InquiryId,
+        /// Why.
+        reason: CancelReason,
+    },
+    /// The person ended the turn; no tool result is sent.
+    TurnEnded {
+        /// The inquiry during which the turn ended.
+        inquiry: InquiryId,
+    },
+}
+
+impl Event {
+    /// The inquiry the event belongs to.
+    pub fn inquiry(&self) -> &InquiryId {
+        match self {
+            Event::Requested(request) => &request.inquiry,
+            Event::Answered { inquiry, .. }
+            | Event::Back { inquiry }
+            | Event::Cancelled { inquiry, .. }
+            | Event::TurnEnded { inquiry } => inquiry,
+        }
+    }
+}
+
+/// A tool call that asks a form, with the facts that decide who answers it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Request {
+    /// The new inquiry's id; unique for the engine's lifetime.
+    pub inquiry: InquiryId,
+    /// The questions.
+    pub form: Arc<Form>,
+    /// Who may answer, and how.
+    #[serde(default)]
+    pub policy: Policy,
+    /// Where the request comes from.
+    #[serde(default)]
+    pub origin: Origin,
+}
+
+/// Who may answer an inquiry's questions, decided from configuration and facts.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Policy {
+    /// Who the questions are meant for.
+    pub target: Target,
+    /// Whether a person can be asked right now (a terminal or a UI is attached).
+    pub interactive: bool,
+    /// Only a human may answer: never route to the assistant. `ask_user` sets it.
+    pub exclusive: bool,
+    /// Whether an answer may be remembered for the rest of the turn.
+    pub persistence: Persistence,
+    /// Configured answers by question id; such a question is never shown.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub static_answers: BTreeMap<String, Value>,
+    /// The "who's asking" label a prompt shows (`"Assistant"` for `ask_user`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+}
+
+impl Default for Policy {
+    /// `ask_user`'s policy: for the user, exclusive, not remembered, a person present,
+    /// labelled "Assistant".
+    fn default() -> Self {
+        Self {
+            target: Target::User,
+            interactive: true,
+            exclusive: true,
+            persistence: Persistence::None,
+            static_answers: BTreeMap::new(),
+            label: Some("Assistant".to_owned()),
+        }
+    }
+}
+
+/// Who a question is meant for.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Target {
+    /// The person at the terminal or UI.
+    #[default]
+    User,
+    /// The assistant, through structured output.
+    Assistant,
+}
+
+/// Whether an answer may be remembered for the rest of the turn.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Persistence {
+    /// Ask every time (`ask_user`'s policy).
+    #[default]
+    None,
+    /// An answer the person chose to remember is reused until the turn ends.
+    Turn,
+}
+
+/// Where a request comes from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Origin {
+    /// The tool's name, used in messages to the model (`"ask_user"`).
+    pub tool: String,
+    /// The conversation turn. Remembered answers expire when it changes or ends.
+    pub turn: String,
+    /// Whether a sub-agent made the call. Only the parent conversation may ask a person.
+    pub subagent: bool,
+}
+
+impl Default for Origin {
+    fn default() -> Self {
+        Self {
+            tool: "ask_user".to_owned(),
+            turn: String::new(),
+            subagent: false,
+        }
+    }
+}
+
+/// Who answered a question.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AnsweredBy {
+    /// The person.
+    #[default]
+    User,
+    /// The assistant, for a question routed to it.
+    Assistant,
+    /// A configured static answer.
+    Config,
+    /// An answer remembered earlier in the turn.
+    Cache,
+}
+
+/// Why an inquiry was cancelled.
+///
+/// Serialized as a string; a reason this version does not know is kept as
+/// [`CancelReason::Unknown`] and written back unchanged.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum CancelReason {
+    /// The person chose Reply: the model gets a cancel marker and the answers so far.
+    UserReply,
+    /// No person can be asked and the question is exclusive.
+    NoPromptBackend,
+    /// The question targets the assistant but is exclusive.
+    AssistantRoutingDenied,
+    /// A configured static answer does not fit the question.
+    InvalidStaticAnswer,
+    /// A sub-agent asked; only the parent conversation may ask the person.
+    SubagentDenied,
+    /// The assistant backend failed to answer.
+    BackendError,
+    /// A reason this version does not know, kept as written.
+    Unknown(String),
+}
+
+impl CancelReason {
+    const NAMED: [(&'static str, CancelReason); 6] = [
+        ("user_reply", CancelReason::UserReply),
+        ("no_prompt_backend", CancelReason::NoPromptBackend),
+        (
+            "assistant_routing_denied",
+            CancelReason::AssistantRoutingDenied,
+        ),
+        ("invalid_static_answer", CancelReason::InvalidStaticAnswer),
+        ("subagent_denied", CancelReason::SubagentDenied),
+        ("backend_error", CancelReason::BackendError),
+    ];
+
+    /// The reason's name (`"user_reply"`, ...; an unknown reason's own text).
+    pub fn as_str(&self) -> &str {
+        match self {
+            CancelReason::Unknown(name) => name,
+            known => Self::NAMED
+                .iter()
+                .find(|(_, reason)| reason == known)
+                .map_or("unknown", |(name, _)| name),
+        }
+    }
+
+    /// The reason with this name; unknown names become [`CancelReason::Unknown`].
+    pub fn from_name(name: &str) -> Self {
+        Self::NAMED
+            .iter()
+            .find(|(known, _)| *known == name)
+            .map_or_else(
+                || CancelReason::Unknown(name.to_owned()),
+                |(_, reason)| reason.clone(),
+            )
+    }
+}
+
+impl fmt::Display for CancelReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for CancelReason {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for CancelReason {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let name = std::borrow::Cow::<str>::deserialize(deserializer)?;
+        Ok(Self::from_name(&name))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cancel_reasons_round_trip_including_unknown_ones() {
+        for name in [
+            "user_reply",
+            "no_prompt_backend",
+            "assistant_routing_denied",
+            "invalid_static_answer",
+            "subagent_denied",
+            "backend_error",
+            "timed_out_by_host",
+        ] {
+            let reason: CancelReason = serde_json::from_value(name.into()).unwrap();
+            assert_eq!(serde_json::to_value(&reason).unwrap(), name);
+        }
+        assert_eq!(
+            CancelReason::from_name("timed_out_by_host"),
+            CancelReason::Unknown("timed_out_by_host".into())
+        );
+    }
+}

@@ -1,0 +1,270 @@
+//! The form model: what a model submits, before validation.
+//!
+//! A [`Form`] is a list of [`Question`]s. Its serde shape reads the `jp-form` tool
+//! arguments directly (`{"questions": [{"id", "text", "answer_type", ...}]}`); to
+//! collect *every* problem of a model-supplied value at once, use
+//! [`parse_form`](crate::parse_form) instead of `serde_json::from_value`.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::when::When;
+
+/// A form: the questions of one `ask_user` call, in the order they are asked.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Form {
+    /// The questions, in order. A `when` predicate may only name an earlier one.
+    pub questions: Vec<Question>,
+}
+
+/// One question of a [`Form`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Question {
+    /// The question's id, unique within its form; the key of its answer in the result.
+    pub id: String,
+    /// The question itself, one line.
+    pub text: String,
+    /// Optional multi-line context, shown above the question.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<String>,
+    /// Optional short label (a tab or chip title in some interfaces).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub header: Option<String>,
+    /// What kind of answer the question takes.
+    #[serde(default)]
+    pub answer_type: AnswerType,
+    /// The choices of a `select` or `multi_select` question; absent for every other type.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub options: Option<Vec<Choice>>,
+    /// Whether a `select` or `multi_select` question also takes free text ("Other").
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub allow_other: bool,
+    /// The JSON Schema a `schema` answer must satisfy; absent for every other type.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schema: Option<Value>,
+    /// A value to prefill the prompt with; it must be a valid answer to the question.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default: Option<Value>,
+    /// Ask this question only when the predicate holds; otherwise its answer is `null`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub when: Option<When>,
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's skip_serializing_if passes a reference
+fn is_false(value: &bool) -> bool {
+    !*value
+}
+
+impl Question {
+    /// A question with the given id, text and answer type and nothing else set.
+    pub fn new(id: impl Into<String>, text: impl Into<String>, answer_type: AnswerType) -> Self {
+        Self {
+            id: id.into(),
+            text: text.into(),
+            context: None,
+            header: None,
+            answer_type,
+            options: None,
+            allow_other: false,
+            schema: None,
+            default: None,
+            when: None,
+        }
+    }
+
+    /// Sets the options (for `select` and `multi_select`).
+    #[must_use]
+    pub fn with_options<I, C>(mut self, options: I) -> Self
+    where
+        I: IntoIterator<Item = C>,
+        C: Into<Choice>,
+    {
+        self.options = Some(options.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Sets the `when` predicate.
+    #[must_use]
+    pub fn with_when(mut self, when: When) -> Self {
+        self.when = Some(when);
+        self
+    }
+
+    /// Sets the default (prefilled) answer.
+    #[must_use]
+    pub fn with_default(mut self, default: Value) -> Self {
+        self.default = Some(default);
+        self
+    }
+
+    /// Sets the JSON Schema (for `schema`).
+    #[must_use]
+    pub fn with_schema(mut self, schema: Value) -> Self {
+        self.schema = Some(schema);
+        self
+    }
+
+    /// Sets the context shown above the question.
+    #[must_use]
+    pub fn with_context(mut self, context: impl Into<String>) -> Self {
+        self.context = Some(context.into());
+        self
+    }
+
+    /// Sets the short header.
+    #[must_use]
+    pub fn with_header(mut self, header: impl Into<String>) -> Self {
+        self.header = Some(header.into());
+        self
+    }
+
+    /// Allows (or forbids) a free-text "Other" answer on a select kind.
+    #[must_use]
+    pub fn with_other(mut self, allow_other: bool) -> Self {
+        self.allow_other = allow_other;
+        self
+    }
+
+    /// The options, or an empty slice for types that take none.
+    pub fn choices(&self) -> &[Choice] {
+        self.options.as_deref().unwrap_or_default()
+    }
+}
+
+/// The kind of answer a question takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AnswerType {
+    /// Yes or no: a JSON boolean.
+    Boolean,
+    /// One of the options (or free text where `allow_other` is set): a JSON string.
+    Select,
+    /// Any number of distinct options: a JSON array of strings.
+    MultiSelect,
+    /// Free text: a JSON string. The default when `answer_type` is absent.
+    #[default]
+    Text,
+    /// Any JSON value valid against the question's `schema`.
+    Schema,
+}
+
+impl AnswerType {
+    /// Every answer type, in documentation order.
+    pub const ALL: [AnswerType; 5] = [
+        AnswerType::Boolean,
+        AnswerType::Select,
+        AnswerType::MultiSelect,
+        AnswerType::Text,
+        AnswerType::Schema,
+    ];
+
+    /// The name used in tool arguments (`"multi_select"`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            AnswerType::Boolean => "boolean",
+            AnswerType::Select => "select",
+            AnswerType::MultiSelect => "multi_select",
+            AnswerType::Text => "text",
+            AnswerType::Schema => "schema",
+        }
+    }
+
+    /// The answer type with this name, if any.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|t| t.name() == name)
+    }
+
+    /// Whether the type takes `options`.
+    pub fn has_options(self) -> bool {
+        matches!(self, AnswerType::Select | AnswerType::MultiSelect)
+    }
+}
+
+impl fmt::Display for AnswerType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One option of a select kind: a label and an optional description.
+///
+/// In JSON an option is either a plain string (the label) or
+/// `{"label": "...", "description": "..."}`; one without a description is written
+/// back as a plain string.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Choice {
+    /// What the person picks, and what the answer holds.
+    pub label: String,
+    /// An optional explanation shown beside the label.
+    pub description: Option<String>,
+}
+
+impl Choice {
+    /// An option with a label and no description.
+    pub fn new(label: impl Into<String>) -> Self {
+        Self {
+            label: label.into(),
+            description: None,
+        }
+    }
+
+    /// An option with a label and a description.
+    pub fn described(label: impl Into<String>, description: impl Into<String>) -> Self {
+        Self {
+            label: label.into(),
+            description: Some(description.into()),
+        }
+    }
+}
+
+impl From<&str> for Choice {
+    fn from(label: &str) -> Self {
+        Choice::new(label)
+    }
+}
+
+impl From<String> for Choice {
+    fn from(label: String) -> Self {
+        Choice::new(label)
+    }
+}
+
+#[derive(Serialize, Deserialize)]
+struct ChoiceObject {
+    label: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    description: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum ChoiceShape {
+    Label(String),
+    Object(ChoiceObject),
+}
+
+impl Serialize for Choice {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match &self.description {
+            None => serializer.serialize_str(&self.label),
+            Some(description) => ChoiceObject {
+                label: self.label.clone(),
+                description: Some(description.clone()),
+            }
+            .serialize(serializer),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Choice {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Ok(match ChoiceShape::deserialize(deserializer)? {
+            ChoiceShape::Label(label) => Choice::new(label),
+            ChoiceShape::Object(ChoiceObject { label, description }) => {
+                Choice { label, description }
+            }
+        })
+    }
+}

@@ -1,0 +1,80 @@
+//! # askuser-core: the pure inquiry engine
+//!
+//! An LLM agent's `ask_user` tool call becomes a [`Form`] of typed questions. This
+//! crate walks such a form as an event-sourced state machine: a **reducer** takes
+//! [`Event`]s (a request, answers, Back, a cancellation, the end of a turn) and yields
+//! [`Command`]s (show this prompt, ask the assistant, respond with this result, end
+//! the turn, reject the call). It reads no clock, file, socket, environment variable
+//! or random source: adapters pass every fact in, inside the events, and act on the
+//! commands. Replaying the same events always gives the same states and commands.
+//!
+//! ```
+//! use askuser_core::{reduce, Command, Event, InquiryId, Request, State, parse_form};
+//! use serde_json::json;
+//!
+//! // The model's tool arguments (RFD D30's migration form), validated.
+//! let form = parse_form(&json!({"questions": [
+//!     {"id": "apply", "text": "Apply the proposed migration?", "answer_type": "boolean"},
+//!     {"id": "env", "text": "Which environment?", "answer_type": "select",
+//!      "options": ["staging", "production"], "when": {"question_id": "apply", "equals": true}},
+//! ]})).expect("a valid form");
+//!
+//! let mut state = State::new();
+//! let id = InquiryId::new("call-1");
+//! let commands = reduce(&mut state, &Event::Requested(Request {
+//!     inquiry: id.clone(),
+//!     form: form.form().clone(),
+//!     policy: Default::default(), // ask_user's: a person is there, exclusive
+//!     origin: Default::default(),
+//! }));
+//! let Command::Prompt(prompt) = &commands[0] else { panic!("expected a prompt") };
+//! assert_eq!(prompt.question().text, "Apply the proposed migration?");
+//! assert_eq!(prompt.progress.map(|p| p.to_string()).as_deref(), Some("[1/2]"));
+//!
+//! // The person says no: `env` is gated off and the form completes at once.
+//! let commands = reduce(&mut state, &Event::Answered {
+//!     inquiry: id.clone(), question: "apply".into(), value: json!(false),
+//!     by: Default::default(), remember: false,
+//! });
+//! let Command::Respond { outcome, .. } = &commands[0] else { panic!("expected a response") };
+//! assert_eq!(outcome.to_json(), json!({"apply": false, "env": null}));
+//! ```
+//!
+//! The pieces:
+//! - [`form`]: the model ([`Form`], [`Question`], [`AnswerType`], [`Choice`]) and
+//!   [`when`] predicates; [`parse_form`] reads tool arguments and reports every
+//!   problem at once; [`validate`] checks a typed form into a [`ValidForm`].
+//! - [`Answer`]: a value checked against its question, held compactly.
+//! - [`Event`] and [`Command`]: the inputs and outputs; [`State::apply`] (or
+//!   [`reduce`]) is the reducer.
+//! - [`limits`]: the size limits, as named constants.
+//! - `strategies` (feature `proptest`): generators of forms and event sequences, to
+//!   property-test your own flows.
+
+pub mod answer;
+pub mod command;
+pub mod error;
+pub mod event;
+pub mod form;
+mod gate;
+pub mod limits;
+mod parse;
+mod reducer;
+mod schema;
+#[cfg(feature = "proptest")]
+pub mod strategies;
+mod validate;
+pub mod when;
+
+pub use answer::{Answer, OptionSet, Picks};
+pub use command::{Command, Outcome, OutcomeStatus, Progress, Prompt, Slot};
+pub use error::{AnswerError, EngineError, FormError, FormErrorKind, FormErrors};
+pub use event::{
+    AnsweredBy, CancelReason, Event, InquiryId, Origin, Persistence, Policy, Request, Target,
+};
+pub use form::{AnswerType, Choice, Form, Question};
+pub use parse::{ParseOptions, parse_form, parse_form_with};
+pub use reducer::{Finished, State, reduce};
+pub use schema::answer_schema;
+pub use validate::{ValidForm, validate};
+pub use when::When;

@@ -1,0 +1,547 @@
+//! The reducer: `(State, Event) → (State', [Command])`, total and deterministic.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::answer::Answer;
+use crate::command::{Command, Outcome, OutcomeStatus, Progress, Prompt, Slot, failure_message};
+use crate::error::EngineError;
+use crate::event::{
+    AnsweredBy, CancelReason, Event, InquiryId, Origin, Persistence, Policy, Request, Target,
+};
+use crate::validate::{ValidForm, validate};
+
+/// Everything the engine knows: the open inquiries, a record of finished ones, and
+/// the answers remembered for the current turn. Built only by applying events.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct State {
+    inquiries: BTreeMap<InquiryId, Inquiry>,
+    /// The current turn, once a request named one.
+    turn: Option<String>,
+    /// Answers remembered for the turn: tool name → question id → answer.
+    remembered: BTreeMap<String, BTreeMap<String, Value>>,
+}
+
+/// One inquiry: open, or finished (kept so that late events get a clear error).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum Inquiry {
+    Open(Box<Open>),
+    Finished(Finished),
+}
+
+/// How an inquiry finished.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Finished {
+    /// The model got the answers.
+    Completed,
+    /// The person chose Reply.
+    Cancelled,
+    /// The model got a tool error (a policy failure or a system cancellation).
+    Failed,
+    /// The turn ended.
+    TurnEnded,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "OpenRecord")]
+struct Open {
+    form: ValidForm,
+    policy: Policy,
+    origin: Origin,
+    label: Option<Arc<str>>,
+    /// One slot per question; `None` = skipped or not answered yet.
+    answers: Vec<Option<Slot>>,
+    /// The question being asked.
+    cursor: usize,
+    /// Who is being asked.
+    awaiting: Target,
+    /// After Back: the earlier answer, prefilled.
+    prefill: Option<Answer>,
+}
+
+/// The serialized shape of [`Open`], checked before use so that a damaged snapshot
+/// is an error rather than an out-of-range index later.
+#[derive(Deserialize)]
+struct OpenRecord {
+    form: ValidForm,
+    policy: Policy,
+    origin: Origin,
+    label: Option<Arc<str>>,
+    answers: Vec<Option<Slot>>,
+    cursor: usize,
+    awaiting: Target,
+    prefill: Option<Answer>,
+}
+
+impl TryFrom<OpenRecord> for Open {
+    type Error = String;
+
+    fn try_from(record: OpenRecord) -> Result<Self, Self::Error> {
+        let count = record.form.len();
+        if record.answers.len() != count || record.cursor >= count {
+            return Err(format!(
+                "inconsistent inquiry state: {} answer slots and cursor {} for a form of {count} questions",
+                record.answers.len(),
+                record.cursor
+            ));
+        }
+        for (index, slot) in record.answers.iter().enumerate() {
+            if let Some(slot) = slot {
+                let value = slot.answer.to_value(record.form.question(index));
+                if record.form.check(index, &value).is_err() {
+                    return Err(format!(
+                        "inconsistent inquiry state: the answer to question {index} does not fit it"
+                    ));
+                }
+            }
+        }
+        Ok(Open {
+            form: record.form,
+            policy: record.policy,
+            origin: record.origin,
+            label: record.label,
+            answers: record.answers,
+            cursor: record.cursor,
+            awaiting: record.awaiting,
+            prefill: record.prefill,
+        })
+    }
+}
+
+/// Applies one event and returns the commands it yields. See [`State::apply`].
+pub fn reduce(state: &mut State, event: &Event) -> Vec<Command> {
+    let mut commands = Vec::with_capacity(1);
+    state.apply(event, &mut commands);
+    commands
+}
+
+impl State {
+    /// A state with nothing in it.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Applies one event, appending the commands it yields to `out` (reuse `out` to
+    /// avoid allocating). Total: any event in any state gives commands and never
+    /// panics; an event that does not fit leaves the state unchanged and yields a
+    /// command that says why.
+    pub fn apply(&mut self, event: &Event, out: &mut Vec<Command>) {
+        match event {
+            Event::Requested(request) => self.requested(request, out),
+            Event::Answered {
+                inquiry,
+                question,
+                value,
+                by,
+                remember,
+            } => self.answered(inquiry, question, value, *by, *remember, out),
+            Event::Back { inquiry } => self.back(inquiry, out),
+            Event::Cancelled { inquiry, reason } => self.cancelled(inquiry, reason, out),
+            Event::TurnEnded { inquiry } => self.turn_ended(inquiry, out),
+        }
+    }
+
+    /// The ids of the open inquiries, in id order.
+    pub fn open_inquiries(&self) -> impl Iterator<Item = &InquiryId> {
+        self.inquiries
+            .iter()
+            .filter(|(_, inquiry)| matches!(inquiry, Inquiry::Open(_)))
+            .map(|(id, _)| id)
+    }
+
+    /// How an inquiry finished, if it has.
+    pub fn finished(&self, inquiry: &str) -> Option<Finished> {
+        match self.inquiries.get(inquiry)? {
+            Inquiry::Finished(how) => Some(*how),
+            Inquiry::Open(_) => None,
+        }
+    }
+
+    /// The form of an open inquiry.
+    pub fn form(&self, inquiry: &str) -> Option<&ValidForm> {
+        match self.inquiries.get(inquiry)? {
+            Inquiry::Open(open) => Some(&open.form),
+            Inquiry::Finished(_) => None,
+        }
+    }
+
+    /// The answers collected so far by an open inquiry, one slot per question.
+    pub fn answers(&self, inquiry: &str) -> Option<&[Option<Slot>]> {
+        match self.inquiries.get(inquiry)? {
+            Inquiry::Open(open) => Some(&open.answers),
+            Inquiry::Finished(_) => None,
+        }
+    }
+
+    /// The command an open inquiry is waiting on (its current prompt or assistant
+    /// request), rebuilt from the state: what to show again after a restart.
+    pub fn pending(&self, inquiry: &str) -> Option<Command> {
+        match self.inquiries.get_key_value(inquiry)? {
+            (id, Inquiry::Open(open)) => Some(open.current(id)),
+            (_, Inquiry::Finished(_)) => None,
+        }
+    }
+
+    /// The turn the last accepted request belonged to, until the turn ends.
+    pub fn turn(&self) -> Option<&str> {
+        self.turn.as_deref()
+    }
+
+    fn requested(&mut self, request: &Request, out: &mut Vec<Command>) {
+        let inquiry = &request.inquiry;
+        if self.inquiries.contains_key(inquiry) {
+            out.push(error(EngineError::DuplicateInquiry {
+                inquiry: inquiry.to_string(),
+            }));
+            return;
+        }
+        if request.origin.subagent {
+            out.push(Command::Fail {
+                inquiry: inquiry.clone(),
+                reason: CancelReason::SubagentDenied,
+                message: failure_message(&CancelReason::SubagentDenied, &request.origin.tool, ""),
+            });
+            return;
+        }
+        let form = match validate(Arc::clone(&request.form)) {
+            Ok(form) => form,
+            Err(errors) => {
+                out.push(Command::Reject {
+                    inquiry: inquiry.clone(),
+                    errors: errors.0,
+                });
+                return;
+            }
+        };
+        if self.turn.as_deref() != Some(request.origin.turn.as_str()) {
+            self.remembered.clear();
+            self.turn = Some(request.origin.turn.clone());
+        }
+        let mut open = Open {
+            answers: vec![None; form.len()],
+            form,
+            label: request.policy.label.as_deref().map(Arc::from),
+            policy: request.policy.clone(),
+            origin: request.origin.clone(),
+            cursor: 0,
+            awaiting: Target::User,
+            prefill: None,
+        };
+        let step = open.advance(inquiry, &self.remembered, out);
+        let entry = match step {
+            Some(finished) => Inquiry::Finished(finished),
+            None => Inquiry::Open(Box::new(open)),
+        };
+        self.inquiries.insert(inquiry.clone(), entry);
+    }
+
+    /// The open inquiry `id`, or an error command saying why there is none.
+    fn open_mut(&mut self, id: &InquiryId, out: &mut Vec<Command>) -> Option<&mut Open> {
+        match self.inquiries.get_mut(id) {
+            Some(Inquiry::Open(open)) => Some(open),
+            Some(Inquiry::Finished(_)) => {
+                out.push(error(EngineError::InquiryFinished {
+                    inquiry: id.to_string(),
+                }));
+                None
+            }
+            None => {
+                out.push(error(EngineError::UnknownInquiry {
+                    inquiry: id.to_string(),
+                }));
+                None
+            }
+        }
+    }
+
+    fn finish(&mut self, id: &InquiryId, how: Finished) {
+        if let Some(entry) = self.inquiries.get_mut(id) {
+            *entry = Inquiry::Finished(how);
+        }
+    }
+
+    fn answered(
+        &mut self,
+        id: &InquiryId,
+        question: &str,
+        value: &Value,
+        by: AnsweredBy,
+        remember: bool,
+        out: &mut Vec<Command>,
+    ) {
+        let remembered = &mut self.remembered;
+        let Some(Inquiry::Open(open)) = self.inquiries.get_mut(id) else {
+            self.open_mut(id, out);
+            return;
+        };
+        let current = &open.form.question(open.cursor).id;
+        if current != question {
+            out.push(error(EngineError::UnexpectedQuestion {
+                inquiry: id.to_string(),
+                expected: current.clone(),
+                got: question.to_owned(),
+            }));
+            return;
+        }
+        let answer = match open.form.check(open.cursor, value) {
+            Ok(answer) => answer,
+            Err(reason) => {
+                out.push(Command::InvalidAnswer {
+                    inquiry: id.clone(),
+                    question: question.to_owned(),
+                    message: reason.to_string(),
+                });
+                out.push(open.current(id));
+                return;
+            }
+        };
+        if remember && open.policy.persistence == Persistence::Turn {
+            remembered
+                .entry(open.origin.tool.clone())
+                .or_default()
+                .insert(question.to_owned(), value.clone());
+        }
+        open.answers[open.cursor] = Some(Slot { answer, by });
+        open.prefill = None;
+        open.cursor += 1;
+        if let Some(finished) = open.advance(id, remembered, out) {
+            self.finish(id, finished);
+        }
+    }
+
+    fn back(&mut self, id: &InquiryId, out: &mut Vec<Command>) {
+        let Some(open) = self.open_mut(id, out) else {
+            return;
+        };
+        let Some(target) = open.answers[..open.cursor].iter().rposition(|slot| {
+            matches!(
+                slot,
+                Some(Slot {
+                    by: AnsweredBy::User,
+                    ..
+                })
+            )
+        }) else {
+            out.push(error(EngineError::NothingToGoBackTo {
+                inquiry: id.to_string(),
+            }));
+            return;
+        };
+        open.prefill = open.answers[target].take().map(|slot| slot.answer);
+        for slot in &mut open.answers[target..] {
+            *slot = None;
+        }
+        open.cursor = target;
+        open.awaiting = Target::User;
+        out.push(Command::Prompt(open.prompt(id)));
+    }
+
+    fn cancelled(&mut self, id: &InquiryId, reason: &CancelReason, out: &mut Vec<Command>) {
+        let Some(open) = self.open_mut(id, out) else {
+            return;
+        };
+        let how = if *reason == CancelReason::UserReply {
+            out.push(Command::Respond {
+                inquiry: id.clone(),
+                outcome: Outcome {
+                    form: open.form.clone(),
+                    answers: std::mem::take(&mut open.answers),
+                    status: OutcomeStatus::Cancelled,
+                },
+            });
+            Finished::Cancelled
+        } else {
+            out.push(Command::Fail {
+                inquiry: id.clone(),
+                reason: reason.clone(),
+                message: failure_message(reason, &open.origin.tool, ""),
+            });
+            Finished::Failed
+        };
+        self.finish(id, how);
+    }
+
+    fn turn_ended(&mut self, id: &InquiryId, out: &mut Vec<Command>) {
+        let Some(open) = self.open_mut(id, out) else {
+            return;
+        };
+        let turn = open.origin.turn.clone();
+        let others: Vec<InquiryId> = self
+            .inquiries
+            .iter()
+            .filter(|(other, inquiry)| {
+                *other != id && matches!(inquiry, Inquiry::Open(o) if o.origin.turn == turn)
+            })
+            .map(|(other, _)| other.clone())
+            .collect();
+        for ended in std::iter::once(id).chain(&others) {
+            out.push(Command::EndTurn {
+                inquiry: ended.clone(),
+            });
+            self.finish(ended, Finished::TurnEnded);
+        }
+        self.remembered.clear();
+        self.turn = None;
+    }
+}
+
+impl Open {
+    /// Walks forward from the cursor: skips gated questions, applies configured and
+    /// remembered answers, and stops at the first question someone must answer.
+    /// Returns how the inquiry finished, if it did.
+    fn advance(
+        &mut self,
+        id: &InquiryId,
+        remembered: &BTreeMap<String, BTreeMap<String, Value>>,
+        out: &mut Vec<Command>,
+    ) -> Option<Finished> {
+        loop {
+            let index = self.cursor;
+            if index >= self.form.len() {
+                out.push(Command::Respond {
+                    inquiry: id.clone(),
+                    outcome: Outcome {
+                        form: self.form.clone(),
+                        answers: std::mem::take(&mut self.answers),
+                        status: OutcomeStatus::Completed,
+                    },
+                });
+                return Some(Finished::Completed);
+            }
+            let answers = &self.answers;
+            let asked = self.form.is_asked_with(index, &|k| {
+                answers.get(k)?.as_ref().map(|slot| &slot.answer)
+            });
+            if !asked {
+                self.answers[index] = None;
+                self.cursor += 1;
+                continue;
+            }
+            let question_id = &self.form.question(index).id;
+            if let Some(configured) = self.policy.static_answers.get(question_id) {
+                match self.form.check(index, configured) {
+                    Ok(answer) => {
+                        self.answers[index] = Some(Slot {
+                            answer,
+                            by: AnsweredBy::Config,
+                        });
+                        self.cursor += 1;
+                        continue;
+                    }
+                    Err(reason) => {
+                        let detail = format!(
+                            "for question \"{question_id}\" (policy.static_answers.{question_id} = {configured}) does not fit the question: {reason}"
+                        );
+                        return Some(self.fail(
+                            id,
+                            CancelReason::InvalidStaticAnswer,
+                            &detail,
+                            out,
+                        ));
+                    }
+                }
+            }
+            if self.policy.persistence == Persistence::Turn {
+                let cached = remembered
+                    .get(&self.origin.tool)
+                    .and_then(|answers| answers.get(question_id))
+                    .and_then(|value| self.form.check(index, value).ok());
+                if let Some(answer) = cached {
+                    self.answers[index] = Some(Slot {
+                        answer,
+                        by: AnsweredBy::Cache,
+                    });
+                    self.cursor += 1;
+                    continue;
+                }
+            }
+            let policy = &self.policy;
+            return match (policy.target, policy.interactive, policy.exclusive) {
+                (Target::User, true, _) => {
+                    self.awaiting = Target::User;
+                    out.push(Command::Prompt(self.prompt(id)));
+                    None
+                }
+                (Target::User, false, true) => {
+                    Some(self.fail(id, CancelReason::NoPromptBackend, "", out))
+                }
+                (Target::Assistant, _, true) => {
+                    Some(self.fail(id, CancelReason::AssistantRoutingDenied, "", out))
+                }
+                (_, _, false) => {
+                    self.awaiting = Target::Assistant;
+                    out.push(self.ask_assistant(id));
+                    None
+                }
+            };
+        }
+    }
+
+    fn fail(
+        &self,
+        id: &InquiryId,
+        reason: CancelReason,
+        detail: &str,
+        out: &mut Vec<Command>,
+    ) -> Finished {
+        out.push(Command::Fail {
+            inquiry: id.clone(),
+            message: failure_message(&reason, &self.origin.tool, detail),
+            reason,
+        });
+        Finished::Failed
+    }
+
+    fn prompt(&self, id: &InquiryId) -> Prompt {
+        let index = self.cursor;
+        let count = self.form.len();
+        Prompt {
+            inquiry: id.clone(),
+            form: self.form.clone(),
+            index,
+            progress: (count > 1).then_some(Progress {
+                n: index + 1,
+                m: count,
+            }),
+            prefill: self
+                .prefill
+                .clone()
+                .or_else(|| self.form.default_answer(index).cloned()),
+            can_back: self.answers[..index].iter().any(|slot| {
+                matches!(
+                    slot,
+                    Some(Slot {
+                        by: AnsweredBy::User,
+                        ..
+                    })
+                )
+            }),
+            label: self.label.clone(),
+        }
+    }
+
+    fn ask_assistant(&self, id: &InquiryId) -> Command {
+        Command::AskAssistant {
+            inquiry: id.clone(),
+            question: self.form.question(self.cursor).id.clone(),
+            schema: self.form.answer_schema(self.cursor),
+        }
+    }
+
+    /// The command this inquiry is waiting on.
+    fn current(&self, id: &InquiryId) -> Command {
+        match self.awaiting {
+            Target::User => Command::Prompt(self.prompt(id)),
+            Target::Assistant => self.ask_assistant(id),
+        }
+    }
+}
+
+fn error(error: EngineError) -> Command {
+    Command::Error { error }
+}

@@ -1,0 +1,1 @@
+//! Proptest strategies (filled in below).
