@@ -42,22 +42,19 @@ fn main() {
     );
     for (step, value) in script {
         show(&commands);
-        let event = match value {
-            Some(value) => {
-                println!("  > {value}");
-                Event::Answered {
-                    inquiry: id.clone(),
-                    question: step.to_owned(),
-                    value,
-                    by: askuser_core::AnsweredBy::User,
-                    remember: false,
-                }
+        let event = if let Some(value) = value {
+            println!("  > {value}");
+            Event::Answered {
+                inquiry: id.clone(),
+                question: step.to_owned(),
+                value,
+                by: askuser_core::AnsweredBy::User,
+                remember: false,
             }
-            None => {
-                println!("  > (Back)");
-                Event::Back {
-                    inquiry: id.clone(),
-                }
+        } else {
+            println!("  > (Back)");
+            Event::Back {
+                inquiry: id.clone(),
             }
         };
         commands = reduce(&mut state, &event);
