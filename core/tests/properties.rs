@@ -1,0 +1,123 @@
+//! Property tests of the reducer's invariants over arbitrary forms and event sequences.
+
+use askuser_core::strategies::{arb_form, arb_invalid_form, arb_session, sample_answer};
+use askuser_core::{Answer, Command, Event, State, reduce, validate};
+use proptest::prelude::*;
+
+/// Applies every event, checking the invariants after each; returns all commands.
+fn run_checked(events: &[Event]) -> Result<(State, Vec<Vec<Command>>), TestCaseError> {
+    let mut state = State::new();
+    let mut all = Vec::new();
+    for event in events {
+        let before = state.clone();
+        let commands = reduce(&mut state, event);
+        prop_assert!(
+            !commands.is_empty(),
+            "every event yields a command: {event:?}"
+        );
+        let refused = matches!(
+            commands.as_slice(),
+            [Command::Error { .. }] | [Command::Reject { .. }] | [Command::InvalidAnswer { .. }, _]
+        );
+        if refused {
+            prop_assert_eq!(&before, &state, "a refused event changed the state");
+        }
+        for command in &commands {
+            if let Command::Respond { outcome, .. } = command {
+                let map = outcome.to_map();
+                let ids: Vec<&str> = map.keys().map(String::as_str).collect();
+                let expected: Vec<&str> = outcome
+                    .form
+                    .questions()
+                    .iter()
+                    .map(|q| q.id.as_str())
+                    .collect();
+                prop_assert_eq!(ids, expected, "the outcome names every question, in order");
+                let answers: Vec<Option<Answer>> = outcome
+                    .answers
+                    .iter()
+                    .map(|s| s.as_ref().map(|s| s.answer.clone()))
+                    .collect();
+                for (index, slot) in answers.iter().enumerate() {
+                    if slot.is_some() {
+                        prop_assert!(
+                            outcome.form.is_asked(index, &answers),
+                            "answer {index} to a hidden question"
+                        );
+                    }
+                }
+            }
+        }
+        for inquiry in state.open_inquiries() {
+            let form = state
+                .form(inquiry.as_str())
+                .expect("open inquiries have a form");
+            let slots = state
+                .answers(inquiry.as_str())
+                .expect("open inquiries have answers");
+            let answers: Vec<Option<Answer>> = slots
+                .iter()
+                .map(|s| s.as_ref().map(|s| s.answer.clone()))
+                .collect();
+            let Some(Command::Prompt(prompt)) = state.pending(inquiry.as_str()) else {
+                return Err(TestCaseError::fail(
+                    "an open inquiry under the default policy waits on a prompt",
+                ));
+            };
+            prop_assert!(
+                answers[prompt.index..].iter().all(Option::is_none),
+                "an answer at or after the current question"
+            );
+            for (index, answer) in answers.iter().enumerate() {
+                if answer.is_some() {
+                    prop_assert!(
+                        form.is_asked(index, &answers),
+                        "answer {index} to a hidden question"
+                    );
+                }
+            }
+        }
+        all.push(commands);
+    }
+    Ok((state, all))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn invariants_hold_and_replay_is_exact((_form, events) in arb_session()) {
+        let (first_state, first_commands) = run_checked(&events)?;
+        let (second_state, second_commands) = run_checked(&events)?;
+        prop_assert_eq!(first_state, second_state);
+        prop_assert_eq!(first_commands, second_commands);
+    }
+
+    #[test]
+    fn a_state_survives_serialization((_form, events) in arb_session()) {
+        let (state, _) = run_checked(&events)?;
+        let json = serde_json::to_string(&state).expect("a state serializes");
+        let back: State = serde_json::from_str(&json).expect("a serialized state reads back");
+        prop_assert_eq!(back, state);
+    }
+
+    #[test]
+    fn every_valid_form_is_accepted(form in arb_form()) {
+        let valid = validate(form.clone());
+        prop_assert!(valid.is_ok(), "{:?}", valid.err());
+        let valid = valid.unwrap();
+        for (index, question) in form.questions.iter().enumerate() {
+            for seed in 0..8 {
+                let value = sample_answer(question, seed);
+                let answer = valid.check(index, &value);
+                prop_assert!(answer.is_ok(), "sample answer {value} to {question:?}: {answer:?}");
+                prop_assert_eq!(answer.unwrap().to_value(question), value);
+            }
+        }
+    }
+
+    #[test]
+    fn every_broken_form_is_rejected((form, breakage) in arb_invalid_form()) {
+        prop_assert!(validate(form).is_err(), "{breakage:?} was accepted");
+    }
+}
