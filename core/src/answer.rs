@@ -190,9 +190,11 @@ pub(crate) fn check_answer(
             let bytes = serde_json::to_string(value).map_or(usize::MAX, |s| s.len());
             check_length(bytes)?;
             if let Some(validator) = validator {
-                let messages: Vec<String> = validator
+                // Sorted, so the message does not depend on the validator's internal
+                // (hash) order and replays give the same text.
+                let mut messages: Vec<String> = validator
                     .iter_errors(value)
-                    .take(8)
+                    .take(64)
                     .map(|error| {
                         let at = error.instance_path().to_string();
                         if at.is_empty() {
@@ -202,6 +204,9 @@ pub(crate) fn check_answer(
                         }
                     })
                     .collect();
+                messages.sort();
+                messages.dedup();
+                messages.truncate(8);
                 if !messages.is_empty() {
                     return Err(AnswerError::SchemaViolation {
                         message: messages.join("; "),

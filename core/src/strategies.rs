@@ -109,7 +109,7 @@ pub fn sample_answer(question: &Question, seed: usize) -> Value {
         .map(|c| c.label.as_str())
         .collect();
     match question.answer_type {
-        AnswerType::Boolean => Value::Bool(seed % 2 == 0),
+        AnswerType::Boolean => Value::Bool(seed.is_multiple_of(2)),
         AnswerType::Select if question.allow_other && seed % 5 == 4 => json!("something else"),
         AnswerType::Select => json!(labels[seed % labels.len()]),
         AnswerType::MultiSelect => Value::Array(

@@ -17,7 +17,7 @@ fn run_checked(events: &[Event]) -> Result<(State, Vec<Vec<Command>>), TestCaseE
         );
         let refused = matches!(
             commands.as_slice(),
-            [Command::Error { .. }] | [Command::Reject { .. }] | [Command::InvalidAnswer { .. }, _]
+            [Command::Error { .. } | Command::Reject { .. }] | [Command::InvalidAnswer { .. }, _]
         );
         if refused {
             prop_assert_eq!(&before, &state, "a refused event changed the state");

@@ -1,0 +1,428 @@
+//! Routing policy (RFD 083's precedence table), remembered answers, parallel
+//! inquiries, and events that do not fit the state.
+
+use std::collections::BTreeMap;
+
+use askuser_core::{
+    AnsweredBy, CancelReason, Command, EngineError, Event, Finished, InquiryId, Origin,
+    Persistence, Policy, Request, State, Target, parse_form, reduce,
+};
+use serde_json::{Value, json};
+
+fn form() -> std::sync::Arc<askuser_core::Form> {
+    parse_form(&json!({"questions": [
+        {"id": "db", "text": "Which database?", "answer_type": "select", "options": ["postgres", "sqlite"]},
+        {"id": "ok", "text": "Proceed?", "answer_type": "boolean"}
+    ]}))
+    .unwrap()
+    .form()
+    .clone()
+}
+
+fn request(id: &str, policy: Policy, origin: Origin) -> Event {
+    Event::Requested(Request {
+        inquiry: InquiryId::new(id),
+        form: form(),
+        policy,
+        origin,
+    })
+}
+
+fn answer(id: &str, question: &str, value: Value, by: AnsweredBy, remember: bool) -> Event {
+    Event::Answered {
+        inquiry: InquiryId::new(id),
+        question: question.into(),
+        value,
+        by,
+        remember,
+    }
+}
+
+fn fail(commands: &[Command]) -> (CancelReason, String) {
+    match commands {
+        [
+            Command::Fail {
+                reason, message, ..
+            },
+        ] => (reason.clone(), message.clone()),
+        other => panic!("expected a failure, got {other:?}"),
+    }
+}
+
+fn prompted(commands: &[Command]) -> String {
+    match commands {
+        [Command::Prompt(p)] => p.question().id.clone(),
+        other => panic!("expected a prompt, got {other:?}"),
+    }
+}
+
+fn result(commands: &[Command]) -> Value {
+    match commands {
+        [Command::Respond { outcome, .. }] => outcome.to_json(),
+        other => panic!("expected a response, got {other:?}"),
+    }
+}
+
+fn error(commands: &[Command]) -> String {
+    match commands {
+        [Command::Error { error }] => error.to_string(),
+        other => panic!("expected an error, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_static_answer_wins_and_is_never_shown() {
+    let policy = Policy {
+        static_answers: BTreeMap::from([("db".to_owned(), json!("sqlite"))]),
+        ..Policy::default()
+    };
+    let mut state = State::new();
+    assert_eq!(
+        prompted(&reduce(
+            &mut state,
+            &request("a", policy, Origin::default())
+        )),
+        "ok"
+    );
+    let commands = reduce(
+        &mut state,
+        &answer("a", "ok", json!(true), AnsweredBy::User, false),
+    );
+    assert_eq!(result(&commands), json!({"db": "sqlite", "ok": true}));
+}
+
+#[test]
+fn a_static_answer_that_does_not_fit_names_the_configuration() {
+    let policy = Policy {
+        static_answers: BTreeMap::from([("db".to_owned(), json!("oracle"))]),
+        interactive: false,
+        ..Policy::default()
+    };
+    let mut state = State::new();
+    let (reason, message) = fail(&reduce(
+        &mut state,
+        &request("a", policy, Origin::default()),
+    ));
+    assert_eq!(reason, CancelReason::InvalidStaticAnswer);
+    assert_eq!(
+        message,
+        "ask_user: the configured answer for question \"db\" (policy.static_answers.db = \"oracle\") does not fit the question: \"oracle\" is not one of the options: \"postgres\", \"sqlite\". Update the configuration; do not retry."
+    );
+    assert_eq!(state.finished("a"), Some(Finished::Failed));
+}
+
+#[test]
+fn no_terminal_fails_an_exclusive_question() {
+    let policy = Policy {
+        interactive: false,
+        ..Policy::default()
+    };
+    let (reason, message) = fail(&reduce(
+        &mut State::new(),
+        &request("a", policy, Origin::default()),
+    ));
+    assert_eq!(reason, CancelReason::NoPromptBackend);
+    assert_eq!(
+        message,
+        "ask_user cannot run because no interactive terminal is available. Do not retry this tool call in this turn; continue without user input or explain what information is missing."
+    );
+}
+
+#[test]
+fn an_exclusive_question_is_never_routed_to_the_assistant() {
+    let policy = Policy {
+        target: Target::Assistant,
+        ..Policy::default()
+    };
+    let (reason, message) = fail(&reduce(
+        &mut State::new(),
+        &request("a", policy, Origin::default()),
+    ));
+    assert_eq!(reason, CancelReason::AssistantRoutingDenied);
+    assert_eq!(
+        message,
+        "ask_user requires a human answer and cannot be routed to the assistant. Do not retry this tool call in this turn."
+    );
+}
+
+#[test]
+fn a_non_exclusive_question_without_a_person_goes_to_the_assistant() {
+    let policy = Policy {
+        interactive: false,
+        exclusive: false,
+        ..Policy::default()
+    };
+    let mut state = State::new();
+    let commands = reduce(&mut state, &request("a", policy, Origin::default()));
+    assert_eq!(
+        commands,
+        vec![Command::AskAssistant {
+            inquiry: InquiryId::new("a"),
+            question: "db".into(),
+            schema: json!({"type": "string", "enum": ["postgres", "sqlite"]}),
+        }]
+    );
+    let commands = reduce(
+        &mut state,
+        &answer("a", "db", json!("mysql"), AnsweredBy::Assistant, false),
+    );
+    assert!(
+        matches!(
+            &commands[..],
+            [Command::InvalidAnswer { .. }, Command::AskAssistant { .. }]
+        ),
+        "{commands:?}"
+    );
+    reduce(
+        &mut state,
+        &answer("a", "db", json!("postgres"), AnsweredBy::Assistant, false),
+    );
+    let commands = reduce(
+        &mut state,
+        &answer("a", "ok", json!(false), AnsweredBy::Assistant, false),
+    );
+    assert_eq!(result(&commands), json!({"db": "postgres", "ok": false}));
+}
+
+#[test]
+fn a_subagent_may_not_ask_the_person() {
+    let origin = Origin {
+        subagent: true,
+        ..Origin::default()
+    };
+    let mut state = State::new();
+    let (reason, message) = fail(&reduce(
+        &mut state,
+        &request("a", Policy::default(), origin),
+    ));
+    assert_eq!(reason, CancelReason::SubagentDenied);
+    assert_eq!(
+        message,
+        "ask_user is not available to sub-agents: only the parent conversation can ask the user questions. Do not retry; continue without user input or return what you need to the parent."
+    );
+    assert_eq!(state, State::new(), "a refused request leaves no trace");
+}
+
+fn turn(name: &str) -> Origin {
+    Origin {
+        turn: name.into(),
+        ..Origin::default()
+    }
+}
+
+#[test]
+fn a_remembered_answer_is_reused_until_the_turn_changes() {
+    let policy = Policy {
+        persistence: Persistence::Turn,
+        ..Policy::default()
+    };
+    let mut state = State::new();
+    reduce(&mut state, &request("a", policy.clone(), turn("t1")));
+    reduce(
+        &mut state,
+        &answer("a", "db", json!("sqlite"), AnsweredBy::User, true),
+    );
+    reduce(
+        &mut state,
+        &answer("a", "ok", json!(true), AnsweredBy::User, false),
+    );
+    // Same turn: `db` comes from the cache, `ok` (not remembered) is asked.
+    assert_eq!(
+        prompted(&reduce(
+            &mut state,
+            &request("b", policy.clone(), turn("t1"))
+        )),
+        "ok"
+    );
+    let commands = reduce(
+        &mut state,
+        &answer("b", "ok", json!(false), AnsweredBy::User, false),
+    );
+    let [Command::Respond { outcome, .. }] = commands.as_slice() else {
+        panic!("{commands:?}")
+    };
+    assert_eq!(
+        outcome.answers[0].as_ref().map(|s| s.by),
+        Some(AnsweredBy::Cache)
+    );
+    assert_eq!(outcome.to_json(), json!({"db": "sqlite", "ok": false}));
+    // A new turn forgets it.
+    assert_eq!(
+        prompted(&reduce(&mut state, &request("c", policy, turn("t2")))),
+        "db"
+    );
+}
+
+#[test]
+fn remembering_is_ignored_when_persistence_forbids_it() {
+    let mut state = State::new();
+    reduce(&mut state, &request("a", Policy::default(), turn("t1")));
+    reduce(
+        &mut state,
+        &answer("a", "db", json!("sqlite"), AnsweredBy::User, true),
+    );
+    reduce(
+        &mut state,
+        &answer("a", "ok", json!(true), AnsweredBy::User, false),
+    );
+    assert_eq!(
+        prompted(&reduce(
+            &mut state,
+            &request("b", Policy::default(), turn("t1"))
+        )),
+        "db"
+    );
+}
+
+#[test]
+fn parallel_inquiries_are_kept_apart_and_end_together_with_the_turn() {
+    let mut state = State::new();
+    reduce(&mut state, &request("a", Policy::default(), turn("t1")));
+    reduce(&mut state, &request("b", Policy::default(), turn("t1")));
+    assert_eq!(
+        prompted(&reduce(
+            &mut state,
+            &answer("b", "db", json!("sqlite"), AnsweredBy::User, false)
+        )),
+        "ok"
+    );
+    assert_eq!(state.answers("a").unwrap()[0], None);
+    let commands = reduce(
+        &mut state,
+        &Event::TurnEnded {
+            inquiry: InquiryId::new("b"),
+        },
+    );
+    assert_eq!(
+        commands,
+        vec![
+            Command::EndTurn {
+                inquiry: InquiryId::new("b")
+            },
+            Command::EndTurn {
+                inquiry: InquiryId::new("a")
+            },
+        ]
+    );
+    assert_eq!(state.open_inquiries().count(), 0);
+}
+
+#[test]
+fn events_that_do_not_fit_are_errors_and_change_nothing() {
+    let mut state = State::new();
+    reduce(
+        &mut state,
+        &request("a", Policy::default(), Origin::default()),
+    );
+    let open = state.clone();
+    assert_eq!(
+        error(&reduce(
+            &mut state,
+            &answer("zz", "db", json!("sqlite"), AnsweredBy::User, false)
+        )),
+        "no inquiry \"zz\" is open; it was never requested"
+    );
+    assert_eq!(
+        error(&reduce(
+            &mut state,
+            &answer("a", "ok", json!(true), AnsweredBy::User, false)
+        )),
+        "inquiry \"a\" is waiting for question \"db\", not \"ok\""
+    );
+    assert_eq!(
+        error(&reduce(
+            &mut state,
+            &Event::Back {
+                inquiry: InquiryId::new("a")
+            }
+        )),
+        "inquiry \"a\" has no earlier answered question to go back to"
+    );
+    assert_eq!(
+        error(&reduce(
+            &mut state,
+            &request("a", Policy::default(), Origin::default())
+        )),
+        "inquiry \"a\" was already requested; use a new id for a new request"
+    );
+    assert_eq!(state, open);
+    reduce(
+        &mut state,
+        &Event::Cancelled {
+            inquiry: InquiryId::new("a"),
+            reason: CancelReason::UserReply,
+        },
+    );
+    let finished = state.clone();
+    assert_eq!(
+        reduce(
+            &mut state,
+            &Event::TurnEnded {
+                inquiry: InquiryId::new("a")
+            }
+        ),
+        vec![Command::Error {
+            error: EngineError::InquiryFinished {
+                inquiry: "a".into()
+            }
+        }]
+    );
+    assert_eq!(state, finished);
+}
+
+#[test]
+fn a_system_cancellation_fails_the_call() {
+    let mut state = State::new();
+    reduce(
+        &mut state,
+        &request("a", Policy::default(), Origin::default()),
+    );
+    let commands = reduce(
+        &mut state,
+        &Event::Cancelled {
+            inquiry: InquiryId::new("a"),
+            reason: CancelReason::Unknown("host_shutdown".into()),
+        },
+    );
+    assert_eq!(
+        fail(&commands),
+        (
+            CancelReason::Unknown("host_shutdown".into()),
+            "ask_user was cancelled (host_shutdown). Do not retry this tool call in this turn."
+                .to_owned()
+        )
+    );
+}
+
+#[test]
+fn an_invalid_form_is_rejected_with_every_problem() {
+    let form = askuser_core::Form {
+        questions: vec![askuser_core::Question::new(
+            "a",
+            "",
+            askuser_core::AnswerType::Select,
+        )],
+    };
+    let mut state = State::new();
+    let commands = reduce(
+        &mut state,
+        &Event::Requested(Request {
+            inquiry: InquiryId::new("a"),
+            form: form.into(),
+            policy: Policy::default(),
+            origin: Origin::default(),
+        }),
+    );
+    let [Command::Reject { errors, .. }] = commands.as_slice() else {
+        panic!("{commands:?}")
+    };
+    let lines: Vec<String> = errors.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        lines,
+        [
+            "/questions/0/text: is empty; write the question as one line",
+            "/questions/0/options: answer_type `select` needs `options`: add a list of at least one choice"
+        ]
+    );
+    assert_eq!(state, State::new());
+}
