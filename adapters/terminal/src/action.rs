@@ -1,0 +1,177 @@
+//! What a person did at a prompt, the [`Prompter`] trait, and a scripted prompter
+//! for tests.
+
+use std::collections::VecDeque;
+
+use askuser_core::{AnsweredBy, CancelReason, Event, Prompt};
+use serde_json::Value;
+
+use crate::error::TerminalError;
+
+/// What the person did at one prompt.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Action {
+    /// Answered with this JSON value (a boolean, a label or typed text, a list of
+    /// labels, or any JSON value for a schema question).
+    Answer(Value),
+    /// Went back to the previous answered question.
+    Back,
+    /// Cancelled the form to reply to the assistant instead.
+    Reply,
+    /// Ended the turn (End Turn, or Ctrl+C).
+    EndTurn,
+}
+
+impl Action {
+    /// The engine event for this action at `prompt`: `Answered` (by the user, not
+    /// remembered), `Back`, `Cancelled` with reason `user_reply`, or `TurnEnded`.
+    ///
+    /// ```
+    /// use askuser_terminal::Action;
+    /// # use askuser_core::{Command, Event, InquiryId, Request, State, parse_form, reduce};
+    /// # use serde_json::json;
+    /// # let form = parse_form(&json!({"questions": [
+    /// #     {"id": "ok", "text": "Ok?", "answer_type": "boolean"}]})).unwrap();
+    /// # let mut state = State::new();
+    /// # let commands = reduce(&mut state, &Event::Requested(Request {
+    /// #     inquiry: InquiryId::new("c"), form: form.form().clone(),
+    /// #     policy: Default::default(), origin: Default::default() }));
+    /// # let Command::Prompt(prompt) = &commands[0] else { unreachable!() };
+    /// assert_eq!(
+    ///     Action::Reply.to_event(prompt),
+    ///     Event::Cancelled {
+    ///         inquiry: prompt.inquiry.clone(),
+    ///         reason: askuser_core::CancelReason::UserReply,
+    ///     }
+    /// );
+    /// ```
+    pub fn to_event(&self, prompt: &Prompt) -> Event {
+        let inquiry = prompt.inquiry.clone();
+        match self {
+            Action::Answer(value) => Event::Answered {
+                inquiry,
+                question: prompt.question().id.clone(),
+                value: value.clone(),
+                by: AnsweredBy::User,
+                remember: false,
+            },
+            Action::Back => Event::Back { inquiry },
+            Action::Reply => Event::Cancelled {
+                inquiry,
+                reason: CancelReason::UserReply,
+            },
+            Action::EndTurn => Event::TurnEnded { inquiry },
+        }
+    }
+}
+
+/// Something that can put a [`Prompt`] to a person and report what they did.
+///
+/// [`InquirePrompter`](crate::InquirePrompter) is the real terminal;
+/// [`ScriptedPrompter`] replays a fixed list of actions.
+pub trait Prompter {
+    /// Shows `prompt` and waits for the person's [`Action`].
+    ///
+    /// # Errors
+    /// When the terminal cannot be used ([`TerminalError::NotATerminal`], I/O).
+    fn ask(&mut self, prompt: &Prompt) -> Result<Action, TerminalError>;
+
+    /// Tells the person their last answer was not accepted, and why. The same
+    /// prompt is asked again next.
+    ///
+    /// # Errors
+    /// When writing to the terminal fails.
+    fn show_invalid(&mut self, message: &str) -> Result<(), TerminalError>;
+}
+
+impl<P: Prompter + ?Sized> Prompter for &mut P {
+    fn ask(&mut self, prompt: &Prompt) -> Result<Action, TerminalError> {
+        (**self).ask(prompt)
+    }
+
+    fn show_invalid(&mut self, message: &str) -> Result<(), TerminalError> {
+        (**self).show_invalid(message)
+    }
+}
+
+/// One prompt a [`ScriptedPrompter`] was asked, as it saw it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Asked {
+    /// The question's id.
+    pub question: String,
+    /// The prompt's prefill as JSON.
+    pub prefill: Option<Value>,
+    /// Whether Back was offered.
+    pub can_back: bool,
+    /// The `[N/M]` progress, if shown.
+    pub progress: Option<String>,
+}
+
+/// A [`Prompter`] that answers from a queue of [`Action`]s and records what it was
+/// asked, for tests of code that drives prompts.
+///
+/// ```
+/// use askuser_terminal::{Action, ScriptedPrompter};
+/// use serde_json::json;
+///
+/// let prompter = ScriptedPrompter::new([Action::Answer(json!(true)), Action::EndTurn]);
+/// assert_eq!(prompter.remaining(), 2);
+/// assert!(prompter.asked().is_empty());
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct ScriptedPrompter {
+    script: VecDeque<Action>,
+    asked: Vec<Asked>,
+    invalid: Vec<String>,
+}
+
+impl ScriptedPrompter {
+    /// A prompter that gives these actions, in order, one per prompt.
+    pub fn new(script: impl IntoIterator<Item = Action>) -> Self {
+        Self {
+            script: script.into_iter().collect(),
+            asked: Vec::new(),
+            invalid: Vec::new(),
+        }
+    }
+
+    /// Adds an action at the end of the script.
+    pub fn push(&mut self, action: Action) {
+        self.script.push_back(action);
+    }
+
+    /// How many actions are left.
+    pub fn remaining(&self) -> usize {
+        self.script.len()
+    }
+
+    /// Every prompt asked so far, in order.
+    pub fn asked(&self) -> &[Asked] {
+        &self.asked
+    }
+
+    /// Every message passed to [`Prompter::show_invalid`], in order.
+    pub fn invalid_messages(&self) -> &[String] {
+        &self.invalid
+    }
+}
+
+impl Prompter for ScriptedPrompter {
+    fn ask(&mut self, prompt: &Prompt) -> Result<Action, TerminalError> {
+        let question = prompt.question().id.clone();
+        self.asked.push(Asked {
+            question: question.clone(),
+            prefill: prompt.prefill_value(),
+            can_back: prompt.can_back,
+            progress: prompt.progress.map(|p| p.to_string()),
+        });
+        self.script
+            .pop_front()
+            .ok_or(TerminalError::ScriptExhausted { question })
+    }
+
+    fn show_invalid(&mut self, message: &str) -> Result<(), TerminalError> {
+        self.invalid.push(message.to_owned());
+        Ok(())
+    }
+}
