@@ -1,1 +1,70 @@
-//! `askuser-llm`: filled by a later issue (see DESIGN.md's layout).
+//! # askuser-llm: the LLM boundary
+//!
+//! A model reaches askuser through a tool call, and agents' ask-user tools differ.
+//! This crate speaks four of them ([`Dialect`]): it reads a call's arguments into a
+//! validated core form (or a [`Rejection`] listing every problem, with the text to
+//! send back to the model), renders the engine's outcome as that dialect's tool
+//! result, publishes each dialect's tool [`definition`] in the Anthropic, `OpenAI` and
+//! MCP shapes, and turns what a person picked or typed in a UI into an answer value
+//! ([`ui_answer`]) so every adapter treats "Other" the same way.
+//!
+//! ```
+//! use askuser_core::{reduce, AnsweredBy, Command, Event, InquiryId, State};
+//! use askuser_llm::{Dialect, ToolResult};
+//! use serde_json::json;
+//!
+//! // Claude Code's AskUserQuestion call.
+//! let dialect = Dialect::from_name("claude").expect("a known dialect");
+//! let call = dialect.parse(&json!({"questions": [{
+//!     "question": "Which features?", "header": "Features", "multiSelect": true,
+//!     "options": [{"label": "Auth"}, {"label": "API"}, {"label": "Admin"}],
+//! }]})).expect("a valid call");
+//!
+//! // Walk it through the engine; the person picks two options.
+//! let mut state = State::new();
+//! let id = InquiryId::new("toolu_01");
+//! let commands = reduce(&mut state, &Event::Requested(call.request(id.clone())));
+//! let Command::Prompt(prompt) = &commands[0] else { panic!("expected a prompt") };
+//! let question = prompt.question().id.clone(); // "q1"
+//! let commands = reduce(&mut state, &Event::Answered {
+//!     inquiry: id, question, value: json!(["Admin", "Auth"]),
+//!     by: AnsweredBy::User, remember: false,
+//! });
+//!
+//! // The tool result, in the dialect's shape.
+//! assert_eq!(
+//!     call.tool_result(&commands[0]),
+//!     Some(ToolResult::Success(json!({"answers": {"Which features?": "Auth, Admin"}})))
+//! );
+//!
+//! // A malformed call is rejected with every problem and what to change.
+//! let rejection = dialect
+//!     .parse(&json!({"questions": [{"question": "Which?", "header": "A long header",
+//!                                   "options": [{"label": "Only"}]}]}))
+//!     .unwrap_err();
+//! assert_eq!(rejection.tool_error_text(), "\
+//! AskUserQuestion: the call was not run. Fix these 2 problems and call the tool again:
+//! - /questions/0/header: is 13 characters long; the limit is 12: shorten it to a short label such as \"Database\"
+//! - /questions/0/options: has 1 option; AskUserQuestion takes 2 to 4: add or remove options");
+//! ```
+//!
+//! The pieces:
+//! - [`Dialect`]: `jp`, `jp-form`, `claude`, `pi`; [`Dialect::parse`] gives a [`Call`].
+//! - [`Call`]: the form, [`Call::request`] for the engine, [`Call::render`] and
+//!   [`Call::tool_result`] for the model.
+//! - [`Rejection`] and [`FieldError`]: what was wrong with a call.
+//! - [`definition`], [`Provider`]: tool definitions.
+//! - [`ui_answer`], [`UiInput`], [`UiAnswerError`]: answers from a UI.
+
+mod call;
+pub mod definition;
+pub mod dialect;
+mod read;
+mod rejection;
+mod ui_answer;
+
+pub use call::{Call, ToolResult};
+pub use definition::{Provider, definition};
+pub use dialect::Dialect;
+pub use rejection::{FieldError, MAX_LINE_CHARS, MAX_LISTED_ERRORS, Rejection};
+pub use ui_answer::{UiAnswerError, UiInput, ui_answer};

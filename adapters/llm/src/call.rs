@@ -1,0 +1,134 @@
+//! A validated tool call: the form to ask, and how to answer the model.
+
+use askuser_core::{Command, InquiryId, Origin, Outcome, Policy, Request, ValidForm};
+use serde_json::{Map, Value};
+
+use crate::dialect::Dialect;
+use crate::rejection::{FieldError, Rejection};
+
+/// A tool call that passed its dialect's checks: the form to walk, plus what the
+/// dialect needs to answer (the question texts as written, pi's `metadata`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Call {
+    dialect: Dialect,
+    form: ValidForm,
+    texts: Vec<String>,
+    metadata: Option<Value>,
+}
+
+/// What to send the model as the tool's result.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ToolResult {
+    /// A successful result: the dialect's JSON.
+    Success(Value),
+    /// A tool error: text for the model, saying what (not) to do next.
+    Error(String),
+}
+
+impl Call {
+    pub(crate) fn new(
+        dialect: Dialect,
+        form: ValidForm,
+        texts: Option<Vec<String>>,
+        metadata: Option<Value>,
+    ) -> Self {
+        let texts =
+            texts.unwrap_or_else(|| form.questions().iter().map(|q| q.text.clone()).collect());
+        Self {
+            dialect,
+            form,
+            texts,
+            metadata,
+        }
+    }
+
+    /// The dialect the call was made in.
+    pub fn dialect(&self) -> Dialect {
+        self.dialect
+    }
+
+    /// The validated form to walk.
+    pub fn form(&self) -> &ValidForm {
+        &self.form
+    }
+
+    /// The question texts as the model wrote them, in order (a `claude` or `pi` text
+    /// that spans several lines is asked as its last line, below the others).
+    pub fn question_texts(&self) -> &[String] {
+        &self.texts
+    }
+
+    /// pi's `metadata` object, when the call gave one.
+    pub fn metadata(&self) -> Option<&Value> {
+        self.metadata.as_ref()
+    }
+
+    /// The tool's name (`ask_user`, or `AskUserQuestion` for `claude`).
+    pub fn tool_name(&self) -> &'static str {
+        self.dialect.tool_name()
+    }
+
+    /// The policy every dialect implies: a person answers (exclusive: never routed to
+    /// the assistant), nothing is remembered for the turn, labelled "Assistant".
+    pub fn policy(&self) -> Policy {
+        Policy::default()
+    }
+
+    /// Where the request comes from: this tool, in the parent conversation. Set the
+    /// turn and the sub-agent flag on the result as the host knows them.
+    pub fn origin(&self) -> Origin {
+        Origin {
+            tool: self.tool_name().to_owned(),
+            ..Origin::default()
+        }
+    }
+
+    /// The `Requested` event's payload for this call, with [`Call::policy`] and
+    /// [`Call::origin`].
+    pub fn request(&self, inquiry: InquiryId) -> Request {
+        Request {
+            inquiry,
+            form: self.form.form().clone(),
+            policy: self.policy(),
+            origin: self.origin(),
+        }
+    }
+
+    /// The tool result for an outcome (from [`Command::Respond`]), in the dialect's
+    /// shape.
+    pub fn render(&self, outcome: &Outcome) -> Value {
+        self.dialect.render(outcome, &self.texts)
+    }
+
+    /// What a host stores beside the result (pi's "tool result details"): the
+    /// result, and the call's `metadata` echoed when it gave one.
+    pub fn details(&self, outcome: &Outcome) -> Value {
+        let mut details = Map::new();
+        details.insert("result".into(), self.render(outcome));
+        if let Some(metadata) = &self.metadata {
+            details.insert("metadata".into(), metadata.clone());
+        }
+        Value::Object(details)
+    }
+
+    /// What to send the model for an engine command: the rendered result for
+    /// `Respond`, the message for `Fail`, the problems for `Reject`. `None` for every
+    /// other command: `EndTurn` sends nothing, and the rest are not final.
+    pub fn tool_result(&self, command: &Command) -> Option<ToolResult> {
+        match command {
+            Command::Respond { outcome, .. } => Some(ToolResult::Success(self.render(outcome))),
+            Command::Fail { message, .. } => Some(ToolResult::Error(message.clone())),
+            Command::Reject { errors, .. } => Some(ToolResult::Error(
+                Rejection {
+                    tool: self.tool_name(),
+                    errors: errors
+                        .iter()
+                        .map(|e| FieldError::new(e.path.clone(), e.message()))
+                        .collect(),
+                }
+                .tool_error_text(),
+            )),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,78 @@
+//! Dialect `pi` (the pi-coding-agent spec): `{"questions": [{question, header?,
+//! options?, multiSelect?}], "metadata"?}`, answered as `{"answered": true,
+//! "answers": [{"question", "answer", "selectedOption"?, "wasCustom"}]}`.
+
+use askuser_core::{Answer, Outcome, Question};
+use serde_json::{Map, Value, json};
+
+use super::questions::{Parsed, Rules};
+use crate::rejection::FieldError;
+
+/// The tool's name.
+pub const TOOL_NAME: &str = "ask_user";
+
+const RULES: Rules = Rules {
+    tool: TOOL_NAME,
+    max_questions: None,
+    option_count: None,
+    max_header_chars: None,
+    unique_texts: false,
+    metadata: true,
+};
+
+pub(crate) fn parse(arguments: &Value) -> Result<Parsed, Vec<FieldError>> {
+    super::questions::parse(arguments, &RULES)
+}
+
+/// The pi result. A Reply cancels the whole call (pi's multi-question cancel is
+/// atomic): `{"answered": false, "answers": [], "cancelled": true}`.
+pub(crate) fn render(outcome: &Outcome, texts: &[String]) -> Value {
+    if outcome.is_cancelled() {
+        return json!({"answered": false, "answers": [], "cancelled": true});
+    }
+    let answers: Vec<Value> = outcome
+        .form
+        .questions()
+        .iter()
+        .enumerate()
+        .map(|(index, question)| {
+            let text = texts.get(index).unwrap_or(&question.text);
+            let slot = outcome.answers.get(index).and_then(Option::as_ref);
+            entry(text, question, slot.map(|s| &s.answer))
+        })
+        .collect();
+    json!({"answered": true, "answers": answers})
+}
+
+/// One `{"question", "answer", "selectedOption"?, "wasCustom"}` entry.
+fn entry(text: &str, question: &Question, answer: Option<&Answer>) -> Value {
+    let mut entry = Map::new();
+    entry.insert("question".into(), Value::String(text.to_owned()));
+    let Some(answer) = answer else {
+        entry.insert("answer".into(), Value::Null);
+        entry.insert("wasCustom".into(), Value::Bool(false));
+        return Value::Object(entry);
+    };
+    let value = answer.to_value(question);
+    let (selected, custom) = match answer {
+        Answer::Choice(_) => (Some(value.clone()), false),
+        Answer::Choices(picks) => {
+            let labels: Vec<&str> = picks
+                .options
+                .iter()
+                .filter_map(|i| question.choices().get(i))
+                .map(|c| c.label.as_str())
+                .collect();
+            let selected = (!labels.is_empty()).then(|| Value::String(labels.join(", ")));
+            (selected, !picks.other.is_empty())
+        }
+        Answer::Bool(_) | Answer::Json(_) => (None, false),
+        Answer::Other(_) | Answer::Text(_) => (None, true),
+    };
+    entry.insert("answer".into(), value);
+    if let Some(selected) = selected {
+        entry.insert("selectedOption".into(), selected);
+    }
+    entry.insert("wasCustom".into(), Value::Bool(custom));
+    Value::Object(entry)
+}

@@ -1,0 +1,167 @@
+//! Reading a dialect's JSON arguments field by field, collecting every problem.
+
+use askuser_core::{FormError, FormErrors};
+use serde_json::{Map, Value};
+
+use crate::rejection::FieldError;
+
+/// Collects the problems of one call: structural ones found while reading, then the
+/// core's semantic ones translated into the dialect's paths. A path whose structural
+/// problem was reported is "broken": semantic errors at or under it are dropped, as
+/// they would only repeat it.
+#[derive(Debug, Default)]
+pub(crate) struct Reader {
+    errors: Vec<FieldError>,
+    broken: Vec<String>,
+}
+
+impl Reader {
+    /// Records a problem and marks its path broken.
+    pub(crate) fn error(&mut self, path: impl Into<String>, message: impl Into<String>) {
+        let path = path.into();
+        self.broken.push(path.clone());
+        self.errors.push(FieldError::new(path, message));
+    }
+
+    /// Marks a path broken without reporting anything (its cause is reported elsewhere).
+    pub(crate) fn mark(&mut self, path: impl Into<String>) {
+        self.broken.push(path.into());
+    }
+
+    /// Whether any problem was recorded.
+    pub(crate) fn has_errors(&self) -> bool {
+        !self.errors.is_empty()
+    }
+
+    /// Reports every field of `map` not in `known`.
+    pub(crate) fn unknown_fields(&mut self, map: &Map<String, Value>, path: &str, known: &[&str]) {
+        for key in map.keys() {
+            if !known.contains(&key.as_str()) {
+                self.errors.push(FieldError::new(
+                    format!("{path}/{}", escape(key)),
+                    format!(
+                        "unknown field `{key}`; remove it (known fields: {})",
+                        known.join(", ")
+                    ),
+                ));
+            }
+        }
+    }
+
+    /// A required string field; `what` says what to add when it is missing.
+    pub(crate) fn required_string(
+        &mut self,
+        map: &Map<String, Value>,
+        path: &str,
+        field: &str,
+        what: &str,
+    ) -> Option<String> {
+        let at = format!("{path}/{field}");
+        match map.get(field) {
+            Some(Value::String(s)) => Some(s.clone()),
+            None | Some(Value::Null) => {
+                self.error(at, format!("is required: add {what}"));
+                None
+            }
+            Some(other) => {
+                self.error(at, format!("must be a string, not {}", json_type(other)));
+                None
+            }
+        }
+    }
+
+    /// An optional string field (`null` counts as absent).
+    pub(crate) fn optional_string(
+        &mut self,
+        map: &Map<String, Value>,
+        path: &str,
+        field: &str,
+    ) -> Option<String> {
+        match map.get(field) {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(other) => {
+                self.error(
+                    format!("{path}/{field}"),
+                    format!("must be a string, not {}", json_type(other)),
+                );
+                None
+            }
+        }
+    }
+
+    /// An optional boolean field (`null` counts as absent, and absent is false).
+    pub(crate) fn optional_bool(
+        &mut self,
+        map: &Map<String, Value>,
+        path: &str,
+        field: &str,
+    ) -> bool {
+        match map.get(field) {
+            None | Some(Value::Null) => false,
+            Some(Value::Bool(b)) => *b,
+            Some(other) => {
+                self.error(
+                    format!("{path}/{field}"),
+                    format!("must be true or false, not {}", json_type(other)),
+                );
+                false
+            }
+        }
+    }
+
+    /// Adds the core's semantic errors, each translated by `translate` into the
+    /// dialect's path and words; those under a broken path are dropped.
+    pub(crate) fn semantic(
+        &mut self,
+        errors: &FormErrors,
+        translate: impl Fn(&FormError) -> FieldError,
+    ) {
+        for error in &errors.0 {
+            let error = translate(error);
+            if !self.is_broken(&error.path) && !self.errors.contains(&error) {
+                self.errors.push(error);
+            }
+        }
+    }
+
+    fn is_broken(&self, path: &str) -> bool {
+        self.broken.iter().any(|b| {
+            path.strip_prefix(b.as_str())
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+        })
+    }
+
+    /// Every problem, ordered by question (argument-level problems first), keeping
+    /// the reading order within a question.
+    pub(crate) fn finish(mut self) -> Vec<FieldError> {
+        self.errors.sort_by_key(|e| question_index(&e.path));
+        self.errors
+    }
+}
+
+/// The question a path points into, for ordering.
+fn question_index(path: &str) -> Option<usize> {
+    path.strip_prefix("/questions/")?
+        .split('/')
+        .next()?
+        .parse()
+        .ok()
+}
+
+/// Escapes one JSON-pointer reference token (`~` → `~0`, `/` → `~1`).
+pub(crate) fn escape(token: &str) -> String {
+    token.replace('~', "~0").replace('/', "~1")
+}
+
+/// The JSON type of a value, in words.
+pub(crate) fn json_type(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "an object",
+    }
+}

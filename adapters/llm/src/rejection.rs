@@ -1,0 +1,143 @@
+//! Rejected calls: every problem with its field path, and the tool error text a
+//! model reads to fix its call.
+
+use std::fmt::{self, Write as _};
+
+/// One problem with a tool call: the JSON pointer of the offending field in the
+/// dialect's own arguments (`/questions/0/header`, `/options`, or empty for the
+/// arguments as a whole) and what to change.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldError {
+    /// A JSON pointer into the tool arguments, in the dialect's own field names.
+    pub path: String,
+    /// What is wrong and what to change, without the path.
+    pub message: String,
+}
+
+impl FieldError {
+    /// A problem at `path`.
+    pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
+        Self {
+            path: path.into(),
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for FieldError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let path = if self.path.is_empty() {
+            "(arguments)"
+        } else {
+            self.path.as_str()
+        };
+        write!(f, "{path}: {}", self.message)
+    }
+}
+
+/// A tool call that was not run: every problem found, in the order of the fields.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}", self.tool_error_text())]
+pub struct Rejection {
+    /// The tool's name, as the model knows it (`ask_user`, `AskUserQuestion`).
+    pub tool: &'static str,
+    /// Every problem, each with the path of its field. Never empty.
+    pub errors: Vec<FieldError>,
+}
+
+/// The most problems listed in a tool error text; the rest are counted.
+pub const MAX_LISTED_ERRORS: usize = 20;
+/// The longest line of a tool error text, in characters; longer lines are cut with `…`.
+pub const MAX_LINE_CHARS: usize = 300;
+
+impl Rejection {
+    /// The tool error text for the model: one line per problem (at most
+    /// [`MAX_LISTED_ERRORS`]), each naming its field and what to change.
+    ///
+    /// ```text
+    /// AskUserQuestion: the call was not run. Fix this problem and call the tool again:
+    /// - /questions/0/header: is 18 characters long; the limit is 12: shorten it
+    /// ```
+    pub fn tool_error_text(&self) -> String {
+        let count = self.errors.len();
+        let mut text = if count == 1 {
+            format!(
+                "{}: the call was not run. Fix this problem and call the tool again:",
+                self.tool
+            )
+        } else {
+            format!(
+                "{}: the call was not run. Fix these {count} problems and call the tool again:",
+                self.tool
+            )
+        };
+        for error in self.errors.iter().take(MAX_LISTED_ERRORS) {
+            text.push_str("\n- ");
+            text.push_str(&cut(&error.to_string()));
+        }
+        if count > MAX_LISTED_ERRORS {
+            let rest = count - MAX_LISTED_ERRORS;
+            let plural = if rest == 1 { "" } else { "s" };
+            let _ = write!(text, "\n- and {rest} more problem{plural}");
+        }
+        text
+    }
+
+    /// The paths of the problems, in order.
+    pub fn paths(&self) -> Vec<&str> {
+        self.errors.iter().map(|e| e.path.as_str()).collect()
+    }
+}
+
+/// Cuts a line to [`MAX_LINE_CHARS`] characters.
+fn cut(line: &str) -> String {
+    match line.char_indices().nth(MAX_LINE_CHARS) {
+        None => line.to_owned(),
+        Some((end, _)) => format!("{}…", &line[..end]),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_problem_reads_as_one_line_after_the_header() {
+        let rejection = Rejection {
+            tool: "ask_user",
+            errors: vec![FieldError::new("/question", "is empty; write the question")],
+        };
+        assert_eq!(
+            rejection.tool_error_text(),
+            "ask_user: the call was not run. Fix this problem and call the tool again:\n\
+             - /question: is empty; write the question"
+        );
+        assert_eq!(rejection.to_string(), rejection.tool_error_text());
+    }
+
+    #[test]
+    fn many_problems_are_capped_and_long_lines_cut() {
+        let mut errors: Vec<FieldError> = (0..22)
+            .map(|i| FieldError::new(format!("/questions/{i}"), "bad"))
+            .collect();
+        errors[0].message = "x".repeat(400);
+        errors[1].path = String::new();
+        let text = Rejection {
+            tool: "ask_user",
+            errors,
+        }
+        .tool_error_text();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 1 + MAX_LISTED_ERRORS + 1);
+        assert_eq!(
+            lines[0],
+            "ask_user: the call was not run. Fix these 22 problems and call the tool again:"
+        );
+        assert_eq!(
+            lines[1],
+            format!("- /questions/0: {}…", "x".repeat(MAX_LINE_CHARS - "/questions/0: ".len()))
+        );
+        assert_eq!(lines[2], "- (arguments): bad");
+        assert_eq!(lines[21], "- and 2 more problems");
+    }
+}
