@@ -266,7 +266,7 @@ pub fn multi_prefill(
         let Value::String(text) = item else { continue };
         match question.choices().iter().position(|c| &c.label == text) {
             Some(option) => {
-                checked.extend(entries.iter().position(|e| e.pick == Pick::Option(option)))
+                checked.extend(entries.iter().position(|e| e.pick == Pick::Option(option)));
             }
             None => other.push(text.as_str()),
         }
@@ -305,7 +305,7 @@ pub fn multi_value(question: &Question, picks: &[Pick], other: Option<&str>) -> 
     Value::Array(options.chain(other).collect())
 }
 
-/// The help line under inline choices: `↑↓ move · Enter picks · or type a key
+/// The help line under inline choices: `↑↓ and Enter, or type a key
 /// (y, n, b, r, s) and Enter`. With more than nine keys, only the first
 /// option's and the letters are listed.
 pub fn inline_help(entries: &[Entry]) -> String {
@@ -325,7 +325,7 @@ pub fn inline_help(entries: &[Entry]) -> String {
     } else {
         keys.join(", ")
     };
-    format!("↑↓ move · Enter picks · or type a key ({listed}) and Enter · Ctrl+C ends the turn")
+    format!("↑↓ and Enter, or type a key ({listed}) and Enter")
 }
 
 #[cfg(test)]
@@ -485,13 +485,13 @@ mod tests {
     fn help_lists_the_keys() {
         assert_eq!(
             inline_help(&boolean_entries(true)),
-            "↑↓ move · Enter picks · or type a key (y, n, b, r, s) and Enter · Ctrl+C ends the turn"
+            "↑↓ and Enter, or type a key (y, n, b, r, s) and Enter"
         );
         let many = Question::new("m", "Which?", AnswerType::Select)
             .with_options((1..=12).map(|i| format!("opt{i}")));
         assert_eq!(
             inline_help(&select_entries(&many, false)),
-            "↑↓ move · Enter picks · or type a key (1-12, r, s) and Enter · Ctrl+C ends the turn"
+            "↑↓ and Enter, or type a key (1-12, r, s) and Enter"
         );
     }
 }

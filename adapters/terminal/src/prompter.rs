@@ -65,6 +65,15 @@ impl Prompter for InquirePrompter {
     }
 }
 
+/// The most lines a list shows at once: all its entries up to [`MAX_PAGE`], so the
+/// controls after a handful of options stay in view.
+fn page_size(entries: usize) -> usize {
+    entries.clamp(1, MAX_PAGE)
+}
+
+/// The most entries a list shows without scrolling.
+const MAX_PAGE: usize = 15;
+
 /// Shows a list of entries; returns the picked entry's [`Pick`], or what ended it.
 fn choose(
     message: &str,
@@ -72,6 +81,7 @@ fn choose(
     cursor: usize,
 ) -> Result<Outcome<Pick>, TerminalError> {
     let help = menu::inline_help(&entries);
+    let page_size = page_size(entries.len());
     let keys = entries.clone();
     let scorer =
         move |input: &str, _: &Entry, _: &str, index: usize| menu::score(&keys, input, index);
@@ -79,6 +89,7 @@ fn choose(
     let result = Select::new(message, entries)
         .with_help_message(&help)
         .with_starting_cursor(cursor)
+        .with_page_size(page_size)
         .with_scorer(&scorer)
         .with_formatter(&formatter)
         .prompt();
@@ -168,6 +179,7 @@ fn multi(prompt: &Prompt, header: &str) -> Result<Action, TerminalError> {
         };
         let result = MultiSelect::new(header, entries.clone())
             .with_default(&checked)
+            .with_page_size(page_size(entries.len()))
             .with_help_message(render::MULTI_HELP)
             .with_formatter(&formatter)
             .raw_prompt();

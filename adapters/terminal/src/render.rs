@@ -13,16 +13,16 @@ pub const LONG_ANSWER_CHARS: usize = 2_000;
 pub const SCHEMA_HINT_CHARS: usize = 300;
 
 /// Help under a text input.
-pub const TEXT_HELP: &str = "Enter sends · Esc returns to the menu · Ctrl+C ends the turn";
+pub const TEXT_HELP: &str = "Enter sends · Esc returns to the menu";
 
 /// Help under a JSON input.
-pub const JSON_HELP: &str = "one JSON value, checked against the schema on Enter · Esc returns to the menu · Ctrl+C ends the turn";
+pub const JSON_HELP: &str = "one JSON value, checked on Enter · Esc returns to the menu";
 
 /// Help under the "Other" free-text input.
-pub const OTHER_HELP: &str = "Enter sends · Esc returns to the options · Ctrl+C ends the turn";
+pub const OTHER_HELP: &str = "Enter sends · Esc returns to the options";
 
 /// Help under a multi-select.
-pub const MULTI_HELP: &str = "↑↓ move · Space toggles · Enter sends · Esc for Back / Reply / End Turn · Ctrl+C ends the turn";
+pub const MULTI_HELP: &str = "Space toggles · Enter sends · Esc for Back / Reply / End Turn";
 
 /// The text of the input opened after "Answer" or "Other".
 pub const INPUT_MESSAGE: &str = "Your answer:";
