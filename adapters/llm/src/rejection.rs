@@ -135,7 +135,10 @@ mod tests {
         );
         assert_eq!(
             lines[1],
-            format!("- /questions/0: {}…", "x".repeat(MAX_LINE_CHARS - "/questions/0: ".len()))
+            format!(
+                "- /questions/0: {}…",
+                "x".repeat(MAX_LINE_CHARS - "/questions/0: ".len())
+            )
         );
         assert_eq!(lines[2], "- (arguments): bad");
         assert_eq!(lines[21], "- and 2 more problems");
