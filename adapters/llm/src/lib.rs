@@ -45,7 +45,7 @@
 //! assert_eq!(rejection.tool_error_text(), "\
 //! AskUserQuestion: the call was not run. Fix these 2 problems and call the tool again:
 //! - /questions/0/header: is 13 characters long; the limit is 12: shorten it to a short label such as \"Database\"
-//! - /questions/0/options: has 1 option; AskUserQuestion takes 2 to 4: add or remove options");
+//! - /questions/0/options: has 1 option; AskUserQuestion takes 2 to 4: add options");
 //! ```
 //!
 //! The pieces:

@@ -132,21 +132,46 @@ impl Reader {
         })
     }
 
-    /// Every problem, ordered by question (argument-level problems first), keeping
-    /// the reading order within a question.
+    /// Every problem, ordered by question (argument-level problems first), then by
+    /// field in the order the fields are documented (unknown fields last).
     pub(crate) fn finish(mut self) -> Vec<FieldError> {
-        self.errors.sort_by_key(|e| question_index(&e.path));
+        self.errors.sort_by_key(|e| order(&e.path));
         self.errors
     }
 }
 
-/// The question a path points into, for ordering.
-fn question_index(path: &str) -> Option<usize> {
-    path.strip_prefix("/questions/")?
-        .split('/')
-        .next()?
-        .parse()
-        .ok()
+/// The fields in the order their problems are listed.
+const FIELD_ORDER: [&str; 13] = [
+    "",
+    "id",
+    "question",
+    "text",
+    "context",
+    "header",
+    "answer_type",
+    "options",
+    "allow_other",
+    "multiSelect",
+    "schema",
+    "default",
+    "when",
+];
+
+/// Where a problem at `path` is listed: by question, then by field.
+fn order(path: &str) -> (Option<usize>, usize) {
+    let (question, rest) = match path.strip_prefix("/questions/") {
+        Some(rest) => {
+            let (index, field) = rest.split_once('/').unwrap_or((rest, ""));
+            (index.parse().ok(), field)
+        }
+        None => (None, path.strip_prefix('/').unwrap_or(path)),
+    };
+    let field = rest.split('/').next().unwrap_or_default();
+    let rank = FIELD_ORDER
+        .iter()
+        .position(|f| *f == field)
+        .unwrap_or(FIELD_ORDER.len());
+    (question, rank)
 }
 
 /// Escapes one JSON-pointer reference token (`~` → `~0`, `/` → `~1`).

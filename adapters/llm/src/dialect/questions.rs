@@ -6,7 +6,9 @@
 //! that spans several lines is asked as its last line with the lines before it as
 //! context; the result still quotes the text as the model wrote it.
 
-use askuser_core::{AnswerType, Choice, Form, FormError, Question, ValidForm, validate};
+use askuser_core::{
+    AnswerType, Choice, Form, FormError, FormErrorKind, Question, ValidForm, validate,
+};
 use serde_json::{Map, Value};
 
 use crate::read::{Reader, json_type};
@@ -235,11 +237,15 @@ fn read_options(
         None if items.is_empty() => return None,
         Some((min, max)) if items.len() < min || items.len() > max => {
             let count = items.len();
+            let (plural, fix) = if count < min {
+                (if count == 1 { "" } else { "s" }, "add options".to_owned())
+            } else {
+                ("s", format!("keep the {max} most useful"))
+            };
             reader.error(
                 at.clone(),
                 format!(
-                    "has {count} option{}; {} takes {min} to {max}: add or remove options",
-                    if count == 1 { "" } else { "s" },
+                    "has {count} option{plural}; {} takes {min} to {max}: {fix}",
                     rules.tool
                 ),
             );
@@ -308,7 +314,14 @@ fn translate(error: &FormError, plain_options: &[String]) -> FieldError {
         }
         _ => {}
     }
-    FieldError::new(path, error.message())
+    let message = match &error.kind {
+        FormErrorKind::LabelNotOneLine if path.contains("/options/") => {
+            "must be one line without control characters; put any detail in `description`"
+                .to_owned()
+        }
+        _ => error.message(),
+    };
+    FieldError::new(path, message)
 }
 
 #[cfg(test)]
