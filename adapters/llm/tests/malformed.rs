@@ -2,6 +2,8 @@
 //! with a panic, and every problem names the offending field by its path. The exact
 //! tool error texts are snapshotted in `snapshots/malformed__tool_error_texts.snap`.
 
+use std::fmt::Write as _;
+
 use askuser_llm::Dialect::{self, Claude, Jp, JpForm, Pi};
 use serde_json::{Value, json};
 
@@ -546,17 +548,17 @@ fn every_malformed_call_is_rejected_naming_its_fields() {
     assert!(corpus.len() >= 60, "the corpus has {} calls", corpus.len());
     let mut texts = String::new();
     for case in &corpus {
-        let rejection = match case.dialect.parse(&case.arguments) {
-            Ok(_) => panic!("{}: accepted", case.name),
-            Err(rejection) => rejection,
+        let Err(rejection) = case.dialect.parse(&case.arguments) else {
+            panic!("{}: accepted", case.name)
         };
         assert_eq!(rejection.paths(), case.paths, "{}", case.name);
         assert_eq!(rejection.tool, case.dialect.tool_name(), "{}", case.name);
-        texts.push_str(&format!(
+        let _ = write!(
+            texts,
             "## {}\n{}\n\n",
             case.name,
             rejection.tool_error_text()
-        ));
+        );
     }
     insta::assert_snapshot!("tool_error_texts", texts);
 }
