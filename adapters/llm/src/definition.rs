@@ -201,6 +201,7 @@ fn jp_form_parameters() -> Value {
                                 "not_equals": any("The answer must differ from this value."),
                                 "one_of": {
                                     "type": "array",
+                                    "items": any("A value the answer may equal."),
                                     "description": "The answer must equal one of these values."
                                 },
                                 "contains": any("The multi_select answer must include this option."),
