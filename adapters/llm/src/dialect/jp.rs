@@ -141,3 +141,76 @@ pub(crate) fn render(outcome: &Outcome) -> Value {
         "answer": outcome.get(QUESTION_ID).unwrap_or(Value::Null),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use crate::Dialect;
+
+    /// The single problem of a call, as `path: message`.
+    fn problem(arguments: &serde_json::Value) -> String {
+        let rejection = Dialect::Jp.parse(arguments).unwrap_err();
+        assert_eq!(rejection.errors.len(), 1, "{rejection:?}");
+        rejection.errors[0].to_string()
+    }
+
+    #[test]
+    fn each_rfd_083_rule_has_its_own_words() {
+        // `question` missing or empty.
+        assert_eq!(
+            problem(&json!({"answer_type": "text"})),
+            "/question: is required: add `question`, the question to ask, one line"
+        );
+        assert_eq!(
+            problem(&json!({"question": ""})),
+            "/question: is empty; write the question as one line"
+        );
+        // `question` contains a newline.
+        assert_eq!(
+            problem(&json!({"question": "Apply?\nIt rewrites config."})),
+            "/question: must be a single line; put the extra lines in `context`"
+        );
+        // select with options missing or empty.
+        assert_eq!(
+            problem(&json!({"question": "Which?", "answer_type": "select"})),
+            "/options: answer_type \"select\" needs `options`: add a list of at least one choice"
+        );
+        assert_eq!(
+            problem(&json!({"question": "Which?", "answer_type": "select", "options": []})),
+            "/options: is empty; answer_type \"select\" needs at least one choice"
+        );
+        // options on a non-select.
+        assert_eq!(
+            problem(&json!({"question": "Ok?", "answer_type": "boolean", "options": ["y"]})),
+            "/options: `options` only goes with answer_type \"select\", and this call's answer_type is \"boolean\": remove `options` or set answer_type to \"select\""
+        );
+        // default of the wrong type.
+        assert_eq!(
+            problem(&json!({"question": "Ok?", "answer_type": "boolean", "default": "yes"})),
+            "/default: is not a valid answer to this question (expected true or false, got a string): fix it or remove `default`"
+        );
+        // default not among the options.
+        assert_eq!(
+            problem(
+                &json!({"question": "Which?", "answer_type": "select", "options": ["backup", "abort"], "default": "overwrite"})
+            ),
+            "/default: is not a valid answer to this question (\"overwrite\" is not one of the options: \"backup\", \"abort\"): fix it or remove `default`"
+        );
+    }
+
+    #[test]
+    fn a_reply_gives_rfd_d30_s_cancel_marker() {
+        use askuser_core::{Outcome, OutcomeStatus};
+        let call = Dialect::Jp.parse(&json!({"question": "Ok?"})).unwrap();
+        let outcome = Outcome {
+            form: call.form().clone(),
+            answers: vec![None],
+            status: OutcomeStatus::Cancelled,
+        };
+        assert_eq!(
+            call.render(&outcome),
+            json!({"cancelled": true, "answered": {}})
+        );
+    }
+}
