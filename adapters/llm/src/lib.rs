@@ -4,7 +4,7 @@
 //! This crate speaks four of them ([`Dialect`]): it reads a call's arguments into a
 //! validated core form (or a [`Rejection`] listing every problem, with the text to
 //! send back to the model), renders the engine's outcome as that dialect's tool
-//! result, publishes each dialect's tool [`definition`] in the Anthropic, `OpenAI` and
+//! result, publishes each dialect's tool [`definition()`] in the Anthropic, `OpenAI` and
 //! MCP shapes, and turns what a person picked or typed in a UI into an answer value
 //! ([`ui_answer`]) so every adapter treats "Other" the same way.
 //!
@@ -53,7 +53,7 @@
 //! - [`Call`]: the form, [`Call::request`] for the engine, [`Call::render`] and
 //!   [`Call::tool_result`] for the model.
 //! - [`Rejection`] and [`FieldError`]: what was wrong with a call.
-//! - [`definition`], [`Provider`]: tool definitions.
+//! - [`definition()`], [`Provider`]: tool definitions.
 //! - [`ui_answer`], [`UiInput`], [`UiAnswerError`]: answers from a UI.
 
 mod call;
