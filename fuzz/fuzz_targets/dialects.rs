@@ -1,0 +1,29 @@
+//! Every dialect's parser against arbitrary JSON: a call is either accepted (and then
+//! walks and renders) or rejected with a non-empty list of problems; never a panic.
+
+#![no_main]
+
+use askuser_core::{Command, Event, InquiryId, State, reduce};
+use askuser_llm::Dialect;
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(arguments) = serde_json::from_slice::<serde_json::Value>(data) else {
+        return;
+    };
+    for name in ["jp", "jp-form", "claude", "pi"] {
+        let dialect = Dialect::from_name(name).expect("a known dialect");
+        match dialect.parse(&arguments) {
+            Ok(call) => {
+                let mut state = State::new();
+                let commands = reduce(&mut state, &Event::Requested(call.request(InquiryId::new("f"))));
+                assert!(matches!(commands.as_slice(), [Command::Prompt(_)]), "{commands:?}");
+                let _ = call.tool_result(&commands[0]);
+            }
+            Err(rejection) => {
+                assert!(!rejection.errors.is_empty());
+                assert!(!rejection.tool_error_text().is_empty());
+            }
+        }
+    }
+});
