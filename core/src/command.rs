@@ -8,7 +8,7 @@ use crate::answer::Answer;
 use crate::error::{EngineError, FormError};
 use crate::event::{AnsweredBy, CancelReason, InquiryId};
 use crate::form::Question;
-use crate::validate::ValidForm;
+use crate::valid_form::ValidForm;
 
 /// What an adapter must do next.
 #[derive(Debug, Clone, PartialEq)]

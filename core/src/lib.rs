@@ -57,12 +57,14 @@ pub mod error;
 pub mod event;
 pub mod form;
 mod gate;
+mod inquiry;
 pub mod limits;
 mod parse;
 mod reducer;
 mod schema;
 #[cfg(feature = "proptest")]
 pub mod strategies;
+mod valid_form;
 mod validate;
 pub mod when;
 
@@ -76,5 +78,6 @@ pub use form::{AnswerType, Choice, Form, Question};
 pub use parse::{ParseOptions, parse_form, parse_form_with};
 pub use reducer::{Finished, State, reduce};
 pub use schema::answer_schema;
-pub use validate::{ValidForm, validate};
+pub use valid_form::ValidForm;
+pub use validate::validate;
 pub use when::When;

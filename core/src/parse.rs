@@ -10,7 +10,8 @@ use serde_json::{Map, Value};
 
 use crate::error::{FormError, FormErrorKind, FormErrors, escape_pointer};
 use crate::form::{AnswerType, Choice, Form, Question};
-use crate::validate::{ValidForm, validate_with_suppressed};
+use crate::valid_form::ValidForm;
+use crate::validate::validate_with_suppressed;
 use crate::when::parse_when;
 
 /// How strictly [`parse_form_with`] reads its input.

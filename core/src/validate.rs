@@ -1,135 +1,19 @@
-//! Semantic validation of a form, and the validated form the engine walks.
+//! Semantic validation of a form into a [`ValidForm`].
 
 use std::sync::Arc;
 
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::answer::{Answer, check_answer};
-use crate::error::{AnswerError, FormError, FormErrorKind, FormErrors};
+use crate::answer::check_answer;
+use crate::error::{FormError, FormErrorKind, FormErrors};
 use crate::form::{AnswerType, Form, Question};
 use crate::gate::Gate;
 use crate::limits::{
     MAX_FORM_BYTES, MAX_ID_BYTES, MAX_OPTIONS, MAX_QUESTIONS, MAX_SCHEMA_BYTES, MAX_TEXT_BYTES,
 };
 use crate::schema;
+use crate::valid_form::{Compiled, ValidForm};
 use crate::when::When;
-
-/// A form that passed validation: schemas compiled, defaults and `when` predicates
-/// resolved. Cheap to share (`Arc` inside); compared and serialized as its [`Form`].
-#[derive(Debug, Clone)]
-pub struct ValidForm {
-    form: Arc<Form>,
-    compiled: Arc<[Compiled]>,
-}
-
-#[derive(Debug)]
-struct Compiled {
-    validator: Option<jsonschema::Validator>,
-    default: Option<Answer>,
-    gate: Option<Gate>,
-}
-
-impl PartialEq for ValidForm {
-    fn eq(&self, other: &Self) -> bool {
-        Arc::ptr_eq(&self.form, &other.form) || self.form == other.form
-    }
-}
-
-impl Serialize for ValidForm {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.form.serialize(serializer)
-    }
-}
-
-impl<'de> Deserialize<'de> for ValidForm {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let form = Form::deserialize(deserializer)?;
-        validate(form).map_err(serde::de::Error::custom)
-    }
-}
-
-impl ValidForm {
-    /// The form as submitted.
-    pub fn form(&self) -> &Arc<Form> {
-        &self.form
-    }
-
-    /// The questions, in order.
-    pub fn questions(&self) -> &[Question] {
-        &self.form.questions
-    }
-
-    /// The question at `index`. Panics if out of range, like slice indexing.
-    pub fn question(&self, index: usize) -> &Question {
-        &self.form.questions[index]
-    }
-
-    /// How many questions the form has.
-    pub fn len(&self) -> usize {
-        self.form.questions.len()
-    }
-
-    /// Whether the form has no questions (never true for a validated form).
-    pub fn is_empty(&self) -> bool {
-        self.form.questions.is_empty()
-    }
-
-    /// The index of the question with this id.
-    pub fn index_of(&self, id: &str) -> Option<usize> {
-        self.form.questions.iter().position(|q| q.id == id)
-    }
-
-    /// Checks a value as an answer to question `index`.
-    ///
-    /// # Errors
-    /// Why the value does not fit the question. Out-of-range indices are rejected as
-    /// a type mismatch rather than a panic.
-    pub fn check(&self, index: usize, value: &Value) -> Result<Answer, AnswerError> {
-        match (self.form.questions.get(index), self.compiled.get(index)) {
-            (Some(question), Some(compiled)) => {
-                check_answer(question, compiled.validator.as_ref(), value)
-            }
-            _ => Err(AnswerError::ExpectedString {
-                found: "an answer to a question that does not exist".into(),
-            }),
-        }
-    }
-
-    /// The question's default, as a checked answer.
-    pub fn default_answer(&self, index: usize) -> Option<&Answer> {
-        self.compiled.get(index)?.default.as_ref()
-    }
-
-    /// Whether question `index` is asked, given the answers so far (`None` = skipped
-    /// or not yet answered).
-    pub fn is_asked(&self, index: usize, answers: &[Option<Answer>]) -> bool {
-        self.compiled
-            .get(index)
-            .and_then(|c| c.gate.as_ref())
-            .is_none_or(|gate| gate.holds(&self.form.questions, &|k| answers.get(k)?.as_ref()))
-    }
-
-    /// Whether question `index` is asked, reading answers through `answer_at`.
-    pub(crate) fn is_asked_with<'a>(
-        &self,
-        index: usize,
-        answer_at: &dyn Fn(usize) -> Option<&'a Answer>,
-    ) -> bool {
-        self.compiled
-            .get(index)
-            .and_then(|c| c.gate.as_ref())
-            .is_none_or(|gate| gate.holds(&self.form.questions, answer_at))
-    }
-
-    /// The JSON Schema an answer to question `index` must satisfy.
-    pub fn answer_schema(&self, index: usize) -> Value {
-        self.form
-            .questions
-            .get(index)
-            .map_or(Value::Bool(false), schema::answer_schema)
-    }
-}
 
 /// Validates a form, reporting every problem at once.
 ///
@@ -158,10 +42,7 @@ pub(crate) fn validate_with_suppressed(
         .filter(|e| !is_suppressed(&e.path, suppressed))
         .collect();
     if errors.is_empty() {
-        Ok(ValidForm {
-            form,
-            compiled: checker.compiled.into(),
-        })
+        Ok(ValidForm::from_parts(form, checker.compiled))
     } else {
         Err(FormErrors(errors))
     }
