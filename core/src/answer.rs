@@ -39,7 +39,7 @@ pub struct Picks {
     pub other: Vec<String>,
 }
 
-/// A set of option indices (at most [`MAX_OPTIONS`](crate::limits::MAX_OPTIONS) = 64).
+/// A set of option indices (at most [`MAX_OPTIONS`] = 64).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct OptionSet(pub u64);
