@@ -1,1 +1,56 @@
-//! `askuser-rpc`: filled by a later issue (see DESIGN.md's layout).
+//! # askuser-rpc: the engine for hosts in any language, and its record
+//!
+//! - [`Server`]: the engine over JSON lines on stdin/stdout (`askuser serve`). A
+//!   host sends `ask`, `answer`, `back`, `reply` and `end_turn` messages; the server
+//!   answers with `prompt`, `invalid`, `result`, `failed`, `turn_ended`,
+//!   `rejected` and `error` lines. The full protocol, with an example session, is in
+//!   `docs/protocol.md`.
+//! - [`Journal`]: the engine state per log stream, kept in step with the event log.
+//!   Each event is checked on a copy of the state, its output lines are rendered
+//!   and stored in a [`Sidecar`] beside the log, and the event is appended
+//!   (flushed) **before** any line is written: whatever a host has seen is durable.
+//! - [`replay()`]: re-derives every line of a recorded stream from its events and
+//!   compares them with the lines that were recorded when they were sent.
+//! - [`pending`]: the two-pass workflow for when no one is at a terminal: write the
+//!   questions to a file, answer them later from the file or a list.
+//!
+//! ```
+//! use askuser_rpc::{Journal, Server};
+//!
+//! let input = br#"{"type":"ask","inquiry":"c1","dialect":"jp","arguments":{"question":"Deploy now?","answer_type":"boolean"}}
+//! {"type":"answer","inquiry":"c1","question":"answer","value":"yes"}
+//! not json
+//! "#;
+//! let mut output = Vec::new();
+//! let mut server = Server::new(Journal::memory(), "session-1").unwrap();
+//! server.serve(&input[..], &mut output).unwrap();
+//!
+//! let lines: Vec<&str> = std::str::from_utf8(&output).unwrap().lines().collect();
+//! assert_eq!(lines[0], r#"{"type":"ready","stream":"session-1","protocol":1}"#);
+//! assert!(lines[1].starts_with(r#"{"type":"prompt","inquiry":"c1","question":{"id":"answer","text":"Deploy now?""#));
+//! assert_eq!(lines[2], r#"{"type":"result","inquiry":"c1","result":{"answer_type":"boolean","answer":true},"cancelled":false}"#);
+//! assert_eq!(lines[3], r#"{"type":"error","message":"the line is not JSON (expected ident at line 1 column 2); send one JSON object per line"}"#);
+//!
+//! // Every accepted message was recorded; the replay re-derives the same lines.
+//! let journal = server.journal();
+//! let report = askuser_rpc::replay(&**journal.log(), &**journal.sidecar(), "session-1").unwrap();
+//! assert!(report.matches());
+//! assert_eq!(report.events.len(), 2);
+//! ```
+
+mod error;
+mod input;
+mod journal;
+mod output;
+pub mod pending;
+mod replay;
+mod server;
+mod sidecar;
+
+pub use error::{Result, RpcError};
+pub use input::{Ask, INPUT_TYPES, Input, MAX_LINE_BYTES, parse_input};
+pub use journal::{Journal, Step};
+pub use output::{command_line, error_line, question_json, rejection_line};
+pub use replay::{ReplayReport, ReplayedEvent, describe_event, replay};
+pub use server::{PROTOCOL_VERSION, Server};
+pub use sidecar::{CallRecord, MemSidecar, Sidecar, SledSidecar};

@@ -1,0 +1,60 @@
+//! The crate's one error type.
+
+use std::path::PathBuf;
+
+use askuser_store::StoreError;
+
+/// What can go wrong outside the protocol itself (a bad line from a host is not an
+/// error: it is answered with an `error` line and the server goes on).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RpcError {
+    /// The event log failed (it could not be opened, read or appended to).
+    #[error("the event log: {0}")]
+    Store(#[from] StoreError),
+    /// The log at this path is held by another process (sled allows one at a time).
+    #[error(
+        "the log at {path} is in use by another askuser process; wait for it to finish or pass another --db"
+    )]
+    Locked {
+        /// The database directory.
+        path: PathBuf,
+    },
+    /// A record of askuser's own beside the events (a call's arguments, the outputs
+    /// of an event) could not be stored or read back.
+    #[error("the call records in the log ({key}): {detail}")]
+    Record {
+        /// Which record, in words (`call "call-1" of stream "s"`).
+        key: String,
+        /// What went wrong.
+        detail: String,
+    },
+    /// Reading input or writing output failed.
+    #[error("i/o: {0}")]
+    Io(#[from] std::io::Error),
+    /// A pending-questions file could not be read, or does not have the expected
+    /// shape; `field` names the offending field (empty for the file as a whole).
+    #[error("the pending file {}: {}{message}", path.display(), field_prefix(field))]
+    PendingFile {
+        /// The file.
+        path: PathBuf,
+        /// A JSON pointer to the offending field; empty for the whole file.
+        field: String,
+        /// What is wrong and what to do.
+        message: String,
+    },
+    /// The stream named does not hold the inquiry named (or it is not open).
+    #[error("{0}")]
+    Inquiry(String),
+}
+
+fn field_prefix(field: &str) -> String {
+    if field.is_empty() {
+        String::new()
+    } else {
+        format!("{field}: ")
+    }
+}
+
+/// The crate's result type.
+pub type Result<T, E = RpcError> = std::result::Result<T, E>;

@@ -1,0 +1,298 @@
+//! The lines a host sends: parsed by hand so that every problem names its field.
+
+use askuser_core::AnsweredBy;
+use askuser_llm::Dialect;
+use serde_json::{Map, Value};
+
+/// The longest line a host may send, in bytes (1 MiB).
+pub const MAX_LINE_BYTES: usize = 1 << 20;
+
+/// The message types a host may send.
+pub const INPUT_TYPES: &str = "ask, answer, back, reply, end_turn";
+
+/// One message from a host.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Input {
+    /// `{"type":"ask","inquiry","dialect","arguments",...}`: a tool call to ask.
+    Ask(Ask),
+    /// `{"type":"answer","inquiry","question","value"}`: an answer to the question
+    /// being asked.
+    Answer {
+        /// The inquiry.
+        inquiry: String,
+        /// The question's id.
+        question: String,
+        /// The answer.
+        value: Value,
+        /// Who answered (`"by"`, default `user`; `assistant` for `ask_assistant`).
+        by: AnsweredBy,
+    },
+    /// `{"type":"back","inquiry"}`: back to the previous answered question.
+    Back {
+        /// The inquiry.
+        inquiry: String,
+    },
+    /// `{"type":"reply","inquiry"}`: cancel the form to reply instead.
+    Reply {
+        /// The inquiry.
+        inquiry: String,
+    },
+    /// `{"type":"end_turn","inquiry"}`: end the turn; no tool result.
+    EndTurn {
+        /// The inquiry.
+        inquiry: String,
+    },
+}
+
+/// An `ask` message.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ask {
+    /// The new inquiry's id (the tool call's id).
+    pub inquiry: String,
+    /// The dialect (`"dialect"`, default `jp-form`).
+    pub dialect: Dialect,
+    /// The tool call's arguments.
+    pub arguments: Value,
+    /// The log stream to record into (default: the server's).
+    pub stream: Option<String>,
+    /// Whether a person is at the host's UI (default true).
+    pub interactive: Option<bool>,
+    /// Whether a sub-agent made the call (`"origin":{"subagent":true}`).
+    pub subagent: bool,
+    /// The conversation turn (`"origin":{"turn":"..."}`), if the host gives one.
+    pub turn: Option<String>,
+    /// Fields that override the dialect's policy (`"policy":{...}`).
+    pub policy: Option<Map<String, Value>>,
+}
+
+impl Input {
+    /// The inquiry the message is about.
+    pub fn inquiry(&self) -> &str {
+        match self {
+            Input::Ask(ask) => &ask.inquiry,
+            Input::Answer { inquiry, .. }
+            | Input::Back { inquiry }
+            | Input::Reply { inquiry }
+            | Input::EndTurn { inquiry } => inquiry,
+        }
+    }
+}
+
+/// Reads one line. The error is the message of the `error` line to send back.
+///
+/// # Errors
+/// When the line is not a JSON object, has no or an unknown `type`, or a field is
+/// missing or of the wrong kind; the message names the field and what to send.
+pub fn parse_input(line: &str) -> Result<Input, String> {
+    let value: Value = serde_json::from_str(line)
+        .map_err(|e| format!("the line is not JSON ({e}); send one JSON object per line"))?;
+    let Value::Object(object) = value else {
+        return Err("the line is not a JSON object; send {\"type\": ..., ...}".to_owned());
+    };
+    let kind = match object.get("type") {
+        Some(Value::String(kind)) => kind.as_str(),
+        Some(_) => return Err(format!("\"type\" must be a string: one of {INPUT_TYPES}")),
+        None => return Err(format!("\"type\" is missing; use one of {INPUT_TYPES}")),
+    };
+    let inquiry = || string_field(&object, "inquiry");
+    match kind {
+        "ask" => parse_ask(&object).map(Input::Ask),
+        "answer" => {
+            let inquiry = inquiry()?;
+            let question = string_field(&object, "question")?;
+            let value = object.get("value").cloned().ok_or_else(|| {
+                "\"value\" is missing; send the answer as JSON (true, \"label\", [\"a\", \"b\"], text or any value a schema allows)".to_owned()
+            })?;
+            let by = match object.get("by") {
+                None => AnsweredBy::User,
+                Some(by) => serde_json::from_value(by.clone()).map_err(|_| {
+                    "\"by\" must be \"user\", \"assistant\", \"config\" or \"cache\"".to_owned()
+                })?,
+            };
+            Ok(Input::Answer {
+                inquiry,
+                question,
+                value,
+                by,
+            })
+        }
+        "back" => Ok(Input::Back {
+            inquiry: inquiry()?,
+        }),
+        "reply" => Ok(Input::Reply {
+            inquiry: inquiry()?,
+        }),
+        "end_turn" => Ok(Input::EndTurn {
+            inquiry: inquiry()?,
+        }),
+        other => Err(format!(
+            "unknown \"type\" \"{other}\"; use one of {INPUT_TYPES}"
+        )),
+    }
+}
+
+fn string_field(object: &Map<String, Value>, name: &str) -> Result<String, String> {
+    match object.get(name) {
+        Some(Value::String(text)) if !text.is_empty() => Ok(text.clone()),
+        Some(Value::String(_)) => Err(format!("\"{name}\" is empty; give the {}", what(name))),
+        Some(_) => Err(format!("\"{name}\" must be a string: the {}", what(name))),
+        None => Err(format!("\"{name}\" is missing; give the {}", what(name))),
+    }
+}
+
+fn what(name: &str) -> &'static str {
+    match name {
+        "inquiry" => "inquiry's id (the tool call's id)",
+        "question" => "id of the question being answered",
+        "stream" => "name of a log stream",
+        _ => "value",
+    }
+}
+
+fn parse_ask(object: &Map<String, Value>) -> Result<Ask, String> {
+    let inquiry = string_field(object, "inquiry")?;
+    let dialect = match object.get("dialect") {
+        None => Dialect::JpForm,
+        Some(Value::String(name)) => Dialect::from_name(name).ok_or_else(|| {
+            format!("\"dialect\" \"{name}\" is unknown; use one of jp, jp-form, claude, pi")
+        })?,
+        Some(_) => {
+            return Err("\"dialect\" must be a string: one of jp, jp-form, claude, pi".to_owned());
+        }
+    };
+    let arguments = object.get("arguments").cloned().ok_or_else(|| {
+        "\"arguments\" is missing; give the tool call's arguments as a JSON object".to_owned()
+    })?;
+    let stream = match object.get("stream") {
+        None | Some(Value::Null) => None,
+        Some(_) => Some(string_field(object, "stream")?),
+    };
+    let interactive = match object.get("interactive") {
+        None | Some(Value::Null) => None,
+        Some(Value::Bool(b)) => Some(*b),
+        Some(_) => {
+            return Err(
+                "\"interactive\" must be true (a person is at the host's UI) or false".to_owned(),
+            );
+        }
+    };
+    let (subagent, turn) = match object.get("origin") {
+        None | Some(Value::Null) => (false, None),
+        Some(Value::Object(origin)) => {
+            let subagent = match origin.get("subagent") {
+                None | Some(Value::Null) => false,
+                Some(Value::Bool(b)) => *b,
+                Some(_) => return Err("\"origin.subagent\" must be true or false".to_owned()),
+            };
+            let turn = match origin.get("turn") {
+                None | Some(Value::Null) => None,
+                Some(Value::String(turn)) => Some(turn.clone()),
+                Some(_) => return Err("\"origin.turn\" must be a string".to_owned()),
+            };
+            (subagent, turn)
+        }
+        Some(_) => {
+            return Err("\"origin\" must be an object such as {\"subagent\": false}".to_owned());
+        }
+    };
+    let policy = match object.get("policy") {
+        None | Some(Value::Null) => None,
+        Some(Value::Object(policy)) => Some(policy.clone()),
+        Some(_) => {
+            return Err(
+                "\"policy\" must be an object of policy fields, such as {\"label\": \"Assistant\"}"
+                    .to_owned(),
+            );
+        }
+    };
+    Ok(Ask {
+        inquiry,
+        dialect,
+        arguments,
+        stream,
+        interactive,
+        subagent,
+        turn,
+        policy,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn err(line: &str) -> String {
+        parse_input(line).unwrap_err()
+    }
+
+    #[test]
+    fn every_message_type_reads() {
+        let ask =
+            parse_input(r#"{"type":"ask","inquiry":"c1","arguments":{"questions":[]}}"#).unwrap();
+        assert_eq!(
+            ask,
+            Input::Ask(Ask {
+                inquiry: "c1".into(),
+                dialect: Dialect::JpForm,
+                arguments: json!({"questions": []}),
+                stream: None,
+                interactive: None,
+                subagent: false,
+                turn: None,
+                policy: None,
+            })
+        );
+        assert_eq!(
+            parse_input(r#"{"type":"answer","inquiry":"c1","question":"q","value":[1]}"#).unwrap(),
+            Input::Answer {
+                inquiry: "c1".into(),
+                question: "q".into(),
+                value: json!([1]),
+                by: AnsweredBy::User
+            }
+        );
+        assert_eq!(
+            parse_input(r#"{"type":"end_turn","inquiry":"c1"}"#).unwrap(),
+            Input::EndTurn {
+                inquiry: "c1".into()
+            }
+        );
+    }
+
+    #[test]
+    fn problems_name_their_field() {
+        assert_eq!(
+            err("nope"),
+            "the line is not JSON (expected ident at line 1 column 2); send one JSON object per line"
+        );
+        assert_eq!(
+            err("[1]"),
+            "the line is not a JSON object; send {\"type\": ..., ...}"
+        );
+        assert_eq!(
+            err("{}"),
+            "\"type\" is missing; use one of ask, answer, back, reply, end_turn"
+        );
+        assert_eq!(
+            err(r#"{"type":"hello"}"#),
+            "unknown \"type\" \"hello\"; use one of ask, answer, back, reply, end_turn"
+        );
+        assert_eq!(
+            err(r#"{"type":"back","inquiry":3}"#),
+            "\"inquiry\" must be a string: the inquiry's id (the tool call's id)"
+        );
+        assert_eq!(
+            err(r#"{"type":"answer","inquiry":"c","question":"q"}"#),
+            "\"value\" is missing; send the answer as JSON (true, \"label\", [\"a\", \"b\"], text or any value a schema allows)"
+        );
+        assert_eq!(
+            err(r#"{"type":"ask","inquiry":"c","dialect":"gpt","arguments":{}}"#),
+            "\"dialect\" \"gpt\" is unknown; use one of jp, jp-form, claude, pi"
+        );
+        assert_eq!(
+            err(r#"{"type":"ask","inquiry":"c","origin":{"subagent":"yes"},"arguments":{}}"#),
+            "\"origin.subagent\" must be true or false"
+        );
+    }
+}

@@ -1,0 +1,125 @@
+//! The lines askuser sends a host: one JSON object per engine command.
+
+use askuser_core::{Command, Prompt, Question};
+use askuser_llm::{Call, FieldError, Rejection, ToolResult};
+use serde_json::{Map, Value, json};
+
+/// The protocol line for one engine command. `call` is the inquiry's tool call (to
+/// render the result in its dialect); without it a result is rendered in the
+/// `jp-form` shape.
+///
+/// | command | line |
+/// |---|---|
+/// | prompt | `{"type":"prompt","inquiry","question":{...},"progress","prefill","can_back","label"}` |
+/// | invalid answer | `{"type":"invalid","inquiry","question","message"}` |
+/// | respond | `{"type":"result","inquiry","result","cancelled"}` |
+/// | fail | `{"type":"failed","inquiry","reason","tool_error"}` |
+/// | end turn | `{"type":"turn_ended","inquiry"}` |
+/// | reject | `{"type":"rejected","inquiry","errors":[{"path","message"}],"tool_error"}` |
+/// | ask assistant | `{"type":"ask_assistant","inquiry","question","schema"}` |
+/// | engine error | `{"type":"error","message"}` |
+pub fn command_line(command: &Command, call: Option<&Call>) -> Value {
+    match command {
+        Command::Prompt(prompt) => prompt_line(prompt),
+        Command::InvalidAnswer {
+            inquiry,
+            question,
+            message,
+        } => {
+            json!({"type": "invalid", "inquiry": inquiry, "question": question, "message": message})
+        }
+        Command::Respond { inquiry, outcome } => {
+            let result = call.map_or_else(|| outcome.to_json(), |call| call.render(outcome));
+            json!({"type": "result", "inquiry": inquiry, "result": result,
+                   "cancelled": outcome.is_cancelled()})
+        }
+        Command::Fail {
+            inquiry,
+            reason,
+            message,
+        } => json!({"type": "failed", "inquiry": inquiry, "reason": reason, "tool_error": message}),
+        Command::EndTurn { inquiry } => json!({"type": "turn_ended", "inquiry": inquiry}),
+        Command::Reject { inquiry, errors } => {
+            let tool_error = match call.and_then(|call| call.tool_result(command)) {
+                Some(ToolResult::Error(text)) => text,
+                _ => Rejection {
+                    tool: "ask_user",
+                    errors: errors
+                        .iter()
+                        .map(|e| FieldError::new(e.path.clone(), e.message()))
+                        .collect(),
+                }
+                .tool_error_text(),
+            };
+            let errors: Vec<Value> = errors
+                .iter()
+                .map(|e| json!({"path": e.path, "message": e.message()}))
+                .collect();
+            json!({"type": "rejected", "inquiry": inquiry, "errors": errors, "tool_error": tool_error})
+        }
+        Command::AskAssistant {
+            inquiry,
+            question,
+            schema,
+        } => {
+            json!({"type": "ask_assistant", "inquiry": inquiry, "question": question, "schema": schema})
+        }
+        Command::Error { error } => error_line(&error.to_string()),
+    }
+}
+
+/// `{"type":"rejected", ...}` for a call its dialect refused (it never reached the
+/// engine).
+pub fn rejection_line(inquiry: &str, rejection: &Rejection) -> Value {
+    let errors: Vec<Value> = rejection
+        .errors
+        .iter()
+        .map(|e| json!({"path": e.path, "message": e.message}))
+        .collect();
+    json!({"type": "rejected", "inquiry": inquiry, "errors": errors,
+           "tool_error": rejection.tool_error_text()})
+}
+
+/// `{"type":"error","message":...}`.
+pub fn error_line(message: &str) -> Value {
+    json!({"type": "error", "message": message})
+}
+
+fn prompt_line(prompt: &Prompt) -> Value {
+    let progress = prompt
+        .progress
+        .map_or(Value::Null, |p| json!({"n": p.n, "m": p.m}));
+    json!({
+        "type": "prompt",
+        "inquiry": prompt.inquiry,
+        "question": question_json(prompt.question()),
+        "progress": progress,
+        "prefill": prompt.prefill_value(),
+        "can_back": prompt.can_back,
+        "label": prompt.label.as_deref(),
+    })
+}
+
+/// A question as a host sees it: `id`, `text`, `context`, `header`, `answer_type`,
+/// `options` (always a list of `{"label","description"}`, empty for types without
+/// options), `allow_other`, `schema` (`null` unless a schema question).
+pub fn question_json(question: &Question) -> Value {
+    let options: Vec<Value> = question
+        .choices()
+        .iter()
+        .map(|c| json!({"label": c.label, "description": c.description}))
+        .collect();
+    let mut object = Map::new();
+    object.insert("id".into(), json!(question.id));
+    object.insert("text".into(), json!(question.text));
+    object.insert("context".into(), json!(question.context));
+    object.insert("header".into(), json!(question.header));
+    object.insert("answer_type".into(), json!(question.answer_type.name()));
+    object.insert("options".into(), Value::Array(options));
+    object.insert("allow_other".into(), json!(question.allow_other));
+    object.insert(
+        "schema".into(),
+        question.schema.clone().unwrap_or(Value::Null),
+    );
+    Value::Object(object)
+}

@@ -1,0 +1,316 @@
+//! Replaying a recorded stream: re-deriving every command and protocol line from
+//! the events alone, and comparing them with the lines recorded when they were sent.
+
+use std::fmt::Write as _;
+
+use askuser_core::{Event, State};
+use askuser_store::{Log, ReplayOptions, Seq, StoreError, Timestamp};
+use serde_json::Value;
+
+use crate::error::Result;
+use crate::journal::{CallCache, command_inquiry};
+use crate::output::command_line;
+use crate::sidecar::Sidecar;
+
+/// One event of a replay, with what it re-derives and what was recorded.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReplayedEvent {
+    /// The event's sequence number.
+    pub seq: Seq,
+    /// When it was appended.
+    pub at: Timestamp,
+    /// The event.
+    pub event: Event,
+    /// The protocol lines its commands re-derive to.
+    pub outputs: Vec<Value>,
+    /// The lines recorded when it was applied; `None` if none were recorded (the
+    /// event was appended by another tool).
+    pub recorded: Option<Vec<Value>>,
+}
+
+impl ReplayedEvent {
+    /// Whether the re-derived lines are the recorded ones (`None`: nothing recorded).
+    pub fn matches(&self) -> Option<bool> {
+        self.recorded.as_ref().map(|r| *r == self.outputs)
+    }
+}
+
+/// What a replay found.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReplayReport {
+    /// The stream.
+    pub stream: String,
+    /// The snapshot the replay had to start from (the events before it were dropped
+    /// by compaction); `None` when it started from the first event.
+    pub from_snapshot: Option<Seq>,
+    /// Every event replayed, in order.
+    pub events: Vec<ReplayedEvent>,
+    /// When the stream has a snapshot and its events were kept: whether the state
+    /// loaded from the latest snapshot plus the tail equals the state replayed from
+    /// the first event, and the snapshot's sequence number.
+    pub snapshot_check: Option<(Seq, bool)>,
+}
+
+impl ReplayReport {
+    /// Whether everything that was recorded was re-derived exactly (and the
+    /// snapshot, if any, agrees with the events).
+    pub fn matches(&self) -> bool {
+        self.events.iter().all(|e| e.matches() != Some(false))
+            && self.snapshot_check.is_none_or(|(_, same)| same)
+    }
+
+    /// The final lines (`result`, `failed`, `turn_ended`, `rejected`), in order.
+    pub fn final_lines(&self) -> Vec<&Value> {
+        self.events
+            .iter()
+            .flat_map(|e| &e.outputs)
+            .filter(|line| {
+                matches!(
+                    line["type"].as_str(),
+                    Some("result" | "failed" | "turn_ended" | "rejected")
+                )
+            })
+            .collect()
+    }
+
+    /// The report as text: each event with its re-derived lines (and the recorded
+    /// ones where they differ), the final results, and the verdict.
+    pub fn to_text(&self) -> String {
+        let mut text = String::new();
+        let count = self.events.len();
+        let _ = match self.from_snapshot {
+            None => writeln!(
+                text,
+                "replaying stream \"{}\": {count} event{} from the start",
+                self.stream,
+                plural(count)
+            ),
+            Some(seq) => writeln!(
+                text,
+                "replaying stream \"{}\": {count} event{} after the snapshot at #{seq} (the events before it were compacted away)",
+                self.stream,
+                plural(count)
+            ),
+        };
+        for event in &self.events {
+            let _ = writeln!(text, "#{} {}", event.seq, describe_event(&event.event));
+            for line in &event.outputs {
+                let _ = writeln!(text, "  -> {line}");
+            }
+            match (&event.recorded, event.matches()) {
+                (None, _) => text.push_str("  (no lines were recorded for this event)\n"),
+                (Some(recorded), Some(false)) => {
+                    for line in recorded {
+                        let _ = writeln!(text, "  recorded: {line}");
+                    }
+                    text.push_str("  DIFFERS from what was recorded\n");
+                }
+                _ => {}
+            }
+        }
+        for line in self.final_lines() {
+            let inquiry = line["inquiry"].as_str().unwrap_or("?");
+            let _ = match line["type"].as_str() {
+                Some("result") => writeln!(text, "result of {inquiry}: {}", line["result"]),
+                Some("turn_ended") => writeln!(text, "{inquiry}: the turn ended (no tool result)"),
+                _ => writeln!(
+                    text,
+                    "tool error of {inquiry}: {}",
+                    line["tool_error"].as_str().unwrap_or("")
+                ),
+            };
+        }
+        if let Some((seq, same)) = self.snapshot_check {
+            let _ = writeln!(
+                text,
+                "the state loaded from the snapshot at #{seq} {} the state replayed from the first event",
+                if same { "equals" } else { "DIFFERS from" }
+            );
+        }
+        let recorded: Vec<&ReplayedEvent> = self
+            .events
+            .iter()
+            .filter(|e| e.recorded.is_some())
+            .collect();
+        let differing: Vec<String> = recorded
+            .iter()
+            .filter(|e| e.matches() == Some(false))
+            .map(|e| format!("#{}", e.seq))
+            .collect();
+        let unrecorded = count - recorded.len();
+        if differing.is_empty() {
+            let _ = write!(
+                text,
+                "match: the {} recorded event{} re-derive exactly the lines that were sent",
+                recorded.len(),
+                plural(recorded.len())
+            );
+        } else {
+            let _ = write!(
+                text,
+                "MISMATCH: {} of {} recorded events re-derive lines other than those sent ({})",
+                differing.len(),
+                recorded.len(),
+                differing.join(", ")
+            );
+        }
+        if unrecorded > 0 {
+            let _ = write!(
+                text,
+                "; {unrecorded} event{} had no recorded lines to compare",
+                plural(unrecorded)
+            );
+        }
+        text.push('\n');
+        text
+    }
+}
+
+fn plural(count: usize) -> &'static str {
+    if count == 1 { "" } else { "s" }
+}
+
+/// Replays `stream` from its first event (or, if compaction dropped events, from
+/// the snapshot that replaced them), re-deriving each event's protocol lines and
+/// reading the recorded ones.
+///
+/// # Errors
+/// When the log or the records cannot be read (a missing stream included).
+pub fn replay(log: &dyn Log, side: &dyn Sidecar, stream: &str) -> Result<ReplayReport> {
+    let info = log.info(stream)?;
+    let mut calls = CallCache::default();
+    let mut derived: Vec<(Seq, Timestamp, Event, Vec<askuser_core::Command>)> = Vec::new();
+    let mut from_start = true;
+    let replayed = loop {
+        let options = if from_start {
+            ReplayOptions::from_start()
+        } else {
+            ReplayOptions::latest()
+        };
+        let result = log.replay_with(stream, options, &mut |recorded, commands| {
+            derived.push((
+                recorded.seq,
+                recorded.at,
+                recorded.event.clone(),
+                commands.to_vec(),
+            ));
+        });
+        match result {
+            Ok(replayed) => break replayed,
+            Err(StoreError::Compacted { .. }) if from_start => {
+                derived.clear();
+                from_start = false;
+            }
+            Err(other) => return Err(other.into()),
+        }
+    };
+    let from_snapshot = if from_start { None } else { replayed.snapshot };
+    let mut events = Vec::with_capacity(derived.len());
+    for (seq, at, event, commands) in derived {
+        let mut outputs = Vec::with_capacity(commands.len());
+        for command in &commands {
+            let call = match command_inquiry(command) {
+                Some(inquiry) => calls.get(log, side, stream, inquiry)?,
+                None => None,
+            };
+            outputs.push(command_line(command, call.as_deref()));
+        }
+        let recorded = recorded_outputs(log, side, stream, seq)?;
+        events.push(ReplayedEvent {
+            seq,
+            at,
+            event,
+            outputs,
+            recorded,
+        });
+    }
+    let snapshot_check = if from_snapshot.is_none() {
+        match log.latest_snapshot(stream, info.head)? {
+            Some(snapshot) => {
+                let loaded = log.load(stream)?;
+                Some((snapshot.seq, same_state(&loaded.state, &replayed.state)))
+            }
+            None => None,
+        }
+    } else {
+        None
+    };
+    Ok(ReplayReport {
+        stream: stream.to_owned(),
+        from_snapshot,
+        events,
+        snapshot_check,
+    })
+}
+
+fn same_state(a: &State, b: &State) -> bool {
+    a == b
+}
+
+/// The lines recorded for event `seq` of `stream`, looked up in the stream it was
+/// forked from when the event is inherited.
+fn recorded_outputs(
+    log: &dyn Log,
+    side: &dyn Sidecar,
+    stream: &str,
+    seq: Seq,
+) -> Result<Option<Vec<Value>>> {
+    let mut name = stream.to_owned();
+    for _ in 0..1000 {
+        let parent = log.stream(&name)?.and_then(|info| info.parent);
+        match parent {
+            Some(parent) if seq <= parent.at => name = parent.stream,
+            _ => return side.outputs(&name, seq),
+        }
+    }
+    Ok(None)
+}
+
+/// One event in words: `requested c1 (3 questions: apply, env, note)`,
+/// `answered c1: apply = true`, `back c1`, `reply c1`, `turn ended c1`.
+pub fn describe_event(event: &Event) -> String {
+    match event {
+        Event::Requested(request) => {
+            let ids: Vec<&str> = request
+                .form
+                .questions
+                .iter()
+                .map(|q| q.id.as_str())
+                .collect();
+            let count = ids.len();
+            let mut text = format!(
+                "requested {} ({count} question{}: {})",
+                request.inquiry,
+                plural(count),
+                ids.join(", ")
+            );
+            if !request.policy.interactive {
+                text.push_str(", no person present");
+            }
+            if request.origin.subagent {
+                text.push_str(", from a sub-agent");
+            }
+            text
+        }
+        Event::Answered {
+            inquiry,
+            question,
+            value,
+            by,
+            ..
+        } => {
+            let mut text = format!("answered {inquiry}: {question} = {value}");
+            if *by != askuser_core::AnsweredBy::User {
+                let by = serde_json::to_value(by).unwrap_or(Value::Null);
+                let _ = write!(text, " (by {})", by.as_str().unwrap_or("?"));
+            }
+            text
+        }
+        Event::Back { inquiry } => format!("back {inquiry}"),
+        Event::Cancelled { inquiry, reason } => match reason {
+            askuser_core::CancelReason::UserReply => format!("reply {inquiry}"),
+            other => format!("cancelled {inquiry} ({other})"),
+        },
+        Event::TurnEnded { inquiry } => format!("turn ended {inquiry}"),
+    }
+}

@@ -1,0 +1,357 @@
+//! [`Server`]: the engine over JSON lines, one object per line in each direction.
+
+use std::collections::HashMap;
+use std::io::{self, BufRead, Write};
+
+use askuser_core::{CancelReason, Command, Event, InquiryId, Policy};
+use askuser_llm::{UiInput, ui_answer};
+use serde_json::{Value, json};
+
+use crate::error::Result;
+use crate::input::{Ask, Input, MAX_LINE_BYTES, parse_input};
+use crate::journal::{Journal, Step};
+use crate::output::{error_line, rejection_line};
+
+/// The protocol's version, sent in the `ready` line.
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// The engine over JSON lines (see `docs/protocol.md`): reads a host's messages,
+/// records each as an event, and answers with the lines of the engine's commands.
+/// A bad line gets an `error` line and the server goes on.
+#[derive(Debug)]
+pub struct Server {
+    journal: Journal,
+    stream: String,
+    /// Which stream each inquiry of this session lives in.
+    routes: HashMap<String, String>,
+}
+
+impl Server {
+    /// A server recording into `stream` of `journal` by default (an `ask` may name
+    /// another stream). If the stream already exists, its open inquiries can be
+    /// answered.
+    ///
+    /// # Errors
+    /// When the stream cannot be read from the log.
+    pub fn new(journal: Journal, stream: impl Into<String>) -> Result<Self> {
+        let mut server = Self {
+            journal,
+            stream: stream.into(),
+            routes: HashMap::new(),
+        };
+        let stream = server.stream.clone();
+        server.adopt(&stream)?;
+        Ok(server)
+    }
+
+    /// The default stream.
+    pub fn stream(&self) -> &str {
+        &self.stream
+    }
+
+    /// The journal.
+    pub fn journal(&mut self) -> &mut Journal {
+        &mut self.journal
+    }
+
+    /// The first line a server sends: `{"type":"ready","stream":...,"protocol":1}`.
+    pub fn ready_line(&self) -> Value {
+        json!({"type": "ready", "stream": self.stream, "protocol": PROTOCOL_VERSION})
+    }
+
+    /// Routes the open inquiries of `stream` (read from the log) to it.
+    fn adopt(&mut self, stream: &str) -> Result<()> {
+        let state = self.journal.state(stream)?;
+        let open: Vec<String> = state.open_inquiries().map(ToString::to_string).collect();
+        for inquiry in open {
+            self.routes
+                .entry(inquiry)
+                .or_insert_with(|| stream.to_owned());
+        }
+        Ok(())
+    }
+
+    /// Serves until `input` ends: writes the `ready` line, then the lines answering
+    /// each input line, flushing after each.
+    ///
+    /// # Errors
+    /// Only when reading `input` or writing `output` fails.
+    pub fn serve<R: BufRead, W: Write>(&mut self, mut input: R, mut output: W) -> Result<()> {
+        write_line(&mut output, &self.ready_line())?;
+        let mut buffer = Vec::new();
+        loop {
+            let lines = match read_line(&mut input, &mut buffer)? {
+                Line::End => return Ok(()),
+                Line::TooLong => vec![error_line(&format!(
+                    "the line is longer than {MAX_LINE_BYTES} bytes (1 MiB) and was skipped; send smaller messages"
+                ))],
+                Line::Text => match std::str::from_utf8(&buffer) {
+                    Ok(text) if text.trim().is_empty() => continue,
+                    Ok(text) => self.handle_line(text),
+                    Err(_) => vec![error_line(
+                        "the line is not UTF-8 text and was skipped; send JSON encoded as UTF-8",
+                    )],
+                },
+            };
+            for line in &lines {
+                write_line(&mut output, line)?;
+            }
+        }
+    }
+
+    /// The lines answering one input line. Never fails: a problem is an `error` line.
+    pub fn handle_line(&mut self, line: &str) -> Vec<Value> {
+        match parse_input(line) {
+            Ok(input) => self.handle(input),
+            Err(message) => vec![error_line(&message)],
+        }
+    }
+
+    /// The lines answering one message. Each message that the engine accepts is
+    /// recorded before this returns.
+    pub fn handle(&mut self, input: Input) -> Vec<Value> {
+        let inquiry = input.inquiry().to_owned();
+        let step = match input {
+            Input::Ask(ask) => return self.ask(ask),
+            Input::Answer {
+                inquiry,
+                question,
+                value,
+                by,
+            } => self.on_open(&inquiry, |server, stream| {
+                let value = server.normalize(stream, &inquiry, &question, value)?;
+                Ok(Event::Answered {
+                    inquiry: InquiryId::new(&inquiry),
+                    question,
+                    value,
+                    by,
+                    remember: false,
+                })
+            }),
+            Input::Back { inquiry } => self.on_open(&inquiry, |_, _| {
+                Ok(Event::Back {
+                    inquiry: InquiryId::new(&inquiry),
+                })
+            }),
+            Input::Reply { inquiry } => self.on_open(&inquiry, |_, _| {
+                Ok(Event::Cancelled {
+                    inquiry: InquiryId::new(&inquiry),
+                    reason: CancelReason::UserReply,
+                })
+            }),
+            Input::EndTurn { inquiry } => self.on_open(&inquiry, |_, _| {
+                Ok(Event::TurnEnded {
+                    inquiry: InquiryId::new(&inquiry),
+                })
+            }),
+        };
+        finish(&inquiry, step)
+    }
+
+    /// Applies the event `make` builds for an inquiry of this session.
+    fn on_open(
+        &mut self,
+        inquiry: &str,
+        make: impl FnOnce(&mut Self, &str) -> Result<Event>,
+    ) -> Result<Step, String> {
+        let Some(stream) = self.routes.get(inquiry).cloned() else {
+            return Err(format!(
+                "no inquiry \"{inquiry}\" was asked in this session; send an \"ask\" for it first"
+            ));
+        };
+        let event = make(self, &stream).map_err(|e| not_recorded(&e))?;
+        self.journal
+            .apply(&stream, &event)
+            .map_err(|e| not_recorded(&e))
+    }
+
+    /// The answer as the engine takes it: an option's label for text naming one,
+    /// `true` for "yes", as [`ui_answer`] reads a UI's input. A value it cannot
+    /// read is passed on as is, for the engine to refuse with its own message.
+    fn normalize(
+        &mut self,
+        stream: &str,
+        inquiry: &str,
+        question: &str,
+        value: Value,
+    ) -> Result<Value> {
+        let state = self.journal.state(stream)?;
+        Ok(match state.pending(inquiry) {
+            Some(Command::Prompt(prompt)) if prompt.question().id == question => {
+                ui_answer(prompt.question(), UiInput::Json(value.clone())).unwrap_or(value)
+            }
+            _ => value,
+        })
+    }
+
+    fn ask(&mut self, ask: Ask) -> Vec<Value> {
+        let inquiry = ask.inquiry.clone();
+        if self.routes.contains_key(&inquiry) {
+            return vec![inquiry_error(
+                &inquiry,
+                &format!(
+                    "inquiry \"{inquiry}\" was already asked in this session; use a new id for a new tool call"
+                ),
+            )];
+        }
+        let stream = ask.stream.clone().unwrap_or_else(|| self.stream.clone());
+        if let Err(error) = self.adopt(&stream) {
+            return vec![inquiry_error(&inquiry, &not_recorded(&error))];
+        }
+        if self.routes.contains_key(&inquiry) {
+            return vec![inquiry_error(
+                &inquiry,
+                &format!(
+                    "inquiry \"{inquiry}\" is already open in stream \"{stream}\"; answer it, or use a new id"
+                ),
+            )];
+        }
+        let call = match ask.dialect.parse(&ask.arguments) {
+            Ok(call) => call,
+            Err(rejection) => return vec![rejection_line(&inquiry, &rejection)],
+        };
+        let mut request = call.request(InquiryId::new(&inquiry));
+        request.origin.subagent = ask.subagent;
+        if let Some(turn) = ask.turn {
+            request.origin.turn = turn;
+        }
+        match merge_policy(request.policy, ask.policy) {
+            Ok(policy) => request.policy = policy,
+            Err(message) => return vec![inquiry_error(&inquiry, &message)],
+        }
+        if let Some(interactive) = ask.interactive {
+            request.policy.interactive = interactive;
+        }
+        let step = self
+            .journal
+            .request(&stream, &call, &ask.arguments, request)
+            .map_err(|e| not_recorded(&e));
+        if matches!(step, Ok(Step::Recorded { .. })) {
+            self.routes.insert(inquiry.clone(), stream);
+        }
+        finish(&inquiry, step)
+    }
+}
+
+/// The dialect's policy with the host's overrides (`"policy": {...}`).
+fn merge_policy(
+    policy: Policy,
+    overrides: Option<serde_json::Map<String, Value>>,
+) -> Result<Policy, String> {
+    let Some(overrides) = overrides else {
+        return Ok(policy);
+    };
+    let mut base = match serde_json::to_value(&policy) {
+        Ok(Value::Object(base)) => base,
+        _ => serde_json::Map::new(),
+    };
+    base.extend(overrides);
+    serde_json::from_value(Value::Object(base)).map_err(|e| {
+        format!("\"policy\" does not read as a policy ({e}); see docs/protocol.md for its fields")
+    })
+}
+
+fn not_recorded(error: &crate::error::RpcError) -> String {
+    format!("the message was not recorded, so it had no effect ({error}); send it again")
+}
+
+fn inquiry_error(inquiry: &str, message: &str) -> Value {
+    json!({"type": "error", "inquiry": inquiry, "message": message})
+}
+
+fn finish(inquiry: &str, step: Result<Step, String>) -> Vec<Value> {
+    match step {
+        Ok(Step::Recorded { outputs, .. }) => outputs,
+        Ok(Step::Refused(error)) => vec![inquiry_error(inquiry, &error.to_string())],
+        Err(message) => vec![inquiry_error(inquiry, &message)],
+    }
+}
+
+fn write_line<W: Write>(output: &mut W, line: &Value) -> io::Result<()> {
+    serde_json::to_writer(&mut *output, line)?;
+    output.write_all(b"\n")?;
+    output.flush()
+}
+
+enum Line {
+    Text,
+    TooLong,
+    End,
+}
+
+/// Reads one line into `buffer` (without its `\n` or `\r\n`), holding at most
+/// [`MAX_LINE_BYTES`]: a longer line is skipped to its end.
+fn read_line<R: BufRead>(input: &mut R, buffer: &mut Vec<u8>) -> io::Result<Line> {
+    buffer.clear();
+    let mut read_any = false;
+    let mut too_long = false;
+    loop {
+        let available = match input.fill_buf() {
+            Ok(available) => available,
+            Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
+            Err(error) => return Err(error),
+        };
+        if available.is_empty() {
+            return Ok(match (read_any, too_long) {
+                (false, _) => Line::End,
+                (true, true) => Line::TooLong,
+                (true, false) => Line::Text,
+            });
+        }
+        read_any = true;
+        let (chunk, used, done) = match available.iter().position(|&b| b == b'\n') {
+            Some(end) => (&available[..end], end + 1, true),
+            None => (available, available.len(), false),
+        };
+        if !too_long {
+            if buffer.len() + chunk.len() > MAX_LINE_BYTES {
+                too_long = true;
+                buffer.clear();
+            } else {
+                buffer.extend_from_slice(chunk);
+            }
+        }
+        input.consume(used);
+        if done {
+            if buffer.last() == Some(&b'\r') {
+                buffer.pop();
+            }
+            return Ok(if too_long { Line::TooLong } else { Line::Text });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(input: &[u8]) -> Vec<Result<String, &'static str>> {
+        let mut reader = io::BufReader::with_capacity(16, input);
+        let mut buffer = Vec::new();
+        let mut out = Vec::new();
+        loop {
+            match read_line(&mut reader, &mut buffer).unwrap() {
+                Line::End => return out,
+                Line::TooLong => out.push(Err("too long")),
+                Line::Text => out.push(Ok(String::from_utf8(buffer.clone()).unwrap())),
+            }
+        }
+    }
+
+    #[test]
+    fn lines_are_split_bounded_and_the_last_may_lack_a_newline() {
+        let mut input = b"one\r\ntwo\n".to_vec();
+        input.extend(std::iter::repeat_n(b'x', MAX_LINE_BYTES + 1));
+        input.extend(b"\nthree");
+        assert_eq!(
+            lines(&input),
+            [
+                Ok("one".to_owned()),
+                Ok("two".to_owned()),
+                Err("too long"),
+                Ok("three".to_owned())
+            ]
+        );
+        assert_eq!(lines(b""), []);
+    }
+}
