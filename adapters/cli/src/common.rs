@@ -1,0 +1,148 @@
+//! What several commands share: where the log is, reading a call, deciding whether
+//! a person can be asked, and turning the engine's last commands into what the
+//! program prints and its exit status.
+
+use std::io::{IsTerminal, Read};
+use std::path::{Path, PathBuf};
+
+use askuser_core::Command;
+use askuser_llm::{Call, Dialect, FieldError, Rejection, ToolResult};
+use askuser_store::{Clock, SystemClock};
+use serde_json::Value;
+
+use crate::args::Parsed;
+use crate::error::CliError;
+
+/// Exit status: a result was produced (answers, or a Reply's cancel marker).
+pub const EXIT_RESULT: u8 = 0;
+/// Exit status: askuser could not run (usage, files, the log).
+pub const EXIT_ERROR: u8 = 1;
+/// Exit status: the call (or the answers, or a checked file) was rejected.
+pub const EXIT_REJECTED: u8 = 2;
+/// Exit status: no person can be asked.
+pub const EXIT_NO_PERSON: u8 = 3;
+/// Exit status: the person ended the turn.
+pub const EXIT_END_TURN: u8 = 4;
+/// Exit status: the questions were written to a pending file.
+pub const EXIT_PENDING: u8 = 5;
+/// Exit status: a replay did not re-derive what was recorded.
+pub const EXIT_MISMATCH: u8 = 6;
+
+/// The log database: `--db`, else `$ASKUSER_DB`, else `$XDG_DATA_HOME/askuser/log.db`,
+/// else `$HOME/.local/share/askuser/log.db`.
+pub fn db_path(parsed: &Parsed) -> Result<PathBuf, CliError> {
+    if let Some(path) = parsed.option("db") {
+        return Ok(PathBuf::from(path));
+    }
+    default_db()
+}
+
+/// The log database when `--db` is not given.
+pub fn default_db() -> Result<PathBuf, CliError> {
+    let env = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
+    if let Some(path) = env("ASKUSER_DB") {
+        return Ok(PathBuf::from(path));
+    }
+    let data = env("XDG_DATA_HOME")
+        .map(PathBuf::from)
+        .or_else(|| env("HOME").map(|home| Path::new(&home).join(".local/share")))
+        .ok_or_else(|| {
+            CliError::Usage(
+                "no place for the log: set --db PATH, ASKUSER_DB, XDG_DATA_HOME or HOME".into(),
+            )
+        })?;
+    Ok(data.join("askuser").join("log.db"))
+}
+
+/// Opens the journal at `path`, creating its parent directory.
+pub fn open_journal(path: &Path) -> Result<askuser_rpc::Journal, CliError> {
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(|error| CliError::File {
+            path: parent.to_owned(),
+            error,
+        })?;
+    }
+    Ok(askuser_rpc::Journal::open(path)?)
+}
+
+/// The dialect of `--dialect` (default `jp-form`).
+pub fn dialect(parsed: &Parsed) -> Result<Dialect, CliError> {
+    match parsed.option("dialect") {
+        None => Ok(Dialect::JpForm),
+        Some(name) => Dialect::from_name(name).ok_or_else(|| {
+            CliError::Usage(format!(
+                "--dialect {name} is unknown; use one of jp, jp-form, claude, pi"
+            ))
+        }),
+    }
+}
+
+/// Reads a file's text, or standard input's for `-`.
+pub fn read_text(file: &str) -> Result<String, CliError> {
+    if file == "-" {
+        let mut text = String::new();
+        std::io::stdin().read_to_string(&mut text)?;
+        return Ok(text);
+    }
+    std::fs::read_to_string(file).map_err(|error| CliError::File {
+        path: file.into(),
+        error,
+    })
+}
+
+/// A call's arguments from text: the parsed call, or the rejection to send back
+/// (text that is not JSON is rejected like any other malformed call).
+pub fn parse_call(dialect: Dialect, text: &str) -> (Value, Result<Call, Rejection>) {
+    match serde_json::from_str::<Value>(text) {
+        Ok(arguments) => {
+            let call = dialect.parse(&arguments);
+            (arguments, call)
+        }
+        Err(error) => (
+            Value::Null,
+            Err(Rejection {
+                tool: dialect.tool_name(),
+                errors: vec![FieldError::new(
+                    "",
+                    format!("are not JSON ({error}); send the arguments as a JSON object"),
+                )],
+            }),
+        ),
+    }
+}
+
+/// Whether a person can be asked here: standard error (where prompts are drawn)
+/// is a terminal, and keys can be read (standard input is a terminal, or
+/// `/dev/tty` opens).
+pub fn person_present() -> bool {
+    std::io::stderr().is_terminal()
+        && (std::io::stdin().is_terminal() || std::fs::File::open("/dev/tty").is_ok())
+}
+
+/// A new stream's name: `<kind>-<UTC time>-<process id>`, e.g.
+/// `ask-20260417T101500.123Z-4242`.
+pub fn new_stream_name(kind: &str) -> String {
+    let now: String = SystemClock
+        .now()
+        .to_string()
+        .chars()
+        .filter(|c| *c != '-' && *c != ':')
+        .collect();
+    format!("{kind}-{now}-{}", std::process::id())
+}
+
+/// What to print on standard output, and the exit status, for the final command of
+/// an inquiry; `None` if `command` is not final.
+pub fn conclude(command: &Command, call: &Call) -> Option<(String, u8)> {
+    let code = match command {
+        Command::Respond { .. } => EXIT_RESULT,
+        Command::Fail { .. } => EXIT_NO_PERSON,
+        Command::Reject { .. } => EXIT_REJECTED,
+        Command::EndTurn { .. } => return Some((String::new(), EXIT_END_TURN)),
+        _ => return None,
+    };
+    match call.tool_result(command)? {
+        ToolResult::Success(value) => Some((format!("{value}\n"), code)),
+        ToolResult::Error(text) => Some((format!("{text}\n"), code)),
+    }
+}

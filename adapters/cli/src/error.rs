@@ -1,0 +1,34 @@
+//! The program's errors: each is printed as `askuser: <message>` and exits with 1.
+
+use std::path::PathBuf;
+
+use askuser_rpc::RpcError;
+use askuser_store::StoreError;
+
+/// Why a command could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    /// The command line is wrong.
+    #[error("{0}")]
+    Usage(String),
+    /// A file could not be read or written.
+    #[error("{}: {error}", path.display())]
+    File {
+        /// The file.
+        path: PathBuf,
+        /// What went wrong.
+        error: std::io::Error,
+    },
+    /// The log or the records beside it failed.
+    #[error("{0}")]
+    Rpc(#[from] RpcError),
+    /// The event log failed.
+    #[error("the event log: {0}")]
+    Store(#[from] StoreError),
+    /// Reading standard input or writing standard output failed.
+    #[error("i/o: {0}")]
+    Io(#[from] std::io::Error),
+    /// Something else, explained.
+    #[error("{0}")]
+    Other(String),
+}
