@@ -1,1 +1,158 @@
-//! Criterion benchmarks for askuser live under `benches/benches/`.
+//! Criterion benchmarks for askuser live under `benches/benches/` (`cargo bench -p
+//! askuser-benches`); see `README.md` for the figures. This library holds what the
+//! benchmarks and the `replay_memory` example share: the 1,000,000-event database
+//! they read, and the raw-scan baseline replay is compared with.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use askuser_core::Event;
+use askuser_store::testing::scripted_events;
+use askuser_store::{Durability, Log, ReplayOptions, SledLog, StoreError};
+use serde::Deserialize;
+
+/// The stream the benchmark database holds.
+pub const STREAM: &str = "bench";
+
+/// How many events the replay benchmarks read.
+pub const EVENTS: u64 = 1_000_000;
+
+/// The tail a snapshot+tail load replays: the snapshot is at `EVENTS - TAIL`.
+pub const TAIL: u64 = 1_000;
+
+/// Where the benchmark database lives: `$ASKUSER_BENCH_DIR`, or `askuser-bench` in
+/// the system's temporary directory. It is built once and reused.
+pub fn bench_dir() -> PathBuf {
+    std::env::var_os("ASKUSER_BENCH_DIR")
+        .map_or_else(|| std::env::temp_dir().join("askuser-bench"), PathBuf::from)
+}
+
+/// The path of the 1,000,000-event database, building it first if it is missing or
+/// incomplete: the scripted walk of RFD D30's form (250,000 inquiries, each a request
+/// and three answers), with a snapshot at `EVENTS - TAIL`.
+///
+/// # Errors
+///
+/// If the database cannot be built.
+pub fn replay_db() -> Result<PathBuf, StoreError> {
+    let path = bench_dir().join("replay-1m");
+    if is_complete(&path) {
+        return Ok(path);
+    }
+    if path.exists() {
+        std::fs::remove_dir_all(&path)?;
+    }
+    let started = Instant::now();
+    eprintln!("building the benchmark database at {} ...", path.display());
+    let log = SledLog::open(&path)?.with_durability(Durability::Buffered);
+    let batch = 1_000;
+    let mut head = 0;
+    while head < EVENTS {
+        let events: Vec<Event> = scripted_events(head + 1, batch).collect();
+        head = log.append(STREAM, head, &events)?;
+    }
+    log.snapshot_at(STREAM, EVENTS - TAIL)?;
+    log.flush()?;
+    eprintln!("built in {:.1?}", started.elapsed());
+    Ok(path)
+}
+
+fn is_complete(path: &Path) -> bool {
+    if !path.exists() {
+        return false;
+    }
+    let Ok(log) = SledLog::open(path) else {
+        return false;
+    };
+    matches!(log.stream(STREAM), Ok(Some(info)) if info.head == EVENTS)
+        && log.snapshots(STREAM).is_ok_and(|s| s == [EVENTS - TAIL])
+}
+
+/// Replays the whole stream from the first event (no snapshot) through the reducer,
+/// from a fresh open of the database; returns how many events were applied.
+///
+/// # Errors
+///
+/// If the database cannot be read.
+pub fn replay_from_cold_open(path: &Path) -> Result<u64, StoreError> {
+    let log = open(path)?;
+    let replayed = log.replay(STREAM, ReplayOptions::from_start())?;
+    Ok(replayed.applied)
+}
+
+/// Loads the stream's state from its snapshot and the tail, from a fresh open.
+///
+/// # Errors
+///
+/// If the database cannot be read.
+pub fn load_from_cold_open(path: &Path) -> Result<u64, StoreError> {
+    let log = open(path)?;
+    let replayed = log.load(STREAM)?;
+    assert_eq!(replayed.snapshot, Some(EVENTS - TAIL));
+    Ok(replayed.applied)
+}
+
+/// The sled cache capacity the benchmarks open the database with, in bytes:
+/// `$ASKUSER_BENCH_CACHE_MIB` MiB if set, else `SledLog::open`'s default.
+pub fn cache_capacity() -> Option<u64> {
+    std::env::var("ASKUSER_BENCH_CACHE_MIB")
+        .ok()
+        .and_then(|mib| mib.parse::<u64>().ok())
+        .map(|mib| mib << 20)
+}
+
+fn sled_config(path: &Path) -> sled::Config {
+    let config = sled::Config::new().path(path);
+    match cache_capacity() {
+        Some(bytes) => config.cache_capacity(bytes),
+        None => config.cache_capacity(askuser_store::DEFAULT_CACHE_CAPACITY),
+    }
+}
+
+fn open(path: &Path) -> Result<SledLog, StoreError> {
+    SledLog::from_config(&sled_config(path))
+}
+
+/// An event record as the store writes it (after the 5-byte envelope header).
+#[derive(Deserialize)]
+pub struct RawRecord {
+    /// Milliseconds since the epoch.
+    pub at: u64,
+    /// The event.
+    pub event: Event,
+}
+
+/// The baseline: a raw sled prefix scan of the same records plus their MessagePack
+/// decode, with no checksum, no gap check and no reducer, from a fresh open.
+/// Returns how many records were decoded.
+///
+/// # Errors
+///
+/// If the database cannot be read.
+///
+/// # Panics
+///
+/// If a record does not decode.
+pub fn raw_scan_from_cold_open(path: &Path) -> Result<u64, StoreError> {
+    let db = sled_config(path).open()?;
+    let events = db.open_tree("events")?;
+    let mut prefix = STREAM.as_bytes().to_vec();
+    prefix.push(0);
+    let mut count = 0;
+    for entry in events.scan_prefix(prefix) {
+        let (_, value) = entry?;
+        let record: RawRecord = rmp_serde::from_slice(&value[5..]).expect("a record");
+        std::hint::black_box(&record);
+        count += 1;
+    }
+    Ok(count)
+}
+
+/// The process's peak resident set size so far (`VmHWM`), in KiB, on Linux.
+pub fn peak_rss_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmHWM:"))
+        .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
+}

@@ -1,0 +1,41 @@
+//! Measures a 1,000,000-event replay from a cold open: its rate and the process's
+//! peak memory (`VmHWM`). Run in release mode, in its own process, so that the peak
+//! is the replay's:
+//!
+//! ```sh
+//! cargo run --release -p askuser-benches --example replay_memory -- [replay|raw|load]
+//! ```
+//!
+//! The database is built first if needed (see `askuser_benches::replay_db`); build it
+//! with a separate run so that the peak measured is the replay's alone.
+
+use std::time::Instant;
+
+use askuser_benches::{
+    load_from_cold_open, peak_rss_kib, raw_scan_from_cold_open, replay_db, replay_from_cold_open,
+};
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let mode = std::env::args()
+        .nth(1)
+        .unwrap_or_else(|| "replay".to_owned());
+    let path = replay_db()?;
+    let before = peak_rss_kib().unwrap_or(0);
+    let started = Instant::now();
+    let count = match mode.as_str() {
+        "replay" => replay_from_cold_open(&path)?,
+        "raw" => raw_scan_from_cold_open(&path)?,
+        "load" => load_from_cold_open(&path)?,
+        other => return Err(format!("unknown mode {other}: replay, raw or load").into()),
+    };
+    let elapsed = started.elapsed();
+    let peak = peak_rss_kib().unwrap_or(0);
+    #[allow(clippy::cast_precision_loss)]
+    let rate = count as f64 / elapsed.as_secs_f64();
+    println!(
+        "{mode}: {count} events in {elapsed:.3?} ({rate:.0} events/s); peak RSS {:.1} MiB (before: {:.1} MiB)",
+        peak as f64 / 1024.0,
+        before as f64 / 1024.0
+    );
+    Ok(())
+}

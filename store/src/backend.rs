@@ -1,0 +1,41 @@
+//! The storage primitives each log implements; [`Log`](crate::Log)'s provided
+//! methods (reading through forks, replay, snapshots, transcripts) are built on them.
+//! Sealed: the crate's two logs are its only implementations.
+
+use std::sync::Arc;
+
+use askuser_core::State;
+
+use crate::error::Result;
+use crate::types::{Clock, Recorded, Seq, Snapshot};
+
+/// An iterator over stored records, boxed so that the log traits stay usable as
+/// `dyn Log`.
+pub type RecordIter<'a> = Box<dyn Iterator<Item = Result<Recorded>> + Send + 'a>;
+
+/// The primitives. Not nameable outside the crate.
+pub trait Backend {
+    /// The events stored in `stream` itself with sequence numbers in `from..=to`, in
+    /// order. The caller has checked the range against the stream's metadata; a
+    /// missing record is reported by the caller, a record that does not decode is
+    /// yielded as an error and the scan goes on.
+    fn scan_own(&self, stream: &str, from: Seq, to: Seq) -> Result<RecordIter<'_>>;
+
+    /// Stores a snapshot of `stream` at `seq` (replacing one already there).
+    fn put_snapshot(&self, stream: &str, seq: Seq, state: &State) -> Result<()>;
+
+    /// The snapshot of `stream` at `seq`; `None` if there is none or it holds a state
+    /// format this build does not read.
+    fn get_snapshot(&self, stream: &str, seq: Seq) -> Result<Option<Snapshot>>;
+
+    /// The sequence numbers of `stream`'s own snapshots, ascending.
+    fn snapshot_seqs(&self, stream: &str) -> Result<Vec<Seq>>;
+
+    /// Drops `stream`'s own events up to `seq` and its snapshots before `seq`, and
+    /// records `seq` as the stream's floor. The caller has taken the snapshot at
+    /// `seq`; the backend checks forks atomically with the change.
+    fn drop_through(&self, stream: &str, seq: Seq) -> Result<u64>;
+
+    /// The clock the log stamps records with.
+    fn clock(&self) -> &Arc<dyn Clock>;
+}

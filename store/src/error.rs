@@ -1,0 +1,122 @@
+//! The store's error type.
+
+use std::fmt;
+
+use crate::Seq;
+
+/// Which kind of record a [`StoreError::Corrupt`] error is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RecordKind {
+    /// An event of a stream.
+    Event,
+    /// A stream's metadata (head, parent, creation time).
+    Stream,
+    /// A snapshot of a stream's state.
+    Snapshot,
+}
+
+impl fmt::Display for RecordKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            RecordKind::Event => "event",
+            RecordKind::Stream => "stream record",
+            RecordKind::Snapshot => "snapshot",
+        })
+    }
+}
+
+/// Everything that can go wrong in a [`Log`](crate::Log).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StoreError {
+    /// Optimistic concurrency: the stream's head is not what the appender expected.
+    /// Nothing was written. Re-read the stream, decide again, and retry.
+    #[error("stream \"{stream}\": expected head {expected}, but the head is {actual}")]
+    Conflict {
+        /// The stream.
+        stream: String,
+        /// The head the appender expected.
+        expected: Seq,
+        /// The stream's actual head.
+        actual: Seq,
+    },
+    /// The stream does not exist.
+    #[error("no stream named \"{0}\"")]
+    NoSuchStream(String),
+    /// A stream with that name already exists (a fork must name a new stream).
+    #[error("a stream named \"{0}\" already exists")]
+    StreamExists(String),
+    /// A stream name that cannot be used.
+    #[error("invalid stream name {name:?}: {reason}")]
+    InvalidStreamName {
+        /// The name as given.
+        name: String,
+        /// Why it cannot be used.
+        reason: &'static str,
+    },
+    /// A sequence number past the stream's head (a fork point, a snapshot point, or
+    /// the end of a range).
+    #[error("stream \"{stream}\" has no event {seq}: its head is {head}")]
+    OutOfRange {
+        /// The stream.
+        stream: String,
+        /// The sequence number asked for.
+        seq: Seq,
+        /// The stream's head.
+        head: Seq,
+    },
+    /// The events asked for were dropped by a compaction; only the snapshot taken at
+    /// `floor` and the events after it remain.
+    #[error("stream \"{stream}\": events up to {floor} were dropped by compaction")]
+    Compacted {
+        /// The stream whose events were dropped (the one read, or an ancestor of it).
+        stream: String,
+        /// The last dropped sequence number.
+        floor: Seq,
+    },
+    /// Compaction may not drop events that a fork still reads.
+    #[error(
+        "cannot drop the events of stream \"{stream}\" up to {upto}: the fork \"{fork}\" branches from it at {at}"
+    )]
+    ForkDependsOnEvents {
+        /// The stream being compacted.
+        stream: String,
+        /// The last event that would be dropped.
+        upto: Seq,
+        /// The fork that needs them.
+        fork: String,
+        /// The fork's branch point.
+        at: Seq,
+    },
+    /// A record failed its checksum, has an unknown format version, does not decode,
+    /// or is missing where the stream's head says it must be. The record is named;
+    /// the rest of the log stays readable.
+    #[error("corrupt {kind} in stream \"{stream}\" at sequence {seq}: {detail}")]
+    Corrupt {
+        /// Which kind of record.
+        kind: RecordKind,
+        /// The stream.
+        stream: String,
+        /// The record's sequence number (0 for a stream record).
+        seq: Seq,
+        /// What is wrong with it.
+        detail: String,
+    },
+    /// An event or state could not be encoded (it is not representable as
+    /// MessagePack; this indicates a bug rather than bad input).
+    #[error("could not encode a record: {0}")]
+    Encode(String),
+    /// The storage engine could not recover the database: it failed (panicked)
+    /// while reading a damaged file. Nothing was changed by this store.
+    #[error("the database could not be recovered (is the file damaged?): {0}")]
+    Recovery(String),
+    /// The storage engine failed (I/O error, or sled reported a problem).
+    #[error("storage: {0}")]
+    Storage(#[from] sled::Error),
+    /// An I/O error outside the storage engine (writing an export, say).
+    #[error("i/o: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// The store's result type.
+pub type Result<T, E = StoreError> = std::result::Result<T, E>;

@@ -1,0 +1,232 @@
+//! Transcripts: a stream told as plain sentences of what was asked and answered.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::sync::Arc;
+
+use askuser_core::{
+    AnsweredBy, Command, Event, Form, InquiryId, OutcomeStatus, Slot, State, ValidForm,
+};
+use serde_json::Value;
+
+use crate::types::{Recorded, Snapshot};
+
+/// Builds a transcript from replayed events and their commands. Holds only the
+/// open inquiries' forms and the text written so far.
+pub(crate) struct Transcriber {
+    out: String,
+    /// The forms of the inquiries seen requested and not finished yet.
+    forms: HashMap<InquiryId, Arc<Form>>,
+    /// The question each open inquiry is asking now (index into its form).
+    asking: HashMap<InquiryId, usize>,
+}
+
+impl Transcriber {
+    pub(crate) fn new(start: Option<&Snapshot>) -> Self {
+        let mut out = String::new();
+        if let Some(snapshot) = start {
+            let _ = writeln!(
+                out,
+                "(The first {} events were compacted; what they asked and answered is not retold here.)",
+                snapshot.seq
+            );
+        }
+        Self {
+            out,
+            forms: HashMap::new(),
+            asking: HashMap::new(),
+        }
+    }
+
+    pub(crate) fn observe(&mut self, recorded: &Recorded, commands: &[Command]) {
+        if let Event::Requested(request) = &recorded.event
+            && !commands.iter().any(|c| matches!(c, Command::Error { .. }))
+        {
+            self.forms
+                .insert(request.inquiry.clone(), Arc::clone(&request.form));
+        }
+        for command in commands {
+            self.command(command);
+        }
+    }
+
+    fn command(&mut self, command: &Command) {
+        match command {
+            Command::Prompt(prompt) => {
+                self.asking.insert(prompt.inquiry.clone(), prompt.index);
+            }
+            Command::AskAssistant {
+                inquiry, question, ..
+            } => {
+                let index = self
+                    .forms
+                    .get(inquiry)
+                    .and_then(|form| form.questions.iter().position(|q| &q.id == question));
+                if let Some(index) = index {
+                    self.asking.insert(inquiry.clone(), index);
+                }
+            }
+            Command::Respond { inquiry, outcome } => {
+                self.block_start();
+                answers(
+                    &mut self.out,
+                    &outcome.form,
+                    &outcome.answers,
+                    outcome.status == OutcomeStatus::Completed,
+                );
+                if outcome.status == OutcomeStatus::Cancelled {
+                    let _ = match self.asked(inquiry) {
+                        Some(text) => writeln!(
+                            self.out,
+                            "The user chose to reply instead of answering \"{text}\"."
+                        ),
+                        None => writeln!(self.out, "The user chose to reply instead of answering."),
+                    };
+                }
+                self.done(inquiry);
+            }
+            Command::Fail {
+                inquiry, reason, ..
+            } => {
+                self.block_start();
+                let why = reason.as_str().replace('_', " ");
+                let _ = match self.asked(inquiry) {
+                    Some(text) => writeln!(self.out, "Could not ask \"{text}\" ({why})."),
+                    None => writeln!(self.out, "Could not ask the questions ({why})."),
+                };
+                self.done(inquiry);
+            }
+            Command::EndTurn { inquiry } => {
+                self.block_start();
+                let _ = match self.asked(inquiry) {
+                    Some(text) => writeln!(
+                        self.out,
+                        "The user ended the turn while being asked \"{text}\"."
+                    ),
+                    None => writeln!(self.out, "The user ended the turn."),
+                };
+                self.done(inquiry);
+            }
+            Command::Reject { inquiry, errors } => {
+                self.block_start();
+                let first = errors.first().map(ToString::to_string).unwrap_or_default();
+                let _ = writeln!(
+                    self.out,
+                    "A form was rejected as invalid ({} problem{}; first: {first}).",
+                    errors.len(),
+                    if errors.len() == 1 { "" } else { "s" }
+                );
+                self.done(inquiry);
+            }
+            Command::InvalidAnswer { .. } | Command::Error { .. } => {}
+        }
+    }
+
+    /// The text of the question `inquiry` is asking (or its first, if none yet).
+    fn asked(&self, inquiry: &InquiryId) -> Option<String> {
+        let form = self.forms.get(inquiry)?;
+        let index = self.asking.get(inquiry).copied().unwrap_or(0);
+        form.questions.get(index).map(|q| q.text.clone())
+    }
+
+    fn done(&mut self, inquiry: &InquiryId) {
+        self.forms.remove(inquiry);
+        self.asking.remove(inquiry);
+    }
+
+    fn block_start(&mut self) {
+        if !self.out.is_empty() {
+            self.out.push('\n');
+        }
+    }
+
+    /// The transcript, with the inquiries still open in `state` at the end.
+    pub(crate) fn finish(mut self, state: &State) -> String {
+        for inquiry in state.open_inquiries() {
+            let (Some(form), Some(slots)) = (
+                state.form(inquiry.as_str()),
+                state.answers(inquiry.as_str()),
+            ) else {
+                continue;
+            };
+            self.block_start();
+            answers(&mut self.out, form, slots, false);
+            let waiting = match state.pending(inquiry.as_str()) {
+                Some(Command::Prompt(prompt)) => Some(prompt.question().text.clone()),
+                Some(Command::AskAssistant { question, .. }) => form
+                    .index_of(&question)
+                    .map(|index| form.question(index).text.clone()),
+                _ => None,
+            };
+            if let Some(text) = waiting {
+                let _ = writeln!(self.out, "Still waiting for an answer to \"{text}\".");
+            }
+        }
+        self.out
+    }
+}
+
+/// One sentence per answered question (and, when `skipped`, per skipped one).
+fn answers(out: &mut String, form: &ValidForm, slots: &[Option<Slot>], skipped: bool) {
+    for (index, question) in form.questions().iter().enumerate() {
+        let text = &question.text;
+        let _ = match slots.get(index).and_then(Option::as_ref) {
+            Some(slot) => {
+                let value = describe(&slot.answer.to_value(question));
+                match slot.by {
+                    AnsweredBy::User => writeln!(out, "Asked \"{text}\"; the answer was {value}."),
+                    AnsweredBy::Assistant => {
+                        writeln!(out, "Asked \"{text}\"; the assistant answered {value}.")
+                    }
+                    AnsweredBy::Config => {
+                        writeln!(out, "\"{text}\" was answered by configuration: {value}.")
+                    }
+                    AnsweredBy::Cache => writeln!(
+                        out,
+                        "\"{text}\" was answered as earlier in the turn: {value}."
+                    ),
+                }
+            }
+            None if skipped => writeln!(out, "Did not ask \"{text}\" (it did not apply)."),
+            None => Ok(()),
+        };
+    }
+}
+
+/// An answer in words: yes/no, a label or text as is, a list as "a, b and c".
+fn describe(value: &Value) -> String {
+    match value {
+        Value::Bool(true) => "yes".to_owned(),
+        Value::Bool(false) => "no".to_owned(),
+        Value::Null => "nothing".to_owned(),
+        Value::String(text) if text.contains('\n') || text.trim() != text || text.is_empty() => {
+            format!("{text:?}")
+        }
+        Value::String(text) => text.clone(),
+        Value::Array(items) if items.iter().all(Value::is_string) => {
+            let words: Vec<String> = items.iter().map(describe).collect();
+            match words.as_slice() {
+                [] => "none".to_owned(),
+                [one] => one.clone(),
+                [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+            }
+        }
+        other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::describe;
+    use serde_json::json;
+
+    #[test]
+    fn answers_read_as_words() {
+        assert_eq!(describe(&json!(true)), "yes");
+        assert_eq!(describe(&json!("PostgreSQL")), "PostgreSQL");
+        assert_eq!(describe(&json!(["a", "b", "c"])), "a, b and c");
+        assert_eq!(describe(&json!([])), "none");
+        assert_eq!(describe(&json!("two\nlines")), "\"two\\nlines\"");
+        assert_eq!(describe(&json!({"k": 1})), "{\"k\":1}");
+    }
+}

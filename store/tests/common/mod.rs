@@ -1,0 +1,147 @@
+//! Helpers shared by the store's integration tests.
+#![allow(dead_code, missing_docs)]
+
+use std::sync::Arc;
+
+use askuser_core::{
+    AnsweredBy, CancelReason, Event, Form, InquiryId, Origin, Persistence, Policy, Request, Target,
+    parse_form,
+};
+use askuser_store::{ManualClock, MemLog, SledLog, Timestamp};
+use serde_json::{Value, json};
+
+/// 2025-03-01T00:00:00Z.
+pub const T0: Timestamp = Timestamp(1_740_787_200_000);
+
+pub fn clock() -> Arc<ManualClock> {
+    ManualClock::new(T0)
+}
+
+pub fn mem() -> MemLog {
+    MemLog::new().with_clock(clock())
+}
+
+/// A sled log in a fresh temporary directory (kept alive by the returned guard).
+pub fn sled() -> (SledLog, tempfile::TempDir) {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let log = SledLog::open(dir.path().join("db"))
+        .expect("open sled")
+        .with_durability(askuser_store::Durability::Buffered)
+        .with_clock(clock());
+    (log, dir)
+}
+
+pub fn form(arguments: &Value) -> Arc<Form> {
+    Arc::clone(parse_form(arguments).expect("a valid form").form())
+}
+
+/// "Which database should we use?" (select) then "Migrate the data now?" (boolean).
+pub fn db_form() -> Arc<Form> {
+    form(&json!({"questions": [
+        {"id": "db", "text": "Which database should we use?", "answer_type": "select",
+         "options": ["PostgreSQL", "SQLite", "MySQL"]},
+        {"id": "migrate", "text": "Migrate the data now?", "answer_type": "boolean"},
+    ]}))
+}
+
+/// Tags to attach (multi-select) then a free-text comment with a default.
+pub fn tags_form() -> Arc<Form> {
+    form(&json!({"questions": [
+        {"id": "tags", "text": "Which tags apply?", "answer_type": "multi_select",
+         "options": ["bug", "feature", "docs"], "allow_other": true},
+        {"id": "comment", "text": "Any comment?", "answer_type": "text", "default": "none"},
+    ]}))
+}
+
+pub fn requested(inquiry: &str, form: Arc<Form>) -> Event {
+    Event::Requested(Request {
+        inquiry: InquiryId::new(inquiry),
+        form,
+        policy: Policy::default(),
+        origin: Origin::default(),
+    })
+}
+
+pub fn requested_with(inquiry: &str, form: Arc<Form>, policy: Policy, turn: &str) -> Event {
+    Event::Requested(Request {
+        inquiry: InquiryId::new(inquiry),
+        form,
+        policy,
+        origin: Origin {
+            turn: turn.to_owned(),
+            ..Origin::default()
+        },
+    })
+}
+
+pub fn answered(inquiry: &str, question: &str, value: Value) -> Event {
+    Event::Answered {
+        inquiry: InquiryId::new(inquiry),
+        question: question.to_owned(),
+        value,
+        by: AnsweredBy::User,
+        remember: false,
+    }
+}
+
+pub fn answered_by(
+    inquiry: &str,
+    question: &str,
+    value: Value,
+    by: AnsweredBy,
+    remember: bool,
+) -> Event {
+    Event::Answered {
+        inquiry: InquiryId::new(inquiry),
+        question: question.to_owned(),
+        value,
+        by,
+        remember,
+    }
+}
+
+pub fn back(inquiry: &str) -> Event {
+    Event::Back {
+        inquiry: InquiryId::new(inquiry),
+    }
+}
+
+pub fn cancelled(inquiry: &str, reason: CancelReason) -> Event {
+    Event::Cancelled {
+        inquiry: InquiryId::new(inquiry),
+        reason,
+    }
+}
+
+pub fn turn_ended(inquiry: &str) -> Event {
+    Event::TurnEnded {
+        inquiry: InquiryId::new(inquiry),
+    }
+}
+
+/// A policy that routes to the assistant and remembers answers for the turn.
+pub fn assistant_policy() -> Policy {
+    Policy {
+        target: Target::Assistant,
+        exclusive: false,
+        persistence: Persistence::Turn,
+        label: None,
+        ..Policy::default()
+    }
+}
+
+/// A policy with no person present (exclusive: the inquiry fails).
+pub fn headless_policy() -> Policy {
+    Policy {
+        interactive: false,
+        ..Policy::default()
+    }
+}
+
+/// A user policy that remembers answers for the turn.
+pub fn remembering_policy() -> Policy {
+    Policy {
+        persistence: Persistence::Turn,
+        ..Policy::default()
+    }
+}
