@@ -1,0 +1,337 @@
+//! The binary's commands without a terminal: `ask` (no person, rejected calls),
+//! the pending-file workflow, `log`, `schema`, `check`, and usage errors. Exact
+//! standard output, standard error and exit status.
+
+mod common;
+
+use common::{Scratch, example};
+
+const NO_TERMINAL: &str = "ask_user cannot run because no interactive terminal is available. Do not retry this tool call in this turn; continue without user input or explain what information is missing.\n";
+
+#[test]
+fn ask_without_a_terminal_exits_3_with_the_exclusive_text_and_records_it() {
+    let scratch = Scratch::new();
+    let run = scratch.run_db(&["ask", "--stream", "s", &example("migration.json")], "");
+    assert_eq!(run.stdout, NO_TERMINAL);
+    assert_eq!(
+        scratch.redact(&run.stderr),
+        "askuser: recorded as stream \"s\" in <tmp>/log.db\n"
+    );
+    assert_eq!(run.code, 3);
+    let show = scratch.run_db(&["log", "show", "s"], "");
+    assert_eq!(
+        scratch.redact(&show.stdout),
+        "stream \"s\": 1 events\n#1 <time>  requested call-1 (3 questions: apply, env, note), no person present\n"
+    );
+}
+
+#[test]
+fn a_rejected_call_exits_2_with_the_tool_error_text() {
+    let scratch = Scratch::new();
+    let call = r#"{"questions": [{"question": "Which?", "header": "A long header", "options": [{"label": "Only"}]}]}"#;
+    let run = scratch.run_db(&["ask", "--dialect", "claude", "-"], call);
+    assert_eq!(
+        run.stdout,
+        "AskUserQuestion: the call was not run. Fix these 2 problems and call the tool again:\n\
+         - /questions/0/header: is 13 characters long; the limit is 12: shorten it to a short label such as \"Database\"\n\
+         - /questions/0/options: has 1 option; AskUserQuestion takes 2 to 4: add options\n"
+    );
+    assert_eq!((run.code, run.stderr.as_str()), (2, ""));
+
+    let run = scratch.run_db(&["ask", "-"], "{not json");
+    assert_eq!(
+        run.stdout,
+        "ask_user: the call was not run. Fix this problem and call the tool again:\n\
+         - (arguments): are not JSON (key must be a string at line 1 column 2); send the arguments as a JSON object\n"
+    );
+    assert_eq!(run.code, 2);
+}
+
+#[test]
+fn usage_and_file_errors_exit_1_with_a_message() {
+    let scratch = Scratch::new();
+    let cases: [(&[&str], &str); 5] = [
+        (
+            &["launch"],
+            "askuser: \"launch\" is not a command; use one of ask, answer, resume, serve, log, schema, check, help\n",
+        ),
+        (
+            &["ask", "--dialect", "gpt", "x.json"],
+            "askuser: --dialect gpt is unknown; use one of jp, jp-form, claude, pi\n",
+        ),
+        (
+            &["ask", "missing.json"],
+            "askuser: missing.json: No such file or directory (os error 2)\n",
+        ),
+        (
+            &["log", "show"],
+            "askuser: `askuser log show` needs STREAM; see `askuser help`\n",
+        ),
+        (
+            &["log", "show", "nope", "--db", "log.db"],
+            "askuser: the event log: no stream named \"nope\"\n",
+        ),
+    ];
+    for (args, stderr) in cases {
+        let run = scratch.run(args, "");
+        assert_eq!(
+            (run.code, run.stdout.as_str(), run.stderr.as_str()),
+            (1, "", stderr),
+            "{args:?}"
+        );
+    }
+}
+
+#[test]
+fn the_pending_file_workflow_by_list_and_by_editing_the_file() {
+    let scratch = Scratch::new();
+    let pending = scratch.path("pending.json").display().to_string();
+    let run = scratch.run_db(
+        &[
+            "ask",
+            "--stream",
+            "s",
+            "--pending",
+            &pending,
+            &example("migration.json"),
+        ],
+        "",
+    );
+    assert_eq!(run.code, 5);
+    assert_eq!(
+        scratch.redact(&run.stdout),
+        "Questions pending. User input required.\n\
+         \n\
+         To answer, run:\n  askuser answer <tmp>/pending.json --answers '[...]'\n\
+         (one answer per question, in order; null for a question that is skipped)\n\
+         \n\
+         Or fill in each \"answer\" in the file and run:\n  askuser answer <tmp>/pending.json\n\
+         \n\
+         Questions saved to: <tmp>/pending.json\n"
+    );
+    insta::assert_snapshot!(
+        "pending_file",
+        scratch.redact(&std::fs::read_to_string(&pending).unwrap())
+    );
+
+    // An answer that is not an option: nothing is recorded, the problem is named.
+    let run = scratch.run(&["answer", &pending, "--answers", r#"["yes", "prod"]"#], "");
+    assert_eq!(
+        scratch.redact(&run.stderr),
+        "askuser: answer 2 (question \"env\"): \"prod\" is not one of the options: \"staging\", \"production\"\n\
+         Nothing was recorded. Fix the answer and run `askuser answer <tmp>/pending.json` again.\n"
+    );
+    assert_eq!((run.code, run.stdout.as_str()), (2, ""));
+    let show = scratch.run_db(&["log", "show", "s"], "");
+    assert_eq!(show.stdout.lines().next(), Some("stream \"s\": 1 events"));
+
+    // The answers given were written into the file; fix the second and fill in
+    // the third by editing it, as a person would.
+    let mut file: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&pending).unwrap()).unwrap();
+    assert_eq!(file["questions"][0]["answer"], "yes");
+    assert_eq!(file["questions"][1]["answer"], "prod");
+    file["questions"][1]["answer"] = "staging".into();
+    file["questions"][2]["answer"] = "from the file".into();
+    std::fs::write(&pending, file.to_string()).unwrap();
+    let run = scratch.run(&["answer", &pending], "");
+    assert_eq!(
+        (run.code, run.stdout.as_str(), run.stderr.as_str()),
+        (
+            0,
+            "{\"apply\":true,\"env\":\"staging\",\"note\":\"from the file\"}\n",
+            ""
+        )
+    );
+    let answered: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&pending).unwrap()).unwrap();
+    assert_eq!(answered["status"], "answered");
+    assert_eq!(
+        answered["result"],
+        serde_json::json!({"apply": true, "env": "staging", "note": "from the file"})
+    );
+    let replay = scratch.run_db(&["log", "replay", "s"], "");
+    assert_eq!(
+        (replay.code, replay.stdout.lines().last()),
+        (
+            0,
+            Some("match: the 4 recorded events re-derive exactly the lines that were sent")
+        )
+    );
+
+    let run = scratch.run(&["answer", &pending], "");
+    assert_eq!(run.code, 1);
+    assert_eq!(
+        scratch.redact(&run.stderr),
+        "askuser: <tmp>/pending.json was already answered; its result: {\"apply\":true,\"env\":\"staging\",\"note\":\"from the file\"}\n"
+    );
+}
+
+/// Records a finished jp-form session in stream `s` through `serve`.
+fn recorded_session(scratch: &Scratch) {
+    let migration = std::fs::read_to_string(example("migration.json")).unwrap();
+    let migration: serde_json::Value = serde_json::from_str(&migration).unwrap();
+    let lines = [
+        serde_json::json!({"type": "ask", "inquiry": "m1", "arguments": migration}),
+        serde_json::json!({"type": "answer", "inquiry": "m1", "question": "apply", "value": true}),
+        serde_json::json!({"type": "answer", "inquiry": "m1", "question": "env", "value": "production"}),
+        serde_json::json!({"type": "answer", "inquiry": "m1", "question": "note", "value": "ok"}),
+    ];
+    let input: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    let run = scratch.run_db(&["serve", "--stream", "s"], &input);
+    assert_eq!(run.code, 0);
+}
+
+#[test]
+fn log_list_show_transcript_and_export() {
+    let scratch = Scratch::new();
+    recorded_session(&scratch);
+    let list = scratch.run_db(&["log", "list"], "");
+    assert_eq!(
+        scratch.redact(&list.stdout),
+        "s  4 events, created <time>\n"
+    );
+    let show = scratch.run_db(&["log", "show", "s"], "");
+    assert_eq!(
+        scratch.redact(&show.stdout),
+        "stream \"s\": 4 events\n\
+         #1 <time>  requested m1 (3 questions: apply, env, note)\n\
+         #2 <time>  answered m1: apply = true\n\
+         #3 <time>  answered m1: env = \"production\"\n\
+         #4 <time>  answered m1: note = \"ok\"\n"
+    );
+    let transcript = scratch.run_db(&["log", "transcript", "s"], "");
+    assert_eq!(transcript.code, 0);
+    insta::assert_snapshot!("transcript", transcript.stdout);
+    let export = scratch.run_db(&["log", "export", "s"], "");
+    assert_eq!(export.code, 0);
+    insta::assert_snapshot!("export", scratch.redact(&export.stdout));
+}
+
+#[test]
+fn a_fork_replays_its_parents_events_and_compaction_keeps_replay_working() {
+    let scratch = Scratch::new();
+    recorded_session(&scratch);
+    let fork = scratch.run_db(&["log", "fork", "s", "--at", "2", "--into", "what-if"], "");
+    assert_eq!(
+        (fork.code, fork.stdout.as_str()),
+        (
+            0,
+            "forked \"s\" after #2 into \"what-if\"; continue it with `askuser resume what-if`\n"
+        )
+    );
+    let list = scratch.run_db(&["log", "list"], "");
+    assert_eq!(
+        scratch.redact(&list.stdout),
+        "s  4 events, created <time>\nwhat-if  2 events, created <time>, forked from \"s\" at #2\n"
+    );
+    let replay = scratch.run_db(&["log", "replay", "what-if"], "");
+    assert_eq!(replay.code, 0);
+    assert_eq!(
+        replay.stdout.lines().last(),
+        Some("match: the 2 recorded events re-derive exactly the lines that were sent")
+    );
+
+    // Dropping events a fork still reads is refused; a snapshot alone is fine.
+    let refused = scratch.run_db(&["log", "compact", "s", "--drop"], "");
+    assert_eq!(
+        (refused.code, refused.stderr.as_str()),
+        (
+            1,
+            "askuser: the event log: cannot drop the events of stream \"s\" up to 4: the fork \"what-if\" branches from it at 2\n"
+        )
+    );
+    let compact = scratch.run_db(&["log", "compact", "s"], "");
+    assert_eq!(
+        (compact.code, compact.stdout.as_str()),
+        (0, "stream \"s\": snapshot at #4\n")
+    );
+    let replay = scratch.run_db(&["log", "replay", "s"], "");
+    assert_eq!(replay.code, 0);
+    let tail: Vec<&str> = replay.stdout.lines().rev().take(3).collect();
+    assert_eq!(
+        tail,
+        [
+            "match: the 4 recorded events re-derive exactly the lines that were sent",
+            "the state loaded from the snapshot at #4 equals the state replayed from the first event",
+            "result of m1: {\"apply\":true,\"env\":\"production\",\"note\":\"ok\"}",
+        ]
+    );
+}
+
+#[test]
+fn compaction_with_drop_replays_from_the_snapshot() {
+    let scratch = Scratch::new();
+    recorded_session(&scratch);
+    let compact = scratch.run_db(&["log", "compact", "s", "--drop"], "");
+    assert_eq!(
+        (compact.code, compact.stdout.as_str()),
+        (0, "stream \"s\": snapshot at #4; dropped 4 events\n")
+    );
+    let replay = scratch.run_db(&["log", "replay", "s"], "");
+    assert_eq!(
+        (replay.code, replay.stdout.as_str()),
+        (
+            0,
+            "replaying stream \"s\": 0 events after the snapshot at #4 (the events before it were compacted away)\n\
+             match: the 0 recorded events re-derive exactly the lines that were sent\n"
+        )
+    );
+}
+
+#[test]
+fn schema_prints_each_definition_and_check_lists_every_problem() {
+    let scratch = Scratch::new();
+    let schema = scratch.run(&["schema", "--dialect", "claude", "--format", "openai"], "");
+    assert_eq!(schema.code, 0);
+    let printed: serde_json::Value = serde_json::from_str(&schema.stdout).unwrap();
+    assert_eq!(
+        printed,
+        askuser_llm::definition(askuser_llm::Dialect::Claude, askuser_llm::Provider::OpenAi)
+    );
+    let bad_format = scratch.run(&["schema", "--format", "gemini"], "");
+    assert_eq!(
+        (bad_format.code, bad_format.stderr.as_str()),
+        (
+            1,
+            "askuser: --format gemini is unknown; use one of anthropic, openai, mcp\n"
+        )
+    );
+
+    for (dialect, file, ok) in [
+        (
+            "jp",
+            "jp.json",
+            "ok: a valid jp call of 1 question (answer)\n",
+        ),
+        (
+            "jp-form",
+            "migration.json",
+            "ok: a valid jp-form call of 3 questions (apply, env, note)\n",
+        ),
+        (
+            "jp-form",
+            "release.json",
+            "ok: a valid jp-form call of 5 questions (ship, channel, checks, notes, rollout)\n",
+        ),
+        (
+            "claude",
+            "claude.json",
+            "ok: a valid claude call of 2 questions (q1, q2)\n",
+        ),
+        (
+            "pi",
+            "pi.json",
+            "ok: a valid pi call of 2 questions (q1, q2)\n",
+        ),
+    ] {
+        let run = scratch.run(&["check", "--dialect", dialect, &example(file)], "");
+        assert_eq!((run.code, run.stdout.as_str()), (0, ok), "{file}");
+    }
+    let bad = r#"{"questions": [
+        {"id": "a", "text": "A?", "answer_type": "select"},
+        {"id": "b", "text": "B?", "answer_type": "boolean", "when": {"question_id": "c", "equals": 1}}]}"#;
+    let run = scratch.run(&["check", "-"], bad);
+    assert_eq!(run.code, 2);
+    insta::assert_snapshot!("check_problems", run.stdout);
+}
