@@ -177,7 +177,7 @@ fn recorded_session(scratch: &Scratch) {
         serde_json::json!({"type": "answer", "inquiry": "m1", "question": "env", "value": "production"}),
         serde_json::json!({"type": "answer", "inquiry": "m1", "question": "note", "value": "ok"}),
     ];
-    let input: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    let input = lines.map(|l| l.to_string() + "\n").concat();
     let run = scratch.run_db(&["serve", "--stream", "s"], &input);
     assert_eq!(run.code, 0);
 }
