@@ -1,1 +1,4 @@
-//! Cross-crate integration and end-to-end tests live in `tests/tests/`.
+//! Cross-crate integration tests live in `tests/tests/`: the JSON-lines server, the
+//! terminal loop and the pending-file workflow recording into the event log, and
+//! replays of what they recorded. (The tests that drive the `askuser` binary itself,
+//! over pipes and under tmux, are in `adapters/cli/tests/`, where Cargo builds it.)
