@@ -303,3 +303,64 @@ fn end_turn_prints_nothing_and_exits_4() {
         ]
     );
 }
+
+#[test]
+fn a_fork_is_resumed_in_the_terminal_from_its_open_question() {
+    let scratch = Scratch::new();
+    let db = scratch.db();
+    let migration = std::fs::read_to_string(example("migration.json")).unwrap();
+    let input = format!(
+        "{{\"type\":\"ask\",\"inquiry\":\"m1\",\"arguments\":{}}}\n\
+         {{\"type\":\"answer\",\"inquiry\":\"m1\",\"question\":\"apply\",\"value\":true}}\n\
+         {{\"type\":\"answer\",\"inquiry\":\"m1\",\"question\":\"env\",\"value\":\"staging\"}}\n",
+        migration.replace('\n', "")
+    );
+    let serve = run_in(
+        scratch.dir.path(),
+        &["serve", "--stream", "first", "--db", &db],
+        &input,
+    );
+    assert_eq!(serve.code, 0);
+    let fork = run_in(
+        scratch.dir.path(),
+        &[
+            "log", "fork", "first", "--at", "2", "--into", "s", "--db", &db,
+        ],
+        "",
+    );
+    assert_eq!(fork.code, 0, "{}", fork.stderr);
+
+    let tmux = Tmux::start("resume", &scratch, &["resume", "s", "--db", &db]);
+    tmux.wait_for("? [2/3] Assistant asks: Which environment?");
+    tmux.keys(&["2", "Enter"]);
+    tmux.wait_for("? [3/3] Assistant asks: Optional note for the migration log");
+    tmux.keys(&["a", "Enter"]);
+    tmux.wait_for("? Your answer:");
+    tmux.text("in production this time");
+    tmux.keys(&["Enter"]);
+    let (code, out) = finished(&tmux, &scratch);
+    assert_eq!(
+        (code, out.as_str()),
+        (
+            0,
+            "{\"apply\":true,\"env\":\"production\",\"note\":\"in production this time\"}\n"
+        )
+    );
+    assert_eq!(
+        events(&scratch),
+        [
+            "#1 requested m1 (3 questions: apply, env, note)",
+            "#2 answered m1: apply = true",
+            "#3 answered m1: env = \"production\"",
+            "#4 answered m1: note = \"in production this time\"",
+        ]
+    );
+    let replay = run_in(scratch.dir.path(), &["log", "replay", "s", "--db", &db], "");
+    assert_eq!(
+        (replay.code, replay.stdout.lines().last()),
+        (
+            0,
+            Some("match: the 4 recorded events re-derive exactly the lines that were sent")
+        )
+    );
+}
