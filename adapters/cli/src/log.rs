@@ -102,7 +102,8 @@ fn list(log: &dyn Log, db: &Path, out: &mut impl Write) -> Result<(), CliError> 
 
 fn show(log: &dyn Log, stream: &str, out: &mut impl Write) -> Result<(), CliError> {
     let info = log.info(stream)?;
-    writeln!(out, "stream \"{stream}\": {} events", info.head)?;
+    let events = if info.head == 1 { "event" } else { "events" };
+    writeln!(out, "stream \"{stream}\": {} {events}", info.head)?;
     if info.floor > 0 {
         writeln!(out, "(events through #{} were compacted away)", info.floor)?;
     }

@@ -21,7 +21,7 @@ fn ask_without_a_terminal_exits_3_with_the_exclusive_text_and_records_it() {
     let show = scratch.run_db(&["log", "show", "s"], "");
     assert_eq!(
         scratch.redact(&show.stdout),
-        "stream \"s\": 1 events\n#1 <time>  requested call-1 (3 questions: apply, env, note), no person present\n"
+        "stream \"s\": 1 event\n#1 <time>  requested call-1 (3 questions: apply, env, note), no person present\n"
     );
 }
 
@@ -123,7 +123,7 @@ fn the_pending_file_workflow_by_list_and_by_editing_the_file() {
     );
     assert_eq!((run.code, run.stdout.as_str()), (2, ""));
     let show = scratch.run_db(&["log", "show", "s"], "");
-    assert_eq!(show.stdout.lines().next(), Some("stream \"s\": 1 events"));
+    assert_eq!(show.stdout.lines().next(), Some("stream \"s\": 1 event"));
 
     // The answers given were written into the file; fix the second and fill in
     // the third by editing it, as a person would.
@@ -367,5 +367,51 @@ fn a_log_held_by_a_running_server_is_reported_as_in_use() {
             1,
             "askuser: the log at <tmp>/log.db is in use by another askuser process; wait for it to finish or pass another --db\n".to_owned()
         )
+    );
+}
+
+#[test]
+fn broken_pending_files_and_answers_are_explained() {
+    let scratch = Scratch::new();
+    let file = scratch.path("p.json");
+    let path = file.display().to_string();
+    let answer = |args: &[&str]| {
+        let mut all = vec!["answer", path.as_str()];
+        all.extend(args);
+        let run = scratch.run(&all, "");
+        (run.code, scratch.redact(&run.stderr))
+    };
+
+    std::fs::write(&file, "{\"format\": ").unwrap();
+    assert_eq!(
+        answer(&[]),
+        (1, "askuser: the pending file <tmp>/p.json: is not a pending-questions file (EOF while parsing a value at line 1 column 11); write it with `askuser ask --pending`\n".to_owned())
+    );
+
+    let mut pending = serde_json::json!({
+        "format": "askuser-pending/9", "status": "pending", "stream": "s",
+        "inquiry": "call-1", "dialect": "jp", "timestamp": "t",
+        "questions": [{"id": "answer", "question": "Ok?", "answer_type": "boolean", "answer": null}]
+    });
+    std::fs::write(&file, pending.to_string()).unwrap();
+    assert_eq!(
+        answer(&[]),
+        (1, "askuser: the pending file <tmp>/p.json: /format: is \"askuser-pending/9\"; this askuser reads \"askuser-pending/1\"\n".to_owned())
+    );
+
+    pending["format"] = "askuser-pending/1".into();
+    std::fs::write(&file, pending.to_string()).unwrap();
+    assert_eq!(
+        answer(&["--answers", "true"]),
+        (1, "askuser: --answers is not a list: give a JSON list with one answer per question, in order (null for one that is skipped), e.g. '[true, \"staging\", null]'\n".to_owned())
+    );
+    assert_eq!(
+        answer(&["--answers", "[true, false]"]),
+        (1, "askuser: --answers has 2 answers for 1 question: give a JSON list with one answer per question, in order (null for one that is skipped), e.g. '[true, \"staging\", null]'\n".to_owned())
+    );
+    let db = scratch.db();
+    assert_eq!(
+        answer(&["--answers", "[true]", "--db", &db]),
+        (1, "askuser: the call of inquiry \"call-1\" is not recorded in <tmp>/log.db; pass the --db it was asked with\n".to_owned())
     );
 }
