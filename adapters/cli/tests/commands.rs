@@ -415,3 +415,28 @@ fn broken_pending_files_and_answers_are_explained() {
         (1, "askuser: the call of inquiry \"call-1\" is not recorded in <tmp>/log.db; pass the --db it was asked with\n".to_owned())
     );
 }
+
+#[test]
+fn the_readme_command_runs_the_binary_on_an_example() {
+    let readme = include_str!("../../../README.md");
+    let command = readme
+        .lines()
+        .find_map(|l| l.strip_prefix("cargo run -q -p askuser-cli -- "))
+        .expect("the README runs askuser");
+    let scratch = Scratch::new();
+    let root = format!("{}/../..", env!("CARGO_MANIFEST_DIR"));
+    let args: Vec<String> = command
+        .split_whitespace()
+        .map(|arg| match arg {
+            "/tmp/askuser-demo.db" => scratch.db(),
+            file if file.starts_with("examples/") => format!("{root}/{file}"),
+            other => other.to_owned(),
+        })
+        .collect();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    assert_eq!(args[0], "ask");
+    // Without a terminal no one can answer, so the call fails the way a model
+    // would see it; in a terminal the form is shown (see tests/tmux.rs).
+    let run = scratch.run(&args, "");
+    assert_eq!((run.code, run.stdout.as_str()), (3, NO_TERMINAL));
+}
