@@ -206,6 +206,12 @@ pub enum FormErrorKind {
         /// The limit.
         max: usize,
     },
+    /// The schema nests too deeply.
+    #[error("nests deeper than {max} levels; flatten it")]
+    SchemaTooDeep {
+        /// The limit.
+        max: usize,
+    },
     /// A `$ref` (or `$dynamicRef`) that points outside the schema: never fetched.
     #[error(
         "\"{reference}\" points outside this schema; only local references such as \"#/$defs/name\" are allowed: inline the definition"

@@ -131,8 +131,8 @@ pub struct Policy {
     /// Configured answers by question id; such a question is never shown.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub static_answers: BTreeMap<String, Value>,
-    /// The "who's asking" label a prompt shows (`"Assistant"` for `ask_user`).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// The "who's asking" label a prompt shows (`"Assistant"` for `ask_user`). Written
+    /// even when `None` (as `null`), since an absent label reads as the default.
     pub label: Option<String>,
 }
 
@@ -290,6 +290,24 @@ impl<'de> Deserialize<'de> for CancelReason {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_policy_round_trips_with_or_without_a_label() {
+        for label in [
+            None,
+            Some("Assistant".to_owned()),
+            Some("Deploy bot".to_owned()),
+        ] {
+            let policy = Policy {
+                label,
+                ..Policy::default()
+            };
+            let json = serde_json::to_value(&policy).unwrap();
+            assert_eq!(serde_json::from_value::<Policy>(json).unwrap(), policy);
+        }
+        let absent: Policy = serde_json::from_value(serde_json::json!({})).unwrap();
+        assert_eq!(absent, Policy::default());
+    }
 
     #[test]
     fn cancel_reasons_round_trip_including_unknown_ones() {

@@ -60,6 +60,7 @@ mod gate;
 mod inquiry;
 pub mod limits;
 mod parse;
+mod pointer;
 mod reducer;
 mod schema;
 #[cfg(feature = "proptest")]

@@ -8,7 +8,9 @@ use serde_json::Value;
 
 use crate::command::{Command, Outcome, OutcomeStatus, Slot, failure_message};
 use crate::error::EngineError;
-use crate::event::{AnsweredBy, CancelReason, Event, InquiryId, Persistence, Request, Target};
+use crate::event::{
+    AnsweredBy, CancelReason, Event, InquiryId, Persistence, Policy, Request, Target,
+};
 use crate::inquiry::Open;
 use crate::valid_form::ValidForm;
 use crate::validate::validate;
@@ -159,7 +161,12 @@ impl State {
             answers: vec![None; form.len()],
             form,
             label: request.policy.label.as_deref().map(Arc::from),
-            policy: request.policy.clone(),
+            // The label is kept once, shared by every prompt (`label` above).
+            policy: Policy {
+                label: None,
+                static_answers: request.policy.static_answers.clone(),
+                ..request.policy
+            },
             origin: request.origin.clone(),
             cursor: 0,
             awaiting: Target::User,

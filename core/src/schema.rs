@@ -6,37 +6,54 @@
 
 use serde_json::Value;
 
-use crate::error::{FormError, FormErrorKind, escape_pointer};
+use crate::error::{FormError, FormErrorKind};
 use crate::form::{AnswerType, Question};
+use crate::pointer::At;
 
 const REFERENCE_KEYWORDS: [&str; 3] = ["$ref", "$dynamicRef", "$recursiveRef"];
 
-/// Pushes an error for every reference in `schema` that points outside it. `path` is
-/// the JSON pointer of the schema itself.
-pub(crate) fn check_references(schema: &Value, path: &str, errors: &mut Vec<FormError>) {
+/// How deeply a model's schema may nest.
+pub(crate) const MAX_SCHEMA_DEPTH: usize = 64;
+
+/// Pushes an error for every reference in `schema` that points outside it, and one
+/// if it nests deeper than [`MAX_SCHEMA_DEPTH`]. `at` is the schema's location.
+pub(crate) fn check_references(schema: &Value, at: &At<'_>, errors: &mut Vec<FormError>) {
+    check_at_depth(schema, at, 0, errors);
+}
+
+fn check_at_depth(schema: &Value, at: &At<'_>, depth: usize, errors: &mut Vec<FormError>) {
+    if depth > MAX_SCHEMA_DEPTH {
+        errors.push(FormError::new(
+            at.pointer(),
+            FormErrorKind::SchemaTooDeep {
+                max: MAX_SCHEMA_DEPTH,
+            },
+        ));
+        return;
+    }
     match schema {
         Value::Object(map) => {
             for (key, value) in map {
-                let at = format!("{path}/{}", escape_pointer(key));
+                let here = at.key(key);
                 if REFERENCE_KEYWORDS.contains(&key.as_str()) {
-                    match value {
-                        Value::String(reference) if reference.starts_with('#') => {}
-                        Value::String(reference) => errors.push(FormError::new(
-                            at,
+                    if let Value::String(reference) = value
+                        && !reference.starts_with('#')
+                    {
+                        errors.push(FormError::new(
+                            here.pointer(),
                             FormErrorKind::SchemaExternalRef {
                                 reference: reference.clone(),
                             },
-                        )),
-                        _ => {}
+                        ));
                     }
                 } else {
-                    check_references(value, &at, errors);
+                    check_at_depth(value, &here, depth + 1, errors);
                 }
             }
         }
         Value::Array(items) => {
             for (i, item) in items.iter().enumerate() {
-                check_references(item, &format!("{path}/{i}"), errors);
+                check_at_depth(item, &at.index(i), depth + 1, errors);
             }
         }
         _ => {}
@@ -105,7 +122,7 @@ mod tests {
             }
         });
         let mut errors = Vec::new();
-        check_references(&schema, "/s", &mut errors);
+        check_references(&schema, &At::Root.key("s"), &mut errors);
         let paths: Vec<_> = errors.iter().map(|e| e.path.as_str()).collect();
         assert_eq!(
             paths,
@@ -120,5 +137,23 @@ mod tests {
     fn a_remote_reference_never_compiles_into_a_fetch() {
         // Even if the reference check were bypassed, the compiler has no resolver.
         assert!(compile(&json!({"$ref": "http://127.0.0.1:9/x.json"})).is_err());
+    }
+
+    #[test]
+    fn a_deeply_nested_schema_is_an_error_not_a_stack_overflow() {
+        let mut schema = json!({"type": "string"});
+        for _ in 0..100 {
+            schema = json!({ "items": schema });
+        }
+        let mut errors = Vec::new();
+        check_references(&schema, &At::Root, &mut errors);
+        assert_eq!(errors.len(), 1);
+        assert_eq!(
+            errors[0].to_string(),
+            format!(
+                "{}: nests deeper than 64 levels; flatten it",
+                "/items".repeat(65)
+            )
+        );
     }
 }
