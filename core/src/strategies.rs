@@ -9,18 +9,33 @@
 //!   events answer the question actually being asked most of the time.
 //! - [`arb_session`]: a form together with such an event sequence.
 //!
-//! ```
-//! use askuser_core::strategies::arb_session;
-//! use askuser_core::{reduce, Command, State};
-//! use proptest::prelude::*;
+//! Property-testing your own form: generate what a person might do with
+//! [`arb_events_for`], run the events through the reducer, and assert what must hold
+//! whatever they do. Here: the outcome never holds an answer for a question whose
+//! `when` is false.
 //!
-//! proptest!(ProptestConfig::with_cases(16), |((form, events) in arb_session())| {
+//! ```
+//! use askuser_core::strategies::arb_events_for;
+//! use askuser_core::{reduce, parse_form, Answer, Command, State};
+//! use proptest::prelude::*;
+//! use serde_json::json;
+//!
+//! let form = parse_form(&json!({"questions": [
+//!     {"id": "apply", "text": "Apply the migration?", "answer_type": "boolean"},
+//!     {"id": "env", "text": "Which environment?", "answer_type": "select",
+//!      "options": ["staging", "production"], "when": {"question_id": "apply", "equals": true}},
+//! ]})).unwrap();
+//!
+//! proptest!(ProptestConfig::with_cases(64), |(events in arb_events_for(form.form().as_ref().clone(), 20))| {
 //!     let mut state = State::new();
 //!     for event in &events {
 //!         for command in reduce(&mut state, event) {
 //!             if let Command::Respond { outcome, .. } = command {
-//!                 // Whatever was answered, the result names every question of the form.
-//!                 prop_assert_eq!(outcome.to_map().len(), form.questions.len());
+//!                 let answers: Vec<Option<Answer>> =
+//!                     outcome.answers.iter().map(|s| s.as_ref().map(|s| s.answer.clone())).collect();
+//!                 for (index, answer) in answers.iter().enumerate() {
+//!                     prop_assert!(answer.is_none() || outcome.form.is_asked(index, &answers));
+//!                 }
 //!             }
 //!         }
 //!     }
@@ -368,6 +383,13 @@ pub fn session_events(form: &Form, steps: &[Step]) -> Vec<Event> {
         events.push(event);
     }
     events
+}
+
+/// Up to `max_steps` events against your own `form` (see [`session_events`]): the
+/// request first, then mostly valid answers to whatever is being asked, with Back,
+/// invalid answers, Reply, End Turn and stray events mixed in.
+pub fn arb_events_for(form: Form, max_steps: usize) -> impl Strategy<Value = Vec<Event>> {
+    arb_steps(max_steps).prop_map(move |steps| session_events(&form, &steps))
 }
 
 /// A valid form and up to 40 events against it (see [`session_events`]).
