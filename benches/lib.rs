@@ -85,6 +85,10 @@ pub fn replay_from_cold_open(path: &Path) -> Result<u64, StoreError> {
 /// # Errors
 ///
 /// If the database cannot be read.
+///
+/// # Panics
+///
+/// If the load does not start from the benchmark database's snapshot.
 pub fn load_from_cold_open(path: &Path) -> Result<u64, StoreError> {
     let log = open(path)?;
     let replayed = log.load(STREAM)?;
@@ -122,7 +126,7 @@ pub struct RawRecord {
     pub event: Event,
 }
 
-/// The baseline: a raw sled prefix scan of the same records plus their MessagePack
+/// The baseline: a raw sled prefix scan of the same records plus their `MessagePack`
 /// decode, with no checksum, no gap check and no reducer, from a fresh open.
 /// Returns how many records were decoded.
 ///

@@ -30,12 +30,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let elapsed = started.elapsed();
     let peak = peak_rss_kib().unwrap_or(0);
-    #[allow(clippy::cast_precision_loss)]
-    let rate = count as f64 / elapsed.as_secs_f64();
-    println!(
-        "{mode}: {count} events in {elapsed:.3?} ({rate:.0} events/s); peak RSS {:.1} MiB (before: {:.1} MiB)",
+    #[allow(clippy::cast_precision_loss)] // counts far below 2^52
+    let (rate, peak, before) = (
+        count as f64 / elapsed.as_secs_f64(),
         peak as f64 / 1024.0,
-        before as f64 / 1024.0
+        before as f64 / 1024.0,
+    );
+    println!(
+        "{mode}: {count} events in {elapsed:.3?} ({rate:.0} events/s); \
+         peak RSS {peak:.1} MiB (before: {before:.1} MiB)"
     );
     Ok(())
 }

@@ -73,7 +73,7 @@ fn checksum(key: &[u8], version: u8, payload: &[u8]) -> u32 {
     hasher.finalize()
 }
 
-/// Wraps a MessagePack payload in the envelope, for the record stored under `key`.
+/// Wraps a `MessagePack` payload in the envelope, for the record stored under `key`.
 pub(crate) fn seal(key: &[u8], value: &impl Serialize) -> Result<Vec<u8>> {
     let mut out = vec![FORMAT_VERSION, 0, 0, 0, 0];
     rmp_serde::encode::write_named(&mut out, value)

@@ -103,7 +103,7 @@ pub enum StoreError {
         detail: String,
     },
     /// An event or state could not be encoded (it is not representable as
-    /// MessagePack; this indicates a bug rather than bad input).
+    /// `MessagePack`; this indicates a bug rather than bad input).
     #[error("could not encode a record: {0}")]
     Encode(String),
     /// The storage engine could not recover the database: it failed (panicked)

@@ -84,7 +84,7 @@
 //!
 //! ## Records on disk
 //!
-//! Values are MessagePack with named fields (`rmp_serde`'s named encoding), inside an
+//! Values are `MessagePack` with named fields (`rmp_serde`'s named encoding), inside an
 //! envelope `[format version: u8][crc32: u32 BE][payload]`; the CRC-32 covers the
 //! record's key, the version and the payload. A torn, flipped or misplaced record is
 //! reported as [`StoreError::Corrupt`] naming its stream and sequence number, never a
@@ -107,7 +107,7 @@ mod types;
 
 pub use codec::{MAX_STREAM_NAME, STATE_FORMAT};
 pub use error::{RecordKind, Result, StoreError};
-pub use log::{Compaction, Events, Log, ReplayOptions, Replayed};
+pub use log::{CommandsBySeq, Compaction, Events, Log, ReplayOptions, Replayed};
 pub use memory::MemLog;
 pub use sled_log::{DEFAULT_CACHE_CAPACITY, SledLog};
 pub use types::{

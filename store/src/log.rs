@@ -42,6 +42,10 @@ impl ReplayOptions {
     }
 }
 
+/// The commands a replay yielded, with the sequence number of the event that
+/// yielded each list.
+pub type CommandsBySeq = Vec<(Seq, Vec<Command>)>;
+
 /// The result of a replay: the reducer state after event `seq`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Replayed {
@@ -74,7 +78,8 @@ pub struct Compaction {
 ///
 /// Two implementations pass the same test suite: [`MemLog`](crate::MemLog), in
 /// memory, for embedders and tests, and [`SledLog`](crate::SledLog), durable, on
-/// sled. The trait is object safe: `Box<dyn Log>` works.
+/// sled. The trait is object safe (`Box<dyn Log>` works) and sealed: those two are
+/// its implementations.
 pub trait Log: Backend + Send + Sync {
     /// Appends `events` to `stream`, whose head must be `expected` (optimistic
     /// concurrency): otherwise nothing is written and the result is
@@ -82,6 +87,11 @@ pub trait Log: Backend + Send + Sync {
     /// the write are one atomic step, and the append is all or nothing. Returns the
     /// new head. Appending to a stream that does not exist (with `expected` 0)
     /// creates it. `durability` says when the call returns (see [`Durability`]).
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Conflict`] when the head is not `expected` (nothing is written);
+    /// [`StoreError::InvalidStreamName`]; a storage, encoding or corruption error.
     fn append_with(
         &self,
         stream: &str,
@@ -94,9 +104,17 @@ pub trait Log: Backend + Send + Sync {
     fn durability(&self) -> Durability;
 
     /// What the log knows about `stream`, or `None` if there is no such stream.
+    ///
+    /// # Errors
+    ///
+    /// A storage error, or [`StoreError::Corrupt`] if the stream's record is damaged.
     fn stream(&self, stream: &str) -> Result<Option<StreamInfo>>;
 
     /// Every stream, in name order, with its head and parent.
+    ///
+    /// # Errors
+    ///
+    /// A storage error, or [`StoreError::Corrupt`] if a stream's record is damaged.
     fn streams(&self) -> Result<Vec<StreamInfo>>;
 
     /// Creates the stream `name` as a branch of `parent` after its event `at`: the
@@ -104,17 +122,36 @@ pub trait Log: Backend + Send + Sync {
     /// its head is `at`, and its own events follow from `at + 1`. Replaying it gives
     /// the parent's state at `at`, then its own events. This is how a session
     /// branches at an earlier question.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::StreamExists`]; [`StoreError::NoSuchStream`] for the parent;
+    /// [`StoreError::OutOfRange`] if `at` is past the parent's head;
+    /// [`StoreError::Compacted`] if it is before the parent's compaction floor;
+    /// [`StoreError::InvalidStreamName`]; a storage error.
     fn fork(&self, parent: &str, at: Seq, name: &str) -> Result<StreamInfo>;
 
     /// Writes out everything buffered (see [`Durability::Buffered`]).
+    ///
+    /// # Errors
+    ///
+    /// A storage error.
     fn flush(&self) -> Result<()>;
 
     /// [`Log::append_with`] with the log's own [`Log::durability`].
+    ///
+    /// # Errors
+    ///
+    /// As [`Log::append_with`].
     fn append(&self, stream: &str, expected: Seq, events: &[Event]) -> Result<Seq> {
         self.append_with(stream, expected, events, self.durability())
     }
 
     /// [`Log::stream`], with a missing stream as [`StoreError::NoSuchStream`].
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::NoSuchStream`], or as [`Log::stream`].
     fn info(&self, stream: &str) -> Result<StreamInfo> {
         self.stream(stream)?
             .ok_or_else(|| StoreError::NoSuchStream(stream.to_owned()))
@@ -125,6 +162,11 @@ pub trait Log: Backend + Send + Sync {
     /// time. A fork's first events come from its parent. A record that fails its
     /// checksum or is missing is yielded as [`StoreError::Corrupt`] and the iterator
     /// goes on with the next one.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::NoSuchStream`]; [`StoreError::Compacted`] if `from` is at or before
+    /// a compaction floor; a storage error. Damaged records are yielded by the iterator.
     fn read(&self, stream: &str, from: Seq) -> Result<Events<'_>> {
         let head = self.info(stream)?.head;
         self.read_range(stream, from, head)
@@ -132,6 +174,10 @@ pub trait Log: Backend + Send + Sync {
 
     /// The events of `stream` with sequence numbers in `from..=to`, like
     /// [`Log::read`]. `to` may not be past the head.
+    ///
+    /// # Errors
+    ///
+    /// As [`Log::read`], and [`StoreError::OutOfRange`] if `to` is past the head.
     fn read_range(&self, stream: &str, from: Seq, to: Seq) -> Result<Events<'_>> {
         let from = from.max(1);
         let mut parts = Vec::new();
@@ -185,6 +231,10 @@ pub trait Log: Backend + Send + Sync {
 
     /// The sequence numbers of the snapshots `stream` holds itself, ascending (a
     /// fork can also use its ancestors' snapshots up to its branch point).
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::NoSuchStream`], or a storage error.
     fn snapshots(&self, stream: &str) -> Result<Vec<Seq>> {
         self.info(stream)?;
         self.snapshot_seqs(stream)
@@ -193,6 +243,11 @@ pub trait Log: Backend + Send + Sync {
     /// The latest usable snapshot for `stream` at or before event `at`: the stream's
     /// own, or an ancestor's up to the branch point. Snapshots of a state format this
     /// build does not read are passed over.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::NoSuchStream`]; [`StoreError::Corrupt`] for a damaged snapshot; a
+    /// storage error.
     fn latest_snapshot(&self, stream: &str, at: Seq) -> Result<Option<Snapshot>> {
         let mut candidates = Vec::new();
         let mut name = stream.to_owned();
@@ -212,7 +267,7 @@ pub trait Log: Backend + Send + Sync {
                 _ => break,
             }
         }
-        candidates.sort_by(|a, b| b.0.cmp(&a.0));
+        candidates.sort_by_key(|candidate| std::cmp::Reverse(candidate.0));
         for (seq, name) in candidates {
             if let Some(snapshot) = self.get_snapshot(&name, seq)? {
                 return Ok(Some(snapshot));
@@ -225,6 +280,12 @@ pub trait Log: Backend + Send + Sync {
     /// `each` with every event applied and the commands it yielded. Memory does not
     /// grow with the stream's length: events are read one at a time and the command
     /// buffer is reused.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::NoSuchStream`]; [`StoreError::OutOfRange`] if `options.to` is past
+    /// the head; [`StoreError::Compacted`] if events it needs were dropped;
+    /// [`StoreError::Corrupt`] at the first damaged record; a storage error.
     fn replay_with(
         &self,
         stream: &str,
@@ -249,16 +310,28 @@ pub trait Log: Backend + Send + Sync {
     }
 
     /// The state of `stream` at its head: the latest snapshot, then the tail.
+    ///
+    /// # Errors
+    ///
+    /// As [`Log::replay_with`].
     fn load(&self, stream: &str) -> Result<Replayed> {
         self.replay_with(stream, ReplayOptions::latest(), &mut |_, _| {})
     }
 
     /// The state of `stream` after event `at` (from the latest snapshot before it).
+    ///
+    /// # Errors
+    ///
+    /// As [`Log::replay_with`].
     fn load_at(&self, stream: &str, at: Seq) -> Result<Replayed> {
         self.replay_with(stream, ReplayOptions::latest().to(at), &mut |_, _| {})
     }
 
     /// Replays `stream` per `options`, returning the state without the commands.
+    ///
+    /// # Errors
+    ///
+    /// As [`Log::replay_with`].
     fn replay(&self, stream: &str, options: ReplayOptions) -> Result<Replayed> {
         self.replay_with(stream, options, &mut |_, _| {})
     }
@@ -266,11 +339,15 @@ pub trait Log: Backend + Send + Sync {
     /// Replays `stream` per `options`, collecting the commands each event yielded,
     /// by sequence number. (This list grows with the stream; for a long stream,
     /// [`Log::replay_with`] streams them.)
+    ///
+    /// # Errors
+    ///
+    /// As [`Log::replay_with`].
     fn replay_commands(
         &self,
         stream: &str,
         options: ReplayOptions,
-    ) -> Result<(Replayed, Vec<(Seq, Vec<Command>)>)> {
+    ) -> Result<(Replayed, CommandsBySeq)> {
         let mut all = Vec::new();
         let replayed = self.replay_with(stream, options, &mut |recorded, commands| {
             all.push((recorded.seq, commands.to_vec()));
@@ -280,12 +357,21 @@ pub trait Log: Backend + Send + Sync {
 
     /// Saves the state of `stream` at its head as a snapshot; returns its sequence
     /// number. (An empty stream has nothing to snapshot: `OutOfRange`.)
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::OutOfRange`] for an empty stream; as [`Log::snapshot_at`].
     fn snapshot(&self, stream: &str) -> Result<Seq> {
         let head = self.info(stream)?.head;
         self.snapshot_at(stream, head)
     }
 
     /// Saves the state of `stream` after event `seq` as a snapshot.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::OutOfRange`] if `seq` is 0 or past the head; as [`Log::load_at`];
+    /// a storage error.
     fn snapshot_at(&self, stream: &str, seq: Seq) -> Result<Seq> {
         let info = self.info(stream)?;
         if seq == 0 || seq > info.head {
@@ -305,6 +391,11 @@ pub trait Log: Backend + Send + Sync {
     /// refused with [`StoreError::ForkDependsOnEvents`] while a fork branches off the
     /// stream before the head. After a drop, reading the dropped range is
     /// [`StoreError::Compacted`]; loads and replays start from the snapshot.
+    ///
+    /// # Errors
+    ///
+    /// As [`Log::snapshot`]; [`StoreError::ForkDependsOnEvents`] when dropping is
+    /// refused (the snapshot is kept).
     fn compact(&self, stream: &str, drop_events: bool) -> Result<Compaction> {
         let snapshot = self.snapshot(stream)?;
         let dropped = if drop_events {
@@ -319,6 +410,10 @@ pub trait Log: Backend + Send + Sync {
     /// per line (`Asked "Which database?"; the answer was PostgreSQL.`): the text an
     /// agent puts into a compacted conversation. Events dropped by compaction are
     /// summarized by a note.
+    ///
+    /// # Errors
+    ///
+    /// As [`Log::replay_with`].
     fn transcript(&self, stream: &str) -> Result<String> {
         let info = self.info(stream)?;
         let mut start: Option<Snapshot> = None;
@@ -350,6 +445,11 @@ pub trait Log: Backend + Send + Sync {
     /// Writes the events of `stream` as JSON lines, one event per line:
     /// `{"stream":"s","seq":1,"at":"2025-01-01T00:00:00.000Z","event":{...}}`.
     /// Returns how many lines were written.
+    ///
+    /// # Errors
+    ///
+    /// As [`Log::read`]; [`StoreError::Corrupt`] at the first damaged record;
+    /// [`StoreError::Io`] if writing fails.
     fn export_json_lines(&self, stream: &str, out: &mut dyn Write) -> Result<u64> {
         let info = self.info(stream)?;
         let mut count = 0;

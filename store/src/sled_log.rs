@@ -1,11 +1,11 @@
 //! [`SledLog`]: the durable log, on sled.
 
+use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
 use std::path::Path;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use askuser_core::{Event, State};
-use sled::transaction::{ConflictableTransactionError, TransactionError};
-use sled::{Db, IVec, Transactional, Tree};
+use sled::{Db, IVec, Tree};
 
 use crate::backend::{Backend, RecordIter};
 use crate::codec::{
@@ -23,20 +23,33 @@ use crate::types::{
 /// 1 GiB). A log is mostly appended to and read through once, so a large cache
 /// buys little; use [`SledLog::from_config`] to choose another size. sled keeps
 /// per-page bookkeeping outside this budget (see the benchmarks' README).
-pub const DEFAULT_CACHE_CAPACITY: u64 = 32 << 20;
+pub const DEFAULT_CACHE_CAPACITY: u64 = 16 << 20;
 
 /// How many removals a compaction writes per batch.
 const DROP_BATCH: usize = 4096;
+
+/// How long opening waits for sled's file lock.
+const LOCK_PATIENCE: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Appends to streams that hash to different stripes run in parallel.
+const STRIPES: usize = 64;
 
 /// A durable [`Log`] in a sled database directory.
 ///
 /// The layout: an `events` tree keyed by stream name ++ `0x00` ++ sequence number
 /// (big-endian `u64`, so a prefix scan is in order); a `streams` tree keyed by name
 /// (head, parent stream and fork point, creation time, compaction floor); a
-/// `snapshots` tree keyed like `events`. Every value is MessagePack with named fields
+/// `snapshots` tree keyed like `events`. Every value is `MessagePack` with named fields
 /// inside an envelope with a format version and a CRC-32 of the key and payload (see
-/// the crate docs). An append is one sled transaction over `streams` and `events`:
-/// the head check and the writes commit together or not at all.
+/// the crate docs).
+///
+/// An append takes its stream's lock, checks the head, writes the events as one
+/// atomic sled batch under sequence numbers past the head, and commits by a
+/// compare-and-swap of the stream's record from the head it checked to the new
+/// head. The head is the commit point: events past it are invisible, so a crash
+/// between the two writes leaves the stream as it was (sled recovers a prefix of its
+/// log, so a surviving head implies its events survived), and the next append
+/// overwrites the orphans.
 ///
 /// sled lets one process open a database at a time; within the process, share one
 /// `SledLog` (it is `Send + Sync`) between threads.
@@ -48,8 +61,10 @@ pub struct SledLog {
     snapshots: Tree,
     clock: Arc<dyn Clock>,
     durability: Durability,
-    /// Serializes forks and compactions against each other (appends need not wait):
-    /// a compaction's check for forks and its change of floor must see no new fork.
+    /// Writers of a stream's record hold the lock of its stripe.
+    stripes: Box<[Mutex<()>]>,
+    /// Serializes forks and compactions against each other: a compaction's check
+    /// for forks and its change of floor must see no new fork.
     structure: Mutex<()>,
 }
 
@@ -57,6 +72,11 @@ impl SledLog {
     /// Opens (creating if needed) the database in the directory `path`, with
     /// [`Durability::Flush`] appends, the system clock, and a sled cache of
     /// [`DEFAULT_CACHE_CAPACITY`] bytes.
+    ///
+    /// # Errors
+    ///
+    /// A storage error (sled's "could not acquire lock" I/O error when another
+    /// process has the database), or [`StoreError::Recovery`].
     pub fn open(path: impl AsRef<Path>) -> Result<Self> {
         Self::from_config(
             &sled::Config::new()
@@ -66,26 +86,53 @@ impl SledLog {
     }
 
     /// A database in a temporary directory, deleted when the log is dropped.
+    ///
+    /// # Errors
+    ///
+    /// A storage error.
     pub fn temporary() -> Result<Self> {
-        Self::from_config(&sled::Config::new().temporary(true))
+        Self::from_config(
+            &sled::Config::new()
+                .temporary(true)
+                .cache_capacity(DEFAULT_CACHE_CAPACITY),
+        )
     }
 
     /// Opens a database with sled settings of your own (cache size, mode...).
     ///
+    /// sled holds a lock on the database file while it is open, and its background
+    /// threads may hold it for a moment after the last handle is dropped; opening
+    /// retries for up to a second while the lock is taken, then fails with sled's
+    /// "could not acquire lock" I/O error (another process has the database).
+    ///
     /// sled 0.34 can panic while recovering some damaged files; that panic is caught
     /// and reported as [`StoreError::Recovery`] (the panic message is still printed
     /// by the panic hook).
+    ///
+    /// # Errors
+    ///
+    /// As [`SledLog::open`].
     pub fn from_config(config: &sled::Config) -> Result<Self> {
-        let opened = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| config.open()));
-        let db = match opened {
-            Ok(db) => db?,
-            Err(panic) => {
-                let detail = panic
-                    .downcast_ref::<&str>()
-                    .map(|s| (*s).to_owned())
-                    .or_else(|| panic.downcast_ref::<String>().cloned())
-                    .unwrap_or_else(|| "sled panicked".to_owned());
-                return Err(StoreError::Recovery(detail));
+        let started = std::time::Instant::now();
+        let db = loop {
+            let opened = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| config.open()));
+            match opened {
+                Ok(Ok(db)) => break db,
+                Ok(Err(sled::Error::Io(error)))
+                    if error.to_string().contains("could not acquire lock")
+                        && started.elapsed() < LOCK_PATIENCE =>
+                {
+                    std::thread::sleep(std::time::Duration::from_millis(10));
+                }
+                Ok(Err(error)) => return Err(error.into()),
+                Err(panic) => {
+                    let detail = panic
+                        .downcast_ref::<&str>()
+                        .map(|s| (*s).to_owned())
+                        .or_else(|| panic.downcast_ref::<String>().cloned())
+                        .unwrap_or_else(|| "sled panicked".to_owned());
+                    return Err(StoreError::Recovery(detail));
+                }
             }
         };
         Ok(Self {
@@ -95,6 +142,7 @@ impl SledLog {
             db,
             clock: Arc::new(SystemClock),
             durability: Durability::Flush,
+            stripes: (0..STRIPES).map(|_| Mutex::new(())).collect(),
             structure: Mutex::new(()),
         })
     }
@@ -114,6 +162,10 @@ impl SledLog {
     }
 
     /// The size of the database on disk, in bytes.
+    ///
+    /// # Errors
+    ///
+    /// A storage error.
     pub fn size_on_disk(&self) -> Result<u64> {
         Ok(self.db.size_on_disk()?)
     }
@@ -135,17 +187,47 @@ impl SledLog {
         open_record(RecordKind::Stream, name, 0, name.as_bytes(), bytes)
     }
 
-    fn stream_record(&self, name: &str) -> Result<Option<StreamRecord>> {
+    /// A stream's record, decoded, with its stored bytes (for a compare-and-swap).
+    fn stream_entry(&self, name: &str) -> Result<Option<(StreamRecord, IVec)>> {
         match self.streams.get(name.as_bytes())? {
-            Some(bytes) => Self::decode_stream(name, &bytes).map(Some),
+            Some(bytes) => Ok(Some((Self::decode_stream(name, &bytes)?, bytes))),
             None => Ok(None),
         }
     }
 
-    fn lock_structure(&self) -> std::sync::MutexGuard<'_, ()> {
+    /// Replaces a stream's record, which must still be `old` (`None`: absent).
+    /// Returns whether it was.
+    fn swap_stream(&self, name: &str, old: Option<&IVec>, new: &StreamRecord) -> Result<bool> {
+        let sealed = seal(name.as_bytes(), new)?;
+        Ok(self
+            .streams
+            .compare_and_swap(name.as_bytes(), old, Some(sealed))?
+            .is_ok())
+    }
+
+    fn lock_structure(&self) -> MutexGuard<'_, ()> {
         self.structure
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Locks the stripes of `names`, in stripe order (so two callers cannot deadlock).
+    fn lock_streams(&self, names: &[&str]) -> Vec<MutexGuard<'_, ()>> {
+        let hasher = BuildHasherDefault::<DefaultHasher>::default();
+        let mut indices: Vec<usize> = names
+            .iter()
+            .map(|name| usize::try_from(hasher.hash_one(name) % STRIPES as u64).unwrap_or(0))
+            .collect();
+        indices.sort_unstable();
+        indices.dedup();
+        indices
+            .into_iter()
+            .map(|i| {
+                self.stripes[i]
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+            })
+            .collect()
     }
 }
 
@@ -159,16 +241,16 @@ fn info(name: &str, record: StreamRecord) -> StreamInfo {
     }
 }
 
-/// Unwraps a transaction's result.
-fn settled<T>(result: std::result::Result<T, TransactionError<StoreError>>) -> Result<T> {
-    result.map_err(|error| match error {
-        TransactionError::Abort(error) => error,
-        TransactionError::Storage(error) => StoreError::Storage(error),
-    })
-}
-
-fn abort<T>(error: StoreError) -> std::result::Result<T, ConflictableTransactionError<StoreError>> {
-    Err(ConflictableTransactionError::Abort(error))
+/// The record of a stream that another writer changed between our read and our
+/// compare-and-swap (which the stripe locks make impossible within one log).
+fn raced(stream: &str) -> StoreError {
+    StoreError::Corrupt {
+        kind: RecordKind::Stream,
+        stream: stream.to_owned(),
+        seq: 0,
+        detail: "the stream's record changed during an update (is another log writing it?)"
+            .to_owned(),
+    }
 }
 
 impl Backend for SledLog {
@@ -232,23 +314,18 @@ impl Backend for SledLog {
             }
         }
         // First the floor, so that no reader looks for the events being removed.
-        let start = settled(self.streams.transaction(|streams| {
-            let Some(bytes) = streams.get(stream.as_bytes())? else {
-                return abort(StoreError::NoSuchStream(stream.to_owned()));
-            };
-            let mut record = match Self::decode_stream(stream, &bytes) {
-                Ok(record) => record,
-                Err(error) => return abort(error),
+        let start = {
+            let _stream = self.lock_streams(&[stream]);
+            let Some((mut record, old)) = self.stream_entry(stream)? else {
+                return Err(StoreError::NoSuchStream(stream.to_owned()));
             };
             let start = record.parent.as_ref().map_or(0, |p| p.at).max(record.floor) + 1;
             record.floor = record.floor.max(seq);
-            let sealed = match seal(stream.as_bytes(), &record) {
-                Ok(sealed) => sealed,
-                Err(error) => return abort(error),
-            };
-            streams.insert(stream.as_bytes(), sealed)?;
-            Ok(start)
-        }))?;
+            if !self.swap_stream(stream, Some(&old), &record)? {
+                return Err(raced(stream));
+            }
+            start
+        };
         let mut dropped = 0;
         let mut batch = sled::Batch::default();
         let mut pending = 0;
@@ -293,55 +370,46 @@ impl Log for SledLog {
     ) -> Result<Seq> {
         check_name(stream)?;
         let at = self.clock.now();
-        // Encode outside the transaction, which sled may run more than once.
-        let mut records: Vec<(IVec, IVec)> = Vec::with_capacity(events.len());
-        for (seq, event) in (expected + 1..).zip(events) {
-            let key = seq_key(stream, seq);
-            let value = seal(&key, &EventRef { at, event })?;
-            records.push((key.into(), value.into()));
+        let _stream = self.lock_streams(&[stream]);
+        let current = self.stream_entry(stream)?;
+        let actual = current.as_ref().map_or(0, |(record, _)| record.head);
+        if actual != expected {
+            return Err(StoreError::Conflict {
+                stream: stream.to_owned(),
+                expected,
+                actual,
+            });
         }
-        let head = expected + records.len() as u64;
-        let head = settled(
-            (&self.streams, &self.events).transaction(|(streams, tree)| {
-                let current = match streams.get(stream.as_bytes())? {
-                    Some(bytes) => match Self::decode_stream(stream, &bytes) {
-                        Ok(record) => Some(record),
-                        Err(error) => return abort(error),
-                    },
-                    None => None,
-                };
-                let actual = current.as_ref().map_or(0, |r| r.head);
-                if actual != expected {
-                    return abort(StoreError::Conflict {
-                        stream: stream.to_owned(),
-                        expected,
-                        actual,
-                    });
-                }
-                if records.is_empty() {
-                    return Ok(actual);
-                }
-                let mut record = current.unwrap_or(StreamRecord {
+        if events.is_empty() {
+            return Ok(actual);
+        }
+        let mut batch = sled::Batch::default();
+        let mut head = expected;
+        for event in events {
+            head += 1;
+            let key = seq_key(stream, head);
+            let value = seal(&key, &EventRef { at, event })?;
+            batch.insert(key, value);
+        }
+        let (mut record, old) = match current {
+            Some((record, bytes)) => (record, Some(bytes)),
+            None => (
+                StreamRecord {
                     head: 0,
                     parent: None,
                     created_at: at,
                     floor: 0,
-                });
-                record.head = head;
-                let sealed = match seal(stream.as_bytes(), &record) {
-                    Ok(sealed) => sealed,
-                    Err(error) => return abort(error),
-                };
-                for (key, value) in &records {
-                    tree.insert(key, value.clone())?;
-                }
-                streams.insert(stream.as_bytes(), sealed)?;
-                Ok(head)
-            }),
-        )?;
-        if !events.is_empty() {
-            self.settle(durability)?;
+                },
+                None,
+            ),
+        };
+        record.head = head;
+        // The events first, invisible past the old head; then the head commits them.
+        self.events.apply_batch(batch)?;
+        if !self.swap_stream(stream, old.as_ref(), &record)? {
+            return Err(raced(stream));
         }
+        self.settle(durability)?;
         Ok(head)
     }
 
@@ -350,7 +418,7 @@ impl Log for SledLog {
     }
 
     fn stream(&self, stream: &str) -> Result<Option<StreamInfo>> {
-        Ok(self.stream_record(stream)?.map(|r| info(stream, r)))
+        Ok(self.stream_entry(stream)?.map(|(r, _)| info(stream, r)))
     }
 
     fn streams(&self) -> Result<Vec<StreamInfo>> {
@@ -367,6 +435,14 @@ impl Log for SledLog {
     fn fork(&self, parent: &str, at: Seq, name: &str) -> Result<StreamInfo> {
         check_name(name)?;
         let _structure = self.lock_structure();
+        let _streams = self.lock_streams(&[parent, name]);
+        if self.streams.get(name.as_bytes())?.is_some() {
+            return Err(StoreError::StreamExists(name.to_owned()));
+        }
+        let Some((source, _)) = self.stream_entry(parent)? else {
+            return Err(StoreError::NoSuchStream(parent.to_owned()));
+        };
+        check_fork_point(parent, at, source.head, source.floor)?;
         let record = StreamRecord {
             head: at,
             parent: Some(ForkPoint {
@@ -376,24 +452,9 @@ impl Log for SledLog {
             created_at: self.clock.now(),
             floor: 0,
         };
-        let sealed = seal(name.as_bytes(), &record)?;
-        settled(self.streams.transaction(|streams| {
-            if streams.get(name.as_bytes())?.is_some() {
-                return abort(StoreError::StreamExists(name.to_owned()));
-            }
-            let Some(bytes) = streams.get(parent.as_bytes())? else {
-                return abort(StoreError::NoSuchStream(parent.to_owned()));
-            };
-            let source = match Self::decode_stream(parent, &bytes) {
-                Ok(source) => source,
-                Err(error) => return abort(error),
-            };
-            if let Err(error) = check_fork_point(parent, at, source.head, source.floor) {
-                return abort(error);
-            }
-            streams.insert(name.as_bytes(), sealed.clone())?;
-            Ok(())
-        }))?;
+        if !self.swap_stream(name, None, &record)? {
+            return Err(StoreError::StreamExists(name.to_owned()));
+        }
         self.settle(self.durability)?;
         Ok(info(name, record))
     }
@@ -416,7 +477,7 @@ const READ_AHEAD_DEPTH: usize = 4;
 /// replay's reducer runs alongside the reads; memory stays bounded by
 /// `READ_AHEAD_DEPTH` batches.
 enum SledScan {
-    Direct(Scan),
+    Direct(Box<Scan>),
     ReadAhead(ReadAhead),
 }
 
@@ -430,7 +491,7 @@ impl SledScan {
             range: None,
         };
         if to.saturating_sub(from) < READ_AHEAD_MIN {
-            return SledScan::Direct(scan);
+            return SledScan::Direct(Box::new(scan));
         }
         let (sender, receiver) = std::sync::mpsc::sync_channel(READ_AHEAD_DEPTH);
         let spawned = std::thread::Builder::new()
@@ -438,8 +499,9 @@ impl SledScan {
             .spawn(move || {
                 let mut scan = scan;
                 loop {
-                    let batch: Vec<Result<Raw>> =
-                        std::iter::from_fn(|| scan.next_raw()).take(READ_AHEAD_BATCH).collect();
+                    let batch: Vec<Result<Raw>> = std::iter::from_fn(|| scan.next_raw())
+                        .take(READ_AHEAD_BATCH)
+                        .collect();
                     if batch.is_empty() || sender.send(batch).is_err() {
                         break;
                     }
@@ -453,13 +515,13 @@ impl SledScan {
                 thread: Some(thread),
             }),
             // No thread to be had: read on the caller's.
-            Err(_) => SledScan::Direct(Scan {
+            Err(_) => SledScan::Direct(Box::new(Scan {
                 tree: tree.clone(),
                 stream: stream.to_owned(),
                 next: from,
                 to,
                 range: None,
-            }),
+            })),
         }
     }
 }

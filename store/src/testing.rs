@@ -17,6 +17,10 @@ pub const EVENTS_PER_INQUIRY: u64 = 4;
 
 /// RFD D30's migration form: `apply` (boolean), then `env` (select) and `note`
 /// (text), both asked only when `apply` is true.
+///
+/// # Panics
+///
+/// Never: the form is a constant, and valid.
 pub fn d30_form() -> Arc<Form> {
     static FORM: OnceLock<Arc<Form>> = OnceLock::new();
     Arc::clone(FORM.get_or_init(|| {
@@ -61,7 +65,11 @@ pub fn scripted_event(n: Seq) -> Event {
         1 => answer("apply", json!(true)),
         2 => answer(
             "env",
-            json!(if k % 2 == 0 { "staging" } else { "production" }),
+            json!(if k.is_multiple_of(2) {
+                "staging"
+            } else {
+                "production"
+            }),
         ),
         _ => answer("note", json!(format!("run {k}"))),
     }

@@ -120,9 +120,15 @@ impl Clock for ManualClock {
 ///
 /// With [`Durability::Buffered`] an acknowledged append is in sled's in-process
 /// buffers; sled writes them out by itself every 500 ms, on [`Log::flush`], and when
-/// the log is dropped. A process that dies before that loses those appends (and only
-/// whole appends: an append is atomic, so a stream never shows half of one, and the
-/// survivors are always a prefix of what was acknowledged).
+/// the log is dropped. A process that dies before that loses those appends, and only
+/// whole appends: sled recovers its log up to the first write that did not complete,
+/// and an append becomes visible only when its stream's head, written after its
+/// events, is recovered; so what survives is a prefix of the appends in the order
+/// they were made.
+///
+/// A [`Durability::Flush`] append also writes out whatever other threads had
+/// buffered. Flushing costs a disk round trip: batch events into one append where
+/// the protocol allows it.
 ///
 /// The in-memory log ignores durability: nothing it holds survives the process.
 ///

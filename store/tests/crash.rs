@@ -44,10 +44,9 @@ fn acknowledged_appends_survive_sigkill() {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or_else(|| {
-            SystemTime::now()
-                .duration_since(UNIX_EPOCH)
-                .map_or(1, |d| d.as_nanos() as u64)
-                | 1
+            SystemTime::now().duration_since(UNIX_EPOCH).map_or(1, |d| {
+                u64::from(d.subsec_nanos()) ^ d.as_secs().rotate_left(32)
+            }) | 1
         });
     println!("crash test: {rounds} rounds, seed {seed} (ASKUSER_CRASH_SEED to repeat)");
     let mut rng = Rng(seed);

@@ -1,6 +1,6 @@
 //! Property: a replay from a snapshot plus the tail equals a replay from the start,
 //! in state and in the commands of the tail, over random event sequences (valid
-//! and invalid answers, Back, Cancelled, TurnEnded, fresh and repeated inquiry ids,
+//! and invalid answers, `Back`, `Cancelled`, `TurnEnded`, fresh and repeated inquiry ids,
 //! several policies and turns).
 
 mod common;

@@ -57,7 +57,7 @@ fn events<L: Log>(log: &L, stream: &str) -> Vec<Event> {
 }
 
 fn appended_events_read_back_exactly<L: Log>(log: &L) {
-    let batch = vec![
+    let batch = [
         requested("q1", db_form()),
         answered("q1", "db", json!("PostgreSQL")),
         back("q1"),
