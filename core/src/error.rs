@@ -405,8 +405,9 @@ pub enum AnswerError {
 #[serde(tag = "code", rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum EngineError {
-    /// No inquiry has this id.
-    #[error("no inquiry \"{inquiry}\" is open; it was never requested")]
+    /// No inquiry has this id (or it finished before the last
+    /// [`FINISHED_REMEMBERED`](crate::FINISHED_REMEMBERED) finished ones).
+    #[error("no inquiry \"{inquiry}\" is open: it was never requested, or it finished long ago")]
     UnknownInquiry {
         /// The id given.
         inquiry: String,

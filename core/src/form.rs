@@ -231,18 +231,10 @@ impl From<String> for Choice {
     }
 }
 
-#[derive(Serialize, Deserialize)]
-struct ChoiceObject {
-    label: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    description: Option<String>,
-}
-
-#[derive(Deserialize)]
-#[serde(untagged)]
-enum ChoiceShape {
-    Label(String),
-    Object(ChoiceObject),
+#[derive(Serialize)]
+struct ChoiceObject<'a> {
+    label: &'a str,
+    description: &'a str,
 }
 
 impl Serialize for Choice {
@@ -250,8 +242,8 @@ impl Serialize for Choice {
         match &self.description {
             None => serializer.serialize_str(&self.label),
             Some(description) => ChoiceObject {
-                label: self.label.clone(),
-                description: Some(description.clone()),
+                label: &self.label,
+                description,
             }
             .serialize(serializer),
         }
@@ -260,11 +252,41 @@ impl Serialize for Choice {
 
 impl<'de> Deserialize<'de> for Choice {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        Ok(match ChoiceShape::deserialize(deserializer)? {
-            ChoiceShape::Label(label) => Choice::new(label),
-            ChoiceShape::Object(ChoiceObject { label, description }) => {
-                Choice { label, description }
+        deserializer.deserialize_any(ChoiceVisitor)
+    }
+}
+
+/// Reads a plain label or a `{"label", "description"}` object without buffering.
+struct ChoiceVisitor;
+
+impl<'de> serde::de::Visitor<'de> for ChoiceVisitor {
+    type Value = Choice;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an option label or a {\"label\", \"description\"} object")
+    }
+
+    fn visit_str<E: serde::de::Error>(self, label: &str) -> Result<Choice, E> {
+        Ok(Choice::new(label))
+    }
+
+    fn visit_string<E: serde::de::Error>(self, label: String) -> Result<Choice, E> {
+        Ok(Choice::new(label))
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Choice, A::Error> {
+        let mut label = None;
+        let mut description = None;
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            match key.as_ref() {
+                "label" => label = Some(map.next_value::<String>()?),
+                "description" => description = map.next_value::<Option<String>>()?,
+                _ => {
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                }
             }
-        })
+        }
+        let label = label.ok_or_else(|| serde::de::Error::missing_field("label"))?;
+        Ok(Choice { label, description })
     }
 }

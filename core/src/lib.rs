@@ -77,7 +77,7 @@ pub use event::{
 };
 pub use form::{AnswerType, Choice, Form, Question};
 pub use parse::{ParseOptions, parse_form, parse_form_with};
-pub use reducer::{Finished, State, reduce};
+pub use reducer::{FINISHED_REMEMBERED, Finished, State, reduce};
 pub use schema::answer_schema;
 pub use valid_form::ValidForm;
 pub use validate::validate;

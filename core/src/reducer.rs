@@ -1,6 +1,6 @@
 //! The reducer: `(State, Event) → (State', [Command])`, total and deterministic.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
@@ -15,11 +15,20 @@ use crate::inquiry::Open;
 use crate::valid_form::ValidForm;
 use crate::validate::validate;
 
-/// Everything the engine knows: the open inquiries, a record of finished ones, and
-/// the answers remembered for the current turn. Built only by applying events.
+/// How many finished inquiries a [`State`] keeps a record of, the oldest forgotten
+/// first: a late event for one of them is answered "already finished" rather than
+/// "never requested", and the state's size does not grow with the log's length.
+pub const FINISHED_REMEMBERED: usize = 1024;
+
+/// Everything the engine knows: the open inquiries, a record of the last
+/// [`FINISHED_REMEMBERED`] finished ones, and the answers remembered for the current
+/// turn. Built only by applying events.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct State {
     inquiries: BTreeMap<InquiryId, Inquiry>,
+    /// The finished inquiries still in `inquiries`, oldest first.
+    #[serde(default)]
+    finished_order: VecDeque<InquiryId>,
     /// The current turn, once a request named one.
     turn: Option<String>,
     /// Answers remembered for the turn: tool name → question id → answer.
@@ -173,11 +182,17 @@ impl State {
             prefill: None,
         };
         let step = open.advance(inquiry, &self.remembered, out);
-        let entry = match step {
-            Some(finished) => Inquiry::Finished(finished),
-            None => Inquiry::Open(Box::new(open)),
-        };
-        self.inquiries.insert(inquiry.clone(), entry);
+        match step {
+            Some(finished) => {
+                self.inquiries
+                    .insert(inquiry.clone(), Inquiry::Finished(finished));
+                self.remember_finished(inquiry);
+            }
+            None => {
+                self.inquiries
+                    .insert(inquiry.clone(), Inquiry::Open(Box::new(open)));
+            }
+        }
     }
 
     /// The open inquiry `id`, or an error command saying why there is none.
@@ -202,6 +217,18 @@ impl State {
     fn finish(&mut self, id: &InquiryId, how: Finished) {
         if let Some(entry) = self.inquiries.get_mut(id) {
             *entry = Inquiry::Finished(how);
+            self.remember_finished(id);
+        }
+    }
+
+    /// Records that `id` finished, forgetting the oldest finished inquiry beyond
+    /// [`FINISHED_REMEMBERED`].
+    fn remember_finished(&mut self, id: &InquiryId) {
+        self.finished_order.push_back(id.clone());
+        while self.finished_order.len() > FINISHED_REMEMBERED {
+            if let Some(oldest) = self.finished_order.pop_front() {
+                self.inquiries.remove(&oldest);
+            }
         }
     }
 

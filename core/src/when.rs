@@ -140,15 +140,101 @@ impl Serialize for When {
 }
 
 impl<'de> Deserialize<'de> for When {
+    /// Reads a predicate straight from the deserializer (no intermediate JSON value);
+    /// malformed predicates are errors with the same wording as [`parse_form`]'s.
+    ///
+    /// [`parse_form`]: crate::parse_form
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = Value::deserialize(deserializer)?;
-        let mut errors = Vec::new();
-        match parse_when(&value, "", 0, &mut errors) {
-            Some(when) if errors.is_empty() => Ok(when),
-            _ => Err(serde::de::Error::custom(errors.first().map_or_else(
-                || "invalid `when` predicate".to_owned(),
-                ToString::to_string,
-            ))),
+        deserializer.deserialize_map(WhenVisitor)
+    }
+}
+
+struct WhenVisitor;
+
+/// The keys of one predicate object, as read.
+#[derive(Default)]
+struct WhenFields {
+    question_id: Option<String>,
+    /// The one operator and its operand; a second operator is an error.
+    operator: Option<(&'static str, Operand)>,
+}
+
+enum Operand {
+    Value(Value),
+    Values(Vec<Value>),
+    Nested(Vec<When>),
+    Inner(Box<When>),
+}
+
+impl<'de> serde::de::Visitor<'de> for WhenVisitor {
+    type Value = When;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a predicate such as {\"question_id\": \"apply\", \"equals\": true}")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<When, A::Error> {
+        use serde::de::Error;
+        let mut fields = WhenFields::default();
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            let (name, operand) = match key.as_ref() {
+                "question_id" => {
+                    fields.question_id = Some(map.next_value()?);
+                    continue;
+                }
+                "equals" => ("equals", Operand::Value(map.next_value()?)),
+                "not_equals" => ("not_equals", Operand::Value(map.next_value()?)),
+                "contains" => ("contains", Operand::Value(map.next_value()?)),
+                "one_of" => ("one_of", Operand::Values(map.next_value()?)),
+                "all" => ("all", Operand::Nested(map.next_value()?)),
+                "any" => ("any", Operand::Nested(map.next_value()?)),
+                "not" => ("not", Operand::Inner(map.next_value()?)),
+                other => {
+                    return Err(A::Error::custom(FormErrorKind::WhenUnknownKey {
+                        key: other.to_owned(),
+                    }));
+                }
+            };
+            if let Some((first, _)) = &fields.operator {
+                return Err(A::Error::custom(FormErrorKind::WhenOperatorCount {
+                    found: vec![(*first).to_owned(), name.to_owned()],
+                }));
+            }
+            fields.operator = Some((name, operand));
+        }
+        let Some((name, operand)) = fields.operator else {
+            return Err(A::Error::custom(FormErrorKind::WhenOperatorCount {
+                found: vec![],
+            }));
+        };
+        let empty = |operator: &str| {
+            A::Error::custom(FormErrorKind::WhenEmptyGroup {
+                operator: operator.to_owned(),
+            })
+        };
+        match (operand, fields.question_id) {
+            (Operand::Nested(items), None) if items.is_empty() => Err(empty(name)),
+            (Operand::Nested(items), None) if name == "all" => Ok(When::All(items)),
+            (Operand::Nested(items), None) => Ok(When::Any(items)),
+            (Operand::Inner(inner), None) => Ok(When::Not(inner)),
+            (Operand::Nested(_) | Operand::Inner(_), Some(_)) => Err(A::Error::custom(
+                FormErrorKind::WhenCombinatorWithQuestion {
+                    operator: name.to_owned(),
+                },
+            )),
+            (_, None) => Err(A::Error::custom(FormErrorKind::WhenMissingQuestionId {
+                operator: name.to_owned(),
+            })),
+            (Operand::Values(values), Some(_)) if values.is_empty() => Err(empty(name)),
+            (Operand::Values(values), Some(question_id)) => Ok(When::OneOf {
+                question_id,
+                values,
+            }),
+            (Operand::Value(value), Some(question_id)) => Ok(match name {
+                "equals" => When::Equals { question_id, value },
+                "not_equals" => When::NotEquals { question_id, value },
+                _ => When::Contains { question_id, value },
+            }),
         }
     }
 }
@@ -343,6 +429,37 @@ mod tests {
         for shape in shapes {
             let when: When = serde_json::from_value(shape.clone()).unwrap();
             assert_eq!(when.to_json(), shape);
+        }
+    }
+
+    #[test]
+    fn deserializing_reports_malformed_predicates_in_the_form_errors_words() {
+        let cases = [
+            (
+                json!({"question_id": "a"}),
+                "a predicate needs exactly one operator (equals, not_equals, one_of, contains, all, any or not); found none",
+            ),
+            (
+                json!({"question_id": "a", "equals": 1, "not_equals": 2}),
+                "a predicate needs exactly one operator (equals, not_equals, one_of, contains, all, any or not); found equals, not_equals",
+            ),
+            (
+                json!({"equals": 1}),
+                "`equals` needs `question_id`: the id of an earlier question",
+            ),
+            (json!({"any": []}), "`any` is empty; give at least one"),
+            (
+                json!({"question_id": "a", "not": {"question_id": "a", "equals": 1}}),
+                "`not` takes nested predicates: remove question_id here and put it in each nested predicate",
+            ),
+            (
+                json!({"question_id": "a", "equal": 1}),
+                "unknown key `equal` in a predicate; use question_id with one of equals, not_equals, one_of, contains, or one of all, any, not",
+            ),
+        ];
+        for (value, message) in cases {
+            let error = serde_json::from_value::<When>(value).unwrap_err();
+            assert_eq!(error.to_string(), message);
         }
     }
 

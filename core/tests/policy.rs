@@ -320,7 +320,7 @@ fn events_that_do_not_fit_are_errors_and_change_nothing() {
             &mut state,
             &answer("zz", "db", json!("sqlite"), AnsweredBy::User, false)
         )),
-        "no inquiry \"zz\" is open; it was never requested"
+        "no inquiry \"zz\" is open: it was never requested, or it finished long ago"
     );
     assert_eq!(
         error(&reduce(
@@ -425,4 +425,49 @@ fn an_invalid_form_is_rejected_with_every_problem() {
         ]
     );
     assert_eq!(state, State::new());
+}
+
+#[test]
+fn the_record_of_finished_inquiries_is_bounded() {
+    let mut state = State::new();
+    let total = askuser_core::FINISHED_REMEMBERED + 10;
+    for n in 0..total {
+        let id = format!("i{n}");
+        reduce(
+            &mut state,
+            &request(&id, Policy::default(), Origin::default()),
+        );
+        reduce(
+            &mut state,
+            &Event::Cancelled {
+                inquiry: InquiryId::new(&id),
+                reason: CancelReason::UserReply,
+            },
+        );
+    }
+    assert_eq!(state.finished("i0"), None, "the oldest record is forgotten");
+    assert_eq!(state.finished("i9"), None);
+    assert_eq!(state.finished("i10"), Some(Finished::Cancelled));
+    assert_eq!(
+        state.finished(&format!("i{}", total - 1)),
+        Some(Finished::Cancelled)
+    );
+    assert_eq!(
+        error(&reduce(
+            &mut state,
+            &Event::Back {
+                inquiry: InquiryId::new("i0")
+            }
+        )),
+        "no inquiry \"i0\" is open: it was never requested, or it finished long ago"
+    );
+    assert_eq!(
+        error(&reduce(
+            &mut state,
+            &Event::Back {
+                inquiry: InquiryId::new("i10")
+            }
+        )),
+        "inquiry \"i10\" is already finished; it takes no more events"
+    );
 }

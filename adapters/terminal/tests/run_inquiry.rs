@@ -237,7 +237,7 @@ fn no_commands_is_a_stall_and_engine_errors_are_typed() {
     assert_eq!(
         failed.err().map(|e| e.to_string()).as_deref(),
         Some(
-            "the engine did not accept the event: no inquiry \"nope\" is open; it was never requested"
+            "the engine did not accept the event: no inquiry \"nope\" is open: it was never requested, or it finished long ago"
         )
     );
 }
