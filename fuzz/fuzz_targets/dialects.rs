@@ -16,8 +16,14 @@ fuzz_target!(|data: &[u8]| {
         match dialect.parse(&arguments) {
             Ok(call) => {
                 let mut state = State::new();
-                let commands = reduce(&mut state, &Event::Requested(call.request(InquiryId::new("f"))));
-                assert!(matches!(commands.as_slice(), [Command::Prompt(_)]), "{commands:?}");
+                let commands = reduce(
+                    &mut state,
+                    &Event::Requested(call.request(InquiryId::new("f"))),
+                );
+                assert!(
+                    matches!(commands.as_slice(), [Command::Prompt(_)]),
+                    "{commands:?}"
+                );
                 let _ = call.tool_result(&commands[0]);
             }
             Err(rejection) => {

@@ -13,9 +13,17 @@ use serde_json::json;
 fn form_from(bytes: &[u8]) -> Form {
     let mut questions: Vec<Question> = Vec::new();
     for (index, chunk) in bytes.chunks(3).take(8).enumerate() {
-        let [kind, gate, extra] = [chunk[0], *chunk.get(1).unwrap_or(&0), *chunk.get(2).unwrap_or(&0)];
+        let [kind, gate, extra] = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
         let answer_type = AnswerType::ALL[usize::from(kind) % 5];
-        let mut question = Question::new(format!("q{index}"), format!("Question {index}?"), answer_type);
+        let mut question = Question::new(
+            format!("q{index}"),
+            format!("Question {index}?"),
+            answer_type,
+        );
         if answer_type.has_options() {
             let count = 1 + usize::from(kind / 5) % 4;
             question.options = Some((0..count).map(|i| Choice::new(format!("o{i}"))).collect());
@@ -61,7 +69,10 @@ fn run(events: &[Event]) -> Vec<Vec<Command>> {
         let before = state.clone();
         let commands = reduce(&mut state, event);
         assert!(!commands.is_empty());
-        if matches!(commands.as_slice(), [Command::Error { .. } | Command::Reject { .. }]) {
+        if matches!(
+            commands.as_slice(),
+            [Command::Error { .. } | Command::Reject { .. }]
+        ) {
             assert_eq!(before, state);
         }
         all.push(commands);

@@ -101,11 +101,12 @@ mod error;
 mod log;
 mod memory;
 mod sled_log;
+mod sled_scan;
 pub mod testing;
 mod transcript;
 mod types;
 
-pub use codec::{MAX_STREAM_NAME, STATE_FORMAT};
+pub use codec::{MAX_STREAM_NAME, STATE_FORMAT, decode_event_record, encode_event_record};
 pub use error::{RecordKind, Result, StoreError};
 pub use log::{CommandsBySeq, Compaction, Events, Log, ReplayOptions, Replayed};
 pub use memory::MemLog;

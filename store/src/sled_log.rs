@@ -9,15 +9,14 @@ use sled::{Db, IVec, Tree};
 
 use crate::backend::{Backend, RecordIter};
 use crate::codec::{
-    EventRecord, EventRef, STATE_FORMAT, SnapshotHead, SnapshotRecord, SnapshotRef, StreamRecord,
-    check_name, key_seq, open_record, prefix, seal, seq_key,
+    EventRef, STATE_FORMAT, SnapshotHead, SnapshotRecord, SnapshotRef, StreamRecord, check_name,
+    key_seq, open_record, prefix, seal, seq_key,
 };
 use crate::error::{RecordKind, Result, StoreError};
 use crate::log::Log;
 use crate::memory::check_fork_point;
-use crate::types::{
-    Clock, Durability, ForkPoint, Recorded, Seq, Snapshot, StreamInfo, SystemClock,
-};
+use crate::sled_scan::SledScan;
+use crate::types::{Clock, Durability, ForkPoint, Seq, Snapshot, StreamInfo, SystemClock};
 
 /// The sled page cache [`SledLog::open`] asks for, in bytes (sled's own default is
 /// 1 GiB). A log is mostly appended to and read through once, so a large cache
@@ -462,188 +461,5 @@ impl Log for SledLog {
     fn flush(&self) -> Result<()> {
         self.db.flush()?;
         Ok(())
-    }
-}
-
-/// Ranges at least this long are read ahead on a helper thread.
-const READ_AHEAD_MIN: u64 = 4096;
-/// Records per batch handed from the reading thread to the caller.
-const READ_AHEAD_BATCH: usize = 512;
-/// Batches in flight: bounds the read-ahead's memory.
-const READ_AHEAD_DEPTH: usize = 4;
-
-/// Reads a stream's own events from the `events` tree. A long range is read, checked
-/// and decoded on a helper thread, a few batches ahead of the caller, so that a
-/// replay's reducer runs alongside the reads; memory stays bounded by
-/// `READ_AHEAD_DEPTH` batches.
-enum SledScan {
-    Direct(Box<Scan>),
-    ReadAhead(ReadAhead),
-}
-
-impl SledScan {
-    fn new(tree: &Tree, stream: &str, from: Seq, to: Seq) -> Self {
-        let scan = Scan {
-            tree: tree.clone(),
-            stream: stream.to_owned(),
-            next: from,
-            to,
-            range: None,
-        };
-        if to.saturating_sub(from) < READ_AHEAD_MIN {
-            return SledScan::Direct(Box::new(scan));
-        }
-        let (sender, receiver) = std::sync::mpsc::sync_channel(READ_AHEAD_DEPTH);
-        let spawned = std::thread::Builder::new()
-            .name("askuser-store-read".to_owned())
-            .spawn(move || {
-                let mut scan = scan;
-                loop {
-                    let batch: Vec<Result<Raw>> = std::iter::from_fn(|| scan.next_raw())
-                        .take(READ_AHEAD_BATCH)
-                        .collect();
-                    if batch.is_empty() || sender.send(batch).is_err() {
-                        break;
-                    }
-                }
-            });
-        match spawned {
-            Ok(thread) => SledScan::ReadAhead(ReadAhead {
-                stream: stream.to_owned(),
-                receiver: Some(receiver),
-                batch: Vec::new().into_iter(),
-                thread: Some(thread),
-            }),
-            // No thread to be had: read on the caller's.
-            Err(_) => SledScan::Direct(Box::new(Scan {
-                tree: tree.clone(),
-                stream: stream.to_owned(),
-                next: from,
-                to,
-                range: None,
-            })),
-        }
-    }
-}
-
-impl Iterator for SledScan {
-    type Item = Result<Recorded>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        match self {
-            SledScan::Direct(scan) => scan.next(),
-            SledScan::ReadAhead(ahead) => ahead.next(),
-        }
-    }
-}
-
-struct ReadAhead {
-    stream: String,
-    receiver: Option<std::sync::mpsc::Receiver<Vec<Result<Raw>>>>,
-    batch: std::vec::IntoIter<Result<Raw>>,
-    thread: Option<std::thread::JoinHandle<()>>,
-}
-
-impl ReadAhead {
-    fn next(&mut self) -> Option<Result<Recorded>> {
-        loop {
-            if let Some(item) = self.batch.next() {
-                return Some(item.and_then(|raw| raw.decode(&self.stream)));
-            }
-            // The thread ended (a missing tail is then reported by the caller's
-            // gap check).
-            self.batch = self.receiver.as_ref()?.recv().ok()?.into_iter();
-        }
-    }
-}
-
-impl Drop for ReadAhead {
-    fn drop(&mut self) {
-        // Closing the channel stops the thread at its next batch; wait for it, so
-        // that the database is released when the log is dropped.
-        drop(self.receiver.take());
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
-    }
-}
-
-/// Reads a range of a stream's own events, decoding one at a time. When sled fails
-/// to read a record, the scan reports it and restarts after it, so the rest of the
-/// stream stays readable.
-struct Scan {
-    tree: Tree,
-    stream: String,
-    /// The next sequence number expected.
-    next: Seq,
-    to: Seq,
-    range: Option<sled::Iter>,
-}
-
-/// A record read from sled, not decoded yet.
-struct Raw {
-    seq: Seq,
-    key: IVec,
-    bytes: IVec,
-}
-
-impl Raw {
-    fn decode(self, stream: &str) -> Result<Recorded> {
-        open_record::<EventRecord>(RecordKind::Event, stream, self.seq, &self.key, &self.bytes).map(
-            |record| Recorded {
-                seq: self.seq,
-                at: record.at,
-                event: record.event,
-            },
-        )
-    }
-}
-
-impl Iterator for Scan {
-    type Item = Result<Recorded>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        let raw = self.next_raw()?;
-        Some(raw.and_then(|raw| raw.decode(&self.stream)))
-    }
-}
-
-impl Scan {
-    fn next_raw(&mut self) -> Option<Result<Raw>> {
-        if self.next > self.to {
-            return None;
-        }
-        let range = self.range.get_or_insert_with(|| {
-            self.tree
-                .range(seq_key(&self.stream, self.next)..=seq_key(&self.stream, self.to))
-        });
-        match range.next()? {
-            Ok((key, bytes)) => {
-                let Some(seq) = key_seq(&key) else {
-                    return Some(Err(corrupt(&self.stream, self.next, "a malformed key")));
-                };
-                self.next = seq + 1;
-                Some(Ok(Raw { seq, key, bytes }))
-            }
-            Err(error) => {
-                let seq = self.next;
-                self.next += 1;
-                self.range = None;
-                Some(Err(corrupt(
-                    &self.stream,
-                    seq,
-                    &format!("the storage engine could not read it: {error}"),
-                )))
-            }
-        }
-    }
-}
-
-fn corrupt(stream: &str, seq: Seq, detail: &str) -> StoreError {
-    StoreError::Corrupt {
-        kind: RecordKind::Event,
-        stream: stream.to_owned(),
-        seq,
-        detail: detail.to_owned(),
     }
 }
