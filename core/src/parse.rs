@@ -8,8 +8,9 @@
 
 use serde_json::{Map, Value};
 
-use crate::error::{FormError, FormErrorKind, FormErrors, escape_pointer};
+use crate::error::{FormError, FormErrorKind, FormErrors};
 use crate::form::{AnswerType, Choice, Form, Question};
+use crate::pointer::At;
 use crate::valid_form::ValidForm;
 use crate::validate::validate_with_suppressed;
 use crate::when::parse_when;
@@ -88,19 +89,20 @@ struct Reader {
 }
 
 impl Reader {
-    fn error(&mut self, path: String, kind: FormErrorKind) {
+    fn error(&mut self, at: &At<'_>, kind: FormErrorKind) {
+        let path = at.pointer();
         self.broken.push(path.clone());
         self.errors.push(FormError::new(path, kind));
     }
 
-    fn unknown_fields(&mut self, map: &Map<String, Value>, path: &str, known: &'static str) {
+    fn unknown_fields(&mut self, map: &Map<String, Value>, at: &At<'_>, known: &'static str) {
         if !self.options.reject_unknown_fields {
             return;
         }
         for key in map.keys() {
             if !known.split(", ").any(|k| k == key) {
                 self.errors.push(FormError::new(
-                    format!("{path}/{}", escape_pointer(key)),
+                    at.key(key).pointer(),
                     FormErrorKind::UnknownField {
                         field: key.clone(),
                         known,
@@ -112,168 +114,150 @@ impl Reader {
 
     fn form(&mut self, arguments: &Value) -> Option<Form> {
         let Value::Object(map) = arguments else {
-            self.error(
-                String::new(),
-                FormErrorKind::WrongType {
-                    expected: "an object with a `questions` list",
-                },
-            );
+            let kind = FormErrorKind::WrongType {
+                expected: "an object with a `questions` list",
+            };
+            self.error(&At::Root, kind);
             return None;
         };
-        self.unknown_fields(map, "", FORM_FIELDS);
+        self.unknown_fields(map, &At::Root, FORM_FIELDS);
+        let at = At::Root.key("questions");
         let items = match map.get("questions") {
             Some(Value::Array(items)) => items,
             Some(_) => {
-                self.error(
-                    "/questions".into(),
-                    FormErrorKind::WrongType {
-                        expected: "a list of questions",
-                    },
-                );
+                let kind = FormErrorKind::WrongType {
+                    expected: "a list of questions",
+                };
+                self.error(&at, kind);
                 return None;
             }
             None => {
-                self.error(
-                    "/questions".into(),
-                    FormErrorKind::MissingField {
-                        what: "`questions`, a list of at least one question",
-                    },
-                );
+                let kind = FormErrorKind::MissingField {
+                    what: "`questions`, a list of at least one question",
+                };
+                self.error(&at, kind);
                 return None;
             }
         };
         if items.len() > crate::limits::MAX_QUESTIONS {
-            self.error(
-                "/questions".into(),
-                FormErrorKind::TooManyQuestions {
-                    count: items.len(),
-                    max: crate::limits::MAX_QUESTIONS,
-                },
-            );
+            let kind = FormErrorKind::TooManyQuestions {
+                count: items.len(),
+                max: crate::limits::MAX_QUESTIONS,
+            };
+            self.error(&at, kind);
             return None;
         }
         let questions = items
             .iter()
             .enumerate()
-            .map(|(i, item)| self.question(item, &format!("/questions/{i}")))
+            .map(|(i, item)| self.question(item, &At::question(i)))
             .collect();
         Some(Form { questions })
     }
 
-    fn question(&mut self, item: &Value, path: &str) -> Question {
-        let mut question = Question::new("", "", AnswerType::Text);
+    fn question(&mut self, item: &Value, at: &At<'_>) -> Question {
+        let mut question = Question::new(String::new(), String::new(), AnswerType::Text);
         let Value::Object(map) = item else {
-            self.error(
-                path.to_owned(),
-                FormErrorKind::WrongType {
-                    expected: "an object with id, text and answer_type",
-                },
-            );
+            let kind = FormErrorKind::WrongType {
+                expected: "an object with id, text and answer_type",
+            };
+            self.error(at, kind);
             return question;
         };
-        self.unknown_fields(map, path, QUESTION_FIELDS);
-        question.id = self.required_string(map, path, "id", "an id such as \"env\"");
-        question.text = self.required_string(map, path, "text", "the question text, one line");
-        question.context = self.optional_string(map, path, "context");
-        question.header = self.optional_string(map, path, "header");
-        question.answer_type = self.answer_type(map, path);
-        question.options = self.options_field(map, path);
+        self.unknown_fields(map, at, QUESTION_FIELDS);
+        question.id = self.required_string(map, at, "id", "an id such as \"env\"");
+        question.text = self.required_string(map, at, "text", "the question text, one line");
+        question.context = self.optional_string(map, at, "context");
+        question.header = self.optional_string(map, at, "header");
+        question.answer_type = self.answer_type(map, at);
+        question.options = self.options_field(map, at);
         question.allow_other = match map.get("allow_other") {
             None | Some(Value::Null) => false,
             Some(Value::Bool(b)) => *b,
             Some(_) => {
-                self.error(
-                    format!("{path}/allow_other"),
-                    FormErrorKind::WrongType {
-                        expected: "true or false",
-                    },
-                );
+                let kind = FormErrorKind::WrongType {
+                    expected: "true or false",
+                };
+                self.error(&at.key("allow_other"), kind);
                 false
             }
         };
         question.schema = non_null(map.get("schema"));
         question.default = non_null(map.get("default"));
-        if let Some(when) = non_null(map.get("when")) {
-            let when_path = format!("{path}/when");
+        if let Some(when) = map.get("when").filter(|w| !w.is_null()) {
+            let when_at = at.key("when");
             let before = self.errors.len();
-            question.when = parse_when(&when, &when_path, 0, &mut self.errors);
+            question.when = parse_when(when, &when_at, 0, &mut self.errors);
             if self.errors.len() > before {
-                self.broken.push(when_path);
+                self.broken.push(when_at.pointer());
             }
         }
         question
     }
 
-    fn answer_type(&mut self, map: &Map<String, Value>, path: &str) -> AnswerType {
-        let at = format!("{path}/answer_type");
-        match map.get("answer_type") {
-            Some(Value::String(name)) => AnswerType::from_name(name).unwrap_or_else(|| {
-                self.unknown_type(path, at, FormErrorKind::UnknownAnswerType { found: name.clone() })
-            }),
-            None | Some(Value::Null) if !self.options.require_answer_type => AnswerType::Text,
-            None | Some(Value::Null) => self.unknown_type(
-                path,
-                at,
-                FormErrorKind::MissingField {
-                    what: "answer_type: one of boolean, select, multi_select, text, schema",
+    fn answer_type(&mut self, map: &Map<String, Value>, question: &At<'_>) -> AnswerType {
+        let kind = match map.get("answer_type") {
+            Some(Value::String(name)) => match AnswerType::from_name(name) {
+                Some(answer_type) => return answer_type,
+                None => FormErrorKind::UnknownAnswerType {
+                    found: name.clone(),
                 },
-            ),
-            Some(_) => self.unknown_type(
-                path,
-                at,
-                FormErrorKind::WrongType {
-                    expected: "one of \"boolean\", \"select\", \"multi_select\", \"text\", \"schema\"",
-                },
-            ),
-        }
-    }
-
-    /// Records an unusable answer type; the checks that depend on it are skipped.
-    fn unknown_type(&mut self, path: &str, at: String, kind: FormErrorKind) -> AnswerType {
-        self.error(at, kind);
+            },
+            None | Some(Value::Null) if !self.options.require_answer_type => {
+                return AnswerType::Text;
+            }
+            None | Some(Value::Null) => FormErrorKind::MissingField {
+                what: "answer_type: one of boolean, select, multi_select, text, schema",
+            },
+            Some(_) => FormErrorKind::WrongType {
+                expected: "one of \"boolean\", \"select\", \"multi_select\", \"text\", \"schema\"",
+            },
+        };
+        self.error(&question.key("answer_type"), kind);
+        // The checks that depend on the type are skipped.
         for field in ["options", "allow_other", "schema", "default"] {
-            self.broken.push(format!("{path}/{field}"));
+            self.broken.push(question.key(field).pointer());
         }
-        self.broken.push(format!("{path}#type"));
+        self.broken.push(format!("{}#type", question.pointer()));
         AnswerType::Text
     }
 
-    fn options_field(&mut self, map: &Map<String, Value>, path: &str) -> Option<Vec<Choice>> {
-        let at = format!("{path}/options");
+    fn options_field(
+        &mut self,
+        map: &Map<String, Value>,
+        question: &At<'_>,
+    ) -> Option<Vec<Choice>> {
+        let at = question.key("options");
         let items = match map.get("options")? {
             Value::Null => return None,
             Value::Array(items) => items,
             _ => {
-                self.error(
-                    at,
-                    FormErrorKind::WrongType {
-                        expected: "a list of option labels (strings or {\"label\", \"description\"} objects)",
-                    },
-                );
+                let kind = FormErrorKind::WrongType {
+                    expected: "a list of option labels (strings or {\"label\", \"description\"} objects)",
+                };
+                self.error(&at, kind);
                 return Some(Vec::new());
             }
         };
         let mut choices = Vec::with_capacity(items.len());
         for (j, item) in items.iter().enumerate() {
-            let item_path = format!("{at}/{j}");
+            let item_at = at.index(j);
             match item {
                 Value::String(label) => choices.push(Choice::new(label.clone())),
                 Value::Object(object) => {
-                    self.unknown_fields(object, &item_path, "label, description");
+                    self.unknown_fields(object, &item_at, "label, description");
                     let label =
-                        self.required_string(object, &item_path, "label", "the option's label");
-                    let description = self.optional_string(object, &item_path, "description");
+                        self.required_string(object, &item_at, "label", "the option's label");
+                    let description = self.optional_string(object, &item_at, "description");
                     choices.push(Choice { label, description });
                 }
                 _ => {
-                    self.error(
-                        item_path,
-                        FormErrorKind::WrongType {
-                            expected: "a string label or a {\"label\", \"description\"} object",
-                        },
-                    );
-                    self.broken.push(format!("{path}/default"));
-                    self.broken.push(format!("{path}#type"));
+                    let kind = FormErrorKind::WrongType {
+                        expected: "a string label or a {\"label\", \"description\"} object",
+                    };
+                    self.error(&item_at, kind);
+                    self.broken.push(question.key("default").pointer());
+                    self.broken.push(format!("{}#type", question.pointer()));
                 }
             }
         }
@@ -283,45 +267,35 @@ impl Reader {
     fn required_string(
         &mut self,
         map: &Map<String, Value>,
-        path: &str,
+        at: &At<'_>,
         field: &str,
         what: &'static str,
     ) -> String {
-        let at = format!("{path}/{field}");
-        match map.get(field) {
-            Some(Value::String(s)) => s.clone(),
-            None | Some(Value::Null) => {
-                self.error(at, FormErrorKind::MissingField { what });
-                String::new()
-            }
-            Some(_) => {
-                self.error(
-                    at,
-                    FormErrorKind::WrongType {
-                        expected: "a string",
-                    },
-                );
-                String::new()
-            }
-        }
+        let kind = match map.get(field) {
+            Some(Value::String(s)) => return s.clone(),
+            None | Some(Value::Null) => FormErrorKind::MissingField { what },
+            Some(_) => FormErrorKind::WrongType {
+                expected: "a string",
+            },
+        };
+        self.error(&at.key(field), kind);
+        String::new()
     }
 
     fn optional_string(
         &mut self,
         map: &Map<String, Value>,
-        path: &str,
+        at: &At<'_>,
         field: &str,
     ) -> Option<String> {
         match map.get(field) {
             None | Some(Value::Null) => None,
             Some(Value::String(s)) => Some(s.clone()),
             Some(_) => {
-                self.error(
-                    format!("{path}/{field}"),
-                    FormErrorKind::WrongType {
-                        expected: "a string",
-                    },
-                );
+                let kind = FormErrorKind::WrongType {
+                    expected: "a string",
+                };
+                self.error(&at.key(field), kind);
                 None
             }
         }

@@ -20,6 +20,7 @@ use serde_json::Value;
 
 use crate::error::{FormError, FormErrorKind};
 use crate::limits::MAX_WHEN_DEPTH;
+use crate::pointer::At;
 
 /// A predicate over earlier answers that gates a question.
 #[derive(Debug, Clone, PartialEq)]
@@ -243,56 +244,72 @@ const COMPARISONS: [&str; 4] = ["equals", "not_equals", "one_of", "contains"];
 const COMBINATORS: [&str; 3] = ["all", "any", "not"];
 
 /// Reads a `when` predicate from JSON, pushing every problem onto `errors` with its
-/// JSON-pointer path (prefixed by `path`). Returns `None` where nothing usable was found.
+/// JSON pointer (under `at`). Returns `None` where nothing usable was found.
 pub(crate) fn parse_when(
     value: &Value,
-    path: &str,
+    at: &At<'_>,
     depth: usize,
     errors: &mut Vec<FormError>,
 ) -> Option<When> {
-    let error = |kind| FormError::new(path.to_owned(), kind);
+    let push = |errors: &mut Vec<FormError>, at: &At<'_>, kind| {
+        errors.push(FormError::new(at.pointer(), kind));
+    };
     if depth > MAX_WHEN_DEPTH {
-        errors.push(error(FormErrorKind::WhenTooDeep {
-            max: MAX_WHEN_DEPTH,
-        }));
+        push(
+            errors,
+            at,
+            FormErrorKind::WhenTooDeep {
+                max: MAX_WHEN_DEPTH,
+            },
+        );
         return None;
     }
     let Value::Object(map) = value else {
-        errors.push(error(FormErrorKind::WhenNotAnObject));
+        push(errors, at, FormErrorKind::WhenNotAnObject);
         return None;
     };
-    let operators: Vec<&str> = map
+    let is_operator = |key: &str| COMPARISONS.contains(&key) || COMBINATORS.contains(&key);
+    let mut operators = map
         .keys()
         .map(String::as_str)
-        .filter(|key| COMPARISONS.contains(key) || COMBINATORS.contains(key))
-        .collect();
-    let unknown: Vec<&str> = map
-        .keys()
-        .map(String::as_str)
-        .filter(|key| *key != "question_id" && !operators.contains(key))
-        .collect();
-    for key in &unknown {
-        errors.push(FormError::new(
-            format!("{path}/{}", crate::error::escape_pointer(key)),
-            FormErrorKind::WhenUnknownKey {
-                key: (*key).to_owned(),
-            },
-        ));
+        .filter(|key| is_operator(key));
+    let (Some(operator), None) = (operators.next(), operators.next()) else {
+        report_keys(map, at, errors);
+        let found = map.keys().filter(|key| is_operator(key)).cloned().collect();
+        push(errors, at, FormErrorKind::WhenOperatorCount { found });
+        return None;
+    };
+    if report_keys(map, at, errors) {
+        return None;
     }
-    let [operator] = operators[..] else {
-        errors.push(error(FormErrorKind::WhenOperatorCount {
-            found: operators.iter().map(|key| (*key).to_owned()).collect(),
-        }));
-        return None;
-    };
     let operand = &map[operator];
     if COMBINATORS.contains(&operator) {
-        parse_combinator(map, operator, operand, path, depth, errors)
-    } else if unknown.is_empty() {
-        parse_comparison(map, operator, operand, path, errors)
+        parse_combinator(map, operator, operand, at, depth, errors)
     } else {
-        None
+        parse_comparison(map, operator, operand, at, errors)
     }
+}
+
+/// Reports every key that is neither `question_id` nor an operator; whether there was one.
+fn report_keys(
+    map: &serde_json::Map<String, Value>,
+    at: &At<'_>,
+    errors: &mut Vec<FormError>,
+) -> bool {
+    let mut found = false;
+    for key in map.keys() {
+        if key != "question_id"
+            && !COMPARISONS.contains(&key.as_str())
+            && !COMBINATORS.contains(&key.as_str())
+        {
+            found = true;
+            errors.push(FormError::new(
+                at.key(key).pointer(),
+                FormErrorKind::WhenUnknownKey { key: key.clone() },
+            ));
+        }
+    }
+    found
 }
 
 /// `all`, `any` or `not`.
@@ -300,26 +317,26 @@ fn parse_combinator(
     map: &serde_json::Map<String, Value>,
     operator: &str,
     operand: &Value,
-    path: &str,
+    at: &At<'_>,
     depth: usize,
     errors: &mut Vec<FormError>,
 ) -> Option<When> {
-    let operand_path = format!("{path}/{operator}");
+    let operand_at = at.key(operator);
     if map.contains_key("question_id") {
         errors.push(FormError::new(
-            format!("{path}/question_id"),
+            at.key("question_id").pointer(),
             FormErrorKind::WhenCombinatorWithQuestion {
                 operator: operator.to_owned(),
             },
         ));
     }
     if operator == "not" {
-        return parse_when(operand, &operand_path, depth + 1, errors)
+        return parse_when(operand, &operand_at, depth + 1, errors)
             .map(|inner| When::Not(Box::new(inner)));
     }
     let Value::Array(items) = operand else {
         errors.push(FormError::new(
-            operand_path,
+            operand_at.pointer(),
             FormErrorKind::WhenGroupNotAList {
                 operator: operator.to_owned(),
             },
@@ -328,7 +345,7 @@ fn parse_combinator(
     };
     if items.is_empty() {
         errors.push(FormError::new(
-            operand_path,
+            operand_at.pointer(),
             FormErrorKind::WhenEmptyGroup {
                 operator: operator.to_owned(),
             },
@@ -339,7 +356,7 @@ fn parse_combinator(
     let nested: Vec<When> = items
         .iter()
         .enumerate()
-        .filter_map(|(i, item)| parse_when(item, &format!("{operand_path}/{i}"), depth + 1, errors))
+        .filter_map(|(i, item)| parse_when(item, &operand_at.index(i), depth + 1, errors))
         .collect();
     if errors.len() > before {
         return None;
@@ -356,14 +373,14 @@ fn parse_comparison(
     map: &serde_json::Map<String, Value>,
     operator: &str,
     operand: &Value,
-    path: &str,
+    at: &At<'_>,
     errors: &mut Vec<FormError>,
 ) -> Option<When> {
     let question_id = match map.get("question_id") {
         Some(Value::String(id)) => id.clone(),
         Some(_) => {
             errors.push(FormError::new(
-                format!("{path}/question_id"),
+                at.key("question_id").pointer(),
                 FormErrorKind::WrongType {
                     expected: "a string (the id of an earlier question)",
                 },
@@ -372,7 +389,7 @@ fn parse_comparison(
         }
         None => {
             errors.push(FormError::new(
-                format!("{path}/question_id"),
+                at.key("question_id").pointer(),
                 FormErrorKind::WhenMissingQuestionId {
                     operator: operator.to_owned(),
                 },
@@ -386,17 +403,17 @@ fn parse_comparison(
         "not_equals" => When::NotEquals { question_id, value },
         "contains" => When::Contains { question_id, value },
         _ => {
-            let operand_path = format!("{path}/{operator}");
+            let operand_at = at.key(operator);
             let Value::Array(values) = value else {
                 errors.push(FormError::new(
-                    operand_path,
+                    operand_at.pointer(),
                     FormErrorKind::WhenOneOfNotAList,
                 ));
                 return None;
             };
             if values.is_empty() {
                 errors.push(FormError::new(
-                    operand_path,
+                    operand_at.pointer(),
                     FormErrorKind::WhenEmptyGroup {
                         operator: "one_of".to_owned(),
                     },
@@ -466,9 +483,10 @@ mod tests {
     #[test]
     fn malformed_predicates_name_the_field() {
         let mut errors = Vec::new();
+        let question = At::question(1);
         let parsed = parse_when(
             &json!({"question_id": "a", "equals": 1, "one_of": [1]}),
-            "/questions/1/when",
+            &question.key("when"),
             0,
             &mut errors,
         );
@@ -488,7 +506,7 @@ mod tests {
             value = json!({ "not": value });
         }
         let mut errors = Vec::new();
-        assert_eq!(parse_when(&value, "/w", 0, &mut errors), None);
+        assert_eq!(parse_when(&value, &At::Root.key("w"), 0, &mut errors), None);
         assert_eq!(errors.len(), 1);
         assert_eq!(
             errors[0].kind,

@@ -56,18 +56,13 @@ impl Reader {
         field: &str,
         what: &str,
     ) -> Option<String> {
-        let at = format!("{path}/{field}");
-        match map.get(field) {
-            Some(Value::String(s)) => Some(s.clone()),
-            None | Some(Value::Null) => {
-                self.error(at, format!("is required: add {what}"));
-                None
-            }
-            Some(other) => {
-                self.error(at, format!("must be a string, not {}", json_type(other)));
-                None
-            }
-        }
+        let message = match map.get(field) {
+            Some(Value::String(s)) => return Some(s.clone()),
+            None | Some(Value::Null) => format!("is required: add {what}"),
+            Some(other) => format!("must be a string, not {}", json_type(other)),
+        };
+        self.error(format!("{path}/{field}"), message);
+        None
     }
 
     /// An optional string field (`null` counts as absent).
