@@ -35,7 +35,7 @@ pub fn bench_dir() -> PathBuf {
 ///
 /// If the database cannot be built.
 pub fn replay_db() -> Result<PathBuf, StoreError> {
-    let path = bench_dir().join("replay-1m");
+    let path = replay_db_path();
     if is_complete(&path) {
         return Ok(path);
     }
@@ -55,6 +55,11 @@ pub fn replay_db() -> Result<PathBuf, StoreError> {
     log.flush()?;
     eprintln!("built in {:.1?}", started.elapsed());
     Ok(path)
+}
+
+/// Where [`replay_db`] keeps the benchmark database (it may not exist yet).
+pub fn replay_db_path() -> PathBuf {
+    bench_dir().join("replay-1m")
 }
 
 fn is_complete(path: &Path) -> bool {
