@@ -157,7 +157,7 @@ fn dialect_round_trip(c: &mut Criterion) {
         });
     });
     group.bench_function("claude: render", |b| {
-        b.iter(|| call.render(black_box(outcome)))
+        b.iter(|| call.render(black_box(outcome)));
     });
     group.finish();
 }
