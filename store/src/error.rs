@@ -110,6 +110,10 @@ pub enum StoreError {
     /// while reading a damaged file. Nothing was changed by this store.
     #[error("the database could not be recovered (is the file damaged?): {0}")]
     Recovery(String),
+    /// Another process holds the database (sled allows one process at a time); opening
+    /// waited about a second for it to let go.
+    #[error("the log is in use by another process; close it and try again")]
+    Locked,
     /// The storage engine failed (I/O error, or sled reported a problem).
     #[error("storage: {0}")]
     Storage(#[from] sled::Error),

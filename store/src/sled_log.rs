@@ -74,8 +74,9 @@ impl SledLog {
     ///
     /// # Errors
     ///
-    /// A storage error (sled's "could not acquire lock" I/O error when another
-    /// process has the database), or [`StoreError::Recovery`].
+    /// [`StoreError::Locked`] when another process still holds the database after
+    /// about a second, [`StoreError::Recovery`] when sled cannot recover it, or a
+    /// storage error.
     pub fn open(path: impl AsRef<Path>) -> Result<Self> {
         Self::from_config(
             &sled::Config::new()
@@ -117,10 +118,13 @@ impl SledLog {
             let opened = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| config.open()));
             match opened {
                 Ok(Ok(db)) => break db,
+                // sled reports a held lock only in the error's text.
                 Ok(Err(sled::Error::Io(error)))
-                    if error.to_string().contains("could not acquire lock")
-                        && started.elapsed() < LOCK_PATIENCE =>
+                    if error.to_string().contains("could not acquire lock") =>
                 {
+                    if started.elapsed() >= LOCK_PATIENCE {
+                        return Err(StoreError::Locked);
+                    }
                     std::thread::sleep(std::time::Duration::from_millis(10));
                 }
                 Ok(Err(error)) => return Err(error.into()),

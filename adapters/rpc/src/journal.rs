@@ -98,10 +98,7 @@ impl Journal {
     pub fn open(path: &Path) -> Result<Self> {
         let log = match SledLog::open(path) {
             Ok(log) => log,
-            Err(StoreError::Storage(sled::Error::Io(error)))
-                if error.kind() == std::io::ErrorKind::WouldBlock
-                    || error.to_string().contains("lock") =>
-            {
+            Err(StoreError::Locked) => {
                 return Err(RpcError::Locked {
                     path: path.to_owned(),
                 });
