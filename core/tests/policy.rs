@@ -166,12 +166,20 @@ fn a_non_exclusive_question_without_a_person_goes_to_the_assistant() {
         &mut state,
         &answer("a", "db", json!("mysql"), AnsweredBy::Assistant, false),
     );
-    assert!(
-        matches!(
-            &commands[..],
-            [Command::InvalidAnswer { .. }, Command::AskAssistant { .. }]
-        ),
-        "{commands:?}"
+    assert_eq!(
+        commands,
+        vec![
+            Command::InvalidAnswer {
+                inquiry: InquiryId::new("a"),
+                question: "db".into(),
+                message: "\"mysql\" is not one of the options: \"postgres\", \"sqlite\"".into(),
+            },
+            Command::AskAssistant {
+                inquiry: InquiryId::new("a"),
+                question: "db".into(),
+                schema: json!({"type": "string", "enum": ["postgres", "sqlite"]}),
+            },
+        ]
     );
     reduce(
         &mut state,
