@@ -269,12 +269,7 @@ fn check_length(bytes: usize) -> Result<(), AnswerError> {
 fn not_an_option(question: &Question, text: &str) -> AnswerError {
     AnswerError::NotAnOption {
         value: text.to_owned(),
-        options: question
-            .choices()
-            .iter()
-            .map(|c| format!("\"{}\"", c.label))
-            .collect::<Vec<_>>()
-            .join(", "),
+        options: question.quoted_labels(),
     }
 }
 

@@ -127,6 +127,16 @@ impl Question {
         self
     }
 
+    /// The option labels quoted and comma-separated (`"staging", "production"`), as
+    /// messages about a wrong answer list them.
+    pub fn quoted_labels(&self) -> String {
+        self.choices()
+            .iter()
+            .map(|c| format!("\"{}\"", c.label))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
     /// The options, or an empty slice for types that take none.
     pub fn choices(&self) -> &[Choice] {
         self.options.as_deref().unwrap_or_default()

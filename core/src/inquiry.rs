@@ -92,14 +92,7 @@ impl Open {
         loop {
             let index = self.cursor;
             if index >= self.form.len() {
-                out.push(Command::Respond {
-                    inquiry: id.clone(),
-                    outcome: Outcome {
-                        form: self.form.clone(),
-                        answers: std::mem::take(&mut self.answers),
-                        status: OutcomeStatus::Completed,
-                    },
-                });
+                out.push(self.respond(id, OutcomeStatus::Completed));
                 return Some(Finished::Completed);
             }
             let answers = &self.answers;
@@ -171,7 +164,20 @@ impl Open {
         }
     }
 
-    fn fail(
+    /// The response to the model, moving the answers out.
+    pub(crate) fn respond(&mut self, id: &InquiryId, status: OutcomeStatus) -> Command {
+        Command::Respond {
+            inquiry: id.clone(),
+            outcome: Outcome {
+                form: self.form.clone(),
+                answers: std::mem::take(&mut self.answers),
+                status,
+            },
+        }
+    }
+
+    /// Pushes the tool error for `reason`; the inquiry is then finished.
+    pub(crate) fn fail(
         &self,
         id: &InquiryId,
         reason: CancelReason,

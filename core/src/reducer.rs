@@ -6,7 +6,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::command::{Command, Outcome, OutcomeStatus, Slot, failure_message};
+use crate::command::{Command, OutcomeStatus, Slot, failure_message};
 use crate::error::EngineError;
 use crate::event::{
     AnsweredBy, CancelReason, Event, InquiryId, Persistence, Policy, Request, Target,
@@ -313,22 +313,10 @@ impl State {
             return;
         };
         let how = if *reason == CancelReason::UserReply {
-            out.push(Command::Respond {
-                inquiry: id.clone(),
-                outcome: Outcome {
-                    form: open.form.clone(),
-                    answers: std::mem::take(&mut open.answers),
-                    status: OutcomeStatus::Cancelled,
-                },
-            });
+            out.push(open.respond(id, OutcomeStatus::Cancelled));
             Finished::Cancelled
         } else {
-            out.push(Command::Fail {
-                inquiry: id.clone(),
-                reason: reason.clone(),
-                message: failure_message(reason, &open.origin.tool, ""),
-            });
-            Finished::Failed
+            open.fail(id, reason.clone(), "", out)
         };
         self.finish(id, how);
     }

@@ -109,11 +109,7 @@ impl ValidForm {
     /// Whether question `index` is asked, given the answers so far (`None` = skipped
     /// or not yet answered).
     pub fn is_asked(&self, index: usize, answers: &[Option<Answer>]) -> bool {
-        self.0
-            .compiled
-            .get(index)
-            .and_then(|c| c.gate.as_ref())
-            .is_none_or(|gate| gate.holds(&self.0.form.questions, &|k| answers.get(k)?.as_ref()))
+        self.is_asked_with(index, &|k| answers.get(k)?.as_ref())
     }
 
     /// Whether question `index` is asked, reading answers through `answer_at`.

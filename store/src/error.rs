@@ -122,5 +122,19 @@ pub enum StoreError {
     Io(#[from] std::io::Error),
 }
 
+/// `Ok` when a stream's head is the one the appender expected, else the
+/// [`StoreError::Conflict`] that carries both.
+pub(crate) fn expect_head(stream: &str, expected: u64, actual: u64) -> Result<()> {
+    if actual == expected {
+        Ok(())
+    } else {
+        Err(StoreError::Conflict {
+            stream: stream.to_owned(),
+            expected,
+            actual,
+        })
+    }
+}
+
 /// The store's result type.
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;

@@ -7,7 +7,7 @@ use askuser_core::{Event, State};
 
 use crate::backend::{Backend, RecordIter};
 use crate::codec::{STATE_FORMAT, check_name};
-use crate::error::{Result, StoreError};
+use crate::error::{Result, StoreError, expect_head};
 use crate::log::Log;
 use crate::types::{
     Clock, Durability, ForkPoint, Recorded, Seq, Snapshot, StreamInfo, SystemClock, Timestamp,
@@ -178,13 +178,7 @@ impl Log for MemLog {
         let at = self.clock.now();
         let mut inner = self.write_lock();
         let actual = inner.streams.get(stream).map_or(0, |s| s.head);
-        if actual != expected {
-            return Err(StoreError::Conflict {
-                stream: stream.to_owned(),
-                expected,
-                actual,
-            });
-        }
+        expect_head(stream, expected, actual)?;
         if events.is_empty() {
             return Ok(actual);
         }

@@ -12,7 +12,7 @@ use crate::codec::{
     EventRef, STATE_FORMAT, SnapshotHead, SnapshotRecord, SnapshotRef, StreamRecord, check_name,
     key_seq, open_record, prefix, seal, seq_key,
 };
-use crate::error::{RecordKind, Result, StoreError};
+use crate::error::{RecordKind, Result, StoreError, expect_head};
 use crate::log::Log;
 use crate::memory::check_fork_point;
 use crate::sled_scan::SledScan;
@@ -376,13 +376,7 @@ impl Log for SledLog {
         let _stream = self.lock_streams(&[stream]);
         let current = self.stream_entry(stream)?;
         let actual = current.as_ref().map_or(0, |(record, _)| record.head);
-        if actual != expected {
-            return Err(StoreError::Conflict {
-                stream: stream.to_owned(),
-                expected,
-                actual,
-            });
-        }
+        expect_head(stream, expected, actual)?;
         if events.is_empty() {
             return Ok(actual);
         }

@@ -160,11 +160,7 @@ fn resolve(question: &Question, text: &str) -> Result<String, UiAnswerError> {
     if !question.allow_other {
         return Err(UiAnswerError::NotAnOption {
             value: trimmed.to_owned(),
-            options: choices
-                .iter()
-                .map(|c| format!("\"{}\"", c.label))
-                .collect::<Vec<_>>()
-                .join(", "),
+            options: question.quoted_labels(),
         });
     }
     if trimmed.is_empty() {
