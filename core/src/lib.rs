@@ -48,6 +48,7 @@
 //! - [`Event`] and [`Command`]: the inputs and outputs; [`State::apply`] (or
 //!   [`reduce`]) is the reducer.
 //! - [`limits`]: the size limits, as named constants.
+//! - [`text`]: hostile text made safe to show a person ([`text::for_display`]).
 //! - `strategies` (feature `proptest`): generators of forms and event sequences, to
 //!   property-test your own flows.
 
@@ -65,6 +66,7 @@ mod reducer;
 mod schema;
 #[cfg(feature = "proptest")]
 pub mod strategies;
+pub mod text;
 mod valid_form;
 mod validate;
 pub mod when;
