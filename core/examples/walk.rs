@@ -38,8 +38,10 @@ fn main() {
             form: form.form().clone(),
             policy: askuser_core::Policy::default(),
             origin: askuser_core::Origin::default(),
+            call: None,
         }),
-    );
+    )
+    .expect("the form is valid");
     for (step, value) in script {
         show(&commands);
         let event = if let Some(value) = value {
@@ -50,6 +52,7 @@ fn main() {
                 value,
                 by: askuser_core::AnsweredBy::User,
                 remember: false,
+                note: None,
             }
         } else {
             println!("  > (Back)");
@@ -57,7 +60,7 @@ fn main() {
                 inquiry: id.clone(),
             }
         };
-        commands = reduce(&mut state, &event);
+        commands = reduce(&mut state, &event).expect("the script's answers fit");
     }
     show(&commands);
 }

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use crate::answer::Answer;
-use crate::error::{EngineError, FormError};
+use crate::error::Problem;
 use crate::event::{AnsweredBy, CancelReason, InquiryId};
 use crate::form::Question;
 use crate::valid_form::ValidForm;
@@ -49,8 +49,10 @@ pub enum Command {
     Reject {
         /// The inquiry.
         inquiry: InquiryId,
+        /// The tool's name as the model knows it.
+        tool: String,
         /// Every problem, each with the path of its field.
-        errors: Vec<FormError>,
+        problems: Vec<Problem>,
     },
     /// The answer did not fit; tell whoever answered. The same prompt follows.
     InvalidAnswer {
@@ -60,11 +62,6 @@ pub enum Command {
         question: String,
         /// Why, in words for a person.
         message: String,
-    },
-    /// The event did not fit the state; nothing changed.
-    Error {
-        /// What went wrong.
-        error: EngineError,
     },
 }
 
@@ -121,6 +118,9 @@ pub struct Slot {
     pub answer: Answer,
     /// Who gave it.
     pub by: AnsweredBy,
+    /// A note the person wrote beside the answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 /// How an inquiry ended with a response to the model.
@@ -141,6 +141,8 @@ pub struct Outcome {
     pub answers: Vec<Option<Slot>>,
     /// Completed, or cancelled by a Reply.
     pub status: OutcomeStatus,
+    /// With a Reply: the message the person typed for the model, if any.
+    pub message: Option<String>,
 }
 
 impl Outcome {
@@ -196,6 +198,9 @@ impl Outcome {
                 let mut map = Map::new();
                 map.insert("cancelled".into(), Value::Bool(true));
                 map.insert("answered".into(), Value::Object(self.answered_map()));
+                if let Some(message) = &self.message {
+                    map.insert("message".into(), Value::String(message.clone()));
+                }
                 Value::Object(map)
             }
         }
@@ -223,6 +228,9 @@ pub(crate) fn failure_message(reason: &CancelReason, tool: &str, detail: &str) -
         CancelReason::UserReply => {
             format!("{tool}: the user cancelled the question to reply instead.")
         }
+        CancelReason::TooManyInvalidAnswers => format!(
+            "{tool}: the question was answered {detail} times in a row with answers that did not fit, so it was given up. Do not retry this tool call in this turn; continue without the answer or ask in plain words."
+        ),
         CancelReason::Unknown(name) => {
             format!("{tool} was cancelled ({name}). Do not retry this tool call in this turn.")
         }

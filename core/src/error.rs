@@ -1,7 +1,6 @@
 //! The errors of the core: problems with a submitted form ([`FormError`]), with an
-//! answer ([`AnswerError`]), and with an event that does not fit the state
-//! ([`EngineError`]). None of them is ever a panic; each reaches the adapter as data in
-//! a [`Command`](crate::Command).
+//! answer ([`AnswerError`]), and with an input a host should not have handed in
+//! ([`Refusal`]). None of them is ever a panic; each reaches the adapter as data.
 
 use std::fmt;
 
@@ -400,31 +399,35 @@ pub enum AnswerError {
     },
 }
 
-/// An event that does not fit the engine's state. The state is left unchanged.
+/// Why [`State::decide`](crate::State::decide) refused an input: a host used the
+/// engine wrongly. Nothing is recorded and the state is unchanged; each variant says
+/// what the host should do instead.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
 #[serde(tag = "code", rename_all = "snake_case")]
 #[non_exhaustive]
-pub enum EngineError {
-    /// No inquiry has this id (or it finished before the last
-    /// [`FINISHED_REMEMBERED`](crate::FINISHED_REMEMBERED) finished ones).
-    #[error("no inquiry \"{inquiry}\" is open: it was never requested, or it finished long ago")]
+pub enum Refusal {
+    /// No inquiry has this id: it was never requested in this stream. Ask first.
+    #[error("no inquiry \"{inquiry}\" was requested; send the request first")]
     UnknownInquiry {
         /// The id given.
         inquiry: String,
     },
-    /// The inquiry has already been answered, cancelled, failed or ended.
+    /// The inquiry has already been answered, cancelled, failed or ended; whoever
+    /// finished it first won. Show the recorded result instead.
     #[error("inquiry \"{inquiry}\" is already finished; it takes no more events")]
     InquiryFinished {
         /// The id given.
         inquiry: String,
     },
-    /// A `Requested` event reuses an id.
-    #[error("inquiry \"{inquiry}\" was already requested; use a new id for a new request")]
+    /// A request reuses an id this stream has seen. Use a new id for a new request.
+    #[error(
+        "inquiry \"{inquiry}\" was already requested in this stream; use a new id for a new request"
+    )]
     DuplicateInquiry {
         /// The id given.
         inquiry: String,
     },
-    /// An answer for a question other than the one being asked.
+    /// An answer for a question other than the one being asked. Answer that one.
     #[error("inquiry \"{inquiry}\" is waiting for question \"{expected}\", not \"{got}\"")]
     UnexpectedQuestion {
         /// The inquiry.
@@ -434,14 +437,58 @@ pub enum EngineError {
         /// The question the answer named.
         got: String,
     },
-    /// `Back` with no earlier answered question.
+    /// `Back` with no earlier question the person answered.
     #[error("inquiry \"{inquiry}\" has no earlier answered question to go back to")]
     NothingToGoBackTo {
         /// The inquiry.
         inquiry: String,
     },
+    /// An answer from someone the policy did not route the question to (the
+    /// assistant answering a question for the person, or a configured or remembered
+    /// answer handed in by a host, which only the engine itself applies).
+    #[error(
+        "question \"{question}\" of inquiry \"{inquiry}\" is for {expected}; an answer by {by} is not accepted"
+    )]
+    WrongAnswerer {
+        /// The inquiry.
+        inquiry: String,
+        /// The question.
+        question: String,
+        /// Who the answer claimed to be from.
+        by: String,
+        /// Who the question was routed to.
+        expected: String,
+    },
+    /// A verdict the engine records itself (a refused answer, a denied request) was
+    /// handed in as an input. Hand in what happened instead.
+    #[error(
+        "a \"{kind}\" event is recorded by the engine itself, not handed in; send the answer or request instead"
+    )]
+    NotAnInput {
+        /// The event's kind.
+        kind: String,
+    },
 }
 
+/// One problem with a rejected tool call, as recorded: the JSON pointer of the
+/// offending field (in the dialect's own arguments, or the form's) and what to
+/// change.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Problem {
+    /// A JSON pointer into the tool arguments; empty for the arguments as a whole.
+    pub path: String,
+    /// What is wrong and what to change, without the path.
+    pub message: String,
+}
+
+impl From<&FormError> for Problem {
+    fn from(error: &FormError) -> Self {
+        Problem {
+            path: error.path.clone(),
+            message: error.message(),
+        }
+    }
+}
 /// Escapes one JSON-pointer reference token (`~` → `~0`, `/` → `~1`).
 pub(crate) fn escape_pointer(token: &str) -> String {
     token.replace('~', "~0").replace('/', "~1")

@@ -11,6 +11,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::error::Problem;
 use crate::form::Form;
 
 /// The id of one inquiry (typically the tool call's id). Cheap to clone.
@@ -48,12 +49,38 @@ impl std::borrow::Borrow<str> for InquiryId {
     }
 }
 
-/// An input to the engine.
+/// An input to the engine, and what the log records.
+///
+/// A host hands in the first five kinds (and [`Event::Rejected`] for a call its own
+/// parser refused). [`State::decide`](crate::State::decide) turns an input into the
+/// event to record: the same event when it is accepted, or a verdict that records
+/// what a model or a person did wrong ([`Event::Rejected`], [`Event::AnswerRefused`],
+/// [`Event::Denied`]), so that replaying never validates again.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Event {
     /// A tool call asks a form.
     Requested(Request),
+    /// A tool call whose form was invalid: recorded with its problems (not its form).
+    /// The model gets a tool error listing them.
+    Rejected {
+        /// The inquiry.
+        inquiry: InquiryId,
+        /// The tool's name as the model knows it, for the tool error text.
+        tool: String,
+        /// Every problem, each with the path of its field.
+        problems: Vec<Problem>,
+    },
+    /// A request the policy refused at once (a sub-agent asked, or a configured
+    /// answer does not fit its question): the model gets a tool error.
+    Denied {
+        /// The inquiry.
+        inquiry: InquiryId,
+        /// Why.
+        reason: CancelReason,
+        /// The text for the model.
+        message: String,
+    },
     /// An answer to the question being asked.
     Answered {
         /// The inquiry.
@@ -68,6 +95,20 @@ pub enum Event {
         /// The person asked to reuse this answer for the rest of the turn.
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         remember: bool,
+        /// A note the person wrote beside the answer, for the model.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        note: Option<String>,
+    },
+    /// An answer that did not fit its question, recorded with why; whoever answered
+    /// is told and asked again. Too many in a row fail the inquiry
+    /// ([`MAX_REFUSED_ANSWERS`](crate::limits::MAX_REFUSED_ANSWERS)).
+    AnswerRefused {
+        /// The inquiry.
+        inquiry: InquiryId,
+        /// The question's id.
+        question: String,
+        /// Why, in words for whoever answered.
+        message: String,
     },
     /// The person went back to the previous answered question.
     Back {
@@ -80,6 +121,9 @@ pub enum Event {
         inquiry: InquiryId,
         /// Why.
         reason: CancelReason,
+        /// With a Reply: the message the person typed for the model, if any.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        message: Option<String>,
     },
     /// The person ended the turn; no tool result is sent.
     TurnEnded {
@@ -93,7 +137,10 @@ impl Event {
     pub fn inquiry(&self) -> &InquiryId {
         match self {
             Event::Requested(request) => &request.inquiry,
-            Event::Answered { inquiry, .. }
+            Event::Rejected { inquiry, .. }
+            | Event::Denied { inquiry, .. }
+            | Event::Answered { inquiry, .. }
+            | Event::AnswerRefused { inquiry, .. }
             | Event::Back { inquiry }
             | Event::Cancelled { inquiry, .. }
             | Event::TurnEnded { inquiry } => inquiry,
@@ -114,6 +161,19 @@ pub struct Request {
     /// Where the request comes from.
     #[serde(default)]
     pub origin: Origin,
+    /// The tool call as the model wrote it, kept so that a host can render the
+    /// dialect's result from the log alone. The engine does not read it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call: Option<ToolCall>,
+}
+
+/// A tool call as the model wrote it: its dialect's name and its raw arguments.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolCall {
+    /// The dialect's name (`"claude"`, `"jp-form"`, ...).
+    pub dialect: String,
+    /// The arguments, unchanged.
+    pub arguments: Value,
 }
 
 /// Who may answer an inquiry's questions, decided from configuration and facts.
@@ -228,12 +288,14 @@ pub enum CancelReason {
     SubagentDenied,
     /// The assistant backend failed to answer.
     BackendError,
+    /// Whoever answered gave too many answers in a row that did not fit.
+    TooManyInvalidAnswers,
     /// A reason this version does not know, kept as written.
     Unknown(String),
 }
 
 impl CancelReason {
-    const NAMED: [(&'static str, CancelReason); 6] = [
+    const NAMED: [(&'static str, CancelReason); 7] = [
         ("user_reply", CancelReason::UserReply),
         ("no_prompt_backend", CancelReason::NoPromptBackend),
         (
@@ -243,6 +305,10 @@ impl CancelReason {
         ("invalid_static_answer", CancelReason::InvalidStaticAnswer),
         ("subagent_denied", CancelReason::SubagentDenied),
         ("backend_error", CancelReason::BackendError),
+        (
+            "too_many_invalid_answers",
+            CancelReason::TooManyInvalidAnswers,
+        ),
     ];
 
     /// The reason's name (`"user_reply"`, ...; an unknown reason's own text).

@@ -10,6 +10,7 @@ use serde_json::Value;
 use crate::answer::Answer;
 use crate::command::{Command, Outcome, OutcomeStatus, Progress, Prompt, Slot, failure_message};
 use crate::event::{AnsweredBy, CancelReason, InquiryId, Origin, Persistence, Policy, Target};
+use crate::form::AnswerType;
 use crate::reducer::Finished;
 use crate::valid_form::ValidForm;
 
@@ -26,8 +27,11 @@ pub(crate) struct Open {
     pub(crate) cursor: usize,
     /// Who is being asked.
     pub(crate) awaiting: Target,
-    /// After Back: the earlier answer, prefilled.
-    pub(crate) prefill: Option<Answer>,
+    /// The answers Back discarded, by question: each comes back as the prefill when
+    /// its question is asked again.
+    pub(crate) discarded: Vec<Option<Answer>>,
+    /// How many answers in a row to the current question were refused.
+    pub(crate) refused: u32,
 }
 
 /// The serialized shape of [`Open`], checked before use so that a damaged snapshot
@@ -41,7 +45,10 @@ struct OpenRecord {
     answers: Vec<Option<Slot>>,
     cursor: usize,
     awaiting: Target,
-    prefill: Option<Answer>,
+    #[serde(default)]
+    discarded: Vec<Option<Answer>>,
+    #[serde(default)]
+    refused: u32,
 }
 
 impl TryFrom<OpenRecord> for Open {
@@ -49,7 +56,8 @@ impl TryFrom<OpenRecord> for Open {
 
     fn try_from(record: OpenRecord) -> Result<Self, Self::Error> {
         let count = record.form.len();
-        if record.answers.len() != count || record.cursor >= count {
+        let discarded_fits = record.discarded.is_empty() || record.discarded.len() == count;
+        if record.answers.len() != count || record.cursor >= count || !discarded_fits {
             return Err(format!(
                 "inconsistent inquiry state: {} answer slots and cursor {} for a form of {count} questions",
                 record.answers.len(),
@@ -59,7 +67,7 @@ impl TryFrom<OpenRecord> for Open {
         for (index, slot) in record.answers.iter().enumerate() {
             if let Some(slot) = slot {
                 let value = slot.answer.to_value(record.form.question(index));
-                if record.form.check(index, &value).is_err() {
+                if record.form.convert(index, &value).is_none() {
                     return Err(format!(
                         "inconsistent inquiry state: the answer to question {index} does not fit it"
                     ));
@@ -74,12 +82,76 @@ impl TryFrom<OpenRecord> for Open {
             answers: record.answers,
             cursor: record.cursor,
             awaiting: record.awaiting,
-            prefill: record.prefill,
+            discarded: if record.discarded.is_empty() {
+                vec![None; count]
+            } else {
+                record.discarded
+            },
+            refused: record.refused,
         })
     }
 }
 
 impl Open {
+    /// A new inquiry at its first question (call [`Open::advance`] next).
+    pub(crate) fn new(
+        form: ValidForm,
+        policy: Policy,
+        label: Option<Arc<str>>,
+        origin: Origin,
+    ) -> Self {
+        let count = form.len();
+        Open {
+            form,
+            policy,
+            origin,
+            label,
+            answers: vec![None; count],
+            cursor: 0,
+            awaiting: Target::User,
+            discarded: vec![None; count],
+            refused: 0,
+        }
+    }
+
+    /// Takes an answer to the current question and moves past it.
+    pub(crate) fn accept(&mut self, slot: Slot) {
+        self.answers[self.cursor] = Some(slot);
+        self.discarded[self.cursor] = None;
+        self.refused = 0;
+        self.cursor += 1;
+    }
+
+    /// The index of the last question the person answered before the current one.
+    pub(crate) fn back_target(&self) -> Option<usize> {
+        self.answers[..self.cursor].iter().rposition(|slot| {
+            matches!(
+                slot,
+                Some(Slot {
+                    by: AnsweredBy::User,
+                    ..
+                })
+            )
+        })
+    }
+
+    /// Goes back to the last question the person answered: its answer and every
+    /// later one are kept as prefills. Whether there was one to go back to.
+    pub(crate) fn back(&mut self) -> bool {
+        let Some(target) = self.back_target() else {
+            return false;
+        };
+        for index in target..self.answers.len() {
+            if let Some(slot) = self.answers[index].take() {
+                self.discarded[index] = Some(slot.answer);
+            }
+        }
+        self.cursor = target;
+        self.awaiting = Target::User;
+        self.refused = 0;
+        true
+    }
+
     /// Walks forward from the cursor: skips gated questions, applies configured and
     /// remembered answers, and stops at the first question someone must answer.
     /// Returns how the inquiry finished, if it did.
@@ -92,7 +164,7 @@ impl Open {
         loop {
             let index = self.cursor;
             if index >= self.form.len() {
-                out.push(self.respond(id, OutcomeStatus::Completed));
+                out.push(self.respond(id, OutcomeStatus::Completed, None));
                 return Some(Finished::Completed);
             }
             let answers = &self.answers;
@@ -105,40 +177,36 @@ impl Open {
                 continue;
             }
             let question_id = &self.form.question(index).id;
-            if let Some(configured) = self.policy.static_answers.get(question_id) {
-                match self.form.check(index, configured) {
-                    Ok(answer) => {
-                        self.answers[index] = Some(Slot {
-                            answer,
-                            by: AnsweredBy::Config,
-                        });
-                        self.cursor += 1;
-                        continue;
-                    }
-                    Err(reason) => {
-                        let detail = format!(
-                            "for question \"{question_id}\" (policy.static_answers.{question_id} = {configured}) does not fit the question: {reason}"
-                        );
-                        return Some(self.fail(
-                            id,
-                            CancelReason::InvalidStaticAnswer,
-                            &detail,
-                            out,
-                        ));
-                    }
-                }
+            // Configured answers were checked when the request was decided.
+            let configured = self
+                .policy
+                .static_answers
+                .get(question_id)
+                .and_then(|value| self.form.convert(index, value));
+            if let Some(answer) = configured {
+                self.accept(Slot {
+                    answer,
+                    by: AnsweredBy::Config,
+                    note: None,
+                });
+                continue;
             }
-            if self.policy.persistence == Persistence::Turn {
+            // A remembered answer fits by shape; a schema question's is not reused
+            // (applying never consults a schema).
+            let question = self.form.question(index);
+            if self.policy.persistence == Persistence::Turn
+                && question.answer_type != AnswerType::Schema
+            {
                 let cached = remembered
                     .get(&self.origin.tool)
                     .and_then(|answers| answers.get(question_id))
-                    .and_then(|value| self.form.check(index, value).ok());
+                    .and_then(|value| self.form.convert(index, value));
                 if let Some(answer) = cached {
-                    self.answers[index] = Some(Slot {
+                    self.accept(Slot {
                         answer,
                         by: AnsweredBy::Cache,
+                        note: None,
                     });
-                    self.cursor += 1;
                     continue;
                 }
             }
@@ -165,13 +233,19 @@ impl Open {
     }
 
     /// The response to the model, moving the answers out.
-    pub(crate) fn respond(&mut self, id: &InquiryId, status: OutcomeStatus) -> Command {
+    pub(crate) fn respond(
+        &mut self,
+        id: &InquiryId,
+        status: OutcomeStatus,
+        message: Option<&str>,
+    ) -> Command {
         Command::Respond {
             inquiry: id.clone(),
             outcome: Outcome {
                 form: self.form.clone(),
                 answers: std::mem::take(&mut self.answers),
                 status,
+                message: message.map(str::to_owned),
             },
         }
     }
@@ -203,19 +277,10 @@ impl Open {
                 n: index + 1,
                 m: count,
             }),
-            prefill: self
-                .prefill
+            prefill: self.discarded[index]
                 .clone()
                 .or_else(|| self.form.default_answer(index).cloned()),
-            can_back: self.answers[..index].iter().any(|slot| {
-                matches!(
-                    slot,
-                    Some(Slot {
-                        by: AnsweredBy::User,
-                        ..
-                    })
-                )
-            }),
+            can_back: self.back_target().is_some(),
             label: self.label.clone(),
         }
     }

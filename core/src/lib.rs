@@ -9,7 +9,7 @@
 //! commands. Replaying the same events always gives the same states and commands.
 //!
 //! ```
-//! use askuser_core::{reduce, Command, Event, InquiryId, Request, State, parse_form};
+//! use askuser_core::{Command, Event, InquiryId, Request, State, parse_form};
 //! use serde_json::json;
 //!
 //! // The model's tool arguments (RFD D30's migration form), validated.
@@ -21,23 +21,38 @@
 //!
 //! let mut state = State::new();
 //! let id = InquiryId::new("call-1");
-//! let commands = reduce(&mut state, &Event::Requested(Request {
+//! let request = Event::Requested(Request {
 //!     inquiry: id.clone(),
 //!     form: form.form().clone(),
 //!     policy: Default::default(), // ask_user's: a person is there, exclusive
 //!     origin: Default::default(),
-//! }));
+//!     call: None,
+//! });
+//!
+//! // 1. Decide: pure, the state is only borrowed. The decision names the event to
+//! //    record (here the request itself; an invalid call would be `Event::Rejected`).
+//! let decision = state.decide(&request).expect("a new inquiry id");
+//! let recorded: Event = decision.event().clone(); // 2. append this to your log
+//! // 3. Apply: moves the state and yields the commands. Replaying `recorded` later
+//! //    with `state.apply(&recorded, ..)` gives the same commands, without validating.
+//! let mut commands = Vec::new();
+//! state.apply_decision(decision, &mut commands);
 //! let Command::Prompt(prompt) = &commands[0] else { panic!("expected a prompt") };
 //! assert_eq!(prompt.question().text, "Apply the proposed migration?");
 //! assert_eq!(prompt.progress.map(|p| p.to_string()).as_deref(), Some("[1/2]"));
 //!
 //! // The person says no: `env` is gated off and the form completes at once.
-//! let commands = reduce(&mut state, &Event::Answered {
+//! // `reduce` decides and applies in one call, for hosts that keep no log.
+//! let commands = askuser_core::reduce(&mut state, &Event::Answered {
 //!     inquiry: id.clone(), question: "apply".into(), value: json!(false),
-//!     by: Default::default(), remember: false,
-//! });
+//!     by: Default::default(), remember: false, note: None,
+//! }).expect("the question being asked");
 //! let Command::Respond { outcome, .. } = &commands[0] else { panic!("expected a response") };
 //! assert_eq!(outcome.to_json(), json!({"apply": false, "env": null}));
+//!
+//! // A host misusing the engine is refused, and nothing changes.
+//! let refused = askuser_core::reduce(&mut state, &Event::Back { inquiry: id });
+//! assert_eq!(refused.unwrap_err().to_string(), "inquiry \"call-1\" is already finished; it takes no more events");
 //! ```
 //!
 //! The pieces:
@@ -45,8 +60,10 @@
 //!   [`when`] predicates; [`parse_form`] reads tool arguments and reports every
 //!   problem at once; [`validate`] checks a typed form into a [`ValidForm`].
 //! - [`Answer`]: a value checked against its question, held compactly.
-//! - [`Event`] and [`Command`]: the inputs and outputs; [`State::apply`] (or
-//!   [`reduce`]) is the reducer.
+//! - [`Event`] and [`Command`]: the inputs and outputs. [`State::decide`] decides
+//!   an input (pure: validation, policy, who may answer) into the event to record or
+//!   a [`Refusal`]; [`State::apply`] applies a recorded event (infallible, no
+//!   validation: what replay runs); [`reduce`] does both.
 //! - [`limits`]: the size limits, as named constants.
 //! - [`text`]: hostile text made safe to show a person ([`text::for_display`]).
 //! - `strategies` (feature `proptest`): generators of forms and event sequences, to
@@ -54,6 +71,7 @@
 
 pub mod answer;
 pub mod command;
+mod decide;
 pub mod error;
 pub mod event;
 pub mod form;
@@ -73,9 +91,11 @@ pub mod when;
 
 pub use answer::{Answer, OptionSet, Picks};
 pub use command::{Command, Outcome, OutcomeStatus, Progress, Prompt, Slot};
-pub use error::{AnswerError, EngineError, FormError, FormErrorKind, FormErrors};
+pub use decide::Decision;
+pub use error::{AnswerError, FormError, FormErrorKind, FormErrors, Problem, Refusal};
 pub use event::{
     AnsweredBy, CancelReason, Event, InquiryId, Origin, Persistence, Policy, Request, Target,
+    ToolCall,
 };
 pub use form::{AnswerType, Choice, Form, Question};
 pub use parse::{ParseOptions, parse_form, parse_form_with};

@@ -17,3 +17,6 @@ pub const MAX_FORM_BYTES: usize = 256 * 1024;
 pub const MAX_WHEN_DEPTH: usize = 16;
 /// The longest answer a person may give, in bytes of compact JSON.
 pub const MAX_ANSWER_BYTES: usize = 64 * 1024;
+/// How many answers in a row to one question may be refused before the inquiry fails
+/// (each refused answer is recorded, so this bounds what a confused answerer costs).
+pub const MAX_REFUSED_ANSWERS: u32 = 10;

@@ -1,44 +1,51 @@
-//! The reducer: `(State, Event) → (State', [Command])`, total and deterministic.
+//! The state and its infallible apply step: `(State, Event) → (State', [Command])`.
+//!
+//! Deciding (validation, policy, who may answer) is in `decide.rs`; this file only
+//! moves the state. Applying reads what an event recorded and never validates again,
+//! so a replay gives the same states and commands whatever validator is linked in.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::command::{Command, OutcomeStatus, Slot, failure_message};
-use crate::error::EngineError;
-use crate::event::{
-    AnsweredBy, CancelReason, Event, InquiryId, Persistence, Policy, Request, Target,
-};
+use crate::command::{Command, OutcomeStatus, Slot};
+use crate::decide::Decision;
+use crate::error::Refusal;
+use crate::event::{AnsweredBy, CancelReason, Event, InquiryId, Persistence, Policy, Request};
 use crate::inquiry::Open;
+use crate::limits::MAX_REFUSED_ANSWERS;
 use crate::valid_form::ValidForm;
-use crate::validate::validate;
 
 /// How many finished inquiries a [`State`] keeps a record of, the oldest forgotten
-/// first: a late event for one of them is answered "already finished" rather than
-/// "never requested", and the state's size does not grow with the log's length.
+/// first, so that the state's size does not grow with the log's length. (Every id
+/// ever requested is still known as used: see [`State::decide`].)
 pub const FINISHED_REMEMBERED: usize = 1024;
 
 /// Everything the engine knows: the open inquiries, a record of the last
-/// [`FINISHED_REMEMBERED`] finished ones, and the answers remembered for the current
-/// turn. Built only by applying events.
+/// [`FINISHED_REMEMBERED`] finished ones, the ids ever requested, and the answers
+/// remembered for the current turn. Built only by applying events.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct State {
-    inquiries: BTreeMap<InquiryId, Inquiry>,
+    pub(crate) inquiries: BTreeMap<InquiryId, Inquiry>,
     /// The finished inquiries still in `inquiries`, oldest first.
     #[serde(default)]
     finished_order: VecDeque<InquiryId>,
+    /// A 64-bit digest of every inquiry id requested in this stream (8 bytes each),
+    /// so that an id is never reused, however long ago it finished.
+    #[serde(default)]
+    pub(crate) used: BTreeSet<u64>,
     /// The current turn, once a request named one.
     turn: Option<String>,
     /// Answers remembered for the turn: tool name → question id → answer.
     remembered: BTreeMap<String, BTreeMap<String, Value>>,
 }
 
-/// One inquiry: open, or finished (kept so that late events get a clear error).
+/// One inquiry: open, or finished (kept so that late events get a clear refusal).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-enum Inquiry {
+pub(crate) enum Inquiry {
     Open(Box<Open>),
     Finished(Finished),
 }
@@ -57,11 +64,24 @@ pub enum Finished {
     TurnEnded,
 }
 
-/// Applies one event and returns the commands it yields. See [`State::apply`].
-pub fn reduce(state: &mut State, event: &Event) -> Vec<Command> {
+/// Decides one input and applies it: the one-call convenience for a host that keeps
+/// no log (a host that records uses `askuser_store::Session`, which appends between
+/// the two steps).
+///
+/// # Errors
+/// The [`Refusal`] when the input does not fit the state; the state is unchanged.
+pub fn reduce(state: &mut State, event: &Event) -> Result<Vec<Command>, Refusal> {
+    let decision = state.decide(event)?;
     let mut commands = Vec::with_capacity(1);
-    state.apply(event, &mut commands);
-    commands
+    state.apply_decision(decision, &mut commands);
+    Ok(commands)
+}
+
+/// The FNV-1a digest of an inquiry id: fixed, so a replay gives the same state.
+pub(crate) fn digest(id: &str) -> u64 {
+    id.bytes().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
+    })
 }
 
 impl State {
@@ -70,22 +90,66 @@ impl State {
         Self::default()
     }
 
-    /// Applies one event, appending the commands it yields to `out` (reuse `out` to
-    /// avoid allocating). Total: any event in any state gives commands and never
-    /// panics; an event that does not fit leaves the state unchanged and yields a
-    /// command that says why.
+    /// Applies one recorded event (what [`State::decide`] returned, read back from a
+    /// log), appending the commands it yields to `out` (reuse `out` to avoid
+    /// allocating). Infallible and validation-free: it trusts the decision the event
+    /// records. An event that does not fit the state (which `decide` never yields)
+    /// is ignored and yields nothing.
     pub fn apply(&mut self, event: &Event, out: &mut Vec<Command>) {
+        self.apply_prepared(event, None, out);
+    }
+
+    /// Applies a decision just made (after recording [`Decision::event`]), reusing
+    /// what deciding prepared.
+    pub fn apply_decision(&mut self, decision: Decision<'_>, out: &mut Vec<Command>) {
+        let (event, form) = decision.into_parts();
+        self.apply_prepared(&event, form, out);
+    }
+
+    fn apply_prepared(&mut self, event: &Event, form: Option<ValidForm>, out: &mut Vec<Command>) {
         match event {
-            Event::Requested(request) => self.requested(request, out),
+            Event::Requested(request) => self.requested(request, form, out),
+            Event::Rejected {
+                inquiry,
+                tool,
+                problems,
+            } => out.push(Command::Reject {
+                inquiry: inquiry.clone(),
+                tool: tool.clone(),
+                problems: problems.clone(),
+            }),
+            Event::Denied {
+                inquiry,
+                reason,
+                message,
+            } => {
+                self.used.insert(digest(inquiry.as_str()));
+                out.push(Command::Fail {
+                    inquiry: inquiry.clone(),
+                    reason: reason.clone(),
+                    message: message.clone(),
+                });
+                self.inquiries
+                    .insert(inquiry.clone(), Inquiry::Finished(Finished::Failed));
+                self.remember_finished(inquiry);
+            }
             Event::Answered {
                 inquiry,
                 question,
                 value,
                 by,
                 remember,
-            } => self.answered(inquiry, question, value, *by, *remember, out),
+                note,
+            } => self.answered(inquiry, question, value, *by, *remember, note, out),
+            Event::AnswerRefused {
+                inquiry, message, ..
+            } => self.answer_refused(inquiry, message, out),
             Event::Back { inquiry } => self.back(inquiry, out),
-            Event::Cancelled { inquiry, reason } => self.cancelled(inquiry, reason, out),
+            Event::Cancelled {
+                inquiry,
+                reason,
+                message,
+            } => self.cancelled(inquiry, reason, message.as_deref(), out),
             Event::TurnEnded { inquiry } => self.turn_ended(inquiry, out),
         }
     }
@@ -98,33 +162,38 @@ impl State {
             .map(|(id, _)| id)
     }
 
-    /// How an inquiry finished, if it has.
-    pub fn finished(&self, inquiry: &str) -> Option<Finished> {
+    /// How an inquiry finished, if it has and is among the last
+    /// [`FINISHED_REMEMBERED`] to finish.
+    pub fn finished(&self, inquiry: &InquiryId) -> Option<Finished> {
         match self.inquiries.get(inquiry)? {
             Inquiry::Finished(how) => Some(*how),
             Inquiry::Open(_) => None,
         }
     }
 
+    /// Whether an inquiry with this id was ever requested in this stream.
+    pub fn was_requested(&self, inquiry: &InquiryId) -> bool {
+        self.inquiries.contains_key(inquiry) || self.used.contains(&digest(inquiry.as_str()))
+    }
+
     /// The form of an open inquiry.
-    pub fn form(&self, inquiry: &str) -> Option<&ValidForm> {
-        match self.inquiries.get(inquiry)? {
-            Inquiry::Open(open) => Some(&open.form),
-            Inquiry::Finished(_) => None,
-        }
+    pub fn form(&self, inquiry: &InquiryId) -> Option<&ValidForm> {
+        Some(&self.open(inquiry)?.form)
     }
 
     /// The answers collected so far by an open inquiry, one slot per question.
-    pub fn answers(&self, inquiry: &str) -> Option<&[Option<Slot>]> {
-        match self.inquiries.get(inquiry)? {
-            Inquiry::Open(open) => Some(&open.answers),
-            Inquiry::Finished(_) => None,
-        }
+    pub fn answers(&self, inquiry: &InquiryId) -> Option<&[Option<Slot>]> {
+        Some(&self.open(inquiry)?.answers)
+    }
+
+    /// The origin (tool, turn) of an open inquiry.
+    pub fn origin(&self, inquiry: &InquiryId) -> Option<&crate::event::Origin> {
+        Some(&self.open(inquiry)?.origin)
     }
 
     /// The command an open inquiry is waiting on (its current prompt or assistant
     /// request), rebuilt from the state: what to show again after a restart.
-    pub fn pending(&self, inquiry: &str) -> Option<Command> {
+    pub fn pending(&self, inquiry: &InquiryId) -> Option<Command> {
         match self.inquiries.get_key_value(inquiry)? {
             (id, Inquiry::Open(open)) => Some(open.current(id)),
             (_, Inquiry::Finished(_)) => None,
@@ -136,53 +205,42 @@ impl State {
         self.turn.as_deref()
     }
 
-    fn requested(&mut self, request: &Request, out: &mut Vec<Command>) {
+    pub(crate) fn open(&self, inquiry: &InquiryId) -> Option<&Open> {
+        match self.inquiries.get(inquiry)? {
+            Inquiry::Open(open) => Some(open),
+            Inquiry::Finished(_) => None,
+        }
+    }
+
+    fn open_mut(&mut self, inquiry: &InquiryId) -> Option<&mut Open> {
+        match self.inquiries.get_mut(inquiry)? {
+            Inquiry::Open(open) => Some(open),
+            Inquiry::Finished(_) => None,
+        }
+    }
+
+    fn requested(&mut self, request: &Request, form: Option<ValidForm>, out: &mut Vec<Command>) {
         let inquiry = &request.inquiry;
         if self.inquiries.contains_key(inquiry) {
-            out.push(error(EngineError::DuplicateInquiry {
-                inquiry: inquiry.to_string(),
-            }));
             return;
         }
-        if request.origin.subagent {
-            out.push(Command::Fail {
-                inquiry: inquiry.clone(),
-                reason: CancelReason::SubagentDenied,
-                message: failure_message(&CancelReason::SubagentDenied, &request.origin.tool, ""),
-            });
-            return;
-        }
-        let form = match validate(Arc::clone(&request.form)) {
-            Ok(form) => form,
-            Err(errors) => {
-                out.push(Command::Reject {
-                    inquiry: inquiry.clone(),
-                    errors: errors.0,
-                });
-                return;
-            }
-        };
+        self.used.insert(digest(inquiry.as_str()));
+        let form = form.unwrap_or_else(|| ValidForm::decided(Arc::clone(&request.form)));
         if self.turn.as_deref() != Some(request.origin.turn.as_str()) {
             self.remembered.clear();
             self.turn = Some(request.origin.turn.clone());
         }
-        let mut open = Open {
-            answers: vec![None; form.len()],
+        let mut open = Open::new(
             form,
-            label: request.policy.label.as_deref().map(Arc::from),
-            // The label is kept once, shared by every prompt (`label` above).
-            policy: Policy {
+            Policy {
                 label: None,
                 static_answers: request.policy.static_answers.clone(),
                 ..request.policy
             },
-            origin: request.origin.clone(),
-            cursor: 0,
-            awaiting: Target::User,
-            prefill: None,
-        };
-        let step = open.advance(inquiry, &self.remembered, out);
-        match step {
+            request.policy.label.as_deref().map(Arc::from),
+            request.origin.clone(),
+        );
+        match open.advance(inquiry, &self.remembered, out) {
             Some(finished) => {
                 self.inquiries
                     .insert(inquiry.clone(), Inquiry::Finished(finished));
@@ -191,25 +249,6 @@ impl State {
             None => {
                 self.inquiries
                     .insert(inquiry.clone(), Inquiry::Open(Box::new(open)));
-            }
-        }
-    }
-
-    /// The open inquiry `id`, or an error command saying why there is none.
-    fn open_mut(&mut self, id: &InquiryId, out: &mut Vec<Command>) -> Option<&mut Open> {
-        match self.inquiries.get_mut(id) {
-            Some(Inquiry::Open(open)) => Some(open),
-            Some(Inquiry::Finished(_)) => {
-                out.push(error(EngineError::InquiryFinished {
-                    inquiry: id.to_string(),
-                }));
-                None
-            }
-            None => {
-                out.push(error(EngineError::UnknownInquiry {
-                    inquiry: id.to_string(),
-                }));
-                None
             }
         }
     }
@@ -232,6 +271,7 @@ impl State {
         }
     }
 
+    #[allow(clippy::too_many_arguments)] // one per field of the event
     fn answered(
         &mut self,
         id: &InquiryId,
@@ -239,33 +279,18 @@ impl State {
         value: &Value,
         by: AnsweredBy,
         remember: bool,
+        note: &Option<String>,
         out: &mut Vec<Command>,
     ) {
         let remembered = &mut self.remembered;
         let Some(Inquiry::Open(open)) = self.inquiries.get_mut(id) else {
-            self.open_mut(id, out);
             return;
         };
-        let current = &open.form.question(open.cursor).id;
-        if current != question {
-            out.push(error(EngineError::UnexpectedQuestion {
-                inquiry: id.to_string(),
-                expected: current.clone(),
-                got: question.to_owned(),
-            }));
+        if open.form.question(open.cursor).id != question {
             return;
         }
-        let answer = match open.form.check(open.cursor, value) {
-            Ok(answer) => answer,
-            Err(reason) => {
-                out.push(Command::InvalidAnswer {
-                    inquiry: id.clone(),
-                    question: question.to_owned(),
-                    message: reason.to_string(),
-                });
-                out.push(open.current(id));
-                return;
-            }
+        let Some(answer) = open.form.convert(open.cursor, value) else {
+            return;
         };
         if remember && open.policy.persistence == Persistence::Turn {
             remembered
@@ -273,47 +298,56 @@ impl State {
                 .or_default()
                 .insert(question.to_owned(), value.clone());
         }
-        open.answers[open.cursor] = Some(Slot { answer, by });
-        open.prefill = None;
-        open.cursor += 1;
+        open.accept(Slot {
+            answer,
+            by,
+            note: note.clone(),
+        });
         if let Some(finished) = open.advance(id, remembered, out) {
             self.finish(id, finished);
         }
     }
 
-    fn back(&mut self, id: &InquiryId, out: &mut Vec<Command>) {
-        let Some(open) = self.open_mut(id, out) else {
+    fn answer_refused(&mut self, id: &InquiryId, message: &str, out: &mut Vec<Command>) {
+        let Some(open) = self.open_mut(id) else {
             return;
         };
-        let Some(target) = open.answers[..open.cursor].iter().rposition(|slot| {
-            matches!(
-                slot,
-                Some(Slot {
-                    by: AnsweredBy::User,
-                    ..
-                })
-            )
-        }) else {
-            out.push(error(EngineError::NothingToGoBackTo {
-                inquiry: id.to_string(),
-            }));
-            return;
-        };
-        open.prefill = open.answers[target].take().map(|slot| slot.answer);
-        for slot in &mut open.answers[target..] {
-            *slot = None;
+        out.push(Command::InvalidAnswer {
+            inquiry: id.clone(),
+            question: open.form.question(open.cursor).id.clone(),
+            message: message.to_owned(),
+        });
+        open.refused += 1;
+        if open.refused >= MAX_REFUSED_ANSWERS {
+            let detail = open.refused.to_string();
+            let how = open.fail(id, CancelReason::TooManyInvalidAnswers, &detail, out);
+            self.finish(id, how);
+        } else {
+            out.push(open.current(id));
         }
-        open.cursor = target;
-        open.awaiting = Target::User;
-        out.push(Command::Prompt(open.prompt(id)));
     }
 
-    fn cancelled(&mut self, id: &InquiryId, reason: &CancelReason, out: &mut Vec<Command>) {
-        let Some(open) = self.open_mut(id, out) else {
+    fn back(&mut self, id: &InquiryId, out: &mut Vec<Command>) {
+        let Some(open) = self.open_mut(id) else {
+            return;
+        };
+        if open.back() {
+            out.push(Command::Prompt(open.prompt(id)));
+        }
+    }
+
+    fn cancelled(
+        &mut self,
+        id: &InquiryId,
+        reason: &CancelReason,
+        message: Option<&str>,
+        out: &mut Vec<Command>,
+    ) {
+        let Some(open) = self.open_mut(id) else {
             return;
         };
         let how = if *reason == CancelReason::UserReply {
-            out.push(open.respond(id, OutcomeStatus::Cancelled));
+            out.push(open.respond(id, OutcomeStatus::Cancelled, message));
             Finished::Cancelled
         } else {
             open.fail(id, reason.clone(), "", out)
@@ -322,18 +356,22 @@ impl State {
     }
 
     fn turn_ended(&mut self, id: &InquiryId, out: &mut Vec<Command>) {
-        let Some(open) = self.open_mut(id, out) else {
+        let Some(open) = self.open(id) else {
             return;
         };
+        // A request that named no turn is a turn of its own.
         let turn = open.origin.turn.clone();
-        let others: Vec<InquiryId> = self
-            .inquiries
-            .iter()
-            .filter(|(other, inquiry)| {
-                *other != id && matches!(inquiry, Inquiry::Open(o) if o.origin.turn == turn)
-            })
-            .map(|(other, _)| other.clone())
-            .collect();
+        let others: Vec<InquiryId> = if turn.is_empty() {
+            Vec::new()
+        } else {
+            self.inquiries
+                .iter()
+                .filter(|(other, inquiry)| {
+                    *other != id && matches!(inquiry, Inquiry::Open(o) if o.origin.turn == turn)
+                })
+                .map(|(other, _)| other.clone())
+                .collect()
+        };
         for ended in std::iter::once(id).chain(&others) {
             out.push(Command::EndTurn {
                 inquiry: ended.clone(),
@@ -343,8 +381,4 @@ impl State {
         self.remembered.clear();
         self.turn = None;
     }
-}
-
-fn error(error: EngineError) -> Command {
-    Command::Error { error }
 }

@@ -29,7 +29,8 @@
 //! proptest!(ProptestConfig::with_cases(64), |(events in arb_events_for(form.form().as_ref().clone(), 20))| {
 //!     let mut state = State::new();
 //!     for event in &events {
-//!         for command in reduce(&mut state, event) {
+//!         // Inputs that do not fit the state are refused (and change nothing).
+//!         for command in reduce(&mut state, event).unwrap_or_default() {
 //!             if let Command::Respond { outcome, .. } = command {
 //!                 let answers: Vec<Option<Answer>> =
 //!                     outcome.answers.iter().map(|s| s.as_ref().map(|s| s.answer.clone())).collect();
@@ -330,13 +331,13 @@ pub fn session_events(form: &Form, steps: &[Step]) -> Vec<Event> {
         form: Arc::new(form.clone()),
         policy: Policy::default(),
         origin: Origin::default(),
+        call: None,
     });
     let mut state = State::new();
-    let mut commands = Vec::new();
-    state.apply(&request, &mut commands);
+    let _ = crate::reduce(&mut state, &request);
     let mut events = vec![request.clone()];
     for step in steps {
-        let current = match state.pending(inquiry.as_str()) {
+        let current = match state.pending(&inquiry) {
             Some(Command::Prompt(prompt)) => Some(prompt.question().clone()),
             _ => None,
         };
@@ -346,6 +347,7 @@ pub fn session_events(form: &Form, steps: &[Step]) -> Vec<Event> {
             value,
             by: AnsweredBy::User,
             remember: false,
+            note: None,
         };
         let event = match (step, &current) {
             (Step::Answer(seed), Some(q)) => answered(q, sample_answer(q, *seed)),
@@ -357,6 +359,7 @@ pub fn session_events(form: &Form, steps: &[Step]) -> Vec<Event> {
                     value: json!(true),
                     by: AnsweredBy::User,
                     remember: false,
+                    note: None,
                 }
             }
             (Step::Back, _) => Event::Back {
@@ -365,6 +368,7 @@ pub fn session_events(form: &Form, steps: &[Step]) -> Vec<Event> {
             (Step::Reply, _) => Event::Cancelled {
                 inquiry: inquiry.clone(),
                 reason: CancelReason::UserReply,
+                message: None,
             },
             (Step::EndTurn, _) => Event::TurnEnded {
                 inquiry: inquiry.clone(),
@@ -372,14 +376,15 @@ pub fn session_events(form: &Form, steps: &[Step]) -> Vec<Event> {
             (Step::SystemCancel, _) => Event::Cancelled {
                 inquiry: inquiry.clone(),
                 reason: CancelReason::Unknown("host_shutdown".into()),
+                message: None,
             },
             (Step::UnknownInquiry, _) => Event::Back {
                 inquiry: InquiryId::new("never-requested"),
             },
             (Step::RequestAgain, _) => request.clone(),
         };
-        commands.clear();
-        state.apply(&event, &mut commands);
+        // A refused input changes nothing; it is kept, for the property under test.
+        let _ = crate::reduce(&mut state, &event);
         events.push(event);
     }
     events

@@ -1,19 +1,25 @@
 //! The validated form the engine walks.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::answer::{Answer, check_answer};
 use crate::error::AnswerError;
-use crate::form::{Form, Question};
+use crate::form::{AnswerType, Form, Question};
 use crate::gate::Gate;
 use crate::schema;
-use crate::validate::validate;
 
-/// A form that passed validation: schemas compiled, defaults and `when` predicates
-/// resolved. Cheap to share (`Arc` inside); compared and serialized as its [`Form`].
+/// A form that passed validation: defaults and `when` predicates resolved, schemas
+/// compiled when first needed. Cheap to share (`Arc` inside); compared and serialized
+/// as its [`Form`].
+///
+/// Two ways make one: [`validate`](crate::validate) checks every rule (what deciding
+/// a request does), and the engine rebuilds a form it decided earlier (applying a
+/// recorded request, loading a snapshot) without checking it again, so replaying a
+/// log never depends on the validator. A schema is compiled the first time an answer
+/// is checked against it.
 #[derive(Debug, Clone)]
 pub struct ValidForm(Arc<Inner>);
 
@@ -25,9 +31,30 @@ struct Inner {
 
 #[derive(Debug)]
 pub(crate) struct Compiled {
-    pub(crate) validator: Option<jsonschema::Validator>,
+    /// The compiled schema of a `schema` question (or why it does not compile),
+    /// filled when first needed.
+    pub(crate) validator: OnceLock<Result<jsonschema::Validator, String>>,
     pub(crate) default: Option<Answer>,
     pub(crate) gate: Option<Gate>,
+}
+
+impl Compiled {
+    /// The parts of a checked question; `validator` is its compiled schema, if any.
+    pub(crate) fn new(
+        validator: Option<jsonschema::Validator>,
+        default: Option<Answer>,
+        gate: Option<Gate>,
+    ) -> Self {
+        let cell = OnceLock::new();
+        if let Some(validator) = validator {
+            let _ = cell.set(Ok(validator));
+        }
+        Self {
+            validator: cell,
+            default,
+            gate,
+        }
+    }
 }
 
 impl PartialEq for ValidForm {
@@ -44,8 +71,11 @@ impl Serialize for ValidForm {
 
 impl<'de> Deserialize<'de> for ValidForm {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let form = Form::deserialize(deserializer)?;
-        validate(form).map_err(serde::de::Error::custom)
+        // A serialized form was validated before it was written (snapshots hold only
+        // decided forms); rebuilding it does not check it again.
+        Ok(ValidForm::decided(Arc::new(Form::deserialize(
+            deserializer,
+        )?)))
     }
 }
 
@@ -53,6 +83,29 @@ impl ValidForm {
     /// Assembles a validated form (only [`validate`] calls this).
     pub(crate) fn from_parts(form: Arc<Form>, compiled: Vec<Compiled>) -> Self {
         Self(Arc::new(Inner { form, compiled }))
+    }
+
+    /// Rebuilds a form that was validated when it was decided, without checking it
+    /// again: `when` predicates are resolved and defaults converted, and schemas are
+    /// compiled only if an answer is checked.
+    pub(crate) fn decided(form: Arc<Form>) -> Self {
+        let compiled = form
+            .questions
+            .iter()
+            .enumerate()
+            .map(|(index, question)| Compiled {
+                validator: OnceLock::new(),
+                default: question
+                    .default
+                    .as_ref()
+                    .and_then(|value| check_answer(question, None, value).ok()),
+                gate: question
+                    .when
+                    .as_ref()
+                    .map(|when| Gate::resolve(&form.questions, index, when)),
+            })
+            .collect();
+        Self::from_parts(form, compiled)
     }
 
     /// The form as submitted.
@@ -85,7 +138,7 @@ impl ValidForm {
         self.0.form.questions.iter().position(|q| q.id == id)
     }
 
-    /// Checks a value as an answer to question `index`.
+    /// Checks a value as an answer to question `index`, against its schema too.
     ///
     /// # Errors
     /// Why the value does not fit the question. Out-of-range indices are rejected as
@@ -93,12 +146,35 @@ impl ValidForm {
     pub fn check(&self, index: usize, value: &Value) -> Result<Answer, AnswerError> {
         match (self.0.form.questions.get(index), self.0.compiled.get(index)) {
             (Some(question), Some(compiled)) => {
-                check_answer(question, compiled.validator.as_ref(), value)
+                let validator = match &question.schema {
+                    Some(schema) if question.answer_type == AnswerType::Schema => {
+                        match compiled.validator.get_or_init(|| schema::compile(schema)) {
+                            Ok(validator) => Some(validator),
+                            Err(reason) => {
+                                return Err(AnswerError::SchemaViolation {
+                                    message: format!(
+                                        "the question's schema does not compile: {reason}"
+                                    ),
+                                });
+                            }
+                        }
+                    }
+                    _ => None,
+                };
+                check_answer(question, validator, value)
             }
             _ => Err(AnswerError::ExpectedString {
                 found: "an answer to a question that does not exist".into(),
             }),
         }
+    }
+
+    /// Converts an answer that was checked when it was decided into its compact form,
+    /// without consulting the schema: what applying a recorded answer does. `None`
+    /// when the value does not even have the question's shape (never the case for a
+    /// decided answer).
+    pub(crate) fn convert(&self, index: usize, value: &Value) -> Option<Answer> {
+        check_answer(self.0.form.questions.get(index)?, None, value).ok()
     }
 
     /// The question's default, as a checked answer.

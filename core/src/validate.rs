@@ -128,11 +128,7 @@ impl Checker {
                 .as_ref()
                 .and_then(|when| self.gate(form, i, when, &at.key("when")));
             self.sound.push(sound);
-            self.compiled.push(Compiled {
-                validator,
-                default,
-                gate,
-            });
+            self.compiled.push(Compiled::new(validator, default, gate));
         }
     }
 
@@ -314,7 +310,10 @@ impl Checker {
             if value.is_null() {
                 continue;
             }
-            let validator = self.compiled[index].validator.as_ref();
+            let validator = self.compiled[index]
+                .validator
+                .get()
+                .and_then(|compiled| compiled.as_ref().ok());
             let checked = if operator == "contains" {
                 check_answer(target, validator, &Value::Array(vec![(*value).clone()]))
             } else {

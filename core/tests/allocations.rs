@@ -23,6 +23,7 @@ fn bench_walk(inquiry: &InquiryId) -> Vec<Event> {
         form: Arc::clone(form.form()),
         policy: Policy::default(),
         origin: Origin::default(),
+        call: None,
     })];
     for step in data["walk"].as_array().unwrap() {
         events.push(match step[0].as_str().unwrap() {
@@ -32,6 +33,7 @@ fn bench_walk(inquiry: &InquiryId) -> Vec<Event> {
                 value: step[2].clone(),
                 by: AnsweredBy::User,
                 remember: false,
+                note: None,
             },
             _ => Event::Back {
                 inquiry: inquiry.clone(),
@@ -48,7 +50,8 @@ fn boolean_and_option_answers_allocate_nothing() {
     // A first walk warms up the state's map and the output buffer.
     for event in bench_walk(&InquiryId::new("warm-up")) {
         out.clear();
-        state.apply(&event, &mut out);
+        let decision = state.decide(&event).expect("the walk fits");
+        state.apply_decision(decision, &mut out);
     }
     let events = bench_walk(&InquiryId::new("measured"));
     let mut counted = Vec::new();
@@ -56,7 +59,9 @@ fn boolean_and_option_answers_allocate_nothing() {
     for event in &events {
         out.clear();
         let region = Region::new(GLOBAL);
-        state.apply(event, &mut out);
+        // The whole road: deciding, then applying.
+        let decision = state.decide(event).expect("the walk fits");
+        state.apply_decision(decision, &mut out);
         let allocations = region.change().allocations + region.change().reallocations;
         if let Event::Answered {
             question, value, ..

@@ -4,8 +4,8 @@
 use std::collections::BTreeMap;
 
 use askuser_core::{
-    AnsweredBy, CancelReason, Command, EngineError, Event, Finished, InquiryId, Origin,
-    Persistence, Policy, Request, State, Target, parse_form, reduce,
+    AnsweredBy, CancelReason, Command, Event, Finished, InquiryId, Origin, Persistence, Policy,
+    Refusal, Request, State, Target, parse_form, reduce,
 };
 use serde_json::{Value, json};
 
@@ -25,6 +25,7 @@ fn request(id: &str, policy: Policy, origin: Origin) -> Event {
         form: form(),
         policy,
         origin,
+        call: None,
     })
 }
 
@@ -35,6 +36,7 @@ fn answer(id: &str, question: &str, value: Value, by: AnsweredBy, remember: bool
         value,
         by,
         remember,
+        note: None,
     }
 }
 
@@ -63,11 +65,17 @@ fn result(commands: &[Command]) -> Value {
     }
 }
 
-fn error(commands: &[Command]) -> String {
-    match commands {
-        [Command::Error { error }] => error.to_string(),
-        other => panic!("expected an error, got {other:?}"),
-    }
+/// Decides and applies an input the engine must accept.
+fn run(state: &mut State, event: &Event) -> Vec<Command> {
+    reduce(state, event).expect("the engine accepts the input")
+}
+
+/// The refusal of an input the engine must refuse, as text; the state is unchanged.
+fn refused(state: &mut State, event: &Event) -> String {
+    let before = state.clone();
+    let refusal = reduce(state, event).expect_err("the engine refuses the input");
+    assert_eq!(*state, before, "a refused input changes nothing");
+    refusal.to_string()
 }
 
 #[test]
@@ -78,13 +86,10 @@ fn a_static_answer_wins_and_is_never_shown() {
     };
     let mut state = State::new();
     assert_eq!(
-        prompted(&reduce(
-            &mut state,
-            &request("a", policy, Origin::default())
-        )),
+        prompted(&run(&mut state, &request("a", policy, Origin::default()))),
         "ok"
     );
-    let commands = reduce(
+    let commands = run(
         &mut state,
         &answer("a", "ok", json!(true), AnsweredBy::User, false),
     );
@@ -99,16 +104,13 @@ fn a_static_answer_that_does_not_fit_names_the_configuration() {
         ..Policy::default()
     };
     let mut state = State::new();
-    let (reason, message) = fail(&reduce(
-        &mut state,
-        &request("a", policy, Origin::default()),
-    ));
+    let (reason, message) = fail(&run(&mut state, &request("a", policy, Origin::default())));
     assert_eq!(reason, CancelReason::InvalidStaticAnswer);
     assert_eq!(
         message,
         "ask_user: the configured answer for question \"db\" (policy.static_answers.db = \"oracle\") does not fit the question: \"oracle\" is not one of the options: \"postgres\", \"sqlite\". Update the configuration; do not retry."
     );
-    assert_eq!(state.finished("a"), Some(Finished::Failed));
+    assert_eq!(state.finished(&InquiryId::new("a")), Some(Finished::Failed));
 }
 
 #[test]
@@ -117,7 +119,7 @@ fn no_terminal_fails_an_exclusive_question() {
         interactive: false,
         ..Policy::default()
     };
-    let (reason, message) = fail(&reduce(
+    let (reason, message) = fail(&run(
         &mut State::new(),
         &request("a", policy, Origin::default()),
     ));
@@ -134,7 +136,7 @@ fn an_exclusive_question_is_never_routed_to_the_assistant() {
         target: Target::Assistant,
         ..Policy::default()
     };
-    let (reason, message) = fail(&reduce(
+    let (reason, message) = fail(&run(
         &mut State::new(),
         &request("a", policy, Origin::default()),
     ));
@@ -153,7 +155,7 @@ fn a_non_exclusive_question_without_a_person_goes_to_the_assistant() {
         ..Policy::default()
     };
     let mut state = State::new();
-    let commands = reduce(&mut state, &request("a", policy, Origin::default()));
+    let commands = run(&mut state, &request("a", policy, Origin::default()));
     assert_eq!(
         commands,
         vec![Command::AskAssistant {
@@ -162,7 +164,7 @@ fn a_non_exclusive_question_without_a_person_goes_to_the_assistant() {
             schema: json!({"type": "string", "enum": ["postgres", "sqlite"]}),
         }]
     );
-    let commands = reduce(
+    let commands = run(
         &mut state,
         &answer("a", "db", json!("mysql"), AnsweredBy::Assistant, false),
     );
@@ -181,11 +183,11 @@ fn a_non_exclusive_question_without_a_person_goes_to_the_assistant() {
             },
         ]
     );
-    reduce(
+    run(
         &mut state,
         &answer("a", "db", json!("postgres"), AnsweredBy::Assistant, false),
     );
-    let commands = reduce(
+    let commands = run(
         &mut state,
         &answer("a", "ok", json!(false), AnsweredBy::Assistant, false),
     );
@@ -199,16 +201,17 @@ fn a_subagent_may_not_ask_the_person() {
         ..Origin::default()
     };
     let mut state = State::new();
-    let (reason, message) = fail(&reduce(
-        &mut state,
-        &request("a", Policy::default(), origin),
-    ));
+    let (reason, message) = fail(&run(&mut state, &request("a", Policy::default(), origin)));
     assert_eq!(reason, CancelReason::SubagentDenied);
     assert_eq!(
         message,
         "ask_user is not available to sub-agents: only the parent conversation can ask the user questions. Do not retry; continue without user input or return what you need to the parent."
     );
-    assert_eq!(state, State::new(), "a refused request leaves no trace");
+    assert_eq!(
+        state.finished(&InquiryId::new("a")),
+        Some(Finished::Failed),
+        "the denied request's id is used up"
+    );
 }
 
 fn turn(name: &str) -> Origin {
@@ -225,24 +228,21 @@ fn a_remembered_answer_is_reused_until_the_turn_changes() {
         ..Policy::default()
     };
     let mut state = State::new();
-    reduce(&mut state, &request("a", policy.clone(), turn("t1")));
-    reduce(
+    run(&mut state, &request("a", policy.clone(), turn("t1")));
+    run(
         &mut state,
         &answer("a", "db", json!("sqlite"), AnsweredBy::User, true),
     );
-    reduce(
+    run(
         &mut state,
         &answer("a", "ok", json!(true), AnsweredBy::User, false),
     );
     // Same turn: `db` comes from the cache, `ok` (not remembered) is asked.
     assert_eq!(
-        prompted(&reduce(
-            &mut state,
-            &request("b", policy.clone(), turn("t1"))
-        )),
+        prompted(&run(&mut state, &request("b", policy.clone(), turn("t1")))),
         "ok"
     );
-    let commands = reduce(
+    let commands = run(
         &mut state,
         &answer("b", "ok", json!(false), AnsweredBy::User, false),
     );
@@ -256,7 +256,7 @@ fn a_remembered_answer_is_reused_until_the_turn_changes() {
     assert_eq!(outcome.to_json(), json!({"db": "sqlite", "ok": false}));
     // A new turn forgets it.
     assert_eq!(
-        prompted(&reduce(&mut state, &request("c", policy, turn("t2")))),
+        prompted(&run(&mut state, &request("c", policy, turn("t2")))),
         "db"
     );
 }
@@ -264,17 +264,17 @@ fn a_remembered_answer_is_reused_until_the_turn_changes() {
 #[test]
 fn remembering_is_ignored_when_persistence_forbids_it() {
     let mut state = State::new();
-    reduce(&mut state, &request("a", Policy::default(), turn("t1")));
-    reduce(
+    run(&mut state, &request("a", Policy::default(), turn("t1")));
+    run(
         &mut state,
         &answer("a", "db", json!("sqlite"), AnsweredBy::User, true),
     );
-    reduce(
+    run(
         &mut state,
         &answer("a", "ok", json!(true), AnsweredBy::User, false),
     );
     assert_eq!(
-        prompted(&reduce(
+        prompted(&run(
             &mut state,
             &request("b", Policy::default(), turn("t1"))
         )),
@@ -285,17 +285,17 @@ fn remembering_is_ignored_when_persistence_forbids_it() {
 #[test]
 fn parallel_inquiries_are_kept_apart_and_end_together_with_the_turn() {
     let mut state = State::new();
-    reduce(&mut state, &request("a", Policy::default(), turn("t1")));
-    reduce(&mut state, &request("b", Policy::default(), turn("t1")));
+    run(&mut state, &request("a", Policy::default(), turn("t1")));
+    run(&mut state, &request("b", Policy::default(), turn("t1")));
     assert_eq!(
-        prompted(&reduce(
+        prompted(&run(
             &mut state,
             &answer("b", "db", json!("sqlite"), AnsweredBy::User, false)
         )),
         "ok"
     );
-    assert_eq!(state.answers("a").unwrap()[0], None);
-    let commands = reduce(
+    assert_eq!(state.answers(&InquiryId::new("a")).unwrap()[0], None);
+    let commands = run(
         &mut state,
         &Event::TurnEnded {
             inquiry: InquiryId::new("b"),
@@ -318,47 +318,48 @@ fn parallel_inquiries_are_kept_apart_and_end_together_with_the_turn() {
 #[test]
 fn events_that_do_not_fit_are_errors_and_change_nothing() {
     let mut state = State::new();
-    reduce(
+    run(
         &mut state,
         &request("a", Policy::default(), Origin::default()),
     );
     let open = state.clone();
     assert_eq!(
-        error(&reduce(
+        refused(
             &mut state,
             &answer("zz", "db", json!("sqlite"), AnsweredBy::User, false)
-        )),
-        "no inquiry \"zz\" is open: it was never requested, or it finished long ago"
+        ),
+        "no inquiry \"zz\" was requested; send the request first"
     );
     assert_eq!(
-        error(&reduce(
+        refused(
             &mut state,
             &answer("a", "ok", json!(true), AnsweredBy::User, false)
-        )),
+        ),
         "inquiry \"a\" is waiting for question \"db\", not \"ok\""
     );
     assert_eq!(
-        error(&reduce(
+        refused(
             &mut state,
             &Event::Back {
                 inquiry: InquiryId::new("a")
             }
-        )),
+        ),
         "inquiry \"a\" has no earlier answered question to go back to"
     );
     assert_eq!(
-        error(&reduce(
+        refused(
             &mut state,
             &request("a", Policy::default(), Origin::default())
-        )),
-        "inquiry \"a\" was already requested; use a new id for a new request"
+        ),
+        "inquiry \"a\" was already requested in this stream; use a new id for a new request"
     );
     assert_eq!(state, open);
-    reduce(
+    run(
         &mut state,
         &Event::Cancelled {
             inquiry: InquiryId::new("a"),
             reason: CancelReason::UserReply,
+            message: None,
         },
     );
     let finished = state.clone();
@@ -369,11 +370,9 @@ fn events_that_do_not_fit_are_errors_and_change_nothing() {
                 inquiry: InquiryId::new("a")
             }
         ),
-        vec![Command::Error {
-            error: EngineError::InquiryFinished {
-                inquiry: "a".into()
-            }
-        }]
+        Err(Refusal::InquiryFinished {
+            inquiry: "a".into()
+        })
     );
     assert_eq!(state, finished);
 }
@@ -381,15 +380,16 @@ fn events_that_do_not_fit_are_errors_and_change_nothing() {
 #[test]
 fn a_system_cancellation_fails_the_call() {
     let mut state = State::new();
-    reduce(
+    run(
         &mut state,
         &request("a", Policy::default(), Origin::default()),
     );
-    let commands = reduce(
+    let commands = run(
         &mut state,
         &Event::Cancelled {
             inquiry: InquiryId::new("a"),
             reason: CancelReason::Unknown("host_shutdown".into()),
+            message: None,
         },
     );
     assert_eq!(
@@ -412,19 +412,23 @@ fn an_invalid_form_is_rejected_with_every_problem() {
         )],
     };
     let mut state = State::new();
-    let commands = reduce(
+    let commands = run(
         &mut state,
         &Event::Requested(Request {
             inquiry: InquiryId::new("a"),
             form: form.into(),
             policy: Policy::default(),
             origin: Origin::default(),
+            call: None,
         }),
     );
-    let [Command::Reject { errors, .. }] = commands.as_slice() else {
+    let [Command::Reject { problems, .. }] = commands.as_slice() else {
         panic!("{commands:?}")
     };
-    let lines: Vec<String> = errors.iter().map(ToString::to_string).collect();
+    let lines: Vec<String> = problems
+        .iter()
+        .map(|p| format!("{}: {}", p.path, p.message))
+        .collect();
     assert_eq!(
         lines,
         [
@@ -441,41 +445,58 @@ fn the_record_of_finished_inquiries_is_bounded() {
     let total = askuser_core::FINISHED_REMEMBERED + 10;
     for n in 0..total {
         let id = format!("i{n}");
-        reduce(
+        run(
             &mut state,
             &request(&id, Policy::default(), Origin::default()),
         );
-        reduce(
+        run(
             &mut state,
             &Event::Cancelled {
                 inquiry: InquiryId::new(&id),
                 reason: CancelReason::UserReply,
+                message: None,
             },
         );
     }
-    assert_eq!(state.finished("i0"), None, "the oldest record is forgotten");
-    assert_eq!(state.finished("i9"), None);
-    assert_eq!(state.finished("i10"), Some(Finished::Cancelled));
     assert_eq!(
-        state.finished(&format!("i{}", total - 1)),
+        state.finished(&InquiryId::new("i0")),
+        None,
+        "the oldest record is forgotten"
+    );
+    assert_eq!(state.finished(&InquiryId::new("i9")), None);
+    assert_eq!(
+        state.finished(&InquiryId::new("i10")),
         Some(Finished::Cancelled)
     );
     assert_eq!(
-        error(&reduce(
+        state.finished(&InquiryId::new(&format!("i{}", total - 1))),
+        Some(Finished::Cancelled)
+    );
+    assert_eq!(
+        refused(
             &mut state,
             &Event::Back {
                 inquiry: InquiryId::new("i0")
             }
-        )),
-        "no inquiry \"i0\" is open: it was never requested, or it finished long ago"
+        ),
+        "inquiry \"i0\" is already finished; it takes no more events"
+    );
+    // The id of a forgotten inquiry is still used: a request reusing it is refused
+    // rather than overwriting the first call's record (issue 10, finding 3).
+    assert_eq!(
+        refused(
+            &mut state,
+            &request("i0", Policy::default(), Origin::default())
+        ),
+        "inquiry \"i0\" was already requested in this stream; use a new id for a new request"
     );
     assert_eq!(
-        error(&reduce(
+        refused(
             &mut state,
             &Event::Back {
                 inquiry: InquiryId::new("i10")
             }
-        )),
+        ),
         "inquiry \"i10\" is already finished; it takes no more events"
     );
 }

@@ -19,19 +19,25 @@ fn start(state: &mut State) -> Vec<Command> {
          "when": {"question_id": "apply", "equals": true}}
     ]}))
     .expect("RFD D30's form is valid");
-    reduce(
+    accepted(
         state,
         &Event::Requested(Request {
             inquiry: id(),
             form: form.form().clone(),
             policy: Policy::default(),
             origin: Origin::default(),
+            call: None,
         }),
     )
 }
 
+/// Decides and applies an input the engine must accept.
+fn accepted(state: &mut State, event: &Event) -> Vec<Command> {
+    reduce(state, event).expect("the engine accepts the input")
+}
+
 fn answer(state: &mut State, question: &str, value: Value) -> Vec<Command> {
-    reduce(
+    accepted(
         state,
         &Event::Answered {
             inquiry: id(),
@@ -39,6 +45,7 @@ fn answer(state: &mut State, question: &str, value: Value) -> Vec<Command> {
             value,
             by: AnsweredBy::User,
             remember: false,
+            note: None,
         },
     )
 }
@@ -116,7 +123,7 @@ fn back_from_note_reprompts_env_prefilled_and_discards_it() {
     start(&mut state);
     answer(&mut state, "apply", json!(true));
     answer(&mut state, "env", json!("staging"));
-    let commands = reduce(&mut state, &Event::Back { inquiry: id() });
+    let commands = accepted(&mut state, &Event::Back { inquiry: id() });
     assert_eq!(
         prompt_of(&commands),
         (
@@ -127,7 +134,7 @@ fn back_from_note_reprompts_env_prefilled_and_discards_it() {
         )
     );
     assert_eq!(
-        state.answers("call-1").unwrap()[1],
+        state.answers(&id()).unwrap()[1],
         None,
         "the env answer is discarded"
     );
@@ -145,7 +152,7 @@ fn a_changed_answer_after_back_regates_later_questions() {
     let mut state = State::new();
     start(&mut state);
     answer(&mut state, "apply", json!(true));
-    let commands = reduce(&mut state, &Event::Back { inquiry: id() });
+    let commands = accepted(&mut state, &Event::Back { inquiry: id() });
     assert_eq!(
         prompt_of(&commands),
         (
@@ -167,11 +174,12 @@ fn reply_after_apply_cancels_with_the_answers_so_far() {
     let mut state = State::new();
     start(&mut state);
     answer(&mut state, "apply", json!(true));
-    let commands = reduce(
+    let commands = accepted(
         &mut state,
         &Event::Cancelled {
             inquiry: id(),
             reason: CancelReason::UserReply,
+            message: None,
         },
     );
     assert_eq!(
@@ -185,10 +193,10 @@ fn end_turn_ends_the_turn_without_a_response() {
     let mut state = State::new();
     start(&mut state);
     answer(&mut state, "apply", json!(true));
-    let commands = reduce(&mut state, &Event::TurnEnded { inquiry: id() });
+    let commands = accepted(&mut state, &Event::TurnEnded { inquiry: id() });
     assert_eq!(commands, vec![Command::EndTurn { inquiry: id() }]);
     assert_eq!(
-        state.finished("call-1"),
+        state.finished(&id()),
         Some(askuser_core::Finished::TurnEnded)
     );
 }
@@ -215,7 +223,11 @@ fn an_invalid_answer_is_explained_and_the_same_prompt_follows() {
         "\"dev\" is not one of the options: \"staging\", \"production\""
     );
     assert_eq!(prompt.question().id, "env");
-    assert_eq!(state, before, "an invalid answer changes nothing");
+    assert_eq!(
+        state.answers(&id()),
+        before.answers(&id()),
+        "an invalid answer records no answer"
+    );
 }
 
 #[test]
@@ -225,13 +237,14 @@ fn a_single_question_form_shows_no_progress() {
     ]}))
     .unwrap();
     let mut state = State::new();
-    let commands = reduce(
+    let commands = accepted(
         &mut state,
         &Event::Requested(Request {
             inquiry: id(),
             form: form.form().clone(),
             policy: Policy::default(),
             origin: Origin::default(),
+            call: None,
         }),
     );
     assert_eq!(

@@ -1,0 +1,229 @@
+//! Deciding: whether an input is accepted, and what the log records for it.
+//!
+//! [`State::decide`] is pure and borrows the state: it validates the form, checks an
+//! answer against its question and schema, applies the request-time policy, and
+//! checks who may answer. It never moves the state; [`State::apply`] does that, with
+//! no validation in it.
+
+use std::borrow::Cow;
+
+use serde_json::Value;
+
+use crate::command::failure_message;
+use crate::error::{Problem, Refusal};
+use crate::event::{AnsweredBy, CancelReason, Event, InquiryId, Request, Target};
+use crate::reducer::{Inquiry, State, digest};
+use crate::valid_form::ValidForm;
+use crate::validate::validate;
+
+/// An accepted input: the event to record, and what deciding prepared for applying
+/// it (a request's validated form, so it is not built twice).
+///
+/// Record [`Decision::event`], then hand the decision to
+/// [`State::apply_decision`]; a decision is for the state that made it.
+#[derive(Debug, Clone)]
+pub struct Decision<'a> {
+    event: Cow<'a, Event>,
+    form: Option<ValidForm>,
+}
+
+impl<'a> Decision<'a> {
+    /// The input itself, accepted as it is (borrowed: nothing is copied).
+    fn accept(input: &'a Event) -> Self {
+        Self {
+            event: Cow::Borrowed(input),
+            form: None,
+        }
+    }
+
+    /// A verdict on the input, recorded in its place.
+    fn verdict(event: Event) -> Self {
+        Self {
+            event: Cow::Owned(event),
+            form: None,
+        }
+    }
+
+    /// The event to record: the input itself, or the verdict on it
+    /// ([`Event::Rejected`], [`Event::AnswerRefused`], [`Event::Denied`]).
+    pub fn event(&self) -> &Event {
+        &self.event
+    }
+
+    /// The event to record, and the validated form of an accepted request.
+    pub(crate) fn into_parts(self) -> (Cow<'a, Event>, Option<ValidForm>) {
+        (self.event, self.form)
+    }
+}
+
+impl State {
+    /// Decides an input without changing the state: `Ok` with the event to record
+    /// (the input itself, or a verdict that records what went wrong, such as an
+    /// invalid call or an answer that does not fit), or the [`Refusal`] that says
+    /// how the host misused the engine (nothing is recorded then).
+    ///
+    /// Costs the same however many inquiries are open: nothing is cloned.
+    ///
+    /// # Errors
+    /// A [`Refusal`]: an unknown or finished inquiry, a reused inquiry id, an answer
+    /// to a question not being asked or from someone the policy did not route it to,
+    /// Back with nothing to go back to, or a verdict handed in as an input.
+    pub fn decide<'a>(&self, input: &'a Event) -> Result<Decision<'a>, Refusal> {
+        match input {
+            Event::Requested(request) => self.decide_request(input, request),
+            Event::Rejected { inquiry, .. } => {
+                self.check_new(inquiry)?;
+                Ok(Decision::accept(input))
+            }
+            Event::Answered {
+                inquiry,
+                question,
+                value,
+                by,
+                ..
+            } => self.decide_answer(input, inquiry, question, value, *by),
+            Event::Back { inquiry } => {
+                let open = self.check_open(inquiry)?;
+                if open.back_target().is_none() {
+                    return Err(Refusal::NothingToGoBackTo {
+                        inquiry: inquiry.to_string(),
+                    });
+                }
+                Ok(Decision::accept(input))
+            }
+            Event::Cancelled { inquiry, .. } | Event::TurnEnded { inquiry } => {
+                self.check_open(inquiry)?;
+                Ok(Decision::accept(input))
+            }
+            Event::AnswerRefused { .. } => Err(Refusal::NotAnInput {
+                kind: "answer_refused".into(),
+            }),
+            Event::Denied { .. } => Err(Refusal::NotAnInput {
+                kind: "denied".into(),
+            }),
+        }
+    }
+
+    fn check_new(&self, inquiry: &InquiryId) -> Result<(), Refusal> {
+        if self.inquiries.contains_key(inquiry) || self.used.contains(&digest(inquiry.as_str())) {
+            return Err(Refusal::DuplicateInquiry {
+                inquiry: inquiry.to_string(),
+            });
+        }
+        Ok(())
+    }
+
+    fn check_open(&self, inquiry: &InquiryId) -> Result<&crate::inquiry::Open, Refusal> {
+        match self.inquiries.get(inquiry) {
+            Some(Inquiry::Open(open)) => Ok(open),
+            Some(Inquiry::Finished(_)) => Err(Refusal::InquiryFinished {
+                inquiry: inquiry.to_string(),
+            }),
+            None if self.used.contains(&digest(inquiry.as_str())) => {
+                Err(Refusal::InquiryFinished {
+                    inquiry: inquiry.to_string(),
+                })
+            }
+            None => Err(Refusal::UnknownInquiry {
+                inquiry: inquiry.to_string(),
+            }),
+        }
+    }
+
+    fn decide_request<'a>(
+        &self,
+        input: &'a Event,
+        request: &Request,
+    ) -> Result<Decision<'a>, Refusal> {
+        let inquiry = &request.inquiry;
+        self.check_new(inquiry)?;
+        let tool = &request.origin.tool;
+        if request.origin.subagent {
+            let reason = CancelReason::SubagentDenied;
+            return Ok(Decision::verdict(Event::Denied {
+                inquiry: inquiry.clone(),
+                message: failure_message(&reason, tool, ""),
+                reason,
+            }));
+        }
+        let form = match validate(std::sync::Arc::clone(&request.form)) {
+            Ok(form) => form,
+            Err(errors) => {
+                return Ok(Decision::verdict(Event::Rejected {
+                    inquiry: inquiry.clone(),
+                    tool: tool.clone(),
+                    problems: errors.0.iter().map(Problem::from).collect(),
+                }));
+            }
+        };
+        // Every configured answer is checked now, so applying never checks one.
+        for (question_id, configured) in &request.policy.static_answers {
+            let Some(index) = form.index_of(question_id) else {
+                continue;
+            };
+            if let Err(reason) = form.check(index, configured) {
+                let detail = format!(
+                    "for question \"{question_id}\" (policy.static_answers.{question_id} = {configured}) does not fit the question: {reason}"
+                );
+                let reason_code = CancelReason::InvalidStaticAnswer;
+                return Ok(Decision::verdict(Event::Denied {
+                    inquiry: inquiry.clone(),
+                    message: failure_message(&reason_code, tool, &detail),
+                    reason: reason_code,
+                }));
+            }
+        }
+        Ok(Decision {
+            event: Cow::Borrowed(input),
+            form: Some(form),
+        })
+    }
+
+    fn decide_answer<'a>(
+        &self,
+        input: &'a Event,
+        inquiry: &InquiryId,
+        question: &str,
+        value: &Value,
+        by: AnsweredBy,
+    ) -> Result<Decision<'a>, Refusal> {
+        let open = self.check_open(inquiry)?;
+        let current = &open.form.question(open.cursor).id;
+        if current != question {
+            return Err(Refusal::UnexpectedQuestion {
+                inquiry: inquiry.to_string(),
+                expected: current.clone(),
+                got: question.to_owned(),
+            });
+        }
+        let routed_to = match open.awaiting {
+            Target::User => AnsweredBy::User,
+            Target::Assistant => AnsweredBy::Assistant,
+        };
+        if by != routed_to {
+            return Err(Refusal::WrongAnswerer {
+                inquiry: inquiry.to_string(),
+                question: question.to_owned(),
+                by: answerer_name(by).to_owned(),
+                expected: answerer_name(routed_to).to_owned(),
+            });
+        }
+        match open.form.check(open.cursor, value) {
+            Ok(_) => Ok(Decision::accept(input)),
+            Err(reason) => Ok(Decision::verdict(Event::AnswerRefused {
+                inquiry: inquiry.clone(),
+                question: question.to_owned(),
+                message: reason.to_string(),
+            })),
+        }
+    }
+}
+
+fn answerer_name(by: AnsweredBy) -> &'static str {
+    match by {
+        AnsweredBy::User => "the user",
+        AnsweredBy::Assistant => "the assistant",
+        AnsweredBy::Config => "configuration",
+        AnsweredBy::Cache => "a remembered answer",
+    }
+}
