@@ -38,4 +38,10 @@ pub trait Backend {
 
     /// The clock the log stamps records with.
     fn clock(&self) -> &Arc<dyn Clock>;
+
+    /// The output lines the first format recorded beside event `seq` of `stream`
+    /// (its JSON-lines server's sidecar), if there are any.
+    fn legacy_outputs(&self, _stream: &str, _seq: Seq) -> Result<Option<Vec<serde_json::Value>>> {
+        Ok(None)
+    }
 }

@@ -20,8 +20,12 @@ use serde::{Deserialize, Serialize};
 use crate::error::{RecordKind, Result, StoreError};
 use crate::types::{ForkPoint, Recorded, Seq, Snapshot, Timestamp};
 
-/// The envelope's current format version.
-pub(crate) const FORMAT_VERSION: u8 = 1;
+/// The envelope's current format version. Version 2 records events with their
+/// verdicts (replay applies them alone); version 1, the first format, recorded
+/// inputs (replay decides them again). Both are read.
+pub(crate) const FORMAT_VERSION: u8 = 2;
+/// The first format version, still read.
+pub(crate) const FIRST_FORMAT_VERSION: u8 = 1;
 const HEADER: usize = 5;
 
 /// The longest stream name, in bytes.
@@ -86,6 +90,14 @@ pub(crate) fn seal(key: &[u8], value: &impl Serialize) -> Result<Vec<u8>> {
 /// Checks the envelope of the record under `key` and decodes its payload. On any
 /// problem, returns the reason (the caller names the record).
 pub(crate) fn open<T: for<'de> Deserialize<'de>>(key: &[u8], bytes: &[u8]) -> Result<T, String> {
+    open_versioned(key, bytes).map(|(value, _)| value)
+}
+
+/// [`open`], also giving the record's format version.
+pub(crate) fn open_versioned<T: for<'de> Deserialize<'de>>(
+    key: &[u8],
+    bytes: &[u8],
+) -> Result<(T, u8), String> {
     if bytes.len() < HEADER {
         return Err(format!(
             "the record is {} bytes long, shorter than its header (torn write?)",
@@ -93,9 +105,9 @@ pub(crate) fn open<T: for<'de> Deserialize<'de>>(key: &[u8], bytes: &[u8]) -> Re
         ));
     }
     let version = bytes[0];
-    if version != FORMAT_VERSION {
+    if !(FIRST_FORMAT_VERSION..=FORMAT_VERSION).contains(&version) {
         return Err(format!(
-            "unknown record format version {version} (this build reads version {FORMAT_VERSION})"
+            "unknown record format version {version} (this build reads versions {FIRST_FORMAT_VERSION} to {FORMAT_VERSION}: was it written by a newer askuser?)"
         ));
     }
     let stored = u32::from_be_bytes([bytes[1], bytes[2], bytes[3], bytes[4]]);
@@ -106,7 +118,9 @@ pub(crate) fn open<T: for<'de> Deserialize<'de>>(key: &[u8], bytes: &[u8]) -> Re
             "checksum mismatch (stored {stored:#010x}, computed {actual:#010x})"
         ));
     }
-    rmp_serde::from_slice(payload).map_err(|e| format!("the payload does not decode: {e}"))
+    rmp_serde::from_slice(payload)
+        .map(|value| (value, version))
+        .map_err(|e| format!("the payload does not decode: {e}"))
 }
 
 /// Like [`open`], reporting a problem as [`StoreError::Corrupt`].
@@ -125,6 +139,23 @@ pub(crate) fn open_record<T: for<'de> Deserialize<'de>>(
     })
 }
 
+/// Decodes the event record under `key` (event `seq` of `stream`).
+pub(crate) fn open_event(stream: &str, seq: Seq, key: &[u8], bytes: &[u8]) -> Result<Recorded> {
+    open_versioned::<EventRecord>(key, bytes)
+        .map(|(record, version)| Recorded {
+            seq,
+            at: record.at,
+            event: record.event,
+            decided: version >= FORMAT_VERSION,
+        })
+        .map_err(|detail| StoreError::Corrupt {
+            kind: RecordKind::Event,
+            stream: stream.to_owned(),
+            seq,
+            detail,
+        })
+}
+
 /// Decodes one stored event record: the bytes the `events` tree holds for event
 /// `seq` of `stream`. The log does this for every event it reads; it is public for
 /// tools that inspect a database and for fuzzing.
@@ -133,12 +164,7 @@ pub(crate) fn open_record<T: for<'de> Deserialize<'de>>(
 /// [`StoreError::Corrupt`] naming the stream and sequence when the envelope is torn,
 /// of an unknown version, fails its checksum, or does not decode. Never a panic.
 pub fn decode_event_record(stream: &str, seq: Seq, bytes: &[u8]) -> Result<Recorded> {
-    let key = seq_key(stream, seq);
-    open_record::<EventRecord>(RecordKind::Event, stream, seq, &key, bytes).map(|record| Recorded {
-        seq,
-        at: record.at,
-        event: record.event,
-    })
+    open_event(stream, seq, &seq_key(stream, seq), bytes)
 }
 
 /// Encodes an event as the record [`decode_event_record`] reads back.

@@ -29,6 +29,7 @@
 //!     form: form.form().clone(),
 //!     policy: Policy::default(),
 //!     origin: Origin::default(),
+//!     call: None,
 //! });
 //! let answer = |question: &str, value| Event::Answered {
 //!     inquiry: id.clone(),
@@ -36,6 +37,7 @@
 //!     value,
 //!     by: AnsweredBy::User,
 //!     remember: false,
+//!     note: None,
 //! };
 //! let head = log.append("session", 0, &[requested, answer("db", json!("PostgreSQL"))])?;
 //! assert_eq!(head, 2);
@@ -45,15 +47,15 @@
 //! assert!(log.append("session", 2, &[answer("migrate", json!(true))]).is_err());
 //!
 //! // Replay: the reducer's state at the head, and here the inquiry is complete.
-//! let replayed = log.load("session")?;
+//! let replayed = askuser_store::replay::load(&log, "session")?;
 //! assert_eq!(replayed.seq, head);
-//! assert!(replayed.state.finished("call-1").is_some());
+//! assert!(replayed.state.finished(&id).is_some());
 //!
 //! // Branch at an earlier question: the fork shares the first event (by reference),
 //! // is asked "db" again, and answers it differently.
 //! log.fork("session", 1, "what-if")?;
 //! log.append("what-if", 1, &[answer("db", json!("SQLite")), answer("migrate", json!(true))])?;
-//! let text = log.transcript("what-if")?;
+//! let text = askuser_store::transcript(&log, "what-if")?;
 //! assert!(text.contains("Asked \"Which database should we use?\"; the answer was SQLite."));
 //!
 //! // Read events with their sequence numbers and timestamps, as a streaming iterator.
@@ -65,22 +67,89 @@
 //! # }
 //! ```
 //!
+//! ## The one road: [`Session`]
+//!
+//! Every host (the JSON-lines server, the terminal, the MCP server, a program
+//! embedding askuser) drives a stream through a [`Session`]: it decides each input
+//! with the core, appends what was decided at the head it expects, applies it, and
+//! returns the commands. Nothing else writes events. After a restart, opening the
+//! session replays the stream and the host carries on; the tool result of any
+//! finished inquiry can be rendered from the log alone, because each request records
+//! the raw tool call ([`askuser_core::ToolCall`]).
+//!
+//! ```
+//! use std::sync::Arc;
+//! use askuser_core::{Command, Event, InquiryId};
+//! use askuser_llm::Dialect;
+//! use askuser_store::{Log, Session, SledLog, replay};
+//! use serde_json::json;
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # let dir = tempfile::tempdir()?;
+//! # let path = dir.path().join("askuser.db");
+//! // A Claude Code AskUserQuestion call, as the model wrote it.
+//! let arguments = json!({"questions": [
+//!     {"question": "Which database should we use?", "header": "Database",
+//!      "options": [{"label": "PostgreSQL", "description": "shared"},
+//!                  {"label": "SQLite", "description": "embedded"}], "multiSelect": false},
+//!     {"question": "Migrate the data now?", "header": "Migrate",
+//!      "options": [{"label": "Yes", "description": "now"},
+//!                  {"label": "No", "description": "later"}], "multiSelect": false}]});
+//! let call = Dialect::Claude.parse(&arguments)?;
+//! let id = InquiryId::new("toolu_01");
+//! let answer = |question: &str, value| Event::Answered {
+//!     inquiry: id.clone(), question: question.into(), value,
+//!     by: Default::default(), remember: false, note: None,
+//! };
+//!
+//! // 1. Open the stream and hand it the request (recorded with the raw call).
+//! let log: Arc<dyn Log> = Arc::new(SledLog::open(&path)?);
+//! let mut session = Session::open(log.clone(), "chat-42")?;
+//! let handled = session.handle(&Event::Requested(call.recorded_request(id.clone(), &arguments)))?;
+//! let Command::Prompt(prompt) = &handled.commands[0] else { panic!() };
+//! let first = prompt.question().id.clone();
+//! session.handle(&answer(&first, json!("SQLite")))?;
+//!
+//! // 2. The host restarts: reopening replays the stream, and it carries on.
+//! drop((session, log));
+//! let log: Arc<dyn Log> = Arc::new(SledLog::open(&path)?);
+//! let mut session = Session::open(log.clone(), "chat-42")?;
+//! let Some(Command::Prompt(prompt)) = session.state().pending(&id) else { panic!() };
+//! let handled = session.handle(&answer(&prompt.question().id.clone(), json!("No")))?;
+//! assert!(matches!(handled.commands[..], [Command::Respond { .. }]));
+//!
+//! // 3. The dialect's tool result, rendered from the log alone.
+//! let (_, commands) = replay::replay_commands(&*log, "chat-42", Default::default())?;
+//! let request = log.read("chat-42", 1)?.next().unwrap()?.event;
+//! let Event::Requested(request) = request else { panic!() };
+//! let (_, last) = commands.last().unwrap();
+//! let result = askuser_llm::render_recorded(request.call.as_ref(), &last[0]);
+//! assert_eq!(result, Some(askuser_llm::ToolResult::Success(json!({"answers": {
+//!     "Which database should we use?": "SQLite", "Migrate the data now?": "No"}}))));
+//! # Ok(())
+//! # }
+//! ```
+//!
 //! ## What the log offers
 //!
+//! [`Log`] is storage only:
 //! - **Append with optimistic concurrency**: [`Log::append`] takes the head the caller
 //!   expects; a different head is [`StoreError::Conflict`], and the check and the
 //!   write are one atomic step. [`Durability`] says when an append returns.
-//! - **Streaming reads**: [`Log::read`] yields [`Recorded`] events (sequence number,
-//!   timestamp, event) one at a time.
+//! - **Streaming reads**: [`Log::read`] and [`Log::read_range`] yield [`Recorded`]
+//!   events (sequence number, timestamp, event) one at a time, through forks.
 //! - **Streams and forks**: [`Log::streams`] lists them with their heads and parents;
 //!   [`Log::fork`] branches a stream after event N by reference.
-//! - **Replay**: [`Log::load`] (latest snapshot, then the tail), [`Log::load_at`],
-//!   [`Log::replay_with`] (every event with the commands it yields, in constant
-//!   memory), [`Log::replay_commands`].
-//! - **Compaction**: [`Log::snapshot`] saves the reducer state; [`Log::compact`] can
+//! - **Snapshots**: [`Log::snapshots`] lists a stream's own.
+//!
+//! Functions over any log, each in one place:
+//! - [`replay`]: [`replay::load`] (latest snapshot, then the tail),
+//!   [`replay::load_at`], [`replay::replay_with`] (every event with the commands it
+//!   yields, in constant memory), [`replay::replay_commands`].
+//! - [`compact`]: [`compact::snapshot`] saves the state; [`compact::compact`] can
 //!   also drop the events it covers (never while a fork still reads them).
-//! - **Transcripts and export**: [`Log::transcript`] tells a stream as sentences;
-//!   [`Log::export_json_lines`] writes it as JSON lines.
+//! - [`transcript()`] tells a stream as sentences; [`export::json_lines`] writes it
+//!   as JSON lines.
 //!
 //! ## Records on disk
 //!
@@ -97,20 +166,29 @@
 
 mod backend;
 mod codec;
+pub mod compact;
 mod error;
+pub mod export;
 mod log;
 mod memory;
+pub mod replay;
+mod session;
 mod sled_log;
 mod sled_scan;
+#[doc(hidden)]
 pub mod testing;
 mod transcript;
 mod types;
 
-pub use codec::{MAX_STREAM_NAME, STATE_FORMAT, decode_event_record, encode_event_record};
+pub use codec::{MAX_STREAM_NAME, STATE_FORMAT};
+#[doc(hidden)]
+pub use codec::{decode_event_record, encode_event_record};
 pub use error::{RecordKind, Result, StoreError};
-pub use log::{CommandsBySeq, Compaction, Events, Log, ReplayOptions, Replayed};
+pub use log::{Events, Log};
 pub use memory::MemLog;
+pub use session::{Caught, Handled, Session, SessionError};
 pub use sled_log::{DEFAULT_CACHE_CAPACITY, SledLog};
+pub use transcript::transcript;
 pub use types::{
     Clock, Durability, ForkPoint, ManualClock, Recorded, Seq, Snapshot, StreamInfo, SystemClock,
     Timestamp,

@@ -290,6 +290,7 @@ impl Iterator for MemScan<'_> {
                             seq: *seq,
                             at: *at,
                             event: event.clone(),
+                            decided: true,
                         },
                     ));
             }

@@ -4,7 +4,7 @@ use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
 use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use askuser_core::{Event, State};
+use askuser_core::{Event, State, ToolCall};
 use sled::{Db, IVec, Tree};
 
 use crate::backend::{Backend, RecordIter};
@@ -16,7 +16,9 @@ use crate::error::{RecordKind, Result, StoreError, expect_head};
 use crate::log::Log;
 use crate::memory::check_fork_point;
 use crate::sled_scan::SledScan;
-use crate::types::{Clock, Durability, ForkPoint, Seq, Snapshot, StreamInfo, SystemClock};
+use crate::types::{
+    Clock, Durability, ForkPoint, Recorded, Seq, Snapshot, StreamInfo, SystemClock,
+};
 
 /// The sled page cache [`SledLog::open`] asks for, in bytes (sled's own default is
 /// 1 GiB). A log is mostly appended to and read through once, so a large cache
@@ -65,6 +67,58 @@ pub struct SledLog {
     /// Serializes forks and compactions against each other: a compaction's check
     /// for forks and its change of floor must see no new fork.
     structure: Mutex<()>,
+    /// The first format's side records, in a log that has them.
+    legacy: Option<Legacy>,
+}
+
+/// The trees the first format's JSON-lines server kept beside the events: each
+/// inquiry's raw tool call (`askuser-rpc/calls`, keyed by stream ++ `0x00` ++
+/// inquiry id) and each event's output lines (`askuser-rpc/outputs`, keyed like
+/// `events`), both JSON. Read only: today's format records the call inside the
+/// request.
+#[derive(Debug)]
+struct Legacy {
+    calls: Tree,
+    outputs: Tree,
+}
+
+impl Legacy {
+    const CALLS: &'static str = "askuser-rpc/calls";
+    const OUTPUTS: &'static str = "askuser-rpc/outputs";
+
+    /// The legacy trees of `db`, if it has them (never creates them).
+    fn open(db: &Db) -> Result<Option<Self>> {
+        let names = db.tree_names();
+        let has = |name: &str| names.iter().any(|n| n.as_ref() == name.as_bytes());
+        if !has(Self::CALLS) {
+            return Ok(None);
+        }
+        Ok(Some(Self {
+            calls: db.open_tree(Self::CALLS)?,
+            outputs: db.open_tree(Self::OUTPUTS)?,
+        }))
+    }
+
+    /// A first-format request, completed with the tool call kept beside it.
+    fn complete(&self, stream: &str, mut recorded: Recorded) -> Recorded {
+        if recorded.decided {
+            return recorded;
+        }
+        if let Event::Requested(request) = &mut recorded.event
+            && request.call.is_none()
+        {
+            let mut key = stream.as_bytes().to_vec();
+            key.push(0);
+            key.extend_from_slice(request.inquiry.as_str().as_bytes());
+            request.call = self
+                .calls
+                .get(key)
+                .ok()
+                .flatten()
+                .and_then(|bytes| serde_json::from_slice::<ToolCall>(&bytes).ok());
+        }
+        recorded
+    }
 }
 
 impl SledLog {
@@ -139,6 +193,7 @@ impl SledLog {
             }
         };
         Ok(Self {
+            legacy: Legacy::open(&db)?,
             events: db.open_tree("events")?,
             streams: db.open_tree("streams")?,
             snapshots: db.open_tree("snapshots")?,
@@ -171,12 +226,6 @@ impl SledLog {
     /// A storage error.
     pub fn size_on_disk(&self) -> Result<u64> {
         Ok(self.db.size_on_disk()?)
-    }
-
-    /// The sled database underneath (for inspection and tools; writing to the
-    /// store's trees directly bypasses its checks).
-    pub fn db(&self) -> &Db {
-        &self.db
     }
 
     fn settle(&self, durability: Durability) -> Result<()> {
@@ -258,7 +307,31 @@ fn raced(stream: &str) -> StoreError {
 
 impl Backend for SledLog {
     fn scan_own(&self, stream: &str, from: Seq, to: Seq) -> Result<RecordIter<'_>> {
-        Ok(Box::new(SledScan::new(&self.events, stream, from, to)))
+        let scan = SledScan::new(&self.events, stream, from, to);
+        Ok(match &self.legacy {
+            None => Box::new(scan),
+            Some(legacy) => {
+                let stream = stream.to_owned();
+                Box::new(scan.map(move |recorded| recorded.map(|r| legacy.complete(&stream, r))))
+            }
+        })
+    }
+
+    fn legacy_outputs(&self, stream: &str, seq: Seq) -> Result<Option<Vec<serde_json::Value>>> {
+        let Some(legacy) = &self.legacy else {
+            return Ok(None);
+        };
+        let Some(bytes) = legacy.outputs.get(seq_key(stream, seq))? else {
+            return Ok(None);
+        };
+        serde_json::from_slice(&bytes)
+            .map(Some)
+            .map_err(|e| StoreError::Corrupt {
+                kind: RecordKind::Event,
+                stream: stream.to_owned(),
+                seq,
+                detail: format!("the output lines recorded beside the event do not decode: {e}"),
+            })
     }
 
     fn put_snapshot(&self, stream: &str, seq: Seq, state: &State) -> Result<()> {

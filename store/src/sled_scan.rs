@@ -3,7 +3,7 @@
 
 use sled::{IVec, Tree};
 
-use crate::codec::{EventRecord, key_seq, open_record, seq_key};
+use crate::codec::{key_seq, open_event, seq_key};
 use crate::error::{RecordKind, Result, StoreError};
 use crate::types::{Recorded, Seq};
 
@@ -149,13 +149,7 @@ struct Raw {
 
 impl Raw {
     fn decode(self, stream: &str) -> Result<Recorded> {
-        open_record::<EventRecord>(RecordKind::Event, stream, self.seq, &self.key, &self.bytes).map(
-            |record| Recorded {
-                seq: self.seq,
-                at: record.at,
-                event: record.event,
-            },
-        )
+        open_event(stream, self.seq, &self.key, &self.bytes)
     }
 }
 

@@ -54,6 +54,7 @@ pub fn scripted_event(n: Seq) -> Event {
         value,
         by: AnsweredBy::User,
         remember: false,
+        note: None,
     };
     match (n - 1) % EVENTS_PER_INQUIRY {
         0 => Event::Requested(Request {
@@ -61,6 +62,7 @@ pub fn scripted_event(n: Seq) -> Event {
             form: d30_form(),
             policy: Policy::default(),
             origin: Origin::default(),
+            call: None,
         }),
         1 => answer("apply", json!(true)),
         2 => answer(

@@ -9,7 +9,48 @@ use askuser_core::{
 };
 use serde_json::Value;
 
+use crate::error::{Result, StoreError};
+use crate::log::Log;
+use crate::replay::{fold, latest_snapshot};
 use crate::types::{Recorded, Snapshot};
+
+/// A readable summary of what was asked and answered in `stream`, one sentence per
+/// line (`Asked "Which database?"; the answer was PostgreSQL.`): the text an agent
+/// puts into a compacted conversation, and what `askuser log transcript` prints.
+/// Events dropped by compaction are summarized by a note. Every control, bidi-control
+/// and invisible character from a model or a person is shown as a visible escape
+/// ([`askuser_core::text::for_display`]), so the text is safe to print.
+///
+/// # Errors
+///
+/// As [`replay_with`](crate::replay::replay_with).
+pub fn transcript<L: Log + ?Sized>(log: &L, stream: &str) -> Result<String> {
+    let info = log.info(stream)?;
+    let mut start: Option<Snapshot> = None;
+    loop {
+        let mut transcriber = Transcriber::new(start.as_ref());
+        let result = fold(log, stream, start.clone(), info.head, &mut |r, c| {
+            transcriber.observe(r, c);
+        });
+        match result {
+            Ok(replayed) => return Ok(transcriber.finish(&replayed.state)),
+            Err(StoreError::Compacted { floor, .. })
+                if start.as_ref().is_none_or(|s| s.seq < floor) =>
+            {
+                match latest_snapshot(log, stream, floor)? {
+                    Some(snapshot) if snapshot.seq >= floor => start = Some(snapshot),
+                    _ => {
+                        return Err(StoreError::Compacted {
+                            stream: stream.to_owned(),
+                            floor,
+                        });
+                    }
+                }
+            }
+            Err(other) => return Err(other),
+        }
+    }
+}
 
 /// Builds a transcript from replayed events and their commands. Holds only the
 /// open inquiries' forms and the text written so far.
@@ -40,7 +81,7 @@ impl Transcriber {
 
     pub(crate) fn observe(&mut self, recorded: &Recorded, commands: &[Command]) {
         if let Event::Requested(request) = &recorded.event
-            && !commands.iter().any(|c| matches!(c, Command::Error { .. }))
+            && !commands.is_empty()
         {
             self.forms
                 .insert(request.inquiry.clone(), Arc::clone(&request.form));
@@ -82,6 +123,9 @@ impl Transcriber {
                         ),
                         None => writeln!(self.out, "The user chose to reply instead of answering."),
                     };
+                    if let Some(message) = &outcome.message {
+                        let _ = writeln!(self.out, "The user replied: {message}");
+                    }
                 }
                 self.done(inquiry);
             }
@@ -107,18 +151,23 @@ impl Transcriber {
                 };
                 self.done(inquiry);
             }
-            Command::Reject { inquiry, errors } => {
+            Command::Reject {
+                inquiry, problems, ..
+            } => {
                 self.block_start();
-                let first = errors.first().map(ToString::to_string).unwrap_or_default();
+                let first = problems
+                    .first()
+                    .map(|p| format!("{}: {}", p.path, p.message))
+                    .unwrap_or_default();
                 let _ = writeln!(
                     self.out,
                     "A form was rejected as invalid ({} problem{}; first: {first}).",
-                    errors.len(),
-                    if errors.len() == 1 { "" } else { "s" }
+                    problems.len(),
+                    if problems.len() == 1 { "" } else { "s" }
                 );
                 self.done(inquiry);
             }
-            Command::InvalidAnswer { .. } | Command::Error { .. } => {}
+            Command::InvalidAnswer { .. } => {}
         }
     }
 
@@ -143,15 +192,12 @@ impl Transcriber {
     /// The transcript, with the inquiries still open in `state` at the end.
     pub(crate) fn finish(mut self, state: &State) -> String {
         for inquiry in state.open_inquiries() {
-            let (Some(form), Some(slots)) = (
-                state.form(inquiry.as_str()),
-                state.answers(inquiry.as_str()),
-            ) else {
+            let (Some(form), Some(slots)) = (state.form(inquiry), state.answers(inquiry)) else {
                 continue;
             };
             self.block_start();
             answers(&mut self.out, form, slots, false);
-            let waiting = match state.pending(inquiry.as_str()) {
+            let waiting = match state.pending(inquiry) {
                 Some(Command::Prompt(prompt)) => Some(prompt.question().text.clone()),
                 Some(Command::AskAssistant { question, .. }) => form
                     .index_of(&question)
@@ -162,7 +208,8 @@ impl Transcriber {
                 let _ = writeln!(self.out, "Still waiting for an answer to \"{text}\".");
             }
         }
-        self.out
+        // Every text in it came from a model or a person: shown, never obeyed.
+        askuser_core::text::for_display(&self.out).into_owned()
     }
 }
 

@@ -153,6 +153,9 @@ pub struct Recorded {
     pub at: Timestamp,
     /// The event.
     pub event: Event,
+    /// Whether the event carries its verdict (today's format): replay applies it
+    /// alone. An event of the first format is decided again as it is replayed.
+    pub decided: bool,
 }
 
 /// Where a fork branched off: its first `at` events are its parent's.

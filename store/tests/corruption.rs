@@ -49,9 +49,11 @@ fn a_damaged_record_is_named_and_the_rest_of_the_log_stays_readable() {
         let script: Vec<Event> = (1..=100).map(scripted_event).collect();
         log.append("s", 0, &script).unwrap();
         log.append("other", 0, &script[..10]).unwrap();
-        log.snapshot_at("other", 8).unwrap();
+        askuser_store::compact::snapshot_at(&log, "other", 8).unwrap();
+        drop(log);
         // Damage records the way a disk, a torn write or a stray tool would.
-        let events = log.db().open_tree("events").unwrap();
+        let db = sled::open(&path).unwrap();
+        let events = db.open_tree("events").unwrap();
         let mut flipped = events.get(key("s", 40)).unwrap().unwrap().to_vec();
         let last = flipped.len() - 1;
         flipped[last] ^= 0x04;
@@ -66,11 +68,11 @@ fn a_damaged_record_is_named_and_the_rest_of_the_log_stays_readable() {
         events.remove(key("s", 80)).unwrap();
         events.remove(key("s", 90)).unwrap();
         events.remove(key("s", 91)).unwrap();
-        let snapshots = log.db().open_tree("snapshots").unwrap();
+        let snapshots = db.open_tree("snapshots").unwrap();
         let mut snapshot = snapshots.get(key("other", 8)).unwrap().unwrap().to_vec();
         snapshot[20] ^= 0x01;
         snapshots.insert(key("other", 8), snapshot).unwrap();
-        log.flush().unwrap();
+        db.flush().unwrap();
     }
     let log = SledLog::open(&path).unwrap();
     let damaged = corrupt_seqs(&log, "s");
@@ -110,20 +112,25 @@ fn a_damaged_record_is_named_and_the_rest_of_the_log_stays_readable() {
     let readable = log.read("s", 1).unwrap().flatten().count();
     assert_eq!(readable, 93);
     // A replay stops at the first damaged record, naming it.
-    match log.load("s") {
+    match askuser_store::replay::load(&log, "s") {
         Err(StoreError::Corrupt {
             stream, seq: 40, ..
         }) => assert_eq!(stream, "s"),
         other => panic!("expected a corruption error, got {other:?}"),
     }
-    assert_eq!(log.load_at("s", 39).unwrap().seq, 39);
-    let message = log.load("s").unwrap_err().to_string();
+    assert_eq!(
+        askuser_store::replay::load_at(&log, "s", 39).unwrap().seq,
+        39
+    );
+    let message = askuser_store::replay::load(&log, "s")
+        .unwrap_err()
+        .to_string();
     assert!(
         message.starts_with("corrupt event in stream \"s\" at sequence 40: checksum mismatch"),
         "{message}"
     );
     // A damaged snapshot is named too.
-    match log.load("other") {
+    match askuser_store::replay::load(&log, "other") {
         Err(StoreError::Corrupt {
             kind: RecordKind::Snapshot,
             seq: 8,
@@ -142,10 +149,13 @@ fn a_damaged_stream_record_is_named() {
         let log = SledLog::open(&path).unwrap();
         log.append("s", 0, &[scripted_event(1)]).unwrap();
         log.append("t", 0, &[scripted_event(1)]).unwrap();
-        let streams = log.db().open_tree("streams").unwrap();
+        drop(log);
+        let db = sled::open(&path).unwrap();
+        let streams = db.open_tree("streams").unwrap();
         let mut record = streams.get("s").unwrap().unwrap().to_vec();
         record[6] ^= 0x80;
         streams.insert("s", record).unwrap();
+        db.flush().unwrap();
     }
     let log = SledLog::open(&path).unwrap_or_else(|e| panic!("{e:?}"));
     match log.stream("s") {
@@ -176,6 +186,7 @@ fn expected(seq: u64) -> Event {
             value: json!(MARKER),
             by: askuser_core::AnsweredBy::User,
             remember: false,
+            note: None,
         }
     } else {
         scripted_event(seq)
@@ -268,7 +279,10 @@ fn flip_each_copy(original: &Path, scratch: &Path) -> Vec<Outcome> {
             }
         }
         if !corrupt.is_empty() {
-            assert!(matches!(log.load("s"), Err(StoreError::Corrupt { .. })));
+            assert!(matches!(
+                askuser_store::replay::load(&log, "s"),
+                Err(StoreError::Corrupt { .. })
+            ));
         }
         trials.push(Outcome::Opened { corrupt, read });
     }

@@ -122,7 +122,7 @@ fn acknowledged_appends_survive_sigkill() {
         }
         assert_eq!(expected_seq - 1, head, "round {round}: events missing");
         // The log replays to the script's state.
-        let replayed = log.load("crash").unwrap();
+        let replayed = askuser_store::replay::load(&log, "crash").unwrap();
         assert_eq!(replayed.seq, head);
         last_acknowledged = head;
     }

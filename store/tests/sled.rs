@@ -2,8 +2,9 @@
 
 use std::time::{Duration, Instant};
 
+use askuser_store::replay::ReplayOptions;
 use askuser_store::testing::{scripted_event, scripted_events};
-use askuser_store::{Durability, Log, ReplayOptions, SledLog, StoreError};
+use askuser_store::{Durability, Log, SledLog, StoreError};
 
 #[test]
 fn a_long_read_dropped_early_releases_the_database() {
@@ -37,7 +38,7 @@ fn a_long_read_dropped_early_releases_the_database() {
         drop(reader);
     }
     let log = SledLog::open(&path).expect("the database was released");
-    let replayed = log.replay("s", ReplayOptions::from_start()).unwrap();
+    let replayed = askuser_store::replay::replay(&log, "s", ReplayOptions::from_start()).unwrap();
     assert_eq!(replayed.applied, 20_000);
 }
 

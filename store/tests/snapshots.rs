@@ -8,8 +8,9 @@ mod common;
 use std::sync::Arc;
 
 use askuser_core::{AnsweredBy, CancelReason, Command, Event, Form, Policy};
+use askuser_store::replay::ReplayOptions;
 use askuser_store::testing::d30_form;
-use askuser_store::{Log, MemLog, ReplayOptions, SledLog};
+use askuser_store::{Log, MemLog, SledLog};
 use common::*;
 use proptest::prelude::*;
 use serde_json::{Value, json};
@@ -156,7 +157,7 @@ fn events(steps: &[Step]) -> Vec<Event> {
 }
 
 fn commands_after<L: Log>(log: &L, options: ReplayOptions, after: u64) -> Vec<(u64, Vec<Command>)> {
-    let (_, commands) = log.replay_commands("s", options).unwrap();
+    let (_, commands) = askuser_store::replay::replay_commands(&*log, "s", options).unwrap();
     commands
         .into_iter()
         .filter(|(seq, _)| *seq > after)
@@ -166,17 +167,18 @@ fn commands_after<L: Log>(log: &L, options: ReplayOptions, after: u64) -> Vec<(u
 fn check<L: Log>(log: &L, events: &[Event], cut: u64, second: u64) {
     let len = events.len() as u64;
     log.append("s", 0, events).unwrap();
-    let full = log.replay("s", ReplayOptions::from_start()).unwrap();
+    let full = askuser_store::replay::replay(log, "s", ReplayOptions::from_start()).unwrap();
     assert_eq!(full.seq, len);
-    log.snapshot_at("s", cut).unwrap();
+    askuser_store::compact::snapshot_at(&*log, "s", cut).unwrap();
     // The snapshot is the state at `cut`.
-    let at_cut = log
-        .replay("s", ReplayOptions::from_start().to(cut))
+    let at_cut =
+        askuser_store::replay::replay(log, "s", ReplayOptions::from_start().to(cut)).unwrap();
+    let snapshot = askuser_store::replay::latest_snapshot(&*log, "s", cut)
+        .unwrap()
         .unwrap();
-    let snapshot = log.latest_snapshot("s", cut).unwrap().unwrap();
     assert_eq!(snapshot.state, at_cut.state);
     // Snapshot + tail == the full replay, in state and in the tail's commands.
-    let loaded = log.load("s").unwrap();
+    let loaded = askuser_store::replay::load(&*log, "s").unwrap();
     assert_eq!(loaded.snapshot, Some(cut));
     assert_eq!(loaded.applied, len - cut);
     assert_eq!(loaded.state, full.state);
@@ -186,23 +188,34 @@ fn check<L: Log>(log: &L, events: &[Event], cut: u64, second: u64) {
     );
     // From a second, later snapshot, and up to a point between them.
     if second > cut {
-        log.snapshot_at("s", second).unwrap();
-        assert_eq!(log.load("s").unwrap().state, full.state);
+        askuser_store::compact::snapshot_at(&*log, "s", second).unwrap();
+        assert_eq!(
+            askuser_store::replay::load(&*log, "s").unwrap().state,
+            full.state
+        );
         let middle = cut + (second - cut) / 2;
         assert_eq!(
-            log.load_at("s", middle).unwrap().state,
-            log.replay("s", ReplayOptions::from_start().to(middle))
+            askuser_store::replay::load_at(&*log, "s", middle)
+                .unwrap()
+                .state,
+            askuser_store::replay::replay(log, "s", ReplayOptions::from_start().to(middle))
                 .unwrap()
                 .state
         );
     }
     // Compaction that drops the covered events gives the same state, and the log goes on.
-    log.compact("s", true).unwrap();
-    assert_eq!(log.load("s").unwrap().state, full.state);
+    askuser_store::compact::compact(&*log, "s", true).unwrap();
+    assert_eq!(
+        askuser_store::replay::load(&*log, "s").unwrap().state,
+        full.state
+    );
     log.append("s", len, &events[..1]).unwrap();
     let mut expected = full.state.clone();
-    askuser_core::reduce(&mut expected, &events[0]);
-    assert_eq!(log.load("s").unwrap().state, expected);
+    expected.apply(&events[0], &mut Vec::new());
+    assert_eq!(
+        askuser_store::replay::load(&*log, "s").unwrap().state,
+        expected
+    );
 }
 
 fn scenario() -> impl Strategy<Value = (Vec<Event>, u64, u64)> {
@@ -286,6 +299,6 @@ fn the_generator_reaches_open_finished_and_remembered_states() {
     let events = events(&steps);
     let log = MemLog::new();
     check(&log, &events, 6, 8);
-    let state = log.load("s").unwrap().state;
+    let state = askuser_store::replay::load(&log, "s").unwrap().state;
     assert!(state.open_inquiries().count() >= 2, "{state:?}");
 }

@@ -4,9 +4,10 @@ mod common;
 
 use std::collections::BTreeSet;
 
-use askuser_core::{CancelReason, Command, Event, State, reduce};
+use askuser_core::{CancelReason, Command, Event, State};
+use askuser_store::replay::ReplayOptions;
 use askuser_store::testing::scripted_events;
-use askuser_store::{Durability, ForkPoint, Log, RecordKind, ReplayOptions, StoreError, Timestamp};
+use askuser_store::{Durability, ForkPoint, Log, RecordKind, StoreError, Timestamp};
 use common::*;
 use serde_json::{Value, json};
 
@@ -218,18 +219,34 @@ fn a_fork_shares_its_parents_prefix_and_then_goes_its_own_way<L: Log>(log: &L) {
     // Replaying the fork: the parent's state at 5, then its own events.
     let mut expected = State::new();
     for event in &script[..5] {
-        reduce(&mut expected, event);
+        expected.apply(event, &mut Vec::new());
     }
-    assert_eq!(log.load_at("alt", 5).unwrap().state, expected);
-    assert_eq!(log.load_at("main", 5).unwrap().state, expected);
+    assert_eq!(
+        askuser_store::replay::load_at(&*log, "alt", 5)
+            .unwrap()
+            .state,
+        expected
+    );
+    assert_eq!(
+        askuser_store::replay::load_at(&*log, "main", 5)
+            .unwrap()
+            .state,
+        expected
+    );
     for event in &own {
-        reduce(&mut expected, event);
+        expected.apply(event, &mut Vec::new());
     }
-    assert_eq!(log.load("alt").unwrap().state, expected);
+    assert_eq!(
+        askuser_store::replay::load(&*log, "alt").unwrap().state,
+        expected
+    );
     // A fork at 0 is an empty stream that remembers its parent.
     log.fork("main", 0, "empty").unwrap();
     assert_eq!(log.read("empty", 1).unwrap().count(), 0);
-    assert_eq!(log.load("empty").unwrap().state, State::new());
+    assert_eq!(
+        askuser_store::replay::load(&*log, "empty").unwrap().state,
+        State::new()
+    );
 }
 
 fn forks_are_checked<L: Log>(log: &L) {
@@ -277,14 +294,13 @@ fn a_session_branches_at_an_earlier_question<L: Log>(log: &L) {
     .unwrap();
     // Branch just after the request (event 1): the database question is open again.
     log.fork("session", 1, "branch").unwrap();
-    let at_fork = log.load("branch").unwrap();
-    let Some(Command::Prompt(prompt)) = at_fork.state.pending("call-1") else {
+    let at_fork = askuser_store::replay::load(&*log, "branch").unwrap();
+    let Some(Command::Prompt(prompt)) = at_fork.state.pending(&"call-1".into()) else {
         panic!("the fork should be asking a question");
     };
     assert_eq!(prompt.question().id, "db");
-    let (_, commands) = log
-        .replay_commands("branch", ReplayOptions::from_start())
-        .unwrap();
+    let (_, commands) =
+        askuser_store::replay::replay_commands(log, "branch", ReplayOptions::from_start()).unwrap();
     assert_eq!(commands.len(), 1);
     log.append(
         "branch",
@@ -295,9 +311,8 @@ fn a_session_branches_at_an_earlier_question<L: Log>(log: &L) {
         ],
     )
     .unwrap();
-    let (_, commands) = log
-        .replay_commands("branch", ReplayOptions::from_start())
-        .unwrap();
+    let (_, commands) =
+        askuser_store::replay::replay_commands(log, "branch", ReplayOptions::from_start()).unwrap();
     let Some((3, last)) = commands.last() else {
         panic!("expected commands for event 3");
     };
@@ -306,9 +321,9 @@ fn a_session_branches_at_an_earlier_question<L: Log>(log: &L) {
     };
     assert_eq!(outcome.to_json(), json!({"db": "SQLite", "migrate": false}));
     // The original session is untouched.
-    let (_, commands) = log
-        .replay_commands("session", ReplayOptions::from_start())
-        .unwrap();
+    let (_, commands) =
+        askuser_store::replay::replay_commands(log, "session", ReplayOptions::from_start())
+            .unwrap();
     let [Command::Respond { outcome, .. }] = commands[2].1.as_slice() else {
         panic!("expected a response");
     };
@@ -321,7 +336,7 @@ fn a_session_branches_at_an_earlier_question<L: Log>(log: &L) {
 fn replay_gives_the_reducers_state_and_commands<L: Log>(log: &L) {
     let script: Vec<Event> = scripted_events(1, 40)
         .chain([
-            requested("i0", db_form()), // a repeated id: an error command
+            requested("i0", db_form()), // a repeated id: applying ignores it
             requested("x", tags_form()),
             answered("x", "tags", json!(["docs"])),
             back("x"),
@@ -332,11 +347,14 @@ fn replay_gives_the_reducers_state_and_commands<L: Log>(log: &L) {
     let expected: Vec<(u64, Vec<Command>)> = script
         .iter()
         .enumerate()
-        .map(|(i, event)| (i as u64 + 1, reduce(&mut state, event)))
+        .map(|(i, event)| {
+            let mut out = Vec::new();
+            state.apply(event, &mut out);
+            (i as u64 + 1, out)
+        })
         .collect();
-    let (replayed, commands) = log
-        .replay_commands("s", ReplayOptions::from_start())
-        .unwrap();
+    let (replayed, commands) =
+        askuser_store::replay::replay_commands(log, "s", ReplayOptions::from_start()).unwrap();
     assert_eq!(replayed.state, state);
     assert_eq!(
         (replayed.seq, replayed.snapshot, replayed.applied),
@@ -344,87 +362,100 @@ fn replay_gives_the_reducers_state_and_commands<L: Log>(log: &L) {
     );
     assert_eq!(commands, expected);
     // Up to a point.
-    let partial = log.replay("s", ReplayOptions::from_start().to(10)).unwrap();
+    let partial =
+        askuser_store::replay::replay(log, "s", ReplayOptions::from_start().to(10)).unwrap();
     let mut at_10 = State::new();
     for event in &script[..10] {
-        reduce(&mut at_10, event);
+        at_10.apply(event, &mut Vec::new());
     }
     assert_eq!(partial.state, at_10);
     assert_eq!(partial.seq, 10);
     assert!(matches!(
-        log.replay("s", ReplayOptions::latest().to(45)),
+        askuser_store::replay::replay(log, "s", ReplayOptions::latest().to(45)),
         Err(StoreError::OutOfRange { .. })
     ));
     // An empty replay is the empty state.
     log.fork("s", 0, "e").unwrap();
-    assert_eq!(log.load("e").unwrap().seq, 0);
+    assert_eq!(askuser_store::replay::load(&*log, "e").unwrap().seq, 0);
 }
 
 fn load_uses_the_latest_snapshot_and_equals_a_full_replay<L: Log>(log: &L) {
     let script: Vec<Event> = scripted_events(1, 30).collect();
     log.append("s", 0, &script[..10]).unwrap();
     assert!(matches!(
-        log.snapshot_at("s", 0),
+        askuser_store::compact::snapshot_at(&*log, "s", 0),
         Err(StoreError::OutOfRange { .. })
     ));
     assert!(matches!(
-        log.snapshot_at("s", 11),
+        askuser_store::compact::snapshot_at(&*log, "s", 11),
         Err(StoreError::OutOfRange { .. })
     ));
-    assert_eq!(log.snapshot_at("s", 6).unwrap(), 6);
-    assert_eq!(log.snapshot("s").unwrap(), 10);
+    assert_eq!(
+        askuser_store::compact::snapshot_at(&*log, "s", 6).unwrap(),
+        6
+    );
+    assert_eq!(askuser_store::compact::snapshot(&*log, "s").unwrap(), 10);
     log.append("s", 10, &script[10..]).unwrap();
     assert_eq!(log.snapshots("s").unwrap(), vec![6, 10]);
-    let full = log.replay("s", ReplayOptions::from_start()).unwrap();
-    let loaded = log.load("s").unwrap();
+    let full = askuser_store::replay::replay(log, "s", ReplayOptions::from_start()).unwrap();
+    let loaded = askuser_store::replay::load(&*log, "s").unwrap();
     assert_eq!(loaded.state, full.state);
     assert_eq!(
         (loaded.snapshot, loaded.applied, loaded.seq),
         (Some(10), 20, 30)
     );
-    let at_8 = log.load_at("s", 8).unwrap();
+    let at_8 = askuser_store::replay::load_at(&*log, "s", 8).unwrap();
     assert_eq!(at_8.snapshot, Some(6));
     assert_eq!(
         at_8.state,
-        log.replay("s", ReplayOptions::from_start().to(8))
+        askuser_store::replay::replay(log, "s", ReplayOptions::from_start().to(8))
             .unwrap()
             .state
     );
-    let snapshot = log.latest_snapshot("s", 9).unwrap().unwrap();
+    let snapshot = askuser_store::replay::latest_snapshot(&*log, "s", 9)
+        .unwrap()
+        .unwrap();
     assert_eq!((snapshot.seq, snapshot.taken_at), (6, T0));
-    assert!(log.latest_snapshot("s", 5).unwrap().is_none());
+    assert!(
+        askuser_store::replay::latest_snapshot(&*log, "s", 5)
+            .unwrap()
+            .is_none()
+    );
 }
 
 fn a_fork_replays_from_its_parents_snapshot<L: Log>(log: &L) {
     let script: Vec<Event> = scripted_events(1, 20).collect();
     log.append("p", 0, &script).unwrap();
-    log.snapshot_at("p", 8).unwrap();
-    log.snapshot_at("p", 16).unwrap();
+    askuser_store::compact::snapshot_at(&*log, "p", 8).unwrap();
+    askuser_store::compact::snapshot_at(&*log, "p", 16).unwrap();
     log.fork("p", 12, "f").unwrap();
     log.append("f", 12, &script[12..14]).unwrap();
-    let loaded = log.load("f").unwrap();
+    let loaded = askuser_store::replay::load(&*log, "f").unwrap();
     assert_eq!(loaded.snapshot, Some(8));
     assert_eq!(loaded.applied, 6);
     assert_eq!(
         loaded.state,
-        log.replay("p", ReplayOptions::from_start().to(14))
+        askuser_store::replay::replay(log, "p", ReplayOptions::from_start().to(14))
             .unwrap()
             .state
     );
     // The fork's own snapshot wins once it is later.
-    log.snapshot("f").unwrap();
-    assert_eq!(log.load("f").unwrap().snapshot, Some(14));
+    askuser_store::compact::snapshot(&*log, "f").unwrap();
+    assert_eq!(
+        askuser_store::replay::load(&*log, "f").unwrap().snapshot,
+        Some(14)
+    );
     assert_eq!(log.snapshots("f").unwrap(), vec![14]);
 }
 
 fn compaction_drops_covered_events_only_when_no_fork_needs_them<L: Log>(log: &L) {
     let script: Vec<Event> = scripted_events(1, 24).collect();
     log.append("s", 0, &script[..12]).unwrap();
-    let full_at_12 = log.load("s").unwrap().state;
-    log.snapshot_at("s", 4).unwrap();
+    let full_at_12 = askuser_store::replay::load(&*log, "s").unwrap().state;
+    askuser_store::compact::snapshot_at(&*log, "s", 4).unwrap();
     log.fork("s", 8, "early").unwrap();
     // The fork at 8 reads events 1..=8: they may not be dropped.
-    match log.compact("s", true) {
+    match askuser_store::compact::compact(&*log, "s", true) {
         Err(StoreError::ForkDependsOnEvents {
             stream,
             upto,
@@ -438,14 +469,14 @@ fn compaction_drops_covered_events_only_when_no_fork_needs_them<L: Log>(log: &L)
     }
     assert_eq!(log.read("s", 1).unwrap().count(), 12);
     // Without dropping, compaction only snapshots.
-    let compaction = log.compact("s", false).unwrap();
+    let compaction = askuser_store::compact::compact(&*log, "s", false).unwrap();
     assert_eq!((compaction.snapshot, compaction.dropped), (12, 0));
     assert_eq!(log.read("s", 1).unwrap().count(), 12);
 
     log.append("t", 0, &script[..12]).unwrap();
     log.fork("t", 12, "at-head").unwrap(); // a fork at the snapshot needs no dropped event
-    log.snapshot_at("t", 4).unwrap();
-    let compaction = log.compact("t", true).unwrap();
+    askuser_store::compact::snapshot_at(&*log, "t", 4).unwrap();
+    let compaction = askuser_store::compact::compact(&*log, "t", true).unwrap();
     assert_eq!((compaction.snapshot, compaction.dropped), (12, 12));
     assert_eq!(log.info("t").unwrap().floor, 12);
     assert_eq!(log.snapshots("t").unwrap(), vec![12]);
@@ -454,13 +485,13 @@ fn compaction_drops_covered_events_only_when_no_fork_needs_them<L: Log>(log: &L)
         Err(StoreError::Compacted { floor: 12, .. })
     ));
     assert_eq!(log.read("t", 13).unwrap().count(), 0);
-    let loaded = log.load("t").unwrap();
+    let loaded = askuser_store::replay::load(&*log, "t").unwrap();
     assert_eq!(
         (loaded.snapshot, loaded.state),
         (Some(12), full_at_12.clone())
     );
     assert!(matches!(
-        log.replay("t", ReplayOptions::from_start()),
+        askuser_store::replay::replay(log, "t", ReplayOptions::from_start()),
         Err(StoreError::Compacted { .. })
     ));
     // The log goes on after compaction.
@@ -472,22 +503,25 @@ fn compaction_drops_covered_events_only_when_no_fork_needs_them<L: Log>(log: &L)
         .collect();
     assert_eq!(tail, script[12..].to_vec());
     assert_eq!(
-        log.load("t").unwrap().state,
-        log.replay("s", ReplayOptions::latest())
+        askuser_store::replay::load(&*log, "t").unwrap().state,
+        askuser_store::replay::replay(log, "s", ReplayOptions::latest())
             .map(|_| ())
             .map_or_else(
                 |_| unreachable!(),
                 |()| {
                     let mut state = State::new();
                     for event in &script {
-                        reduce(&mut state, event);
+                        state.apply(event, &mut Vec::new());
                     }
                     state
                 }
             )
     );
     // The fork at the head loads from its parent's snapshot; its inherited events are gone.
-    assert_eq!(log.load("at-head").unwrap().state, full_at_12);
+    assert_eq!(
+        askuser_store::replay::load(&*log, "at-head").unwrap().state,
+        full_at_12
+    );
     assert!(matches!(
         log.read("at-head", 1),
         Err(StoreError::Compacted { .. })
@@ -498,14 +532,17 @@ fn compaction_drops_covered_events_only_when_no_fork_needs_them<L: Log>(log: &L)
         Err(StoreError::Compacted { floor: 12, .. })
     ));
     log.fork("t", 12, "at-floor").unwrap();
-    let text = log.transcript("t").unwrap();
+    let text = askuser_store::transcript(&*log, "t").unwrap();
     assert!(
         text.starts_with("(The first 12 events were compacted;"),
         "{text}"
     );
     // Exporting a compacted stream writes what remains.
     let mut out = Vec::new();
-    assert_eq!(log.export_json_lines("t", &mut out).unwrap(), 12);
+    assert_eq!(
+        askuser_store::export::json_lines(&*log, "t", &mut out).unwrap(),
+        12
+    );
 }
 
 fn the_transcript_tells_what_was_asked_and_answered<L: Log>(log: &L) {
@@ -539,7 +576,7 @@ fn the_transcript_tells_what_was_asked_and_answered<L: Log>(log: &L) {
         ],
     )
     .unwrap();
-    let text = log.transcript("s").unwrap();
+    let text = askuser_store::transcript(&*log, "s").unwrap();
     let expected = "\
 Asked \"Which database should we use?\"; the answer was PostgreSQL.
 Asked \"Migrate the data now?\"; the answer was no.
@@ -563,7 +600,7 @@ Still waiting for an answer to \"Any comment?\".
 ";
     assert_eq!(text, expected);
     assert!(matches!(
-        log.transcript("nope"),
+        askuser_store::transcript(&*log, "nope"),
         Err(StoreError::NoSuchStream(_))
     ));
 }
@@ -572,7 +609,10 @@ fn export_writes_one_json_line_per_event<L: Log>(log: &L) {
     let script: Vec<Event> = scripted_events(1, 6).collect();
     log.append("s", 0, &script).unwrap();
     let mut out = Vec::new();
-    assert_eq!(log.export_json_lines("s", &mut out).unwrap(), 6);
+    assert_eq!(
+        askuser_store::export::json_lines(&*log, "s", &mut out).unwrap(),
+        6
+    );
     let text = String::from_utf8(out).unwrap();
     let lines: Vec<Value> = text
         .lines()
@@ -714,9 +754,9 @@ fn works_as_a_trait_object<L: Log>(log: &L) {
     let log: &dyn Log = log;
     log.append("s", 0, &scripted_events(1, 8).collect::<Vec<_>>())
         .unwrap();
-    assert_eq!(log.load("s").unwrap().seq, 8);
+    assert_eq!(askuser_store::replay::load(&*log, "s").unwrap().seq, 8);
     assert!(
-        log.transcript("s")
+        askuser_store::transcript(&*log, "s")
             .unwrap()
             .contains("the answer was staging")
     );

@@ -1,10 +1,12 @@
 //! A validated tool call: the form to ask, and how to answer the model.
 
-use askuser_core::{Command, InquiryId, Origin, Outcome, Policy, Request, ValidForm};
+use askuser_core::{
+    Command, InquiryId, Origin, Outcome, Policy, Problem, Request, ToolCall, ValidForm,
+};
 use serde_json::{Map, Value};
 
 use crate::dialect::Dialect;
-use crate::rejection::{FieldError, Rejection};
+use crate::rejection::{FieldError, tool_error_text};
 
 /// A tool call that passed its dialect's checks: the form to walk, plus what the
 /// dialect needs to answer (the question texts as written, pi's `metadata`).
@@ -91,6 +93,7 @@ impl Call {
             form: self.form.form().clone(),
             policy: self.policy(),
             origin: self.origin(),
+            call: None,
         }
     }
 
@@ -118,17 +121,51 @@ impl Call {
         match command {
             Command::Respond { outcome, .. } => Some(ToolResult::Success(self.render(outcome))),
             Command::Fail { message, .. } => Some(ToolResult::Error(message.clone())),
-            Command::Reject { errors, .. } => Some(ToolResult::Error(
-                Rejection {
-                    tool: self.tool_name(),
-                    errors: errors
-                        .iter()
-                        .map(|e| FieldError::new(e.path.clone(), e.message()))
-                        .collect(),
-                }
-                .tool_error_text(),
-            )),
+            Command::Reject { problems, .. } => Some(ToolResult::Error(rejection_text(
+                self.tool_name(),
+                problems,
+            ))),
             _ => None,
         }
     }
+
+    /// The `Requested` event's payload for this call, recording the `arguments` the
+    /// model wrote (from which it was parsed) so that the result can be rendered
+    /// from the log alone ([`render_recorded`]).
+    pub fn recorded_request(&self, inquiry: InquiryId, arguments: &Value) -> Request {
+        Request {
+            call: Some(ToolCall {
+                dialect: self.dialect.name().to_owned(),
+                arguments: arguments.clone(),
+            }),
+            ..self.request(inquiry)
+        }
+    }
 }
+
+/// The tool error text for a rejected call's recorded problems.
+pub fn rejection_text(tool: &str, problems: &[Problem]) -> String {
+    let errors: Vec<FieldError> = problems
+        .iter()
+        .map(|p| FieldError::new(p.path.clone(), p.message.clone()))
+        .collect();
+    tool_error_text(tool, &errors)
+}
+
+/// What to send the model for an engine command, rendered from a request's recorded
+/// tool call alone (after a restart, on a fork, in a replay): as
+/// [`Call::tool_result`] of the call parsed again, and for a `Reject` (whose call
+/// was never parsed) the recorded problems. `None` when the command sends nothing,
+/// or the recorded call does not parse in its dialect any more.
+pub fn render_recorded(call: Option<&ToolCall>, command: &Command) -> Option<ToolResult> {
+    if let Command::Reject { tool, problems, .. } = command {
+        return Some(ToolResult::Error(rejection_text(tool, problems)));
+    }
+    let call = call?;
+    let parsed = Dialect::from_name(&call.dialect)?
+        .parse(&call.arguments)
+        .ok()?;
+    parsed.tool_result(command)
+}
+
+impl Call {}

@@ -29,6 +29,7 @@
 //! let commands = reduce(&mut state, &Event::Answered {
 //!     inquiry: id, question, value: json!(["Admin", "Auth"]),
 //!     by: AnsweredBy::User, remember: false,
+//!     note: None,
 //! });
 //!
 //! // The tool result, in the dialect's shape.
@@ -63,7 +64,7 @@ mod read;
 mod rejection;
 mod ui_answer;
 
-pub use call::{Call, ToolResult};
+pub use call::{Call, ToolResult, rejection_text, render_recorded};
 pub use definition::{Provider, definition};
 pub use dialect::Dialect;
 pub use rejection::{FieldError, MAX_LINE_CHARS, MAX_LISTED_ERRORS, Rejection};

@@ -59,34 +59,39 @@ impl Rejection {
     /// - /questions/0/header: is 18 characters long; the limit is 12: shorten it
     /// ```
     pub fn tool_error_text(&self) -> String {
-        let count = self.errors.len();
-        let mut text = if count == 1 {
-            format!(
-                "{}: the call was not run. Fix this problem and call the tool again:",
-                self.tool
-            )
-        } else {
-            format!(
-                "{}: the call was not run. Fix these {count} problems and call the tool again:",
-                self.tool
-            )
-        };
-        for error in self.errors.iter().take(MAX_LISTED_ERRORS) {
-            text.push_str("\n- ");
-            text.push_str(&cut(&error.to_string()));
-        }
-        if count > MAX_LISTED_ERRORS {
-            let rest = count - MAX_LISTED_ERRORS;
-            let plural = if rest == 1 { "" } else { "s" };
-            let _ = write!(text, "\n- and {rest} more problem{plural}");
-        }
-        text
+        tool_error_text(self.tool, &self.errors)
     }
 
     /// The paths of the problems, in order.
     pub fn paths(&self) -> Vec<&str> {
         self.errors.iter().map(|e| e.path.as_str()).collect()
     }
+}
+
+/// The tool error text listing `errors` (see [`Rejection::tool_error_text`]).
+pub(crate) fn tool_error_text(tool: &str, errors: &[FieldError]) -> String {
+    let count = errors.len();
+    let mut text = if count == 1 {
+        format!(
+            "{}: the call was not run. Fix this problem and call the tool again:",
+            tool
+        )
+    } else {
+        format!(
+            "{}: the call was not run. Fix these {count} problems and call the tool again:",
+            tool
+        )
+    };
+    for error in errors.iter().take(MAX_LISTED_ERRORS) {
+        text.push_str("\n- ");
+        text.push_str(&cut(&error.to_string()));
+    }
+    if count > MAX_LISTED_ERRORS {
+        let rest = count - MAX_LISTED_ERRORS;
+        let plural = if rest == 1 { "" } else { "s" };
+        let _ = write!(text, "\n- and {rest} more problem{plural}");
+    }
+    text
 }
 
 /// Cuts a line to [`MAX_LINE_CHARS`] characters.

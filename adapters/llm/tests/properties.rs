@@ -105,6 +105,7 @@ fn walk_through(dialect: Dialect, arguments: &Value, text: &str) {
                 value,
                 by: AnsweredBy::User,
                 remember: false,
+                note: None,
             },
         );
     }

@@ -59,6 +59,7 @@ pub fn requested(inquiry: &str, form: Arc<Form>) -> Event {
         form,
         policy: Policy::default(),
         origin: Origin::default(),
+        call: None,
     })
 }
 
@@ -71,6 +72,7 @@ pub fn requested_with(inquiry: &str, form: Arc<Form>, policy: Policy, turn: &str
             turn: turn.to_owned(),
             ..Origin::default()
         },
+        call: None,
     })
 }
 
@@ -81,6 +83,7 @@ pub fn answered(inquiry: &str, question: &str, value: Value) -> Event {
         value,
         by: AnsweredBy::User,
         remember: false,
+        note: None,
     }
 }
 
@@ -97,6 +100,7 @@ pub fn answered_by(
         value,
         by,
         remember,
+        note: None,
     }
 }
 
@@ -110,6 +114,7 @@ pub fn cancelled(inquiry: &str, reason: CancelReason) -> Event {
     Event::Cancelled {
         inquiry: InquiryId::new(inquiry),
         reason,
+        message: None,
     }
 }
 

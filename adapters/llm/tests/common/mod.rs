@@ -50,6 +50,7 @@ pub fn walk(call: &Call, steps: Vec<Step>) -> Option<ToolResult> {
             Step::Reply => Event::Cancelled {
                 inquiry: inquiry.clone(),
                 reason: CancelReason::UserReply,
+                message: None,
             },
             Step::EndTurn => Event::TurnEnded {
                 inquiry: inquiry.clone(),
@@ -73,6 +74,7 @@ fn answered(inquiry: &InquiryId, question: &str, value: Value) -> Event {
         value,
         by: AnsweredBy::User,
         remember: false,
+        note: None,
     }
 }
 

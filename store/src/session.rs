@@ -1,0 +1,241 @@
+//! [`Session`]: the one road from a host's input to the engine's outputs.
+
+use std::sync::Arc;
+
+use askuser_core::{Command, Event, Refusal, State};
+
+use crate::codec::check_name;
+use crate::error::StoreError;
+use crate::log::Log;
+use crate::replay::{apply_recorded, load};
+use crate::types::Seq;
+
+/// How many times [`Session::handle`] decides again after losing a race to another
+/// writer before it gives up with the conflict.
+const RETRIES: usize = 16;
+
+/// One stream of a [`Log`] driven through the engine: the road every host takes
+/// (the JSON-lines server, the terminal, the MCP server, a program embedding
+/// askuser).
+///
+/// A session holds the engine's [`State`] for its stream and the head it has
+/// applied. [`Session::handle`] takes one input and, in this order:
+///
+/// 1. **decides** it against the state ([`State::decide`]: pure, nothing cloned, so
+///    the cost does not grow with the number of open inquiries). A host misusing
+///    the engine gets the [`Refusal`] back, and nothing is recorded;
+/// 2. **appends** the decided event (the input, or the verdict that records what a
+///    model or a person got wrong) at the head it expects. If another process
+///    appended first, the session reads what it missed, applies it, and decides
+///    again: the first writer wins, and the others are told the new truth (an
+///    answer to an inquiry someone else already finished is refused);
+/// 3. **applies** it ([`State::apply_decision`]: infallible, no validation) and
+///    returns the commands. Whatever a host shows after `handle` returns is
+///    already in the log.
+///
+/// After a restart, [`Session::open`] replays the stream (from its latest snapshot)
+/// and the host carries on; [`Session::catch_up`] applies events other processes
+/// appended, which is how a waiting host sees an answer recorded elsewhere.
+///
+/// ```
+/// use std::sync::Arc;
+/// use askuser_core::{Command, Event, InquiryId, Request, parse_form};
+/// use askuser_store::{MemLog, Session, SessionError};
+/// use serde_json::json;
+///
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let log = Arc::new(MemLog::new());
+/// let mut session = Session::open(log.clone(), "chat-42")?;
+/// let form = parse_form(&json!({"questions": [
+///     {"id": "ok", "text": "Deploy now?", "answer_type": "boolean"}]}))?;
+/// let id = InquiryId::new("call-1");
+/// let handled = session.handle(&Event::Requested(Request {
+///     inquiry: id.clone(), form: form.form().clone(), policy: Default::default(),
+///     origin: Default::default(), call: None,
+/// }))?;
+/// assert!(matches!(handled.commands[..], [Command::Prompt(_)]));
+///
+/// // A host answering a question that is not being asked is refused, unrecorded.
+/// let wrong = session.handle(&Event::Answered {
+///     inquiry: id.clone(), question: "nope".into(), value: json!(true),
+///     by: Default::default(), remember: false, note: None,
+/// });
+/// assert!(matches!(wrong, Err(SessionError::Refused(_))));
+/// assert_eq!(session.head(), 1);
+/// # Ok(())
+/// # }
+/// ```
+pub struct Session {
+    log: Arc<dyn Log>,
+    stream: String,
+    state: State,
+    head: Seq,
+}
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session")
+            .field("stream", &self.stream)
+            .field("head", &self.head)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What [`Session::handle`] did with an accepted input.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Handled {
+    /// The sequence number the decided event was recorded as.
+    pub seq: Seq,
+    /// The engine's commands, in order: what the host must do next.
+    pub commands: Vec<Command>,
+}
+
+/// Why [`Session::handle`] did not record an input.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    /// The engine refused the input (the host misused it); nothing was recorded.
+    /// Show the refusal; do not retry the same input.
+    #[error(transparent)]
+    Refused(#[from] Refusal),
+    /// The log failed; nothing was recorded and the session is as it was. Retry, or
+    /// reopen the session.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// An event another process recorded, applied by [`Session::catch_up`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Caught {
+    /// Its sequence number.
+    pub seq: Seq,
+    /// The event.
+    pub event: Event,
+    /// What applying it yielded.
+    pub commands: Vec<Command>,
+}
+
+impl Session {
+    /// Opens `stream` of `log`: replays it (from its latest snapshot) if it exists;
+    /// a stream that does not exist yet is created by the first input recorded.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::InvalidStreamName`] for a name that is empty, longer than
+    /// [`MAX_STREAM_NAME`](crate::MAX_STREAM_NAME) bytes or holds a control
+    /// character; a replay error (a damaged or compacted stream).
+    pub fn open(log: Arc<dyn Log>, stream: impl Into<String>) -> Result<Self, StoreError> {
+        let stream = stream.into();
+        check_name(&stream)?;
+        let (state, head) = if log.stream(&stream)?.is_some() {
+            let replayed = load(&*log, &stream)?;
+            (replayed.state, replayed.seq)
+        } else {
+            (State::new(), 0)
+        };
+        Ok(Self {
+            log,
+            stream,
+            state,
+            head,
+        })
+    }
+
+    /// Decides `input`, records it, applies it, and returns the commands (see the
+    /// type's docs for the order and what each step guarantees).
+    ///
+    /// # Errors
+    ///
+    /// [`SessionError::Refused`] when the engine refuses the input;
+    /// [`SessionError::Store`] when the log fails (nothing was applied).
+    pub fn handle(&mut self, input: &Event) -> Result<Handled, SessionError> {
+        for _ in 0..RETRIES {
+            let decision = match self.state.decide(input) {
+                Ok(decision) => decision,
+                // Refused on what this session knows: another process may have
+                // changed the stream (asked this inquiry, finished it). Decide on the
+                // latest before saying no.
+                Err(refusal) => {
+                    if self.catch_up()?.is_empty() {
+                        return Err(refusal.into());
+                    }
+                    continue;
+                }
+            };
+            let appended = self.log.append(
+                &self.stream,
+                self.head,
+                std::slice::from_ref(decision.event()),
+            );
+            match appended {
+                Ok(seq) => {
+                    let mut commands = Vec::with_capacity(1);
+                    self.state.apply_decision(decision, &mut commands);
+                    self.head = seq;
+                    return Ok(Handled { seq, commands });
+                }
+                Err(StoreError::Conflict { .. }) => {
+                    self.catch_up()?;
+                }
+                Err(other) => return Err(other.into()),
+            }
+        }
+        Err(StoreError::Conflict {
+            stream: self.stream.clone(),
+            expected: self.head,
+            actual: self.log.info(&self.stream)?.head,
+        }
+        .into())
+    }
+
+    /// Applies the events other processes appended to the stream since this
+    /// session's head, returning them with the commands they yielded (an answer
+    /// recorded elsewhere shows up here as its `Respond`).
+    ///
+    /// # Errors
+    ///
+    /// A storage error, or [`StoreError::Corrupt`] for a damaged record.
+    pub fn catch_up(&mut self) -> Result<Vec<Caught>, StoreError> {
+        let Some(info) = self.log.stream(&self.stream)? else {
+            return Ok(Vec::new());
+        };
+        if info.head <= self.head {
+            return Ok(Vec::new());
+        }
+        let mut caught = Vec::new();
+        for recorded in self
+            .log
+            .read_range(&self.stream, self.head + 1, info.head)?
+        {
+            let recorded = recorded?;
+            let mut commands = Vec::new();
+            apply_recorded(&mut self.state, &recorded, &mut commands);
+            self.head = recorded.seq;
+            caught.push(Caught {
+                seq: recorded.seq,
+                event: recorded.event,
+                commands,
+            });
+        }
+        Ok(caught)
+    }
+
+    /// The engine's state at [`Session::head`].
+    pub fn state(&self) -> &State {
+        &self.state
+    }
+
+    /// The last event this session has applied (0 for a new stream).
+    pub fn head(&self) -> Seq {
+        self.head
+    }
+
+    /// The stream's name.
+    pub fn stream(&self) -> &str {
+        &self.stream
+    }
+
+    /// The log.
+    pub fn log(&self) -> &Arc<dyn Log> {
+        &self.log
+    }
+}
