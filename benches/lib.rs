@@ -7,8 +7,9 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use askuser_core::Event;
+use askuser_store::replay::ReplayOptions;
 use askuser_store::testing::scripted_events;
-use askuser_store::{Durability, Log, ReplayOptions, SledLog, StoreError};
+use askuser_store::{Durability, Log, SledLog, StoreError};
 use serde::Deserialize;
 
 /// The stream the benchmark database holds.
@@ -51,7 +52,7 @@ pub fn replay_db() -> Result<PathBuf, StoreError> {
         let events: Vec<Event> = scripted_events(head + 1, batch).collect();
         head = log.append(STREAM, head, &events)?;
     }
-    log.snapshot_at(STREAM, EVENTS - TAIL)?;
+    askuser_store::compact::snapshot_at(&log, STREAM, EVENTS - TAIL)?;
     log.flush()?;
     eprintln!("built in {:.1?}", started.elapsed());
     Ok(path)
@@ -81,7 +82,7 @@ fn is_complete(path: &Path) -> bool {
 /// If the database cannot be read.
 pub fn replay_from_cold_open(path: &Path) -> Result<u64, StoreError> {
     let log = open(path)?;
-    let replayed = log.replay(STREAM, ReplayOptions::from_start())?;
+    let replayed = askuser_store::replay::replay(&log, STREAM, ReplayOptions::from_start())?;
     Ok(replayed.applied)
 }
 
@@ -96,7 +97,7 @@ pub fn replay_from_cold_open(path: &Path) -> Result<u64, StoreError> {
 /// If the load does not start from the benchmark database's snapshot.
 pub fn load_from_cold_open(path: &Path) -> Result<u64, StoreError> {
     let log = open(path)?;
-    let replayed = log.load(STREAM)?;
+    let replayed = askuser_store::replay::load(&log, STREAM)?;
     assert_eq!(replayed.snapshot, Some(EVENTS - TAIL));
     Ok(replayed.applied)
 }

@@ -32,6 +32,7 @@ fn walk_events() -> Vec<Event> {
         form: Arc::clone(form.form()),
         policy: Policy::default(),
         origin: Origin::default(),
+        call: None,
     })];
     for step in data["walk"].as_array().expect("a walk") {
         events.push(if step[0] == "back" {
@@ -45,6 +46,7 @@ fn walk_events() -> Vec<Event> {
                 value: step[2].clone(),
                 by: AnsweredBy::User,
                 remember: false,
+                note: None,
             }
         });
     }
@@ -128,7 +130,8 @@ fn dialect_round_trip(c: &mut Criterion) {
     let inquiry = InquiryId::new("bench");
     let mut state = State::new();
     let mut commands =
-        askuser_core::reduce(&mut state, &Event::Requested(call.request(inquiry.clone())));
+        askuser_core::reduce(&mut state, &Event::Requested(call.request(inquiry.clone())))
+            .expect("a new inquiry");
     for (question, value) in [
         ("q1", json!("PostgreSQL")),
         ("q2", json!(["Auth", "Metrics"])),
@@ -143,8 +146,10 @@ fn dialect_round_trip(c: &mut Criterion) {
                 value,
                 by: AnsweredBy::User,
                 remember: false,
+                note: None,
             },
-        );
+        )
+        .expect("the question being asked");
     }
     let Some(Command::Respond { outcome, .. }) = commands.first() else {
         panic!("the claude walk completes: {commands:?}");

@@ -9,7 +9,9 @@ use serde_json::Value;
 
 use crate::answer::Answer;
 use crate::command::{Command, Outcome, OutcomeStatus, Progress, Prompt, Slot, failure_message};
-use crate::event::{AnsweredBy, CancelReason, InquiryId, Origin, Persistence, Policy, Target};
+use crate::event::{
+    AnsweredBy, CancelReason, InquiryId, Origin, Persistence, Policy, Target, ToolCall,
+};
 use crate::form::AnswerType;
 use crate::reducer::Finished;
 use crate::valid_form::ValidForm;
@@ -32,6 +34,8 @@ pub(crate) struct Open {
     pub(crate) discarded: Vec<Option<Answer>>,
     /// How many answers in a row to the current question were refused.
     pub(crate) refused: u32,
+    /// The tool call the request recorded (the engine does not read it).
+    pub(crate) call: Option<Arc<ToolCall>>,
 }
 
 /// The serialized shape of [`Open`], checked before use so that a damaged snapshot
@@ -49,6 +53,8 @@ struct OpenRecord {
     discarded: Vec<Option<Answer>>,
     #[serde(default)]
     refused: u32,
+    #[serde(default)]
+    call: Option<Arc<ToolCall>>,
 }
 
 impl TryFrom<OpenRecord> for Open {
@@ -88,6 +94,7 @@ impl TryFrom<OpenRecord> for Open {
                 record.discarded
             },
             refused: record.refused,
+            call: record.call,
         })
     }
 }
@@ -99,9 +106,11 @@ impl Open {
         policy: Policy,
         label: Option<Arc<str>>,
         origin: Origin,
+        call: Option<Arc<ToolCall>>,
     ) -> Self {
         let count = form.len();
         Open {
+            call,
             form,
             policy,
             origin,

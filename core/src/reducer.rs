@@ -186,6 +186,12 @@ impl State {
         Some(&self.open(inquiry)?.answers)
     }
 
+    /// The tool call an open inquiry's request recorded, if it recorded one: what a
+    /// host renders the dialect's result with.
+    pub fn call(&self, inquiry: &InquiryId) -> Option<&Arc<crate::event::ToolCall>> {
+        self.open(inquiry)?.call.as_ref()
+    }
+
     /// The origin (tool, turn) of an open inquiry.
     pub fn origin(&self, inquiry: &InquiryId) -> Option<&crate::event::Origin> {
         Some(&self.open(inquiry)?.origin)
@@ -239,6 +245,7 @@ impl State {
             },
             request.policy.label.as_deref().map(Arc::from),
             request.origin.clone(),
+            request.call.clone().map(Arc::new),
         );
         match open.advance(inquiry, &self.remembered, out) {
             Some(finished) => {

@@ -29,7 +29,7 @@ fn the_example_session_in_the_protocol_document_is_exact() {
     assert_eq!(got, expected);
 
     let journal = server.journal();
-    let report = replay(&**journal.log(), &**journal.sidecar(), "session-1").unwrap();
+    let report = replay(&**journal.log(), "session-1").unwrap();
     let last = report.to_text();
     assert_eq!(
         last.lines().last(),

@@ -115,6 +115,7 @@ pub fn resume(args: &[String]) -> Result<u8, CliError> {
             ))
         })?,
     };
+    let inquiry = InquiryId::new(inquiry);
     let Some(first) = state.pending(&inquiry) else {
         return Err(CliError::Other(format!(
             "inquiry \"{inquiry}\" of stream \"{stream}\" is not open"
@@ -132,7 +133,7 @@ pub fn resume(args: &[String]) -> Result<u8, CliError> {
         );
         return Ok(EXIT_NO_PERSON);
     }
-    walk(&mut journal, &stream, &inquiry, &call, vec![first])
+    walk(&mut journal, &stream, inquiry.as_str(), &call, vec![first])
 }
 
 /// Runs an inquiry in the terminal from `first`, recording every event; prints the
@@ -152,12 +153,12 @@ fn walk(
         |event| match journal.apply(stream, event) {
             Ok(Step::Recorded { commands, .. }) => {
                 last.clone_from(&commands);
-                commands
+                Ok(commands)
             }
-            Ok(Step::Refused(error)) => vec![Command::Error { error }],
+            Ok(Step::Refused(refusal)) => Err(refusal),
             Err(error) => {
                 failure = Some(error);
-                Vec::new()
+                Ok(Vec::new())
             }
         },
     );
@@ -171,6 +172,7 @@ fn walk(
             let event = Event::Cancelled {
                 inquiry: InquiryId::new(inquiry),
                 reason: CancelReason::NoPromptBackend,
+                message: None,
             };
             match journal.apply(stream, &event)? {
                 Step::Recorded { commands, .. } => commands,
@@ -229,13 +231,15 @@ pub fn answer(args: &[String]) -> Result<u8, CliError> {
         (None, None) => default_db()?,
     };
     let mut journal = open_journal(&db)?;
-    let call = journal.call(&file.stream, &file.inquiry)?.ok_or_else(|| {
-        CliError::Other(format!(
-            "the call of inquiry \"{}\" is not recorded in {}; pass the --db it was asked with",
-            file.inquiry,
-            db.display()
-        ))
-    })?;
+    let call = journal
+        .call(&file.stream, &InquiryId::new(&file.inquiry))?
+        .ok_or_else(|| {
+            CliError::Other(format!(
+                "the call of inquiry \"{}\" is not recorded in {}; pass the --db it was asked with",
+                file.inquiry,
+                db.display()
+            ))
+        })?;
     let commands = match pending::answer(&mut journal, &file, &answers)? {
         Ok(commands) => commands,
         Err(problem) => {

@@ -49,7 +49,7 @@ pub fn log(args: &[String]) -> Result<u8, CliError> {
     match sub.as_str() {
         "show" => show(&*log, stream, &mut out)?,
         "replay" => {
-            let report = replay(&*log, &**journal.sidecar(), stream)?;
+            let report = replay(&*log, stream)?;
             write!(out, "{}", report.to_text())?;
             if !report.matches() {
                 return Ok(EXIT_MISMATCH);
@@ -57,7 +57,7 @@ pub fn log(args: &[String]) -> Result<u8, CliError> {
         }
         "fork" => fork(&*log, stream, &parsed, &mut out)?,
         "compact" => {
-            let done = log.compact(stream, parsed.flag("drop"))?;
+            let done = askuser_store::compact::compact(&*log, stream, parsed.flag("drop"))?;
             write!(out, "stream \"{stream}\": snapshot at #{}", done.snapshot)?;
             if parsed.flag("drop") {
                 write!(out, "; dropped {} events", done.dropped)?;
@@ -65,11 +65,11 @@ pub fn log(args: &[String]) -> Result<u8, CliError> {
             writeln!(out)?;
         }
         "transcript" => {
-            let text = log.transcript(stream)?;
+            let text = askuser_store::transcript(&*log, stream)?;
             writeln!(out, "{}", text.trim_end())?;
         }
         "export" => {
-            log.export_json_lines(stream, &mut out)?;
+            askuser_store::export::json_lines(&*log, stream, &mut out)?;
         }
         _ => unreachable!("subcommands are checked above"),
     }

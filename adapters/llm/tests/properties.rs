@@ -86,7 +86,8 @@ fn walk_through(dialect: Dialect, arguments: &Value, text: &str) {
     };
     let id = InquiryId::new("p");
     let mut state = State::new();
-    let mut commands = reduce(&mut state, &Event::Requested(call.request(id.clone())));
+    let mut commands =
+        reduce(&mut state, &Event::Requested(call.request(id.clone()))).unwrap_or_default();
     for _ in 0..=call.form().len() * 2 {
         let [Command::Prompt(prompt)] = commands.as_slice() else {
             break;
@@ -107,7 +108,8 @@ fn walk_through(dialect: Dialect, arguments: &Value, text: &str) {
                 remember: false,
                 note: None,
             },
-        );
+        )
+        .unwrap_or_default();
     }
     for command in &commands {
         if let Some(ToolResult::Success(result)) = call.tool_result(command) {

@@ -98,14 +98,17 @@ fn rfd_d30_return_shape_maps_every_id_with_null_for_unanswered() {
             Some(Slot {
                 answer: Answer::Bool(true),
                 by: askuser_core::AnsweredBy::User,
+                note: None,
             }),
             Some(Slot {
                 answer: Answer::Choice(1),
                 by: askuser_core::AnsweredBy::User,
+                note: None,
             }),
             None,
         ],
         status: OutcomeStatus::Completed,
+        message: None,
     };
     assert_eq!(
         serde_json::to_string(&call.render(&outcome)).unwrap(),
@@ -244,6 +247,7 @@ fn pi_cancel_is_atomic_and_details_echo_the_metadata() {
         form: call.form().clone(),
         answers: vec![None, None],
         status: OutcomeStatus::Cancelled,
+        message: None,
     };
     assert_eq!(
         call.details(&outcome),
@@ -409,7 +413,7 @@ fn a_policy_failure_is_sent_as_its_message() {
     let call = parse(Dialect::Claude, &claude_call());
     let mut request = call.request(InquiryId::new("c"));
     request.policy.interactive = false;
-    let commands = reduce(&mut State::new(), &Event::Requested(request));
+    let commands = reduce(&mut State::new(), &Event::Requested(request)).unwrap();
     let [command @ Command::Fail { .. }] = commands.as_slice() else {
         panic!("expected a failure, got {commands:?}");
     };

@@ -1,27 +1,27 @@
-//! [`Journal`]: the engine with its record. Every event is checked against the
-//! state, its output lines rendered and stored, and only then appended to the log;
-//! the caller writes the lines after that, so whatever a host or a person has seen
-//! is durable.
+//! [`Journal`]: the store's sessions, one per stream, with the protocol lines each
+//! recorded event yields. Every input goes the one road
+//! ([`askuser_store::Session::handle`]): decided, appended (flushed, for a durable
+//! log), applied; the caller writes the lines after that, so whatever a host or a
+//! person has seen is durable.
 
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 use std::path::Path;
 use std::sync::Arc;
 
-use askuser_core::{Command, EngineError, Event, State};
+use askuser_core::{Command, Event, InquiryId, Refusal, State, ToolCall};
 use askuser_llm::{Call, Dialect};
-use askuser_store::{Log, MemLog, Seq, SledLog, StoreError};
+use askuser_store::{Log, MemLog, Seq, Session, SessionError, SledLog, StoreError};
 use serde_json::Value;
 
 use crate::error::{Result, RpcError};
 use crate::output::command_line;
-use crate::sidecar::{CallRecord, MemSidecar, Sidecar, SledSidecar};
 
-/// What became of an event given to [`Journal::apply`].
+/// What became of an input given to [`Journal::apply`].
 #[derive(Debug, Clone, PartialEq)]
 pub enum Step {
-    /// The event was appended as `seq`; these are the commands it yielded and their
-    /// protocol lines (one per command, in order).
+    /// The input was decided and recorded as `seq`; these are the commands it
+    /// yielded and their protocol lines (one per command, in order).
     Recorded {
         /// The event's sequence number in its stream.
         seq: Seq,
@@ -30,24 +30,16 @@ pub enum Step {
         /// The protocol lines of the commands.
         outputs: Vec<Value>,
     },
-    /// The engine refused the event (it does not fit the state); nothing was
-    /// recorded.
-    Refused(EngineError),
+    /// The engine refused the input; nothing was recorded.
+    Refused(Refusal),
 }
 
-#[derive(Debug)]
-struct Tracked {
-    state: State,
-    head: Seq,
-}
-
-/// The engine's state per stream, kept in step with an event log and a
-/// [`Sidecar`].
+/// The engine's sessions, one per stream of one log.
 ///
 /// ```
 /// use askuser_llm::Dialect;
 /// use askuser_rpc::{Journal, Step};
-/// use askuser_core::{Event, InquiryId};
+/// use askuser_core::InquiryId;
 /// use serde_json::json;
 ///
 /// let mut journal = Journal::memory();
@@ -59,34 +51,32 @@ struct Tracked {
 /// ```
 pub struct Journal {
     log: Arc<dyn Log>,
-    side: Arc<dyn Sidecar>,
-    streams: HashMap<String, Tracked>,
-    calls: CallCache,
+    sessions: HashMap<String, Session>,
+    /// Parsed calls by inquiry, so a result is not parsed again per line.
+    calls: HashMap<InquiryId, Arc<Call>>,
 }
 
 impl std::fmt::Debug for Journal {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Journal")
-            .field("streams", &self.streams.keys().collect::<Vec<_>>())
-            .field("side", &self.side)
+            .field("streams", &self.sessions.keys().collect::<Vec<_>>())
             .finish_non_exhaustive()
     }
 }
 
 impl Journal {
-    /// A journal over `log` and `side`.
-    pub fn new(log: Arc<dyn Log>, side: Arc<dyn Sidecar>) -> Self {
+    /// A journal over `log`.
+    pub fn new(log: Arc<dyn Log>) -> Self {
         Self {
             log,
-            side,
-            streams: HashMap::new(),
-            calls: CallCache::default(),
+            sessions: HashMap::new(),
+            calls: HashMap::new(),
         }
     }
 
     /// A journal in memory (for tests and embedding).
     pub fn memory() -> Self {
-        Self::new(Arc::new(MemLog::new()), Arc::new(MemSidecar::new()))
+        Self::new(Arc::new(MemLog::new()))
     }
 
     /// The durable journal in the sled database directory `path` (created if
@@ -96,17 +86,13 @@ impl Journal {
     /// [`RpcError::Locked`] when another process holds the database, or the store's
     /// error when it cannot be opened.
     pub fn open(path: &Path) -> Result<Self> {
-        let log = match SledLog::open(path) {
-            Ok(log) => log,
-            Err(StoreError::Locked) => {
-                return Err(RpcError::Locked {
-                    path: path.to_owned(),
-                });
-            }
-            Err(other) => return Err(other.into()),
-        };
-        let side = SledSidecar::open(log.db())?;
-        Ok(Self::new(Arc::new(log), Arc::new(side)))
+        match SledLog::open(path) {
+            Ok(log) => Ok(Self::new(Arc::new(log))),
+            Err(StoreError::Locked) => Err(RpcError::Locked {
+                path: path.to_owned(),
+            }),
+            Err(other) => Err(other.into()),
+        }
     }
 
     /// The event log.
@@ -114,30 +100,14 @@ impl Journal {
         &self.log
     }
 
-    /// The sidecar.
-    pub fn sidecar(&self) -> &Arc<dyn Sidecar> {
-        &self.side
-    }
-
-    fn tracked(&mut self, stream: &str) -> Result<&mut Tracked> {
-        match self.streams.entry(stream.to_owned()) {
+    /// The session of `stream`, opened (replayed) the first time.
+    ///
+    /// # Errors
+    /// When the stream's name is invalid or the log cannot be read.
+    pub fn session(&mut self, stream: &str) -> Result<&mut Session> {
+        match self.sessions.entry(stream.to_owned()) {
             Entry::Occupied(entry) => Ok(entry.into_mut()),
-            Entry::Vacant(entry) => {
-                let tracked = match self.log.stream(stream)? {
-                    Some(_) => {
-                        let replayed = self.log.load(stream)?;
-                        Tracked {
-                            state: replayed.state,
-                            head: replayed.seq,
-                        }
-                    }
-                    None => Tracked {
-                        state: State::new(),
-                        head: 0,
-                    },
-                };
-                Ok(entry.insert(tracked))
-            }
+            Entry::Vacant(entry) => Ok(entry.insert(Session::open(Arc::clone(&self.log), stream)?)),
         }
     }
 
@@ -146,7 +116,7 @@ impl Journal {
     /// # Errors
     /// When the log cannot be read.
     pub fn state(&mut self, stream: &str) -> Result<&State> {
-        Ok(&self.tracked(stream)?.state)
+        Ok(self.session(stream)?.state())
     }
 
     /// The head of `stream` as this journal last saw it.
@@ -154,83 +124,79 @@ impl Journal {
     /// # Errors
     /// When the log cannot be read.
     pub fn head(&mut self, stream: &str) -> Result<Seq> {
-        Ok(self.tracked(stream)?.head)
+        Ok(self.session(stream)?.head())
     }
 
-    /// The tool call that asked `inquiry` in `stream` (or, for a fork, in the
-    /// stream it branched from), if it was recorded.
+    /// The parsed tool call of an open inquiry of `stream`, from the call its
+    /// request recorded.
     ///
     /// # Errors
-    /// When the records cannot be read.
-    pub fn call(&mut self, stream: &str, inquiry: &str) -> Result<Option<Arc<Call>>> {
-        self.calls.get(&*self.log, &*self.side, stream, inquiry)
+    /// When the log cannot be read.
+    pub fn call(&mut self, stream: &str, inquiry: &InquiryId) -> Result<Option<Arc<Call>>> {
+        if let Some(call) = self.calls.get(inquiry) {
+            return Ok(Some(Arc::clone(call)));
+        }
+        let recorded = self.state(stream)?.call(inquiry).cloned();
+        let parsed = recorded.as_deref().and_then(parse_recorded).map(Arc::new);
+        if let Some(call) = &parsed {
+            self.calls.insert(inquiry.clone(), Arc::clone(call));
+        }
+        Ok(parsed)
     }
 
-    /// Records `call` (its `arguments` as the model wrote them) and applies its
-    /// `Requested` event. A request that reuses an inquiry id known to the stream
-    /// is refused without touching the record of the first.
+    /// Records `call` (with the `arguments` the model wrote, so its result can be
+    /// rendered from the log alone) and applies its request.
     ///
     /// # Errors
-    /// When the log or the records cannot be written.
+    /// When the log cannot be written.
     pub fn request(
         &mut self,
         stream: &str,
         call: &Call,
         arguments: &Value,
-        request: askuser_core::Request,
+        mut request: askuser_core::Request,
     ) -> Result<Step> {
-        let inquiry = request.inquiry.clone();
-        let state = &self.tracked(stream)?.state;
-        if state.finished(inquiry.as_str()).is_some() || state.form(inquiry.as_str()).is_some() {
-            return Ok(Step::Refused(EngineError::DuplicateInquiry {
-                inquiry: inquiry.to_string(),
-            }));
-        }
-        let record = CallRecord {
+        request.call = Some(ToolCall {
             dialect: call.dialect().name().to_owned(),
             arguments: arguments.clone(),
-        };
-        self.side.put_call(stream, inquiry.as_str(), &record)?;
-        self.calls.insert(stream, inquiry.as_str(), call.clone());
-        self.apply(stream, &Event::Requested(request))
+        });
+        let inquiry = request.inquiry.clone();
+        let step = self.handle(stream, &Event::Requested(request), Some(call))?;
+        if matches!(step, Step::Recorded { .. }) {
+            self.calls.insert(inquiry, Arc::new(call.clone()));
+        }
+        Ok(step)
     }
 
-    /// Applies `event` to `stream`: checks it against the state, renders the lines
-    /// of its commands, stores them, appends the event (flushed, for a durable log),
-    /// and only then updates the state. An event the engine refuses is not recorded.
+    /// Hands `event` to `stream`'s session: decided, recorded, applied; returns the
+    /// commands and their protocol lines, or the refusal.
     ///
     /// # Errors
-    /// When the log or the records cannot be written; the state is then unchanged.
+    /// When the log cannot be read or written; nothing was recorded then.
     pub fn apply(&mut self, stream: &str, event: &Event) -> Result<Step> {
-        let tracked = self.tracked(stream)?;
-        let mut next = tracked.state.clone();
-        let head = tracked.head;
-        let mut commands = Vec::new();
-        next.apply(event, &mut commands);
-        if let [Command::Error { error }] = commands.as_slice() {
-            return Ok(Step::Refused(error.clone()));
+        let call = self.call(stream, event.inquiry())?;
+        self.handle(stream, event, call.as_deref())
+    }
+
+    fn handle(&mut self, stream: &str, event: &Event, call: Option<&Call>) -> Result<Step> {
+        let handled = match self.session(stream)?.handle(event) {
+            Ok(handled) => handled,
+            Err(SessionError::Refused(refusal)) => return Ok(Step::Refused(refusal)),
+            Err(SessionError::Store(error)) => return Err(error.into()),
+        };
+        let outputs = handled
+            .commands
+            .iter()
+            .map(|command| command_line(command, call))
+            .collect();
+        if let Some(Command::Respond { inquiry, .. } | Command::Fail { inquiry, .. }) =
+            handled.commands.last()
+        {
+            self.calls.remove(inquiry);
         }
-        let mut outputs = Vec::with_capacity(commands.len());
-        for command in &commands {
-            let call = match command_inquiry(command) {
-                Some(inquiry) => self.call(stream, inquiry)?,
-                None => None,
-            };
-            outputs.push(command_line(command, call.as_deref()));
-        }
-        let seq = head + 1;
-        self.side.put_outputs(stream, seq, &outputs)?;
-        if let Err(error) = self.log.append(stream, head, std::slice::from_ref(event)) {
-            // Best effort: the outputs of an event that was not appended must not stay.
-            let _ = self.side.remove_outputs(stream, seq);
-            return Err(error.into());
-        }
-        let tracked = self.tracked(stream)?;
-        tracked.state = next;
-        tracked.head = seq;
         Ok(Step::Recorded {
-            seq,
-            commands,
+            seq: handled.seq,
+            commands: handled.commands,
             outputs,
         })
     }
@@ -238,65 +204,13 @@ impl Journal {
     /// Forgets what this journal holds in memory about `stream`; the next use reads
     /// it from the log again.
     pub fn forget(&mut self, stream: &str) {
-        self.streams.remove(stream);
+        self.sessions.remove(stream);
     }
 }
 
-/// The inquiry a command is about.
-pub(crate) fn command_inquiry(command: &Command) -> Option<&str> {
-    match command {
-        Command::Prompt(prompt) => Some(prompt.inquiry.as_str()),
-        Command::AskAssistant { inquiry, .. }
-        | Command::Respond { inquiry, .. }
-        | Command::Fail { inquiry, .. }
-        | Command::EndTurn { inquiry }
-        | Command::Reject { inquiry, .. }
-        | Command::InvalidAnswer { inquiry, .. } => Some(inquiry.as_str()),
-        Command::Error { .. } => None,
-    }
-}
-
-/// Parsed calls by stream and inquiry, read from the sidecar once.
-#[derive(Debug, Default)]
-pub(crate) struct CallCache {
-    calls: HashMap<(String, String), Option<Arc<Call>>>,
-}
-
-impl CallCache {
-    fn insert(&mut self, stream: &str, inquiry: &str, call: Call) {
-        self.calls.insert(
-            (stream.to_owned(), inquiry.to_owned()),
-            Some(Arc::new(call)),
-        );
-    }
-
-    /// The call of `inquiry` in `stream`, or in the streams it was forked from.
-    pub(crate) fn get(
-        &mut self,
-        log: &dyn Log,
-        side: &dyn Sidecar,
-        stream: &str,
-        inquiry: &str,
-    ) -> Result<Option<Arc<Call>>> {
-        let key = (stream.to_owned(), inquiry.to_owned());
-        if let Some(found) = self.calls.get(&key) {
-            return Ok(found.clone());
-        }
-        let mut name = stream.to_owned();
-        let mut found = None;
-        for _ in 0..1000 {
-            if let Some(record) = side.call(&name, inquiry)? {
-                found = Dialect::from_name(&record.dialect)
-                    .and_then(|dialect| dialect.parse(&record.arguments).ok())
-                    .map(Arc::new);
-                break;
-            }
-            match log.stream(&name)?.and_then(|info| info.parent) {
-                Some(parent) => name = parent.stream,
-                None => break,
-            }
-        }
-        self.calls.insert(key, found.clone());
-        Ok(found)
-    }
+/// A recorded tool call parsed again in its dialect.
+pub(crate) fn parse_recorded(call: &ToolCall) -> Option<Call> {
+    Dialect::from_name(&call.dialect)?
+        .parse(&call.arguments)
+        .ok()
 }

@@ -5,12 +5,12 @@
 //!   answers with `prompt`, `invalid`, `result`, `failed`, `turn_ended`,
 //!   `rejected` and `error` lines. The full protocol, with an example session, is in
 //!   `docs/protocol.md`.
-//! - [`Journal`]: the engine state per log stream, kept in step with the event log.
-//!   Each event is checked on a copy of the state, its output lines are rendered
-//!   and stored in a [`Sidecar`] beside the log, and the event is appended
-//!   (flushed) **before** any line is written: whatever a host has seen is durable.
-//! - [`replay()`]: re-derives every line of a recorded stream from its events and
-//!   compares them with the lines that were recorded when they were sent.
+//! - [`Journal`]: the store's sessions ([`askuser_store::Session`]), one per stream:
+//!   every input is decided, appended (flushed) and applied **before** any line is
+//!   written, so whatever a host has seen is durable.
+//! - [`replay()`]: re-derives every line of a recorded stream from its events alone
+//!   (and, for a log of the first format, compares them with the lines recorded
+//!   beside the events).
 //! - [`pending`]: the two-pass workflow for when no one is at a terminal: write the
 //!   questions to a file, answer them later from the file or a list.
 //!
@@ -33,7 +33,7 @@
 //!
 //! // Every accepted message was recorded; the replay re-derives the same lines.
 //! let journal = server.journal();
-//! let report = askuser_rpc::replay(&**journal.log(), &**journal.sidecar(), "session-1").unwrap();
+//! let report = askuser_rpc::replay(&**journal.log(), "session-1").unwrap();
 //! assert!(report.matches());
 //! assert_eq!(report.events.len(), 2);
 //! ```
@@ -45,7 +45,6 @@ mod output;
 pub mod pending;
 mod replay;
 mod server;
-mod sidecar;
 
 pub use error::{Result, RpcError};
 pub use input::{Ask, INPUT_TYPES, Input, MAX_LINE_BYTES, parse_input};
@@ -53,4 +52,3 @@ pub use journal::{Journal, Step};
 pub use output::{command_line, error_line, question_json, rejection_line};
 pub use replay::{ReplayReport, ReplayedEvent, describe_event, replay};
 pub use server::{PROTOCOL_VERSION, Server};
-pub use sidecar::{CallRecord, MemSidecar, Sidecar, SledSidecar};

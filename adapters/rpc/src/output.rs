@@ -1,7 +1,7 @@
 //! The lines askuser sends a host: one JSON object per engine command.
 
 use askuser_core::{Command, Prompt, Question};
-use askuser_llm::{Call, FieldError, Rejection, ToolResult};
+use askuser_llm::{Call, Rejection, rejection_text};
 use serde_json::{Map, Value, json};
 
 /// The protocol line for one engine command. `call` is the inquiry's tool call (to
@@ -17,7 +17,7 @@ use serde_json::{Map, Value, json};
 /// | end turn | `{"type":"turn_ended","inquiry"}` |
 /// | reject | `{"type":"rejected","inquiry","errors":[{"path","message"}],"tool_error"}` |
 /// | ask assistant | `{"type":"ask_assistant","inquiry","question","schema"}` |
-/// | engine error | `{"type":"error","message"}` |
+
 pub fn command_line(command: &Command, call: Option<&Call>) -> Value {
     match command {
         Command::Prompt(prompt) => prompt_line(prompt),
@@ -39,22 +39,16 @@ pub fn command_line(command: &Command, call: Option<&Call>) -> Value {
             message,
         } => json!({"type": "failed", "inquiry": inquiry, "reason": reason, "tool_error": message}),
         Command::EndTurn { inquiry } => json!({"type": "turn_ended", "inquiry": inquiry}),
-        Command::Reject { inquiry, errors } => {
-            let tool_error = match call.and_then(|call| call.tool_result(command)) {
-                Some(ToolResult::Error(text)) => text,
-                _ => Rejection {
-                    tool: "ask_user",
-                    errors: errors
-                        .iter()
-                        .map(|e| FieldError::new(e.path.clone(), e.message()))
-                        .collect(),
-                }
-                .tool_error_text(),
-            };
-            let errors: Vec<Value> = errors
+        Command::Reject {
+            inquiry,
+            tool,
+            problems,
+        } => {
+            let errors: Vec<Value> = problems
                 .iter()
-                .map(|e| json!({"path": e.path, "message": e.message()}))
+                .map(|p| json!({"path": p.path, "message": p.message}))
                 .collect();
+            let tool_error = rejection_text(tool, problems);
             json!({"type": "rejected", "inquiry": inquiry, "errors": errors, "tool_error": tool_error})
         }
         Command::AskAssistant {
@@ -64,7 +58,6 @@ pub fn command_line(command: &Command, call: Option<&Call>) -> Value {
         } => {
             json!({"type": "ask_assistant", "inquiry": inquiry, "question": question, "schema": schema})
         }
-        Command::Error { error } => error_line(&error.to_string()),
     }
 }
 

@@ -221,21 +221,22 @@ pub fn answer(
     answers: &[Value],
 ) -> Result<std::result::Result<Vec<Command>, AnswerProblem>> {
     let inquiry = file.inquiry.as_str();
+    let id = InquiryId::new(inquiry);
     let stream = file.stream.as_str();
     let state = journal.state(stream)?;
-    if state.finished(inquiry).is_some() {
+    if state.was_requested(&id) && state.form(&id).is_none() {
         return Err(RpcError::Inquiry(format!(
             "the questions of inquiry \"{inquiry}\" (stream \"{stream}\") were already answered; see `askuser log show {stream}`"
         )));
     }
-    if state.form(inquiry).is_none() {
+    if state.form(&id).is_none() {
         return Err(RpcError::Inquiry(format!(
             "stream \"{stream}\" holds no inquiry \"{inquiry}\": is this the database the pending file was written with? (pass --db)"
         )));
     }
     let mut trial = state.clone();
     let mut events = Vec::new();
-    let mut pending = trial.pending(inquiry);
+    let mut pending = trial.pending(&id);
     while let Some(Command::Prompt(prompt)) = pending {
         let index = prompt.index;
         let question = prompt.question();
@@ -258,13 +259,15 @@ pub fn answer(
             value,
             by: askuser_core::AnsweredBy::User,
             remember: false,
+            note: None,
         };
-        let commands = askuser_core::reduce(&mut trial, &event);
+        let commands = askuser_core::reduce(&mut trial, &event)
+            .map_err(|refusal| RpcError::Inquiry(refusal.to_string()))?;
         if let Some(Command::InvalidAnswer { message, .. }) = commands.first() {
             return Ok(Err(problem(message.clone())));
         }
         events.push(event);
-        pending = trial.pending(inquiry);
+        pending = trial.pending(&id);
     }
     let mut last = Vec::new();
     for event in &events {

@@ -3,14 +3,18 @@
 
 use std::fmt::Write as _;
 
-use askuser_core::{Event, State};
-use askuser_store::{Log, ReplayOptions, Seq, StoreError, Timestamp};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use askuser_core::{Command, Event, InquiryId, State};
+use askuser_llm::Call;
+use askuser_store::replay::{ReplayOptions, legacy_outputs, replay_with};
+use askuser_store::{Log, Seq, StoreError, Timestamp};
 use serde_json::Value;
 
 use crate::error::Result;
-use crate::journal::{CallCache, command_inquiry};
+use crate::journal::parse_recorded;
 use crate::output::command_line;
-use crate::sidecar::Sidecar;
 
 /// One event of a replay, with what it re-derives and what was recorded.
 #[derive(Debug, Clone, PartialEq)]
@@ -23,8 +27,9 @@ pub struct ReplayedEvent {
     pub event: Event,
     /// The protocol lines its commands re-derive to.
     pub outputs: Vec<Value>,
-    /// The lines recorded when it was applied; `None` if none were recorded (the
-    /// event was appended by another tool).
+    /// The lines recorded when it was applied, in a log of the first format (which
+    /// kept them beside the events); `None` where none were recorded (today's format
+    /// records the events alone: their lines are re-derived from them).
     pub recorded: Option<Vec<Value>>,
 }
 
@@ -176,9 +181,9 @@ fn plural(count: usize) -> &'static str {
 ///
 /// # Errors
 /// When the log or the records cannot be read (a missing stream included).
-pub fn replay(log: &dyn Log, side: &dyn Sidecar, stream: &str) -> Result<ReplayReport> {
+pub fn replay(log: &dyn Log, stream: &str) -> Result<ReplayReport> {
     let info = log.info(stream)?;
-    let mut calls = CallCache::default();
+    let mut calls: HashMap<InquiryId, Option<Arc<Call>>> = HashMap::new();
     let mut derived: Vec<(Seq, Timestamp, Event, Vec<askuser_core::Command>)> = Vec::new();
     let mut from_start = true;
     let replayed = loop {
@@ -187,7 +192,7 @@ pub fn replay(log: &dyn Log, side: &dyn Sidecar, stream: &str) -> Result<ReplayR
         } else {
             ReplayOptions::latest()
         };
-        let result = log.replay_with(stream, options, &mut |recorded, commands| {
+        let result = replay_with(log, stream, options, &mut |recorded, commands| {
             derived.push((
                 recorded.seq,
                 recorded.at,
@@ -207,15 +212,18 @@ pub fn replay(log: &dyn Log, side: &dyn Sidecar, stream: &str) -> Result<ReplayR
     let from_snapshot = if from_start { None } else { replayed.snapshot };
     let mut events = Vec::with_capacity(derived.len());
     for (seq, at, event, commands) in derived {
+        if let Event::Requested(request) = &event {
+            let call = request.call.as_ref().and_then(parse_recorded).map(Arc::new);
+            calls.insert(request.inquiry.clone(), call);
+        }
         let mut outputs = Vec::with_capacity(commands.len());
         for command in &commands {
-            let call = match command_inquiry(command) {
-                Some(inquiry) => calls.get(log, side, stream, inquiry)?,
-                None => None,
-            };
-            outputs.push(command_line(command, call.as_deref()));
+            let call = command_inquiry(command)
+                .and_then(|inquiry| calls.get(inquiry))
+                .and_then(Option::as_deref);
+            outputs.push(command_line(command, call));
         }
-        let recorded = recorded_outputs(log, side, stream, seq)?;
+        let recorded = recorded_outputs(log, stream, seq)?;
         events.push(ReplayedEvent {
             seq,
             at,
@@ -225,9 +233,9 @@ pub fn replay(log: &dyn Log, side: &dyn Sidecar, stream: &str) -> Result<ReplayR
         });
     }
     let snapshot_check = if from_snapshot.is_none() {
-        match log.latest_snapshot(stream, info.head)? {
+        match askuser_store::replay::latest_snapshot(log, stream, info.head)? {
             Some(snapshot) => {
-                let loaded = log.load(stream)?;
+                let loaded = askuser_store::replay::load(log, stream)?;
                 Some((snapshot.seq, same_state(&loaded.state, &replayed.state)))
             }
             None => None,
@@ -249,18 +257,13 @@ fn same_state(a: &State, b: &State) -> bool {
 
 /// The lines recorded for event `seq` of `stream`, looked up in the stream it was
 /// forked from when the event is inherited.
-fn recorded_outputs(
-    log: &dyn Log,
-    side: &dyn Sidecar,
-    stream: &str,
-    seq: Seq,
-) -> Result<Option<Vec<Value>>> {
+fn recorded_outputs(log: &dyn Log, stream: &str, seq: Seq) -> Result<Option<Vec<Value>>> {
     let mut name = stream.to_owned();
     for _ in 0..1000 {
         let parent = log.stream(&name)?.and_then(|info| info.parent);
         match parent {
             Some(parent) if seq <= parent.at => name = parent.stream,
-            _ => return side.outputs(&name, seq),
+            _ => return Ok(legacy_outputs(log, &name, seq)?),
         }
     }
     Ok(None)
@@ -306,11 +309,46 @@ pub fn describe_event(event: &Event) -> String {
             }
             text
         }
+        Event::Rejected {
+            inquiry, problems, ..
+        } => format!(
+            "rejected {inquiry} ({} problem{})",
+            problems.len(),
+            plural(problems.len())
+        ),
+        Event::Denied {
+            inquiry, reason, ..
+        } => format!("denied {inquiry} ({reason})"),
+        Event::AnswerRefused {
+            inquiry,
+            question,
+            message,
+        } => format!("refused an answer to {inquiry}: {question} ({message})"),
         Event::Back { inquiry } => format!("back {inquiry}"),
-        Event::Cancelled { inquiry, reason } => match reason {
-            askuser_core::CancelReason::UserReply => format!("reply {inquiry}"),
-            other => format!("cancelled {inquiry} ({other})"),
+        Event::Cancelled {
+            inquiry,
+            reason,
+            message,
+        } => match (reason, message) {
+            (askuser_core::CancelReason::UserReply, None) => format!("reply {inquiry}"),
+            (askuser_core::CancelReason::UserReply, Some(message)) => {
+                format!("reply {inquiry}: {message}")
+            }
+            (other, _) => format!("cancelled {inquiry} ({other})"),
         },
         Event::TurnEnded { inquiry } => format!("turn ended {inquiry}"),
     }
+}
+
+/// The inquiry a command is about.
+fn command_inquiry(command: &Command) -> Option<&InquiryId> {
+    Some(match command {
+        Command::Prompt(prompt) => &prompt.inquiry,
+        Command::AskAssistant { inquiry, .. }
+        | Command::Respond { inquiry, .. }
+        | Command::Fail { inquiry, .. }
+        | Command::EndTurn { inquiry }
+        | Command::Reject { inquiry, .. }
+        | Command::InvalidAnswer { inquiry, .. } => inquiry,
+    })
 }

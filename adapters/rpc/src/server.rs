@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use crate::error::Result;
 use crate::input::{Ask, Input, MAX_LINE_BYTES, parse_input};
 use crate::journal::{Journal, Step};
-use crate::output::{error_line, rejection_line};
+use crate::output::error_line;
 
 /// The protocol's version, sent in the `ready` line.
 pub const PROTOCOL_VERSION: u32 = 1;
@@ -126,6 +126,7 @@ impl Server {
                     value,
                     by,
                     remember: false,
+                    note: None,
                 })
             }),
             Input::Back { inquiry } => self.on_open(&inquiry, |_, _| {
@@ -137,6 +138,7 @@ impl Server {
                 Ok(Event::Cancelled {
                     inquiry: InquiryId::new(&inquiry),
                     reason: CancelReason::UserReply,
+                    message: None,
                 })
             }),
             Input::EndTurn { inquiry } => self.on_open(&inquiry, |_, _| {
@@ -176,7 +178,7 @@ impl Server {
         value: Value,
     ) -> Result<Value> {
         let state = self.journal.state(stream)?;
-        Ok(match state.pending(inquiry) {
+        Ok(match state.pending(&InquiryId::new(inquiry)) {
             Some(Command::Prompt(prompt)) if prompt.question().id == question => {
                 ui_answer(prompt.question(), UiInput::Json(value.clone())).unwrap_or(value)
             }
@@ -208,7 +210,27 @@ impl Server {
         }
         let call = match ask.dialect.parse(&ask.arguments) {
             Ok(call) => call,
-            Err(rejection) => return vec![rejection_line(&inquiry, &rejection)],
+            // What the model did is part of the session: the rejected call is
+            // recorded with its problems (not its arguments).
+            Err(rejection) => {
+                let event = Event::Rejected {
+                    inquiry: InquiryId::new(&inquiry),
+                    tool: rejection.tool.to_owned(),
+                    problems: rejection
+                        .errors
+                        .iter()
+                        .map(|e| askuser_core::Problem {
+                            path: e.path.clone(),
+                            message: e.message.clone(),
+                        })
+                        .collect(),
+                };
+                let step = self
+                    .journal
+                    .apply(&stream, &event)
+                    .map_err(|e| not_recorded(&e));
+                return finish(&inquiry, step);
+            }
         };
         let mut request = call.request(InquiryId::new(&inquiry));
         request.origin.subagent = ask.subagent;

@@ -65,8 +65,10 @@ fn main() -> ExitCode {
             form: form.form().clone(),
             policy: askuser_core::Policy::default(),
             origin: askuser_core::Origin::default(),
+            call: None,
         }),
-    );
+    )
+    .expect("the demo form is valid");
     let mut prompter = InquirePrompter::new();
     match run_inquiry(&mut prompter, first, |event| reduce(&mut state, event)) {
         Ok(Finish::Responded { outcome, .. }) => {

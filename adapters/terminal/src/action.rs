@@ -35,13 +35,15 @@ impl Action {
     /// # let mut state = State::new();
     /// # let commands = reduce(&mut state, &Event::Requested(Request {
     /// #     inquiry: InquiryId::new("c"), form: form.form().clone(),
-    /// #     policy: Default::default(), origin: Default::default() }));
+    /// #     policy: Default::default(), origin: Default::default(),
+    /// #     call: None, }));
     /// # let Command::Prompt(prompt) = &commands[0] else { unreachable!() };
     /// assert_eq!(
     ///     Action::Reply.to_event(prompt),
     ///     Event::Cancelled {
     ///         inquiry: prompt.inquiry.clone(),
     ///         reason: askuser_core::CancelReason::UserReply,
+    ///         message: None,
     ///     }
     /// );
     /// ```
@@ -54,11 +56,13 @@ impl Action {
                 value: value.clone(),
                 by: AnsweredBy::User,
                 remember: false,
+                note: None,
             },
             Action::Back => Event::Back { inquiry },
             Action::Reply => Event::Cancelled {
                 inquiry,
                 reason: CancelReason::UserReply,
+                message: None,
             },
             Action::EndTurn => Event::TurnEnded { inquiry },
         }

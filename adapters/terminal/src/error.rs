@@ -1,6 +1,6 @@
 //! The crate's one error type.
 
-use askuser_core::EngineError;
+use askuser_core::Refusal;
 use inquire::InquireError;
 
 /// Why prompting in the terminal failed.
@@ -24,7 +24,7 @@ pub enum TerminalError {
     /// The engine did not accept an event the prompt loop sent it (a bug in the
     /// caller's wiring, e.g. events for an inquiry the engine does not know).
     #[error("the engine did not accept the event: {0}")]
-    Engine(#[from] EngineError),
+    Engine(#[from] Refusal),
     /// The engine's commands ran out before the inquiry finished (the commands
     /// passed to [`run_inquiry`](crate::run_inquiry) held no prompt or result).
     #[error("the engine gave no prompt or result to act on")]

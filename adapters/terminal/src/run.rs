@@ -3,7 +3,7 @@
 
 use std::collections::VecDeque;
 
-use askuser_core::{CancelReason, Command, Event, FormError, InquiryId, Outcome};
+use askuser_core::{CancelReason, Command, Event, InquiryId, Outcome, Problem, Refusal};
 use serde_json::Value;
 
 use crate::action::Prompter;
@@ -40,7 +40,7 @@ pub enum Finish {
         /// The inquiry.
         inquiry: InquiryId,
         /// Every problem, each with the path of its field.
-        errors: Vec<FormError>,
+        problems: Vec<Problem>,
     },
     /// The engine wants the assistant to answer a question. Get the answer, apply
     /// it as an event, and call [`run_inquiry`] again with the commands it yields.
@@ -75,8 +75,8 @@ pub enum Finish {
 /// let mut state = State::new();
 /// let first = reduce(&mut state, &Event::Requested(Request {
 ///     inquiry: InquiryId::new("call-1"), form: form.form().clone(),
-///     policy: Default::default(), origin: Default::default(),
-/// }));
+///     policy: Default::default(), origin: Default::default(), call: None,
+/// })).unwrap();
 /// let mut person = ScriptedPrompter::new([Action::Answer(json!(true))]);
 /// let finish = run_inquiry(&mut person, first, |event| reduce(&mut state, event)).unwrap();
 /// let Finish::Responded { outcome, .. } = finish else { panic!("expected a response") };
@@ -94,14 +94,14 @@ pub fn run_inquiry<P, F>(
 ) -> Result<Finish, TerminalError>
 where
     P: Prompter + ?Sized,
-    F: FnMut(&Event) -> Vec<Command>,
+    F: FnMut(&Event) -> Result<Vec<Command>, Refusal>,
 {
     let mut queue: VecDeque<Command> = commands.into_iter().collect();
     while let Some(command) = queue.pop_front() {
         match command {
             Command::Prompt(prompt) => {
                 let action = prompter.ask(&prompt)?;
-                queue = apply(&action.to_event(&prompt)).into();
+                queue = apply(&action.to_event(&prompt))?.into();
             }
             Command::InvalidAnswer { message, .. } => prompter.show_invalid(&message)?,
             Command::Respond { inquiry, outcome } => {
@@ -119,8 +119,10 @@ where
                 });
             }
             Command::EndTurn { inquiry } => return Ok(Finish::TurnEnded { inquiry }),
-            Command::Reject { inquiry, errors } => {
-                return Ok(Finish::Rejected { inquiry, errors });
+            Command::Reject {
+                inquiry, problems, ..
+            } => {
+                return Ok(Finish::Rejected { inquiry, problems });
             }
             Command::AskAssistant {
                 inquiry,
@@ -133,7 +135,6 @@ where
                     schema,
                 });
             }
-            Command::Error { error } => return Err(TerminalError::Engine(error)),
         }
     }
     Err(TerminalError::Stalled)

@@ -1,9 +1,7 @@
 //! `run_inquiry` with a scripted person against the real core reducer, on RFD D30's
 //! apply / env / note form.
 
-use askuser_core::{
-    CancelReason, Command, Event, InquiryId, Policy, Request, State, parse_form, reduce,
-};
+use askuser_core::{CancelReason, Event, InquiryId, Policy, Request, State, parse_form, reduce};
 use askuser_terminal::{Action, Asked, Finish, ScriptedPrompter, TerminalError, run_inquiry};
 use serde_json::{Value, json};
 
@@ -33,8 +31,10 @@ fn run_with(
             form: form.form().clone(),
             policy,
             origin: askuser_core::Origin::default(),
+            call: None,
         }),
-    );
+    )
+    .expect("a new inquiry");
     let mut prompter = ScriptedPrompter::new(script);
     let mut events = Vec::new();
     let finish = run_inquiry(&mut prompter, first, |event| {
@@ -93,6 +93,7 @@ fn answering_everything_gives_the_full_map() {
             value: json!("production"),
             by: askuser_core::AnsweredBy::User,
             remember: false,
+            note: None,
         }
     );
 }
@@ -129,7 +130,8 @@ fn reply_after_apply_returns_the_cancel_marker() {
         events[1],
         Event::Cancelled {
             inquiry: InquiryId::new("call-1"),
-            reason: CancelReason::UserReply
+            reason: CancelReason::UserReply,
+            message: None,
         }
     );
     assert_eq!(
@@ -221,23 +223,31 @@ fn a_single_question_has_no_progress() {
 }
 
 #[test]
-fn no_commands_is_a_stall_and_engine_errors_are_typed() {
+fn no_commands_is_a_stall_and_engine_refusals_are_typed() {
     let mut prompter = ScriptedPrompter::default();
-    let stalled = run_inquiry(&mut prompter, Vec::new(), |_| Vec::new());
+    let stalled = run_inquiry(&mut prompter, Vec::new(), |_| Ok(Vec::new()));
     assert!(matches!(stalled, Err(TerminalError::Stalled)));
     let mut state = State::new();
-    let errors = reduce(
+    let commands = reduce(
         &mut state,
-        &Event::Back {
-            inquiry: InquiryId::new("nope"),
-        },
-    );
-    assert!(matches!(errors[0], Command::Error { .. }));
-    let failed = run_inquiry(&mut prompter, errors, |_| Vec::new());
+        &Event::Requested(Request {
+            inquiry: InquiryId::new("call-1"),
+            form: askuser_core::parse_form(&migration_form())
+                .unwrap()
+                .form()
+                .clone(),
+            policy: Policy::default(),
+            origin: askuser_core::Origin::default(),
+            call: None,
+        }),
+    )
+    .unwrap();
+    let mut prompter = ScriptedPrompter::new([Action::Back]);
+    let failed = run_inquiry(&mut prompter, commands, |event| reduce(&mut state, event));
     assert_eq!(
         failed.err().map(|e| e.to_string()).as_deref(),
         Some(
-            "the engine did not accept the event: no inquiry \"nope\" is open: it was never requested, or it finished long ago"
+            "the engine did not accept the event: inquiry \"call-1\" has no earlier answered question to go back to"
         )
     );
 }

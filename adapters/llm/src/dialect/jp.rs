@@ -207,6 +207,7 @@ mod tests {
             form: call.form().clone(),
             answers: vec![None],
             status: OutcomeStatus::Cancelled,
+            message: None,
         };
         assert_eq!(
             call.render(&outcome),

@@ -32,7 +32,8 @@ pub fn parse(dialect: Dialect, arguments: &Value) -> Call {
 pub fn walk(call: &Call, steps: Vec<Step>) -> Option<ToolResult> {
     let inquiry = InquiryId::new("call-1");
     let mut state = State::new();
-    let mut commands = reduce(&mut state, &Event::Requested(call.request(inquiry.clone())));
+    let mut commands = reduce(&mut state, &Event::Requested(call.request(inquiry.clone())))
+        .expect("a new inquiry");
     for step in steps {
         let [Command::Prompt(prompt)] = commands.as_slice() else {
             panic!("expected a prompt before the next step, got {commands:?}");
@@ -56,7 +57,7 @@ pub fn walk(call: &Call, steps: Vec<Step>) -> Option<ToolResult> {
                 inquiry: inquiry.clone(),
             },
         };
-        commands = reduce(&mut state, &event);
+        commands = reduce(&mut state, &event).expect("the engine accepts the step");
         if let [Command::InvalidAnswer { message, .. }] = commands.as_slice() {
             panic!("the engine refused an answer: {message}");
         }
