@@ -33,9 +33,11 @@ fn the_example_session_in_the_protocol_document_is_exact() {
     let last = report.to_text();
     assert_eq!(
         last.lines().last(),
-        Some("match: the 9 recorded events re-derive exactly the lines that were sent")
+        Some(
+            "replayed: the 10 events re-derive their lines from the log alone (this log records events, not the lines sent)"
+        )
     );
     assert!(DOC.contains(
-        "```text\nmatch: the 9 recorded events re-derive exactly the lines that were sent\n```"
+        "```text\nreplayed: the 10 events re-derive their lines from the log alone (this log records events, not the lines sent)\n```"
     ));
 }

@@ -155,7 +155,9 @@ fn the_pending_file_workflow_by_list_and_by_editing_the_file() {
         (replay.code, replay.stdout.lines().last()),
         (
             0,
-            Some("match: the 4 recorded events re-derive exactly the lines that were sent")
+            Some(
+                "replayed: the 4 events re-derive their lines from the log alone (this log records events, not the lines sent)"
+            )
         )
     );
 
@@ -229,7 +231,9 @@ fn a_fork_replays_its_parents_events_and_compaction_keeps_replay_working() {
     assert_eq!(replay.code, 0);
     assert_eq!(
         replay.stdout.lines().last(),
-        Some("match: the 2 recorded events re-derive exactly the lines that were sent")
+        Some(
+            "replayed: the 2 events re-derive their lines from the log alone (this log records events, not the lines sent)"
+        )
     );
 
     // Dropping events a fork still reads is refused; a snapshot alone is fine.
@@ -252,7 +256,7 @@ fn a_fork_replays_its_parents_events_and_compaction_keeps_replay_working() {
     assert_eq!(
         tail,
         [
-            "match: the 4 recorded events re-derive exactly the lines that were sent",
+            "replayed: the 4 events re-derive their lines from the log alone (this log records events, not the lines sent)",
             "the state loaded from the snapshot at #4 equals the state replayed from the first event",
             "result of m1: {\"apply\":true,\"env\":\"production\",\"note\":\"ok\"}",
         ]
@@ -274,7 +278,7 @@ fn compaction_with_drop_replays_from_the_snapshot() {
         (
             0,
             "replaying stream \"s\": 0 events after the snapshot at #4 (the events before it were compacted away)\n\
-             match: the 0 recorded events re-derive exactly the lines that were sent\n"
+             replayed: the 0 events re-derive their lines from the log alone (this log records events, not the lines sent)\n"
         )
     );
 }

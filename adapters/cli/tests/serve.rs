@@ -124,7 +124,9 @@ fn jp_session() {
     assert_eq!(code, 0);
     assert_eq!(
         report.lines().last(),
-        Some("match: the 3 recorded events re-derive exactly the lines that were sent")
+        Some(
+            "replayed: the 3 events re-derive their lines from the log alone (this log records events, not the lines sent)"
+        )
     );
 }
 
@@ -150,7 +152,9 @@ fn claude_session_and_a_rejected_call() {
     assert_eq!(code, 0);
     assert_eq!(
         report.lines().last(),
-        Some("match: the 3 recorded events re-derive exactly the lines that were sent")
+        Some(
+            "replayed: the 4 events re-derive their lines from the log alone (this log records events, not the lines sent)"
+        )
     );
 }
 
@@ -177,7 +181,9 @@ fn pi_session_with_other_and_a_cancel() {
     assert_eq!(code, 0);
     assert_eq!(
         report.lines().last(),
-        Some("match: the 6 recorded events re-derive exactly the lines that were sent")
+        Some(
+            "replayed: the 6 events re-derive their lines from the log alone (this log records events, not the lines sent)"
+        )
     );
 }
 

@@ -360,7 +360,9 @@ fn a_fork_is_resumed_in_the_terminal_from_its_open_question() {
         (replay.code, replay.stdout.lines().last()),
         (
             0,
-            Some("match: the 4 recorded events re-derive exactly the lines that were sent")
+            Some(
+                "replayed: the 4 events re-derive their lines from the log alone (this log records events, not the lines sent)"
+            )
         )
     );
 }
