@@ -82,7 +82,7 @@ fn every_stream_replays_to_exactly_the_lines_and_results_serve_sent() {
     assert_eq!(names, ["claude", "claude-fork", "jp", "jp-form", "pi"]);
 
     for (stream, events, not_recorded) in STREAMS {
-        let report = replay(&**log, &**journal.sidecar(), stream).unwrap();
+        let report = replay(&**log, stream).unwrap();
         assert!(report.matches(), "{stream}:\n{}", report.to_text());
         assert_eq!(report.from_snapshot, None, "{stream}");
         assert_eq!(report.events.len(), events, "{stream}");
@@ -148,7 +148,7 @@ fn the_fork_was_branched_before_the_reply_and_answered_otherwise() {
     let fork = log.stream("claude-fork").unwrap().unwrap().parent.unwrap();
     assert_eq!((fork.stream.as_str(), fork.at), ("claude", 5));
     let finals = |stream: &str| -> Vec<Value> {
-        let report = replay(&**log, &**journal.sidecar(), stream).unwrap();
+        let report = replay(&**log, stream).unwrap();
         report.final_lines().into_iter().cloned().collect()
     };
     let claude = finals("claude");
@@ -165,18 +165,40 @@ fn the_fork_was_branched_before_the_reply_and_answered_otherwise() {
 }
 
 #[test]
-fn export_prints_exactly_what_it_printed_then() {
+fn export_prints_exactly_what_it_printed_then_with_each_call_read_back() {
     // No field differs from run to run: `at` is the time recorded in the log, not
-    // the time of the export.
+    // the time of the export. The one addition: each first-format request now
+    // carries the tool call its server kept beside it (read from the side tree), so
+    // its result can be rendered from the log alone.
     let (_dir, journal) = open_copy();
     for (stream, events, _) in STREAMS {
         let mut out = Vec::new();
-        let count = journal.log().export_json_lines(stream, &mut out).unwrap();
+        let count = askuser_store::export::json_lines(&**journal.log(), stream, &mut out).unwrap();
         assert_eq!(count, u64::try_from(events).unwrap(), "{stream}");
-        assert_eq!(
-            String::from_utf8(out).unwrap(),
-            read_text(&format!("{stream}.export.jsonl")),
-            "{stream}"
-        );
+        let mut lines = Vec::new();
+        for line in String::from_utf8(out).unwrap().lines() {
+            let mut value: serde_json::Value = serde_json::from_str(line).unwrap();
+            if let Some(request) = value["event"].get_mut("requested") {
+                let call = request
+                    .as_object_mut()
+                    .unwrap()
+                    .remove("call")
+                    .unwrap_or_else(|| panic!("{stream}: a request without its call: {line}"));
+                assert!(
+                    call["dialect"].is_string() && call["arguments"].is_object(),
+                    "{call}"
+                );
+            }
+            lines.push(value.to_string());
+        }
+        let expected: Vec<String> = read_text(&format!("{stream}.export.jsonl"))
+            .lines()
+            .map(|line| {
+                serde_json::from_str::<serde_json::Value>(line)
+                    .unwrap()
+                    .to_string()
+            })
+            .collect();
+        assert_eq!(lines, expected, "{stream}");
     }
 }

@@ -23,14 +23,14 @@
 //! // Walk it through the engine; the person picks two options.
 //! let mut state = State::new();
 //! let id = InquiryId::new("toolu_01");
-//! let commands = reduce(&mut state, &Event::Requested(call.request(id.clone())));
+//! let commands = reduce(&mut state, &Event::Requested(call.request(id.clone()))).unwrap();
 //! let Command::Prompt(prompt) = &commands[0] else { panic!("expected a prompt") };
 //! let question = prompt.question().id.clone(); // "q1"
 //! let commands = reduce(&mut state, &Event::Answered {
 //!     inquiry: id, question, value: json!(["Admin", "Auth"]),
 //!     by: AnsweredBy::User, remember: false,
 //!     note: None,
-//! });
+//! }).unwrap();
 //!
 //! // The tool result, in the dialect's shape.
 //! assert_eq!(
