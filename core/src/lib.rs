@@ -48,6 +48,7 @@
 //! - [`Event`] and [`Command`]: the inputs and outputs; [`State::apply`] (or
 //!   [`reduce`]) is the reducer.
 //! - [`limits`]: the size limits, as named constants.
+//! - [`json`]: JSON-pointer escaping and JSON type names, shared by dialect readers.
 //! - [`text`]: hostile text made safe to show a person ([`text::for_display`]).
 //! - `strategies` (feature `proptest`): generators of forms and event sequences, to
 //!   property-test your own flows.
@@ -59,6 +60,7 @@ pub mod event;
 pub mod form;
 mod gate;
 mod inquiry;
+pub mod json;
 pub mod limits;
 mod parse;
 mod pointer;

@@ -1,5 +1,6 @@
 //! Reading a dialect's JSON arguments field by field, collecting every problem.
 
+use askuser_core::json::{escape_pointer, json_type};
 use askuser_core::{FormError, FormErrors};
 use serde_json::{Map, Value};
 
@@ -38,7 +39,7 @@ impl Reader {
         for key in map.keys() {
             if !known.contains(&key.as_str()) {
                 self.errors.push(FieldError::new(
-                    format!("{path}/{}", escape(key)),
+                    format!("{path}/{}", escape_pointer(key)),
                     format!(
                         "unknown field `{key}`; remove it (known fields: {})",
                         known.join(", ")
@@ -167,21 +168,4 @@ fn order(path: &str) -> (Option<usize>, usize) {
         .position(|f| *f == field)
         .unwrap_or(FIELD_ORDER.len());
     (question, rank)
-}
-
-/// Escapes one JSON-pointer reference token (`~` → `~0`, `/` → `~1`).
-pub(crate) fn escape(token: &str) -> String {
-    token.replace('~', "~0").replace('/', "~1")
-}
-
-/// The JSON type of a value, in words.
-pub(crate) fn json_type(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "a list",
-        Value::Object(_) => "an object",
-    }
 }

@@ -11,7 +11,9 @@ use askuser_core::{
 };
 use serde_json::{Map, Value};
 
-use crate::read::{Reader, json_type};
+use askuser_core::json::json_type;
+
+use crate::read::Reader;
 use crate::rejection::FieldError;
 
 /// The limits a dialect adds to the shared shape.
