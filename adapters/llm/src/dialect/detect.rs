@@ -5,7 +5,9 @@
 //! them, those whose own fields (below) appear most in the call win; `pi` gives way
 //! to `claude` (pi's shape is claude's without limits: a call within claude's limits
 //! is read as claude unless it carries pi's `metadata`). One winner is the dialect;
-//! several are [`DetectError::Ambiguous`].
+//! several are [`DetectError::Ambiguous`]. A call that uses one dialect's own fields
+//! most but is refused by it is [`DetectError::NoMatch`] naming that dialect, not a
+//! weaker match elsewhere.
 
 use serde_json::Value;
 
@@ -113,14 +115,27 @@ pub(super) fn detect(arguments: &Value) -> Result<Dialect, DetectError> {
         .copied()
         .filter(|(d, _)| d.parse(arguments).is_ok())
         .collect();
-    let Some(best) = accepted.iter().map(|(_, s)| *s).max() else {
-        let closest = scored
-            .iter()
-            .filter(|(_, s)| *s > 0)
-            .max_by_key(|(_, s)| *s)
-            .map(|(d, _)| *d);
-        return Err(DetectError::NoMatch { closest });
-    };
+    let closest = scored
+        .iter()
+        .filter(|(_, s)| *s > 0)
+        .max_by_key(|(_, s)| *s)
+        .map(|(d, s)| (*d, *s));
+    let best = accepted.iter().map(|(_, s)| *s).max();
+    // None accepts it, or it was plainly made in a dialect that refuses it.
+    match (best, closest) {
+        (None, _) => {
+            return Err(DetectError::NoMatch {
+                closest: closest.map(|(d, _)| d),
+            });
+        }
+        (Some(best), Some((dialect, top))) if best < top => {
+            return Err(DetectError::NoMatch {
+                closest: Some(dialect),
+            });
+        }
+        _ => {}
+    }
+    let best = best.unwrap_or_default();
     let mut candidates: Vec<Dialect> = accepted
         .into_iter()
         .filter(|(_, s)| *s == best)
