@@ -6,8 +6,9 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::error::{AnswerError, json_type};
+use crate::error::AnswerError;
 use crate::form::{AnswerType, Question};
+use crate::json::json_type;
 use crate::limits::{MAX_ANSWER_BYTES, MAX_OPTIONS};
 
 /// A checked answer to one question.

@@ -489,19 +489,3 @@ impl From<&FormError> for Problem {
         }
     }
 }
-/// Escapes one JSON-pointer reference token (`~` → `~0`, `/` → `~1`).
-pub(crate) fn escape_pointer(token: &str) -> String {
-    token.replace('~', "~0").replace('/', "~1")
-}
-
-/// The JSON type of a value, in words, for messages.
-pub(crate) fn json_type(value: &serde_json::Value) -> &'static str {
-    match value {
-        serde_json::Value::Null => "null",
-        serde_json::Value::Bool(_) => "a boolean",
-        serde_json::Value::Number(_) => "a number",
-        serde_json::Value::String(_) => "a string",
-        serde_json::Value::Array(_) => "a list",
-        serde_json::Value::Object(_) => "an object",
-    }
-}

@@ -65,6 +65,7 @@
 //!   a [`Refusal`]; [`State::apply`] applies a recorded event (infallible, no
 //!   validation: what replay runs); [`reduce`] does both.
 //! - [`limits`]: the size limits, as named constants.
+//! - [`json`]: JSON-pointer escaping and JSON type names, shared by dialect readers.
 //! - [`text`]: hostile text made safe to show a person ([`text::for_display`]).
 //! - `strategies` (feature `proptest`): generators of forms and event sequences, to
 //!   property-test your own flows.
@@ -77,6 +78,7 @@ pub mod event;
 pub mod form;
 mod gate;
 mod inquiry;
+pub mod json;
 pub mod limits;
 mod parse;
 mod pointer;

@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use crate::error::escape_pointer;
+use crate::json::escape_pointer;
 
 /// A location in the tool arguments, as a chain of borrowed segments.
 #[derive(Debug, Clone, Copy)]

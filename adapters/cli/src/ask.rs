@@ -14,8 +14,8 @@ use serde_json::Value;
 
 use crate::args::parse;
 use crate::common::{
-    EXIT_NO_PERSON, EXIT_PENDING, EXIT_REJECTED, conclude, db_path, default_db, dialect,
-    new_stream_name, open_journal, parse_call, person_present, read_text,
+    EXIT_NO_PERSON, EXIT_PENDING, EXIT_REJECTED, call_dialect, conclude, db_path, default_db,
+    dialect, new_stream_name, open_journal, parse_call, person_present, read_text,
 };
 use crate::error::CliError;
 
@@ -28,7 +28,7 @@ pub fn ask(args: &[String]) -> Result<u8, CliError> {
         &[],
     )?;
     parsed.expect_positionals("ask", &["file"], 1)?;
-    let dialect = dialect(&parsed)?;
+    dialect(&parsed)?; // an unknown --dialect is reported before the call is read
     let file = match parsed.positionals.first() {
         Some(file) => file.as_str(),
         None if std::io::stdin().is_terminal() => {
@@ -40,6 +40,7 @@ pub fn ask(args: &[String]) -> Result<u8, CliError> {
         None => "-",
     };
     let text = read_text(file)?;
+    let dialect = call_dialect(&parsed, &text)?;
     let (arguments, call) = parse_call(dialect, &text);
     let call = match call {
         Ok(call) => call,

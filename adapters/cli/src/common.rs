@@ -6,7 +6,7 @@ use std::io::{IsTerminal, Read};
 use std::path::{Path, PathBuf};
 
 use askuser_core::Command;
-use askuser_llm::{Call, Dialect, FieldError, Rejection, ToolResult};
+use askuser_llm::{Call, DetectError, Dialect, FieldError, Rejection, ToolResult};
 use askuser_store::{Clock, SystemClock};
 use serde_json::Value;
 
@@ -71,9 +71,40 @@ pub fn dialect(parsed: &Parsed) -> Result<Dialect, CliError> {
         None => Ok(Dialect::JpForm),
         Some(name) => Dialect::from_name(name).ok_or_else(|| {
             CliError::Usage(format!(
-                "--dialect {name} is unknown; use one of jp, jp-form, claude, pi"
+                "--dialect {name} is unknown; use one of {}",
+                Dialect::names()
             ))
         }),
+    }
+}
+
+/// The dialect of a call: `--dialect`, else read from the call's shape (said on
+/// standard error). A call no dialect accepts is read in the one it looks most
+/// like, else in `jp-form`, so its rejection names its problems.
+pub fn call_dialect(parsed: &Parsed, text: &str) -> Result<Dialect, CliError> {
+    if parsed.option("dialect").is_some() {
+        return dialect(parsed);
+    }
+    let Ok(arguments) = serde_json::from_str::<Value>(text) else {
+        return Ok(Dialect::JpForm);
+    };
+    match Dialect::detect(&arguments) {
+        Ok(found) => {
+            eprintln!("askuser: read as a {found} call (pass --dialect to choose another)");
+            Ok(found)
+        }
+        Err(DetectError::Ambiguous { candidates }) => {
+            let names: Vec<&str> = candidates.iter().map(|d| d.name()).collect();
+            Err(CliError::Usage(format!(
+                "the call fits several dialects ({}): pass --dialect with one of them",
+                names.join(", ")
+            )))
+        }
+        Err(DetectError::NoMatch { closest }) => {
+            let found = closest.unwrap_or(Dialect::JpForm);
+            eprintln!("askuser: no dialect accepts the call; read as a {found} call");
+            Ok(found)
+        }
     }
 }
 
@@ -91,11 +122,15 @@ pub fn read_text(file: &str) -> Result<String, CliError> {
 }
 
 /// A call's arguments from text: the parsed call, or the rejection to send back
-/// (text that is not JSON is rejected like any other malformed call).
+/// (text that is not JSON is rejected like any other malformed call). When another
+/// dialect plainly fits a rejected call, standard error says which.
 pub fn parse_call(dialect: Dialect, text: &str) -> (Value, Result<Call, Rejection>) {
     match serde_json::from_str::<Value>(text) {
         Ok(arguments) => {
             let call = dialect.parse(&arguments);
+            if let (Err(_), Some(other)) = (&call, dialect.suggest(&arguments)) {
+                eprintln!("askuser: this looks like a {other} call: pass --dialect {other}");
+            }
             (arguments, call)
         }
         Err(error) => (
@@ -143,6 +178,6 @@ pub fn conclude(command: &Command, call: &Call) -> Option<(String, u8)> {
     };
     match call.tool_result(command)? {
         ToolResult::Success(value) => Some((format!("{value}\n"), code)),
-        ToolResult::Error(text) => Some((format!("{text}\n"), code)),
+        ToolResult::Text(text) | ToolResult::Error(text) => Some((format!("{text}\n"), code)),
     }
 }

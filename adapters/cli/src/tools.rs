@@ -3,7 +3,7 @@
 use askuser_llm::{Provider, definition};
 
 use crate::args::parse;
-use crate::common::{EXIT_REJECTED, EXIT_RESULT, dialect, parse_call, read_text};
+use crate::common::{EXIT_REJECTED, EXIT_RESULT, call_dialect, dialect, parse_call, read_text};
 use crate::error::CliError;
 
 /// `askuser schema [--dialect D] [--format anthropic|openai|mcp]`
@@ -29,8 +29,9 @@ pub fn schema(args: &[String]) -> Result<u8, CliError> {
 pub fn check(args: &[String]) -> Result<u8, CliError> {
     let parsed = parse("check", args, &["dialect"], &[])?;
     parsed.expect_positionals("check", &["file"], 0)?;
-    let dialect = dialect(&parsed)?;
+    dialect(&parsed)?; // an unknown --dialect is reported before the call is read
     let text = read_text(&parsed.positionals[0])?;
+    let dialect = call_dialect(&parsed, &text)?;
     match parse_call(dialect, &text).1 {
         Ok(call) => {
             let ids: Vec<&str> = call

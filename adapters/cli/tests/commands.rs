@@ -15,7 +15,8 @@ fn ask_without_a_terminal_exits_3_with_the_exclusive_text_and_records_it() {
     assert_eq!(run.stdout, NO_TERMINAL);
     assert_eq!(
         scratch.redact(&run.stderr),
-        "askuser: recorded as stream \"s\" in <tmp>/log.db\n"
+        "askuser: read as a jp-form call (pass --dialect to choose another)\n\
+         askuser: recorded as stream \"s\" in <tmp>/log.db\n"
     );
     assert_eq!(run.code, 3);
     let show = scratch.run_db(&["log", "show", "s"], "");
@@ -28,13 +29,13 @@ fn ask_without_a_terminal_exits_3_with_the_exclusive_text_and_records_it() {
 #[test]
 fn a_rejected_call_exits_2_with_the_tool_error_text() {
     let scratch = Scratch::new();
-    let call = r#"{"questions": [{"question": "Which?", "header": "A long header", "options": [{"label": "Only"}]}]}"#;
+    let call = r#"{"questions": [{"question": "Which?", "header": 7, "options": []}]}"#;
     let run = scratch.run_db(&["ask", "--dialect", "claude", "-"], call);
     assert_eq!(
         run.stdout,
         "AskUserQuestion: the call was not run. Fix these 2 problems and call the tool again:\n\
-         - /questions/0/header: is 13 characters long; the limit is 12: shorten it to a short label such as \"Database\"\n\
-         - /questions/0/options: has 1 option; AskUserQuestion takes 2 to 4: add options\n"
+         - /questions/0/header: must be a string, not a number\n\
+         - /questions/0/options: has 0 options; AskUserQuestion takes 1 to 4: add options\n"
     );
     assert_eq!((run.code, run.stderr.as_str()), (2, ""));
 
@@ -57,7 +58,7 @@ fn usage_and_file_errors_exit_1_with_a_message() {
         ),
         (
             &["ask", "--dialect", "gpt", "x.json"],
-            "askuser: --dialect gpt is unknown; use one of jp, jp-form, claude, pi\n",
+            "askuser: --dialect gpt is unknown; use one of jp, jp-form, claude, pi, opencode, codex, gemini\n",
         ),
         (
             &["ask", "missing.json"],
@@ -443,4 +444,49 @@ fn the_readme_command_runs_the_binary_on_an_example() {
     // would see it; in a terminal the form is shown (see tests/tmux.rs).
     let run = scratch.run(&args, "");
     assert_eq!((run.code, run.stdout.as_str()), (3, NO_TERMINAL));
+}
+
+#[test]
+fn schema_works_for_every_dialect_and_format_and_check_reads_the_dialect() {
+    let scratch = Scratch::new();
+    for dialect in [
+        "jp", "jp-form", "claude", "pi", "opencode", "codex", "gemini",
+    ] {
+        for format in ["anthropic", "openai", "mcp"] {
+            let run = scratch.run(&["schema", "--dialect", dialect, "--format", format], "");
+            assert_eq!(
+                (run.code, run.stderr.as_str()),
+                (0, ""),
+                "{dialect} {format}"
+            );
+            assert!(serde_json::from_str::<serde_json::Value>(&run.stdout).is_ok());
+        }
+    }
+    let claude = r#"{"questions": [{"question": "Re-pair?", "header": "Re-pair YubiKey", "multiSelect": false, "options": [{"label": "Yes"}]}]}"#;
+    let run = scratch.run(&["check", "-"], claude);
+    assert_eq!(
+        (run.code, run.stdout.as_str(), run.stderr.as_str()),
+        (
+            0,
+            "ok: a valid claude call of 1 question (q1)\n",
+            "askuser: read as a claude call (pass --dialect to choose another)\n"
+        )
+    );
+    let run = scratch.run(&["check", "--dialect", "codex", "-"], claude);
+    assert_eq!(
+        (run.code, run.stderr.as_str()),
+        (
+            2,
+            "askuser: this looks like a claude call: pass --dialect claude\n"
+        )
+    );
+    let either = r#"{"questions": [{"question": "Which?", "header": "H", "options": [{"label": "a", "description": "d"}]}]}"#;
+    let run = scratch.run(&["check", "-"], either);
+    assert_eq!(
+        (run.code, run.stderr.as_str()),
+        (
+            1,
+            "askuser: the call fits several dialects (claude, opencode): pass --dialect with one of them\n"
+        )
+    );
 }

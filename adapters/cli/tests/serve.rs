@@ -144,7 +144,7 @@ fn claude_session_and_a_rejected_call() {
         ),
         line(
             json!({"type": "ask", "inquiry": "toolu_02", "dialect": "claude", "arguments": {"questions": [
-            {"question": "Which?", "header": "A long header", "options": [{"label": "Only"}]}]}}),
+            {"question": "Which?", "header": 7, "options": []}]}}),
         ),
     ]);
     insta::assert_snapshot!("claude_session", text);

@@ -15,6 +15,7 @@ pub struct Call {
     dialect: Dialect,
     form: ValidForm,
     texts: Vec<String>,
+    keys: Vec<String>,
     metadata: Option<Value>,
 }
 
@@ -23,6 +24,9 @@ pub struct Call {
 pub enum ToolResult {
     /// A successful result: the dialect's JSON.
     Success(Value),
+    /// A successful result the host sends as plain text (`opencode`'s answers,
+    /// `gemini`'s dismissal).
+    Text(String),
     /// A tool error: text for the model, saying what (not) to do next.
     Error(String),
 }
@@ -32,6 +36,7 @@ impl Call {
         dialect: Dialect,
         form: ValidForm,
         texts: Option<Vec<String>>,
+        keys: Vec<String>,
         metadata: Option<Value>,
     ) -> Self {
         let texts =
@@ -40,6 +45,7 @@ impl Call {
             dialect,
             form,
             texts,
+            keys,
             metadata,
         }
     }
@@ -65,7 +71,7 @@ impl Call {
         self.metadata.as_ref()
     }
 
-    /// The tool's name (`ask_user`, or `AskUserQuestion` for `claude`).
+    /// The tool's name (see [`Dialect::tool_name`]).
     pub fn tool_name(&self) -> &'static str {
         self.dialect.tool_name()
     }
@@ -97,10 +103,20 @@ impl Call {
         }
     }
 
-    /// The tool result for an outcome (from [`Command::Respond`]), in the dialect's
-    /// shape.
+    /// The tool result for an outcome (from [`Command::Respond`]) as one JSON value,
+    /// in the dialect's shape: its JSON, or a JSON string for a dialect whose host
+    /// answers in text (or with a tool error, after a Reply). [`Call::tool_result`]
+    /// says which.
     pub fn render(&self, outcome: &Outcome) -> Value {
-        self.dialect.render(outcome, &self.texts)
+        match self.result(outcome) {
+            ToolResult::Success(value) => value,
+            ToolResult::Text(text) | ToolResult::Error(text) => Value::String(text),
+        }
+    }
+
+    /// The tool result for an outcome, as the dialect's host sends it to the model.
+    pub fn result(&self, outcome: &Outcome) -> ToolResult {
+        self.dialect.result(outcome, &self.texts, &self.keys)
     }
 
     /// What a host stores beside the result (pi's "tool result details"): the
@@ -119,7 +135,7 @@ impl Call {
     /// other command: `EndTurn` sends nothing, and the rest are not final.
     pub fn tool_result(&self, command: &Command) -> Option<ToolResult> {
         match command {
-            Command::Respond { outcome, .. } => Some(ToolResult::Success(self.render(outcome))),
+            Command::Respond { outcome, .. } => Some(self.result(outcome)),
             Command::Fail { message, .. } => Some(ToolResult::Error(message.clone())),
             Command::Reject { problems, .. } => Some(ToolResult::Error(rejection_text(
                 self.tool_name(),

@@ -14,8 +14,11 @@ use crate::dialect::{Dialect, claude};
 pub enum Provider {
     /// `{"name", "description", "input_schema"}` (Anthropic Messages API).
     Anthropic,
-    /// `{"type": "function", "function": {"name", "description", "parameters"}}`
-    /// (`OpenAI` Chat Completions).
+    /// `{"type": "function", "function": {"name", "description", "parameters",
+    /// "strict"}}` (`OpenAI` Chat Completions): a strict function schema (every
+    /// property required, optional ones nullable, no other properties) where the
+    /// dialect can be said that way, else `"strict": false` with the plain schema
+    /// (`jp-form` and `pi` carry free-form JSON: answer schemas, defaults, metadata).
     OpenAi,
     /// `{"name", "description", "inputSchema"}` (Model Context Protocol `tools/list`).
     Mcp,
@@ -60,14 +63,26 @@ pub fn definition(dialect: Dialect, provider: Provider) -> Value {
             "description": description,
             "input_schema": schema,
         }),
-        Provider::OpenAi => json!({
-            "type": "function",
-            "function": {
-                "name": name,
-                "description": description,
-                "parameters": schema,
-            },
-        }),
+        Provider::OpenAi => match crate::strict::strict(&schema) {
+            Some(strict) => json!({
+                "type": "function",
+                "function": {
+                    "name": name,
+                    "description": description,
+                    "parameters": strict,
+                    "strict": true,
+                },
+            }),
+            None => json!({
+                "type": "function",
+                "function": {
+                    "name": name,
+                    "description": description,
+                    "parameters": schema,
+                    "strict": false,
+                },
+            }),
+        },
         Provider::Mcp => json!({
             "name": name,
             "description": description,
@@ -94,6 +109,15 @@ pub fn description(dialect: Dialect) -> String {
         Dialect::Pi => {
             "Ask the user one or more questions and receive their answers in order. A question with options is a choice, and the user can always type their own answer instead; a question without options takes free text. Batch related questions into one call."
         }
+        Dialect::OpenCode => {
+            "Ask the user one or more questions and receive their answers, each as the labels they picked. The user can always type their own answer instead of picking, so do not add an \"Other\" option; give an empty options list to ask for free text only. Set multiple to let them pick several. Put a recommended option first and add \"(Recommended)\" to its label."
+        }
+        Dialect::Codex => {
+            "Ask the user one to three short questions, each with 2 or 3 mutually exclusive options, and receive their answers keyed by question id. The user can always answer in their own words instead (returned as \"user_note: <text>\"), so do not add an \"Other\" option. Put the recommended option first and add \"(Recommended)\" to its label."
+        }
+        Dialect::Gemini => {
+            "Ask the user 1 to 4 questions and receive their answers keyed by question position (\"0\", \"1\", ...). A question is a choice among 2 to 4 options (type \"choice\", set multiSelect to allow several), free text (type \"text\") or a yes/no confirmation (type \"yesno\"). The user can also type their own answer to a choice or yes/no question, so do not add an \"Other\" option."
+        }
     };
     format!(
         "{what}\n\nUse only when the conversation does not provide the information you need and the user can reasonably be expected to answer. When in doubt, answer the user's original question directly; do not call {tool} for clarification you can derive from context or for confirmation of obvious next steps. Never use {tool} to collect secrets (passwords, API keys, SSH passphrases): answers are returned to the model and stored in the conversation."
@@ -107,6 +131,9 @@ pub fn parameters(dialect: Dialect) -> Value {
         Dialect::JpForm => jp_form_parameters(),
         Dialect::Claude => claude_parameters(),
         Dialect::Pi => pi_parameters(),
+        Dialect::OpenCode => crate::schemas::opencode(),
+        Dialect::Codex => crate::schemas::codex(),
+        Dialect::Gemini => crate::schemas::gemini(),
     }
 }
 
@@ -177,8 +204,11 @@ fn jp_form_parameters() -> Value {
                         },
                         "options": {
                             "type": "array",
-                            "items": {"type": "string"},
-                            "description": "The choices. Required for select and multi_select; not allowed otherwise."
+                            "items": {"anyOf": [
+                                {"type": "string", "description": "The option's label."},
+                                option_schema()
+                            ]},
+                            "description": "The choices, each a label or {\"label\", \"description\"}. Required for select and multi_select; not allowed otherwise."
                         },
                         "allow_other": {
                             "type": "boolean",
@@ -232,7 +262,8 @@ fn jp_form_parameters() -> Value {
     })
 }
 
-fn option_schema() -> Value {
+/// An option: `{"label", "description"?}`.
+pub(crate) fn option_schema() -> Value {
     json!({
         "type": "object",
         "properties": {
@@ -247,6 +278,16 @@ fn option_schema() -> Value {
         },
         "required": ["label"]
     })
+}
+
+/// Claude Code's option: `{"label", "description"?, "preview"?}`.
+fn claude_option_schema() -> Value {
+    let mut option = option_schema();
+    option["properties"]["preview"] = json!({
+        "type": "string",
+        "description": "Optional preview of the option (such as a code snippet), shown when it is focused."
+    });
+    option
 }
 
 fn claude_parameters() -> Value {
@@ -267,14 +308,16 @@ fn claude_parameters() -> Value {
                         },
                         "header": {
                             "type": "string",
-                            "maxLength": claude::MAX_HEADER_CHARS,
-                            "description": "A very short label shown as a chip (at most 12 characters), such as \"Auth method\"."
+                            "description": "A very short label shown as a chip (aim for at most 12 characters), such as \"Auth method\"."
                         },
                         "options": {
                             "type": "array",
                             "minItems": claude::MIN_OPTIONS,
                             "maxItems": claude::MAX_OPTIONS,
-                            "items": option_schema(),
+                            "items": {"anyOf": [
+                                {"type": "string", "description": "The option's label."},
+                                claude_option_schema()
+                            ]},
                             "description": "2 to 4 distinct choices. Do not add an \"Other\" option: free text is always offered."
                         },
                         "multiSelect": {
@@ -311,7 +354,10 @@ fn pi_parameters() -> Value {
                         },
                         "options": {
                             "type": "array",
-                            "items": option_schema(),
+                            "items": {"anyOf": [
+                                {"type": "string", "description": "The option's label."},
+                                option_schema()
+                            ]},
                             "description": "Suggested options; the user can always type their own answer instead. Omit for a free-text question."
                         },
                         "multiSelect": {

@@ -1,7 +1,7 @@
 //! # askuser-llm: the LLM boundary
 //!
 //! A model reaches askuser through a tool call, and agents' ask-user tools differ.
-//! This crate speaks four of them ([`Dialect`]): it reads a call's arguments into a
+//! This crate speaks seven of them ([`Dialect`]): it reads a call's arguments into a
 //! validated core form (or a [`Rejection`] listing every problem, with the text to
 //! send back to the model), renders the engine's outcome as that dialect's tool
 //! result, publishes each dialect's tool [`definition()`] in the Anthropic, `OpenAI` and
@@ -40,17 +40,19 @@
 //!
 //! // A malformed call is rejected with every problem and what to change.
 //! let rejection = dialect
-//!     .parse(&json!({"questions": [{"question": "Which?", "header": "A long header",
-//!                                   "options": [{"label": "Only"}]}]}))
+//!     .parse(&json!({"questions": [{"question": "Which?", "header": 7,
+//!                                   "options": []}]}))
 //!     .unwrap_err();
 //! assert_eq!(rejection.tool_error_text(), "\
 //! AskUserQuestion: the call was not run. Fix these 2 problems and call the tool again:
-//! - /questions/0/header: is 13 characters long; the limit is 12: shorten it to a short label such as \"Database\"
-//! - /questions/0/options: has 1 option; AskUserQuestion takes 2 to 4: add options");
+//! - /questions/0/header: must be a string, not a number
+//! - /questions/0/options: has 0 options; AskUserQuestion takes 1 to 4: add options");
 //! ```
 //!
 //! The pieces:
-//! - [`Dialect`]: `jp`, `jp-form`, `claude`, `pi`; [`Dialect::parse`] gives a [`Call`].
+//! - [`Dialect`]: `jp`, `jp-form`, `claude`, `pi`, `opencode`, `codex`, `gemini`;
+//!   [`Dialect::parse`] gives a [`Call`]; [`Dialect::detect`] picks the dialect from
+//!   a call's shape ([`DetectError`] when it cannot).
 //! - [`Call`]: the form, [`Call::request`] for the engine, [`Call::render`] and
 //!   [`Call::tool_result`] for the model.
 //! - [`Rejection`] and [`FieldError`]: what was wrong with a call.
@@ -62,10 +64,12 @@ pub mod definition;
 pub mod dialect;
 mod read;
 mod rejection;
+mod schemas;
+mod strict;
 mod ui_answer;
 
 pub use call::{Call, ToolResult, rejection_text, render_recorded};
 pub use definition::{Provider, definition};
-pub use dialect::Dialect;
+pub use dialect::{DetectError, Dialect};
 pub use rejection::{FieldError, MAX_LINE_CHARS, MAX_LISTED_ERRORS, Rejection};
 pub use ui_answer::{UiAnswerError, UiInput, ui_answer};

@@ -1,5 +1,6 @@
 //! Reading a dialect's JSON arguments field by field, collecting every problem.
 
+use askuser_core::json::{escape_pointer, json_type};
 use askuser_core::{FormError, FormErrors};
 use serde_json::{Map, Value};
 
@@ -38,7 +39,7 @@ impl Reader {
         for key in map.keys() {
             if !known.contains(&key.as_str()) {
                 self.errors.push(FieldError::new(
-                    format!("{path}/{}", escape(key)),
+                    format!("{path}/{}", escape_pointer(key)),
                     format!(
                         "unknown field `{key}`; remove it (known fields: {})",
                         known.join(", ")
@@ -105,6 +106,46 @@ impl Reader {
         }
     }
 
+    /// A string field in a host's own words: `missing` when it is absent or `null`
+    /// (`None` makes the field optional), `wrong` (given the JSON type found, in
+    /// words) when it is not a string.
+    pub(crate) fn host_string(
+        &mut self,
+        map: &Map<String, Value>,
+        path: &str,
+        field: &str,
+        missing: Option<&str>,
+        wrong: impl FnOnce(&'static str) -> String,
+    ) -> Option<String> {
+        let message = match (map.get(field), missing) {
+            (Some(Value::String(s)), _) => return Some(s.clone()),
+            (None | Some(Value::Null), None) => return None,
+            (None | Some(Value::Null), Some(missing)) => missing.to_owned(),
+            (Some(other), _) => wrong(json_type(other)),
+        };
+        self.error(format!("{path}/{field}"), message);
+        None
+    }
+
+    /// An optional boolean field in a host's own words (`null` and absent are
+    /// false); `wrong` is given the JSON type found, in words.
+    pub(crate) fn host_bool(
+        &mut self,
+        map: &Map<String, Value>,
+        path: &str,
+        field: &str,
+        wrong: impl FnOnce(&'static str) -> String,
+    ) -> bool {
+        match map.get(field) {
+            None | Some(Value::Null) => false,
+            Some(Value::Bool(b)) => *b,
+            Some(other) => {
+                self.error(format!("{path}/{field}"), wrong(json_type(other)));
+                false
+            }
+        }
+    }
+
     /// Adds the core's semantic errors, each translated by `translate` into the
     /// dialect's path and words; those under a broken path are dropped.
     pub(crate) fn semantic(
@@ -136,17 +177,20 @@ impl Reader {
 }
 
 /// The fields in the order their problems are listed.
-const FIELD_ORDER: [&str; 13] = [
+const FIELD_ORDER: [&str; 16] = [
     "",
     "id",
     "question",
     "text",
     "context",
     "header",
+    "type",
     "answer_type",
     "options",
     "allow_other",
     "multiSelect",
+    "multiple",
+    "isOther",
     "schema",
     "default",
     "when",
@@ -167,21 +211,4 @@ fn order(path: &str) -> (Option<usize>, usize) {
         .position(|f| *f == field)
         .unwrap_or(FIELD_ORDER.len());
     (question, rank)
-}
-
-/// Escapes one JSON-pointer reference token (`~` → `~0`, `/` → `~1`).
-pub(crate) fn escape(token: &str) -> String {
-    token.replace('~', "~0").replace('/', "~1")
-}
-
-/// The JSON type of a value, in words.
-pub(crate) fn json_type(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "a list",
-        Value::Object(_) => "an object",
-    }
 }

@@ -4,7 +4,7 @@
 use askuser_core::{AnswerType, Question};
 use serde_json::Value;
 
-use crate::read::json_type;
+use askuser_core::json::json_type;
 
 /// What a person gave for one question in some UI.
 #[derive(Debug, Clone, PartialEq)]

@@ -154,10 +154,16 @@ fn parse_ask(object: &Map<String, Value>) -> Result<Ask, String> {
     let dialect = match object.get("dialect") {
         None => Dialect::JpForm,
         Some(Value::String(name)) => Dialect::from_name(name).ok_or_else(|| {
-            format!("\"dialect\" \"{name}\" is unknown; use one of jp, jp-form, claude, pi")
+            format!(
+                "\"dialect\" \"{name}\" is unknown; use one of {}",
+                Dialect::names()
+            )
         })?,
         Some(_) => {
-            return Err("\"dialect\" must be a string: one of jp, jp-form, claude, pi".to_owned());
+            return Err(format!(
+                "\"dialect\" must be a string: one of {}",
+                Dialect::names()
+            ));
         }
     };
     let arguments = object.get("arguments").cloned().ok_or_else(|| {
@@ -288,7 +294,7 @@ mod tests {
         );
         assert_eq!(
             err(r#"{"type":"ask","inquiry":"c","dialect":"gpt","arguments":{}}"#),
-            "\"dialect\" \"gpt\" is unknown; use one of jp, jp-form, claude, pi"
+            "\"dialect\" \"gpt\" is unknown; use one of jp, jp-form, claude, pi, opencode, codex, gemini"
         );
         assert_eq!(
             err(r#"{"type":"ask","inquiry":"c","origin":{"subagent":"yes"},"arguments":{}}"#),

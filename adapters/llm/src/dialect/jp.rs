@@ -4,7 +4,9 @@
 use askuser_core::{AnswerType, Form, FormError, FormErrorKind, Outcome, Question, validate};
 use serde_json::{Map, Value, json};
 
-use crate::read::{Reader, json_type};
+use askuser_core::json::json_type;
+
+use crate::read::Reader;
 use crate::rejection::FieldError;
 
 /// The id of the one question of a `jp` call (RFD 083's `answer` slot).

@@ -15,7 +15,6 @@ const RULES: Rules = Rules {
     tool: TOOL_NAME,
     max_questions: None,
     option_count: None,
-    max_header_chars: None,
     unique_texts: false,
     metadata: true,
 };

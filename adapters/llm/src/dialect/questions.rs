@@ -7,11 +7,13 @@
 //! context; the result still quotes the text as the model wrote it.
 
 use askuser_core::{
-    AnswerType, Choice, Form, FormError, FormErrorKind, Question, ValidForm, validate,
+    AnswerType, Choice, Form, FormError, FormErrorKind, Question, Slot, ValidForm, validate,
 };
 use serde_json::{Map, Value};
 
-use crate::read::{Reader, json_type};
+use askuser_core::json::json_type;
+
+use crate::read::Reader;
 use crate::rejection::FieldError;
 
 /// The limits a dialect adds to the shared shape.
@@ -20,11 +22,9 @@ pub(crate) struct Rules {
     pub tool: &'static str,
     /// The most questions (claude: 4); `None` leaves it to the core's limit.
     pub max_questions: Option<usize>,
-    /// The allowed number of options, when options are required (claude: 2 to 4);
+    /// The allowed number of options, when options are required (claude: 1 to 4);
     /// `None` makes options optional (no options = a free-text question).
     pub option_count: Option<(usize, usize)>,
-    /// The longest header, in characters (claude: 12).
-    pub max_header_chars: Option<usize>,
     /// Whether question texts must be distinct (claude keys answers by them).
     pub unique_texts: bool,
     /// Whether a `metadata` object is read (pi).
@@ -36,6 +36,9 @@ pub(crate) struct Parsed {
     pub form: ValidForm,
     /// The question texts as the model wrote them.
     pub texts: Vec<String>,
+    /// The keys the result names each question by, where they are not the texts
+    /// (codex's ids); empty otherwise.
+    pub keys: Vec<String>,
     pub metadata: Option<Value>,
 }
 
@@ -136,18 +139,65 @@ pub(crate) fn parse(arguments: &Value, rules: &Rules) -> Result<Parsed, Vec<Fiel
         texts.push(text);
         questions.push(question);
     }
+    finish(
+        reader,
+        questions,
+        &plain_options,
+        texts,
+        Vec::new(),
+        metadata,
+    )
+}
+
+/// Validates the questions read so far with the core's rules: the [`Parsed`] call,
+/// or every problem found, the core's in the dialect's field names. `plain_options`
+/// are the paths of options given as bare strings (their core errors are not under
+/// a `/label`).
+pub(crate) fn finish(
+    mut reader: Reader,
+    questions: Vec<Question>,
+    plain_options: &[String],
+    texts: Vec<String>,
+    keys: Vec<String>,
+    metadata: Option<Value>,
+) -> Result<Parsed, Vec<FieldError>> {
     match validate(Form { questions }) {
         Ok(form) if !reader.has_errors() => Ok(Parsed {
             form,
             texts,
+            keys,
             metadata,
         }),
         Ok(_) => Err(reader.finish()),
         Err(errors) => {
-            reader.semantic(&errors, |e| translate(e, &plain_options));
+            reader.semantic(&errors, |e| translate(e, plain_options));
             Err(reader.finish())
         }
     }
+}
+
+/// A question of the shared shape: `text` asked as its last line (the lines before
+/// it as context), options (a choice that always takes free text) or none (free
+/// text), one pick or several.
+pub(crate) fn shaped_question(
+    id: String,
+    text: &str,
+    header: Option<String>,
+    options: Option<Vec<Choice>>,
+    multi: bool,
+) -> Question {
+    let answer_type = match (&options, multi) {
+        (None, _) => AnswerType::Text,
+        (Some(_), false) => AnswerType::Select,
+        (Some(_), true) => AnswerType::MultiSelect,
+    };
+    let (asked, context) = split_text(text);
+    let mut question = Question::new(id, asked, answer_type);
+    question.context = context;
+    question.header = header;
+    question.allow_other = options.is_some();
+    question.options = options;
+    question
 }
 
 fn read_question(
@@ -175,30 +225,9 @@ fn read_question(
         .required_string(map, path, "question", "`question`, the question to ask")
         .unwrap_or_default();
     let header = reader.optional_string(map, path, "header");
-    if let (Some(header), Some(max)) = (&header, rules.max_header_chars) {
-        let chars = header.chars().count();
-        if chars > max {
-            reader.error(
-                format!("{path}/header"),
-                format!(
-                    "is {chars} characters long; the limit is {max}: shorten it to a short label such as \"Database\""
-                ),
-            );
-        }
-    }
     let multi = reader.optional_bool(map, path, "multiSelect");
     let options = read_options(reader, rules, map, path, plain_options);
-    let answer_type = match (&options, multi) {
-        (None, _) => AnswerType::Text,
-        (Some(_), false) => AnswerType::Select,
-        (Some(_), true) => AnswerType::MultiSelect,
-    };
-    let (asked, context) = split_text(&text);
-    let mut question = Question::new(id, asked, answer_type);
-    question.context = context;
-    question.header = header;
-    question.allow_other = options.is_some();
-    question.options = options;
+    let question = shaped_question(id, &text, header, options, multi);
     (question, text)
 }
 
@@ -286,6 +315,27 @@ fn read_options(
         }
     }
     Some(choices)
+}
+
+/// A question's answer as the list of strings hosts hand back: the picked labels,
+/// then any typed text; empty when unanswered or blank.
+pub(crate) fn answer_strings(question: &Question, slot: Option<&Slot>) -> Vec<String> {
+    let Some(slot) = slot else {
+        return Vec::new();
+    };
+    match slot.answer.to_value(question) {
+        Value::String(text) if text.trim().is_empty() => Vec::new(),
+        Value::String(text) => vec![text],
+        Value::Array(items) => items
+            .into_iter()
+            .map(|item| match item {
+                Value::String(text) => text,
+                other => other.to_string(),
+            })
+            .collect(),
+        Value::Bool(yes) => vec![if yes { "Yes" } else { "No" }.to_owned()],
+        other => vec![other.to_string()],
+    }
 }
 
 /// A question text as asked: its last non-empty line, with the lines before it as
