@@ -140,7 +140,7 @@ impl State {
                 by,
                 remember,
                 note,
-            } => self.answered(inquiry, question, value, *by, *remember, note, out),
+            } => self.answered(inquiry, question, value, *by, *remember, note.as_ref(), out),
             Event::AnswerRefused {
                 inquiry, message, ..
             } => self.answer_refused(inquiry, message, out),
@@ -286,7 +286,7 @@ impl State {
         value: &Value,
         by: AnsweredBy,
         remember: bool,
-        note: &Option<String>,
+        note: Option<&String>,
         out: &mut Vec<Command>,
     ) {
         let remembered = &mut self.remembered;
@@ -308,7 +308,7 @@ impl State {
         open.accept(Slot {
             answer,
             by,
-            note: note.clone(),
+            note: note.cloned(),
         });
         if let Some(finished) = open.advance(id, remembered, out) {
             self.finish(id, finished);

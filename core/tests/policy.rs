@@ -469,7 +469,7 @@ fn the_record_of_finished_inquiries_is_bounded() {
         Some(Finished::Cancelled)
     );
     assert_eq!(
-        state.finished(&InquiryId::new(&format!("i{}", total - 1))),
+        state.finished(&InquiryId::new(format!("i{}", total - 1))),
         Some(Finished::Cancelled)
     );
     assert_eq!(

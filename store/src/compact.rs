@@ -30,7 +30,7 @@ pub fn snapshot<L: Log + ?Sized>(log: &L, stream: &str) -> Result<Seq> {
 /// # Errors
 ///
 /// [`StoreError::OutOfRange`] if `seq` is 0 or past the head; as
-/// [`load_at`](crate::replay::load_at); a storage error.
+/// [`load_at`]; a storage error.
 pub fn snapshot_at<L: Log + ?Sized>(log: &L, stream: &str, seq: Seq) -> Result<Seq> {
     let info = log.info(stream)?;
     if seq == 0 || seq > info.head {

@@ -157,7 +157,7 @@ fn events(steps: &[Step]) -> Vec<Event> {
 }
 
 fn commands_after<L: Log>(log: &L, options: ReplayOptions, after: u64) -> Vec<(u64, Vec<Command>)> {
-    let (_, commands) = askuser_store::replay::replay_commands(&*log, "s", options).unwrap();
+    let (_, commands) = askuser_store::replay::replay_commands(log, "s", options).unwrap();
     commands
         .into_iter()
         .filter(|(seq, _)| *seq > after)
@@ -169,16 +169,16 @@ fn check<L: Log>(log: &L, events: &[Event], cut: u64, second: u64) {
     log.append("s", 0, events).unwrap();
     let full = askuser_store::replay::replay(log, "s", ReplayOptions::from_start()).unwrap();
     assert_eq!(full.seq, len);
-    askuser_store::compact::snapshot_at(&*log, "s", cut).unwrap();
+    askuser_store::compact::snapshot_at(log, "s", cut).unwrap();
     // The snapshot is the state at `cut`.
     let at_cut =
         askuser_store::replay::replay(log, "s", ReplayOptions::from_start().to(cut)).unwrap();
-    let snapshot = askuser_store::replay::latest_snapshot(&*log, "s", cut)
+    let snapshot = askuser_store::replay::latest_snapshot(log, "s", cut)
         .unwrap()
         .unwrap();
     assert_eq!(snapshot.state, at_cut.state);
     // Snapshot + tail == the full replay, in state and in the tail's commands.
-    let loaded = askuser_store::replay::load(&*log, "s").unwrap();
+    let loaded = askuser_store::replay::load(log, "s").unwrap();
     assert_eq!(loaded.snapshot, Some(cut));
     assert_eq!(loaded.applied, len - cut);
     assert_eq!(loaded.state, full.state);
@@ -188,14 +188,14 @@ fn check<L: Log>(log: &L, events: &[Event], cut: u64, second: u64) {
     );
     // From a second, later snapshot, and up to a point between them.
     if second > cut {
-        askuser_store::compact::snapshot_at(&*log, "s", second).unwrap();
+        askuser_store::compact::snapshot_at(log, "s", second).unwrap();
         assert_eq!(
-            askuser_store::replay::load(&*log, "s").unwrap().state,
+            askuser_store::replay::load(log, "s").unwrap().state,
             full.state
         );
         let middle = cut + (second - cut) / 2;
         assert_eq!(
-            askuser_store::replay::load_at(&*log, "s", middle)
+            askuser_store::replay::load_at(log, "s", middle)
                 .unwrap()
                 .state,
             askuser_store::replay::replay(log, "s", ReplayOptions::from_start().to(middle))
@@ -204,16 +204,16 @@ fn check<L: Log>(log: &L, events: &[Event], cut: u64, second: u64) {
         );
     }
     // Compaction that drops the covered events gives the same state, and the log goes on.
-    askuser_store::compact::compact(&*log, "s", true).unwrap();
+    askuser_store::compact::compact(log, "s", true).unwrap();
     assert_eq!(
-        askuser_store::replay::load(&*log, "s").unwrap().state,
+        askuser_store::replay::load(log, "s").unwrap().state,
         full.state
     );
     log.append("s", len, &events[..1]).unwrap();
     let mut expected = full.state.clone();
     expected.apply(&events[0], &mut Vec::new());
     assert_eq!(
-        askuser_store::replay::load(&*log, "s").unwrap().state,
+        askuser_store::replay::load(log, "s").unwrap().state,
         expected
     );
 }

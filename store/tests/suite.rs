@@ -222,13 +222,11 @@ fn a_fork_shares_its_parents_prefix_and_then_goes_its_own_way<L: Log>(log: &L) {
         expected.apply(event, &mut Vec::new());
     }
     assert_eq!(
-        askuser_store::replay::load_at(&*log, "alt", 5)
-            .unwrap()
-            .state,
+        askuser_store::replay::load_at(log, "alt", 5).unwrap().state,
         expected
     );
     assert_eq!(
-        askuser_store::replay::load_at(&*log, "main", 5)
+        askuser_store::replay::load_at(log, "main", 5)
             .unwrap()
             .state,
         expected
@@ -237,14 +235,14 @@ fn a_fork_shares_its_parents_prefix_and_then_goes_its_own_way<L: Log>(log: &L) {
         expected.apply(event, &mut Vec::new());
     }
     assert_eq!(
-        askuser_store::replay::load(&*log, "alt").unwrap().state,
+        askuser_store::replay::load(log, "alt").unwrap().state,
         expected
     );
     // A fork at 0 is an empty stream that remembers its parent.
     log.fork("main", 0, "empty").unwrap();
     assert_eq!(log.read("empty", 1).unwrap().count(), 0);
     assert_eq!(
-        askuser_store::replay::load(&*log, "empty").unwrap().state,
+        askuser_store::replay::load(log, "empty").unwrap().state,
         State::new()
     );
 }
@@ -294,7 +292,7 @@ fn a_session_branches_at_an_earlier_question<L: Log>(log: &L) {
     .unwrap();
     // Branch just after the request (event 1): the database question is open again.
     log.fork("session", 1, "branch").unwrap();
-    let at_fork = askuser_store::replay::load(&*log, "branch").unwrap();
+    let at_fork = askuser_store::replay::load(log, "branch").unwrap();
     let Some(Command::Prompt(prompt)) = at_fork.state.pending(&"call-1".into()) else {
         panic!("the fork should be asking a question");
     };
@@ -376,35 +374,32 @@ fn replay_gives_the_reducers_state_and_commands<L: Log>(log: &L) {
     ));
     // An empty replay is the empty state.
     log.fork("s", 0, "e").unwrap();
-    assert_eq!(askuser_store::replay::load(&*log, "e").unwrap().seq, 0);
+    assert_eq!(askuser_store::replay::load(log, "e").unwrap().seq, 0);
 }
 
 fn load_uses_the_latest_snapshot_and_equals_a_full_replay<L: Log>(log: &L) {
     let script: Vec<Event> = scripted_events(1, 30).collect();
     log.append("s", 0, &script[..10]).unwrap();
     assert!(matches!(
-        askuser_store::compact::snapshot_at(&*log, "s", 0),
+        askuser_store::compact::snapshot_at(log, "s", 0),
         Err(StoreError::OutOfRange { .. })
     ));
     assert!(matches!(
-        askuser_store::compact::snapshot_at(&*log, "s", 11),
+        askuser_store::compact::snapshot_at(log, "s", 11),
         Err(StoreError::OutOfRange { .. })
     ));
-    assert_eq!(
-        askuser_store::compact::snapshot_at(&*log, "s", 6).unwrap(),
-        6
-    );
-    assert_eq!(askuser_store::compact::snapshot(&*log, "s").unwrap(), 10);
+    assert_eq!(askuser_store::compact::snapshot_at(log, "s", 6).unwrap(), 6);
+    assert_eq!(askuser_store::compact::snapshot(log, "s").unwrap(), 10);
     log.append("s", 10, &script[10..]).unwrap();
     assert_eq!(log.snapshots("s").unwrap(), vec![6, 10]);
     let full = askuser_store::replay::replay(log, "s", ReplayOptions::from_start()).unwrap();
-    let loaded = askuser_store::replay::load(&*log, "s").unwrap();
+    let loaded = askuser_store::replay::load(log, "s").unwrap();
     assert_eq!(loaded.state, full.state);
     assert_eq!(
         (loaded.snapshot, loaded.applied, loaded.seq),
         (Some(10), 20, 30)
     );
-    let at_8 = askuser_store::replay::load_at(&*log, "s", 8).unwrap();
+    let at_8 = askuser_store::replay::load_at(log, "s", 8).unwrap();
     assert_eq!(at_8.snapshot, Some(6));
     assert_eq!(
         at_8.state,
@@ -412,12 +407,12 @@ fn load_uses_the_latest_snapshot_and_equals_a_full_replay<L: Log>(log: &L) {
             .unwrap()
             .state
     );
-    let snapshot = askuser_store::replay::latest_snapshot(&*log, "s", 9)
+    let snapshot = askuser_store::replay::latest_snapshot(log, "s", 9)
         .unwrap()
         .unwrap();
     assert_eq!((snapshot.seq, snapshot.taken_at), (6, T0));
     assert!(
-        askuser_store::replay::latest_snapshot(&*log, "s", 5)
+        askuser_store::replay::latest_snapshot(log, "s", 5)
             .unwrap()
             .is_none()
     );
@@ -426,11 +421,11 @@ fn load_uses_the_latest_snapshot_and_equals_a_full_replay<L: Log>(log: &L) {
 fn a_fork_replays_from_its_parents_snapshot<L: Log>(log: &L) {
     let script: Vec<Event> = scripted_events(1, 20).collect();
     log.append("p", 0, &script).unwrap();
-    askuser_store::compact::snapshot_at(&*log, "p", 8).unwrap();
-    askuser_store::compact::snapshot_at(&*log, "p", 16).unwrap();
+    askuser_store::compact::snapshot_at(log, "p", 8).unwrap();
+    askuser_store::compact::snapshot_at(log, "p", 16).unwrap();
     log.fork("p", 12, "f").unwrap();
     log.append("f", 12, &script[12..14]).unwrap();
-    let loaded = askuser_store::replay::load(&*log, "f").unwrap();
+    let loaded = askuser_store::replay::load(log, "f").unwrap();
     assert_eq!(loaded.snapshot, Some(8));
     assert_eq!(loaded.applied, 6);
     assert_eq!(
@@ -440,9 +435,9 @@ fn a_fork_replays_from_its_parents_snapshot<L: Log>(log: &L) {
             .state
     );
     // The fork's own snapshot wins once it is later.
-    askuser_store::compact::snapshot(&*log, "f").unwrap();
+    askuser_store::compact::snapshot(log, "f").unwrap();
     assert_eq!(
-        askuser_store::replay::load(&*log, "f").unwrap().snapshot,
+        askuser_store::replay::load(log, "f").unwrap().snapshot,
         Some(14)
     );
     assert_eq!(log.snapshots("f").unwrap(), vec![14]);
@@ -451,11 +446,11 @@ fn a_fork_replays_from_its_parents_snapshot<L: Log>(log: &L) {
 fn compaction_drops_covered_events_only_when_no_fork_needs_them<L: Log>(log: &L) {
     let script: Vec<Event> = scripted_events(1, 24).collect();
     log.append("s", 0, &script[..12]).unwrap();
-    let full_at_12 = askuser_store::replay::load(&*log, "s").unwrap().state;
-    askuser_store::compact::snapshot_at(&*log, "s", 4).unwrap();
+    let full_at_12 = askuser_store::replay::load(log, "s").unwrap().state;
+    askuser_store::compact::snapshot_at(log, "s", 4).unwrap();
     log.fork("s", 8, "early").unwrap();
     // The fork at 8 reads events 1..=8: they may not be dropped.
-    match askuser_store::compact::compact(&*log, "s", true) {
+    match askuser_store::compact::compact(log, "s", true) {
         Err(StoreError::ForkDependsOnEvents {
             stream,
             upto,
@@ -469,14 +464,14 @@ fn compaction_drops_covered_events_only_when_no_fork_needs_them<L: Log>(log: &L)
     }
     assert_eq!(log.read("s", 1).unwrap().count(), 12);
     // Without dropping, compaction only snapshots.
-    let compaction = askuser_store::compact::compact(&*log, "s", false).unwrap();
+    let compaction = askuser_store::compact::compact(log, "s", false).unwrap();
     assert_eq!((compaction.snapshot, compaction.dropped), (12, 0));
     assert_eq!(log.read("s", 1).unwrap().count(), 12);
 
     log.append("t", 0, &script[..12]).unwrap();
     log.fork("t", 12, "at-head").unwrap(); // a fork at the snapshot needs no dropped event
-    askuser_store::compact::snapshot_at(&*log, "t", 4).unwrap();
-    let compaction = askuser_store::compact::compact(&*log, "t", true).unwrap();
+    askuser_store::compact::snapshot_at(log, "t", 4).unwrap();
+    let compaction = askuser_store::compact::compact(log, "t", true).unwrap();
     assert_eq!((compaction.snapshot, compaction.dropped), (12, 12));
     assert_eq!(log.info("t").unwrap().floor, 12);
     assert_eq!(log.snapshots("t").unwrap(), vec![12]);
@@ -485,7 +480,7 @@ fn compaction_drops_covered_events_only_when_no_fork_needs_them<L: Log>(log: &L)
         Err(StoreError::Compacted { floor: 12, .. })
     ));
     assert_eq!(log.read("t", 13).unwrap().count(), 0);
-    let loaded = askuser_store::replay::load(&*log, "t").unwrap();
+    let loaded = askuser_store::replay::load(log, "t").unwrap();
     assert_eq!(
         (loaded.snapshot, loaded.state),
         (Some(12), full_at_12.clone())
@@ -503,7 +498,7 @@ fn compaction_drops_covered_events_only_when_no_fork_needs_them<L: Log>(log: &L)
         .collect();
     assert_eq!(tail, script[12..].to_vec());
     assert_eq!(
-        askuser_store::replay::load(&*log, "t").unwrap().state,
+        askuser_store::replay::load(log, "t").unwrap().state,
         askuser_store::replay::replay(log, "s", ReplayOptions::latest())
             .map(|_| ())
             .map_or_else(
@@ -519,7 +514,7 @@ fn compaction_drops_covered_events_only_when_no_fork_needs_them<L: Log>(log: &L)
     );
     // The fork at the head loads from its parent's snapshot; its inherited events are gone.
     assert_eq!(
-        askuser_store::replay::load(&*log, "at-head").unwrap().state,
+        askuser_store::replay::load(log, "at-head").unwrap().state,
         full_at_12
     );
     assert!(matches!(
@@ -532,7 +527,7 @@ fn compaction_drops_covered_events_only_when_no_fork_needs_them<L: Log>(log: &L)
         Err(StoreError::Compacted { floor: 12, .. })
     ));
     log.fork("t", 12, "at-floor").unwrap();
-    let text = askuser_store::transcript(&*log, "t").unwrap();
+    let text = askuser_store::transcript(log, "t").unwrap();
     assert!(
         text.starts_with("(The first 12 events were compacted;"),
         "{text}"
@@ -540,7 +535,7 @@ fn compaction_drops_covered_events_only_when_no_fork_needs_them<L: Log>(log: &L)
     // Exporting a compacted stream writes what remains.
     let mut out = Vec::new();
     assert_eq!(
-        askuser_store::export::json_lines(&*log, "t", &mut out).unwrap(),
+        askuser_store::export::json_lines(log, "t", &mut out).unwrap(),
         12
     );
 }
@@ -576,7 +571,7 @@ fn the_transcript_tells_what_was_asked_and_answered<L: Log>(log: &L) {
         ],
     )
     .unwrap();
-    let text = askuser_store::transcript(&*log, "s").unwrap();
+    let text = askuser_store::transcript(log, "s").unwrap();
     let expected = "\
 Asked \"Which database should we use?\"; the answer was PostgreSQL.
 Asked \"Migrate the data now?\"; the answer was no.
@@ -600,7 +595,7 @@ Still waiting for an answer to \"Any comment?\".
 ";
     assert_eq!(text, expected);
     assert!(matches!(
-        askuser_store::transcript(&*log, "nope"),
+        askuser_store::transcript(log, "nope"),
         Err(StoreError::NoSuchStream(_))
     ));
 }
@@ -610,7 +605,7 @@ fn export_writes_one_json_line_per_event<L: Log>(log: &L) {
     log.append("s", 0, &script).unwrap();
     let mut out = Vec::new();
     assert_eq!(
-        askuser_store::export::json_lines(&*log, "s", &mut out).unwrap(),
+        askuser_store::export::json_lines(log, "s", &mut out).unwrap(),
         6
     );
     let text = String::from_utf8(out).unwrap();
@@ -754,9 +749,9 @@ fn works_as_a_trait_object<L: Log>(log: &L) {
     let log: &dyn Log = log;
     log.append("s", 0, &scripted_events(1, 8).collect::<Vec<_>>())
         .unwrap();
-    assert_eq!(askuser_store::replay::load(&*log, "s").unwrap().seq, 8);
+    assert_eq!(askuser_store::replay::load(log, "s").unwrap().seq, 8);
     assert!(
-        askuser_store::transcript(&*log, "s")
+        askuser_store::transcript(log, "s")
             .unwrap()
             .contains("the answer was staging")
     );

@@ -72,15 +72,9 @@ impl Rejection {
 pub(crate) fn tool_error_text(tool: &str, errors: &[FieldError]) -> String {
     let count = errors.len();
     let mut text = if count == 1 {
-        format!(
-            "{}: the call was not run. Fix this problem and call the tool again:",
-            tool
-        )
+        format!("{tool}: the call was not run. Fix this problem and call the tool again:")
     } else {
-        format!(
-            "{}: the call was not run. Fix these {count} problems and call the tool again:",
-            tool
-        )
+        format!("{tool}: the call was not run. Fix these {count} problems and call the tool again:")
     };
     for error in errors.iter().take(MAX_LISTED_ERRORS) {
         text.push_str("\n- ");

@@ -17,7 +17,6 @@ use serde_json::{Map, Value, json};
 /// | end turn | `{"type":"turn_ended","inquiry"}` |
 /// | reject | `{"type":"rejected","inquiry","errors":[{"path","message"}],"tool_error"}` |
 /// | ask assistant | `{"type":"ask_assistant","inquiry","question","schema"}` |
-
 pub fn command_line(command: &Command, call: Option<&Call>) -> Value {
     match command {
         Command::Prompt(prompt) => prompt_line(prompt),

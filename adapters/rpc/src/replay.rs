@@ -102,16 +102,12 @@ impl ReplayReport {
             for line in &event.outputs {
                 let _ = writeln!(text, "  -> {line}");
             }
-            match (&event.recorded, event.matches()) {
-                // Today's format records events alone: nothing to compare.
-                (None, _) => {}
-                (Some(recorded), Some(false)) => {
-                    for line in recorded {
-                        let _ = writeln!(text, "  recorded: {line}");
-                    }
-                    text.push_str("  DIFFERS from what was recorded\n");
+            // Today's format records events alone: there is nothing to compare.
+            if let (Some(recorded), Some(false)) = (&event.recorded, event.matches()) {
+                for line in recorded {
+                    let _ = writeln!(text, "  recorded: {line}");
                 }
-                _ => {}
+                text.push_str("  DIFFERS from what was recorded\n");
             }
         }
         for line in self.final_lines() {
@@ -228,8 +224,8 @@ pub fn replay(log: &dyn Log, stream: &str) -> Result<ReplayReport> {
         }
         let mut outputs = Vec::with_capacity(commands.len());
         for command in &commands {
-            let call = command_inquiry(command)
-                .and_then(|inquiry| calls.get(inquiry))
+            let call = calls
+                .get(command_inquiry(command))
                 .and_then(Option::as_deref);
             outputs.push(command_line(command, call));
         }
@@ -351,8 +347,8 @@ pub fn describe_event(event: &Event) -> String {
 }
 
 /// The inquiry a command is about.
-fn command_inquiry(command: &Command) -> Option<&InquiryId> {
-    Some(match command {
+fn command_inquiry(command: &Command) -> &InquiryId {
+    match command {
         Command::Prompt(prompt) => &prompt.inquiry,
         Command::AskAssistant { inquiry, .. }
         | Command::Respond { inquiry, .. }
@@ -360,5 +356,5 @@ fn command_inquiry(command: &Command) -> Option<&InquiryId> {
         | Command::EndTurn { inquiry }
         | Command::Reject { inquiry, .. }
         | Command::InvalidAnswer { inquiry, .. } => inquiry,
-    })
+    }
 }

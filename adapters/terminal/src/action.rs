@@ -36,7 +36,7 @@ impl Action {
     /// # let commands = reduce(&mut state, &Event::Requested(Request {
     /// #     inquiry: InquiryId::new("c"), form: form.form().clone(),
     /// #     policy: Default::default(), origin: Default::default(),
-    /// #     call: None, }));
+    /// #     call: None, })).unwrap();
     /// # let Command::Prompt(prompt) = &commands[0] else { unreachable!() };
     /// assert_eq!(
     ///     Action::Reply.to_event(prompt),

@@ -65,8 +65,8 @@
 //! let mut state = State::new();
 //! let first = reduce(&mut state, &Event::Requested(Request {
 //!     inquiry: InquiryId::new("call-1"), form: form.form().clone(),
-//!     policy: Default::default(), origin: Default::default(),
-//! }));
+//!     policy: Default::default(), origin: Default::default(), call: None,
+//! })).expect("a new inquiry");
 //! match run_inquiry(&mut InquirePrompter::new(), first, |e| reduce(&mut state, e)) {
 //!     Ok(Finish::Responded { outcome, .. }) => println!("{}", outcome.to_json()),
 //!     Ok(Finish::TurnEnded { .. }) => println!("turn ended"),
