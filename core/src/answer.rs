@@ -43,7 +43,7 @@ pub struct Picks {
 /// A set of option indices (at most [`MAX_OPTIONS`] = 64).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(transparent)]
-pub struct OptionSet(pub u64);
+pub struct OptionSet(u64);
 
 const _: () = assert!(MAX_OPTIONS <= 64, "OptionSet holds at most 64 options");
 
@@ -53,10 +53,13 @@ impl OptionSet {
         index < 64 && self.0 & (1 << index) != 0
     }
 
-    /// Adds option `index`; returns false when it was already there.
+    /// Adds option `index`; returns false when it was already there (or is past
+    /// the 64 a set holds).
     pub fn insert(&mut self, index: usize) -> bool {
-        debug_assert!(index < 64);
-        let bit = 1u64 << (index & 63);
+        if index >= 64 {
+            return false;
+        }
+        let bit = 1u64 << index;
         let fresh = self.0 & bit == 0;
         self.0 |= bit;
         fresh

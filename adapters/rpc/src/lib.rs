@@ -47,8 +47,9 @@ mod replay;
 mod server;
 
 pub use error::{Result, RpcError};
-pub use input::{Ask, INPUT_TYPES, Input, MAX_LINE_BYTES, parse_input};
+pub use input::MAX_LINE_BYTES;
+#[doc(hidden)]
+pub use input::{Ask, INPUT_TYPES, Input, parse_input};
 pub use journal::{Journal, Step};
-pub use output::{command_line, error_line, question_json, rejection_line};
 pub use replay::{ReplayReport, ReplayedEvent, describe_event, replay};
 pub use server::{PROTOCOL_VERSION, Server};

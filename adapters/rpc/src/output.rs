@@ -1,7 +1,7 @@
 //! The lines askuser sends a host: one JSON object per engine command.
 
 use askuser_core::{Command, Prompt, Question};
-use askuser_llm::{Call, Rejection, rejection_text};
+use askuser_llm::{Call, rejection_text};
 use serde_json::{Map, Value, json};
 
 /// The protocol line for one engine command. `call` is the inquiry's tool call (to
@@ -17,7 +17,7 @@ use serde_json::{Map, Value, json};
 /// | end turn | `{"type":"turn_ended","inquiry"}` |
 /// | reject | `{"type":"rejected","inquiry","errors":[{"path","message"}],"tool_error"}` |
 /// | ask assistant | `{"type":"ask_assistant","inquiry","question","schema"}` |
-pub fn command_line(command: &Command, call: Option<&Call>) -> Value {
+pub(crate) fn command_line(command: &Command, call: Option<&Call>) -> Value {
     match command {
         Command::Prompt(prompt) => prompt_line(prompt),
         Command::InvalidAnswer {
@@ -60,20 +60,8 @@ pub fn command_line(command: &Command, call: Option<&Call>) -> Value {
     }
 }
 
-/// `{"type":"rejected", ...}` for a call its dialect refused (it never reached the
-/// engine).
-pub fn rejection_line(inquiry: &str, rejection: &Rejection) -> Value {
-    let errors: Vec<Value> = rejection
-        .errors
-        .iter()
-        .map(|e| json!({"path": e.path, "message": e.message}))
-        .collect();
-    json!({"type": "rejected", "inquiry": inquiry, "errors": errors,
-           "tool_error": rejection.tool_error_text()})
-}
-
 /// `{"type":"error","message":...}`.
-pub fn error_line(message: &str) -> Value {
+pub(crate) fn error_line(message: &str) -> Value {
     json!({"type": "error", "message": message})
 }
 
@@ -95,7 +83,7 @@ fn prompt_line(prompt: &Prompt) -> Value {
 /// A question as a host sees it: `id`, `text`, `context`, `header`, `answer_type`,
 /// `options` (always a list of `{"label","description"}`, empty for types without
 /// options), `allow_other`, `schema` (`null` unless a schema question).
-pub fn question_json(question: &Question) -> Value {
+pub(crate) fn question_json(question: &Question) -> Value {
     let options: Vec<Value> = question
         .choices()
         .iter()
