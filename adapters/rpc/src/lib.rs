@@ -39,8 +39,10 @@
 //! ```
 
 mod error;
+pub mod files;
 mod input;
 mod journal;
+mod json;
 mod output;
 pub mod pending;
 mod replay;
@@ -48,8 +50,9 @@ mod server;
 mod sidecar;
 
 pub use error::{Result, RpcError};
-pub use input::{Ask, INPUT_TYPES, Input, MAX_LINE_BYTES, parse_input};
+pub use input::{Ask, INPUT_TYPES, Input, MAX_LINE_BYTES, check_stream_name, parse_input};
 pub use journal::{Journal, Step};
+pub use json::from_str_unique;
 pub use output::{command_line, error_line, question_json, rejection_line};
 pub use replay::{ReplayReport, ReplayedEvent, describe_event, replay};
 pub use server::{PROTOCOL_VERSION, Server};
