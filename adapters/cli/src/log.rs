@@ -155,10 +155,10 @@ fn fork(
         .option("into")
         .map_or_else(|| format!("{stream}.fork-{at}"), str::to_owned);
     let info = log.fork(stream, at, &name)?;
-    let (from, into) = (for_display_line(stream), for_display_line(&info.name));
+    let (parent, fork) = (for_display_line(stream), for_display_line(&info.name));
     writeln!(
         out,
-        "forked \"{from}\" after #{at} into \"{into}\"; continue it with `askuser resume {into}`"
+        "forked \"{parent}\" after #{at} into \"{fork}\"; continue it with `askuser resume {fork}`"
     )?;
     Ok(())
 }
