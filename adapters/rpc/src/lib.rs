@@ -55,5 +55,5 @@ pub use journal::{Journal, Step};
 pub use json::from_str_unique;
 pub use output::{command_line, error_line, question_json, rejection_line};
 pub use replay::{ReplayReport, ReplayedEvent, describe_event, replay};
-pub use server::{PROTOCOL_VERSION, Server};
+pub use server::{PROTOCOL_VERSION, Server, fuzz_read_lines};
 pub use sidecar::{CallRecord, MemSidecar, Sidecar, SledSidecar};

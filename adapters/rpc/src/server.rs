@@ -273,6 +273,25 @@ fn write_line<W: Write>(output: &mut W, line: &Value) -> io::Result<()> {
     output.flush()
 }
 
+/// Every line the server's reader yields from `input` (`None` for a line over the
+/// cap), reading through a buffer of `capacity` bytes: the fuzz target's door to the
+/// line reader, not an API.
+#[doc(hidden)]
+pub fn fuzz_read_lines(input: &[u8], capacity: usize) -> Vec<Option<Vec<u8>>> {
+    let mut reader = io::BufReader::with_capacity(capacity.max(1), input);
+    let mut buffer = Vec::new();
+    let mut lines = Vec::new();
+    // Reading from a slice cannot fail.
+    while let Ok(line) = read_line(&mut reader, &mut buffer) {
+        match line {
+            Line::End => break,
+            Line::TooLong => lines.push(None),
+            Line::Text => lines.push(Some(buffer.clone())),
+        }
+    }
+    lines
+}
+
 enum Line {
     Text,
     TooLong,
