@@ -9,7 +9,7 @@ use serde_json::Value;
 use crate::error::AnswerError;
 use crate::form::{AnswerType, Question};
 use crate::json::json_type;
-use crate::limits::{MAX_ANSWER_BYTES, MAX_OPTIONS};
+use crate::limits::{MAX_ANSWER_BYTES, MAX_OPTIONS, json_bytes, json_string_bytes};
 
 /// A checked answer to one question.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -167,7 +167,7 @@ pub(crate) fn check_answer(
                     found: json_type(value).to_owned(),
                 });
             };
-            check_length(text.len())?;
+            check_length(json_string_bytes(text))?;
             if let Some(index) = question.choices().iter().position(|c| &c.label == text) {
                 #[allow(clippy::cast_possible_truncation)] // at most MAX_OPTIONS = 64 options
                 return Ok(Answer::Choice(index as u8));
@@ -183,7 +183,7 @@ pub(crate) fn check_answer(
         AnswerType::MultiSelect => check_picks(question, value).map(Answer::Choices),
         AnswerType::Text => match value {
             Value::String(text) => {
-                check_length(text.len())?;
+                check_length(json_string_bytes(text))?;
                 Ok(Answer::Text(text.clone()))
             }
             other => Err(AnswerError::ExpectedString {
@@ -191,7 +191,7 @@ pub(crate) fn check_answer(
             }),
         },
         AnswerType::Schema => {
-            let bytes = serde_json::to_string(value).map_or(usize::MAX, |s| s.len());
+            let bytes = json_bytes(value);
             check_length(bytes)?;
             if let Some(validator) = validator {
                 // Sorted, so the message does not depend on the validator's internal
@@ -237,7 +237,7 @@ fn check_picks(question: &Question, value: &Value) -> Result<Picks, AnswerError>
                 found: json_type(item).to_owned(),
             });
         };
-        bytes += text.len() + 3;
+        bytes += json_string_bytes(text) + 1;
         check_length(bytes)?;
         if let Some(option) = question.choices().iter().position(|c| &c.label == text) {
             if !picks.options.insert(option) {
@@ -245,6 +245,11 @@ fn check_picks(question: &Question, value: &Value) -> Result<Picks, AnswerError>
                     label: text.clone(),
                 });
             }
+        } else if let Some(label) = picked_again(question, &picks, text) {
+            // `" a "` beside `"a"`: the same option twice, not an unknown one.
+            return Err(AnswerError::DuplicatePick {
+                label: label.to_owned(),
+            });
         } else if !question.allow_other {
             return Err(not_an_option(question, text));
         } else if text.trim().is_empty() {
@@ -258,6 +263,18 @@ fn check_picks(question: &Question, value: &Value) -> Result<Picks, AnswerError>
         }
     }
     Ok(picks)
+}
+
+/// The label of an option already picked that `text` names once surrounding white
+/// space is trimmed (as a person's typed answer is read).
+fn picked_again<'q>(question: &'q Question, picks: &Picks, text: &str) -> Option<&'q str> {
+    let trimmed = text.trim();
+    question
+        .choices()
+        .iter()
+        .enumerate()
+        .find(|&(i, c)| picks.options.contains(i) && c.label.trim() == trimmed)
+        .map(|(_, c)| c.label.as_str())
 }
 
 fn check_length(bytes: usize) -> Result<(), AnswerError> {
@@ -356,7 +373,16 @@ mod tests {
         assert_eq!(
             check_answer(&t, None, &json!(long)).unwrap_err(),
             AnswerError::TooLong {
-                bytes: MAX_ANSWER_BYTES + 1,
+                bytes: MAX_ANSWER_BYTES + 3,
+                max: MAX_ANSWER_BYTES
+            }
+        );
+        // Counted as written: each U+0001 is six bytes (`\u0001`) in JSON.
+        let escaped = "\u{1}".repeat(MAX_ANSWER_BYTES / 6 + 1);
+        assert_eq!(
+            check_answer(&t, None, &json!(escaped)).unwrap_err(),
+            AnswerError::TooLong {
+                bytes: (MAX_ANSWER_BYTES / 6 + 1) * 6 + 2,
                 max: MAX_ANSWER_BYTES
             }
         );

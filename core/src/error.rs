@@ -7,6 +7,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use crate::form::AnswerType;
+use crate::text::ForbiddenChar;
 
 /// One problem with a submitted form: where it is (a JSON pointer into the tool
 /// arguments, such as `/questions/1/options`) and what is wrong.
@@ -104,9 +105,6 @@ pub enum FormErrorKind {
     /// A question id is empty.
     #[error("is empty; give the question a short unique id such as \"env\"")]
     EmptyId,
-    /// A question id has a line break or control character.
-    #[error("must be one line without control characters; use a short id such as \"env\"")]
-    IdNotOneLine,
     /// Two questions share an id.
     #[error("id \"{id}\" is already used by /questions/{first}; give every question a unique id")]
     DuplicateId {
@@ -121,10 +119,20 @@ pub enum FormErrorKind {
     /// A question's text spans several lines.
     #[error("must be a single line; put the extra lines in `context`")]
     MultiLineText,
+    /// A field holds a character that could act on a terminal or disguise the text:
+    /// a control character (anywhere but a newline or tab in a multi-line field), or a
+    /// bidi control or invisible character in an id, label, header or question text.
+    #[error("has {found}; {fix}")]
+    ForbiddenCharacter {
+        /// The character, and its position in the field.
+        found: ForbiddenChar,
+        /// What to write instead.
+        fix: &'static str,
+    },
     /// A text is longer than allowed.
     #[error("is {bytes} bytes long; the limit is {max}: shorten it")]
     TooLong {
-        /// Its length in bytes.
+        /// Its length in bytes of JSON (escapes counted as written).
         bytes: usize,
         /// The limit.
         max: usize,
@@ -160,9 +168,6 @@ pub enum FormErrorKind {
     /// An option label is empty.
     #[error("is empty; give every option a label")]
     EmptyLabel,
-    /// An option label has a line break or control character.
-    #[error("must be one line without control characters")]
-    LabelNotOneLine,
     /// Two options share a label.
     #[error(
         "option \"{label}\" is listed twice (first at index {first}); make every label distinct"

@@ -35,9 +35,13 @@ fn check_at_depth(schema: &Value, at: &At<'_>, depth: usize, errors: &mut Vec<Fo
         Value::Object(map) => {
             for (key, value) in map {
                 let here = at.key(key);
-                if REFERENCE_KEYWORDS.contains(&key.as_str()) {
-                    if let Value::String(reference) = value
-                        && !reference.starts_with('#')
+                // A reference keyword's string is checked; anything else under that
+                // name (a property called `$ref` inside `properties`, say) is a
+                // schema or data like any other, and is walked like any other.
+                match value {
+                    Value::String(reference)
+                        if REFERENCE_KEYWORDS.contains(&key.as_str())
+                            && !reference.starts_with('#') =>
                     {
                         errors.push(FormError::new(
                             here.pointer(),
@@ -46,8 +50,7 @@ fn check_at_depth(schema: &Value, at: &At<'_>, depth: usize, errors: &mut Vec<Fo
                             },
                         ));
                     }
-                } else {
-                    check_at_depth(value, &here, depth + 1, errors);
+                    _ => check_at_depth(value, &here, depth + 1, errors),
                 }
             }
         }
@@ -60,9 +63,13 @@ fn check_at_depth(schema: &Value, at: &At<'_>, depth: usize, errors: &mut Vec<Fo
     }
 }
 
-/// Compiles a schema that has passed [`check_references`].
+/// Compiles a schema that has passed [`check_references`], with `format` asserted
+/// (`"format": "email"` refuses a string that is not an address) whatever the draft.
 pub(crate) fn compile(schema: &Value) -> Result<jsonschema::Validator, String> {
-    jsonschema::validator_for(schema).map_err(|error| error.to_string())
+    jsonschema::options()
+        .should_validate_formats(true)
+        .build(schema)
+        .map_err(|error| error.to_string())
 }
 
 /// The JSON Schema an answer to `question` must satisfy, as given to an assistant
@@ -131,6 +138,43 @@ mod tests {
                 "/s/properties/z/items/0/$dynamicRef"
             ]
         );
+    }
+
+    #[test]
+    fn a_property_named_ref_is_walked_like_any_other() {
+        let mut inner = json!({"$ref": "https://example.com/evil.json"});
+        for _ in 0..70 {
+            inner = json!({ "items": inner });
+        }
+        let schema = json!({"properties": {"$ref": {"items": {"$ref": "file:///etc/passwd"}}}});
+        let mut errors = Vec::new();
+        check_references(&schema, &At::Root, &mut errors);
+        assert_eq!(
+            errors.iter().map(ToString::to_string).collect::<Vec<_>>(),
+            [
+                "/properties/$ref/items/$ref: \"file:///etc/passwd\" points outside this schema; only local references such as \"#/$defs/name\" are allowed: inline the definition"
+            ]
+        );
+        let mut errors = Vec::new();
+        check_references(
+            &json!({"properties": {"$ref": inner}}),
+            &At::Root,
+            &mut errors,
+        );
+        assert_eq!(
+            errors[0].to_string(),
+            format!(
+                "/properties/$ref{}: nests deeper than 64 levels; flatten it",
+                "/items".repeat(63)
+            )
+        );
+    }
+
+    #[test]
+    fn formats_are_asserted() {
+        let validator = compile(&json!({"type": "string", "format": "email"})).unwrap();
+        assert!(validator.is_valid(&json!("ana@example.com")));
+        assert!(!validator.is_valid(&json!("not an address")));
     }
 
     #[test]

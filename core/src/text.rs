@@ -87,6 +87,19 @@ pub fn forbidden_char(text: &str, lines: Lines) -> Option<ForbiddenChar> {
         })
 }
 
+/// The first C0 or C1 control character or DEL of `text` other than newline and tab:
+/// what validation refuses in free text that may hold any script and any joiner
+/// (context, option descriptions, string defaults, strings inside a schema).
+pub fn forbidden_control(text: &str) -> Option<ForbiddenChar> {
+    text.chars()
+        .enumerate()
+        .find(|&(_, c)| c.is_control() && c != '\n' && c != '\t')
+        .map(|(i, ch)| ForbiddenChar {
+            ch,
+            position: i + 1,
+        })
+}
+
 /// `text` with every character that could act on a terminal or hide itself written
 /// as a visible `\u{…}` escape (and a backslash that could be mistaken for one's
 /// start left as it is: the escapes are for a person, not a parser). Newlines and
@@ -254,5 +267,10 @@ mod tests {
         }
         assert_eq!(forbidden_char("line\n\tnext", Lines::Many), None);
         assert_eq!(forbidden_char("שלום", Lines::One), None);
+        assert_eq!(forbidden_control("پنجره\u{200c}ها\n\tok"), None);
+        assert_eq!(
+            forbidden_control("a\u{200b}\u{9b}").map(|f| f.to_string()),
+            Some("U+009B CONTROL SEQUENCE INTRODUCER at character 3".to_owned())
+        );
     }
 }

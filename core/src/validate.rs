@@ -10,11 +10,23 @@ use crate::form::{AnswerType, Form, Question};
 use crate::gate::Gate;
 use crate::limits::{
     MAX_FORM_BYTES, MAX_ID_BYTES, MAX_OPTIONS, MAX_QUESTIONS, MAX_SCHEMA_BYTES, MAX_TEXT_BYTES,
+    MAX_WHEN_DEPTH, json_bytes, json_string_bytes,
 };
 use crate::pointer::At;
 use crate::schema;
+use crate::text::{Lines, forbidden_char, forbidden_control};
 use crate::valid_form::{Compiled, ValidForm};
 use crate::when::When;
+
+/// What to write instead of a forbidden character, by field.
+const ID_FIX: &str = "use a short plain id such as \"env\"";
+const TEXT_FIX: &str =
+    "write the question as plain text, without control, bidi-control or invisible characters";
+const ONE_LINE_FIX: &str =
+    "write it as one line of plain text, without control, bidi-control or invisible characters";
+const LABEL_FIX: &str = "write the label as one line of plain text, without control, bidi-control or invisible characters; put any detail in `description`";
+const FREE_TEXT_FIX: &str =
+    "remove it: of the control characters only newline and tab may appear here";
 
 /// Validates a form, reporting every problem at once.
 ///
@@ -95,7 +107,7 @@ impl Checker {
             self.push(&questions, kind);
             return;
         }
-        let bytes = form_bytes(form);
+        let bytes = json_bytes(form);
         if bytes > MAX_FORM_BYTES {
             let kind = FormErrorKind::FormTooLarge {
                 bytes,
@@ -123,10 +135,17 @@ impl Checker {
                 },
                 _ => None,
             };
-            let gate = question
-                .when
-                .as_ref()
-                .and_then(|when| self.gate(form, i, when, &at.key("when")));
+            let gate = question.when.as_ref().and_then(|when| {
+                let at = at.key("when");
+                if levels_exceed(when, MAX_WHEN_DEPTH) {
+                    let kind = FormErrorKind::WhenTooDeep {
+                        max: MAX_WHEN_DEPTH,
+                    };
+                    self.push(&at, kind);
+                    return None;
+                }
+                self.gate(form, i, when, &at)
+            });
             self.sound.push(sound);
             self.compiled.push(Compiled::new(validator, default, gate));
         }
@@ -138,11 +157,10 @@ impl Checker {
         let id = at.key("id");
         if is_blank(&question.id) {
             self.push(&id, FormErrorKind::EmptyId);
-        } else if has_control(&question.id) {
-            self.push(&id, FormErrorKind::IdNotOneLine);
-        } else if question.id.len() > MAX_ID_BYTES {
-            self.too_long(&id, question.id.len(), MAX_ID_BYTES);
-        } else if let Some(first) = form.questions[..i].iter().position(|q| q.id == question.id) {
+        } else if self.one_line(&id, &question.id, ID_FIX)
+            && self.fits(&id, &question.id, MAX_ID_BYTES)
+            && let Some(first) = form.questions[..i].iter().position(|q| q.id == question.id)
+        {
             let kind = FormErrorKind::DuplicateId {
                 id: question.id.clone(),
                 first,
@@ -154,20 +172,83 @@ impl Checker {
             self.push(&text, FormErrorKind::EmptyText);
         } else if question.text.bytes().any(|b| b == b'\n' || b == b'\r') {
             self.push(&text, FormErrorKind::MultiLineText);
-        } else {
-            self.text_length(&text, &question.text);
+        } else if self.one_line(&text, &question.text, TEXT_FIX) {
+            self.fits(&text, &question.text, MAX_TEXT_BYTES);
         }
         if let Some(context) = &question.context {
-            self.text_length(&at.key("context"), context);
+            self.free_text(&at.key("context"), context);
         }
         if let Some(header) = &question.header {
             let at = at.key("header");
-            if has_control(header) {
-                self.push(&at, FormErrorKind::LabelNotOneLine);
-            } else {
-                self.text_length(&at, header);
+            if self.one_line(&at, header, ONE_LINE_FIX) {
+                self.fits(&at, header, MAX_TEXT_BYTES);
             }
         }
+        if let Some(default) = &question.default {
+            self.free_value(&at.key("default"), default);
+        }
+    }
+
+    /// Whether a one-line field is free of control, bidi-control and invisible
+    /// characters; pushes an error naming the first one otherwise.
+    fn one_line(&mut self, at: &At<'_>, text: &str, fix: &'static str) -> bool {
+        match forbidden_char(text, Lines::One) {
+            None => true,
+            Some(found) => {
+                self.push(at, FormErrorKind::ForbiddenCharacter { found, fix });
+                false
+            }
+        }
+    }
+
+    /// Checks a multi-line field: no control character but newline and tab, and
+    /// within [`MAX_TEXT_BYTES`].
+    fn free_text(&mut self, at: &At<'_>, text: &str) {
+        if let Some(found) = forbidden_control(text) {
+            let kind = FormErrorKind::ForbiddenCharacter {
+                found,
+                fix: FREE_TEXT_FIX,
+            };
+            self.push(at, kind);
+        } else {
+            self.fits(at, text, MAX_TEXT_BYTES);
+        }
+    }
+
+    /// Checks every string (and object key) inside a value for control characters
+    /// other than newline and tab; whether there was none.
+    fn free_value(&mut self, at: &At<'_>, value: &Value) -> bool {
+        let check = |this: &mut Self, at: &At<'_>, text: &str| match forbidden_control(text) {
+            None => true,
+            Some(found) => {
+                let fix = FREE_TEXT_FIX;
+                this.push(at, FormErrorKind::ForbiddenCharacter { found, fix });
+                false
+            }
+        };
+        match value {
+            Value::String(text) => check(self, at, text),
+            Value::Array(items) => items
+                .iter()
+                .enumerate()
+                .all(|(n, item)| self.free_value(&at.index(n), item)),
+            Value::Object(map) => map.iter().all(|(key, item)| {
+                let here = at.key(key);
+                check(self, &here, key) && self.free_value(&here, item)
+            }),
+            _ => true,
+        }
+    }
+
+    /// Whether `text` is within `max` bytes as JSON; pushes [`FormErrorKind::TooLong`]
+    /// otherwise.
+    fn fits(&mut self, at: &At<'_>, text: &str, max: usize) -> bool {
+        let bytes = json_string_bytes(text) - 2;
+        if bytes > max {
+            self.push(at, FormErrorKind::TooLong { bytes, max });
+            return false;
+        }
+        true
     }
 
     /// `options` and `allow_other` against the answer type; whether the options are usable.
@@ -197,12 +278,10 @@ impl Checker {
                     };
                     if is_blank(&option.label) {
                         self.push(&label, FormErrorKind::EmptyLabel);
-                    } else if has_control(&option.label) {
-                        self.push(&label, FormErrorKind::LabelNotOneLine);
-                    } else if option.label.len() > MAX_TEXT_BYTES {
-                        self.too_long(&label, option.label.len(), MAX_TEXT_BYTES);
-                    } else if let Some(first) =
-                        options[..j].iter().position(|o| o.label == option.label)
+                    } else if self.one_line(&label, &option.label, LABEL_FIX)
+                        && self.fits(&label, &option.label, MAX_TEXT_BYTES)
+                        && let Some(first) =
+                            options[..j].iter().position(|o| o.label == option.label)
                     {
                         let kind = FormErrorKind::DuplicateLabel {
                             label: option.label.clone(),
@@ -211,7 +290,7 @@ impl Checker {
                         self.push(&label, kind);
                     }
                     if let Some(description) = &option.description {
-                        self.text_length(&item.key("description"), description);
+                        self.free_text(&item.key("description"), description);
                     }
                 }
             }
@@ -257,7 +336,7 @@ impl Checker {
             self.push(at, FormErrorKind::SchemaNotAnObject);
             return None;
         }
-        let bytes = value_bytes(schema);
+        let bytes = json_bytes(schema);
         if bytes > MAX_SCHEMA_BYTES {
             let kind = FormErrorKind::SchemaTooLarge {
                 bytes,
@@ -268,7 +347,7 @@ impl Checker {
         }
         let before = self.errors.len();
         schema::check_references(schema, at, &mut self.errors);
-        if self.errors.len() > before {
+        if self.errors.len() > before || !self.free_value(at, schema) {
             return None;
         }
         match schema::compile(schema) {
@@ -395,16 +474,6 @@ impl Checker {
         self.push(at, kind);
         None
     }
-
-    fn text_length(&mut self, at: &At<'_>, text: &str) {
-        if text.len() > MAX_TEXT_BYTES {
-            self.too_long(at, text.len(), MAX_TEXT_BYTES);
-        }
-    }
-
-    fn too_long(&mut self, at: &At<'_>, bytes: usize, max: usize) {
-        self.push(at, FormErrorKind::TooLong { bytes, max });
-    }
 }
 
 /// Whether a text is empty or only white space (an ASCII first character that is not
@@ -417,66 +486,13 @@ fn is_blank(text: &str) -> bool {
     }
 }
 
-/// Whether a text has a control character (a line break, a tab, ...); ASCII text is
-/// checked byte by byte.
-fn has_control(text: &str) -> bool {
-    if text.is_ascii() {
-        text.bytes().any(|b| b.is_ascii_control())
-    } else {
-        text.chars().any(char::is_control)
-    }
-}
-
-/// The size of a form in bytes of compact JSON, estimated without serializing it
-/// (string escapes are not counted).
-fn form_bytes(form: &Form) -> usize {
-    form.questions
-        .iter()
-        .map(|q| {
-            64 + q.id.len()
-                + q.text.len()
-                + q.context.as_ref().map_or(0, String::len)
-                + q.header.as_ref().map_or(0, String::len)
-                + q.choices()
-                    .iter()
-                    .map(|c| 4 + c.label.len() + c.description.as_ref().map_or(0, String::len))
-                    .sum::<usize>()
-                + q.schema.as_ref().map_or(0, value_bytes)
-                + q.default.as_ref().map_or(0, value_bytes)
-                + q.when.as_ref().map_or(0, when_bytes)
-        })
-        .sum()
-}
-
-fn when_bytes(when: &When) -> usize {
+/// Whether a predicate has more than `max` levels (a comparison alone is one),
+/// looking no deeper than `max + 1`.
+fn levels_exceed(when: &When, max: usize) -> bool {
     match when {
-        When::Equals { question_id, value }
-        | When::NotEquals { question_id, value }
-        | When::Contains { question_id, value } => 32 + question_id.len() + value_bytes(value),
-        When::OneOf {
-            question_id,
-            values,
-        } => 32 + question_id.len() + values.iter().map(value_bytes).sum::<usize>(),
-        When::All(items) | When::Any(items) => 10 + items.iter().map(when_bytes).sum::<usize>(),
-        When::Not(inner) => 10 + when_bytes(inner),
-    }
-}
-
-/// The length of a value as compact JSON (at most: numbers count as their longest
-/// form; escapes are not counted), computed without serializing it.
-fn value_bytes(value: &Value) -> usize {
-    match value {
-        Value::Null => 4,
-        Value::Bool(b) => 4 + usize::from(!b),
-        // The longest a number prints (e.g. `-1.2345678901234567e-308`).
-        Value::Number(_) => 24,
-        Value::String(s) => s.len() + 2,
-        Value::Array(items) => 2 + items.iter().map(|v| value_bytes(v) + 1).sum::<usize>(),
-        Value::Object(map) => {
-            2 + map
-                .iter()
-                .map(|(k, v)| k.len() + 4 + value_bytes(v))
-                .sum::<usize>()
-        }
+        _ if max == 0 => true,
+        When::All(items) | When::Any(items) => items.iter().any(|w| levels_exceed(w, max - 1)),
+        When::Not(inner) => levels_exceed(inner, max - 1),
+        _ => false,
     }
 }

@@ -254,7 +254,8 @@ pub(crate) fn parse_when(
     let push = |errors: &mut Vec<FormError>, at: &At<'_>, kind| {
         errors.push(FormError::new(at.pointer(), kind));
     };
-    if depth > MAX_WHEN_DEPTH {
+    // `depth` counts from 0 at the top predicate: level `depth + 1`.
+    if depth >= MAX_WHEN_DEPTH {
         push(
             errors,
             at,

@@ -2,11 +2,12 @@
 //! or written to a pending file and answered later.
 
 use std::io::{IsTerminal, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
+use askuser_core::text::{for_display, for_display_line};
 use askuser_core::{CancelReason, Command, Event, InquiryId};
 use askuser_llm::Call;
-use askuser_rpc::pending::{self, PENDING_FORMAT, PendingFile, PendingQuestion};
+use askuser_rpc::pending::{self, PENDING_FORMAT, PendingFile, PendingQuestion, PendingTarget};
 use askuser_rpc::{Journal, Step};
 use askuser_store::{Clock, SystemClock};
 use askuser_terminal::{InquirePrompter, TerminalError, run_inquiry};
@@ -15,7 +16,7 @@ use serde_json::Value;
 use crate::args::parse;
 use crate::common::{
     EXIT_NO_PERSON, EXIT_PENDING, EXIT_REJECTED, call_dialect, conclude, db_path, default_db,
-    dialect, new_stream_name, open_journal, parse_call, person_present, read_text,
+    dialect, open_journal, parse_call, person_present, read_text, stream_option,
 };
 use crate::error::CliError;
 
@@ -39,26 +40,27 @@ pub fn ask(args: &[String]) -> Result<u8, CliError> {
         }
         None => "-",
     };
+    let stream = stream_option(&parsed, "ask")?;
     let text = read_text(file)?;
     let dialect = call_dialect(&parsed, &text)?;
     let (arguments, call) = parse_call(dialect, &text);
     let call = match call {
         Ok(call) => call,
         Err(rejection) => {
-            println!("{}", rejection.tool_error_text());
+            println!("{}", for_display(&rejection.tool_error_text()));
             return Ok(EXIT_REJECTED);
         }
     };
+    // The pending file's place is proven writable before anything is recorded, so
+    // no inquiry is left open that nothing could answer.
+    let pending = parsed.option("pending").map(Path::new);
+    let target = pending.map(PendingTarget::prepare).transpose()?;
     let db = db_path(&parsed)?;
     let mut journal = open_journal(&db)?;
-    let stream = parsed
-        .option("stream")
-        .map_or_else(|| new_stream_name("ask"), str::to_owned);
     let inquiry = match parsed.option("inquiry") {
         Some(inquiry) => inquiry.to_owned(),
         None => format!("call-{}", journal.head(&stream)? + 1),
     };
-    let pending = parsed.option("pending").map(Path::new);
     let mut request = call.request(InquiryId::new(&inquiry));
     request.policy.interactive = pending.is_some() || person_present();
     let first = match journal.request(&stream, &call, &arguments, request)? {
@@ -69,7 +71,7 @@ pub fn ask(args: &[String]) -> Result<u8, CliError> {
             )));
         }
     };
-    if let (Some(path), Some(Command::Prompt(_))) = (pending, first.first()) {
+    if let (Some(path), Some(target), Some(Command::Prompt(_))) = (pending, target, first.first()) {
         let file = PendingFile {
             format: PENDING_FORMAT.to_owned(),
             status: "pending".to_owned(),
@@ -86,14 +88,14 @@ pub fn ask(args: &[String]) -> Result<u8, CliError> {
                 .collect(),
             result: None,
         };
-        file.write(path)?;
-        print!("{}", pending::instructions(path));
+        target.write(&file)?;
+        print!("{}", for_display(&pending::instructions(path)));
         return Ok(EXIT_PENDING);
     }
     let code = walk(&mut journal, &stream, &inquiry, &call, first)?;
     eprintln!(
         "askuser: recorded as stream \"{stream}\" in {}",
-        db.display()
+        for_display_line(&db.display().to_string())
     );
     Ok(code)
 }
@@ -202,20 +204,15 @@ fn absolute(path: &Path) -> std::path::PathBuf {
 }
 
 /// `askuser answer FILE [--answers JSON] [--db PATH]`
+///
+/// Whenever a result exists it is printed: after recording the answers even if the
+/// pending file cannot be rewritten (a warning on stderr says so), and again, read
+/// from the log, for questions that were already answered.
 pub fn answer(args: &[String]) -> Result<u8, CliError> {
     let parsed = parse("answer", args, &["answers", "db"], &[])?;
     parsed.expect_positionals("answer", &["file"], 0)?;
     let path = Path::new(&parsed.positionals[0]);
     let mut file = PendingFile::read(path)?;
-    if file.status == "answered" {
-        return Err(CliError::Other(format!(
-            "{} was already answered; its result: {}",
-            path.display(),
-            file.result
-                .as_ref()
-                .map_or_else(String::new, ToString::to_string)
-        )));
-    }
     let answers = match parsed.option("answers") {
         Some(text) => {
             let answers = given_answers(text, file.questions.len())?;
@@ -226,44 +223,94 @@ pub fn answer(args: &[String]) -> Result<u8, CliError> {
         }
         None => file.answers(),
     };
-    let db = match (parsed.option("db"), &file.db) {
-        (Some(db), _) => db.into(),
-        (None, Some(db)) => db.into(),
-        (None, None) => default_db()?,
-    };
+    let db = pending_db(&parsed, &file)?;
     let mut journal = open_journal(&db)?;
     let call = journal
         .call(&file.stream, &InquiryId::new(&file.inquiry))?
         .ok_or_else(|| {
             CliError::Other(format!(
                 "the call of inquiry \"{}\" is not recorded in {}; pass the --db it was asked with",
-                file.inquiry,
-                db.display()
+                for_display_line(&file.inquiry),
+                for_display_line(&db.display().to_string())
             ))
         })?;
-    let commands = match pending::answer(&mut journal, &file, &answers)? {
-        Ok(commands) => commands,
-        Err(problem) => {
-            file.write(path)?;
-            eprintln!(
-                "askuser: {problem}\nNothing was recorded. Fix the answer and run `askuser answer {}` again.",
-                path.display()
-            );
-            return Ok(EXIT_REJECTED);
+    let finished = journal
+        .state(&file.stream)?
+        .finished(&InquiryId::new(&file.inquiry))
+        .is_some();
+    let commands = if finished || file.status == "answered" {
+        let recorded = pending::recorded_outcome(&**journal.log(), &file.stream, &file.inquiry)?;
+        let Some(command) = recorded else {
+            return Err(CliError::Other(format!(
+                "{} says its questions were answered, but the log {} holds no result for inquiry \"{}\"; pass the --db it was asked with",
+                path.display(),
+                db.display(),
+                for_display_line(&file.inquiry)
+            )));
+        };
+        eprintln!("askuser: these questions were already answered; the recorded result follows");
+        vec![command]
+    } else {
+        match pending::answer(&mut journal, &file, &answers)? {
+            Ok(commands) => commands,
+            Err(problem) => {
+                rewrite(path, &file);
+                eprintln!(
+                    "askuser: {}\nNothing was recorded. Fix the answer and run `askuser answer {}` again.",
+                    for_display(&problem.to_string()),
+                    path.display()
+                );
+                return Ok(EXIT_REJECTED);
+            }
         }
     };
     let (text, code) = commands
         .iter()
         .find_map(|c| conclude(c, &call))
         .ok_or_else(|| CliError::Other("the answers did not finish the inquiry".into()))?;
-    "answered".clone_into(&mut file.status);
-    file.result = Some(
-        serde_json::from_str::<Value>(text.trim_end())
-            .unwrap_or_else(|_| Value::String(text.trim_end().to_owned())),
-    );
-    file.write(path)?;
-    print!("{text}");
+    if file.status != "answered" {
+        "answered".clone_into(&mut file.status);
+        file.result = Some(
+            serde_json::from_str::<Value>(text.trim_end())
+                .unwrap_or_else(|_| Value::String(text.trim_end().to_owned())),
+        );
+        rewrite(path, &file);
+    }
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    out.flush()?;
     Ok(code)
+}
+
+/// Rewrites the pending file; a failure is a warning, never a lost result.
+fn rewrite(path: &Path, file: &PendingFile) {
+    if let Err(error) = file.write(path) {
+        eprintln!(
+            "askuser: warning: {}; the result is printed below all the same",
+            for_display(&error.to_string())
+        );
+    }
+}
+
+/// The log of a pending file: `--db`, else the file's `db` (which must be an
+/// existing askuser log: a file's word never makes askuser create one), else the
+/// default.
+fn pending_db(parsed: &crate::args::Parsed, file: &PendingFile) -> Result<PathBuf, CliError> {
+    if parsed.option("db").is_some() {
+        return db_path(parsed);
+    }
+    let Some(db) = &file.db else {
+        return default_db();
+    };
+    let db = PathBuf::from(db);
+    let is_log = db.is_dir() && db.join("conf").is_file() && db.join("db").is_file();
+    if !is_log {
+        return Err(CliError::Other(format!(
+            "the pending file names the log {}, which is not an askuser log; askuser creates no log for a pending file: pass --db with the log the questions were asked with",
+            for_display_line(&db.display().to_string())
+        )));
+    }
+    Ok(db)
 }
 
 fn given_answers(text: &str, count: usize) -> Result<Vec<Value>, CliError> {
@@ -272,7 +319,7 @@ fn given_answers(text: &str, count: usize) -> Result<Vec<Value>, CliError> {
             "--answers {detail}: give a JSON list with one answer per question, in order (null for one that is skipped), e.g. '[true, \"staging\", null]'"
         ))
     };
-    match serde_json::from_str::<Value>(text) {
+    match askuser_rpc::from_str_unique(text) {
         Ok(Value::Array(answers)) if answers.len() <= count => Ok(answers),
         Ok(Value::Array(answers)) => Err(usage(format!(
             "has {} answers for {count} question{}",

@@ -2,11 +2,15 @@
 //! a person can be asked, and turning the engine's last commands into what the
 //! program prints and its exit status.
 
-use std::io::{IsTerminal, Read};
+use std::fmt::Write as _;
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 use askuser_core::Command;
+use askuser_core::text::{for_display, for_display_line};
 use askuser_llm::{Call, DetectError, Dialect, FieldError, Rejection, ToolResult};
+use askuser_rpc::check_stream_name;
+use askuser_rpc::files::{self, Links};
 use askuser_store::{Clock, SystemClock};
 use serde_json::Value;
 
@@ -108,24 +112,40 @@ pub fn call_dialect(parsed: &Parsed, text: &str) -> Result<Dialect, CliError> {
     }
 }
 
-/// Reads a file's text, or standard input's for `-`.
+/// Reads a regular file's text, or standard input's for `-`, at most as much as a
+/// protocol line (1 MiB): `/dev/zero`, a FIFO or a directory is refused at once.
 pub fn read_text(file: &str) -> Result<String, CliError> {
-    if file == "-" {
-        let mut text = String::new();
-        std::io::stdin().read_to_string(&mut text)?;
-        return Ok(text);
+    let (name, text) = if file == "-" {
+        (
+            "standard input",
+            files::read_bounded(std::io::stdin().lock()),
+        )
+    } else {
+        (
+            file,
+            files::read_regular_file(Path::new(file), Links::Follow),
+        )
+    };
+    text.map_err(|message| CliError::Other(format!("{}: {message}", for_display_line(name))))
+}
+
+/// The stream named by `--stream`, checked before anything is opened or recorded,
+/// or a new name `<kind>-<time>-<pid>`.
+pub fn stream_option(parsed: &Parsed, kind: &str) -> Result<String, CliError> {
+    match parsed.option("stream") {
+        None => Ok(new_stream_name(kind)),
+        Some(name) => match check_stream_name(name) {
+            Ok(()) => Ok(name.to_owned()),
+            Err(problem) => Err(CliError::Usage(format!("--stream {problem}"))),
+        },
     }
-    std::fs::read_to_string(file).map_err(|error| CliError::File {
-        path: file.into(),
-        error,
-    })
 }
 
 /// A call's arguments from text: the parsed call, or the rejection to send back
 /// (text that is not JSON is rejected like any other malformed call). When another
 /// dialect plainly fits a rejected call, standard error says which.
 pub fn parse_call(dialect: Dialect, text: &str) -> (Value, Result<Call, Rejection>) {
-    match serde_json::from_str::<Value>(text) {
+    match askuser_rpc::from_str_unique(text) {
         Ok(arguments) => {
             let call = dialect.parse(&arguments);
             if let (Err(_), Some(other)) = (&call, dialect.suggest(&arguments)) {
@@ -177,7 +197,33 @@ pub fn conclude(command: &Command, call: &Call) -> Option<(String, u8)> {
         _ => return None,
     };
     match call.tool_result(command)? {
-        ToolResult::Success(value) => Some((format!("{value}\n"), code)),
-        ToolResult::Text(text) | ToolResult::Error(text) => Some((format!("{text}\n"), code)),
+        ToolResult::Success(value) => Some((format!("{}\n", json_for_display(&value)), code)),
+        ToolResult::Text(text) | ToolResult::Error(text) => {
+            Some((format!("{}\n", for_display(&text)), code))
+        }
     }
+}
+
+/// `value` as compact JSON that is safe on a terminal and still the same JSON: every
+/// control, bidi-control or invisible character (which can only stand inside a
+/// string) is written as a `\uXXXX` escape.
+pub fn json_for_display(value: &Value) -> String {
+    let text = value.to_string();
+    let shown = for_display_line(&text);
+    if matches!(shown, std::borrow::Cow::Borrowed(_)) {
+        return text;
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if for_display_line(c.encode_utf8(&mut [0; 4])).len() == c.len_utf8() {
+            out.push(c);
+        } else {
+            let mut units = [0u16; 2];
+            for unit in c.encode_utf16(&mut units) {
+                // Writing to a String cannot fail.
+                let _ = write!(out, "\\u{unit:04x}");
+            }
+        }
+    }
+    out
 }

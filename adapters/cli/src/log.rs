@@ -2,13 +2,14 @@
 
 use std::io::Write;
 
+use askuser_core::text::{for_display, for_display_line};
 use askuser_rpc::{describe_event, replay};
 use std::path::Path;
 
 use askuser_store::{Log, Seq};
 
 use crate::args::{Parsed, parse};
-use crate::common::{EXIT_MISMATCH, EXIT_RESULT, db_path, open_journal};
+use crate::common::{EXIT_MISMATCH, EXIT_RESULT, db_path, json_for_display, open_journal};
 use crate::error::CliError;
 
 const SUBCOMMANDS: &str = "list, show, replay, fork, compact, transcript, export";
@@ -50,7 +51,7 @@ pub fn log(args: &[String]) -> Result<u8, CliError> {
         "show" => show(&*log, stream, &mut out)?,
         "replay" => {
             let report = replay(&*log, stream)?;
-            write!(out, "{}", report.to_text())?;
+            write!(out, "{}", for_display(&report.to_text()))?;
             if !report.matches() {
                 return Ok(EXIT_MISMATCH);
             }
@@ -58,7 +59,8 @@ pub fn log(args: &[String]) -> Result<u8, CliError> {
         "fork" => fork(&*log, stream, &parsed, &mut out)?,
         "compact" => {
             let done = askuser_store::compact::compact(&*log, stream, parsed.flag("drop"))?;
-            write!(out, "stream \"{stream}\": snapshot at #{}", done.snapshot)?;
+            let shown = for_display_line(stream);
+            write!(out, "stream \"{shown}\": snapshot at #{}", done.snapshot)?;
             if parsed.flag("drop") {
                 write!(out, "; dropped {} events", done.dropped)?;
             }
@@ -66,10 +68,18 @@ pub fn log(args: &[String]) -> Result<u8, CliError> {
         }
         "transcript" => {
             let text = askuser_store::transcript(&*log, stream)?;
-            writeln!(out, "{}", text.trim_end())?;
+            writeln!(out, "{}", for_display(text.trim_end()))?;
         }
         "export" => {
-            askuser_store::export::json_lines(&*log, stream, &mut out)?;
+            // Each line is JSON; what could act on a terminal becomes a `\uXXXX` escape.
+            let mut lines = Vec::new();
+            askuser_store::export::json_lines(&*log, stream, &mut lines)?;
+            for line in String::from_utf8_lossy(&lines).lines() {
+                match serde_json::from_str::<serde_json::Value>(line) {
+                    Ok(value) => writeln!(out, "{}", json_for_display(&value))?,
+                    Err(_) => writeln!(out, "{}", for_display_line(line))?,
+                }
+            }
         }
         _ => unreachable!("subcommands are checked above"),
     }
@@ -87,10 +97,13 @@ fn list(log: &dyn Log, db: &Path, out: &mut impl Write) -> Result<(), CliError> 
         write!(
             out,
             "{}  {} {events}, created {}",
-            info.name, info.head, info.created_at
+            for_display_line(&info.name),
+            info.head,
+            info.created_at
         )?;
         if let Some(parent) = &info.parent {
-            write!(out, ", forked from \"{}\" at #{}", parent.stream, parent.at)?;
+            let shown = for_display_line(&parent.stream);
+            write!(out, ", forked from \"{shown}\" at #{}", parent.at)?;
         }
         if info.floor > 0 {
             write!(out, ", compacted through #{}", info.floor)?;
@@ -103,14 +116,18 @@ fn list(log: &dyn Log, db: &Path, out: &mut impl Write) -> Result<(), CliError> 
 fn show(log: &dyn Log, stream: &str, out: &mut impl Write) -> Result<(), CliError> {
     let info = log.info(stream)?;
     let events = if info.head == 1 { "event" } else { "events" };
-    writeln!(out, "stream \"{stream}\": {} {events}", info.head)?;
+    let shown = for_display_line(stream);
+    writeln!(out, "stream \"{shown}\": {} {events}", info.head)?;
     if info.floor > 0 {
         writeln!(out, "(events through #{} were compacted away)", info.floor)?;
     }
     for recorded in log.read(stream, info.floor + 1)? {
         match recorded {
-            Ok(r) => writeln!(out, "#{} {}  {}", r.seq, r.at, describe_event(&r.event))?,
-            Err(error) => writeln!(out, "unreadable: {error}")?,
+            Ok(r) => {
+                let event = describe_event(&r.event);
+                writeln!(out, "#{} {}  {}", r.seq, r.at, for_display(&event))?;
+            }
+            Err(error) => writeln!(out, "unreadable: {}", for_display(&error.to_string()))?,
         }
     }
     Ok(())
@@ -138,10 +155,10 @@ fn fork(
         .option("into")
         .map_or_else(|| format!("{stream}.fork-{at}"), str::to_owned);
     let info = log.fork(stream, at, &name)?;
+    let (parent, fork) = (for_display_line(stream), for_display_line(&info.name));
     writeln!(
         out,
-        "forked \"{stream}\" after #{at} into \"{}\"; continue it with `askuser resume {}`",
-        info.name, info.name
+        "forked \"{parent}\" after #{at} into \"{fork}\"; continue it with `askuser resume {fork}`"
     )?;
     Ok(())
 }

@@ -83,7 +83,11 @@ fn main() -> ExitCode {
     match run(&args) {
         Ok(code) => ExitCode::from(code),
         Err(error) => {
-            eprintln!("askuser: {error}");
+            // Messages may quote a file's or a model's text: shown, never obeyed.
+            eprintln!(
+                "askuser: {}",
+                askuser_core::text::for_display(&error.to_string())
+            );
             ExitCode::from(EXIT_ERROR)
         }
     }

@@ -1,5 +1,6 @@
 //! `askuser schema` and `askuser check`: tool definitions, and checking a call.
 
+use askuser_core::text::{for_display, for_display_line};
 use askuser_llm::{Provider, definition};
 
 use crate::args::parse;
@@ -44,12 +45,12 @@ pub fn check(args: &[String]) -> Result<u8, CliError> {
             println!(
                 "ok: a valid {dialect} call of {count} question{} ({})",
                 if count == 1 { "" } else { "s" },
-                ids.join(", ")
+                for_display_line(&ids.join(", "))
             );
             Ok(EXIT_RESULT)
         }
         Err(rejection) => {
-            println!("{}", rejection.tool_error_text());
+            println!("{}", for_display(&rejection.tool_error_text()));
             Ok(EXIT_REJECTED)
         }
     }

@@ -84,8 +84,12 @@ impl Input {
 /// When the line is not a JSON object, has no or an unknown `type`, or a field is
 /// missing or of the wrong kind; the message names the field and what to send.
 pub fn parse_input(line: &str) -> Result<Input, String> {
-    let value: Value = serde_json::from_str(line)
-        .map_err(|e| format!("the line is not JSON ({e}); send one JSON object per line"))?;
+    let value = crate::json::from_str_unique(line).map_err(|e| match e.classify() {
+        serde_json::error::Category::Data => {
+            format!("the line was not read: {e}; send each key once")
+        }
+        _ => format!("the line is not JSON ({e}); send one JSON object per line"),
+    })?;
     let Value::Object(object) = value else {
         return Err("the line is not a JSON object; send {\"type\": ..., ...}".to_owned());
     };
@@ -131,6 +135,28 @@ pub fn parse_input(line: &str) -> Result<Input, String> {
     }
 }
 
+/// Checks a log stream's name as the log will (1 to
+/// [`MAX_STREAM_NAME`](askuser_store::MAX_STREAM_NAME) bytes, no control character),
+/// and refuses bidi-control and invisible characters too: a name is shown to people.
+///
+/// # Errors
+/// What is wrong, in words that follow the name of the field or option (`"stream"
+/// is empty; ...`).
+pub fn check_stream_name(name: &str) -> Result<(), String> {
+    const WHAT: &str = "a stream name is 1 to 200 bytes of plain text, such as \"session-1\"";
+    let max = askuser_store::MAX_STREAM_NAME;
+    if name.is_empty() {
+        return Err(format!("is empty; {WHAT}"));
+    }
+    if name.len() > max {
+        return Err(format!("is {} bytes long; {WHAT}", name.len()));
+    }
+    if let Some(found) = askuser_core::text::forbidden_char(name, askuser_core::text::Lines::One) {
+        return Err(format!("has {found}; {WHAT}"));
+    }
+    Ok(())
+}
+
 fn string_field(object: &Map<String, Value>, name: &str) -> Result<String, String> {
     match object.get(name) {
         Some(Value::String(text)) if !text.is_empty() => Ok(text.clone()),
@@ -171,7 +197,11 @@ fn parse_ask(object: &Map<String, Value>) -> Result<Ask, String> {
     })?;
     let stream = match object.get("stream") {
         None | Some(Value::Null) => None,
-        Some(_) => Some(string_field(object, "stream")?),
+        Some(_) => {
+            let stream = string_field(object, "stream")?;
+            check_stream_name(&stream).map_err(|problem| format!("\"stream\" {problem}"))?;
+            Some(stream)
+        }
     };
     let interactive = match object.get("interactive") {
         None | Some(Value::Null) => None,
@@ -300,5 +330,40 @@ mod tests {
             err(r#"{"type":"ask","inquiry":"c","origin":{"subagent":"yes"},"arguments":{}}"#),
             "\"origin.subagent\" must be true or false"
         );
+    }
+
+    #[test]
+    fn a_key_given_twice_is_refused_not_read_as_the_last() {
+        assert_eq!(
+            err(r#"{"type":"ask","type":"answer","inquiry":"c","question":"q","value":1}"#),
+            "the line was not read: the key \"type\" appears twice in one object at line 1 column 20; send each key once"
+        );
+        assert_eq!(
+            err(r#"{"type":"answer","inquiry":"c","question":"q","value":{"a":1,"a":2}}"#),
+            "the line was not read: the key \"a\" appears twice in one object at line 1 column 64; send each key once"
+        );
+    }
+
+    #[test]
+    fn stream_names_are_checked_before_anything_is_recorded() {
+        let ask = |stream: &str| {
+            err(
+                &json!({"type": "ask", "inquiry": "c", "stream": stream, "arguments": {}})
+                    .to_string(),
+            )
+        };
+        assert_eq!(
+            ask(""),
+            "\"stream\" is empty; give the name of a log stream"
+        );
+        assert_eq!(
+            ask("s\u{1b}[2J"),
+            "\"stream\" has U+001B ESCAPE at character 2; a stream name is 1 to 200 bytes of plain text, such as \"session-1\""
+        );
+        assert_eq!(
+            ask(&"s".repeat(201)),
+            "\"stream\" is 201 bytes long; a stream name is 1 to 200 bytes of plain text, such as \"session-1\""
+        );
+        assert_eq!(check_stream_name("שיחה-1"), Ok(()));
     }
 }

@@ -39,17 +39,22 @@
 //! ```
 
 mod error;
+pub mod files;
 mod input;
 mod journal;
+mod json;
 mod output;
 pub mod pending;
 mod replay;
 mod server;
 
 pub use error::{Result, RpcError};
-pub use input::MAX_LINE_BYTES;
 #[doc(hidden)]
 pub use input::{Ask, INPUT_TYPES, Input, parse_input};
+pub use input::{MAX_LINE_BYTES, check_stream_name};
 pub use journal::{Journal, Step};
+pub use json::from_str_unique;
 pub use replay::{ReplayReport, ReplayedEvent, describe_event, replay};
+#[doc(hidden)]
+pub use server::fuzz_read_lines;
 pub use server::{PROTOCOL_VERSION, Server};

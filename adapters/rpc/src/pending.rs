@@ -11,7 +11,11 @@ use askuser_llm::{UiInput, ui_answer};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use askuser_core::text::{Lines, for_display_line, forbidden_char};
+
 use crate::error::{Result, RpcError};
+use crate::files::{Links, MAX_INPUT_BYTES, check_kind, read_regular_file};
+use crate::input::check_stream_name;
 use crate::journal::{Journal, Step};
 
 /// The value of a pending file's `format` field.
@@ -96,49 +100,70 @@ impl PendingQuestion {
 }
 
 impl PendingFile {
-    /// Reads and checks a pending file.
+    /// Reads and checks a pending file: a regular file (not a link, FIFO or device)
+    /// of at most [`MAX_INPUT_BYTES`](crate::files::MAX_INPUT_BYTES), JSON with no key
+    /// given twice, of this shape and format, naming a valid stream and inquiry.
     ///
     /// # Errors
-    /// [`RpcError::PendingFile`] naming the problem when the file cannot be read, is
-    /// not JSON of this shape, or is of another format.
+    /// [`RpcError::PendingFile`] naming the problem.
     pub fn read(path: &Path) -> Result<Self> {
         let problem = |field: &str, message: String| RpcError::PendingFile {
             path: path.to_owned(),
             field: field.to_owned(),
             message,
         };
-        let text =
-            fs::read_to_string(path).map_err(|e| problem("", format!("cannot be read ({e})")))?;
-        let file: PendingFile = serde_json::from_str(&text).map_err(|e| {
-            problem(
+        let text = read_regular_file(path, Links::Refuse).map_err(|m| problem("", m))?;
+        Self::parse(&text).map_err(|(field, message)| problem(field, message))
+    }
+
+    /// Reads a pending file's text: the checks of [`PendingFile::read`] after the
+    /// file was read. The error is the offending field (a JSON pointer, empty for the
+    /// whole file) and what is wrong.
+    ///
+    /// # Errors
+    /// As above.
+    pub fn parse(text: &str) -> std::result::Result<Self, (&'static str, String)> {
+        let not_pending = |e: serde_json::Error| {
+            (
                 "",
                 format!(
                     "is not a pending-questions file ({e}); write it with `askuser ask --pending`"
                 ),
             )
-        })?;
+        };
+        crate::json::from_str_unique(text).map_err(not_pending)?;
+        let file: PendingFile = serde_json::from_str(text).map_err(not_pending)?;
         if file.format != PENDING_FORMAT {
-            return Err(problem(
+            return Err((
                 "/format",
                 format!(
                     "is \"{}\"; this askuser reads \"{PENDING_FORMAT}\"",
-                    file.format
+                    for_display_line(&file.format)
                 ),
+            ));
+        }
+        check_stream_name(&file.stream).map_err(|m| ("/stream", m))?;
+        if file.inquiry.is_empty() {
+            return Err((
+                "/inquiry",
+                "is empty; it names the inquiry the questions belong to".into(),
+            ));
+        }
+        if let Some(found) = forbidden_char(&file.inquiry, Lines::One) {
+            return Err((
+                "/inquiry",
+                format!("has {found}; an inquiry id is plain text"),
             ));
         }
         Ok(file)
     }
 
-    /// Writes the file atomically: to a temporary file beside it, then renamed
-    /// over it.
+    /// Writes the file atomically (see [`PendingTarget`]).
     ///
     /// # Errors
-    /// When the file cannot be written.
+    /// As [`PendingTarget::prepare`] and [`PendingTarget::write`].
     pub fn write(&self, path: &Path) -> Result<()> {
-        let mut bytes = serde_json::to_vec_pretty(self).map_err(std::io::Error::other)?;
-        bytes.push(b'\n');
-        write_atomic(path, &bytes)?;
-        Ok(())
+        PendingTarget::prepare(path)?.write(self)
     }
 
     /// The answers filled in, by position.
@@ -147,26 +172,110 @@ impl PendingFile {
     }
 }
 
-/// Writes `bytes` to `path` through a temporary file in the same directory and a
-/// rename, so a reader sees the old file or the new one, never a part.
+/// Where a pending file is about to be written, its temporary file already created:
+/// [`PendingTarget::prepare`] proves the file can be written before anything is
+/// recorded (`ask --pending`), and [`PendingTarget::write`] fills the temporary file
+/// and renames it over the path, so a reader sees the old file or the new one.
+///
+/// The temporary file is created exclusively (`O_EXCL`) under a random name in the
+/// same directory, so a link planted in advance is never followed; a pending file
+/// that is itself a symbolic link, or not a regular file, is refused.
+#[derive(Debug)]
+pub struct PendingTarget {
+    path: PathBuf,
+    temp: tempfile::NamedTempFile,
+}
+
+impl PendingTarget {
+    /// Checks the path and creates the temporary file beside it.
+    ///
+    /// # Errors
+    /// [`RpcError::PendingFile`] when the path is a link or not a regular file, or its
+    /// directory takes no new file.
+    pub fn prepare(path: &Path) -> Result<Self> {
+        let problem = |message: String| RpcError::PendingFile {
+            path: path.to_owned(),
+            field: String::new(),
+            message,
+        };
+        if fs::symlink_metadata(path).is_ok() {
+            check_kind(path, Links::Refuse).map_err(problem)?;
+        }
+        let name = path
+            .file_name()
+            .map_or_else(|| "pending".into(), |n| n.to_string_lossy().into_owned());
+        let dir = match path.parent() {
+            Some(dir) if !dir.as_os_str().is_empty() => dir,
+            _ => Path::new("."),
+        };
+        let temp = tempfile::Builder::new()
+            .prefix(&format!(".{name}."))
+            .suffix(".tmp")
+            .tempfile_in(dir)
+            .map_err(|e| {
+                problem(format!(
+                    "cannot be written: no new file can be made in {} ({e})",
+                    dir.display()
+                ))
+            })?;
+        Ok(Self {
+            path: path.to_owned(),
+            temp,
+        })
+    }
+
+    /// Writes `file` (pretty-printed, or compact if that would pass the read cap)
+    /// and renames it over the path.
+    ///
+    /// # Errors
+    /// [`RpcError::PendingFile`] when it would be too large to read back, or writing
+    /// or renaming fails (the temporary file is then removed).
+    pub fn write(mut self, file: &PendingFile) -> Result<()> {
+        let problem = |message: String| RpcError::PendingFile {
+            path: self.path.clone(),
+            field: String::new(),
+            message,
+        };
+        let mut bytes = serde_json::to_vec_pretty(file).map_err(std::io::Error::other)?;
+        if bytes.len() >= MAX_INPUT_BYTES {
+            bytes = serde_json::to_vec(file).map_err(std::io::Error::other)?;
+        }
+        bytes.push(b'\n');
+        if bytes.len() > MAX_INPUT_BYTES {
+            return Err(problem(format!(
+                "would be {} bytes, more than askuser reads back ({MAX_INPUT_BYTES}); give shorter answers",
+                bytes.len()
+            )));
+        }
+        let written = self
+            .temp
+            .write_all(&bytes)
+            .and_then(|()| self.temp.as_file().sync_all());
+        written.map_err(|e| problem(format!("cannot be written ({e})")))?;
+        let path = self.path.clone();
+        self.temp
+            .persist(&path)
+            .map_err(|e| problem(format!("cannot be replaced ({})", e.error)))?;
+        Ok(())
+    }
+}
+
+/// Writes `bytes` to `path` through a temporary file created exclusively under a
+/// random name in the same directory, then a rename, so a reader sees the old file
+/// or the new one, never a part.
 ///
 /// # Errors
 /// When writing or renaming fails.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let name = path
-        .file_name()
-        .map_or_else(|| "pending".into(), |n| n.to_string_lossy().into_owned());
-    let temp: PathBuf = path.with_file_name(format!(".{name}.tmp-{}", std::process::id()));
-    let written = (|| {
-        let mut file = fs::File::create(&temp)?;
-        file.write_all(bytes)?;
-        file.sync_all()?;
-        fs::rename(&temp, path)
-    })();
-    if written.is_err() {
-        let _ = fs::remove_file(&temp);
-    }
-    written
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    let mut temp = tempfile::NamedTempFile::new_in(dir)?;
+    temp.write_all(bytes)?;
+    temp.as_file().sync_all()?;
+    temp.persist(path).map_err(|e| e.error)?;
+    Ok(())
 }
 
 /// The text printed after the first pass (the tool output the pi spec describes).
@@ -277,4 +386,39 @@ pub fn answer(
         }
     }
     Ok(Ok(last))
+}
+
+/// The final command recorded for `inquiry` of `stream` (its result, tool error,
+/// rejection or end of turn), re-derived from the log's events: what `askuser
+/// answer` prints again for questions already answered. `None` while the inquiry
+/// is open, or if it is not in the stream.
+///
+/// # Errors
+/// The log's errors (no such stream; events compacted away; a damaged record).
+pub fn recorded_outcome(
+    log: &dyn askuser_store::Log,
+    stream: &str,
+    inquiry: &str,
+) -> Result<Option<Command>> {
+    let mut last = None;
+    askuser_store::replay::replay_with(
+        log,
+        stream,
+        askuser_store::replay::ReplayOptions::from_start(),
+        &mut |_, commands| {
+            for command in commands {
+                let (Command::Respond { inquiry: id, .. }
+                | Command::Fail { inquiry: id, .. }
+                | Command::Reject { inquiry: id, .. }
+                | Command::EndTurn { inquiry: id }) = command
+                else {
+                    continue;
+                };
+                if id.as_str() == inquiry {
+                    last = Some(command.clone());
+                }
+            }
+        },
+    )?;
+    Ok(last)
 }

@@ -295,6 +295,25 @@ fn write_line<W: Write>(output: &mut W, line: &Value) -> io::Result<()> {
     output.flush()
 }
 
+/// Every line the server's reader yields from `input` (`None` for a line over the
+/// cap), reading through a buffer of `capacity` bytes: the fuzz target's door to the
+/// line reader, not an API.
+#[doc(hidden)]
+pub fn fuzz_read_lines(input: &[u8], capacity: usize) -> Vec<Option<Vec<u8>>> {
+    let mut reader = io::BufReader::with_capacity(capacity.max(1), input);
+    let mut buffer = Vec::new();
+    let mut lines = Vec::new();
+    // Reading from a slice cannot fail.
+    while let Ok(line) = read_line(&mut reader, &mut buffer) {
+        match line {
+            Line::End => break,
+            Line::TooLong => lines.push(None),
+            Line::Text => lines.push(Some(buffer.clone())),
+        }
+    }
+    lines
+}
+
 enum Line {
     Text,
     TooLong,
@@ -302,11 +321,23 @@ enum Line {
 }
 
 /// Reads one line into `buffer` (without its `\n` or `\r\n`), holding at most
-/// [`MAX_LINE_BYTES`]: a longer line is skipped to its end.
+/// [`MAX_LINE_BYTES`] (and the `\r` of a `\r\n`, which does not count): a longer
+/// line is skipped to its end.
 fn read_line<R: BufRead>(input: &mut R, buffer: &mut Vec<u8>) -> io::Result<Line> {
     buffer.clear();
     let mut read_any = false;
     let mut too_long = false;
+    let finish = |buffer: &mut Vec<u8>, too_long: bool, ended: bool| {
+        if ended && buffer.last() == Some(&b'\r') {
+            buffer.pop();
+        }
+        if too_long || buffer.len() > MAX_LINE_BYTES {
+            buffer.clear();
+            Line::TooLong
+        } else {
+            Line::Text
+        }
+    };
     loop {
         let available = match input.fill_buf() {
             Ok(available) => available,
@@ -314,10 +345,10 @@ fn read_line<R: BufRead>(input: &mut R, buffer: &mut Vec<u8>) -> io::Result<Line
             Err(error) => return Err(error),
         };
         if available.is_empty() {
-            return Ok(match (read_any, too_long) {
-                (false, _) => Line::End,
-                (true, true) => Line::TooLong,
-                (true, false) => Line::Text,
+            return Ok(if read_any {
+                finish(buffer, too_long, false)
+            } else {
+                Line::End
             });
         }
         read_any = true;
@@ -326,7 +357,8 @@ fn read_line<R: BufRead>(input: &mut R, buffer: &mut Vec<u8>) -> io::Result<Line
             None => (available, available.len(), false),
         };
         if !too_long {
-            if buffer.len() + chunk.len() > MAX_LINE_BYTES {
+            // One byte over the limit is held, for the `\r` of a `\r\n`.
+            if buffer.len() + chunk.len() > MAX_LINE_BYTES + 1 {
                 too_long = true;
                 buffer.clear();
             } else {
@@ -335,10 +367,7 @@ fn read_line<R: BufRead>(input: &mut R, buffer: &mut Vec<u8>) -> io::Result<Line
         }
         input.consume(used);
         if done {
-            if buffer.last() == Some(&b'\r') {
-                buffer.pop();
-            }
-            return Ok(if too_long { Line::TooLong } else { Line::Text });
+            return Ok(finish(buffer, too_long, true));
         }
     }
 }
@@ -375,5 +404,20 @@ mod tests {
             ]
         );
         assert_eq!(lines(b""), []);
+    }
+
+    #[test]
+    fn a_line_of_the_full_size_may_end_in_crlf() {
+        let full = "x".repeat(MAX_LINE_BYTES);
+        let input = format!("{full}\r\n{full}\n{full}x\r\n{full}\r");
+        assert_eq!(
+            lines(input.as_bytes()),
+            [
+                Ok(full.clone()),
+                Ok(full.clone()),
+                Err("too long"),
+                Err("too long")
+            ]
+        );
     }
 }

@@ -6,9 +6,7 @@
 //! that spans several lines is asked as its last line with the lines before it as
 //! context; the result still quotes the text as the model wrote it.
 
-use askuser_core::{
-    AnswerType, Choice, Form, FormError, FormErrorKind, Question, Slot, ValidForm, validate,
-};
+use askuser_core::{AnswerType, Choice, Form, FormError, Question, Slot, ValidForm, validate};
 use serde_json::{Map, Value};
 
 use askuser_core::json::json_type;
@@ -364,14 +362,7 @@ fn translate(error: &FormError, plain_options: &[String]) -> FieldError {
         }
         _ => {}
     }
-    let message = match &error.kind {
-        FormErrorKind::LabelNotOneLine if path.contains("/options/") => {
-            "must be one line without control characters; put any detail in `description`"
-                .to_owned()
-        }
-        _ => error.message(),
-    };
-    FieldError::new(path, message)
+    FieldError::new(path, error.message())
 }
 
 #[cfg(test)]

@@ -1,0 +1,204 @@
+//! The attacks of issue 10 on validation, each with the exact message a model reads:
+//! escape sequences and disguising characters in a form, sizes counted after
+//! unescaping, a `when` one level too deep, a property named `$ref`, unchecked
+//! formats, and a duplicate pick reported as an unknown one.
+#![allow(clippy::needless_pass_by_value)] // the helpers take `json!` literals
+
+use askuser_core::limits::{MAX_SCHEMA_BYTES, MAX_WHEN_DEPTH};
+use askuser_core::parse_form;
+use serde_json::{Value, json};
+
+/// The errors of a call, as "path: message" lines.
+fn errors(arguments: Value) -> Vec<String> {
+    match parse_form(&arguments) {
+        Ok(_) => vec![],
+        Err(errors) => errors.0.iter().map(ToString::to_string).collect(),
+    }
+}
+
+fn one(question: Value) -> Vec<String> {
+    errors(json!({ "questions": [question] }))
+}
+
+const ONE_LINE: &str =
+    "write it as one line of plain text, without control, bidi-control or invisible characters";
+const FREE: &str = "remove it: of the control characters only newline and tab may appear here";
+
+#[test]
+fn terminal_escapes_in_one_line_fields_are_refused_by_name_and_position() {
+    let question = json!({
+        "id": "env\u{1b}[8m",
+        "text": "Deploy?\u{1b}]2;pwned\u{7}",
+        "header": "\u{9b}2J",
+        "answer_type": "select",
+        "options": ["yes", "y\u{202e}se", "n\u{200b}o"]
+    });
+    assert_eq!(
+        one(question),
+        [
+            "/questions/0/id: has U+001B ESCAPE at character 4; use a short plain id such as \"env\"".to_owned(),
+            "/questions/0/text: has U+001B ESCAPE at character 8; write the question as plain text, without control, bidi-control or invisible characters".to_owned(),
+            format!("/questions/0/header: has U+009B CONTROL SEQUENCE INTRODUCER at character 1; {ONE_LINE}"),
+            "/questions/0/options/1: has U+202E RIGHT-TO-LEFT OVERRIDE at character 2; write the label as one line of plain text, without control, bidi-control or invisible characters; put any detail in `description`".to_owned(),
+            "/questions/0/options/2: has U+200B ZERO WIDTH SPACE at character 2; write the label as one line of plain text, without control, bidi-control or invisible characters; put any detail in `description`".to_owned(),
+        ]
+    );
+}
+
+#[test]
+fn control_characters_in_multi_line_fields_and_schemas_are_refused() {
+    let select = json!({
+        "id": "a", "text": "Which?", "answer_type": "select",
+        "context": "Plan:\n\t1. wipe\u{1b}]52;c;cm0gLXJmIC8=\u{7}",
+        "options": [{"label": "x", "description": "hidden: \u{1b}[8mrm -rf /"}]
+    });
+    let text = json!({
+        "id": "b", "text": "Name?", "answer_type": "text", "default": "\u{0}nul"
+    });
+    let schema = json!({
+        "id": "c", "text": "Config?", "answer_type": "schema",
+        "schema": {"type": "string", "pattern": "^a\u{1b}[2J$", "title": "t"}
+    });
+    let titled = json!({
+        "id": "d", "text": "Config?", "answer_type": "schema",
+        "schema": {"properties": {"k": {"description": "ok\n", "title": "\u{85}"}}}
+    });
+    assert_eq!(
+        errors(json!({ "questions": [select, text, schema, titled] })),
+        [
+            format!("/questions/0/context: has U+001B ESCAPE at character 15; {FREE}"),
+            format!("/questions/0/options/0/description: has U+001B ESCAPE at character 9; {FREE}"),
+            format!("/questions/1/default: has U+0000 NUL at character 1; {FREE}"),
+            format!("/questions/2/schema/pattern: has U+001B ESCAPE at character 3; {FREE}"),
+            format!(
+                "/questions/3/schema/properties/k/title: has U+0085 control character at character 1; {FREE}"
+            ),
+        ]
+    );
+}
+
+#[test]
+fn right_to_left_text_and_joiners_in_free_text_stay_welcome() {
+    let question = json!({
+        "id": "lang",
+        "text": "באיזו שפה? أي لغة؟",
+        "context": "فارسی: می\u{200c}خواهم\n\tעברית",
+        "header": "שפה",
+        "answer_type": "select",
+        "options": ["עברית", {"label": "العربية", "description": "👨\u{200d}👩\u{200d}👧"}]
+    });
+    assert_eq!(one(question), Vec::<String>::new());
+}
+
+#[test]
+fn sizes_are_counted_as_encoded_not_after_unescaping() {
+    // 65,336 U+0001 in a schema description: 65 KB of characters, 392 KB as JSON.
+    let schema_question = |count: usize| {
+        json!({
+            "id": "c", "text": "Config?", "answer_type": "schema",
+            "schema": {"type": "string", "description": "\u{1}".repeat(count)}
+        })
+    };
+    assert_eq!(
+        one(schema_question(65_336)),
+        ["(the form): the form is 392126 bytes; the limit is 262144: shorten its texts or schemas"]
+    );
+    // 11,000 of them: 66 KB as JSON, over the schema's own limit.
+    let question = schema_question(11_000);
+    let encoded = serde_json::to_string(&question["schema"]).unwrap().len();
+    assert_eq!(encoded, 66_034);
+    assert_eq!(
+        one(question),
+        [format!(
+            "/questions/0/schema: is {encoded} bytes; the limit is {MAX_SCHEMA_BYTES}: simplify the schema"
+        )]
+    );
+    // Quotes are two bytes each as JSON: 3,000 of them pass as characters, not as bytes.
+    let quoted = json!({
+        "id": "t", "text": "Name?", "answer_type": "text", "context": "\"".repeat(3_000)
+    });
+    assert_eq!(
+        one(quoted),
+        ["/questions/0/context: is 6000 bytes long; the limit is 4096: shorten it"]
+    );
+}
+
+fn nested_when(levels: usize) -> Value {
+    let mut when = json!({"question_id": "a", "equals": true});
+    for _ in 1..levels {
+        when = json!({ "not": when });
+    }
+    when
+}
+
+#[test]
+fn a_when_of_17_levels_is_refused_and_16_pass() {
+    let form = |levels| {
+        json!({"questions": [
+            {"id": "a", "text": "A?", "answer_type": "boolean"},
+            {"id": "b", "text": "B?", "answer_type": "boolean", "when": nested_when(levels)}
+        ]})
+    };
+    assert_eq!(errors(form(MAX_WHEN_DEPTH)), Vec::<String>::new());
+    assert_eq!(
+        errors(form(MAX_WHEN_DEPTH + 1)),
+        [format!(
+            "/questions/1/when{}: predicates nest deeper than 16 levels; flatten them",
+            "/not".repeat(16)
+        )]
+    );
+    // A form built in code, not parsed, is held to the same limit.
+    let mut built: askuser_core::Form =
+        serde_json::from_value(form(MAX_WHEN_DEPTH)).expect("a form");
+    built.questions[1].when = serde_json::from_value(nested_when(MAX_WHEN_DEPTH + 1)).ok();
+    let refused = askuser_core::validate(built).unwrap_err().to_string();
+    assert_eq!(
+        refused,
+        "/questions/1/when: predicates nest deeper than 16 levels; flatten them"
+    );
+}
+
+#[test]
+fn a_property_named_ref_does_not_skip_the_reference_check() {
+    let question = json!({
+        "id": "c", "text": "Config?", "answer_type": "schema",
+        "schema": {"type": "object", "properties": {"$ref": {"$ref": "https://evil.example/s.json"}}}
+    });
+    assert_eq!(
+        one(question),
+        [
+            "/questions/0/schema/properties/$ref/$ref: \"https://evil.example/s.json\" points outside this schema; only local references such as \"#/$defs/name\" are allowed: inline the definition"
+        ]
+    );
+}
+
+#[test]
+fn formats_are_checked() {
+    let question = json!({
+        "id": "mail", "text": "Your address?", "answer_type": "schema",
+        "schema": {"type": "string", "format": "email"},
+        "default": "not an address"
+    });
+    assert_eq!(
+        one(question),
+        [
+            "/questions/0/default: is not a valid answer to this question (does not match the schema: \"not an address\" is not a \"email\"): fix it or remove `default`"
+        ]
+    );
+}
+
+#[test]
+fn a_pick_repeated_with_spaces_is_a_duplicate() {
+    let form = parse_form(&json!({"questions": [{
+        "id": "f", "text": "Which?", "answer_type": "multi_select", "options": ["a", "b"]
+    }]}))
+    .expect("a valid form");
+    assert_eq!(
+        form.check(0, &json!(["a", " a "])).unwrap_err().to_string(),
+        "\"a\" is picked twice; pick each option at most once"
+    );
+    assert_eq!(
+        form.check(0, &json!([" b "])).unwrap_err().to_string(),
+        "\" b \" is not one of the options: \"a\", \"b\""
+    );
+}
