@@ -25,8 +25,8 @@ fn check_and_ask_show_a_hostile_call_without_obeying_it() {
         - /questions/1/context: has U+001B ESCAPE at character 1; remove it: of the control characters only newline and tab may appear here\n\
         - /questions/1/options/1: has U+202E RIGHT-TO-LEFT OVERRIDE at character 2; write the label as one line of plain text, without control, bidi-control or invisible characters; put any detail in `description`\n";
     for args in [
-        &["check", "call.json"][..],
-        &["ask", "call.json", "--db", "log.db"],
+        &["check", "--dialect", "jp-form", "call.json"][..],
+        &["ask", "--dialect", "jp-form", "call.json", "--db", "log.db"],
     ] {
         let run = scratch.run(args, "");
         assert_eq!(
@@ -148,7 +148,17 @@ fn ask_pending_to_a_place_it_cannot_write_records_nothing() {
     let scratch = Scratch::new();
     std::fs::write(scratch.path("call.json"), text_call(1)).unwrap();
     std::fs::write(scratch.path("blocker"), "").unwrap();
-    let run = scratch.run_db(&["ask", "--pending", "blocker/p.json", "call.json"], "");
+    let run = scratch.run_db(
+        &[
+            "ask",
+            "--dialect",
+            "jp-form",
+            "--pending",
+            "blocker/p.json",
+            "call.json",
+        ],
+        "",
+    );
     assert_eq!(run.code, 1);
     assert!(
         run.stderr.starts_with(

@@ -136,12 +136,36 @@ impl Journal {
         if let Some(call) = self.calls.get(inquiry) {
             return Ok(Some(Arc::clone(call)));
         }
-        let recorded = self.state(stream)?.call(inquiry).cloned();
+        let mut recorded = self.state(stream)?.call(inquiry).cloned();
+        if recorded.is_none() {
+            recorded = self.recorded_call(stream, inquiry)?;
+        }
         let parsed = recorded.as_deref().and_then(parse_recorded).map(Arc::new);
         if let Some(call) = &parsed {
             self.calls.insert(inquiry.clone(), Arc::clone(call));
         }
         Ok(parsed)
+    }
+
+    /// The call of a finished inquiry, read from its request in the log (the state
+    /// keeps the calls of open inquiries only).
+    fn recorded_call(
+        &mut self,
+        stream: &str,
+        inquiry: &InquiryId,
+    ) -> Result<Option<Arc<ToolCall>>> {
+        let log = Arc::clone(self.log());
+        if log.stream(stream)?.is_none() {
+            return Ok(None);
+        }
+        for recorded in log.read(stream, 1)? {
+            if let Event::Requested(request) = recorded?.event
+                && request.inquiry == *inquiry
+            {
+                return Ok(request.call.map(Arc::new));
+            }
+        }
+        Ok(None)
     }
 
     /// Records `call` (with the `arguments` the model wrote, so its result can be

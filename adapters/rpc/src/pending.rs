@@ -101,7 +101,7 @@ impl PendingQuestion {
 
 impl PendingFile {
     /// Reads and checks a pending file: a regular file (not a link, FIFO or device)
-    /// of at most [`MAX_INPUT_BYTES`](crate::files::MAX_INPUT_BYTES), JSON with no key
+    /// of at most [`MAX_INPUT_BYTES`], JSON with no key
     /// given twice, of this shape and format, naming a valid stream and inquiry.
     ///
     /// # Errors
