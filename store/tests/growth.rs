@@ -1,0 +1,68 @@
+//! A refused answer costs the log in proportion to the answer, not the form: the
+//! security review grew a database by 1.1 MB per 68-byte wrong answer to a 200 KB
+//! form. Each refusal is now recorded as a verdict carrying the inquiry, the
+//! question and the validator's message, never the form.
+
+use std::sync::Arc;
+
+use askuser_core::{AnsweredBy, Event, InquiryId, Origin, Policy, Request, parse_form};
+use askuser_store::{Log, MemLog, Session, encode_event_record};
+use serde_json::json;
+
+#[test]
+fn a_refused_answer_costs_the_log_what_the_answer_costs_not_the_form() {
+    // A 200 KB form: a boolean question first, then 48 with 4 KB of context each.
+    let context = "background ".repeat(360);
+    let mut questions = vec![json!({"id": "ok", "text": "Proceed?", "answer_type": "boolean"})];
+    for n in 0..48 {
+        questions.push(json!({
+            "id": format!("q{n}"), "text": "Notes?", "answer_type": "text", "context": context
+        }));
+    }
+    let form = parse_form(&json!({ "questions": questions }))
+        .unwrap()
+        .form()
+        .clone();
+    let log: Arc<dyn Log> = Arc::new(MemLog::new());
+    let mut session = Session::open(Arc::clone(&log), "s").unwrap();
+    let request = Event::Requested(Request {
+        inquiry: InquiryId::new("q"),
+        form,
+        policy: Policy::default(),
+        origin: Origin::default(),
+        call: None,
+    });
+    session.handle(&request).unwrap();
+    let wrong = "x".repeat(60);
+    for _ in 0..5 {
+        session
+            .handle(&Event::Answered {
+                inquiry: InquiryId::new("q"),
+                question: "ok".into(),
+                value: json!(wrong),
+                by: AnsweredBy::User,
+                remember: false,
+                note: None,
+            })
+            .unwrap();
+    }
+    let mut sizes = Vec::new();
+    for recorded in log.read("s", 1).unwrap() {
+        let recorded = recorded.unwrap();
+        let bytes = encode_event_record("s", recorded.seq, recorded.at, &recorded.event).unwrap();
+        let refused = matches!(recorded.event, Event::AnswerRefused { .. });
+        sizes.push((refused, bytes.len()));
+    }
+    assert!(
+        sizes[0].1 > 190_000,
+        "the request holds the form: {sizes:?}"
+    );
+    assert_eq!(sizes.len(), 6, "{sizes:?}");
+    for (refused, size) in &sizes[1..] {
+        assert!(refused, "{sizes:?}");
+        assert!(
+            *size < 400,
+            "a refused 62-byte answer took {size} bytes: {sizes:?}"
+        );
+    }
+}
