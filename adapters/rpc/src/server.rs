@@ -1,6 +1,6 @@
 //! [`Server`]: the engine over JSON lines, one object per line in each direction.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io::{self, BufRead, Write};
 
 use askuser_core::{CancelReason, Command, Event, InquiryId, Policy};
@@ -24,6 +24,9 @@ pub struct Server {
     stream: String,
     /// Which stream each inquiry of this session lives in.
     routes: HashMap<String, String>,
+    /// The streams whose open inquiries were routed already (each once: after that,
+    /// every ask this server records is routed as it is recorded).
+    adopted: HashSet<String>,
 }
 
 impl Server {
@@ -38,6 +41,7 @@ impl Server {
             journal,
             stream: stream.into(),
             routes: HashMap::new(),
+            adopted: HashSet::new(),
         };
         let stream = server.stream.clone();
         server.adopt(&stream)?;
@@ -59,8 +63,13 @@ impl Server {
         json!({"type": "ready", "stream": self.stream, "protocol": PROTOCOL_VERSION})
     }
 
-    /// Routes the open inquiries of `stream` (read from the log) to it.
+    /// Routes the open inquiries of `stream` (read from the log) to it, the first
+    /// time the stream is used: the cost of an ask must not grow with how many are
+    /// open.
     fn adopt(&mut self, stream: &str) -> Result<()> {
+        if self.adopted.contains(stream) {
+            return Ok(());
+        }
         let state = self.journal.state(stream)?;
         let open: Vec<String> = state.open_inquiries().map(ToString::to_string).collect();
         for inquiry in open {
@@ -68,6 +77,7 @@ impl Server {
                 .entry(inquiry)
                 .or_insert_with(|| stream.to_owned());
         }
+        self.adopted.insert(stream.to_owned());
         Ok(())
     }
 
