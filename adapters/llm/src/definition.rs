@@ -206,7 +206,7 @@ fn jp_form_parameters() -> Value {
                             "type": "array",
                             "items": {"anyOf": [
                                 {"type": "string", "description": "The option's label."},
-                                option_schema()
+                                closed(option_schema())
                             ]},
                             "description": "The choices, each a label or {\"label\", \"description\"}. Required for select and multi_select; not allowed otherwise."
                         },
@@ -278,6 +278,13 @@ pub(crate) fn option_schema() -> Value {
         },
         "required": ["label"]
     })
+}
+
+/// `schema` admitting no property it does not list (jp-form's options: askuser's
+/// own dialect refuses unknown fields).
+fn closed(mut schema: Value) -> Value {
+    schema["additionalProperties"] = Value::Bool(false);
+    schema
 }
 
 /// Claude Code's option: `{"label", "description"?, "preview"?}`.

@@ -30,6 +30,7 @@ const RULES: Rules = Rules {
     option_count: Some((MIN_OPTIONS, MAX_OPTIONS)),
     unique_texts: true,
     metadata: false,
+    preview: true,
 };
 
 pub(crate) fn parse(arguments: &Value) -> Result<Parsed, Vec<FieldError>> {

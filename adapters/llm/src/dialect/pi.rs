@@ -17,6 +17,7 @@ const RULES: Rules = Rules {
     option_count: None,
     unique_texts: false,
     metadata: true,
+    preview: false,
 };
 
 pub(crate) fn parse(arguments: &Value) -> Result<Parsed, Vec<FieldError>> {

@@ -27,6 +27,8 @@ pub(crate) struct Rules {
     pub unique_texts: bool,
     /// Whether a `metadata` object is read (pi).
     pub metadata: bool,
+    /// Whether options may carry Claude Code's `preview` (a string the host shows).
+    pub preview: bool,
 }
 
 /// A call read under [`Rules`].
@@ -297,6 +299,11 @@ fn read_options(
                     )
                     .unwrap_or_default();
                 let description = reader.optional_string(object, &item_path, "description");
+                if rules.preview {
+                    // Claude Code's `preview` is shown by the host, not askuser; it is
+                    // still checked, so a call askuser takes is one the host takes.
+                    let _preview = reader.optional_string(object, &item_path, "preview");
+                }
                 choices.push(Choice { label, description });
             }
             other => {
