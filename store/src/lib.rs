@@ -175,7 +175,7 @@ pub mod replay;
 mod session;
 mod sled_log;
 mod sled_scan;
-#[doc(hidden)]
+#[cfg(feature = "testing")]
 pub mod testing;
 mod transcript;
 mod types;
