@@ -171,6 +171,10 @@ mod error;
 pub mod export;
 mod log;
 mod memory;
+mod open;
+#[cfg(feature = "postgres")]
+mod postgres;
+mod redact;
 pub mod replay;
 mod session;
 mod sled_log;
@@ -186,6 +190,9 @@ pub use codec::{decode_event_record, encode_event_record};
 pub use error::{RecordKind, Result, StoreError};
 pub use log::{Events, Log};
 pub use memory::MemLog;
+pub use open::{is_postgres_url, open_log};
+#[cfg(feature = "postgres")]
+pub use postgres::{DEFAULT_SCHEMA, PgLog};
 pub use session::{Caught, Handled, Session, SessionError};
 pub use sled_log::{DEFAULT_CACHE_CAPACITY, SledLog};
 pub use transcript::transcript;
