@@ -47,3 +47,28 @@ fn open_postgres(url: &str) -> Result<Arc<dyn Log>> {
         reason: "this build of askuser has no PostgreSQL support: build it with the feature `postgres` (cargo build --features askuser-store/postgres), or give the path of a sled database".to_owned(),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_are_told_from_paths() {
+        assert!(is_postgres_url("postgres://h/db"));
+        assert!(is_postgres_url("postgresql://h/db"));
+        assert!(!is_postgres_url("askuser.db"));
+        assert!(!is_postgres_url("/var/lib/postgres://x"));
+    }
+
+    #[cfg(not(feature = "postgres"))]
+    #[test]
+    fn a_url_without_postgres_support_is_a_clear_error() {
+        let error = open_log("postgres://alice:secret@db/askuser")
+            .map(|_| ())
+            .unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "cannot open the log at postgres://alice:***@db/askuser: this build of askuser has no PostgreSQL support: build it with the feature `postgres` (cargo build --features askuser-store/postgres), or give the path of a sled database"
+        );
+    }
+}
