@@ -361,6 +361,42 @@ fn a_log_shared_as_a_trait_object_works_from_many_threads() {
     assert_eq!(shared.streams().unwrap().len(), 3);
 }
 
+#[test]
+fn a_long_read_runs_ahead_and_stops_when_dropped() {
+    let log = pg();
+    let events: Vec<Event> = scripted_events(1, 10_000).collect();
+    for (i, chunk) in events.chunks(2_500).enumerate() {
+        log.append("s", (i * 2_500) as u64, chunk).unwrap();
+    }
+    // Readers dropped after a few events leave the log usable (their helpers stop
+    // and give their connections back).
+    for _ in 0..20 {
+        let mut reader = log.read("s", 1).unwrap();
+        assert_eq!(reader.next().unwrap().unwrap().event, events[0]);
+    }
+    let mut seq = 0;
+    let mut head = 10_000;
+    for recorded in log.read("s", 1).unwrap() {
+        let recorded = recorded.unwrap();
+        seq += 1;
+        assert_eq!(recorded.seq, seq);
+        assert_eq!(recorded.event, events[usize::try_from(seq).unwrap() - 1]);
+        // Appending while a long read runs: the read ends at the head it started at.
+        if seq % 2_000 == 0 {
+            head = log
+                .append("s", head, &scripted_events(head + 1, 1).collect::<Vec<_>>())
+                .unwrap();
+        }
+    }
+    assert_eq!((seq, head), (10_000, 10_005));
+    let tail: Vec<u64> = log
+        .read("s", 9_000)
+        .unwrap()
+        .map(|r| r.unwrap().seq)
+        .collect();
+    assert_eq!(tail, (9_000..=10_005).collect::<Vec<_>>());
+}
+
 fn request(inquiry: &str) -> Event {
     requested(inquiry, d30_form())
 }

@@ -62,7 +62,7 @@ pub const DEFAULT_SCHEMA: &str = "askuser";
 /// The log is `Send + Sync`; share one per process. It keeps a few idle connections
 /// for reuse and opens more while many threads use it at once.
 pub struct PgLog {
-    pool: Pool,
+    pool: Arc<Pool>,
     schema: String,
     clock: Arc<dyn Clock>,
     durability: Durability,
@@ -112,7 +112,7 @@ impl PgLog {
     /// outside those characters.
     pub fn connect_in(url: &str, schema: &str) -> Result<Self> {
         schema::check_schema_name(schema)?;
-        let pool = Pool::new(url, schema)?;
+        let pool = Arc::new(Pool::new(url, schema)?);
         let mut conn = pool.connect()?;
         schema::migrate(&mut conn.client, schema)?;
         let log = Self {

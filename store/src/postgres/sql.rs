@@ -9,9 +9,9 @@ pub const STREAMS: &str =
     "SELECT name, head, parent, parent_at, created_at, floor FROM streams ORDER BY name";
 /// The append, in one statement and so one transaction (see the schema).
 pub const APPEND: &str = "SELECT appended, head FROM append_events($1, $2, $3, $4, $5)";
-/// A chunk of a stream's own events.
-pub const SCAN: &str = "SELECT seq, record FROM events \
-     WHERE stream = $1 AND seq >= $2 AND seq <= $3 ORDER BY seq LIMIT $4";
+/// A range of a stream's own events, read through a portal.
+pub const SCAN_ALL: &str = "SELECT seq, record FROM events \
+     WHERE stream = $1 AND seq >= $2 AND seq <= $3 ORDER BY seq";
 /// Stores a snapshot, replacing one at the same sequence number.
 pub const PUT_SNAPSHOT: &str = "INSERT INTO snapshots (stream, seq, record) VALUES ($1, $2, $3) \
      ON CONFLICT (stream, seq) DO UPDATE SET record = excluded.record";

@@ -71,7 +71,7 @@ impl PgLog {
 
 impl Backend for PgLog {
     fn scan_own(&self, stream: &str, from: Seq, to: Seq) -> Result<RecordIter<'_>> {
-        Ok(Box::new(PgScan::new(self, stream, from, to)))
+        Ok(Box::new(PgScan::new(self, stream, from, to)?))
     }
 
     fn put_snapshot(&self, stream: &str, seq: Seq, state: &State) -> Result<()> {
