@@ -14,8 +14,8 @@ pub fn is_postgres_url(spec: &str) -> bool {
 }
 
 /// Opens the log a host was pointed at: a `postgres://` (or `postgresql://`) URL
-/// opens a [`PgLog`](crate::PgLog) with [`PgLog::connect`](crate::PgLog::connect)
-/// (the build needs the store's feature `postgres`); anything else is the path of a
+/// opens a `PgLog` with `PgLog::connect` (the build needs the store's feature
+/// `postgres`); anything else is the path of a
 /// sled database directory, opened with [`SledLog::open`] (created if missing).
 /// Both append with [`Durability::Flush`](crate::Durability::Flush).
 ///
@@ -25,7 +25,7 @@ pub fn is_postgres_url(spec: &str) -> bool {
 ///
 /// # Errors
 ///
-/// For a URL, as [`PgLog::connect`](crate::PgLog::connect), or
+/// For a URL, as `PgLog::connect`, or
 /// [`StoreError::BadLocation`](crate::StoreError::BadLocation) when the build has
 /// no PostgreSQL support; for a path, as [`SledLog::open`].
 pub fn open_log(spec: &str) -> Result<Arc<dyn Log>> {
