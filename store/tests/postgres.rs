@@ -20,10 +20,14 @@ use common::*;
 
 const PGTEST: &str = env!("CARGO_BIN_EXE_askuser-store-pgtest");
 
-/// `url` with its database replaced by `dbname` (a later `dbname` parameter wins).
-fn with_dbname(url: &str, dbname: &str) -> String {
+/// `url` with the parameter `key` set to `value` (a later parameter wins).
+fn with_param(url: &str, key: &str, value: &str) -> String {
     let separator = if url.contains('?') { '&' } else { '?' };
-    format!("{url}{separator}dbname={dbname}")
+    format!("{url}{separator}{key}={value}")
+}
+
+fn with_dbname(url: &str, dbname: &str) -> String {
+    with_param(url, "dbname", dbname)
 }
 
 #[test]
@@ -196,6 +200,31 @@ fn wait_for_times_out_and_wakes_on_an_append_from_another_connection() {
         log.wait_for("s", 3, Duration::from_millis(100)).unwrap(),
         None
     );
+}
+
+#[test]
+fn connections_the_server_dropped_while_idle_are_replaced() {
+    let guard = pg();
+    let application = guard.schema().to_owned();
+    let url = with_param(&guard.url, "application_name", &application);
+    let log = PgLog::connect_in(&url, guard.schema()).unwrap();
+    log.append("s", 0, &scripted_events(1, 1).collect::<Vec<_>>())
+        .unwrap();
+    let terminated: i64 = guard
+        .client()
+        .query_one(
+            "SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) FROM \
+             (SELECT pid FROM pg_stat_activity WHERE application_name = $1 OFFSET 0) AS mine",
+            &[&application],
+        )
+        .unwrap()
+        .get(0);
+    assert_eq!(terminated, 1);
+    // Idle long enough to be checked before reuse (as a host waiting for a person).
+    std::thread::sleep(Duration::from_millis(1_100));
+    log.append("s", 1, &scripted_events(2, 1).collect::<Vec<_>>())
+        .unwrap();
+    assert_eq!(log.info("s").unwrap().head, 2);
 }
 
 #[test]

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use std::error::Error as _;
 use std::fmt::Write as _;
 use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
 use postgres::{Client, Config, NoTls, Statement};
 
@@ -14,10 +15,19 @@ use crate::error::{Result, StoreError};
 /// Idle connections kept for reuse; more may be open while busy.
 const MAX_IDLE: usize = 16;
 
+/// A connection idle for longer than this is checked (an empty query) before it is
+/// reused, so that a server restart or a dropped network connection while a host
+/// waited costs a reconnection rather than a failed append.
+const CHECK_AFTER: Duration = Duration::from_secs(1);
+
+/// How long that check may take.
+const CHECK_TIMEOUT: Duration = Duration::from_secs(5);
+
 /// One connection and the statements prepared on it.
 pub(super) struct Conn {
     pub client: Client,
     statements: HashMap<&'static str, Statement>,
+    idle_since: Instant,
 }
 
 impl Conn {
@@ -79,6 +89,7 @@ impl Pool {
         Ok(Conn {
             client,
             statements: HashMap::new(),
+            idle_since: Instant::now(),
         })
     }
 
@@ -91,8 +102,14 @@ impl Pool {
                 .unwrap_or_else(PoisonError::into_inner)
                 .pop();
             match idle {
-                Some(conn) if conn.client.is_closed() => {}
-                Some(conn) => return Ok(self.pooled(conn)),
+                Some(mut conn) => {
+                    let stale = conn.client.is_closed()
+                        || (conn.idle_since.elapsed() > CHECK_AFTER
+                            && conn.client.is_valid(CHECK_TIMEOUT).is_err());
+                    if !stale {
+                        return Ok(self.pooled(conn));
+                    }
+                }
                 None => return Ok(self.pooled(self.connect()?)),
             }
         }
@@ -132,9 +149,10 @@ impl std::ops::DerefMut for Pooled<'_> {
 
 impl Drop for Pooled<'_> {
     fn drop(&mut self) {
-        if let Some(conn) = self.conn.take()
+        if let Some(mut conn) = self.conn.take()
             && !conn.client.is_closed()
         {
+            conn.idle_since = Instant::now();
             let mut idle = self
                 .pool
                 .idle
