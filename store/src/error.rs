@@ -114,6 +114,34 @@ pub enum StoreError {
     /// waited about a second for it to let go.
     #[error("the log is in use by another process; close it and try again")]
     Locked,
+    /// The log's location cannot be used: a PostgreSQL URL that does not parse, a
+    /// `postgres://` URL given to a build without PostgreSQL support (the store's
+    /// feature `postgres`), or a schema name outside `a-z`, `0-9` and `_`. The
+    /// location is shown without its password.
+    #[error("cannot open the log at {location}: {reason}")]
+    BadLocation {
+        /// Where the log was to be opened (a URL without its password, a path).
+        location: String,
+        /// What is wrong with it, and what to write instead.
+        reason: String,
+    },
+    /// The PostgreSQL server could not be reached, or refused the connection (no
+    /// such role or database, a wrong password). The URL is shown without its
+    /// password.
+    #[error(
+        "cannot connect to the PostgreSQL server at {url}: {detail}. Check that the server is running and that the URL names the right host (or socket directory), port, user, password and database"
+    )]
+    Connect {
+        /// The URL, without its password.
+        url: String,
+        /// What the client reported.
+        detail: String,
+    },
+    /// The PostgreSQL server reported an error, or the connection to it failed,
+    /// while using the log (the server's message, with its detail and hint), or the
+    /// log's tables are of a newer version than this build knows.
+    #[error("postgres: {0}")]
+    Database(String),
     /// The storage engine failed (I/O error, or sled reported a problem).
     #[error("storage: {0}")]
     Storage(#[from] sled::Error),

@@ -3,8 +3,11 @@
 //! Every input the askuser engine takes is an [`Event`](askuser_core::Event) appended
 //! to a stream of an append-only log. The log is the truth; any state is a replay of
 //! it through the core reducer. This crate keeps that log behind the [`Log`] trait,
-//! with two implementations that pass one test suite: [`MemLog`] in memory, for
-//! embedders, and [`SledLog`], durable, on [sled](https://docs.rs/sled/0.34).
+//! with implementations that pass one test suite: [`MemLog`] in memory, for
+//! embedders; [`SledLog`], durable, on [sled](https://docs.rs/sled/0.34), the
+//! embedded default; and with the feature `postgres`, `PgLog`, in a PostgreSQL
+//! database that every host of a team shares (see "One log for a team" below).
+//! [`open_log`] opens either durable log from a `--db` value.
 //!
 //! ```
 //! use askuser_core::{AnsweredBy, Event, InquiryId, Origin, Policy, Request, parse_form};
@@ -151,6 +154,45 @@
 //! - [`transcript()`] tells a stream as sentences; [`export::json_lines`] writes it
 //!   as JSON lines.
 //!
+//! ## One log for a team: PostgreSQL
+//!
+//! The sled log lives in one directory on one machine. When a team's agents run on
+//! many machines, point every host at one PostgreSQL database instead: any host
+//! records requests in it, any surface (a terminal in another window, another
+//! machine) records answers in it, and whoever waits is woken by `LISTEN`/`NOTIFY`.
+//!
+//! 1. Build askuser with PostgreSQL support (the store's feature `postgres`).
+//! 2. Create a role and a database for askuser once (an administrator, with `psql`):
+//!    ```sql
+//!    CREATE ROLE askuser LOGIN PASSWORD 'change-me';
+//!    CREATE DATABASE askuser OWNER askuser;
+//!    ```
+//!    askuser creates its tables itself on first use, in the schema `askuser`, and
+//!    migrates them when a newer askuser opens the database (a `schema_version`
+//!    table records their version; an older askuser refuses a newer schema rather
+//!    than damage it).
+//! 3. Give every host the same URL, with `--db` or in the environment:
+//!    ```sh
+//!    export ASKUSER_DB='postgres://askuser:change-me@db.internal:5432/askuser'
+//!    askuser serve                       # or: askuser --db "$ASKUSER_DB" serve
+//!    ```
+//!    A server on a Unix socket is written with the socket's directory,
+//!    percent-encoded, as the host: `postgres://askuser@%2Fvar%2Frun%2Fpostgresql/askuser`.
+//!    Connections are made without TLS: reach a remote server over a private
+//!    network, a Unix socket or an SSH tunnel (`ssh -L 5432:localhost:5432 db`).
+//!
+//! A program calls [`open_log`] with that value and gets an `Arc<dyn Log>`: a
+//! `postgres://` URL opens the shared database, anything else a sled directory.
+//! The first answer to an inquiry wins through the expected-head append, whichever
+//! host records it; the others are told the inquiry is already answered. A bad URL
+//! or an unreachable server is an error that shows the URL without its password
+//! ([`StoreError::BadLocation`], [`StoreError::Connect`]).
+//!
+//! For the tests and benchmarks, `scripts/postgres.sh` starts a private server (a
+//! data directory and a Unix socket under `target/test-postgres`, installing
+//! PostgreSQL from Debian's packages if needed) and prints its URL:
+//! `export ASKUSER_TEST_PG="$(scripts/postgres.sh | tail -n 1)"`.
+//!
 //! ## Records on disk
 //!
 //! Values are `MessagePack` with named fields (`rmp_serde`'s named encoding), inside an
@@ -171,6 +213,10 @@ mod error;
 pub mod export;
 mod log;
 mod memory;
+mod open;
+#[cfg(feature = "postgres")]
+mod postgres;
+mod redact;
 pub mod replay;
 mod session;
 mod sled_log;
@@ -186,6 +232,9 @@ pub use codec::{decode_event_record, encode_event_record};
 pub use error::{RecordKind, Result, StoreError};
 pub use log::{Events, Log};
 pub use memory::MemLog;
+pub use open::{is_postgres_url, open_log};
+#[cfg(feature = "postgres")]
+pub use postgres::{DEFAULT_SCHEMA, PgLog};
 pub use session::{Caught, Handled, Session, SessionError};
 pub use sled_log::{DEFAULT_CACHE_CAPACITY, SledLog};
 pub use transcript::transcript;

@@ -17,10 +17,11 @@ use crate::types::{Durability, Recorded, Seq, StreamInfo};
 /// stream is created by its first append (with `expected` 0) or by
 /// [`Log::fork`].
 ///
-/// Two implementations pass the same test suite: [`MemLog`](crate::MemLog), in
-/// memory, for embedders and tests, and [`SledLog`](crate::SledLog), durable, on
-/// sled. The trait is object safe (`Box<dyn Log>` works) and sealed: those two are
-/// its implementations.
+/// The implementations pass the same test suite: [`MemLog`](crate::MemLog), in
+/// memory, for embedders and tests; [`SledLog`](crate::SledLog), durable, on sled;
+/// and with the feature `postgres`, `PgLog`, in a shared PostgreSQL database. The
+/// trait is object safe (`Box<dyn Log>` works) and sealed: those are its
+/// implementations.
 pub trait Log: Backend + Send + Sync {
     /// Appends `events` to `stream`, whose head must be `expected` (optimistic
     /// concurrency): otherwise nothing is written and the result is

@@ -1,4 +1,5 @@
-//! The shared test suite: every case runs against both `MemLog` and `SledLog`.
+//! The shared test suite: every case runs against `MemLog` and `SledLog`, and with
+//! the feature `postgres` against `PgLog` on the server of `ASKUSER_TEST_PG`.
 
 mod common;
 
@@ -18,6 +19,11 @@ macro_rules! suite {
         }
         mod sled {
             $( #[test] fn $case() { let (log, _dir) = super::sled(); super::$case(&log); } )*
+        }
+        /// Against the PostgreSQL server of `ASKUSER_TEST_PG`, each in a fresh schema.
+        #[cfg(feature = "postgres")]
+        mod postgres {
+            $( #[test] fn $case() { let log = super::pg(); super::$case(&*log); } )*
         }
     };
 }

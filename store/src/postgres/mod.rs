@@ -1,0 +1,164 @@
+//! [`PgLog`]: the log in a PostgreSQL database, shared by every host of a team.
+//!
+//! The client is the blocking [`postgres`](https://docs.rs/postgres/0.19) crate:
+//! the [`Log`](crate::Log) API is synchronous, so an async client (`tokio-postgres`
+//! alone, or `sqlx`) would need a runtime inside the store and a `block_on` around
+//! every call, and `sqlx`'s compile-time checks bring a much larger build for six
+//! statements. `postgres` wraps `tokio-postgres` on a small private runtime, speaks
+//! the extended protocol (prepared statements, binary `bytea` and arrays), and gives
+//! `LISTEN`/`NOTIFY` notifications with a timeout. Connections are made without TLS
+//! (reach a remote server over a Unix socket, a private network or an SSH tunnel);
+//! a URL asking for `sslmode=require` is refused when connecting.
+
+mod pool;
+mod scan;
+mod schema;
+mod sql;
+mod storage;
+mod wait;
+
+use std::sync::Arc;
+
+use crate::error::Result;
+use crate::types::{Clock, Durability, Seq, SystemClock};
+use pool::{Conn, Pool};
+
+/// The schema [`PgLog::connect`] keeps the log's tables in.
+pub const DEFAULT_SCHEMA: &str = "askuser";
+
+/// A durable [`Log`](crate::Log) in a PostgreSQL database (feature `postgres`), for
+/// teams whose agents run on many machines: every host opens the same database, and
+/// any of them may record an answer to an inquiry another asked.
+///
+/// The tables (in the schema `askuser`, or one chosen with [`PgLog::connect_in`]):
+/// `streams` (name, head, parent and fork point, creation time, compaction floor),
+/// `events` and `snapshots`, keyed by `(stream, seq)`. An event or snapshot is
+/// stored as the exact bytes the sled log stores (the store's `MessagePack` envelope
+/// with its format version and CRC-32) in a `bytea` column, so the two logs share one
+/// record format, and a damaged record is reported as
+/// [`StoreError::Corrupt`](crate::StoreError::Corrupt) the same way. askuser creates
+/// and migrates the tables itself; a `schema_version` table records their version
+/// (see [`PgLog::connect`]).
+///
+/// **Appends** are one statement, so one transaction: a function locks the stream's
+/// row (`SELECT … FOR UPDATE`), compares its head with the expected one, inserts the
+/// events under the primary key `(stream, seq)`, moves the head and sends a
+/// notification. Writers on any number of connections and machines are serialized
+/// per stream by the row lock; the loser of a race gets
+/// [`StoreError::Conflict`](crate::StoreError::Conflict) with the head it lost to,
+/// and nothing of its append is written.
+///
+/// **Durability**: [`Durability::Flush`] (the default) commits synchronously: the
+/// append returns once the server has flushed its write-ahead log (and, with
+/// synchronous replication, per the server's settings). [`Durability::Buffered`]
+/// commits with `synchronous_commit = off`: the append is visible to every reader
+/// at once, and the server writes it out within a fraction of a second; a server
+/// crash (not a client crash) may lose the last buffered appends, never half of one.
+/// [`Log::flush`](crate::Log::flush) waits until everything committed is flushed.
+///
+/// **Waiting**: [`PgLog::wait_for`] blocks until a stream's head passes a sequence
+/// number, woken by `LISTEN`/`NOTIFY` rather than polling.
+///
+/// The log is `Send + Sync`; share one per process. It keeps a few idle connections
+/// for reuse and opens more while many threads use it at once.
+pub struct PgLog {
+    pool: Arc<Pool>,
+    schema: String,
+    clock: Arc<dyn Clock>,
+    durability: Durability,
+}
+
+impl std::fmt::Debug for PgLog {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PgLog")
+            .field("url", &self.pool.shown())
+            .field("schema", &self.schema)
+            .field("durability", &self.durability)
+            .finish_non_exhaustive()
+    }
+}
+
+impl PgLog {
+    /// Connects to the database at `url` and opens the log in the schema
+    /// [`DEFAULT_SCHEMA`], creating or migrating its tables if needed.
+    ///
+    /// `url` is a `postgres://` (or `postgresql://`) URL such as
+    /// `postgres://askuser:PASSWORD@db.example:5432/askuser`, or for a server on a
+    /// Unix socket `postgres://askuser@%2Fvar%2Frun%2Fpostgresql/askuser` (the socket's
+    /// directory, percent-encoded, as the host); libpq's `key=value` form
+    /// (`host=/var/run/postgresql user=askuser dbname=askuser`) works too. The role
+    /// needs the right to create a schema in the database the first time (or an
+    /// administrator opens the log once); after that, to read and write its tables.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::BadLocation`](crate::StoreError::BadLocation) when `url` does not
+    /// parse; [`StoreError::Connect`](crate::StoreError::Connect) when the server
+    /// cannot be reached or refuses the login (the message shows the URL without its
+    /// password); [`StoreError::Database`](crate::StoreError::Database) when the
+    /// tables cannot be created, or are of a newer version than this build knows.
+    pub fn connect(url: &str) -> Result<Self> {
+        Self::connect_in(url, DEFAULT_SCHEMA)
+    }
+
+    /// [`PgLog::connect`], with the tables in `schema` (1 to 40 of `a-z`, `0-9`
+    /// and `_`, not starting with a digit): several independent logs in one
+    /// database.
+    ///
+    /// # Errors
+    ///
+    /// As [`PgLog::connect`], and
+    /// [`StoreError::BadLocation`](crate::StoreError::BadLocation) for a schema name
+    /// outside those characters.
+    pub fn connect_in(url: &str, schema: &str) -> Result<Self> {
+        schema::check_schema_name(schema)?;
+        let pool = Arc::new(Pool::new(url, schema)?);
+        let mut conn = pool.connect()?;
+        schema::migrate(&mut conn.client, schema)?;
+        let log = Self {
+            pool,
+            schema: schema.to_owned(),
+            clock: Arc::new(SystemClock),
+            durability: Durability::Flush,
+        };
+        log.pool.give_back(conn);
+        Ok(log)
+    }
+
+    /// The same log, with `durability` for [`Log::append`](crate::Log::append).
+    #[must_use]
+    pub fn with_durability(mut self, durability: Durability) -> Self {
+        self.durability = durability;
+        self
+    }
+
+    /// The same log, stamping records with `clock`.
+    #[must_use]
+    pub fn with_clock(mut self, clock: Arc<dyn Clock>) -> Self {
+        self.clock = clock;
+        self
+    }
+
+    /// The schema holding the log's tables.
+    pub fn schema(&self) -> &str {
+        &self.schema
+    }
+
+    /// Runs `work` on a pooled connection.
+    fn with_conn<T>(&self, work: impl FnOnce(&mut Conn) -> Result<T>) -> Result<T> {
+        let mut conn = self.pool.get()?;
+        work(&mut conn)
+    }
+}
+
+/// A sequence number as a `bigint` (no log reaches 2^63 events; larger numbers,
+/// which can only be asked for, are clamped).
+fn to_sql(seq: Seq) -> i64 {
+    i64::try_from(seq).unwrap_or(i64::MAX)
+}
+
+/// A stored `bigint` as a sequence number or timestamp (never negative: the log
+/// writes only what [`to_sql`] gives).
+fn from_sql(value: i64) -> u64 {
+    u64::try_from(value).unwrap_or(0)
+}

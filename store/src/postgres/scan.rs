@@ -1,0 +1,122 @@
+//! Reading a stream's own events. A short range is one query on a pooled
+//! connection. A long one is read ahead by a helper thread: it holds a connection
+//! of its own, fetches the range through a portal (one statement, so one consistent
+//! snapshot) a batch of rows at a time, checks and decodes each record, and hands
+//! the batches over a bounded channel; the caller's thread only folds the events.
+//! No connection is held by the caller, so a reader may append while it iterates;
+//! dropping the iterator stops the helper at its next batch.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+
+use postgres::Row;
+
+use super::pool::{Pool, database};
+use super::{PgLog, from_sql, sql, to_sql};
+use crate::codec::decode_event_record;
+use crate::error::Result;
+use crate::types::{Recorded, Seq};
+
+/// Ranges up to this many events are read in one query, without a helper thread.
+const SHORT: u64 = 2048;
+/// Rows the helper fetches per round trip, and hands over per batch.
+const BATCH: i32 = 1024;
+/// Batches the helper may run ahead of the caller.
+const AHEAD: usize = 4;
+
+type Batch = Vec<Result<Recorded>>;
+
+/// The events of one stream in `from..=to`, in order.
+pub(super) enum PgScan {
+    /// A short range, fetched whole.
+    Short(VecDeque<Result<Recorded>>),
+    /// A long range, from the helper thread.
+    Ahead {
+        batches: Receiver<Batch>,
+        current: std::vec::IntoIter<Result<Recorded>>,
+    },
+}
+
+impl PgScan {
+    pub fn new(log: &PgLog, stream: &str, from: Seq, to: Seq) -> Result<Self> {
+        if to < from {
+            return Ok(Self::Short(VecDeque::new()));
+        }
+        if to - from < SHORT {
+            let rows = log.with_conn(|conn| {
+                let statement = conn.prepared(sql::SCAN_ALL)?;
+                conn.client
+                    .query(&statement, &[&stream, &to_sql(from), &to_sql(to)])
+                    .map_err(database)
+            })?;
+            return Ok(Self::Short(
+                rows.iter().map(|row| decode(stream, row)).collect(),
+            ));
+        }
+        let (sender, batches) = sync_channel(AHEAD);
+        let pool = Arc::clone(&log.pool);
+        let stream = stream.to_owned();
+        std::thread::Builder::new()
+            .name("askuser-pg-read".to_owned())
+            .spawn(move || {
+                if let Err(error) = read_ahead(&pool, &stream, from, to, &sender) {
+                    let _ = sender.send(vec![Err(error)]);
+                }
+            })?;
+        Ok(Self::Ahead {
+            batches,
+            current: Vec::new().into_iter(),
+        })
+    }
+}
+
+/// The helper thread: fetches, checks and decodes `from..=to` of `stream`, and
+/// sends it in batches until done or the receiver is gone.
+fn read_ahead(
+    pool: &Pool,
+    stream: &str,
+    from: Seq,
+    to: Seq,
+    sender: &SyncSender<Batch>,
+) -> Result<()> {
+    let mut conn = pool.get()?;
+    let statement = conn.prepared(sql::SCAN_ALL)?;
+    let mut tx = conn.client.transaction().map_err(database)?;
+    let portal = tx
+        .bind(&statement, &[&stream, &to_sql(from), &to_sql(to)])
+        .map_err(database)?;
+    loop {
+        let rows = tx.query_portal(&portal, BATCH).map_err(database)?;
+        if rows.is_empty() {
+            break;
+        }
+        let batch = rows.iter().map(|row| decode(stream, row)).collect();
+        if sender.send(batch).is_err() {
+            break;
+        }
+    }
+    tx.commit().map_err(database)
+}
+
+fn decode(stream: &str, row: &Row) -> Result<Recorded> {
+    let seq: i64 = row.try_get(0).map_err(database)?;
+    let record: &[u8] = row.try_get(1).map_err(database)?;
+    decode_event_record(stream, from_sql(seq), record)
+}
+
+impl Iterator for PgScan {
+    type Item = Result<Recorded>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match self {
+            Self::Short(records) => records.pop_front(),
+            Self::Ahead { batches, current } => loop {
+                if let Some(record) = current.next() {
+                    return Some(record);
+                }
+                *current = batches.recv().ok()?.into_iter();
+            },
+        }
+    }
+}

@@ -1,0 +1,45 @@
+//! The statements the log runs. Every connection's `search_path` is the log's
+//! schema, so the names here are unqualified.
+
+/// A stream's metadata.
+pub const STREAM: &str =
+    "SELECT head, parent, parent_at, created_at, floor FROM streams WHERE name = $1";
+/// Every stream, in byte order of their names (the column's collation is `C`).
+pub const STREAMS: &str =
+    "SELECT name, head, parent, parent_at, created_at, floor FROM streams ORDER BY name";
+/// The append, in one statement and so one transaction (see the schema).
+pub const APPEND: &str = "SELECT appended, head FROM append_events($1, $2, $3, $4, $5)";
+/// A range of a stream's own events, read through a portal.
+pub const SCAN_ALL: &str = "SELECT seq, record FROM events \
+     WHERE stream = $1 AND seq >= $2 AND seq <= $3 ORDER BY seq";
+/// Stores a snapshot, replacing one at the same sequence number.
+pub const PUT_SNAPSHOT: &str = "INSERT INTO snapshots (stream, seq, record) VALUES ($1, $2, $3) \
+     ON CONFLICT (stream, seq) DO UPDATE SET record = excluded.record";
+/// One snapshot.
+pub const GET_SNAPSHOT: &str = "SELECT record FROM snapshots WHERE stream = $1 AND seq = $2";
+/// A stream's snapshots' sequence numbers.
+pub const SNAPSHOT_SEQS: &str = "SELECT seq FROM snapshots WHERE stream = $1 ORDER BY seq";
+/// Whether a stream exists.
+pub const EXISTS: &str = "SELECT 1 FROM streams WHERE name = $1";
+/// A fork's parent, locked against compaction until the fork commits.
+pub const LOCK_PARENT: &str = "SELECT head, floor FROM streams WHERE name = $1 FOR SHARE";
+/// Creates a fork (nothing if the name was taken meanwhile).
+pub const CREATE_FORK: &str = "INSERT INTO streams (name, head, parent, parent_at, created_at) \
+     VALUES ($1, $2, $3, $2, $4) ON CONFLICT (name) DO NOTHING";
+/// A stream being compacted, locked against appends and forks.
+pub const LOCK_STREAM: &str = "SELECT floor FROM streams WHERE name = $1 FOR UPDATE";
+/// The first fork (by name) that reads events of `$1` up to `$2`.
+pub const DEPENDENT_FORK: &str = "SELECT name, parent_at FROM streams \
+     WHERE parent = $1 AND parent_at < $2 ORDER BY name LIMIT 1";
+/// Raises a stream's compaction floor.
+pub const SET_FLOOR: &str = "UPDATE streams SET floor = greatest(floor, $2) WHERE name = $1";
+/// Drops a stream's own events up to `$2`.
+pub const DROP_EVENTS: &str = "DELETE FROM events WHERE stream = $1 AND seq <= $2";
+/// Drops a stream's snapshots before `$2`.
+pub const DROP_SNAPSHOTS: &str = "DELETE FROM snapshots WHERE stream = $1 AND seq < $2";
+/// A transaction that writes a commit record, so that its synchronous commit waits
+/// for the write-ahead log to be flushed up to it, and so for every earlier commit
+/// (those of [`Durability::Buffered`](crate::Durability::Buffered) appends too).
+pub const FLUSH: &str = "BEGIN; SET LOCAL synchronous_commit = on; SELECT txid_current(); COMMIT";
+/// Turns off the wait for the write-ahead log's flush, for one transaction.
+pub const BUFFERED: &str = "SET LOCAL synchronous_commit = off";

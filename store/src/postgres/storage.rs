@@ -1,0 +1,290 @@
+//! [`Backend`] and [`Log`] for [`PgLog`].
+
+use std::sync::Arc;
+
+use askuser_core::{Event, State};
+use postgres::Row;
+use postgres::Transaction;
+
+use super::pool::database;
+use super::scan::PgScan;
+use super::{PgLog, from_sql, sql, to_sql};
+use crate::backend::{Backend, RecordIter};
+use crate::codec::{
+    STATE_FORMAT, SnapshotHead, SnapshotRecord, SnapshotRef, check_name, encode_event_record,
+    open_record, seal, seq_key,
+};
+use crate::error::{RecordKind, Result, StoreError};
+use crate::log::Log;
+use crate::memory::check_fork_point;
+use crate::types::{Clock, Durability, ForkPoint, Seq, Snapshot, StreamInfo, Timestamp};
+
+/// A stream's row (`head, parent, parent_at, created_at, floor` from column
+/// `first`) as a [`StreamInfo`].
+fn stream_info(name: String, row: &Row, first: usize) -> Result<StreamInfo> {
+    let head: i64 = row.try_get(first).map_err(database)?;
+    let parent: Option<String> = row.try_get(first + 1).map_err(database)?;
+    let parent_at: Option<i64> = row.try_get(first + 2).map_err(database)?;
+    let created_at: i64 = row.try_get(first + 3).map_err(database)?;
+    let floor: i64 = row.try_get(first + 4).map_err(database)?;
+    Ok(StreamInfo {
+        name,
+        head: from_sql(head),
+        parent: parent.map(|stream| ForkPoint {
+            stream,
+            at: from_sql(parent_at.unwrap_or(0)),
+        }),
+        created_at: Timestamp(from_sql(created_at)),
+        floor: from_sql(floor),
+    })
+}
+
+/// A name no stream can have (PostgreSQL text cannot hold a NUL, and the store
+/// refuses control characters in names): looked up, it is simply absent.
+fn impossible(name: &str) -> bool {
+    name.contains('\0')
+}
+
+impl PgLog {
+    /// Runs `work` in a transaction on a pooled connection, committed with
+    /// `durability`.
+    fn transaction<T>(
+        &self,
+        durability: Durability,
+        work: impl FnOnce(&mut Transaction<'_>) -> Result<T>,
+    ) -> Result<T> {
+        self.with_conn(|conn| {
+            let mut tx = conn.client.transaction().map_err(database)?;
+            if durability == Durability::Buffered {
+                tx.batch_execute(sql::BUFFERED).map_err(database)?;
+            }
+            let value = work(&mut tx)?;
+            tx.commit().map_err(database)?;
+            Ok(value)
+        })
+    }
+
+    fn current_head(&self, stream: &str) -> Result<Seq> {
+        Ok(self.stream(stream)?.map_or(0, |info| info.head))
+    }
+}
+
+impl Backend for PgLog {
+    fn scan_own(&self, stream: &str, from: Seq, to: Seq) -> Result<RecordIter<'_>> {
+        Ok(Box::new(PgScan::new(self, stream, from, to)?))
+    }
+
+    fn put_snapshot(&self, stream: &str, seq: Seq, state: &State) -> Result<()> {
+        let record = seal(
+            &seq_key(stream, seq),
+            &SnapshotRef {
+                state_format: STATE_FORMAT,
+                seq,
+                taken_at: self.clock.now(),
+                state,
+            },
+        )?;
+        self.transaction(self.durability, |tx| {
+            tx.execute(sql::PUT_SNAPSHOT, &[&stream, &to_sql(seq), &record])
+                .map_err(database)?;
+            Ok(())
+        })
+    }
+
+    fn get_snapshot(&self, stream: &str, seq: Seq) -> Result<Option<Snapshot>> {
+        if impossible(stream) {
+            return Ok(None);
+        }
+        let row = self.with_conn(|conn| {
+            let statement = conn.prepared(sql::GET_SNAPSHOT)?;
+            conn.client
+                .query_opt(&statement, &[&stream, &to_sql(seq)])
+                .map_err(database)
+        })?;
+        let Some(row) = row else {
+            return Ok(None);
+        };
+        let bytes: Vec<u8> = row.try_get(0).map_err(database)?;
+        let key = seq_key(stream, seq);
+        let head: SnapshotHead = open_record(RecordKind::Snapshot, stream, seq, &key, &bytes)?;
+        if head.state_format != STATE_FORMAT {
+            return Ok(None);
+        }
+        let record: SnapshotRecord = open_record(RecordKind::Snapshot, stream, seq, &key, &bytes)?;
+        Ok(Some(record.into()))
+    }
+
+    fn snapshot_seqs(&self, stream: &str) -> Result<Vec<Seq>> {
+        if impossible(stream) {
+            return Ok(Vec::new());
+        }
+        let rows = self.with_conn(|conn| {
+            let statement = conn.prepared(sql::SNAPSHOT_SEQS)?;
+            conn.client.query(&statement, &[&stream]).map_err(database)
+        })?;
+        rows.iter()
+            .map(|row| row.try_get::<_, i64>(0).map(from_sql).map_err(database))
+            .collect()
+    }
+
+    fn drop_through(&self, stream: &str, seq: Seq) -> Result<u64> {
+        self.transaction(self.durability, |tx| {
+            if tx
+                .query_opt(sql::LOCK_STREAM, &[&stream])
+                .map_err(database)?
+                .is_none()
+            {
+                return Err(StoreError::NoSuchStream(stream.to_owned()));
+            }
+            if let Some(fork) = tx
+                .query_opt(sql::DEPENDENT_FORK, &[&stream, &to_sql(seq)])
+                .map_err(database)?
+            {
+                return Err(StoreError::ForkDependsOnEvents {
+                    stream: stream.to_owned(),
+                    upto: seq,
+                    fork: fork.try_get(0).map_err(database)?,
+                    at: from_sql(fork.try_get(1).map_err(database)?),
+                });
+            }
+            tx.execute(sql::SET_FLOOR, &[&stream, &to_sql(seq)])
+                .map_err(database)?;
+            let dropped = tx
+                .execute(sql::DROP_EVENTS, &[&stream, &to_sql(seq)])
+                .map_err(database)?;
+            tx.execute(sql::DROP_SNAPSHOTS, &[&stream, &to_sql(seq)])
+                .map_err(database)?;
+            Ok(dropped)
+        })
+    }
+
+    fn clock(&self) -> &Arc<dyn Clock> {
+        &self.clock
+    }
+}
+
+impl Log for PgLog {
+    fn append_with(
+        &self,
+        stream: &str,
+        expected: Seq,
+        events: &[Event],
+        durability: Durability,
+    ) -> Result<Seq> {
+        check_name(stream)?;
+        if events.is_empty() {
+            let actual = self.current_head(stream)?;
+            crate::error::expect_head(stream, expected, actual)?;
+            return Ok(actual);
+        }
+        let at = self.clock.now();
+        let records = events
+            .iter()
+            .zip(expected + 1..)
+            .map(|(event, seq)| encode_event_record(stream, seq, at, event))
+            .collect::<Result<Vec<_>>>()?;
+        let row = self.with_conn(|conn| {
+            let statement = conn.prepared(sql::APPEND)?;
+            conn.client
+                .query_one(
+                    &statement,
+                    &[
+                        &stream,
+                        &to_sql(expected),
+                        &records,
+                        &to_sql(at.millis()),
+                        &(durability == Durability::Flush),
+                    ],
+                )
+                .map_err(database)
+        })?;
+        let appended: bool = row.try_get(0).map_err(database)?;
+        let head = from_sql(row.try_get(1).map_err(database)?);
+        if appended {
+            Ok(head)
+        } else {
+            Err(StoreError::Conflict {
+                stream: stream.to_owned(),
+                expected,
+                actual: head,
+            })
+        }
+    }
+
+    fn durability(&self) -> Durability {
+        self.durability
+    }
+
+    fn stream(&self, stream: &str) -> Result<Option<StreamInfo>> {
+        if impossible(stream) {
+            return Ok(None);
+        }
+        let row = self.with_conn(|conn| {
+            let statement = conn.prepared(sql::STREAM)?;
+            conn.client
+                .query_opt(&statement, &[&stream])
+                .map_err(database)
+        })?;
+        row.map(|row| stream_info(stream.to_owned(), &row, 0))
+            .transpose()
+    }
+
+    fn streams(&self) -> Result<Vec<StreamInfo>> {
+        let rows = self.with_conn(|conn| {
+            let statement = conn.prepared(sql::STREAMS)?;
+            conn.client.query(&statement, &[]).map_err(database)
+        })?;
+        rows.iter()
+            .map(|row| stream_info(row.try_get(0).map_err(database)?, row, 1))
+            .collect()
+    }
+
+    fn fork(&self, parent: &str, at: Seq, name: &str) -> Result<StreamInfo> {
+        check_name(name)?;
+        let created_at = self.clock.now();
+        self.transaction(self.durability, |tx| {
+            if tx
+                .query_opt(sql::EXISTS, &[&name])
+                .map_err(database)?
+                .is_some()
+            {
+                return Err(StoreError::StreamExists(name.to_owned()));
+            }
+            let source = if impossible(parent) {
+                None
+            } else {
+                tx.query_opt(sql::LOCK_PARENT, &[&parent])
+                    .map_err(database)?
+            };
+            let Some(source) = source else {
+                return Err(StoreError::NoSuchStream(parent.to_owned()));
+            };
+            let head = from_sql(source.try_get(0).map_err(database)?);
+            let floor = from_sql(source.try_get(1).map_err(database)?);
+            check_fork_point(parent, at, head, floor)?;
+            let created = tx
+                .execute(
+                    sql::CREATE_FORK,
+                    &[&name, &to_sql(at), &parent, &to_sql(created_at.millis())],
+                )
+                .map_err(database)?;
+            if created == 0 {
+                return Err(StoreError::StreamExists(name.to_owned()));
+            }
+            Ok(StreamInfo {
+                name: name.to_owned(),
+                head: at,
+                parent: Some(ForkPoint {
+                    stream: parent.to_owned(),
+                    at,
+                }),
+                created_at,
+                floor: 0,
+            })
+        })
+    }
+
+    fn flush(&self) -> Result<()> {
+        self.with_conn(|conn| conn.client.batch_execute(sql::FLUSH).map_err(database))
+    }
+}
