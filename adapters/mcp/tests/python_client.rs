@@ -1,4 +1,4 @@
-//! End to end: the official MCP Python SDK (`mcp` on PyPI) drives the server over
+//! End to end: the official MCP Python SDK (`mcp` on `PyPI`) drives the server over
 //! stdio, answering its elicitation forms as a person would. Set
 //! `ASKUSER_TEST_PYTHON` (see `scripts/mcp-venv.sh`).
 
@@ -26,7 +26,7 @@ fn migration() -> Value {
     ]})
 }
 
-fn accept(content: Value) -> Value {
+fn accept(content: &Value) -> Value {
     json!({"action": "accept", "content": content})
 }
 
@@ -54,10 +54,10 @@ fn tools_list_and_instructions() {
 fn a_branching_form_in_rounds_with_a_json_answer_refused_then_accepted() {
     let scratch = Scratch::new();
     let responses = [
-        accept(json!({"apply": true, "note": "run it at night"})),
-        accept(json!({"env": "production", "limits": "{\"mem\": 2}"})),
-        accept(json!({"confirm": true})),
-        accept(json!({"limits": "{\"cpu\": 1.5}"})),
+        accept(&json!({"apply": true, "note": "run it at night"})),
+        accept(&json!({"env": "production", "limits": "{\"mem\": 2}"})),
+        accept(&json!({"confirm": true})),
+        accept(&json!({"limits": "{\"cpu\": 1.5}"})),
     ];
     let out = scratch.drive(
         "branching",
@@ -96,7 +96,7 @@ fn the_no_branch_is_one_round() {
         "no",
         None,
         json!({"calls": [{"tool": "ask_user", "arguments": migration(),
-                          "responses": [accept(json!({"apply": false, "note": ""}))]}]}),
+                          "responses": [accept(&json!({"apply": false, "note": ""}))]}]}),
     );
     let call = &out["calls"][0];
     assert_eq!(messages(call), ["Questions 1\u{2013}2 of 5"]);
@@ -113,7 +113,7 @@ fn decline_is_a_reply_with_the_answers_so_far() {
         "decline",
         None,
         json!({"calls": [{"tool": "ask_user", "arguments": migration(),
-                          "responses": [accept(json!({"apply": true, "note": "n"})),
+                          "responses": [accept(&json!({"apply": true, "note": "n"})),
                                         {"action": "decline"}]}]}),
     );
     let call = &out["calls"][0];
@@ -162,7 +162,7 @@ fn ask_user_question_with_a_multi_select_and_own_text() {
         "claude",
         None,
         json!({"calls": [{"tool": "AskUserQuestion", "arguments": arguments,
-                          "responses": [accept(json!({"q1": ["Admin", "Auth"], "q2.other": "DuckDB"}))]}]}),
+                          "responses": [accept(&json!({"q1": ["Admin", "Auth"], "q2.other": "DuckDB"}))]}]}),
     );
     let call = &out["calls"][0];
     insta::assert_json_snapshot!("claude_round", call["rounds"]);

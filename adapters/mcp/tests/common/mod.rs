@@ -78,7 +78,7 @@ impl Scratch {
 
     /// The log, once the server has exited.
     pub fn log(&self) -> Arc<dyn Log> {
-        Arc::new(SledLog::open(&self.db()).expect("the log opens"))
+        Arc::new(SledLog::open(self.db()).expect("the log opens"))
     }
 }
 
