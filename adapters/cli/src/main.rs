@@ -79,7 +79,7 @@ fn run(args: &[String]) -> Result<u8, CliError> {
             Ok(0)
         }
         other => Err(CliError::Usage(format!(
-            "\"{other}\" is not a command; use one of ask, answer, resume, serve, mcp, log, schema, check, help"
+            "\"{other}\" is not a command; use one of ask, answer, resume, serve, log, schema, check, help"
         ))),
     }
 }
