@@ -33,6 +33,7 @@
 //! ```
 
 mod config;
+mod mrtr;
 mod pending;
 mod recorder;
 mod rounds;

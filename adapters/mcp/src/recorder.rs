@@ -4,7 +4,7 @@
 
 use std::sync::{Arc, Mutex, PoisonError};
 
-use askuser_core::{Command, Event, InquiryId, Refusal};
+use askuser_core::{Command, Event, InquiryId, Refusal, ToolCall};
 use askuser_store::{Log, Session, SessionError, StoreError};
 
 /// Opens the log for one step (a sled database is opened and closed again; an
@@ -66,5 +66,19 @@ impl Recorder {
             Err(SessionError::Store(error)) => return Err(error),
         };
         Ok((inquiry, recorded))
+    }
+
+    /// What the log says of an open inquiry: the command it waits on and the tool
+    /// call it records; `None` when it is not open.
+    pub(crate) fn open_inquiry(
+        &self,
+        inquiry: &InquiryId,
+    ) -> Result<Option<(Command, Option<ToolCall>)>, StoreError> {
+        let _guard = self.lock.lock().unwrap_or_else(PoisonError::into_inner);
+        let session = self.session()?;
+        let state = session.state();
+        Ok(state
+            .pending(inquiry)
+            .map(|command| (command, state.call(inquiry).map(|c| (**c).clone()))))
     }
 }

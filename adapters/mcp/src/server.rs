@@ -7,15 +7,16 @@ use askuser_core::{CancelReason, Command, Event, InquiryId, Problem};
 use askuser_llm::dialect::mcp::Response;
 use askuser_llm::{Call, Dialect, ToolResult};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ElicitRequestParams,
-    ElicitationAction, ElicitationSchema, Implementation, InitializeResult, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ElicitationAction,
+    Implementation, InitializeResult, ListToolsResult, PaginatedRequestParams, ServerCapabilities,
+    ServerConfig,
 };
-use rmcp::service::{ElicitationMode, RequestContext, RoleServer};
+use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, Peer, ServerHandler};
 use serde_json::{Map, Value};
 
 use crate::config::{Config, WithoutElicitation};
+use crate::mrtr::{MRTR_VERSION, Retry, Sealer, elicit_params};
 use crate::pending::write_pending;
 use crate::recorder::{Recorded, Recorder};
 use crate::tools::{call_result, dialect_of, dismissed, instructions, tools};
@@ -24,8 +25,9 @@ use crate::walk::Walk;
 /// The handler of one MCP session: its tools, recorded as one stream.
 #[derive(Clone)]
 pub struct AskServer {
-    config: Arc<Config>,
-    recorder: Recorder,
+    pub(crate) config: Arc<Config>,
+    pub(crate) recorder: Recorder,
+    pub(crate) sealer: Arc<Sealer>,
 }
 
 impl std::fmt::Debug for AskServer {
@@ -37,13 +39,13 @@ impl std::fmt::Debug for AskServer {
 }
 
 /// The tool error when the log cannot record a step.
-fn not_recorded(tool: &str, error: &dyn std::fmt::Display) -> CallToolResult {
+pub(crate) fn not_recorded(tool: &str, error: &dyn std::fmt::Display) -> CallToolResult {
     error_result(format!(
         "{tool}: askuser could not record the questions ({error}). Do not retry this tool call in this turn."
     ))
 }
 
-fn error_result(text: String) -> CallToolResult {
+pub(crate) fn error_result(text: String) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(text)])
 }
 
@@ -54,49 +56,62 @@ impl AskServer {
         Self {
             config: Arc::new(config),
             recorder,
+            sealer: Arc::new(Sealer::new()),
         }
     }
 
-    /// Runs one tool call: the result to send the model.
+    /// Runs one tool call over server-to-client elicitation (protocol 2025-06-18
+    /// and 2025-11-25): the result to send the model.
     async fn ask(
         &self,
         dialect: Dialect,
-        arguments: Value,
+        arguments: &Value,
+        can_elicit: bool,
         peer: &Peer<RoleServer>,
     ) -> CallToolResult {
+        match self.start(dialect, arguments, can_elicit) {
+            Ok((call, inquiry, walk)) => self.elicit_rounds(&call, &inquiry, walk, peer).await,
+            Err(result) => *result,
+        }
+    }
+
+    /// Parses and records a call: its walk, ready for the first round; or the
+    /// result already (a rejected call, a failure, a pending file).
+    pub(crate) fn start(
+        &self,
+        dialect: Dialect,
+        arguments: &Value,
+        can_elicit: bool,
+    ) -> Result<(Call, InquiryId, Walk), Box<CallToolResult>> {
         let tool = dialect.tool_name();
-        let call = match dialect.parse(&arguments) {
-            Ok(call) => call,
-            Err(rejection) => return self.reject(&rejection),
-        };
-        let can_elicit = peer
-            .supported_elicitation_modes()
-            .contains(&ElicitationMode::Form);
+        let call = dialect
+            .parse(arguments)
+            .map_err(|rejection| Box::new(self.reject(&rejection)))?;
         let interactive = can_elicit
             || matches!(
                 self.config.without_elicitation,
                 WithoutElicitation::Pending { .. }
             );
         let requested = self.recorder.request(|inquiry| {
-            let mut request = call.recorded_request(inquiry, &arguments);
+            let mut request = call.recorded_request(inquiry, arguments);
             request.policy.interactive = interactive;
             Event::Requested(request)
         });
         let (inquiry, commands) = match requested {
             Ok((inquiry, Recorded::Commands(commands))) => (inquiry, commands),
-            Ok((_, Recorded::Refused(refusal))) => return not_recorded(tool, &refusal),
-            Err(error) => return not_recorded(tool, &error),
+            Ok((_, Recorded::Refused(refusal))) => {
+                return Err(Box::new(not_recorded(tool, &refusal)));
+            }
+            Err(error) => return Err(Box::new(not_recorded(tool, &error))),
         };
-        let walk = match Walk::start(call.form().clone(), inquiry.clone(), commands) {
-            Ok(walk) => walk,
-            Err(finished) => return finish(&call, &finished),
-        };
+        let walk = Walk::start(call.form().clone(), inquiry.clone(), commands)
+            .map_err(|finished| Box::new(finish(&call, &finished)))?;
         if let (false, WithoutElicitation::Pending { dir }) =
             (can_elicit, &self.config.without_elicitation)
         {
-            return write_pending(&self.config, dir, &call, &inquiry);
+            return Err(Box::new(write_pending(&self.config, dir, &call, &inquiry)));
         }
-        self.elicit_rounds(&call, &inquiry, walk, peer).await
+        Ok((call, inquiry, walk))
     }
 
     /// Records a rejected call (with its problems) and returns its tool error.
@@ -132,15 +147,9 @@ impl AskServer {
         let most = 3 * call.form().len() + 3;
         for _ in 0..most {
             let round = walk.round();
-            let requested_schema: ElicitationSchema =
-                match serde_json::from_value(round.schema.clone()) {
-                    Ok(schema) => schema,
-                    Err(error) => return self.give_up(call, inquiry, "schema", &error),
-                };
-            let params = ElicitRequestParams::FormElicitationParams {
-                meta: None,
-                message: round.message.clone(),
-                requested_schema,
+            let params = match elicit_params(&round) {
+                Ok(params) => params,
+                Err(error) => return self.give_up(call, inquiry, "schema", &error),
             };
             let result = match peer.create_elicitation(params).await {
                 Ok(result) => result,
@@ -170,7 +179,12 @@ impl AskServer {
     }
 
     /// Records a `decline` (Reply) or `cancel` (End Turn) and returns its result.
-    fn end(&self, call: &Call, response: &Response, inquiry: &InquiryId) -> CallToolResult {
+    pub(crate) fn end(
+        &self,
+        call: &Call,
+        response: &Response,
+        inquiry: &InquiryId,
+    ) -> CallToolResult {
         let Some(event) = response.event(inquiry) else {
             return error_result(dismissed(call.tool_name()));
         };
@@ -206,7 +220,7 @@ impl AskServer {
 }
 
 /// The tool result for the command that finished an inquiry.
-fn finish(call: &Call, command: &Command) -> CallToolResult {
+pub(crate) fn finish(call: &Call, command: &Command) -> CallToolResult {
     if let Command::EndTurn { .. } = command {
         return error_result(dismissed(call.tool_name()));
     }
@@ -246,6 +260,23 @@ impl ServerHandler for AskServer {
             ));
         };
         let arguments = Value::Object(request.arguments.unwrap_or_default());
-        Ok(self.ask(dialect, arguments, &context.peer).await.into())
+        let can_elicit = context
+            .client_capabilities()
+            .and_then(|c| c.elicitation)
+            .is_some_and(|e| e.form.is_some() || e.url.is_none());
+        let modern = context
+            .protocol_version()
+            .is_some_and(|v| v.as_str() >= MRTR_VERSION);
+        if modern {
+            let retry = Retry {
+                state: request.request_state,
+                responses: request.input_responses,
+            };
+            return Ok(self.ask_mrtr(dialect, &arguments, can_elicit, retry));
+        }
+        Ok(self
+            .ask(dialect, &arguments, can_elicit, &context.peer)
+            .await
+            .into())
     }
 }

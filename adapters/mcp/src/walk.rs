@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use askuser_core::{Answer, AnsweredBy, Command, Event, InquiryId, ValidForm};
 use askuser_llm::dialect::mcp::{read_field, round_schema};
 use askuser_store::StoreError;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::recorder::{Recorded, Recorder};
@@ -38,6 +39,23 @@ pub(crate) struct Walk {
     refused: BTreeMap<usize, String>,
 }
 
+/// A walk's position, to carry between requests (sealed in MRTR's `requestState`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Saved {
+    current: usize,
+    settled: Vec<bool>,
+    answers: Vec<Option<Value>>,
+    held: BTreeMap<usize, Value>,
+    refused: BTreeMap<usize, String>,
+}
+
+impl Saved {
+    /// The question the engine was asking.
+    pub(crate) fn current(&self) -> usize {
+        self.current
+    }
+}
+
 /// The end of a walk: the command that finished it.
 pub(crate) type Finished = Box<Command>;
 
@@ -63,6 +81,59 @@ impl Walk {
             Some(finished) => Err(finished),
             None => Ok(walk),
         }
+    }
+
+    /// The inquiry walked.
+    pub(crate) fn inquiry(&self) -> &InquiryId {
+        &self.inquiry
+    }
+
+    /// The walk's position, to restore later with [`Walk::restore`].
+    pub(crate) fn save(&self) -> Saved {
+        let answers = self
+            .answers
+            .iter()
+            .enumerate()
+            .map(|(i, a)| a.as_ref().map(|a| a.to_value(self.form.question(i))))
+            .collect();
+        Saved {
+            current: self.current,
+            settled: self.settled.clone(),
+            answers,
+            held: self.held.clone(),
+            refused: self.refused.clone(),
+        }
+    }
+
+    /// A walk at a saved position; `None` when it does not fit the form.
+    pub(crate) fn restore(form: ValidForm, inquiry: InquiryId, saved: Saved) -> Option<Walk> {
+        let count = form.len();
+        let fits = saved.current < count
+            && saved.settled.len() == count
+            && saved.answers.len() == count
+            && saved
+                .held
+                .keys()
+                .chain(saved.refused.keys())
+                .all(|i| *i < count);
+        if !fits {
+            return None;
+        }
+        let answers = saved
+            .answers
+            .iter()
+            .enumerate()
+            .map(|(i, v)| v.as_ref().and_then(|v| form.check(i, v).ok()))
+            .collect();
+        Some(Walk {
+            form,
+            inquiry,
+            current: saved.current,
+            settled: saved.settled,
+            answers,
+            held: saved.held,
+            refused: saved.refused,
+        })
     }
 
     /// Moves to the engine's prompt; the final command when there is one.

@@ -52,6 +52,17 @@ fn tools_list_and_instructions() {
 
 #[test]
 fn a_branching_form_in_rounds_with_a_json_answer_refused_then_accepted() {
+    branching_form("legacy");
+}
+
+/// The same rounds and result when the client negotiated 2026-07-28: each round is
+/// an `input_required` result, retried with the response and the sealed state.
+#[test]
+fn the_branching_form_through_multi_round_trip_requests() {
+    branching_form("2026-07-28");
+}
+
+fn branching_form(mode: &str) {
     let scratch = Scratch::new();
     let responses = [
         accept(&json!({"apply": true, "note": "run it at night"})),
@@ -62,7 +73,7 @@ fn a_branching_form_in_rounds_with_a_json_answer_refused_then_accepted() {
     let out = scratch.drive(
         "branching",
         None,
-        json!({"calls": [{"tool": "ask_user", "arguments": migration(), "responses": responses}]}),
+        json!({"mode": mode, "calls": [{"tool": "ask_user", "arguments": migration(), "responses": responses}]}),
     );
     let call = &out["calls"][0];
     assert_eq!(
@@ -267,5 +278,42 @@ fn without_elicitation_the_questions_wait_in_a_pending_file() {
         replayed_result(&*scratch.log(), "pending"),
         json!({"type": "result", "inquiry": "call-1", "cancelled": false,
                "result": {"apply": false, "env": null, "confirm": null, "note": "later", "limits": null}})
+    );
+}
+
+#[test]
+fn a_forged_or_replayed_request_state_is_refused() {
+    let scratch = Scratch::new();
+    let step = |state: &str, response: Value| json!({"state": state, "response": response});
+    let out = scratch.drive(
+        "mrtr",
+        None,
+        json!({"mode": "2026-07-28", "calls": [{"tool": "ask_user", "arguments": migration(), "steps": [
+            step("forged", accept(&json!({"apply": true, "note": "n"}))),
+            step("latest", accept(&json!({"apply": true, "note": "n"}))),
+            step("first", accept(&json!({"apply": false, "note": "n"}))),
+            step("latest", json!({"action": "decline"})),
+        ]}]}),
+    );
+    let refused = |why: &str| {
+        json!({"isError": true, "structuredContent": null, "text": [format!(
+            "ask_user: the requestState was refused ({why}). Call ask_user again without requestState to ask anew."
+        )]})
+    };
+    assert_eq!(
+        out["calls"][0]["steps"],
+        json!([
+            {"inputRequired": "askuser_round", "message": "Questions 1\u{2013}2 of 5"},
+            refused("it was not issued by this server for this call, or it expired"),
+            {"inputRequired": "askuser_round", "message": "Questions 3\u{2013}4 of 5"},
+            refused("it is not the latest state of its questions"),
+            {"isError": false, "text": ["{\"cancelled\":true,\"answered\":{\"apply\":true}}"],
+             "structuredContent": {"cancelled": true, "answered": {"apply": true}}},
+        ])
+    );
+    assert_eq!(
+        replayed_result(&*scratch.log(), "mrtr"),
+        json!({"type": "result", "inquiry": "call-1", "cancelled": true,
+               "result": {"cancelled": true, "answered": {"apply": true}}})
     );
 }

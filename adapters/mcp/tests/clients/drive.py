@@ -6,6 +6,11 @@ The scenario: {"command": [...], "mode": "legacy", "elicit": true|false,
 "list_tools": bool, "calls": [{"tool": NAME, "arguments": {...},
 "responses": [{"action": "accept", "content": {...}} | {"action": "decline"} | ...]}]}.
 
+A call with "steps" (protocol 2026-07-28 only) is driven by hand, one `tools/call`
+per step: {"state": "latest"|"first"|"forged", "response": {...}} retries with the
+latest requestState issued, the first one (a replay) or the latest with one
+character changed; each step records the round asked or the final result.
+
 The elicitation callback answers each form with the next scripted response and
 records what it was shown. Prints one JSON document: the server's instructions,
 the tools (when asked), and for each call the rounds shown and the result.
@@ -47,6 +52,9 @@ async def main(scenario):
                             for tool in listed.tools]
         out["calls"] = []
         for call in scenario.get("calls", []):
+            if "steps" in call:
+                out["calls"].append(await by_hand(client, call))
+                continue
             queue[:] = list(call.get("responses", []))
             rounds.clear()
             result = await client.call_tool(call["tool"], call["arguments"])
@@ -58,6 +66,39 @@ async def main(scenario):
             })
     json.dump(out, sys.stdout, indent=2, ensure_ascii=False)
     sys.stdout.write("\n")
+
+
+def outcome(result):
+    if isinstance(result, types.InputRequiredResult):
+        (key, request), = result.input_requests.items()
+        return {"inputRequired": key, "message": request.params.message}
+    return {
+        "isError": bool(result.is_error),
+        "text": [block.text for block in result.content if block.type == "text"],
+        "structuredContent": result.structured_content,
+    }
+
+
+async def by_hand(client, call):
+    session = client.session
+    first = await session.call_tool(call["tool"], call["arguments"], allow_input_required=True)
+    states = [first.request_state]
+    steps = [outcome(first)]
+    for step in call["steps"]:
+        state = {"latest": states[-1], "first": states[0]}.get(step["state"])
+        if step["state"] == "forged":
+            latest = states[-1]
+            middle = len(latest) // 2
+            state = latest[:middle] + ("A" if latest[middle] != "A" else "B") + latest[middle + 1:]
+        response = types.ElicitResult(action=step["response"]["action"],
+                                      content=step["response"].get("content"))
+        result = await session.call_tool(call["tool"], call["arguments"],
+                                         input_responses={"askuser_round": response},
+                                         request_state=state, allow_input_required=True)
+        if isinstance(result, types.InputRequiredResult):
+            states.append(result.request_state)
+        steps.append(outcome(result))
+    return {"steps": steps}
 
 
 if __name__ == "__main__":
