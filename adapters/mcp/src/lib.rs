@@ -40,6 +40,8 @@ mod rounds;
 mod server;
 mod tools;
 mod walk;
+#[cfg(test)]
+mod walk_props;
 
 pub use config::{Config, WithoutElicitation};
 pub use recorder::OpenLog;
