@@ -2,6 +2,7 @@
 //! read back into the values the engine takes.
 
 use askuser_core::json::json_type;
+use askuser_core::text::{for_display, for_display_line};
 use askuser_core::{AnswerType, Question, ValidForm};
 use serde_json::{Map, Value, json};
 
@@ -108,7 +109,10 @@ pub fn round_schema<'a>(
         }
         properties.insert(question.id.clone(), field);
         if let Some(name) = other {
-            let title = format!("Or your own answer to: {}", question.text);
+            let title = format!(
+                "Or your own answer to: {}",
+                for_display_line(&question.text)
+            );
             properties.insert(name, json!({"type": "string", "title": title}));
         }
     }
@@ -121,7 +125,7 @@ fn has_question(form: &ValidForm, id: &str) -> bool {
 
 /// The field for one question, with its title and default.
 fn field_schema(question: &Question) -> Value {
-    let title = Value::String(question.text.clone());
+    let title = Value::String(for_display_line(&question.text).into_owned());
     let mut field = match (question.answer_type, field_kind(question)) {
         (AnswerType::Boolean, _) => json!({"type": "boolean", "title": title}),
         (AnswerType::Select, _) => {
@@ -160,13 +164,14 @@ fn titled(question: &Question) -> Vec<Value> {
                 }
                 _ => choice.label.clone(),
             };
-            json!({"const": choice.label, "title": title})
+            json!({"const": choice.label, "title": for_display_line(&title)})
         })
         .collect()
 }
 
 /// The field's description: the question's context, the JSON a schema field takes,
-/// and why its last answer was refused.
+/// and why its last answer was refused; characters that could act on a terminal
+/// (clients draw forms in one) are shown as escapes, as are the titles'.
 fn describe(field: &mut Value, question: &Question, refused: Option<&str>) {
     let mut parts = Vec::new();
     if let Some(context) = &question.context {
@@ -183,7 +188,7 @@ fn describe(field: &mut Value, question: &Question, refused: Option<&str>) {
         parts.push(format!("Your last answer was not accepted: {message}"));
     }
     if !parts.is_empty() {
-        field["description"] = Value::String(parts.join("\n\n"));
+        field["description"] = Value::String(for_display(&parts.join("\n\n")).into_owned());
     }
 }
 
