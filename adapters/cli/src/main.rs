@@ -7,6 +7,7 @@ mod ask;
 mod common;
 mod error;
 mod log;
+mod mcp;
 mod serve;
 mod tools;
 
@@ -31,6 +32,10 @@ Usage:
       Asks the open inquiry of a recorded stream (a fork, say) in the terminal.
   askuser serve [--db PATH] [--stream NAME]
       The engine over JSON lines on stdin/stdout (see docs/protocol.md).
+  askuser mcp [--db PATH] [--stream NAME] [--pending-dir DIR]
+      An MCP server on stdin/stdout: ask_user and AskUserQuestion, asked through
+      the client's elicitation forms (a client without them: a pending file in DIR,
+      else the \"no interactive terminal\" error).
   askuser log list|show|replay|fork|compact|transcript|export [STREAM] [--db PATH]
       show: the events; replay: re-derive every line and compare with what was
       sent; fork STREAM --at SEQ [--into NAME]; compact STREAM [--drop];
@@ -61,6 +66,7 @@ fn run(args: &[String]) -> Result<u8, CliError> {
         "answer" => ask::answer(rest),
         "resume" => ask::resume(rest),
         "serve" => serve::serve(rest),
+        "mcp" => mcp::mcp(rest),
         "log" => log::log(rest),
         "schema" => tools::schema(rest),
         "check" => tools::check(rest),

@@ -58,7 +58,7 @@ fn usage_and_file_errors_exit_1_with_a_message() {
         ),
         (
             &["ask", "--dialect", "gpt", "x.json"],
-            "askuser: --dialect gpt is unknown; use one of jp, jp-form, claude, pi, opencode, codex, gemini\n",
+            "askuser: --dialect gpt is unknown; use one of jp, jp-form, claude, pi, opencode, codex, gemini, mcp\n",
         ),
         (
             &["ask", "missing.json"],

@@ -115,6 +115,9 @@ pub fn description(dialect: Dialect) -> String {
         Dialect::Codex => {
             "Ask the user one to three short questions, each with 2 or 3 mutually exclusive options, and receive their answers keyed by question id. The user can always answer in their own words instead (returned as \"user_note: <text>\"), so do not add an \"Other\" option. Put the recommended option first and add \"(Recommended)\" to its label."
         }
+        Dialect::Mcp => {
+            "Ask the user for the fields of a flat form (MCP elicitation in form mode): `message` says what is needed and why, `requestedSchema` is an object whose properties are strings, numbers, integers, booleans, single-selects (a string with `oneOf` of {const, title}) or multi-selects (an array whose items have `anyOf` of {const, title}), each with an optional `title`, `description` and `default`. The result is {\"action\": \"accept\", \"content\": {...}} with every field, or {\"action\": \"decline\"} if the user declined to answer."
+        }
         Dialect::Gemini => {
             "Ask the user 1 to 4 questions and receive their answers keyed by question position (\"0\", \"1\", ...). A question is a choice among 2 to 4 options (type \"choice\", set multiSelect to allow several), free text (type \"text\") or a yes/no confirmation (type \"yesno\"). The user can also type their own answer to a choice or yes/no question, so do not add an \"Other\" option."
         }
@@ -134,6 +137,7 @@ pub fn parameters(dialect: Dialect) -> Value {
         Dialect::OpenCode => crate::schemas::opencode(),
         Dialect::Codex => crate::schemas::codex(),
         Dialect::Gemini => crate::schemas::gemini(),
+        Dialect::Mcp => crate::schemas::mcp(),
     }
 }
 

@@ -112,3 +112,34 @@ pub(crate) fn gemini() -> Value {
         "required": ["questions"]
     })
 }
+
+/// MCP elicitation's `elicitation/create` parameters (form mode).
+pub(crate) fn mcp() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "message": {"type": "string", "description": "What is needed and why, shown above the form."},
+            "requestedSchema": {
+                "type": "object",
+                "description": "A flat object schema: {\"type\": \"object\", \"properties\": {...}, \"required\": [...]}.",
+                "properties": {
+                    "type": {"type": "string", "enum": ["object"]},
+                    "properties": {
+                        "type": "object",
+                        "description": "Each field by name: {\"type\": \"string\"|\"number\"|\"integer\"|\"boolean\"|\"array\", \"title\", \"description\", \"default\", \"oneOf\"|\"enum\" for a single-select, \"items\": {\"anyOf\"} for a multi-select}.",
+                        "additionalProperties": {
+                            "type": "object",
+                            "properties": {
+                                "type": {"type": "string", "enum": ["string", "number", "integer", "boolean", "array"]}
+                            },
+                            "required": ["type"]
+                        }
+                    },
+                    "required": {"type": "array", "items": {"type": "string"}}
+                },
+                "required": ["type", "properties"]
+            }
+        },
+        "required": ["requestedSchema"]
+    })
+}

@@ -106,6 +106,8 @@ fn fields(dialect: Dialect) -> (&'static [&'static str], &'static [&'static str]
         ),
         Dialect::OpenCode => (&["question", "header", "options", "multiple"], &[]),
         Dialect::Codex => (&["id", "header", "question", "options"], &[]),
+        // MCP elicitation's arguments are built by `mcp_call`.
+        Dialect::Mcp => (&[], &[]),
         Dialect::Gemini => (
             &[
                 "question",
@@ -238,7 +240,56 @@ fn object(names: &'static [&'static str], chance: f64) -> BoxedStrategy<Map<Stri
 }
 
 /// A call in `dialect`'s shape, with random fields present, missing or wrong.
+/// An `elicitation/create` call: a message and a flat `requestedSchema` whose
+/// properties are drawn from the kinds MCP allows, and some it does not.
+fn mcp_call() -> BoxedStrategy<Value> {
+    let property = proptest::sample::select(vec![
+        json!({"type": "string", "title": "Branch name"}),
+        json!({"type": "string", "description": "Why?", "minLength": 1, "maxLength": 40}),
+        json!({"type": "boolean", "title": "Proceed?", "default": false}),
+        json!({"type": "integer", "minimum": 1, "maximum": 5}),
+        json!({"type": "number"}),
+        json!({"type": "string", "enum": ["staging", "production"]}),
+        json!({"type": "string", "oneOf": [{"const": "s", "title": "Staging"}, {"const": "p", "title": "Production"}]}),
+        json!({"type": "array", "items": {"type": "string", "enum": ["a", "b"]}}),
+        json!({"type": "array", "items": {"anyOf": [{"const": "a", "title": "A"}]}}),
+        json!({"type": "string", "format": "email"}),
+        json!({"type": "object"}),
+        json!({"type": "string", "enum": []}),
+        json!({"title": "no type"}),
+        json!("string"),
+    ]);
+    let names = proptest::sample::select(vec!["branch", "env", "ok", "count", "x y", ""]);
+    (
+        prop::collection::vec((names, property), 0..5),
+        proptest::option::weighted(0.9, scalar("text")),
+        proptest::sample::select(vec![
+            json!([]),
+            json!(["branch"]),
+            json!(["env", "ok"]),
+            json!(["missing"]),
+        ]),
+    )
+        .prop_map(|(properties, message, required)| {
+            let properties: Map<String, Value> = properties
+                .into_iter()
+                .map(|(name, property)| (name.to_owned(), property))
+                .collect();
+            let mut call = json!({"requestedSchema": {
+                "type": "object", "properties": properties, "required": required
+            }});
+            if let Some(message) = message {
+                call["message"] = message;
+            }
+            call
+        })
+        .boxed()
+}
+
 fn call(dialect: Dialect) -> BoxedStrategy<Value> {
+    if dialect == Dialect::Mcp {
+        return mcp_call();
+    }
     let (question_fields, top_fields) = fields(dialect);
     if dialect == Dialect::Jp {
         return object(question_fields, 0.75)

@@ -184,7 +184,8 @@ fn dialects_and_providers_round_trip_their_names() {
             "ask_user",
             "question",
             "request_user_input",
-            "ask_user"
+            "ask_user",
+            "elicitation"
         ]
     );
 }

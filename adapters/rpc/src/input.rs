@@ -324,7 +324,7 @@ mod tests {
         );
         assert_eq!(
             err(r#"{"type":"ask","inquiry":"c","dialect":"gpt","arguments":{}}"#),
-            "\"dialect\" \"gpt\" is unknown; use one of jp, jp-form, claude, pi, opencode, codex, gemini"
+            "\"dialect\" \"gpt\" is unknown; use one of jp, jp-form, claude, pi, opencode, codex, gemini, mcp"
         );
         assert_eq!(
             err(r#"{"type":"ask","inquiry":"c","origin":{"subagent":"yes"},"arguments":{}}"#),

@@ -70,6 +70,7 @@ fn marks(
         Dialect::OpenCode => (&[], &["multiple", "custom"], &[]),
         Dialect::Codex => (&[], &["id", "isOther", "isSecret"], &[]),
         Dialect::Gemini => (&[], &["type", "placeholder", "multiSelect"], &[]),
+        Dialect::Mcp => (&["requestedSchema", "message"], &[], &[]),
     }
 }
 

@@ -6,6 +6,8 @@ mod detect;
 pub mod gemini;
 pub mod jp;
 mod jp_form;
+pub mod mcp;
+mod mcp_round;
 pub mod opencode;
 pub mod pi;
 mod questions;
@@ -30,6 +32,7 @@ use crate::rejection::Rejection;
 /// | [`OpenCode`](Dialect::OpenCode) | `question` | `questions` of `{question, header, options, multiple?}` | `User has answered your questions: "<question>"="<label>". ...` |
 /// | [`Codex`](Dialect::Codex) | `request_user_input` | `questions` of `{id, header, question, options}` | `{"answers": {"<id>": {"answers": ["<label>"]}}}` |
 /// | [`Gemini`](Dialect::Gemini) | `ask_user` | `questions` (1–4) of `{question, header, type, options?, multiSelect?, placeholder?}` | `{"answers": {"0": "<label>"}}` |
+/// | [`Mcp`](Dialect::Mcp) | `elicitation` | `message`, `requestedSchema` (a flat object of fields) | `{"action": "accept", "content": {"<field>": ...}}` |
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Dialect {
     /// JP's RFD 083: one typed question (boolean, select or text).
@@ -46,12 +49,14 @@ pub enum Dialect {
     Codex,
     /// Gemini CLI's `ask_user`: choice, text and yes/no questions keyed by position.
     Gemini,
-    // MCP elicitation (`mcp`) goes here, with its row in `ALL`, `name` and the matches.
+    /// MCP elicitation (`elicitation/create` in form mode): a flat `requestedSchema`
+    /// of fields, answered as an `ElicitResult`.
+    Mcp,
 }
 
 impl Dialect {
     /// Every dialect.
-    pub const ALL: [Dialect; 7] = [
+    pub const ALL: [Dialect; 8] = [
         Dialect::Jp,
         Dialect::JpForm,
         Dialect::Claude,
@@ -59,10 +64,11 @@ impl Dialect {
         Dialect::OpenCode,
         Dialect::Codex,
         Dialect::Gemini,
+        Dialect::Mcp,
     ];
 
-    /// The dialect's name: `jp`, `jp-form`, `claude`, `pi`, `opencode`, `codex` or
-    /// `gemini`.
+    /// The dialect's name: `jp`, `jp-form`, `claude`, `pi`, `opencode`, `codex`,
+    /// `gemini` or `mcp`.
     pub fn name(self) -> &'static str {
         match self {
             Dialect::Jp => "jp",
@@ -72,6 +78,7 @@ impl Dialect {
             Dialect::OpenCode => "opencode",
             Dialect::Codex => "codex",
             Dialect::Gemini => "gemini",
+            Dialect::Mcp => "mcp",
         }
     }
 
@@ -86,14 +93,15 @@ impl Dialect {
     }
 
     /// The tool's name as the model calls it: `AskUserQuestion` for `claude`,
-    /// `question` for `opencode`, `request_user_input` for `codex`, `ask_user` for
-    /// the others.
+    /// `question` for `opencode`, `request_user_input` for `codex`,
+    /// `elicitation` for `mcp`, `ask_user` for the others.
     pub fn tool_name(self) -> &'static str {
         match self {
             Dialect::Claude => claude::TOOL_NAME,
             Dialect::OpenCode => opencode::TOOL_NAME,
             Dialect::Codex => codex::TOOL_NAME,
             Dialect::Gemini => gemini::TOOL_NAME,
+            Dialect::Mcp => mcp::TOOL_NAME,
             Dialect::Jp | Dialect::JpForm | Dialect::Pi => "ask_user",
         }
     }
@@ -166,6 +174,7 @@ impl Dialect {
             Dialect::OpenCode => shaped(opencode::parse(arguments)),
             Dialect::Codex => shaped(codex::parse(arguments)),
             Dialect::Gemini => shaped(gemini::parse(arguments)),
+            Dialect::Mcp => shaped(mcp::parse(arguments)),
         }
     }
 
@@ -185,6 +194,7 @@ impl Dialect {
             Dialect::OpenCode => opencode::result(outcome, texts),
             Dialect::Codex => codex::result(outcome, keys),
             Dialect::Gemini => gemini::result(outcome),
+            Dialect::Mcp => mcp::result(outcome),
         }
     }
 }

@@ -1,0 +1,297 @@
+//! Dialect `mcp` (MCP elicitation, specification 2025-11-25, `elicitation/create` in
+//! form mode): a form to and from a `requestedSchema`, and an elicitation's response
+//! to and from the engine.
+//!
+//! - **From a schema** ([`Dialect::parse`](crate::Dialect::parse)): the arguments are
+//!   the `elicitation/create` parameters `{"message", "requestedSchema"}`; every
+//!   property of the flat object becomes a question, in order (a host that receives
+//!   elicitations walks them with askuser's prompts). The result is the
+//!   `ElicitResult`: `{"action": "accept", "content": {...}}`, `{"action":
+//!   "decline"}` after a Reply, and [`CANCEL_RESULT`] when the person ends the turn
+//!   (the engine sends nothing then; the host sends it).
+//! - **To a schema** ([`round_schema`]): the questions of one round of a form as one
+//!   flat `requestedSchema`; [`read_field`] reads a field of the accepted `content`
+//!   back into the value the engine takes, and [`Response`] reads the client's answer
+//!   (`accept` = answers, `decline` = Reply, `cancel` = End Turn).
+
+use askuser_core::json::{escape_pointer, json_type};
+use askuser_core::{AnswerType, CancelReason, Choice, Event, InquiryId, Outcome, Question};
+use serde_json::{Map, Value, json};
+
+pub use super::mcp_round::{FieldKind, field_kind, other_field, read_field, round_schema};
+use super::questions::{Parsed, finish};
+use crate::call::ToolResult;
+use crate::read::Reader;
+use crate::rejection::FieldError;
+
+/// The name the dialect's calls go by as a tool (the MCP method is
+/// `elicitation/create`).
+pub const TOOL_NAME: &str = "elicitation";
+/// The `ElicitResult` a host sends when the person ends the turn.
+pub const CANCEL_RESULT: &str = r#"{"action":"cancel"}"#;
+
+/// What an MCP client answered to an `elicitation/create` request.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Response {
+    /// `accept`, with the submitted `content` (each field's value by name).
+    Accept(Map<String, Value>),
+    /// `decline`: the person declined to answer; askuser's Reply.
+    Decline,
+    /// `cancel`: the person dismissed the form; askuser's End Turn.
+    Cancel,
+}
+
+impl Response {
+    /// Reads an `ElicitResult` (`{"action": "accept"|"decline"|"cancel",
+    /// "content"?}`).
+    ///
+    /// # Errors
+    /// What is wrong with it, naming the field.
+    pub fn read(result: &Value) -> Result<Response, String> {
+        let Value::Object(map) = result else {
+            return Err(format!(
+                "the elicitation result is {}, not an object",
+                json_type(result)
+            ));
+        };
+        match map.get("action").and_then(Value::as_str) {
+            Some("accept") => match map.get("content") {
+                Some(Value::Object(content)) => Ok(Response::Accept(content.clone())),
+                None | Some(Value::Null) => Ok(Response::Accept(Map::new())),
+                Some(other) => Err(format!(
+                    "/content: must be an object, not {}",
+                    json_type(other)
+                )),
+            },
+            Some("decline") => Ok(Response::Decline),
+            Some("cancel") => Ok(Response::Cancel),
+            _ => Err("/action: must be \"accept\", \"decline\" or \"cancel\"".to_owned()),
+        }
+    }
+
+    /// The event a `decline` or `cancel` stands for: a Reply (`Cancelled` with
+    /// [`CancelReason::UserReply`]) or the end of the turn. `None` for `accept`,
+    /// whose fields are answers ([`read_field`]).
+    pub fn event(&self, inquiry: &InquiryId) -> Option<Event> {
+        match self {
+            Response::Accept(_) => None,
+            Response::Decline => Some(Event::Cancelled {
+                inquiry: inquiry.clone(),
+                reason: CancelReason::UserReply,
+                message: None,
+            }),
+            Response::Cancel => Some(Event::TurnEnded {
+                inquiry: inquiry.clone(),
+            }),
+        }
+    }
+}
+
+/// Reads `{"message", "requestedSchema"}` into a form: one question per property.
+pub(crate) fn parse(arguments: &Value) -> Result<Parsed, Vec<FieldError>> {
+    let mut reader = Reader::default();
+    let Value::Object(map) = arguments else {
+        reader.error(
+            "",
+            format!(
+                "must be an object with \"message\" and \"requestedSchema\", not {}",
+                json_type(arguments)
+            ),
+        );
+        return Err(reader.finish());
+    };
+    let message = match map.get("message") {
+        Some(Value::String(message)) if !message.trim().is_empty() => Some(message.clone()),
+        None | Some(Value::String(_)) => None,
+        Some(other) => {
+            reader.error(
+                "/message",
+                format!("must be a string, not {}", json_type(other)),
+            );
+            None
+        }
+    };
+    let properties = match map.get("requestedSchema") {
+        Some(Value::Object(schema)) => read_object(&mut reader, schema),
+        Some(other) => {
+            reader.error(
+                "/requestedSchema",
+                format!("must be an object schema, not {}", json_type(other)),
+            );
+            return Err(reader.finish());
+        }
+        None => {
+            reader.error(
+                "/requestedSchema",
+                "is missing; give the flat object schema of the fields to ask",
+            );
+            return Err(reader.finish());
+        }
+    };
+    let mut questions: Vec<Question> = properties
+        .iter()
+        .filter_map(|(name, field)| {
+            let path = format!("/requestedSchema/properties/{}", escape_pointer(name));
+            read_property(&mut reader, name, field, &path)
+        })
+        .collect();
+    if questions.is_empty() && reader.has_errors() {
+        return Err(reader.finish());
+    }
+    if let (Some(message), Some(first)) = (message, questions.first_mut()) {
+        first.context = Some(match first.context.take() {
+            Some(context) => format!("{message}\n\n{context}"),
+            None => message,
+        });
+    }
+    let texts = questions.iter().map(|q| q.text.clone()).collect();
+    let keys = questions.iter().map(|q| q.id.clone()).collect();
+    finish(reader, questions, &[], texts, keys, None)
+}
+
+/// The properties of the object schema, in order.
+fn read_object<'a>(
+    reader: &mut Reader,
+    schema: &'a Map<String, Value>,
+) -> Vec<(&'a String, &'a Value)> {
+    if schema.get("type").is_some_and(|t| t != "object") {
+        reader.error("/requestedSchema/type", "must be \"object\"");
+    }
+    match schema.get("properties") {
+        Some(Value::Object(properties)) if !properties.is_empty() => properties.iter().collect(),
+        Some(Value::Object(_)) => {
+            reader.error(
+                "/requestedSchema/properties",
+                "is empty; ask at least one field",
+            );
+            Vec::new()
+        }
+        Some(other) => {
+            reader.error(
+                "/requestedSchema/properties",
+                format!("must be an object of fields, not {}", json_type(other)),
+            );
+            Vec::new()
+        }
+        None => {
+            reader.error(
+                "/requestedSchema/properties",
+                "is missing; give at least one field",
+            );
+            Vec::new()
+        }
+    }
+}
+
+/// One property as a question, or `None` (with an error) when it is not one of
+/// the specification's primitive fields.
+fn read_property(reader: &mut Reader, name: &str, field: &Value, path: &str) -> Option<Question> {
+    let Value::Object(map) = field else {
+        reader.error(
+            path,
+            format!("must be a field schema, not {}", json_type(field)),
+        );
+        return None;
+    };
+    let text = match map.get("title").and_then(Value::as_str) {
+        Some(title) if !title.trim().is_empty() => title.trim().to_owned(),
+        _ => name.to_owned(),
+    };
+    let kind = map.get("type").and_then(Value::as_str).unwrap_or_default();
+    let mut question = match kind {
+        "boolean" => Question::new(name, text, AnswerType::Boolean),
+        "string" => match choices(map) {
+            Some(choices) => Question::new(name, text, AnswerType::Select).with_options(choices),
+            None if is_plain_string(map) => Question::new(name, text, AnswerType::Text),
+            None => Question::new(name, text, AnswerType::Schema).with_schema(field.clone()),
+        },
+        "number" | "integer" => {
+            Question::new(name, text, AnswerType::Schema).with_schema(field.clone())
+        }
+        "array" => {
+            let Some(choices) = map
+                .get("items")
+                .and_then(Value::as_object)
+                .and_then(choices)
+            else {
+                reader.error(
+                    format!("{path}/items"),
+                    "a multi-select field's items need \"anyOf\" of {\"const\", \"title\"} or \"enum\"",
+                );
+                return None;
+            };
+            Question::new(name, text, AnswerType::MultiSelect).with_options(choices)
+        }
+        _ => {
+            reader.error(
+                format!("{path}/type"),
+                "must be \"string\", \"number\", \"integer\", \"boolean\" or \"array\"",
+            );
+            return None;
+        }
+    };
+    question.context = map
+        .get("description")
+        .and_then(Value::as_str)
+        .filter(|d| !d.trim().is_empty())
+        .map(str::to_owned);
+    question.default = map.get("default").cloned();
+    Some(question)
+}
+
+/// A string field with no constraint: free text.
+fn is_plain_string(map: &Map<String, Value>) -> bool {
+    ["minLength", "maxLength", "format", "pattern"]
+        .iter()
+        .all(|k| !map.contains_key(*k))
+}
+
+/// The choices of an enum field: `oneOf`/`anyOf` of `{const, title}` (the title as
+/// the description when it differs), or `enum` (with the legacy `enumNames`).
+fn choices(map: &Map<String, Value>) -> Option<Vec<Choice>> {
+    let titled = map
+        .get("oneOf")
+        .or_else(|| map.get("anyOf"))
+        .and_then(Value::as_array);
+    if let Some(items) = titled {
+        return items
+            .iter()
+            .map(|item| {
+                let label = item.get("const")?.as_str()?.to_owned();
+                let title = item.get("title").and_then(Value::as_str);
+                Some(match title {
+                    Some(title) if title != label => Choice::described(label, title),
+                    _ => Choice::new(label),
+                })
+            })
+            .collect();
+    }
+    let values = map.get("enum")?.as_array()?;
+    let names = map.get("enumNames").and_then(Value::as_array);
+    values
+        .iter()
+        .enumerate()
+        .map(|(i, value)| {
+            let label = value.as_str()?.to_owned();
+            let name = names.and_then(|n| n.get(i)).and_then(Value::as_str);
+            Some(match name {
+                Some(name) if name != label => Choice::described(label, name),
+                _ => Choice::new(label),
+            })
+        })
+        .collect()
+}
+
+/// The `ElicitResult` for an outcome: `accept` with every answer by field name, or
+/// `decline` after a Reply.
+pub(crate) fn result(outcome: &Outcome) -> ToolResult {
+    if outcome.is_cancelled() {
+        return ToolResult::Success(json!({"action": "decline"}));
+    }
+    let content: Map<String, Value> = outcome
+        .to_map()
+        .into_iter()
+        .filter(|(_, value)| !value.is_null())
+        .collect();
+    ToolResult::Success(json!({"action": "accept", "content": content}))
+}

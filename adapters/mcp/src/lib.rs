@@ -1,0 +1,86 @@
+//! # askuser-mcp: askuser as an MCP server
+//!
+//! Any MCP client gets askuser's typed, branching forms through its own
+//! elicitation forms. Two tools: `ask_user` (the `jp-form` dialect: typed questions
+//! with `when` branching and schema answers) and `AskUserQuestion` (Claude Code's
+//! shape, so prompts written for Claude Code work unchanged). A form is walked in
+//! as few elicitation rounds as its branches allow: each round holds every question
+//! visible now that does not depend on another question of the same round
+//! (`Questions 3–5 of 7`); a schema question outside the flat subset is a string
+//! field holding JSON, re-asked with the validator's message when it does not fit.
+//! `decline` is a Reply (the cancel marker with the answers so far), `cancel` a
+//! dismissal (a tool error telling the model not to retry this turn). A client
+//! without elicitation is never answered for: per [`WithoutElicitation`], the
+//! questions go to a pending file (`askuser answer FILE`), or the call fails.
+//!
+//! Every step goes through the store's session driver into one stream per MCP
+//! session, so `askuser log replay` re-derives it.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use askuser_mcp::{AskServer, Config, WithoutElicitation};
+//! use askuser_store::{Log, MemLog};
+//!
+//! let log: Arc<dyn Log> = Arc::new(MemLog::new());
+//! let server = AskServer::new(Config {
+//!     open_log: Arc::new(move || Ok(Arc::clone(&log))),
+//!     db: None,
+//!     stream: "mcp-1".to_owned(),
+//!     without_elicitation: WithoutElicitation::Fail,
+//! });
+//! // askuser_mcp::serve_stdio(server) serves it on stdin/stdout.
+//! # drop(server);
+//! ```
+
+mod config;
+mod mrtr;
+mod pending;
+mod recorder;
+mod rounds;
+mod server;
+mod tools;
+mod walk;
+#[cfg(test)]
+mod walk_props;
+
+pub use config::{Config, WithoutElicitation};
+pub use recorder::OpenLog;
+pub use server::AskServer;
+pub use tools::TOOLS;
+
+/// Why the server stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// The tokio runtime could not start.
+    #[error("cannot start the async runtime: {0}")]
+    Runtime(#[source] std::io::Error),
+    /// The MCP session could not be set up (the client did not initialize).
+    #[error("the MCP session did not start: {0}")]
+    Start(String),
+    /// The session ended with an error.
+    #[error("the MCP session failed: {0}")]
+    Session(String),
+}
+
+/// Serves `server` over MCP on stdin/stdout until the client closes the session.
+///
+/// # Errors
+/// [`ServeError`] when the runtime, the handshake or the session fails.
+pub fn serve_stdio(server: AskServer) -> Result<(), ServeError> {
+    use rmcp::ServiceExt as _;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(ServeError::Runtime)?;
+    runtime.block_on(async {
+        let running = server
+            .serve(rmcp::transport::stdio())
+            .await
+            .map_err(|e| ServeError::Start(e.to_string()))?;
+        running
+            .waiting()
+            .await
+            .map_err(|e| ServeError::Session(e.to_string()))?;
+        Ok(())
+    })
+}

@@ -1,0 +1,215 @@
+//! Multi round-trip requests (protocol 2026-07-28, SEP-2322): a `tools/call` answers
+//! `input_required` with the round's elicitation and a sealed `requestState`; the
+//! client retries the call with the person's response and the state echoed.
+//!
+//! The state is untrusted: it is sealed (HMAC-SHA256, bound to the tool and its
+//! arguments, with a key this process drew at start) and checked against the log
+//! (the inquiry must be open, waiting on the question the state says), so a forged,
+//! altered, moved or replayed state is refused and nothing is recorded.
+
+use std::io::Read as _;
+use std::time::Duration;
+
+use askuser_core::{Command, InquiryId};
+use askuser_llm::dialect::mcp::Response;
+use askuser_llm::{Call, Dialect};
+use rmcp::model::{
+    CallToolResponse, ElicitRequest, ElicitRequestParams, ElicitationSchema, InputRequest,
+    InputRequests, InputRequiredResult, InputResponses,
+};
+use rmcp::model::{RequestStateCodec, SealOptions};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::server::{AskServer, error_result, finish, not_recorded};
+use crate::walk::{Round, Saved, Walk};
+
+/// The first protocol version whose clients are asked through MRTR.
+pub(crate) const MRTR_VERSION: &str = "2026-07-28";
+/// The key of the round's elicitation in `inputRequests` / `inputResponses`.
+pub(crate) const ROUND_KEY: &str = "askuser_round";
+/// How long a person may take over one round.
+const STATE_TTL: Duration = Duration::from_secs(24 * 60 * 60);
+
+/// What a retried `tools/call` carries.
+pub(crate) struct Retry {
+    /// The echoed `requestState`.
+    pub(crate) state: Option<String>,
+    /// The client's `inputResponses`.
+    pub(crate) responses: Option<InputResponses>,
+}
+
+/// Seals and opens `requestState` with a key drawn when the server starts.
+pub(crate) struct Sealer {
+    codec: RequestStateCodec,
+}
+
+/// What a `requestState` holds.
+#[derive(Serialize, Deserialize)]
+struct State {
+    stream: String,
+    inquiry: String,
+    walk: Saved,
+}
+
+impl Sealer {
+    pub(crate) fn new() -> Self {
+        let mut key = [0u8; 32];
+        let drawn = std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut key));
+        if drawn.is_err() {
+            // No system randomness: a key no client can know still (the address of
+            // a fresh allocation, the time and the process id) beats none.
+            let seed = format!(
+                "{:p}{:?}{}",
+                &key,
+                std::time::SystemTime::now(),
+                std::process::id()
+            );
+            for (i, byte) in seed.bytes().enumerate() {
+                key[i % 32] ^= byte;
+            }
+        }
+        Self {
+            codec: RequestStateCodec::new_unchecked(key.to_vec()),
+        }
+    }
+
+    fn seal(&self, state: &State, bound: &[u8]) -> Option<String> {
+        let options = SealOptions::new().associated_data(bound).ttl(STATE_TTL);
+        self.codec.seal_json_with(state, &options).ok()
+    }
+
+    fn open(&self, sealed: &str, bound: &[u8]) -> Option<State> {
+        self.codec.open_json_with(sealed, bound).ok()
+    }
+}
+
+/// The bytes a state is bound to: the tool and its arguments.
+fn bound(dialect: Dialect, arguments: &Value) -> Vec<u8> {
+    format!("{}\n{arguments}", dialect.tool_name()).into_bytes()
+}
+
+/// The elicitation of a round.
+pub(crate) fn elicit_params(round: &Round) -> Result<ElicitRequestParams, serde_json::Error> {
+    let requested_schema: ElicitationSchema = serde_json::from_value(round.schema.clone())?;
+    Ok(ElicitRequestParams::FormElicitationParams {
+        meta: None,
+        message: round.message.clone(),
+        requested_schema,
+    })
+}
+
+impl AskServer {
+    /// Runs one `tools/call` of a 2026-07-28 client: the first asks for the first
+    /// round; each retry records the previous round's response and asks the next.
+    pub(crate) fn ask_mrtr(
+        &self,
+        dialect: Dialect,
+        arguments: &Value,
+        can_elicit: bool,
+        retry: Retry,
+    ) -> CallToolResponse {
+        let Some(sealed) = retry.state else {
+            return match self.start(dialect, arguments, can_elicit) {
+                Ok((call, _, walk)) => self.input_required(&call, arguments, &walk),
+                Err(result) => (*result).into(),
+            };
+        };
+        let (call, inquiry, mut walk) = match self.resume(dialect, arguments, &sealed) {
+            Ok(resumed) => resumed,
+            Err(message) => return error_result(message).into(),
+        };
+        let round = walk.round();
+        let response = retry
+            .responses
+            .as_ref()
+            .and_then(|responses| responses.get(ROUND_KEY))
+            .map(Response::read);
+        match response {
+            Some(Ok(Response::Accept(content))) => {
+                match walk.accept(&self.recorder, &round, &content) {
+                    Ok(Some(finished)) => finish(&call, &finished).into(),
+                    Ok(None) => self.input_required(&call, arguments, &walk),
+                    Err(error) => not_recorded(call.tool_name(), &error).into(),
+                }
+            }
+            Some(Ok(end)) => self.end(&call, &end, &inquiry).into(),
+            Some(Err(problem)) => error_result(format!(
+                "{}: inputResponses.{ROUND_KEY} is not an elicitation result ({problem}); retry with the form's result.",
+                call.tool_name()
+            ))
+            .into(),
+            None => error_result(format!(
+                "{}: the retry carries no inputResponses.{ROUND_KEY}; retry with the result of the form it asked for.",
+                call.tool_name()
+            ))
+            .into(),
+        }
+    }
+
+    /// The `input_required` result asking the walk's next round.
+    fn input_required(&self, call: &Call, arguments: &Value, walk: &Walk) -> CallToolResponse {
+        let round = walk.round();
+        let state = State {
+            stream: self.config.stream.clone(),
+            inquiry: walk.inquiry().as_str().to_owned(),
+            walk: walk.save(),
+        };
+        let sealed = self.sealer.seal(&state, &bound(call.dialect(), arguments));
+        let (Ok(params), Some(sealed)) = (elicit_params(&round), sealed) else {
+            return error_result(format!(
+                "{}: askuser could not build the form. Do not retry this tool call in this turn.",
+                call.tool_name()
+            ))
+            .into();
+        };
+        let mut requests = InputRequests::new();
+        requests.insert(
+            ROUND_KEY.to_owned(),
+            InputRequest::Elicitation(ElicitRequest::new(params)),
+        );
+        CallToolResponse::InputRequired(InputRequiredResult::new(Some(requests), Some(sealed)))
+    }
+
+    /// The walk a retry's `requestState` stands for, once it is checked: sealed by
+    /// this server for this tool and these arguments, and matching the log.
+    fn resume(
+        &self,
+        dialect: Dialect,
+        arguments: &Value,
+        sealed: &str,
+    ) -> Result<(Call, InquiryId, Walk), String> {
+        let tool = dialect.tool_name();
+        let refused = |why: &str| {
+            format!(
+                "{tool}: the requestState was refused ({why}). Call {tool} again without requestState to ask anew."
+            )
+        };
+        let state = self
+            .sealer
+            .open(sealed, &bound(dialect, arguments))
+            .ok_or_else(|| {
+                refused("it was not issued by this server for this call, or it expired")
+            })?;
+        if state.stream != self.config.stream {
+            return Err(refused("it belongs to another session"));
+        }
+        let inquiry = InquiryId::new(&state.inquiry);
+        let open = self
+            .recorder
+            .open_inquiry(&inquiry)
+            .map_err(|e| refused(&format!("the log cannot be read: {e}")))?;
+        let Some((Command::Prompt(prompt), Some(recorded))) = open else {
+            return Err(refused("its questions are already answered"));
+        };
+        if prompt.index != state.walk.current() || recorded.arguments != *arguments {
+            return Err(refused("it is not the latest state of its questions"));
+        }
+        let call = dialect
+            .parse(arguments)
+            .map_err(|_| refused("the arguments changed"))?;
+        let walk = Walk::restore(call.form().clone(), inquiry.clone(), state.walk)
+            .ok_or_else(|| refused("it does not fit the questions"))?;
+        Ok((call, inquiry, walk))
+    }
+}

@@ -1,0 +1,82 @@
+//! Clients without elicitation: the questions go to a pending file, and the result
+//! says how the person answers (`askuser answer FILE`). Nothing is answered for them.
+
+use std::fs::OpenOptions;
+use std::path::Path;
+
+use askuser_core::InquiryId;
+use askuser_llm::Call;
+use askuser_rpc::pending::{PENDING_FORMAT, PendingFile, PendingQuestion, instructions};
+use askuser_store::{Clock, SystemClock};
+use rmcp::model::{CallToolResult, ContentBlock};
+use serde_json::json;
+
+use crate::config::Config;
+
+/// Writes the pending file of `inquiry` into `dir` (a new file, never one that
+/// exists) and returns the result telling the model how the person answers.
+pub(crate) fn write_pending(
+    config: &Config,
+    dir: &Path,
+    call: &Call,
+    inquiry: &InquiryId,
+) -> CallToolResult {
+    let tool = call.tool_name();
+    let name = format!(
+        "askuser-{}-{}.json",
+        safe(&config.stream),
+        safe(inquiry.as_str())
+    );
+    let path = dir.join(name);
+    let path = std::path::absolute(&path).unwrap_or(path);
+    let file = PendingFile {
+        format: PENDING_FORMAT.to_owned(),
+        status: "pending".to_owned(),
+        db: config
+            .db
+            .as_ref()
+            .map(|db| std::path::absolute(db).unwrap_or_else(|_| db.clone()))
+            .map(|db| db.display().to_string()),
+        stream: config.stream.clone(),
+        inquiry: inquiry.as_str().to_owned(),
+        dialect: call.dialect().name().to_owned(),
+        timestamp: SystemClock.now().to_string(),
+        questions: call
+            .form()
+            .questions()
+            .iter()
+            .map(PendingQuestion::from_question)
+            .collect(),
+        result: None,
+    };
+    let reserved = OpenOptions::new().write(true).create_new(true).open(&path);
+    let written = reserved
+        .map_err(|e| e.to_string())
+        .and_then(|_| file.write(&path).map_err(|e| e.to_string()));
+    if let Err(error) = written {
+        return CallToolResult::error(vec![ContentBlock::text(format!(
+            "{tool}: askuser could not write the pending questions to {} ({error}). Do not retry this tool call in this turn.",
+            path.display()
+        ))]);
+    }
+    let text = instructions(&path);
+    let mut result = CallToolResult::structured(json!({
+        "status": "pending",
+        "file": path.display().to_string(),
+    }));
+    result.content = vec![ContentBlock::text(text)];
+    result
+}
+
+/// A name part made of letters, digits, `-` and `_` only.
+fn safe(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}

@@ -1,0 +1,282 @@
+//! [`AskServer`]: the MCP server's handler (`tools/list`, `tools/call`), walking each
+//! call's form through the client's elicitation.
+
+use std::sync::Arc;
+
+use askuser_core::{CancelReason, Command, Event, InquiryId, Problem};
+use askuser_llm::dialect::mcp::Response;
+use askuser_llm::{Call, Dialect, ToolResult};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ElicitationAction,
+    Implementation, InitializeResult, ListToolsResult, PaginatedRequestParams, ServerCapabilities,
+    ServerConfig,
+};
+use rmcp::service::{RequestContext, RoleServer};
+use rmcp::{ErrorData, Peer, ServerHandler};
+use serde_json::{Map, Value};
+
+use crate::config::{Config, WithoutElicitation};
+use crate::mrtr::{MRTR_VERSION, Retry, Sealer, elicit_params};
+use crate::pending::write_pending;
+use crate::recorder::{Recorded, Recorder};
+use crate::tools::{call_result, dialect_of, dismissed, instructions, tools};
+use crate::walk::Walk;
+
+/// The handler of one MCP session: its tools, recorded as one stream.
+#[derive(Clone)]
+pub struct AskServer {
+    pub(crate) config: Arc<Config>,
+    pub(crate) recorder: Recorder,
+    pub(crate) sealer: Arc<Sealer>,
+}
+
+impl std::fmt::Debug for AskServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AskServer")
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The tool error when the log cannot record a step.
+pub(crate) fn not_recorded(tool: &str, error: &dyn std::fmt::Display) -> CallToolResult {
+    error_result(format!(
+        "{tool}: askuser could not record the questions ({error}). Do not retry this tool call in this turn."
+    ))
+}
+
+pub(crate) fn error_result(text: String) -> CallToolResult {
+    CallToolResult::error(vec![ContentBlock::text(text)])
+}
+
+impl AskServer {
+    /// A handler recording into `config`'s log and stream.
+    pub fn new(config: Config) -> Self {
+        let recorder = Recorder::new(Arc::clone(&config.open_log), &config.stream);
+        Self {
+            config: Arc::new(config),
+            recorder,
+            sealer: Arc::new(Sealer::new()),
+        }
+    }
+
+    /// Runs one tool call over server-to-client elicitation (protocol 2025-06-18
+    /// and 2025-11-25): the result to send the model.
+    async fn ask(
+        &self,
+        dialect: Dialect,
+        arguments: &Value,
+        can_elicit: bool,
+        peer: &Peer<RoleServer>,
+    ) -> CallToolResult {
+        match self.start(dialect, arguments, can_elicit) {
+            Ok((call, inquiry, walk)) => self.elicit_rounds(&call, &inquiry, walk, peer).await,
+            Err(result) => *result,
+        }
+    }
+
+    /// Parses and records a call: its walk, ready for the first round; or the
+    /// result already (a rejected call, a failure, a pending file).
+    pub(crate) fn start(
+        &self,
+        dialect: Dialect,
+        arguments: &Value,
+        can_elicit: bool,
+    ) -> Result<(Call, InquiryId, Walk), Box<CallToolResult>> {
+        let tool = dialect.tool_name();
+        let call = dialect
+            .parse(arguments)
+            .map_err(|rejection| Box::new(self.reject(&rejection)))?;
+        let interactive = can_elicit
+            || matches!(
+                self.config.without_elicitation,
+                WithoutElicitation::Pending { .. }
+            );
+        let requested = self.recorder.request(|inquiry| {
+            let mut request = call.recorded_request(inquiry, arguments);
+            request.policy.interactive = interactive;
+            Event::Requested(request)
+        });
+        let (inquiry, commands) = match requested {
+            Ok((inquiry, Recorded::Commands(commands))) => (inquiry, commands),
+            Ok((_, Recorded::Refused(refusal))) => {
+                return Err(Box::new(not_recorded(tool, &refusal)));
+            }
+            Err(error) => return Err(Box::new(not_recorded(tool, &error))),
+        };
+        let walk = Walk::start(call.form().clone(), inquiry.clone(), commands)
+            .map_err(|finished| Box::new(finish(&call, &finished)))?;
+        if let (false, WithoutElicitation::Pending { dir }) =
+            (can_elicit, &self.config.without_elicitation)
+        {
+            return Err(Box::new(write_pending(&self.config, dir, &call, &inquiry)));
+        }
+        Ok((call, inquiry, walk))
+    }
+
+    /// Records a rejected call (with its problems) and returns its tool error.
+    fn reject(&self, rejection: &askuser_llm::Rejection) -> CallToolResult {
+        let problems: Vec<Problem> = rejection
+            .errors
+            .iter()
+            .map(|e| Problem {
+                path: e.path.clone(),
+                message: e.message.clone(),
+            })
+            .collect();
+        let recorded = self.recorder.request(|inquiry| Event::Rejected {
+            inquiry,
+            tool: rejection.tool.to_owned(),
+            problems: problems.clone(),
+        });
+        match recorded {
+            Ok(_) => error_result(rejection.tool_error_text()),
+            Err(error) => not_recorded(rejection.tool, &error),
+        }
+    }
+
+    /// Asks round after round until the engine finishes the inquiry.
+    async fn elicit_rounds(
+        &self,
+        call: &Call,
+        inquiry: &InquiryId,
+        mut walk: Walk,
+        peer: &Peer<RoleServer>,
+    ) -> CallToolResult {
+        let tool = call.tool_name();
+        let most = 3 * call.form().len() + 3;
+        for _ in 0..most {
+            let round = walk.round();
+            let params = match elicit_params(&round) {
+                Ok(params) => params,
+                Err(error) => return self.give_up(call, inquiry, "schema", &error),
+            };
+            let result = match peer.create_elicitation(params).await {
+                Ok(result) => result,
+                Err(error) => return self.give_up(call, inquiry, "elicitation_failed", &error),
+            };
+            let response = match result.action {
+                ElicitationAction::Accept => match result.content {
+                    Some(Value::Object(content)) => content,
+                    _ => Map::new(),
+                },
+                ElicitationAction::Decline => return self.end(call, &Response::Decline, inquiry),
+                // `cancel`, and any action a later protocol adds: dismissed.
+                _ => return self.end(call, &Response::Cancel, inquiry),
+            };
+            match walk.accept(&self.recorder, &round, &response) {
+                Ok(Some(finished)) => return finish(call, &finished),
+                Ok(None) => {}
+                Err(error) => return not_recorded(tool, &error),
+            }
+        }
+        self.give_up(
+            call,
+            inquiry,
+            "too_many_rounds",
+            &"the form kept coming back incomplete",
+        )
+    }
+
+    /// Records a `decline` (Reply) or `cancel` (End Turn) and returns its result.
+    pub(crate) fn end(
+        &self,
+        call: &Call,
+        response: &Response,
+        inquiry: &InquiryId,
+    ) -> CallToolResult {
+        let Some(event) = response.event(inquiry) else {
+            return error_result(dismissed(call.tool_name()));
+        };
+        self.record_final(call, &event)
+    }
+
+    /// Cancels the inquiry for a system reason (recorded) and returns its failure.
+    fn give_up(
+        &self,
+        call: &Call,
+        inquiry: &InquiryId,
+        reason: &str,
+        error: &dyn std::fmt::Display,
+    ) -> CallToolResult {
+        let event = Event::Cancelled {
+            inquiry: inquiry.clone(),
+            reason: CancelReason::Unknown(reason.to_owned()),
+            message: Some(error.to_string()),
+        };
+        self.record_final(call, &event)
+    }
+
+    fn record_final(&self, call: &Call, event: &Event) -> CallToolResult {
+        match self.recorder.handle(event) {
+            Ok(Recorded::Commands(commands)) => match commands.last() {
+                Some(command) => finish(call, command),
+                None => error_result(dismissed(call.tool_name())),
+            },
+            Ok(Recorded::Refused(refusal)) => not_recorded(call.tool_name(), &refusal),
+            Err(error) => not_recorded(call.tool_name(), &error),
+        }
+    }
+}
+
+/// The tool result for the command that finished an inquiry.
+pub(crate) fn finish(call: &Call, command: &Command) -> CallToolResult {
+    if let Command::EndTurn { .. } = command {
+        return error_result(dismissed(call.tool_name()));
+    }
+    match call.tool_result(command) {
+        Some(result) => call_result(result),
+        None => call_result(ToolResult::Error(dismissed(call.tool_name()))),
+    }
+}
+
+impl ServerHandler for AskServer {
+    fn get_info(&self) -> ServerConfig {
+        InitializeResult::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("askuser", env!("CARGO_PKG_VERSION")))
+            .with_instructions(instructions(&self.config.without_elicitation))
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(tools()))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let Some(dialect) = dialect_of(&request.name) else {
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "there is no tool \"{}\"; askuser's tools are ask_user and AskUserQuestion",
+                    request.name
+                ),
+                None,
+            ));
+        };
+        let arguments = Value::Object(request.arguments.unwrap_or_default());
+        let can_elicit = context
+            .client_capabilities()
+            .and_then(|c| c.elicitation)
+            .is_some_and(|e| e.form.is_some() || e.url.is_none());
+        let modern = context
+            .protocol_version()
+            .is_some_and(|v| v.as_str() >= MRTR_VERSION);
+        if modern {
+            let retry = Retry {
+                state: request.request_state,
+                responses: request.input_responses,
+            };
+            return Ok(self.ask_mrtr(dialect, &arguments, can_elicit, retry));
+        }
+        Ok(self
+            .ask(dialect, &arguments, can_elicit, &context.peer)
+            .await
+            .into())
+    }
+}

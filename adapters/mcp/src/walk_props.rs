@@ -1,0 +1,114 @@
+//! Property: walking any form in elicitation rounds asks each question once (twice
+//! when its first answer does not fit), in at most as many rounds as it has
+//! questions (twice that with refusals), with schemas rmcp accepts, and ends with
+//! the outcome of asking the same answers one question at a time.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use askuser_core::strategies::{arb_form, invalid_answer, sample_answer};
+use askuser_core::{AnswerType, Command, Event, InquiryId, Request, State, reduce, validate};
+use askuser_llm::dialect::mcp::{FieldKind, field_kind, other_field};
+use askuser_llm::{UiInput, ui_answer};
+use askuser_store::{Log, MemLog};
+use proptest::prelude::*;
+use rmcp::model::ElicitationSchema;
+use serde_json::{Map, Value};
+
+use crate::recorder::{Recorded, Recorder};
+use crate::walk::Walk;
+
+fn request(form: &askuser_core::ValidForm, inquiry: InquiryId) -> Event {
+    Event::Requested(Request {
+        inquiry,
+        form: form.form().clone(),
+        policy: askuser_core::Policy::default(),
+        origin: askuser_core::Origin::default(),
+        call: None,
+    })
+}
+
+/// The outcome of answering question by question.
+fn one_at_a_time(form: &askuser_core::ValidForm, answer: &dyn Fn(usize) -> Value) -> Value {
+    let mut state = State::new();
+    let id = InquiryId::new("ref");
+    let mut commands = reduce(&mut state, &request(form, id.clone())).unwrap();
+    loop {
+        match commands.first() {
+            Some(Command::Prompt(prompt)) => {
+                let event = Event::Answered {
+                    inquiry: id.clone(),
+                    question: prompt.question().id.clone(),
+                    value: answer(prompt.index),
+                    by: askuser_core::AnsweredBy::User,
+                    remember: false,
+                    note: None,
+                };
+                commands = reduce(&mut state, &event).unwrap();
+            }
+            Some(Command::Respond { outcome, .. }) => return outcome.to_json(),
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn rounds_end_as_one_question_at_a_time(
+        form in arb_form(),
+        seeds in prop::collection::vec(any::<usize>(), 6),
+        bad in prop::collection::vec(any::<bool>(), 6),
+    ) {
+        let form = validate(form).unwrap();
+        let answer = |i: usize| sample_answer(form.question(i), seeds[i % seeds.len()]);
+        let expected = one_at_a_time(&form, &answer);
+
+        let log: Arc<dyn Log> = Arc::new(MemLog::new());
+        let recorder = Recorder::new(Arc::new(move || Ok(Arc::clone(&log))), "s");
+        let (inquiry, Recorded::Commands(commands)) =
+            recorder.request(|id| request(&form, id)).unwrap() else { panic!("refused") };
+        let mut walk = Walk::start(form.clone(), inquiry, commands).ok().unwrap();
+        let mut asked: BTreeMap<usize, usize> = BTreeMap::new();
+        let tries = if bad.iter().any(|b| *b) { 2 } else { 1 };
+        let mut rounds = 0;
+        let finished = loop {
+            let round = walk.round();
+            rounds += 1;
+            prop_assert!(!round.questions.is_empty());
+            prop_assert!(rounds <= tries * form.len());
+            prop_assert!(serde_json::from_value::<ElicitationSchema>(round.schema.clone()).is_ok(), "{}", round.schema);
+            let mut content = Map::new();
+            for &i in &round.questions {
+                let times = asked.entry(i).or_default();
+                *times += 1;
+                prop_assert!(*times <= tries, "question {} asked {} times", i, times);
+                let question = form.question(i);
+                // A wrong answer on the first try, unless the UI reads it as a right one
+                // (`"yes"` for a boolean).
+                let wrong = invalid_answer(question, seeds[i % seeds.len()]);
+                let read_right = ui_answer(question, UiInput::Json(wrong.clone()))
+                    .is_ok_and(|v| form.check(i, &v).is_ok());
+                let value = if bad[i % bad.len()] && *times == 1 && !read_right {
+                    wrong
+                } else {
+                    answer(i)
+                };
+                let own = question.answer_type == AnswerType::Select
+                    && question.allow_other
+                    && !question.choices().iter().any(|c| value == c.label.as_str());
+                match (field_kind(question), own) {
+                    (FieldKind::Json, _) => { content.insert(question.id.clone(), Value::String(value.to_string())); }
+                    (FieldKind::Plain, true) => { content.insert(other_field(question).unwrap(), value); }
+                    (FieldKind::Plain, false) => { content.insert(question.id.clone(), value); }
+                }
+            }
+            if let Some(finished) = walk.accept(&recorder, &round, &content).unwrap() {
+                break finished;
+            }
+        };
+        let Command::Respond { outcome, .. } = *finished else { panic!("{finished:?}") };
+        prop_assert_eq!(outcome.to_json(), expected);
+    }
+}

@@ -1,0 +1,91 @@
+//! Running the official MCP Python SDK (`tests/clients/drive.py`) against the
+//! server (`examples/stdio_server.rs`), and reading back what it recorded.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+
+use askuser_store::{Log, SledLog};
+use serde_json::{Value, json};
+
+/// The Python interpreter with the `mcp` package: `$ASKUSER_TEST_PYTHON`. Never
+/// skipped: without it the test fails, saying how to set it up.
+pub fn python() -> PathBuf {
+    match std::env::var_os("ASKUSER_TEST_PYTHON") {
+        Some(path) if !path.is_empty() => PathBuf::from(path),
+        _ => panic!(
+            "ASKUSER_TEST_PYTHON is not set. The MCP tests drive the server with the official MCP Python SDK: run\n  export ASKUSER_TEST_PYTHON=\"$(scripts/mcp-venv.sh | tail -n 1)\"\nfrom the repository root, then run the tests again."
+        ),
+    }
+}
+
+/// The server binary `cargo test` built from `examples/stdio_server.rs`.
+fn server() -> PathBuf {
+    let exe = std::env::current_exe().expect("the test's path");
+    let debug = exe
+        .parent()
+        .and_then(Path::parent)
+        .expect("target/<profile>/deps");
+    debug.join("examples").join("stdio_server")
+}
+
+/// A scratch directory with a log database.
+pub struct Scratch {
+    /// The directory (removed when dropped).
+    pub dir: tempfile::TempDir,
+}
+
+impl Scratch {
+    pub fn new() -> Self {
+        Self {
+            dir: tempfile::tempdir().expect("a temporary directory"),
+        }
+    }
+
+    pub fn db(&self) -> PathBuf {
+        self.dir.path().join("log.db")
+    }
+
+    /// Runs the Python client on `scenario` (its `command` filled in) against a
+    /// server recording as `stream`; returns what the client printed.
+    pub fn drive(&self, stream: &str, pending: Option<&Path>, mut scenario: Value) -> Value {
+        let mut command = vec![
+            server().display().to_string(),
+            self.db().display().to_string(),
+            stream.to_owned(),
+        ];
+        if let Some(dir) = pending {
+            command.push(dir.display().to_string());
+        }
+        scenario["command"] = json!(command);
+        let path = self.dir.path().join(format!("{stream}.json"));
+        std::fs::write(&path, scenario.to_string()).expect("the scenario is written");
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/clients/drive.py");
+        let output = Command::new(python())
+            .arg(script)
+            .arg(&path)
+            .output()
+            .expect("the Python client runs");
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(
+            output.status.success(),
+            "the Python client failed ({}):\n{stdout}\n{}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+        );
+        serde_json::from_str(&stdout).expect("the client prints JSON")
+    }
+
+    /// The log, once the server has exited.
+    pub fn log(&self) -> Arc<dyn Log> {
+        Arc::new(SledLog::open(self.db()).expect("the log opens"))
+    }
+}
+
+/// The tool result `askuser log replay` re-derives for the stream's last event.
+pub fn replayed_result(log: &dyn Log, stream: &str) -> Value {
+    let report = askuser_rpc::replay(log, stream).expect("the stream replays");
+    assert!(report.matches(), "the replay differs from the record");
+    let last = report.events.last().expect("an event");
+    last.outputs.last().cloned().unwrap_or(Value::Null)
+}

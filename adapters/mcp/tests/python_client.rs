@@ -1,0 +1,319 @@
+//! End to end: the official MCP Python SDK (`mcp` on `PyPI`) drives the server over
+//! stdio, answering its elicitation forms as a person would. Set
+//! `ASKUSER_TEST_PYTHON` (see `scripts/mcp-venv.sh`).
+
+mod common;
+
+use askuser_rpc::Journal;
+use askuser_rpc::pending::{PendingFile, answer};
+use common::{Scratch, replayed_result};
+use serde_json::{Value, json};
+
+/// RFD D30's migration form, grown to need several rounds: `env` and `limits`
+/// wait for `apply`, `confirm` for `env`; `limits` takes JSON.
+fn migration() -> Value {
+    json!({"questions": [
+        {"id": "apply", "text": "Apply the proposed migration?", "answer_type": "boolean"},
+        {"id": "env", "text": "Which environment?", "context": "The migration adds an index.",
+         "answer_type": "select", "options": ["staging", "production"],
+         "when": {"question_id": "apply", "equals": true}},
+        {"id": "confirm", "text": "Production is live. Apply there now?", "answer_type": "boolean",
+         "when": {"question_id": "env", "equals": "production"}},
+        {"id": "note", "text": "Anything the migration should know?", "answer_type": "text"},
+        {"id": "limits", "text": "Resource limits?", "answer_type": "schema",
+         "schema": {"type": "object", "properties": {"cpu": {"type": "number"}}, "required": ["cpu"]},
+         "when": {"question_id": "apply", "equals": true}}
+    ]})
+}
+
+fn accept(content: &Value) -> Value {
+    json!({"action": "accept", "content": content})
+}
+
+fn messages(call: &Value) -> Vec<String> {
+    call["rounds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["message"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn tools_list_and_instructions() {
+    let scratch = Scratch::new();
+    let out = scratch.drive("tools", None, json!({"list_tools": true}));
+    insta::assert_json_snapshot!("tools_list", out["tools"]);
+    assert_eq!(
+        out["instructions"],
+        "askuser asks the user typed questions through this client's own forms (MCP elicitation), as few forms as the questions' dependencies allow, and records every step. Call ask_user (typed questions with `when` branching) or AskUserQuestion (Claude Code's shape) only for what the user alone can tell you, never for secrets. If the user declines, the result carries the answers given so far; if the user dismisses the form, the tool fails: do not ask again in this turn. If this client cannot show forms (no elicitation), askuser never answers for the user: the tool fails with a message saying no interactive terminal is available; do not retry in that turn."
+    );
+}
+
+#[test]
+fn a_branching_form_in_rounds_with_a_json_answer_refused_then_accepted() {
+    branching_form("legacy");
+}
+
+/// The same rounds and result when the client negotiated 2026-07-28: each round is
+/// an `input_required` result, retried with the response and the sealed state.
+#[test]
+fn the_branching_form_through_multi_round_trip_requests() {
+    branching_form("2026-07-28");
+}
+
+fn branching_form(mode: &str) {
+    let scratch = Scratch::new();
+    let responses = [
+        accept(&json!({"apply": true, "note": "run it at night"})),
+        accept(&json!({"env": "production", "limits": "{\"mem\": 2}"})),
+        accept(&json!({"confirm": true})),
+        accept(&json!({"limits": "{\"cpu\": 1.5}"})),
+    ];
+    let out = scratch.drive(
+        "branching",
+        None,
+        json!({"mode": mode, "calls": [{"tool": "ask_user", "arguments": migration(), "responses": responses}]}),
+    );
+    let call = &out["calls"][0];
+    assert_eq!(
+        messages(call),
+        [
+            "Questions 1\u{2013}2 of 5",
+            "Questions 3\u{2013}4 of 5",
+            "Question 5 of 5",
+            "Question 5 of 5\nAn answer was not accepted; the note beside it says why. Please answer it again.",
+        ]
+    );
+    insta::assert_json_snapshot!("branching_rounds", call["rounds"]);
+    let expected = json!({"apply": true, "env": "production", "confirm": true,
+                          "note": "run it at night", "limits": {"cpu": 1.5}});
+    assert_eq!(call["isError"], false);
+    assert_eq!(call["structuredContent"], expected);
+    assert_eq!(call["text"], json!([expected.to_string()]));
+    let log = scratch.log();
+    assert_eq!(
+        replayed_result(&*log, "branching"),
+        json!({"type": "result", "inquiry": "call-1", "result": expected, "cancelled": false})
+    );
+    let transcript = askuser_store::transcript(&*log, "branching").unwrap();
+    insta::assert_snapshot!("branching_transcript", transcript);
+}
+
+#[test]
+fn the_no_branch_is_one_round() {
+    let scratch = Scratch::new();
+    let out = scratch.drive(
+        "no",
+        None,
+        json!({"calls": [{"tool": "ask_user", "arguments": migration(),
+                          "responses": [accept(&json!({"apply": false, "note": ""}))]}]}),
+    );
+    let call = &out["calls"][0];
+    assert_eq!(messages(call), ["Questions 1\u{2013}2 of 5"]);
+    assert_eq!(
+        call["structuredContent"],
+        json!({"apply": false, "env": null, "confirm": null, "note": "", "limits": null})
+    );
+}
+
+#[test]
+fn decline_is_a_reply_with_the_answers_so_far() {
+    let scratch = Scratch::new();
+    let out = scratch.drive(
+        "decline",
+        None,
+        json!({"calls": [{"tool": "ask_user", "arguments": migration(),
+                          "responses": [accept(&json!({"apply": true, "note": "n"})),
+                                        {"action": "decline"}]}]}),
+    );
+    let call = &out["calls"][0];
+    assert_eq!(call["rounds"].as_array().unwrap().len(), 2);
+    assert_eq!(call["isError"], false);
+    let expected = json!({"cancelled": true, "answered": {"apply": true}});
+    assert_eq!(call["structuredContent"], expected);
+    assert_eq!(
+        replayed_result(&*scratch.log(), "decline"),
+        json!({"type": "result", "inquiry": "call-1", "result": expected, "cancelled": true})
+    );
+}
+
+#[test]
+fn cancel_is_a_tool_error_not_to_retry() {
+    let scratch = Scratch::new();
+    let out = scratch.drive(
+        "cancel",
+        None,
+        json!({"calls": [{"tool": "ask_user", "arguments": migration(),
+                          "responses": [{"action": "cancel"}]}]}),
+    );
+    let call = &out["calls"][0];
+    assert_eq!(call["isError"], true);
+    assert_eq!(
+        call["text"],
+        json!([
+            "ask_user: the user dismissed the questions. Do not retry this tool call in this turn; continue without the answers, or end your turn."
+        ])
+    );
+    assert_eq!(
+        replayed_result(&*scratch.log(), "cancel"),
+        json!({"type": "turn_ended", "inquiry": "call-1"})
+    );
+}
+
+#[test]
+fn ask_user_question_with_a_multi_select_and_own_text() {
+    let scratch = Scratch::new();
+    let arguments = json!({"questions": [
+        {"question": "Which features?", "header": "Features", "multiSelect": true,
+         "options": [{"label": "Auth", "description": "Sign-in"}, {"label": "API"}, {"label": "Admin"}]},
+        {"question": "Which database?", "header": "Database", "multiSelect": false,
+         "options": [{"label": "Postgres"}, {"label": "SQLite"}]}]});
+    let out = scratch.drive(
+        "claude",
+        None,
+        json!({"calls": [{"tool": "AskUserQuestion", "arguments": arguments,
+                          "responses": [accept(&json!({"q1": ["Admin", "Auth"], "q2.other": "DuckDB"}))]}]}),
+    );
+    let call = &out["calls"][0];
+    insta::assert_json_snapshot!("claude_round", call["rounds"]);
+    assert_eq!(
+        call["structuredContent"],
+        json!({"answers": {"Which features?": "Auth, Admin", "Which database?": "DuckDB"}})
+    );
+}
+
+#[test]
+fn a_refused_call_is_a_tool_error_with_every_problem() {
+    let scratch = Scratch::new();
+    let out = scratch.drive(
+        "refused",
+        None,
+        json!({"calls": [{"tool": "ask_user", "arguments": {"questions": [
+            {"id": "a", "text": "Pick?", "answer_type": "select"}]}}]}),
+    );
+    let call = &out["calls"][0];
+    assert_eq!(call["isError"], true);
+    assert_eq!(call["rounds"], json!([]));
+    insta::assert_json_snapshot!("refused_text", call["text"]);
+}
+
+#[test]
+fn without_elicitation_and_no_pending_dir_the_call_fails() {
+    let scratch = Scratch::new();
+    let out = scratch.drive(
+        "headless",
+        None,
+        json!({"elicit": false, "calls": [{"tool": "ask_user", "arguments": migration()}]}),
+    );
+    let call = &out["calls"][0];
+    assert_eq!(call["isError"], true);
+    assert_eq!(
+        call["text"],
+        json!([
+            "ask_user cannot run because no interactive terminal is available. Do not retry this tool call in this turn; continue without user input or explain what information is missing."
+        ])
+    );
+}
+
+#[test]
+fn without_elicitation_the_questions_wait_in_a_pending_file() {
+    let scratch = Scratch::new();
+    let dir = scratch.dir.path().join("pending");
+    std::fs::create_dir(&dir).unwrap();
+    let out = scratch.drive(
+        "pending",
+        Some(&dir),
+        json!({"elicit": false, "calls": [{"tool": "ask_user", "arguments": migration()}]}),
+    );
+    let call = &out["calls"][0];
+    let path = dir.join("askuser-pending-call-1.json");
+    let shown = path.display();
+    assert_eq!(call["isError"], false);
+    assert_eq!(
+        call["text"],
+        json!([format!(
+            "Questions pending. User input required.\n\nTo answer, run:\n  askuser answer {shown} --answers '[...]'\n(one answer per question, in order; null for a question that is skipped)\n\nOr fill in each \"answer\" in the file and run:\n  askuser answer {shown}\n\nQuestions saved to: {shown}\n"
+        )])
+    );
+    assert_eq!(
+        call["structuredContent"],
+        json!({"status": "pending", "file": shown.to_string()})
+    );
+    assert!(
+        out["instructions"]
+            .as_str()
+            .unwrap()
+            .ends_with("it writes the questions to a pending file, and the tool result says the exact command the user runs to answer (`askuser answer FILE`); tell the user, and end your turn.")
+    );
+    let file = PendingFile::read(&path).unwrap();
+    assert_eq!(
+        file.db.as_deref(),
+        Some(scratch.db().display().to_string().as_str())
+    );
+    assert_eq!(
+        (file.stream.as_str(), file.inquiry.as_str()),
+        ("pending", "call-1")
+    );
+    // The person answers later, as `askuser answer` does.
+    let mut journal = Journal::open(&scratch.db()).unwrap();
+    let answers = [
+        json!(false),
+        Value::Null,
+        Value::Null,
+        json!("later"),
+        Value::Null,
+    ];
+    let commands = answer(&mut journal, &file, &answers).unwrap().unwrap();
+    let call = journal
+        .call("pending", &askuser_core::InquiryId::new("call-1"))
+        .unwrap();
+    assert!(call.is_none(), "the inquiry is finished");
+    assert!(matches!(
+        commands.last(),
+        Some(askuser_core::Command::Respond { .. })
+    ));
+    drop(journal);
+    assert_eq!(
+        replayed_result(&*scratch.log(), "pending"),
+        json!({"type": "result", "inquiry": "call-1", "cancelled": false,
+               "result": {"apply": false, "env": null, "confirm": null, "note": "later", "limits": null}})
+    );
+}
+
+#[test]
+fn a_forged_or_replayed_request_state_is_refused() {
+    let scratch = Scratch::new();
+    let step = |state: &str, response: Value| json!({"state": state, "response": response});
+    let out = scratch.drive(
+        "mrtr",
+        None,
+        json!({"mode": "2026-07-28", "calls": [{"tool": "ask_user", "arguments": migration(), "steps": [
+            step("forged", accept(&json!({"apply": true, "note": "n"}))),
+            step("latest", accept(&json!({"apply": true, "note": "n"}))),
+            step("first", accept(&json!({"apply": false, "note": "n"}))),
+            step("latest", json!({"action": "decline"})),
+        ]}]}),
+    );
+    let refused = |why: &str| {
+        json!({"isError": true, "structuredContent": null, "text": [format!(
+            "ask_user: the requestState was refused ({why}). Call ask_user again without requestState to ask anew."
+        )]})
+    };
+    assert_eq!(
+        out["calls"][0]["steps"],
+        json!([
+            {"inputRequired": "askuser_round", "message": "Questions 1\u{2013}2 of 5"},
+            refused("it was not issued by this server for this call, or it expired"),
+            {"inputRequired": "askuser_round", "message": "Questions 3\u{2013}4 of 5"},
+            refused("it is not the latest state of its questions"),
+            {"isError": false, "text": ["{\"cancelled\":true,\"answered\":{\"apply\":true}}"],
+             "structuredContent": {"cancelled": true, "answered": {"apply": true}}},
+        ])
+    );
+    assert_eq!(
+        replayed_result(&*scratch.log(), "mrtr"),
+        json!({"type": "result", "inquiry": "call-1", "cancelled": true,
+               "result": {"cancelled": true, "answered": {"apply": true}}})
+    );
+}
