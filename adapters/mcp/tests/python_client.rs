@@ -265,10 +265,12 @@ fn without_elicitation_the_questions_wait_in_a_pending_file() {
         Value::Null,
     ];
     let commands = answer(&mut journal, &file, &answers).unwrap().unwrap();
-    let call = journal
-        .call("pending", &askuser_core::InquiryId::new("call-1"))
-        .unwrap();
-    assert!(call.is_none(), "the inquiry is finished");
+    let finished = journal
+        .state("pending")
+        .unwrap()
+        .finished(&askuser_core::InquiryId::new("call-1"))
+        .is_some();
+    assert!(finished, "the inquiry is finished");
     assert!(matches!(
         commands.last(),
         Some(askuser_core::Command::Respond { .. })
