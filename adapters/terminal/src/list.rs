@@ -266,12 +266,12 @@ mod tests {
                 "> 4) scala",
                 "  2) rust",
                 "  5) bash",
-                "  o) Other (type your answer)"
+                "  0) Other (type your answer)"
             ]
         );
         assert_eq!(list.handle(Key::Enter), Listed::Picked(Pick::Option(3)));
         list.handle(Key::Char('x'));
-        assert_eq!(list.rows(10, 80), ["> o) Other (type your answer)"]);
+        assert_eq!(list.rows(10, 80), ["> 0) Other (type your answer)"]);
         assert_eq!(list.filter(), "sx");
         list.handle(Key::Ctrl('u'));
         assert_eq!(list.rows(2, 80), ["> 1) go", "  2) rust"]);
