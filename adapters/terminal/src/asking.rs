@@ -444,10 +444,10 @@ impl<'a> Asking<'a> {
                     }
                 }
                 hint = match &self.body {
-                    Body::Review(..) => {
-                        "[Enter submits · 1-9 change that answer · Esc for Reply / End Turn]"
-                            .to_owned()
-                    }
+                    Body::Review(_, outcome) => format!(
+                        "[Enter submits · 1-{} change that answer · Esc for Reply / End Turn]",
+                        outcome.form.len().min(9)
+                    ),
                     _ => render::hint(
                         self.prompt.question(),
                         self.prompt.can_back,
@@ -473,7 +473,7 @@ impl<'a> Asking<'a> {
                     column: at.column,
                 });
                 rows.extend(lines);
-                hint = "[type a message for the assistant (optional) · Enter sends the reply · Esc returns to the question]".to_owned();
+                hint = "[a message is optional · Enter sends it with the answers so far · Esc returns to the question]".to_owned();
             }
             View::Other(editor, _) => {
                 rows.push(title(&format!("{} (Other)", self.header)));

@@ -47,10 +47,12 @@ pub(crate) fn hint(question: &Question, can_back: bool, remember: bool) -> Strin
         }
         AnswerType::Boolean => format!("[y Yes · n No · ↑↓ and Enter · Esc for {menu}]"),
         AnswerType::Select => {
-            format!("[1-{options} pick · type to filter, Enter picks · ↑↓ move · Esc for {menu}]")
+            format!("[1-{options} pick{other} · type to filter, Enter picks · Esc for {menu}]")
         }
         AnswerType::MultiSelect => {
-            format!("[Space or 1-{options} tick · type to filter · Enter sends · Esc for {menu}]")
+            format!(
+                "[Space or 1-{options} tick{other} · type to filter · Enter sends · Esc for {menu}]"
+            )
         }
         AnswerType::Text => {
             format!("[Enter sends · Alt+Enter new line · Ctrl+U/W/A/E edit · Esc for {menu}]")
