@@ -207,7 +207,11 @@ impl<'a> Asking<'a> {
                 (View::Menu(self.menu()), None)
             }
             View::Question => self.on_question(key),
-            View::Menu(_) | View::EndTurn(_) | View::Reply(_) | View::Other(..) | View::Long(_)
+            View::Other(editor, _) if key == Key::Esc => {
+                self.other = editor.text();
+                (View::Question, None)
+            }
+            View::Menu(_) | View::EndTurn(_) | View::Reply(_) | View::Long(_)
                 if key == Key::Esc =>
             {
                 (View::Question, None)
@@ -414,7 +418,7 @@ impl<'a> Asking<'a> {
         let page = Screen::height().saturating_sub(4).clamp(3, 15);
         let mut rows = Vec::new();
         let mut cursor = None;
-        let title = |text: &str| render::fit(&format!("? {text}"), width);
+        let title = |text: &str| wrap(&format!("? {text}"), width);
         let hint: String;
         match view {
             View::Question => {
@@ -427,20 +431,15 @@ impl<'a> Asking<'a> {
                             title(&format!("{} {filter}", self.header))
                         };
                         cursor = Some(Cursor {
-                            row: 0,
-                            column: unicode_columns(&top),
+                            row: top.len() - 1,
+                            column: top.last().map_or(0, |row| unicode_columns(row)),
                         });
-                        rows.push(top);
+                        rows.extend(top);
                         rows.extend(list.rows(page, width));
                     }
                     Body::Text(editor) => {
-                        rows.push(title(&self.header));
-                        let (lines, at) = editor.layout("> ", "  ", width);
-                        cursor = Some(Cursor {
-                            row: at.row + 1,
-                            column: at.column,
-                        });
-                        rows.extend(lines);
+                        rows.extend(title(&self.header));
+                        cursor = Some(editor_rows(editor, width, &mut rows));
                     }
                 }
                 hint = match &self.body {
@@ -456,33 +455,23 @@ impl<'a> Asking<'a> {
                 };
             }
             View::Menu(list) => {
-                rows.push(title(&format!("{} — what now?", self.header)));
+                rows.extend(title(&format!("{} — what now?", self.header)));
                 rows.extend(list.rows(page, width));
                 hint = "[a letter, or ↑↓ and Enter · Esc returns to the question]".to_owned();
             }
             View::EndTurn(list) => {
-                rows.push(title(render::END_TURN_TITLE));
+                rows.extend(title(render::END_TURN_TITLE));
                 rows.extend(list.rows(page, width));
                 hint = "[y ends the turn · n or Esc returns to the question]".to_owned();
             }
             View::Reply(editor) => {
-                rows.push(title(render::REPLY_TITLE));
-                let (lines, at) = editor.layout("> ", "  ", width);
-                cursor = Some(Cursor {
-                    row: at.row + 1,
-                    column: at.column,
-                });
-                rows.extend(lines);
+                rows.extend(title(render::REPLY_TITLE));
+                cursor = Some(editor_rows(editor, width, &mut rows));
                 hint = "[a message is optional · Enter sends it with the answers so far · Esc returns to the question]".to_owned();
             }
             View::Other(editor, _) => {
-                rows.push(title(&format!("{} (Other)", self.header)));
-                let (lines, at) = editor.layout("> ", "  ", width);
-                cursor = Some(Cursor {
-                    row: at.row + 1,
-                    column: at.column,
-                });
-                rows.extend(lines);
+                rows.extend(title(&format!("{} (Other)", self.header)));
+                cursor = Some(editor_rows(editor, width, &mut rows));
                 hint = "[Enter sends · Esc returns to the options]".to_owned();
             }
             View::Long(value) => {
@@ -490,7 +479,7 @@ impl<'a> Asking<'a> {
                 if let Some(warning) = render::long_answer_warning(text) {
                     rows.extend(wrap(&format!("⚠ {warning}"), width));
                 }
-                rows.push(title(render::LONG_ANSWER_CONFIRM));
+                rows.extend(title(render::LONG_ANSWER_CONFIRM));
                 hint = String::new();
             }
         }
@@ -502,6 +491,17 @@ impl<'a> Asking<'a> {
         }
         Frame { rows, cursor }
     }
+}
+
+/// Adds the editor's rows after `rows`; where its cursor is among them.
+fn editor_rows(editor: &Editor, width: usize, rows: &mut Vec<String>) -> Cursor {
+    let (lines, at) = editor.layout("> ", "  ", width);
+    let cursor = Cursor {
+        row: rows.len() + at.row,
+        column: at.column,
+    };
+    rows.extend(lines);
+    cursor
 }
 
 fn unicode_columns(text: &str) -> usize {

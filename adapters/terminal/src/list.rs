@@ -227,7 +227,7 @@ impl List {
         }
         let page = page.max(1);
         let start = (self.cursor + 1).saturating_sub(page);
-        visible
+        let mut rows: Vec<String> = visible
             .iter()
             .enumerate()
             .skip(start)
@@ -240,7 +240,12 @@ impl List {
                 row.push_str(&self.entries[index].to_string());
                 fit(&row, width)
             })
-            .collect()
+            .collect();
+        let hidden = visible.len() - rows.len();
+        if hidden > 0 {
+            rows.push(format!("  ({hidden} more: ↑↓ scroll)"));
+        }
+        rows
     }
 }
 
@@ -274,7 +279,19 @@ mod tests {
         assert_eq!(list.rows(10, 80), ["> 0) Other (type your answer)"]);
         assert_eq!(list.filter(), "sx");
         list.handle(Key::Ctrl('u'));
-        assert_eq!(list.rows(2, 80), ["> 1) go", "  2) rust"]);
+        assert_eq!(
+            list.rows(2, 80),
+            ["> 1) go", "  2) rust", "  (4 more: ↑↓ scroll)"]
+        );
+        list.handle(Key::End);
+        assert_eq!(
+            list.rows(2, 80),
+            [
+                "  5) bash",
+                "> 0) Other (type your answer)",
+                "  (4 more: ↑↓ scroll)"
+            ]
+        );
     }
 
     #[test]
@@ -294,7 +311,12 @@ mod tests {
         list.handle(Key::Char(' '));
         assert_eq!(
             list.rows(3, 80),
-            ["  [ ] 1) go", "  [x] 2) rust", "> [x] 3) ruby"]
+            [
+                "  [ ] 1) go",
+                "  [x] 2) rust",
+                "> [x] 3) ruby",
+                "  (3 more: ↑↓ scroll)"
+            ]
         );
         assert_eq!(
             list.handle(Key::Enter),

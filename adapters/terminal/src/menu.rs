@@ -151,7 +151,7 @@ pub(crate) fn review_entries(outcome: &Outcome) -> Vec<Entry> {
 }
 
 /// The options of a select or multi-select question, keyed `1`, `2`, ... (no key
-/// past 9), with their descriptions, then `o) Other (type your answer)` when it
+/// past 9), with their descriptions, then `0) Other (type your answer)` when it
 /// allows free text.
 pub(crate) fn option_entries(question: &Question) -> Vec<Entry> {
     let options = question

@@ -2,8 +2,8 @@
 //! Reply with a message, and answers remembered for the turn.
 
 use askuser_core::{
-    AnsweredBy, Command, Event, InquiryId, Origin, Persistence, Policy, Request, State,
-    parse_form, reduce,
+    AnsweredBy, Command, Event, InquiryId, Origin, Persistence, Policy, Request, State, parse_form,
+    reduce,
 };
 use askuser_terminal::{Action, Finish, Review, ScriptedPrompter, run_with_engine};
 use serde_json::{Value, json};
@@ -142,8 +142,8 @@ fn reply_and_end_turn_from_the_review() {
     );
 
     let first = request(&mut state, "c2", &migration(), Policy::default());
-    let mut person = ScriptedPrompter::new([Action::Answer(json!(false))])
-        .with_reviews([Review::EndTurn]);
+    let mut person =
+        ScriptedPrompter::new([Action::Answer(json!(false))]).with_reviews([Review::EndTurn]);
     let finish = run_with_engine(&mut person, first, &mut state).unwrap();
     assert_eq!(
         finish,
@@ -180,5 +180,8 @@ fn an_answer_remembered_for_the_turn_answers_the_next_inquiry() {
     let Some(Command::Respond { outcome, .. }) = second.first() else {
         panic!("the remembered answer answers at once: {second:?}");
     };
-    assert_eq!(outcome.answers[0].as_ref().map(|s| s.by), Some(AnsweredBy::Cache));
+    assert_eq!(
+        outcome.answers[0].as_ref().map(|s| s.by),
+        Some(AnsweredBy::Cache)
+    );
 }
