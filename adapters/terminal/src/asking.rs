@@ -388,12 +388,11 @@ impl<'a> Asking<'a> {
         let header = &self.header;
         match done {
             Done::Act(Action::Answer(value)) => {
-                format!("> {header} {}", render::answer_text(value))
+                format!("> {header} {}", shortened(value))
             }
-            Done::Act(Action::Remember(value)) => format!(
-                "> {header} {} (remembered for this turn)",
-                render::answer_text(value)
-            ),
+            Done::Act(Action::Remember(value)) => {
+                format!("> {header} {} (remembered for this turn)", shortened(value))
+            }
             Done::Act(Action::Back) => format!("> {header} ← Back"),
             Done::Act(Action::Reply { message: None }) => {
                 format!("> {header} ↩ Reply to the assistant (no message)")
@@ -402,7 +401,7 @@ impl<'a> Asking<'a> {
                 message: Some(message),
             }) => format!(
                 "> {header} ↩ Reply to the assistant: {}",
-                render::answer_text(&Value::String(message.clone()))
+                shortened(&Value::String(message.clone()))
             ),
             Done::Act(Action::EndTurn) => {
                 format!("✗ {header}: the turn was ended; nothing is sent to the assistant.")
@@ -493,14 +492,24 @@ impl<'a> Asking<'a> {
     }
 }
 
-/// Adds the editor's rows after `rows`; where its cursor is among them.
+/// The longest answer a summary line shows, in characters.
+const SUMMARY_CHARS: usize = 200;
+
+fn shortened(value: &Value) -> String {
+    render::shorten(&render::answer_text(value), SUMMARY_CHARS)
+}
+
+/// Adds the editor's rows after `rows` (the cursor's part of them when they would
+/// not fit on the screen); where its cursor is among them.
 fn editor_rows(editor: &Editor, width: usize, rows: &mut Vec<String>) -> Cursor {
     let (lines, at) = editor.layout("> ", "  ", width);
+    let room = Screen::height().saturating_sub(rows.len() + 3).max(3);
+    let start = (at.row + 1).saturating_sub(room);
     let cursor = Cursor {
-        row: rows.len() + at.row,
+        row: rows.len() + at.row - start,
         column: at.column,
     };
-    rows.extend(lines);
+    rows.extend(lines.into_iter().skip(start).take(room));
     cursor
 }
 

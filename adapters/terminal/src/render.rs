@@ -93,23 +93,47 @@ pub(crate) fn fit(text: &str, width: usize) -> String {
 }
 
 /// `text` (one line, already safe to show) broken into rows of at most `width`
-/// columns.
+/// columns, between words where a row has a space to break at.
 pub(crate) fn wrap(text: &str, width: usize) -> Vec<String> {
     let width = width.max(1);
-    let mut rows = vec![String::new()];
+    let mut rows = Vec::new();
+    let mut row: Vec<char> = Vec::new();
     let mut used = 0;
     for c in text.chars() {
         let wide = c.width().unwrap_or(0);
         if used + wide > width {
-            rows.push(String::new());
-            used = 0;
+            let split = row
+                .iter()
+                .rposition(|&c| c == ' ')
+                .filter(|&at| at > 0 && c != ' ');
+            match split {
+                Some(at) => {
+                    let rest = row.split_off(at + 1);
+                    rows.push(row.iter().collect::<String>().trim_end().to_owned());
+                    row = rest;
+                }
+                None => rows.push(row.drain(..).collect()),
+            }
+            used = row.iter().map(|c| c.width().unwrap_or(0)).sum();
+            if c == ' ' && row.is_empty() {
+                continue;
+            }
         }
-        if let Some(row) = rows.last_mut() {
-            row.push(c);
-        }
+        row.push(c);
         used += wide;
     }
+    rows.push(row.into_iter().collect());
     rows
+}
+
+/// `text` cut to at most `max` characters, saying how long it was when cut.
+pub(crate) fn shorten(text: &str, max: usize) -> String {
+    let count = text.chars().count();
+    if count <= max {
+        return text.to_owned();
+    }
+    let kept: String = text.chars().take(max).collect();
+    format!("{kept}… ({count} characters)")
 }
 
 /// An answer as the summary and the review show it: `Yes` / `No`, a label or
@@ -386,5 +410,12 @@ mod tests {
         assert_eq!(fit("abcdef", 4), "abc…");
         assert_eq!(fit("abc", 3), "abc");
         assert_eq!(wrap("abcdef", 4), ["abcd", "ef"]);
+        assert_eq!(
+            wrap("choose another dialect", 10),
+            ["choose", "another", "dialect"]
+        );
+        assert_eq!(wrap("a verylongword", 6), ["a", "verylo", "ngword"]);
+        assert_eq!(shorten("abcdef", 3), "abc… (6 characters)");
+        assert_eq!(shorten("abc", 3), "abc");
     }
 }
