@@ -46,6 +46,8 @@ enum View {
     Reply(Editor),
     Other(Editor, Vec<Pick>),
     Long(Value),
+    /// Run the external editor, then back to the question.
+    Editing,
 }
 
 /// How a prompt ended.
@@ -163,7 +165,7 @@ impl<'a> Asking<'a> {
     pub(crate) fn run(&mut self, screen: &mut Screen) -> Result<Done, TerminalError> {
         let mut view = View::Question;
         loop {
-            screen.draw(&self.frame(&view))?;
+            screen.draw(&self.frame(&view, Screen::width(), Screen::height()))?;
             let key = match screen.read(None)? {
                 Input::Key(key) => key,
                 Input::Paste(text) => {
@@ -176,13 +178,17 @@ impl<'a> Asking<'a> {
                 screen.print(&[render::INTERRUPTED.to_owned()])?;
                 return Ok(Done::Act(Action::EndTurn));
             }
-            let (next, done) = self.step(screen, view, key)?;
+            let (next, done) = self.step(view, key);
             if let Some(done) = done {
                 let summary = self.summary(&done);
                 screen.print(&wrap(&summary, Screen::width()))?;
                 return Ok(done);
             }
             view = next;
+            if matches!(view, View::Editing) {
+                self.edit_externally(screen)?;
+                view = View::Question;
+            }
         }
     }
 
@@ -195,13 +201,8 @@ impl<'a> Asking<'a> {
     }
 
     /// Applies a key to the view; the next view, or how the prompt ended.
-    fn step(
-        &mut self,
-        screen: &mut Screen,
-        view: View,
-        key: Key,
-    ) -> Result<(View, Option<Done>), TerminalError> {
-        Ok(match view {
+    fn step(&mut self, view: View, key: Key) -> (View, Option<Done>) {
+        match view {
             View::Question if key == Key::Esc => {
                 self.error = None;
                 (View::Menu(self.menu()), None)
@@ -211,16 +212,13 @@ impl<'a> Asking<'a> {
                 self.other = editor.text();
                 (View::Question, None)
             }
-            View::Menu(_) | View::EndTurn(_) | View::Reply(_) | View::Long(_)
+            View::Menu(_) | View::EndTurn(_) | View::Reply(_) | View::Long(_) | View::Editing
                 if key == Key::Esc =>
             {
                 (View::Question, None)
             }
             View::Menu(mut list) => match list.handle(key) {
-                Listed::Picked(Pick::Editor) => {
-                    self.edit_externally(screen)?;
-                    (View::Question, None)
-                }
+                Listed::Picked(Pick::Editor) => (View::Editing, None),
                 Listed::Picked(Pick::KeepAnswering) => (View::Question, None),
                 Listed::Picked(Pick::Reply) => (View::Reply(Editor::new("", true)), None),
                 Listed::Picked(Pick::EndTurn) if self.would_lose() => (
@@ -260,7 +258,8 @@ impl<'a> Asking<'a> {
                 Key::Char('n' | 'N') => (View::Question, None),
                 _ => (View::Long(value), None),
             },
-        })
+            View::Editing => (View::Question, None),
+        }
     }
 
     fn menu(&self) -> List {
@@ -411,16 +410,16 @@ impl<'a> Asking<'a> {
         }
     }
 
-    /// The frame for `view`.
-    fn frame(&self, view: &View) -> Frame {
-        let width = Screen::width();
-        let page = Screen::height().saturating_sub(4).clamp(3, 15);
+    /// The frame for `view` on a screen of `width` columns (per row) and
+    /// `height` rows.
+    fn frame(&self, view: &View, width: usize, height: usize) -> Frame {
+        let page = height.saturating_sub(4).clamp(3, 15);
         let mut rows = Vec::new();
         let mut cursor = None;
         let title = |text: &str| wrap(&format!("? {text}"), width);
         let hint: String;
         match view {
-            View::Question => {
+            View::Question | View::Editing => {
                 match &self.body {
                     Body::List(list) | Body::Review(list, _) => {
                         let filter = for_display_line(&list.filter()).into_owned();
@@ -438,7 +437,7 @@ impl<'a> Asking<'a> {
                     }
                     Body::Text(editor) => {
                         rows.extend(title(&self.header));
-                        cursor = Some(editor_rows(editor, width, &mut rows));
+                        cursor = Some(editor_rows(editor, width, height, &mut rows));
                     }
                 }
                 hint = match &self.body {
@@ -465,12 +464,12 @@ impl<'a> Asking<'a> {
             }
             View::Reply(editor) => {
                 rows.extend(title(render::REPLY_TITLE));
-                cursor = Some(editor_rows(editor, width, &mut rows));
+                cursor = Some(editor_rows(editor, width, height, &mut rows));
                 hint = "[a message is optional · Enter sends it with the answers so far · Esc returns to the question]".to_owned();
             }
             View::Other(editor, _) => {
                 rows.extend(title(&format!("{} (Other)", self.header)));
-                cursor = Some(editor_rows(editor, width, &mut rows));
+                cursor = Some(editor_rows(editor, width, height, &mut rows));
                 hint = "[Enter sends · Esc returns to the options]".to_owned();
             }
             View::Long(value) => {
@@ -501,9 +500,9 @@ fn shortened(value: &Value) -> String {
 
 /// Adds the editor's rows after `rows` (the cursor's part of them when they would
 /// not fit on the screen); where its cursor is among them.
-fn editor_rows(editor: &Editor, width: usize, rows: &mut Vec<String>) -> Cursor {
+fn editor_rows(editor: &Editor, width: usize, height: usize, rows: &mut Vec<String>) -> Cursor {
     let (lines, at) = editor.layout("> ", "  ", width);
-    let room = Screen::height().saturating_sub(rows.len() + 3).max(3);
+    let room = height.saturating_sub(rows.len() + 3).max(3);
     let start = (at.row + 1).saturating_sub(room);
     let cursor = Cursor {
         row: rows.len() + at.row - start,
@@ -517,3 +516,7 @@ fn unicode_columns(text: &str) -> usize {
     use unicode_width::UnicodeWidthChar;
     text.chars().map(|c| c.width().unwrap_or(0)).sum()
 }
+
+#[cfg(test)]
+#[path = "asking_tests.rs"]
+mod tests;
