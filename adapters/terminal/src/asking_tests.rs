@@ -43,8 +43,8 @@ fn drive(prompt: &Prompt, settings: &Settings, keys: &[Key]) -> (Vec<String>, Op
     let mut view = View::Question;
     for &key in keys {
         let (next, done) = asking.step(view, key);
-        if done.is_some() {
-            return (vec![asking.summary(done.as_ref().unwrap())], done);
+        if let Some(done) = done {
+            return (vec![asking.summary(&done)], Some(done));
         }
         view = next;
     }
