@@ -95,7 +95,7 @@ impl Action {
 
 /// Something that can put a [`Prompt`] to a person and report what they did.
 ///
-/// [`InquirePrompter`](crate::InquirePrompter) is the real terminal;
+/// [`TerminalPrompter`](crate::TerminalPrompter) is the real terminal;
 /// [`ScriptedPrompter`] replays a fixed list of actions.
 pub trait Prompter {
     /// Shows `prompt` and waits for the person's [`Action`].
