@@ -208,14 +208,21 @@ fn no_osc_reaches_the_terminal_and_the_bell_rings_once_per_question() {
         &["ask", "--db", &scratch.db(), "--stream", "s", &migration],
     );
     tmux.wait_for("? [1/3] Assistant asks: Apply the proposed migration?");
+    let before = tmux.title_and_buffers();
     tmux.keys(&["y"]);
     tmux.wait_for("? [2/3] Assistant asks: Which environment?");
     tmux.keys(&["1"]);
     tmux.wait_for("? [3/3] Assistant asks: Optional note for the migration log");
-    // A paste that tries to set the window title and to hide text.
-    tmux.paste("ok\u{1b}]0;pwned\u{7}\u{1b}[8m\u{202e}done");
+    // A paste that tries to set the title (OSC 2), the clipboard (OSC 52), to
+    // hide text (CSI 8m) and to reverse it (RLO).
+    tmux.paste("ok\u{1b}]2;pwned\u{7}\u{1b}]52;c;cHduZWQ=\u{7}\u{1b}[8m\u{202e}done");
     let pasted = tmux.wait_for("> ok");
-    assert_eq!(pasted.lines().nth(5), Some("> ok]0;pwned[8m\\u{202e}done"));
+    assert_eq!(
+        pasted.lines().nth(5),
+        Some("> ok]2;pwned]52;c;cHduZWQ=[8m\\u{202e}done")
+    );
+    // The paste itself is the one buffer tmux holds.
+    let pasted_buffer = tmux.title_and_buffers().1;
     tmux.keys(&["Enter"]);
     tmux.wait_for("? Review your answers");
     tmux.keys(&["Enter"]);
@@ -224,9 +231,10 @@ fn no_osc_reaches_the_terminal_and_the_bell_rings_once_per_question() {
         (code, out.as_str()),
         (
             0,
-            "{\"apply\":true,\"env\":\"staging\",\"note\":\"ok]0;pwned[8m\\u202edone\"}\n"
+            "{\"apply\":true,\"env\":\"staging\",\"note\":\"ok]2;pwned]52;c;cHduZWQ=[8m\\u202edone\"}\n"
         )
     );
+    assert_eq!(tmux.title_and_buffers(), (before.0, pasted_buffer));
     let raw = String::from_utf8_lossy(&tmux.raw_output()).into_owned();
     let osc = raw.matches("\u{1b}]").count();
     let bells = raw.matches('\u{7}').count();

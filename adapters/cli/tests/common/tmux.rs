@@ -136,6 +136,15 @@ impl Tmux {
         self.tmux(&["paste-buffer", "-p"]);
     }
 
+    /// The pane's title and the names of tmux's paste buffers (what OSC 2 and
+    /// OSC 52 would change).
+    pub fn title_and_buffers(&self) -> (String, String) {
+        (
+            self.tmux(&["display-message", "-p", "#{pane_title}"]),
+            self.tmux(&["list-buffers", "-F", "#{buffer_name}: #{buffer_sample}"]),
+        )
+    }
+
     /// Every byte the program wrote to the terminal so far.
     pub fn raw_output(&self) -> Vec<u8> {
         std::fs::read(&self.raw).unwrap_or_default()
