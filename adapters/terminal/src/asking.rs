@@ -465,6 +465,9 @@ impl<'a> Asking<'a> {
             View::Reply(editor) => {
                 rows.extend(title(render::REPLY_TITLE));
                 cursor = Some(editor_rows(editor, width, height, &mut rows));
+                if self.draft() != self.start {
+                    rows.extend(wrap(render::DRAFT_DROPPED, width));
+                }
                 hint = "[a message is optional · Enter sends it with the answers so far · Esc returns to the question]".to_owned();
             }
             View::Other(editor, _) => {

@@ -150,6 +150,8 @@ fn the_menu_reply_and_end_turn_views() {
         [
             "? Reply to the assistant instead of answering",
             "> later",
+            "⚠ What you typed for this question is not sent; Esc goes",
+            "back to it.",
             "[a message is optional · Enter sends it with the answers so",
             "far · Esc returns to the question]",
         ]

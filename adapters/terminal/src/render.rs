@@ -20,6 +20,10 @@ pub(crate) const LONG_ANSWER_CONFIRM: &str = "Send it anyway? (y sends, n or Esc
 /// The title of the Reply message input.
 pub(crate) const REPLY_TITLE: &str = "Reply to the assistant instead of answering";
 
+/// The line under the Reply message when the question has an unsent answer.
+pub(crate) const DRAFT_DROPPED: &str =
+    "⚠ What you typed for this question is not sent; Esc goes back to it.";
+
 /// The title of the End Turn confirmation.
 pub(crate) const END_TURN_TITLE: &str =
     "End the turn? Your answers so far are lost and the assistant gets no reply.";
