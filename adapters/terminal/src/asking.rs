@@ -4,7 +4,7 @@
 //! keeps its state (ticks, typed text, filter) while the other views come and go.
 
 use askuser_core::text::for_display_line;
-use askuser_core::{AnswerType, Outcome, Prompt};
+use askuser_core::{AnswerType, AnsweredBy, Outcome, Prompt};
 use serde_json::Value;
 
 use crate::action::Action;
@@ -298,15 +298,24 @@ impl<'a> Asking<'a> {
             Body::Review(list, outcome) => match list.handle(key) {
                 Listed::Picked(Pick::Submit) => (View::Question, Some(Done::Submit)),
                 Listed::Picked(Pick::Change(index)) => {
-                    let asked = outcome.answers.get(index).is_some_and(Option::is_some);
-                    if asked {
-                        (View::Question, Some(Done::Change(index)))
-                    } else {
-                        self.error = Some(format!(
-                            "question {} was not asked; change the answer it depends on",
-                            index + 1
-                        ));
-                        (View::Question, None)
+                    match outcome.answers.get(index).and_then(Option::as_ref) {
+                        Some(slot) if slot.by == AnsweredBy::User => {
+                            (View::Question, Some(Done::Change(index)))
+                        }
+                        Some(_) => {
+                            self.error = Some(format!(
+                                "answer {} was not given here (it was configured or remembered); it cannot be changed",
+                                index + 1
+                            ));
+                            (View::Question, None)
+                        }
+                        None => {
+                            self.error = Some(format!(
+                                "question {} was not asked; change the answer it depends on",
+                                index + 1
+                            ));
+                            (View::Question, None)
+                        }
                     }
                 }
                 _ => (View::Question, None),

@@ -256,3 +256,57 @@ fn a_tall_answer_shows_the_rows_around_the_cursor() {
     assert_eq!(rows[HEIGHT - 5], "  line 29");
     assert_eq!(rows[HEIGHT - 4], "  ");
 }
+
+#[test]
+fn the_review_changes_only_answers_the_person_gave() {
+    let arguments = json!({"questions": [
+        {"id": "apply", "text": "Apply?", "answer_type": "boolean"},
+        {"id": "env", "text": "Where?", "answer_type": "select",
+         "options": ["staging", "production"], "when": {"question_id": "apply", "equals": true}},
+        {"id": "note", "text": "Note?", "answer_type": "text"}]});
+    let prompt = prompt_at(&arguments, &[json!(false)]);
+    let form = prompt.form.clone();
+    let slot = |value: Value, by: AnsweredBy| {
+        Some(askuser_core::Slot {
+            answer: form.check(0, &value).unwrap(),
+            by,
+            note: None,
+        })
+    };
+    let outcome = Outcome {
+        answers: vec![slot(json!(false), AnsweredBy::User), None, None],
+        form: form.clone(),
+        status: askuser_core::OutcomeStatus::Completed,
+        message: None,
+    };
+    let settings = Settings::default();
+    let list = List::new(menu::review_entries(&outcome), Mode::Menu, 0, &[]);
+    let mut asking = Asking::new(&prompt, &settings, Body::Review(list, outcome.clone()));
+    assert_eq!(
+        asking.frame(&View::Question, WIDTH, HEIGHT).rows,
+        [
+            "? Review your answers",
+            "> Submit these answers",
+            "  1) Apply? — No",
+            "  2) Where? — (skipped)",
+            "  3) Note? — (skipped)",
+            "[Enter submits · 1-3 change that answer · Esc for Reply /",
+            "End Turn]",
+        ]
+    );
+    let (_, done) = asking.step(View::Question, Key::Char('2'));
+    assert_eq!(done, None);
+    assert_eq!(
+        asking.frame(&View::Question, WIDTH, HEIGHT).rows[5],
+        "✗ question 2 was not asked; change the answer it depends on"
+    );
+    let (_, done) = asking.step(View::Question, Key::Char('1'));
+    assert_eq!(done, Some(Done::Change(0)));
+    let mut configured = outcome;
+    configured.answers[0] = slot(json!(false), AnsweredBy::Config);
+    let list = List::new(menu::review_entries(&configured), Mode::Menu, 0, &[]);
+    let mut asking = Asking::new(&prompt, &settings, Body::Review(list, configured));
+    assert_eq!(asking.step(View::Question, Key::Char('1')).1, None);
+    let (_, done) = asking.step(View::Question, Key::Enter);
+    assert_eq!(done, Some(Done::Submit));
+}
