@@ -196,6 +196,7 @@ impl<'a> Asking<'a> {
         match (view, &mut self.body) {
             (View::Reply(editor) | View::Other(editor, _), _)
             | (View::Question, Body::Text(editor)) => editor.insert_str(text),
+            (View::Question, Body::List(list)) => list.paste(text),
             _ => {}
         }
     }

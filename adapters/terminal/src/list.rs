@@ -144,6 +144,14 @@ impl List {
         }
     }
 
+    /// Pasted text goes into the filter (of a list that filters).
+    pub(crate) fn paste(&mut self, text: &str) {
+        if self.filters() {
+            self.filter.insert_str(text);
+            self.cursor = 0;
+        }
+    }
+
     /// Applies a key.
     pub(crate) fn handle(&mut self, key: Key) -> Listed {
         let count = self.visible().len();
@@ -301,6 +309,8 @@ mod tests {
         list.handle(Key::Char('r'));
         assert_eq!(list.handle(Key::Char('9')), Listed::Changed);
         assert_eq!(list.filter(), "r9");
+        list.paste("\u{1b}[2J x");
+        assert_eq!(list.filter(), "r9[2J x");
     }
 
     #[test]
