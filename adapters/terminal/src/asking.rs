@@ -3,19 +3,18 @@
 //! confirmation, the "Other" input and the long-answer confirmation. The question
 //! keeps its state (ticks, typed text, filter) while the other views come and go.
 
-use askuser_core::text::for_display_line;
 use askuser_core::{AnswerType, AnsweredBy, Outcome, Prompt};
 use serde_json::Value;
 
 use crate::action::Action;
-use crate::editor::{Cursor, Edit, Editor};
+use crate::editor::{Edit, Editor};
 use crate::error::TerminalError;
 use crate::external;
 use crate::keys::{Input, Key};
 use crate::list::{List, Listed, Mode};
 use crate::menu::{self, Pick};
 use crate::render::{self, wrap};
-use crate::screen::{Frame, Screen};
+use crate::screen::Screen;
 
 /// How the prompter behaves, from its builder.
 #[derive(Debug, Clone, Default)]
@@ -419,89 +418,6 @@ impl<'a> Asking<'a> {
             Done::Change(index) => format!("> {header}: change answer {}", index + 1),
         }
     }
-
-    /// The frame for `view` on a screen of `width` columns (per row) and
-    /// `height` rows.
-    fn frame(&self, view: &View, width: usize, height: usize) -> Frame {
-        let page = height.saturating_sub(4).clamp(3, 15);
-        let mut rows = Vec::new();
-        let mut cursor = None;
-        let title = |text: &str| wrap(&format!("? {text}"), width);
-        let hint: String;
-        match view {
-            View::Question | View::Editing => {
-                match &self.body {
-                    Body::List(list) | Body::Review(list, _) => {
-                        let filter = for_display_line(&list.filter()).into_owned();
-                        let top = if filter.is_empty() {
-                            title(&self.header)
-                        } else {
-                            title(&format!("{} {filter}", self.header))
-                        };
-                        cursor = Some(Cursor {
-                            row: top.len() - 1,
-                            column: top.last().map_or(0, |row| unicode_columns(row)),
-                        });
-                        rows.extend(top);
-                        rows.extend(list.rows(page, width));
-                    }
-                    Body::Text(editor) => {
-                        rows.extend(title(&self.header));
-                        cursor = Some(editor_rows(editor, width, height, &mut rows));
-                    }
-                }
-                hint = match &self.body {
-                    Body::Review(_, outcome) => format!(
-                        "[Enter submits · 1-{} change that answer · Esc for Reply / End Turn]",
-                        outcome.form.len().min(9)
-                    ),
-                    _ => render::hint(
-                        self.prompt.question(),
-                        self.prompt.can_back,
-                        self.settings.remember,
-                    ),
-                };
-            }
-            View::Menu(list) => {
-                rows.extend(title(&format!("{} — what now?", self.header)));
-                rows.extend(list.rows(page, width));
-                hint = "[a letter, or ↑↓ and Enter · Esc returns to the question]".to_owned();
-            }
-            View::EndTurn(list) => {
-                rows.extend(title(render::END_TURN_TITLE));
-                rows.extend(list.rows(page, width));
-                hint = "[y ends the turn · n or Esc returns to the question]".to_owned();
-            }
-            View::Reply(editor) => {
-                rows.extend(title(render::REPLY_TITLE));
-                cursor = Some(editor_rows(editor, width, height, &mut rows));
-                if self.draft() != self.start {
-                    rows.extend(wrap(render::DRAFT_DROPPED, width));
-                }
-                hint = "[a message is optional · Enter sends it with the answers so far · Esc returns to the question]".to_owned();
-            }
-            View::Other(editor, _) => {
-                rows.extend(title(&format!("{} (Other)", self.header)));
-                cursor = Some(editor_rows(editor, width, height, &mut rows));
-                hint = "[Enter sends · Esc returns to the options]".to_owned();
-            }
-            View::Long(value) => {
-                let text = value.as_str().unwrap_or_default();
-                if let Some(warning) = render::long_answer_warning(text) {
-                    rows.extend(wrap(&format!("⚠ {warning}"), width));
-                }
-                rows.extend(title(render::LONG_ANSWER_CONFIRM));
-                hint = String::new();
-            }
-        }
-        if let Some(error) = &self.error {
-            rows.extend(wrap(&format!("✗ {}", for_display_line(error)), width));
-        }
-        if !hint.is_empty() {
-            rows.extend(wrap(&hint, width));
-        }
-        Frame { rows, cursor }
-    }
 }
 
 /// The longest answer a summary line shows, in characters.
@@ -511,24 +427,8 @@ fn shortened(value: &Value) -> String {
     render::shorten(&render::answer_text(value), SUMMARY_CHARS)
 }
 
-/// Adds the editor's rows after `rows` (the cursor's part of them when they would
-/// not fit on the screen); where its cursor is among them.
-fn editor_rows(editor: &Editor, width: usize, height: usize, rows: &mut Vec<String>) -> Cursor {
-    let (lines, at) = editor.layout("> ", "  ", width);
-    let room = height.saturating_sub(rows.len() + 3).max(3);
-    let start = (at.row + 1).saturating_sub(room);
-    let cursor = Cursor {
-        row: rows.len() + at.row - start,
-        column: at.column,
-    };
-    rows.extend(lines.into_iter().skip(start).take(room));
-    cursor
-}
-
-fn unicode_columns(text: &str) -> usize {
-    use unicode_width::UnicodeWidthChar;
-    text.chars().map(|c| c.width().unwrap_or(0)).sum()
-}
+#[path = "asking_frame.rs"]
+mod frame;
 
 #[cfg(test)]
 #[path = "asking_tests.rs"]
