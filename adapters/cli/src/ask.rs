@@ -10,7 +10,7 @@ use askuser_llm::Call;
 use askuser_rpc::pending::{self, PENDING_FORMAT, PendingFile, PendingQuestion, PendingTarget};
 use askuser_rpc::{Journal, Step};
 use askuser_store::{Clock, SystemClock};
-use askuser_terminal::{InquirePrompter, TerminalError, run_inquiry};
+use askuser_terminal::{Engine, TerminalError, TerminalPrompter, run_with_engine};
 use serde_json::Value;
 
 use crate::args::parse;
@@ -148,23 +148,21 @@ fn walk(
     call: &Call,
     first: Vec<Command>,
 ) -> Result<u8, CliError> {
-    let mut failure = None;
-    let mut last = Vec::new();
-    let finished = run_inquiry(
-        &mut InquirePrompter::new(),
+    // Uppercase Y / N remember an answer only where the call's policy allows it.
+    let remember =
+        call.request(InquiryId::new(inquiry)).policy.persistence == askuser_core::Persistence::Turn;
+    let mut recorder = Recorder {
+        journal,
+        stream,
+        failure: None,
+        last: Vec::new(),
+    };
+    let finished = run_with_engine(
+        &mut TerminalPrompter::new().with_remember(remember),
         first.clone(),
-        |event| match journal.apply(stream, event) {
-            Ok(Step::Recorded { commands, .. }) => {
-                last.clone_from(&commands);
-                Ok(commands)
-            }
-            Ok(Step::Refused(refusal)) => Err(refusal),
-            Err(error) => {
-                failure = Some(error);
-                Ok(Vec::new())
-            }
-        },
+        &mut recorder,
     );
+    let Recorder { failure, last, .. } = recorder;
     if let Some(error) = failure {
         return Err(error.into());
     }
@@ -185,6 +183,36 @@ fn walk(
         Err(error) => return Err(CliError::Other(error.to_string())),
     };
     finish(&commands, call)
+}
+
+/// The journal as the terminal's engine: records every event, and looks ahead
+/// (for the review) on a copy of the stream's state.
+struct Recorder<'a> {
+    journal: &'a mut Journal,
+    stream: &'a str,
+    failure: Option<askuser_rpc::RpcError>,
+    last: Vec<Command>,
+}
+
+impl Engine for Recorder<'_> {
+    fn apply(&mut self, event: &Event) -> Result<Vec<Command>, askuser_core::Refusal> {
+        match self.journal.apply(self.stream, event) {
+            Ok(Step::Recorded { commands, .. }) => {
+                self.last.clone_from(&commands);
+                Ok(commands)
+            }
+            Ok(Step::Refused(refusal)) => Err(refusal),
+            Err(error) => {
+                self.failure = Some(error);
+                Ok(Vec::new())
+            }
+        }
+    }
+
+    fn preview(&mut self, event: &Event) -> Option<Vec<Command>> {
+        let mut state = self.journal.state(self.stream).ok()?.clone();
+        askuser_core::reduce(&mut state, event).ok()
+    }
 }
 
 /// Prints the outcome of the final command among `commands`.

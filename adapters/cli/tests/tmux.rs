@@ -1,203 +1,103 @@
-//! The real binary in a real terminal: tmux on a private socket, driven with
-//! `send-keys` and read with `capture-pane`, polling the screen (never sleeping a
-//! fixed time). Each test kills its tmux server when it ends, even on failure.
+//! The terminal prompts in a real terminal (tmux; see `common/tmux.rs`): every
+//! answer type, filtering and digits, the menu Esc opens, Reply with a message,
+//! End Turn's confirmation, Ctrl+C, Back with prefills, the review, `$EDITOR`,
+//! and what reaches the terminal. Screens are asserted whole.
 
 mod common;
 
-use std::path::PathBuf;
-use std::process::Command;
-use std::time::{Duration, Instant};
+use common::tmux::{Tmux, events, finished};
+use common::{Scratch, example};
 
-use common::{Scratch, example, run_in};
-
-/// How long to wait for a screen or for the program to finish.
-const TIMEOUT: Duration = Duration::from_secs(20);
-
-/// A tmux server on a private socket, running one program in a 100x30 pane.
-struct Tmux {
-    socket: String,
+/// Writes a jp-form call to `form.json` in the scratch directory.
+fn form(scratch: &Scratch, json: &str) -> String {
+    let path = scratch.path("form.json");
+    std::fs::write(&path, json).unwrap();
+    path.display().to_string()
 }
 
-impl Tmux {
-    /// Starts `askuser <args>` in a fresh pane; its stdout goes to `out`, its exit
-    /// status to `code` (both in `scratch`).
-    fn start(name: &str, scratch: &Scratch, args: &[&str]) -> Self {
-        let tmux = Tmux {
-            socket: format!("askuser-{name}-{}", std::process::id()),
-        };
-        tmux.tmux(&[
-            "-f",
-            "/dev/null",
-            "new-session",
-            "-d",
-            "-x",
-            "100",
-            "-y",
-            "30",
-        ]);
-        let command = std::iter::once(common::BIN)
-            .chain(args.iter().copied())
-            .map(|arg| format!("'{arg}'"))
-            .collect::<Vec<_>>()
-            .join(" ");
-        let out = scratch.path("out");
-        let code = scratch.path("code");
-        let script = format!(
-            "cd '{}' && HOME=. {command} > '{}'; echo $? > '{}.tmp' && mv '{}.tmp' '{}'; sleep 600",
-            scratch.dir.path().display(),
-            out.display(),
-            code.display(),
-            code.display(),
-            code.display()
-        );
-        tmux.tmux(&["respawn-pane", "-k", &script]);
-        tmux
-    }
+const LANGUAGES: &str = r#"{"questions": [{"id": "lang", "text": "Which language?",
+    "answer_type": "select", "options": ["go", "rust", "ruby", "scala", "bash"]}]}"#;
 
-    fn tmux(&self, args: &[&str]) -> String {
-        let output = Command::new("tmux")
-            .arg("-L")
-            .arg(&self.socket)
-            .args(args)
-            .output()
-            .expect("tmux runs (is it installed? .ci/run installs it)");
-        assert!(
-            output.status.success(),
-            "tmux {args:?} failed: {}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        String::from_utf8_lossy(&output.stdout).into_owned()
-    }
-
-    /// The screen, without trailing blank lines.
-    fn screen(&self) -> String {
-        let text = self.tmux(&["capture-pane", "-p"]);
-        let lines: Vec<&str> = text.lines().map(str::trim_end).collect();
-        let end = lines
-            .iter()
-            .rposition(|l| !l.is_empty())
-            .map_or(0, |i| i + 1);
-        lines[..end].join("\n")
-    }
-
-    /// Waits until the screen's last lines hold `needle` (on one line).
-    fn wait_for(&self, needle: &str) -> String {
-        let start = Instant::now();
-        loop {
-            let screen = self.screen();
-            if screen.lines().any(|l| l.contains(needle)) {
-                return screen;
-            }
-            assert!(
-                start.elapsed() < TIMEOUT,
-                "timed out waiting for {needle:?}; the screen:\n{screen}"
-            );
-            std::thread::sleep(Duration::from_millis(40));
-        }
-    }
-
-    /// Types keys (tmux key names such as `Enter`, `BSpace`, `Space`, `Down`).
-    fn keys(&self, keys: &[&str]) {
-        let mut args = vec!["send-keys"];
-        args.extend(keys);
-        self.tmux(&args);
-    }
-
-    /// Types text literally.
-    fn text(&self, text: &str) {
-        self.tmux(&["send-keys", "-l", text]);
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = Command::new("tmux")
-            .args(["-L", &self.socket, "kill-server"])
-            .output();
-    }
-}
-
-/// Waits for the program to finish; returns its exit status and stdout.
-fn finished(tmux: &Tmux, scratch: &Scratch) -> (i32, String) {
-    let code: PathBuf = scratch.path("code");
-    let start = Instant::now();
-    while !code.exists() {
-        assert!(
-            start.elapsed() < TIMEOUT,
-            "timed out waiting for the program to exit; the screen:\n{}",
-            tmux.screen()
-        );
-        std::thread::sleep(Duration::from_millis(40));
-    }
-    let status = std::fs::read_to_string(code)
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
-    let out = std::fs::read_to_string(scratch.path("out")).unwrap();
-    (status, out)
-}
-
-/// The events recorded in stream `s`, without their timestamps.
-fn events(scratch: &Scratch) -> Vec<String> {
-    let run = run_in(
-        scratch.dir.path(),
-        &["log", "show", "s", "--db", &scratch.db()],
-        "",
+#[test]
+fn typing_s_filters_to_scala_and_enter_picks_it() {
+    let scratch = Scratch::new();
+    let form = form(&scratch, LANGUAGES);
+    let tmux = Tmux::start(
+        "filter",
+        &scratch,
+        &["ask", "--db", &scratch.db(), "--stream", "s", &form],
     );
-    assert_eq!(run.code, 0, "{}", run.stderr);
-    run.stdout
-        .lines()
-        .skip(1)
-        .map(|l| {
-            let (seq, rest) = l.split_once(' ').unwrap();
-            let (_, event) = rest.split_once("  ").unwrap();
-            format!("{seq} {event}")
-        })
-        .collect()
+    tmux.wait_for("? Assistant asks: Which language?");
+    tmux.keys(&["s"]);
+    assert_eq!(
+        tmux.wait_for("Which language? s"),
+        "askuser: read as a jp-form call (pass --dialect to choose another)\n\
+         ? Assistant asks: Which language? s\n\
+         > 4) scala\n  \
+         2) rust\n  \
+         5) bash\n\
+         [1-5 pick · type to filter, Enter picks · Esc for Reply / End Turn]"
+    );
+    tmux.keys(&["Enter"]);
+    assert_eq!(
+        finished(&tmux, &scratch),
+        (0, "{\"lang\":\"scala\"}\n".into())
+    );
+    assert_eq!(
+        tmux.screen(),
+        "askuser: read as a jp-form call (pass --dialect to choose another)\n\
+         > Assistant asks: Which language? scala\n\
+         askuser: recorded as stream \"s\" in ./log.db"
+            .replace("./log.db", &scratch.db())
+    );
 }
 
 #[test]
-fn every_answer_type_with_other_and_a_schema_answer_rejected_then_accepted() {
+fn every_answer_type_digits_and_a_schema_answer_rejected_then_accepted() {
     let scratch = Scratch::new();
-    let db = scratch.db();
-    let form = example("release.json");
+    let release = example("release.json");
     let tmux = Tmux::start(
         "types",
         &scratch,
-        &["ask", "--db", &db, "--stream", "s", &form],
+        &["ask", "--db", &scratch.db(), "--stream", "s", &release],
     );
     tmux.wait_for("? [1/5] Assistant asks: Ship release 2.4 today?");
-    tmux.keys(&["y", "Enter"]);
+    tmux.keys(&["y"]);
     tmux.wait_for("? [2/5] Assistant asks: Which channel?");
-    tmux.keys(&["o", "Enter"]);
-    tmux.wait_for("? Your answer:");
+    tmux.keys(&["0"]);
+    tmux.wait_for("Which channel? (Other)");
     tmux.text("qa");
     tmux.keys(&["Enter"]);
     tmux.wait_for("? [3/5] Assistant asks: Which checks must pass first?");
-    tmux.keys(&["Space", "Down", "Down", "Space", "Enter"]);
+    tmux.keys(&["1", "Down", "Down", "Space", "Enter"]);
     tmux.wait_for("? [4/5] Assistant asks: One line for the release notes");
-    tmux.keys(&["a", "Enter"]);
-    tmux.wait_for("? Your answer:");
-    tmux.text("ship it");
+    // Readline keys: Ctrl+W deletes a word, Ctrl+A goes to the start.
+    tmux.text("ship them");
+    tmux.keys(&["C-w"]);
+    tmux.text("it");
+    tmux.keys(&["C-a"]);
+    tmux.text("we ");
+    tmux.keys(&["C-e"]);
+    tmux.text("!");
     tmux.keys(&["Enter"]);
-    tmux.wait_for("? [5/5] Assistant asks: Rollout settings?");
-    tmux.keys(&["a", "Enter"]);
-    tmux.wait_for("? Your answer (JSON): {\"percent\":10}");
-    tmux.keys(&["-N", "20", "BSpace"]);
+    tmux.wait_for("> {\"percent\":10}");
+    tmux.keys(&["C-u"]);
     tmux.text("{\"percent\": 0}");
     tmux.keys(&["Enter"]);
-    let rejected = tmux.wait_for("# ");
+    let rejected = tmux.wait_for("✗ ");
     insta::assert_snapshot!("schema_answer_rejected_screen", rejected);
-    tmux.keys(&["-N", "20", "BSpace"]);
+    tmux.keys(&["C-u"]);
     tmux.text("{\"percent\": 5}");
+    tmux.keys(&["Enter"]);
+    let review = tmux.wait_for("? Review your answers");
+    insta::assert_snapshot!("review_screen", review);
     tmux.keys(&["Enter"]);
     let (code, out) = finished(&tmux, &scratch);
     assert_eq!(
         (code, out.as_str()),
         (
             0,
-            "{\"ship\":true,\"channel\":\"qa\",\"checks\":[\"lint\",\"smoke tests\"],\"notes\":\"ship it\",\"rollout\":{\"percent\":5}}\n"
+            "{\"ship\":true,\"channel\":\"qa\",\"checks\":[\"lint\",\"smoke tests\"],\"notes\":\"we ship it!\",\"rollout\":{\"percent\":5}}\n"
         )
     );
     insta::assert_snapshot!("every_answer_type_screen", scratch.redact(&tmux.screen()));
@@ -208,91 +108,152 @@ fn every_answer_type_with_other_and_a_schema_answer_rejected_then_accepted() {
             "#2 answered call-1: ship = true",
             "#3 answered call-1: channel = \"qa\"",
             "#4 answered call-1: checks = [\"lint\",\"smoke tests\"]",
-            "#5 answered call-1: notes = \"ship it\"",
+            "#5 answered call-1: notes = \"we ship it!\"",
             "#6 answered call-1: rollout = {\"percent\":5}",
         ]
     );
 }
 
 #[test]
-fn back_re_gates_the_questions_after_it() {
+fn multi_select_ticks_survive_the_menu_and_ctrl_c_ends_the_turn_with_a_line() {
     let scratch = Scratch::new();
-    let db = scratch.db();
-    let form = example("migration.json");
+    let release = example("release.json");
     let tmux = Tmux::start(
-        "back",
+        "ticks",
         &scratch,
-        &["ask", "--db", &db, "--stream", "s", &form],
+        &["ask", "--db", &scratch.db(), "--stream", "s", &release],
     );
-    tmux.wait_for("? [1/3] Assistant asks: Apply the proposed migration?");
-    tmux.keys(&["y", "Enter"]);
-    tmux.wait_for("? [2/3] Assistant asks: Which environment?");
-    tmux.keys(&["b", "Enter"]);
-    tmux.wait_for("? [1/3] Assistant asks: Apply the proposed migration?");
-    tmux.keys(&["n", "Enter"]);
-    let (code, out) = finished(&tmux, &scratch);
+    tmux.wait_for("? [1/5] Assistant asks: Ship release 2.4 today?");
+    tmux.keys(&["y"]);
+    tmux.wait_for("? [2/5] Assistant asks: Which channel?");
+    tmux.keys(&["1"]);
+    tmux.wait_for("? [3/5] Assistant asks: Which checks must pass first?");
+    tmux.keys(&["1", "3"]);
+    tmux.wait_for("[x] 3) smoke tests");
+    tmux.keys(&["Escape"]);
+    let menu = tmux.wait_for("k) Keep answering");
+    insta::assert_snapshot!("escape_menu_screen", menu);
+    tmux.keys(&["k"]);
+    let kept = tmux.wait_for("? [3/5] Assistant asks: Which checks must pass first?");
     assert_eq!(
-        (code, out.as_str()),
-        (0, "{\"apply\":false,\"env\":null,\"note\":null}\n")
-    );
-    assert_eq!(
-        events(&scratch),
+        kept.lines().skip(3).collect::<Vec<_>>(),
         [
-            "#1 requested call-1 (3 questions: apply, env, note)",
-            "#2 answered call-1: apply = true",
-            "#3 back call-1",
-            "#4 answered call-1: apply = false",
+            "? [3/5] Assistant asks: Which checks must pass first?",
+            "  [x] 1) lint",
+            "  [ ] 2) unit tests",
+            "> [x] 3) smoke tests",
+            "[Space or 1-3 tick · type to filter · Enter sends · Esc for Back / Reply / End Turn]",
         ]
+    );
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("? [4/5] Assistant asks: One line for the release notes");
+    tmux.text("half a th");
+    tmux.keys(&["C-c"]);
+    let (code, out) = finished(&tmux, &scratch);
+    assert_eq!((code, out.as_str()), (4, ""));
+    insta::assert_snapshot!("ctrl_c_screen", scratch.redact(&tmux.screen()));
+    assert_eq!(
+        events(&scratch).last().map(String::as_str),
+        Some("#5 turn ended call-1")
     );
 }
 
 #[test]
-fn reply_returns_the_answers_so_far() {
+fn esc_reply_sends_the_typed_message_with_the_answers_so_far() {
     let scratch = Scratch::new();
-    let db = scratch.db();
-    let form = example("migration.json");
+    let migration = example("migration.json");
     let tmux = Tmux::start(
         "reply",
         &scratch,
-        &["ask", "--db", &db, "--stream", "s", &form],
+        &["ask", "--db", &scratch.db(), "--stream", "s", &migration],
     );
     tmux.wait_for("? [1/3] Assistant asks: Apply the proposed migration?");
-    tmux.keys(&["y", "Enter"]);
+    tmux.keys(&["y"]);
     tmux.wait_for("? [2/3] Assistant asks: Which environment?");
-    tmux.keys(&["2", "Enter"]);
+    tmux.keys(&["2"]);
     tmux.wait_for("? [3/3] Assistant asks: Optional note for the migration log");
-    tmux.keys(&["r", "Enter"]);
+    tmux.keys(&["Escape"]);
+    tmux.wait_for("r) Reply to the assistant instead");
+    tmux.keys(&["r"]);
+    tmux.wait_for("? Reply to the assistant instead of answering");
+    tmux.text("run it on staging first");
+    let reply = tmux.wait_for("> run it on staging first");
+    insta::assert_snapshot!("reply_screen", reply);
+    tmux.keys(&["Enter"]);
     let (code, out) = finished(&tmux, &scratch);
     assert_eq!(
         (code, out.as_str()),
         (
             0,
-            "{\"cancelled\":true,\"answered\":{\"apply\":true,\"env\":\"production\"}}\n"
+            "{\"cancelled\":true,\"answered\":{\"apply\":true,\"env\":\"production\"},\"message\":\"run it on staging first\"}\n"
         )
     );
 }
 
 #[test]
-fn end_turn_prints_nothing_and_exits_4() {
+fn end_turn_asks_first_when_answers_would_be_lost() {
     let scratch = Scratch::new();
-    let db = scratch.db();
-    let form = example("claude.json");
+    let migration = example("migration.json");
     let tmux = Tmux::start(
         "endturn",
+        &scratch,
+        &["ask", "--db", &scratch.db(), "--stream", "s", &migration],
+    );
+    tmux.wait_for("? [1/3] Assistant asks: Apply the proposed migration?");
+    tmux.keys(&["y"]);
+    tmux.wait_for("? [2/3] Assistant asks: Which environment?");
+    tmux.keys(&["Escape"]);
+    tmux.wait_for("s) End the turn");
+    tmux.keys(&["s"]);
+    let confirm = tmux.wait_for("y) Yes, end the turn");
+    assert_eq!(
+        confirm.lines().skip(3).collect::<Vec<_>>(),
+        [
+            "? End the turn? Your answers so far are lost and the assistant gets no reply.",
+            "> n) No, keep answering",
+            "  y) Yes, end the turn",
+            "[y ends the turn · n or Esc returns to the question]",
+        ]
+    );
+    tmux.keys(&["n"]);
+    tmux.wait_for("? [2/3] Assistant asks: Which environment?");
+    tmux.keys(&["Escape"]);
+    tmux.wait_for("s) End the turn");
+    tmux.keys(&["s"]);
+    tmux.wait_for("y) Yes, end the turn");
+    tmux.keys(&["y"]);
+    let (code, out) = finished(&tmux, &scratch);
+    assert_eq!((code, out.as_str()), (4, ""));
+    assert_eq!(
+        tmux.screen().lines().nth(3),
+        Some(
+            "✗ [2/3] Assistant asks: Which environment?: the turn was ended; nothing is sent to the assistant."
+        )
+    );
+}
+
+#[test]
+fn end_turn_with_nothing_to_lose_ends_at_once() {
+    let scratch = Scratch::new();
+    let claude = example("claude.json");
+    let tmux = Tmux::start(
+        "endnow",
         &scratch,
         &[
             "ask",
             "--dialect",
             "claude",
             "--db",
-            &db,
+            &scratch.db(),
             "--stream",
             "s",
-            &form,
+            &claude,
         ],
     );
     tmux.wait_for("Which auth method should we use?");
-    tmux.keys(&["s", "Enter"]);
+    tmux.keys(&["Escape"]);
+    tmux.wait_for("s) End the turn");
+    tmux.keys(&["s"]);
     let (code, out) = finished(&tmux, &scratch);
     assert_eq!((code, out.as_str()), (4, ""));
     assert_eq!(
@@ -301,68 +262,5 @@ fn end_turn_prints_nothing_and_exits_4() {
             "#1 requested call-1 (2 questions: q1, q2)",
             "#2 turn ended call-1",
         ]
-    );
-}
-
-#[test]
-fn a_fork_is_resumed_in_the_terminal_from_its_open_question() {
-    let scratch = Scratch::new();
-    let db = scratch.db();
-    let migration = std::fs::read_to_string(example("migration.json")).unwrap();
-    let input = format!(
-        "{{\"type\":\"ask\",\"inquiry\":\"m1\",\"arguments\":{}}}\n\
-         {{\"type\":\"answer\",\"inquiry\":\"m1\",\"question\":\"apply\",\"value\":true}}\n\
-         {{\"type\":\"answer\",\"inquiry\":\"m1\",\"question\":\"env\",\"value\":\"staging\"}}\n",
-        migration.replace('\n', "")
-    );
-    let serve = run_in(
-        scratch.dir.path(),
-        &["serve", "--stream", "first", "--db", &db],
-        &input,
-    );
-    assert_eq!(serve.code, 0);
-    let fork = run_in(
-        scratch.dir.path(),
-        &[
-            "log", "fork", "first", "--at", "2", "--into", "s", "--db", &db,
-        ],
-        "",
-    );
-    assert_eq!(fork.code, 0, "{}", fork.stderr);
-
-    let tmux = Tmux::start("resume", &scratch, &["resume", "s", "--db", &db]);
-    tmux.wait_for("? [2/3] Assistant asks: Which environment?");
-    tmux.keys(&["2", "Enter"]);
-    tmux.wait_for("? [3/3] Assistant asks: Optional note for the migration log");
-    tmux.keys(&["a", "Enter"]);
-    tmux.wait_for("? Your answer:");
-    tmux.text("in production this time");
-    tmux.keys(&["Enter"]);
-    let (code, out) = finished(&tmux, &scratch);
-    assert_eq!(
-        (code, out.as_str()),
-        (
-            0,
-            "{\"apply\":true,\"env\":\"production\",\"note\":\"in production this time\"}\n"
-        )
-    );
-    assert_eq!(
-        events(&scratch),
-        [
-            "#1 requested m1 (3 questions: apply, env, note)",
-            "#2 answered m1: apply = true",
-            "#3 answered m1: env = \"production\"",
-            "#4 answered m1: note = \"in production this time\"",
-        ]
-    );
-    let replay = run_in(scratch.dir.path(), &["log", "replay", "s", "--db", &db], "");
-    assert_eq!(
-        (replay.code, replay.stdout.lines().last()),
-        (
-            0,
-            Some(
-                "replayed: the 4 events re-derive their lines from the log alone (this log records events, not the lines sent)"
-            )
-        )
     );
 }

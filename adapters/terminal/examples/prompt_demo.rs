@@ -14,7 +14,7 @@
 use std::process::ExitCode;
 
 use askuser_core::{Event, InquiryId, Request, State, parse_form, reduce};
-use askuser_terminal::{Finish, InquirePrompter, TerminalError, run_inquiry};
+use askuser_terminal::{Finish, TerminalError, TerminalPrompter, run_with_engine};
 use serde_json::{Value, json};
 
 fn builtin_form() -> Value {
@@ -69,8 +69,8 @@ fn main() -> ExitCode {
         }),
     )
     .expect("the demo form is valid");
-    let mut prompter = InquirePrompter::new();
-    match run_inquiry(&mut prompter, first, |event| reduce(&mut state, event)) {
+    let mut prompter = TerminalPrompter::new();
+    match run_with_engine(&mut prompter, first, &mut state) {
         Ok(Finish::Responded { outcome, .. }) => {
             println!("{}", outcome.to_json());
             ExitCode::SUCCESS

@@ -3,7 +3,7 @@
 
 use std::collections::VecDeque;
 
-use askuser_core::{AnsweredBy, CancelReason, Event, Prompt};
+use askuser_core::{AnsweredBy, CancelReason, Event, Outcome, Prompt};
 use serde_json::Value;
 
 use crate::error::TerminalError;
@@ -14,17 +14,41 @@ pub enum Action {
     /// Answered with this JSON value (a boolean, a label or typed text, a list of
     /// labels, or any JSON value for a schema question).
     Answer(Value),
+    /// Answered with this value and asked to reuse it for the rest of the turn
+    /// (uppercase `Y` / `N`); the engine keeps it only where the policy allows.
+    Remember(Value),
     /// Went back to the previous answered question.
     Back,
-    /// Cancelled the form to reply to the assistant instead.
-    Reply,
+    /// Cancelled the form to reply to the assistant instead, with an optional
+    /// message for it.
+    Reply {
+        /// What the person typed for the assistant, if anything.
+        message: Option<String>,
+    },
     /// Ended the turn (End Turn, or Ctrl+C).
     EndTurn,
 }
 
+/// What the person chose on the review of a finished form.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Review {
+    /// Send the answers.
+    Submit,
+    /// Change the answer to the question at this index of the form.
+    Change(usize),
+    /// Cancel the form to reply to the assistant, with an optional message.
+    Reply {
+        /// What the person typed for the assistant, if anything.
+        message: Option<String>,
+    },
+    /// End the turn.
+    EndTurn,
+}
+
 impl Action {
-    /// The engine event for this action at `prompt`: `Answered` (by the user, not
-    /// remembered), `Back`, `Cancelled` with reason `user_reply`, or `TurnEnded`.
+    /// The engine event for this action at `prompt`: `Answered` (by the user,
+    /// remembered for [`Action::Remember`]), `Back`, `Cancelled` with reason
+    /// `user_reply` and the message, or `TurnEnded`.
     ///
     /// ```
     /// use askuser_terminal::Action;
@@ -39,30 +63,30 @@ impl Action {
     /// #     call: None, })).unwrap();
     /// # let Command::Prompt(prompt) = &commands[0] else { unreachable!() };
     /// assert_eq!(
-    ///     Action::Reply.to_event(prompt),
+    ///     Action::Reply { message: Some("use staging".into()) }.to_event(prompt),
     ///     Event::Cancelled {
     ///         inquiry: prompt.inquiry.clone(),
     ///         reason: askuser_core::CancelReason::UserReply,
-    ///         message: None,
+    ///         message: Some("use staging".into()),
     ///     }
     /// );
     /// ```
     pub fn to_event(&self, prompt: &Prompt) -> Event {
         let inquiry = prompt.inquiry.clone();
         match self {
-            Action::Answer(value) => Event::Answered {
+            Action::Answer(value) | Action::Remember(value) => Event::Answered {
                 inquiry,
                 question: prompt.question().id.clone(),
                 value: value.clone(),
                 by: AnsweredBy::User,
-                remember: false,
+                remember: matches!(self, Action::Remember(_)),
                 note: None,
             },
             Action::Back => Event::Back { inquiry },
-            Action::Reply => Event::Cancelled {
+            Action::Reply { message } => Event::Cancelled {
                 inquiry,
                 reason: CancelReason::UserReply,
-                message: None,
+                message: message.clone(),
             },
             Action::EndTurn => Event::TurnEnded { inquiry },
         }
@@ -71,7 +95,7 @@ impl Action {
 
 /// Something that can put a [`Prompt`] to a person and report what they did.
 ///
-/// [`InquirePrompter`](crate::InquirePrompter) is the real terminal;
+/// [`TerminalPrompter`](crate::TerminalPrompter) is the real terminal;
 /// [`ScriptedPrompter`] replays a fixed list of actions.
 pub trait Prompter {
     /// Shows `prompt` and waits for the person's [`Action`].
@@ -86,6 +110,17 @@ pub trait Prompter {
     /// # Errors
     /// When writing to the terminal fails.
     fn show_invalid(&mut self, message: &str) -> Result<(), TerminalError>;
+
+    /// Shows every answer of a form about to be sent (`outcome`, as it would be
+    /// sent, after the last answer to `prompt`) and asks whether to submit it or
+    /// change an answer. The default submits at once.
+    ///
+    /// # Errors
+    /// When the terminal cannot be used.
+    fn review(&mut self, prompt: &Prompt, outcome: &Outcome) -> Result<Review, TerminalError> {
+        let _ = (prompt, outcome);
+        Ok(Review::Submit)
+    }
 }
 
 impl<P: Prompter + ?Sized> Prompter for &mut P {
@@ -95,6 +130,10 @@ impl<P: Prompter + ?Sized> Prompter for &mut P {
 
     fn show_invalid(&mut self, message: &str) -> Result<(), TerminalError> {
         (**self).show_invalid(message)
+    }
+
+    fn review(&mut self, prompt: &Prompt, outcome: &Outcome) -> Result<Review, TerminalError> {
+        (**self).review(prompt, outcome)
     }
 }
 
@@ -125,6 +164,7 @@ pub struct Asked {
 #[derive(Debug, Clone, Default)]
 pub struct ScriptedPrompter {
     script: VecDeque<Action>,
+    reviews: VecDeque<Review>,
     asked: Vec<Asked>,
     invalid: Vec<String>,
 }
@@ -134,9 +174,18 @@ impl ScriptedPrompter {
     pub fn new(script: impl IntoIterator<Item = Action>) -> Self {
         Self {
             script: script.into_iter().collect(),
+            reviews: VecDeque::new(),
             asked: Vec::new(),
             invalid: Vec::new(),
         }
+    }
+
+    /// Gives these choices, in order, one per review (after them, or without
+    /// them, a review submits).
+    #[must_use]
+    pub fn with_reviews(mut self, reviews: impl IntoIterator<Item = Review>) -> Self {
+        self.reviews = reviews.into_iter().collect();
+        self
     }
 
     /// Adds an action at the end of the script.
@@ -177,5 +226,9 @@ impl Prompter for ScriptedPrompter {
     fn show_invalid(&mut self, message: &str) -> Result<(), TerminalError> {
         self.invalid.push(message.to_owned());
         Ok(())
+    }
+
+    fn review(&mut self, _: &Prompt, _: &Outcome) -> Result<Review, TerminalError> {
+        Ok(self.reviews.pop_front().unwrap_or(Review::Submit))
     }
 }

@@ -1,62 +1,60 @@
 //! # askuser-terminal: the engine's prompts in a terminal
 //!
 //! The core engine says *what* to ask ([`Command::Prompt`](askuser_core::Command));
-//! this crate asks it in the terminal with [inquire] and reports what the person
-//! did as an [`Action`]: an answer, Back, Reply, or End Turn (Ctrl+C is End Turn).
+//! this crate asks it in the terminal and reports what the person did as an
+//! [`Action`]: an answer, Back, Reply (with an optional message), or End Turn.
 //!
-//! - [`Prompter`] is the seam: [`InquirePrompter`] is the real terminal,
+//! - [`Prompter`] is the seam: [`TerminalPrompter`] is the real terminal,
 //!   [`ScriptedPrompter`] replays a list of actions (for tests).
-//! - [`run_inquiry`] drives one inquiry: prompt → action → event → commands, until
-//!   it finishes with a [`Finish`] (respond, fail, end the turn, reject, or hand a
-//!   question to the assistant).
-//! - [`render`] and [`menu`] are the pure parts, tested exactly: the header line,
-//!   the context shown above it, the entries and their keys, and turning a pick
-//!   into the JSON answer.
+//! - [`run_inquiry`] drives one inquiry through an [`Engine`]: prompt → action →
+//!   event → commands, until it finishes with a [`Finish`] (respond, fail, end the
+//!   turn, reject, or hand a question to the assistant). An engine that can look
+//!   ahead (`&mut State`, or a host's own) gets a review before a form of more
+//!   than one question is sent.
 //!
-//! What the person sees (RFD D30): `[N/M]` before each prompt when the form has
-//! more than one question, and the "who's asking" label. Boolean and select
-//! questions are one list whose entries carry keys: `y) Yes`, `n) No`, or
-//! `1) staging — <description>`, ..., `o) Other (type your answer)`, then
-//! `b) Back` (not on the first answered question), `r) Reply`, `s) End Turn`.
-//! Text and schema questions first show `[Answer / Back / Reply / End Turn]`; a
-//! schema answer is JSON, checked against the schema on Enter. A multi-select's
-//! Esc opens `[Keep answering / Back / Reply / End Turn]`.
+//! What the person sees (RFD D30, as issue 14 changed it): `[N/M]` before each
+//! question when the form has more than one, and the "who's asking" label. Back,
+//! Reply and End Turn are behind Esc on every prompt (the hint line says so), so
+//! nothing typed can reach them by accident: typing filters a select's options
+//! (`s` then Enter picks "scala" among go, rust, ruby, scala, bash), and a text or
+//! schema question takes typing at once. Digits 1–9 pick an option at once. A
+//! multi-select keeps its ticks across the menu. After Back, the earlier answers
+//! come back as prefills. Ctrl+C ends the turn and says so. Every text from a
+//! model or a person is shown through
+//! [`askuser_core::text::for_display_line`], so no escape sequence reaches the
+//! terminal.
 //!
-//! The pure parts:
+//! Why not inquire: inquire 0.9 reads keys through a crate-private backend (no
+//! key of a prompt can be rebound: Ctrl+U/W/A write letters, digits only filter),
+//! drops a multi-select's ticks on Esc, and blocks on each key (no countdown). The
+//! prompts here are drawn with crossterm, which inquire itself uses.
+//!
+//! A scripted run against the real reducer:
 //!
 //! ```
-//! use askuser_core::{AnswerType, Choice, Progress, Question};
-//! use askuser_terminal::{Action, menu, render};
+//! use askuser_core::{Event, InquiryId, Request, State, parse_form, reduce};
+//! use askuser_terminal::{Action, Finish, ScriptedPrompter, run_with_engine};
 //! use serde_json::json;
 //!
-//! assert_eq!(
-//!     render::header_line(Some(Progress { n: 2, m: 3 }), Some("Assistant"), None, "Which environment?"),
-//!     "[2/3] Assistant asks: Which environment?"
-//! );
-//!
-//! let env = Question::new("env", "Which environment?", AnswerType::Select)
-//!     .with_options([Choice::described("staging", "safe to try"), Choice::new("production")])
-//!     .with_other(true);
-//! let entries = menu::select_entries(&env, true);
-//! let lines: Vec<String> = entries.iter().map(ToString::to_string).collect();
-//! assert_eq!(lines, [
-//!     "1) staging — safe to try", "2) production", "o) Other (type your answer)",
-//!     "b) Back", "r) Reply", "s) End Turn",
-//! ]);
-//!
-//! // Typing `2` (then Enter) picks production.
-//! let picked = menu::match_key(&entries, "2").unwrap();
-//! assert_eq!(
-//!     menu::resolve(entries[picked].pick, &env),
-//!     menu::Next::Done(Action::Answer(json!("production")))
-//! );
+//! let form = parse_form(&json!({"questions": [
+//!     {"id": "lang", "text": "Which language?", "answer_type": "select",
+//!      "options": ["go", "rust", "ruby", "scala", "bash"]}]})).unwrap();
+//! let mut state = State::new();
+//! let first = reduce(&mut state, &Event::Requested(Request {
+//!     inquiry: InquiryId::new("call-1"), form: form.form().clone(),
+//!     policy: Default::default(), origin: Default::default(), call: None,
+//! })).unwrap();
+//! let mut person = ScriptedPrompter::new([Action::Answer(json!("scala"))]);
+//! let Finish::Responded { outcome, .. } = run_with_engine(&mut person, first, &mut state).unwrap()
+//! else { panic!("expected a response") };
+//! assert_eq!(outcome.to_json(), json!({"lang": "scala"}));
 //! ```
 //!
-//! In a real terminal (this needs a TTY, so it is not run here):
+//! In a real terminal (this needs one, so it is not run here):
 //!
 //! ```no_run
 //! use askuser_core::{Event, InquiryId, Request, State, parse_form, reduce};
-//! use askuser_terminal::{Finish, InquirePrompter, TerminalError, run_inquiry};
+//! use askuser_terminal::{Finish, TerminalError, TerminalPrompter, run_with_engine};
 //! use serde_json::json;
 //!
 //! let form = parse_form(&json!({"questions": [
@@ -67,7 +65,7 @@
 //!     inquiry: InquiryId::new("call-1"), form: form.form().clone(),
 //!     policy: Default::default(), origin: Default::default(), call: None,
 //! })).expect("a new inquiry");
-//! match run_inquiry(&mut InquirePrompter::new(), first, |e| reduce(&mut state, e)) {
+//! match run_with_engine(&mut TerminalPrompter::new(), first, &mut state) {
 //!     Ok(Finish::Responded { outcome, .. }) => println!("{}", outcome.to_json()),
 //!     Ok(Finish::TurnEnded { .. }) => println!("turn ended"),
 //!     Ok(other) => println!("{other:?}"),
@@ -77,13 +75,20 @@
 //! ```
 
 mod action;
+mod asking;
+mod editor;
 mod error;
-pub mod menu;
+mod external;
+mod keys;
+mod list;
+mod menu;
 mod prompter;
-pub mod render;
+mod render;
 mod run;
+mod schema_text;
+mod screen;
 
-pub use action::{Action, Asked, Prompter, ScriptedPrompter};
+pub use action::{Action, Asked, Prompter, Review, ScriptedPrompter};
 pub use error::TerminalError;
-pub use prompter::InquirePrompter;
-pub use run::{Finish, run_inquiry};
+pub use prompter::{BELL_VARIABLE, TerminalPrompter};
+pub use run::{Engine, Finish, run_inquiry, run_with_engine};

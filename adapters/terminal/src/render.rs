@@ -1,58 +1,169 @@
-//! The pure text of a prompt: the header line, the lines shown above it, help
-//! lines, the long-answer warning, and reading a typed answer.
+//! The pure text of a prompt: the header line, the lines shown above it (the
+//! context, the schema described in words), the hint lines, the summary left on
+//! the screen once a prompt is done, and reading a typed answer. Every text that
+//! comes from a model or a person passes [`for_display`] or [`for_display_line`].
 
+use askuser_core::text::{for_display, for_display_line};
 use askuser_core::{AnswerType, Progress, Prompt, Question, ValidForm};
 use serde_json::Value;
+use unicode_width::UnicodeWidthChar;
+
+use crate::schema_text;
 
 /// A typed answer longer than this many characters gets a soft warning (the person
 /// may still send it).
-pub const LONG_ANSWER_CHARS: usize = 2_000;
-
-/// The longest schema shown above a schema question, in characters of compact JSON;
-/// a longer one is cut and ends with `…`.
-pub const SCHEMA_HINT_CHARS: usize = 300;
-
-/// Help under a text input.
-pub const TEXT_HELP: &str = "Enter sends · Esc returns to the menu";
-
-/// Help under a JSON input.
-pub const JSON_HELP: &str = "one JSON value, checked on Enter · Esc returns to the menu";
-
-/// Help under the "Other" free-text input.
-pub const OTHER_HELP: &str = "Enter sends · Esc returns to the options";
-
-/// Help under a multi-select.
-pub const MULTI_HELP: &str = "Space toggles · Enter sends · Esc for Back / Reply / End Turn";
-
-/// The text of the input opened after "Answer" or "Other".
-pub const INPUT_MESSAGE: &str = "Your answer:";
-
-/// The text of the JSON input opened after "Answer" on a schema question.
-pub const JSON_MESSAGE: &str = "Your answer (JSON):";
-
-/// The question of the menu Esc opens on a multi-select.
-pub const ESCAPE_MENU_MESSAGE: &str = "What now?";
+pub(crate) const LONG_ANSWER_CHARS: usize = 2_000;
 
 /// The question asked after the long-answer warning.
-pub const LONG_ANSWER_CONFIRM: &str = "Send it anyway?";
+pub(crate) const LONG_ANSWER_CONFIRM: &str = "Send it anyway? (y sends, n or Esc edits it)";
+
+/// The title of the Reply message input.
+pub(crate) const REPLY_TITLE: &str = "Reply to the assistant instead of answering";
+
+/// The line under the Reply message when the question has an unsent answer.
+pub(crate) const DRAFT_DROPPED: &str =
+    "⚠ What you typed for this question is not sent; Esc goes back to it.";
+
+/// The title of the End Turn confirmation.
+pub(crate) const END_TURN_TITLE: &str =
+    "End the turn? Your answers so far are lost and the assistant gets no reply.";
+
+/// The title of the review.
+pub(crate) const REVIEW_TITLE: &str = "Review your answers";
+
+/// The line left when Ctrl+C ends the turn.
+pub(crate) const INTERRUPTED: &str =
+    "✗ Ctrl+C: the turn was ended; nothing is sent to the assistant.";
+
+/// The hint line under a prompt of this kind: which keys do what. `menu` names
+/// what Esc opens (`Back / Reply / End Turn`).
+pub(crate) fn hint(question: &Question, can_back: bool, remember: bool) -> String {
+    let menu = menu_names(can_back);
+    let options = question.choices().len().min(9);
+    let other = if question.allow_other {
+        " · 0 Other"
+    } else {
+        ""
+    };
+    match question.answer_type {
+        AnswerType::Boolean if remember => {
+            format!("[y Yes · n No · Y or N also remembers it for this turn · Esc for {menu}]")
+        }
+        AnswerType::Boolean => format!("[y Yes · n No · ↑↓ and Enter · Esc for {menu}]"),
+        AnswerType::Select => {
+            format!("[1-{options} pick{other} · type to filter, Enter picks · Esc for {menu}]")
+        }
+        AnswerType::MultiSelect => {
+            format!(
+                "[Space or 1-{options} tick{other} · type to filter · Enter sends · Esc for {menu}]"
+            )
+        }
+        AnswerType::Text => {
+            format!("[Enter sends · Alt+Enter new line · Ctrl+U/W/A/E edit · Esc for {menu}]")
+        }
+        AnswerType::Schema => format!(
+            "[Enter checks and sends · Alt+Enter new line · Ctrl+U/W/A/E edit · Esc for {menu}]"
+        ),
+    }
+}
+
+/// `Back / Reply / End Turn`, without Back when it is not offered.
+pub(crate) fn menu_names(can_back: bool) -> &'static str {
+    if can_back {
+        "Back / Reply / End Turn"
+    } else {
+        "Reply / End Turn"
+    }
+}
+
+/// `text` cut to at most `width` columns (a cut line ends with `…`).
+pub(crate) fn fit(text: &str, width: usize) -> String {
+    let mut out = String::new();
+    let mut used = 0;
+    let total: usize = text.chars().map(|c| c.width().unwrap_or(0)).sum();
+    if total <= width {
+        return text.to_owned();
+    }
+    for c in text.chars() {
+        let wide = c.width().unwrap_or(0);
+        if used + wide + 1 > width {
+            break;
+        }
+        out.push(c);
+        used += wide;
+    }
+    out.push('…');
+    out
+}
+
+/// `text` (one line, already safe to show) broken into rows of at most `width`
+/// columns, between words where a row has a space to break at.
+pub(crate) fn wrap(text: &str, width: usize) -> Vec<String> {
+    let width = width.max(1);
+    let mut rows = Vec::new();
+    let mut row: Vec<char> = Vec::new();
+    let mut used = 0;
+    for c in text.chars() {
+        let wide = c.width().unwrap_or(0);
+        if used + wide > width {
+            let split = row
+                .iter()
+                .rposition(|&c| c == ' ')
+                .filter(|&at| at > 0 && c != ' ');
+            match split {
+                Some(at) => {
+                    let rest = row.split_off(at + 1);
+                    rows.push(row.iter().collect::<String>().trim_end().to_owned());
+                    row = rest;
+                }
+                None => rows.push(row.drain(..).collect()),
+            }
+            used = row.iter().map(|c| c.width().unwrap_or(0)).sum();
+            if c == ' ' && row.is_empty() {
+                continue;
+            }
+        }
+        row.push(c);
+        used += wide;
+    }
+    rows.push(row.into_iter().collect());
+    rows
+}
+
+/// `text` cut to at most `max` characters, saying how long it was when cut.
+pub(crate) fn shorten(text: &str, max: usize) -> String {
+    let count = text.chars().count();
+    if count <= max {
+        return text.to_owned();
+    }
+    let kept: String = text.chars().take(max).collect();
+    format!("{kept}… ({count} characters)")
+}
+
+/// An answer as the summary and the review show it: `Yes` / `No`, a label or
+/// text as it is (lines joined with ` ⏎ `), a list joined with `, `, other JSON
+/// compact; safe for one line.
+pub(crate) fn answer_text(value: &Value) -> String {
+    let text = match value {
+        Value::Bool(true) => "Yes".to_owned(),
+        Value::Bool(false) => "No".to_owned(),
+        Value::String(text) => text.lines().collect::<Vec<_>>().join(" ⏎ "),
+        Value::Array(items) if items.iter().all(Value::is_string) => items
+            .iter()
+            .filter_map(Value::as_str)
+            .collect::<Vec<_>>()
+            .join(", "),
+        other => other.to_string(),
+    };
+    for_display_line(&text).into_owned()
+}
 
 /// The line a prompt starts with: `[2/3] Assistant asks: Which environment?`.
 ///
 /// `[N/M]` comes first when the form has more than one question, then the short
 /// `header` (if any) followed by ` · `, then `<label> asks: ` when there is a
-/// "who's asking" label, then the question.
-///
-/// ```
-/// use askuser_core::Progress;
-/// use askuser_terminal::render::header_line;
-///
-/// assert_eq!(
-///     header_line(Some(Progress { n: 2, m: 3 }), Some("Assistant"), None, "Which environment?"),
-///     "[2/3] Assistant asks: Which environment?"
-/// );
-/// assert_eq!(header_line(None, None, Some("Env"), "Which?"), "Env · Which?");
-/// ```
-pub fn header_line(
+/// "who's asking" label, then the question; all safe for one line.
+pub(crate) fn header_line(
     progress: Option<Progress>,
     label: Option<&str>,
     header: Option<&str>,
@@ -64,19 +175,19 @@ pub fn header_line(
         line.push(' ');
     }
     if let Some(header) = header.map(str::trim).filter(|h| !h.is_empty()) {
-        line.push_str(header);
+        line.push_str(&for_display_line(header));
         line.push_str(" · ");
     }
     if let Some(label) = label.map(str::trim).filter(|l| !l.is_empty()) {
-        line.push_str(label);
+        line.push_str(&for_display_line(label));
         line.push_str(" asks: ");
     }
-    line.push_str(text);
+    line.push_str(&for_display_line(text));
     line
 }
 
 /// [`header_line`] for a prompt.
-pub fn prompt_header(prompt: &Prompt) -> String {
+pub(crate) fn prompt_header(prompt: &Prompt) -> String {
     let question = prompt.question();
     header_line(
         prompt.progress,
@@ -87,47 +198,30 @@ pub fn prompt_header(prompt: &Prompt) -> String {
 }
 
 /// The lines shown above the prompt: the question's `context` (each line as
-/// written), then for a schema question the schema it expects, compact and cut to
-/// [`SCHEMA_HINT_CHARS`].
-pub fn preamble(question: &Question) -> Vec<String> {
+/// written, made safe), then for a schema question the answer it expects, in
+/// words (see [`schema_text`]).
+pub(crate) fn preamble(question: &Question) -> Vec<String> {
     let mut lines: Vec<String> = question
         .context
         .as_deref()
-        .map(|context| context.trim_end().lines().map(str::to_owned).collect())
+        .map(|context| {
+            for_display(context.trim_end())
+                .lines()
+                .map(|line| for_display_line(line).into_owned())
+                .collect()
+        })
         .unwrap_or_default();
     if question.answer_type == AnswerType::Schema
         && let Some(schema) = &question.schema
     {
-        lines.push(format!(
-            "Answer with JSON matching: {}",
-            cut(&schema.to_string(), SCHEMA_HINT_CHARS)
-        ));
+        lines.extend(schema_text::describe(schema));
     }
     lines
 }
 
-fn cut(text: &str, max: usize) -> String {
-    if text.chars().count() <= max {
-        return text.to_owned();
-    }
-    let mut cut: String = text.chars().take(max.saturating_sub(1)).collect();
-    cut.push('…');
-    cut
-}
-
 /// The soft warning for a long typed answer, or `None` when it is at most
 /// [`LONG_ANSWER_CHARS`] characters long.
-///
-/// ```
-/// use askuser_terminal::render::long_answer_warning;
-///
-/// assert_eq!(long_answer_warning("short"), None);
-/// assert_eq!(
-///     long_answer_warning(&"x".repeat(2_001)).as_deref(),
-///     Some("This answer is 2001 characters long (more than 2000); the assistant may not need that much.")
-/// );
-/// ```
-pub fn long_answer_warning(answer: &str) -> Option<String> {
+pub(crate) fn long_answer_warning(answer: &str) -> Option<String> {
     let chars = answer.chars().count();
     (chars > LONG_ANSWER_CHARS).then(|| {
         format!(
@@ -136,49 +230,61 @@ pub fn long_answer_warning(answer: &str) -> Option<String> {
     })
 }
 
-/// The value to prefill a typed input with: a string as it is, any other JSON value
-/// (a schema answer) as compact JSON.
-pub fn prefill_text(value: &Value) -> String {
+/// The text to prefill a typed input with: a string as it is, any other JSON
+/// value (a schema answer) as JSON, pretty-printed when it does not fit one line
+/// of 60 columns.
+pub(crate) fn prefill_text(value: &Value) -> String {
     match value {
         Value::String(text) => text.clone(),
-        other => other.to_string(),
+        other => {
+            let compact = other.to_string();
+            if compact.chars().count() <= 60 {
+                compact
+            } else {
+                serde_json::to_string_pretty(other).unwrap_or(compact)
+            }
+        }
     }
 }
 
-/// Reads what the person typed as an answer to question `index`: as JSON when
-/// `json` is set (a schema question), else as a string; then checks it against the
-/// question. The error is the message to show under the input.
-///
-/// ```
-/// use askuser_core::parse_form;
-/// use askuser_terminal::render::typed_answer;
-/// use serde_json::json;
-///
-/// let form = parse_form(&json!({"questions": [{"id": "n", "text": "How many?",
-///     "answer_type": "schema", "schema": {"type": "integer"}}]})).unwrap();
-/// assert_eq!(typed_answer(&form, 0, true, " 3 "), Ok(json!(3)));
-/// assert_eq!(
-///     typed_answer(&form, 0, true, "three").unwrap_err(),
-///     "not valid JSON: expected ident at line 1 column 2"
-/// );
-/// ```
+/// Reads what the person typed as an answer to question `index`, then checks it
+/// against the question. A text question takes the text as it is. A schema
+/// question takes JSON; when its schema accepts a string, text that is not JSON
+/// (or is JSON the schema refuses) is taken as that string, so `my-branch` needs
+/// no quotes. The error is the message to show under the input.
 ///
 /// # Errors
-/// When the text is not JSON (for `json`), or the value does not fit the question.
-pub fn typed_answer(
-    form: &ValidForm,
-    index: usize,
-    json: bool,
-    input: &str,
-) -> Result<Value, String> {
-    let value = if json {
-        serde_json::from_str(input.trim()).map_err(|error| format!("not valid JSON: {error}"))?
-    } else {
-        Value::String(input.to_owned())
-    };
-    form.check(index, &value)
-        .map_err(|error| error.to_string())?;
-    Ok(value)
+/// When the text is not JSON (and not a string the schema takes), or the value
+/// does not fit the question.
+pub(crate) fn typed_answer(form: &ValidForm, index: usize, input: &str) -> Result<Value, String> {
+    let question = form.question(index);
+    if question.answer_type != AnswerType::Schema {
+        let value = Value::String(input.to_owned());
+        form.check(index, &value).map_err(|e| e.to_string())?;
+        return Ok(value);
+    }
+    let takes_text = question
+        .schema
+        .as_ref()
+        .is_some_and(schema_text::takes_string);
+    let parsed = serde_json::from_str::<Value>(input.trim());
+    match parsed {
+        Ok(value) => match form.check(index, &value) {
+            Ok(_) => Ok(value),
+            Err(error) if takes_text && !value.is_string() => {
+                let text = Value::String(input.trim().to_owned());
+                form.check(index, &text).map_err(|_| error.to_string())?;
+                Ok(text)
+            }
+            Err(error) => Err(error.to_string()),
+        },
+        Err(_) if takes_text => {
+            let text = Value::String(input.trim().to_owned());
+            form.check(index, &text).map_err(|e| e.to_string())?;
+            Ok(text)
+        }
+        Err(error) => Err(format!("not valid JSON: {error}")),
+    }
 }
 
 #[cfg(test)]
@@ -208,6 +314,10 @@ mod tests {
             "[3/3] Note · Assistant asks: Why?"
         );
         assert_eq!(header_line(None, Some("  "), Some(""), "Ok?"), "Ok?");
+        assert_eq!(
+            header_line(None, Some("A\u{1b}]0;x\u{7}"), None, "Ok\u{202e}?"),
+            "A\\u{1b}]0;x\\u{7} asks: Ok\\u{202e}?"
+        );
     }
 
     #[test]
@@ -229,25 +339,20 @@ mod tests {
     }
 
     #[test]
-    fn the_preamble_is_the_context_then_the_schema() {
-        let mut q = Question::new("c", "Config?", AnswerType::Schema)
-            .with_context("We found two configs.\nPick the fields.\n")
-            .with_schema(json!({"type": "object", "required": ["replicas"]}));
+    fn the_preamble_is_the_context_then_the_schema_in_words() {
+        let q = Question::new("c", "Config?", AnswerType::Schema)
+            .with_context("We found two configs.\nPick \u{1b}[2Jthe fields.\n")
+            .with_schema(json!({"type": "object", "required": ["replicas"],
+                "properties": {"replicas": {"type": "integer", "minimum": 1}}}));
         assert_eq!(
             preamble(&q),
             [
                 "We found two configs.",
-                "Pick the fields.",
-                r#"Answer with JSON matching: {"type":"object","required":["replicas"]}"#
+                "Pick \\u{1b}[2Jthe fields.",
+                "Answer with a JSON object:",
+                "  replicas: integer, at least 1 (required)",
             ]
         );
-        q.schema = Some(json!({"description": "x".repeat(400)}));
-        let lines = preamble(&q);
-        assert_eq!(
-            lines[2].chars().count(),
-            "Answer with JSON matching: ".len() + 300
-        );
-        assert!(lines[2].ends_with("xx…"));
         let plain =
             Question::new("s", "Which?", AnswerType::Select).with_options([Choice::new("a")]);
         assert!(preamble(&plain).is_empty());
@@ -270,26 +375,51 @@ mod tests {
             {"id": "n", "text": "Note?", "answer_type": "text"},
             {"id": "c", "text": "Config?", "answer_type": "schema",
              "schema": {"type": "object", "properties": {"replicas": {"type": "integer", "minimum": 1}},
-                        "required": ["replicas"]}}]}))
+                        "required": ["replicas"]}},
+            {"id": "b", "text": "Branch?", "answer_type": "schema",
+             "schema": {"type": "string", "pattern": "^[a-z-]+$"}}]}))
         .unwrap();
-        assert_eq!(typed_answer(&form, 0, false, " hi "), Ok(json!(" hi ")));
+        assert_eq!(typed_answer(&form, 0, " hi "), Ok(json!(" hi ")));
         assert_eq!(
-            typed_answer(&form, 1, true, r#"{"replicas": 2}"#),
+            typed_answer(&form, 1, "{\"replicas\": 2}"),
             Ok(json!({"replicas": 2}))
         );
         assert_eq!(
-            typed_answer(&form, 1, true, r#"{"replicas": 0}"#).unwrap_err(),
+            typed_answer(&form, 1, "{\"replicas\": 0}").unwrap_err(),
             "does not match the schema: at /replicas: 0 is less than the minimum of 1"
         );
         assert_eq!(
-            typed_answer(&form, 1, true, "{").unwrap_err(),
+            typed_answer(&form, 1, "{").unwrap_err(),
             "not valid JSON: EOF while parsing an object at line 1 column 1"
+        );
+        assert_eq!(typed_answer(&form, 2, "my-branch"), Ok(json!("my-branch")));
+        assert_eq!(
+            typed_answer(&form, 2, "\"my-branch\""),
+            Ok(json!("my-branch"))
+        );
+        assert_eq!(
+            typed_answer(&form, 2, "My Branch").unwrap_err(),
+            "does not match the schema: \"My Branch\" does not match \"^[a-z-]+$\""
         );
     }
 
     #[test]
-    fn prefills_are_text_for_strings_and_json_otherwise() {
+    fn answers_and_prefills_as_text() {
         assert_eq!(prefill_text(&json!("weekly run")), "weekly run");
-        assert_eq!(prefill_text(&json!({"replicas": 2})), r#"{"replicas":2}"#);
+        assert_eq!(prefill_text(&json!({"replicas": 2})), "{\"replicas\":2}");
+        assert_eq!(answer_text(&json!(true)), "Yes");
+        assert_eq!(answer_text(&json!(["a", "b"])), "a, b");
+        assert_eq!(answer_text(&json!("one\ntwo")), "one ⏎ two");
+        assert_eq!(answer_text(&json!({"p": 1})), "{\"p\":1}");
+        assert_eq!(fit("abcdef", 4), "abc…");
+        assert_eq!(fit("abc", 3), "abc");
+        assert_eq!(wrap("abcdef", 4), ["abcd", "ef"]);
+        assert_eq!(
+            wrap("choose another dialect", 10),
+            ["choose", "another", "dialect"]
+        );
+        assert_eq!(wrap("a verylongword", 6), ["a", "verylo", "ngword"]);
+        assert_eq!(shorten("abcdef", 3), "abc… (6 characters)");
+        assert_eq!(shorten("abc", 3), "abc");
     }
 }

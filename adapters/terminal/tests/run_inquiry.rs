@@ -125,7 +125,10 @@ fn back_from_note_reprompts_env_prefilled() {
 
 #[test]
 fn reply_after_apply_returns_the_cancel_marker() {
-    let (finish, _, events) = run(vec![Action::Answer(json!(true)), Action::Reply]);
+    let (finish, _, events) = run(vec![
+        Action::Answer(json!(true)),
+        Action::Reply { message: None },
+    ]);
     assert_eq!(
         events[1],
         Event::Cancelled {
@@ -214,7 +217,11 @@ fn a_policy_failure_finishes_without_prompting() {
 #[test]
 fn a_single_question_has_no_progress() {
     let arguments = json!({"questions": [{"id": "ok", "text": "Ok?", "answer_type": "boolean"}]});
-    let (finish, prompter, _) = run_with(&arguments, Policy::default(), vec![Action::Reply]);
+    let (finish, prompter, _) = run_with(
+        &arguments,
+        Policy::default(),
+        vec![Action::Reply { message: None }],
+    );
     assert_eq!(prompter.asked()[0].progress, None);
     assert_eq!(
         result_json(finish),

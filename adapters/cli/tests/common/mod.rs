@@ -115,3 +115,6 @@ pub fn redact_times(text: &str) -> String {
     }
     out
 }
+
+/// tmux helpers (only the tmux tests use them).
+pub mod tmux;

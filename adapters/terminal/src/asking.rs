@@ -1,0 +1,435 @@
+//! One prompt on the screen, from its first frame to what the person did: the
+//! question (or the review), the menu Esc opens, the Reply message, the End Turn
+//! confirmation, the "Other" input and the long-answer confirmation. The question
+//! keeps its state (ticks, typed text, filter) while the other views come and go.
+
+use askuser_core::{AnswerType, AnsweredBy, Outcome, Prompt};
+use serde_json::Value;
+
+use crate::action::Action;
+use crate::editor::{Edit, Editor};
+use crate::error::TerminalError;
+use crate::external;
+use crate::keys::{Input, Key};
+use crate::list::{List, Listed, Mode};
+use crate::menu::{self, Pick};
+use crate::render::{self, wrap};
+use crate::screen::Screen;
+
+/// How the prompter behaves, from its builder.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Settings {
+    /// Ring the bell when a question starts waiting.
+    pub(crate) bell: bool,
+    /// The command that edits a typed answer in a file.
+    pub(crate) editor: Option<String>,
+    /// Uppercase Y / N remember a boolean answer for the turn.
+    pub(crate) remember: bool,
+}
+
+/// What is being answered.
+pub(crate) enum Body {
+    /// A boolean, select or multi-select question's list.
+    List(List),
+    /// A text or schema question's input.
+    Text(Editor),
+    /// The review of a finished form.
+    Review(List, Outcome),
+}
+
+/// The view on the screen.
+enum View {
+    Question,
+    Menu(List),
+    EndTurn(List),
+    Reply(Editor),
+    Other(Editor, Vec<Pick>),
+    Long(Value),
+    /// Run the external editor, then back to the question.
+    Editing,
+}
+
+/// How a prompt ended.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Done {
+    /// With this action.
+    Act(Action),
+    /// The review was submitted.
+    Submit,
+    /// The review asks to change the answer at this index.
+    Change(usize),
+}
+
+/// One prompt being asked.
+pub(crate) struct Asking<'a> {
+    prompt: &'a Prompt,
+    settings: &'a Settings,
+    header: String,
+    body: Body,
+    /// The draft at the start, to tell whether End Turn would lose work.
+    start: String,
+    /// The free text typed for "Other", kept across views.
+    other: String,
+    error: Option<String>,
+}
+
+impl<'a> Asking<'a> {
+    /// The prompt's question, its state set from the prefill.
+    pub(crate) fn question(prompt: &'a Prompt, settings: &'a Settings) -> Self {
+        let question = prompt.question();
+        let prefill = prompt.prefill_value();
+        let mut other = String::new();
+        let body = match question.answer_type {
+            AnswerType::Boolean | AnswerType::Select => {
+                let entries = if question.answer_type == AnswerType::Boolean {
+                    menu::boolean_entries()
+                } else {
+                    menu::option_entries(question)
+                };
+                let cursor = menu::starting_cursor(&entries, question, prefill.as_ref());
+                if let Some(Value::String(text)) = &prefill
+                    && !question.choices().iter().any(|c| &c.label == text)
+                {
+                    other.clone_from(text);
+                }
+                let mode = if question.answer_type == AnswerType::Boolean {
+                    Mode::Boolean {
+                        remember: settings.remember,
+                    }
+                } else {
+                    Mode::Select
+                };
+                Body::List(List::new(entries, mode, cursor, &[]))
+            }
+            AnswerType::MultiSelect => {
+                let entries = menu::option_entries(question);
+                let (ticked, typed) = menu::multi_prefill(&entries, question, prefill.as_ref());
+                other = typed.unwrap_or_default();
+                Body::List(List::new(entries, Mode::Multi, 0, &ticked))
+            }
+            AnswerType::Text | AnswerType::Schema => {
+                let initial = prefill
+                    .as_ref()
+                    .map(render::prefill_text)
+                    .unwrap_or_default();
+                Body::Text(Editor::new(&initial, true))
+            }
+        };
+        Self::new(prompt, settings, body).with_other(other)
+    }
+
+    /// A prompt showing `body`.
+    pub(crate) fn new(prompt: &'a Prompt, settings: &'a Settings, body: Body) -> Self {
+        let header = match &body {
+            Body::Review(..) => render::REVIEW_TITLE.to_owned(),
+            _ => render::prompt_header(prompt),
+        };
+        let mut asking = Self {
+            prompt,
+            settings,
+            header,
+            body,
+            start: String::new(),
+            other: String::new(),
+            error: None,
+        };
+        asking.start = asking.draft();
+        asking
+    }
+
+    fn with_other(mut self, other: String) -> Self {
+        self.other = other;
+        self
+    }
+
+    /// The work at this prompt, as text, to compare with the start.
+    fn draft(&self) -> String {
+        match &self.body {
+            Body::Text(editor) => editor.text(),
+            Body::List(list, ..)
+                if matches!(self.prompt.question().answer_type, AnswerType::MultiSelect) =>
+            {
+                format!("{:?}", list.ticked())
+            }
+            _ => String::new(),
+        }
+    }
+
+    /// Whether End Turn would lose answers: earlier ones, or work at this prompt.
+    fn would_lose(&self) -> bool {
+        matches!(self.body, Body::Review(..)) || self.prompt.can_back || self.draft() != self.start
+    }
+
+    /// Shows the prompt until the person is done with it, then leaves its summary.
+    pub(crate) fn run(&mut self, screen: &mut Screen) -> Result<Done, TerminalError> {
+        let mut view = View::Question;
+        loop {
+            screen.draw(&self.frame(&view, Screen::width(), Screen::height()))?;
+            let key = match screen.read(None)? {
+                Input::Key(key) => key,
+                Input::Paste(text) => {
+                    self.paste(&mut view, &text);
+                    continue;
+                }
+                Input::Redraw | Input::Tick => continue,
+            };
+            if key == Key::Ctrl('c') {
+                screen.print(&[render::INTERRUPTED.to_owned()])?;
+                return Ok(Done::Act(Action::EndTurn));
+            }
+            let (next, done) = self.step(view, key);
+            if let Some(done) = done {
+                let summary = self.summary(&done);
+                screen.print(&wrap(&summary, Screen::width()))?;
+                return Ok(done);
+            }
+            view = next;
+            if matches!(view, View::Editing) {
+                self.edit_externally(screen)?;
+                view = View::Question;
+            }
+        }
+    }
+
+    fn paste(&mut self, view: &mut View, text: &str) {
+        match (view, &mut self.body) {
+            (View::Reply(editor) | View::Other(editor, _), _)
+            | (View::Question, Body::Text(editor)) => editor.insert_str(text),
+            (View::Question, Body::List(list)) => list.paste(text),
+            _ => {}
+        }
+    }
+
+    /// Applies a key to the view; the next view, or how the prompt ended.
+    fn step(&mut self, view: View, key: Key) -> (View, Option<Done>) {
+        match view {
+            View::Question if key == Key::Esc => {
+                self.error = None;
+                (View::Menu(self.menu()), None)
+            }
+            View::Question => self.on_question(key),
+            View::Other(editor, _) if key == Key::Esc => {
+                self.other = editor.text();
+                (View::Question, None)
+            }
+            View::Menu(_) | View::EndTurn(_) | View::Reply(_) | View::Long(_) | View::Editing
+                if key == Key::Esc =>
+            {
+                (View::Question, None)
+            }
+            View::Menu(mut list) => match list.handle(key) {
+                Listed::Picked(Pick::Editor) => (View::Editing, None),
+                Listed::Picked(Pick::KeepAnswering) => (View::Question, None),
+                Listed::Picked(Pick::Reply) => (View::Reply(Editor::new("", true)), None),
+                Listed::Picked(Pick::EndTurn) if self.would_lose() => (
+                    View::EndTurn(List::new(menu::end_turn_entries(), Mode::Menu, 0, &[])),
+                    None,
+                ),
+                Listed::Picked(pick) => match menu::control_action(pick) {
+                    Some(action) => (View::Question, Some(Done::Act(action))),
+                    None => (View::Menu(list), None),
+                },
+                _ => (View::Menu(list), None),
+            },
+            View::EndTurn(mut list) => match list.handle(key) {
+                Listed::Picked(Pick::Yes) => (View::Question, Some(Done::Act(Action::EndTurn))),
+                Listed::Picked(_) => (View::Question, None),
+                _ => (View::EndTurn(list), None),
+            },
+            View::Reply(mut editor) => match editor.handle(key) {
+                Edit::Submit => {
+                    let message = editor.text().trim().to_owned();
+                    let message = (!message.is_empty()).then_some(message);
+                    (View::Question, Some(Done::Act(Action::Reply { message })))
+                }
+                _ => (View::Reply(editor), None),
+            },
+            View::Other(mut editor, picks) => match editor.handle(key) {
+                Edit::Submit => {
+                    self.other = editor.text();
+                    self.finish_other(editor, picks)
+                }
+                _ => (View::Other(editor, picks), None),
+            },
+            View::Long(value) => match key {
+                Key::Char('y' | 'Y') | Key::Enter => {
+                    (View::Question, Some(Done::Act(Action::Answer(value))))
+                }
+                Key::Char('n' | 'N') => (View::Question, None),
+                _ => (View::Long(value), None),
+            },
+            View::Editing => (View::Question, None),
+        }
+    }
+
+    fn menu(&self) -> List {
+        let typed = matches!(self.body, Body::Text(_));
+        let editor = self.settings.editor.as_deref().filter(|_| typed);
+        let entries = match self.body {
+            Body::Review(..) => {
+                let mut entries = menu::action_entries(false, None);
+                "Keep reviewing".clone_into(&mut entries[0].label);
+                entries
+            }
+            _ => menu::action_entries(self.prompt.can_back, editor),
+        };
+        List::new(entries, Mode::Menu, 0, &[])
+    }
+
+    fn on_question(&mut self, key: Key) -> (View, Option<Done>) {
+        self.error = None;
+        let question = self.prompt.question();
+        match &mut self.body {
+            Body::Text(editor) => {
+                if editor.handle(key) != Edit::Submit {
+                    return (View::Question, None);
+                }
+                match render::typed_answer(&self.prompt.form, self.prompt.index, &editor.text()) {
+                    Ok(value) if render::long_answer_warning(&editor.text()).is_some() => {
+                        (View::Long(value), None)
+                    }
+                    Ok(value) => (View::Question, Some(Done::Act(Action::Answer(value)))),
+                    Err(message) => {
+                        self.error = Some(message);
+                        (View::Question, None)
+                    }
+                }
+            }
+            Body::Review(list, outcome) => match list.handle(key) {
+                Listed::Picked(Pick::Submit) => (View::Question, Some(Done::Submit)),
+                Listed::Picked(Pick::Change(index)) => {
+                    match outcome.answers.get(index).and_then(Option::as_ref) {
+                        Some(slot) if slot.by == AnsweredBy::User => {
+                            (View::Question, Some(Done::Change(index)))
+                        }
+                        Some(_) => {
+                            self.error = Some(format!(
+                                "answer {} was not given here (it was configured or remembered); it cannot be changed",
+                                index + 1
+                            ));
+                            (View::Question, None)
+                        }
+                        None => {
+                            self.error = Some(format!(
+                                "question {} was not asked; change the answer it depends on",
+                                index + 1
+                            ));
+                            (View::Question, None)
+                        }
+                    }
+                }
+                _ => (View::Question, None),
+            },
+            Body::List(list) => match list.handle(key) {
+                Listed::Picked(Pick::Other) => {
+                    let typed = list.filter();
+                    let initial = if self.other.is_empty() {
+                        typed
+                    } else {
+                        self.other.clone()
+                    };
+                    (View::Other(Editor::new(&initial, false), Vec::new()), None)
+                }
+                Listed::Picked(pick) => match menu::answer_of(pick, question) {
+                    Some(value) => (View::Question, Some(Done::Act(Action::Answer(value)))),
+                    None => (View::Question, None),
+                },
+                Listed::Remembered(pick) => match menu::answer_of(pick, question) {
+                    Some(value) => (View::Question, Some(Done::Act(Action::Remember(value)))),
+                    None => (View::Question, None),
+                },
+                Listed::Sent(picks) if picks.contains(&Pick::Other) => {
+                    (View::Other(Editor::new(&self.other, false), picks), None)
+                }
+                Listed::Sent(picks) => self.finish_multi(&picks, None),
+                Listed::Changed | Listed::Ignored => (View::Question, None),
+            },
+        }
+    }
+
+    /// The "Other" text was sent: a select's answer, or a multi-select's last
+    /// pick.
+    fn finish_other(&mut self, editor: Editor, picks: Vec<Pick>) -> (View, Option<Done>) {
+        let text = editor.text();
+        if text.trim().is_empty() {
+            self.error = Some("the answer is empty; type an answer or press Esc".to_owned());
+            return (View::Other(editor, picks), None);
+        }
+        if self.prompt.question().answer_type == AnswerType::MultiSelect {
+            return self.finish_multi(&picks, Some(&text));
+        }
+        let value = Value::String(text);
+        match self.prompt.form.check(self.prompt.index, &value) {
+            Ok(_) => (View::Question, Some(Done::Act(Action::Answer(value)))),
+            Err(error) => {
+                self.error = Some(error.to_string());
+                (View::Other(editor, picks), None)
+            }
+        }
+    }
+
+    fn finish_multi(&mut self, picks: &[Pick], other: Option<&str>) -> (View, Option<Done>) {
+        let value = menu::multi_value(self.prompt.question(), picks, other);
+        match self.prompt.form.check(self.prompt.index, &value) {
+            Ok(_) => (View::Question, Some(Done::Act(Action::Answer(value)))),
+            Err(error) => {
+                self.error = Some(error.to_string());
+                (View::Question, None)
+            }
+        }
+    }
+
+    fn edit_externally(&mut self, screen: &mut Screen) -> Result<(), TerminalError> {
+        let (Some(command), Body::Text(editor)) = (&self.settings.editor, &mut self.body) else {
+            return Ok(());
+        };
+        let json = self.prompt.question().answer_type == AnswerType::Schema;
+        match external::edit(screen, command, &editor.text(), json)? {
+            Ok(text) => editor.set(&text),
+            Err(message) => self.error = Some(message),
+        }
+        Ok(())
+    }
+
+    /// The line left on the screen once the prompt is done.
+    fn summary(&self, done: &Done) -> String {
+        let header = &self.header;
+        match done {
+            Done::Act(Action::Answer(value)) => {
+                format!("> {header} {}", shortened(value))
+            }
+            Done::Act(Action::Remember(value)) => {
+                format!("> {header} {} (remembered for this turn)", shortened(value))
+            }
+            Done::Act(Action::Back) => format!("> {header} ← Back"),
+            Done::Act(Action::Reply { message: None }) => {
+                format!("> {header} ↩ Reply to the assistant (no message)")
+            }
+            Done::Act(Action::Reply {
+                message: Some(message),
+            }) => format!(
+                "> {header} ↩ Reply to the assistant: {}",
+                shortened(&Value::String(message.clone()))
+            ),
+            Done::Act(Action::EndTurn) => {
+                format!("✗ {header}: the turn was ended; nothing is sent to the assistant.")
+            }
+            Done::Submit => format!("> {header}: submitted"),
+            Done::Change(index) => format!("> {header}: change answer {}", index + 1),
+        }
+    }
+}
+
+/// The longest answer a summary line shows, in characters.
+const SUMMARY_CHARS: usize = 200;
+
+fn shortened(value: &Value) -> String {
+    render::shorten(&render::answer_text(value), SUMMARY_CHARS)
+}
+
+#[path = "asking_frame.rs"]
+mod frame;
+
+#[cfg(test)]
+#[path = "asking_tests.rs"]
+mod tests;

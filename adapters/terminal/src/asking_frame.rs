@@ -1,0 +1,145 @@
+//! What a prompt's views look like: the rows of each, the error line, the hint.
+
+use askuser_core::text::for_display_line;
+use unicode_width::UnicodeWidthChar;
+
+use super::{Asking, Body, View};
+use crate::editor::{Cursor, Editor};
+use crate::list::List;
+use crate::render::{self, wrap};
+use crate::screen::Frame;
+
+/// A frame being built on a screen of a given size.
+struct Builder {
+    width: usize,
+    height: usize,
+    rows: Vec<String>,
+    cursor: Option<Cursor>,
+}
+
+impl Builder {
+    /// `? <text>`, wrapped.
+    fn title(&mut self, text: &str) {
+        self.rows.extend(wrap(&format!("? {text}"), self.width));
+    }
+
+    /// A list's rows, a page of them.
+    fn list(&mut self, list: &List) {
+        let page = self.height.saturating_sub(4).clamp(3, 15);
+        self.rows.extend(list.rows(page, self.width));
+    }
+
+    /// The editor's rows (the cursor's part of them when they would not fit on
+    /// the screen), the cursor among them.
+    fn editor(&mut self, editor: &Editor) {
+        let (lines, at) = editor.layout("> ", "  ", self.width);
+        let room = self.height.saturating_sub(self.rows.len() + 3).max(3);
+        let start = (at.row + 1).saturating_sub(room);
+        self.cursor = Some(Cursor {
+            row: self.rows.len() + at.row - start,
+            column: at.column,
+        });
+        self.rows.extend(lines.into_iter().skip(start).take(room));
+    }
+
+    /// A line of text (already safe to show), wrapped.
+    fn line(&mut self, text: &str) {
+        self.rows.extend(wrap(text, self.width));
+    }
+}
+
+impl Asking<'_> {
+    /// The frame for `view` on a screen of `width` columns (per row) and
+    /// `height` rows.
+    pub(super) fn frame(&self, view: &View, width: usize, height: usize) -> Frame {
+        let mut frame = Builder {
+            width,
+            height,
+            rows: Vec::new(),
+            cursor: None,
+        };
+        let hint = match view {
+            View::Question | View::Editing => self.question_rows(&mut frame),
+            View::Menu(list) => {
+                frame.title(&format!("{} — what now?", self.header));
+                frame.list(list);
+                "[a letter, or ↑↓ and Enter · Esc returns to the question]".to_owned()
+            }
+            View::EndTurn(list) => {
+                frame.title(render::END_TURN_TITLE);
+                frame.list(list);
+                "[y ends the turn · n or Esc returns to the question]".to_owned()
+            }
+            View::Reply(editor) => {
+                frame.title(render::REPLY_TITLE);
+                frame.editor(editor);
+                if self.draft() != self.start {
+                    frame.line(render::DRAFT_DROPPED);
+                }
+                "[a message is optional · Enter sends it with the answers so far · Esc returns to the question]".to_owned()
+            }
+            View::Other(editor, _) => {
+                frame.title(&format!("{} (Other)", self.header));
+                frame.editor(editor);
+                "[Enter sends · Esc returns to the options]".to_owned()
+            }
+            View::Long(value) => {
+                let text = value.as_str().unwrap_or_default();
+                if let Some(warning) = render::long_answer_warning(text) {
+                    frame.line(&format!("⚠ {warning}"));
+                }
+                frame.title(render::LONG_ANSWER_CONFIRM);
+                String::new()
+            }
+        };
+        if let Some(error) = &self.error {
+            frame.line(&format!("✗ {}", for_display_line(error)));
+        }
+        if !hint.is_empty() {
+            frame.line(&hint);
+        }
+        Frame {
+            rows: frame.rows,
+            cursor: frame.cursor,
+        }
+    }
+
+    /// The question's (or the review's) rows; its hint.
+    fn question_rows(&self, frame: &mut Builder) -> String {
+        match &self.body {
+            Body::List(list) | Body::Review(list, _) => {
+                let filter = for_display_line(&list.filter()).into_owned();
+                if filter.is_empty() {
+                    frame.title(&self.header);
+                } else {
+                    frame.title(&format!("{} {filter}", self.header));
+                }
+                let end = frame.rows.last().map_or(0, |row| columns(row));
+                frame.cursor = Some(Cursor {
+                    row: frame.rows.len() - 1,
+                    column: end,
+                });
+                frame.list(list);
+            }
+            Body::Text(editor) => {
+                frame.title(&self.header);
+                frame.editor(editor);
+            }
+        }
+        match &self.body {
+            Body::Review(_, outcome) => format!(
+                "[Enter submits · 1-{} change that answer · Esc for Reply / End Turn]",
+                outcome.form.len().min(9)
+            ),
+            _ => render::hint(
+                self.prompt.question(),
+                self.prompt.can_back,
+                self.settings.remember,
+            ),
+        }
+    }
+}
+
+fn columns(text: &str) -> usize {
+    text.chars().map(|c| c.width().unwrap_or(0)).sum()
+}

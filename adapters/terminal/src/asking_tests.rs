@@ -1,0 +1,312 @@
+//! One prompt driven key by key, its frames asserted whole (on a 60×22 screen).
+
+use askuser_core::{Event, InquiryId, Policy, Request, State, parse_form, reduce};
+use serde_json::{Value, json};
+
+use super::*;
+
+const WIDTH: usize = 60;
+const HEIGHT: usize = 22;
+
+/// The prompt for question `at` of `arguments`, after `answers` (in order).
+fn prompt_at(arguments: &Value, answers: &[Value]) -> Prompt {
+    let form = parse_form(arguments).unwrap();
+    let mut state = State::new();
+    let mut commands = reduce(
+        &mut state,
+        &Event::Requested(Request {
+            inquiry: InquiryId::new("c"),
+            form: form.form().clone(),
+            policy: Policy::default(),
+            origin: askuser_core::Origin::default(),
+            call: None,
+        }),
+    )
+    .unwrap();
+    for value in answers {
+        let Some(Command::Prompt(prompt)) = commands.first() else {
+            panic!("a prompt")
+        };
+        commands = reduce(&mut state, &Action::Answer(value.clone()).to_event(prompt)).unwrap();
+    }
+    match commands.into_iter().next() {
+        Some(Command::Prompt(prompt)) => prompt,
+        other => panic!("expected a prompt, got {other:?}"),
+    }
+}
+
+use askuser_core::Command;
+
+/// Drives the prompt with `keys`; the last frame's rows, and how it ended.
+fn drive(prompt: &Prompt, settings: &Settings, keys: &[Key]) -> (Vec<String>, Option<Done>) {
+    let mut asking = Asking::question(prompt, settings);
+    let mut view = View::Question;
+    for &key in keys {
+        let (next, done) = asking.step(view, key);
+        if let Some(done) = done {
+            return (vec![asking.summary(&done)], Some(done));
+        }
+        view = next;
+    }
+    (asking.frame(&view, WIDTH, HEIGHT).rows, None)
+}
+
+fn typed(text: &str) -> Vec<Key> {
+    text.chars().map(Key::Char).collect()
+}
+
+fn migration() -> Value {
+    json!({"questions": [
+        {"id": "apply", "text": "Apply the proposed migration?", "answer_type": "boolean"},
+        {"id": "env", "text": "Which environment?", "answer_type": "select",
+         "options": ["staging", "production"], "allow_other": true},
+        {"id": "note", "text": "Optional note", "answer_type": "text"}]})
+}
+
+#[test]
+fn uppercase_remembers_only_when_allowed() {
+    let prompt = prompt_at(&migration(), &[]);
+    let remembering = Settings {
+        remember: true,
+        ..Settings::default()
+    };
+    let (rows, _) = drive(&prompt, &remembering, &[]);
+    assert_eq!(
+        rows,
+        [
+            "? [1/3] Assistant asks: Apply the proposed migration?",
+            "> y) Yes",
+            "  n) No",
+            "[y Yes · n No · Y or N also remembers it for this turn · Esc",
+            "for Reply / End Turn]",
+        ]
+    );
+    let (summary, done) = drive(&prompt, &remembering, &[Key::Char('N')]);
+    assert_eq!(done, Some(Done::Act(Action::Remember(json!(false)))));
+    assert_eq!(
+        summary,
+        ["> [1/3] Assistant asks: Apply the proposed migration? No (remembered for this turn)"]
+    );
+    let (_, done) = drive(&prompt, &Settings::default(), &[Key::Char('N')]);
+    assert_eq!(done, Some(Done::Act(Action::Answer(json!(false)))));
+}
+
+#[test]
+fn other_takes_the_filter_text_and_esc_keeps_what_was_typed() {
+    let prompt = prompt_at(&migration(), &[json!(true)]);
+    let settings = Settings::default();
+    let mut keys = typed("dev");
+    keys.push(Key::Enter);
+    let (rows, _) = drive(&prompt, &settings, &keys);
+    assert_eq!(
+        rows,
+        [
+            "? [2/3] Assistant asks: Which environment? (Other)",
+            "> dev",
+            "[Enter sends · Esc returns to the options]",
+        ]
+    );
+    keys.extend([Key::Char('2'), Key::Esc, Key::Enter]);
+    let (rows, _) = drive(&prompt, &settings, &keys);
+    assert_eq!(rows[1], "> dev2");
+    keys.push(Key::Enter);
+    let (summary, done) = drive(&prompt, &settings, &keys);
+    assert_eq!(done, Some(Done::Act(Action::Answer(json!("dev2")))));
+    assert_eq!(summary, ["> [2/3] Assistant asks: Which environment? dev2"]);
+}
+
+#[test]
+fn the_menu_reply_and_end_turn_views() {
+    let prompt = prompt_at(&migration(), &[json!(true), json!("staging")]);
+    let settings = Settings {
+        editor: Some("vi".into()),
+        ..Settings::default()
+    };
+    let mut keys = typed("half");
+    keys.push(Key::Esc);
+    let (rows, _) = drive(&prompt, &settings, &keys);
+    assert_eq!(
+        rows,
+        [
+            "? [3/3] Assistant asks: Optional note — what now?",
+            "> k) Keep answering",
+            "  e) Edit the answer in vi",
+            "  b) Back to the previous question",
+            "  r) Reply to the assistant instead",
+            "  s) End the turn",
+            "[a letter, or ↑↓ and Enter · Esc returns to the question]",
+        ]
+    );
+    // Esc on the menu: back to the question as it was.
+    let mut back = keys.clone();
+    back.push(Key::Esc);
+    assert_eq!(drive(&prompt, &settings, &back).0[1], "> half");
+    let mut reply = keys.clone();
+    reply.push(Key::Char('r'));
+    reply.extend(typed("later"));
+    let (rows, _) = drive(&prompt, &settings, &reply);
+    assert_eq!(
+        rows,
+        [
+            "? Reply to the assistant instead of answering",
+            "> later",
+            "⚠ What you typed for this question is not sent; Esc goes",
+            "back to it.",
+            "[a message is optional · Enter sends it with the answers so",
+            "far · Esc returns to the question]",
+        ]
+    );
+    reply.push(Key::Enter);
+    let (summary, done) = drive(&prompt, &settings, &reply);
+    assert_eq!(
+        done,
+        Some(Done::Act(Action::Reply {
+            message: Some("later".into())
+        }))
+    );
+    assert_eq!(
+        summary,
+        ["> [3/3] Assistant asks: Optional note ↩ Reply to the assistant: later"]
+    );
+    let mut end = keys;
+    end.extend([Key::Char('s'), Key::Char('n')]);
+    assert_eq!(drive(&prompt, &settings, &end).0[1], "> half");
+    end.extend([Key::Esc, Key::Char('s'), Key::Char('y')]);
+    assert_eq!(
+        drive(&prompt, &settings, &end).1,
+        Some(Done::Act(Action::EndTurn))
+    );
+}
+
+#[test]
+fn end_turn_with_nothing_to_lose_asks_nothing() {
+    let prompt = prompt_at(&migration(), &[]);
+    let (_, done) = drive(&prompt, &Settings::default(), &[Key::Esc, Key::Char('s')]);
+    assert_eq!(done, Some(Done::Act(Action::EndTurn)));
+}
+
+#[test]
+fn a_multi_select_with_other_asks_for_the_text_when_sent() {
+    let arguments = json!({"questions": [{"id": "f", "text": "Which?",
+        "answer_type": "multi_select", "options": ["auth", "api"], "allow_other": true,
+        "default": ["api", "cli"]}]});
+    let prompt = prompt_at(&arguments, &[]);
+    let (rows, _) = drive(&prompt, &Settings::default(), &[Key::Char('1')]);
+    assert_eq!(
+        rows,
+        [
+            "? Assistant asks: Which?",
+            "> [x] 1) auth",
+            "  [x] 2) api",
+            "  [x] 0) Other (type your answer)",
+            "[Space or 1-2 tick · 0 Other · type to filter · Enter sends",
+            "· Esc for Reply / End Turn]",
+        ]
+    );
+    let (rows, _) = drive(&prompt, &Settings::default(), &[Key::Enter]);
+    assert_eq!(rows[1], "> cli");
+    let (_, done) = drive(
+        &prompt,
+        &Settings::default(),
+        &[Key::Char('1'), Key::Enter, Key::Enter],
+    );
+    assert_eq!(
+        done,
+        Some(Done::Act(Action::Answer(json!(["auth", "api", "cli"]))))
+    );
+}
+
+#[test]
+fn a_long_answer_asks_before_it_is_sent() {
+    let prompt = prompt_at(&migration(), &[json!(true), json!("staging")]);
+    let mut keys = typed(&"x".repeat(2_001));
+    keys.push(Key::Enter);
+    let (rows, _) = drive(&prompt, &Settings::default(), &keys);
+    assert_eq!(
+        rows,
+        [
+            "⚠ This answer is 2001 characters long (more than 2000); the",
+            "assistant may not need that much.",
+            "? Send it anyway? (y sends, n or Esc edits it)",
+        ]
+    );
+    keys.push(Key::Char('y'));
+    let (summary, _) = drive(&prompt, &Settings::default(), &keys);
+    assert_eq!(
+        summary,
+        [format!(
+            "> [3/3] Assistant asks: Optional note {}… (2001 characters)",
+            "x".repeat(200)
+        )]
+    );
+}
+
+#[test]
+fn a_tall_answer_shows_the_rows_around_the_cursor() {
+    let prompt = prompt_at(&migration(), &[json!(true), json!("staging")]);
+    let mut keys = Vec::new();
+    for line in 0..30 {
+        keys.extend(typed(&format!("line {line}")));
+        keys.push(Key::AltEnter);
+    }
+    let (rows, _) = drive(&prompt, &Settings::default(), &keys);
+    assert_eq!(rows.len(), HEIGHT - 1);
+    assert_eq!(rows[0], "? [3/3] Assistant asks: Optional note");
+    assert_eq!(rows[1], "  line 13");
+    assert_eq!(rows[HEIGHT - 5], "  line 29");
+    assert_eq!(rows[HEIGHT - 4], "  ");
+}
+
+#[test]
+fn the_review_changes_only_answers_the_person_gave() {
+    let arguments = json!({"questions": [
+        {"id": "apply", "text": "Apply?", "answer_type": "boolean"},
+        {"id": "env", "text": "Where?", "answer_type": "select",
+         "options": ["staging", "production"], "when": {"question_id": "apply", "equals": true}},
+        {"id": "note", "text": "Note?", "answer_type": "text"}]});
+    let prompt = prompt_at(&arguments, &[json!(false)]);
+    let form = prompt.form.clone();
+    let slot = |value: Value, by: AnsweredBy| {
+        Some(askuser_core::Slot {
+            answer: form.check(0, &value).unwrap(),
+            by,
+            note: None,
+        })
+    };
+    let outcome = Outcome {
+        answers: vec![slot(json!(false), AnsweredBy::User), None, None],
+        form: form.clone(),
+        status: askuser_core::OutcomeStatus::Completed,
+        message: None,
+    };
+    let settings = Settings::default();
+    let list = List::new(menu::review_entries(&outcome), Mode::Menu, 0, &[]);
+    let mut asking = Asking::new(&prompt, &settings, Body::Review(list, outcome.clone()));
+    assert_eq!(
+        asking.frame(&View::Question, WIDTH, HEIGHT).rows,
+        [
+            "? Review your answers",
+            "> Submit these answers",
+            "  1) Apply? — No",
+            "  2) Where? — (skipped)",
+            "  3) Note? — (skipped)",
+            "[Enter submits · 1-3 change that answer · Esc for Reply /",
+            "End Turn]",
+        ]
+    );
+    let (_, done) = asking.step(View::Question, Key::Char('2'));
+    assert_eq!(done, None);
+    assert_eq!(
+        asking.frame(&View::Question, WIDTH, HEIGHT).rows[5],
+        "✗ question 2 was not asked; change the answer it depends on"
+    );
+    let (_, done) = asking.step(View::Question, Key::Char('1'));
+    assert_eq!(done, Some(Done::Change(0)));
+    let mut configured = outcome;
+    configured.answers[0] = slot(json!(false), AnsweredBy::Config);
+    let list = List::new(menu::review_entries(&configured), Mode::Menu, 0, &[]);
+    let mut asking = Asking::new(&prompt, &settings, Body::Review(list, configured));
+    assert_eq!(asking.step(View::Question, Key::Char('1')).1, None);
+    let (_, done) = asking.step(View::Question, Key::Enter);
+    assert_eq!(done, Some(Done::Submit));
+}
