@@ -33,6 +33,7 @@
 //! ```
 
 mod config;
+mod http;
 mod mrtr;
 mod pending;
 mod recorder;
@@ -44,6 +45,7 @@ mod walk;
 mod walk_props;
 
 pub use config::{Config, WithoutElicitation};
+pub use http::serve_http;
 pub use recorder::OpenLog;
 pub use server::AskServer;
 pub use tools::TOOLS;
@@ -60,6 +62,9 @@ pub enum ServeError {
     /// The session ended with an error.
     #[error("the MCP session failed: {0}")]
     Session(String),
+    /// HTTP was asked on an address other than loopback.
+    #[error("{0} is not a loopback address; askuser mcp listens on 127.0.0.1 or ::1 only")]
+    NotLoopback(std::net::SocketAddr),
 }
 
 /// Serves `server` over MCP on stdin/stdout until the client closes the session.
