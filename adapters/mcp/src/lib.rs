@@ -13,6 +13,11 @@
 //! without elicitation is never answered for: per [`WithoutElicitation`], the
 //! questions go to a pending file (`askuser answer FILE`), or the call fails.
 //!
+//! Both protocol generations: server-to-client `elicitation/create` (2025-06-18,
+//! 2025-11-25), and for 2026-07-28 clients multi round-trip requests, whose
+//! `requestState` is sealed (HMAC) and checked against the log. On stdio
+//! ([`serve_stdio`]) or streamable HTTP on loopback ([`serve_http`]).
+//!
 //! Every step goes through the store's session driver into one stream per MCP
 //! session, so `askuser log replay` re-derives it.
 //!
