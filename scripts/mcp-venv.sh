@@ -14,7 +14,11 @@ MCP_VERSION=2.3.0
 venv="${ASKUSER_VENV:-.venv}"
 
 if [ ! -x "$venv/bin/python" ]; then
-    python3 -m venv "$venv" >&2
+    if ! python3 -m venv "$venv" >&2; then
+        rm -rf "$venv"
+        echo "mcp-venv: python3 -m venv failed; on Debian install python3-venv (apt-get install -y python3-venv) and run this again" >&2
+        exit 1
+    fi
 fi
 python="$(cd "$venv/bin" && pwd)/python"
 if ! "$python" -c "import importlib.metadata as m, sys; sys.exit(m.version('mcp') != '$MCP_VERSION')" 2>/dev/null; then

@@ -32,10 +32,11 @@ Usage:
       Asks the open inquiry of a recorded stream (a fork, say) in the terminal.
   askuser serve [--db PATH] [--stream NAME]
       The engine over JSON lines on stdin/stdout (see docs/protocol.md).
-  askuser mcp [--db PATH] [--stream NAME] [--pending-dir DIR]
-      An MCP server on stdin/stdout: ask_user and AskUserQuestion, asked through
-      the client's elicitation forms (a client without them: a pending file in DIR,
-      else the \"no interactive terminal\" error).
+  askuser mcp [--db PATH] [--stream NAME] [--pending-dir DIR] [--http ADDR]
+      An MCP server on stdin/stdout (or streamable HTTP on a loopback ADDR):
+      ask_user and AskUserQuestion, asked through the client's elicitation forms
+      (a client without them: a pending file in DIR, else the \"no interactive
+      terminal\" error).
   askuser log list|show|replay|fork|compact|transcript|export [STREAM] [--db PATH]
       show: the events; replay: re-derive every line and compare with what was
       sent; fork STREAM --at SEQ [--into NAME]; compact STREAM [--drop];

@@ -8,11 +8,12 @@ use crate::args::parse;
 use crate::common::{EXIT_RESULT, db_path, new_stream_name, open_journal};
 use crate::error::CliError;
 
-/// `askuser mcp [--db PATH] [--stream NAME] [--pending-dir DIR]`: without
-/// `--pending-dir`, a client that cannot show forms gets the "no interactive
-/// terminal" error.
+/// `askuser mcp [--db PATH] [--stream NAME] [--pending-dir DIR] [--http ADDR]`:
+/// without `--pending-dir`, a client that cannot show forms gets the "no
+/// interactive terminal" error; with `--http 127.0.0.1:PORT`, streamable HTTP on
+/// that loopback address instead of stdio.
 pub fn mcp(args: &[String]) -> Result<u8, CliError> {
-    let parsed = parse("mcp", args, &["db", "stream", "pending-dir"], &[])?;
+    let parsed = parse("mcp", args, &["db", "stream", "pending-dir", "http"], &[])?;
     parsed.expect_positionals("mcp", &[], 0)?;
     let db = db_path(&parsed)?;
     drop(open_journal(&db)?); // creates the database and its directory, and checks it opens
@@ -25,7 +26,20 @@ pub fn mcp(args: &[String]) -> Result<u8, CliError> {
         },
         None => WithoutElicitation::Fail,
     };
-    let server = AskServer::new(Config::sled(db, stream, without_elicitation));
-    askuser_mcp::serve_stdio(server).map_err(|e| CliError::Other(e.to_string()))?;
+    let config = Config::sled(db, stream, without_elicitation);
+    let served = match parsed.option("http") {
+        Some(addr) => {
+            let addr = addr.parse().map_err(|_| {
+                CliError::Usage(format!(
+                    "--http {addr} is not an address; give 127.0.0.1:PORT or [::1]:PORT"
+                ))
+            })?;
+            askuser_mcp::serve_http(config, addr, |bound| {
+                eprintln!("askuser: MCP over streamable HTTP at http://{bound}/mcp");
+            })
+        }
+        None => askuser_mcp::serve_stdio(AskServer::new(config)),
+    };
+    served.map_err(|e| CliError::Other(e.to_string()))?;
     Ok(EXIT_RESULT)
 }

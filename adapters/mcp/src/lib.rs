@@ -13,6 +13,11 @@
 //! without elicitation is never answered for: per [`WithoutElicitation`], the
 //! questions go to a pending file (`askuser answer FILE`), or the call fails.
 //!
+//! Both protocol generations: server-to-client `elicitation/create` (2025-06-18,
+//! 2025-11-25), and for 2026-07-28 clients multi round-trip requests, whose
+//! `requestState` is sealed (HMAC) and checked against the log. On stdio
+//! ([`serve_stdio`]) or streamable HTTP on loopback ([`serve_http`]).
+//!
 //! Every step goes through the store's session driver into one stream per MCP
 //! session, so `askuser log replay` re-derives it.
 //!
@@ -33,6 +38,7 @@
 //! ```
 
 mod config;
+mod http;
 mod mrtr;
 mod pending;
 mod recorder;
@@ -44,6 +50,7 @@ mod walk;
 mod walk_props;
 
 pub use config::{Config, WithoutElicitation};
+pub use http::serve_http;
 pub use recorder::OpenLog;
 pub use server::AskServer;
 pub use tools::TOOLS;
@@ -60,6 +67,9 @@ pub enum ServeError {
     /// The session ended with an error.
     #[error("the MCP session failed: {0}")]
     Session(String),
+    /// HTTP was asked on an address other than loopback.
+    #[error("{0} is not a loopback address; askuser mcp listens on 127.0.0.1 or ::1 only")]
+    NotLoopback(std::net::SocketAddr),
 }
 
 /// Serves `server` over MCP on stdin/stdout until the client closes the session.

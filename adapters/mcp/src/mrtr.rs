@@ -21,7 +21,8 @@ use rmcp::model::{RequestStateCodec, SealOptions};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::server::{AskServer, error_result, finish, not_recorded};
+use crate::recorder::Recorder;
+use crate::server::{AskServer, end, error_result, finish, not_recorded};
 use crate::walk::{Round, Saved, Walk};
 
 /// The first protocol version whose clients are asked through MRTR.
@@ -111,11 +112,13 @@ impl AskServer {
     ) -> CallToolResponse {
         let Some(sealed) = retry.state else {
             return match self.start(dialect, arguments, can_elicit) {
-                Ok((call, _, walk)) => self.input_required(&call, arguments, &walk),
+                Ok((call, _, walk)) => {
+                    self.input_required(&self.config.stream, &call, arguments, &walk)
+                }
                 Err(result) => (*result).into(),
             };
         };
-        let (call, inquiry, mut walk) = match self.resume(dialect, arguments, &sealed) {
+        let (recorder, call, inquiry, mut walk) = match self.resume(dialect, arguments, &sealed) {
             Ok(resumed) => resumed,
             Err(message) => return error_result(message).into(),
         };
@@ -127,13 +130,13 @@ impl AskServer {
             .map(Response::read);
         match response {
             Some(Ok(Response::Accept(content))) => {
-                match walk.accept(&self.recorder, &round, &content) {
+                match walk.accept(&recorder, &round, &content) {
                     Ok(Some(finished)) => finish(&call, &finished).into(),
-                    Ok(None) => self.input_required(&call, arguments, &walk),
+                    Ok(None) => self.input_required(recorder.stream(), &call, arguments, &walk),
                     Err(error) => not_recorded(call.tool_name(), &error).into(),
                 }
             }
-            Some(Ok(end)) => self.end(&call, &end, &inquiry).into(),
+            Some(Ok(response)) => end(&recorder, &call, &response, &inquiry).into(),
             Some(Err(problem)) => error_result(format!(
                 "{}: inputResponses.{ROUND_KEY} is not an elicitation result ({problem}); retry with the form's result.",
                 call.tool_name()
@@ -148,10 +151,16 @@ impl AskServer {
     }
 
     /// The `input_required` result asking the walk's next round.
-    fn input_required(&self, call: &Call, arguments: &Value, walk: &Walk) -> CallToolResponse {
+    fn input_required(
+        &self,
+        stream: &str,
+        call: &Call,
+        arguments: &Value,
+        walk: &Walk,
+    ) -> CallToolResponse {
         let round = walk.round();
         let state = State {
-            stream: self.config.stream.clone(),
+            stream: stream.to_owned(),
             inquiry: walk.inquiry().as_str().to_owned(),
             walk: walk.save(),
         };
@@ -172,13 +181,15 @@ impl AskServer {
     }
 
     /// The walk a retry's `requestState` stands for, once it is checked: sealed by
-    /// this server for this tool and these arguments, and matching the log.
+    /// this server for this tool and these arguments, and matching the log. Over
+    /// stateless HTTP a retry may reach another handler of the same server: the
+    /// stream is the one the (authenticated) state names.
     fn resume(
         &self,
         dialect: Dialect,
         arguments: &Value,
         sealed: &str,
-    ) -> Result<(Call, InquiryId, Walk), String> {
+    ) -> Result<(Recorder, Call, InquiryId, Walk), String> {
         let tool = dialect.tool_name();
         let refused = |why: &str| {
             format!(
@@ -191,18 +202,19 @@ impl AskServer {
             .ok_or_else(|| {
                 refused("it was not issued by this server for this call, or it expired")
             })?;
-        if state.stream != self.config.stream {
-            return Err(refused("it belongs to another session"));
-        }
+        let recorder = if state.stream == self.config.stream {
+            self.recorder.clone()
+        } else {
+            Recorder::new(std::sync::Arc::clone(&self.config.open_log), &state.stream)
+        };
         let inquiry = InquiryId::new(&state.inquiry);
-        let open = self
-            .recorder
+        let open = recorder
             .open_inquiry(&inquiry)
             .map_err(|e| refused(&format!("the log cannot be read: {e}")))?;
-        let Some((Command::Prompt(prompt), Some(recorded))) = open else {
+        let Some((Command::Prompt(prompt), Some(tool_call))) = open else {
             return Err(refused("its questions are already answered"));
         };
-        if prompt.index != state.walk.current() || recorded.arguments != *arguments {
+        if prompt.index != state.walk.current() || tool_call.arguments != *arguments {
             return Err(refused("it is not the latest state of its questions"));
         }
         let call = dialect
@@ -210,6 +222,6 @@ impl AskServer {
             .map_err(|_| refused("the arguments changed"))?;
         let walk = Walk::restore(call.form().clone(), inquiry.clone(), state.walk)
             .ok_or_else(|| refused("it does not fit the questions"))?;
-        Ok((call, inquiry, walk))
+        Ok((recorder, call, inquiry, walk))
     }
 }

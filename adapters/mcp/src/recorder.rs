@@ -37,6 +37,11 @@ impl Recorder {
         }
     }
 
+    /// The stream recorded into.
+    pub(crate) fn stream(&self) -> &str {
+        &self.stream
+    }
+
     fn session(&self) -> Result<Session, StoreError> {
         Session::open((self.open)()?, self.stream.to_string())
     }

@@ -52,11 +52,16 @@ pub(crate) fn error_result(text: String) -> CallToolResult {
 impl AskServer {
     /// A handler recording into `config`'s log and stream.
     pub fn new(config: Config) -> Self {
+        Self::with_sealer(config, Arc::new(Sealer::new()))
+    }
+
+    /// A handler sharing `sealer` with the other handlers of one server.
+    pub(crate) fn with_sealer(config: Config, sealer: Arc<Sealer>) -> Self {
         let recorder = Recorder::new(Arc::clone(&config.open_log), &config.stream);
         Self {
             config: Arc::new(config),
             recorder,
-            sealer: Arc::new(Sealer::new()),
+            sealer,
         }
     }
 
@@ -160,9 +165,11 @@ impl AskServer {
                     Some(Value::Object(content)) => content,
                     _ => Map::new(),
                 },
-                ElicitationAction::Decline => return self.end(call, &Response::Decline, inquiry),
+                ElicitationAction::Decline => {
+                    return end(&self.recorder, call, &Response::Decline, inquiry);
+                }
                 // `cancel`, and any action a later protocol adds: dismissed.
-                _ => return self.end(call, &Response::Cancel, inquiry),
+                _ => return end(&self.recorder, call, &Response::Cancel, inquiry),
             };
             match walk.accept(&self.recorder, &round, &response) {
                 Ok(Some(finished)) => return finish(call, &finished),
@@ -178,19 +185,6 @@ impl AskServer {
         )
     }
 
-    /// Records a `decline` (Reply) or `cancel` (End Turn) and returns its result.
-    pub(crate) fn end(
-        &self,
-        call: &Call,
-        response: &Response,
-        inquiry: &InquiryId,
-    ) -> CallToolResult {
-        let Some(event) = response.event(inquiry) else {
-            return error_result(dismissed(call.tool_name()));
-        };
-        self.record_final(call, &event)
-    }
-
     /// Cancels the inquiry for a system reason (recorded) and returns its failure.
     fn give_up(
         &self,
@@ -204,18 +198,31 @@ impl AskServer {
             reason: CancelReason::Unknown(reason.to_owned()),
             message: Some(error.to_string()),
         };
-        self.record_final(call, &event)
+        record_final(&self.recorder, call, &event)
     }
+}
 
-    fn record_final(&self, call: &Call, event: &Event) -> CallToolResult {
-        match self.recorder.handle(event) {
-            Ok(Recorded::Commands(commands)) => match commands.last() {
-                Some(command) => finish(call, command),
-                None => error_result(dismissed(call.tool_name())),
-            },
-            Ok(Recorded::Refused(refusal)) => not_recorded(call.tool_name(), &refusal),
-            Err(error) => not_recorded(call.tool_name(), &error),
-        }
+/// Records a `decline` (Reply) or `cancel` (End Turn) and returns its result.
+pub(crate) fn end(
+    recorder: &Recorder,
+    call: &Call,
+    response: &Response,
+    inquiry: &InquiryId,
+) -> CallToolResult {
+    let Some(event) = response.event(inquiry) else {
+        return error_result(dismissed(call.tool_name()));
+    };
+    record_final(recorder, call, &event)
+}
+
+fn record_final(recorder: &Recorder, call: &Call, event: &Event) -> CallToolResult {
+    match recorder.handle(event) {
+        Ok(Recorded::Commands(commands)) => match commands.last() {
+            Some(command) => finish(call, command),
+            None => error_result(dismissed(call.tool_name())),
+        },
+        Ok(Recorded::Refused(refusal)) => not_recorded(call.tool_name(), &refusal),
+        Err(error) => not_recorded(call.tool_name(), &error),
     }
 }
 

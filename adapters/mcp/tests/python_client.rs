@@ -319,3 +319,40 @@ fn a_forged_or_replayed_request_state_is_refused() {
                "result": {"cancelled": true, "answered": {"apply": true}}})
     );
 }
+
+/// Streamable HTTP on loopback, in both protocol generations: one stream per MCP
+/// session (a 2026-07-28 call, stateless, is its own).
+#[test]
+fn over_streamable_http_in_both_protocol_generations() {
+    let scratch = Scratch::new();
+    let responses = [
+        accept(&json!({"apply": true, "note": "n"})),
+        accept(&json!({"env": "staging", "limits": "{\"cpu\": 1}"})),
+    ];
+    let expected = json!({"apply": true, "env": "staging", "confirm": null,
+                          "note": "n", "limits": {"cpu": 1}});
+    for mode in ["legacy", "2026-07-28"] {
+        let out = scratch.drive_http(
+            &format!("web-{mode}"),
+            json!({"mode": mode, "calls": [{"tool": "ask_user", "arguments": migration(), "responses": responses}]}),
+        );
+        let call = &out["calls"][0];
+        assert_eq!(
+            messages(call),
+            ["Questions 1\u{2013}2 of 5", "Questions 3\u{2013}4 of 5"],
+            "{mode}"
+        );
+        assert_eq!(call["structuredContent"], expected, "{mode}");
+    }
+    let log = scratch.log();
+    let streams: Vec<String> = log.streams().unwrap().into_iter().map(|s| s.name).collect();
+    assert_eq!(streams.len(), 2, "{streams:?}");
+    assert!(streams[0].starts_with("web-2026-07-28-"), "{streams:?}");
+    assert!(streams[1].starts_with("web-legacy-"), "{streams:?}");
+    for stream in &streams {
+        assert_eq!(
+            replayed_result(&*log, stream),
+            json!({"type": "result", "inquiry": "call-1", "result": expected, "cancelled": false})
+        );
+    }
+}

@@ -2,6 +2,9 @@
 
 Usage: python drive.py SCENARIO.json
 
+The server is the command of "command" (over stdio), or the URL of "url"
+(streamable HTTP).
+
 The scenario: {"command": [...], "mode": "legacy", "elicit": true|false,
 "list_tools": bool, "calls": [{"tool": NAME, "arguments": {...},
 "responses": [{"action": "accept", "content": {...}} | {"action": "decline"} | ...]}]}.
@@ -26,7 +29,7 @@ from mcp.client.stdio import StdioServerParameters
 
 
 async def main(scenario):
-    command = scenario["command"]
+    command = scenario.get("command")
     queue = []
     rounds = []
 
@@ -38,8 +41,11 @@ async def main(scenario):
         response = queue.pop(0)
         return types.ElicitResult(action=response["action"], content=response.get("content"))
 
-    server = StdioServerParameters(command=command[0], args=command[1:],
-                                   env=scenario.get("env"))
+    if "url" in scenario:
+        server = scenario["url"]
+    else:
+        server = StdioServerParameters(command=command[0], args=command[1:],
+                                       env=scenario.get("env"))
     options = {"mode": scenario.get("mode", "legacy")}
     if scenario.get("elicit", True):
         options["elicitation_callback"] = elicit

@@ -19,14 +19,18 @@ pub fn python() -> PathBuf {
     }
 }
 
-/// The server binary `cargo test` built from `examples/stdio_server.rs`.
-fn server() -> PathBuf {
+/// An example binary `cargo test` built (`examples/<name>.rs`).
+fn example(name: &str) -> PathBuf {
     let exe = std::env::current_exe().expect("the test's path");
     let debug = exe
         .parent()
         .and_then(Path::parent)
         .expect("target/<profile>/deps");
-    debug.join("examples").join("stdio_server")
+    debug.join("examples").join(name)
+}
+
+fn server() -> PathBuf {
+    example("stdio_server")
 }
 
 /// A scratch directory with a log database.
@@ -58,6 +62,32 @@ impl Scratch {
             command.push(dir.display().to_string());
         }
         scenario["command"] = json!(command);
+        self.run_client(stream, &scenario)
+    }
+
+    /// Runs the Python client on `scenario` against the streamable HTTP server
+    /// (`examples/http_server.rs`, streams `<stream>-<n>`), stopped afterwards.
+    pub fn drive_http(&self, stream: &str, mut scenario: Value) -> Value {
+        use std::io::BufRead as _;
+        let mut child = Command::new(example("http_server"))
+            .arg(self.db())
+            .arg(stream)
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("the HTTP server starts");
+        let mut url = String::new();
+        let stdout = child.stdout.take().expect("its standard output");
+        std::io::BufReader::new(stdout)
+            .read_line(&mut url)
+            .expect("it prints its URL");
+        scenario["url"] = json!(url.trim());
+        let out = std::panic::catch_unwind(|| self.run_client(stream, &scenario));
+        let _ = child.kill();
+        let _ = child.wait();
+        out.unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    }
+
+    fn run_client(&self, stream: &str, scenario: &Value) -> Value {
         let path = self.dir.path().join(format!("{stream}.json"));
         std::fs::write(&path, scenario.to_string()).expect("the scenario is written");
         let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/clients/drive.py");
