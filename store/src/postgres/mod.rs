@@ -8,7 +8,9 @@
 //! the extended protocol (prepared statements, binary `bytea` and arrays), and gives
 //! `LISTEN`/`NOTIFY` notifications with a timeout. Connections are made without TLS
 //! (reach a remote server over a Unix socket, a private network or an SSH tunnel);
-//! a URL asking for `sslmode=require` is refused when connecting.
+//! a URL asking for `sslmode=require` is refused with
+//! [`StoreError::BadLocation`](crate::StoreError::BadLocation). TLS could be added
+//! with `postgres-rustls` or `postgres-native-tls` when a team needs it.
 
 mod pool;
 mod scan;
