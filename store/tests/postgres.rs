@@ -322,6 +322,30 @@ fn writer_processes_lose_and_duplicate_nothing() {
 }
 
 #[test]
+fn a_process_waiting_is_woken_by_an_append_from_another_process() {
+    let log = pg();
+    log.append("s", 0, &scripted_events(1, 1).collect::<Vec<_>>())
+        .unwrap();
+    let mut child = Command::new(PGTEST)
+        .args(["wait", &log.url, log.schema(), "s", "1"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("start askuser-store-pgtest");
+    let mut reader = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    reader.read_line(&mut line).unwrap();
+    assert_eq!(line, "listening\n");
+    // Not a timed test: the waiter would wait a minute; it is woken at once.
+    log.append("s", 1, &scripted_events(2, 2).collect::<Vec<_>>())
+        .unwrap();
+    line.clear();
+    reader.read_line(&mut line).unwrap();
+    assert_eq!(line, "head 3\n");
+    assert!(child.wait().unwrap().success());
+}
+
+#[test]
 fn processes_racing_to_answer_one_question_have_exactly_one_winner() {
     const RACERS: usize = 4;
     let log = pg();
