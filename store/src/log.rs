@@ -199,13 +199,15 @@ pub trait Log: Backend + Send + Sync {
     ///
     /// A storage error.
     fn wait_for(&self, stream: &str, after: Seq, timeout: Duration) -> Result<Option<Seq>> {
-        let deadline = Instant::now() + timeout;
+        // A timeout too long to add to the clock waits for ever.
+        let deadline = Instant::now().checked_add(timeout);
         loop {
             let head = self.stream(stream)?.map_or(0, |info| info.head);
             if head > after {
                 return Ok(Some(head));
             }
-            let remaining = deadline.saturating_duration_since(Instant::now());
+            let remaining =
+                deadline.map_or(WAIT_POLL, |d| d.saturating_duration_since(Instant::now()));
             if remaining.is_zero() {
                 return Ok(None);
             }

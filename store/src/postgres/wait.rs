@@ -9,6 +9,9 @@ use super::{PgLog, from_sql, schema, sql};
 use crate::error::Result;
 use crate::types::Seq;
 
+/// The longest single wait for a notification (the client adds it to the clock).
+const LONGEST_WAIT: Duration = Duration::from_secs(3600);
+
 impl PgLog {
     /// [`Log::wait_for`](crate::Log::wait_for), woken by `LISTEN`/`NOTIFY`: every
     /// append sends a `NOTIFY` on the log's channel (`askuser_` ++ the schema name)
@@ -20,7 +23,8 @@ impl PgLog {
         after: Seq,
         timeout: Duration,
     ) -> Result<Option<Seq>> {
-        let deadline = Instant::now() + timeout;
+        // A timeout too long to add to the clock waits for ever.
+        let deadline = Instant::now().checked_add(timeout);
         let channel = schema::channel(&self.schema);
         let mut conn = self.pool.get()?;
         conn.client
@@ -41,17 +45,25 @@ impl PgLog {
 
 /// Reads the head (after `LISTEN`, so no append can slip between the two) and
 /// waits for notifications naming `stream` until it is past `after`.
-fn wait(conn: &mut Conn, stream: &str, after: Seq, deadline: Instant) -> Result<Option<Seq>> {
+fn wait(
+    conn: &mut Conn,
+    stream: &str,
+    after: Seq,
+    deadline: Option<Instant>,
+) -> Result<Option<Seq>> {
     loop {
         let now = head(conn, stream)?;
         if now > after {
             return Ok(Some(now));
         }
         loop {
-            let remaining = deadline.saturating_duration_since(Instant::now());
+            let remaining = deadline.map_or(LONGEST_WAIT, |d| {
+                d.saturating_duration_since(Instant::now())
+            });
             if remaining.is_zero() {
                 return Ok(None);
             }
+            let remaining = remaining.min(LONGEST_WAIT);
             // Whether the next notification (if any before the deadline) names us.
             let next = conn
                 .client
