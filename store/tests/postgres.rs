@@ -100,6 +100,40 @@ fn the_schema_records_its_version_and_a_newer_one_is_refused() {
 }
 
 #[test]
+fn processes_opening_a_new_schema_at_once_create_it_once() {
+    let guard = pg();
+    let schema = fresh_schema();
+    let opened: Vec<Result<PgLog, StoreError>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..6)
+            .map(|_| scope.spawn(|| PgLog::connect_in(&guard.url, &schema)))
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    for log in &opened {
+        assert!(log.is_ok(), "{log:?}");
+    }
+    let mut client = guard.client();
+    let version: i32 = client
+        .query_one(
+            &format!("SELECT version FROM \"{schema}\".schema_version"),
+            &[],
+        )
+        .unwrap()
+        .get(0);
+    let rows: i64 = client
+        .query_one(
+            &format!("SELECT count(*) FROM \"{schema}\".schema_version"),
+            &[],
+        )
+        .unwrap()
+        .get(0);
+    assert_eq!((version, rows), (1, 1));
+    client
+        .batch_execute(&format!("DROP SCHEMA \"{schema}\" CASCADE"))
+        .unwrap();
+}
+
+#[test]
 fn events_are_stored_in_the_sled_logs_record_format_and_damage_is_reported() {
     let log = pg();
     let events: Vec<Event> = scripted_events(1, 5).collect();
