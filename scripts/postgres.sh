@@ -34,7 +34,7 @@ find_bin_dir() {
         return
     fi
     local dir
-    for dir in $(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -t/ -k4 -V -r); do
+    for dir in $(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -t/ -k5 -V -r); do
         if [ -x "$dir/initdb" ] && [ -x "$dir/pg_ctl" ]; then
             echo "$dir"
             return

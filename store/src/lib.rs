@@ -230,7 +230,7 @@ pub use codec::{MAX_STREAM_NAME, STATE_FORMAT};
 #[doc(hidden)]
 pub use codec::{decode_event_record, encode_event_record};
 pub use error::{RecordKind, Result, StoreError};
-pub use log::{Events, Log};
+pub use log::{Events, Log, WAIT_POLL};
 pub use memory::MemLog;
 pub use open::{is_postgres_url, open_log};
 #[cfg(feature = "postgres")]

@@ -3,6 +3,8 @@
 //! Replay, compaction, transcripts and export are functions over any log
 //! ([`crate::replay`], [`crate::compact`], [`crate::transcript`], [`crate::export`]).
 
+use std::time::{Duration, Instant};
+
 use askuser_core::Event;
 
 use crate::backend::{Backend, RecordIter};
@@ -181,7 +183,42 @@ pub trait Log: Backend + Send + Sync {
         self.info(stream)?;
         self.snapshot_seqs(stream)
     }
+
+    /// Waits until the head of `stream` is past `after`, for at most `timeout`, and
+    /// returns the head then, or `None` if the time ran out first. A stream that
+    /// does not exist yet counts as head 0 (its first append ends the wait).
+    ///
+    /// This is how a host waiting for an answer learns that another writer
+    /// recorded one: wait past its session's head, then
+    /// [`Session::catch_up`](crate::Session::catch_up). `PgLog` is woken by
+    /// PostgreSQL's `LISTEN`/`NOTIFY` (an append on any machine wakes it within a
+    /// round trip of its commit); the other logs read the head every
+    /// [`WAIT_POLL`] until it moves.
+    ///
+    /// # Errors
+    ///
+    /// A storage error.
+    fn wait_for(&self, stream: &str, after: Seq, timeout: Duration) -> Result<Option<Seq>> {
+        // A timeout too long to add to the clock waits for ever.
+        let deadline = Instant::now().checked_add(timeout);
+        loop {
+            let head = self.stream(stream)?.map_or(0, |info| info.head);
+            if head > after {
+                return Ok(Some(head));
+            }
+            let remaining =
+                deadline.map_or(WAIT_POLL, |d| d.saturating_duration_since(Instant::now()));
+            if remaining.is_zero() {
+                return Ok(None);
+            }
+            std::thread::sleep(remaining.min(WAIT_POLL));
+        }
+    }
 }
+
+/// How often [`Log::wait_for`] reads the head, for logs that are not woken by
+/// their storage.
+pub const WAIT_POLL: Duration = Duration::from_millis(10);
 
 /// The events of a stream, read lazily and in order (see [`Log::read`]).
 ///

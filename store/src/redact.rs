@@ -123,4 +123,16 @@ mod tests {
             assert_eq!(redact(url), shown, "{url}");
         }
     }
+
+    proptest::proptest! {
+        #[test]
+        fn no_password_survives(password in "[^/?#\\s']{1,40}") {
+            let url = format!("postgres://user:{password}@db.example:5432/askuser");
+            proptest::prop_assert_eq!(redact(&url), "postgres://user:***@db.example:5432/askuser");
+            let pairs = format!("host=db password={password} dbname=askuser");
+            proptest::prop_assert_eq!(redact(&pairs), "host=db password=*** dbname=askuser");
+            let quoted = format!("host=db password='{password} x' dbname=askuser");
+            proptest::prop_assert_eq!(redact(&quoted), "host=db password=*** dbname=askuser");
+        }
+    }
 }

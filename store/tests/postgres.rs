@@ -45,6 +45,11 @@ fn a_bad_url_and_an_unreachable_server_are_clear_errors_without_the_password() {
         error.to_string(),
         "cannot connect to the PostgreSQL server at postgres://alice:***@%2Fnonexistent%2Fsocket/askuser: error connecting to server: No such file or directory (os error 2). Check that the server is running and that the URL names the right host (or socket directory), port, user, password and database"
     );
+    let error = PgLog::connect("postgres://alice:hunter2@db/askuser?sslmode=require").unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "cannot open the log at postgres://alice:***@db/askuser?sslmode=require: the URL asks for TLS (sslmode=require), and askuser connects to PostgreSQL without TLS: reach the server over a Unix socket, a private network or an SSH tunnel, and leave sslmode out"
+    );
     // The server answers, but there is no such database.
     let url = with_dbname(&pg_url(), "no_such_database_here");
     let error = PgLog::connect(&url).unwrap_err();
@@ -92,6 +97,40 @@ fn the_schema_records_its_version_and_a_newer_one_is_refused() {
             "postgres: the log's tables in schema \"{schema}\" are at version 7, newer than this askuser knows (up to 1): upgrade askuser"
         )
     );
+}
+
+#[test]
+fn processes_opening_a_new_schema_at_once_create_it_once() {
+    let guard = pg();
+    let schema = fresh_schema();
+    let opened: Vec<Result<PgLog, StoreError>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..6)
+            .map(|_| scope.spawn(|| PgLog::connect_in(&guard.url, &schema)))
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    for log in &opened {
+        assert!(log.is_ok(), "{log:?}");
+    }
+    let mut client = guard.client();
+    let version: i32 = client
+        .query_one(
+            &format!("SELECT version FROM \"{schema}\".schema_version"),
+            &[],
+        )
+        .unwrap()
+        .get(0);
+    let rows: i64 = client
+        .query_one(
+            &format!("SELECT count(*) FROM \"{schema}\".schema_version"),
+            &[],
+        )
+        .unwrap()
+        .get(0);
+    assert_eq!((version, rows), (1, 1));
+    client
+        .batch_execute(&format!("DROP SCHEMA \"{schema}\" CASCADE"))
+        .unwrap();
 }
 
 #[test]
@@ -314,6 +353,30 @@ fn writer_processes_lose_and_duplicate_nothing() {
     }
     println!("{WRITERS} processes, {COUNT} appends each: {conflicts} conflicts retried");
     assert_exactly_once(&log, "s", WRITERS, COUNT, "p");
+}
+
+#[test]
+fn a_process_waiting_is_woken_by_an_append_from_another_process() {
+    let log = pg();
+    log.append("s", 0, &scripted_events(1, 1).collect::<Vec<_>>())
+        .unwrap();
+    let mut child = Command::new(PGTEST)
+        .args(["wait", &log.url, log.schema(), "s", "1"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("start askuser-store-pgtest");
+    let mut reader = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    reader.read_line(&mut line).unwrap();
+    assert_eq!(line, "listening\n");
+    // Not a timed test: the waiter would wait a minute; it is woken at once.
+    log.append("s", 1, &scripted_events(2, 2).collect::<Vec<_>>())
+        .unwrap();
+    line.clear();
+    reader.read_line(&mut line).unwrap();
+    assert_eq!(line, "head 3\n");
+    assert!(child.wait().unwrap().success());
 }
 
 #[test]

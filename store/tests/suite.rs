@@ -47,6 +47,7 @@ suite!(
     many_threads_appending_lose_nothing_and_duplicate_nothing,
     buffered_appends_are_visible_at_once_and_flush_on_demand,
     works_as_a_trait_object,
+    wait_for_ends_when_another_writer_appends,
 );
 
 fn all<L: Log>(log: &L, stream: &str) -> Vec<(u64, Timestamp, Event)> {
@@ -771,5 +772,27 @@ fn works_as_a_trait_object<L: Log>(log: &L) {
     assert_eq!(
         error.to_string(),
         "corrupt event in stream \"s\" at sequence 3: checksum mismatch"
+    );
+}
+
+fn wait_for_ends_when_another_writer_appends<L: Log>(log: &L) {
+    use std::time::Duration;
+    assert_eq!(
+        log.wait_for("s", 0, Duration::from_millis(30)).unwrap(),
+        None
+    );
+    std::thread::scope(|scope| {
+        let waiter = scope.spawn(|| log.wait_for("s", 0, Duration::from_secs(60)));
+        std::thread::sleep(Duration::from_millis(30));
+        log.append("s", 0, &scripted_events(1, 2).collect::<Vec<_>>())
+            .unwrap();
+        assert_eq!(waiter.join().unwrap().unwrap(), Some(2));
+    });
+    // Already past: at once (even with a timeout too long for the clock).
+    assert_eq!(log.wait_for("s", 1, Duration::MAX).unwrap(), Some(2));
+    let dyn_log: &dyn Log = log;
+    assert_eq!(
+        dyn_log.wait_for("s", 2, Duration::from_millis(30)).unwrap(),
+        None
     );
 }

@@ -4,6 +4,7 @@
 //! ```text
 //! askuser-store-pgtest append URL SCHEMA STREAM WRITER COUNT
 //! askuser-store-pgtest answer URL SCHEMA STREAM INQUIRY
+//! askuser-store-pgtest wait URL SCHEMA STREAM AFTER
 //! ```
 //!
 //! `append` appends COUNT requests (inquiries `p{WRITER}-{k}`), one per append,
@@ -11,6 +12,8 @@
 //! conflict; it prints `conflicts N`. `answer` opens a session on the stream, prints
 //! `ready`, waits for a line on stdin, then answers `apply` = false to INQUIRY
 //! (RFD D30's form) through the session; it prints `won SEQ` or `refused: REASON`.
+//! `wait` prints `listening`, waits (up to 60 s) for the stream's head to pass
+//! AFTER, and prints `head N` or `timed out`.
 
 use std::io::BufRead;
 use std::sync::Arc;
@@ -28,9 +31,13 @@ fn main() {
         ["answer", url, schema, stream, inquiry] => {
             connect(url, schema).and_then(|log| answer(log, stream, inquiry))
         }
+        ["wait", url, schema, stream, after] => {
+            let after = after.parse().unwrap_or(0);
+            connect(url, schema).and_then(|log| wait(&log, stream, after))
+        }
         _ => {
             eprintln!(
-                "usage: askuser-store-pgtest append URL SCHEMA STREAM WRITER COUNT\n       askuser-store-pgtest answer URL SCHEMA STREAM INQUIRY"
+                "usage: askuser-store-pgtest append URL SCHEMA STREAM WRITER COUNT\n       askuser-store-pgtest answer URL SCHEMA STREAM INQUIRY\n       askuser-store-pgtest wait URL SCHEMA STREAM AFTER"
             );
             std::process::exit(2);
         }
@@ -85,6 +92,16 @@ fn answer(log: PgLog, stream: &str, inquiry: &str) -> Result<(), StoreError> {
         Ok(handled) => println!("won {}", handled.seq),
         Err(SessionError::Refused(refusal)) => println!("refused: {refusal}"),
         Err(SessionError::Store(error)) => return Err(error),
+    }
+    Ok(())
+}
+
+fn wait(log: &PgLog, stream: &str, after: u64) -> Result<(), StoreError> {
+    // The head is read after LISTEN, so an append made after this line is seen.
+    println!("listening");
+    match log.wait_for(stream, after, std::time::Duration::from_secs(60))? {
+        Some(head) => println!("head {head}"),
+        None => println!("timed out"),
     }
     Ok(())
 }

@@ -8,7 +8,9 @@
 //! the extended protocol (prepared statements, binary `bytea` and arrays), and gives
 //! `LISTEN`/`NOTIFY` notifications with a timeout. Connections are made without TLS
 //! (reach a remote server over a Unix socket, a private network or an SSH tunnel);
-//! a URL asking for `sslmode=require` is refused when connecting.
+//! a URL asking for `sslmode=require` is refused with
+//! [`StoreError::BadLocation`](crate::StoreError::BadLocation). TLS could be added
+//! with `postgres-rustls` or `postgres-native-tls` when a team needs it.
 
 mod pool;
 mod scan;
@@ -56,8 +58,31 @@ pub const DEFAULT_SCHEMA: &str = "askuser";
 /// crash (not a client crash) may lose the last buffered appends, never half of one.
 /// [`Log::flush`](crate::Log::flush) waits until everything committed is flushed.
 ///
-/// **Waiting**: [`PgLog::wait_for`] blocks until a stream's head passes a sequence
-/// number, woken by `LISTEN`/`NOTIFY` rather than polling.
+/// **Waiting**: [`Log::wait_for`](crate::Log::wait_for) blocks until a stream's
+/// head passes a sequence number, woken by `LISTEN`/`NOTIFY` rather than polling:
+/// every append sends a `NOTIFY` on the log's channel (`askuser_` ++ the schema
+/// name) with the stream's name when it commits, and a waiter `LISTEN`s on a
+/// connection of its own and reads the head again only when its stream is named.
+/// An append on any machine wakes it within a round trip of the commit. Typical
+/// use, with a [`Session`](crate::Session) on the same log:
+///
+/// ```no_run
+/// # use std::{sync::Arc, time::Duration};
+/// # use askuser_store::{Log, PgLog, Session};
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let log = Arc::new(PgLog::connect("postgres://askuser@db.example/askuser")?);
+/// let mut session = Session::open(log.clone(), "chat-42")?;
+/// // ... the session recorded a request; wait for someone to answer it:
+/// while log.wait_for("chat-42", session.head(), Duration::from_secs(30))?.is_some() {
+///     for caught in session.catch_up()? {
+///         // caught.commands holds the `Respond` once the inquiry is answered.
+///         # let _ = caught;
+///     }
+///     # break;
+/// }
+/// # Ok(())
+/// # }
+/// ```
 ///
 /// The log is `Send + Sync`; share one per process. It keeps a few idle connections
 /// for reuse and opens more while many threads use it at once.

@@ -8,6 +8,7 @@ use std::fmt::Write as _;
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
+use postgres::config::SslMode;
 use postgres::{Client, Config, NoTls, Statement};
 
 use crate::error::{Result, StoreError};
@@ -63,6 +64,12 @@ impl Pool {
                 describe(&error)
             ),
         })?;
+        if !matches!(config.get_ssl_mode(), SslMode::Disable | SslMode::Prefer) {
+            return Err(StoreError::BadLocation {
+                location: shown,
+                reason: "the URL asks for TLS (sslmode=require), and askuser connects to PostgreSQL without TLS: reach the server over a Unix socket, a private network or an SSH tunnel, and leave sslmode out".to_owned(),
+            });
+        }
         Ok(Self {
             config,
             shown,

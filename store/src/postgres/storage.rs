@@ -1,6 +1,7 @@
 //! [`Backend`] and [`Log`] for [`PgLog`].
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use askuser_core::{Event, State};
 use postgres::Row;
@@ -286,5 +287,9 @@ impl Log for PgLog {
 
     fn flush(&self) -> Result<()> {
         self.with_conn(|conn| conn.client.batch_execute(sql::FLUSH).map_err(database))
+    }
+
+    fn wait_for(&self, stream: &str, after: Seq, timeout: Duration) -> Result<Option<Seq>> {
+        self.wait_notified(stream, after, timeout)
     }
 }

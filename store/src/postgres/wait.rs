@@ -1,4 +1,4 @@
-//! [`PgLog::wait_for`]: waiting for a stream to grow, woken by `LISTEN`/`NOTIFY`.
+//! Waiting for a stream to grow, woken by `LISTEN`/`NOTIFY`.
 
 use std::time::{Duration, Instant};
 
@@ -9,42 +9,22 @@ use super::{PgLog, from_sql, schema, sql};
 use crate::error::Result;
 use crate::types::Seq;
 
+/// The longest single wait for a notification (the client adds it to the clock).
+const LONGEST_WAIT: Duration = Duration::from_secs(3600);
+
 impl PgLog {
-    /// Waits until the head of `stream` is past `after`, for at most `timeout`;
-    /// returns the head then, or `None` if the time ran out first. A stream that
-    /// does not exist yet counts as head 0 (its first append wakes the waiter).
-    ///
-    /// This is how a process waiting for an answer learns that another process, on
-    /// this machine or another, recorded one: every append sends a `NOTIFY` on the
-    /// log's channel (`askuser_` ++ the schema name) with the stream's name when it
-    /// commits, and the waiter `LISTEN`s on a connection of its own, re-reading the
-    /// head only when its stream is named. Nothing polls; a notification arrives
-    /// within a network round trip of the commit. Typical use, with a
-    /// [`Session`](crate::Session) on the same log:
-    ///
-    /// ```no_run
-    /// # use std::{sync::Arc, time::Duration};
-    /// # use askuser_store::{Log, PgLog, Session};
-    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// let log = Arc::new(PgLog::connect("postgres://askuser@db.example/askuser")?);
-    /// let mut session = Session::open(log.clone(), "chat-42")?;
-    /// // ... the session recorded a request; wait for someone to answer it:
-    /// while log.wait_for("chat-42", session.head(), Duration::from_secs(30))?.is_some() {
-    ///     for caught in session.catch_up()? {
-    ///         // caught.commands holds the `Respond` once the inquiry is answered.
-    ///         # let _ = caught;
-    ///     }
-    ///     # break;
-    /// }
-    /// # Ok(())
-    /// # }
-    /// ```
-    ///
-    /// # Errors
-    ///
-    /// A connection or database error.
-    pub fn wait_for(&self, stream: &str, after: Seq, timeout: Duration) -> Result<Option<Seq>> {
-        let deadline = Instant::now() + timeout;
+    /// [`Log::wait_for`](crate::Log::wait_for), woken by `LISTEN`/`NOTIFY`: every
+    /// append sends a `NOTIFY` on the log's channel (`askuser_` ++ the schema name)
+    /// with the stream's name when it commits, and the waiter `LISTEN`s on a
+    /// connection of its own, re-reading the head only when its stream is named.
+    pub(super) fn wait_notified(
+        &self,
+        stream: &str,
+        after: Seq,
+        timeout: Duration,
+    ) -> Result<Option<Seq>> {
+        // A timeout too long to add to the clock waits for ever.
+        let deadline = Instant::now().checked_add(timeout);
         let channel = schema::channel(&self.schema);
         let mut conn = self.pool.get()?;
         conn.client
@@ -65,17 +45,25 @@ impl PgLog {
 
 /// Reads the head (after `LISTEN`, so no append can slip between the two) and
 /// waits for notifications naming `stream` until it is past `after`.
-fn wait(conn: &mut Conn, stream: &str, after: Seq, deadline: Instant) -> Result<Option<Seq>> {
+fn wait(
+    conn: &mut Conn,
+    stream: &str,
+    after: Seq,
+    deadline: Option<Instant>,
+) -> Result<Option<Seq>> {
     loop {
         let now = head(conn, stream)?;
         if now > after {
             return Ok(Some(now));
         }
         loop {
-            let remaining = deadline.saturating_duration_since(Instant::now());
+            let remaining = deadline.map_or(LONGEST_WAIT, |d| {
+                d.saturating_duration_since(Instant::now())
+            });
             if remaining.is_zero() {
                 return Ok(None);
             }
+            let remaining = remaining.min(LONGEST_WAIT);
             // Whether the next notification (if any before the deadline) names us.
             let next = conn
                 .client
