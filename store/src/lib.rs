@@ -173,6 +173,7 @@ mod log;
 mod memory;
 pub mod replay;
 mod session;
+mod shared;
 mod sled_log;
 mod sled_scan;
 #[doc(hidden)]
@@ -187,6 +188,7 @@ pub use error::{RecordKind, Result, StoreError};
 pub use log::{Events, Log};
 pub use memory::MemLog;
 pub use session::{Caught, Handled, Session, SessionError};
+pub use shared::SharedSledLog;
 pub use sled_log::{DEFAULT_CACHE_CAPACITY, SledLog};
 pub use transcript::transcript;
 pub use types::{

@@ -3,6 +3,8 @@
 //! Replay, compaction, transcripts and export are functions over any log
 //! ([`crate::replay`], [`crate::compact`], [`crate::transcript`], [`crate::export`]).
 
+use std::time::{Duration, Instant};
+
 use askuser_core::Event;
 
 use crate::backend::{Backend, RecordIter};
@@ -17,10 +19,11 @@ use crate::types::{Durability, Recorded, Seq, StreamInfo};
 /// stream is created by its first append (with `expected` 0) or by
 /// [`Log::fork`].
 ///
-/// Two implementations pass the same test suite: [`MemLog`](crate::MemLog), in
-/// memory, for embedders and tests, and [`SledLog`](crate::SledLog), durable, on
-/// sled. The trait is object safe (`Box<dyn Log>` works) and sealed: those two are
-/// its implementations.
+/// Three implementations pass the same test suite: [`MemLog`](crate::MemLog), in
+/// memory, for embedders and tests; [`SledLog`](crate::SledLog), durable, on sled,
+/// for one process; and [`SharedSledLog`](crate::SharedSledLog), the same sled
+/// database used by many processes at once. The trait is object safe
+/// (`Box<dyn Log>` works) and sealed: those are its implementations.
 pub trait Log: Backend + Send + Sync {
     /// Appends `events` to `stream`, whose head must be `expected` (optimistic
     /// concurrency): otherwise nothing is written and the result is
@@ -170,6 +173,31 @@ pub trait Log: Backend + Send + Sync {
         Ok(Events { segments })
     }
 
+    /// Waits until the head of `stream` is past `seq` (the stream may not exist
+    /// yet), or `timeout` passes; returns the head then (0 for no stream), which is
+    /// not past `seq` when the time ran out. This is how a process sees an input
+    /// recorded by another ([`Session::wait`](crate::Session::wait) catches up
+    /// with it).
+    ///
+    /// A [`SharedSledLog`](crate::SharedSledLog) is woken by the append itself,
+    /// whichever process makes it; the other logs look at the head every few
+    /// milliseconds.
+    ///
+    /// # Errors
+    ///
+    /// A storage error, or [`StoreError::Corrupt`] if the stream's record is damaged.
+    fn wait_past(&self, stream: &str, seq: Seq, timeout: Duration) -> Result<Seq> {
+        let deadline = Instant::now().checked_add(timeout);
+        loop {
+            let head = self.stream(stream)?.map_or(0, |info| info.head);
+            let left = deadline.map_or(WAIT_POLL, |d| d.saturating_duration_since(Instant::now()));
+            if head > seq || left.is_zero() {
+                return Ok(head);
+            }
+            std::thread::sleep(left.min(WAIT_POLL));
+        }
+    }
+
     /// The sequence numbers of the snapshots `stream` holds itself, ascending (a
     /// fork can also use its ancestors' snapshots up to its branch point).
     ///
@@ -181,6 +209,9 @@ pub trait Log: Backend + Send + Sync {
         self.snapshot_seqs(stream)
     }
 }
+
+/// How often [`Log::wait_past`] looks at the head, in a log that is not woken.
+const WAIT_POLL: Duration = Duration::from_millis(5);
 
 /// The events of a stream, read lazily and in order (see [`Log::read`]).
 ///

@@ -1,4 +1,5 @@
-//! The shared test suite: every case runs against both `MemLog` and `SledLog`.
+//! The shared test suite: every case runs against `MemLog`, `SledLog`, and a
+//! `SharedSledLog` client of a log another process owns.
 
 mod common;
 
@@ -18,6 +19,10 @@ macro_rules! suite {
         }
         mod sled {
             $( #[test] fn $case() { let (log, _dir) = super::sled(); super::$case(&log); } )*
+        }
+        /// Through the socket of another process that owns the sled log.
+        mod remote {
+            $( #[test] fn $case() { let (log, _owner) = super::remote(); super::$case(&log); } )*
         }
     };
 }
