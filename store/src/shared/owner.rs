@@ -404,7 +404,11 @@ fn accept(listener: &UnixListener, core: &Arc<Core>, connections: &Arc<Mutex<Vec
         if core.stopping.load(Ordering::SeqCst) {
             return;
         }
-        let Ok(stream) = incoming else { continue };
+        let Ok(stream) = incoming else {
+            // Out of descriptors, say: let some connections end.
+            std::thread::sleep(Duration::from_millis(10));
+            continue;
+        };
         let mut registry = connections.lock().unwrap_or_else(PoisonError::into_inner);
         registry.retain(|c: &Connection| c.thread.as_ref().is_some_and(|t| !t.is_finished()));
         if registry.len() >= MAX_CONNECTIONS {
@@ -427,11 +431,19 @@ fn accept(listener: &UnixListener, core: &Arc<Core>, connections: &Arc<Mutex<Vec
     }
 }
 
-/// Answers one client until it hangs up or breaks the protocol.
+/// Answers one client until it hangs up or breaks the protocol, then closes the
+/// connection (the server's registry holds another handle to it).
 fn serve_connection(stream: UnixStream, core: &Core) {
-    let Ok(read_half) = stream.try_clone() else {
-        return;
-    };
+    if let Ok(read_half) = stream.try_clone() {
+        let shutdown = stream.try_clone();
+        converse(read_half, stream, core);
+        if let Ok(shutdown) = shutdown {
+            drop(shutdown.shutdown(std::net::Shutdown::Both));
+        }
+    }
+}
+
+fn converse(read_half: UnixStream, stream: UnixStream, core: &Core) {
     let mut reader = BufReader::new(read_half);
     let mut writer = BufWriter::new(stream);
     let mut greeted = false;
