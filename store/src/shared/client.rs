@@ -2,6 +2,7 @@
 //! threads (one waiting, others appending) never queue behind each other.
 
 use std::io::{self, BufReader, BufWriter};
+use std::os::unix::fs::MetadataExt;
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -16,6 +17,10 @@ use crate::error::StoreError;
 /// How long a request may go unanswered before the owner is taken for gone (a
 /// stopped or hung owner); a wait adds its own time to this.
 pub(super) const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How long the owner may take to answer a greeting (its connections are served
+/// by threads of their own, so a live owner answers at once).
+const GREETING_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// How many idle connections are kept.
 const IDLE_CONNECTIONS: usize = 8;
@@ -78,6 +83,24 @@ impl Connection {
     }
 }
 
+/// Refuses a socket that another user created: whoever can plant one in the
+/// database directory could answer with events of their own. (On Linux, this
+/// process's user is the owner of `/proc/self`; elsewhere the check is skipped.)
+fn check_socket_owner(socket: &Path) -> Result<(), String> {
+    let Ok(me) = std::fs::metadata("/proc/self") else {
+        return Ok(());
+    };
+    match std::fs::symlink_metadata(socket) {
+        Ok(meta) if meta.uid() != me.uid() => Err(format!(
+            "{} belongs to user {}, not to this user ({}); remove it",
+            socket.display(),
+            meta.uid(),
+            me.uid()
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// The connections of one process to the owner of one log.
 #[derive(Debug)]
 pub(super) struct Client {
@@ -135,6 +158,7 @@ impl Client {
     /// Connects and greets the owner.
     fn connect(&self) -> Result<Connection, String> {
         let generation = self.generation();
+        check_socket_owner(&self.socket)?;
         let stream = UnixStream::connect(&self.socket).map_err(|e| e.to_string())?;
         let write_half = stream.try_clone().map_err(|e| e.to_string())?;
         let mut connection = Connection {
@@ -143,7 +167,7 @@ impl Client {
             generation,
         };
         let hello = encode(&Request::Hello { protocol: PROTOCOL }).map_err(|e| e.to_string())?;
-        match connection.exchange(&hello, REQUEST_TIMEOUT) {
+        match connection.exchange(&hello, GREETING_TIMEOUT) {
             Ok(Response::Hello { protocol, .. }) if protocol == PROTOCOL => Ok(connection),
             Ok(Response::Hello { protocol, pid }) => Err(format!(
                 "the askuser process that holds it (pid {pid}) speaks protocol {protocol}, this one {PROTOCOL}: let it finish, or use the same askuser"

@@ -7,7 +7,7 @@ use std::os::unix::fs::{DirBuilderExt, FileTypeExt, PermissionsExt};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Condvar, Mutex, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, PoisonError, Weak};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -323,7 +323,9 @@ impl Server {
         let listener = bind_private(socket)?;
         let connections = Arc::new(Mutex::new(Vec::new()));
         let acceptor = {
-            let core = Arc::clone(&core);
+            // Weak: an acceptor that is never woken (its socket was deleted) is left
+            // behind without keeping the database open.
+            let core = Arc::downgrade(&core);
             let connections = Arc::clone(&connections);
             std::thread::Builder::new()
                 .name("askuser-log-owner".to_owned())
@@ -343,8 +345,10 @@ impl Drop for Server {
         self.core.stopping.store(true, Ordering::SeqCst);
         self.core.notifier.bump();
         // Wake the acceptor with a connection of our own, then take the socket away.
-        drop(UnixStream::connect(&self.socket));
-        if let Some(acceptor) = self.acceptor.take() {
+        let woken = UnixStream::connect(&self.socket).is_ok();
+        if let Some(acceptor) = self.acceptor.take()
+            && woken
+        {
             drop(acceptor.join());
         }
         drop(fs::remove_file(&self.socket));
@@ -399,8 +403,9 @@ fn bind_private(socket: &Path) -> io::Result<UnixListener> {
     bound
 }
 
-fn accept(listener: &UnixListener, core: &Arc<Core>, connections: &Arc<Mutex<Vec<Connection>>>) {
+fn accept(listener: &UnixListener, core: &Weak<Core>, connections: &Arc<Mutex<Vec<Connection>>>) {
     for incoming in listener.incoming() {
+        let Some(core) = core.upgrade() else { return };
         if core.stopping.load(Ordering::SeqCst) {
             return;
         }
@@ -417,7 +422,6 @@ fn accept(listener: &UnixListener, core: &Arc<Core>, connections: &Arc<Mutex<Vec
         let Ok(registered) = stream.try_clone() else {
             continue;
         };
-        let core = Arc::clone(core);
         let spawned = std::thread::Builder::new()
             .name("askuser-log-client".to_owned())
             .stack_size(CONNECTION_STACK)
