@@ -229,24 +229,37 @@ fn an_owner_in_this_process_hands_over_when_dropped() {
 fn hostile_frames_end_their_connection_and_the_owner_serves_on() {
     let (log, _owner) = remote();
     let socket = log.socket_path().to_owned();
-    let hostile: [&[u8]; 4] = [
-        // A length past the cap.
-        &[0xff, 0xff, 0xff, 0xff],
-        // A frame that is not MessagePack.
-        &[0, 0, 0, 2, 0xc1, 0xc1],
-        // A request before the greeting.
-        b"\0\0\0\x07\xa7Streams",
-        // A frame cut short.
-        &[0, 0, 0, 9, 1],
+    let hostile: [(&[u8], &str); 4] = [
+        (
+            &[0xff, 0xff, 0xff, 0xff],
+            "a frame of 4294967295 bytes is larger than the cap of 67108864",
+        ),
+        (
+            &[0, 0, 0, 2, 0xc1, 0xc1],
+            "a request does not decode: wrong msgpack marker Reserved",
+        ),
+        // A well-formed request, but before the greeting.
+        (
+            b"\0\0\0\x08\xa7Streams",
+            "the first request must be a greeting",
+        ),
+        (&[0, 0, 0, 9, 1], "unexpected end of file"),
     ];
-    for bytes in hostile {
+    for (bytes, expected) in hostile {
         let mut stream = UnixStream::connect(&socket).unwrap();
         stream.write_all(bytes).unwrap();
         stream.shutdown(std::net::Shutdown::Write).unwrap();
         let mut answer = Vec::new();
+        // The owner answers with one error frame, then closes the connection.
         stream.read_to_end(&mut answer).unwrap();
-        // Either an error frame or nothing; then the connection is closed.
-        assert!(answer.is_empty() || answer.len() > 4, "{bytes:?}");
+        let length = u32::from_be_bytes(answer[..4].try_into().unwrap()) as usize;
+        assert_eq!(answer.len(), 4 + length, "one frame, then the end");
+        let decoded: serde_json::Value = rmp_serde::from_slice(&answer[4..]).unwrap();
+        assert_eq!(
+            decoded,
+            json!({"Error": {"BadMessage": expected}}),
+            "{bytes:?}"
+        );
     }
     assert_eq!(log.append("s", 0, &[scripted_event(1)]).unwrap(), 1);
 }

@@ -509,6 +509,32 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        /// Any bytes at all: a typed error or a value, never a panic.
+        #[test]
+        fn random_payloads_never_panic(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..512)) {
+            let _ = decode::<Request<'_>>(&bytes, "a request");
+            let _ = decode::<Response>(&bytes, "an answer");
+            let mut framed = &bytes[..];
+            let _ = read_frame(&mut framed);
+        }
+
+        /// A valid request with bytes flipped: never a panic.
+        #[test]
+        fn damaged_requests_never_panic(index in 0usize..4096, flip in 1u8..=255) {
+            let events: Vec<Event> = crate::testing::scripted_events(1, 4).collect();
+            let mut bytes = encode(&Request::Append {
+                stream: "s".into(),
+                expected: 0,
+                events: Cow::Owned(events),
+                flush: true,
+            }).unwrap();
+            let at = index % bytes.len();
+            bytes[at] ^= flip;
+            let _ = decode::<Request<'_>>(&bytes, "a request");
+        }
+    }
+
     #[test]
     fn requests_and_errors_round_trip() {
         let events = [Event::Back {
