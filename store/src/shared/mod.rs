@@ -283,7 +283,7 @@ impl SharedSledLog {
         events: &[Event],
     ) -> Result<Option<Seq>> {
         let head = self.stream(stream)?.map_or(0, |info| info.head);
-        if head == expected {
+        if head == expected || events.is_empty() {
             return Ok(None);
         }
         let ours = expected + events.len() as u64;

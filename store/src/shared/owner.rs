@@ -374,11 +374,15 @@ impl Drop for Server {
 fn bind_private(socket: &Path) -> io::Result<UnixListener> {
     static NEXT: AtomicU64 = AtomicU64::new(0);
     let parent = socket.parent().unwrap_or_else(|| Path::new("."));
+    // A name shorter than the socket's: a path that fits one fits the other.
     let private = parent.join(format!(
-        ".askuser-sock-{}-{}",
+        ".{:x}.{:x}",
         std::process::id(),
         NEXT.fetch_add(1, Ordering::Relaxed)
     ));
+    // One left by a killed owner of the same process id (this process holds the
+    // database's lock, so no live owner uses it).
+    drop(fs::remove_dir_all(&private));
     fs::DirBuilder::new().mode(0o700).create(&private)?;
     let bound = (|| {
         let temporary = private.join("s");
