@@ -46,6 +46,7 @@ suite!(
     many_threads_appending_lose_nothing_and_duplicate_nothing,
     buffered_appends_are_visible_at_once_and_flush_on_demand,
     works_as_a_trait_object,
+    a_waiter_returns_when_the_head_passes_or_its_time_is_up,
 );
 
 fn all<L: Log>(log: &L, stream: &str) -> Vec<(u64, Timestamp, Event)> {
@@ -771,4 +772,23 @@ fn works_as_a_trait_object<L: Log>(log: &L) {
         error.to_string(),
         "corrupt event in stream \"s\" at sequence 3: checksum mismatch"
     );
+}
+
+fn a_waiter_returns_when_the_head_passes_or_its_time_is_up<L: Log>(log: &L) {
+    use std::time::Duration;
+    // No stream yet: the time runs out, and the head is 0.
+    assert_eq!(log.wait_past("s", 0, Duration::from_millis(10)).unwrap(), 0);
+    log.append("s", 0, &scripted_events(1, 2).collect::<Vec<_>>())
+        .unwrap();
+    // Already past: at once.
+    assert_eq!(log.wait_past("s", 1, Duration::from_secs(60)).unwrap(), 2);
+    assert_eq!(log.wait_past("s", 2, Duration::ZERO).unwrap(), 2);
+    // Another thread appends while this one waits.
+    std::thread::scope(|scope| {
+        let waiter = scope.spawn(|| log.wait_past("s", 2, Duration::from_secs(60)));
+        std::thread::sleep(Duration::from_millis(20));
+        log.append("s", 2, &scripted_events(3, 1).collect::<Vec<_>>())
+            .unwrap();
+        assert_eq!(waiter.join().unwrap().unwrap(), 3);
+    });
 }
