@@ -99,6 +99,26 @@ impl Server {
         }
     }
 
+    /// The lines for what other processes recorded in the streams this session
+    /// serves since it last looked: an answer given elsewhere (another terminal,
+    /// `askuser answer`) arrives as its `result` line. A host loop calls this when
+    /// [`Log::wait_past`](askuser_store::Log::wait_past) on the journal's log says a
+    /// head moved; nothing comes of the session's own inputs, already answered.
+    pub fn catch_up(&mut self) -> Vec<Value> {
+        let mut streams: Vec<String> = self.routes.values().cloned().collect();
+        streams.push(self.stream.clone());
+        streams.sort_unstable();
+        streams.dedup();
+        let mut lines = Vec::new();
+        for stream in streams {
+            match self.journal.catch_up(&stream) {
+                Ok(more) => lines.extend(more),
+                Err(error) => lines.push(error_line(&not_recorded(&error))),
+            }
+        }
+        lines
+    }
+
     /// The lines answering one input line. Never fails: a problem is an `error` line.
     pub fn handle_line(&mut self, line: &str) -> Vec<Value> {
         match parse_input(line) {
@@ -358,6 +378,33 @@ mod tests {
                 Line::Text => out.push(Ok(String::from_utf8(buffer.clone()).unwrap())),
             }
         }
+    }
+
+    #[test]
+    fn an_answer_recorded_by_another_server_arrives_by_catch_up() {
+        let log: std::sync::Arc<dyn askuser_store::Log> =
+            std::sync::Arc::new(askuser_store::MemLog::new());
+        let mut asking = Server::new(Journal::new(log.clone()), "s").unwrap();
+        let ask = r#"{"type":"ask","inquiry":"c1","dialect":"jp","arguments":{"question":"Deploy now?","answer_type":"boolean"}}"#;
+        assert_eq!(asking.handle_line(ask)[0]["type"], "prompt");
+        assert_eq!(asking.catch_up(), Vec::<Value>::new());
+        // Another process (here, another server on the same log) answers.
+        let mut answering = Server::new(Journal::new(log), "s").unwrap();
+        let answered = answering
+            .handle_line(r#"{"type":"answer","inquiry":"c1","question":"answer","value":"yes"}"#);
+        let result = json!({"type": "result", "inquiry": "c1",
+            "result": {"answer_type": "boolean", "answer": true}, "cancelled": false});
+        assert_eq!(answered, std::slice::from_ref(&result));
+        assert_eq!(asking.catch_up(), [result]);
+        assert_eq!(asking.catch_up(), Vec::<Value>::new());
+        // The asking server was told: answering again is refused, not recorded.
+        let again = asking
+            .handle_line(r#"{"type":"answer","inquiry":"c1","question":"answer","value":"no"}"#);
+        assert_eq!(
+            again,
+            [json!({"type": "error", "inquiry": "c1",
+                "message": "inquiry \"c1\" is already finished; it takes no more events"})]
+        );
     }
 
     #[test]
