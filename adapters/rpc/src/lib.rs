@@ -45,6 +45,7 @@ mod output;
 pub mod pending;
 mod replay;
 mod server;
+mod watch;
 
 pub use error::{Result, RpcError};
 pub use input::MAX_LINE_BYTES;

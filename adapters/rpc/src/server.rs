@@ -80,22 +80,30 @@ impl Server {
         write_line(&mut output, &self.ready_line())?;
         let mut buffer = Vec::new();
         loop {
-            let lines = match read_line(&mut input, &mut buffer)? {
-                Line::End => return Ok(()),
-                Line::TooLong => vec![error_line(&format!(
-                    "the line is longer than {MAX_LINE_BYTES} bytes (1 MiB) and was skipped; send smaller messages"
-                ))],
-                Line::Text => match std::str::from_utf8(&buffer) {
-                    Ok(text) if text.trim().is_empty() => continue,
-                    Ok(text) => self.handle_line(text),
-                    Err(_) => vec![error_line(
-                        "the line is not UTF-8 text and was skipped; send JSON encoded as UTF-8",
-                    )],
-                },
-            };
-            for line in &lines {
+            let line = read_line(&mut input, &mut buffer)?;
+            if matches!(line, Line::End) {
+                return Ok(());
+            }
+            for line in &self.answer_input(&line, &buffer) {
                 write_line(&mut output, line)?;
             }
+        }
+    }
+
+    /// The lines answering one line of input (`buffer` holds its text).
+    pub(crate) fn answer_input(&mut self, line: &Line, buffer: &[u8]) -> Vec<Value> {
+        match line {
+            Line::End => Vec::new(),
+            Line::TooLong => vec![error_line(&format!(
+                "the line is longer than {MAX_LINE_BYTES} bytes (1 MiB) and was skipped; send smaller messages"
+            ))],
+            Line::Text => match std::str::from_utf8(buffer) {
+                Ok(text) if text.trim().is_empty() => Vec::new(),
+                Ok(text) => self.handle_line(text),
+                Err(_) => vec![error_line(
+                    "the line is not UTF-8 text and was skipped; send JSON encoded as UTF-8",
+                )],
+            },
         }
     }
 
@@ -309,13 +317,14 @@ fn finish(inquiry: &str, step: Result<Step, String>) -> Vec<Value> {
     }
 }
 
-fn write_line<W: Write>(output: &mut W, line: &Value) -> io::Result<()> {
+pub(crate) fn write_line<W: Write>(output: &mut W, line: &Value) -> io::Result<()> {
     serde_json::to_writer(&mut *output, line)?;
     output.write_all(b"\n")?;
     output.flush()
 }
 
-enum Line {
+/// What [`read_line`] read.
+pub(crate) enum Line {
     Text,
     TooLong,
     End,
@@ -323,7 +332,7 @@ enum Line {
 
 /// Reads one line into `buffer` (without its `\n` or `\r\n`), holding at most
 /// [`MAX_LINE_BYTES`]: a longer line is skipped to its end.
-fn read_line<R: BufRead>(input: &mut R, buffer: &mut Vec<u8>) -> io::Result<Line> {
+pub(crate) fn read_line<R: BufRead>(input: &mut R, buffer: &mut Vec<u8>) -> io::Result<Line> {
     buffer.clear();
     let mut read_any = false;
     let mut too_long = false;
