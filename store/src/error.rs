@@ -149,6 +149,27 @@ pub enum StoreError {
     /// An I/O error outside the storage engine (writing an export, say).
     #[error("i/o: {0}")]
     Io(#[from] std::io::Error),
+    /// Another askuser process holds the log and serves it on a socket (see
+    /// [`SharedSledLog`](crate::SharedSledLog)), and that socket could not be used,
+    /// and the log could not be taken over either, within a few seconds.
+    #[error(
+        "the log is held by another askuser process, which does not answer on {}: {detail}; if that process is stopped (Ctrl-Z), resume or end it",
+        socket.display()
+    )]
+    OwnerUnreachable {
+        /// The socket beside the database.
+        socket: std::path::PathBuf,
+        /// What went wrong, last.
+        detail: String,
+    },
+    /// The askuser process that holds the log failed to carry out the operation
+    /// (its storage, say); its own error's text.
+    #[error("the askuser process that holds the log failed: {0}")]
+    OwnerFailed(String),
+    /// A message on the log's socket broke the protocol (too large, malformed, or an
+    /// answer to another question); the connection was dropped.
+    #[error("a malformed message on the log's socket: {0}")]
+    BadMessage(String),
 }
 
 /// `Ok` when a stream's head is the one the appender expected, else the

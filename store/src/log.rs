@@ -20,10 +20,11 @@ use crate::types::{Durability, Recorded, Seq, StreamInfo};
 /// [`Log::fork`].
 ///
 /// The implementations pass the same test suite: [`MemLog`](crate::MemLog), in
-/// memory, for embedders and tests; [`SledLog`](crate::SledLog), durable, on sled;
-/// and with the feature `postgres`, `PgLog`, in a shared PostgreSQL database. The
-/// trait is object safe (`Box<dyn Log>` works) and sealed: those are its
-/// implementations.
+/// memory, for embedders and tests; [`SledLog`](crate::SledLog), durable, on sled,
+/// for one process; [`SharedSledLog`](crate::SharedSledLog), the same sled database
+/// used by many processes at once; and with the feature `postgres`, `PgLog`, in a
+/// shared PostgreSQL database. The trait is object safe (`Box<dyn Log>` works) and
+/// sealed: those are its implementations.
 pub trait Log: Backend + Send + Sync {
     /// Appends `events` to `stream`, whose head must be `expected` (optimistic
     /// concurrency): otherwise nothing is written and the result is
@@ -173,6 +174,32 @@ pub trait Log: Backend + Send + Sync {
         Ok(Events { segments })
     }
 
+    /// Waits until the head of `stream` is past `seq` (the stream may not exist
+    /// yet), or `timeout` passes; returns the head then (0 for no stream), which is
+    /// not past `seq` when the time ran out. This is how a process sees an input
+    /// recorded by another ([`Session::wait`](crate::Session::wait) catches up
+    /// with it).
+    ///
+    /// A [`SharedSledLog`](crate::SharedSledLog) is woken by the append itself,
+    /// whichever process makes it; `PgLog` by PostgreSQL's `LISTEN`/`NOTIFY` (an
+    /// append on any machine wakes it within a round trip of its commit); the other
+    /// logs look at the head every [`WAIT_POLL`].
+    ///
+    /// # Errors
+    ///
+    /// A storage error, or [`StoreError::Corrupt`] if the stream's record is damaged.
+    fn wait_past(&self, stream: &str, seq: Seq, timeout: Duration) -> Result<Seq> {
+        let deadline = Instant::now().checked_add(timeout);
+        loop {
+            let head = self.stream(stream)?.map_or(0, |info| info.head);
+            let left = deadline.map_or(WAIT_POLL, |d| d.saturating_duration_since(Instant::now()));
+            if head > seq || left.is_zero() {
+                return Ok(head);
+            }
+            std::thread::sleep(left.min(WAIT_POLL));
+        }
+    }
+
     /// The sequence numbers of the snapshots `stream` holds itself, ascending (a
     /// fork can also use its ancestors' snapshots up to its branch point).
     ///
@@ -183,42 +210,11 @@ pub trait Log: Backend + Send + Sync {
         self.info(stream)?;
         self.snapshot_seqs(stream)
     }
-
-    /// Waits until the head of `stream` is past `after`, for at most `timeout`, and
-    /// returns the head then, or `None` if the time ran out first. A stream that
-    /// does not exist yet counts as head 0 (its first append ends the wait).
-    ///
-    /// This is how a host waiting for an answer learns that another writer
-    /// recorded one: wait past its session's head, then
-    /// [`Session::catch_up`](crate::Session::catch_up). `PgLog` is woken by
-    /// PostgreSQL's `LISTEN`/`NOTIFY` (an append on any machine wakes it within a
-    /// round trip of its commit); the other logs read the head every
-    /// [`WAIT_POLL`] until it moves.
-    ///
-    /// # Errors
-    ///
-    /// A storage error.
-    fn wait_for(&self, stream: &str, after: Seq, timeout: Duration) -> Result<Option<Seq>> {
-        // A timeout too long to add to the clock waits for ever.
-        let deadline = Instant::now().checked_add(timeout);
-        loop {
-            let head = self.stream(stream)?.map_or(0, |info| info.head);
-            if head > after {
-                return Ok(Some(head));
-            }
-            let remaining =
-                deadline.map_or(WAIT_POLL, |d| d.saturating_duration_since(Instant::now()));
-            if remaining.is_zero() {
-                return Ok(None);
-            }
-            std::thread::sleep(remaining.min(WAIT_POLL));
-        }
-    }
 }
 
-/// How often [`Log::wait_for`] reads the head, for logs that are not woken by
-/// their storage.
-pub const WAIT_POLL: Duration = Duration::from_millis(10);
+/// How often [`Log::wait_past`] looks at the head, in a log that is not woken by its
+/// storage.
+pub const WAIT_POLL: Duration = Duration::from_millis(5);
 
 /// The events of a stream, read lazily and in order (see [`Log::read`]).
 ///

@@ -1,6 +1,7 @@
 //! [`Session`]: the one road from a host's input to the engine's outputs.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use askuser_core::{Command, Event, Refusal, State};
 
@@ -217,6 +218,23 @@ impl Session {
             });
         }
         Ok(caught)
+    }
+
+    /// Waits until another process appends to the stream past this session's
+    /// head, or `timeout` passes, then catches up ([`Session::catch_up`]): a host
+    /// waiting on an inquiry gets the answer recorded elsewhere. Empty when the
+    /// time ran out.
+    ///
+    /// # Errors
+    ///
+    /// As [`Log::wait_past`] and [`Session::catch_up`].
+    pub fn wait(&mut self, timeout: Duration) -> Result<Vec<Caught>, StoreError> {
+        let head = self.log.wait_past(&self.stream, self.head, timeout)?;
+        if head > self.head {
+            self.catch_up()
+        } else {
+            Ok(Vec::new())
+        }
     }
 
     /// The engine's state at [`Session::head`].

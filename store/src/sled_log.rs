@@ -167,6 +167,20 @@ impl SledLog {
     ///
     /// As [`SledLog::open`].
     pub fn from_config(config: &sled::Config) -> Result<Self> {
+        Self::from_config_within(config, LOCK_PATIENCE)
+    }
+
+    /// [`SledLog::open`], waiting at most `patience` for another process's lock.
+    pub(crate) fn open_within(path: &Path, patience: std::time::Duration) -> Result<Self> {
+        Self::from_config_within(
+            &sled::Config::new()
+                .path(path)
+                .cache_capacity(DEFAULT_CACHE_CAPACITY),
+            patience,
+        )
+    }
+
+    fn from_config_within(config: &sled::Config, patience: std::time::Duration) -> Result<Self> {
         let started = std::time::Instant::now();
         let db = loop {
             let opened = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| config.open()));
@@ -176,7 +190,7 @@ impl SledLog {
                 Ok(Err(sled::Error::Io(error)))
                     if error.to_string().contains("could not acquire lock") =>
                 {
-                    if started.elapsed() >= LOCK_PATIENCE {
+                    if started.elapsed() >= patience {
                         return Err(StoreError::Locked);
                     }
                     std::thread::sleep(std::time::Duration::from_millis(10));

@@ -200,26 +200,23 @@ fn events_are_stored_in_the_sled_logs_record_format_and_damage_is_reported() {
 }
 
 #[test]
-fn wait_for_times_out_and_wakes_on_an_append_from_another_connection() {
+fn wait_past_times_out_and_wakes_on_an_append_from_another_connection() {
     let log = pg();
     log.append("s", 0, &scripted_events(1, 1).collect::<Vec<_>>())
         .unwrap();
     // Already past: returns at once.
-    assert_eq!(
-        log.wait_for("s", 0, Duration::from_secs(30)).unwrap(),
-        Some(1)
-    );
+    assert_eq!(log.wait_past("s", 0, Duration::from_secs(30)).unwrap(), 1);
     // Nothing comes: the timeout.
     assert_eq!(
-        log.wait_for("s", 1, Duration::from_millis(200)).unwrap(),
-        None
+        log.wait_past("s", 1, Duration::from_millis(200)).unwrap(),
+        1
     );
     // Another log (its own connections) appends while we wait; appends to another
     // stream do not end the wait.
     let other = PgLog::connect_in(&log.url, log.schema()).unwrap();
     std::thread::scope(|scope| {
-        let waiter = scope.spawn(|| log.wait_for("s", 1, Duration::from_secs(60)));
-        let started = scope.spawn(|| log.wait_for("not-yet", 0, Duration::from_secs(60)));
+        let waiter = scope.spawn(|| log.wait_past("s", 1, Duration::from_secs(60)));
+        let started = scope.spawn(|| log.wait_past("not-yet", 0, Duration::from_secs(60)));
         std::thread::sleep(Duration::from_millis(100));
         other
             .append("elsewhere", 0, &scripted_events(1, 1).collect::<Vec<_>>())
@@ -230,14 +227,14 @@ fn wait_for_times_out_and_wakes_on_an_append_from_another_connection() {
         other
             .append("not-yet", 0, &scripted_events(1, 1).collect::<Vec<_>>())
             .unwrap();
-        assert_eq!(waiter.join().unwrap().unwrap(), Some(3));
-        assert_eq!(started.join().unwrap().unwrap(), Some(1));
+        assert_eq!(waiter.join().unwrap().unwrap(), 3);
+        assert_eq!(started.join().unwrap().unwrap(), 1);
     });
     // The connection went back to the pool clean: a later wait is not woken by
     // the notifications of the earlier one.
     assert_eq!(
-        log.wait_for("s", 3, Duration::from_millis(100)).unwrap(),
-        None
+        log.wait_past("s", 3, Duration::from_millis(100)).unwrap(),
+        3
     );
 }
 

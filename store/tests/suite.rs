@@ -1,5 +1,6 @@
-//! The shared test suite: every case runs against `MemLog` and `SledLog`, and with
-//! the feature `postgres` against `PgLog` on the server of `ASKUSER_TEST_PG`.
+//! The shared test suite: every case runs against `MemLog`, `SledLog`, a
+//! `SharedSledLog` client of a log another process owns, and with the feature
+//! `postgres` against `PgLog` on the server of `ASKUSER_TEST_PG`.
 
 mod common;
 
@@ -19,6 +20,10 @@ macro_rules! suite {
         }
         mod sled {
             $( #[test] fn $case() { let (log, _dir) = super::sled(); super::$case(&log); } )*
+        }
+        /// Through the socket of another process that owns the sled log.
+        mod remote {
+            $( #[test] fn $case() { let (log, _owner) = super::remote(); super::$case(&log); } )*
         }
         /// Against the PostgreSQL server of `ASKUSER_TEST_PG`, each in a fresh schema.
         #[cfg(feature = "postgres")]
@@ -47,7 +52,7 @@ suite!(
     many_threads_appending_lose_nothing_and_duplicate_nothing,
     buffered_appends_are_visible_at_once_and_flush_on_demand,
     works_as_a_trait_object,
-    wait_for_ends_when_another_writer_appends,
+    a_waiter_returns_when_the_head_passes_or_its_time_is_up,
 );
 
 fn all<L: Log>(log: &L, stream: &str) -> Vec<(u64, Timestamp, Event)> {
@@ -775,24 +780,21 @@ fn works_as_a_trait_object<L: Log>(log: &L) {
     );
 }
 
-fn wait_for_ends_when_another_writer_appends<L: Log>(log: &L) {
+fn a_waiter_returns_when_the_head_passes_or_its_time_is_up<L: Log>(log: &L) {
     use std::time::Duration;
-    assert_eq!(
-        log.wait_for("s", 0, Duration::from_millis(30)).unwrap(),
-        None
-    );
+    // No stream yet: the time runs out, and the head is 0.
+    assert_eq!(log.wait_past("s", 0, Duration::from_millis(10)).unwrap(), 0);
+    log.append("s", 0, &scripted_events(1, 2).collect::<Vec<_>>())
+        .unwrap();
+    // Already past: at once.
+    assert_eq!(log.wait_past("s", 1, Duration::from_secs(60)).unwrap(), 2);
+    assert_eq!(log.wait_past("s", 2, Duration::ZERO).unwrap(), 2);
+    // Another thread appends while this one waits.
     std::thread::scope(|scope| {
-        let waiter = scope.spawn(|| log.wait_for("s", 0, Duration::from_secs(60)));
-        std::thread::sleep(Duration::from_millis(30));
-        log.append("s", 0, &scripted_events(1, 2).collect::<Vec<_>>())
+        let waiter = scope.spawn(|| log.wait_past("s", 2, Duration::from_secs(60)));
+        std::thread::sleep(Duration::from_millis(20));
+        log.append("s", 2, &scripted_events(3, 1).collect::<Vec<_>>())
             .unwrap();
-        assert_eq!(waiter.join().unwrap().unwrap(), Some(2));
+        assert_eq!(waiter.join().unwrap().unwrap(), 3);
     });
-    // Already past: at once (even with a timeout too long for the clock).
-    assert_eq!(log.wait_for("s", 1, Duration::MAX).unwrap(), Some(2));
-    let dyn_log: &dyn Log = log;
-    assert_eq!(
-        dyn_log.wait_for("s", 2, Duration::from_millis(30)).unwrap(),
-        None
-    );
 }

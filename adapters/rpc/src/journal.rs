@@ -225,6 +225,32 @@ impl Journal {
         })
     }
 
+    /// Applies what other processes recorded in `stream` since this journal last
+    /// looked (an answer given in another window, say), and returns the protocol
+    /// lines of the commands it yields, in order.
+    ///
+    /// # Errors
+    /// When the log cannot be read.
+    pub fn catch_up(&mut self, stream: &str) -> Result<Vec<Value>> {
+        let caught = self.session(stream)?.catch_up()?;
+        let mut lines = Vec::new();
+        for caught in caught {
+            let call = self.call(stream, caught.event.inquiry())?;
+            lines.extend(
+                caught
+                    .commands
+                    .iter()
+                    .map(|command| command_line(command, call.as_deref())),
+            );
+            if let Some(Command::Respond { inquiry, .. } | Command::Fail { inquiry, .. }) =
+                caught.commands.last()
+            {
+                self.calls.remove(inquiry);
+            }
+        }
+        Ok(lines)
+    }
+
     /// Forgets what this journal holds in memory about `stream`; the next use reads
     /// it from the log again.
     pub fn forget(&mut self, stream: &str) {

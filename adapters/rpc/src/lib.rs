@@ -47,6 +47,7 @@ mod output;
 pub mod pending;
 mod replay;
 mod server;
+mod watch;
 
 pub use error::{Result, RpcError};
 #[doc(hidden)]

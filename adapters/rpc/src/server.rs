@@ -90,23 +90,51 @@ impl Server {
         write_line(&mut output, &self.ready_line())?;
         let mut buffer = Vec::new();
         loop {
-            let lines = match read_line(&mut input, &mut buffer)? {
-                Line::End => return Ok(()),
-                Line::TooLong => vec![error_line(&format!(
-                    "the line is longer than {MAX_LINE_BYTES} bytes (1 MiB) and was skipped; send smaller messages"
-                ))],
-                Line::Text => match std::str::from_utf8(&buffer) {
-                    Ok(text) if text.trim().is_empty() => continue,
-                    Ok(text) => self.handle_line(text),
-                    Err(_) => vec![error_line(
-                        "the line is not UTF-8 text and was skipped; send JSON encoded as UTF-8",
-                    )],
-                },
-            };
-            for line in &lines {
+            let line = read_line(&mut input, &mut buffer)?;
+            if matches!(line, Line::End) {
+                return Ok(());
+            }
+            for line in &self.answer_input(&line, &buffer) {
                 write_line(&mut output, line)?;
             }
         }
+    }
+
+    /// The lines answering one line of input (`buffer` holds its text).
+    pub(crate) fn answer_input(&mut self, line: &Line, buffer: &[u8]) -> Vec<Value> {
+        match line {
+            Line::End => Vec::new(),
+            Line::TooLong => vec![error_line(&format!(
+                "the line is longer than {MAX_LINE_BYTES} bytes (1 MiB) and was skipped; send smaller messages"
+            ))],
+            Line::Text => match std::str::from_utf8(buffer) {
+                Ok(text) if text.trim().is_empty() => Vec::new(),
+                Ok(text) => self.handle_line(text),
+                Err(_) => vec![error_line(
+                    "the line is not UTF-8 text and was skipped; send JSON encoded as UTF-8",
+                )],
+            },
+        }
+    }
+
+    /// The lines for what other processes recorded in the streams this session
+    /// serves since it last looked: an answer given elsewhere (another terminal,
+    /// `askuser answer`) arrives as its `result` line. A host loop calls this when
+    /// [`Log::wait_past`](askuser_store::Log::wait_past) on the journal's log says a
+    /// head moved; nothing comes of the session's own inputs, already answered.
+    pub fn catch_up(&mut self) -> Vec<Value> {
+        let mut streams: Vec<String> = self.routes.values().cloned().collect();
+        streams.push(self.stream.clone());
+        streams.sort_unstable();
+        streams.dedup();
+        let mut lines = Vec::new();
+        for stream in streams {
+            match self.journal.catch_up(&stream) {
+                Ok(more) => lines.extend(more),
+                Err(error) => lines.push(error_line(&not_recorded(&error))),
+            }
+        }
+        lines
     }
 
     /// The lines answering one input line. Never fails: a problem is an `error` line.
@@ -299,7 +327,7 @@ fn finish(inquiry: &str, step: Result<Step, String>) -> Vec<Value> {
     }
 }
 
-fn write_line<W: Write>(output: &mut W, line: &Value) -> io::Result<()> {
+pub(crate) fn write_line<W: Write>(output: &mut W, line: &Value) -> io::Result<()> {
     serde_json::to_writer(&mut *output, line)?;
     output.write_all(b"\n")?;
     output.flush()
@@ -324,7 +352,8 @@ pub fn fuzz_read_lines(input: &[u8], capacity: usize) -> Vec<Option<Vec<u8>>> {
     lines
 }
 
-enum Line {
+/// What [`read_line`] read.
+pub(crate) enum Line {
     Text,
     TooLong,
     End,
@@ -333,7 +362,7 @@ enum Line {
 /// Reads one line into `buffer` (without its `\n` or `\r\n`), holding at most
 /// [`MAX_LINE_BYTES`] (and the `\r` of a `\r\n`, which does not count): a longer
 /// line is skipped to its end.
-fn read_line<R: BufRead>(input: &mut R, buffer: &mut Vec<u8>) -> io::Result<Line> {
+pub(crate) fn read_line<R: BufRead>(input: &mut R, buffer: &mut Vec<u8>) -> io::Result<Line> {
     buffer.clear();
     let mut read_any = false;
     let mut too_long = false;
@@ -397,6 +426,33 @@ mod tests {
                 Line::Text => out.push(Ok(String::from_utf8(buffer.clone()).unwrap())),
             }
         }
+    }
+
+    #[test]
+    fn an_answer_recorded_by_another_server_arrives_by_catch_up() {
+        let log: std::sync::Arc<dyn askuser_store::Log> =
+            std::sync::Arc::new(askuser_store::MemLog::new());
+        let mut asking = Server::new(Journal::new(log.clone()), "s").unwrap();
+        let ask = r#"{"type":"ask","inquiry":"c1","dialect":"jp","arguments":{"question":"Deploy now?","answer_type":"boolean"}}"#;
+        assert_eq!(asking.handle_line(ask)[0]["type"], "prompt");
+        assert_eq!(asking.catch_up(), Vec::<Value>::new());
+        // Another process (here, another server on the same log) answers.
+        let mut answering = Server::new(Journal::new(log), "s").unwrap();
+        let answered = answering
+            .handle_line(r#"{"type":"answer","inquiry":"c1","question":"answer","value":"yes"}"#);
+        let result = json!({"type": "result", "inquiry": "c1",
+            "result": {"answer_type": "boolean", "answer": true}, "cancelled": false});
+        assert_eq!(answered, std::slice::from_ref(&result));
+        assert_eq!(asking.catch_up(), [result]);
+        assert_eq!(asking.catch_up(), Vec::<Value>::new());
+        // The asking server was told: answering again is refused, not recorded.
+        let again = asking
+            .handle_line(r#"{"type":"answer","inquiry":"c1","question":"answer","value":"no"}"#);
+        assert_eq!(
+            again,
+            [json!({"type": "error", "inquiry": "c1",
+                "message": "inquiry \"c1\" is already finished; it takes no more events"})]
+        );
     }
 
     #[test]

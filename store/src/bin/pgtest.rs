@@ -99,9 +99,11 @@ fn answer(log: PgLog, stream: &str, inquiry: &str) -> Result<(), StoreError> {
 fn wait(log: &PgLog, stream: &str, after: u64) -> Result<(), StoreError> {
     // The head is read after LISTEN, so an append made after this line is seen.
     println!("listening");
-    match log.wait_for(stream, after, std::time::Duration::from_secs(60))? {
-        Some(head) => println!("head {head}"),
-        None => println!("timed out"),
+    let head = log.wait_past(stream, after, std::time::Duration::from_secs(60))?;
+    if head > after {
+        println!("head {head}");
+    } else {
+        println!("timed out");
     }
     Ok(())
 }

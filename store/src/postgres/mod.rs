@@ -58,7 +58,7 @@ pub const DEFAULT_SCHEMA: &str = "askuser";
 /// crash (not a client crash) may lose the last buffered appends, never half of one.
 /// [`Log::flush`](crate::Log::flush) waits until everything committed is flushed.
 ///
-/// **Waiting**: [`Log::wait_for`](crate::Log::wait_for) blocks until a stream's
+/// **Waiting**: [`Log::wait_past`](crate::Log::wait_past) blocks until a stream's
 /// head passes a sequence number, woken by `LISTEN`/`NOTIFY` rather than polling:
 /// every append sends a `NOTIFY` on the log's channel (`askuser_` ++ the schema
 /// name) with the stream's name when it commits, and a waiter `LISTEN`s on a
@@ -73,7 +73,7 @@ pub const DEFAULT_SCHEMA: &str = "askuser";
 /// let log = Arc::new(PgLog::connect("postgres://askuser@db.example/askuser")?);
 /// let mut session = Session::open(log.clone(), "chat-42")?;
 /// // ... the session recorded a request; wait for someone to answer it:
-/// while log.wait_for("chat-42", session.head(), Duration::from_secs(30))?.is_some() {
+/// while log.wait_past("chat-42", session.head(), Duration::from_secs(30))? > session.head() {
 ///     for caught in session.catch_up()? {
 ///         // caught.commands holds the `Respond` once the inquiry is answered.
 ///         # let _ = caught;

@@ -289,7 +289,10 @@ impl Log for PgLog {
         self.with_conn(|conn| conn.client.batch_execute(sql::FLUSH).map_err(database))
     }
 
-    fn wait_for(&self, stream: &str, after: Seq, timeout: Duration) -> Result<Option<Seq>> {
-        self.wait_notified(stream, after, timeout)
+    fn wait_past(&self, stream: &str, seq: Seq, timeout: Duration) -> Result<Seq> {
+        match self.wait_notified(stream, seq, timeout)? {
+            Some(head) => Ok(head),
+            None => Ok(self.stream(stream)?.map_or(0, |info| info.head)),
+        }
     }
 }

@@ -13,7 +13,7 @@ use crate::types::Seq;
 const LONGEST_WAIT: Duration = Duration::from_secs(3600);
 
 impl PgLog {
-    /// [`Log::wait_for`](crate::Log::wait_for), woken by `LISTEN`/`NOTIFY`: every
+    /// [`Log::wait_past`](crate::Log::wait_past), woken by `LISTEN`/`NOTIFY`: every
     /// append sends a `NOTIFY` on the log's channel (`askuser_` ++ the schema name)
     /// with the stream's name when it commits, and the waiter `LISTEN`s on a
     /// connection of its own, re-reading the head only when its stream is named.

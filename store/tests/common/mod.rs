@@ -1,13 +1,15 @@
 //! Helpers shared by the store's integration tests.
 #![allow(dead_code, missing_docs)]
 
+pub mod processes;
+
 use std::sync::Arc;
 
 use askuser_core::{
     AnsweredBy, CancelReason, Event, Form, InquiryId, Origin, Persistence, Policy, Request, Target,
     parse_form,
 };
-use askuser_store::{ManualClock, MemLog, SledLog, Timestamp};
+use askuser_store::{Durability, ManualClock, MemLog, SharedSledLog, SledLog, Timestamp};
 use serde_json::{Value, json};
 
 /// 2025-03-01T00:00:00Z.
@@ -29,6 +31,15 @@ pub fn sled() -> (SledLog, tempfile::TempDir) {
         .with_durability(askuser_store::Durability::Buffered)
         .with_clock(clock());
     (log, dir)
+}
+
+/// A client of a log that another process owns (kept alive by the returned guard).
+pub fn remote() -> (SharedSledLog, processes::Owner) {
+    let owner = processes::Owner::start();
+    let log = SharedSledLog::open_with(&owner.path, Durability::Buffered, clock())
+        .expect("reach the owner");
+    assert!(!log.is_owner(), "the helper owns the log");
+    (log, owner)
 }
 
 pub fn form(arguments: &Value) -> Arc<Form> {

@@ -1,0 +1,170 @@
+//! [`Server::serve_watching`]: the server loop that also passes on what other
+//! processes record while it waits for its host.
+
+use std::io::{self, BufRead, Write};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use crate::error::Result;
+use crate::server::{Line, Server, read_line, write_line};
+
+/// How long the watcher waits on the log at a time before it checks whether the
+/// server has stopped (it is woken at once by an append).
+const WATCH_SLICE: Duration = Duration::from_millis(250);
+
+/// What the server loop is woken by.
+enum Wake {
+    /// A line of input (its kind and text), or the error reading it.
+    Input(io::Result<(Line, Vec<u8>)>),
+    /// The default stream's head moved.
+    Moved,
+}
+
+impl Server {
+    /// [`Server::serve`], also waiting on the log: when another process records
+    /// something in this server's default stream (an answer given in another
+    /// terminal, or by `askuser answer`), the lines it yields are written as soon
+    /// as it lands ([`Server::catch_up`]), without the host sending anything.
+    ///
+    /// Input is read on a thread of its own, and the log is waited on by another
+    /// ([`Log::wait_past`](askuser_store::Log::wait_past): woken by the append
+    /// itself on a shared sled log, whichever process makes it).
+    ///
+    /// # Errors
+    /// Only when reading `input` or writing `output` fails.
+    pub fn serve_watching<R, W>(&mut self, input: R, mut output: W) -> Result<()>
+    where
+        R: BufRead + Send + 'static,
+        W: Write,
+    {
+        let (sender, wakes) = mpsc::channel();
+        spawn_reader(input, sender.clone())?;
+        let stopped = Arc::new(AtomicBool::new(false));
+        let watcher = self.spawn_watcher(sender, Arc::clone(&stopped))?;
+        let served = self.serve_wakes(&wakes, &mut output);
+        stopped.store(true, Ordering::SeqCst);
+        drop(wakes);
+        drop(watcher.join());
+        served
+    }
+
+    fn serve_wakes<W: Write>(
+        &mut self,
+        wakes: &mpsc::Receiver<Wake>,
+        output: &mut W,
+    ) -> Result<()> {
+        write_line(output, &self.ready_line())?;
+        loop {
+            let lines = match wakes.recv() {
+                Err(_) | Ok(Wake::Input(Ok((Line::End, _)))) => return Ok(()),
+                Ok(Wake::Input(Err(error))) => return Err(error.into()),
+                Ok(Wake::Input(Ok((line, text)))) => self.answer_input(&line, &text),
+                Ok(Wake::Moved) => self.catch_up(),
+            };
+            for line in &lines {
+                write_line(output, line)?;
+            }
+        }
+    }
+
+    /// A thread waiting on the default stream, sending [`Wake::Moved`] each time its
+    /// head moves, until `stopped`.
+    fn spawn_watcher(
+        &mut self,
+        sender: mpsc::Sender<Wake>,
+        stopped: Arc<AtomicBool>,
+    ) -> Result<std::thread::JoinHandle<()>> {
+        let stream = self.stream().to_owned();
+        let mut head = self.journal().head(&stream)?;
+        let log = Arc::clone(self.journal().log());
+        Ok(std::thread::Builder::new()
+            .name("askuser-serve-watch".to_owned())
+            .spawn(move || {
+                while !stopped.load(Ordering::SeqCst) {
+                    match log.wait_past(&stream, head, WATCH_SLICE) {
+                        Ok(now) if now > head => {
+                            head = now;
+                            if sender.send(Wake::Moved).is_err() {
+                                return;
+                            }
+                        }
+                        Ok(_) => {}
+                        // The log is unreachable for now: look again later.
+                        Err(_) => std::thread::sleep(WATCH_SLICE),
+                    }
+                }
+            })?)
+    }
+}
+
+/// A thread reading `input` line by line into `sender`, until it ends.
+fn spawn_reader<R: BufRead + Send + 'static>(
+    mut input: R,
+    sender: mpsc::Sender<Wake>,
+) -> io::Result<()> {
+    std::thread::Builder::new()
+        .name("askuser-serve-input".to_owned())
+        .spawn(move || {
+            let mut buffer = Vec::new();
+            loop {
+                let read = read_line(&mut input, &mut buffer);
+                let more = matches!(read, Ok(Line::Text | Line::TooLong));
+                let wake = Wake::Input(read.map(|line| (line, std::mem::take(&mut buffer))));
+                if sender.send(wake).is_err() || !more {
+                    return;
+                }
+            }
+        })
+        .map(drop)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::{BufRead, BufReader, Write};
+    use std::os::unix::net::UnixStream;
+    use std::sync::Arc;
+
+    use serde_json::{Value, json};
+
+    use crate::{Journal, Server};
+
+    #[test]
+    fn an_answer_recorded_elsewhere_is_written_while_the_server_waits_for_input() {
+        let log: Arc<dyn askuser_store::Log> = Arc::new(askuser_store::MemLog::new());
+        let (mut host, input) = UnixStream::pair().unwrap();
+        let (output, from_server) = UnixStream::pair().unwrap();
+        let mut lines = BufReader::new(from_server);
+        let mut next = move || -> Value {
+            let mut line = String::new();
+            lines.read_line(&mut line).unwrap();
+            serde_json::from_str(&line).unwrap()
+        };
+        let serving = {
+            let log = Arc::clone(&log);
+            std::thread::spawn(move || {
+                let mut server = Server::new(Journal::new(log), "s").unwrap();
+                server.serve_watching(BufReader::new(input), output)
+            })
+        };
+        assert_eq!(next()["type"], "ready");
+        writeln!(
+            host,
+            r#"{{"type":"ask","inquiry":"c1","dialect":"jp","arguments":{{"question":"Deploy now?","answer_type":"boolean"}}}}"#
+        )
+        .unwrap();
+        assert_eq!(next()["type"], "prompt");
+        // Another process answers; the host sends nothing, and gets the result.
+        let mut elsewhere = Server::new(Journal::new(log), "s").unwrap();
+        elsewhere
+            .handle_line(r#"{"type":"answer","inquiry":"c1","question":"answer","value":"yes"}"#);
+        assert_eq!(
+            next(),
+            json!({"type": "result", "inquiry": "c1",
+                "result": {"answer_type": "boolean", "answer": true}, "cancelled": false})
+        );
+        drop(host);
+        serving.join().unwrap().unwrap();
+    }
+}

@@ -1,0 +1,222 @@
+//! The client's side: connections to the owner's socket, kept in a pool so that
+//! threads (one waiting, others appending) never queue behind each other.
+
+use std::io::{self, BufReader, BufWriter};
+use std::os::unix::fs::MetadataExt;
+use std::os::unix::net::UnixStream;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, PoisonError};
+use std::time::Duration;
+
+use super::wire::{
+    Frame, PROTOCOL, Request, Response, WireError, decode, encode, read_frame, write_frame,
+};
+use crate::error::StoreError;
+
+/// How long a request may go unanswered before the owner is taken for gone (a
+/// stopped or hung owner); a wait adds its own time to this.
+pub(super) const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How long the owner may take to answer a greeting (its connections are served
+/// by threads of their own, so a live owner answers at once).
+const GREETING_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// How many idle connections are kept.
+const IDLE_CONNECTIONS: usize = 8;
+
+/// Why a call did not get an answer from the owner.
+#[derive(Debug)]
+pub(super) enum CallError {
+    /// The owner could not be reached, or the connection broke (it exited, was
+    /// killed, or did not answer in time). `sent`: the whole request was written,
+    /// so the owner may have carried it out. `generation`: the owner it was for.
+    Lost {
+        sent: bool,
+        generation: u64,
+        detail: String,
+    },
+    /// The owner answered, or the exchange broke the protocol.
+    Store(StoreError),
+}
+
+/// One connection, greeted.
+struct Connection {
+    reader: BufReader<UnixStream>,
+    writer: BufWriter<UnixStream>,
+    generation: u64,
+}
+
+impl Connection {
+    fn exchange(&mut self, payload: &[u8], timeout: Duration) -> Result<Response, CallError> {
+        let lost = |sent, detail: String| CallError::Lost {
+            sent,
+            generation: self.generation,
+            detail,
+        };
+        self.reader
+            .get_ref()
+            .set_read_timeout(Some(timeout.max(Duration::from_millis(1))))
+            .map_err(|e| lost(false, e.to_string()))?;
+        write_frame(&mut self.writer, payload).map_err(|e| lost(false, e.to_string()))?;
+        match read_frame(&mut self.reader) {
+            Ok(Frame::Payload(bytes)) => {
+                decode(&bytes, "the owner's answer").map_err(CallError::Store)
+            }
+            Ok(Frame::Closed) => Err(lost(true, "the owner closed the connection".to_owned())),
+            Err(error) if error.kind() == io::ErrorKind::InvalidData => {
+                Err(CallError::Store(StoreError::BadMessage(error.to_string())))
+            }
+            Err(error)
+                if matches!(
+                    error.kind(),
+                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                ) =>
+            {
+                Err(lost(
+                    true,
+                    format!("no answer within {} s", timeout.as_secs()),
+                ))
+            }
+            Err(error) => Err(lost(true, error.to_string())),
+        }
+    }
+}
+
+/// Refuses a socket that another user created: whoever can plant one in the
+/// database directory could answer with events of their own. (On Linux, this
+/// process's user is the owner of `/proc/self`; elsewhere the check is skipped.)
+fn check_socket_owner(socket: &Path) -> Result<(), String> {
+    let Ok(me) = std::fs::metadata("/proc/self") else {
+        return Ok(());
+    };
+    match std::fs::symlink_metadata(socket) {
+        Ok(meta) if meta.uid() != me.uid() => Err(format!(
+            "{} belongs to user {}, not to this user ({}); remove it",
+            socket.display(),
+            meta.uid(),
+            me.uid()
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// The connections of one process to the owner of one log.
+#[derive(Debug)]
+pub(super) struct Client {
+    socket: PathBuf,
+    idle: Mutex<Vec<Connection>>,
+    /// Bumped each time the owner changes; older connections are dropped.
+    generation: AtomicU64,
+}
+
+impl std::fmt::Debug for Connection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Connection")
+            .field("generation", &self.generation)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Client {
+    pub(super) fn new(socket: &Path) -> Self {
+        Self {
+            socket: socket.to_owned(),
+            idle: Mutex::new(Vec::new()),
+            generation: AtomicU64::new(0),
+        }
+    }
+
+    pub(super) fn generation(&self) -> u64 {
+        self.generation.load(Ordering::SeqCst)
+    }
+
+    /// Forgets every connection (the owner changed) and connects afresh.
+    ///
+    /// # Errors
+    /// Why the owner's socket could not be used.
+    pub(super) fn reconnect(&self) -> Result<(), String> {
+        self.generation.fetch_add(1, Ordering::SeqCst);
+        self.idle
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clear();
+        let connection = self.connect()?;
+        self.check_in(connection);
+        Ok(())
+    }
+
+    /// Drops every connection (this process now owns the log).
+    pub(super) fn disconnect(&self) {
+        self.generation.fetch_add(1, Ordering::SeqCst);
+        self.idle
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clear();
+    }
+
+    /// Connects and greets the owner.
+    fn connect(&self) -> Result<Connection, String> {
+        let generation = self.generation();
+        check_socket_owner(&self.socket)?;
+        let stream = UnixStream::connect(&self.socket).map_err(|e| e.to_string())?;
+        let write_half = stream.try_clone().map_err(|e| e.to_string())?;
+        let mut connection = Connection {
+            reader: BufReader::new(stream),
+            writer: BufWriter::new(write_half),
+            generation,
+        };
+        let hello = encode(&Request::Hello { protocol: PROTOCOL }).map_err(|e| e.to_string())?;
+        match connection.exchange(&hello, GREETING_TIMEOUT) {
+            Ok(Response::Hello { protocol, .. }) if protocol == PROTOCOL => Ok(connection),
+            Ok(Response::Hello { protocol, pid }) => Err(format!(
+                "the askuser process that holds it (pid {pid}) speaks protocol {protocol}, this one {PROTOCOL}: let it finish, or use the same askuser"
+            )),
+            Ok(other) => Err(format!("the greeting was answered with {other:?}")),
+            Err(CallError::Lost { detail, .. }) => Err(detail),
+            Err(CallError::Store(error)) => Err(error.to_string()),
+        }
+    }
+
+    fn check_out(&self) -> Result<Connection, CallError> {
+        let idle = self
+            .idle
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .pop();
+        match idle {
+            Some(connection) => Ok(connection),
+            None => self.connect().map_err(|detail| CallError::Lost {
+                sent: false,
+                generation: self.generation(),
+                detail,
+            }),
+        }
+    }
+
+    fn check_in(&self, connection: Connection) {
+        if connection.generation != self.generation() {
+            return;
+        }
+        let mut idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner);
+        if idle.len() < IDLE_CONNECTIONS {
+            idle.push(connection);
+        }
+    }
+
+    /// Sends `request` and reads the answer, waiting at most `timeout` for it.
+    pub(super) fn call(
+        &self,
+        request: &Request<'_>,
+        timeout: Duration,
+    ) -> Result<Response, CallError> {
+        let payload = encode(request).map_err(CallError::Store)?;
+        let mut connection = self.check_out()?;
+        let response = connection.exchange(&payload, timeout)?;
+        // A protocol breach ends the connection (the owner closes it too).
+        if !matches!(response, Response::Error(WireError::BadMessage(_))) {
+            self.check_in(connection);
+        }
+        Ok(response)
+    }
+}

@@ -1,0 +1,463 @@
+//! [`SharedSledLog`]: one sled log, used by many processes at once.
+//!
+//! sled lets one process open a database. The first process to open a log through
+//! [`SharedSledLog::open`] becomes its **owner**: it holds sled and serves every
+//! [`Log`] operation on a Unix socket beside the database,
+//! `<database directory>/askuser.sock`. A process that finds the database locked
+//! connects to that socket and becomes a **client**: the same operations, each one
+//! request and one response (length-framed `MessagePack`, see `store/src/shared/wire.rs`). So every command works
+//! the same whether it owns the log or not, and [`Session`](crate::Session) works
+//! unchanged on top: the expected-head append makes the first answer win, and the
+//! others get a conflict, catch up and are told it was already answered.
+//!
+//! **Ownership moves.** When the owner exits (or is killed), a client's next call
+//! fails to reach it; the client then opens the database itself and becomes the
+//! owner (binding the socket again), or connects to whichever process did, within
+//! five seconds. An append whose answer was lost with the owner is settled
+//! by reading the stream: if its events are there, under the head it expected, it
+//! succeeded; otherwise it is sent again or reported as a conflict. Nothing is
+//! appended twice.
+//!
+//! **Waiting.** [`Log::wait_past`] blocks until a stream's head passes a sequence
+//! number. In the owner it waits on a condition variable that every append
+//! notifies; a client's wait is one request the owner answers when an append lands
+//! (no polling over the socket).
+//!
+//! **The socket** is created in a fresh directory of mode 0700, made 0600, and
+//! renamed into place, so only the user who owns the log can connect. A socket file
+//! left by a killed owner is replaced: only the holder of sled's lock binds it, so
+//! no live owner can be listening there. Frames are capped at 64 MiB and decoded as
+//! hostile input (a bad frame is an error and ends the connection, never a panic).
+//!
+//! **Limits.** An owner that is stopped (Ctrl-Z) holds the lock but answers
+//! nothing: clients wait 30 seconds and fail with
+//! [`StoreError::OwnerUnreachable`]. A client's [`Durability::Buffered`] append is
+//! in the owner's buffers, and lost if the owner is killed before they are written
+//! out. A database path too long for a Unix socket (108 bytes with the socket's
+//! name) is still opened and used by its owner, but cannot be shared: other
+//! processes get [`StoreError::OwnerUnreachable`].
+
+mod client;
+mod owner;
+mod storage;
+pub(crate) mod wire;
+
+use std::borrow::Cow;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::time::{Duration, Instant};
+
+use askuser_core::Event;
+
+use self::client::{CallError, Client, REQUEST_TIMEOUT};
+use self::owner::{Core, Server, WAIT_SLICE};
+use self::wire::{Request, Response, is_flush};
+use crate::codec::check_name;
+use crate::error::{Result, StoreError};
+use crate::log::Log;
+use crate::sled_log::SledLog;
+use crate::types::{Clock, Durability, Seq, StreamInfo, SystemClock};
+
+/// The socket's file name, inside the database directory.
+const SOCKET_NAME: &str = "askuser.sock";
+
+/// How long opening, or a call whose owner went away, keeps trying to reach an
+/// owner or to become one.
+const TAKEOVER_PATIENCE: Duration = Duration::from_secs(5);
+
+/// How long one attempt to take sled's lock waits.
+const LOCK_ATTEMPT: Duration = Duration::from_millis(100);
+
+/// A [`Log`] on a sled database that many processes use at once (see the module
+/// docs): this process either owns the database and serves it to the others, or
+/// reaches the owner over its socket. It is the log the `askuser` program opens.
+///
+/// ```
+/// use std::sync::Arc;
+/// use askuser_store::{Log, SharedSledLog};
+///
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let dir = tempfile::tempdir()?;
+/// # let path = dir.path().join("askuser.db");
+/// let log: Arc<dyn Log> = Arc::new(SharedSledLog::open(&path)?);
+/// // Another process opening `path` now reaches this one over the socket, and
+/// // becomes the owner itself when this one exits.
+/// assert!(log.streams()?.is_empty());
+/// # Ok(())
+/// # }
+/// ```
+pub struct SharedSledLog {
+    path: PathBuf,
+    socket: PathBuf,
+    clock: Arc<dyn Clock>,
+    durability: Durability,
+    /// Set once this process owns the log; it never goes back to being a client.
+    owned: OnceLock<Owned>,
+    client: Client,
+    /// One thread at a time looks for a new owner.
+    recovering: Mutex<()>,
+}
+
+struct Owned {
+    /// Dropped first: its threads hold the core.
+    #[allow(dead_code, reason = "held for its Drop, which stops the threads")]
+    server: Option<Server>,
+    core: Arc<Core>,
+}
+
+impl std::fmt::Debug for SharedSledLog {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SharedSledLog")
+            .field("path", &self.path)
+            .field("owner", &self.is_owner())
+            .finish_non_exhaustive()
+    }
+}
+
+impl SharedSledLog {
+    /// Opens (creating if needed) the sled database in the directory `path`, as its
+    /// owner or as a client of the process that owns it, with [`Durability::Flush`]
+    /// appends and the system clock.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::OwnerUnreachable`] when another process holds the database and
+    /// does not answer on its socket within five seconds;
+    /// [`StoreError::Recovery`] when sled cannot recover it; a storage error.
+    pub fn open(path: impl AsRef<Path>) -> Result<Self> {
+        Self::open_with(path, Durability::Flush, Arc::new(SystemClock))
+    }
+
+    /// [`SharedSledLog::open`] with the durability of this handle's appends, and the
+    /// clock that stamps records while this process owns the log (a client's
+    /// records are stamped by the owner's clock). The owner's durability also
+    /// governs its snapshots, forks and compactions.
+    ///
+    /// # Errors
+    ///
+    /// As [`SharedSledLog::open`].
+    pub fn open_with(
+        path: impl AsRef<Path>,
+        durability: Durability,
+        clock: Arc<dyn Clock>,
+    ) -> Result<Self> {
+        let path = path.as_ref().to_owned();
+        let socket = path.join(SOCKET_NAME);
+        let log = Self {
+            client: Client::new(&socket),
+            path,
+            socket,
+            clock,
+            durability,
+            owned: OnceLock::new(),
+            recovering: Mutex::new(()),
+        };
+        log.attach()?;
+        Ok(log)
+    }
+
+    /// Whether this process owns the log (holds sled and serves the others).
+    pub fn is_owner(&self) -> bool {
+        self.owned.get().is_some()
+    }
+
+    /// The socket the owner serves the log on.
+    pub fn socket_path(&self) -> &Path {
+        &self.socket
+    }
+
+    /// Connects to the owner, or becomes it, trying for five seconds.
+    fn attach(&self) -> Result<()> {
+        let deadline = Instant::now() + TAKEOVER_PATIENCE;
+        loop {
+            let detail = match self.client.reconnect() {
+                Ok(()) => return Ok(()),
+                Err(detail) => detail,
+            };
+            match SledLog::open_within(&self.path, LOCK_ATTEMPT) {
+                Ok(sled) => {
+                    self.own(sled);
+                    return Ok(());
+                }
+                Err(StoreError::Locked) if Instant::now() < deadline => {}
+                Err(StoreError::Locked) => {
+                    return Err(StoreError::OwnerUnreachable {
+                        socket: self.socket.clone(),
+                        detail,
+                    });
+                }
+                Err(other) => return Err(other),
+            }
+        }
+    }
+
+    fn own(&self, sled: SledLog) {
+        let sled = sled
+            .with_clock(Arc::clone(&self.clock))
+            .with_durability(self.durability);
+        let core = Arc::new(Core::new(sled));
+        // A socket that cannot be bound (a path too long for one, say) leaves the
+        // log usable here, unshared.
+        let server = Server::start(Arc::clone(&core), &self.socket).ok();
+        self.client.disconnect();
+        drop(self.owned.set(Owned { server, core }));
+    }
+
+    /// After a call lost its owner (`generation`): finds the new one, or becomes
+    /// it. Threads that lost the same owner wait for the first to do this.
+    fn recover(&self, generation: u64) -> Result<()> {
+        let _one = self
+            .recovering
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if self.is_owner() || self.client.generation() != generation {
+            return Ok(());
+        }
+        self.attach()
+    }
+
+    /// Carries out one operation: on the owned log, or by `request` to the owner,
+    /// finding a new owner when the current one has gone (safe only for requests
+    /// that may be carried out twice; [`Log::append_with`] settles lost appends).
+    fn run<T>(
+        &self,
+        request: &Request<'_>,
+        timeout: Duration,
+        local: impl Fn(&Core) -> Result<T>,
+        remote: impl Fn(Response) -> Option<T>,
+    ) -> Result<T> {
+        self.run_noting(request, timeout, local, remote, &mut false)
+    }
+
+    /// [`SharedSledLog::run`], setting `resent` when the request may have been
+    /// carried out by an owner that went away before answering.
+    fn run_noting<T>(
+        &self,
+        request: &Request<'_>,
+        timeout: Duration,
+        local: impl Fn(&Core) -> Result<T>,
+        remote: impl Fn(Response) -> Option<T>,
+        resent: &mut bool,
+    ) -> Result<T> {
+        let mut recoveries = 0;
+        loop {
+            if let Some(owned) = self.owned.get() {
+                return local(&owned.core);
+            }
+            match self.client.call(request, timeout) {
+                Ok(Response::Error(error)) => return Err(error.into()),
+                Ok(response) => {
+                    let kind = response.kind();
+                    return remote(response).ok_or_else(|| {
+                        StoreError::BadMessage(format!("an answer of the wrong kind ({kind})"))
+                    });
+                }
+                Err(CallError::Store(error)) => return Err(error),
+                Err(CallError::Lost {
+                    sent,
+                    generation,
+                    detail,
+                }) => {
+                    *resent |= sent;
+                    recoveries += 1;
+                    if recoveries > 3 {
+                        return Err(StoreError::OwnerUnreachable {
+                            socket: self.socket.clone(),
+                            detail,
+                        });
+                    }
+                    self.recover(generation)?;
+                }
+            }
+        }
+    }
+
+    /// After an append's answer was lost with its owner: whether it was carried out.
+    /// `Ok(Some(head))` if the stream holds exactly these events after `expected`,
+    /// `Ok(None)` if the head is still `expected` (send it again), a conflict if
+    /// anything else is there.
+    fn settle_lost_append(
+        &self,
+        stream: &str,
+        expected: Seq,
+        events: &[Event],
+    ) -> Result<Option<Seq>> {
+        let head = self.stream(stream)?.map_or(0, |info| info.head);
+        if head == expected || events.is_empty() {
+            return Ok(None);
+        }
+        let ours = expected + events.len() as u64;
+        if head >= ours {
+            let written: Vec<Event> = self
+                .read_range(stream, expected + 1, ours)?
+                .map(|r| r.map(|r| r.event))
+                .collect::<Result<_>>()?;
+            if written == events {
+                return Ok(Some(ours));
+            }
+        }
+        Err(StoreError::Conflict {
+            stream: stream.to_owned(),
+            expected,
+            actual: head,
+        })
+    }
+}
+
+impl Log for SharedSledLog {
+    fn append_with(
+        &self,
+        stream: &str,
+        expected: Seq,
+        events: &[Event],
+        durability: Durability,
+    ) -> Result<Seq> {
+        check_name(stream)?;
+        let request = Request::Append {
+            stream: stream.into(),
+            expected,
+            events: Cow::Borrowed(events),
+            flush: is_flush(durability),
+        };
+        let mut recoveries = 0;
+        loop {
+            if let Some(owned) = self.owned.get() {
+                return owned.core.append(stream, expected, events, durability);
+            }
+            match self.client.call(&request, REQUEST_TIMEOUT) {
+                Ok(Response::Head(head)) => return Ok(head),
+                Ok(Response::Error(error)) => return Err(error.into()),
+                Ok(other) => {
+                    return Err(StoreError::BadMessage(format!(
+                        "an append was answered with {}",
+                        other.kind()
+                    )));
+                }
+                Err(CallError::Store(error)) => return Err(error),
+                Err(CallError::Lost {
+                    sent,
+                    generation,
+                    detail,
+                }) => {
+                    recoveries += 1;
+                    if recoveries > 3 {
+                        return Err(StoreError::OwnerUnreachable {
+                            socket: self.socket.clone(),
+                            detail,
+                        });
+                    }
+                    self.recover(generation)?;
+                    if sent && let Some(head) = self.settle_lost_append(stream, expected, events)? {
+                        return Ok(head);
+                    }
+                }
+            }
+        }
+    }
+
+    fn durability(&self) -> Durability {
+        self.durability
+    }
+
+    fn stream(&self, stream: &str) -> Result<Option<StreamInfo>> {
+        let request = Request::Stream {
+            stream: stream.into(),
+        };
+        self.run(
+            &request,
+            REQUEST_TIMEOUT,
+            |core| core.sled.stream(stream),
+            |r| match r {
+                Response::Stream(info) => Some(info.map(Into::into)),
+                _ => None,
+            },
+        )
+    }
+
+    fn streams(&self) -> Result<Vec<StreamInfo>> {
+        self.run(
+            &Request::Streams,
+            REQUEST_TIMEOUT,
+            |core| core.sled.streams(),
+            |r| match r {
+                Response::Streams(all) => Some(all.into_iter().map(Into::into).collect()),
+                _ => None,
+            },
+        )
+    }
+
+    fn fork(&self, parent: &str, at: Seq, name: &str) -> Result<StreamInfo> {
+        check_name(name)?;
+        let request = Request::Fork {
+            parent: parent.into(),
+            at,
+            name: name.into(),
+        };
+        let mut resent = false;
+        let forked = self.run_noting(
+            &request,
+            REQUEST_TIMEOUT,
+            |core| core.fork(parent, at, name),
+            |r| match r {
+                Response::Info(info) => Some(StreamInfo::from(info)),
+                _ => None,
+            },
+            &mut resent,
+        );
+        match forked {
+            // A fork sent again after its owner went away may find itself made.
+            Err(StoreError::StreamExists(_)) if resent => match self.stream(name)? {
+                Some(info)
+                    if info
+                        .parent
+                        .as_ref()
+                        .is_some_and(|p| p.stream == parent && p.at == at)
+                        && info.head == at =>
+                {
+                    Ok(info)
+                }
+                _ => Err(StoreError::StreamExists(name.to_owned())),
+            },
+            other => other,
+        }
+    }
+
+    fn flush(&self) -> Result<()> {
+        self.run(
+            &Request::Flush,
+            REQUEST_TIMEOUT,
+            |core| core.sled.flush(),
+            |r| matches!(r, Response::Done).then_some(()),
+        )
+    }
+
+    fn wait_past(&self, stream: &str, seq: Seq, timeout: Duration) -> Result<Seq> {
+        let deadline = Instant::now().checked_add(timeout);
+        loop {
+            let left = deadline.map_or(Duration::MAX, |d| {
+                d.saturating_duration_since(Instant::now())
+            });
+            if let Some(owned) = self.owned.get() {
+                return owned.core.wait_past(stream, seq, left);
+            }
+            let slice = left.min(WAIT_SLICE);
+            let request = Request::Wait {
+                stream: stream.into(),
+                past: seq,
+                millis: u64::try_from(slice.as_millis()).unwrap_or(u64::MAX),
+            };
+            let head = self.run(
+                &request,
+                slice + REQUEST_TIMEOUT,
+                |core| core.wait_past(stream, seq, slice),
+                |r| match r {
+                    Response::Head(head) => Some(head),
+                    _ => None,
+                },
+            )?;
+            if head > seq || left <= slice {
+                return Ok(head);
+            }
+        }
+    }
+}

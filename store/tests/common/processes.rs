@@ -1,0 +1,90 @@
+//! Other processes on one log: the `askuser-store-sharedtest` helper.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+
+/// One helper process, its input and output piped.
+pub struct Helper {
+    child: Child,
+    input: Option<ChildStdin>,
+    output: BufReader<ChildStdout>,
+}
+
+impl Helper {
+    /// Starts `askuser-store-sharedtest ARGS`.
+    pub fn start(args: &[&str]) -> Self {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_askuser-store-sharedtest"))
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("the helper starts");
+        let input = child.stdin.take();
+        let output = BufReader::new(child.stdout.take().expect("piped"));
+        Self {
+            child,
+            input,
+            output,
+        }
+    }
+
+    /// The next line it prints (empty when it has exited).
+    pub fn line(&mut self) -> String {
+        let mut line = String::new();
+        self.output.read_line(&mut line).expect("read the helper");
+        line.trim_end().to_owned()
+    }
+
+    /// Sends it a line.
+    pub fn send(&mut self, line: &str) {
+        let input = self.input.as_mut().expect("input open");
+        writeln!(input, "{line}").expect("write the helper");
+        input.flush().expect("flush");
+    }
+
+    /// Closes its input (an `own` helper then lets the log go and exits) and waits.
+    pub fn finish(mut self) -> bool {
+        drop(self.input.take());
+        self.child.wait().expect("wait").success()
+    }
+
+    /// Kills it (SIGKILL) and reaps it.
+    pub fn kill(mut self) {
+        drop(self.child.kill());
+        drop(self.child.wait());
+    }
+}
+
+impl Drop for Helper {
+    fn drop(&mut self) {
+        drop(self.child.kill());
+        drop(self.child.wait());
+    }
+}
+
+/// A process owning the sled log at `<dir>/db`, with a stopped clock at `T0`.
+pub struct Owner {
+    pub helper: Option<Helper>,
+    pub path: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl Owner {
+    pub fn start() -> Self {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let path = dir.path().join("db");
+        let t0 = super::T0.millis().to_string();
+        let mut helper = Helper::start(&["own", path_str(&path), &t0]);
+        assert_eq!(helper.line(), "owner");
+        Self {
+            helper: Some(helper),
+            path,
+            _dir: dir,
+        }
+    }
+}
+
+pub fn path_str(path: &Path) -> &str {
+    path.to_str().expect("a UTF-8 temporary path")
+}
