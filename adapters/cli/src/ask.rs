@@ -197,6 +197,9 @@ fn how_it_ended(log: &dyn Log, state: &State, stream: &str) -> String {
             },
             Some(Finished::Failed),
         ) => "no person could be asked (the model was told so)",
+        (Event::Requested(request), Some(Finished::Failed)) if !request.policy.interactive => {
+            "no person could be asked (the model was told so)"
+        }
         (_, Some(Finished::Failed)) => "it failed (the model got a tool error)",
         (_, None) => "it is not open",
     };
