@@ -1,5 +1,5 @@
 //! The command line, defined once with clap: the parser, `askuser help`, every
-//! `--help`, and the README's command table ([`command_table`]) all come from
+//! `--help`, and the README's command table (`command_table`, built for the tests) all come from
 //! these definitions.
 
 use std::path::PathBuf;
@@ -73,10 +73,10 @@ pub struct AskArgs {
     /// The log.
     #[command(flatten)]
     pub db: DbArg,
-    /// The stream to record in (default: a new one, ask-<time>-<pid>)
+    /// The stream to record in (default: a new one, ask-TIME-PID)
     #[arg(long, value_name = "NAME")]
     pub stream: Option<String>,
-    /// The inquiry's id (default: call-<next event number>)
+    /// The inquiry's id (default: call-N, where N is the next event number)
     #[arg(long, value_name = "ID")]
     pub inquiry: Option<String>,
     /// Writes the questions to this file instead of asking, and prints how to answer them
@@ -121,7 +121,7 @@ pub struct ServeArgs {
     /// The log.
     #[command(flatten)]
     pub db: DbArg,
-    /// The stream to record in (default: a new one, serve-<time>-<pid>)
+    /// The stream to record in (default: a new one, serve-TIME-PID)
     #[arg(long, value_name = "NAME")]
     pub stream: Option<String>,
 }

@@ -68,7 +68,8 @@ pub fn ask(args: &AskArgs) -> Result<u8, CliError> {
         let file = PendingFile {
             format: PENDING_FORMAT.to_owned(),
             status: "pending".to_owned(),
-            db: Some(absolute(&db).display().to_string()),
+            // A path that is not UTF-8 cannot be named in the file: `answer` asks for --db.
+            db: absolute(&db).to_str().map(str::to_owned),
             stream: stream.clone(),
             inquiry,
             dialect: dialect.name().to_owned(),
@@ -82,6 +83,13 @@ pub fn ask(args: &AskArgs) -> Result<u8, CliError> {
             result: None,
         };
         target.write(&file)?;
+        if file.db.is_none() {
+            note(&format!(
+                "askuser: the log's path is not UTF-8, so the pending file cannot name it: answer with `askuser answer {}{}`",
+                shell_word(path.as_os_str()),
+                db_hint(&db)
+            ));
+        }
         // The path is shown as a shell word, ready to paste.
         let shown = shell_word(path.as_os_str());
         print_out(&for_display(&pending::instructions(Path::new(&shown))))?;
