@@ -1,6 +1,6 @@
 //! The command line, defined once with clap: the parser, `askuser help`, every
-//! `--help`, and the README's command table (`command_table`, built for the tests) all come from
-//! these definitions.
+//! `--help`, and the README's command table (`command_table`, built for the
+//! tests) all come from these definitions.
 
 use std::path::PathBuf;
 

@@ -65,34 +65,7 @@ pub fn ask(args: &AskArgs) -> Result<u8, CliError> {
         }
     };
     if let (Some(path), Some(target), Some(Command::Prompt(_))) = (pending, target, first.first()) {
-        let file = PendingFile {
-            format: PENDING_FORMAT.to_owned(),
-            status: "pending".to_owned(),
-            // A path that is not UTF-8 cannot be named in the file: `answer` asks for --db.
-            db: absolute(&db).to_str().map(str::to_owned),
-            stream: stream.clone(),
-            inquiry,
-            dialect: dialect.name().to_owned(),
-            timestamp: SystemClock.now().to_string(),
-            questions: call
-                .form()
-                .questions()
-                .iter()
-                .map(PendingQuestion::from_question)
-                .collect(),
-            result: None,
-        };
-        target.write(&file)?;
-        if file.db.is_none() {
-            note(&format!(
-                "askuser: the log's path is not UTF-8, so the pending file cannot name it: answer with `askuser answer {}{}`",
-                shell_word(path.as_os_str()),
-                db_hint(&db)
-            ));
-        }
-        // The path is shown as a shell word, ready to paste.
-        let shown = shell_word(path.as_os_str());
-        print_out(&for_display(&pending::instructions(Path::new(&shown))))?;
+        write_pending(path, target, &db, &stream, inquiry, &call)?;
         return Ok(EXIT_PENDING);
     }
     let code = walk(&mut journal, &stream, &inquiry, &call, first)?;
@@ -105,6 +78,47 @@ pub fn ask(args: &AskArgs) -> Result<u8, CliError> {
         note(&no_terminal_hint(args, &db));
     }
     Ok(code)
+}
+
+/// Writes the questions of `call` to the pending file at `path` (its place already
+/// proven writable) and prints how to answer them.
+fn write_pending(
+    path: &Path,
+    target: PendingTarget,
+    db: &Path,
+    stream: &str,
+    inquiry: String,
+    call: &Call,
+) -> Result<(), CliError> {
+    let file = PendingFile {
+        format: PENDING_FORMAT.to_owned(),
+        status: "pending".to_owned(),
+        // A path that is not UTF-8 cannot be named in the file: `answer` asks for --db.
+        db: absolute(db).to_str().map(str::to_owned),
+        stream: stream.to_owned(),
+        inquiry,
+        dialect: call.dialect().name().to_owned(),
+        timestamp: SystemClock.now().to_string(),
+        questions: call
+            .form()
+            .questions()
+            .iter()
+            .map(PendingQuestion::from_question)
+            .collect(),
+        result: None,
+    };
+    target.write(&file)?;
+    if file.db.is_none() {
+        note(&format!(
+            "askuser: the log's path is not UTF-8, so the pending file cannot name it: answer with `askuser answer {}{}`",
+            shell_word(path.as_os_str()),
+            db_hint(db)
+        ));
+    }
+    // The path is shown as a shell word, ready to paste.
+    let shown = shell_word(path.as_os_str());
+    print_out(&for_display(&pending::instructions(Path::new(&shown))))?;
+    Ok(())
 }
 
 /// What the person reads on standard error when `ask` found no terminal: how to

@@ -218,3 +218,46 @@ fn export_of_a_compacted_stream_starts_with_its_snapshot() {
     assert_eq!(exported[1]["seq"], 3);
     assert_eq!(exported[1]["event"]["requested"]["inquiry"], json!("c2"));
 }
+
+#[test]
+fn askuser_db_in_the_environment_is_the_log_and_needs_no_db_in_hints() {
+    let scratch = Scratch::new();
+    let db = scratch.db();
+    let run = |args: &[&str], stdin: &str| {
+        use std::io::Write;
+        use std::process::{Command, Stdio};
+        let mut child = Command::new(common::BIN)
+            .args(args)
+            .env("ASKUSER_DB", &db)
+            .env("HOME", scratch.dir.path())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(stdin.as_bytes())
+            .unwrap();
+        let output = child.wait_with_output().unwrap();
+        (
+            output.status.code(),
+            String::from_utf8(output.stdout).unwrap(),
+        )
+    };
+    assert_eq!(
+        run(&["serve", "--stream", "s"], &lines(&[jp_ask("c1")])).0,
+        Some(0)
+    );
+    assert!(scratch.path("log.db").is_dir(), "the log is $ASKUSER_DB");
+    assert_eq!(
+        run(&["log", "fork", "s", "--at", "1"], ""),
+        (
+            Some(0),
+            "forked \"s\" after #1 into \"s.fork-1\"; continue it with `askuser resume s.fork-1`\n"
+                .to_owned()
+        )
+    );
+}

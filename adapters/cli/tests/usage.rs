@@ -179,6 +179,40 @@ fn a_non_utf8_path_works_for_the_log_and_the_call() {
     let (code, stdout, stderr) = run_os(&["log".as_ref(), "list".as_ref(), "--db".as_ref(), &db]);
     assert_eq!((code, stderr.as_str()), (Some(0), ""));
     assert_eq!(scratch.redact(&stdout), "s  1 event, created <time>\n");
+    // A pending file cannot name that log, so answering it takes --db.
+    let pending = scratch.path("p.json").into_os_string();
+    let (code, _, stderr) = run_os(&[
+        "ask".as_ref(),
+        "--pending".as_ref(),
+        &pending,
+        "--db".as_ref(),
+        &db,
+        &call,
+    ]);
+    assert_eq!(
+        (code, scratch.redact(&stderr)),
+        (
+            Some(5),
+            "askuser: read as a jp call (pass --dialect to choose another)\n\
+             askuser: the log's path is not UTF-8, so the pending file cannot name it: answer with `askuser answer <tmp>/p.json --db $'<tmp>/log-\\xff.db'`\n"
+                .to_owned()
+        )
+    );
+    let (code, stdout, _) = run_os(&[
+        "answer".as_ref(),
+        &pending,
+        "--answers".as_ref(),
+        r#"["abort"]"#.as_ref(),
+        "--db".as_ref(),
+        &db,
+    ]);
+    assert_eq!(
+        (code, stdout.as_str()),
+        (
+            Some(0),
+            "{\"answer_type\":\"select\",\"answer\":\"abort\"}\n"
+        )
+    );
     let (code, stdout, _) = run_os(&["check".as_ref(), &call]);
     assert_eq!(
         (code, stdout.as_str()),
