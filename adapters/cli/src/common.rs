@@ -281,3 +281,33 @@ pub fn json_for_display(value: &Value) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use std::ffi::OsStr;
+
+    use super::shell_word;
+
+    #[test]
+    fn shell_words_paste_exactly_and_show_nothing_raw() {
+        let cases: [(&str, &str); 6] = [
+            ("/tmp/log.db", "/tmp/log.db"),
+            ("", "''"),
+            ("my log.db", "'my log.db'"),
+            ("it's", r"'it'\''s'"),
+            ("café $HOME", "'café $HOME'"),
+            ("a\u{1b}[2J\nb's\\", r"$'a\x1b[2J\x0ab\'s\\'"),
+        ];
+        for (word, quoted) in cases {
+            assert_eq!(shell_word(OsStr::new(word)), quoted, "{word:?}");
+        }
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStrExt;
+            assert_eq!(
+                shell_word(OsStr::from_bytes(b"log-\xff.db")),
+                r"$'log-\xff.db'"
+            );
+        }
+    }
+}
