@@ -1,153 +1,325 @@
-//! A small command-line parser: options with values (`--db PATH`, `--db=PATH`),
-//! flags (`--drop`), and positional arguments, checked against what each command
-//! takes.
+//! The command line, defined once with clap: the parser, `askuser help`, every
+//! `--help`, and the README's command table (`command_table`, built for the
+//! tests) all come from these definitions.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
 
-use crate::error::CliError;
+use askuser_llm::{Dialect, Provider};
+use askuser_store::Seq;
+use clap::builder::{PossibleValuesParser, TypedValueParser};
+use clap::{Args, Parser, Subcommand};
 
-/// The arguments of one command, parsed.
-#[derive(Debug, Default)]
-pub struct Parsed {
-    /// The positional arguments, in order.
-    pub positionals: Vec<String>,
-    options: BTreeMap<&'static str, String>,
-    flags: BTreeSet<&'static str>,
+const EXIT_STATUS: &str = "\
+The log: --db PATH, else $ASKUSER_DB, else $XDG_DATA_HOME/askuser/log.db, else
+~/.local/share/askuser/log.db.
+
+Exit status: 0 a result (answers, or a Reply's cancel marker); 1 askuser could
+not run (a usage error, a file, the log); 2 the call (or the answers) was
+rejected, its problems on stdout; 3 no person can be asked (the message for the
+model on stdout); 4 the person ended the turn (nothing on stdout); 5 questions
+pending in a file; 6 a replay differs from the record. A closed standard output
+ends askuser quietly.";
+
+/// `askuser`: ask a person an LLM agent's questions, and record every step.
+#[derive(Debug, Parser)]
+#[command(
+    name = "askuser",
+    version,
+    about = "askuser: ask a person an LLM agent's questions, and record every step",
+    after_help = EXIT_STATUS,
+    arg_required_else_help = true,
+    max_term_width = 100
+)]
+pub struct Cli {
+    /// The command to run.
+    #[command(subcommand)]
+    pub command: Commands,
 }
 
-impl Parsed {
-    /// The value of `--name`, if given.
-    pub fn option(&self, name: &str) -> Option<&str> {
-        self.options.get(name).map(String::as_str)
-    }
+/// The commands.
+#[derive(Debug, Subcommand)]
+pub enum Commands {
+    /// Runs a tool call's arguments as a form in the terminal and prints the dialect's tool result (prompts on stderr)
+    Ask(AskArgs),
+    /// Answers a pending file (from --answers, or from its filled-in "answer" fields) and prints the tool result
+    Answer(AnswerArgs),
+    /// Asks the open inquiry of a recorded stream (a fork, say) in the terminal
+    Resume(ResumeArgs),
+    /// The engine over JSON lines on stdin/stdout (see docs/protocol.md)
+    Serve(ServeArgs),
+    /// An MCP server on stdin/stdout (or loopback HTTP): ask_user and AskUserQuestion through the client's forms
+    Mcp(McpArgs),
+    /// The recorded sessions: every run is a stream in the log
+    #[command(subcommand)]
+    Log(LogCommand),
+    /// Prints the dialect's tool definition, to give a model
+    Schema(SchemaArgs),
+    /// Checks a call's arguments and prints every problem
+    Check(CheckArgs),
+}
 
-    /// Whether `--name` was given.
-    pub fn flag(&self, name: &str) -> bool {
-        self.flags.contains(name)
-    }
+/// `--db`: where the log is.
+#[derive(Debug, Args)]
+pub struct DbArg {
+    /// The log database
+    #[arg(long, value_name = "PATH", env = "ASKUSER_DB")]
+    pub db: Option<PathBuf>,
+}
 
-    /// Checks the number of positional arguments.
-    pub fn expect_positionals(
-        &self,
-        command: &str,
-        names: &[&str],
-        optional: usize,
-    ) -> Result<(), CliError> {
-        let count = self.positionals.len();
-        let required = names.len() - optional;
-        if count < required {
-            return Err(CliError::Usage(format!(
-                "`askuser {command}` needs {}; see `askuser help`",
-                names[count..required]
+/// `askuser ask`.
+#[derive(Debug, Args)]
+pub struct AskArgs {
+    /// The call's dialect (read from the call's shape when not given)
+    #[arg(long, value_name = "DIALECT", value_parser = dialect_parser())]
+    pub dialect: Option<Dialect>,
+    /// The log.
+    #[command(flatten)]
+    pub db: DbArg,
+    /// The stream to record in (default: a new one, ask-TIME-PID)
+    #[arg(long, value_name = "NAME")]
+    pub stream: Option<String>,
+    /// The inquiry's id (default: call-N, where N is the next event number)
+    #[arg(long, value_name = "ID")]
+    pub inquiry: Option<String>,
+    /// Writes the questions to this file instead of asking, and prints how to answer them
+    #[arg(long, value_name = "PENDING")]
+    pub pending: Option<PathBuf>,
+    /// The call's arguments as JSON (- or nothing: standard input)
+    #[arg(value_name = "FILE")]
+    pub file: Option<PathBuf>,
+}
+
+/// `askuser answer`.
+#[derive(Debug, Args)]
+pub struct AnswerArgs {
+    /// The pending file that `askuser ask --pending` wrote
+    #[arg(value_name = "PENDING")]
+    pub file: PathBuf,
+    /// The answers as a JSON list, one per question in order (null for one that is skipped)
+    #[arg(long, value_name = "JSON")]
+    pub answers: Option<String>,
+    /// The log (default: the one the pending file names)
+    #[arg(long, value_name = "PATH")]
+    pub db: Option<PathBuf>,
+}
+
+/// `askuser resume`.
+#[derive(Debug, Args)]
+pub struct ResumeArgs {
+    /// The stream
+    #[arg(value_name = "STREAM")]
+    pub stream: String,
+    /// The inquiry to ask (default: the stream's open one)
+    #[arg(long, value_name = "ID")]
+    pub inquiry: Option<String>,
+    /// The log.
+    #[command(flatten)]
+    pub db: DbArg,
+}
+
+/// `askuser serve`.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// The log.
+    #[command(flatten)]
+    pub db: DbArg,
+    /// The stream to record in (default: a new one, serve-TIME-PID)
+    #[arg(long, value_name = "NAME")]
+    pub stream: Option<String>,
+}
+
+/// `askuser mcp`.
+#[derive(Debug, Args)]
+pub struct McpArgs {
+    /// The log.
+    #[command(flatten)]
+    pub db: DbArg,
+    /// The stream to record in (default: a new one, mcp-TIME-PID)
+    #[arg(long, value_name = "NAME")]
+    pub stream: Option<String>,
+    /// For a client that cannot show forms: write the questions to a pending file in DIR (else the "no interactive terminal" error)
+    #[arg(long, value_name = "DIR")]
+    pub pending_dir: Option<PathBuf>,
+    /// Serve streamable HTTP at this loopback address (127.0.0.1:PORT or [::1]:PORT) instead of stdio
+    #[arg(long, value_name = "ADDR")]
+    pub http: Option<std::net::SocketAddr>,
+}
+
+/// `askuser schema`.
+#[derive(Debug, Args)]
+pub struct SchemaArgs {
+    /// The dialect
+    #[arg(long, value_name = "DIALECT", value_parser = dialect_parser(), default_value = "jp-form")]
+    pub dialect: Dialect,
+    /// The provider's shape of a tool definition
+    #[arg(long, value_name = "FORMAT", value_parser = format_parser(), default_value = "anthropic")]
+    pub format: Provider,
+}
+
+/// `askuser check`.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// The call's dialect (read from the call's shape when not given)
+    #[arg(long, value_name = "DIALECT", value_parser = dialect_parser())]
+    pub dialect: Option<Dialect>,
+    /// The call's arguments as JSON (- for standard input)
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+}
+
+/// A stream of the log, and the log.
+#[derive(Debug, Args)]
+pub struct StreamArgs {
+    /// The stream
+    #[arg(value_name = "STREAM")]
+    pub stream: String,
+    /// The log.
+    #[command(flatten)]
+    pub db: DbArg,
+}
+
+/// `askuser log ...`.
+#[derive(Debug, Subcommand)]
+pub enum LogCommand {
+    /// Lists the streams, with their events, forks and compaction
+    List {
+        /// The log.
+        #[command(flatten)]
+        db: DbArg,
+    },
+    /// Prints a stream's events
+    Show(StreamArgs),
+    /// Re-derives every line of a stream from its events and compares them with what was sent
+    Replay(StreamArgs),
+    /// Branches a stream after an event, to answer differently from there
+    Fork {
+        /// The stream and the log.
+        #[command(flatten)]
+        of: StreamArgs,
+        /// The last event to keep
+        #[arg(long, value_name = "SEQ")]
+        at: Seq,
+        /// The new stream's name (default: STREAM.fork-SEQ)
+        #[arg(long, value_name = "NAME")]
+        into: Option<String>,
+    },
+    /// Saves a snapshot of a stream's state at its head
+    Compact {
+        /// The stream and the log.
+        #[command(flatten)]
+        of: StreamArgs,
+        /// Also drops the events the snapshot covers
+        #[arg(long)]
+        drop: bool,
+    },
+    /// Prints what was asked and answered, in words
+    Transcript(StreamArgs),
+    /// Prints a stream's events as JSON lines (after a snapshot line for a compacted stream)
+    Export(StreamArgs),
+}
+
+fn dialect_parser() -> impl TypedValueParser<Value = Dialect> {
+    PossibleValuesParser::new(Dialect::ALL.map(Dialect::name))
+        .try_map(|name| Dialect::from_name(&name).ok_or("an unknown dialect"))
+}
+
+fn format_parser() -> impl TypedValueParser<Value = Provider> {
+    PossibleValuesParser::new(Provider::ALL.map(Provider::name))
+        .try_map(|name| Provider::from_name(&name).ok_or("an unknown format"))
+}
+
+#[cfg(test)]
+/// The README's table of commands, rendered from the definitions: one row per
+/// command (and per `log` subcommand) with its synopsis and what it does.
+pub fn command_table() -> String {
+    use std::fmt::Write as _;
+    let mut root = <Cli as clap::CommandFactory>::command();
+    root.build();
+    let mut table = String::from("| command | what it does |\n|---|---|\n");
+    let visible = |command: &&clap::Command| command.get_name() != "help";
+    for command in root.get_subcommands().filter(visible) {
+        let mut rows = vec![(vec![command.get_name()], command)];
+        if command.has_subcommands() {
+            rows = command
+                .get_subcommands()
+                .filter(visible)
+                .map(|sub| (vec![command.get_name(), sub.get_name()], sub))
+                .collect();
+        }
+        for (names, command) in rows {
+            let synopsis = synopsis(&names, command).replace('|', "\\|");
+            let about = command.get_about().map(ToString::to_string);
+            let about = about.unwrap_or_default().replace('|', "\\|");
+            // Writing to a String cannot fail.
+            let _ = writeln!(table, "| `{synopsis}` | {about} |");
+        }
+    }
+    table
+}
+
+#[cfg(test)]
+/// `askuser NAMES [--option VALUE]... POSITIONAL...`, without `--help`.
+fn synopsis(names: &[&str], command: &clap::Command) -> String {
+    let mut words = vec!["askuser".to_owned()];
+    words.extend(names.iter().map(|n| (*n).to_owned()));
+    let arguments = command
+        .get_arguments()
+        .filter(|a| !a.is_hide_set() && a.get_id() != "help");
+    let (positionals, options): (Vec<_>, Vec<_>) = arguments.partition(|a| a.is_positional());
+    for option in options {
+        let long = option.get_long().unwrap_or_default();
+        let choices: Vec<_> = option.get_possible_values();
+        let word = match option.get_value_names() {
+            _ if (1..=3).contains(&choices.len()) => {
+                let names: Vec<&str> = choices
                     .iter()
-                    .map(|n| n.to_uppercase())
-                    .collect::<Vec<_>>()
-                    .join(" and ")
-            )));
-        }
-        if count > names.len() {
-            return Err(CliError::Usage(format!(
-                "`askuser {command}` takes {} argument{}, not \"{}\"; see `askuser help`",
-                names.len(),
-                if names.len() == 1 { "" } else { "s" },
-                self.positionals[names.len()]
-            )));
-        }
-        Ok(())
-    }
-}
-
-/// Parses `args` for `command`, which takes the options `options` (each with a
-/// value) and the flags `flags`.
-pub fn parse(
-    command: &str,
-    args: &[String],
-    options: &[&'static str],
-    flags: &[&'static str],
-) -> Result<Parsed, CliError> {
-    let mut parsed = Parsed::default();
-    let mut rest = args.iter();
-    let mut only_positionals = false;
-    while let Some(arg) = rest.next() {
-        if only_positionals || arg == "-" || !arg.starts_with("--") {
-            if !only_positionals && arg.starts_with('-') && arg != "-" {
-                return Err(unknown(command, arg));
+                    .map(clap::builder::PossibleValue::get_name)
+                    .collect();
+                format!("--{long} {}", names.join("|"))
             }
-            parsed.positionals.push(arg.clone());
-            continue;
-        }
-        if arg == "--" {
-            only_positionals = true;
-            continue;
-        }
-        let (name, inline) = match arg[2..].split_once('=') {
-            Some((name, value)) => (name, Some(value.to_owned())),
-            None => (&arg[2..], None),
+            Some([value, ..]) if option.get_action().takes_values() => {
+                format!("--{long} {value}")
+            }
+            _ => format!("--{long}"),
         };
-        if let Some(&known) = options.iter().find(|o| **o == name) {
-            let value = match inline {
-                Some(value) => value,
-                None => rest.next().cloned().ok_or_else(|| {
-                    CliError::Usage(format!("--{name} needs a value; see `askuser help`"))
-                })?,
-            };
-            parsed.options.insert(known, value);
-        } else if let Some(&known) = flags.iter().find(|f| **f == name) {
-            if inline.is_some() {
-                return Err(CliError::Usage(format!("--{name} takes no value")));
-            }
-            parsed.flags.insert(known);
+        words.push(if option.is_required_set() {
+            word
         } else {
-            return Err(unknown(command, arg));
-        }
+            format!("[{word}]")
+        });
     }
-    Ok(parsed)
-}
-
-fn unknown(command: &str, arg: &str) -> CliError {
-    CliError::Usage(format!(
-        "`askuser {command}` has no option {arg}; see `askuser help`"
-    ))
+    for positional in positionals {
+        let value = positional
+            .get_value_names()
+            .and_then(|v| v.first())
+            .map_or_else(|| positional.get_id().to_string(), ToString::to_string);
+        words.push(if positional.is_required_set() {
+            value
+        } else {
+            format!("[{value}]")
+        });
+    }
+    words.join(" ")
 }
 
 #[cfg(test)]
 mod tests {
+    use clap::CommandFactory;
+
     use super::*;
 
-    fn args(list: &[&str]) -> Vec<String> {
-        list.iter().map(|s| (*s).to_owned()).collect()
+    #[test]
+    fn the_definitions_are_consistent() {
+        Cli::command().debug_assert();
     }
 
     #[test]
-    fn options_flags_and_positionals() {
-        let parsed = parse(
-            "log",
-            &args(&["fork", "s", "--at=3", "--into", "t", "--drop", "-"]),
-            &["at", "into"],
-            &["drop"],
-        )
-        .unwrap();
-        assert_eq!(parsed.positionals, ["fork", "s", "-"]);
-        assert_eq!(parsed.option("at"), Some("3"));
-        assert_eq!(parsed.option("into"), Some("t"));
-        assert!(parsed.flag("drop"));
-    }
-
-    #[test]
-    fn mistakes_are_named() {
-        let error = |list: &[&str]| {
-            parse("ask", &args(list), &["db"], &[])
-                .unwrap_err()
-                .to_string()
-        };
-        assert_eq!(
-            error(&["--dbx", "p"]),
-            "`askuser ask` has no option --dbx; see `askuser help`"
-        );
-        assert_eq!(error(&["--db"]), "--db needs a value; see `askuser help`");
-        assert_eq!(
-            error(&["-x"]),
-            "`askuser ask` has no option -x; see `askuser help`"
+    fn the_readme_table_is_rendered_from_the_definitions() {
+        let readme = include_str!("../../../README.md");
+        let table = command_table();
+        assert!(
+            readme.contains(&table),
+            "README.md must hold this table exactly (rendered from adapters/cli/src/args.rs):\n{table}"
         );
     }
 }

@@ -1,64 +1,57 @@
 //! `askuser ask`, `askuser resume` and `askuser answer`: a form in the terminal,
 //! or written to a pending file and answered later.
 
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 use askuser_core::text::{for_display, for_display_line};
-use askuser_core::{CancelReason, Command, Event, InquiryId};
+use askuser_core::{CancelReason, Command, Event, Finished, InquiryId, State};
 use askuser_llm::Call;
 use askuser_rpc::pending::{self, PENDING_FORMAT, PendingFile, PendingQuestion, PendingTarget};
 use askuser_rpc::{Journal, Step};
-use askuser_store::{Clock, SystemClock};
+use askuser_store::{Clock, Log, SystemClock};
 use askuser_terminal::{Engine, TerminalError, TerminalPrompter, run_with_engine};
 use serde_json::Value;
 
-use crate::args::parse;
+use crate::args::{AnswerArgs, AskArgs, ResumeArgs};
 use crate::common::{
-    EXIT_NO_PERSON, EXIT_PENDING, EXIT_REJECTED, call_dialect, conclude, db_path, default_db,
-    dialect, open_journal, parse_call, person_present, read_text, stream_option,
+    EXIT_NO_PERSON, EXIT_PENDING, EXIT_REJECTED, call_dialect, conclude, db_hint, db_path,
+    default_db, note, open_journal, parse_call, person_present, print_out, read_text, shell_word,
+    stream_option,
 };
 use crate::error::CliError;
 
 /// `askuser ask [--dialect D] [--db PATH] [--stream NAME] [--inquiry ID] [--pending FILE] [FILE|-]`
-pub fn ask(args: &[String]) -> Result<u8, CliError> {
-    let parsed = parse(
-        "ask",
-        args,
-        &["dialect", "db", "stream", "inquiry", "pending"],
-        &[],
-    )?;
-    parsed.expect_positionals("ask", &["file"], 1)?;
-    dialect(&parsed)?; // an unknown --dialect is reported before the call is read
-    let file = match parsed.positionals.first() {
-        Some(file) => file.as_str(),
+pub fn ask(args: &AskArgs) -> Result<u8, CliError> {
+    let file = match &args.file {
+        Some(file) => file.as_path(),
         None if std::io::stdin().is_terminal() => {
             return Err(CliError::Usage(
                 "`askuser ask` needs a call: give a FILE, or - to read one from standard input"
                     .into(),
             ));
         }
-        None => "-",
+        None => Path::new("-"),
     };
-    let stream = stream_option(&parsed, "ask")?;
+    let stream = stream_option(args.stream.as_deref(), "ask")?;
     let text = read_text(file)?;
-    let dialect = call_dialect(&parsed, &text)?;
+    let dialect = call_dialect(args.dialect, &text)?;
     let (arguments, call) = parse_call(dialect, &text);
     let call = match call {
         Ok(call) => call,
         Err(rejection) => {
-            println!("{}", for_display(&rejection.tool_error_text()));
+            print_out(&format!("{}\n", for_display(&rejection.tool_error_text())))?;
             return Ok(EXIT_REJECTED);
         }
     };
     // The pending file's place is proven writable before anything is recorded, so
     // no inquiry is left open that nothing could answer.
-    let pending = parsed.option("pending").map(Path::new);
+    let pending = args.pending.as_deref();
     let target = pending.map(PendingTarget::prepare).transpose()?;
-    let db = db_path(&parsed)?;
+    let db = db_path(args.db.db.as_deref())?;
     let mut journal = open_journal(&db)?;
-    let inquiry = match parsed.option("inquiry") {
-        Some(inquiry) => inquiry.to_owned(),
+    let inquiry = match &args.inquiry {
+        Some(inquiry) => inquiry.clone(),
         None => format!("call-{}", journal.head(&stream)? + 1),
     };
     let mut request = call.request(InquiryId::new(&inquiry));
@@ -72,71 +65,170 @@ pub fn ask(args: &[String]) -> Result<u8, CliError> {
         }
     };
     if let (Some(path), Some(target), Some(Command::Prompt(_))) = (pending, target, first.first()) {
-        let file = PendingFile {
-            format: PENDING_FORMAT.to_owned(),
-            status: "pending".to_owned(),
-            db: Some(absolute(&db).display().to_string()),
-            stream: stream.clone(),
-            inquiry,
-            dialect: dialect.name().to_owned(),
-            timestamp: SystemClock.now().to_string(),
-            questions: call
-                .form()
-                .questions()
-                .iter()
-                .map(PendingQuestion::from_question)
-                .collect(),
-            result: None,
-        };
-        target.write(&file)?;
-        print!("{}", for_display(&pending::instructions(path)));
+        write_pending(path, target, &db, &stream, inquiry, &call)?;
         return Ok(EXIT_PENDING);
     }
     let code = walk(&mut journal, &stream, &inquiry, &call, first)?;
-    eprintln!(
-        "askuser: recorded as stream \"{stream}\" in {}",
-        for_display_line(&db.display().to_string())
-    );
+    note(&format!(
+        "askuser: recorded as stream \"{}\" in {}",
+        for_display_line(&stream),
+        for_display_line(&db.to_string_lossy())
+    ));
+    if code == EXIT_NO_PERSON {
+        note(&no_terminal_hint(args, &db));
+    }
     Ok(code)
+}
+
+/// Writes the questions of `call` to the pending file at `path` (its place already
+/// proven writable) and prints how to answer them.
+fn write_pending(
+    path: &Path,
+    target: PendingTarget,
+    db: &Path,
+    stream: &str,
+    inquiry: String,
+    call: &Call,
+) -> Result<(), CliError> {
+    let file = PendingFile {
+        format: PENDING_FORMAT.to_owned(),
+        status: "pending".to_owned(),
+        // A path that is not UTF-8 cannot be named in the file: `answer` asks for --db.
+        db: absolute(db).to_str().map(str::to_owned),
+        stream: stream.to_owned(),
+        inquiry,
+        dialect: call.dialect().name().to_owned(),
+        timestamp: SystemClock.now().to_string(),
+        questions: call
+            .form()
+            .questions()
+            .iter()
+            .map(PendingQuestion::from_question)
+            .collect(),
+        result: None,
+    };
+    target.write(&file)?;
+    if file.db.is_none() {
+        note(&format!(
+            "askuser: the log's path is not UTF-8, so the pending file cannot name it: answer with `askuser answer {}{}`",
+            shell_word(path.as_os_str()),
+            db_hint(db)
+        ));
+    }
+    // The path is shown as a shell word, ready to paste.
+    let shown = shell_word(path.as_os_str());
+    print_out(&for_display(&pending::instructions(Path::new(&shown))))?;
+    Ok(())
+}
+
+/// What the person reads on standard error when `ask` found no terminal: how to
+/// answer through a pending file instead.
+fn no_terminal_hint(args: &AskArgs, db: &Path) -> String {
+    let dialect = args
+        .dialect
+        .map_or_else(String::new, |d| format!(" --dialect {d}"));
+    let file = match &args.file {
+        Some(file) if file.as_os_str() != "-" => shell_word(file.as_os_str()),
+        _ => "FILE".to_owned(),
+    };
+    format!(
+        "askuser: no terminal to ask in, so the model was told that no person can answer.\n\
+         To answer without a terminal, write the questions to a file, then answer them:\n  \
+         askuser ask --pending questions.json{dialect}{db} {file}\n  \
+         askuser answer questions.json --answers '[...]'",
+        db = db_hint(db)
+    )
 }
 
 /// `askuser resume STREAM [--db PATH]`: asks the open inquiry of a stream (a fork,
 /// say) in the terminal, from its current question.
-pub fn resume(args: &[String]) -> Result<u8, CliError> {
-    let parsed = parse("resume", args, &["db", "inquiry"], &[])?;
-    parsed.expect_positionals("resume", &["stream"], 0)?;
-    let stream = parsed.positionals[0].clone();
-    let db = db_path(&parsed)?;
+pub fn resume(args: &ResumeArgs) -> Result<u8, CliError> {
+    let stream = args.stream.as_str();
+    let db = db_path(args.db.db.as_deref())?;
     let mut journal = open_journal(&db)?;
-    journal.log().info(&stream)?;
-    let state = journal.state(&stream)?;
-    let inquiry = match parsed.option("inquiry") {
-        Some(inquiry) => inquiry.to_owned(),
-        None => state.open_inquiries().next().map(ToString::to_string).ok_or_else(|| {
-            CliError::Other(format!(
-                "stream \"{stream}\" has no open inquiry: every question was answered (see `askuser log show {stream}`)"
-            ))
-        })?,
+    journal.log().info(stream)?;
+    let shown = for_display_line(stream);
+    let log = std::sync::Arc::clone(journal.log());
+    let state = journal.state(stream)?;
+    let open = state.open_inquiries().next().map(ToString::to_string);
+    let inquiry = match (&args.inquiry, open) {
+        (Some(inquiry), _) => inquiry.clone(),
+        (None, Some(inquiry)) => inquiry,
+        (None, None) => {
+            let ended = how_it_ended(&*log, state, stream);
+            let show = format!(
+                "askuser log show {}{}",
+                shell_word(stream.as_ref()),
+                db_hint(&db)
+            );
+            return Err(CliError::Other(format!(
+                "stream \"{shown}\" has no open inquiry to resume: {ended} (see `{show}`)"
+            )));
+        }
     };
     let inquiry = InquiryId::new(inquiry);
     let Some(first) = state.pending(&inquiry) else {
         return Err(CliError::Other(format!(
-            "inquiry \"{inquiry}\" of stream \"{stream}\" is not open"
+            "inquiry \"{inquiry}\" of stream \"{shown}\" is not open"
         )));
     };
-    let call = journal.call(&stream, &inquiry)?.ok_or_else(|| {
+    let call = journal.call(stream, &inquiry)?.ok_or_else(|| {
         CliError::Other(format!(
             "the call of inquiry \"{inquiry}\" was not recorded in {}; it cannot be resumed",
             db.display()
         ))
     })?;
     if !person_present() {
-        println!(
-            "no interactive terminal is available; run `askuser resume {stream}` in a terminal"
+        let command = format!(
+            "askuser resume {}{}",
+            shell_word(stream.as_ref()),
+            db_hint(&db)
         );
+        print_out(&format!(
+            "no interactive terminal is available; run `{command}` in a terminal\n"
+        ))?;
         return Ok(EXIT_NO_PERSON);
     }
-    walk(&mut journal, &stream, inquiry.as_str(), &call, vec![first])
+    walk(&mut journal, stream, inquiry.as_str(), &call, vec![first])
+}
+
+/// How a stream with no open inquiry ended, in words: from its last event and how
+/// the state says that event's inquiry finished.
+fn how_it_ended(log: &dyn Log, state: &State, stream: &str) -> String {
+    let last = log
+        .info(stream)
+        .ok()
+        .filter(|info| info.head > 0)
+        .and_then(|info| log.read_range(stream, info.head, info.head).ok())
+        .and_then(|mut events| events.next())
+        .and_then(Result::ok);
+    let Some(last) = last else {
+        return "it records no inquiry that can be read".to_owned();
+    };
+    let inquiry = last.event.inquiry();
+    let how = match (&last.event, state.finished(inquiry)) {
+        (Event::Rejected { .. }, _) => "the call was rejected (the model got its problems)",
+        (Event::Denied { .. }, _) => "the policy refused the call (the model got a tool error)",
+        (_, Some(Finished::Completed)) => "every question was answered",
+        (_, Some(Finished::Cancelled)) => "the person chose Reply",
+        (_, Some(Finished::TurnEnded)) => "the person ended the turn (End Turn)",
+        (
+            Event::Cancelled {
+                reason: CancelReason::NoPromptBackend,
+                ..
+            },
+            Some(Finished::Failed),
+        ) => "no person could be asked (the model was told so)",
+        (Event::Requested(request), Some(Finished::Failed)) if !request.policy.interactive => {
+            "no person could be asked (the model was told so)"
+        }
+        (_, Some(Finished::Failed)) => "it failed (the model got a tool error)",
+        (_, None) => "it is not open",
+    };
+    format!(
+        "its last inquiry \"{}\" ended: {how}",
+        for_display_line(inquiry.as_str())
+    )
 }
 
 /// Runs an inquiry in the terminal from `first`, recording every event; prints the
@@ -221,9 +313,7 @@ fn finish(commands: &[Command], call: &Call) -> Result<u8, CliError> {
         .iter()
         .find_map(|c| conclude(c, call))
         .ok_or_else(|| CliError::Other("the inquiry ended without a result".into()))?;
-    let mut out = std::io::stdout().lock();
-    out.write_all(text.as_bytes())?;
-    out.flush()?;
+    print_out(&text)?;
     Ok(code)
 }
 
@@ -236,12 +326,10 @@ fn absolute(path: &Path) -> std::path::PathBuf {
 /// Whenever a result exists it is printed: after recording the answers even if the
 /// pending file cannot be rewritten (a warning on stderr says so), and again, read
 /// from the log, for questions that were already answered.
-pub fn answer(args: &[String]) -> Result<u8, CliError> {
-    let parsed = parse("answer", args, &["answers", "db"], &[])?;
-    parsed.expect_positionals("answer", &["file"], 0)?;
-    let path = Path::new(&parsed.positionals[0]);
+pub fn answer(args: &AnswerArgs) -> Result<u8, CliError> {
+    let path = args.file.as_path();
     let mut file = PendingFile::read(path)?;
-    let answers = match parsed.option("answers") {
+    let answers = match args.answers.as_deref() {
         Some(text) => {
             let answers = given_answers(text, file.questions.len())?;
             for (question, answer) in file.questions.iter_mut().zip(&answers) {
@@ -251,17 +339,9 @@ pub fn answer(args: &[String]) -> Result<u8, CliError> {
         }
         None => file.answers(),
     };
-    let db = pending_db(&parsed, &file)?;
+    let db = pending_db(args.db.as_deref(), &file)?;
     let mut journal = open_journal(&db)?;
-    let call = journal
-        .call(&file.stream, &InquiryId::new(&file.inquiry))?
-        .ok_or_else(|| {
-            CliError::Other(format!(
-                "the call of inquiry \"{}\" is not recorded in {}; pass the --db it was asked with",
-                for_display_line(&file.inquiry),
-                for_display_line(&db.display().to_string())
-            ))
-        })?;
+    let call = pending_call(&mut journal, &file, &db)?;
     let finished = journal
         .state(&file.stream)?
         .finished(&InquiryId::new(&file.inquiry))
@@ -276,18 +356,21 @@ pub fn answer(args: &[String]) -> Result<u8, CliError> {
                 for_display_line(&file.inquiry)
             )));
         };
-        eprintln!("askuser: these questions were already answered; the recorded result follows");
+        note("askuser: these questions were already answered; the recorded result follows");
         vec![command]
     } else {
         match pending::answer(&mut journal, &file, &answers)? {
             Ok(commands) => commands,
             Err(problem) => {
                 rewrite(path, &file);
-                eprintln!(
-                    "askuser: {}\nNothing was recorded. Fix the answer and run `askuser answer {}` again.",
+                let db = args.db.as_ref().map_or_else(String::new, |db| {
+                    format!(" --db {}", shell_word(db.as_os_str()))
+                });
+                note(&format!(
+                    "askuser: {}\nNothing was recorded. Fix the answer and run `askuser answer {}{db}` again.",
                     for_display(&problem.to_string()),
-                    path.display()
-                );
+                    shell_word(path.as_os_str())
+                ));
                 return Ok(EXIT_REJECTED);
             }
         }
@@ -304,28 +387,63 @@ pub fn answer(args: &[String]) -> Result<u8, CliError> {
         );
         rewrite(path, &file);
     }
-    let mut out = std::io::stdout().lock();
-    out.write_all(text.as_bytes())?;
-    out.flush()?;
+    print_out(&text)?;
     Ok(code)
+}
+
+/// The call of a pending file's inquiry: from the journal while it is open, else
+/// from its request recorded in the log (to print a finished inquiry's result).
+fn pending_call(
+    journal: &mut Journal,
+    file: &PendingFile,
+    db: &Path,
+) -> Result<std::sync::Arc<Call>, CliError> {
+    let inquiry = InquiryId::new(&file.inquiry);
+    if let Some(call) = journal.call(&file.stream, &inquiry)? {
+        return Ok(call);
+    }
+    let log = std::sync::Arc::clone(journal.log());
+    let events = log
+        .info(&file.stream)
+        .and_then(|info| log.read(&file.stream, info.floor + 1));
+    let recorded = events.ok().and_then(|mut events| {
+        events.find_map(|recorded| match recorded.ok()?.event {
+            Event::Requested(request) if request.inquiry == inquiry => request.call,
+            _ => None,
+        })
+    });
+    recorded
+        .and_then(|call| {
+            askuser_llm::Dialect::from_name(&call.dialect)?
+                .parse(&call.arguments)
+                .ok()
+        })
+        .map(std::sync::Arc::new)
+        .ok_or_else(|| {
+            CliError::Other(format!(
+                "the call of inquiry \"{}\" is not recorded in {}; pass the --db it was asked with",
+                for_display_line(&file.inquiry),
+                for_display_line(&db.to_string_lossy())
+            ))
+        })
 }
 
 /// Rewrites the pending file; a failure is a warning, never a lost result.
 fn rewrite(path: &Path, file: &PendingFile) {
     if let Err(error) = file.write(path) {
-        eprintln!(
+        note(&format!(
             "askuser: warning: {}; the result is printed below all the same",
             for_display(&error.to_string())
-        );
+        ));
     }
 }
 
 /// The log of a pending file: `--db`, else the file's `db` (which must be an
 /// existing askuser log: a file's word never makes askuser create one), else the
 /// default.
-fn pending_db(parsed: &crate::args::Parsed, file: &PendingFile) -> Result<PathBuf, CliError> {
-    if parsed.option("db").is_some() {
-        return db_path(parsed);
+fn pending_db(db: Option<&Path>, file: &PendingFile) -> Result<PathBuf, CliError> {
+    if db.is_some_and(|db| !db.as_os_str().is_empty()) {
+        return db_path(db);
     }
     let Some(db) = &file.db else {
         return default_db();

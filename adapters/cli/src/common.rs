@@ -3,7 +3,7 @@
 //! program prints and its exit status.
 
 use std::fmt::Write as _;
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write as _};
 use std::path::{Path, PathBuf};
 
 use askuser_core::Command;
@@ -14,7 +14,6 @@ use askuser_rpc::files::{self, Links};
 use askuser_store::{Clock, SystemClock};
 use serde_json::Value;
 
-use crate::args::Parsed;
 use crate::error::CliError;
 
 /// Exit status: a result was produced (answers, or a Reply's cancel marker).
@@ -32,16 +31,17 @@ pub const EXIT_PENDING: u8 = 5;
 /// Exit status: a replay did not re-derive what was recorded.
 pub const EXIT_MISMATCH: u8 = 6;
 
-/// The log database: `--db`, else `$ASKUSER_DB`, else `$XDG_DATA_HOME/askuser/log.db`,
-/// else `$HOME/.local/share/askuser/log.db`.
-pub fn db_path(parsed: &Parsed) -> Result<PathBuf, CliError> {
-    if let Some(path) = parsed.option("db") {
-        return Ok(PathBuf::from(path));
+/// The log database: `--db` (or `$ASKUSER_DB`, which clap reads into it), else
+/// the default. An empty path counts as not given.
+pub fn db_path(db: Option<&Path>) -> Result<PathBuf, CliError> {
+    match db {
+        Some(path) if !path.as_os_str().is_empty() => Ok(path.to_owned()),
+        _ => default_db(),
     }
-    default_db()
 }
 
-/// The log database when `--db` is not given.
+/// The log database when `--db` is not given: `$ASKUSER_DB`, else
+/// `$XDG_DATA_HOME/askuser/log.db`, else `$HOME/.local/share/askuser/log.db`.
 pub fn default_db() -> Result<PathBuf, CliError> {
     let env = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
     if let Some(path) = env("ASKUSER_DB") {
@@ -58,6 +58,67 @@ pub fn default_db() -> Result<PathBuf, CliError> {
     Ok(data.join("askuser").join("log.db"))
 }
 
+/// The ` --db PATH` a command printed as a hint needs to reach the log `db`: empty
+/// when `db` is the default, else the path quoted for a shell and safe to show.
+pub fn db_hint(db: &Path) -> String {
+    if default_db().is_ok_and(|default| default == db) {
+        return String::new();
+    }
+    format!(" --db {}", shell_word(db.as_os_str()))
+}
+
+/// `word` as one shell word a person can paste, safe to show on a terminal: as it
+/// is when it needs no quoting, in single quotes when it is plain text, else in
+/// `$'...'` with every byte outside printable ASCII written as `\xHH` (so a
+/// control character, an invisible one or a byte that is not UTF-8 is both
+/// visible and exact).
+pub fn shell_word(word: &std::ffi::OsStr) -> String {
+    let bytes = word.as_encoded_bytes();
+    let plain = |b: &u8| b.is_ascii_alphanumeric() || b"_@%+=:,./-".contains(b);
+    if !bytes.is_empty() && bytes.iter().all(plain) {
+        return String::from_utf8_lossy(bytes).into_owned();
+    }
+    if let Some(text) = word.to_str() {
+        let quoted = format!("'{}'", text.replace('\'', "'\\''"));
+        if matches!(for_display_line(&quoted), std::borrow::Cow::Borrowed(_)) {
+            return quoted;
+        }
+    }
+    let mut out = String::from("$'");
+    for &byte in bytes {
+        match byte {
+            b'\\' | b'\'' => {
+                out.push('\\');
+                out.push(char::from(byte));
+            }
+            b' '..=b'~' => out.push(char::from(byte)),
+            _ => {
+                // Writing to a String cannot fail.
+                let _ = write!(out, "\\x{byte:02x}");
+            }
+        }
+    }
+    out.push('\'');
+    for_display_line(&out).into_owned()
+}
+
+/// Writes `text` to standard output and flushes it. A closed standard output is
+/// an error that [`crate::error::CliError::is_broken_pipe`] recognises, and ends
+/// the program quietly.
+pub fn print_out(text: &str) -> Result<(), CliError> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    out.flush()?;
+    Ok(())
+}
+
+/// Writes a line to standard error for the person; a closed standard error is
+/// ignored (never a panic).
+pub fn note(text: &str) {
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(err, "{text}");
+}
+
 /// Opens the journal at `path`, creating its parent directory.
 pub fn open_journal(path: &Path) -> Result<askuser_rpc::Journal, CliError> {
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
@@ -69,32 +130,21 @@ pub fn open_journal(path: &Path) -> Result<askuser_rpc::Journal, CliError> {
     Ok(askuser_rpc::Journal::open(path)?)
 }
 
-/// The dialect of `--dialect` (default `jp-form`).
-pub fn dialect(parsed: &Parsed) -> Result<Dialect, CliError> {
-    match parsed.option("dialect") {
-        None => Ok(Dialect::JpForm),
-        Some(name) => Dialect::from_name(name).ok_or_else(|| {
-            CliError::Usage(format!(
-                "--dialect {name} is unknown; use one of {}",
-                Dialect::names()
-            ))
-        }),
-    }
-}
-
-/// The dialect of a call: `--dialect`, else read from the call's shape (said on
-/// standard error). A call no dialect accepts is read in the one it looks most
-/// like, else in `jp-form`, so its rejection names its problems.
-pub fn call_dialect(parsed: &Parsed, text: &str) -> Result<Dialect, CliError> {
-    if parsed.option("dialect").is_some() {
-        return dialect(parsed);
+/// The dialect of a call: `given` (`--dialect`), else read from the call's shape
+/// (said on standard error). A call no dialect accepts is read in the one it looks
+/// most like, else in `jp-form`, so its rejection names its problems.
+pub fn call_dialect(given: Option<Dialect>, text: &str) -> Result<Dialect, CliError> {
+    if let Some(dialect) = given {
+        return Ok(dialect);
     }
     let Ok(arguments) = serde_json::from_str::<Value>(text) else {
         return Ok(Dialect::JpForm);
     };
     match Dialect::detect(&arguments) {
         Ok(found) => {
-            eprintln!("askuser: read as a {found} call (pass --dialect to choose another)");
+            note(&format!(
+                "askuser: read as a {found} call (pass --dialect to choose another)"
+            ));
             Ok(found)
         }
         Err(DetectError::Ambiguous { candidates }) => {
@@ -106,7 +156,9 @@ pub fn call_dialect(parsed: &Parsed, text: &str) -> Result<Dialect, CliError> {
         }
         Err(DetectError::NoMatch { closest }) => {
             let found = closest.unwrap_or(Dialect::JpForm);
-            eprintln!("askuser: no dialect accepts the call; read as a {found} call");
+            note(&format!(
+                "askuser: no dialect accepts the call; read as a {found} call"
+            ));
             Ok(found)
         }
     }
@@ -114,25 +166,25 @@ pub fn call_dialect(parsed: &Parsed, text: &str) -> Result<Dialect, CliError> {
 
 /// Reads a regular file's text, or standard input's for `-`, at most as much as a
 /// protocol line (1 MiB): `/dev/zero`, a FIFO or a directory is refused at once.
-pub fn read_text(file: &str) -> Result<String, CliError> {
-    let (name, text) = if file == "-" {
+pub fn read_text(file: &Path) -> Result<String, CliError> {
+    let (name, text) = if file.as_os_str() == "-" {
         (
-            "standard input",
+            "standard input".into(),
             files::read_bounded(std::io::stdin().lock()),
         )
     } else {
         (
-            file,
-            files::read_regular_file(Path::new(file), Links::Follow),
+            file.to_string_lossy(),
+            files::read_regular_file(file, Links::Follow),
         )
     };
-    text.map_err(|message| CliError::Other(format!("{}: {message}", for_display_line(name))))
+    text.map_err(|message| CliError::Other(format!("{}: {message}", for_display_line(&name))))
 }
 
 /// The stream named by `--stream`, checked before anything is opened or recorded,
 /// or a new name `<kind>-<time>-<pid>`.
-pub fn stream_option(parsed: &Parsed, kind: &str) -> Result<String, CliError> {
-    match parsed.option("stream") {
+pub fn stream_option(stream: Option<&str>, kind: &str) -> Result<String, CliError> {
+    match stream {
         None => Ok(new_stream_name(kind)),
         Some(name) => match check_stream_name(name) {
             Ok(()) => Ok(name.to_owned()),
@@ -149,7 +201,9 @@ pub fn parse_call(dialect: Dialect, text: &str) -> (Value, Result<Call, Rejectio
         Ok(arguments) => {
             let call = dialect.parse(&arguments);
             if let (Err(_), Some(other)) = (&call, dialect.suggest(&arguments)) {
-                eprintln!("askuser: this looks like a {other} call: pass --dialect {other}");
+                note(&format!(
+                    "askuser: this looks like a {other} call: pass --dialect {other}"
+                ));
             }
             (arguments, call)
         }
@@ -226,4 +280,34 @@ pub fn json_for_display(value: &Value) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use std::ffi::OsStr;
+
+    use super::shell_word;
+
+    #[test]
+    fn shell_words_paste_exactly_and_show_nothing_raw() {
+        let cases: [(&str, &str); 6] = [
+            ("/tmp/log.db", "/tmp/log.db"),
+            ("", "''"),
+            ("my log.db", "'my log.db'"),
+            ("it's", r"'it'\''s'"),
+            ("café $HOME", "'café $HOME'"),
+            ("a\u{1b}[2J\nb's\\", r"$'a\x1b[2J\x0ab\'s\\'"),
+        ];
+        for (word, quoted) in cases {
+            assert_eq!(shell_word(OsStr::new(word)), quoted, "{word:?}");
+        }
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStrExt;
+            assert_eq!(
+                shell_word(OsStr::from_bytes(b"log-\xff.db")),
+                r"$'log-\xff.db'"
+            );
+        }
+    }
 }

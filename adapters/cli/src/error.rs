@@ -32,3 +32,17 @@ pub enum CliError {
     #[error("{0}")]
     Other(String),
 }
+
+impl CliError {
+    /// Whether this is a write to a closed standard output (`askuser schema | head`):
+    /// the reader went away, so the program ends quietly.
+    pub fn is_broken_pipe(&self) -> bool {
+        let io = match self {
+            CliError::Io(error)
+            | CliError::Rpc(RpcError::Io(error) | RpcError::Store(StoreError::Io(error)))
+            | CliError::Store(StoreError::Io(error)) => Some(error),
+            _ => None,
+        };
+        io.is_some_and(|error| error.kind() == std::io::ErrorKind::BrokenPipe)
+    }
+}

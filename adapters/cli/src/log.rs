@@ -1,87 +1,66 @@
 //! `askuser log ...`: the recorded sessions.
 
 use std::io::Write;
+use std::path::Path;
 
 use askuser_core::text::{for_display, for_display_line};
 use askuser_rpc::{describe_event, replay};
-use std::path::Path;
-
 use askuser_store::{Log, Seq};
 
-use crate::args::{Parsed, parse};
-use crate::common::{EXIT_MISMATCH, EXIT_RESULT, db_path, json_for_display, open_journal};
+use crate::args::{LogCommand, StreamArgs};
+use crate::common::{
+    EXIT_MISMATCH, EXIT_RESULT, db_hint, db_path, json_for_display, open_journal, shell_word,
+};
 use crate::error::CliError;
 
-const SUBCOMMANDS: &str = "list, show, replay, fork, compact, transcript, export";
-
 /// `askuser log SUBCOMMAND ...`
-pub fn log(args: &[String]) -> Result<u8, CliError> {
-    let Some((sub, rest)) = args.split_first() else {
-        return Err(CliError::Usage(format!(
-            "`askuser log` needs a subcommand: {SUBCOMMANDS}"
-        )));
+pub fn log(command: &LogCommand) -> Result<u8, CliError> {
+    let (of, db) = match command {
+        LogCommand::List { db } => (None, db),
+        LogCommand::Show(of)
+        | LogCommand::Replay(of)
+        | LogCommand::Transcript(of)
+        | LogCommand::Export(of)
+        | LogCommand::Fork { of, .. }
+        | LogCommand::Compact { of, .. } => (Some(of), &of.db),
     };
-    let (options, flags): (&[&'static str], &[&'static str]) = match sub.as_str() {
-        "fork" => (&["db", "at", "into"], &[]),
-        "compact" => (&["db"], &["drop"]),
-        "list" | "show" | "replay" | "transcript" | "export" => (&["db"], &[]),
-        other => {
-            return Err(CliError::Usage(format!(
-                "`askuser log {other}` is not a subcommand; use one of {SUBCOMMANDS}"
-            )));
-        }
-    };
-    let command = format!("log {sub}");
-    let parsed = parse(&command, rest, options, flags)?;
-    if sub == "list" {
-        parsed.expect_positionals(&command, &[], 0)?;
-    } else {
-        parsed.expect_positionals(&command, &["stream"], 0)?;
-    }
-    let db = db_path(&parsed)?;
+    let db = db_path(db.db.as_deref())?;
     let journal = open_journal(&db)?;
     let log = journal.log().clone();
     let mut out = std::io::stdout().lock();
-    if sub == "list" {
+    let Some(StreamArgs { stream, .. }) = of else {
         list(&*log, &db, &mut out)?;
+        out.flush()?;
         return Ok(EXIT_RESULT);
-    }
-    let stream = parsed.positionals[0].as_str();
-    match sub.as_str() {
-        "show" => show(&*log, stream, &mut out)?,
-        "replay" => {
+    };
+    match command {
+        LogCommand::List { .. } => {}
+        LogCommand::Show(_) => show(&*log, stream, &mut out)?,
+        LogCommand::Replay(_) => {
             let report = replay(&*log, stream)?;
             write!(out, "{}", for_display(&report.to_text()))?;
             if !report.matches() {
+                out.flush()?;
                 return Ok(EXIT_MISMATCH);
             }
         }
-        "fork" => fork(&*log, stream, &parsed, &mut out)?,
-        "compact" => {
-            let done = askuser_store::compact::compact(&*log, stream, parsed.flag("drop"))?;
+        LogCommand::Fork { at, into, .. } => {
+            fork(&*log, stream, *at, into.as_deref(), &db, &mut out)?;
+        }
+        LogCommand::Compact { drop, .. } => {
+            let done = askuser_store::compact::compact(&*log, stream, *drop)?;
             let shown = for_display_line(stream);
             write!(out, "stream \"{shown}\": snapshot at #{}", done.snapshot)?;
-            if parsed.flag("drop") {
+            if *drop {
                 write!(out, "; dropped {} events", done.dropped)?;
             }
             writeln!(out)?;
         }
-        "transcript" => {
+        LogCommand::Transcript(_) => {
             let text = askuser_store::transcript(&*log, stream)?;
             writeln!(out, "{}", for_display(text.trim_end()))?;
         }
-        "export" => {
-            // Each line is JSON; what could act on a terminal becomes a `\uXXXX` escape.
-            let mut lines = Vec::new();
-            askuser_store::export::json_lines(&*log, stream, &mut lines)?;
-            for line in String::from_utf8_lossy(&lines).lines() {
-                match serde_json::from_str::<serde_json::Value>(line) {
-                    Ok(value) => writeln!(out, "{}", json_for_display(&value))?,
-                    Err(_) => writeln!(out, "{}", for_display_line(line))?,
-                }
-            }
-        }
-        _ => unreachable!("subcommands are checked above"),
+        LogCommand::Export(_) => export(&*log, stream, &mut out)?,
     }
     out.flush()?;
     Ok(EXIT_RESULT)
@@ -90,7 +69,8 @@ pub fn log(args: &[String]) -> Result<u8, CliError> {
 fn list(log: &dyn Log, db: &Path, out: &mut impl Write) -> Result<(), CliError> {
     let streams = log.streams()?;
     if streams.is_empty() {
-        writeln!(out, "no streams are recorded in {}", db.display())?;
+        let shown = for_display_line(&db.to_string_lossy()).into_owned();
+        writeln!(out, "no streams are recorded in {shown}")?;
     }
     for info in streams {
         let events = if info.head == 1 { "event" } else { "events" };
@@ -133,32 +113,73 @@ fn show(log: &dyn Log, stream: &str, out: &mut impl Write) -> Result<(), CliErro
     Ok(())
 }
 
+/// The events of a stream as JSON lines. A stream whose first events were dropped
+/// by compaction starts with its snapshot, one line
+/// `{"stream":…,"snapshot":{"seq":…,"taken_at":…,"state":{…}}}`, then the events
+/// after it; without that snapshot nothing is printed and the error says why.
+fn export(log: &dyn Log, stream: &str, out: &mut impl Write) -> Result<(), CliError> {
+    let info = log.info(stream)?;
+    let mut lines = Vec::new();
+    if info.floor > 0 {
+        lines.extend(snapshot_line(log, stream, info.floor)?);
+        lines.push(b'\n');
+    }
+    askuser_store::export::json_lines(log, stream, &mut lines)?;
+    // Each line is JSON; what could act on a terminal becomes a `\uXXXX` escape.
+    for line in String::from_utf8_lossy(&lines).lines() {
+        match serde_json::from_str::<serde_json::Value>(line) {
+            Ok(value) => writeln!(out, "{}", json_for_display(&value))?,
+            Err(_) => writeln!(out, "{}", for_display_line(line))?,
+        }
+    }
+    Ok(())
+}
+
+/// The snapshot line of a stream compacted through `floor`.
+fn snapshot_line(log: &dyn Log, stream: &str, floor: Seq) -> Result<Vec<u8>, CliError> {
+    let shown = for_display_line(stream);
+    let snapshot = askuser_store::replay::latest_snapshot(log, stream, floor)?
+        .filter(|snapshot| snapshot.seq == floor)
+        .ok_or_else(|| {
+            CliError::Other(format!(
+                "stream \"{shown}\" cannot be exported: its events through #{floor} were dropped and no snapshot this askuser reads holds their state"
+            ))
+        })?;
+    let state = serde_json::to_value(&snapshot.state).map_err(|error| {
+        CliError::Other(format!(
+            "stream \"{shown}\" cannot be exported: its snapshot at #{floor} is not JSON ({error})"
+        ))
+    })?;
+    let line = serde_json::json!({
+        "stream": stream,
+        "snapshot": {
+            "seq": snapshot.seq,
+            "taken_at": snapshot.taken_at.to_string(),
+            "state": state,
+        },
+    });
+    Ok(line.to_string().into_bytes())
+}
+
 fn fork(
     log: &dyn Log,
     stream: &str,
-    parsed: &Parsed,
+    at: Seq,
+    into: Option<&str>,
+    db: &Path,
     out: &mut impl Write,
 ) -> Result<(), CliError> {
-    let at: Seq = match parsed.option("at") {
-        Some(text) => text.parse().map_err(|_| {
-            CliError::Usage(format!(
-                "--at {text} is not an event number; see `askuser log show {stream}`"
-            ))
-        })?,
-        None => {
-            return Err(CliError::Usage(
-                "`askuser log fork` needs --at SEQ: the last event to keep".into(),
-            ));
-        }
-    };
-    let name = parsed
-        .option("into")
-        .map_or_else(|| format!("{stream}.fork-{at}"), str::to_owned);
-    let info = log.fork(stream, at, &name)?;
-    let (parent, fork) = (for_display_line(stream), for_display_line(&info.name));
+    let name = into.map_or_else(|| format!("{stream}.fork-{at}"), str::to_owned);
+    let created = log.fork(stream, at, &name)?;
+    let (parent, fork) = (for_display_line(stream), for_display_line(&created.name));
+    let command = format!(
+        "askuser resume {}{}",
+        shell_word(created.name.as_ref()),
+        db_hint(db)
+    );
     writeln!(
         out,
-        "forked \"{parent}\" after #{at} into \"{fork}\"; continue it with `askuser resume {fork}`"
+        "forked \"{parent}\" after #{at} into \"{fork}\"; continue it with `{command}`"
     )?;
     Ok(())
 }

@@ -2,16 +2,14 @@
 
 use askuser_rpc::Server;
 
-use crate::args::parse;
+use crate::args::ServeArgs;
 use crate::common::{EXIT_RESULT, db_path, open_journal, stream_option};
 use crate::error::CliError;
 
 /// `askuser serve [--db PATH] [--stream NAME]`
-pub fn serve(args: &[String]) -> Result<u8, CliError> {
-    let parsed = parse("serve", args, &["db", "stream"], &[])?;
-    parsed.expect_positionals("serve", &[], 0)?;
-    let stream = stream_option(&parsed, "serve")?;
-    let journal = open_journal(&db_path(&parsed)?)?;
+pub fn serve(args: &ServeArgs) -> Result<u8, CliError> {
+    let stream = stream_option(args.stream.as_deref(), "serve")?;
+    let journal = open_journal(&db_path(args.db.db.as_deref())?)?;
     let mut server = Server::new(journal, stream)?;
     server.serve(std::io::stdin().lock(), std::io::stdout().lock())?;
     Ok(EXIT_RESULT)

@@ -1,38 +1,24 @@
 //! `askuser schema` and `askuser check`: tool definitions, and checking a call.
 
 use askuser_core::text::{for_display, for_display_line};
-use askuser_llm::{Provider, definition};
+use askuser_llm::definition;
 
-use crate::args::parse;
-use crate::common::{EXIT_REJECTED, EXIT_RESULT, call_dialect, dialect, parse_call, read_text};
+use crate::args::{CheckArgs, SchemaArgs};
+use crate::common::{EXIT_REJECTED, EXIT_RESULT, call_dialect, parse_call, print_out, read_text};
 use crate::error::CliError;
 
 /// `askuser schema [--dialect D] [--format anthropic|openai|mcp]`
-pub fn schema(args: &[String]) -> Result<u8, CliError> {
-    let parsed = parse("schema", args, &["dialect", "format"], &[])?;
-    parsed.expect_positionals("schema", &[], 0)?;
-    let dialect = dialect(&parsed)?;
-    let provider = match parsed.option("format") {
-        None => Provider::Anthropic,
-        Some(name) => Provider::from_name(name).ok_or_else(|| {
-            CliError::Usage(format!(
-                "--format {name} is unknown; use one of anthropic, openai, mcp"
-            ))
-        })?,
-    };
-    let text = serde_json::to_string_pretty(&definition(dialect, provider))
+pub fn schema(args: &SchemaArgs) -> Result<u8, CliError> {
+    let text = serde_json::to_string_pretty(&definition(args.dialect, args.format))
         .map_err(|e| CliError::Other(e.to_string()))?;
-    println!("{text}");
+    print_out(&format!("{text}\n"))?;
     Ok(EXIT_RESULT)
 }
 
 /// `askuser check [--dialect D] FILE|-`
-pub fn check(args: &[String]) -> Result<u8, CliError> {
-    let parsed = parse("check", args, &["dialect"], &[])?;
-    parsed.expect_positionals("check", &["file"], 0)?;
-    dialect(&parsed)?; // an unknown --dialect is reported before the call is read
-    let text = read_text(&parsed.positionals[0])?;
-    let dialect = call_dialect(&parsed, &text)?;
+pub fn check(args: &CheckArgs) -> Result<u8, CliError> {
+    let text = read_text(&args.file)?;
+    let dialect = call_dialect(args.dialect, &text)?;
     match parse_call(dialect, &text).1 {
         Ok(call) => {
             let ids: Vec<&str> = call
@@ -42,15 +28,15 @@ pub fn check(args: &[String]) -> Result<u8, CliError> {
                 .map(|q| q.id.as_str())
                 .collect();
             let count = ids.len();
-            println!(
-                "ok: a valid {dialect} call of {count} question{} ({})",
+            print_out(&format!(
+                "ok: a valid {dialect} call of {count} question{} ({})\n",
                 if count == 1 { "" } else { "s" },
                 for_display_line(&ids.join(", "))
-            );
+            ))?;
             Ok(EXIT_RESULT)
         }
         Err(rejection) => {
-            println!("{}", for_display(&rejection.tool_error_text()));
+            print_out(&format!("{}\n", for_display(&rejection.tool_error_text())))?;
             Ok(EXIT_REJECTED)
         }
     }

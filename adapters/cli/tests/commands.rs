@@ -15,8 +15,15 @@ fn ask_without_a_terminal_exits_3_with_the_exclusive_text_and_records_it() {
     assert_eq!(run.stdout, NO_TERMINAL);
     assert_eq!(
         scratch.redact(&run.stderr),
-        "askuser: read as a jp-form call (pass --dialect to choose another)\n\
-         askuser: recorded as stream \"s\" in <tmp>/log.db\n"
+        format!(
+            "askuser: read as a jp-form call (pass --dialect to choose another)\n\
+             askuser: recorded as stream \"s\" in <tmp>/log.db\n\
+             askuser: no terminal to ask in, so the model was told that no person can answer.\n\
+             To answer without a terminal, write the questions to a file, then answer them:\n  \
+             askuser ask --pending questions.json --db <tmp>/log.db {}\n  \
+             askuser answer questions.json --answers '[...]'\n",
+            example("migration.json")
+        )
     );
     assert_eq!(run.code, 3);
     let show = scratch.run_db(&["log", "show", "s"], "");
@@ -54,11 +61,11 @@ fn usage_and_file_errors_exit_1_with_a_message() {
     let cases: [(&[&str], &str); 5] = [
         (
             &["launch"],
-            "askuser: \"launch\" is not a command; use one of ask, answer, resume, serve, log, schema, check, help\n",
+            "askuser: unrecognized subcommand 'launch'\n\nUsage: askuser <COMMAND>\n\nFor more information, try '--help'.\n",
         ),
         (
             &["ask", "--dialect", "gpt", "x.json"],
-            "askuser: --dialect gpt is unknown; use one of jp, jp-form, claude, pi, opencode, codex, gemini, mcp\n",
+            "askuser: invalid value 'gpt' for '--dialect <DIALECT>'\n  [possible values: jp, jp-form, claude, pi, opencode, codex, gemini, mcp]\n\nFor more information, try '--help'.\n",
         ),
         (
             &["ask", "missing.json"],
@@ -66,7 +73,7 @@ fn usage_and_file_errors_exit_1_with_a_message() {
         ),
         (
             &["log", "show"],
-            "askuser: `askuser log show` needs STREAM; see `askuser help`\n",
+            "askuser: the following required arguments were not provided:\n  <STREAM>\n\nUsage: askuser log show <STREAM>\n\nFor more information, try '--help'.\n",
         ),
         (
             &["log", "show", "nope", "--db", "log.db"],
@@ -221,10 +228,10 @@ fn a_fork_replays_its_parents_events_and_compaction_keeps_replay_working() {
     recorded_session(&scratch);
     let fork = scratch.run_db(&["log", "fork", "s", "--at", "2", "--into", "what-if"], "");
     assert_eq!(
-        (fork.code, fork.stdout.as_str()),
+        (fork.code, scratch.redact(&fork.stdout)),
         (
             0,
-            "forked \"s\" after #2 into \"what-if\"; continue it with `askuser resume what-if`\n"
+            "forked \"s\" after #2 into \"what-if\"; continue it with `askuser resume what-if --db <tmp>/log.db`\n".to_owned()
         )
     );
     let list = scratch.run_db(&["log", "list"], "");
@@ -303,7 +310,7 @@ fn schema_prints_each_definition_and_check_lists_every_problem() {
         (bad_format.code, bad_format.stderr.as_str()),
         (
             1,
-            "askuser: --format gemini is unknown; use one of anthropic, openai, mcp\n"
+            "askuser: invalid value 'gemini' for '--format <FORMAT>'\n  [possible values: anthropic, openai, mcp]\n\nFor more information, try '--help'.\n"
         )
     );
 

@@ -31,7 +31,11 @@ fn check_and_ask_show_a_hostile_call_without_obeying_it() {
         let run = scratch.run(args, "");
         assert_eq!(
             (run.code, run.stdout.as_str(), run.stderr.as_str()),
-            (2, expected, ""),
+            (
+                2,
+                expected,
+                "askuser: no dialect accepts the call; read as a jp-form call\n"
+            ),
             "{args:?}"
         );
     }
@@ -162,7 +166,8 @@ fn ask_pending_to_a_place_it_cannot_write_records_nothing() {
     assert_eq!(run.code, 1);
     assert!(
         run.stderr.starts_with(
-            "askuser: the pending file blocker/p.json: cannot be written: no new file can be made in blocker ("
+            "askuser: read as a jp-form call (pass --dialect to choose another)\n\
+             askuser: the pending file blocker/p.json: cannot be written: no new file can be made in blocker ("
         ),
         "{}",
         run.stderr
