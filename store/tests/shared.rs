@@ -205,6 +205,20 @@ fn a_client_carries_on_when_the_owner_is_killed_mid_work() {
 }
 
 #[test]
+fn a_waiter_whose_owner_is_killed_waits_on_and_sees_the_next_append() {
+    let mut owner = Owner::start();
+    let path = owner.path.clone();
+    let mut waiter = Helper::start(&["wait", path_str(&path), "s", "0"]);
+    assert_eq!(waiter.line(), "waiting");
+    owner.helper.take().unwrap().kill();
+    // The waiter takes the log over (or this process does, and serves it).
+    let log = SharedSledLog::open(&path).unwrap();
+    log.append("s", 0, &[scripted_event(1)]).unwrap();
+    assert_eq!(waiter.line(), "1");
+    assert!(waiter.finish());
+}
+
+#[test]
 fn an_owner_in_this_process_hands_over_when_dropped() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("db");

@@ -133,6 +133,24 @@ mod tests {
     #[test]
     fn an_answer_recorded_elsewhere_is_written_while_the_server_waits_for_input() {
         let log: Arc<dyn askuser_store::Log> = Arc::new(askuser_store::MemLog::new());
+        answered_elsewhere(Arc::clone(&log), log);
+    }
+
+    /// The same through a shared sled log: the server owns it, and the answer
+    /// comes from a client of its socket.
+    #[test]
+    fn an_answer_given_through_the_logs_socket_is_written_as_it_lands() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("db");
+        let owner = askuser_store::SharedSledLog::open(&path).unwrap();
+        let client = askuser_store::SharedSledLog::open(&path).unwrap();
+        assert!(owner.is_owner() && !client.is_owner());
+        answered_elsewhere(Arc::new(owner), Arc::new(client));
+    }
+
+    /// A server on `log` waits for its host; a server on `other` (the same log)
+    /// answers its inquiry; the first writes the result unprompted.
+    fn answered_elsewhere(log: Arc<dyn askuser_store::Log>, other: Arc<dyn askuser_store::Log>) {
         let (mut host, input) = UnixStream::pair().unwrap();
         let (output, from_server) = UnixStream::pair().unwrap();
         let mut lines = BufReader::new(from_server);
@@ -141,13 +159,10 @@ mod tests {
             lines.read_line(&mut line).unwrap();
             serde_json::from_str(&line).unwrap()
         };
-        let serving = {
-            let log = Arc::clone(&log);
-            std::thread::spawn(move || {
-                let mut server = Server::new(Journal::new(log), "s").unwrap();
-                server.serve_watching(BufReader::new(input), output)
-            })
-        };
+        let serving = std::thread::spawn(move || {
+            let mut server = Server::new(Journal::new(log), "s").unwrap();
+            server.serve_watching(BufReader::new(input), output)
+        });
         assert_eq!(next()["type"], "ready");
         writeln!(
             host,
@@ -156,7 +171,7 @@ mod tests {
         .unwrap();
         assert_eq!(next()["type"], "prompt");
         // Another process answers; the host sends nothing, and gets the result.
-        let mut elsewhere = Server::new(Journal::new(log), "s").unwrap();
+        let mut elsewhere = Server::new(Journal::new(other), "s").unwrap();
         elsewhere
             .handle_line(r#"{"type":"answer","inquiry":"c1","question":"answer","value":"yes"}"#);
         assert_eq!(
