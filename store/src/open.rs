@@ -1,10 +1,11 @@
 //! [`open_log`]: one function from a `--db` value to a log.
 
+use std::ffi::OsStr;
 use std::sync::Arc;
 
 use crate::error::Result;
 use crate::log::Log;
-use crate::sled_log::SledLog;
+use crate::shared::SharedSledLog;
 
 /// Whether `spec` names a PostgreSQL database rather than a sled directory.
 pub fn is_postgres_url(spec: &str) -> bool {
@@ -15,9 +16,10 @@ pub fn is_postgres_url(spec: &str) -> bool {
 
 /// Opens the log a host was pointed at: a `postgres://` (or `postgresql://`) URL
 /// opens a `PgLog` with `PgLog::connect` (the build needs the store's feature
-/// `postgres`); anything else is the path of a
-/// sled database directory, opened with [`SledLog::open`] (created if missing).
-/// Both append with [`Durability::Flush`](crate::Durability::Flush).
+/// `postgres`); anything else is the path of a sled database directory (which need
+/// not be UTF-8), opened with [`SharedSledLog::open`] (created if missing), so that
+/// any number of processes can use it at once. Both append with
+/// [`Durability::Flush`](crate::Durability::Flush).
 ///
 /// This is what a program's `--db` option (or its `ASKUSER_DB` variable) should
 /// call, so that every host of a team can be pointed at one database (see the
@@ -27,12 +29,13 @@ pub fn is_postgres_url(spec: &str) -> bool {
 ///
 /// For a URL, as `PgLog::connect`, or
 /// [`StoreError::BadLocation`](crate::StoreError::BadLocation) when the build has
-/// no PostgreSQL support; for a path, as [`SledLog::open`].
-pub fn open_log(spec: &str) -> Result<Arc<dyn Log>> {
-    if is_postgres_url(spec) {
-        return open_postgres(spec);
+/// no PostgreSQL support; for a path, as [`SharedSledLog::open`].
+pub fn open_log(spec: impl AsRef<OsStr>) -> Result<Arc<dyn Log>> {
+    let spec = spec.as_ref();
+    if let Some(url) = spec.to_str().filter(|s| is_postgres_url(s)) {
+        return open_postgres(url);
     }
-    Ok(Arc::new(SledLog::open(spec)?))
+    Ok(Arc::new(SharedSledLog::open(spec)?))
 }
 
 #[cfg(feature = "postgres")]

@@ -47,7 +47,7 @@ pub enum Commands {
     Resume(ResumeArgs),
     /// The engine over JSON lines on stdin/stdout (see docs/protocol.md)
     Serve(ServeArgs),
-    /// An MCP server on stdin/stdout (or loopback HTTP): ask_user and AskUserQuestion through the client's forms
+    /// An MCP server on stdin/stdout (or loopback HTTP): `ask_user` and `AskUserQuestion` through the client's forms
     Mcp(McpArgs),
     /// The recorded sessions: every run is a stream in the log
     #[command(subcommand)]

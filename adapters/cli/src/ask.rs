@@ -342,26 +342,12 @@ pub fn answer(args: &AnswerArgs) -> Result<u8, CliError> {
     let db = pending_db(args.db.as_deref(), &file)?;
     let mut journal = open_journal(&db)?;
     let call = pending_call(&mut journal, &file, &db)?;
-    let finished = journal
-        .state(&file.stream)?
-        .finished(&InquiryId::new(&file.inquiry))
-        .is_some();
-    let commands = if finished || file.status == "answered" {
-        let recorded = pending::recorded_outcome(&**journal.log(), &file.stream, &file.inquiry)?;
-        let Some(command) = recorded else {
-            return Err(CliError::Other(format!(
-                "{} says its questions were answered, but the log {} holds no result for inquiry \"{}\"; pass the --db it was asked with",
-                path.display(),
-                db.display(),
-                for_display_line(&file.inquiry)
-            )));
-        };
-        note("askuser: these questions were already answered; the recorded result follows");
-        vec![command]
+    let commands = if is_finished(&mut journal, &file)? || file.status == "answered" {
+        already_answered(&mut journal, &file, path, &db)?
     } else {
-        match pending::answer(&mut journal, &file, &answers)? {
-            Ok(commands) => commands,
-            Err(problem) => {
+        match pending::answer(&mut journal, &file, &answers) {
+            Ok(Ok(commands)) => commands,
+            Ok(Err(problem)) => {
                 rewrite(path, &file);
                 let db = args.db.as_ref().map_or_else(String::new, |db| {
                     format!(" --db {}", shell_word(db.as_os_str()))
@@ -373,6 +359,12 @@ pub fn answer(args: &AnswerArgs) -> Result<u8, CliError> {
                 ));
                 return Ok(EXIT_REJECTED);
             }
+            // Another process answered first (the log took its answer, not this
+            // one): the result it recorded is the result.
+            Err(_) if is_finished(&mut journal, &file)? => {
+                already_answered(&mut journal, &file, path, &db)?
+            }
+            Err(error) => return Err(error.into()),
         }
     };
     let (text, code) = commands
@@ -389,6 +381,36 @@ pub fn answer(args: &AnswerArgs) -> Result<u8, CliError> {
     }
     print_out(&text)?;
     Ok(code)
+}
+
+/// Whether the pending file's inquiry is finished in the log (by this file, or by
+/// another process that answered first).
+fn is_finished(journal: &mut Journal, file: &PendingFile) -> Result<bool, CliError> {
+    Ok(journal
+        .state(&file.stream)?
+        .finished(&InquiryId::new(&file.inquiry))
+        .is_some())
+}
+
+/// The result recorded for a pending file whose questions were already answered,
+/// said so on standard error.
+fn already_answered(
+    journal: &mut Journal,
+    file: &PendingFile,
+    path: &Path,
+    db: &Path,
+) -> Result<Vec<Command>, CliError> {
+    let recorded = pending::recorded_outcome(&**journal.log(), &file.stream, &file.inquiry)?;
+    let Some(command) = recorded else {
+        return Err(CliError::Other(format!(
+            "{} says its questions were answered, but the log {} holds no result for inquiry \"{}\"; pass the --db it was asked with",
+            path.display(),
+            db.display(),
+            for_display_line(&file.inquiry)
+        )));
+    };
+    note("askuser: these questions were already answered; the recorded result follows");
+    Ok(vec![command])
 }
 
 /// The call of a pending file's inquiry: from the journal while it is open, else
@@ -449,7 +471,8 @@ fn pending_db(db: Option<&Path>, file: &PendingFile) -> Result<PathBuf, CliError
         return default_db();
     };
     let db = PathBuf::from(db);
-    let is_log = db.is_dir() && db.join("conf").is_file() && db.join("db").is_file();
+    let is_log = crate::common::is_postgres(&db)
+        || (db.is_dir() && db.join("conf").is_file() && db.join("db").is_file());
     if !is_log {
         return Err(CliError::Other(format!(
             "the pending file names the log {}, which is not an askuser log; askuser creates no log for a pending file: pass --db with the log the questions were asked with",

@@ -119,8 +119,18 @@ pub fn note(text: &str) {
     let _ = writeln!(err, "{text}");
 }
 
-/// Opens the journal at `path`, creating its parent directory.
+/// Whether `--db` names a PostgreSQL database rather than a sled directory.
+pub fn is_postgres(db: &Path) -> bool {
+    db.to_str().is_some_and(askuser_store::is_postgres_url)
+}
+
+/// Opens the journal at `path` (a sled directory, shared with every other askuser
+/// process that opens it, its parent directory created; or a `postgres://` URL):
+/// the one place the program opens its log.
 pub fn open_journal(path: &Path) -> Result<askuser_rpc::Journal, CliError> {
+    if is_postgres(path) {
+        return Ok(askuser_rpc::Journal::open(path)?);
+    }
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent).map_err(|error| CliError::File {
             path: parent.to_owned(),

@@ -1,5 +1,7 @@
 //! `askuser mcp`: the MCP server on stdin/stdout (see the askuser-mcp crate).
 
+use std::sync::Arc;
+
 use askuser_mcp::{AskServer, Config, WithoutElicitation};
 
 use crate::args::McpArgs;
@@ -11,13 +13,19 @@ use crate::error::CliError;
 /// on that loopback address instead of stdio.
 pub fn mcp(args: &McpArgs) -> Result<u8, CliError> {
     let db = db_path(args.db.db.as_deref())?;
-    drop(open_journal(&db)?); // creates the database and its directory, and checks it opens
+    // One log for the server's life, shared with every other askuser process.
+    let log = Arc::clone(open_journal(&db)?.log());
     let stream = stream_option(args.stream.as_deref(), "mcp")?;
     let without_elicitation = match &args.pending_dir {
         Some(dir) => WithoutElicitation::Pending { dir: dir.clone() },
         None => WithoutElicitation::Fail,
     };
-    let config = Config::sled(db, stream, without_elicitation);
+    let config = Config {
+        open_log: Arc::new(move || Ok(Arc::clone(&log))),
+        db: Some(db),
+        stream,
+        without_elicitation,
+    };
     let served = match args.http {
         Some(addr) => askuser_mcp::serve_http(config, addr, |bound| {
             crate::common::note(&format!(

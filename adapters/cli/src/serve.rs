@@ -11,6 +11,10 @@ pub fn serve(args: &ServeArgs) -> Result<u8, CliError> {
     let stream = stream_option(args.stream.as_deref(), "serve")?;
     let journal = open_journal(&db_path(args.db.db.as_deref())?)?;
     let mut server = Server::new(journal, stream)?;
-    server.serve(std::io::stdin().lock(), std::io::stdout().lock())?;
+    // Input is read on a thread of its own while the log is watched, so an answer
+    // another process records (`askuser answer`, another terminal) reaches the
+    // host at once.
+    let input = std::io::BufReader::new(std::io::stdin());
+    server.serve_watching(input, std::io::stdout().lock())?;
     Ok(EXIT_RESULT)
 }

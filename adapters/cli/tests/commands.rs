@@ -353,40 +353,6 @@ fn schema_prints_each_definition_and_check_lists_every_problem() {
 }
 
 #[test]
-fn a_log_held_by_a_running_server_is_reported_as_in_use() {
-    use std::io::{BufRead, BufReader};
-    use std::process::{Command, Stdio};
-
-    let scratch = Scratch::new();
-    let db = scratch.db();
-    let mut server = Command::new(common::BIN)
-        .args(["serve", "--stream", "s", "--db", &db])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut ready = String::new();
-    BufReader::new(server.stdout.take().unwrap())
-        .read_line(&mut ready)
-        .unwrap();
-    assert_eq!(
-        ready,
-        "{\"type\":\"ready\",\"stream\":\"s\",\"protocol\":1}\n"
-    );
-    let run = scratch.run_db(&["log", "list"], "");
-    drop(server.stdin.take());
-    assert!(server.wait().unwrap().success());
-    assert_eq!(
-        (run.code, scratch.redact(&run.stderr)),
-        (
-            1,
-            "askuser: the log at <tmp>/log.db is in use by another askuser process; wait for it to finish or pass another --db\n".to_owned()
-        )
-    );
-}
-
-#[test]
 fn broken_pending_files_and_answers_are_explained() {
     let scratch = Scratch::new();
     let file = scratch.path("p.json");

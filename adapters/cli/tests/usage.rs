@@ -83,7 +83,7 @@ fn a_typo_gets_a_suggestion() {
         ),
         (
             &["schema", "--dialect", "claud"],
-            "askuser: invalid value 'claud' for '--dialect <DIALECT>'\n  [possible values: jp, jp-form, claude, pi, opencode, codex, gemini]\n\n  tip: a similar value exists: 'claude'\n\nFor more information, try '--help'.\n",
+            "askuser: invalid value 'claud' for '--dialect <DIALECT>'\n  [possible values: jp, jp-form, claude, pi, opencode, codex, gemini, mcp]\n\n  tip: a similar value exists: 'claude'\n\nFor more information, try '--help'.\n",
         ),
     ];
     for (line, stderr) in cases {

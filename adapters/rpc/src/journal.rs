@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use askuser_core::{Command, Event, InquiryId, Refusal, State, ToolCall};
 use askuser_llm::{Call, Dialect};
-use askuser_store::{Log, MemLog, Seq, Session, SessionError, SledLog, StoreError};
+use askuser_store::{Log, MemLog, Seq, Session, SessionError, StoreError};
 use serde_json::Value;
 
 use crate::error::{Result, RpcError};
@@ -79,17 +79,18 @@ impl Journal {
         Self::new(Arc::new(MemLog::new()))
     }
 
-    /// The durable journal in the sled database directory `path` (created if
-    /// needed); appends are flushed before they return.
+    /// The durable journal at `location`: a sled database directory (created if
+    /// needed, and shared with every other process that opens it), or a
+    /// `postgres://` URL ([`askuser_store::open_log`]); appends are flushed before
+    /// they return.
     ///
     /// # Errors
-    /// [`RpcError::Locked`] when another process holds the database, or the store's
-    /// error when it cannot be opened.
-    pub fn open(path: &Path) -> Result<Self> {
-        match SledLog::open(path) {
-            Ok(log) => Ok(Self::new(Arc::new(log))),
+    /// The store's error when the log cannot be opened.
+    pub fn open(location: &Path) -> Result<Self> {
+        match askuser_store::open_log(location) {
+            Ok(log) => Ok(Self::new(log)),
             Err(StoreError::Locked) => Err(RpcError::Locked {
-                path: path.to_owned(),
+                path: location.to_owned(),
             }),
             Err(other) => Err(other.into()),
         }

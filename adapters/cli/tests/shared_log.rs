@@ -1,0 +1,296 @@
+//! Many processes on one log (issue 13): the program is run as separate processes
+//! at once on one sled log (shared through its owner's socket) and on one
+//! PostgreSQL database (the server of `ASKUSER_TEST_PG`, a fresh database per test).
+
+mod common;
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdout, Command, Stdio};
+
+use common::{BIN, Run, Scratch, run_in};
+
+const CALL: &str = r#"{"questions":[{"id":"ok","text":"Proceed?","answer_type":"boolean"}]}"#;
+
+/// Where the log of a test lives: a sled directory in the scratch directory, or a
+/// fresh PostgreSQL database dropped at the end.
+enum Place {
+    Sled,
+    Postgres {
+        admin: String,
+        name: String,
+        url: String,
+    },
+}
+
+impl Place {
+    fn postgres() -> Self {
+        let admin = std::env::var("ASKUSER_TEST_PG").unwrap_or_else(|_| {
+            panic!(
+                "ASKUSER_TEST_PG is not set: run the tests with scripts/test, or export ASKUSER_TEST_PG=\"$(scripts/postgres.sh | tail -n 1)\""
+            )
+        });
+        let name = format!(
+            "askuser_cli_{}_{}",
+            std::process::id(),
+            NEXT.fetch_add(1, std::sync::atomic::Ordering::SeqCst)
+        );
+        let mut client = postgres::Client::connect(&admin, postgres::NoTls).unwrap();
+        client
+            .batch_execute(&format!("CREATE DATABASE \"{name}\""))
+            .unwrap();
+        let base = admin
+            .rsplit_once('/')
+            .map_or(admin.as_str(), |(base, _)| base);
+        let url = format!("{base}/{name}");
+        Place::Postgres { admin, name, url }
+    }
+
+    fn db(&self, scratch: &Scratch) -> String {
+        match self {
+            Place::Sled => scratch.db(),
+            Place::Postgres { url, .. } => url.clone(),
+        }
+    }
+}
+
+static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+
+impl Drop for Place {
+    fn drop(&mut self) {
+        if let Place::Postgres { admin, name, .. } = self
+            && let Ok(mut client) = postgres::Client::connect(admin, postgres::NoTls)
+        {
+            let _ =
+                client.batch_execute(&format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"));
+        }
+    }
+}
+
+fn run(scratch: &Scratch, db: &str, args: &[&str]) -> Run {
+    let mut all = args.to_vec();
+    all.extend(["--db", db]);
+    run_in(scratch.dir.path(), &all, "")
+}
+
+/// `askuser serve --stream s` on `db`, with its `ready` line read.
+fn serve(scratch: &Scratch, db: &str) -> (Child, BufReader<ChildStdout>) {
+    let mut child = Command::new(BIN)
+        .args(["serve", "--stream", "s", "--db", db])
+        .current_dir(scratch.dir.path())
+        .env("HOME", scratch.dir.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut ready = String::new();
+    out.read_line(&mut ready).unwrap();
+    assert_eq!(
+        ready,
+        "{\"type\":\"ready\",\"stream\":\"s\",\"protocol\":1}\n"
+    );
+    (child, out)
+}
+
+fn ask_line(inquiry: &str) -> String {
+    format!(
+        "{{\"type\":\"ask\",\"inquiry\":\"{inquiry}\",\"dialect\":\"jp-form\",\"arguments\":{CALL}}}\n"
+    )
+}
+
+const PROMPT: &str = r#"{"type":"prompt","inquiry":"t1","question":{"id":"ok","text":"Proceed?","context":null,"header":null,"answer_type":"boolean","options":[],"allow_other":false,"schema":null},"progress":null,"prefill":null,"can_back":false,"label":"Assistant"}"#;
+
+fn eight_pending_asks_and_answers_at_once(place: &Place) {
+    let scratch = Scratch::new();
+    let db = place.db(&scratch);
+    std::fs::write(scratch.path("call.json"), CALL).unwrap();
+    let runs: Vec<(Run, Run)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..8)
+            .map(|n| {
+                let (scratch, db) = (&scratch, db.as_str());
+                scope.spawn(move || {
+                    let (pending, stream) = (format!("p{n}.json"), format!("s{n}"));
+                    let asked = run(
+                        scratch,
+                        db,
+                        &[
+                            "ask",
+                            "--dialect",
+                            "jp-form",
+                            "--pending",
+                            &pending,
+                            "--stream",
+                            &stream,
+                            "call.json",
+                        ],
+                    );
+                    let answer = if n % 2 == 0 { "[true]" } else { "[false]" };
+                    let answered = run(scratch, db, &["answer", &pending, "--answers", answer]);
+                    (asked, answered)
+                })
+            })
+            .collect();
+        workers.into_iter().map(|w| w.join().unwrap()).collect()
+    });
+    for (n, (asked, answered)) in runs.iter().enumerate() {
+        assert_eq!(asked.code, 5, "ask {n}: {}", asked.stderr);
+        let expected = if n % 2 == 0 {
+            "{\"ok\":true}\n"
+        } else {
+            "{\"ok\":false}\n"
+        };
+        assert_eq!(
+            (answered.code, answered.stdout.as_str()),
+            (0, expected),
+            "answer {n}: {}",
+            answered.stderr
+        );
+    }
+    let listed = run(&scratch, &db, &["log", "list"]);
+    let names: Vec<String> = listed
+        .stdout
+        .lines()
+        .map(|line| {
+            line.split("  ").next().unwrap().to_owned()
+                + " "
+                + line.split("  ").nth(1).unwrap().split(',').next().unwrap()
+        })
+        .collect();
+    assert_eq!(
+        names,
+        (0..8).map(|n| format!("s{n} 2 events")).collect::<Vec<_>>(),
+        "{}",
+        listed.stdout
+    );
+}
+
+fn the_log_is_read_while_serve_runs_and_serve_sees_an_answer_given_elsewhere(place: &Place) {
+    let scratch = Scratch::new();
+    let db = place.db(&scratch);
+    let (mut server, mut out) = serve(&scratch, &db);
+    let mut input = server.stdin.take().unwrap();
+    input.write_all(ask_line("t1").as_bytes()).unwrap();
+    input.flush().unwrap();
+    let mut line = String::new();
+    out.read_line(&mut line).unwrap();
+    assert_eq!(line.trim_end(), PROMPT);
+    // Other processes read the log while the server holds its session open.
+    let listed = run(&scratch, &db, &["log", "list"]);
+    assert_eq!(listed.code, 0, "{}", listed.stderr);
+    assert!(
+        listed.stdout.starts_with("s  1 event, created "),
+        "{}",
+        listed.stdout
+    );
+    let shown = run(&scratch, &db, &["log", "show", "s"]);
+    assert_eq!(
+        (shown.code, scratch.redact(&shown.stdout)),
+        (
+            0,
+            "stream \"s\": 1 event\n#1 <time>  requested t1 (1 question: ok)\n".to_owned()
+        ),
+        "{}",
+        shown.stderr
+    );
+    // Another host answers the inquiry; the waiting server passes the result on
+    // without its own host sending anything.
+    let (mut other, mut other_out) = serve(&scratch, &db);
+    let mut other_in = other.stdin.take().unwrap();
+    other_in
+        .write_all(b"{\"type\":\"answer\",\"inquiry\":\"t1\",\"question\":\"ok\",\"value\":true}\n")
+        .unwrap();
+    other_in.flush().unwrap();
+    let mut answered = String::new();
+    other_out.read_line(&mut answered).unwrap();
+    let result =
+        "{\"type\":\"result\",\"inquiry\":\"t1\",\"result\":{\"ok\":true},\"cancelled\":false}\n";
+    assert_eq!(answered, result);
+    line.clear();
+    out.read_line(&mut line).unwrap();
+    assert_eq!(line, result, "the first server saw the answer");
+    drop(other_in);
+    drop(input);
+    assert!(other.wait().unwrap().success());
+    assert!(server.wait().unwrap().success());
+}
+
+fn two_processes_racing_to_answer_one_question_one_wins(place: &Place) {
+    let scratch = Scratch::new();
+    let db = place.db(&scratch);
+    std::fs::write(scratch.path("call.json"), CALL).unwrap();
+    let asked = run(
+        &scratch,
+        &db,
+        &[
+            "ask",
+            "--dialect",
+            "jp-form",
+            "--pending",
+            "p.json",
+            "--stream",
+            "race",
+            "call.json",
+        ],
+    );
+    assert_eq!(asked.code, 5, "{}", asked.stderr);
+    let [yes, no] = std::thread::scope(|scope| {
+        let answers = ["[true]", "[false]"].map(|answer| {
+            let (scratch, db) = (&scratch, db.as_str());
+            scope.spawn(move || run(scratch, db, &["answer", "p.json", "--answers", answer]))
+        });
+        answers.map(|a| a.join().unwrap())
+    });
+    // One answer is recorded; both print the recorded result.
+    assert_eq!(
+        (yes.code, no.code),
+        (0, 0),
+        "{} / {}",
+        yes.stderr,
+        no.stderr
+    );
+    assert_eq!(yes.stdout, no.stdout);
+    let shown = run(&scratch, &db, &["log", "show", "race"]);
+    let answers: Vec<&str> = shown
+        .stdout
+        .lines()
+        .filter(|l| l.contains(" answered "))
+        .collect();
+    assert_eq!(answers.len(), 1, "{}", shown.stdout);
+    let winner = if yes.stdout == "{\"ok\":true}\n" {
+        "ok = true"
+    } else {
+        "ok = false"
+    };
+    assert!(answers[0].ends_with(winner), "{}", shown.stdout);
+}
+
+#[test]
+fn sled_eight_pending_asks_and_answers_at_once() {
+    eight_pending_asks_and_answers_at_once(&Place::Sled);
+}
+
+#[test]
+fn sled_the_log_is_read_while_serve_runs_and_serve_sees_an_answer_given_elsewhere() {
+    the_log_is_read_while_serve_runs_and_serve_sees_an_answer_given_elsewhere(&Place::Sled);
+}
+
+#[test]
+fn sled_two_processes_racing_to_answer_one_question_one_wins() {
+    two_processes_racing_to_answer_one_question_one_wins(&Place::Sled);
+}
+
+#[test]
+fn postgres_eight_pending_asks_and_answers_at_once() {
+    eight_pending_asks_and_answers_at_once(&Place::postgres());
+}
+
+#[test]
+fn postgres_the_log_is_read_while_serve_runs_and_serve_sees_an_answer_given_elsewhere() {
+    the_log_is_read_while_serve_runs_and_serve_sees_an_answer_given_elsewhere(&Place::postgres());
+}
+
+#[test]
+fn postgres_two_processes_racing_to_answer_one_question_one_wins() {
+    two_processes_racing_to_answer_one_question_one_wins(&Place::postgres());
+}
