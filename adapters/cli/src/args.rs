@@ -140,7 +140,7 @@ pub struct McpArgs {
     /// For a client that cannot show forms: write the questions to a pending file in DIR (else the "no interactive terminal" error)
     #[arg(long, value_name = "DIR")]
     pub pending_dir: Option<PathBuf>,
-    /// Serve streamable HTTP at this loopback address (127.0.0.1:PORT or [::1]:PORT) instead of stdio
+    /// Serve streamable HTTP at this loopback address (`127.0.0.1:PORT` or `[::1]:PORT`) instead of stdio
     #[arg(long, value_name = "ADDR")]
     pub http: Option<std::net::SocketAddr>,
 }
