@@ -230,7 +230,8 @@ impl Outcome {
                 let mut map = Map::new();
                 map.insert("cancelled".into(), Value::Bool(true));
                 map.insert("answered".into(), Value::Object(self.answered_map()));
-                if let Some(message) = &self.message {
+                let typed = self.message.as_ref().filter(|m| !m.trim().is_empty());
+                if let Some(message) = typed {
                     map.insert("message".into(), Value::String(message.clone()));
                 }
                 Value::Object(map)

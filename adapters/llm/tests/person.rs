@@ -3,7 +3,8 @@
 //! notes beside answers. The exact texts are snapshots.
 
 use askuser_core::{
-    AnsweredBy, CancelReason, Command, Event, InquiryId, OnTimeout, State, Timeout, reduce,
+    AnswerType, AnsweredBy, CancelReason, Command, Event, InquiryId, OnTimeout, State, Timeout,
+    reduce,
 };
 use askuser_llm::{Call, Dialect, ToolResult};
 use serde_json::{Map, Value, json};
@@ -89,6 +90,8 @@ enum Then {
     TimedOut(OnTimeout),
     /// The person chose Reply, with this message.
     Reply(Option<&'static str>),
+    /// The person answered every question, the first with a note.
+    AnswerAll,
 }
 
 fn id() -> InquiryId {
@@ -106,6 +109,7 @@ fn walk(call: &Call, first: Option<&Value>, then: Then) -> Value {
     }
     let mut state = State::new();
     let commands = reduce(&mut state, &Event::Requested(request)).unwrap();
+    let mut commands = commands;
     if let Some(value) = first {
         let [Command::Prompt(prompt)] = commands.as_slice() else {
             panic!("expected a prompt, got {commands:?}");
@@ -116,9 +120,39 @@ fn walk(call: &Call, first: Option<&Value>, then: Then) -> Value {
             value: value.clone(),
             by: AnsweredBy::User,
             remember: false,
-            note: None,
+            note: Some("it is what production runs".into()),
         };
-        reduce(&mut state, &answer).unwrap();
+        commands = reduce(&mut state, &answer).unwrap();
+    }
+    if let Then::AnswerAll = then {
+        // A single-question call gets its note on the one answer.
+        let mut note = first
+            .is_none()
+            .then(|| "it is what production runs".to_owned());
+        while let [Command::Prompt(prompt)] = commands.as_slice() {
+            let question = prompt.question();
+            let value = match question.choices().first() {
+                Some(choice) if question.answer_type == AnswerType::MultiSelect => {
+                    json!([choice.label])
+                }
+                Some(choice) => json!(choice.label),
+                None if question.answer_type == AnswerType::Boolean => json!(true),
+                None => json!("to keep it simple"),
+            };
+            let answer = Event::Answered {
+                inquiry: id(),
+                question: question.id.clone(),
+                value,
+                by: AnsweredBy::User,
+                remember: false,
+                note: note.take(),
+            };
+            commands = reduce(&mut state, &answer).unwrap();
+        }
+        let [command] = commands.as_slice() else {
+            panic!("expected one command, got {commands:?}");
+        };
+        return shown(call.tool_result(command));
     }
     let event = match then {
         Then::TimedOut(_) => Event::TimedOut { inquiry: id() },
@@ -127,6 +161,7 @@ fn walk(call: &Call, first: Option<&Value>, then: Then) -> Value {
             reason: CancelReason::UserReply,
             message: message.map(str::to_owned),
         },
+        Then::AnswerAll => unreachable!("answered above"),
     };
     let commands = reduce(&mut state, &event).unwrap();
     let [command] = commands.as_slice() else {
@@ -192,4 +227,27 @@ fn no_timeout_text_ever_tells_the_model_to_use_its_judgment() {
 #[test]
 fn a_reply_without_a_message_is_each_host_s_cancel() {
     insta::assert_json_snapshot!("reply", every_dialect(Then::Reply(None)));
+}
+
+#[test]
+fn a_reply_with_a_message_carries_it_where_each_host_has_a_place() {
+    insta::assert_json_snapshot!(
+        "reply_with_message",
+        every_dialect(Then::Reply(Some(
+            "Use the database we already run; ask me about the language later."
+        )))
+    );
+}
+
+#[test]
+fn a_note_beside_an_answer_reaches_the_model_where_the_host_has_a_place() {
+    insta::assert_json_snapshot!("notes", every_dialect(Then::AnswerAll));
+}
+
+#[test]
+fn a_blank_reply_message_is_no_message() {
+    assert_eq!(
+        every_dialect(Then::Reply(Some("  \n"))),
+        every_dialect(Then::Reply(None))
+    );
 }

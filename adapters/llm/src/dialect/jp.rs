@@ -131,7 +131,8 @@ fn translate(error: &FormError) -> FieldError {
 /// RFD D30's cancel marker `{"cancelled": true, "answered": {...}}`.
 ///
 /// After a timeout: `{"answer_type", "answer" (the filled answer or null),
-/// "timed_out": true, "message": "The user did not answer in time: ..."}`.
+/// "timed_out": true, "message": "The user did not answer in time: ..."}`. A note
+/// the person wrote beside the answer is `"note"`.
 pub(crate) fn render(outcome: &Outcome, texts: &[String]) -> Value {
     if outcome.is_cancelled() {
         return outcome.to_json();
@@ -142,15 +143,18 @@ pub(crate) fn render(outcome: &Outcome, texts: &[String]) -> Value {
         .first()
         .map_or("text", |q| q.answer_type.name());
     let answer = outcome.get(QUESTION_ID).unwrap_or(Value::Null);
-    match super::notice::timeout(outcome, texts) {
-        Some(notice) => json!({
-            "answer_type": answer_type,
-            "answer": answer,
-            "timed_out": true,
-            "message": notice,
-        }),
-        None => json!({ "answer_type": answer_type, "answer": answer }),
+    let mut result = json!({ "answer_type": answer_type, "answer": answer });
+    let Value::Object(map) = &mut result else {
+        return result;
+    };
+    if let Some(note) = super::notice::note(outcome, 0) {
+        map.insert("note".into(), Value::String(note.to_owned()));
     }
+    if let Some(notice) = super::notice::timeout(outcome, texts) {
+        map.insert("timed_out".into(), Value::Bool(true));
+        map.insert("message".into(), Value::String(notice));
+    }
+    result
 }
 
 #[cfg(test)]

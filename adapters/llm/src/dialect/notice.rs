@@ -64,3 +64,32 @@ fn duration(after_ms: u64) -> String {
         _ => format!("{after_ms} ms"),
     }
 }
+
+/// The note the person wrote beside the answer to question `index`, if any
+/// (blank notes count as none).
+pub(crate) fn note(outcome: &Outcome, index: usize) -> Option<&str> {
+    let note = outcome.answers.get(index)?.as_ref()?.note.as_deref()?;
+    (!note.trim().is_empty()).then_some(note)
+}
+
+/// The message the person typed with a Reply, if any (blank counts as none).
+pub(crate) fn reply_message(outcome: &Outcome) -> Option<&str> {
+    let message = outcome.message.as_deref()?;
+    (outcome.is_cancelled() && !message.trim().is_empty()).then_some(message)
+}
+
+/// A dialect's cancel text with the Reply's message after it, for the hosts whose
+/// cancel is plain text: `<marker>. The user replied instead: <message>`.
+pub(crate) fn with_reply(marker: &str, outcome: &Outcome) -> String {
+    match reply_message(outcome) {
+        Some(message) => {
+            let stop = if marker.ends_with(['.', '!', '?']) {
+                ""
+            } else {
+                "."
+            };
+            format!("{marker}{stop} The user replied instead: {message}")
+        }
+        None => marker.to_owned(),
+    }
+}
