@@ -197,6 +197,12 @@ impl State {
         self.open(inquiry)?.call.as_ref()
     }
 
+    /// The policy of an open inquiry (its timeout, persistence, ...; the label is
+    /// in each prompt rather than here).
+    pub fn policy(&self, inquiry: &InquiryId) -> Option<&Policy> {
+        Some(&self.open(inquiry)?.policy)
+    }
+
     /// The origin (tool, turn) of an open inquiry.
     pub fn origin(&self, inquiry: &InquiryId) -> Option<&crate::event::Origin> {
         Some(&self.open(inquiry)?.origin)

@@ -365,7 +365,7 @@ fn a_log_held_by_a_running_server_is_reported_as_in_use() {
         .unwrap();
     assert_eq!(
         ready,
-        "{\"type\":\"ready\",\"stream\":\"s\",\"protocol\":1}\n"
+        "{\"type\":\"ready\",\"stream\":\"s\",\"protocol\":1,\"open\":[]}\n"
     );
     let run = scratch.run_db(&["log", "list"], "");
     drop(server.stdin.take());
