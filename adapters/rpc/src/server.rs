@@ -221,15 +221,29 @@ impl Server {
         inquiry: &str,
         make: impl FnOnce(&mut Self, &str) -> Result<Event>,
     ) -> Result<Step, String> {
-        let Some(stream) = self.routes.get(inquiry).cloned() else {
-            return Err(format!(
-                "no inquiry \"{inquiry}\" was asked in this session; send an \"ask\" for it first"
-            ));
+        let stream = match self.routes.get(inquiry).cloned() {
+            Some(stream) => stream,
+            // Asked in the server's stream before a restart, and finished since: the
+            // engine says so.
+            None if self.was_requested(inquiry) => self.stream.clone(),
+            None => {
+                return Err(format!(
+                    "no inquiry \"{inquiry}\" was asked in this session; send an \"ask\" for it first"
+                ));
+            }
         };
         let event = make(self, &stream).map_err(|e| not_recorded(&e))?;
         self.journal
             .apply(&stream, &event)
             .map_err(|e| not_recorded(&e))
+    }
+
+    /// Whether the server's stream ever recorded a request for `inquiry`.
+    fn was_requested(&mut self, inquiry: &str) -> bool {
+        let stream = self.stream.clone();
+        self.journal
+            .state(&stream)
+            .is_ok_and(|state| state.was_requested(&InquiryId::new(inquiry)))
     }
 
     /// The answer as the engine takes it: an option's label for text naming one,
