@@ -15,7 +15,11 @@ fn the_example_session_in_the_protocol_document_is_exact() {
     let block = &block[..block.find("```").expect("the block ends")];
 
     let mut server = Server::new(Journal::memory(), "session-1").unwrap();
-    let mut got = vec![format!("< {}", server.ready_line())];
+    let mut got: Vec<String> = server
+        .greeting()
+        .into_iter()
+        .map(|line| format!("< {line}"))
+        .collect();
     for line in block.lines().filter_map(|l| l.strip_prefix("> ")) {
         got.push(format!("> {line}"));
         got.extend(

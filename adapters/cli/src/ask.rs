@@ -212,6 +212,7 @@ fn how_it_ended(log: &dyn Log, state: &State, stream: &str) -> String {
         (_, Some(Finished::Completed)) => "every question was answered",
         (_, Some(Finished::Cancelled)) => "the person chose Reply",
         (_, Some(Finished::TurnEnded)) => "the person ended the turn (End Turn)",
+        (_, Some(Finished::TimedOut)) => "the person did not answer in time (it timed out)",
         (
             Event::Cancelled {
                 reason: CancelReason::NoPromptBackend,

@@ -199,7 +199,9 @@ fn a_second_server_on_the_same_stream_answers_its_open_inquiry() {
     assert_eq!(
         second.stdout,
         concat!(
-            r#"{"type":"ready","stream":"s","protocol":1}"#,
+            r#"{"type":"ready","stream":"s","protocol":1,"open":["c1"]}"#,
+            "\n",
+            r#"{"type":"prompt","inquiry":"c1","question":{"id":"answer","text":"Deploy?","context":null,"header":null,"answer_type":"boolean","options":[],"allow_other":false,"schema":null},"progress":null,"prefill":null,"can_back":false,"label":"Assistant"}"#,
             "\n",
             r#"{"type":"result","inquiry":"c1","result":{"answer_type":"boolean","answer":false},"cancelled":false}"#,
             "\n"

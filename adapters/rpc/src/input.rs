@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 pub const MAX_LINE_BYTES: usize = 1 << 20;
 
 /// The message types a host may send.
-pub const INPUT_TYPES: &str = "ask, answer, back, reply, end_turn";
+pub const INPUT_TYPES: &str = "ask, answer, back, reply, end_turn, timed_out";
 
 /// One message from a host.
 #[derive(Debug, Clone, PartialEq)]
@@ -26,19 +26,33 @@ pub enum Input {
         value: Value,
         /// Who answered (`"by"`, default `user`; `assistant` for `ask_assistant`).
         by: AnsweredBy,
+        /// Whether the person asked to reuse the answer for the rest of the turn
+        /// (`"remember"`, default false; kept only where the policy's persistence
+        /// is `turn`).
+        remember: bool,
+        /// A note the person wrote beside the answer, for the model (`"note"`).
+        note: Option<String>,
     },
     /// `{"type":"back","inquiry"}`: back to the previous answered question.
     Back {
         /// The inquiry.
         inquiry: String,
     },
-    /// `{"type":"reply","inquiry"}`: cancel the form to reply instead.
+    /// `{"type":"reply","inquiry","message"?}`: cancel the form to reply instead.
     Reply {
         /// The inquiry.
         inquiry: String,
+        /// The message the person typed for the model (`"message"`), if any.
+        message: Option<String>,
     },
     /// `{"type":"end_turn","inquiry"}`: end the turn; no tool result.
     EndTurn {
+        /// The inquiry.
+        inquiry: String,
+    },
+    /// `{"type":"timed_out","inquiry"}`: the host's clock passed the inquiry's
+    /// deadline (its policy's `timeout.after_ms`).
+    TimedOut {
         /// The inquiry.
         inquiry: String,
     },
@@ -72,8 +86,9 @@ impl Input {
             Input::Ask(ask) => &ask.inquiry,
             Input::Answer { inquiry, .. }
             | Input::Back { inquiry }
-            | Input::Reply { inquiry }
-            | Input::EndTurn { inquiry } => inquiry,
+            | Input::Reply { inquiry, .. }
+            | Input::EndTurn { inquiry }
+            | Input::TimedOut { inquiry } => inquiry,
         }
     }
 }
@@ -113,11 +128,20 @@ pub fn parse_input(line: &str) -> Result<Input, String> {
                     "\"by\" must be \"user\", \"assistant\", \"config\" or \"cache\"".to_owned()
                 })?,
             };
+            let remember = match object.get("remember") {
+                None | Some(Value::Null) => false,
+                Some(Value::Bool(remember)) => *remember,
+                Some(_) => {
+                    return Err("\"remember\" must be true (reuse the answer for the rest of the turn) or false".to_owned());
+                }
+            };
             Ok(Input::Answer {
                 inquiry,
                 question,
                 value,
                 by,
+                remember,
+                note: person_text(&object, "note")?,
             })
         }
         "back" => Ok(Input::Back {
@@ -125,8 +149,12 @@ pub fn parse_input(line: &str) -> Result<Input, String> {
         }),
         "reply" => Ok(Input::Reply {
             inquiry: inquiry()?,
+            message: person_text(&object, "message")?,
         }),
         "end_turn" => Ok(Input::EndTurn {
+            inquiry: inquiry()?,
+        }),
+        "timed_out" => Ok(Input::TimedOut {
             inquiry: inquiry()?,
         }),
         other => Err(format!(
@@ -155,6 +183,37 @@ pub fn check_stream_name(name: &str) -> Result<(), String> {
         return Err(format!("has {found}; {WHAT}"));
     }
     Ok(())
+}
+
+/// An optional text the person wrote for the model (`note`, `message`): a string of
+/// at most [`MAX_TEXT_BYTES`](askuser_core::limits::MAX_TEXT_BYTES) bytes; a
+/// blank one counts as none.
+fn person_text(object: &Map<String, Value>, name: &str) -> Result<Option<String>, String> {
+    let max = askuser_core::limits::MAX_TEXT_BYTES;
+    match object.get(name) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(text)) if text.len() > max => Err(format!(
+            "\"{name}\" is {} bytes long; send at most {max} bytes",
+            text.len()
+        )),
+        Some(Value::String(text)) if text.trim().is_empty() => Ok(None),
+        Some(Value::String(text)) => Ok(Some(text.clone())),
+        Some(_) => Err(format!(
+            "\"{name}\" must be a string: text the person wrote for the model"
+        )),
+    }
+}
+
+/// The `inquiry` a line names, when it is a JSON object with a string `inquiry`:
+/// what an `error` line about a line that could not be used carries.
+pub(crate) fn named_inquiry(line: &str) -> Option<String> {
+    match crate::json::from_str_unique(line).ok()? {
+        Value::Object(mut object) => match object.remove("inquiry")? {
+            Value::String(inquiry) if !inquiry.is_empty() => Some(inquiry),
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 fn string_field(object: &Map<String, Value>, name: &str) -> Result<String, String> {
@@ -285,7 +344,9 @@ mod tests {
                 inquiry: "c1".into(),
                 question: "q".into(),
                 value: json!([1]),
-                by: AnsweredBy::User
+                by: AnsweredBy::User,
+                remember: false,
+                note: None,
             }
         );
         assert_eq!(
@@ -308,11 +369,26 @@ mod tests {
         );
         assert_eq!(
             err("{}"),
-            "\"type\" is missing; use one of ask, answer, back, reply, end_turn"
+            "\"type\" is missing; use one of ask, answer, back, reply, end_turn, timed_out"
         );
         assert_eq!(
             err(r#"{"type":"hello"}"#),
-            "unknown \"type\" \"hello\"; use one of ask, answer, back, reply, end_turn"
+            "unknown \"type\" \"hello\"; use one of ask, answer, back, reply, end_turn, timed_out"
+        );
+        assert_eq!(
+            err(r#"{"type":"answer","inquiry":"c","question":"q","value":1,"remember":"yes"}"#),
+            "\"remember\" must be true (reuse the answer for the rest of the turn) or false"
+        );
+        assert_eq!(
+            err(r#"{"type":"reply","inquiry":"c","message":7}"#),
+            "\"message\" must be a string: text the person wrote for the model"
+        );
+        assert_eq!(
+            parse_input(r#"{"type":"reply","inquiry":"c","message":" "}"#).unwrap(),
+            Input::Reply {
+                inquiry: "c".into(),
+                message: None
+            }
         );
         assert_eq!(
             err(r#"{"type":"back","inquiry":3}"#),

@@ -209,10 +209,11 @@ impl Journal {
             Err(SessionError::Refused(refusal)) => return Ok(Step::Refused(refusal)),
             Err(SessionError::Store(error)) => return Err(error.into()),
         };
+        let state = self.session(stream)?.state();
         let outputs = handled
             .commands
             .iter()
-            .map(|command| command_line(command, call))
+            .map(|command| command_line(command, call, timeout_of(state, command)))
             .collect();
         if let Some(Command::Respond { inquiry, .. } | Command::Fail { inquiry, .. }) =
             handled.commands.last()
@@ -237,11 +238,11 @@ impl Journal {
         let mut lines = Vec::new();
         for caught in caught {
             let call = self.call(stream, caught.event.inquiry())?;
+            let state = self.session(stream)?.state();
             lines.extend(
-                caught
-                    .commands
-                    .iter()
-                    .map(|command| command_line(command, call.as_deref())),
+                caught.commands.iter().map(|command| {
+                    command_line(command, call.as_deref(), timeout_of(state, command))
+                }),
             );
             if let Some(Command::Respond { inquiry, .. } | Command::Fail { inquiry, .. }) =
                 caught.commands.last()
@@ -252,10 +253,31 @@ impl Journal {
         Ok(lines)
     }
 
+    /// The lines an open inquiry of `stream` is waiting on (its current `prompt`
+    /// or `ask_assistant`), rebuilt from the log: what a restarted server sends again.
+    ///
+    /// # Errors
+    /// When the log cannot be read.
+    pub fn pending_line(&mut self, stream: &str, inquiry: &InquiryId) -> Result<Option<Value>> {
+        let call = self.call(stream, inquiry)?;
+        let state = self.state(stream)?;
+        Ok(state
+            .pending(inquiry)
+            .map(|command| command_line(&command, call.as_deref(), timeout_of(state, &command))))
+    }
+
     /// Forgets what this journal holds in memory about `stream`; the next use reads
     /// it from the log again.
     pub fn forget(&mut self, stream: &str) {
         self.sessions.remove(stream);
+    }
+}
+
+/// The policy timeout of a prompt's inquiry, for its line.
+fn timeout_of(state: &State, command: &Command) -> Option<askuser_core::Timeout> {
+    match command {
+        Command::Prompt(prompt) => state.policy(&prompt.inquiry)?.timeout,
+        _ => None,
     }
 }
 

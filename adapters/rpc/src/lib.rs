@@ -1,9 +1,10 @@
 //! # askuser-rpc: the engine for hosts in any language, and its record
 //!
 //! - [`Server`]: the engine over JSON lines on stdin/stdout (`askuser serve`). A
-//!   host sends `ask`, `answer`, `back`, `reply` and `end_turn` messages; the server
-//!   answers with `prompt`, `invalid`, `result`, `failed`, `turn_ended`,
-//!   `rejected` and `error` lines. The full protocol, with an example session, is in
+//!   host sends `ask`, `answer`, `back`, `reply`, `end_turn` and `timed_out`
+//!   messages; the server answers with `prompt`, `invalid`, `result`, `failed`,
+//!   `turn_ended`, `rejected` and `error` lines. A restarted server's `ready` lists
+//!   the open inquiries and sends each one's prompt again. The full protocol, with an example session, is in
 //!   `docs/protocol.md`.
 //! - [`Journal`]: the store's sessions ([`askuser_store::Session`]), one per stream:
 //!   every input is decided, appended (flushed) and applied **before** any line is
@@ -26,7 +27,7 @@
 //! server.serve(&input[..], &mut output).unwrap();
 //!
 //! let lines: Vec<&str> = std::str::from_utf8(&output).unwrap().lines().collect();
-//! assert_eq!(lines[0], r#"{"type":"ready","stream":"session-1","protocol":1}"#);
+//! assert_eq!(lines[0], r#"{"type":"ready","stream":"session-1","protocol":1,"open":[]}"#);
 //! assert!(lines[1].starts_with(r#"{"type":"prompt","inquiry":"c1","question":{"id":"answer","text":"Deploy now?""#));
 //! assert_eq!(lines[2], r#"{"type":"result","inquiry":"c1","result":{"answer_type":"boolean","answer":true},"cancelled":false}"#);
 //! assert_eq!(lines[3], r#"{"type":"error","message":"the line is not JSON (expected ident at line 1 column 2); send one JSON object per line"}"#);

@@ -1,25 +1,39 @@
 //! The lines askuser sends a host: one JSON object per engine command.
 
-use askuser_core::{Command, Prompt, Question};
+use askuser_core::{Command, Prompt, Question, Timeout};
 use askuser_llm::{Call, rejection_text};
 use serde_json::{Map, Value, json};
 
 /// The protocol line for one engine command. `call` is the inquiry's tool call (to
 /// render the result in its dialect); without it a result is rendered in the
-/// `jp-form` shape.
+/// `jp-form` shape. `timeout` is the inquiry's policy timeout: a prompt line carries
+/// it (`"timeout": {"after_ms", "on_timeout"}`) when there is one.
 ///
 /// | command | line |
 /// |---|---|
-/// | prompt | `{"type":"prompt","inquiry","question":{...},"progress","prefill","can_back","label"}` |
+/// | prompt | `{"type":"prompt","inquiry","question":{...},"progress","prefill","can_back","label","timeout"?}` |
 /// | invalid answer | `{"type":"invalid","inquiry","question","message"}` |
-/// | respond | `{"type":"result","inquiry","result","cancelled"}` |
+/// | respond | `{"type":"result","inquiry","result","cancelled","timed_out"?}` |
 /// | fail | `{"type":"failed","inquiry","reason","tool_error"}` |
 /// | end turn | `{"type":"turn_ended","inquiry"}` |
 /// | reject | `{"type":"rejected","inquiry","errors":[{"path","message"}],"tool_error"}` |
 /// | ask assistant | `{"type":"ask_assistant","inquiry","question","schema"}` |
-pub(crate) fn command_line(command: &Command, call: Option<&Call>) -> Value {
+pub(crate) fn command_line(
+    command: &Command,
+    call: Option<&Call>,
+    timeout: Option<Timeout>,
+) -> Value {
     match command {
-        Command::Prompt(prompt) => prompt_line(prompt),
+        Command::Prompt(prompt) => {
+            let mut line = prompt_line(prompt);
+            if let (Some(timeout), Value::Object(object)) = (timeout, &mut line) {
+                object.insert(
+                    "timeout".into(),
+                    json!({"after_ms": timeout.after_ms, "on_timeout": timeout.on_timeout}),
+                );
+            }
+            line
+        }
         Command::InvalidAnswer {
             inquiry,
             question,
@@ -29,8 +43,14 @@ pub(crate) fn command_line(command: &Command, call: Option<&Call>) -> Value {
         }
         Command::Respond { inquiry, outcome } => {
             let result = call.map_or_else(|| outcome.to_json(), |call| call.render(outcome));
-            json!({"type": "result", "inquiry": inquiry, "result": result,
-                   "cancelled": outcome.is_cancelled()})
+            let mut line = json!({"type": "result", "inquiry": inquiry, "result": result,
+                                  "cancelled": outcome.is_cancelled()});
+            if let (Some(after_ms), Value::Object(object)) =
+                (outcome.timed_out_after_ms(), &mut line)
+            {
+                object.insert("timed_out".into(), json!({ "after_ms": after_ms }));
+            }
+            line
         }
         Command::Fail {
             inquiry,

@@ -190,6 +190,7 @@ fn plural(count: usize) -> &'static str {
 pub fn replay(log: &dyn Log, stream: &str) -> Result<ReplayReport> {
     let info = log.info(stream)?;
     let mut calls: HashMap<InquiryId, Option<Arc<Call>>> = HashMap::new();
+    let mut timeouts: HashMap<InquiryId, askuser_core::Timeout> = HashMap::new();
     let mut derived: Vec<(Seq, Timestamp, Event, Vec<askuser_core::Command>)> = Vec::new();
     let mut from_start = true;
     let replayed = loop {
@@ -221,13 +222,15 @@ pub fn replay(log: &dyn Log, stream: &str) -> Result<ReplayReport> {
         if let Event::Requested(request) = &event {
             let call = request.call.as_ref().and_then(parse_recorded).map(Arc::new);
             calls.insert(request.inquiry.clone(), call);
+            if let Some(timeout) = request.policy.timeout {
+                timeouts.insert(request.inquiry.clone(), timeout);
+            }
         }
         let mut outputs = Vec::with_capacity(commands.len());
         for command in &commands {
-            let call = calls
-                .get(command_inquiry(command))
-                .and_then(Option::as_deref);
-            outputs.push(command_line(command, call));
+            let inquiry = command_inquiry(command);
+            let call = calls.get(inquiry).and_then(Option::as_deref);
+            outputs.push(command_line(command, call, timeouts.get(inquiry).copied()));
         }
         let recorded = recorded_outputs(log, stream, seq)?;
         events.push(ReplayedEvent {
@@ -276,7 +279,8 @@ fn recorded_outputs(log: &dyn Log, stream: &str, seq: Seq) -> Result<Option<Vec<
 }
 
 /// One event in words: `requested c1 (3 questions: apply, env, note)`,
-/// `answered c1: apply = true`, `back c1`, `reply c1`, `turn ended c1`.
+/// `answered c1: apply = true`, `back c1`, `reply c1`, `turn ended c1`,
+/// `timed out c1`.
 pub fn describe_event(event: &Event) -> String {
     match event {
         Event::Requested(request) => {
@@ -343,6 +347,7 @@ pub fn describe_event(event: &Event) -> String {
             (other, _) => format!("cancelled {inquiry} ({other})"),
         },
         Event::TurnEnded { inquiry } => format!("turn ended {inquiry}"),
+        Event::TimedOut { inquiry } => format!("timed out {inquiry}"),
     }
 }
 

@@ -1,14 +1,14 @@
 //! [`Server`]: the engine over JSON lines, one object per line in each direction.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap};
 use std::io::{self, BufRead, Write};
 
-use askuser_core::{CancelReason, Command, Event, InquiryId, Policy};
+use askuser_core::{CancelReason, Command, Event, InquiryId, Persistence, Policy};
 use askuser_llm::{UiInput, ui_answer};
 use serde_json::{Value, json};
 
 use crate::error::Result;
-use crate::input::{Ask, Input, MAX_LINE_BYTES, parse_input};
+use crate::input::{Ask, Input, MAX_LINE_BYTES, named_inquiry, parse_input};
 use crate::journal::{Journal, Step};
 use crate::output::error_line;
 
@@ -26,7 +26,7 @@ pub struct Server {
     routes: HashMap<String, String>,
     /// The streams whose open inquiries were routed already (each once: after that,
     /// every ask this server records is routed as it is recorded).
-    adopted: HashSet<String>,
+    adopted: BTreeSet<String>,
 }
 
 impl Server {
@@ -41,7 +41,7 @@ impl Server {
             journal,
             stream: stream.into(),
             routes: HashMap::new(),
-            adopted: HashSet::new(),
+            adopted: BTreeSet::new(),
         };
         let stream = server.stream.clone();
         server.adopt(&stream)?;
@@ -58,9 +58,53 @@ impl Server {
         &mut self.journal
     }
 
-    /// The first line a server sends: `{"type":"ready","stream":...,"protocol":1}`.
-    pub fn ready_line(&self) -> Value {
-        json!({"type": "ready", "stream": self.stream, "protocol": PROTOCOL_VERSION})
+    /// The first line a server sends: `{"type":"ready","stream":...,"protocol":1,
+    /// "open":[...]}`, `open` listing the inquiries of the stream still open in the
+    /// log (in id order), as [`Server::greeting`] sends it.
+    ///
+    /// # Errors
+    /// When the stream cannot be read from the log.
+    pub fn ready_line(&mut self) -> Result<Value> {
+        let open: Vec<String> = self
+            .journal
+            .state(&self.stream)?
+            .open_inquiries()
+            .map(ToString::to_string)
+            .collect();
+        Ok(
+            json!({"type": "ready", "stream": self.stream, "protocol": PROTOCOL_VERSION,
+                  "open": open}),
+        )
+    }
+
+    /// What a server sends before reading anything: the `ready` line, then for each
+    /// open inquiry of the stream the line it is waiting on (its current `prompt`, or
+    /// `ask_assistant`), so that a host that restarted can show it again. A problem
+    /// reading the log is an `error` line.
+    pub fn greeting(&mut self) -> Vec<Value> {
+        let ready = match self.ready_line() {
+            Ok(ready) => ready,
+            Err(error) => return vec![error_line(&not_recorded(&error))],
+        };
+        let open: Vec<String> = ready["open"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|id| id.as_str().map(str::to_owned))
+            .collect();
+        let stream = self.stream.clone();
+        let mut lines = vec![ready];
+        for inquiry in open {
+            match self
+                .journal
+                .pending_line(&stream, &InquiryId::new(&inquiry))
+            {
+                Ok(Some(line)) => lines.push(line),
+                Ok(None) => {}
+                Err(error) => lines.push(inquiry_error(&inquiry, &error.to_string())),
+            }
+        }
+        lines
     }
 
     /// Routes the open inquiries of `stream` (read from the log) to it, the first
@@ -87,7 +131,9 @@ impl Server {
     /// # Errors
     /// Only when reading `input` or writing `output` fails.
     pub fn serve<R: BufRead, W: Write>(&mut self, mut input: R, mut output: W) -> Result<()> {
-        write_line(&mut output, &self.ready_line())?;
+        for line in self.greeting() {
+            write_line(&mut output, &line)?;
+        }
         let mut buffer = Vec::new();
         loop {
             let line = read_line(&mut input, &mut buffer)?;
@@ -123,10 +169,12 @@ impl Server {
     /// [`Log::wait_past`](askuser_store::Log::wait_past) on the journal's log says a
     /// head moved; nothing comes of the session's own inputs, already answered.
     pub fn catch_up(&mut self) -> Vec<Value> {
-        let mut streams: Vec<String> = self.routes.values().cloned().collect();
-        streams.push(self.stream.clone());
-        streams.sort_unstable();
-        streams.dedup();
+        // The streams this session used (each adopted once), not every route: the
+        // cost of a look must not grow with how many inquiries were asked.
+        let mut streams: Vec<String> = self.adopted.iter().cloned().collect();
+        if !self.adopted.contains(&self.stream) {
+            streams.push(self.stream.clone());
+        }
         let mut lines = Vec::new();
         for stream in streams {
             match self.journal.catch_up(&stream) {
@@ -138,10 +186,15 @@ impl Server {
     }
 
     /// The lines answering one input line. Never fails: a problem is an `error` line.
+    /// The lines answering one input line. Never fails: a problem is an `error` line
+    /// (naming the `inquiry` when the line names one).
     pub fn handle_line(&mut self, line: &str) -> Vec<Value> {
         match parse_input(line) {
             Ok(input) => self.handle(input),
-            Err(message) => vec![error_line(&message)],
+            Err(message) => match named_inquiry(line) {
+                Some(inquiry) => vec![inquiry_error(&inquiry, &message)],
+                None => vec![error_line(&message)],
+            },
         }
     }
 
@@ -156,15 +209,25 @@ impl Server {
                 question,
                 value,
                 by,
+                remember,
+                note,
             } => self.on_open(&inquiry, |server, stream| {
                 let value = server.normalize(stream, &inquiry, &question, value)?;
+                let id = InquiryId::new(&inquiry);
+                // Recorded only where the policy lets an answer be remembered.
+                let remember = remember
+                    && server
+                        .journal
+                        .state(stream)?
+                        .policy(&id)
+                        .is_some_and(|policy| policy.persistence == Persistence::Turn);
                 Ok(Event::Answered {
-                    inquiry: InquiryId::new(&inquiry),
+                    inquiry: id,
                     question,
                     value,
                     by,
-                    remember: false,
-                    note: None,
+                    remember,
+                    note,
                 })
             }),
             Input::Back { inquiry } => self.on_open(&inquiry, |_, _| {
@@ -172,11 +235,16 @@ impl Server {
                     inquiry: InquiryId::new(&inquiry),
                 })
             }),
-            Input::Reply { inquiry } => self.on_open(&inquiry, |_, _| {
+            Input::Reply { inquiry, message } => self.on_open(&inquiry, |_, _| {
                 Ok(Event::Cancelled {
                     inquiry: InquiryId::new(&inquiry),
                     reason: CancelReason::UserReply,
-                    message: None,
+                    message,
+                })
+            }),
+            Input::TimedOut { inquiry } => self.on_open(&inquiry, |_, _| {
+                Ok(Event::TimedOut {
+                    inquiry: InquiryId::new(&inquiry),
                 })
             }),
             Input::EndTurn { inquiry } => self.on_open(&inquiry, |_, _| {
@@ -194,15 +262,29 @@ impl Server {
         inquiry: &str,
         make: impl FnOnce(&mut Self, &str) -> Result<Event>,
     ) -> Result<Step, String> {
-        let Some(stream) = self.routes.get(inquiry).cloned() else {
-            return Err(format!(
-                "no inquiry \"{inquiry}\" was asked in this session; send an \"ask\" for it first"
-            ));
+        let stream = match self.routes.get(inquiry).cloned() {
+            Some(stream) => stream,
+            // Asked in the server's stream before a restart, and finished since: the
+            // engine says so.
+            None if self.was_requested(inquiry) => self.stream.clone(),
+            None => {
+                return Err(format!(
+                    "no inquiry \"{inquiry}\" was asked in this session; send an \"ask\" for it first"
+                ));
+            }
         };
         let event = make(self, &stream).map_err(|e| not_recorded(&e))?;
         self.journal
             .apply(&stream, &event)
             .map_err(|e| not_recorded(&e))
+    }
+
+    /// Whether the server's stream ever recorded a request for `inquiry`.
+    fn was_requested(&mut self, inquiry: &str) -> bool {
+        let stream = self.stream.clone();
+        self.journal
+            .state(&stream)
+            .is_ok_and(|state| state.was_requested(&InquiryId::new(inquiry)))
     }
 
     /// The answer as the engine takes it: an option's label for text naming one,
@@ -272,9 +354,11 @@ impl Server {
         };
         let mut request = call.request(InquiryId::new(&inquiry));
         request.origin.subagent = ask.subagent;
-        if let Some(turn) = ask.turn {
-            request.origin.turn = turn;
-        }
+        // An ask that names no turn is a turn of its own.
+        request.origin.turn = ask
+            .turn
+            .filter(|turn| !turn.is_empty())
+            .unwrap_or_else(|| inquiry.clone());
         match merge_policy(request.policy, ask.policy) {
             Ok(policy) => request.policy = policy,
             Err(message) => return vec![inquiry_error(&inquiry, &message)],

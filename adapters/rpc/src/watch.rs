@@ -55,7 +55,9 @@ impl Server {
         wakes: &mpsc::Receiver<Wake>,
         output: &mut W,
     ) -> Result<()> {
-        write_line(output, &self.ready_line())?;
+        for line in self.greeting() {
+            write_line(output, &line)?;
+        }
         loop {
             let lines = match wakes.recv() {
                 Err(_) | Ok(Wake::Input(Ok((Line::End, _)))) => return Ok(()),

@@ -38,9 +38,14 @@ pub(crate) fn parse(arguments: &Value) -> Result<Parsed, Vec<FieldError>> {
 }
 
 /// `{"answers": {"<question text>": "<label or typed text>"}}`, several picks joined
-/// with `", "`; after a Reply, `{"cancelled": true, "answers": {...so far...}}`.
+/// with `", "`; after a Reply, `{"cancelled": true, "answers": {...so far...}}`;
+/// after a timeout, the answers given or filled, `"timed_out": true` and a
+/// `"message"` saying which the timeout filled. Notes the person wrote are Claude
+/// Code's `"annotations": {"<question text>": {"notes": "..."}}`; a Reply's message
+/// is the `"response"` (what Claude Code shows the model as "The user responded").
 pub(crate) fn render(outcome: &Outcome, texts: &[String]) -> Value {
     let mut answers = Map::new();
+    let mut annotations = Map::new();
     for (index, question) in outcome.form.questions().iter().enumerate() {
         let Some(Some(Slot { answer, .. })) = outcome.answers.get(index) else {
             continue;
@@ -50,12 +55,26 @@ pub(crate) fn render(outcome: &Outcome, texts: &[String]) -> Value {
             text.clone(),
             Value::String(joined(&answer.to_value(question))),
         );
+        if let Some(note) = super::notice::note(outcome, index) {
+            annotations.insert(text.clone(), json!({ "notes": note }));
+        }
     }
+    let mut result = Map::new();
     if outcome.is_cancelled() {
-        json!({"cancelled": true, "answers": answers})
-    } else {
-        json!({ "answers": answers })
+        result.insert("cancelled".into(), Value::Bool(true));
     }
+    result.insert("answers".into(), Value::Object(answers));
+    if !annotations.is_empty() {
+        result.insert("annotations".into(), Value::Object(annotations));
+    }
+    if let Some(message) = super::notice::reply_message(outcome) {
+        result.insert("response".into(), Value::String(message.to_owned()));
+    }
+    if let Some(notice) = super::notice::timeout(outcome, texts) {
+        result.insert("timed_out".into(), Value::Bool(true));
+        result.insert("message".into(), Value::String(notice));
+    }
+    Value::Object(result)
 }
 
 /// An answer as one string: a list's items joined with `", "`.

@@ -184,15 +184,29 @@ fn answers(question: &Question, slot: Option<&Slot>) -> Vec<String> {
 
 /// `{"answers": {"<id>": {"answers": [...]}}}` for every question; a Reply is
 /// Codex's cancellation error.
-pub(crate) fn result(outcome: &Outcome, ids: &[String]) -> ToolResult {
+///
+/// After a timeout, `"timed_out": true` and a `"message"` beside the answers. A
+/// note beside an answer is one more `"user_note: ..."` entry (Codex's own way to
+/// carry what the person typed); a Reply's message follows the cancellation error as
+/// `The user replied instead: ...`.
+pub(crate) fn result(outcome: &Outcome, texts: &[String], ids: &[String]) -> ToolResult {
     if outcome.is_cancelled() {
-        return ToolResult::Error(CANCELLED.to_owned());
+        return ToolResult::Error(super::notice::with_reply(CANCELLED, outcome));
     }
     let mut map = Map::new();
     for (index, question) in outcome.form.questions().iter().enumerate() {
         let id = ids.get(index).unwrap_or(&question.id);
         let slot = outcome.answers.get(index).and_then(Option::as_ref);
-        map.insert(id.clone(), json!({ "answers": answers(question, slot) }));
+        let mut list = answers(question, slot);
+        if let Some(note) = super::notice::note(outcome, index) {
+            list.push(format!("{NOTE_PREFIX}{}", note.trim()));
+        }
+        map.insert(id.clone(), json!({ "answers": list }));
     }
-    ToolResult::Success(json!({ "answers": map }))
+    match super::notice::timeout(outcome, texts) {
+        Some(notice) => {
+            ToolResult::Success(json!({"answers": map, "timed_out": true, "message": notice}))
+        }
+        None => ToolResult::Success(json!({ "answers": map })),
+    }
 }

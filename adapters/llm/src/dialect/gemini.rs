@@ -14,7 +14,7 @@
 
 use askuser_core::json::json_type;
 use askuser_core::{Choice, Outcome, Question};
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use super::questions::{Parsed, answer_strings, finish, shaped_question};
 use crate::call::ToolResult;
@@ -208,17 +208,35 @@ fn read_options(reader: &mut Reader, map: &Map<String, Value>, path: &str) -> Op
 
 /// `{"answers": {"<position>": "<answer>"}}` with the answered questions only
 /// (several picks joined with `", "`); a Reply is Gemini CLI's dismissal text.
-pub(crate) fn result(outcome: &Outcome) -> ToolResult {
+///
+/// After a timeout, `"timed_out": true` and a `"message"` beside the answers.
+/// Notes beside answers are `"notes": {"<position>": "..."}` (Gemini CLI has no
+/// place for them); a Reply's message follows the dismissal text as `The user
+/// replied instead: ...`.
+pub(crate) fn result(outcome: &Outcome, texts: &[String]) -> ToolResult {
     if outcome.is_cancelled() {
-        return ToolResult::Text(DISMISSED.to_owned());
+        return ToolResult::Text(super::notice::with_reply(DISMISSED, outcome));
     }
     let mut map = Map::new();
+    let mut notes = Map::new();
     for (index, question) in outcome.form.questions().iter().enumerate() {
         let slot = outcome.answers.get(index).and_then(Option::as_ref);
         let answers = answer_strings(question, slot);
         if !answers.is_empty() {
             map.insert(index.to_string(), Value::String(answers.join(", ")));
         }
+        if let Some(note) = super::notice::note(outcome, index) {
+            notes.insert(index.to_string(), Value::String(note.to_owned()));
+        }
     }
-    ToolResult::Success(json!({ "answers": map }))
+    let mut result = Map::new();
+    result.insert("answers".into(), Value::Object(map));
+    if !notes.is_empty() {
+        result.insert("notes".into(), Value::Object(notes));
+    }
+    if let Some(notice) = super::notice::timeout(outcome, texts) {
+        result.insert("timed_out".into(), Value::Bool(true));
+        result.insert("message".into(), Value::String(notice));
+    }
+    ToolResult::Success(Value::Object(result))
 }

@@ -129,7 +129,11 @@ fn translate(error: &FormError) -> FieldError {
 
 /// The `jp` result: `{"answer_type": "<type>", "answer": <value>}`; after a Reply,
 /// RFD D30's cancel marker `{"cancelled": true, "answered": {...}}`.
-pub(crate) fn render(outcome: &Outcome) -> Value {
+///
+/// After a timeout: `{"answer_type", "answer" (the filled answer or null),
+/// "timed_out": true, "message": "The user did not answer in time: ..."}`. A note
+/// the person wrote beside the answer is `"note"`.
+pub(crate) fn render(outcome: &Outcome, texts: &[String]) -> Value {
     if outcome.is_cancelled() {
         return outcome.to_json();
     }
@@ -138,10 +142,19 @@ pub(crate) fn render(outcome: &Outcome) -> Value {
         .questions()
         .first()
         .map_or("text", |q| q.answer_type.name());
-    json!({
-        "answer_type": answer_type,
-        "answer": outcome.get(QUESTION_ID).unwrap_or(Value::Null),
-    })
+    let answer = outcome.get(QUESTION_ID).unwrap_or(Value::Null);
+    let mut result = json!({ "answer_type": answer_type, "answer": answer });
+    let Value::Object(map) = &mut result else {
+        return result;
+    };
+    if let Some(note) = super::notice::note(outcome, 0) {
+        map.insert("note".into(), Value::String(note.to_owned()));
+    }
+    if let Some(notice) = super::notice::timeout(outcome, texts) {
+        map.insert("timed_out".into(), Value::Bool(true));
+        map.insert("message".into(), Value::String(notice));
+    }
+    result
 }
 
 #[cfg(test)]

@@ -151,10 +151,13 @@ fn read_options(reader: &mut Reader, map: &Map<String, Value>, path: &str) -> Op
 }
 
 /// The text `OpenCode` returns: every question as `"<question>"="<answers>"`, joined
-/// with `", "`; a dismissal is a tool error.
+/// with `", "`; a dismissal is a tool error. After a timeout, the words saying so
+/// and which answers the timeout filled, then the answers. A note beside an answer
+/// follows it as `(user note: ...)`; a Reply's message follows the dismissal as
+/// `The user replied instead: ...`.
 pub(crate) fn result(outcome: &Outcome, texts: &[String]) -> ToolResult {
     if outcome.is_cancelled() {
-        return ToolResult::Error(DISMISSED.to_owned());
+        return ToolResult::Error(super::notice::with_reply(DISMISSED, outcome));
     }
     let formatted: Vec<String> = outcome
         .form
@@ -170,9 +173,15 @@ pub(crate) fn result(outcome: &Outcome, texts: &[String]) -> ToolResult {
             } else {
                 answers.join(", ")
             };
-            format!("\"{text}\"=\"{answer}\"")
+            match super::notice::note(outcome, index) {
+                Some(note) => format!("\"{text}\"=\"{answer}\" (user note: {note})"),
+                None => format!("\"{text}\"=\"{answer}\""),
+            }
         })
         .collect();
+    if let Some(notice) = super::notice::timeout(outcome, texts) {
+        return ToolResult::Text(format!("{notice} Answers: {}.", formatted.join(", ")));
+    }
     ToolResult::Text(format!(
         "User has answered your questions: {}. You can now continue with the user's answers in mind.",
         formatted.join(", ")
