@@ -130,6 +130,12 @@ pub enum OutcomeStatus {
     Completed,
     /// The person chose Reply; the answers are those collected so far.
     Cancelled,
+    /// The person did not answer within the policy's timeout: the answers given so
+    /// far, plus those the timeout filled (answered by [`AnsweredBy::Timeout`]).
+    TimedOut {
+        /// The time limit that passed, in milliseconds.
+        after_ms: u64,
+    },
 }
 
 /// The answers of a finished inquiry, in form order.
@@ -139,7 +145,7 @@ pub struct Outcome {
     pub form: ValidForm,
     /// One slot per question: `None` for a skipped (or, on Reply, unanswered) question.
     pub answers: Vec<Option<Slot>>,
-    /// Completed, or cancelled by a Reply.
+    /// Completed, cancelled by a Reply, or timed out.
     pub status: OutcomeStatus,
     /// With a Reply: the message the person typed for the model, if any.
     pub message: Option<String>,
@@ -149,6 +155,25 @@ impl Outcome {
     /// Whether the person cancelled with a Reply.
     pub fn is_cancelled(&self) -> bool {
         self.status == OutcomeStatus::Cancelled
+    }
+
+    /// The time limit that passed, when the person did not answer in time.
+    pub fn timed_out_after_ms(&self) -> Option<u64> {
+        match self.status {
+            OutcomeStatus::TimedOut { after_ms } => Some(after_ms),
+            OutcomeStatus::Completed | OutcomeStatus::Cancelled => None,
+        }
+    }
+
+    /// Whether the answer to question `index` was filled by the timeout.
+    pub fn filled_by_timeout(&self, index: usize) -> bool {
+        matches!(
+            self.answers.get(index),
+            Some(Some(Slot {
+                by: AnsweredBy::Timeout,
+                ..
+            }))
+        )
     }
 
     /// The answer to question `id` as JSON; `None` if there is no such question,
@@ -180,17 +205,24 @@ impl Outcome {
 
     /// Only the answered questions, in form order (a Reply's `answered` map).
     pub fn answered_map(&self) -> Map<String, Value> {
+        self.map_where(|slot| slot.is_some())
+    }
+
+    fn map_where(&self, keep: impl Fn(Option<&Slot>) -> bool) -> Map<String, Value> {
         self.form
             .questions()
             .iter()
             .enumerate()
-            .filter(|(i, _)| self.answers.get(*i).is_some_and(Option::is_some))
+            .filter(|(i, _)| keep(self.answers.get(*i).and_then(Option::as_ref)))
             .map(|(i, q)| (q.id.clone(), self.value_at(i)))
             .collect()
     }
 
-    /// The `jp-form` result: the full map when completed, and
-    /// `{"cancelled": true, "answered": {...}}` after a Reply.
+    /// The `jp-form` result: the full map when completed,
+    /// `{"cancelled": true, "answered": {...}}` after a Reply (with the Reply's
+    /// `message` when the person typed one), and after a timeout
+    /// `{"timed_out": true, "answered": {...by someone...}, "filled_by_timeout":
+    /// {...}}` (a host adds the words for the model).
     pub fn to_json(&self) -> Value {
         match self.status {
             OutcomeStatus::Completed => Value::Object(self.to_map()),
@@ -201,6 +233,17 @@ impl Outcome {
                 if let Some(message) = &self.message {
                     map.insert("message".into(), Value::String(message.clone()));
                 }
+                Value::Object(map)
+            }
+            OutcomeStatus::TimedOut { .. } => {
+                let mut map = Map::new();
+                map.insert("timed_out".into(), Value::Bool(true));
+                let answered =
+                    self.map_where(|slot| slot.is_some_and(|s| s.by != AnsweredBy::Timeout));
+                let filled =
+                    self.map_where(|slot| slot.is_some_and(|s| s.by == AnsweredBy::Timeout));
+                map.insert("answered".into(), Value::Object(answered));
+                map.insert("filled_by_timeout".into(), Value::Object(filled));
                 Value::Object(map)
             }
         }

@@ -95,6 +95,15 @@ impl State {
                 self.check_open(inquiry)?;
                 Ok(Decision::accept(input))
             }
+            Event::TimedOut { inquiry } => {
+                let open = self.check_open(inquiry)?;
+                if open.policy.timeout.is_none() {
+                    return Err(Refusal::NoTimeout {
+                        inquiry: inquiry.to_string(),
+                    });
+                }
+                Ok(Decision::accept(input))
+            }
             Event::AnswerRefused { .. } => Err(Refusal::NotAnInput {
                 kind: "answer_refused".into(),
             }),
@@ -225,5 +234,6 @@ fn answerer_name(by: AnsweredBy) -> &'static str {
         AnsweredBy::Assistant => "the assistant",
         AnsweredBy::Config => "configuration",
         AnsweredBy::Cache => "a remembered answer",
+        AnsweredBy::Timeout => "the timeout",
     }
 }

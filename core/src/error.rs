@@ -473,6 +473,13 @@ pub enum Refusal {
         /// The event's kind.
         kind: String,
     },
+    /// `TimedOut` for an inquiry whose policy sets no timeout. Send it only when the
+    /// policy's `timeout.after_ms` has passed.
+    #[error("inquiry \"{inquiry}\" has no timeout in its policy; it cannot time out")]
+    NoTimeout {
+        /// The inquiry.
+        inquiry: String,
+    },
 }
 
 /// One problem with a rejected tool call, as recorded: the JSON pointer of the

@@ -130,6 +130,14 @@ pub enum Event {
         /// The inquiry during which the turn ended.
         inquiry: InquiryId,
     },
+    /// The host's clock passed the inquiry's deadline (its policy's
+    /// [`Timeout::after_ms`] after the host showed it): the policy's
+    /// [`OnTimeout`] action is taken. The engine reads no clock; the host sends
+    /// this, and only for an open inquiry whose policy has a timeout.
+    TimedOut {
+        /// The inquiry that timed out.
+        inquiry: InquiryId,
+    },
 }
 
 impl Event {
@@ -143,7 +151,8 @@ impl Event {
             | Event::AnswerRefused { inquiry, .. }
             | Event::Back { inquiry }
             | Event::Cancelled { inquiry, .. }
-            | Event::TurnEnded { inquiry } => inquiry,
+            | Event::TurnEnded { inquiry }
+            | Event::TimedOut { inquiry } => inquiry,
         }
     }
 }
@@ -194,6 +203,37 @@ pub struct Policy {
     /// The "who's asking" label a prompt shows (`"Assistant"` for `ask_user`). Written
     /// even when `None` (as `null`), since an absent label reads as the default.
     pub label: Option<String>,
+    /// How long the person has to answer, and what happens then; `None` (the
+    /// default): no time limit. Absent from records written before timeouts existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout: Option<Timeout>,
+}
+
+/// A time limit on an inquiry. The host keeps the clock: it sends
+/// [`Event::TimedOut`] once `after_ms` milliseconds pass without an answer
+/// (restarting the count as it sees fit, e.g. on each key the person presses).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Timeout {
+    /// Milliseconds the person has to answer.
+    pub after_ms: u64,
+    /// What happens when the time is up.
+    pub on_timeout: OnTimeout,
+}
+
+/// What happens when an inquiry times out. The model is told plainly that the
+/// person did not answer in time, and which answers the timeout filled.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OnTimeout {
+    /// Respond with the answers given so far (like a Reply).
+    #[default]
+    Cancel,
+    /// Fill each remaining question that applies (gates re-checked in order) with
+    /// its default, or else the first option whose label contains
+    /// `"(Recommended)"`, then respond. A question with neither stays unanswered.
+    Defaults,
+    /// End the turn: no tool result is sent.
+    EndTurn,
 }
 
 impl Default for Policy {
@@ -207,6 +247,7 @@ impl Default for Policy {
             persistence: Persistence::None,
             static_answers: BTreeMap::new(),
             label: Some("Assistant".to_owned()),
+            timeout: None,
         }
     }
 }
@@ -268,6 +309,9 @@ pub enum AnsweredBy {
     Config,
     /// An answer remembered earlier in the turn.
     Cache,
+    /// Filled when the person did not answer in time ([`OnTimeout::Defaults`]):
+    /// the question's default or its recommended option, not the person's choice.
+    Timeout,
 }
 
 /// Why an inquiry was cancelled.

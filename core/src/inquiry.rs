@@ -7,7 +7,11 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::answer::Answer;
+use crate::answer::{Answer, Picks};
+
+/// The mark of a recommended option, which a timeout picks when the question has
+/// no default.
+const RECOMMENDED: &str = "(Recommended)";
 use crate::command::{Command, Outcome, OutcomeStatus, Progress, Prompt, Slot, failure_message};
 use crate::event::{
     AnsweredBy, CancelReason, InquiryId, Origin, Persistence, Policy, Target, ToolCall,
@@ -185,39 +189,9 @@ impl Open {
                 self.cursor += 1;
                 continue;
             }
-            let question_id = &self.form.question(index).id;
-            // Configured answers were checked when the request was decided.
-            let configured = self
-                .policy
-                .static_answers
-                .get(question_id)
-                .and_then(|value| self.form.convert(index, value));
-            if let Some(answer) = configured {
-                self.accept(Slot {
-                    answer,
-                    by: AnsweredBy::Config,
-                    note: None,
-                });
+            if let Some(slot) = self.automatic_answer(index, remembered) {
+                self.accept(slot);
                 continue;
-            }
-            // A remembered answer fits by shape; a schema question's is not reused
-            // (applying never consults a schema).
-            let question = self.form.question(index);
-            if self.policy.persistence == Persistence::Turn
-                && question.answer_type != AnswerType::Schema
-            {
-                let cached = remembered
-                    .get(&self.origin.tool)
-                    .and_then(|answers| answers.get(question_id))
-                    .and_then(|value| self.form.convert(index, value));
-                if let Some(answer) = cached {
-                    self.accept(Slot {
-                        answer,
-                        by: AnsweredBy::Cache,
-                        note: None,
-                    });
-                    continue;
-                }
             }
             let policy = &self.policy;
             return match (policy.target, policy.interactive, policy.exclusive) {
@@ -237,6 +211,90 @@ impl Open {
                     out.push(self.ask_assistant(id));
                     None
                 }
+            };
+        }
+    }
+
+    /// A configured or remembered answer to question `index`, if it has one.
+    fn automatic_answer(
+        &self,
+        index: usize,
+        remembered: &BTreeMap<String, BTreeMap<String, Value>>,
+    ) -> Option<Slot> {
+        let question = self.form.question(index);
+        let slot = |answer, by| Slot {
+            answer,
+            by,
+            note: None,
+        };
+        // Configured answers were checked when the request was decided.
+        let configured = self
+            .policy
+            .static_answers
+            .get(&question.id)
+            .and_then(|value| self.form.convert(index, value));
+        if let Some(answer) = configured {
+            return Some(slot(answer, AnsweredBy::Config));
+        }
+        // A remembered answer fits by shape; a schema question's is not reused
+        // (applying never consults a schema).
+        if self.policy.persistence != Persistence::Turn
+            || question.answer_type == AnswerType::Schema
+        {
+            return None;
+        }
+        remembered
+            .get(&self.origin.tool)
+            .and_then(|answers| answers.get(&question.id))
+            .and_then(|value| self.form.convert(index, value))
+            .map(|answer| slot(answer, AnsweredBy::Cache))
+    }
+
+    /// What a timeout fills question `index` with: its default, else the first
+    /// option whose label contains `"(Recommended)"`.
+    fn timeout_answer(&self, index: usize) -> Option<Answer> {
+        if let Some(default) = self.form.default_answer(index) {
+            return Some(default.clone());
+        }
+        let question = self.form.question(index);
+        let recommended = question
+            .choices()
+            .iter()
+            .position(|choice| choice.label.contains(RECOMMENDED))?;
+        match question.answer_type {
+            AnswerType::Select => u8::try_from(recommended).ok().map(Answer::Choice),
+            AnswerType::MultiSelect => {
+                let mut picks = Picks::default();
+                picks.options.insert(recommended);
+                Some(Answer::Choices(picks))
+            }
+            AnswerType::Boolean | AnswerType::Text | AnswerType::Schema => None,
+        }
+    }
+
+    /// On a timeout with [`OnTimeout::Defaults`](crate::OnTimeout::Defaults): walks
+    /// from the question being asked to the end, re-checking each gate in order,
+    /// and fills every question that applies with its configured, remembered or
+    /// timeout answer; a question with none stays unanswered.
+    pub(crate) fn fill_on_timeout(
+        &mut self,
+        remembered: &BTreeMap<String, BTreeMap<String, Value>>,
+    ) {
+        for index in self.cursor..self.form.len() {
+            let answers = &self.answers;
+            let asked = self.form.is_asked_with(index, &|k| {
+                answers.get(k)?.as_ref().map(|slot| &slot.answer)
+            });
+            self.answers[index] = if asked {
+                self.automatic_answer(index, remembered).or_else(|| {
+                    self.timeout_answer(index).map(|answer| Slot {
+                        answer,
+                        by: AnsweredBy::Timeout,
+                        note: None,
+                    })
+                })
+            } else {
+                None
             };
         }
     }

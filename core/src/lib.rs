@@ -96,8 +96,8 @@ pub use command::{Command, Outcome, OutcomeStatus, Progress, Prompt, Slot};
 pub use decide::Decision;
 pub use error::{AnswerError, FormError, FormErrorKind, FormErrors, Problem, Refusal};
 pub use event::{
-    AnsweredBy, CancelReason, Event, InquiryId, Origin, Persistence, Policy, Request, Target,
-    ToolCall,
+    AnsweredBy, CancelReason, Event, InquiryId, OnTimeout, Origin, Persistence, Policy, Request,
+    Target, Timeout, ToolCall,
 };
 pub use form::{AnswerType, Choice, Form, Question};
 pub use parse::{ParseOptions, parse_form, parse_form_with};

@@ -13,7 +13,9 @@ use serde_json::Value;
 use crate::command::{Command, OutcomeStatus, Slot};
 use crate::decide::Decision;
 use crate::error::Refusal;
-use crate::event::{AnsweredBy, CancelReason, Event, InquiryId, Persistence, Policy, Request};
+use crate::event::{
+    AnsweredBy, CancelReason, Event, InquiryId, OnTimeout, Persistence, Policy, Request,
+};
 use crate::inquiry::Open;
 use crate::limits::MAX_REFUSED_ANSWERS;
 use crate::valid_form::ValidForm;
@@ -62,6 +64,8 @@ pub enum Finished {
     Failed,
     /// The turn ended.
     TurnEnded,
+    /// The person did not answer in time; the model got what the timeout left.
+    TimedOut,
 }
 
 /// Decides one input and applies it: the one-call convenience for a host that keeps
@@ -151,6 +155,7 @@ impl State {
                 message,
             } => self.cancelled(inquiry, reason, message.as_deref(), out),
             Event::TurnEnded { inquiry } => self.turn_ended(inquiry, out),
+            Event::TimedOut { inquiry } => self.timed_out(inquiry, out),
         }
     }
 
@@ -360,6 +365,31 @@ impl State {
             open.fail(id, reason.clone(), "", out)
         };
         self.finish(id, how);
+    }
+
+    fn timed_out(&mut self, id: &InquiryId, out: &mut Vec<Command>) {
+        let remembered = &self.remembered;
+        let Some(Inquiry::Open(open)) = self.inquiries.get_mut(id) else {
+            return;
+        };
+        let Some(timeout) = open.policy.timeout else {
+            return;
+        };
+        let status = OutcomeStatus::TimedOut {
+            after_ms: timeout.after_ms,
+        };
+        match timeout.on_timeout {
+            OnTimeout::EndTurn => self.turn_ended(id, out),
+            OnTimeout::Cancel => {
+                out.push(open.respond(id, status, None));
+                self.finish(id, Finished::TimedOut);
+            }
+            OnTimeout::Defaults => {
+                open.fill_on_timeout(remembered);
+                out.push(open.respond(id, status, None));
+                self.finish(id, Finished::TimedOut);
+            }
+        }
     }
 
     fn turn_ended(&mut self, id: &InquiryId, out: &mut Vec<Command>) {

@@ -49,7 +49,9 @@ use proptest::prelude::*;
 use serde_json::{Value, json};
 
 use crate::command::Command;
-use crate::event::{AnsweredBy, CancelReason, Event, InquiryId, Origin, Policy, Request};
+use crate::event::{
+    AnsweredBy, CancelReason, Event, InquiryId, OnTimeout, Origin, Policy, Request, Timeout,
+};
 use crate::form::{AnswerType, Choice, Form, Question};
 use crate::reducer::State;
 use crate::when::When;
@@ -303,6 +305,8 @@ pub enum Step {
     UnknownInquiry,
     /// Request the same inquiry again.
     RequestAgain,
+    /// The host's clock passed the inquiry's deadline.
+    TimedOut,
 }
 
 /// Arbitrary steps, mostly answers.
@@ -317,19 +321,27 @@ pub fn arb_steps(max: usize) -> impl Strategy<Value = Vec<Step>> {
         1 => Just(Step::SystemCancel),
         1 => Just(Step::UnknownInquiry),
         1 => Just(Step::RequestAgain),
+        1 => Just(Step::TimedOut),
     ];
     prop::collection::vec(step, 0..=max)
 }
 
 /// Turns steps into concrete events for one inquiry of `form` (id `"inquiry"`, the
-/// default [`Policy`]), running the reducer to learn which question is being asked.
+/// default [`Policy`] with a one-minute timeout that fills in defaults), running the
+/// reducer to learn which question is being asked.
 /// The first event is always the request.
 pub fn session_events(form: &Form, steps: &[Step]) -> Vec<Event> {
     let inquiry = InquiryId::new("inquiry");
     let request = Event::Requested(Request {
         inquiry: inquiry.clone(),
         form: Arc::new(form.clone()),
-        policy: Policy::default(),
+        policy: Policy {
+            timeout: Some(Timeout {
+                after_ms: 60_000,
+                on_timeout: OnTimeout::Defaults,
+            }),
+            ..Policy::default()
+        },
         origin: Origin::default(),
         call: None,
     });
@@ -382,6 +394,9 @@ pub fn session_events(form: &Form, steps: &[Step]) -> Vec<Event> {
                 inquiry: InquiryId::new("never-requested"),
             },
             (Step::RequestAgain, _) => request.clone(),
+            (Step::TimedOut, _) => Event::TimedOut {
+                inquiry: inquiry.clone(),
+            },
         };
         // A refused input changes nothing; it is kept, for the property under test.
         let _ = crate::reduce(&mut state, &event);

@@ -127,6 +127,12 @@ impl Transcriber {
                         let _ = writeln!(self.out, "The user replied: {message}");
                     }
                 }
+                if let Some(after_ms) = outcome.timed_out_after_ms() {
+                    let _ = writeln!(
+                        self.out,
+                        "The user did not answer within {after_ms} ms; the question timed out."
+                    );
+                }
                 self.done(inquiry);
             }
             Command::Fail {
@@ -231,6 +237,10 @@ fn answers(out: &mut String, form: &ValidForm, slots: &[Option<Slot>], skipped: 
                     AnsweredBy::Cache => writeln!(
                         out,
                         "\"{text}\" was answered as earlier in the turn: {value}."
+                    ),
+                    AnsweredBy::Timeout => writeln!(
+                        out,
+                        "\"{text}\" was not answered in time; the timeout filled {value}."
                     ),
                 }
             }

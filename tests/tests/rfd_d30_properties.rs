@@ -56,6 +56,15 @@ proptest! {
                             prop_assert_eq!(&answered["apply"], &json!(true));
                         }
                     }
+                    // A timeout says so, and splits the person's answers from the ones
+                    // it filled; none is null.
+                    OutcomeStatus::TimedOut { .. } => {
+                        prop_assert_eq!(&result["timed_out"], &json!(true));
+                        for part in ["answered", "filled_by_timeout"] {
+                            let answers = result[part].as_object().unwrap();
+                            prop_assert!(answers.values().all(|v| !v.is_null()));
+                        }
+                    }
                 }
             }
         }

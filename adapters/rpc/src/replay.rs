@@ -276,7 +276,8 @@ fn recorded_outputs(log: &dyn Log, stream: &str, seq: Seq) -> Result<Option<Vec<
 }
 
 /// One event in words: `requested c1 (3 questions: apply, env, note)`,
-/// `answered c1: apply = true`, `back c1`, `reply c1`, `turn ended c1`.
+/// `answered c1: apply = true`, `back c1`, `reply c1`, `turn ended c1`,
+/// `timed out c1`.
 pub fn describe_event(event: &Event) -> String {
     match event {
         Event::Requested(request) => {
@@ -343,6 +344,7 @@ pub fn describe_event(event: &Event) -> String {
             (other, _) => format!("cancelled {inquiry} ({other})"),
         },
         Event::TurnEnded { inquiry } => format!("turn ended {inquiry}"),
+        Event::TimedOut { inquiry } => format!("timed out {inquiry}"),
     }
 }
 

@@ -37,7 +37,9 @@ pub(crate) fn parse(arguments: &Value) -> Result<Parsed, Vec<FieldError>> {
 }
 
 /// `{"answers": {"<question text>": "<label or typed text>"}}`, several picks joined
-/// with `", "`; after a Reply, `{"cancelled": true, "answers": {...so far...}}`.
+/// with `", "`; after a Reply, `{"cancelled": true, "answers": {...so far...}}`;
+/// after a timeout, the answers given or filled, `"timed_out": true` and a
+/// `"message"` saying which the timeout filled.
 pub(crate) fn render(outcome: &Outcome, texts: &[String]) -> Value {
     let mut answers = Map::new();
     for (index, question) in outcome.form.questions().iter().enumerate() {
@@ -52,6 +54,8 @@ pub(crate) fn render(outcome: &Outcome, texts: &[String]) -> Value {
     }
     if outcome.is_cancelled() {
         json!({"cancelled": true, "answers": answers})
+    } else if let Some(notice) = super::notice::timeout(outcome, texts) {
+        json!({"answers": answers, "timed_out": true, "message": notice})
     } else {
         json!({ "answers": answers })
     }

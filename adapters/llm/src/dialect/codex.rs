@@ -184,7 +184,9 @@ fn answers(question: &Question, slot: Option<&Slot>) -> Vec<String> {
 
 /// `{"answers": {"<id>": {"answers": [...]}}}` for every question; a Reply is
 /// Codex's cancellation error.
-pub(crate) fn result(outcome: &Outcome, ids: &[String]) -> ToolResult {
+///
+/// After a timeout, `"timed_out": true` and a `"message"` beside the answers.
+pub(crate) fn result(outcome: &Outcome, texts: &[String], ids: &[String]) -> ToolResult {
     if outcome.is_cancelled() {
         return ToolResult::Error(CANCELLED.to_owned());
     }
@@ -194,5 +196,10 @@ pub(crate) fn result(outcome: &Outcome, ids: &[String]) -> ToolResult {
         let slot = outcome.answers.get(index).and_then(Option::as_ref);
         map.insert(id.clone(), json!({ "answers": answers(question, slot) }));
     }
-    ToolResult::Success(json!({ "answers": map }))
+    match super::notice::timeout(outcome, texts) {
+        Some(notice) => {
+            ToolResult::Success(json!({"answers": map, "timed_out": true, "message": notice}))
+        }
+        None => ToolResult::Success(json!({ "answers": map })),
+    }
 }

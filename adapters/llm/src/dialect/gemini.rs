@@ -208,7 +208,9 @@ fn read_options(reader: &mut Reader, map: &Map<String, Value>, path: &str) -> Op
 
 /// `{"answers": {"<position>": "<answer>"}}` with the answered questions only
 /// (several picks joined with `", "`); a Reply is Gemini CLI's dismissal text.
-pub(crate) fn result(outcome: &Outcome) -> ToolResult {
+///
+/// After a timeout, `"timed_out": true` and a `"message"` beside the answers.
+pub(crate) fn result(outcome: &Outcome, texts: &[String]) -> ToolResult {
     if outcome.is_cancelled() {
         return ToolResult::Text(DISMISSED.to_owned());
     }
@@ -220,5 +222,10 @@ pub(crate) fn result(outcome: &Outcome) -> ToolResult {
             map.insert(index.to_string(), Value::String(answers.join(", ")));
         }
     }
-    ToolResult::Success(json!({ "answers": map }))
+    match super::notice::timeout(outcome, texts) {
+        Some(notice) => {
+            ToolResult::Success(json!({"answers": map, "timed_out": true, "message": notice}))
+        }
+        None => ToolResult::Success(json!({ "answers": map })),
+    }
 }

@@ -129,7 +129,10 @@ fn translate(error: &FormError) -> FieldError {
 
 /// The `jp` result: `{"answer_type": "<type>", "answer": <value>}`; after a Reply,
 /// RFD D30's cancel marker `{"cancelled": true, "answered": {...}}`.
-pub(crate) fn render(outcome: &Outcome) -> Value {
+///
+/// After a timeout: `{"answer_type", "answer" (the filled answer or null),
+/// "timed_out": true, "message": "The user did not answer in time: ..."}`.
+pub(crate) fn render(outcome: &Outcome, texts: &[String]) -> Value {
     if outcome.is_cancelled() {
         return outcome.to_json();
     }
@@ -138,10 +141,16 @@ pub(crate) fn render(outcome: &Outcome) -> Value {
         .questions()
         .first()
         .map_or("text", |q| q.answer_type.name());
-    json!({
-        "answer_type": answer_type,
-        "answer": outcome.get(QUESTION_ID).unwrap_or(Value::Null),
-    })
+    let answer = outcome.get(QUESTION_ID).unwrap_or(Value::Null);
+    match super::notice::timeout(outcome, texts) {
+        Some(notice) => json!({
+            "answer_type": answer_type,
+            "answer": answer,
+            "timed_out": true,
+            "message": notice,
+        }),
+        None => json!({ "answer_type": answer_type, "answer": answer }),
+    }
 }
 
 #[cfg(test)]

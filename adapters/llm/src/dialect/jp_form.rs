@@ -19,7 +19,15 @@ pub(crate) fn parse(arguments: &Value) -> Result<ValidForm, Vec<FieldError>> {
 }
 
 /// `{"apply": true, "env": "production", "note": null}`; after a Reply,
-/// `{"cancelled": true, "answered": {...}}`.
-pub(crate) fn render(outcome: &Outcome) -> Value {
-    outcome.to_json()
+/// `{"cancelled": true, "answered": {...}}`; after a timeout, `{"timed_out": true,
+/// "answered": {...}, "filled_by_timeout": {...}, "message": "The user did not
+/// answer in time: ..."}`.
+pub(crate) fn render(outcome: &Outcome, texts: &[String]) -> Value {
+    let mut result = outcome.to_json();
+    if let (Some(notice), Value::Object(map)) =
+        (super::notice::timeout(outcome, texts), &mut result)
+    {
+        map.insert("message".into(), Value::String(notice));
+    }
+    result
 }

@@ -6,6 +6,7 @@ mod detect;
 pub mod gemini;
 pub mod jp;
 mod jp_form;
+mod notice;
 pub mod opencode;
 pub mod pi;
 mod questions;
@@ -178,13 +179,13 @@ impl Dialect {
         keys: &[String],
     ) -> ToolResult {
         match self {
-            Dialect::Jp => ToolResult::Success(jp::render(outcome)),
-            Dialect::JpForm => ToolResult::Success(jp_form::render(outcome)),
+            Dialect::Jp => ToolResult::Success(jp::render(outcome, texts)),
+            Dialect::JpForm => ToolResult::Success(jp_form::render(outcome, texts)),
             Dialect::Claude => ToolResult::Success(claude::render(outcome, texts)),
             Dialect::Pi => ToolResult::Success(pi::render(outcome, texts)),
             Dialect::OpenCode => opencode::result(outcome, texts),
-            Dialect::Codex => codex::result(outcome, keys),
-            Dialect::Gemini => gemini::result(outcome),
+            Dialect::Codex => codex::result(outcome, texts, keys),
+            Dialect::Gemini => gemini::result(outcome, texts),
         }
     }
 }

@@ -151,7 +151,8 @@ fn read_options(reader: &mut Reader, map: &Map<String, Value>, path: &str) -> Op
 }
 
 /// The text `OpenCode` returns: every question as `"<question>"="<answers>"`, joined
-/// with `", "`; a dismissal is a tool error.
+/// with `", "`; a dismissal is a tool error. After a timeout, the words saying so
+/// and which answers the timeout filled, then the answers.
 pub(crate) fn result(outcome: &Outcome, texts: &[String]) -> ToolResult {
     if outcome.is_cancelled() {
         return ToolResult::Error(DISMISSED.to_owned());
@@ -173,6 +174,9 @@ pub(crate) fn result(outcome: &Outcome, texts: &[String]) -> ToolResult {
             format!("\"{text}\"=\"{answer}\"")
         })
         .collect();
+    if let Some(notice) = super::notice::timeout(outcome, texts) {
+        return ToolResult::Text(format!("{notice} Answers: {}.", formatted.join(", ")));
+    }
     ToolResult::Text(format!(
         "User has answered your questions: {}. You can now continue with the user's answers in mind.",
         formatted.join(", ")

@@ -24,11 +24,14 @@ pub(crate) fn parse(arguments: &Value) -> Result<Parsed, Vec<FieldError>> {
 }
 
 /// The pi result. A Reply cancels the whole call (pi's multi-question cancel is
-/// atomic): `{"answered": false, "answers": [], "cancelled": true}`.
+/// atomic): `{"answered": false, "answers": [], "cancelled": true}`. After a
+/// timeout: `"answered": false`, every question's entry (those the timeout filled
+/// marked `"filledByTimeout": true`), `"timedOut": true` and a `"message"`.
 pub(crate) fn render(outcome: &Outcome, texts: &[String]) -> Value {
     if outcome.is_cancelled() {
         return json!({"answered": false, "answers": [], "cancelled": true});
     }
+    let notice = super::notice::timeout(outcome, texts);
     let answers: Vec<Value> = outcome
         .form
         .questions()
@@ -37,10 +40,19 @@ pub(crate) fn render(outcome: &Outcome, texts: &[String]) -> Value {
         .map(|(index, question)| {
             let text = texts.get(index).unwrap_or(&question.text);
             let slot = outcome.answers.get(index).and_then(Option::as_ref);
-            entry(text, question, slot.map(|s| &s.answer))
+            let mut entry = entry(text, question, slot.map(|s| &s.answer));
+            if let (true, Value::Object(map)) = (outcome.filled_by_timeout(index), &mut entry) {
+                map.insert("filledByTimeout".into(), Value::Bool(true));
+            }
+            entry
         })
         .collect();
-    json!({"answered": true, "answers": answers})
+    match notice {
+        Some(notice) => {
+            json!({"answered": false, "answers": answers, "timedOut": true, "message": notice})
+        }
+        None => json!({"answered": true, "answers": answers}),
+    }
 }
 
 /// One `{"question", "answer", "selectedOption"?, "wasCustom"}` entry.

@@ -1,0 +1,66 @@
+//! The words every dialect gives the model when the person did not answer in time
+//! (and, later, what the person wrote beside their answers).
+
+use std::fmt::Write as _;
+
+use askuser_core::{Answer, Outcome};
+
+use super::questions::answer_strings;
+
+/// For a timed-out outcome: a plain statement that the person did not answer in
+/// time, which answers the timeout filled (with their values) and which questions
+/// are left without an answer. `None` for any other outcome.
+///
+/// `texts` are the question texts as the model wrote them.
+pub(crate) fn timeout(outcome: &Outcome, texts: &[String]) -> Option<String> {
+    let after_ms = outcome.timed_out_after_ms()?;
+    let questions = outcome.form.questions();
+    let what = if questions.len() == 1 {
+        "the question"
+    } else {
+        "the questions"
+    };
+    let mut notice = format!(
+        "The user did not answer in time: {what} timed out after {}.",
+        duration(after_ms)
+    );
+    let answers: Vec<Option<Answer>> = outcome
+        .answers
+        .iter()
+        .map(|slot| slot.as_ref().map(|s| s.answer.clone()))
+        .collect();
+    let mut filled = Vec::new();
+    let mut unanswered = Vec::new();
+    for (index, question) in questions.iter().enumerate() {
+        let text = texts.get(index).unwrap_or(&question.text);
+        let slot = outcome.answers.get(index).and_then(Option::as_ref);
+        if outcome.filled_by_timeout(index) {
+            let value = answer_strings(question, slot).join(", ");
+            filled.push(format!("\"{text}\" = \"{value}\""));
+        } else if slot.is_none() && outcome.form.is_asked(index, &answers) {
+            unanswered.push(format!("\"{text}\""));
+        }
+    }
+    if filled.is_empty() {
+        notice.push_str(" No answer was filled in for the user.");
+    } else {
+        let _ = write!(
+            notice,
+            " These answers were filled in by the timeout, not chosen by the user: {}.",
+            filled.join(", ")
+        );
+    }
+    if !unanswered.is_empty() {
+        let _ = write!(notice, " Not answered: {}.", unanswered.join(", "));
+    }
+    Some(notice)
+}
+
+/// `60 seconds`, `1 second`, `1500 ms`.
+fn duration(after_ms: u64) -> String {
+    match (after_ms / 1000, after_ms % 1000) {
+        (1, 0) => "1 second".to_owned(),
+        (seconds, 0) => format!("{seconds} seconds"),
+        _ => format!("{after_ms} ms"),
+    }
+}

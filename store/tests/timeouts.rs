@@ -1,0 +1,75 @@
+//! A timeout is recorded like any input and replays exactly; records written before
+//! policies had a timeout still read.
+
+mod common;
+
+use std::sync::Arc;
+
+use askuser_core::{Event, InquiryId, OnTimeout, Policy, Request, Timeout};
+use askuser_store::replay::{ReplayOptions, replay_commands};
+use askuser_store::{Log, Session};
+use common::{answered, db_form, requested_with, sled};
+use serde_json::json;
+
+fn timed_policy(on_timeout: OnTimeout) -> Policy {
+    Policy {
+        timeout: Some(Timeout {
+            after_ms: 30_000,
+            on_timeout,
+        }),
+        ..Policy::default()
+    }
+}
+
+#[test]
+fn a_timeout_recorded_in_sled_replays_to_the_same_commands_after_a_restart() {
+    let (log, _dir) = sled();
+    let log: Arc<dyn Log> = Arc::new(log);
+    let events = [
+        requested_with("c1", db_form(), timed_policy(OnTimeout::Defaults), "t1"),
+        requested_with("c2", db_form(), timed_policy(OnTimeout::Cancel), "t1"),
+        answered("c1", "db", json!("SQLite")),
+        Event::TimedOut {
+            inquiry: InquiryId::new("c1"),
+        },
+        Event::TimedOut {
+            inquiry: InquiryId::new("c2"),
+        },
+    ];
+    let mut session = Session::open(Arc::clone(&log), "s").unwrap();
+    let mut sent = Vec::new();
+    for event in &events {
+        let handled = session.handle(event).unwrap();
+        sent.push((handled.seq, handled.commands));
+    }
+    let state = session.state().clone();
+    drop(session);
+    let restarted = Session::open(Arc::clone(&log), "s").unwrap();
+    assert_eq!(restarted.state(), &state);
+    let (replayed, commands) = replay_commands(&*log, "s", ReplayOptions::from_start()).unwrap();
+    assert_eq!(replayed.state, state);
+    assert_eq!(commands, sent);
+}
+
+#[test]
+fn a_request_recorded_before_timeouts_existed_reads_with_no_timeout() {
+    // What the store wrote before `Policy.timeout` (MessagePack, named fields).
+    let old = json!({"requested": {
+        "inquiry": "c1",
+        "form": {"questions": [{"id": "ok", "text": "Proceed?", "answer_type": "boolean"}]},
+        "policy": {"target": "user", "interactive": true, "exclusive": true,
+                   "persistence": "none", "label": "Assistant"},
+        "origin": {"tool": "ask_user", "turn": "", "subagent": false}}});
+    let mut bytes = Vec::new();
+    rmp_serde::encode::write_named(&mut bytes, &old).unwrap();
+    let event: Event = rmp_serde::from_slice(&bytes).unwrap();
+    let Event::Requested(Request { policy, .. }) = &event else {
+        panic!("expected a request, got {event:?}");
+    };
+    assert_eq!(policy, &Policy::default());
+    // And a request without a timeout is written exactly as before.
+    let mut again = Vec::new();
+    rmp_serde::encode::write_named(&mut again, &event).unwrap();
+    let read: serde_json::Value = rmp_serde::from_slice(&again).unwrap();
+    assert_eq!(read["requested"]["policy"], old["requested"]["policy"]);
+}
