@@ -76,6 +76,7 @@
 
 mod action;
 mod asking;
+mod clock;
 mod editor;
 mod error;
 mod external;
