@@ -5,7 +5,7 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 use askuser_core::text::{for_display, for_display_line};
-use askuser_core::{CancelReason, Command, Event, Finished, InquiryId, State};
+use askuser_core::{CancelReason, Command, Event, Finished, InquiryId, OnTimeout, State, Timeout};
 use askuser_llm::Call;
 use askuser_rpc::pending::{self, PENDING_FORMAT, PendingFile, PendingQuestion, PendingTarget};
 use askuser_rpc::{Journal, Step};
@@ -47,6 +47,7 @@ pub fn ask(args: &AskArgs) -> Result<u8, CliError> {
     // The pending file's place is proven writable before anything is recorded, so
     // no inquiry is left open that nothing could answer.
     let pending = args.pending.as_deref();
+    let timeout = timeout_from_env()?;
     let target = pending.map(PendingTarget::prepare).transpose()?;
     let db = db_path(args.db.db.as_deref())?;
     let mut journal = open_journal(&db)?;
@@ -56,6 +57,7 @@ pub fn ask(args: &AskArgs) -> Result<u8, CliError> {
     };
     let mut request = call.request(InquiryId::new(&inquiry));
     request.policy.interactive = pending.is_some() || person_present();
+    request.policy.timeout = timeout;
     let first = match journal.request(&stream, &call, &arguments, request)? {
         Step::Recorded { commands, .. } => commands,
         Step::Refused(error) => {
@@ -68,7 +70,7 @@ pub fn ask(args: &AskArgs) -> Result<u8, CliError> {
         write_pending(path, target, &db, &stream, inquiry, &call)?;
         return Ok(EXIT_PENDING);
     }
-    let code = walk(&mut journal, &stream, &inquiry, &call, first)?;
+    let code = walk(&mut journal, &stream, &inquiry, &call, first, timeout)?;
     note(&format!(
         "askuser: recorded as stream \"{}\" in {}",
         for_display_line(&stream),
@@ -189,7 +191,19 @@ pub fn resume(args: &ResumeArgs) -> Result<u8, CliError> {
         ))?;
         return Ok(EXIT_NO_PERSON);
     }
-    walk(&mut journal, stream, inquiry.as_str(), &call, vec![first])
+    // The inquiry's time limit, as its request recorded it.
+    let timeout = journal
+        .state(stream)?
+        .policy(&inquiry)
+        .and_then(|policy| policy.timeout);
+    walk(
+        &mut journal,
+        stream,
+        inquiry.as_str(),
+        &call,
+        vec![first],
+        timeout,
+    )
 }
 
 /// How a stream with no open inquiry ended, in words: from its last event and how
@@ -240,6 +254,7 @@ fn walk(
     inquiry: &str,
     call: &Call,
     first: Vec<Command>,
+    timeout: Option<Timeout>,
 ) -> Result<u8, CliError> {
     // Uppercase Y / N remember an answer only where the call's policy allows it.
     let remember =
@@ -251,7 +266,9 @@ fn walk(
         last: Vec::new(),
     };
     let finished = run_with_engine(
-        &mut TerminalPrompter::new().with_remember(remember),
+        &mut TerminalPrompter::new()
+            .with_remember(remember)
+            .with_timeout(timeout),
         first.clone(),
         &mut recorder,
     );
@@ -276,6 +293,53 @@ fn walk(
         Err(error) => return Err(CliError::Other(error.to_string())),
     };
     finish(&commands, call)
+}
+
+/// The environment variable that gives `ask` a time limit, in seconds.
+const TIMEOUT_VARIABLE: &str = "ASKUSER_TIMEOUT";
+
+/// The environment variable that says what happens when the time is up.
+const ON_TIMEOUT_VARIABLE: &str = "ASKUSER_ON_TIMEOUT";
+
+/// The policy's time limit from `ASKUSER_TIMEOUT` (whole seconds) and
+/// `ASKUSER_ON_TIMEOUT` (`cancel`, the default; `defaults`; `end_turn`).
+fn timeout_from_env() -> Result<Option<Timeout>, CliError> {
+    let on_timeout = std::env::var(ON_TIMEOUT_VARIABLE).ok();
+    let Ok(seconds) = std::env::var(TIMEOUT_VARIABLE) else {
+        return match on_timeout {
+            Some(_) => Err(CliError::Usage(format!(
+                "{ON_TIMEOUT_VARIABLE} is set but {TIMEOUT_VARIABLE} is not: give both, e.g. {TIMEOUT_VARIABLE}=60 {ON_TIMEOUT_VARIABLE}=defaults"
+            ))),
+            None => Ok(None),
+        };
+    };
+    let after_ms = seconds
+        .trim()
+        .parse::<u64>()
+        .ok()
+        .filter(|s| *s > 0)
+        .and_then(|s| s.checked_mul(1000))
+        .ok_or_else(|| {
+            CliError::Usage(format!(
+                "{TIMEOUT_VARIABLE} is \"{}\": give a whole number of seconds of at least 1, e.g. {TIMEOUT_VARIABLE}=60",
+                for_display_line(&seconds)
+            ))
+        })?;
+    let on_timeout = match on_timeout.as_deref().map(str::trim) {
+        None | Some("cancel") => OnTimeout::Cancel,
+        Some("defaults") => OnTimeout::Defaults,
+        Some("end_turn") => OnTimeout::EndTurn,
+        Some(other) => {
+            return Err(CliError::Usage(format!(
+                "{ON_TIMEOUT_VARIABLE} is \"{}\": give cancel (send the answers so far), defaults (fill the rest with their defaults) or end_turn",
+                for_display_line(other)
+            )));
+        }
+    };
+    Ok(Some(Timeout {
+        after_ms,
+        on_timeout,
+    }))
 }
 
 /// The journal as the terminal's engine: records every event, and looks ahead

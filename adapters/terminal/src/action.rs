@@ -27,6 +27,9 @@ pub enum Action {
     },
     /// Ended the turn (End Turn, or Ctrl+C).
     EndTurn,
+    /// Did not answer in time (the policy's timeout passed without a key): the
+    /// policy's `on_timeout` action is taken.
+    TimedOut,
 }
 
 /// What the person chose on the review of a finished form.
@@ -43,12 +46,14 @@ pub enum Review {
     },
     /// End the turn.
     EndTurn,
+    /// The time ran out on the review (the last answer is not sent).
+    TimedOut,
 }
 
 impl Action {
     /// The engine event for this action at `prompt`: `Answered` (by the user,
     /// remembered for [`Action::Remember`]), `Back`, `Cancelled` with reason
-    /// `user_reply` and the message, or `TurnEnded`.
+    /// `user_reply` and the message, `TurnEnded`, or `TimedOut`.
     ///
     /// ```
     /// use askuser_terminal::Action;
@@ -89,6 +94,7 @@ impl Action {
                 message: message.clone(),
             },
             Action::EndTurn => Event::TurnEnded { inquiry },
+            Action::TimedOut => Event::TimedOut { inquiry },
         }
     }
 }

@@ -6,7 +6,10 @@
 use askuser_core::{AnswerType, AnsweredBy, Outcome, Prompt};
 use serde_json::Value;
 
+use std::time::{Duration, Instant};
+
 use crate::action::Action;
+use crate::clock::Countdown;
 use crate::editor::{Edit, Editor};
 use crate::error::TerminalError;
 use crate::external;
@@ -25,6 +28,18 @@ pub(crate) struct Settings {
     pub(crate) editor: Option<String>,
     /// Uppercase Y / N remember a boolean answer for the turn.
     pub(crate) remember: bool,
+    /// How long the person has to answer each prompt, and what happens then.
+    pub(crate) timeout: Option<Timeout>,
+}
+
+/// The time the person has to answer a prompt (any key gives it back in full),
+/// and what happens when it runs out, in words for the countdown line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Timeout {
+    /// The time, from the last key.
+    pub(crate) after: Duration,
+    /// What happens then (`the answers so far are sent`).
+    pub(crate) then: &'static str,
 }
 
 /// What is being answered.
@@ -58,6 +73,8 @@ pub(crate) enum Done {
     Submit,
     /// The review asks to change the answer at this index.
     Change(usize),
+    /// The person did not answer in time.
+    TimedOut,
 }
 
 /// One prompt being asked.
@@ -71,6 +88,8 @@ pub(crate) struct Asking<'a> {
     /// The free text typed for "Other", kept across views.
     other: String,
     error: Option<String>,
+    /// The seconds left, while the countdown shows.
+    left: Option<u64>,
 }
 
 impl<'a> Asking<'a> {
@@ -132,6 +151,7 @@ impl<'a> Asking<'a> {
             start: String::new(),
             other: String::new(),
             error: None,
+            left: None,
         };
         asking.start = asking.draft();
         asking
@@ -163,9 +183,21 @@ impl<'a> Asking<'a> {
     /// Shows the prompt until the person is done with it, then leaves its summary.
     pub(crate) fn run(&mut self, screen: &mut Screen) -> Result<Done, TerminalError> {
         let mut view = View::Question;
+        let mut clock = (self.settings.timeout.as_ref())
+            .map(|timeout| Countdown::new(timeout.after, Instant::now()));
         loop {
+            let now = Instant::now();
+            if clock.is_some_and(|clock| clock.expired(now)) {
+                screen.print(&wrap(&self.summary(&Done::TimedOut), Screen::width()))?;
+                return Ok(Done::TimedOut);
+            }
+            self.left = clock.and_then(|clock| clock.shown(now));
             screen.draw(&self.frame(&view, Screen::width(), Screen::height()))?;
-            let key = match screen.read(None)? {
+            let input = screen.read(clock.map(|clock| clock.wait(now)))?;
+            if let (Some(clock), Input::Key(_) | Input::Paste(_)) = (&mut clock, &input) {
+                clock.reset(Instant::now());
+            }
+            let key = match input {
                 Input::Key(key) => key,
                 Input::Paste(text) => {
                     self.paste(&mut view, &text);
@@ -415,6 +447,9 @@ impl<'a> Asking<'a> {
                 format!("✗ {header}: the turn was ended; nothing is sent to the assistant.")
             }
             Done::Submit => format!("> {header}: submitted"),
+            Done::TimedOut | Done::Act(Action::TimedOut) => {
+                format!("⏱ {header}: {}", render::TIMED_OUT)
+            }
             Done::Change(index) => format!("> {header}: change answer {}", index + 1),
         }
     }

@@ -98,6 +98,12 @@ impl Asking<'_> {
         if !hint.is_empty() {
             frame.line(&hint);
         }
+        if let (Some(left), Some(timeout)) = (self.left, &self.settings.timeout) {
+            frame.line(&format!(
+                "⏳ {left} s left to answer; then {}. Any key gives you more time.",
+                timeout.then
+            ));
+        }
         Frame {
             rows: frame.rows,
             cursor: frame.cursor,

@@ -310,3 +310,32 @@ fn the_review_changes_only_answers_the_person_gave() {
     let (_, done) = asking.step(View::Question, Key::Enter);
     assert_eq!(done, Some(Done::Submit));
 }
+
+#[test]
+fn the_countdown_line_says_what_happens_then() {
+    let prompt = prompt_at(&migration(), &[]);
+    let settings = Settings {
+        timeout: Some(Timeout {
+            after: std::time::Duration::from_secs(60),
+            then: render::on_timeout(askuser_core::OnTimeout::Cancel),
+        }),
+        ..Settings::default()
+    };
+    let mut asking = Asking::question(&prompt, &settings);
+    asking.left = Some(15);
+    assert_eq!(
+        asking.frame(&View::Question, WIDTH, HEIGHT).rows,
+        [
+            "? [1/3] Assistant asks: Apply the proposed migration?",
+            "> y) Yes",
+            "  n) No",
+            "[y Yes · n No · ↑↓ and Enter · Esc for Reply / End Turn]",
+            "⏳ 15 s left to answer; then the answers so far are sent,",
+            "marked as not answered in time. Any key gives you more time.",
+        ]
+    );
+    assert_eq!(
+        asking.summary(&Done::TimedOut),
+        "⏱ [1/3] Assistant asks: Apply the proposed migration?: no answer in time"
+    );
+}

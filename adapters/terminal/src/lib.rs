@@ -19,7 +19,10 @@
 //! (`s` then Enter picks "scala" among go, rust, ruby, scala, bash), and a text or
 //! schema question takes typing at once. Digits 1–9 pick an option at once. A
 //! multi-select keeps its ticks across the menu. After Back, the earlier answers
-//! come back as prefills. Ctrl+C ends the turn and says so. Every text from a
+//! come back as prefills. Ctrl+C ends the turn and says so. With a policy
+//! timeout ([`TerminalPrompter::with_timeout`]) a countdown shows in the last 20
+//! seconds, any key gives the time back, and the prompt ends with
+//! [`Action::TimedOut`] (the engine's `TimedOut` event). Every text from a
 //! model or a person is shown through
 //! [`askuser_core::text::for_display_line`], so no escape sequence reaches the
 //! terminal.
@@ -76,6 +79,7 @@
 
 mod action;
 mod asking;
+mod clock;
 mod editor;
 mod error;
 mod external;

@@ -6,7 +6,9 @@
 use askuser_core::{Outcome, Prompt};
 
 use crate::action::{Action, Prompter, Review};
-use crate::asking::{Asking, Body, Done, Settings};
+use std::time::Duration;
+
+use crate::asking::{Asking, Body, Done, Settings, Timeout};
 use crate::error::TerminalError;
 use crate::list::{List, Mode};
 use crate::menu;
@@ -37,6 +39,8 @@ pub const BELL_VARIABLE: &str = "ASKUSER_BELL";
 ///   for confirmation when answers would be lost.
 /// - **Review**: before a form of more than one question is sent, every answer is
 ///   listed: Enter submits, a digit changes that answer.
+/// - **Timeout** ([`with_timeout`](Self::with_timeout)): a countdown in the last
+///   20 seconds; any key gives the time back.
 #[derive(Debug, Clone, Default)]
 pub struct TerminalPrompter {
     settings: Settings,
@@ -59,6 +63,7 @@ impl TerminalPrompter {
                 bell,
                 editor,
                 remember: false,
+                timeout: None,
             },
         }
     }
@@ -75,6 +80,20 @@ impl TerminalPrompter {
     #[must_use]
     pub fn with_editor(mut self, editor: Option<String>) -> Self {
         self.settings.editor = editor;
+        self
+    }
+
+    /// Gives the person `timeout.after_ms` to answer each prompt: a countdown
+    /// shows in the last 20 seconds, saying what happens then
+    /// (`timeout.on_timeout`); any key gives the full time back; when it runs
+    /// out the prompt ends with [`Action::TimedOut`]. Set it from the inquiry's
+    /// policy (`None`: no limit).
+    #[must_use]
+    pub fn with_timeout(mut self, timeout: Option<askuser_core::Timeout>) -> Self {
+        self.settings.timeout = timeout.map(|timeout| Timeout {
+            after: Duration::from_millis(timeout.after_ms),
+            then: render::on_timeout(timeout.on_timeout),
+        });
         self
     }
 
@@ -97,6 +116,7 @@ impl Prompter for TerminalPrompter {
         Ok(
             match Asking::question(prompt, &self.settings).run(&mut screen)? {
                 Done::Act(action) => action,
+                Done::TimedOut => Action::TimedOut,
                 // A question's prompt never ends as a review does.
                 Done::Submit | Done::Change(_) => Action::EndTurn,
             },
@@ -117,6 +137,7 @@ impl Prompter for TerminalPrompter {
             Done::Change(index) => Review::Change(index),
             Done::Act(Action::Reply { message }) => Review::Reply { message },
             Done::Act(Action::EndTurn) => Review::EndTurn,
+            Done::TimedOut => Review::TimedOut,
             Done::Submit | Done::Act(_) => Review::Submit,
         })
     }

@@ -31,6 +31,22 @@ pub(crate) const END_TURN_TITLE: &str =
 /// The title of the review.
 pub(crate) const REVIEW_TITLE: &str = "Review your answers";
 
+/// What the line left after a timeout says.
+pub(crate) const TIMED_OUT: &str = "no answer in time";
+
+/// What happens when the time runs out, in words for the countdown line.
+pub(crate) fn on_timeout(action: askuser_core::OnTimeout) -> &'static str {
+    match action {
+        askuser_core::OnTimeout::Cancel => {
+            "the answers so far are sent, marked as not answered in time"
+        }
+        askuser_core::OnTimeout::Defaults => {
+            "the remaining questions take their defaults and the answers are sent"
+        }
+        askuser_core::OnTimeout::EndTurn => "the turn ends and nothing is sent",
+    }
+}
+
 /// The line left when Ctrl+C ends the turn.
 pub(crate) const INTERRUPTED: &str =
     "✗ Ctrl+C: the turn was ended; nothing is sent to the assistant.";

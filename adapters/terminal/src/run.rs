@@ -294,6 +294,7 @@ where
         Review::Change(index) => Reviewed::BackTo(index, value.clone()),
         Review::Reply { message } => Reviewed::Apply(Action::Reply { message }.to_event(prompt)),
         Review::EndTurn => Reviewed::Apply(Event::TurnEnded { inquiry }),
+        Review::TimedOut => Reviewed::Apply(Event::TimedOut { inquiry }),
     })
 }
 

@@ -185,3 +185,44 @@ fn an_answer_remembered_for_the_turn_answers_the_next_inquiry() {
         Some(AnsweredBy::Cache)
     );
 }
+
+#[test]
+fn a_timeout_sends_the_timed_out_event_and_the_policy_decides() {
+    let mut state = State::new();
+    let policy = Policy {
+        timeout: Some(askuser_core::Timeout {
+            after_ms: 60_000,
+            on_timeout: askuser_core::OnTimeout::Cancel,
+        }),
+        ..Policy::default()
+    };
+    let first = request(&mut state, "c1", &migration(), policy);
+    let mut person = ScriptedPrompter::new([Action::Answer(json!(true)), Action::TimedOut]);
+    let finish = run_with_engine(&mut person, first, &mut state).unwrap();
+    assert_eq!(
+        outcome_json(finish),
+        json!({"timed_out": true, "answered": {"apply": true}, "filled_by_timeout": {}})
+    );
+
+    let policy = Policy {
+        timeout: Some(askuser_core::Timeout {
+            after_ms: 60_000,
+            on_timeout: askuser_core::OnTimeout::EndTurn,
+        }),
+        ..Policy::default()
+    };
+    let first = request(&mut state, "c2", &migration(), policy);
+    let mut person = ScriptedPrompter::new([
+        Action::Answer(json!(true)),
+        Action::Answer(json!("staging")),
+        Action::Answer(json!("n/a")),
+    ])
+    .with_reviews([Review::TimedOut]);
+    let finish = run_with_engine(&mut person, first, &mut state).unwrap();
+    assert_eq!(
+        finish,
+        Finish::TurnEnded {
+            inquiry: InquiryId::new("c2")
+        }
+    );
+}

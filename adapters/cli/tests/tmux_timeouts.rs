@@ -1,0 +1,123 @@
+//! Timeouts in a real terminal (tmux; see `common/tmux.rs`): the countdown in
+//! the last seconds, a key giving the time back, and each `on_timeout` action
+//! (`ASKUSER_TIMEOUT` / `ASKUSER_ON_TIMEOUT` set the policy of `askuser ask`).
+
+mod common;
+
+use common::tmux::{Tmux, events, finished};
+use common::{Scratch, example};
+
+/// Starts the migration form with a timeout of `seconds` and `action`.
+fn start(name: &str, scratch: &Scratch, seconds: &str, action: &str) -> Tmux {
+    let migration = example("migration.json");
+    Tmux::start_with(
+        name,
+        scratch,
+        &[("ASKUSER_TIMEOUT", seconds), ("ASKUSER_ON_TIMEOUT", action)],
+        &["ask", "--db", &scratch.db(), "--stream", "s", &migration],
+    )
+}
+
+/// The screen with the countdown's seconds written as `N`.
+fn without_seconds(screen: &str) -> String {
+    screen
+        .lines()
+        .map(|line| match line.strip_prefix("⏳ ") {
+            Some(rest) => {
+                let digits = rest.chars().take_while(char::is_ascii_digit).count();
+                format!("⏳ N{}", &rest[digits..])
+            }
+            None => line.to_owned(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn the_countdown_shows_a_key_gives_the_time_back_and_cancel_sends_the_answers_so_far() {
+    let scratch = Scratch::new();
+    let tmux = start("cancel", &scratch, "6", "cancel");
+    tmux.wait_for("? [1/3] Assistant asks: Apply the proposed migration?");
+    tmux.keys(&["y"]);
+    tmux.wait_for("? [2/3] Assistant asks: Which environment?");
+    let counting = tmux.wait_for("⏳ 3 s left to answer");
+    insta::assert_snapshot!("countdown_screen", without_seconds(&counting));
+    tmux.keys(&["Down"]);
+    let back = tmux.wait_for("s left to answer");
+    let seconds: u64 = back
+        .lines()
+        .find_map(|l| l.strip_prefix("⏳ "))
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .expect("a countdown line");
+    assert!(seconds >= 5, "a key gives the time back:\n{back}");
+    let (code, out) = finished(&tmux, &scratch);
+    assert_eq!(
+        (code, out.as_str()),
+        (
+            0,
+            "{\"timed_out\":true,\"answered\":{\"apply\":true},\"filled_by_timeout\":{},\"message\":\"The user did not answer in time: the questions timed out after 6 seconds. No answer was filled in for the user. Not answered: \\\"Which environment?\\\", \\\"Optional note for the migration log\\\".\"}\n"
+        )
+    );
+    insta::assert_snapshot!("timed_out_screen", scratch.redact(&tmux.screen()));
+    assert_eq!(
+        events(&scratch),
+        [
+            "#1 requested call-1 (3 questions: apply, env, note)",
+            "#2 answered call-1: apply = true",
+            "#3 timed out call-1",
+        ]
+    );
+}
+
+#[test]
+fn defaults_fill_the_remaining_questions() {
+    let scratch = Scratch::new();
+    let form = scratch.path("defaults.json");
+    std::fs::write(
+        &form,
+        r#"{"questions": [
+            {"id": "apply", "text": "Apply the proposed migration?", "answer_type": "boolean"},
+            {"id": "env", "text": "Which environment?", "answer_type": "select",
+             "options": ["staging", "production"], "default": "staging"},
+            {"id": "note", "text": "A note?", "answer_type": "text"}]}"#,
+    )
+    .unwrap();
+    let form = form.display().to_string();
+    let tmux = Tmux::start_with(
+        "defaults",
+        &scratch,
+        &[("ASKUSER_TIMEOUT", "3"), ("ASKUSER_ON_TIMEOUT", "defaults")],
+        &["ask", "--db", &scratch.db(), "--stream", "s", &form],
+    );
+    tmux.wait_for("? [1/3] Assistant asks: Apply the proposed migration?");
+    tmux.keys(&["y"]);
+    let counting = tmux.wait_for("s left to answer");
+    let shown = without_seconds(&counting);
+    assert_eq!(
+        shown.lines().rev().take(2).collect::<Vec<_>>(),
+        [
+            "Any key gives you more time.",
+            "⏳ N s left to answer; then the remaining questions take their defaults and the answers are sent.",
+        ]
+    );
+    let (code, out) = finished(&tmux, &scratch);
+    assert_eq!(code, 0, "{out}");
+    insta::assert_snapshot!("timed_out_defaults_result", out);
+}
+
+#[test]
+fn end_turn_ends_the_turn() {
+    let scratch = Scratch::new();
+    let tmux = start("endturn", &scratch, "2", "end_turn");
+    tmux.wait_for("? [1/3] Assistant asks: Apply the proposed migration?");
+    let (code, out) = finished(&tmux, &scratch);
+    assert_eq!((code, out.as_str()), (4, ""));
+    assert_eq!(
+        events(&scratch),
+        [
+            "#1 requested call-1 (3 questions: apply, env, note)",
+            "#2 timed out call-1",
+        ]
+    );
+}

@@ -1,0 +1,88 @@
+//! The time a person has to answer: a deadline that any key moves back to the
+//! full timeout, and the countdown shown in its last [`COUNTDOWN`]. Pure: the
+//! caller passes the time in.
+
+use std::time::{Duration, Instant};
+
+/// How long before the deadline the countdown is shown.
+pub(crate) const COUNTDOWN: Duration = Duration::from_secs(20);
+
+/// A deadline for one prompt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Countdown {
+    timeout: Duration,
+    deadline: Instant,
+}
+
+impl Countdown {
+    /// A deadline `timeout` after `now`.
+    pub(crate) fn new(timeout: Duration, now: Instant) -> Self {
+        Self {
+            timeout,
+            deadline: now + timeout,
+        }
+    }
+
+    /// The person pressed a key at `now`: the full timeout again.
+    pub(crate) fn reset(&mut self, now: Instant) {
+        self.deadline = now + self.timeout;
+    }
+
+    /// Whether the deadline has passed at `now`.
+    pub(crate) fn expired(&self, now: Instant) -> bool {
+        now >= self.deadline
+    }
+
+    /// The whole seconds left (rounded up) when the countdown shows at `now`.
+    pub(crate) fn shown(&self, now: Instant) -> Option<u64> {
+        let left = self.deadline.saturating_duration_since(now);
+        (left <= COUNTDOWN && !left.is_zero()).then(|| {
+            let whole = left.as_secs();
+            if left.subsec_nanos() > 0 {
+                whole + 1
+            } else {
+                whole
+            }
+        })
+    }
+
+    /// How long to wait at `now` for a key before something must be drawn: the
+    /// countdown's start, its next second, or the deadline.
+    pub(crate) fn wait(&self, now: Instant) -> Duration {
+        let left = self.deadline.saturating_duration_since(now);
+        if left > COUNTDOWN {
+            return left.saturating_sub(COUNTDOWN);
+        }
+        let fraction = Duration::from_nanos(u64::from(left.subsec_nanos()));
+        if fraction.is_zero() {
+            left.min(Duration::from_secs(1))
+        } else {
+            fraction
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_countdown_shows_in_the_last_twenty_seconds_and_keys_reset_it() {
+        let start = Instant::now();
+        let mut clock = Countdown::new(Duration::from_secs(60), start);
+        assert_eq!(clock.shown(start), None);
+        assert_eq!(clock.wait(start), Duration::from_secs(40));
+        let later = start + Duration::from_millis(45_500);
+        assert_eq!(clock.shown(later), Some(15));
+        assert_eq!(clock.wait(later), Duration::from_millis(500));
+        let at_second = start + Duration::from_secs(50);
+        assert_eq!(clock.shown(at_second), Some(10));
+        assert_eq!(clock.wait(at_second), Duration::from_secs(1));
+        clock.reset(later);
+        assert_eq!(clock.shown(later), None);
+        assert!(!clock.expired(later + Duration::from_secs(59)));
+        assert!(clock.expired(later + Duration::from_secs(60)));
+        assert_eq!(clock.shown(later + Duration::from_secs(60)), None);
+        assert_eq!(clock.wait(later + Duration::from_secs(61)), Duration::ZERO);
+    }
+}
