@@ -72,8 +72,9 @@ fn run(scratch: &Scratch, db: &str, args: &[&str]) -> Run {
     run_in(scratch.dir.path(), &all, "")
 }
 
-/// `askuser serve --stream s` on `db`, with its `ready` line read.
-fn serve(scratch: &Scratch, db: &str) -> (Child, BufReader<ChildStdout>) {
+/// `askuser serve --stream s` on `db`, with its `ready` line read (it lists the
+/// open inquiries `open`, a JSON list).
+fn serve(scratch: &Scratch, db: &str, open: &str) -> (Child, BufReader<ChildStdout>) {
     let mut child = Command::new(BIN)
         .args(["serve", "--stream", "s", "--db", db])
         .current_dir(scratch.dir.path())
@@ -88,7 +89,7 @@ fn serve(scratch: &Scratch, db: &str) -> (Child, BufReader<ChildStdout>) {
     out.read_line(&mut ready).unwrap();
     assert_eq!(
         ready,
-        "{\"type\":\"ready\",\"stream\":\"s\",\"protocol\":1}\n"
+        format!("{{\"type\":\"ready\",\"stream\":\"s\",\"protocol\":1,\"open\":{open}}}\n")
     );
     (child, out)
 }
@@ -168,7 +169,7 @@ fn eight_pending_asks_and_answers_at_once(place: &Place) {
 fn the_log_is_read_while_serve_runs_and_serve_sees_an_answer_given_elsewhere(place: &Place) {
     let scratch = Scratch::new();
     let db = place.db(&scratch);
-    let (mut server, mut out) = serve(&scratch, &db);
+    let (mut server, mut out) = serve(&scratch, &db, "[]");
     let mut input = server.stdin.take().unwrap();
     input.write_all(ask_line("t1").as_bytes()).unwrap();
     input.flush().unwrap();
@@ -195,7 +196,14 @@ fn the_log_is_read_while_serve_runs_and_serve_sees_an_answer_given_elsewhere(pla
     );
     // Another host answers the inquiry; the waiting server passes the result on
     // without its own host sending anything.
-    let (mut other, mut other_out) = serve(&scratch, &db);
+    let (mut other, mut other_out) = serve(&scratch, &db, "[\"t1\"]");
+    let mut again = String::new();
+    other_out.read_line(&mut again).unwrap();
+    assert_eq!(
+        again.trim_end(),
+        PROMPT,
+        "a server started later shows the open question"
+    );
     let mut other_in = other.stdin.take().unwrap();
     other_in
         .write_all(b"{\"type\":\"answer\",\"inquiry\":\"t1\",\"question\":\"ok\",\"value\":true}\n")
