@@ -172,7 +172,10 @@ pub mod export;
 mod log;
 mod memory;
 pub mod replay;
+pub mod salvage;
 mod session;
+mod sled_files;
+mod sled_legacy;
 mod sled_log;
 mod sled_scan;
 #[doc(hidden)]
@@ -186,7 +189,9 @@ pub use codec::{decode_event_record, encode_event_record};
 pub use error::{RecordKind, Result, StoreError};
 pub use log::{Events, Log};
 pub use memory::MemLog;
+pub use salvage::{SalvageReport, salvage};
 pub use session::{Caught, Handled, Session, SessionError};
+pub use sled_files::{DbIntent, DbPathState, Discarded, check_db_path};
 pub use sled_log::{DEFAULT_CACHE_CAPACITY, SledLog};
 pub use transcript::transcript;
 pub use types::{
