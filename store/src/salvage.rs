@@ -253,7 +253,7 @@ fn copy_other_trees(
         let label = String::from_utf8_lossy(&name).into_owned();
         let mut batch = sled::Batch::default();
         scan_tolerant(&from, &label, unreadable, |key, bytes| {
-            batch.insert(key, bytes)
+            batch.insert(key, bytes);
         });
         to.apply_batch(batch)?;
     }

@@ -215,6 +215,18 @@ impl PrivateCopy {
         })
     }
 
+    /// Removes sled's recovery snapshots (`snap.*`) from the copy, so that sled
+    /// rebuilds its page table from the data file alone.
+    pub(crate) fn remove_snapshots(&self) -> io::Result<()> {
+        for entry in fs::read_dir(self.path())? {
+            let entry = entry?;
+            if entry.file_name().to_string_lossy().starts_with("snap.") {
+                fs::remove_file(entry.path())?;
+            }
+        }
+        Ok(())
+    }
+
     /// Lets sled processes open the original again.
     pub(crate) fn release(&mut self) {
         if let Some(data) = self.lock.take() {

@@ -121,17 +121,31 @@ impl SledLog {
     /// cannot open the copy at all; an I/O error while copying.
     pub fn open_read_only(path: impl AsRef<Path>) -> Result<Self> {
         let origin = path.as_ref().to_path_buf();
-        let mut copy = PrivateCopy::of(&origin)?;
+        match Self::open_copy(&origin, false) {
+            // sled's recovery may fail on what its snapshot says about a damaged
+            // page; without the snapshot it rebuilds the page table from its log.
+            Err(StoreError::Damaged { .. }) => Self::open_copy(&origin, true),
+            other => other,
+        }
+    }
+
+    /// Opens a private copy of `origin`, without sled's recovery snapshots if
+    /// `without_snapshot`.
+    fn open_copy(origin: &Path, without_snapshot: bool) -> Result<Self> {
+        let mut copy = PrivateCopy::of(origin)?;
+        if without_snapshot {
+            copy.remove_snapshots()?;
+        }
         let opened = Self::from_config(
             &sled::Config::new()
                 .path(copy.path())
                 .cache_capacity(DEFAULT_CACHE_CAPACITY),
         );
-        let mut log = opened.map_err(|error| damaged(&origin, error))?;
+        let mut log = opened.map_err(|error| damaged(origin, error))?;
         let discarded = discarded(&origin.join("db"), &copy.path().join("db"))?;
         copy.release();
         log.read_only = Some(ReadOnly {
-            origin,
+            origin: origin.to_path_buf(),
             discarded,
             _copy: copy,
         });
