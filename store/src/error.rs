@@ -116,7 +116,7 @@ pub enum StoreError {
     Locked,
     /// A database path that cannot be used as a log directory (see
     /// [`check_db_path`](crate::check_db_path)); nothing was created or changed.
-    #[error("cannot use {} as an askuser log: {problem}", .path.display())]
+    #[error("cannot use {path:?} as an askuser log: {problem}")]
     DbPath {
         /// The path as given.
         path: std::path::PathBuf,
@@ -126,9 +126,8 @@ pub enum StoreError {
     /// The database's files are damaged where sled cannot read past them: opening
     /// them read-only failed. The files were not changed.
     #[error(
-        "the askuser log at {} is damaged: {detail}. Nothing was changed; \
-         `askuser log salvage` copies every event that can still be read into a new log",
-        .path.display()
+        "the askuser log at {path:?} is damaged: {detail}. Nothing was changed; \
+         `askuser log salvage` copies every event that can still be read into a new log"
     )]
     Damaged {
         /// The database directory.
@@ -138,7 +137,7 @@ pub enum StoreError {
     },
     /// A write to a log opened read-only
     /// ([`SledLog::open_read_only`](crate::SledLog::open_read_only)); nothing was written.
-    #[error("the askuser log at {} was opened read-only; nothing was written", .0.display())]
+    #[error("the askuser log at {0:?} was opened read-only; nothing was written")]
     ReadOnly(std::path::PathBuf),
     /// The storage engine failed (I/O error, or sled reported a problem).
     #[error("storage: {}", sled_words(.0))]

@@ -120,13 +120,9 @@ fn check_new(path: &Path, intent: DbIntent) -> Result<DbPathState, String> {
     };
     match fs::metadata(parent) {
         Ok(metadata) if metadata.is_dir() => Ok(DbPathState::New),
-        Ok(_) => Err(format!(
-            "its parent {} is not a directory",
-            parent.display()
-        )),
+        Ok(_) => Err(format!("its parent {parent:?} is not a directory")),
         Err(error) => Err(format!(
-            "its parent directory {} cannot be used ({error}); create it first",
-            parent.display()
+            "its parent directory {parent:?} cannot be used ({error}); create it first"
         )),
     }
 }
@@ -151,31 +147,24 @@ fn check_sled_files(path: &Path) -> Result<(), String> {
             Ok(metadata) if metadata.file_type().is_file() => {}
             Ok(_) => {
                 return Err(format!(
-                    "{} is not a regular file, so this is not an askuser log; \
-                     choose a new path or an empty directory",
-                    file.display()
+                    "{file:?} is not a regular file, so this is not an askuser log; \
+                     choose a new path or an empty directory"
                 ));
             }
             Err(_) => {
                 return Err(format!(
-                    "{} is missing, so this is not a complete askuser log; \
-                     if it was one, restore the directory from a backup",
-                    file.display()
+                    "{file:?} is missing, so this is not a complete askuser log; \
+                     if it was one, restore the directory from a backup"
                 ));
             }
         }
     }
-    let text = read_capped(&conf, MAX_CONF).map_err(|error| {
-        format!(
-            "{} cannot be read ({error}); check its permissions",
-            conf.display()
-        )
-    })?;
+    let text = read_capped(&conf, MAX_CONF)
+        .map_err(|error| format!("{conf:?} cannot be read ({error}); check its permissions"))?;
     if !text.starts_with(b"segment_size: ") {
         return Err(format!(
-            "{} is not a sled settings file, so this is not an askuser log; \
-             choose a new path or an empty directory",
-            conf.display()
+            "{conf:?} is not a sled settings file, so this is not an askuser log; \
+             choose a new path or an empty directory"
         ));
     }
     Ok(())

@@ -73,10 +73,7 @@ fn reading_a_healthy_log_changes_no_byte() {
             log.append("a", 90, &[scripted_event(91)])
                 .unwrap_err()
                 .to_string(),
-            format!(
-                "the askuser log at {} was opened read-only; nothing was written",
-                path.display()
-            )
+            format!("the askuser log at {path:?} was opened read-only; nothing was written")
         );
     }
 }
