@@ -105,6 +105,12 @@ impl fmt::Display for SalvageReport {
         }
         if self.is_complete() {
             writeln!(f, "Nothing was lost.")?;
+        } else if self.discarded.is_some() {
+            writeln!(
+                f,
+                "{} recorded events lost, besides those in the discarded tail.",
+                self.lost_events()
+            )?;
         } else {
             writeln!(f, "{} events lost in all.", self.lost_events())?;
         }

@@ -7,6 +7,10 @@
 //! of them every time it opens the directory (see [`crate::SledLog`]'s docs), so a
 //! reader that must not change a byte opens a copy.
 
+// Paths are shown quoted and escaped (`{:?}`), so that a hostile name cannot put
+// control characters on a terminal.
+#![allow(clippy::unnecessary_debug_formatting)]
+
 use std::fs::{self, File};
 use std::io;
 use std::path::{Path, PathBuf};
