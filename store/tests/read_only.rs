@@ -294,3 +294,88 @@ fn damage_behind_a_recovery_snapshot_is_reported_and_the_rest_salvaged() {
     }
     println!("{}", figures.join("\n"));
 }
+
+const MARKER: &str = "FLIP-ME-0123456789abcdef";
+
+/// The text of the error for a record whose page sled cannot read, with the byte
+/// offset replaced by `N`.
+fn page_error_text(error: &StoreError) -> String {
+    let text = error.to_string();
+    let digits: String = text
+        .split("at byte ")
+        .nth(1)
+        .map(|rest| rest.chars().take_while(char::is_ascii_digit).collect())
+        .unwrap_or_default();
+    text.replacen(&format!("at byte {digits} "), "at byte N ", 1)
+}
+
+#[test]
+fn a_page_sled_cannot_read_is_named_in_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let original = dir.path().join("original");
+    // No background flush thread, so that the file's layout is the same every run.
+    let quiet = || sled::Config::new().path(&original).flush_every_ms(None);
+    {
+        let log = SledLog::from_config(&quiet())
+            .unwrap()
+            .with_durability(askuser_store::Durability::Buffered);
+        for seq in 1..=2000_u64 {
+            let event = if seq == 1000 {
+                askuser_core::Event::Answered {
+                    inquiry: "i249".into(),
+                    question: "note".into(),
+                    value: serde_json::json!(MARKER),
+                    by: askuser_core::AnsweredBy::User,
+                    remember: false,
+                    note: None,
+                }
+            } else {
+                scripted_event(seq)
+            };
+            log.append("s", seq - 1, &[event]).unwrap();
+        }
+        log.flush().unwrap();
+    }
+    // Behind a recovery snapshot, sled checks each page as it reads it.
+    drop(SledLog::from_config(&quiet()).unwrap());
+    drop(SledLog::from_config(&quiet()).unwrap());
+    let data = std::fs::read(original.join("db")).unwrap();
+    let offsets: Vec<usize> = data
+        .windows(MARKER.len())
+        .enumerate()
+        .filter(|(_, w)| *w == MARKER.as_bytes())
+        .map(|(i, _)| i)
+        .collect();
+    let mut named = 0;
+    for (trial, offset) in offsets.into_iter().enumerate() {
+        let copy = dir.path().join(format!("trial-{trial}"));
+        copy_dir(&original, &copy);
+        let mut damaged = data.clone();
+        damaged[offset + 4] ^= 0x01;
+        std::fs::write(copy.join("db"), &damaged).unwrap();
+        let before = contents(&copy);
+        let log = SledLog::open_read_only(&copy).unwrap();
+        let errors: Vec<StoreError> = log.read("s", 1).unwrap().filter_map(Result::err).collect();
+        drop(log);
+        assert_eq!(contents(&copy), before);
+        println!(
+            "flip at byte {offset}: {} of 2000 events unreadable",
+            errors.len()
+        );
+        if let Some(error) = errors.first() {
+            assert_eq!(
+                page_error_text(error),
+                format!(
+                    "corrupt event in stream \"s\" at sequence {}: the storage engine could not \
+                     read it: the data file `db` is damaged: the record at byte N fails its checksum",
+                    match error {
+                        StoreError::Corrupt { seq, .. } => *seq,
+                        _ => 0,
+                    }
+                )
+            );
+            named += 1;
+        }
+    }
+    assert!(named > 0, "no flip reached a live page");
+}
