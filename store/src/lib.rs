@@ -157,8 +157,10 @@
 //! envelope `[format version: u8][crc32: u32 BE][payload]`; the CRC-32 covers the
 //! record's key, the version and the payload. A torn, flipped or misplaced record is
 //! reported as [`StoreError::Corrupt`] naming its stream and sequence number, never a
-//! panic and never a silently different event, and the rest of the log stays
-//! readable. A snapshot also carries the state format ([`STATE_FORMAT`]); one of
+//! panic and never a silently different event. What sled itself does with a damaged
+//! file when it opens it, what stays readable, and how to read a damaged log without
+//! changing it ([`SledLog::open_read_only`]) or copy what is left of it into a new log
+//! ([`salvage()`]) is told in [`SledLog`]'s docs. A snapshot also carries the state format ([`STATE_FORMAT`]); one of
 //! another format is skipped and the replay starts from an older one or the start.
 //!
 //! The binary `askuser-store-crashtest` is test support: the crash test runs it as a
@@ -172,7 +174,7 @@ pub mod export;
 mod log;
 mod memory;
 pub mod replay;
-pub mod salvage;
+mod salvage;
 mod session;
 mod sled_files;
 mod sled_legacy;
@@ -189,7 +191,7 @@ pub use codec::{decode_event_record, encode_event_record};
 pub use error::{RecordKind, Result, StoreError};
 pub use log::{Events, Log};
 pub use memory::MemLog;
-pub use salvage::{SalvageReport, salvage};
+pub use salvage::{SalvageReport, StreamSalvage, salvage};
 pub use session::{Caught, Handled, Session, SessionError};
 pub use sled_files::{DbIntent, DbPathState, Discarded, check_db_path};
 pub use sled_log::{DEFAULT_CACHE_CAPACITY, SledLog};

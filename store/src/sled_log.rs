@@ -54,6 +54,7 @@ const STRIPES: usize = 64;
 ///
 /// sled lets one process open a database at a time; within the process, share one
 /// `SledLog` (it is `Send + Sync`) between threads.
+#[doc = include_str!("sled_recovery.md")]
 #[derive(Debug)]
 pub struct SledLog {
     pub(crate) db: Db,
@@ -102,8 +103,8 @@ impl SledLog {
     }
 
     /// Opens the database in the directory `path` for reading, without changing a
-    /// byte of it: sled's recovery writes to the files it opens (see
-    /// [`crate::sled_files`]'s docs on what sled 0.34 does), so this copies the
+    /// byte of it: sled's recovery writes to the files it opens (see "What sled 0.34
+    /// does when it opens a database" above), so this copies the
     /// directory into a private temporary directory (created exclusively, deleted
     /// when the log is dropped) while holding a shared lock on the data file, and
     /// opens the copy. A path with no log is refused, never created.
