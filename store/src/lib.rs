@@ -180,6 +180,7 @@ mod sled_files;
 mod sled_legacy;
 mod sled_log;
 mod sled_scan;
+mod sled_tail;
 #[doc(hidden)]
 pub mod testing;
 mod transcript;

@@ -24,6 +24,9 @@ pub struct SalvageReport {
     /// What sled's recovery threw away before anything could be read: the events
     /// written there are lost, and no stream record remembers them.
     pub discarded: Option<Discarded>,
+    /// How many events were found intact past that damage (each proved by its CRC)
+    /// and copied all the same.
+    pub past_damage: u64,
     /// Parts of the database sled could not read at all, in words.
     pub unreadable: Vec<String>,
 }
@@ -68,6 +71,11 @@ impl fmt::Display for SalvageReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if let Some(discarded) = &self.discarded {
             writeln!(f, "{discarded}")?;
+            writeln!(
+                f,
+                "{} found intact past the damage and copied.",
+                events(self.past_damage)
+            )?;
         }
         for part in &self.unreadable {
             writeln!(f, "Unreadable: {part}.")?;
@@ -76,8 +84,9 @@ impl fmt::Display for SalvageReport {
             let name = askuser_core::text::for_display_line(&stream.name);
             write!(
                 f,
-                "Stream \"{name}\": {} events copied, head {}",
-                stream.copied, stream.new_head
+                "Stream \"{name}\": {} copied, head {}",
+                events(stream.copied),
+                stream.new_head
             )?;
             if stream.new_head != stream.head {
                 write!(f, " (was {})", stream.head)?;
@@ -108,13 +117,22 @@ impl fmt::Display for SalvageReport {
         } else if self.discarded.is_some() {
             writeln!(
                 f,
-                "{} recorded events lost, besides those in the discarded tail.",
-                self.lost_events()
+                "{} lost (and any that were never found past the damage).",
+                events(self.lost_events())
             )?;
         } else {
-            writeln!(f, "{} events lost in all.", self.lost_events())?;
+            writeln!(f, "{} lost in all.", events(self.lost_events()))?;
         }
         Ok(())
+    }
+}
+
+/// "1 event", "2 events".
+fn events(count: u64) -> String {
+    if count == 1 {
+        "1 event".to_owned()
+    } else {
+        format!("{count} events")
     }
 }
 
@@ -143,8 +161,12 @@ pub fn salvage(from: &Path, to: &Path) -> Result<SalvageReport> {
     let source = SledLog::open_read_only(from)?;
     let target = SledLog::open(to)?;
     let mut unreadable = Vec::new();
-    let records = stream_records(&source.streams, &mut unreadable);
-    let own = copy_events(&source, &target, &records, &mut unreadable)?;
+    let mut records = stream_records(&source.streams, &mut unreadable);
+    let mut own = copy_events(&source, &target, &records, &mut unreadable)?;
+    let past_damage = match source.discarded() {
+        Some(discarded) => copy_from_tail(from, discarded, &target, &mut records, &mut own)?,
+        None => 0,
+    };
     copy_checked(
         &source.snapshots,
         &target.snapshots,
@@ -165,8 +187,45 @@ pub fn salvage(from: &Path, to: &Path) -> Result<SalvageReport> {
     Ok(SalvageReport {
         streams,
         discarded: source.discarded().cloned(),
+        past_damage,
         unreadable,
     })
+}
+
+/// Copies the events found intact in the part of the data file sled's recovery
+/// discarded, up to the head a stream record found there commits; returns how many.
+fn copy_from_tail(
+    from: &Path,
+    discarded: &Discarded,
+    target: &SledLog,
+    records: &mut BTreeMap<String, Option<StreamRecord>>,
+    own: &mut BTreeMap<String, BTreeSet<Seq>>,
+) -> Result<u64> {
+    let data = std::fs::read(from.join("db"))?;
+    let heads: BTreeMap<String, Seq> = records
+        .iter()
+        .filter_map(|(name, record)| Some((name.clone(), record.as_ref()?.head)))
+        .collect();
+    let start = usize::try_from(discarded.first_byte).unwrap_or(usize::MAX);
+    let found = crate::sled_tail::find(&data, start, &heads);
+    let mut copied = 0;
+    let mut batch = sled::Batch::default();
+    for (name, &tail_head) in &found.heads {
+        let (Some(Some(record)), Some(events)) = (records.get_mut(name), found.events.get(name))
+        else {
+            continue;
+        };
+        for seq in record.head + 1..=tail_head {
+            if let Some(bytes) = events.get(&seq) {
+                batch.insert(crate::codec::seq_key(name, seq), bytes.as_slice());
+                own.entry(name.clone()).or_default().insert(seq);
+                copied += 1;
+            }
+        }
+        record.head = record.head.max(tail_head);
+    }
+    target.events.apply_batch(batch)?;
+    Ok(copied)
 }
 
 /// Every stream record: `None` for one that fails its checksum.

@@ -264,9 +264,10 @@ impl std::fmt::Display for Discarded {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "The data file `db` is damaged or torn at byte {}: sled's recovery cannot read \
-             past it, so the {} bytes written after it are lost, and with them the events \
-             appended last (each stream reads up to the head it had then).",
+            "The data file `db` is damaged or torn at byte {}: sled's recovery does not \
+             read the {} bytes written after it, so the events appended last are missing \
+             (each stream reads up to the head it had then); `askuser log salvage` copies \
+             those still intact into a new log.",
             self.first_byte, self.bytes
         )
     }
