@@ -197,8 +197,13 @@ impl PrivateCopy {
     pub(crate) fn of(from: &Path) -> Result<Self> {
         check_db_path(from, DbIntent::Existing)?;
         let data = File::open(from.join("db"))?;
-        if fs2::FileExt::try_lock_shared(&data).is_err() {
-            return Err(StoreError::Locked);
+        // sled's threads may hold the lock a moment after its last handle is dropped.
+        let started = std::time::Instant::now();
+        while fs2::FileExt::try_lock_shared(&data).is_err() {
+            if started.elapsed() >= std::time::Duration::from_secs(1) {
+                return Err(StoreError::Locked);
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
         }
         let dir = tempfile::Builder::new().prefix("askuser-read-").tempdir()?;
         copy_tree(from, &dir.path().join("db"))?;
