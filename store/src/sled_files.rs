@@ -263,6 +263,9 @@ pub struct Discarded {
     pub first_byte: u64,
     /// How many non-zero bytes it cleared in all.
     pub bytes: u64,
+    /// The events each stream is missing because of it: from the head sled
+    /// recovered to the head a stream record found intact past the damage commits.
+    pub missing: Vec<(String, std::ops::RangeInclusive<crate::Seq>)>,
 }
 
 impl std::fmt::Display for Discarded {
@@ -274,7 +277,25 @@ impl std::fmt::Display for Discarded {
              (each stream reads up to the head it had then); `askuser log salvage` copies \
              those still intact into a new log.",
             self.first_byte, self.bytes
-        )
+        )?;
+        for (i, (stream, range)) in self.missing.iter().enumerate() {
+            let name = askuser_core::text::for_display_line(stream);
+            let lead = if i == 0 { " Missing past it:" } else { "," };
+            if range.start() == range.end() {
+                write!(f, "{lead} stream \"{name}\" event {}", range.start())?;
+            } else {
+                write!(
+                    f,
+                    "{lead} stream \"{name}\" events {}-{}",
+                    range.start(),
+                    range.end()
+                )?;
+            }
+        }
+        if !self.missing.is_empty() {
+            f.write_str(".")?;
+        }
+        Ok(())
     }
 }
 
@@ -300,6 +321,7 @@ pub(crate) fn discarded(original: &Path, copy: &Path) -> io::Result<Option<Disca
                 let entry = found.get_or_insert(Discarded {
                     first_byte: at,
                     bytes: 0,
+                    missing: Vec::new(),
                 });
                 entry.bytes += 1;
             }

@@ -143,7 +143,11 @@ impl SledLog {
                 .cache_capacity(DEFAULT_CACHE_CAPACITY),
         );
         let mut log = opened.map_err(|error| damaged(origin, error))?;
-        let discarded = discarded(&origin.join("db"), &copy.path().join("db"))?;
+        let mut discarded = discarded(&origin.join("db"), &copy.path().join("db"))?;
+        if let Some(discarded) = &mut discarded {
+            discarded.missing =
+                crate::sled_tail::missing(&log, &origin.join("db"), discarded.first_byte);
+        }
         copy.release();
         log.read_only = Some(ReadOnly {
             origin: origin.to_path_buf(),

@@ -90,3 +90,34 @@ fn event_seq(data: &[u8], at: usize, stream: &str, head: Seq, value: &[u8]) -> O
         .filter(|seq| *seq > head)
         .find(|&seq| open_event(stream, seq, &seq_key(stream, seq), value).is_ok())
 }
+
+/// The events each stream of `log` is missing past the damage at `first_byte` of
+/// the data file `data_file`: from its recovered head to the head a stream record
+/// found intact there commits. Empty when the streams or the file cannot be read.
+pub(crate) fn missing(
+    log: &crate::SledLog,
+    data_file: &std::path::Path,
+    first_byte: u64,
+) -> Vec<(String, std::ops::RangeInclusive<Seq>)> {
+    use crate::Log;
+    let Ok(streams) = log.streams() else {
+        return Vec::new();
+    };
+    let Ok(data) = std::fs::read(data_file) else {
+        return Vec::new();
+    };
+    let heads: BTreeMap<String, Seq> = streams.into_iter().map(|s| (s.name, s.head)).collect();
+    let found = find(
+        &data,
+        usize::try_from(first_byte).unwrap_or(usize::MAX),
+        &heads,
+    );
+    found
+        .heads
+        .into_iter()
+        .filter_map(|(name, tail_head)| {
+            let head = *heads.get(&name)?;
+            (tail_head > head).then(|| (name, head + 1..=tail_head))
+        })
+        .collect()
+}

@@ -107,7 +107,7 @@ fn a_flipped_byte_in_the_tail_is_stated_and_what_follows_it_salvaged() {
         "The data file `db` is damaged or torn at byte {}: sled's recovery does not read \
          the {} bytes written after it, so the events appended last are missing (each \
          stream reads up to the head it had then); `askuser log salvage` copies those still \
-         intact into a new log.",
+         intact into a new log. Missing past it: stream \"s\" events 32-60.",
         discarded.first_byte, discarded.bytes
     );
     assert_eq!(discarded.to_string(), notice);
