@@ -67,7 +67,7 @@ fn reading_a_healthy_log_changes_no_byte() {
         let before = contents(&path);
         assert_eq!(read_everything(&path).unwrap(), 90 + 40 + 40);
         assert_eq!(contents(&path), before);
-        let log = SledLog::open_read_only(&path).unwrap();
+        let log = SledLog::open_read_only(&path).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(log.discarded(), None);
         assert_eq!(
             log.append("a", 90, &[scripted_event(91)])
