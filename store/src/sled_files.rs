@@ -196,7 +196,15 @@ impl PrivateCopy {
     /// exclusively while it has the database open). Reading changes no byte of it.
     pub(crate) fn of(from: &Path) -> Result<Self> {
         check_db_path(from, DbIntent::Existing)?;
-        let data = File::open(from.join("db"))?;
+        let refuse = |problem: String| StoreError::DbPath {
+            path: from.to_path_buf(),
+            problem,
+        };
+        let data = File::open(from.join("db")).map_err(|error| {
+            refuse(format!(
+                "its data file cannot be opened ({error}); check its permissions"
+            ))
+        })?;
         // sled's threads may hold the lock a moment after its last handle is dropped.
         let started = std::time::Instant::now();
         while fs2::FileExt::try_lock_shared(&data).is_err() {
@@ -205,8 +213,19 @@ impl PrivateCopy {
             }
             std::thread::sleep(std::time::Duration::from_millis(10));
         }
-        let dir = tempfile::Builder::new().prefix("askuser-read-").tempdir()?;
-        copy_tree(from, &dir.path().join("db"))?;
+        let scratch = || {
+            let dir = tempfile::Builder::new().prefix("askuser-read-").tempdir()?;
+            copy_tree(from, &dir.path().join("db"))?;
+            Ok::<_, io::Error>(dir)
+        };
+        let dir = scratch().map_err(|error| {
+            refuse(format!(
+                "it could not be copied for reading into {} ({error}); it is read from a \
+                 private copy so that reading changes nothing: free space there, or set \
+                 TMPDIR to a directory with room",
+                std::env::temp_dir().display()
+            ))
+        })?;
         Ok(Self {
             dir,
             lock: Some(data),
