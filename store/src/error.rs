@@ -143,8 +143,33 @@ pub enum StoreError {
     /// log's tables are of a newer version than this build knows.
     #[error("postgres: {0}")]
     Database(String),
+    /// A database path that cannot be used as a log directory (see
+    /// [`check_db_path`](crate::check_db_path)); nothing was created or changed.
+    #[error("cannot use {path:?} as an askuser log: {problem}")]
+    DbPath {
+        /// The path as given.
+        path: std::path::PathBuf,
+        /// What is wrong with it and what to do.
+        problem: String,
+    },
+    /// The database's files are damaged where sled cannot read past them: opening
+    /// them read-only failed. The files were not changed.
+    #[error(
+        "the askuser log at {path:?} is damaged: {detail}. Nothing was changed; \
+         `askuser log salvage` copies every event that can still be read into a new log"
+    )]
+    Damaged {
+        /// The database directory.
+        path: std::path::PathBuf,
+        /// What sled found, in words.
+        detail: String,
+    },
+    /// A write to a log opened read-only
+    /// ([`SledLog::open_read_only`](crate::SledLog::open_read_only)); nothing was written.
+    #[error("the askuser log at {0:?} was opened read-only; nothing was written")]
+    ReadOnly(std::path::PathBuf),
     /// The storage engine failed (I/O error, or sled reported a problem).
-    #[error("storage: {0}")]
+    #[error("storage: {}", sled_words(.0))]
     Storage(#[from] sled::Error),
     /// An I/O error outside the storage engine (writing an export, say).
     #[error("i/o: {0}")]
@@ -170,6 +195,33 @@ pub enum StoreError {
     /// answer to another question); the connection was dropped.
     #[error("a malformed message on the log's socket: {0}")]
     BadMessage(String),
+}
+
+/// A sled error in words: a corruption names the byte of the data file (`db`)
+/// sled could not read, never a debug dump.
+pub(crate) fn sled_words(error: &sled::Error) -> String {
+    match error {
+        sled::Error::Corruption {
+            at: Some(sled::DiskPtr::Inline(offset)),
+            ..
+        } => {
+            format!("the data file `db` is damaged: the record at byte {offset} fails its checksum")
+        }
+        sled::Error::Corruption {
+            at: Some(sled::DiskPtr::Blob(offset, blob)),
+            ..
+        } => format!(
+            "the blob file `blobs/{blob}` (named at byte {offset} of the data file `db`) \
+             is damaged or missing"
+        ),
+        sled::Error::Corruption { at: None, .. } => {
+            "the data file `db` or a recovery snapshot (`snap.*`) is damaged: \
+             sled's recovery found a record that fails its checksum or does not fit"
+                .to_owned()
+        }
+        sled::Error::Io(error) => format!("i/o: {error}"),
+        other => other.to_string(),
+    }
 }
 
 /// `Ok` when a stream's head is the one the appender expected, else the

@@ -233,8 +233,10 @@
 //! envelope `[format version: u8][crc32: u32 BE][payload]`; the CRC-32 covers the
 //! record's key, the version and the payload. A torn, flipped or misplaced record is
 //! reported as [`StoreError::Corrupt`] naming its stream and sequence number, never a
-//! panic and never a silently different event, and the rest of the log stays
-//! readable. A snapshot also carries the state format ([`STATE_FORMAT`]); one of
+//! panic and never a silently different event. What sled itself does with a damaged
+//! file when it opens it, what stays readable, and how to read a damaged log without
+//! changing it ([`SledLog::open_read_only`]) or copy what is left of it into a new log
+//! ([`salvage()`]) is told in [`SledLog`]'s docs. A snapshot also carries the state format ([`STATE_FORMAT`]); one of
 //! another format is skipped and the replay starts from an older one or the start.
 //!
 //! The binary `askuser-store-crashtest` is test support: the crash test runs it as a
@@ -252,10 +254,14 @@ mod open;
 mod postgres;
 mod redact;
 pub mod replay;
+mod salvage;
 mod session;
 mod shared;
+mod sled_files;
+mod sled_legacy;
 mod sled_log;
 mod sled_scan;
+mod sled_tail;
 #[cfg(feature = "testing")]
 pub mod testing;
 mod transcript;
@@ -270,8 +276,10 @@ pub use memory::MemLog;
 pub use open::{is_postgres_url, open_log};
 #[cfg(feature = "postgres")]
 pub use postgres::{DEFAULT_SCHEMA, PgLog};
+pub use salvage::{SalvageReport, StreamSalvage, salvage};
 pub use session::{Caught, Handled, Session, SessionError};
 pub use shared::SharedSledLog;
+pub use sled_files::{DbIntent, DbPathState, Discarded, check_db_path};
 pub use sled_log::{DEFAULT_CACHE_CAPACITY, SledLog};
 pub use transcript::transcript;
 pub use types::{

@@ -1,10 +1,10 @@
 //! [`SledLog`]: the durable log, on sled.
 
 use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use askuser_core::{Event, State, ToolCall};
+use askuser_core::{Event, State};
 use sled::{Db, IVec, Tree};
 
 use crate::backend::{Backend, RecordIter};
@@ -15,10 +15,10 @@ use crate::codec::{
 use crate::error::{RecordKind, Result, StoreError, expect_head};
 use crate::log::Log;
 use crate::memory::check_fork_point;
+use crate::sled_files::{DbIntent, Discarded, PrivateCopy, check_db_path, discarded};
+use crate::sled_legacy::Legacy;
 use crate::sled_scan::SledScan;
-use crate::types::{
-    Clock, Durability, ForkPoint, Recorded, Seq, Snapshot, StreamInfo, SystemClock,
-};
+use crate::types::{Clock, Durability, ForkPoint, Seq, Snapshot, StreamInfo, SystemClock};
 
 /// The sled page cache [`SledLog::open`] asks for, in bytes (sled's own default is
 /// 1 GiB). A log is mostly appended to and read through once, so a large cache
@@ -54,12 +54,13 @@ const STRIPES: usize = 64;
 ///
 /// sled lets one process open a database at a time; within the process, share one
 /// `SledLog` (it is `Send + Sync`) between threads.
+#[doc = include_str!("sled_recovery.md")]
 #[derive(Debug)]
 pub struct SledLog {
-    db: Db,
-    events: Tree,
-    streams: Tree,
-    snapshots: Tree,
+    pub(crate) db: Db,
+    pub(crate) events: Tree,
+    pub(crate) streams: Tree,
+    pub(crate) snapshots: Tree,
     clock: Arc<dyn Clock>,
     durability: Durability,
     /// Writers of a stream's record hold the lock of its stripe.
@@ -69,56 +70,17 @@ pub struct SledLog {
     structure: Mutex<()>,
     /// The first format's side records, in a log that has them.
     legacy: Option<Legacy>,
+    /// Set when the log was opened read-only: the private copy it reads (dropped
+    /// after `db`, so the copy is deleted once sled has let go of it).
+    read_only: Option<ReadOnly>,
 }
 
-/// The trees the first format's JSON-lines server kept beside the events: each
-/// inquiry's raw tool call (`askuser-rpc/calls`, keyed by stream ++ `0x00` ++
-/// inquiry id) and each event's output lines (`askuser-rpc/outputs`, keyed like
-/// `events`), both JSON. Read only: today's format records the call inside the
-/// request.
+/// A read-only log's private copy, and what sled's recovery discarded from it.
 #[derive(Debug)]
-struct Legacy {
-    calls: Tree,
-    outputs: Tree,
-}
-
-impl Legacy {
-    const CALLS: &'static str = "askuser-rpc/calls";
-    const OUTPUTS: &'static str = "askuser-rpc/outputs";
-
-    /// The legacy trees of `db`, if it has them (never creates them).
-    fn open(db: &Db) -> Result<Option<Self>> {
-        let names = db.tree_names();
-        let has = |name: &str| names.iter().any(|n| n.as_ref() == name.as_bytes());
-        if !has(Self::CALLS) {
-            return Ok(None);
-        }
-        Ok(Some(Self {
-            calls: db.open_tree(Self::CALLS)?,
-            outputs: db.open_tree(Self::OUTPUTS)?,
-        }))
-    }
-
-    /// A first-format request, completed with the tool call kept beside it.
-    fn complete(&self, stream: &str, mut recorded: Recorded) -> Recorded {
-        if recorded.decided {
-            return recorded;
-        }
-        if let Event::Requested(request) = &mut recorded.event
-            && request.call.is_none()
-        {
-            let mut key = stream.as_bytes().to_vec();
-            key.push(0);
-            key.extend_from_slice(request.inquiry.as_str().as_bytes());
-            request.call = self
-                .calls
-                .get(key)
-                .ok()
-                .flatten()
-                .and_then(|bytes| serde_json::from_slice::<ToolCall>(&bytes).ok());
-        }
-        recorded
-    }
+struct ReadOnly {
+    origin: PathBuf,
+    discarded: Option<Discarded>,
+    _copy: PrivateCopy,
 }
 
 impl SledLog {
@@ -132,11 +94,81 @@ impl SledLog {
     /// about a second, [`StoreError::Recovery`] when sled cannot recover it, or a
     /// storage error.
     pub fn open(path: impl AsRef<Path>) -> Result<Self> {
+        check_db_path(path.as_ref(), DbIntent::Create)?;
         Self::from_config(
             &sled::Config::new()
                 .path(path)
                 .cache_capacity(DEFAULT_CACHE_CAPACITY),
         )
+    }
+
+    /// Opens the database in the directory `path` for reading, without changing a
+    /// byte of it: sled's recovery writes to the files it opens (see "What sled 0.34
+    /// does when it opens a database" above), so this copies the
+    /// directory into a private temporary directory (created exclusively, deleted
+    /// when the log is dropped) while holding a shared lock on the data file, and
+    /// opens the copy. A path with no log is refused, never created.
+    ///
+    /// What sled's recovery of the copy threw away (everything after a damaged or
+    /// torn record in the part of its log written since its last snapshot) is
+    /// reported by [`SledLog::discarded`]. Writing to a read-only log fails with
+    /// [`StoreError::ReadOnly`].
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::DbPath`] when `path` holds no log (see
+    /// [`check_db_path`](crate::check_db_path)); [`StoreError::Locked`] when a
+    /// process has the database open for writing; [`StoreError::Damaged`] when sled
+    /// cannot open the copy at all; an I/O error while copying.
+    pub fn open_read_only(path: impl AsRef<Path>) -> Result<Self> {
+        let origin = path.as_ref().to_path_buf();
+        match Self::open_copy(&origin, false) {
+            // sled's recovery may fail on what its snapshot says about a damaged
+            // page; without the snapshot it rebuilds the page table from its log.
+            Err(StoreError::Damaged { .. }) => Self::open_copy(&origin, true),
+            other => other,
+        }
+    }
+
+    /// Opens a private copy of `origin`, without sled's recovery snapshots if
+    /// `without_snapshot`.
+    fn open_copy(origin: &Path, without_snapshot: bool) -> Result<Self> {
+        let mut copy = PrivateCopy::of(origin)?;
+        if without_snapshot {
+            copy.remove_snapshots()?;
+        }
+        let opened = Self::from_config(
+            &sled::Config::new()
+                .path(copy.path())
+                .cache_capacity(DEFAULT_CACHE_CAPACITY),
+        );
+        let mut log = opened.map_err(|error| damaged(origin, error))?;
+        let mut discarded = discarded(&origin.join("db"), &copy.path().join("db"))?;
+        if let Some(discarded) = &mut discarded {
+            discarded.missing =
+                crate::sled_tail::missing(&log, &origin.join("db"), discarded.first_byte);
+        }
+        copy.release();
+        log.read_only = Some(ReadOnly {
+            origin: origin.to_path_buf(),
+            discarded,
+            _copy: copy,
+        });
+        Ok(log)
+    }
+
+    /// For a log opened with [`SledLog::open_read_only`]: what sled's recovery
+    /// discarded from the data file (`None`: nothing, the whole log reads).
+    pub fn discarded(&self) -> Option<&Discarded> {
+        self.read_only.as_ref()?.discarded.as_ref()
+    }
+
+    /// Refuses a write to a read-only log.
+    fn writable(&self) -> Result<()> {
+        match &self.read_only {
+            None => Ok(()),
+            Some(read_only) => Err(StoreError::ReadOnly(read_only.origin.clone())),
+        }
     }
 
     /// A database in a temporary directory, deleted when the log is dropped.
@@ -216,6 +248,7 @@ impl SledLog {
             durability: Durability::Flush,
             stripes: (0..STRIPES).map(|_| Mutex::new(())).collect(),
             structure: Mutex::new(()),
+            read_only: None,
         })
     }
 
@@ -297,6 +330,19 @@ impl SledLog {
     }
 }
 
+/// An error opening a read-only copy, in words naming the original.
+fn damaged(origin: &Path, error: StoreError) -> StoreError {
+    let detail = match error {
+        StoreError::Storage(error) => crate::error::sled_words(&error),
+        StoreError::Recovery(panic) => format!("sled's recovery failed ({panic})"),
+        other => return other,
+    };
+    StoreError::Damaged {
+        path: origin.to_path_buf(),
+        detail,
+    }
+}
+
 fn info(name: &str, record: StreamRecord) -> StreamInfo {
     StreamInfo {
         name: name.to_owned(),
@@ -349,6 +395,7 @@ impl Backend for SledLog {
     }
 
     fn put_snapshot(&self, stream: &str, seq: Seq, state: &State) -> Result<()> {
+        self.writable()?;
         let key = seq_key(stream, seq);
         let value = seal(
             &key,
@@ -386,6 +433,7 @@ impl Backend for SledLog {
     }
 
     fn drop_through(&self, stream: &str, seq: Seq) -> Result<u64> {
+        self.writable()?;
         let _structure = self.lock_structure();
         for entry in &self.streams {
             let (key, bytes) = entry?;
@@ -458,6 +506,7 @@ impl Log for SledLog {
         events: &[Event],
         durability: Durability,
     ) -> Result<Seq> {
+        self.writable()?;
         check_name(stream)?;
         let at = self.clock.now();
         let _stream = self.lock_streams(&[stream]);
@@ -517,6 +566,7 @@ impl Log for SledLog {
     }
 
     fn fork(&self, parent: &str, at: Seq, name: &str) -> Result<StreamInfo> {
+        self.writable()?;
         check_name(name)?;
         let _structure = self.lock_structure();
         let _streams = self.lock_streams(&[parent, name]);

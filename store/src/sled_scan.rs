@@ -186,7 +186,10 @@ impl Scan {
                 Some(Err(corrupt(
                     &self.stream,
                     seq,
-                    &format!("the storage engine could not read it: {error}"),
+                    &format!(
+                        "the storage engine could not read it: {}",
+                        crate::error::sled_words(&error)
+                    ),
                 )))
             }
         }

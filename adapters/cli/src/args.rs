@@ -216,6 +216,15 @@ pub enum LogCommand {
     Transcript(StreamArgs),
     /// Prints a stream's events as JSON lines (after a snapshot line for a compacted stream)
     Export(StreamArgs),
+    /// Copies every event of a damaged sled log that can still be read into a new log, and says what was lost
+    Salvage {
+        /// The damaged log (it is only read)
+        #[arg(value_name = "FROM")]
+        from: PathBuf,
+        /// Where to write the new log (a path that does not exist yet)
+        #[arg(value_name = "TO")]
+        to: PathBuf,
+    },
 }
 
 fn dialect_parser() -> impl TypedValueParser<Value = Dialect> {

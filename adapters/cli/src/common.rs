@@ -5,13 +5,14 @@
 use std::fmt::Write as _;
 use std::io::{IsTerminal, Write as _};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use askuser_core::Command;
 use askuser_core::text::{for_display, for_display_line};
 use askuser_llm::{Call, DetectError, Dialect, FieldError, Rejection, ToolResult};
 use askuser_rpc::check_stream_name;
 use askuser_rpc::files::{self, Links};
-use askuser_store::{Clock, SystemClock};
+use askuser_store::{Clock, DbIntent, Log, SharedSledLog, SledLog, StoreError, SystemClock};
 use serde_json::Value;
 
 use crate::error::CliError;
@@ -117,6 +118,32 @@ pub fn print_out(text: &str) -> Result<(), CliError> {
 pub fn note(text: &str) {
     let mut err = std::io::stderr().lock();
     let _ = writeln!(err, "{text}");
+}
+
+/// Opens the log at `path` to read it, never changing a byte of it: a PostgreSQL
+/// database; a sled log another askuser process owns, through that process; else
+/// a private copy of the sled log (so sled's recovery never touches the original),
+/// saying on standard error what a damaged log lost. A path that holds no askuser
+/// log is an error (no log is created).
+pub fn open_reading(path: &Path) -> Result<Arc<dyn Log>, CliError> {
+    if is_postgres(path) {
+        return Ok(askuser_store::open_log(path)?);
+    }
+    askuser_store::check_db_path(path, DbIntent::Existing)?;
+    match SledLog::open_read_only(path) {
+        Ok(log) => {
+            if let Some(discarded) = log.discarded() {
+                note(&format!(
+                    "askuser: {}",
+                    for_display(discarded.to_string().trim_end())
+                ));
+            }
+            Ok(Arc::new(log))
+        }
+        // Another process owns the log: read it through that process.
+        Err(StoreError::Locked) => Ok(Arc::new(SharedSledLog::open(path)?)),
+        Err(other) => Err(other.into()),
+    }
 }
 
 /// Whether `--db` names a PostgreSQL database rather than a sled directory.

@@ -9,13 +9,18 @@ use askuser_store::{Log, Seq};
 
 use crate::args::{LogCommand, StreamArgs};
 use crate::common::{
-    EXIT_MISMATCH, EXIT_RESULT, db_hint, db_path, json_for_display, open_journal, shell_word,
+    EXIT_ERROR, EXIT_MISMATCH, EXIT_RESULT, db_hint, db_path, json_for_display, open_journal,
+    open_reading, print_out, shell_word,
 };
 use crate::error::CliError;
 
 /// `askuser log SUBCOMMAND ...`
 pub fn log(command: &LogCommand) -> Result<u8, CliError> {
+    if let LogCommand::Salvage { from, to } = command {
+        return salvage(from, to);
+    }
     let (of, db) = match command {
+        LogCommand::Salvage { .. } => unreachable!("salvage is handled above"),
         LogCommand::List { db } => (None, db),
         LogCommand::Show(of)
         | LogCommand::Replay(of)
@@ -25,8 +30,15 @@ pub fn log(command: &LogCommand) -> Result<u8, CliError> {
         | LogCommand::Compact { of, .. } => (Some(of), &of.db),
     };
     let db = db_path(db.db.as_deref())?;
-    let journal = open_journal(&db)?;
-    let log = journal.log().clone();
+    let writes = matches!(
+        command,
+        LogCommand::Fork { .. } | LogCommand::Compact { .. }
+    );
+    let log = if writes {
+        open_journal(&db)?.log().clone()
+    } else {
+        open_reading(&db)?
+    };
     let mut out = std::io::stdout().lock();
     let Some(StreamArgs { stream, .. }) = of else {
         list(&*log, &db, &mut out)?;
@@ -34,7 +46,7 @@ pub fn log(command: &LogCommand) -> Result<u8, CliError> {
         return Ok(EXIT_RESULT);
     };
     match command {
-        LogCommand::List { .. } => {}
+        LogCommand::List { .. } | LogCommand::Salvage { .. } => {}
         LogCommand::Show(_) => show(&*log, stream, &mut out)?,
         LogCommand::Replay(_) => {
             let report = replay(&*log, stream)?;
@@ -64,6 +76,18 @@ pub fn log(command: &LogCommand) -> Result<u8, CliError> {
     }
     out.flush()?;
     Ok(EXIT_RESULT)
+}
+
+/// `askuser log salvage FROM TO`: exit 0 when every event was copied, 1 when some
+/// were lost (the report says which).
+fn salvage(from: &Path, to: &Path) -> Result<u8, CliError> {
+    let report = askuser_store::salvage(from, to)?;
+    print_out(&format!("{}\n", for_display(report.to_string().trim_end())))?;
+    Ok(if report.is_complete() {
+        EXIT_RESULT
+    } else {
+        EXIT_ERROR
+    })
 }
 
 fn list(log: &dyn Log, db: &Path, out: &mut impl Write) -> Result<(), CliError> {

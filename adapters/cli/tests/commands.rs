@@ -77,7 +77,7 @@ fn usage_and_file_errors_exit_1_with_a_message() {
         ),
         (
             &["log", "show", "nope", "--db", "log.db"],
-            "askuser: the event log: no stream named \"nope\"\n",
+            "askuser: the event log: cannot use \"log.db\" as an askuser log: there is no askuser log here (nothing exists at this path)\n",
         ),
     ];
     for (args, stderr) in cases {
