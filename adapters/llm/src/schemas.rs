@@ -99,6 +99,7 @@ pub(crate) fn gemini() -> Value {
                         },
                         "options": {
                             "type": "array",
+                            "maxItems": gemini::MAX_OPTIONS,
                             "items": described_option("Display text (1 to 5 words).", "A brief explanation of the option."),
                             "description": "2 to 4 choices for type \"choice\"; not needed otherwise. An \"Other\" choice is added automatically."
                         },

@@ -342,8 +342,9 @@ fn call(dialect: Dialect) -> BoxedStrategy<Value> {
 /// The rules a call is refused for although the published schema admits it: each
 /// relates fields to one another (or to the rest of the form), or is one a
 /// provider's strict schema subset cannot state. `docs/dialects.md` lists them.
-const RULES_BEYOND_THE_SCHEMA: [&str; 13] = [
+const RULES_BEYOND_THE_SCHEMA: [&str; 14] = [
     "is empty;",                               // blank text (no minLength in strict schemas)
+    "must be a non-empty string",              // the same, in Gemini CLI's words
     "must be a single line",                   // a jp question text (newlines go in context)
     "has U+",                                  // control, bidi and invisible characters
     "is listed twice",                         // labels distinct within a question
