@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use askuser_core::text::{for_display, for_display_line};
 use askuser_core::{CancelReason, Command, Event, Finished, InquiryId, OnTimeout, State, Timeout};
 use askuser_llm::Call;
-use askuser_rpc::pending::{self, PENDING_FORMAT, PendingFile, PendingQuestion, PendingTarget};
+use askuser_rpc::pending::{self, PendingFile, PendingTarget};
 use askuser_rpc::{Journal, Step};
 use askuser_store::{Clock, Log, SystemClock};
 use askuser_terminal::{Engine, TerminalError, TerminalPrompter, run_with_engine};
@@ -67,7 +67,7 @@ pub fn ask(args: &AskArgs) -> Result<u8, CliError> {
         }
     };
     if let (Some(path), Some(target), Some(Command::Prompt(_))) = (pending, target, first.first()) {
-        write_pending(path, target, &db, &stream, inquiry, &call)?;
+        write_pending(path, target, &db, &stream, &InquiryId::new(&inquiry), &call)?;
         return Ok(EXIT_PENDING);
     }
     let code = walk(&mut journal, &stream, &inquiry, &call, first, timeout)?;
@@ -89,26 +89,16 @@ fn write_pending(
     target: PendingTarget,
     db: &Path,
     stream: &str,
-    inquiry: String,
+    inquiry: &InquiryId,
     call: &Call,
 ) -> Result<(), CliError> {
-    let file = PendingFile {
-        format: PENDING_FORMAT.to_owned(),
-        status: "pending".to_owned(),
-        // A path that is not UTF-8 cannot be named in the file: `answer` asks for --db.
-        db: absolute(db).to_str().map(str::to_owned),
-        stream: stream.to_owned(),
+    let file = PendingFile::for_call(
+        Some(db),
+        stream,
         inquiry,
-        dialect: call.dialect().name().to_owned(),
-        timestamp: SystemClock.now().to_string(),
-        questions: call
-            .form()
-            .questions()
-            .iter()
-            .map(PendingQuestion::from_question)
-            .collect(),
-        result: None,
-    };
+        call,
+        SystemClock.now().to_string(),
+    );
     target.write(&file)?;
     if file.db.is_none() {
         note(&format!(
@@ -380,10 +370,6 @@ fn finish(commands: &[Command], call: &Call) -> Result<u8, CliError> {
         .ok_or_else(|| CliError::Other("the inquiry ended without a result".into()))?;
     print_out(&text)?;
     Ok(code)
-}
-
-fn absolute(path: &Path) -> std::path::PathBuf {
-    std::fs::canonicalize(path).unwrap_or_else(|_| path.to_owned())
 }
 
 /// `askuser answer FILE [--answers JSON] [--db PATH]`

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use askuser_core::InquiryId;
 use askuser_llm::Call;
-use askuser_rpc::pending::{PENDING_FORMAT, PendingFile, PendingQuestion, instructions};
+use askuser_rpc::pending::{PendingFile, instructions};
 use askuser_store::{Clock, SystemClock};
 use rmcp::model::{CallToolResult, ContentBlock};
 use serde_json::json;
@@ -29,26 +29,13 @@ pub(crate) fn write_pending(
     );
     let path = dir.join(name);
     let path = std::path::absolute(&path).unwrap_or(path);
-    let file = PendingFile {
-        format: PENDING_FORMAT.to_owned(),
-        status: "pending".to_owned(),
-        db: config
-            .db
-            .as_ref()
-            .map(|db| std::path::absolute(db).unwrap_or_else(|_| db.clone()))
-            .map(|db| db.display().to_string()),
-        stream: config.stream.clone(),
-        inquiry: inquiry.as_str().to_owned(),
-        dialect: call.dialect().name().to_owned(),
-        timestamp: SystemClock.now().to_string(),
-        questions: call
-            .form()
-            .questions()
-            .iter()
-            .map(PendingQuestion::from_question)
-            .collect(),
-        result: None,
-    };
+    let file = PendingFile::for_call(
+        config.db.as_deref(),
+        &config.stream,
+        inquiry,
+        call,
+        SystemClock.now().to_string(),
+    );
     let reserved = OpenOptions::new().write(true).create_new(true).open(&path);
     let written = reserved
         .map_err(|e| e.to_string())

@@ -100,6 +100,46 @@ impl PendingQuestion {
 }
 
 impl PendingFile {
+    /// A new pending file for `call`'s questions, asked as `inquiry` in `stream` of
+    /// the log at `db` (a `postgres://` URL as it is, a path made absolute; left out
+    /// when it is not UTF-8, so `askuser answer` asks for `--db`), written at
+    /// `timestamp`.
+    pub fn for_call(
+        db: Option<&Path>,
+        stream: &str,
+        inquiry: &InquiryId,
+        call: &askuser_llm::Call,
+        timestamp: String,
+    ) -> Self {
+        let db = db
+            .map(|db| {
+                if db.to_str().is_some_and(askuser_store::is_postgres_url) {
+                    db.to_owned()
+                } else {
+                    fs::canonicalize(db)
+                        .or_else(|_| std::path::absolute(db))
+                        .unwrap_or_else(|_| db.to_owned())
+                }
+            })
+            .and_then(|db| db.to_str().map(str::to_owned));
+        Self {
+            format: PENDING_FORMAT.to_owned(),
+            status: "pending".to_owned(),
+            db,
+            stream: stream.to_owned(),
+            inquiry: inquiry.as_str().to_owned(),
+            dialect: call.dialect().name().to_owned(),
+            timestamp,
+            questions: call
+                .form()
+                .questions()
+                .iter()
+                .map(PendingQuestion::from_question)
+                .collect(),
+            result: None,
+        }
+    }
+
     /// Reads and checks a pending file: a regular file (not a link, FIFO or device)
     /// of at most [`MAX_INPUT_BYTES`], JSON with no key
     /// given twice, of this shape and format, naming a valid stream and inquiry.
