@@ -84,6 +84,14 @@ pub struct AskArgs {
     /// Writes the questions to this file instead of asking, and prints how to answer them
     #[arg(long, value_name = "PENDING")]
     pub pending: Option<PathBuf>,
+    /// Seconds the person has for each question (a countdown shows in the last 20; any key resets it)
+    #[arg(long, value_name = "SECONDS", env = "ASKUSER_TIMEOUT",
+          value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    pub timeout: Option<u64>,
+    /// When the time is up: `cancel` (send the answers so far), `defaults` (fill the rest with their defaults) or `end_turn`
+    #[arg(long, value_name = "ACTION", env = "ASKUSER_ON_TIMEOUT", requires = "timeout",
+          value_parser = ["cancel", "defaults", "end_turn"], default_value = "cancel")]
+    pub on_timeout: String,
     /// The call's arguments as JSON (- or nothing: standard input)
     #[arg(value_name = "FILE")]
     pub file: Option<PathBuf>,

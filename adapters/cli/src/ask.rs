@@ -47,7 +47,7 @@ pub fn ask(args: &AskArgs) -> Result<u8, CliError> {
     // The pending file's place is proven writable before anything is recorded, so
     // no inquiry is left open that nothing could answer.
     let pending = args.pending.as_deref();
-    let timeout = timeout_from_env()?;
+    let timeout = timeout_of(args);
     let target = pending.map(PendingTarget::prepare).transpose()?;
     let db = db_path(args.db.db.as_deref())?;
     let mut journal = open_journal(&db)?;
@@ -285,51 +285,20 @@ fn walk(
     finish(&commands, call)
 }
 
-/// The environment variable that gives `ask` a time limit, in seconds.
-const TIMEOUT_VARIABLE: &str = "ASKUSER_TIMEOUT";
-
-/// The environment variable that says what happens when the time is up.
-const ON_TIMEOUT_VARIABLE: &str = "ASKUSER_ON_TIMEOUT";
-
-/// The policy's time limit from `ASKUSER_TIMEOUT` (whole seconds) and
-/// `ASKUSER_ON_TIMEOUT` (`cancel`, the default; `defaults`; `end_turn`).
-fn timeout_from_env() -> Result<Option<Timeout>, CliError> {
-    let on_timeout = std::env::var(ON_TIMEOUT_VARIABLE).ok();
-    let Ok(seconds) = std::env::var(TIMEOUT_VARIABLE) else {
-        return match on_timeout {
-            Some(_) => Err(CliError::Usage(format!(
-                "{ON_TIMEOUT_VARIABLE} is set but {TIMEOUT_VARIABLE} is not: give both, e.g. {TIMEOUT_VARIABLE}=60 {ON_TIMEOUT_VARIABLE}=defaults"
-            ))),
-            None => Ok(None),
-        };
+/// The policy's time limit from `--timeout` (whole seconds; or `ASKUSER_TIMEOUT`) and
+/// `--on-timeout` (`cancel`, the default; `defaults`; `end_turn`; or
+/// `ASKUSER_ON_TIMEOUT`).
+fn timeout_of(args: &AskArgs) -> Option<Timeout> {
+    let seconds = args.timeout?;
+    let on_timeout = match args.on_timeout.as_str() {
+        "defaults" => OnTimeout::Defaults,
+        "end_turn" => OnTimeout::EndTurn,
+        _ => OnTimeout::Cancel,
     };
-    let after_ms = seconds
-        .trim()
-        .parse::<u64>()
-        .ok()
-        .filter(|s| *s > 0)
-        .and_then(|s| s.checked_mul(1000))
-        .ok_or_else(|| {
-            CliError::Usage(format!(
-                "{TIMEOUT_VARIABLE} is \"{}\": give a whole number of seconds of at least 1, e.g. {TIMEOUT_VARIABLE}=60",
-                for_display_line(&seconds)
-            ))
-        })?;
-    let on_timeout = match on_timeout.as_deref().map(str::trim) {
-        None | Some("cancel") => OnTimeout::Cancel,
-        Some("defaults") => OnTimeout::Defaults,
-        Some("end_turn") => OnTimeout::EndTurn,
-        Some(other) => {
-            return Err(CliError::Usage(format!(
-                "{ON_TIMEOUT_VARIABLE} is \"{}\": give cancel (send the answers so far), defaults (fill the rest with their defaults) or end_turn",
-                for_display_line(other)
-            )));
-        }
-    };
-    Ok(Some(Timeout {
-        after_ms,
+    Some(Timeout {
+        after_ms: seconds.saturating_mul(1000),
         on_timeout,
-    }))
+    })
 }
 
 /// The journal as the terminal's engine: records every event, and looks ahead

@@ -274,3 +274,36 @@ fn a_closed_standard_output_ends_quietly() {
         );
     }
 }
+
+#[test]
+fn a_time_limit_is_checked_before_anything_is_asked() {
+    let scratch = Scratch::new();
+    let run = scratch.run(&["ask", "--timeout", "0", "x.json"], "");
+    assert_eq!(
+        (run.code, run.stderr.as_str()),
+        (
+            1,
+            "askuser: invalid value '0' for '--timeout <SECONDS>': 0 is not in 1..=86400\n\nFor more information, try '--help'.\n"
+        )
+    );
+    let run = scratch.run(&["ask", "--on-timeout", "defaults", "x.json"], "");
+    assert_eq!(
+        (run.code, run.stderr.as_str()),
+        (
+            1,
+            "askuser: the following required arguments were not provided:\n  --timeout <SECONDS>\n\nUsage: askuser ask --timeout <SECONDS> --on-timeout <ACTION> <FILE>\n\nFor more information, try '--help'.\n"
+        )
+    );
+    let run = scratch.run(
+        &["ask", "--timeout", "5", "--on-timeout", "later", "x.json"],
+        "",
+    );
+    assert_eq!(
+        (run.code, run.stderr.as_str()),
+        (
+            1,
+            "askuser: invalid value 'later' for '--on-timeout <ACTION>'\n  [possible values: cancel, defaults, end_turn]\n\nFor more information, try '--help'.\n"
+        )
+    );
+    assert!(!scratch.path("log.db").exists());
+}
