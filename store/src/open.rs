@@ -7,11 +7,14 @@ use crate::error::Result;
 use crate::log::Log;
 use crate::shared::SharedSledLog;
 
-/// Whether `spec` names a PostgreSQL database rather than a sled directory.
-pub fn is_postgres_url(spec: &str) -> bool {
-    ["postgres://", "postgresql://"]
-        .iter()
-        .any(|scheme| spec.starts_with(scheme))
+/// Whether `spec` (a `--db` value) names a PostgreSQL database rather than a sled
+/// directory: a `postgres://` or `postgresql://` URL.
+pub fn is_postgres_url(spec: impl AsRef<OsStr>) -> bool {
+    spec.as_ref().to_str().is_some_and(|spec| {
+        ["postgres://", "postgresql://"]
+            .iter()
+            .any(|scheme| spec.starts_with(scheme))
+    })
 }
 
 /// Opens the log a host was pointed at: a `postgres://` (or `postgresql://`) URL
@@ -32,7 +35,7 @@ pub fn is_postgres_url(spec: &str) -> bool {
 /// no PostgreSQL support; for a path, as [`SharedSledLog::open`].
 pub fn open_log(spec: impl AsRef<OsStr>) -> Result<Arc<dyn Log>> {
     let spec = spec.as_ref();
-    if let Some(url) = spec.to_str().filter(|s| is_postgres_url(s)) {
+    if let Some(url) = spec.to_str().filter(|_| is_postgres_url(spec)) {
         return open_postgres(url);
     }
     Ok(Arc::new(SharedSledLog::open(spec)?))

@@ -491,8 +491,11 @@ fn pending_db(db: Option<&Path>, file: &PendingFile) -> Result<PathBuf, CliError
         return default_db();
     };
     let db = PathBuf::from(db);
-    let is_log = crate::common::is_postgres(&db)
-        || (db.is_dir() && db.join("conf").is_file() && db.join("db").is_file());
+    let is_log = askuser_store::is_postgres_url(&db)
+        || matches!(
+            askuser_store::check_db_path(&db, askuser_store::DbIntent::Existing),
+            Ok(askuser_store::DbPathState::Log)
+        );
     if !is_log {
         return Err(CliError::Other(format!(
             "the pending file names the log {}, which is not an askuser log; askuser creates no log for a pending file: pass --db with the log the questions were asked with",

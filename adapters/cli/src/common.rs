@@ -126,7 +126,7 @@ pub fn note(text: &str) {
 /// saying on standard error what a damaged log lost. A path that holds no askuser
 /// log is an error (no log is created).
 pub fn open_reading(path: &Path) -> Result<Arc<dyn Log>, CliError> {
-    if is_postgres(path) {
+    if askuser_store::is_postgres_url(path) {
         return Ok(askuser_store::open_log(path)?);
     }
     askuser_store::check_db_path(path, DbIntent::Existing)?;
@@ -146,16 +146,11 @@ pub fn open_reading(path: &Path) -> Result<Arc<dyn Log>, CliError> {
     }
 }
 
-/// Whether `--db` names a PostgreSQL database rather than a sled directory.
-pub fn is_postgres(db: &Path) -> bool {
-    db.to_str().is_some_and(askuser_store::is_postgres_url)
-}
-
 /// Opens the journal at `path` (a sled directory, shared with every other askuser
 /// process that opens it, its parent directory created; or a `postgres://` URL):
 /// the one place the program opens its log.
 pub fn open_journal(path: &Path) -> Result<askuser_rpc::Journal, CliError> {
-    if is_postgres(path) {
+    if askuser_store::is_postgres_url(path) {
         return Ok(askuser_rpc::Journal::open(path)?);
     }
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {

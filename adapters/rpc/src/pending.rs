@@ -113,7 +113,7 @@ impl PendingFile {
     ) -> Self {
         let db = db
             .map(|db| {
-                if db.to_str().is_some_and(askuser_store::is_postgres_url) {
+                if askuser_store::is_postgres_url(db) {
                     db.to_owned()
                 } else {
                     fs::canonicalize(db)

@@ -61,6 +61,9 @@ use crate::types::{Clock, Durability, Seq, StreamInfo, SystemClock};
 /// The socket's file name, inside the database directory.
 const SOCKET_NAME: &str = "askuser.sock";
 
+/// How many times one call recovers from losing its owner before it gives up.
+const MAX_RECOVERIES: u32 = 3;
+
 /// How long opening, or a call whose owner went away, keeps trying to reach an
 /// owner or to become one.
 const TAKEOVER_PATIENCE: Duration = Duration::from_secs(5);
@@ -205,6 +208,25 @@ impl SharedSledLog {
 
     /// After a call lost its owner (`generation`): finds the new one, or becomes
     /// it. Threads that lost the same owner wait for the first to do this.
+    /// After a call lost its owner: counts the recovery, gives up with
+    /// [`StoreError::OwnerUnreachable`] after [`MAX_RECOVERIES`] in one call, else
+    /// recovers (see [`SharedSledLog::recover`]).
+    fn recover_after_loss(
+        &self,
+        recoveries: &mut u32,
+        generation: u64,
+        detail: String,
+    ) -> Result<()> {
+        *recoveries += 1;
+        if *recoveries > MAX_RECOVERIES {
+            return Err(StoreError::OwnerUnreachable {
+                socket: self.socket.clone(),
+                detail,
+            });
+        }
+        self.recover(generation)
+    }
+
     fn recover(&self, generation: u64) -> Result<()> {
         let _one = self
             .recovering
@@ -259,14 +281,7 @@ impl SharedSledLog {
                     detail,
                 }) => {
                     *resent |= sent;
-                    recoveries += 1;
-                    if recoveries > 3 {
-                        return Err(StoreError::OwnerUnreachable {
-                            socket: self.socket.clone(),
-                            detail,
-                        });
-                    }
-                    self.recover(generation)?;
+                    self.recover_after_loss(&mut recoveries, generation, detail)?;
                 }
             }
         }
@@ -339,14 +354,7 @@ impl Log for SharedSledLog {
                     generation,
                     detail,
                 }) => {
-                    recoveries += 1;
-                    if recoveries > 3 {
-                        return Err(StoreError::OwnerUnreachable {
-                            socket: self.socket.clone(),
-                            detail,
-                        });
-                    }
-                    self.recover(generation)?;
+                    self.recover_after_loss(&mut recoveries, generation, detail)?;
                     if sent && let Some(head) = self.settle_lost_append(stream, expected, events)? {
                         return Ok(head);
                     }
