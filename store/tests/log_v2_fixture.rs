@@ -21,8 +21,10 @@ use askuser_store::{
 use common::{T0, answered, back, db_form, requested, tags_form};
 use serde_json::json;
 
-/// The streams of the fixture: name, head, parent and fork point, floor.
-const STREAMS: [(&str, u64, Option<(&str, u64)>, u64); 4] = [
+/// A stream of the fixture: name, head, parent and fork point, floor.
+type StreamRow = (&'static str, u64, Option<(&'static str, u64)>, u64);
+
+const STREAMS: [StreamRow; 4] = [
     ("bulk", 300, None, 0),
     ("bulk-fork", 170, Some(("bulk", 150)), 0),
     ("compacted", 48, None, 40),
