@@ -165,6 +165,7 @@
 //! child process and kills it (see `tests/crash.rs`).
 
 mod backend;
+mod block;
 mod codec;
 pub mod compact;
 mod error;
@@ -182,7 +183,7 @@ mod types;
 
 pub use codec::{MAX_STREAM_NAME, STATE_FORMAT};
 #[doc(hidden)]
-pub use codec::{decode_event_record, encode_event_record};
+pub use codec::{decode_event_record, decode_event_value, encode_event_record};
 pub use error::{RecordKind, Result, StoreError};
 pub use log::{Events, Log};
 pub use memory::MemLog;
