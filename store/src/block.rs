@@ -2,7 +2,10 @@
 //! sled value (a *block*), under the key of the block's first event.
 //!
 //! A block is an envelope like every other record (`[version 3][crc32][payload]`,
-//! the checksum over key, version and payload). Its payload:
+//! the checksum over key, version and payload). Its payload is a codec byte and the
+//! body: `0` and the body as it is, or `1`, the body's length (varint) and the body
+//! compressed with LZ4 (its block format; a body is compressed when that makes it
+//! smaller). The body:
 //!
 //! ```text
 //! count: varint                      how many events the block holds (at least 1)
@@ -34,12 +37,18 @@ use crate::types::{Recorded, Seq, Timestamp};
 /// The envelope version of a block.
 pub(crate) const BLOCK_VERSION: u8 = 3;
 
-/// A block is closed once its payload would grow past this many bytes (an event
-/// larger than this gets a block of its own). sled 0.34 keeps up to 16 values in a
-/// page and writes a page of more than about 128 KiB as a file of its own, so a few
-/// kilobytes per value keeps pages inline while each page load reads dozens of
-/// events.
-pub(crate) const BLOCK_TARGET: usize = 4096;
+/// A block is closed once its body would grow past this many bytes (an event larger
+/// than this gets a block of its own). Compressed, a full block is a few kilobytes:
+/// sled 0.34 keeps up to 16 values in a page and writes a page of more than about
+/// 128 KiB as a file of its own, so pages stay inline while each page load reads
+/// hundreds of events.
+pub(crate) const BLOCK_TARGET: usize = 16 * 1024;
+
+/// A body shorter than this is stored as it is.
+const COMPRESS_MIN: usize = 128;
+
+const CODEC_NONE: u8 = 0;
+const CODEC_LZ4: u8 = 1;
 
 /// At most this many events per block (so that a damaged block loses a bounded
 /// number of events).
@@ -264,11 +273,23 @@ impl<'s> BlockWriter<'s> {
         let next = self.current.first + self.current.count;
         let block = std::mem::replace(&mut self.current, Current::new(next));
         let key = seq_key(self.stream, block.first);
-        let mut value = Vec::with_capacity(HEADER + 20 + block.body.len());
+        let mut body = Vec::with_capacity(20 + block.body.len());
+        put_varint(&mut body, block.count);
+        put_varint(&mut body, block.first_at);
+        body.extend_from_slice(&block.body);
+        let mut value = Vec::with_capacity(HEADER + 1 + body.len());
         value.extend_from_slice(&[BLOCK_VERSION, 0, 0, 0, 0]);
-        put_varint(&mut value, block.count);
-        put_varint(&mut value, block.first_at);
-        value.extend_from_slice(&block.body);
+        let compressed = (body.len() >= COMPRESS_MIN)
+            .then(|| lz4_flex::block::compress(&body))
+            .filter(|compressed| compressed.len() + 10 < body.len());
+        if let Some(compressed) = compressed {
+            value.push(CODEC_LZ4);
+            put_varint(&mut value, body.len() as u64);
+            value.extend_from_slice(&compressed);
+        } else {
+            value.push(CODEC_NONE);
+            value.extend_from_slice(&body);
+        }
         let crc = checksum(&key, BLOCK_VERSION, &value[HEADER..]);
         value[1..HEADER].copy_from_slice(&crc.to_be_bytes());
         self.done.push((key, value));
@@ -296,10 +317,25 @@ enum FormSlot {
     Decoded(Arc<Form>),
 }
 
-/// Reads the events of one block, decoding each as it is asked for. Holds the
-/// block's bytes (`B` is sled's `IVec`, or a slice).
+/// A block's body: in the stored value (`B` is sled's `IVec`, or a slice), from an
+/// offset, or decompressed.
+enum Body<B> {
+    Stored(B, usize),
+    Decompressed(Vec<u8>),
+}
+
+impl<B: AsRef<[u8]>> Body<B> {
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Body::Stored(value, start) => &value.as_ref()[*start..],
+            Body::Decompressed(body) => body,
+        }
+    }
+}
+
+/// Reads the events of one block, decoding each as it is asked for.
 pub(crate) struct BlockReader<B> {
-    bytes: B,
+    body: Body<B>,
     /// The next event's position in `bytes`.
     pos: usize,
     /// The next event's sequence number.
@@ -345,17 +381,18 @@ enum Parsed {
 impl<B: AsRef<[u8]>> BlockReader<B> {
     /// Checks the block stored under `key` (its envelope, version and checksum) and
     /// reads its header. On a problem, the reason (the caller names the events).
-    pub(crate) fn open(key: &[u8], first: Seq, bytes: B) -> Result<Self, String> {
-        let version = check_envelope(key, bytes.as_ref())?;
+    pub(crate) fn open(key: &[u8], first: Seq, value: B) -> Result<Self, String> {
+        let version = check_envelope(key, value.as_ref())?;
         if version != BLOCK_VERSION {
             return Err(format!(
                 "a record of format {version} where a block (format {BLOCK_VERSION}) was expected"
             ));
         }
-        let mut pos = HEADER;
+        let body = Self::body(value)?;
+        let mut pos = 0;
         let header = (|| {
-            let count = get_varint(bytes.as_ref(), &mut pos)?;
-            let at = get_varint(bytes.as_ref(), &mut pos)?;
+            let count = get_varint(body.bytes(), &mut pos)?;
+            let at = get_varint(body.bytes(), &mut pos)?;
             Some((count, at))
         })();
         let Some((count, at)) = header else {
@@ -368,7 +405,7 @@ impl<B: AsRef<[u8]>> BlockReader<B> {
             .checked_add(count)
             .ok_or_else(|| "the block's sequence numbers overflow".to_owned())?;
         Ok(Self {
-            bytes,
+            body,
             pos,
             seq: first,
             end,
@@ -376,6 +413,38 @@ impl<B: AsRef<[u8]>> BlockReader<B> {
             forms: Vec::new(),
             broken: None,
         })
+    }
+
+    /// The body of a checked block value, decompressed if it was compressed.
+    fn body(value: B) -> Result<Body<B>, String> {
+        let payload = &value.as_ref()[HEADER..];
+        match payload.first() {
+            Some(&CODEC_NONE) => Ok(Body::Stored(value, HEADER + 1)),
+            Some(&CODEC_LZ4) => {
+                let mut pos = 1;
+                let len = get_varint(payload, &mut pos)
+                    .and_then(|len| usize::try_from(len).ok())
+                    .ok_or_else(|| "the block's length is malformed".to_owned())?;
+                let compressed = &payload[pos..];
+                // LZ4 expands at most 255 times: a larger claim is not believed.
+                if len > compressed.len().saturating_mul(255).saturating_add(64) {
+                    return Err(format!(
+                        "the block claims {len} bytes from {} compressed",
+                        compressed.len()
+                    ));
+                }
+                let mut body = vec![0; len];
+                match lz4_flex::block::decompress_into(compressed, &mut body) {
+                    Ok(written) if written == len => Ok(Body::Decompressed(body)),
+                    Ok(written) => Err(format!(
+                        "the block decompresses to {written} bytes, not {len}"
+                    )),
+                    Err(e) => Err(format!("the block does not decompress: {e}")),
+                }
+            }
+            Some(other) => Err(format!("unknown block encoding {other}")),
+            None => Err("the block is empty".to_owned()),
+        }
     }
 
     /// The sequence number of the block's last event.
@@ -434,7 +503,7 @@ impl<B: AsRef<[u8]>> BlockReader<B> {
 
     /// Parses the next event's place (and timestamp), without decoding it.
     fn parse(&mut self) -> Result<Parsed, String> {
-        let bytes = self.bytes.as_ref();
+        let bytes = self.body.bytes();
         let mut pos = self.pos;
         let cut = || "the block is cut short or malformed".to_owned();
         let delta = unzigzag(get_varint(bytes, &mut pos).ok_or_else(cut)?);
@@ -479,16 +548,16 @@ impl<B: AsRef<[u8]>> BlockReader<B> {
         let undecodable = |e: rmp_serde::decode::Error| format!("the payload does not decode: {e}");
         match parsed {
             Parsed::Event(start, end) => {
-                rmp_serde::from_slice(&self.bytes.as_ref()[start..end]).map_err(undecodable)
+                rmp_serde::from_slice(&self.body.bytes()[start..end]).map_err(undecodable)
             }
             Parsed::Request { form, rest } => {
-                let rest: RequestRest = rmp_serde::from_slice(&self.bytes.as_ref()[rest.0..rest.1])
+                let rest: RequestRest = rmp_serde::from_slice(&self.body.bytes()[rest.0..rest.1])
                     .map_err(undecodable)?;
                 let form = match &self.forms[form] {
                     FormSlot::Decoded(decoded) => Arc::clone(decoded),
                     &FormSlot::Raw(start, end) => {
                         let decoded: Arc<Form> = Arc::new(
-                            rmp_serde::from_slice(&self.bytes.as_ref()[start..end])
+                            rmp_serde::from_slice(&self.body.bytes()[start..end])
                                 .map_err(|e| format!("the request's form does not decode: {e}"))?,
                         );
                         self.forms[form] = FormSlot::Decoded(Arc::clone(&decoded));

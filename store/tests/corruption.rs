@@ -163,16 +163,16 @@ fn a_damaged_block_is_named_for_each_event_it_held_and_the_next_block_reads() {
     let path = dir.path().join("db");
     let blocks = {
         let log = SledLog::open(&path).unwrap();
-        let script: Vec<Event> = (1..=200).map(scripted_event).collect();
-        log.append("s", 0, &script[..150]).unwrap();
-        log.append("s", 150, &script[150..]).unwrap();
-        log.fork("s", 120, "fork").unwrap();
+        let script: Vec<Event> = (1..=1000).map(scripted_event).collect();
+        log.append("s", 0, &script[..750]).unwrap();
+        log.append("s", 750, &script[750..]).unwrap();
+        log.fork("s", 600, "fork").unwrap();
         drop(log);
         let db = sled::open(&path).unwrap();
         let events = db.open_tree("events").unwrap();
         let blocks = block_keys(&events, "s");
         assert!(blocks.len() >= 5, "{blocks:?}");
-        assert!(blocks.contains(&151), "{blocks:?}");
+        assert!(blocks.contains(&751), "{blocks:?}");
         // Flip a bit in the second block, and tear the fourth.
         let mut flipped = events.get(key("s", blocks[1])).unwrap().unwrap().to_vec();
         let middle = flipped.len() / 2;
@@ -208,7 +208,7 @@ fn a_damaged_block_is_named_for_each_event_it_held_and_the_next_block_reads() {
     );
     // Every other event reads back exactly (checked in `corrupt_seqs`).
     let readable = log.read("s", 1).unwrap().flatten().count();
-    assert_eq!(readable + damaged.len(), 200);
+    assert_eq!(readable + damaged.len(), 1000);
     // A read from the middle of a damaged block names only the events asked for.
     let middle = blocks[1] + 2;
     let errors: Vec<u64> = log
@@ -223,7 +223,7 @@ fn a_damaged_block_is_named_for_each_event_it_held_and_the_next_block_reads() {
     assert_eq!(errors, (middle..blocks[2]).collect::<Vec<_>>());
     // The fork reads its parent's events through the damage too.
     let fork_errors = log.read("fork", 1).unwrap().filter(Result::is_err).count();
-    let in_fork = expected.iter().filter(|&&seq| seq <= 120).count();
+    let in_fork = expected.iter().filter(|&&seq| seq <= 600).count();
     assert_eq!(fork_errors, in_fork);
     // A replay stops at the first damaged event, naming it.
     match askuser_store::replay::load(&log, "s") {
