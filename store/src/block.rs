@@ -482,7 +482,6 @@ impl<B: AsRef<[u8]>> BlockReader<B> {
         if let Some(detail) = &self.broken {
             return Some((seq, Err(detail.clone())));
         }
-        let at = self.at;
         let event = match self.parse() {
             Ok(parsed) => self.decode(parsed),
             Err(detail) => {
@@ -490,6 +489,7 @@ impl<B: AsRef<[u8]>> BlockReader<B> {
                 Err(detail)
             }
         };
+        let at = self.at;
         Some((
             seq,
             event.map(|event| Recorded {

@@ -58,7 +58,7 @@ const STRIPES: usize = 64;
 #[derive(Debug)]
 pub struct SledLog {
     db: Db,
-    events: Tree,
+    pub(crate) events: Tree,
     streams: Tree,
     snapshots: Tree,
     clock: Arc<dyn Clock>,
