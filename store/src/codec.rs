@@ -17,7 +17,7 @@
 //! Stream records and snapshots hold `MessagePack` with named fields. Events: in
 //! formats 1 and 2, one event per value (`{at, event}`, `MessagePack`); in format 3,
 //! the events of one append together, a few kilobytes per value (a block, see
-//! [`crate::block`]), under the key of the block's first event. Every format is
+//! `block.rs`), under the key of the block's first event. Every format is
 //! read; format 3 is written.
 
 use askuser_core::{Event, State};

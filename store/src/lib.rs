@@ -153,11 +153,15 @@
 //!
 //! ## Records on disk
 //!
-//! Values are `MessagePack` with named fields (`rmp_serde`'s named encoding), inside an
-//! envelope `[format version: u8][crc32: u32 BE][payload]`; the CRC-32 covers the
-//! record's key, the version and the payload. A torn, flipped or misplaced record is
-//! reported as [`StoreError::Corrupt`] naming its stream and sequence number, never a
-//! panic and never a silently different event, and the rest of the log stays
+//! Every value is inside an envelope `[format version: u8][crc32: u32 BE][payload]`;
+//! the CRC-32 covers the record's key, the version and the payload. Events are
+//! stored in blocks (format 3): the events of one append together, up to 16 KiB
+//! (256 events) per sled value, keyed by the block's first sequence number,
+//! `MessagePack` with named fields, a form stored once per block, LZ4-compressed.
+//! Logs of formats 1 and 2 (one value per event) are still read. A torn, flipped or
+//! misplaced value is reported as [`StoreError::Corrupt`] for each event it held,
+//! naming the stream, the sequence number and the range of the damaged block, never
+//! a panic and never a silently different event, and the rest of the log stays
 //! readable. A snapshot also carries the state format ([`STATE_FORMAT`]); one of
 //! another format is skipped and the replay starts from an older one or the start.
 //!

@@ -39,11 +39,12 @@ const STRIPES: usize = 64;
 /// A durable [`Log`] in a sled database directory.
 ///
 /// The layout: an `events` tree keyed by stream name ++ `0x00` ++ sequence number
-/// (big-endian `u64`, so a prefix scan is in order); a `streams` tree keyed by name
-/// (head, parent stream and fork point, creation time, compaction floor); a
-/// `snapshots` tree keyed like `events`. Every value is `MessagePack` with named fields
-/// inside an envelope with a format version and a CRC-32 of the key and payload (see
-/// the crate docs).
+/// (big-endian `u64`, so a prefix scan is in order) holding blocks of events, each
+/// under the key of its first event (see the crate docs; older logs hold one
+/// event per key, and both are read); a `streams` tree keyed by name (head, parent
+/// stream and fork point, creation time, compaction floor); a `snapshots` tree
+/// keyed like `events`. Every value is inside an envelope with a format version and
+/// a CRC-32 of the key and payload (see the crate docs).
 ///
 /// An append takes its stream's lock, checks the head, writes the events as one
 /// atomic sled batch under sequence numbers past the head, and commits by a
