@@ -576,5 +576,21 @@ impl<B: AsRef<[u8]>> BlockReader<B> {
     }
 }
 
+/// The events of a block from `from` on, as blocks of their own; `None` if one of
+/// them cannot be read.
+pub(crate) fn rewrite_tail(
+    stream: &str,
+    reader: &mut BlockReader<impl AsRef<[u8]>>,
+    from: Seq,
+) -> Option<Vec<(Vec<u8>, Vec<u8>)>> {
+    reader.skip_to(from);
+    let mut writer = BlockWriter::new(stream, from);
+    while let Some((_, event)) = reader.next_event() {
+        let recorded = event.ok()?;
+        writer.push(recorded.at, &recorded.event).ok()?;
+    }
+    Some(writer.finish())
+}
+
 #[cfg(test)]
 mod tests;

@@ -8,7 +8,7 @@ use askuser_core::{Event, State, ToolCall};
 use sled::{Db, IVec, Tree};
 
 use crate::backend::{Backend, RecordIter};
-use crate::block::{BlockReader, BlockWriter, encode_append};
+use crate::block::{BlockReader, encode_append, rewrite_tail};
 use crate::codec::{
     STATE_FORMAT, SnapshotHead, SnapshotRecord, SnapshotRef, StreamRecord, check_name,
     is_single_record, key_seq, open_record, prefix, seal, seq_key,
@@ -359,22 +359,6 @@ impl SledLog {
             })
             .collect()
     }
-}
-
-/// The events of a block from `from` on, as blocks of their own; `None` if one of
-/// them cannot be read.
-fn rewrite_tail(
-    stream: &str,
-    reader: &mut BlockReader<IVec>,
-    from: Seq,
-) -> Option<Vec<(Vec<u8>, Vec<u8>)>> {
-    reader.skip_to(from);
-    let mut writer = BlockWriter::new(stream, from);
-    while let Some((_, event)) = reader.next_event() {
-        let recorded = event.ok()?;
-        writer.push(recorded.at, &recorded.event).ok()?;
-    }
-    Some(writer.finish())
 }
 
 fn info(name: &str, record: StreamRecord) -> StreamInfo {
