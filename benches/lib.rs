@@ -10,7 +10,6 @@ use askuser_core::Event;
 use askuser_store::replay::ReplayOptions;
 use askuser_store::testing::scripted_events;
 use askuser_store::{Durability, Log, SledLog, StoreError};
-use serde::Deserialize;
 
 /// The stream the benchmark database holds.
 pub const STREAM: &str = "bench";
@@ -123,18 +122,10 @@ fn open(path: &Path) -> Result<SledLog, StoreError> {
     SledLog::from_config(&sled_config(path))
 }
 
-/// An event record as the store writes it (after the 5-byte envelope header).
-#[derive(Deserialize)]
-pub struct RawRecord {
-    /// Milliseconds since the epoch.
-    pub at: u64,
-    /// The event.
-    pub event: Event,
-}
-
-/// The baseline: a raw sled prefix scan of the same records plus their `MessagePack`
-/// decode, with no checksum, no gap check and no reducer, from a fresh open.
-/// Returns how many records were decoded.
+/// The baseline: a raw sled prefix scan of the same values, each decoded by the
+/// store's own decoder (`askuser_store::decode_event_value`: the checksum and the
+/// events of each block), single-threaded, with no gap check and no reducer, from
+/// a fresh open. Returns how many events were decoded.
 ///
 /// # Errors
 ///
@@ -142,17 +133,38 @@ pub struct RawRecord {
 ///
 /// # Panics
 ///
-/// If a record does not decode.
+/// If an event does not decode.
 pub fn raw_scan_from_cold_open(path: &Path) -> Result<u64, StoreError> {
     let db = sled_config(path).open()?;
     let events = db.open_tree("events")?;
     let mut prefix = STREAM.as_bytes().to_vec();
     prefix.push(0);
     let mut count = 0;
-    for entry in events.scan_prefix(prefix) {
-        let (_, value) = entry?;
-        let record: RawRecord = rmp_serde::from_slice(&value[5..]).expect("a record");
-        std::hint::black_box(&record);
+    for entry in events.scan_prefix(&prefix) {
+        let (key, value) = entry?;
+        let first = u64::from_be_bytes(key[prefix.len()..].try_into().expect("a key"));
+        for event in askuser_store::decode_event_value(STREAM, first, &value) {
+            std::hint::black_box(&event.expect("an event"));
+            count += 1;
+        }
+    }
+    Ok(count)
+}
+
+/// sled alone: a prefix scan of the same values from a fresh open, nothing decoded.
+/// Returns how many values (blocks) were read.
+///
+/// # Errors
+///
+/// If the database cannot be read.
+pub fn sled_scan_from_cold_open(path: &Path) -> Result<u64, StoreError> {
+    let db = sled_config(path).open()?;
+    let events = db.open_tree("events")?;
+    let mut prefix = STREAM.as_bytes().to_vec();
+    prefix.push(0);
+    let mut count = 0;
+    for entry in events.scan_prefix(&prefix) {
+        std::hint::black_box(&entry?);
         count += 1;
     }
     Ok(count)

@@ -3,7 +3,7 @@
 //! is the replay's:
 //!
 //! ```sh
-//! cargo run --release -p askuser-benches --example replay_memory -- [replay|raw|load]
+//! cargo run --release -p askuser-benches --example replay_memory -- [replay|raw|sled|load]
 //! ```
 //!
 //! A first run builds the database if it is missing (see `askuser_benches::replay_db`)
@@ -13,7 +13,7 @@ use std::time::Instant;
 
 use askuser_benches::{
     load_from_cold_open, peak_rss_kib, raw_scan_from_cold_open, replay_db, replay_db_path,
-    replay_from_cold_open,
+    replay_from_cold_open, sled_scan_from_cold_open,
 };
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -33,8 +33,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let count = match mode.as_str() {
         "replay" => replay_from_cold_open(&path)?,
         "raw" => raw_scan_from_cold_open(&path)?,
+        "sled" => sled_scan_from_cold_open(&path)?,
         "load" => load_from_cold_open(&path)?,
-        other => return Err(format!("unknown mode {other}: replay, raw or load").into()),
+        other => return Err(format!("unknown mode {other}: replay, raw, sled or load").into()),
     };
     let elapsed = started.elapsed();
     let peak = peak_rss_kib().unwrap_or(0);

@@ -7,12 +7,18 @@
 //! Every value is an envelope:
 //!
 //! ```text
-//! [format version: u8][crc32: u32, big-endian][payload: MessagePack, named fields]
+//! [format version: u8][crc32: u32, big-endian][payload]
 //! ```
 //!
 //! The checksum covers the record's key, the version byte and the payload, so a
 //! flipped bit, a torn write or a record under the wrong key is detected and reported
 //! as [`StoreError::Corrupt`] naming the stream and sequence number.
+//!
+//! Stream records and snapshots hold `MessagePack` with named fields. Events: in
+//! formats 1 and 2, one event per value (`{at, event}`, `MessagePack`); in format 3,
+//! the events of one append together, a few kilobytes per value (a block, see
+//! `block.rs`), under the key of the block's first event. Every format is
+//! read; format 3 is written.
 
 use askuser_core::{Event, State};
 use serde::{Deserialize, Serialize};
@@ -20,13 +26,19 @@ use serde::{Deserialize, Serialize};
 use crate::error::{RecordKind, Result, StoreError};
 use crate::types::{ForkPoint, Recorded, Seq, Snapshot, Timestamp};
 
-/// The envelope's current format version. Version 2 records events with their
-/// verdicts (replay applies them alone); version 1, the first format, recorded
-/// inputs (replay decides them again). Both are read.
-pub(crate) const FORMAT_VERSION: u8 = 2;
+/// The envelope's current format version: what this build writes. Version 3 stores
+/// the events of an append together (blocks); version 2 stored one event per value,
+/// with its verdict (replay applies it alone); version 1, the first format,
+/// recorded inputs (replay decides them again). All three are read.
+pub(crate) const FORMAT_VERSION: u8 = 3;
 /// The first format version, still read.
 pub(crate) const FIRST_FORMAT_VERSION: u8 = 1;
-const HEADER: usize = 5;
+/// The first format whose events carry their verdicts.
+const DECIDED_SINCE: u8 = 2;
+/// The last format that stores one event per value.
+const LAST_SINGLE_RECORD: u8 = 2;
+/// The envelope's header: the version and the checksum.
+pub(crate) const HEADER: usize = 5;
 
 /// The longest stream name, in bytes.
 pub const MAX_STREAM_NAME: usize = 200;
@@ -69,7 +81,8 @@ pub(crate) fn key_seq(key: &[u8]) -> Option<Seq> {
     Some(Seq::from_be_bytes(tail))
 }
 
-fn checksum(key: &[u8], version: u8, payload: &[u8]) -> u32 {
+/// The checksum of a record: its key, its version and its payload.
+pub(crate) fn checksum(key: &[u8], version: u8, payload: &[u8]) -> u32 {
     let mut hasher = crc32fast::Hasher::new();
     hasher.update(key);
     hasher.update(&[version]);
@@ -98,6 +111,15 @@ pub(crate) fn open_versioned<T: for<'de> Deserialize<'de>>(
     key: &[u8],
     bytes: &[u8],
 ) -> Result<(T, u8), String> {
+    let version = check_envelope(key, bytes)?;
+    rmp_serde::from_slice(&bytes[HEADER..])
+        .map(|value| (value, version))
+        .map_err(|e| format!("the payload does not decode: {e}"))
+}
+
+/// Checks the envelope of the record under `key`: long enough, of a version this
+/// build reads, and its checksum right. Returns the version.
+pub(crate) fn check_envelope(key: &[u8], bytes: &[u8]) -> Result<u8, String> {
     if bytes.len() < HEADER {
         return Err(format!(
             "the record is {} bytes long, shorter than its header (torn write?)",
@@ -118,9 +140,7 @@ pub(crate) fn open_versioned<T: for<'de> Deserialize<'de>>(
             "checksum mismatch (stored {stored:#010x}, computed {actual:#010x})"
         ));
     }
-    rmp_serde::from_slice(payload)
-        .map(|value| (value, version))
-        .map_err(|e| format!("the payload does not decode: {e}"))
+    Ok(version)
 }
 
 /// Like [`open`], reporting a problem as [`StoreError::Corrupt`].
@@ -139,35 +159,79 @@ pub(crate) fn open_record<T: for<'de> Deserialize<'de>>(
     })
 }
 
-/// Decodes the event record under `key` (event `seq` of `stream`).
+/// Whether a stored event value is a record of one event (formats 1 and 2) rather
+/// than a block (format 3, or a damaged value: the block reader names the problem).
+pub(crate) fn is_single_record(bytes: &[u8]) -> bool {
+    matches!(bytes.first(), Some(&version) if (FIRST_FORMAT_VERSION..=LAST_SINGLE_RECORD).contains(&version))
+}
+
+/// Decodes the single-event record (format 1 or 2) under `key`: event `seq` of
+/// `stream`.
 pub(crate) fn open_event(stream: &str, seq: Seq, key: &[u8], bytes: &[u8]) -> Result<Recorded> {
     open_versioned::<EventRecord>(key, bytes)
         .map(|(record, version)| Recorded {
             seq,
             at: record.at,
             event: record.event,
-            decided: version >= FORMAT_VERSION,
+            decided: version >= DECIDED_SINCE,
         })
-        .map_err(|detail| StoreError::Corrupt {
-            kind: RecordKind::Event,
-            stream: stream.to_owned(),
-            seq,
-            detail,
-        })
+        .map_err(|detail| corrupt_event(stream, seq, detail))
 }
 
-/// Decodes one stored event record: the bytes the `events` tree holds for event
-/// `seq` of `stream`. The log does this for every event it reads; it is public for
-/// tools that inspect a database and for fuzzing.
+/// A damaged event.
+pub(crate) fn corrupt_event(stream: &str, seq: Seq, detail: String) -> StoreError {
+    StoreError::Corrupt {
+        kind: RecordKind::Event,
+        stream: stream.to_owned(),
+        seq,
+        detail,
+    }
+}
+
+/// Decodes one stored event value: the bytes the `events` tree holds under the key
+/// of event `seq` of `stream` (a record of one event, or a block of events from
+/// `seq` on), giving each event or the problem with it. The log does this for
+/// every event it reads; it is public for tools that inspect a database and for
+/// fuzzing.
+///
+/// A value that cannot be opened at all (torn, of an unknown version, failing its
+/// checksum) is one error at `seq`.
+pub fn decode_event_value(stream: &str, seq: Seq, bytes: &[u8]) -> Vec<Result<Recorded>> {
+    let key = seq_key(stream, seq);
+    if is_single_record(bytes) {
+        return vec![open_event(stream, seq, &key, bytes)];
+    }
+    match crate::block::BlockReader::open(&key, seq, bytes) {
+        Ok(mut reader) => std::iter::from_fn(|| reader.next_event())
+            .map(|(seq, event)| event.map_err(|detail| corrupt_event(stream, seq, detail)))
+            .collect(),
+        Err(detail) => vec![Err(corrupt_event(stream, seq, detail))],
+    }
+}
+
+/// Decodes a stored value holding the one event `seq` of `stream` (as
+/// [`encode_event_record`] writes it, or a record of an older format).
 ///
 /// # Errors
-/// [`StoreError::Corrupt`] naming the stream and sequence when the envelope is torn,
-/// of an unknown version, fails its checksum, or does not decode. Never a panic.
+/// [`StoreError::Corrupt`] naming the stream and sequence when the value is torn, of
+/// an unknown version, fails its checksum, does not decode, or holds other than one
+/// event. Never a panic.
 pub fn decode_event_record(stream: &str, seq: Seq, bytes: &[u8]) -> Result<Recorded> {
-    open_event(stream, seq, &seq_key(stream, seq), bytes)
+    let mut events = decode_event_value(stream, seq, bytes);
+    if events.len() != 1 {
+        return Err(corrupt_event(
+            stream,
+            seq,
+            format!("the value holds {} events, not one", events.len()),
+        ));
+    }
+    events
+        .pop()
+        .unwrap_or_else(|| Err(corrupt_event(stream, seq, String::new())))
 }
 
-/// Encodes an event as the record [`decode_event_record`] reads back.
+/// Encodes an event as today's format stores an append of that one event (a block
+/// of one), which [`decode_event_record`] reads back.
 ///
 /// # Errors
 /// [`StoreError::Encode`] if the event cannot be encoded.
@@ -177,14 +241,8 @@ pub fn encode_event_record(
     at: Timestamp,
     event: &Event,
 ) -> Result<Vec<u8>> {
-    seal(&seq_key(stream, seq), &EventRef { at, event })
-}
-
-/// An event as stored (borrowing, to encode).
-#[derive(Serialize)]
-pub(crate) struct EventRef<'a> {
-    pub at: Timestamp,
-    pub event: &'a Event,
+    let mut blocks = crate::block::encode_append(stream, seq, at, std::slice::from_ref(event))?;
+    Ok(blocks.pop().map(|(_, value)| value).unwrap_or_default())
 }
 
 /// An event as stored (owned, decoded).

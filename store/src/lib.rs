@@ -229,11 +229,16 @@
 //!
 //! ## Records on disk
 //!
-//! Values are `MessagePack` with named fields (`rmp_serde`'s named encoding), inside an
-//! envelope `[format version: u8][crc32: u32 BE][payload]`; the CRC-32 covers the
-//! record's key, the version and the payload. A torn, flipped or misplaced record is
-//! reported as [`StoreError::Corrupt`] naming its stream and sequence number, never a
-//! panic and never a silently different event. What sled itself does with a damaged
+//! Every value is inside an envelope `[format version: u8][crc32: u32 BE][payload]`;
+//! the CRC-32 covers the record's key, the version and the payload. Events are
+//! stored in blocks (format 3): the events of one append together, up to 16 KiB
+//! (256 events) per sled value, keyed by the block's first sequence number,
+//! `MessagePack` with named fields, a form stored once per block, LZ4-compressed.
+//! Logs of formats 1 and 2 (one value per event) are still read. A torn, flipped or
+//! misplaced value is reported as [`StoreError::Corrupt`] for each event it held,
+//! naming the stream, the sequence number and the range of the damaged block, never
+//! a panic and never a silently different event, and the rest of the log stays
+//! readable. What sled itself does with a damaged
 //! file when it opens it, what stays readable, and how to read a damaged log without
 //! changing it ([`SledLog::open_read_only`]) or copy what is left of it into a new log
 //! ([`salvage()`]) is told in [`SledLog`]'s docs. A snapshot also carries the state format ([`STATE_FORMAT`]); one of
@@ -243,6 +248,7 @@
 //! child process and kills it (see `tests/crash.rs`).
 
 mod backend;
+mod block;
 mod codec;
 pub mod compact;
 mod error;
@@ -269,7 +275,7 @@ mod types;
 
 pub use codec::{MAX_STREAM_NAME, STATE_FORMAT};
 #[doc(hidden)]
-pub use codec::{decode_event_record, encode_event_record};
+pub use codec::{decode_event_record, decode_event_value, encode_event_record};
 pub use error::{RecordKind, Result, StoreError};
 pub use log::{Events, Log, WAIT_POLL};
 pub use memory::MemLog;

@@ -9,7 +9,9 @@ use std::path::Path;
 use sled::{IVec, Tree};
 
 use crate::backend::Backend;
-use crate::codec::{StreamRecord, key_seq, open_event, open_record, seal};
+use crate::codec::{
+    StreamRecord, decode_event_value, encode_event_record, key_seq, open_record, seal, seq_key,
+};
 use crate::error::{RecordKind, Result, StoreError};
 use crate::log::Log;
 use crate::sled_files::{DbIntent, DbPathState, Discarded, check_db_path};
@@ -114,6 +116,12 @@ impl fmt::Display for SalvageReport {
         }
         if self.is_complete() {
             writeln!(f, "Nothing was lost.")?;
+        } else if self.discarded.is_some() && self.lost_events() == 0 {
+            writeln!(
+                f,
+                "No event is known to be lost (any appended after the last stream record \
+                 found intact past the damage cannot be known)."
+            )?;
         } else if self.discarded.is_some() {
             writeln!(
                 f,
@@ -211,16 +219,19 @@ fn copy_from_tail(
     let mut copied = 0;
     let mut batch = sled::Batch::default();
     for (name, &tail_head) in &found.heads {
-        let (Some(Some(record)), Some(events)) = (records.get_mut(name), found.events.get(name))
+        let (Some(Some(record)), Some(values)) = (records.get_mut(name), found.events.get(name))
         else {
             continue;
         };
-        for seq in record.head + 1..=tail_head {
-            if let Some(bytes) = events.get(&seq) {
-                batch.insert(crate::codec::seq_key(name, seq), bytes.as_slice());
-                own.entry(name.clone()).or_default().insert(seq);
-                copied += 1;
+        for (&first, value) in values.range(record.head + 1..=tail_head) {
+            if value.last > tail_head {
+                continue; // An append the stream record found never committed.
             }
+            batch.insert(crate::codec::seq_key(name, first), value.bytes.as_slice());
+            own.entry(name.clone())
+                .or_default()
+                .extend(first..=value.last);
+            copied += value.last - first + 1;
         }
         record.head = record.head.max(tail_head);
     }
@@ -259,6 +270,7 @@ fn copy_events(
     let mut batch = sled::Batch::default();
     let mut pending = 0;
     let mut failed = None;
+    let mut failed_encode = None;
     scan_tolerant(&source.events, "events", unreadable, |key, bytes| {
         let (Some(split), Some(seq)) = (key.iter().position(|b| *b == 0), key_seq(&key)) else {
             return;
@@ -269,11 +281,25 @@ fn copy_events(
         {
             return; // An append that never committed.
         }
-        if open_event(&name, seq, &key, &bytes).is_err() {
-            return;
+        let events = decode_event_value(&name, seq, &bytes);
+        if events.iter().all(Result::is_ok) {
+            let seqs = events.iter().flatten().map(|recorded| recorded.seq);
+            own.entry(name).or_default().extend(seqs);
+            batch.insert(key, bytes);
+        } else {
+            // A block with a damaged event: its readable events each get a value
+            // of their own (a record of one event stays as it was).
+            for recorded in events.into_iter().flatten() {
+                match encode_event_record(&name, recorded.seq, recorded.at, &recorded.event) {
+                    Ok(value) => batch.insert(seq_key(&name, recorded.seq), value),
+                    Err(error) => {
+                        failed_encode.get_or_insert(error);
+                        continue;
+                    }
+                }
+                own.entry(name.clone()).or_default().insert(recorded.seq);
+            }
         }
-        own.entry(name).or_default().insert(seq);
-        batch.insert(key, bytes);
         pending += 1;
         if pending == 4096 {
             if let Err(error) = target.events.apply_batch(std::mem::take(&mut batch)) {
@@ -284,6 +310,9 @@ fn copy_events(
     });
     if let Some(error) = failed {
         return Err(error.into());
+    }
+    if let Some(error) = failed_encode {
+        return Err(error);
     }
     target.events.apply_batch(batch)?;
     Ok(own)

@@ -8,9 +8,10 @@ use askuser_core::{Event, State};
 use sled::{Db, IVec, Tree};
 
 use crate::backend::{Backend, RecordIter};
+use crate::block::{BlockReader, encode_append, rewrite_tail};
 use crate::codec::{
-    EventRef, STATE_FORMAT, SnapshotHead, SnapshotRecord, SnapshotRef, StreamRecord, check_name,
-    key_seq, open_record, prefix, seal, seq_key,
+    STATE_FORMAT, SnapshotHead, SnapshotRecord, SnapshotRef, StreamRecord, check_name,
+    is_single_record, key_seq, open_record, prefix, seal, seq_key,
 };
 use crate::error::{RecordKind, Result, StoreError, expect_head};
 use crate::log::Log;
@@ -38,11 +39,12 @@ const STRIPES: usize = 64;
 /// A durable [`Log`] in a sled database directory.
 ///
 /// The layout: an `events` tree keyed by stream name ++ `0x00` ++ sequence number
-/// (big-endian `u64`, so a prefix scan is in order); a `streams` tree keyed by name
-/// (head, parent stream and fork point, creation time, compaction floor); a
-/// `snapshots` tree keyed like `events`. Every value is `MessagePack` with named fields
-/// inside an envelope with a format version and a CRC-32 of the key and payload (see
-/// the crate docs).
+/// (big-endian `u64`, so a prefix scan is in order) holding blocks of events, each
+/// under the key of its first event (see the crate docs; older logs hold one
+/// event per key, and both are read); a `streams` tree keyed by name (head, parent
+/// stream and fork point, creation time, compaction floor); a `snapshots` tree
+/// keyed like `events`. Every value is inside an envelope with a format version and
+/// a CRC-32 of the key and payload (see the crate docs).
 ///
 /// An append takes its stream's lock, checks the head, writes the events as one
 /// atomic sled batch under sequence numbers past the head, and commits by a
@@ -304,6 +306,82 @@ impl SledLog {
             .is_ok())
     }
 
+    /// The batch that writes `events` past `expected` as blocks (see
+    /// [`crate::block`]), removing what an append that never committed (the process
+    /// died between its two writes) left past the head and the new blocks do not
+    /// replace.
+    fn append_batch(
+        &self,
+        stream: &str,
+        expected: Seq,
+        head: Seq,
+        at: crate::types::Timestamp,
+        events: &[Event],
+    ) -> Result<sled::Batch> {
+        let blocks = encode_append(stream, expected + 1, at, events)?;
+        let mut batch = sled::Batch::default();
+        for entry in self
+            .events
+            .range(seq_key(stream, expected + 1)..=seq_key(stream, head))
+        {
+            let (key, _) = entry?;
+            if !blocks.iter().any(|(new, _)| *new == *key) {
+                batch.remove(key);
+            }
+        }
+        for (key, value) in blocks {
+            batch.insert(key, value);
+        }
+        Ok(batch)
+    }
+
+    /// Removes `stream`'s stored events up to `seq` (its own start is `start`);
+    /// returns how many. A block that also holds later events is rewritten with those
+    /// alone; one that cannot be read is left in place (its later events are reported
+    /// damaged where they are read).
+    fn drop_events(&self, stream: &str, start: Seq, seq: Seq) -> Result<u64> {
+        let mut dropped = 0;
+        let mut batch = sled::Batch::default();
+        let mut pending = 0;
+        let from = seq_key(stream, start.min(seq + 1));
+        let first_value = self
+            .events
+            .range(prefix(stream)..=from.clone())
+            .next_back()
+            .transpose()?
+            .map_or(from, |(key, _)| key.to_vec());
+        for entry in self.events.range(first_value..=seq_key(stream, seq)) {
+            let (key, value) = entry?;
+            let Some(first) = key_seq(&key) else {
+                continue;
+            };
+            if is_single_record(&value) {
+                dropped += u64::from(first >= start);
+            } else {
+                let Ok(mut reader) = BlockReader::open(&key, first, value) else {
+                    continue;
+                };
+                if reader.last() > seq {
+                    let Some(tail) = rewrite_tail(stream, &mut reader, seq + 1) else {
+                        continue;
+                    };
+                    for (key, value) in tail {
+                        batch.insert(key, value);
+                    }
+                }
+                dropped += (reader.last().min(seq) + 1).saturating_sub(first.max(start));
+            }
+            batch.remove(key);
+            pending += 1;
+            if pending == DROP_BATCH {
+                self.events.apply_batch(std::mem::take(&mut batch))?;
+                pending = 0;
+            }
+        }
+        self.events.apply_batch(batch)?;
+        Ok(dropped)
+    }
+
     fn lock_structure(&self) -> MutexGuard<'_, ()> {
         self.structure
             .lock()
@@ -464,23 +542,7 @@ impl Backend for SledLog {
             }
             start
         };
-        let mut dropped = 0;
-        let mut batch = sled::Batch::default();
-        let mut pending = 0;
-        for entry in self
-            .events
-            .range(seq_key(stream, start.min(seq + 1))..=seq_key(stream, seq))
-        {
-            let (key, _) = entry?;
-            batch.remove(key);
-            pending += 1;
-            dropped += 1;
-            if pending == DROP_BATCH {
-                self.events.apply_batch(std::mem::take(&mut batch))?;
-                pending = 0;
-            }
-        }
-        self.events.apply_batch(batch)?;
+        let dropped = self.drop_events(stream, start, seq)?;
         let mut batch = sled::Batch::default();
         for entry in self
             .snapshots
@@ -516,14 +578,8 @@ impl Log for SledLog {
         if events.is_empty() {
             return Ok(actual);
         }
-        let mut batch = sled::Batch::default();
-        let mut head = expected;
-        for event in events {
-            head += 1;
-            let key = seq_key(stream, head);
-            let value = seal(&key, &EventRef { at, event })?;
-            batch.insert(key, value);
-        }
+        let head = expected + events.len() as u64;
+        let batch = self.append_batch(stream, expected, head, at, events)?;
         let (mut record, old) = match current {
             Some((record, bytes)) => (record, Some(bytes)),
             None => (

@@ -5,25 +5,42 @@
 //! in the raw bytes and proved genuine without sled: [`find`] looks for the values
 //! of event and stream records past the damage and checks each against the keys it
 //! could have been stored under.
+//!
+//! sled writes every value as its length (sled's own varint) followed by its bytes.
+//! A stream record, or a record of one event (formats 1 and 2), is a `MessagePack`
+//! map, whose length can be read from the record itself; a block (format 3) is found by its version and
+//! codec bytes, and its length is read from sled's varint just before it.
 
 use std::collections::BTreeMap;
 
-use crate::codec::{StreamRecord, open_event, open_record, seq_key};
+use crate::block::BLOCK_VERSION;
+use crate::codec::{HEADER, StreamRecord, decode_event_value, open_record, seq_key};
 use crate::error::RecordKind;
 use crate::types::Seq;
 
-/// The record format versions this build reads (the envelope's first byte).
-const VERSIONS: std::ops::RangeInclusive<u8> = 1..=2;
-/// The envelope: version, then a big-endian CRC-32.
-const HEADER: usize = 5;
+/// The versions of a record holding one `MessagePack` map (the envelope's first
+/// byte): an event of formats 1 and 2, a stream record of any format.
+const MAP_VERSIONS: std::ops::RangeInclusive<u8> = 1..=BLOCK_VERSION;
 /// How far past a stream's recovered head the search looks for its events.
 const SEARCH: Seq = 1 << 16;
+/// The longest block value believed (a block's body is at most a few times
+/// [`crate::block::BLOCK_TARGET`] before compression).
+const MAX_BLOCK_VALUE: u64 = 1 << 20;
+
+/// A value found intact past the damage: the events it holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct FoundValue {
+    /// The sequence number of its last event (its first is its key).
+    pub last: Seq,
+    /// The value's stored bytes.
+    pub bytes: Vec<u8>,
+}
 
 /// What [`find`] found.
 #[derive(Debug, Default)]
 pub(crate) struct TailRecords {
-    /// Events, per stream: sequence number to the record's stored bytes.
-    pub events: BTreeMap<String, BTreeMap<Seq, Vec<u8>>>,
+    /// Event values, per stream, by the sequence number of their first event.
+    pub events: BTreeMap<String, BTreeMap<Seq, FoundValue>>,
     /// Per stream, the highest head a genuine stream record in the tail commits.
     pub heads: BTreeMap<String, Seq>,
 }
@@ -34,32 +51,52 @@ pub(crate) struct TailRecords {
 pub(crate) fn find(data: &[u8], from: usize, heads: &BTreeMap<String, Seq>) -> TailRecords {
     let mut found = TailRecords::default();
     for at in from..data.len().saturating_sub(HEADER + 1) {
-        if !VERSIONS.contains(&data[at]) || !(0x80..=0x8f).contains(&data[at + HEADER]) {
-            continue; // Not an envelope around a MessagePack map.
-        }
-        let Some(length) = value_length(&data[at + HEADER..]) else {
-            continue;
-        };
-        let value = &data[at..at + HEADER + length];
-        for (stream, &head) in heads {
-            let key = stream.as_bytes();
-            if let Ok(record) =
-                open_record::<StreamRecord>(RecordKind::Stream, stream, 0, key, value)
-            {
-                let best = found.heads.entry(stream.clone()).or_insert(0);
-                *best = (*best).max(record.head);
+        let version = data[at];
+        if MAP_VERSIONS.contains(&version) && (0x80..=0x8f).contains(&data[at + HEADER]) {
+            // An envelope around a MessagePack map: a stream record, or one event.
+            let Some(length) = value_length(&data[at + HEADER..]) else {
                 continue;
+            };
+            let value = &data[at..at + HEADER + length];
+            for (stream, &head) in heads {
+                let key = stream.as_bytes();
+                if let Ok(record) =
+                    open_record::<StreamRecord>(RecordKind::Stream, stream, 0, key, value)
+                {
+                    let best = found.heads.entry(stream.clone()).or_insert(0);
+                    *best = (*best).max(record.head);
+                    continue;
+                }
+                found.add_event_value(data, at, stream, head, value);
             }
-            if let Some(seq) = event_seq(data, at, stream, head, value) {
-                found
-                    .events
-                    .entry(stream.clone())
-                    .or_default()
-                    .insert(seq, value.to_vec());
+        }
+        if version == BLOCK_VERSION && data[at + HEADER] <= 1 {
+            for value in block_candidates(data, at) {
+                for (stream, &head) in heads {
+                    found.add_event_value(data, at, stream, head, value);
+                }
             }
         }
     }
     found
+}
+
+impl TailRecords {
+    /// Keeps `value` (at `at` in `data`) if it is an intact event value of `stream`
+    /// past its recovered `head`.
+    fn add_event_value(&mut self, data: &[u8], at: usize, stream: &str, head: Seq, value: &[u8]) {
+        let Some((first, last)) = event_seq(data, at, stream, head, value) else {
+            return;
+        };
+        let found = FoundValue {
+            last,
+            bytes: value.to_vec(),
+        };
+        self.events
+            .entry(stream.to_owned())
+            .or_default()
+            .insert(first, found);
+    }
 }
 
 /// How many bytes the `MessagePack` value at the start of `bytes` takes.
@@ -70,25 +107,86 @@ fn value_length(bytes: &[u8]) -> Option<usize> {
     usize::try_from(cursor.position()).ok()
 }
 
-/// The sequence number under which `value` (at `at` in `data`) is an event of
-/// `stream`, if any. sled stores a fragment as its key (without the prefix it shares
-/// with its page), the value's length, then the value: the byte just before the
-/// length is the key's last byte, the low byte of the sequence number. Each number
-/// past the head with that low byte is tried (a consolidated page keeps its keys
-/// elsewhere: its records are found only when the byte happens to match).
-fn event_seq(data: &[u8], at: usize, stream: &str, head: Seq, value: &[u8]) -> Option<Seq> {
-    let length_size = match value.len() {
+/// The values a block starting at `at` could be: for each way the bytes before it
+/// read as sled's length varint (of 1 to 5 bytes), the value of that length.
+fn block_candidates(data: &[u8], at: usize) -> impl Iterator<Item = &[u8]> {
+    (1..=5).filter_map(move |size| {
+        let start = at.checked_sub(size)?;
+        let (length, used) = sled_varint(&data[start..at])?;
+        if used != size || length > MAX_BLOCK_VALUE {
+            return None;
+        }
+        let end = at.checked_add(usize::try_from(length).ok()?)?;
+        (length > (HEADER + 1) as u64 && end <= data.len()).then(|| &data[at..end])
+    })
+}
+
+/// Reads sled's varint (its `u64` serialization) at the start of `bytes`: the value
+/// and how many bytes it took.
+fn sled_varint(bytes: &[u8]) -> Option<(u64, usize)> {
+    let first = *bytes.first()?;
+    match first {
+        0..=240 => Some((u64::from(first), 1)),
+        241..=248 => {
+            let low = u64::from(*bytes.get(1)?);
+            Some((240 + 256 * (u64::from(first) - 241) + low, 2))
+        }
+        249 => {
+            let high = u64::from(*bytes.get(1)?);
+            let low = u64::from(*bytes.get(2)?);
+            Some((2288 + 256 * high + low, 3))
+        }
+        _ => {
+            let size = usize::from(first) - 247;
+            let mut aligned = [0; 8];
+            aligned[..size].copy_from_slice(bytes.get(1..=size)?);
+            Some((u64::from_le_bytes(aligned), size + 1))
+        }
+    }
+}
+
+/// The size of sled's varint for `value`.
+fn sled_varint_size(value: u64) -> usize {
+    match value {
         0..=240 => 1,
         241..=2287 => 2,
         2288..=67_823 => 3,
-        _ => 4,
-    };
+        67_824..=0x00FF_FFFF => 4,
+        _ => 5,
+    }
+}
+
+/// The first and last sequence numbers of the events `value` (at `at` in `data`)
+/// holds as an event value of `stream`, if it is one, past `head`, and every event
+/// in it decodes. sled stores a fragment as its key (without the prefix it shares
+/// with its page), the value's length, then the value: the byte just before the
+/// length is the key's last byte, the low byte of the first sequence number. Each
+/// number past the head with that low byte is tried (a consolidated page keeps its
+/// keys elsewhere: its records are found only when the byte happens to match).
+fn event_seq(data: &[u8], at: usize, stream: &str, head: Seq, value: &[u8]) -> Option<(Seq, Seq)> {
+    let length_size = sled_varint_size(value.len() as u64);
     let low = Seq::from(data[at.checked_sub(length_size + 1)?]);
     let first = ((head + 1) & !0xff) | low;
+    // The checksum covers key, version and payload: the part after the key is
+    // hashed once, and combined with each candidate key's.
+    let stored = u32::from_be_bytes(value.get(1..HEADER)?.try_into().ok()?);
+    let mut rest = crc32fast::Hasher::new();
+    rest.update(&value[..1]);
+    rest.update(&value[HEADER..]);
     (0..SEARCH / 256)
         .map(|i| first + i * 256)
         .filter(|seq| *seq > head)
-        .find(|&seq| open_event(stream, seq, &seq_key(stream, seq), value).is_ok())
+        .find_map(|seq| {
+            let mut crc = crc32fast::Hasher::new();
+            crc.update(&seq_key(stream, seq));
+            crc.combine(&rest);
+            if crc.finalize() != stored {
+                return None;
+            }
+            let events = decode_event_value(stream, seq, value);
+            let all_read = !events.is_empty() && events.iter().all(Result::is_ok);
+            all_read.then(|| (seq, seq + events.len() as u64 - 1))
+        })
 }
 
 /// The events each stream of `log` is missing past the damage at `first_byte` of

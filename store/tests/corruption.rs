@@ -47,7 +47,11 @@ fn a_damaged_record_is_named_and_the_rest_of_the_log_stays_readable() {
     {
         let log = SledLog::open(&path).unwrap();
         let script: Vec<Event> = (1..=100).map(scripted_event).collect();
-        log.append("s", 0, &script).unwrap();
+        // One event per append, so that each event is a value of its own for the
+        // damage below (blocks of several events: the next test).
+        for (head, event) in (0..).zip(&script) {
+            log.append("s", head, std::slice::from_ref(event)).unwrap();
+        }
         log.append("other", 0, &script[..10]).unwrap();
         askuser_store::compact::snapshot_at(&log, "other", 8).unwrap();
         drop(log);
@@ -139,6 +143,93 @@ fn a_damaged_record_is_named_and_the_rest_of_the_log_stays_readable() {
         other => panic!("expected a snapshot corruption error, got {other:?}"),
     }
     assert_eq!(log.read("other", 1).unwrap().flatten().count(), 10);
+}
+
+/// The sequence numbers of the blocks of stream `s`, as stored (the first event of
+/// each).
+fn block_keys(events: &sled::Tree, stream: &str) -> Vec<u64> {
+    let mut prefix = stream.as_bytes().to_vec();
+    prefix.push(0);
+    events
+        .scan_prefix(prefix)
+        .keys()
+        .map(|key| u64::from_be_bytes(key.unwrap()[stream.len() + 1..].try_into().unwrap()))
+        .collect()
+}
+
+#[test]
+fn a_damaged_block_is_named_for_each_event_it_held_and_the_next_block_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("db");
+    let blocks = {
+        let log = SledLog::open(&path).unwrap();
+        let script: Vec<Event> = (1..=1000).map(scripted_event).collect();
+        log.append("s", 0, &script[..750]).unwrap();
+        log.append("s", 750, &script[750..]).unwrap();
+        log.fork("s", 600, "fork").unwrap();
+        drop(log);
+        let db = sled::open(&path).unwrap();
+        let events = db.open_tree("events").unwrap();
+        let blocks = block_keys(&events, "s");
+        assert!(blocks.len() >= 5, "{blocks:?}");
+        assert!(blocks.contains(&751), "{blocks:?}");
+        // Flip a bit in the second block, and tear the fourth.
+        let mut flipped = events.get(key("s", blocks[1])).unwrap().unwrap().to_vec();
+        let middle = flipped.len() / 2;
+        flipped[middle] ^= 0x08;
+        events.insert(key("s", blocks[1]), flipped).unwrap();
+        let torn = events.get(key("s", blocks[3])).unwrap().unwrap()[..40].to_vec();
+        events.insert(key("s", blocks[3]), torn).unwrap();
+        db.flush().unwrap();
+        blocks
+    };
+    let log = SledLog::open(&path).unwrap();
+    let damaged = corrupt_seqs(&log, "s");
+    let seqs: Vec<u64> = damaged.iter().map(|(seq, _)| *seq).collect();
+    let expected: Vec<u64> = (blocks[1]..blocks[2]).chain(blocks[3]..blocks[4]).collect();
+    assert_eq!(seqs, expected);
+    let (first, last) = (blocks[1], blocks[2] - 1);
+    let in_first = usize::try_from(blocks[2] - blocks[1]).unwrap();
+    for (_, detail) in &damaged[..in_first] {
+        assert!(
+            detail.starts_with(&format!(
+                "the value holding events {first} to {last} is damaged: checksum mismatch"
+            )),
+            "{detail}"
+        );
+    }
+    let (first, last) = (blocks[3], blocks[4] - 1);
+    let torn = &damaged.last().unwrap().1;
+    assert!(
+        torn.starts_with(&format!(
+            "the value holding events {first} to {last} is damaged: checksum mismatch"
+        )),
+        "{torn}"
+    );
+    // Every other event reads back exactly (checked in `corrupt_seqs`).
+    let readable = log.read("s", 1).unwrap().flatten().count();
+    assert_eq!(readable + damaged.len(), 1000);
+    // A read from the middle of a damaged block names only the events asked for.
+    let middle = blocks[1] + 2;
+    let errors: Vec<u64> = log
+        .read_range("s", middle, blocks[2])
+        .unwrap()
+        .filter_map(|r| match r {
+            Err(StoreError::Corrupt { seq, .. }) => Some(seq),
+            Ok(_) => None,
+            Err(other) => panic!("{other}"),
+        })
+        .collect();
+    assert_eq!(errors, (middle..blocks[2]).collect::<Vec<_>>());
+    // The fork reads its parent's events through the damage too.
+    let fork_errors = log.read("fork", 1).unwrap().filter(Result::is_err).count();
+    let in_fork = expected.iter().filter(|&&seq| seq <= 600).count();
+    assert_eq!(fork_errors, in_fork);
+    // A replay stops at the first damaged event, naming it.
+    match askuser_store::replay::load(&log, "s") {
+        Err(StoreError::Corrupt { seq, .. }) => assert_eq!(seq, blocks[1]),
+        other => panic!("expected a corruption error, got {other:?}"),
+    }
 }
 
 #[test]

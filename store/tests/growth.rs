@@ -11,10 +11,22 @@ use serde_json::json;
 
 #[test]
 fn a_refused_answer_costs_the_log_what_the_answer_costs_not_the_form() {
-    // A 200 KB form: a boolean question first, then 48 with 4 KB of context each.
-    let context = "background ".repeat(360);
+    // A 200 KB form: a boolean question first, then 48 with 4 KB of context each
+    // (text that does not compress: the log compresses its records).
     let mut questions = vec![json!({"id": "ok", "text": "Proceed?", "answer_type": "boolean"})];
+    let mut seed = 0x2545_f491_4f6c_dd1d_u64;
     for n in 0..48 {
+        let context: String = (0..3960)
+            .map(|_| {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                char::from(
+                    b"abcdefghijklmnopqrstuvwxyz ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-"
+                        [usize::try_from(seed % 64).unwrap()],
+                )
+            })
+            .collect();
         questions.push(json!({
             "id": format!("q{n}"), "text": "Notes?", "answer_type": "text", "context": context
         }));

@@ -17,11 +17,17 @@ fn damaged_records_are_left_behind_and_named() {
     let from = dir.path().join("damaged");
     {
         let log = SledLog::open(&from).unwrap();
-        let script: Vec<_> = (1..=50).map(scripted_event).collect();
-        log.append("s", 0, &script).unwrap();
-        log.append("t", 0, &script[..10]).unwrap();
+        // One event per append: a value each (what `serve` writes).
+        for seq in 1..=50 {
+            log.append("s", seq - 1, &[scripted_event(seq)]).unwrap();
+            if seq <= 10 {
+                log.append("t", seq - 1, &[scripted_event(seq)]).unwrap();
+            }
+        }
         log.fork("s", 20, "f").unwrap();
-        log.append("f", 20, &script[20..25]).unwrap();
+        for seq in 21..=25 {
+            log.append("f", seq - 1, &[scripted_event(seq)]).unwrap();
+        }
         drop(log);
         let db = sled::open(&from).unwrap();
         let events = db.open_tree("events").unwrap();
@@ -120,9 +126,10 @@ fn a_flipped_byte_in_the_tail_is_stated_and_what_follows_it_salvaged() {
     assert_eq!(
         report.to_string(),
         format!(
-            "{notice}\n28 events found intact past the damage and copied.\n\
-             Stream \"s\": 59 events copied, head 60; lost events 32.\n\
-             1 event lost (and any that were never found past the damage).\n"
+            "{notice}\n29 events found intact past the damage and copied.\n\
+             Stream \"s\": 60 events copied, head 60; nothing lost.\n\
+             No event is known to be lost (any appended after the last stream record found \
+             intact past the damage cannot be known).\n"
         )
     );
     assert!(!report.is_complete());
@@ -130,5 +137,64 @@ fn a_flipped_byte_in_the_tail_is_stated_and_what_follows_it_salvaged() {
     for recorded in salvaged.read("s", 1).unwrap().flatten() {
         assert_eq!(recorded.event, scripted_event(recorded.seq));
     }
-    assert_eq!(salvaged.read("s", 1).unwrap().flatten().count(), 59);
+    assert_eq!(salvaged.read("s", 1).unwrap().flatten().count(), 60);
+}
+
+#[test]
+fn a_damaged_block_loses_its_events_and_no_others() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("db");
+    let config = sled::Config::new().path(&path).flush_every_ms(None);
+    let log = SledLog::from_config(&config).unwrap();
+    // Six appends of ten events: a block each.
+    for first in (1..=60).step_by(10) {
+        let events: Vec<_> = (first..first + 10).map(scripted_event).collect();
+        log.append("s", first - 1, &events).unwrap();
+    }
+    drop(log);
+    let blocks: Vec<Vec<u8>> = {
+        let db = sled::open(&path).unwrap();
+        let events = db.open_tree("events").unwrap();
+        assert_eq!(events.len(), 6, "one value per append");
+        [21, 41]
+            .iter()
+            .map(|&seq| events.get(key("s", seq)).unwrap().unwrap().to_vec())
+            .collect()
+    };
+    let data_file = path.join("db");
+    let mut data = std::fs::read(&data_file).unwrap();
+    for block in &blocks {
+        let at = data
+            .windows(block.len())
+            .position(|window| window == block.as_slice())
+            .expect("the block is in the data file as it is");
+        data[at + block.len() / 2] ^= 0x01;
+    }
+    std::fs::write(&data_file, &data).unwrap();
+    let to = dir.path().join("new");
+    let report = askuser_store::salvage(&path, &to).unwrap();
+    let discarded = report
+        .discarded
+        .clone()
+        .expect("sled stops at the first damage");
+    assert_eq!(
+        report.to_string(),
+        format!(
+            "{discarded}\n20 events found intact past the damage and copied.\n\
+             Stream \"s\": 40 events copied, head 60; lost events 21-30, 41-50.\n\
+             20 events lost (and any that were never found past the damage).\n"
+        )
+    );
+    let salvaged = SledLog::open(&to).unwrap();
+    let read: Vec<u64> = salvaged
+        .read("s", 1)
+        .unwrap()
+        .flatten()
+        .map(|recorded| {
+            assert_eq!(recorded.event, scripted_event(recorded.seq));
+            recorded.seq
+        })
+        .collect();
+    let expected: Vec<u64> = (1..=20).chain(31..=40).chain(51..=60).collect();
+    assert_eq!(read, expected);
 }
