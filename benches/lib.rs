@@ -42,6 +42,9 @@ pub fn replay_db() -> Result<PathBuf, StoreError> {
     if path.exists() {
         std::fs::remove_dir_all(&path)?;
     }
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
     let started = Instant::now();
     eprintln!("building the benchmark database at {} ...", path.display());
     let log = SledLog::open(&path)?.with_durability(Durability::Buffered);

@@ -9,7 +9,7 @@ use crate::codec::check_name;
 use crate::error::StoreError;
 use crate::log::Log;
 use crate::replay::{apply_recorded, load};
-use crate::types::Seq;
+use crate::types::{Durability, Seq};
 
 /// How many times [`Session::handle`] decides again after losing a race to another
 /// writer before it gives up with the conflict.
@@ -149,6 +149,22 @@ impl Session {
     /// [`SessionError::Refused`] when the engine refuses the input;
     /// [`SessionError::Store`] when the log fails (nothing was applied).
     pub fn handle(&mut self, input: &Event) -> Result<Handled, SessionError> {
+        self.handle_with(input, self.log.durability())
+    }
+
+    /// [`Session::handle`], appending with `durability` instead of the log's own. A
+    /// host that groups inputs appends them [`Durability::Buffered`], then calls
+    /// [`Log::flush`] once before it shows what any of them yielded (a group commit:
+    /// whatever was shown is still durable).
+    ///
+    /// # Errors
+    ///
+    /// As [`Session::handle`].
+    pub fn handle_with(
+        &mut self,
+        input: &Event,
+        durability: Durability,
+    ) -> Result<Handled, SessionError> {
         for _ in 0..RETRIES {
             let decision = match self.state.decide(input) {
                 Ok(decision) => decision,
@@ -162,10 +178,11 @@ impl Session {
                     continue;
                 }
             };
-            let appended = self.log.append(
+            let appended = self.log.append_with(
                 &self.stream,
                 self.head,
                 std::slice::from_ref(decision.event()),
+                durability,
             );
             match appended {
                 Ok(seq) => {

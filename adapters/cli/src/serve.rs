@@ -15,6 +15,8 @@ pub fn serve(args: &ServeArgs) -> Result<u8, CliError> {
     // another process records (`askuser answer`, another terminal) reaches the
     // host at once.
     let input = std::io::BufReader::new(std::io::stdin());
-    server.serve_watching(input, std::io::stdout().lock())?;
+    // The server flushes after each group of lines it writes.
+    let output = std::io::BufWriter::new(std::io::stdout().lock());
+    server.serve_watching(input, output)?;
     Ok(EXIT_RESULT)
 }

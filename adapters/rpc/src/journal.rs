@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use askuser_core::{Command, Event, InquiryId, Refusal, State, ToolCall};
 use askuser_llm::{Call, Dialect};
-use askuser_store::{Log, MemLog, Seq, Session, SessionError, StoreError};
+use askuser_store::{Durability, Log, MemLog, Seq, Session, SessionError, StoreError};
 use serde_json::Value;
 
 use crate::error::{Result, RpcError};
@@ -54,6 +54,8 @@ pub struct Journal {
     sessions: HashMap<String, Session>,
     /// Parsed calls by inquiry, so a result is not parsed again per line.
     calls: HashMap<InquiryId, Arc<Call>>,
+    /// Set by [`Journal::defer_flush`]: appends are buffered until [`Journal::flush`].
+    deferred: bool,
 }
 
 impl std::fmt::Debug for Journal {
@@ -71,6 +73,7 @@ impl Journal {
             log,
             sessions: HashMap::new(),
             calls: HashMap::new(),
+            deferred: false,
         }
     }
 
@@ -203,8 +206,33 @@ impl Journal {
         self.handle(stream, event, call.as_deref())
     }
 
+    /// Until the next [`Journal::flush`], records inputs without waiting for the log
+    /// to flush each (a group commit): the caller handles a group of inputs, calls
+    /// [`Journal::flush`], and only then shows the lines they yielded.
+    pub fn defer_flush(&mut self) {
+        self.deferred = true;
+    }
+
+    /// Flushes what was recorded since [`Journal::defer_flush`] (nothing to do
+    /// otherwise), and records with the log's own durability again.
+    ///
+    /// # Errors
+    /// When the log cannot be flushed: the inputs since `defer_flush` may not be
+    /// durable, and their lines must not be shown as recorded.
+    pub fn flush(&mut self) -> Result<()> {
+        if std::mem::take(&mut self.deferred) {
+            self.log.flush()?;
+        }
+        Ok(())
+    }
+
     fn handle(&mut self, stream: &str, event: &Event, call: Option<&Call>) -> Result<Step> {
-        let handled = match self.session(stream)?.handle(event) {
+        let durability = if self.deferred {
+            Durability::Buffered
+        } else {
+            self.log.durability()
+        };
+        let handled = match self.session(stream)?.handle_with(event, durability) {
             Ok(handled) => handled,
             Err(SessionError::Refused(refusal)) => return Ok(Step::Refused(refusal)),
             Err(SessionError::Store(error)) => return Err(error.into()),

@@ -22,7 +22,8 @@ pub const PROTOCOL_VERSION: u32 = 1;
 pub struct Server {
     journal: Journal,
     stream: String,
-    /// Which stream each inquiry of this session lives in.
+    /// Which stream each inquiry of this session lives in, for those outside the
+    /// server's own stream (an inquiry of its own stream is found in its state).
     routes: HashMap<String, String>,
     /// The streams whose open inquiries were routed already (each once: after that,
     /// every ask this server records is routed as it is recorded).
@@ -308,7 +309,7 @@ impl Server {
 
     fn ask(&mut self, ask: Ask) -> Vec<Value> {
         let inquiry = ask.inquiry.clone();
-        if self.routes.contains_key(&inquiry) {
+        if self.routes.contains_key(&inquiry) || self.was_requested(&inquiry) {
             return vec![inquiry_error(
                 &inquiry,
                 &format!(
@@ -370,7 +371,9 @@ impl Server {
             .journal
             .request(&stream, &call, &ask.arguments, request)
             .map_err(|e| not_recorded(&e));
-        if matches!(step, Ok(Step::Recorded { .. })) {
+        // An inquiry of the server's own stream needs no route (the stream's state
+        // knows it), so the routes do not grow with the asks of a long session.
+        if matches!(step, Ok(Step::Recorded { .. })) && stream != self.stream {
             self.routes.insert(inquiry.clone(), stream);
         }
         finish(&inquiry, step)
@@ -412,8 +415,15 @@ fn finish(inquiry: &str, step: Result<Step, String>) -> Vec<Value> {
 }
 
 pub(crate) fn write_line<W: Write>(output: &mut W, line: &Value) -> io::Result<()> {
-    serde_json::to_writer(&mut *output, line)?;
-    output.write_all(b"\n")?;
+    write_lines(output, std::slice::from_ref(line))
+}
+
+/// Writes `lines`, one JSON value a line, then flushes `output` once.
+pub(crate) fn write_lines<W: Write>(output: &mut W, lines: &[Value]) -> io::Result<()> {
+    for line in lines {
+        serde_json::to_writer(&mut *output, line)?;
+        output.write_all(b"\n")?;
+    }
     output.flush()
 }
 

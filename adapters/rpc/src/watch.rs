@@ -8,11 +8,21 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use crate::error::Result;
-use crate::server::{Line, Server, read_line, write_line};
+use crate::server::{Line, Server, read_line, write_line, write_lines};
 
 /// How long the watcher waits on the log at a time before it checks whether the
 /// server has stopped (it is woken at once by an append).
 const WATCH_SLICE: Duration = Duration::from_millis(250);
+
+/// At most this many inputs are recorded together before the log is flushed once
+/// and their lines are written (a group commit; only inputs already waiting are
+/// grouped, so a person typing one line at a time waits for nothing).
+const GROUP_MAX: usize = 256;
+
+/// How many wakes may wait for the server loop: the input thread reads no further
+/// ahead than this, so memory does not grow with a host that writes faster than
+/// the log records.
+const WAKES_QUEUED: usize = 2 * GROUP_MAX;
 
 /// What the server loop is woken by.
 enum Wake {
@@ -39,7 +49,7 @@ impl Server {
         R: BufRead + Send + 'static,
         W: Write,
     {
-        let (sender, wakes) = mpsc::channel();
+        let (sender, wakes) = mpsc::sync_channel(WAKES_QUEUED);
         spawn_reader(input, sender.clone())?;
         let stopped = Arc::new(AtomicBool::new(false));
         let watcher = self.spawn_watcher(sender, Arc::clone(&stopped))?;
@@ -59,23 +69,54 @@ impl Server {
             write_line(output, &line)?;
         }
         loop {
-            let lines = match wakes.recv() {
-                Err(_) | Ok(Wake::Input(Ok((Line::End, _)))) => return Ok(()),
-                Ok(Wake::Input(Err(error))) => return Err(error.into()),
-                Ok(Wake::Input(Ok((line, text)))) => self.answer_input(&line, &text),
-                Ok(Wake::Moved) => self.catch_up(),
+            let Ok(first) = wakes.recv() else {
+                return Ok(());
             };
-            for line in &lines {
-                write_line(output, line)?;
+            let mut group = vec![first];
+            while group.len() < GROUP_MAX
+                && let Ok(wake) = wakes.try_recv()
+            {
+                group.push(wake);
+            }
+            if self.serve_group(group, output)? {
+                return Ok(());
             }
         }
+    }
+
+    /// Answers a group of wakes: records their inputs (flushing the log once for the
+    /// group), then writes their lines. Returns whether the input ended.
+    fn serve_group<W: Write>(&mut self, group: Vec<Wake>, output: &mut W) -> Result<bool> {
+        if group.len() > 1 {
+            self.journal().defer_flush();
+        }
+        let mut lines = Vec::new();
+        let mut ended = Ok(false);
+        for wake in group {
+            match wake {
+                Wake::Input(Ok((Line::End, _))) => {
+                    ended = Ok(true);
+                    break;
+                }
+                Wake::Input(Err(error)) => {
+                    ended = Err(error.into());
+                    break;
+                }
+                Wake::Input(Ok((line, text))) => lines.extend(self.answer_input(&line, &text)),
+                Wake::Moved => lines.extend(self.catch_up()),
+            }
+        }
+        // Nothing recorded is shown before it is durable.
+        self.journal().flush()?;
+        write_lines(output, &lines)?;
+        ended
     }
 
     /// A thread waiting on the default stream, sending [`Wake::Moved`] each time its
     /// head moves, until `stopped`.
     fn spawn_watcher(
         &mut self,
-        sender: mpsc::Sender<Wake>,
+        sender: mpsc::SyncSender<Wake>,
         stopped: Arc<AtomicBool>,
     ) -> Result<std::thread::JoinHandle<()>> {
         let stream = self.stream().to_owned();
@@ -104,7 +145,7 @@ impl Server {
 /// A thread reading `input` line by line into `sender`, until it ends.
 fn spawn_reader<R: BufRead + Send + 'static>(
     mut input: R,
-    sender: mpsc::Sender<Wake>,
+    sender: mpsc::SyncSender<Wake>,
 ) -> io::Result<()> {
     std::thread::Builder::new()
         .name("askuser-serve-input".to_owned())

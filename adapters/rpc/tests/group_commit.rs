@@ -1,0 +1,72 @@
+//! `serve_watching` records the inputs a host has already written as a group (one
+//! flush for the group) and answers each exactly as if it came alone; an inquiry id
+//! stays used after its inquiry finished, however long the session.
+
+use std::io::Cursor;
+
+use askuser_rpc::{Journal, Server};
+use askuser_store::Log as _;
+use serde_json::{Value, json};
+
+fn ask(inquiry: &str) -> Value {
+    json!({"type": "ask", "inquiry": inquiry, "dialect": "jp",
+           "arguments": {"question": "Deploy now?", "answer_type": "boolean"}})
+}
+
+fn answer(inquiry: &str, value: &Value) -> Value {
+    json!({"type": "answer", "inquiry": inquiry, "question": "answer", "value": value})
+}
+
+/// 600 inputs: asks answered at once, an answer to a finished inquiry, an ask that
+/// reuses a finished inquiry's id, and a bad line, in a burst.
+fn burst() -> Vec<Value> {
+    let mut lines = Vec::new();
+    for i in 0..200 {
+        let id = format!("t{i}");
+        lines.push(ask(&id));
+        lines.push(answer(&id, &json!(i % 2 == 0)));
+        lines.push(match i % 3 {
+            0 => answer(&id, &json!(true)),
+            1 => ask(&id),
+            _ => json!({"type": "answer"}),
+        });
+    }
+    lines
+}
+
+fn text(lines: &[Value]) -> String {
+    lines.iter().map(|line| format!("{line}\n")).collect()
+}
+
+#[test]
+fn a_burst_is_answered_line_for_line_as_one_input_at_a_time_and_all_of_it_is_recorded() {
+    let inputs = burst();
+    let mut one_by_one = Server::new(Journal::memory(), "s").unwrap();
+    let mut expected = text(&one_by_one.greeting());
+    for line in &inputs {
+        expected += &text(&one_by_one.handle_line(&line.to_string()));
+    }
+
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("log.db");
+    let mut grouped = Server::new(Journal::open(&db).unwrap(), "s").unwrap();
+    let mut output = Vec::new();
+    grouped
+        .serve_watching(Cursor::new(text(&inputs).into_bytes()), &mut output)
+        .unwrap();
+    assert_eq!(String::from_utf8(output).unwrap(), expected);
+    // Every input recorded one by one is in the log, flushed before the server
+    // returned: the same events, in the same order.
+    let recorded = |server: &mut Server| -> Vec<String> {
+        let log = server.journal().log();
+        log.read("s", 1)
+            .unwrap()
+            .map(|recorded| format!("{:?}", recorded.unwrap().event))
+            .collect()
+    };
+    let expected_events = recorded(&mut one_by_one);
+    drop(grouped);
+    let mut reopened = Server::new(Journal::open(&db).unwrap(), "s").unwrap();
+    assert_eq!(recorded(&mut reopened), expected_events);
+    assert_eq!(expected_events.len(), 400);
+}
