@@ -5,7 +5,6 @@
 use std::io::Cursor;
 
 use askuser_rpc::{Journal, Server};
-use askuser_store::Log as _;
 use serde_json::{Value, json};
 
 fn ask(inquiry: &str) -> Value {
@@ -35,7 +34,12 @@ fn burst() -> Vec<Value> {
 }
 
 fn text(lines: &[Value]) -> String {
-    lines.iter().map(|line| format!("{line}\n")).collect()
+    let mut out = String::new();
+    for line in lines {
+        out.push_str(&line.to_string());
+        out.push('\n');
+    }
+    out
 }
 
 #[test]
