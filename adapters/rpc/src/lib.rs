@@ -8,7 +8,9 @@
 //!   `docs/protocol.md`.
 //! - [`Journal`]: the store's sessions ([`askuser_store::Session`]), one per stream:
 //!   every input is decided, appended (flushed) and applied **before** any line is
-//!   written, so whatever a host has seen is durable.
+//!   written, so whatever a host has seen is durable ([`Journal::defer_flush`]
+//!   lets a server record a group of waiting inputs and flush the log once, before
+//!   any of their lines is written).
 //! - [`replay()`]: re-derives every line of a recorded stream from its events alone
 //!   (and, for a log of the first format, compares them with the lines recorded
 //!   beside the events).
