@@ -548,7 +548,11 @@ impl<B: AsRef<[u8]>> BlockReader<B> {
         let undecodable = |e: rmp_serde::decode::Error| format!("the payload does not decode: {e}");
         match parsed {
             Parsed::Event(start, end) => {
-                rmp_serde::from_slice(&self.body.bytes()[start..end]).map_err(undecodable)
+                let bytes = &self.body.bytes()[start..end];
+                match fast::answered(bytes) {
+                    Some(event) => Ok(event),
+                    None => rmp_serde::from_slice(bytes).map_err(undecodable),
+                }
             }
             Parsed::Request { form, rest } => {
                 let rest: RequestRest = rmp_serde::from_slice(&self.body.bytes()[rest.0..rest.1])
@@ -592,5 +596,6 @@ pub(crate) fn rewrite_tail(
     Some(writer.finish())
 }
 
+mod fast;
 #[cfg(test)]
 mod tests;
