@@ -11,15 +11,15 @@ fuzz_target!(|data: &[u8]| {
     let Ok(arguments) = serde_json::from_slice::<serde_json::Value>(data) else {
         return;
     };
-    for name in ["jp", "jp-form", "claude", "pi"] {
-        let dialect = Dialect::from_name(name).expect("a known dialect");
+    for dialect in Dialect::ALL {
         match dialect.parse(&arguments) {
             Ok(call) => {
                 let mut state = State::new();
                 let commands = reduce(
                     &mut state,
                     &Event::Requested(call.request(InquiryId::new("f"))),
-                );
+                )
+                .expect("a call the dialect accepted is not refused");
                 assert!(
                     matches!(commands.as_slice(), [Command::Prompt(_)]),
                     "{commands:?}"
