@@ -1,0 +1,204 @@
+//! The inquiries a [`State`](crate::State) holds, by id: a map ordered by id (as a
+//! `BTreeMap` is, and serialized as one), built for the way events reach it.
+//!
+//! The entries live in a slab; an ordered index maps each id to its slot. Replaying
+//! a walk touches one inquiry several times in a row (its request, each answer, its
+//! end), so the slot used last is tried first: one comparison of ids instead of a
+//! search of the index. Searching the index compares ids as strings, which is what
+//! a replay spent most of its time on.
+
+use std::collections::BTreeMap;
+use std::collections::btree_map::Entry;
+use std::fmt;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::event::InquiryId;
+
+/// A map from inquiry ids to `V`, iterated in id order.
+#[derive(Clone)]
+pub(crate) struct Table<V> {
+    /// Each id's slot in `slots`.
+    index: BTreeMap<InquiryId, usize>,
+    /// The entries, with their ids; `None` for a free slot.
+    slots: Vec<Option<(InquiryId, V)>>,
+    /// The free slots, reused last-freed first.
+    free: Vec<usize>,
+    /// The slot looked up or filled last (it may since have been freed).
+    last: usize,
+}
+
+impl<V> Default for Table<V> {
+    fn default() -> Self {
+        Self {
+            index: BTreeMap::new(),
+            slots: Vec::new(),
+            free: Vec::new(),
+            last: 0,
+        }
+    }
+}
+
+impl<V> Table<V> {
+    /// The slot holding `id`: the last one used if it does, else the index's.
+    fn slot_of(&self, id: &InquiryId) -> Option<usize> {
+        match self.slots.get(self.last) {
+            Some(Some((held, _))) if held == id => Some(self.last),
+            _ => self.index.get(id).copied(),
+        }
+    }
+
+    /// Whether `id` has an entry.
+    pub(crate) fn contains_key(&self, id: &InquiryId) -> bool {
+        self.get(id).is_some()
+    }
+
+    /// The entry of `id`.
+    pub(crate) fn get(&self, id: &InquiryId) -> Option<&V> {
+        self.get_key_value(id).map(|(_, value)| value)
+    }
+
+    /// The entry of `id`, with the id as the table holds it.
+    pub(crate) fn get_key_value(&self, id: &InquiryId) -> Option<(&InquiryId, &V)> {
+        let (held, value) = self.slots.get(self.slot_of(id)?)?.as_ref()?;
+        Some((held, value))
+    }
+
+    /// The entry of `id`, to change.
+    pub(crate) fn get_mut(&mut self, id: &InquiryId) -> Option<&mut V> {
+        let slot = self.slot_of(id)?;
+        self.last = slot;
+        self.slots.get_mut(slot)?.as_mut().map(|(_, value)| value)
+    }
+
+    /// Sets the entry of `id`, as `BTreeMap::insert` does: an id already present
+    /// keeps its key and gets the new value.
+    pub(crate) fn insert(&mut self, id: InquiryId, value: V) {
+        let slot = match self.index.entry(id) {
+            Entry::Occupied(entry) => *entry.get(),
+            Entry::Vacant(entry) => {
+                let slot = self.free.pop().unwrap_or(self.slots.len());
+                if slot == self.slots.len() {
+                    self.slots.push(None);
+                }
+                self.slots[slot] = Some((entry.key().clone(), value));
+                entry.insert(slot);
+                self.last = slot;
+                return;
+            }
+        };
+        if let Some((_, held)) = &mut self.slots[slot] {
+            *held = value;
+        }
+        self.last = slot;
+    }
+
+    /// Sets the entry of an id that has none, in one search of the index; `false`
+    /// (and nothing changed) when the id has one. `make` builds the value only then.
+    pub(crate) fn insert_new(&mut self, id: &InquiryId, make: impl FnOnce() -> V) -> bool {
+        let Entry::Vacant(entry) = self.index.entry(id.clone()) else {
+            return false;
+        };
+        let slot = self.free.pop().unwrap_or(self.slots.len());
+        if slot == self.slots.len() {
+            self.slots.push(None);
+        }
+        entry.insert(slot);
+        self.slots[slot] = Some((id.clone(), make()));
+        self.last = slot;
+        true
+    }
+
+    /// Removes the entry of `id`.
+    pub(crate) fn remove(&mut self, id: &InquiryId) -> Option<V> {
+        let slot = self.index.remove(id)?;
+        self.free.push(slot);
+        self.slots.get_mut(slot)?.take().map(|(_, value)| value)
+    }
+
+    /// The entries, in id order.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (&InquiryId, &V)> {
+        self.index.iter().filter_map(|(id, &slot)| {
+            let (_, value) = self.slots.get(slot)?.as_ref()?;
+            Some((id, value))
+        })
+    }
+
+    /// How many entries the table holds.
+    pub(crate) fn len(&self) -> usize {
+        self.index.len()
+    }
+}
+
+impl<V: PartialEq> PartialEq for Table<V> {
+    /// Equal when they hold the same entries, wherever each is kept.
+    fn eq(&self, other: &Self) -> bool {
+        self.len() == other.len() && self.iter().eq(other.iter())
+    }
+}
+
+impl<V: fmt::Debug> fmt::Debug for Table<V> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_map().entries(self.iter()).finish()
+    }
+}
+
+impl<V: Serialize> Serialize for Table<V> {
+    /// As the `BTreeMap<InquiryId, V>` it stands for.
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_map(self.iter())
+    }
+}
+
+impl<'de, V: Deserialize<'de>> Deserialize<'de> for Table<V> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let entries = BTreeMap::<InquiryId, V>::deserialize(deserializer)?;
+        let mut table = Self::default();
+        for (id, value) in entries {
+            table.insert(id, value);
+        }
+        Ok(table)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn id(text: &str) -> InquiryId {
+        InquiryId::new(text)
+    }
+
+    #[test]
+    fn it_behaves_as_an_ordered_map_whatever_slots_are_reused() {
+        let mut table = Table::default();
+        let mut model = BTreeMap::new();
+        // A fixed mix of inserts, replacements and removals that reuses slots.
+        for step in 0..200_u32 {
+            let key = id(&format!("k{}", (step * 7) % 23));
+            match step % 5 {
+                0 | 1 | 3 => {
+                    table.insert(key.clone(), step);
+                    model.insert(key, step);
+                }
+                2 => {
+                    let inserted = table.insert_new(&key, || step);
+                    assert_eq!(inserted, !model.contains_key(&key));
+                    model.entry(key).or_insert(step);
+                }
+                _ => assert_eq!(table.remove(&key), model.remove(&key)),
+            }
+            assert_eq!(table.len(), model.len());
+            assert!(table.iter().eq(model.iter()));
+            for probe in 0..23 {
+                let probe = id(&format!("k{probe}"));
+                assert_eq!(table.get(&probe), model.get(&probe));
+                assert_eq!(table.get_mut(&probe).copied(), model.get(&probe).copied());
+            }
+        }
+        let json = serde_json::to_string(&table).unwrap();
+        assert_eq!(json, serde_json::to_string(&model).unwrap());
+        let back: Table<u32> = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, table);
+    }
+}
