@@ -119,10 +119,11 @@ impl Open {
             policy,
             origin,
             label,
-            answers: vec![None; count],
+            // Built from an iterator of known length (one allocation each, no clones).
+            answers: (0..count).map(|_| None).collect(),
             cursor: 0,
             awaiting: Target::User,
-            discarded: vec![None; count],
+            discarded: (0..count).map(|_| None).collect(),
             refused: 0,
         }
     }
