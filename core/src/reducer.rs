@@ -14,7 +14,7 @@ use crate::command::{Command, OutcomeStatus, Slot};
 use crate::decide::Decision;
 use crate::error::Refusal;
 use crate::event::{
-    AnsweredBy, CancelReason, Event, InquiryId, OnTimeout, Persistence, Policy, Request,
+    AnsweredBy, CancelReason, Event, InquiryId, OnTimeout, Origin, Persistence, Policy, Request,
 };
 use crate::form::Form;
 use crate::inquiry::Open;
@@ -58,6 +58,7 @@ pub struct State {
 struct Recent {
     form: Option<ValidForm>,
     label: Option<Arc<str>>,
+    origin: Option<Arc<Origin>>,
 }
 
 impl Recent {
@@ -69,6 +70,14 @@ impl Recent {
                 .form
                 .insert(ValidForm::decided(Arc::clone(form)))
                 .clone(),
+        }
+    }
+
+    /// A request's origin, shared with the last request's when it is the same.
+    fn origin(&mut self, origin: &Origin) -> Arc<Origin> {
+        match &self.origin {
+            Some(recent) if **recent == *origin => Arc::clone(recent),
+            _ => Arc::clone(self.origin.insert(Arc::new(origin.clone()))),
         }
     }
 
@@ -96,10 +105,13 @@ impl std::fmt::Debug for Recent {
 }
 
 /// One inquiry: open, or finished (kept so that late events get a clear refusal).
+/// Not boxed: the table's slots are reused, so an open inquiry costs no allocation
+/// of its own.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[allow(clippy::large_enum_variant)] // see above; a table holds ~1,000 of them
 pub(crate) enum Inquiry {
-    Open(Box<Open>),
+    Open(Open),
     Finished(Finished),
 }
 
@@ -256,7 +268,7 @@ impl State {
 
     /// The origin (tool, turn) of an open inquiry.
     pub fn origin(&self, inquiry: &InquiryId) -> Option<&crate::event::Origin> {
-        Some(&self.open(inquiry)?.origin)
+        Some(&*self.open(inquiry)?.origin)
     }
 
     /// The command an open inquiry is waiting on (its current prompt or assistant
@@ -305,13 +317,13 @@ impl State {
                     ..request.policy
                 },
                 self.recent.label(request.policy.label.as_deref()),
-                request.origin.clone(),
+                self.recent.origin(&request.origin),
                 request.call.clone().map(Arc::new),
             );
             finished = open.advance(inquiry, &self.remembered, out);
             match finished {
                 Some(how) => Inquiry::Finished(how),
-                None => Inquiry::Open(Box::new(open)),
+                None => Inquiry::Open(open),
             }
         });
         if new && finished.is_some() {
