@@ -20,6 +20,7 @@ use crate::form::Form;
 use crate::inquiry::Open;
 use crate::limits::MAX_REFUSED_ANSWERS;
 use crate::table::Table;
+use crate::text::same_text;
 use crate::valid_form::ValidForm;
 
 /// How many finished inquiries a [`State`] keeps a record of, the oldest forgotten
@@ -76,7 +77,7 @@ impl Recent {
     /// A request's origin, shared with the last request's when it is the same.
     fn origin(&mut self, origin: &Origin) -> Arc<Origin> {
         match &self.origin {
-            Some(recent) if **recent == *origin => Arc::clone(recent),
+            Some(recent) if same_origin(recent, origin) => Arc::clone(recent),
             _ => Arc::clone(self.origin.insert(Arc::new(origin.clone()))),
         }
     }
@@ -85,10 +86,15 @@ impl Recent {
     fn label(&mut self, label: Option<&str>) -> Option<Arc<str>> {
         let label = label?;
         match &self.label {
-            Some(recent) if **recent == *label => Some(Arc::clone(recent)),
+            Some(recent) if same_text(recent, label) => Some(Arc::clone(recent)),
             _ => Some(Arc::clone(self.label.insert(Arc::from(label)))),
         }
     }
+}
+
+/// `a == b`, without `memcmp` on empty texts (see [`same_text`]).
+fn same_origin(a: &Origin, b: &Origin) -> bool {
+    same_text(&a.tool, &b.tool) && same_text(&a.turn, &b.turn) && a.subagent == b.subagent
 }
 
 impl PartialEq for Recent {
@@ -305,7 +311,12 @@ impl State {
         let new = self.inquiries.insert_new(inquiry, || {
             self.used.insert(digest(inquiry.as_str()));
             let form = form.unwrap_or_else(|| self.recent.form(&request.form));
-            if self.turn.as_deref() != Some(request.origin.turn.as_str()) {
+            let turn = &request.origin.turn;
+            if !self
+                .turn
+                .as_deref()
+                .is_some_and(|current| same_text(current, turn))
+            {
                 self.remembered.clear();
                 self.turn = Some(request.origin.turn.clone());
             }
@@ -364,7 +375,7 @@ impl State {
         let Some(Inquiry::Open(open)) = self.inquiries.get_mut(id) else {
             return;
         };
-        if open.form.question(open.cursor).id != question {
+        if !same_text(&open.form.question(open.cursor).id, question) {
             return;
         }
         let Some(answer) = open.form.convert(open.cursor, value) else {

@@ -17,6 +17,7 @@ use std::fmt;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::event::InquiryId;
+use crate::text::same_text;
 
 /// A map from inquiry ids to `V`, iterated in id order.
 #[derive(Clone)]
@@ -46,7 +47,7 @@ impl<V> Table<V> {
     /// The slot holding `id`: the last one used if it does, else the index's.
     fn slot_of(&self, id: &InquiryId) -> Option<usize> {
         match self.slots.get(self.last) {
-            Some(Some((held, _))) if held == id => Some(self.last),
+            Some(Some((held, _))) if same_text(held.as_str(), id.as_str()) => Some(self.last),
             _ => self.index.get(&Key::new(id)).copied(),
         }
     }
@@ -140,19 +141,25 @@ impl<V> Table<V> {
 }
 
 /// An id in the index, ordered as the id: by its first 16 bytes (zero-padded) as a
-/// big-endian number, then as a string. Where two ids' first 16 bytes differ, the
+/// big-endian number, then by the rest. Where two ids' first 16 bytes differ, the
 /// first differing byte decides both comparisons (a padding zero stands for a
-/// shorter id, which a string comparison also puts first).
+/// shorter id, which a string comparison also puts first). Where they are the same
+/// and one id is at most 16 bytes long, it is a prefix of the other (followed by
+/// zero bytes), so the shorter comes first; only two longer ids compare their
+/// bytes past the 16th.
 #[derive(Clone)]
 struct Key {
     head: u128,
     id: InquiryId,
 }
 
+/// How many leading bytes of an id its key holds as a number.
+const HEAD_BYTES: usize = 16;
+
 impl Key {
     fn new(id: &InquiryId) -> Self {
         let bytes = id.as_str().as_bytes();
-        let mut head = [0; 16];
+        let mut head = [0; HEAD_BYTES];
         let length = bytes.len().min(head.len());
         head[..length].copy_from_slice(&bytes[..length]);
         Self {
@@ -164,9 +171,14 @@ impl Key {
 
 impl Ord for Key {
     fn cmp(&self, other: &Self) -> Ordering {
-        self.head
-            .cmp(&other.head)
-            .then_with(|| self.id.cmp(&other.id))
+        self.head.cmp(&other.head).then_with(|| {
+            let (mine, theirs) = (self.id.as_str().as_bytes(), other.id.as_str().as_bytes());
+            if mine.len().min(theirs.len()) <= HEAD_BYTES {
+                mine.len().cmp(&theirs.len())
+            } else {
+                mine[HEAD_BYTES..].cmp(&theirs[HEAD_BYTES..])
+            }
+        })
     }
 }
 
@@ -276,6 +288,13 @@ mod tests {
             "toolu_01ABCDEFGHa",
             "toolu_01ABCDEFGHb",
             "toolu_01ABCDEFGI",
+            "toolu_01ABCDEFGH\0\0",
+            "0123456789abcdef",
+            "0123456789abcde",
+            "0123456789abcdef0",
+            "0123456789abcdef\0",
+            "0123456789abcdef01",
+            "0123456789abcdef1",
             "\u{7f}",
             "é",
             "\u{10ffff}",
@@ -291,10 +310,12 @@ mod tests {
     proptest::proptest! {
         #[test]
         fn keys_of_any_ids_are_ordered_as_the_ids(
-            a in "[ab\\x00\\x01é]{0,20}",
-            b in "[ab\\x00\\x01é]{0,20}",
+            shared in "[ab\\x00\\x01é]{0,20}",
+            a in "[ab\\x00\\x01é]{0,6}",
+            b in "[ab\\x00\\x01é]{0,6}",
         ) {
-            let (a, b) = (id(&a), id(&b));
+            // A common start, so that many pairs tie on their first 16 bytes.
+            let (a, b) = (id(&format!("{shared}{a}")), id(&format!("{shared}{b}")));
             proptest::prop_assert_eq!(Key::new(&a).cmp(&Key::new(&b)), a.cmp(&b));
         }
     }
