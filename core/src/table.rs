@@ -17,7 +17,6 @@ use std::fmt;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::event::InquiryId;
-use crate::text::same_text;
 
 /// A map from inquiry ids to `V`, iterated in id order.
 #[derive(Clone)]
@@ -47,7 +46,7 @@ impl<V> Table<V> {
     /// The slot holding `id`: the last one used if it does, else the index's.
     fn slot_of(&self, id: &InquiryId) -> Option<usize> {
         match self.slots.get(self.last) {
-            Some(Some((held, _))) if same_text(held.as_str(), id.as_str()) => Some(self.last),
+            Some(Some((held, _))) if held.same(id) => Some(self.last),
             _ => self.index.get(&Key::new(id)).copied(),
         }
     }
