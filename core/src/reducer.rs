@@ -231,8 +231,7 @@ impl State {
     /// The ids of the open inquiries, in id order.
     pub fn open_inquiries(&self) -> impl Iterator<Item = &InquiryId> {
         self.inquiries
-            .iter()
-            .filter(|(_, inquiry)| matches!(inquiry, Inquiry::Open(_)))
+            .sorted(|inquiry| matches!(inquiry, Inquiry::Open(_)))
             .map(|(id, _)| id)
     }
 
@@ -479,10 +478,8 @@ impl State {
             Vec::new()
         } else {
             self.inquiries
-                .iter()
-                .filter(|(other, inquiry)| {
-                    *other != id && matches!(inquiry, Inquiry::Open(o) if o.origin.turn == turn)
-                })
+                .sorted(|inquiry| matches!(inquiry, Inquiry::Open(o) if o.origin.turn == turn))
+                .filter(|(other, _)| *other != id)
                 .map(|(other, _)| other.clone())
                 .collect()
         };
