@@ -50,11 +50,12 @@ pub struct State {
     recent: Recent,
 }
 
-/// The form and label of the last request applied. A log's reader hands out one
-/// `Arc<Form>` for the requests of one form it reads together, so the next request
-/// with the same `Arc` reuses the form built for it (its `when` gates resolved, its
-/// defaults converted) instead of building it again. A cache: it never changes what
-/// the state means, so it is not compared, serialized or shown.
+/// The form, label and origin of the last request applied. A log's reader hands out
+/// one `Arc<Form>` for the requests of one form it reads together, so the next
+/// request with the same `Arc` reuses the form built for it (its `when` gates
+/// resolved, its defaults converted) instead of building it again; the next request
+/// with the same label or origin shares it instead of copying it. A cache: it never
+/// changes what the state means, so it is not compared, serialized or shown.
 #[derive(Clone, Default)]
 struct Recent {
     form: Option<ValidForm>,

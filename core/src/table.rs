@@ -5,8 +5,9 @@
 //! in a row (its request, each answer, its end), so the slot used last is tried
 //! first: one comparison of ids, by pointer when the reader shares them. Otherwise
 //! an index keyed by the id's 64-bit digest (the one `State` keeps of every id
-//! ever requested) finds the slot: a search compares numbers, never strings
-//! (comparing ids as strings was most of what a replay spent on finding inquiries).
+//! ever requested) finds the slot: a search compares numbers, and only the id it
+//! lands on is compared as a string (comparing ids as strings at every step of a
+//! search was most of what a replay spent on finding inquiries).
 //! The index is a `BTreeMap`, not a hash table, so that no set of ids makes it slow.
 //! Listing the entries in id order sorts them; only listings and snapshots do.
 
