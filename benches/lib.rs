@@ -138,6 +138,20 @@ fn open(path: &Path) -> Result<SledLog, StoreError> {
 ///
 /// If an event does not decode.
 pub fn raw_scan_from_cold_open(path: &Path) -> Result<u64, StoreError> {
+    scan_values(path, |first, value| {
+        let mut count = 0;
+        for event in askuser_store::decode_event_value(STREAM, first, value) {
+            std::hint::black_box(&event.expect("an event"));
+            count += 1;
+        }
+        count
+    })
+}
+
+/// Opens the database at `path` (a fresh `sled::Db`) and hands each stored value of
+/// the benchmark stream, with the sequence number of its first event, to `visit`;
+/// returns the sum of what `visit` returns.
+fn scan_values(path: &Path, mut visit: impl FnMut(u64, &[u8]) -> u64) -> Result<u64, StoreError> {
     let db = sled_config(path).open()?;
     let events = db.open_tree("events")?;
     let mut prefix = STREAM.as_bytes().to_vec();
@@ -146,10 +160,7 @@ pub fn raw_scan_from_cold_open(path: &Path) -> Result<u64, StoreError> {
     for entry in events.scan_prefix(&prefix) {
         let (key, value) = entry?;
         let first = u64::from_be_bytes(key[prefix.len()..].try_into().expect("a key"));
-        for event in askuser_store::decode_event_value(STREAM, first, &value) {
-            std::hint::black_box(&event.expect("an event"));
-            count += 1;
-        }
+        count += visit(first, &value);
     }
     Ok(count)
 }
@@ -161,16 +172,10 @@ pub fn raw_scan_from_cold_open(path: &Path) -> Result<u64, StoreError> {
 ///
 /// If the database cannot be read.
 pub fn sled_scan_from_cold_open(path: &Path) -> Result<u64, StoreError> {
-    let db = sled_config(path).open()?;
-    let events = db.open_tree("events")?;
-    let mut prefix = STREAM.as_bytes().to_vec();
-    prefix.push(0);
-    let mut count = 0;
-    for entry in events.scan_prefix(&prefix) {
-        std::hint::black_box(&entry?);
-        count += 1;
-    }
-    Ok(count)
+    scan_values(path, |_, value| {
+        std::hint::black_box(value);
+        1
+    })
 }
 
 /// The process's peak resident set size so far (`VmHWM`), in KiB, on Linux.

@@ -81,3 +81,22 @@ pub fn scripted_event(n: Seq) -> Event {
 pub fn scripted_events(first: Seq, count: u64) -> impl Iterator<Item = Event> {
     (first..first + count).map(scripted_event)
 }
+
+/// Copies the directory `from` (a database, a fixture) to `to`, recursively, for a
+/// test to damage or open a copy and leave the original as it was.
+///
+/// # Errors
+/// When a file cannot be read or written.
+pub fn copy_dir(from: &std::path::Path, to: &std::path::Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(to)?;
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let target = to.join(entry.file_name());
+        if entry.file_type()?.is_dir() {
+            copy_dir(&entry.path(), &target)?;
+        } else {
+            std::fs::copy(entry.path(), &target)?;
+        }
+    }
+    Ok(())
+}
