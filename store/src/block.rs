@@ -344,6 +344,9 @@ pub(crate) struct BlockReader<B> {
     end: Seq,
     at: u64,
     forms: Vec<FormSlot>,
+    /// The inquiry id of the last event decoded: the events of one inquiry share it
+    /// (one allocation for a request and its answers, not one each).
+    last_inquiry: Option<InquiryId>,
     /// Set when the block's structure is broken at `pos`: every event left is lost.
     broken: Option<String>,
 }
@@ -411,6 +414,7 @@ impl<B: AsRef<[u8]>> BlockReader<B> {
             end,
             at,
             forms: Vec::new(),
+            last_inquiry: None,
             broken: None,
         })
     }
@@ -549,7 +553,7 @@ impl<B: AsRef<[u8]>> BlockReader<B> {
         match parsed {
             Parsed::Event(start, end) => {
                 let bytes = &self.body.bytes()[start..end];
-                match fast::answered(bytes) {
+                match fast::answered(bytes, &mut self.last_inquiry) {
                     Some(event) => Ok(event),
                     None => rmp_serde::from_slice(bytes).map_err(undecodable),
                 }
@@ -569,7 +573,10 @@ impl<B: AsRef<[u8]>> BlockReader<B> {
                     }
                 };
                 Ok(Event::Requested(Request {
-                    inquiry: rest.inquiry,
+                    inquiry: {
+                        self.last_inquiry = Some(rest.inquiry.clone());
+                        rest.inquiry
+                    },
                     form,
                     policy: rest.policy,
                     origin: rest.origin,

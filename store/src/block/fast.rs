@@ -12,8 +12,10 @@ use serde_json::{Map, Number, Value};
 /// How deep an answer's JSON may nest before the fast path leaves it to `rmp_serde`.
 const MAX_DEPTH: usize = 32;
 
-/// The answer stored in `bytes`, if it is one in the exact shape this reads.
-pub(super) fn answered(bytes: &[u8]) -> Option<Event> {
+/// The answer stored in `bytes`, if it is one in the exact shape this reads. Its
+/// inquiry id is `last`'s when they are the same text (the events of an inquiry
+/// share one), and becomes `last`.
+pub(super) fn answered(bytes: &[u8], last: &mut Option<InquiryId>) -> Option<Event> {
     let mut reader = Reader { bytes, pos: 0 };
     if reader.map_len()? != 1 || reader.raw_str()? != b"answered" {
         return None;
@@ -27,7 +29,7 @@ pub(super) fn answered(bytes: &[u8]) -> Option<Event> {
     for _ in 0..reader.map_len()? {
         // Names are compared as bytes: only the values need checking as UTF-8.
         match reader.raw_str()? {
-            b"inquiry" => set(&mut inquiry, InquiryId::new(reader.str()?))?,
+            b"inquiry" => set(&mut inquiry, shared_id(reader.str()?, last))?,
             b"question" => set(&mut question, reader.str()?.to_owned())?,
             b"value" => set(&mut value, reader.value(0)?)?,
             b"by" => set(&mut by, answered_by(reader.raw_str()?)?)?,
@@ -52,6 +54,15 @@ pub(super) fn answered(bytes: &[u8]) -> Option<Event> {
         remember: remember.unwrap_or(false),
         note: note.flatten(),
     })
+}
+
+/// The id `text`: `last` again when it is the same text, else a new one (kept as
+/// `last`).
+fn shared_id(text: &str, last: &mut Option<InquiryId>) -> InquiryId {
+    match last {
+        Some(id) if id.as_str() == text => id.clone(),
+        _ => last.insert(InquiryId::new(text)).clone(),
+    }
 }
 
 /// Sets a field once: a field given twice is left to `rmp_serde` (which refuses it).
