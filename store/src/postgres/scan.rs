@@ -1,4 +1,7 @@
-//! Reading a stream's own events. A short range is one query on a pooled
+//! Reading a stream's own events. Each row holds a block of events (or, written
+//! before blocks, one event): the rows overlapping the range are read in order, and
+//! each is decoded with its own first sequence number (its checksum covers it),
+//! keeping the events within the range. A short range is one query on a pooled
 //! connection. A long one is read ahead by a helper thread: it holds a connection
 //! of its own, fetches the range through a portal (one statement, so one consistent
 //! snapshot) a batch of rows at a time, checks and decodes each record, and hands
@@ -14,14 +17,16 @@ use postgres::Row;
 
 use super::pool::{Pool, database};
 use super::{PgLog, from_sql, sql, to_sql};
-use crate::codec::decode_event_record;
+use crate::block::BlockReader;
+use crate::codec::{corrupt_event, is_single_record, open_event, seq_key};
 use crate::error::Result;
 use crate::types::{Recorded, Seq};
 
 /// Ranges up to this many events are read in one query, without a helper thread.
 const SHORT: u64 = 2048;
-/// Rows the helper fetches per round trip, and hands over per batch.
-const BATCH: i32 = 1024;
+/// Rows the helper fetches per round trip, and hands over per batch (a row holds
+/// up to 256 events).
+const BATCH: i32 = 16;
 /// Batches the helper may run ahead of the caller.
 const AHEAD: usize = 4;
 
@@ -50,9 +55,11 @@ impl PgScan {
                     .query(&statement, &[&stream, &to_sql(from), &to_sql(to)])
                     .map_err(database)
             })?;
-            return Ok(Self::Short(
-                rows.iter().map(|row| decode(stream, row)).collect(),
-            ));
+            let mut events = Vec::new();
+            for row in &rows {
+                decode(stream, row, from, to, &mut events);
+            }
+            return Ok(Self::Short(events.into()));
         }
         let (sender, batches) = sync_channel(AHEAD);
         let pool = Arc::clone(&log.pool);
@@ -91,7 +98,10 @@ fn read_ahead(
         if rows.is_empty() {
             break;
         }
-        let batch = rows.iter().map(|row| decode(stream, row)).collect();
+        let mut batch = Vec::new();
+        for row in &rows {
+            decode(stream, row, from, to, &mut batch);
+        }
         if sender.send(batch).is_err() {
             break;
         }
@@ -99,10 +109,49 @@ fn read_ahead(
     tx.commit().map_err(database)
 }
 
-fn decode(stream: &str, row: &Row) -> Result<Recorded> {
-    let seq: i64 = row.try_get(0).map_err(database)?;
-    let record: &[u8] = row.try_get(1).map_err(database)?;
-    decode_event_record(stream, from_sql(seq), record)
+/// Checks and decodes the events of `row` (`seq, last_seq, record`) within
+/// `from..=to` into `out`. A value that cannot be opened is reported for each
+/// event of the row in the range, naming the row's range.
+fn decode(stream: &str, row: &Row, from: Seq, to: Seq, out: &mut Vec<Result<Recorded>>) {
+    let columns = (|| {
+        let first: i64 = row.try_get(0)?;
+        let last: i64 = row.try_get(1)?;
+        let record: &[u8] = row.try_get(2)?;
+        Ok((from_sql(first), from_sql(last), record))
+    })();
+    let (first, last, record) = match columns {
+        Ok(columns) => columns,
+        Err(error) => return out.push(Err(database(error))),
+    };
+    let key = seq_key(stream, first);
+    if is_single_record(record) {
+        if (from..=to).contains(&first) {
+            out.push(open_event(stream, first, &key, record));
+        }
+        return;
+    }
+    match BlockReader::open(&key, first, record) {
+        Ok(mut reader) => {
+            reader.skip_to(from);
+            while let Some((seq, event)) = reader.next_event() {
+                if seq > to {
+                    break;
+                }
+                out.push(event.map_err(|detail| corrupt_event(stream, seq, detail)));
+            }
+        }
+        Err(detail) => {
+            let last = last.max(first);
+            let detail = if first == last {
+                detail
+            } else {
+                format!("the value holding events {first} to {last} is damaged: {detail}")
+            };
+            for seq in first.max(from)..=last.min(to) {
+                out.push(Err(corrupt_event(stream, seq, detail.clone())));
+            }
+        }
+    }
 }
 
 impl Iterator for PgScan {
