@@ -71,7 +71,8 @@ $fn$;
     // 2: events stored in blocks of several (a row per block, keyed by its first
     // event, `last_seq` its last); rows of version 1 hold one event each. The
     // function of version 1 keeps working (one row per event) for processes
-    // started before the migration.
+    // started before the migration (which read the blocks of others as damaged:
+    // upgrade every host together).
     r"
 ALTER TABLE {schema}.events ADD COLUMN last_seq bigint;
 UPDATE {schema}.events SET last_seq = seq;
