@@ -4,9 +4,10 @@
 //! keeping the events within the range. A short range is one query on a pooled
 //! connection. A long one is read ahead by a helper thread: it holds a connection
 //! of its own, fetches the range through a portal (one statement, so one consistent
-//! snapshot) 64 rows at a time, checks and decodes each row, and hands each row's
-//! events over a bounded channel (small batches that stay in the cache: measured
-//! twice as fast as batches of 16 rows); the caller's thread only folds the events.
+//! snapshot) 64 rows at a time, checks and decodes each row, and hands the events
+//! over a bounded channel about a block at a time (small batches that stay in the
+//! cache: measured twice as fast as batches of 16 rows); the caller's thread only
+//! folds the events.
 //! No connection is held by the caller, so a reader may append while it iterates;
 //! dropping the iterator stops the helper at its next row.
 
@@ -27,7 +28,10 @@ use crate::types::{Recorded, Seq};
 const SHORT: u64 = 2048;
 /// Rows the helper fetches per round trip (a row holds up to 256 events or 16 KiB).
 const BATCH: i32 = 64;
-/// Rows (decoded, a batch each) the helper may run ahead of the caller.
+/// Events handed over at once: a row's (a block's), or for rows of one event
+/// (written before blocks), this many rows'.
+const HANDOVER: usize = 128;
+/// Batches the helper may run ahead of the caller.
 const AHEAD: usize = 8;
 
 type Batch = Vec<Result<Recorded>>;
@@ -93,18 +97,21 @@ fn read_ahead(
     let portal = tx
         .bind(&statement, &[&stream, &to_sql(from), &to_sql(to)])
         .map_err(database)?;
+    let mut batch = Vec::new();
     loop {
         let rows = tx.query_portal(&portal, BATCH).map_err(database)?;
         if rows.is_empty() {
             break;
         }
         for row in &rows {
-            let mut batch = Vec::new();
             decode(stream, row, from, to, &mut batch);
-            if sender.send(batch).is_err() {
+            if batch.len() >= HANDOVER && sender.send(std::mem::take(&mut batch)).is_err() {
                 return tx.commit().map_err(database);
             }
         }
+    }
+    if !batch.is_empty() {
+        let _ = sender.send(batch);
     }
     tx.commit().map_err(database)
 }
