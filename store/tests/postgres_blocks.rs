@@ -227,32 +227,30 @@ fn a_database_of_rows_of_one_event_is_migrated_and_reads_back_the_same() {
             VERSION_1.replace("{schema}", &quoted)
         ))
         .unwrap();
-    let old = events(1, 300);
+    // Stream `s` of 2,500 events (more than one read in one query), and a fork `f`
+    // of it at 100 with 20 events of its own, a row per event.
+    let old = events(1, 2500);
     client
         .execute(
             &format!(
-                "INSERT INTO {quoted}.streams (name, head, created_at) VALUES ('s', 300, 0), ('f', 120, 0)"
+                "INSERT INTO {quoted}.streams (name, head, parent, parent_at, created_at) \
+                 VALUES ('s', 2500, NULL, NULL, 0), ('f', 120, 's', 100, 0)"
             ),
             &[],
         )
         .unwrap();
-    client
-        .execute(
-            &format!("UPDATE {quoted}.streams SET parent = 's', parent_at = 100 WHERE name = 'f'"),
-            &[],
-        )
-        .unwrap();
-    let insert = format!("INSERT INTO {quoted}.events (stream, seq, record) VALUES ($1, $2, $3)");
-    for (seq, event) in (1..).zip(&old) {
-        let record = encode_event_record("s", seq, T0, event).unwrap();
+    let insert = format!(
+        "INSERT INTO {quoted}.events (stream, seq, record) \
+         SELECT $1, r.seq, r.record FROM unnest($2::bigint[], $3::bytea[]) AS r(seq, record)"
+    );
+    for (stream, first, events) in [("s", 1, &old[..]), ("f", 101, &old[..20])] {
+        let seqs: Vec<i64> = (first..).take(events.len()).collect();
+        let records: Vec<Vec<u8>> = (first..)
+            .zip(events)
+            .map(|(seq, event)| encode_event_record(stream, seq, T0, event).unwrap())
+            .collect();
         client
-            .execute(&insert, &[&"s", &i64::try_from(seq).unwrap(), &record])
-            .unwrap();
-    }
-    for (seq, event) in (101..).zip(&old[..20]) {
-        let record = encode_event_record("f", seq, T0, event).unwrap();
-        client
-            .execute(&insert, &[&"f", &i64::try_from(seq).unwrap(), &record])
+            .execute(&insert, &[&stream, &seqs, &records])
             .unwrap();
     }
     // Opening migrates: version 2, each old row holding its one event.
@@ -268,35 +266,35 @@ fn a_database_of_rows_of_one_event_is_migrated_and_reads_back_the_same() {
         .unwrap()
         .get(0);
     assert_eq!(version, 2);
-    let old_rows: Vec<(i64, i64)> = (1..=300).map(|seq| (seq, seq)).collect();
+    let old_rows: Vec<(i64, i64)> = (1..=2500).map(|seq| (seq, seq)).collect();
     assert_eq!(rows(&log, "s"), old_rows);
     let ok: Vec<_> = old.iter().cloned().map(Ok).collect();
-    assert_eq!(read(&log, "s", 1, 300), ok);
+    assert_eq!(read(&log, "s", 1, 2500), ok);
     assert_eq!(read(&log, "s", 150, 160), ok[149..160]);
     let mut fork = ok[..100].to_vec();
     fork.extend(old[..20].iter().cloned().map(Ok));
     assert_eq!(read(&log, "f", 1, 120), fork);
     // New appends write blocks after the old rows; both read back in order.
-    let new = events(301, 600);
-    log.append("s", 300, &new).unwrap();
+    let new = events(2501, 600);
+    log.append("s", 2500, &new).unwrap();
     let rows_now = rows(&log, "s");
-    assert!(rows_now.len() < 300 + 8, "{}", rows_now.len());
+    assert!(rows_now.len() < 2500 + 8, "{}", rows_now.len());
     let mut all = ok.clone();
     all.extend(new.iter().cloned().map(Ok));
-    assert_eq!(read(&log, "s", 1, 900), all);
-    assert_eq!(read(&log, "s", 295, 310), all[294..310]);
+    assert_eq!(read(&log, "s", 1, 3100), all);
+    assert_eq!(read(&log, "s", 2495, 2510), all[2494..2510]);
     // A process started before the migration still appends with the old function
     // (a row per event), and what it wrote reads back.
-    let record = encode_event_record("s", 901, T0, &events(901, 1)[0]).unwrap();
+    let record = encode_event_record("s", 3101, T0, &events(3101, 1)[0]).unwrap();
     let appended: bool = client
         .query_one(
-            &format!("SELECT appended FROM {quoted}.append_events('s', 900, $1, 0, true)"),
+            &format!("SELECT appended FROM {quoted}.append_events('s', 3100, $1, 0, true)"),
             &[&vec![record]],
         )
         .unwrap()
         .get(0);
     assert!(appended);
-    all.push(Ok(events(901, 1).remove(0)));
-    assert_eq!(read(&log, "s", 1, 901), all);
-    assert_eq!(rows(&log, "s").last(), Some(&(901, 901)));
+    all.push(Ok(events(3101, 1).remove(0)));
+    assert_eq!(read(&log, "s", 1, 3101), all);
+    assert_eq!(rows(&log, "s").last(), Some(&(3101, 3101)));
 }

@@ -4,10 +4,10 @@
 //! keeping the events within the range. A short range is one query on a pooled
 //! connection. A long one is read ahead by a helper thread: it holds a connection
 //! of its own, fetches the range through a portal (one statement, so one consistent
-//! snapshot) about 1 MiB of rows at a time, checks and decodes each row, and hands the events
-//! over a bounded channel about a block at a time (small batches that stay in the
-//! cache: measured twice as fast as batches of 16 rows); the caller's thread only
-//! folds the events.
+//! snapshot) about 1 MiB of rows at a time, checks and decodes each row, and
+//! hands the events over a bounded channel about a block at a time (small batches
+//! stay in the cache: the 1M-event replay ran up to 1.7× as fast as with batches of
+//! 16 rows); the caller's thread only folds the events.
 //! No connection is held by the caller, so a reader may append while it iterates;
 //! dropping the iterator stops the helper at its next row.
 
