@@ -243,8 +243,11 @@ fn a_database_of_rows_of_one_event_is_migrated_and_reads_back_the_same() {
         "INSERT INTO {quoted}.events (stream, seq, record) \
          SELECT $1, r.seq, r.record FROM unnest($2::bigint[], $3::bytea[]) AS r(seq, record)"
     );
-    for (stream, first, events) in [("s", 1, &old[..]), ("f", 101, &old[..20])] {
-        let seqs: Vec<i64> = (first..).take(events.len()).collect();
+    for (stream, first, events) in [("s", 1_u64, &old[..]), ("f", 101, &old[..20])] {
+        let seqs: Vec<i64> = (first..)
+            .take(events.len())
+            .map(|seq| i64::try_from(seq).unwrap())
+            .collect();
         let records: Vec<Vec<u8>> = (first..)
             .zip(events)
             .map(|(seq, event)| encode_event_record(stream, seq, T0, event).unwrap())
