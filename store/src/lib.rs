@@ -234,7 +234,9 @@
 //! stored in blocks (format 3): the events of one append together, up to 16 KiB
 //! (256 events) per sled value, keyed by the block's first sequence number,
 //! `MessagePack` with named fields, a form stored once per block, LZ4-compressed.
-//! Logs of formats 1 and 2 (one value per event) are still read. A torn, flipped or
+//! Logs of formats 1 and 2 (one value per event) are still read. The PostgreSQL
+//! log stores the same values, a row per block (see [`PgLog`]'s docs, feature
+//! `postgres`). A torn, flipped or
 //! misplaced value is reported as [`StoreError::Corrupt`] for each event it held,
 //! naming the stream, the sequence number and the range of the damaged block, never
 //! a panic and never a silently different event, and the rest of the log stays

@@ -1,8 +1,10 @@
 //! Behaviour particular to the PostgreSQL log, against the real server of
 //! `ASKUSER_TEST_PG` (run `scripts/postgres.sh` for one): opening and its errors,
-//! the schema's version table, the shared record format, damage, waiting with
+//! the schema's version table, waiting with
 //! `LISTEN`/`NOTIFY`, and writers on several connections and several processes.
-//! The shared `Log` suite runs against it too (`tests/suite.rs`).
+//! The shared `Log` suite runs against it too (`tests/suite.rs`); the rows of
+//! blocks, damage and the migration from rows of one event are in
+//! `tests/postgres_blocks.rs`.
 #![cfg(feature = "postgres")]
 
 mod common;
@@ -15,7 +17,7 @@ use std::time::Duration;
 
 use askuser_core::Event;
 use askuser_store::testing::{d30_form, scripted_events};
-use askuser_store::{Log, PgLog, RecordKind, StoreError, encode_event_record, open_log};
+use askuser_store::{Log, PgLog, StoreError, open_log};
 use common::*;
 
 const PGTEST: &str = env!("CARGO_BIN_EXE_askuser-store-pgtest");
@@ -78,7 +80,7 @@ fn the_schema_records_its_version_and_a_newer_one_is_refused() {
         )
         .unwrap()
         .get(0);
-    assert_eq!(version, 1);
+    assert_eq!(version, 2);
     log.append("s", 0, &scripted_events(1, 3).collect::<Vec<_>>())
         .unwrap();
     // Opening again keeps the data and the version (no second migration).
@@ -94,7 +96,7 @@ fn the_schema_records_its_version_and_a_newer_one_is_refused() {
     assert_eq!(
         error.to_string(),
         format!(
-            "postgres: the log's tables in schema \"{schema}\" are at version 7, newer than this askuser knows (up to 1): upgrade askuser"
+            "postgres: the log's tables in schema \"{schema}\" are at version 7, newer than this askuser knows (up to 2): upgrade askuser"
         )
     );
 }
@@ -127,76 +129,10 @@ fn processes_opening_a_new_schema_at_once_create_it_once() {
         )
         .unwrap()
         .get(0);
-    assert_eq!((version, rows), (1, 1));
+    assert_eq!((version, rows), (2, 1));
     client
         .batch_execute(&format!("DROP SCHEMA \"{schema}\" CASCADE"))
         .unwrap();
-}
-
-#[test]
-fn events_are_stored_in_the_sled_logs_record_format_and_damage_is_reported() {
-    let log = pg();
-    let events: Vec<Event> = scripted_events(1, 5).collect();
-    log.append("s", 0, &events).unwrap();
-    let mut client = log.client();
-    let schema = log.schema().to_owned();
-    let rows = client
-        .query(
-            &format!("SELECT seq, record FROM \"{schema}\".events WHERE stream = 's' ORDER BY seq"),
-            &[],
-        )
-        .unwrap();
-    assert_eq!(rows.len(), 5);
-    for (row, event) in rows.iter().zip(&events) {
-        let seq: i64 = row.get(0);
-        let record: Vec<u8> = row.get(1);
-        let seq = u64::try_from(seq).unwrap();
-        assert_eq!(record, encode_event_record("s", seq, T0, event).unwrap());
-    }
-    // Flip one byte of event 3: it is reported, the others still read.
-    client
-        .execute(
-            &format!(
-                "UPDATE \"{schema}\".events SET record = set_byte(record, 9, get_byte(record, 9) # 16) WHERE stream = 's' AND seq = 3"
-            ),
-            &[],
-        )
-        .unwrap();
-    let read: Vec<_> = log.read("s", 1).unwrap().collect();
-    assert_eq!(read.len(), 5);
-    match &read[2] {
-        Err(StoreError::Corrupt {
-            kind: RecordKind::Event,
-            stream,
-            seq: 3,
-            detail,
-        }) => assert_eq!(
-            (stream.as_str(), detail.starts_with("checksum mismatch")),
-            ("s", true)
-        ),
-        other => panic!("expected event 3 to be corrupt, got {other:?}"),
-    }
-    for (i, recorded) in read.iter().enumerate().filter(|(i, _)| *i != 2) {
-        assert_eq!(recorded.as_ref().unwrap().event, events[i]);
-    }
-    // A missing event (deleted behind the log's back) is reported as a gap.
-    client
-        .execute(
-            &format!("DELETE FROM \"{schema}\".events WHERE stream = 's' AND seq = 4"),
-            &[],
-        )
-        .unwrap();
-    let errors: Vec<String> = log
-        .read("s", 4)
-        .unwrap()
-        .filter_map(|r| r.err().map(|e| e.to_string()))
-        .collect();
-    assert_eq!(
-        errors,
-        [
-            "corrupt event in stream \"s\" at sequence 4: the event is missing (the stream's head is past it)"
-        ]
-    );
 }
 
 #[test]

@@ -17,6 +17,8 @@ mod scan;
 mod schema;
 mod sql;
 mod storage;
+#[cfg(all(test, feature = "testing"))]
+mod tests;
 mod wait;
 
 use std::sync::Arc;
@@ -34,17 +36,27 @@ pub const DEFAULT_SCHEMA: &str = "askuser";
 ///
 /// The tables (in the schema `askuser`, or one chosen with [`PgLog::connect_in`]):
 /// `streams` (name, head, parent and fork point, creation time, compaction floor),
-/// `events` and `snapshots`, keyed by `(stream, seq)`. An event or snapshot is
-/// stored as the exact bytes the sled log stores (the store's `MessagePack` envelope
-/// with its format version and CRC-32) in a `bytea` column, so the two logs share one
-/// record format, and a damaged record is reported as
-/// [`StoreError::Corrupt`](crate::StoreError::Corrupt) the same way. askuser creates
-/// and migrates the tables itself; a `schema_version` table records their version
-/// (see [`PgLog::connect`]).
+/// `events` and `snapshots`. Events are stored in blocks, as the sled log stores
+/// them (format 3): the events of one append together, up to 256 events or 16 KiB
+/// per block, a row `(stream, seq, last_seq, record)` per block, keyed by its first
+/// event `(stream, seq)`, with `last_seq` its last; an append of 1,000 events is a
+/// handful of rows, and a replay reads a row per block. The `record` (`bytea`) holds
+/// the exact bytes the sled log stores under the block's key (the store's envelope
+/// with its format version and a CRC-32 covering that key, so a row is decoded with
+/// its own first sequence number), so the two logs share one record format. Rows
+/// written before blocks (schema version 1) hold one event each (`last_seq = seq`)
+/// and are still read. A snapshot is a row `(stream, seq, record)`. A damaged row is
+/// reported as [`StoreError::Corrupt`](crate::StoreError::Corrupt) for each event it
+/// held, naming its range; a missing one as a gap. Reading `from..=to` is one range
+/// of the primary key, from the last row starting at or before `from`: a block may
+/// straddle either end (or a fork point), and only the events in the range are
+/// decoded. Compacting up to a floor inside a block writes the block's events after
+/// the floor again as new rows. askuser creates and migrates the tables itself; a
+/// `schema_version` table records their version (see [`PgLog::connect`]).
 ///
 /// **Appends** are one statement, so one transaction: a function locks the stream's
 /// row (`SELECT … FOR UPDATE`), compares its head with the expected one, inserts the
-/// events under the primary key `(stream, seq)`, moves the head and sends a
+/// append's blocks under the primary key `(stream, seq)`, moves the head and sends a
 /// notification. Writers on any number of connections and machines are serialized
 /// per stream by the row lock; the loser of a race gets
 /// [`StoreError::Conflict`](crate::StoreError::Conflict) with the head it lost to,

@@ -68,10 +68,76 @@ BEGIN
 END
 $fn$;
 "#,
+    // 2: events stored in blocks of several (a row per block, keyed by its first
+    // event, `last_seq` its last); rows of version 1 hold one event each. The
+    // function of version 1 keeps working (one row per event) for processes
+    // started before the migration (which read the blocks of others as damaged:
+    // upgrade every host together).
+    r"
+ALTER TABLE {schema}.events ADD COLUMN last_seq bigint;
+UPDATE {schema}.events SET last_seq = seq;
+ALTER TABLE {schema}.events ALTER COLUMN last_seq SET NOT NULL;
+ALTER TABLE {schema}.events ADD CONSTRAINT events_range CHECK (last_seq >= seq);
+CREATE OR REPLACE FUNCTION {schema}.append_events(
+    p_stream text, p_expected bigint, p_records bytea[], p_at bigint, p_sync boolean,
+    OUT appended boolean, OUT head bigint)
+LANGUAGE plpgsql AS $fn$
+BEGIN
+    IF NOT p_sync THEN
+        PERFORM set_config('synchronous_commit', 'off', true);
+    END IF;
+    IF p_expected = 0 THEN
+        INSERT INTO {schema}.streams (name, head, created_at)
+            VALUES (p_stream, 0, p_at) ON CONFLICT (name) DO NOTHING;
+    END IF;
+    SELECT s.head INTO head FROM {schema}.streams s WHERE s.name = p_stream FOR UPDATE;
+    head := coalesce(head, 0);
+    IF head <> p_expected THEN
+        appended := false;
+        RETURN;
+    END IF;
+    INSERT INTO {schema}.events (stream, seq, last_seq, record)
+        SELECT p_stream, p_expected + r.n, p_expected + r.n, r.record
+        FROM unnest(p_records) WITH ORDINALITY AS r(record, n);
+    head := p_expected + cardinality(p_records);
+    UPDATE {schema}.streams SET head = append_events.head WHERE name = p_stream;
+    PERFORM pg_notify('{channel}', p_stream);
+    appended := true;
+END
+$fn$;
+CREATE FUNCTION {schema}.append_blocks(
+    p_stream text, p_expected bigint, p_head bigint, p_firsts bigint[], p_records bytea[],
+    p_at bigint, p_sync boolean, OUT appended boolean, OUT head bigint)
+LANGUAGE plpgsql AS $fn$
+BEGIN
+    IF NOT p_sync THEN
+        PERFORM set_config('synchronous_commit', 'off', true);
+    END IF;
+    IF p_expected = 0 THEN
+        INSERT INTO {schema}.streams (name, head, created_at)
+            VALUES (p_stream, 0, p_at) ON CONFLICT (name) DO NOTHING;
+    END IF;
+    SELECT s.head INTO head FROM {schema}.streams s WHERE s.name = p_stream FOR UPDATE;
+    head := coalesce(head, 0);
+    IF head <> p_expected THEN
+        appended := false;
+        RETURN;
+    END IF;
+    INSERT INTO {schema}.events (stream, seq, last_seq, record)
+        SELECT p_stream, r.first,
+               coalesce(lead(r.first) OVER (ORDER BY r.first) - 1, p_head), r.record
+        FROM unnest(p_firsts, p_records) AS r(first, record);
+    head := p_head;
+    UPDATE {schema}.streams SET head = append_blocks.head WHERE name = p_stream;
+    PERFORM pg_notify('{channel}', p_stream);
+    appended := true;
+END
+$fn$;
+",
 ];
 
 /// The schema version this build writes.
-pub(super) const VERSION: i32 = 1;
+pub(super) const VERSION: i32 = 2;
 
 /// The longest schema name, in bytes (the notification channel adds to it and
 /// PostgreSQL identifiers stop at 63 bytes).

@@ -7,11 +7,16 @@ pub const STREAM: &str =
 /// Every stream, in byte order of their names (the column's collation is `C`).
 pub const STREAMS: &str =
     "SELECT name, head, parent, parent_at, created_at, floor FROM streams ORDER BY name";
-/// The append, in one statement and so one transaction (see the schema).
-pub const APPEND: &str = "SELECT appended, head FROM append_events($1, $2, $3, $4, $5)";
-/// A range of a stream's own events, read through a portal.
-pub const SCAN_ALL: &str = "SELECT seq, record FROM events \
-     WHERE stream = $1 AND seq >= $2 AND seq <= $3 ORDER BY seq";
+/// The append of the blocks starting at `$4` (head `$2` before, `$3` after), in
+/// one statement and so one transaction (see the schema).
+pub const APPEND: &str = "SELECT appended, head FROM append_blocks($1, $2, $3, $4, $5, $6, $7)";
+/// The rows of a stream's own events holding `$2..=$3`: from the last row starting
+/// at or before `$2` (a block may begin before it) on, one range of the primary
+/// key. Read through a portal for a long range.
+pub const SCAN_ALL: &str = "SELECT seq, last_seq, record FROM events \
+     WHERE stream = $1 AND seq <= $3 AND seq >= coalesce( \
+         (SELECT max(seq) FROM events WHERE stream = $1 AND seq <= $2), $2) \
+     ORDER BY seq";
 /// Stores a snapshot, replacing one at the same sequence number.
 pub const PUT_SNAPSHOT: &str = "INSERT INTO snapshots (stream, seq, record) VALUES ($1, $2, $3) \
      ON CONFLICT (stream, seq) DO UPDATE SET record = excluded.record";
@@ -33,8 +38,20 @@ pub const DEPENDENT_FORK: &str = "SELECT name, parent_at FROM streams \
      WHERE parent = $1 AND parent_at < $2 ORDER BY name LIMIT 1";
 /// Raises a stream's compaction floor.
 pub const SET_FLOOR: &str = "UPDATE streams SET floor = greatest(floor, $2) WHERE name = $1";
-/// Drops a stream's own events up to `$2`.
-pub const DROP_EVENTS: &str = "DELETE FROM events WHERE stream = $1 AND seq <= $2";
+/// The row holding a stream's events on both sides of `$2` (its last row starting
+/// at or before `$2`, if it ends after it).
+pub const STRADDLING: &str = "SELECT seq, last_seq, record FROM events \
+     WHERE stream = $1 AND last_seq > $2 AND seq = \
+         (SELECT max(seq) FROM events WHERE stream = $1 AND seq <= $2)";
+/// Drops a stream's rows starting up to `$2`, but the one starting at `$3`, and
+/// counts their events up to `$2`.
+pub const DROP_EVENTS: &str = "WITH dropped AS ( \
+         DELETE FROM events WHERE stream = $1 AND seq <= $2 AND seq <> $3 \
+         RETURNING seq, last_seq) \
+     SELECT coalesce(sum(least(last_seq, $2) - seq + 1), 0)::bigint FROM dropped";
+/// Stores the rewritten tail of a block (a row of events after a compaction floor).
+pub const INSERT_ROW: &str =
+    "INSERT INTO events (stream, seq, last_seq, record) VALUES ($1, $2, $3, $4)";
 /// Drops a stream's snapshots before `$2`.
 pub const DROP_SNAPSHOTS: &str = "DELETE FROM snapshots WHERE stream = $1 AND seq < $2";
 /// A transaction that writes a commit record, so that its synchronous commit waits

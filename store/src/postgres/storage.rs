@@ -11,9 +11,10 @@ use super::pool::database;
 use super::scan::PgScan;
 use super::{PgLog, from_sql, sql, to_sql};
 use crate::backend::{Backend, RecordIter};
+use crate::block::{BlockReader, encode_append, rewrite_tail};
 use crate::codec::{
-    STATE_FORMAT, SnapshotHead, SnapshotRecord, SnapshotRef, check_name, encode_event_record,
-    open_record, seal, seq_key,
+    STATE_FORMAT, SnapshotHead, SnapshotRecord, SnapshotRef, check_name, key_seq, open_record,
+    seal, seq_key,
 };
 use crate::error::{RecordKind, Result, StoreError};
 use crate::log::Log;
@@ -44,6 +45,61 @@ fn stream_info(name: String, row: &Row, first: usize) -> Result<StreamInfo> {
 /// refuses control characters in names): looked up, it is simply absent.
 fn impossible(name: &str) -> bool {
     name.contains('\0')
+}
+
+/// Drops the events of `stream` up to `floor`, in `tx`: the rows starting up to it,
+/// and for a block holding events on both sides, its events after the floor are
+/// written again as rows of their own (as the sled log does). A straddling block
+/// that cannot be read is left as it is. Gives the number of events dropped.
+fn drop_rows(tx: &mut Transaction<'_>, stream: &str, floor: Seq) -> Result<u64> {
+    let mut kept = -1_i64;
+    let mut tail = Vec::new();
+    if let Some(row) = tx
+        .query_opt(sql::STRADDLING, &[&stream, &to_sql(floor)])
+        .map_err(database)?
+    {
+        let first = from_sql(row.try_get(0).map_err(database)?);
+        let record: &[u8] = row.try_get(2).map_err(database)?;
+        let rewritten = BlockReader::open(&seq_key(stream, first), first, record)
+            .ok()
+            .and_then(|mut reader| {
+                let last = reader.last();
+                rewrite_tail(stream, &mut reader, floor + 1).map(|blocks| (blocks, last))
+            });
+        match rewritten {
+            Some((blocks, last)) => tail = rows_of(blocks, last),
+            None => kept = to_sql(first),
+        }
+    }
+    let dropped: i64 = tx
+        .query_one(sql::DROP_EVENTS, &[&stream, &to_sql(floor), &kept])
+        .map_err(database)?
+        .try_get(0)
+        .map_err(database)?;
+    for (first, last, record) in tail {
+        tx.execute(sql::INSERT_ROW, &[&stream, &first, &last, &record])
+            .map_err(database)?;
+    }
+    Ok(from_sql(dropped))
+}
+
+/// The rows of `blocks` (keys and values, as the block writer gives them), whose
+/// last holds events up to `last`: first and last sequence numbers and value.
+fn rows_of(blocks: Vec<(Vec<u8>, Vec<u8>)>, last: Seq) -> Vec<(i64, i64, Vec<u8>)> {
+    let firsts: Vec<Seq> = blocks
+        .iter()
+        .map(|(key, _)| key_seq(key).unwrap_or(0))
+        .collect();
+    let lasts = firsts
+        .iter()
+        .skip(1)
+        .map(|next| next - 1)
+        .chain(std::iter::once(last));
+    blocks
+        .into_iter()
+        .zip(firsts.iter().zip(lasts))
+        .map(|((_, value), (&first, last))| (to_sql(first), to_sql(last), value))
+        .collect()
 }
 
 impl PgLog {
@@ -150,9 +206,7 @@ impl Backend for PgLog {
             }
             tx.execute(sql::SET_FLOOR, &[&stream, &to_sql(seq)])
                 .map_err(database)?;
-            let dropped = tx
-                .execute(sql::DROP_EVENTS, &[&stream, &to_sql(seq)])
-                .map_err(database)?;
+            let dropped = drop_rows(tx, stream, seq)?;
             tx.execute(sql::DROP_SNAPSHOTS, &[&stream, &to_sql(seq)])
                 .map_err(database)?;
             Ok(dropped)
@@ -179,11 +233,12 @@ impl Log for PgLog {
             return Ok(actual);
         }
         let at = self.clock.now();
-        let records = events
-            .iter()
-            .zip(expected + 1..)
-            .map(|(event, seq)| encode_event_record(stream, seq, at, event))
-            .collect::<Result<Vec<_>>>()?;
+        let new_head = expected + events.len() as u64;
+        let (firsts, records): (Vec<i64>, Vec<Vec<u8>>) =
+            encode_append(stream, expected + 1, at, events)?
+                .into_iter()
+                .map(|(key, value)| (to_sql(key_seq(&key).unwrap_or(0)), value))
+                .unzip();
         let row = self.with_conn(|conn| {
             let statement = conn.prepared(sql::APPEND)?;
             conn.client
@@ -192,6 +247,8 @@ impl Log for PgLog {
                     &[
                         &stream,
                         &to_sql(expected),
+                        &to_sql(new_head),
+                        &firsts,
                         &records,
                         &to_sql(at.millis()),
                         &(durability == Durability::Flush),
