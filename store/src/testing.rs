@@ -100,3 +100,25 @@ pub fn copy_dir(from: &std::path::Path, to: &std::path::Path) -> std::io::Result
     }
     Ok(())
 }
+
+/// Opens the sled database at `path` directly (for a test that damages records
+/// under the log), waiting while the process's own log, just dropped, still holds
+/// it: sled releases its file lock when its last thread finishes writing, a moment
+/// after the last handle is dropped.
+///
+/// # Errors
+/// sled's error, when the database cannot be opened within 10 seconds.
+pub fn open_sled_when_released(path: &std::path::Path) -> sled::Result<sled::Db> {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        match sled::open(path) {
+            Err(sled::Error::Io(error))
+                if error.to_string().contains("could not acquire lock")
+                    && std::time::Instant::now() < deadline =>
+            {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            other => return other,
+        }
+    }
+}

@@ -56,7 +56,7 @@ fn a_damaged_record_is_named_and_the_rest_of_the_log_stays_readable() {
         askuser_store::compact::snapshot_at(&log, "other", 8).unwrap();
         drop(log);
         // Damage records the way a disk, a torn write or a stray tool would.
-        let db = sled::open(&path).unwrap();
+        let db = askuser_store::testing::open_sled_when_released(&path).unwrap();
         let events = db.open_tree("events").unwrap();
         let mut flipped = events.get(key("s", 40)).unwrap().unwrap().to_vec();
         let last = flipped.len() - 1;
@@ -168,7 +168,7 @@ fn a_damaged_block_is_named_for_each_event_it_held_and_the_next_block_reads() {
         log.append("s", 750, &script[750..]).unwrap();
         log.fork("s", 600, "fork").unwrap();
         drop(log);
-        let db = sled::open(&path).unwrap();
+        let db = askuser_store::testing::open_sled_when_released(&path).unwrap();
         let events = db.open_tree("events").unwrap();
         let blocks = block_keys(&events, "s");
         assert!(blocks.len() >= 5, "{blocks:?}");
@@ -241,7 +241,7 @@ fn a_damaged_stream_record_is_named() {
         log.append("s", 0, &[scripted_event(1)]).unwrap();
         log.append("t", 0, &[scripted_event(1)]).unwrap();
         drop(log);
-        let db = sled::open(&path).unwrap();
+        let db = askuser_store::testing::open_sled_when_released(&path).unwrap();
         let streams = db.open_tree("streams").unwrap();
         let mut record = streams.get("s").unwrap().unwrap().to_vec();
         record[6] ^= 0x80;

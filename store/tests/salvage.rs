@@ -29,7 +29,7 @@ fn damaged_records_are_left_behind_and_named() {
             log.append("f", seq - 1, &[scripted_event(seq)]).unwrap();
         }
         drop(log);
-        let db = sled::open(&from).unwrap();
+        let db = askuser_store::testing::open_sled_when_released(&from).unwrap();
         let events = db.open_tree("events").unwrap();
         let mut flipped = events.get(key("s", 7)).unwrap().unwrap().to_vec();
         let last = flipped.len() - 1;
@@ -153,7 +153,7 @@ fn a_damaged_block_loses_its_events_and_no_others() {
     }
     drop(log);
     let blocks: Vec<Vec<u8>> = {
-        let db = sled::open(&path).unwrap();
+        let db = askuser_store::testing::open_sled_when_released(&path).unwrap();
         let events = db.open_tree("events").unwrap();
         assert_eq!(events.len(), 6, "one value per append");
         [21, 41]
