@@ -178,6 +178,22 @@ pub fn sled_scan_from_cold_open(path: &Path) -> Result<u64, StoreError> {
     })
 }
 
+/// Prints what a memory example measured: `count` events in `elapsed`, the rate,
+/// and the peak resident memory now against `before_kib` (its peak before the run).
+pub fn report(label: &str, count: u64, elapsed: std::time::Duration, before_kib: u64) {
+    let peak = peak_rss_kib().unwrap_or(0);
+    #[allow(clippy::cast_precision_loss)] // counts far below 2^52
+    let (rate, peak, before) = (
+        count as f64 / elapsed.as_secs_f64(),
+        peak as f64 / 1024.0,
+        before_kib as f64 / 1024.0,
+    );
+    println!(
+        "{label}: {count} events in {elapsed:.3?} ({rate:.0} events/s); \
+         peak RSS {peak:.1} MiB (before: {before:.1} MiB)"
+    );
+}
+
 /// The process's peak resident set size so far (`VmHWM`), in KiB, on Linux.
 pub fn peak_rss_kib() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;

@@ -13,7 +13,7 @@
 
 use std::time::Instant;
 
-use askuser_benches::{EVENTS, STREAM, TAIL, peak_rss_kib};
+use askuser_benches::{EVENTS, STREAM, TAIL, peak_rss_kib, report};
 use askuser_store::replay::ReplayOptions;
 use askuser_store::{Log, PgLog};
 
@@ -43,17 +43,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         other => return Err(format!("unknown mode {other}: replay or load").into()),
     };
-    let elapsed = started.elapsed();
-    let peak = peak_rss_kib().unwrap_or(0);
-    #[allow(clippy::cast_precision_loss)] // counts far below 2^52
-    let (rate, peak, before) = (
-        count as f64 / elapsed.as_secs_f64(),
-        peak as f64 / 1024.0,
-        before as f64 / 1024.0,
-    );
-    println!(
-        "postgres {mode}: {count} events in {elapsed:.3?} ({rate:.0} events/s); \
-         peak RSS {peak:.1} MiB (before: {before:.1} MiB)"
+    report(
+        &format!("postgres {mode}"),
+        count,
+        started.elapsed(),
+        before,
     );
     Ok(())
 }

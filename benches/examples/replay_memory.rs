@@ -13,7 +13,7 @@ use std::time::Instant;
 
 use askuser_benches::{
     load_from_cold_open, peak_rss_kib, raw_scan_from_cold_open, replay_db, replay_db_path,
-    replay_from_cold_open, sled_scan_from_cold_open,
+    replay_from_cold_open, report, sled_scan_from_cold_open,
 };
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -37,17 +37,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "load" => load_from_cold_open(&path)?,
         other => return Err(format!("unknown mode {other}: replay, raw, sled or load").into()),
     };
-    let elapsed = started.elapsed();
-    let peak = peak_rss_kib().unwrap_or(0);
-    #[allow(clippy::cast_precision_loss)] // counts far below 2^52
-    let (rate, peak, before) = (
-        count as f64 / elapsed.as_secs_f64(),
-        peak as f64 / 1024.0,
-        before as f64 / 1024.0,
-    );
-    println!(
-        "{mode}: {count} events in {elapsed:.3?} ({rate:.0} events/s); \
-         peak RSS {peak:.1} MiB (before: {before:.1} MiB)"
-    );
+    report(&mode, count, started.elapsed(), before);
     Ok(())
 }

@@ -292,6 +292,24 @@ pub(crate) struct SnapshotRecord {
     pub state: State,
 }
 
+/// Decodes the snapshot of `stream` at `seq` stored under `key`: `None` when it
+/// was taken in another state format (the replay then starts from an older one or
+/// the start). Its head is decoded first, so that a state of another format is
+/// never decoded.
+pub(crate) fn open_snapshot(
+    stream: &str,
+    seq: Seq,
+    key: &[u8],
+    bytes: &[u8],
+) -> Result<Option<Snapshot>> {
+    let head: SnapshotHead = open_record(RecordKind::Snapshot, stream, seq, key, bytes)?;
+    if head.state_format != STATE_FORMAT {
+        return Ok(None);
+    }
+    let record: SnapshotRecord = open_record(RecordKind::Snapshot, stream, seq, key, bytes)?;
+    Ok(Some(record.into()))
+}
+
 impl From<SnapshotRecord> for Snapshot {
     fn from(record: SnapshotRecord) -> Self {
         Snapshot {

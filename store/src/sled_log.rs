@@ -10,8 +10,8 @@ use sled::{Db, IVec, Tree};
 use crate::backend::{Backend, RecordIter};
 use crate::block::{BlockReader, encode_append, rewrite_tail};
 use crate::codec::{
-    STATE_FORMAT, SnapshotHead, SnapshotRecord, SnapshotRef, StreamRecord, check_name,
-    is_single_record, key_seq, open_record, prefix, seal, seq_key,
+    STATE_FORMAT, SnapshotRef, StreamRecord, check_name, is_single_record, key_seq, open_record,
+    open_snapshot, prefix, seal, seq_key,
 };
 use crate::error::{RecordKind, Result, StoreError, expect_head};
 use crate::log::Log;
@@ -493,12 +493,7 @@ impl Backend for SledLog {
         let Some(bytes) = self.snapshots.get(&key)? else {
             return Ok(None);
         };
-        let head: SnapshotHead = open_record(RecordKind::Snapshot, stream, seq, &key, &bytes)?;
-        if head.state_format != STATE_FORMAT {
-            return Ok(None);
-        }
-        let record: SnapshotRecord = open_record(RecordKind::Snapshot, stream, seq, &key, &bytes)?;
-        Ok(Some(record.into()))
+        open_snapshot(stream, seq, &key, &bytes)
     }
 
     fn snapshot_seqs(&self, stream: &str) -> Result<Vec<Seq>> {

@@ -101,6 +101,25 @@ impl Rng {
         self.0 ^= self.0 >> 27;
         self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) % n
     }
+
+    /// Flips 1 to 3 random bits of `data`: how many, and the first byte changed.
+    fn flip_bits(&mut self, data: &mut [u8]) -> (u64, u64) {
+        let flips = 1 + self.below(3);
+        let mut first = u64::MAX;
+        for _ in 0..flips {
+            let at = self.below(data.len() as u64);
+            data[usize::try_from(at).unwrap()] ^= 1 << self.below(8);
+            first = first.min(at);
+        }
+        (flips, first)
+    }
+
+    /// Cuts `data` at a random length, which it returns.
+    fn tear(&mut self, data: &mut Vec<u8>) -> u64 {
+        let at = self.below(data.len() as u64);
+        data.truncate(usize::try_from(at).unwrap());
+        at
+    }
 }
 
 fn copy_dir(from: &Path, to: &Path) {
@@ -137,6 +156,16 @@ struct Trial {
     readable: BTreeSet<(String, u64)>,
     loss_stated: bool,
     refused: Option<String>,
+}
+
+impl Trial {
+    /// " refused: why", when salvage refused the copy.
+    fn refused_note(&self) -> String {
+        self.refused
+            .as_deref()
+            .map(|r| format!(" refused: {r}"))
+            .unwrap_or_default()
+    }
 }
 
 fn salvage_trial(damaged: &Path, scratch: &Path) -> Trial {
@@ -187,18 +216,10 @@ fn flipped_bytes_and_torn_tails_lose_nothing_before_the_damage() {
         copy_dir(&original, &copy);
         let mut damaged = data.clone();
         let (kind, point) = if case % 2 == 0 {
-            let flips = 1 + rng.below(3);
-            let mut first = u64::MAX;
-            for _ in 0..flips {
-                let at = rng.below(data.len() as u64);
-                damaged[usize::try_from(at).unwrap()] ^= 1 << rng.below(8);
-                first = first.min(at);
-            }
+            let (flips, first) = rng.flip_bits(&mut damaged);
             (format!("{flips} flipped"), first)
         } else {
-            let at = rng.below(data.len() as u64);
-            damaged.truncate(usize::try_from(at).unwrap());
-            ("torn".to_owned(), at)
+            ("torn".to_owned(), rng.tear(&mut damaged))
         };
         std::fs::write(copy.join("db"), &damaged).unwrap();
         let trial = salvage_trial(&copy, dir.path());
@@ -216,11 +237,7 @@ fn flipped_bytes_and_torn_tails_lose_nothing_before_the_damage() {
             trial.readable.len(),
             kept_safe,
             safe.len(),
-            trial
-                .refused
-                .as_deref()
-                .map(|r| format!(" refused: {r}"))
-                .unwrap_or_default()
+            trial.refused_note()
         ));
         assert_eq!(kept_safe, safe.len(), "{}", figures.last().unwrap());
         if trial.readable.len() < total {
@@ -251,16 +268,10 @@ fn damage_behind_a_recovery_snapshot_is_reported_and_the_rest_salvaged() {
             damaged.truncate(data.len() - 10);
             "10 bytes cut off the end".to_owned()
         } else if case % 2 == 0 {
-            let flips = 1 + rng.below(3);
-            for _ in 0..flips {
-                let at = rng.below(data.len() as u64);
-                damaged[usize::try_from(at).unwrap()] ^= 1 << rng.below(8);
-            }
+            let (flips, _) = rng.flip_bits(&mut damaged);
             format!("{flips} flipped")
         } else {
-            let at = rng.below(data.len() as u64);
-            damaged.truncate(usize::try_from(at).unwrap());
-            format!("torn at {at}")
+            format!("torn at {}", rng.tear(&mut damaged))
         };
         std::fs::write(copy.join("db"), &damaged).unwrap();
         let trial = salvage_trial(&copy, dir.path());
@@ -268,11 +279,7 @@ fn damage_behind_a_recovery_snapshot_is_reported_and_the_rest_salvaged() {
             "{what}: {} of {} readable{}",
             trial.readable.len(),
             appended.len(),
-            trial
-                .refused
-                .as_deref()
-                .map(|r| format!(" refused: {r}"))
-                .unwrap_or_default()
+            trial.refused_note()
         ));
         if trial.readable.len() < appended.len() {
             assert!(

@@ -12,11 +12,8 @@ use super::scan::PgScan;
 use super::{PgLog, from_sql, sql, to_sql};
 use crate::backend::{Backend, RecordIter};
 use crate::block::{BlockReader, encode_append, rewrite_tail};
-use crate::codec::{
-    STATE_FORMAT, SnapshotHead, SnapshotRecord, SnapshotRef, check_name, key_seq, open_record,
-    seal, seq_key,
-};
-use crate::error::{RecordKind, Result, StoreError};
+use crate::codec::{STATE_FORMAT, SnapshotRef, check_name, key_seq, open_snapshot, seal, seq_key};
+use crate::error::{Result, StoreError};
 use crate::log::Log;
 use crate::memory::check_fork_point;
 use crate::types::{Clock, Durability, ForkPoint, Seq, Snapshot, StreamInfo, Timestamp};
@@ -163,12 +160,7 @@ impl Backend for PgLog {
         };
         let bytes: Vec<u8> = row.try_get(0).map_err(database)?;
         let key = seq_key(stream, seq);
-        let head: SnapshotHead = open_record(RecordKind::Snapshot, stream, seq, &key, &bytes)?;
-        if head.state_format != STATE_FORMAT {
-            return Ok(None);
-        }
-        let record: SnapshotRecord = open_record(RecordKind::Snapshot, stream, seq, &key, &bytes)?;
-        Ok(Some(record.into()))
+        open_snapshot(stream, seq, &key, &bytes)
     }
 
     fn snapshot_seqs(&self, stream: &str) -> Result<Vec<Seq>> {
