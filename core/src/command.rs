@@ -24,6 +24,16 @@ pub enum Command {
         /// The JSON Schema the answer must satisfy.
         schema: Value,
     },
+    /// Show the person every answer before it is sent (the surface asked for a
+    /// review with [`Event::ReviewWanted`](crate::Event::ReviewWanted)): then
+    /// `Submitted` sends them, Back changes the last one, a Reply or End Turn ends
+    /// the form with them all recorded.
+    Review {
+        /// The inquiry.
+        inquiry: InquiryId,
+        /// Every answer, as it would be sent (status `completed`).
+        outcome: Outcome,
+    },
     /// Respond to the model with the outcome (answers, or a Reply's cancel marker).
     Respond {
         /// The inquiry.

@@ -91,11 +91,21 @@ impl State {
                 }
                 Ok(Decision::accept(input))
             }
-            Event::Cancelled { inquiry, .. } | Event::TurnEnded { inquiry } => {
+            Event::Cancelled { inquiry, .. }
+            | Event::TurnEnded { inquiry }
+            | Event::ReviewWanted { inquiry } => {
                 self.check_open(inquiry)?;
                 Ok(Decision::accept(input))
             }
-            Event::TimedOut { inquiry } => {
+            Event::Submitted { inquiry } => {
+                if !self.check_open(inquiry)?.reviewing() {
+                    return Err(Refusal::NotInReview {
+                        inquiry: inquiry.to_string(),
+                    });
+                }
+                Ok(Decision::accept(input))
+            }
+            Event::TimedOut { inquiry, .. } => {
                 let open = self.check_open(inquiry)?;
                 if open.policy.timeout.is_none() {
                     return Err(Refusal::NoTimeout {
@@ -197,6 +207,12 @@ impl State {
         by: AnsweredBy,
     ) -> Result<Decision<'a>, Refusal> {
         let open = self.check_open(inquiry)?;
+        if open.reviewing() {
+            return Err(Refusal::InReview {
+                inquiry: inquiry.to_string(),
+                got: question.to_owned(),
+            });
+        }
         let current = &open.form.question(open.cursor).id;
         if current != question {
             return Err(Refusal::UnexpectedQuestion {

@@ -442,6 +442,24 @@ pub enum Refusal {
         /// The question the answer named.
         got: String,
     },
+    /// `Submitted` while the inquiry is not showing a review (the form is not
+    /// complete, or no review was wanted). Answer the question being asked.
+    #[error("inquiry \"{inquiry}\" is not waiting for a review to be submitted")]
+    NotInReview {
+        /// The inquiry.
+        inquiry: String,
+    },
+    /// An answer while every question is answered and the review is showing.
+    /// Submit, go Back, or Reply instead.
+    #[error(
+        "inquiry \"{inquiry}\" has every answer and is showing its review; an answer to \"{got}\" is not accepted (submit, go back or reply)"
+    )]
+    InReview {
+        /// The inquiry.
+        inquiry: String,
+        /// The question the answer named.
+        got: String,
+    },
     /// `Back` with no earlier question the person answered.
     #[error("inquiry \"{inquiry}\" has no earlier answered question to go back to")]
     NothingToGoBackTo {

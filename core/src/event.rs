@@ -175,6 +175,25 @@ pub enum Event {
     TimedOut {
         /// The inquiry that timed out.
         inquiry: InquiryId,
+        /// A Reply message the person was typing when the time ran out: it goes
+        /// to the model with the timeout's result, so no typed word is lost.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        message: Option<String>,
+    },
+    /// The surface shows the person a review of every answer before they are
+    /// sent: once the form is complete, the inquiry waits
+    /// ([`Command::Review`](crate::Command::Review)) for [`Event::Submitted`], Back,
+    /// a Reply, End Turn or the timeout, instead of responding at once. Recorded
+    /// before the answer that completes the form, so that a Reply from the review
+    /// sends every answer the review showed.
+    ReviewWanted {
+        /// The inquiry.
+        inquiry: InquiryId,
+    },
+    /// The person sent the answers they reviewed.
+    Submitted {
+        /// The inquiry.
+        inquiry: InquiryId,
     },
 }
 
@@ -190,7 +209,9 @@ impl Event {
             | Event::Back { inquiry }
             | Event::Cancelled { inquiry, .. }
             | Event::TurnEnded { inquiry }
-            | Event::TimedOut { inquiry } => inquiry,
+            | Event::TimedOut { inquiry, .. }
+            | Event::ReviewWanted { inquiry }
+            | Event::Submitted { inquiry } => inquiry,
         }
     }
 }

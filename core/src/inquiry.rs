@@ -41,6 +41,11 @@ pub(crate) struct Open {
     pub(crate) refused: u32,
     /// The tool call the request recorded (the engine does not read it).
     pub(crate) call: Option<Arc<ToolCall>>,
+    /// The surface reviews the answers before they are sent
+    /// ([`Event::ReviewWanted`](crate::Event::ReviewWanted)): a complete form waits
+    /// for [`Event::Submitted`](crate::Event::Submitted), the cursor past the end.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) review: bool,
 }
 
 /// The serialized shape of [`Open`], checked before use so that a damaged snapshot
@@ -60,6 +65,8 @@ struct OpenRecord {
     refused: u32,
     #[serde(default)]
     call: Option<Arc<ToolCall>>,
+    #[serde(default)]
+    review: bool,
 }
 
 impl TryFrom<OpenRecord> for Open {
@@ -68,7 +75,9 @@ impl TryFrom<OpenRecord> for Open {
     fn try_from(record: OpenRecord) -> Result<Self, Self::Error> {
         let count = record.form.len();
         let discarded_fits = record.discarded.is_empty() || record.discarded.len() == count;
-        if record.answers.len() != count || record.cursor >= count || !discarded_fits {
+        // The cursor is past the last question only while a review is showing.
+        let cursor_fits = record.cursor < count || (record.review && record.cursor == count);
+        if record.answers.len() != count || !cursor_fits || !discarded_fits {
             return Err(format!(
                 "inconsistent inquiry state: {} answer slots and cursor {} for a form of {count} questions",
                 record.answers.len(),
@@ -100,6 +109,7 @@ impl TryFrom<OpenRecord> for Open {
             },
             refused: record.refused,
             call: record.call,
+            review: record.review,
         })
     }
 }
@@ -126,6 +136,26 @@ impl Open {
             awaiting: Target::User,
             discarded: (0..count).map(|_| None).collect(),
             refused: 0,
+            review: false,
+        }
+    }
+
+    /// Whether every question is answered and the review is showing: the
+    /// inquiry waits for `Submitted`, Back, a Reply, End Turn or the timeout.
+    pub(crate) fn reviewing(&self) -> bool {
+        self.review && self.cursor >= self.form.len()
+    }
+
+    /// The review of the answers so far (they stay held until sent).
+    pub(crate) fn review_command(&self, id: &InquiryId) -> Command {
+        Command::Review {
+            inquiry: id.clone(),
+            outcome: Outcome {
+                form: self.form.clone(),
+                answers: self.answers.clone(),
+                status: OutcomeStatus::Completed,
+                message: None,
+            },
         }
     }
 
@@ -179,6 +209,11 @@ impl Open {
         loop {
             let index = self.cursor;
             if index >= self.form.len() {
+                if self.review {
+                    self.awaiting = Target::User;
+                    out.push(self.review_command(id));
+                    return None;
+                }
                 out.push(self.respond(id, OutcomeStatus::Completed, None));
                 return Some(Finished::Completed);
             }
@@ -364,6 +399,9 @@ impl Open {
 
     /// The command this inquiry is waiting on.
     pub(crate) fn current(&self, id: &InquiryId) -> Command {
+        if self.reviewing() {
+            return self.review_command(id);
+        }
         match self.awaiting {
             Target::User => Command::Prompt(self.prompt(id)),
             Target::Assistant => self.ask_assistant(id),

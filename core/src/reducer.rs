@@ -225,7 +225,11 @@ impl State {
                 message,
             } => self.cancelled(inquiry, reason, message.as_deref(), out),
             Event::TurnEnded { inquiry } => self.turn_ended(inquiry, out),
-            Event::TimedOut { inquiry } => self.timed_out(inquiry, out),
+            Event::TimedOut { inquiry, message } => {
+                self.timed_out(inquiry, message.as_deref(), out);
+            }
+            Event::ReviewWanted { inquiry } => self.review_wanted(inquiry, out),
+            Event::Submitted { inquiry } => self.submitted(inquiry, out),
         }
     }
 
@@ -375,7 +379,7 @@ impl State {
         let Some(Inquiry::Open(open)) = self.inquiries.get_mut(id) else {
             return;
         };
-        if !same_text(&open.form.question(open.cursor).id, question) {
+        if open.reviewing() || !same_text(&open.form.question(open.cursor).id, question) {
             return;
         }
         let Some(answer) = open.form.convert(open.cursor, value) else {
@@ -398,7 +402,7 @@ impl State {
     }
 
     fn answer_refused(&mut self, id: &InquiryId, message: &str, out: &mut Vec<Command>) {
-        let Some(open) = self.open_mut(id) else {
+        let Some(open) = self.open_mut(id).filter(|open| !open.reviewing()) else {
             return;
         };
         out.push(Command::InvalidAnswer {
@@ -444,7 +448,28 @@ impl State {
         self.finish(id, how);
     }
 
-    fn timed_out(&mut self, id: &InquiryId, out: &mut Vec<Command>) {
+    /// The surface will review the answers: a complete form waits for
+    /// `Submitted`. Wanted while every question is already answered (a host that
+    /// asks late), the review shows at once.
+    fn review_wanted(&mut self, id: &InquiryId, out: &mut Vec<Command>) {
+        let Some(open) = self.open_mut(id) else {
+            return;
+        };
+        open.review = true;
+        if open.reviewing() {
+            out.push(open.review_command(id));
+        }
+    }
+
+    fn submitted(&mut self, id: &InquiryId, out: &mut Vec<Command>) {
+        let Some(open) = self.open_mut(id).filter(|open| open.reviewing()) else {
+            return;
+        };
+        out.push(open.respond(id, OutcomeStatus::Completed, None));
+        self.finish(id, Finished::Completed);
+    }
+
+    fn timed_out(&mut self, id: &InquiryId, message: Option<&str>, out: &mut Vec<Command>) {
         let remembered = &self.remembered;
         let Some(Inquiry::Open(open)) = self.inquiries.get_mut(id) else {
             return;
@@ -458,12 +483,12 @@ impl State {
         match timeout.on_timeout {
             OnTimeout::EndTurn => self.turn_ended(id, out),
             OnTimeout::Cancel => {
-                out.push(open.respond(id, status, None));
+                out.push(open.respond(id, status, message));
                 self.finish(id, Finished::TimedOut);
             }
             OnTimeout::Defaults => {
                 open.fill_on_timeout(remembered);
-                out.push(open.respond(id, status, None));
+                out.push(open.respond(id, status, message));
                 self.finish(id, Finished::TimedOut);
             }
         }

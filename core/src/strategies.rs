@@ -396,6 +396,7 @@ pub fn session_events(form: &Form, steps: &[Step]) -> Vec<Event> {
             (Step::RequestAgain, _) => request.clone(),
             (Step::TimedOut, _) => Event::TimedOut {
                 inquiry: inquiry.clone(),
+                message: None,
             },
         };
         // A refused input changes nothing; it is kept, for the property under test.

@@ -64,6 +64,7 @@ fn answer(id: &str, question: &str, value: Value) -> Event {
 fn timed_out(id: &str) -> Event {
     Event::TimedOut {
         inquiry: InquiryId::new(id),
+        message: None,
     }
 }
 

@@ -58,9 +58,16 @@ pub(crate) struct Transcriber {
     out: String,
     /// The forms of the inquiries seen requested and not finished yet.
     forms: HashMap<InquiryId, Arc<Form>>,
-    /// The question each open inquiry is asking now (index into its form).
+    /// The question each open inquiry is asking now (index into its form;
+    /// [`REVIEWING`] while its review shows).
     asking: HashMap<InquiryId, usize>,
+    /// The answers recorded for each open inquiry, in form order (Back drops
+    /// them again), to tell what was given when a turn ends.
+    given: HashMap<InquiryId, Vec<(String, Value)>>,
 }
+
+/// The place of an inquiry showing its review, in [`Transcriber::asking`].
+const REVIEWING: usize = usize::MAX;
 
 impl Transcriber {
     pub(crate) fn new(start: Option<&Snapshot>) -> Self {
@@ -76,6 +83,7 @@ impl Transcriber {
             out,
             forms: HashMap::new(),
             asking: HashMap::new(),
+            given: HashMap::new(),
         }
     }
 
@@ -85,6 +93,25 @@ impl Transcriber {
         {
             self.forms
                 .insert(request.inquiry.clone(), Arc::clone(&request.form));
+        }
+        match &recorded.event {
+            Event::Answered {
+                inquiry,
+                question,
+                value,
+                by,
+                ..
+            } if !commands.is_empty() && *by != AnsweredBy::Assistant => {
+                let given = self.given.entry(inquiry.clone()).or_default();
+                given.push((question.clone(), value.clone()));
+            }
+            Event::Back { inquiry } if !commands.is_empty() => {
+                // Back drops the last answer the person gave (and any after it).
+                if let Some(given) = self.given.get_mut(inquiry) {
+                    given.pop();
+                }
+            }
+            _ => {}
         }
         for command in commands {
             self.command(command);
@@ -107,6 +134,9 @@ impl Transcriber {
                     self.asking.insert(inquiry.clone(), index);
                 }
             }
+            Command::Review { inquiry, .. } => {
+                self.asking.insert(inquiry.clone(), REVIEWING);
+            }
             Command::Respond { inquiry, outcome } => {
                 self.block_start();
                 answers(
@@ -116,7 +146,12 @@ impl Transcriber {
                     outcome.status == OutcomeStatus::Completed,
                 );
                 if outcome.status == OutcomeStatus::Cancelled {
+                    let reviewing = self.asking.get(inquiry) == Some(&REVIEWING);
                     let _ = match self.asked(inquiry) {
+                        _ if reviewing => writeln!(
+                            self.out,
+                            "The user reviewed these answers and chose to reply instead of sending them."
+                        ),
                         Some(text) => writeln!(
                             self.out,
                             "The user chose to reply instead of answering \"{text}\"."
@@ -148,7 +183,13 @@ impl Transcriber {
             }
             Command::EndTurn { inquiry } => {
                 self.block_start();
+                self.given_before_the_end(inquiry);
+                let reviewing = self.asking.get(inquiry) == Some(&REVIEWING);
                 let _ = match self.asked(inquiry) {
+                    _ if reviewing => writeln!(
+                        self.out,
+                        "The user ended the turn on the review of these answers; none was sent."
+                    ),
                     Some(text) => writeln!(
                         self.out,
                         "The user ended the turn while being asked \"{text}\"."
@@ -187,6 +228,26 @@ impl Transcriber {
     fn done(&mut self, inquiry: &InquiryId) {
         self.forms.remove(inquiry);
         self.asking.remove(inquiry);
+        self.given.remove(inquiry);
+    }
+
+    /// One sentence per answer the person gave to an inquiry whose turn ends.
+    fn given_before_the_end(&mut self, inquiry: &InquiryId) {
+        let (Some(form), Some(given)) = (self.forms.get(inquiry), self.given.get(inquiry)) else {
+            return;
+        };
+        for (question, value) in given {
+            let text = form
+                .questions
+                .iter()
+                .find(|q| &q.id == question)
+                .map_or(question.as_str(), |q| q.text.as_str());
+            let _ = writeln!(
+                self.out,
+                "Asked \"{text}\"; the answer was {} (not sent: the turn ended).",
+                describe(value)
+            );
+        }
     }
 
     fn block_start(&mut self) {

@@ -31,9 +31,11 @@ fn a_timeout_recorded_in_sled_replays_to_the_same_commands_after_a_restart() {
         answered("c1", "db", json!("SQLite")),
         Event::TimedOut {
             inquiry: InquiryId::new("c1"),
+            message: None,
         },
         Event::TimedOut {
             inquiry: InquiryId::new("c2"),
+            message: None,
         },
     ];
     let mut session = Session::open(Arc::clone(&log), "s").unwrap();

@@ -121,10 +121,12 @@ fn the_terminal_loop_records_through_the_journal_and_replays() {
         ))
     );
     assert_eq!(person.invalid_messages(), ["expected a string, got a list"]);
-    assert_eq!(log.stream("t").unwrap().unwrap().head, 6);
+    // The request, review wanted, four answers or Backs (one refused), the
+    // answers reviewed and submitted: every step recorded.
+    assert_eq!(log.stream("t").unwrap().unwrap().head, 8);
     let report = replay(&*log, "t").unwrap();
     assert!(report.matches());
-    assert_eq!(report.events.len(), 6);
+    assert_eq!(report.events.len(), 8);
 }
 
 #[test]

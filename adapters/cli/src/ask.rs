@@ -301,8 +301,7 @@ fn timeout_of(args: &AskArgs) -> Option<Timeout> {
     })
 }
 
-/// The journal as the terminal's engine: records every event, and looks ahead
-/// (for the review) on a copy of the stream's state.
+/// The journal as the terminal's engine: records every event.
 struct Recorder<'a> {
     journal: &'a mut Journal,
     stream: &'a str,
@@ -323,11 +322,6 @@ impl Engine for Recorder<'_> {
                 Ok(Vec::new())
             }
         }
-    }
-
-    fn preview(&mut self, event: &Event) -> Option<Vec<Command>> {
-        let mut state = self.journal.state(self.stream).ok()?.clone();
-        askuser_core::reduce(&mut state, event).ok()
     }
 }
 

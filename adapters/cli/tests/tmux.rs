@@ -36,8 +36,11 @@ fn typing_s_filters_to_scala_and_enter_picks_it() {
          > 4) scala\n  \
          2) rust\n  \
          5) bash\n\
-         [1-5 pick · type to filter, Enter picks · Esc for Reply / End Turn]"
+         [1-5 pick · type to filter, Enter picks · Alt+N note · Esc for Reply / End Turn]"
     );
+    tmux.keys(&["Enter"]);
+    // One key picked it: the review comes before it is sent.
+    tmux.wait_for("? Review your answers");
     tmux.keys(&["Enter"]);
     assert_eq!(
         finished(&tmux, &scratch),
@@ -47,6 +50,7 @@ fn typing_s_filters_to_scala_and_enter_picks_it() {
         tmux.screen(),
         "askuser: read as a jp-form call (pass --dialect to choose another)\n\
          > Assistant asks: Which language? scala\n\
+         > Review your answers: submitted\n\
          askuser: recorded as stream \"s\" in ./log.db"
             .replace("./log.db", &scratch.db())
     );
@@ -105,11 +109,13 @@ fn every_answer_type_digits_and_a_schema_answer_rejected_then_accepted() {
         events(&scratch),
         [
             "#1 requested call-1 (5 questions: ship, channel, checks, notes, rollout)",
-            "#2 answered call-1: ship = true",
-            "#3 answered call-1: channel = \"qa\"",
-            "#4 answered call-1: checks = [\"lint\",\"smoke tests\"]",
-            "#5 answered call-1: notes = \"we ship it!\"",
-            "#6 answered call-1: rollout = {\"percent\":5}",
+            "#2 review wanted call-1",
+            "#3 answered call-1: ship = true",
+            "#4 answered call-1: channel = \"qa\"",
+            "#5 answered call-1: checks = [\"lint\",\"smoke tests\"]",
+            "#6 answered call-1: notes = \"we ship it!\"",
+            "#7 answered call-1: rollout = {\"percent\":5}",
+            "#8 submitted call-1",
         ]
     );
 }
@@ -133,7 +139,7 @@ fn multi_select_ticks_survive_the_menu_and_ctrl_c_ends_the_turn_with_a_line() {
     tmux.keys(&["Escape"]);
     let menu = tmux.wait_for("k) Keep answering");
     insta::assert_snapshot!("escape_menu_screen", menu);
-    tmux.keys(&["k"]);
+    tmux.keys(&["k", "Enter"]);
     let kept = tmux.wait_for("? [3/5] Assistant asks: Which checks must pass first?");
     assert_eq!(
         kept.lines().skip(3).collect::<Vec<_>>(),
@@ -142,19 +148,22 @@ fn multi_select_ticks_survive_the_menu_and_ctrl_c_ends_the_turn_with_a_line() {
             "  [x] 1) lint",
             "  [ ] 2) unit tests",
             "> [x] 3) smoke tests",
-            "[Space or 1-3 tick · type to filter · Enter sends · Esc for Back / Reply / End Turn]",
+            "[Space or 1-3 tick · type to filter · Enter sends · Alt+N note · Esc for Back / Reply / End Turn]",
         ]
     );
     tmux.keys(&["Enter"]);
     tmux.wait_for("? [4/5] Assistant asks: One line for the release notes");
     tmux.text("half a th");
+    // Ctrl+C with answers given asks first; a second Ctrl+C ends the turn.
+    tmux.keys(&["C-c"]);
+    tmux.wait_for("Ctrl+C again ends the turn");
     tmux.keys(&["C-c"]);
     let (code, out) = finished(&tmux, &scratch);
     assert_eq!((code, out.as_str()), (4, ""));
     insta::assert_snapshot!("ctrl_c_screen", scratch.redact(&tmux.screen()));
     assert_eq!(
         events(&scratch).last().map(String::as_str),
-        Some("#5 turn ended call-1")
+        Some("#6 turn ended call-1")
     );
 }
 
@@ -174,7 +183,7 @@ fn esc_reply_sends_the_typed_message_with_the_answers_so_far() {
     tmux.wait_for("? [3/3] Assistant asks: Optional note for the migration log");
     tmux.keys(&["Escape"]);
     tmux.wait_for("r) Reply to the assistant instead");
-    tmux.keys(&["r"]);
+    tmux.keys(&["r", "Enter"]);
     tmux.wait_for("? Reply to the assistant instead of answering");
     tmux.text("run it on staging first");
     let reply = tmux.wait_for("> run it on staging first");
@@ -204,7 +213,7 @@ fn end_turn_asks_first_when_answers_would_be_lost() {
     tmux.wait_for("? [2/3] Assistant asks: Which environment?");
     tmux.keys(&["Escape"]);
     tmux.wait_for("s) End the turn");
-    tmux.keys(&["s"]);
+    tmux.keys(&["s", "Enter"]);
     let confirm = tmux.wait_for("y) Yes, end the turn");
     assert_eq!(
         confirm.lines().skip(3).collect::<Vec<_>>(),
@@ -212,16 +221,16 @@ fn end_turn_asks_first_when_answers_would_be_lost() {
             "? End the turn? Your answers so far are lost and the assistant gets no reply.",
             "> n) No, keep answering",
             "  y) Yes, end the turn",
-            "[y ends the turn · n or Esc returns to the question]",
+            "[y then Enter ends the turn · Enter or Esc keeps answering]",
         ]
     );
-    tmux.keys(&["n"]);
+    tmux.keys(&["Enter"]);
     tmux.wait_for("? [2/3] Assistant asks: Which environment?");
     tmux.keys(&["Escape"]);
     tmux.wait_for("s) End the turn");
-    tmux.keys(&["s"]);
+    tmux.keys(&["s", "Enter"]);
     tmux.wait_for("y) Yes, end the turn");
-    tmux.keys(&["y"]);
+    tmux.keys(&["y", "Enter"]);
     let (code, out) = finished(&tmux, &scratch);
     assert_eq!((code, out.as_str()), (4, ""));
     assert_eq!(
@@ -253,7 +262,7 @@ fn end_turn_with_nothing_to_lose_ends_at_once() {
     tmux.wait_for("Which auth method should we use?");
     tmux.keys(&["Escape"]);
     tmux.wait_for("s) End the turn");
-    tmux.keys(&["s"]);
+    tmux.keys(&["s", "Enter"]);
     let (code, out) = finished(&tmux, &scratch);
     assert_eq!((code, out.as_str()), (4, ""));
     assert_eq!(

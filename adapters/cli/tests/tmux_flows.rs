@@ -24,11 +24,11 @@ fn back_then_forward_shows_the_earlier_answers_prefilled() {
     tmux.wait_for("? [3/3] Assistant asks: Optional note for the migration log");
     tmux.keys(&["Escape"]);
     tmux.wait_for("b) Back to the previous question");
-    tmux.keys(&["b"]);
+    tmux.keys(&["b", "Enter"]);
     tmux.wait_for("? [2/3] Assistant asks: Which environment?");
     tmux.keys(&["Escape"]);
     tmux.wait_for("b) Back to the previous question");
-    tmux.keys(&["b"]);
+    tmux.keys(&["b", "Enter"]);
     let first = tmux.wait_for("? [1/3] Assistant asks: Apply the proposed migration?");
     insta::assert_snapshot!("back_twice_screen", first);
     tmux.keys(&["Enter"]);
@@ -37,7 +37,7 @@ fn back_then_forward_shows_the_earlier_answers_prefilled() {
     assert_eq!(
         env.lines().rev().take(4).collect::<Vec<_>>(),
         [
-            "[1-2 pick · type to filter, Enter picks · Esc for Back / Reply / End Turn]",
+            "[1-2 pick · type to filter, Enter picks · Alt+N note · Esc for Back / Reply / End Turn]",
             "> 2) production",
             "  1) staging",
             "? [2/3] Assistant asks: Which environment?",
@@ -61,13 +61,15 @@ fn back_then_forward_shows_the_earlier_answers_prefilled() {
         events(&scratch),
         [
             "#1 requested call-1 (3 questions: apply, env, note)",
-            "#2 answered call-1: apply = true",
-            "#3 answered call-1: env = \"production\"",
-            "#4 back call-1",
+            "#2 review wanted call-1",
+            "#3 answered call-1: apply = true",
+            "#4 answered call-1: env = \"production\"",
             "#5 back call-1",
-            "#6 answered call-1: apply = true",
-            "#7 answered call-1: env = \"production\"",
-            "#8 answered call-1: note = \"second try\"",
+            "#6 back call-1",
+            "#7 answered call-1: apply = true",
+            "#8 answered call-1: env = \"production\"",
+            "#9 answered call-1: note = \"second try\"",
+            "#10 submitted call-1",
         ]
     );
 }
@@ -103,18 +105,18 @@ fn the_review_changes_an_earlier_answer_and_keeps_the_later_ones() {
     tmux.keys(&["2"]);
     tmux.wait_for("> 1) staging");
     tmux.keys(&["2"]);
-    // The note typed before comes back as the prefill.
-    let note = tmux.wait_for("> weekly run");
+    // The note still applies: it keeps its answer and is not asked again.
+    let review = tmux.wait_for("2) Which environment? — production");
     assert_eq!(
-        note.lines().collect::<Vec<_>>()[note.lines().count() - 3..],
+        review.lines().rev().take(5).collect::<Vec<_>>(),
         [
-            "? [3/3] Assistant asks: Optional note for the migration log",
-            "> weekly run",
-            "[Enter sends · Alt+Enter new line · Ctrl+U/W/A/E edit · Esc for Back / Reply / End Turn]",
+            "[Enter submits · 1-3 change that answer · Esc for Reply / End Turn]",
+            "  3) Optional note for the migration log — weekly run",
+            "  2) Which environment? — production",
+            "  1) Apply the proposed migration? — Yes",
+            "> Submit these answers",
         ]
     );
-    tmux.keys(&["Enter"]);
-    tmux.wait_for("2) Which environment? — production");
     tmux.keys(&["Enter"]);
     let (code, out) = finished(&tmux, &scratch);
     assert_eq!(
@@ -129,11 +131,15 @@ fn the_review_changes_an_earlier_answer_and_keeps_the_later_ones() {
         events(&scratch),
         [
             "#1 requested call-1 (3 questions: apply, env, note)",
-            "#2 answered call-1: apply = true",
-            "#3 answered call-1: env = \"staging\"",
-            "#4 back call-1",
-            "#5 answered call-1: env = \"production\"",
-            "#6 answered call-1: note = \"weekly run\"",
+            "#2 review wanted call-1",
+            "#3 answered call-1: apply = true",
+            "#4 answered call-1: env = \"staging\"",
+            "#5 answered call-1: note = \"weekly run\"",
+            "#6 back call-1",
+            "#7 back call-1",
+            "#8 answered call-1: env = \"production\"",
+            "#9 answered call-1: note = \"weekly run\"",
+            "#10 submitted call-1",
         ]
     );
 }
@@ -181,7 +187,7 @@ fn schema_answers_take_bare_text_and_the_editor_and_show_the_schema_in_words() {
     tmux.keys(&["Escape"]);
     let menu = tmux.wait_for("e) Edit the answer in");
     insta::assert_snapshot!("schema_menu_screen", scratch.redact(&menu));
-    tmux.keys(&["e"]);
+    tmux.keys(&["e", "Enter"]);
     let edited = tmux.wait_for("\"regions\": [\"eu\"]}");
     insta::assert_snapshot!("schema_edited_screen", scratch.redact(&edited));
     tmux.keys(&["Enter"]);
@@ -289,8 +295,10 @@ fn a_fork_is_resumed_in_the_terminal_from_its_open_question() {
         [
             "#1 requested m1 (3 questions: apply, env, note)",
             "#2 answered m1: apply = true",
-            "#3 answered m1: env = \"production\"",
-            "#4 answered m1: note = \"in production this time\"",
+            "#3 review wanted m1",
+            "#4 answered m1: env = \"production\"",
+            "#5 answered m1: note = \"in production this time\"",
+            "#6 submitted m1",
         ]
     );
 }

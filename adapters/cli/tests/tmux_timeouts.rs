@@ -1,6 +1,7 @@
-//! Timeouts in a real terminal (tmux; see `common/tmux.rs`): the countdown in
-//! the last seconds, a key giving the time back, and each `on_timeout` action
-//! (`ASKUSER_TIMEOUT` / `ASKUSER_ON_TIMEOUT` set the policy of `askuser ask`).
+//! Timeouts in a real terminal (tmux; see `common/tmux.rs`): the time left from
+//! the start, the warning in the last seconds, a key giving the time back, each
+//! `on_timeout` action (`ASKUSER_TIMEOUT` / `ASKUSER_ON_TIMEOUT` set the policy
+//! of `askuser ask`), and a Reply message being typed when the time runs out.
 
 mod common;
 
@@ -24,8 +25,12 @@ fn without_seconds(screen: &str) -> String {
         .lines()
         .map(|line| match line.strip_prefix("⏳ ") {
             Some(rest) => {
+                let (warning, rest) = match rest.strip_prefix("⚠ ") {
+                    Some(rest) => ("⚠ ", rest),
+                    None => ("", rest),
+                };
                 let digits = rest.chars().take_while(char::is_ascii_digit).count();
-                format!("⏳ N{}", &rest[digits..])
+                format!("⏳ {warning}N{}", &rest[digits..])
             }
             None => line.to_owned(),
         })
@@ -40,13 +45,13 @@ fn the_countdown_shows_a_key_gives_the_time_back_and_cancel_sends_the_answers_so
     tmux.wait_for("? [1/3] Assistant asks: Apply the proposed migration?");
     tmux.keys(&["y"]);
     tmux.wait_for("? [2/3] Assistant asks: Which environment?");
-    let counting = tmux.wait_for("⏳ 3 s left to answer");
+    let counting = tmux.wait_for("⏳ ⚠ 3 s left to answer");
     insta::assert_snapshot!("countdown_screen", without_seconds(&counting));
     tmux.keys(&["Down"]);
     let back = tmux.wait_for("s left to answer");
     let seconds: u64 = back
         .lines()
-        .find_map(|l| l.strip_prefix("⏳ "))
+        .find_map(|l| l.strip_prefix("⏳ ⚠ "))
         .and_then(|rest| rest.split(' ').next())
         .and_then(|n| n.parse().ok())
         .expect("a countdown line");
@@ -64,8 +69,9 @@ fn the_countdown_shows_a_key_gives_the_time_back_and_cancel_sends_the_answers_so
         events(&scratch),
         [
             "#1 requested call-1 (3 questions: apply, env, note)",
-            "#2 answered call-1: apply = true",
-            "#3 timed out call-1",
+            "#2 review wanted call-1",
+            "#3 answered call-1: apply = true",
+            "#4 timed out call-1",
         ]
     );
 }
@@ -98,7 +104,7 @@ fn defaults_fill_the_remaining_questions() {
         shown.lines().rev().take(2).collect::<Vec<_>>(),
         [
             "Any key gives you more time.",
-            "⏳ N s left to answer; then the remaining questions take their defaults and the answers are sent.",
+            "⏳ ⚠ N s left to answer; then the remaining questions take their defaults and the answers are sent.",
         ]
     );
     let (code, out) = finished(&tmux, &scratch);
@@ -118,6 +124,38 @@ fn end_turn_ends_the_turn() {
         [
             "#1 requested call-1 (3 questions: apply, env, note)",
             "#2 timed out call-1",
+        ]
+    );
+}
+
+#[test]
+fn a_reply_being_typed_when_the_time_runs_out_is_sent_with_the_result() {
+    let scratch = Scratch::new();
+    let tmux = start("replying", &scratch, "3", "cancel");
+    tmux.wait_for("? [1/3] Assistant asks: Apply the proposed migration?");
+    tmux.keys(&["y"]);
+    tmux.wait_for("? [2/3] Assistant asks: Which environment?");
+    tmux.keys(&["Escape"]);
+    tmux.wait_for("r) Reply to the assistant instead");
+    tmux.keys(&["r", "Enter"]);
+    tmux.wait_for("? Reply to the assistant instead of answering");
+    tmux.text("use staging, I am away");
+    tmux.wait_for("> use staging, I am away");
+    let (code, out) = finished(&tmux, &scratch);
+    assert_eq!(
+        (code, out.as_str()),
+        (
+            0,
+            "{\"timed_out\":true,\"answered\":{\"apply\":true},\"filled_by_timeout\":{},\"message\":\"The user did not answer in time: the questions timed out after 3 seconds. No answer was filled in for the user. Not answered: \\\"Which environment?\\\", \\\"Optional note for the migration log\\\". When the time ran out the user was writing this reply to you: use staging, I am away\"}\n"
+        )
+    );
+    assert_eq!(
+        events(&scratch),
+        [
+            "#1 requested call-1 (3 questions: apply, env, note)",
+            "#2 review wanted call-1",
+            "#3 answered call-1: apply = true",
+            "#4 timed out call-1, replying: use staging, I am away",
         ]
     );
 }

@@ -155,7 +155,10 @@ fn walk(call: &Call, first: Option<&Value>, then: Then) -> Value {
         return shown(call.tool_result(command));
     }
     let event = match then {
-        Then::TimedOut(_) => Event::TimedOut { inquiry: id() },
+        Then::TimedOut(_) => Event::TimedOut {
+            inquiry: id(),
+            message: None,
+        },
         Then::Reply(message) => Event::Cancelled {
             inquiry: id(),
             reason: CancelReason::UserReply,

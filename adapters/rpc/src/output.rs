@@ -18,6 +18,7 @@ use serde_json::{Map, Value, json};
 /// | end turn | `{"type":"turn_ended","inquiry"}` |
 /// | reject | `{"type":"rejected","inquiry","errors":[{"path","message"}],"tool_error"}` |
 /// | ask assistant | `{"type":"ask_assistant","inquiry","question","schema"}` |
+/// | review | `{"type":"review","inquiry","answers"}` |
 pub(crate) fn command_line(
     command: &Command,
     call: Option<&Call>,
@@ -76,6 +77,9 @@ pub(crate) fn command_line(
             schema,
         } => {
             json!({"type": "ask_assistant", "inquiry": inquiry, "question": question, "schema": schema})
+        }
+        Command::Review { inquiry, outcome } => {
+            json!({"type": "review", "inquiry": inquiry, "answers": outcome.to_json()})
         }
     }
 }

@@ -347,7 +347,16 @@ pub fn describe_event(event: &Event) -> String {
             (other, _) => format!("cancelled {inquiry} ({other})"),
         },
         Event::TurnEnded { inquiry } => format!("turn ended {inquiry}"),
-        Event::TimedOut { inquiry } => format!("timed out {inquiry}"),
+        Event::TimedOut {
+            inquiry,
+            message: None,
+        } => format!("timed out {inquiry}"),
+        Event::TimedOut {
+            inquiry,
+            message: Some(message),
+        } => format!("timed out {inquiry}, replying: {message}"),
+        Event::ReviewWanted { inquiry } => format!("review wanted {inquiry}"),
+        Event::Submitted { inquiry } => format!("submitted {inquiry}"),
     }
 }
 
@@ -360,6 +369,7 @@ fn command_inquiry(command: &Command) -> &InquiryId {
         | Command::Fail { inquiry, .. }
         | Command::EndTurn { inquiry }
         | Command::Reject { inquiry, .. }
+        | Command::Review { inquiry, .. }
         | Command::InvalidAnswer { inquiry, .. } => inquiry,
     }
 }

@@ -246,6 +246,7 @@ impl Server {
             Input::TimedOut { inquiry } => self.on_open(&inquiry, |_, _| {
                 Ok(Event::TimedOut {
                     inquiry: InquiryId::new(&inquiry),
+                    message: None,
                 })
             }),
             Input::EndTurn { inquiry } => self.on_open(&inquiry, |_, _| {

@@ -14,6 +14,14 @@ pub enum Action {
     /// Answered with this JSON value (a boolean, a label or typed text, a list of
     /// labels, or any JSON value for a schema question).
     Answer(Value),
+    /// Answered with this value and a note the person wrote beside it, for the
+    /// model (every dialect that carries notes shows it).
+    AnswerWithNote {
+        /// The answer.
+        value: Value,
+        /// The note.
+        note: String,
+    },
     /// Answered with this value and asked to reuse it for the rest of the turn
     /// (uppercase `Y` / `N`); the engine keeps it only where the policy allows.
     Remember(Value),
@@ -29,7 +37,11 @@ pub enum Action {
     EndTurn,
     /// Did not answer in time (the policy's timeout passed without a key): the
     /// policy's `on_timeout` action is taken.
-    TimedOut,
+    TimedOut {
+        /// The Reply message the person was typing when the time ran out, sent
+        /// with the timeout's result.
+        message: Option<String>,
+    },
 }
 
 /// What the person chose on the review of a finished form.
@@ -46,11 +58,23 @@ pub enum Review {
     },
     /// End the turn.
     EndTurn,
-    /// The time ran out on the review (the last answer is not sent).
-    TimedOut,
+    /// The time ran out on the review: the policy's `on_timeout` action is taken
+    /// with every answer recorded.
+    TimedOut {
+        /// The Reply message the person was typing when the time ran out.
+        message: Option<String>,
+    },
 }
 
 impl Action {
+    /// Whether this action answers the question (and so moves the form on).
+    pub fn is_answer(&self) -> bool {
+        matches!(
+            self,
+            Action::Answer(_) | Action::Remember(_) | Action::AnswerWithNote { .. }
+        )
+    }
+
     /// The engine event for this action at `prompt`: `Answered` (by the user,
     /// remembered for [`Action::Remember`]), `Back`, `Cancelled` with reason
     /// `user_reply` and the message, `TurnEnded`, or `TimedOut`.
@@ -87,6 +111,14 @@ impl Action {
                 remember: matches!(self, Action::Remember(_)),
                 note: None,
             },
+            Action::AnswerWithNote { value, note } => Event::Answered {
+                inquiry,
+                question: prompt.question().id.clone(),
+                value: value.clone(),
+                by: AnsweredBy::User,
+                remember: false,
+                note: Some(note.clone()),
+            },
             Action::Back => Event::Back { inquiry },
             Action::Reply { message } => Event::Cancelled {
                 inquiry,
@@ -94,7 +126,10 @@ impl Action {
                 message: message.clone(),
             },
             Action::EndTurn => Event::TurnEnded { inquiry },
-            Action::TimedOut => Event::TimedOut { inquiry },
+            Action::TimedOut { message } => Event::TimedOut {
+                inquiry,
+                message: message.clone(),
+            },
         }
     }
 }

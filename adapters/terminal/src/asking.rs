@@ -55,9 +55,15 @@ pub(crate) enum Body {
 /// The view on the screen.
 enum View {
     Question,
-    Menu(List),
-    EndTurn(List),
+    /// The menu Esc opens, with the menu letters typed since (each only
+    /// highlights its entry: Enter acts).
+    Menu(List, String),
+    /// The End Turn confirmation; `true` when Ctrl+C opened it (a second Ctrl+C
+    /// ends the turn).
+    EndTurn(List, bool),
     Reply(Editor),
+    /// A note for the answer to this question.
+    Note(Editor),
     Other(Editor, Vec<Pick>),
     Long(Value),
     /// Run the external editor, then back to the question.
@@ -73,8 +79,9 @@ pub(crate) enum Done {
     Submit,
     /// The review asks to change the answer at this index.
     Change(usize),
-    /// The person did not answer in time.
-    TimedOut,
+    /// The person did not answer in time, with the Reply message they were
+    /// typing, if any.
+    TimedOut(Option<String>),
 }
 
 /// One prompt being asked.
@@ -88,8 +95,12 @@ pub(crate) struct Asking<'a> {
     /// The free text typed for "Other", kept across views.
     other: String,
     error: Option<String>,
-    /// The seconds left, while the countdown shows.
+    /// The seconds left, when the prompt has a time limit.
     left: Option<u64>,
+    /// Whether the bell and the warning for the last seconds were given.
+    warned: bool,
+    /// The note the person wrote for this answer.
+    note: Option<String>,
 }
 
 impl<'a> Asking<'a> {
@@ -152,6 +163,8 @@ impl<'a> Asking<'a> {
             other: String::new(),
             error: None,
             left: None,
+            warned: false,
+            note: None,
         };
         asking.start = asking.draft();
         asking
@@ -188,14 +201,20 @@ impl<'a> Asking<'a> {
         loop {
             let now = Instant::now();
             if clock.is_some_and(|clock| clock.expired(now)) {
-                screen.print(&wrap(&self.summary(&Done::TimedOut), Screen::width()))?;
-                return Ok(Done::TimedOut);
+                let done = Done::TimedOut(replying(&view));
+                screen.print(&wrap(&self.summary(&done), Screen::width()))?;
+                return Ok(done);
             }
-            self.left = clock.and_then(|clock| clock.shown(now));
+            self.left = clock.map(|clock| clock.left(now));
+            if clock.is_some_and(|clock| clock.warning(now)) && !self.warned {
+                self.warned = true;
+                screen.bell()?;
+            }
             screen.draw(&self.frame(&view, Screen::width(), Screen::height()))?;
             let input = screen.read(clock.map(|clock| clock.wait(now)))?;
             if let (Some(clock), Input::Key(_) | Input::Paste(_)) = (&mut clock, &input) {
                 clock.reset(Instant::now());
+                self.warned = false;
             }
             let key = match input {
                 Input::Key(key) => key,
@@ -206,11 +225,17 @@ impl<'a> Asking<'a> {
                 Input::Redraw | Input::Tick => continue,
             };
             if key == Key::Ctrl('c') {
-                screen.print(&[render::INTERRUPTED.to_owned()])?;
-                return Ok(Done::Act(Action::EndTurn));
+                if matches!(view, View::EndTurn(..)) || !self.would_lose() {
+                    screen.print(&[render::INTERRUPTED.to_owned()])?;
+                    return Ok(Done::Act(Action::EndTurn));
+                }
+                self.error = None;
+                view = View::EndTurn(end_turn_list(), true);
+                continue;
             }
             let (next, done) = self.step(view, key);
             if let Some(done) = done {
+                let done = self.with_note(done);
                 let summary = self.summary(&done);
                 screen.print(&wrap(&summary, Screen::width()))?;
                 return Ok(done);
@@ -223,9 +248,20 @@ impl<'a> Asking<'a> {
         }
     }
 
+    /// An answer carries the note the person wrote for it.
+    fn with_note(&self, done: Done) -> Done {
+        match (done, &self.note) {
+            (Done::Act(Action::Answer(value)), Some(note)) => Done::Act(Action::AnswerWithNote {
+                value,
+                note: note.clone(),
+            }),
+            (done, _) => done,
+        }
+    }
+
     fn paste(&mut self, view: &mut View, text: &str) {
         match (view, &mut self.body) {
-            (View::Reply(editor) | View::Other(editor, _), _)
+            (View::Reply(editor) | View::Other(editor, _) | View::Note(editor), _)
             | (View::Question, Body::Text(editor)) => editor.insert_str(text),
             (View::Question, Body::List(list)) => list.paste(text),
             _ => {}
@@ -237,37 +273,38 @@ impl<'a> Asking<'a> {
         match view {
             View::Question if key == Key::Esc => {
                 self.error = None;
-                (View::Menu(self.menu()), None)
+                (View::Menu(self.menu(), String::new()), None)
+            }
+            View::Question if key == Key::Alt('n') && !matches!(self.body, Body::Review(..)) => {
+                (View::Note(self.note_editor()), None)
             }
             View::Question => self.on_question(key),
             View::Other(editor, _) if key == Key::Esc => {
                 self.other = editor.text();
                 (View::Question, None)
             }
-            View::Menu(_) | View::EndTurn(_) | View::Reply(_) | View::Long(_) | View::Editing
+            View::Menu(..)
+            | View::EndTurn(..)
+            | View::Reply(_)
+            | View::Note(_)
+            | View::Long(_)
+            | View::Editing
                 if key == Key::Esc =>
             {
                 (View::Question, None)
             }
-            View::Menu(mut list) => match list.handle(key) {
-                Listed::Picked(Pick::Editor) => (View::Editing, None),
-                Listed::Picked(Pick::KeepAnswering) => (View::Question, None),
-                Listed::Picked(Pick::Reply) => (View::Reply(Editor::new("", true)), None),
-                Listed::Picked(Pick::EndTurn) if self.would_lose() => (
-                    View::EndTurn(List::new(menu::end_turn_entries(), Mode::Menu, 0, &[])),
-                    None,
-                ),
-                Listed::Picked(pick) => match menu::control_action(pick) {
-                    Some(action) => (View::Question, Some(Done::Act(action))),
-                    None => (View::Menu(list), None),
-                },
-                _ => (View::Menu(list), None),
-            },
-            View::EndTurn(mut list) => match list.handle(key) {
-                Listed::Picked(Pick::Yes) => (View::Question, Some(Done::Act(Action::EndTurn))),
-                Listed::Picked(_) => (View::Question, None),
-                _ => (View::EndTurn(list), None),
-            },
+            View::Menu(list, typed) => self.on_menu(list, typed, key),
+            View::EndTurn(mut list, ctrl_c) => {
+                if let Key::Char(c) = key {
+                    list.highlight(c);
+                    return (View::EndTurn(list, ctrl_c), None);
+                }
+                match list.handle(key) {
+                    Listed::Picked(Pick::Yes) => (View::Question, Some(Done::Act(Action::EndTurn))),
+                    Listed::Picked(_) => (View::Question, None),
+                    _ => (View::EndTurn(list, ctrl_c), None),
+                }
+            }
             View::Reply(mut editor) => match editor.handle(key) {
                 Edit::Submit => {
                     let message = editor.text().trim().to_owned();
@@ -275,6 +312,14 @@ impl<'a> Asking<'a> {
                     (View::Question, Some(Done::Act(Action::Reply { message })))
                 }
                 _ => (View::Reply(editor), None),
+            },
+            View::Note(mut editor) => match editor.handle(key) {
+                Edit::Submit => {
+                    let note = editor.text().trim().to_owned();
+                    self.note = (!note.is_empty()).then_some(note);
+                    (View::Question, None)
+                }
+                _ => (View::Note(editor), None),
             },
             View::Other(mut editor, picks) => match editor.handle(key) {
                 Edit::Submit => {
@@ -294,16 +339,72 @@ impl<'a> Asking<'a> {
         }
     }
 
+    /// A key on the menu: a menu letter highlights its entry (while only menu
+    /// letters were typed), Enter acts on the highlighted one, and any other key
+    /// closes the menu and goes to the question's field with what was typed, so
+    /// typing on after Esc (`system`) never picks an action.
+    fn on_menu(&mut self, mut list: List, mut typed: String, key: Key) -> (View, Option<Done>) {
+        if let Key::Char(c) = key {
+            if list.highlight(c) {
+                typed.push(c);
+                return (View::Menu(list, typed), None);
+            }
+            typed.push(c);
+            self.type_into_field(&typed);
+            return (View::Question, None);
+        }
+        match list.handle(key) {
+            Listed::Picked(pick) => self.on_menu_pick(pick, list, typed),
+            Listed::Changed => (View::Menu(list, typed), None),
+            _ => {
+                self.type_into_field(&typed);
+                self.on_question(key)
+            }
+        }
+    }
+
+    fn on_menu_pick(&mut self, pick: Pick, list: List, typed: String) -> (View, Option<Done>) {
+        match pick {
+            Pick::Editor => (View::Editing, None),
+            Pick::KeepAnswering => (View::Question, None),
+            Pick::Note => (View::Note(self.note_editor()), None),
+            Pick::Reply => (View::Reply(Editor::new("", true)), None),
+            Pick::EndTurn if self.would_lose() => (View::EndTurn(end_turn_list(), false), None),
+            pick => match menu::control_action(pick) {
+                Some(action) => (View::Question, Some(Done::Act(action))),
+                None => (View::Menu(list, typed), None),
+            },
+        }
+    }
+
+    /// Text typed on the menu goes to the question's field: a typed answer, or a
+    /// list's filter (never a pick: a digit or `y` typed there only filters).
+    fn type_into_field(&mut self, typed: &str) {
+        for c in typed.chars() {
+            match &mut self.body {
+                Body::Text(editor) => {
+                    editor.handle(Key::Char(c));
+                }
+                Body::List(list) => list.type_char(c),
+                Body::Review(..) => {}
+            }
+        }
+    }
+
+    fn note_editor(&self) -> Editor {
+        Editor::new(self.note.as_deref().unwrap_or_default(), false)
+    }
+
     fn menu(&self) -> List {
         let typed = matches!(self.body, Body::Text(_));
         let editor = self.settings.editor.as_deref().filter(|_| typed);
         let entries = match self.body {
             Body::Review(..) => {
-                let mut entries = menu::action_entries(false, None);
+                let mut entries = menu::action_entries(false, None, None);
                 "Keep reviewing".clone_into(&mut entries[0].label);
                 entries
             }
-            _ => menu::action_entries(self.prompt.can_back, editor),
+            _ => menu::action_entries(self.prompt.can_back, editor, Some(self.note.is_some())),
         };
         List::new(entries, Mode::Menu, 0, &[])
     }
@@ -435,23 +536,49 @@ impl<'a> Asking<'a> {
             }
             Done::Act(Action::Back) => format!("> {header} ← Back"),
             Done::Act(Action::Reply { message: None }) => {
-                format!("> {header} ↩ Reply to the assistant (no message)")
+                format!("> {header} ↩ Reply to the assistant, with the answers given (no message)")
             }
             Done::Act(Action::Reply {
                 message: Some(message),
             }) => format!(
-                "> {header} ↩ Reply to the assistant: {}",
+                "> {header} ↩ Reply to the assistant, with the answers given: {}",
                 shortened(&Value::String(message.clone()))
             ),
             Done::Act(Action::EndTurn) => {
                 format!("✗ {header}: the turn was ended; nothing is sent to the assistant.")
             }
             Done::Submit => format!("> {header}: submitted"),
-            Done::TimedOut | Done::Act(Action::TimedOut) => {
+            Done::TimedOut(None) | Done::Act(Action::TimedOut { message: None }) => {
                 format!("⏱ {header}: {}", render::TIMED_OUT)
             }
+            Done::TimedOut(Some(message))
+            | Done::Act(Action::TimedOut {
+                message: Some(message),
+            }) => format!(
+                "⏱ {header}: {}; your reply is sent with it: {}",
+                render::TIMED_OUT,
+                shortened(&Value::String(message.clone()))
+            ),
+            Done::Act(Action::AnswerWithNote { value, note }) => format!(
+                "> {header} {} (note: {})",
+                shortened(value),
+                shortened(&Value::String(note.clone()))
+            ),
             Done::Change(index) => format!("> {header}: change answer {}", index + 1),
         }
+    }
+}
+
+/// The End Turn confirmation's list, the cursor on "No".
+fn end_turn_list() -> List {
+    List::new(menu::end_turn_entries(), Mode::Menu, 0, &[])
+}
+
+/// The Reply message being typed in `view`, if any.
+fn replying(view: &View) -> Option<String> {
+    match view {
+        View::Reply(editor) => Some(editor.text().trim().to_owned()).filter(|m| !m.is_empty()),
+        _ => None,
     }
 }
 

@@ -4,6 +4,7 @@ use askuser_core::text::for_display_line;
 use unicode_width::UnicodeWidthChar;
 
 use super::{Asking, Body, View};
+use crate::clock::COUNTDOWN;
 use crate::editor::{Cursor, Editor};
 use crate::list::List;
 use crate::render::{self, wrap};
@@ -60,15 +61,30 @@ impl Asking<'_> {
         };
         let hint = match view {
             View::Question | View::Editing => self.question_rows(&mut frame),
-            View::Menu(list) => {
+            View::Menu(list, _) => {
                 frame.title(&format!("{} — what now?", self.header));
                 frame.list(list);
-                "[a letter, or ↑↓ and Enter · Esc returns to the question]".to_owned()
+                "[a letter or ↑↓ chooses, Enter does it · typing goes back to the answer · Esc returns]"
+                    .to_owned()
             }
-            View::EndTurn(list) => {
+            View::EndTurn(list, ctrl_c) => {
                 frame.title(render::END_TURN_TITLE);
                 frame.list(list);
-                "[y ends the turn · n or Esc returns to the question]".to_owned()
+                if *ctrl_c {
+                    "[Ctrl+C again ends the turn · y then Enter ends it · Enter or Esc keeps answering]"
+                        .to_owned()
+                } else {
+                    "[y then Enter ends the turn · Enter or Esc keeps answering]".to_owned()
+                }
+            }
+            View::Note(editor) => {
+                frame.title(&format!(
+                    "{} — a note beside the answer, for the assistant",
+                    self.header
+                ));
+                frame.editor(editor);
+                "[Enter keeps the note · an empty note removes it · Esc returns to the question]"
+                    .to_owned()
             }
             View::Reply(editor) => {
                 frame.title(render::REPLY_TITLE);
@@ -99,8 +115,14 @@ impl Asking<'_> {
             frame.line(&hint);
         }
         if let (Some(left), Some(timeout)) = (self.left, &self.settings.timeout) {
+            let warning = if left <= COUNTDOWN.as_secs() {
+                "⚠ "
+            } else {
+                ""
+            };
             frame.line(&format!(
-                "⏳ {left} s left to answer; then {}. Any key gives you more time.",
+                "⏳ {warning}{} left to answer; then {}. Any key gives you more time.",
+                time_left(left),
                 timeout.then
             ));
         }
@@ -137,12 +159,33 @@ impl Asking<'_> {
                 "[Enter submits · 1-{} change that answer · Esc for Reply / End Turn]",
                 outcome.form.len().min(9)
             ),
-            _ => render::hint(
+            Body::List(list) => render::hint(
                 self.prompt.question(),
                 self.prompt.can_back,
                 self.settings.remember,
+                list.digits_pick(),
+            ),
+            Body::Text(_) => render::hint(
+                self.prompt.question(),
+                self.prompt.can_back,
+                self.settings.remember,
+                false,
             ),
         }
+    }
+}
+
+/// Seconds in words for the timer: `45 s`, `1:05`, `1:00:00`.
+fn time_left(seconds: u64) -> String {
+    match seconds {
+        0..60 => format!("{seconds} s"),
+        60..3600 => format!("{}:{:02}", seconds / 60, seconds % 60),
+        _ => format!(
+            "{}:{:02}:{:02}",
+            seconds / 3600,
+            seconds / 60 % 60,
+            seconds % 60
+        ),
     }
 }
 

@@ -77,8 +77,8 @@ fn uppercase_remembers_only_when_allowed() {
             "? [1/3] Assistant asks: Apply the proposed migration?",
             "> y) Yes",
             "  n) No",
-            "[y Yes · n No · Y or N also remembers it for this turn · Esc",
-            "for Reply / End Turn]",
+            "[y Yes · n No · Y or N also remembers it for this turn ·",
+            "Alt+N note · Esc for Reply / End Turn]",
         ]
     );
     let (summary, done) = drive(&prompt, &remembering, &[Key::Char('N')]);
@@ -130,19 +130,25 @@ fn the_menu_reply_and_end_turn_views() {
         [
             "? [3/3] Assistant asks: Optional note — what now?",
             "> k) Keep answering",
+            "  n) Add a note to the answer",
             "  e) Edit the answer in vi",
             "  b) Back to the previous question",
             "  r) Reply to the assistant instead",
             "  s) End the turn",
-            "[a letter, or ↑↓ and Enter · Esc returns to the question]",
+            "[a letter or ↑↓ chooses, Enter does it · typing goes back to",
+            "the answer · Esc returns]",
         ]
     );
     // Esc on the menu: back to the question as it was.
     let mut back = keys.clone();
     back.push(Key::Esc);
     assert_eq!(drive(&prompt, &settings, &back).0[1], "> half");
+    // A letter only highlights; typing on goes back to the answer with it.
+    let mut typing_on = keys.clone();
+    typing_on.extend(typed("ro"));
+    assert_eq!(drive(&prompt, &settings, &typing_on).0[1], "> halfro");
     let mut reply = keys.clone();
-    reply.push(Key::Char('r'));
+    reply.extend([Key::Char('r'), Key::Enter]);
     reply.extend(typed("later"));
     let (rows, _) = drive(&prompt, &settings, &reply);
     assert_eq!(
@@ -166,12 +172,17 @@ fn the_menu_reply_and_end_turn_views() {
     );
     assert_eq!(
         summary,
-        ["> [3/3] Assistant asks: Optional note ↩ Reply to the assistant: later"]
+        [
+            "> [3/3] Assistant asks: Optional note ↩ Reply to the assistant, with the answers given: later"
+        ]
     );
     let mut end = keys;
-    end.extend([Key::Char('s'), Key::Char('n')]);
+    end.extend([Key::Char('s'), Key::Enter, Key::Char('n'), Key::Enter]);
     assert_eq!(drive(&prompt, &settings, &end).0[1], "> half");
-    end.extend([Key::Esc, Key::Char('s'), Key::Char('y')]);
+    // `y` alone only highlights "Yes, end the turn".
+    end.extend([Key::Esc, Key::Char('s'), Key::Enter, Key::Char('y')]);
+    assert_eq!(drive(&prompt, &settings, &end).1, None);
+    end.push(Key::Enter);
     assert_eq!(
         drive(&prompt, &settings, &end).1,
         Some(Done::Act(Action::EndTurn))
@@ -181,8 +192,22 @@ fn the_menu_reply_and_end_turn_views() {
 #[test]
 fn end_turn_with_nothing_to_lose_asks_nothing() {
     let prompt = prompt_at(&migration(), &[]);
-    let (_, done) = drive(&prompt, &Settings::default(), &[Key::Esc, Key::Char('s')]);
+    let (_, done) = drive(
+        &prompt,
+        &Settings::default(),
+        &[Key::Esc, Key::Char('s'), Key::Enter],
+    );
     assert_eq!(done, Some(Done::Act(Action::EndTurn)));
+    // Esc then `system`: the menu closes at `y` and the keys go to the answer.
+    let text = prompt_at(
+        &json!({"questions": [{"id": "w", "text": "Which?", "answer_type": "text"}]}),
+        &[],
+    );
+    let mut keys = vec![Key::Esc];
+    keys.extend(typed("system"));
+    let (rows, done) = drive(&text, &Settings::default(), &keys);
+    assert_eq!(done, None);
+    assert_eq!(rows[1], "> system");
 }
 
 #[test]
@@ -200,7 +225,7 @@ fn a_multi_select_with_other_asks_for_the_text_when_sent() {
             "  [x] 2) api",
             "  [x] 0) Other (type your answer)",
             "[Space or 1-2 tick · 0 Other · type to filter · Enter sends",
-            "· Esc for Reply / End Turn]",
+            "· Alt+N note · Esc for Reply / End Turn]",
         ]
     );
     let (rows, _) = drive(&prompt, &Settings::default(), &[Key::Enter]);
@@ -329,13 +354,14 @@ fn the_countdown_line_says_what_happens_then() {
             "? [1/3] Assistant asks: Apply the proposed migration?",
             "> y) Yes",
             "  n) No",
-            "[y Yes · n No · ↑↓ and Enter · Esc for Reply / End Turn]",
-            "⏳ 15 s left to answer; then the answers so far are sent,",
+            "[y Yes · n No · ↑↓ and Enter · Alt+N note · Esc for Reply /",
+            "End Turn]",
+            "⏳ ⚠ 15 s left to answer; then the answers so far are sent,",
             "marked as not answered in time. Any key gives you more time.",
         ]
     );
     assert_eq!(
-        asking.summary(&Done::TimedOut),
+        asking.summary(&Done::TimedOut(None)),
         "⏱ [1/3] Assistant asks: Apply the proposed migration?: no answer in time"
     );
 }

@@ -1,10 +1,10 @@
 //! The time a person has to answer: a deadline that any key moves back to the
-//! full timeout, and the countdown shown in its last [`COUNTDOWN`]. Pure: the
-//! caller passes the time in.
+//! full timeout, the time left (shown from the start), and the warning with the
+//! bell in its last [`COUNTDOWN`]. Pure: the caller passes the time in.
 
 use std::time::{Duration, Instant};
 
-/// How long before the deadline the countdown is shown.
+/// How long before the deadline the warning (and the bell) comes.
 pub(crate) const COUNTDOWN: Duration = Duration::from_secs(20);
 
 /// A deadline for one prompt.
@@ -33,26 +33,27 @@ impl Countdown {
         now >= self.deadline
     }
 
-    /// The whole seconds left (rounded up) when the countdown shows at `now`.
-    pub(crate) fn shown(&self, now: Instant) -> Option<u64> {
+    /// The whole seconds left at `now`, rounded up.
+    pub(crate) fn left(&self, now: Instant) -> u64 {
         let left = self.deadline.saturating_duration_since(now);
-        (left <= COUNTDOWN && !left.is_zero()).then(|| {
-            let whole = left.as_secs();
-            if left.subsec_nanos() > 0 {
-                whole + 1
-            } else {
-                whole
-            }
-        })
+        let whole = left.as_secs();
+        if left.subsec_nanos() > 0 {
+            whole + 1
+        } else {
+            whole
+        }
     }
 
-    /// How long to wait at `now` for a key before something must be drawn: the
-    /// countdown's start, its next second, or the deadline.
+    /// Whether `now` is in the last [`COUNTDOWN`] (the warning and the bell).
+    pub(crate) fn warning(&self, now: Instant) -> bool {
+        let left = self.deadline.saturating_duration_since(now);
+        left <= COUNTDOWN && !left.is_zero()
+    }
+
+    /// How long to wait at `now` for a key before the timer must be drawn again:
+    /// its next second, or the deadline.
     pub(crate) fn wait(&self, now: Instant) -> Duration {
         let left = self.deadline.saturating_duration_since(now);
-        if left > COUNTDOWN {
-            return left.saturating_sub(COUNTDOWN);
-        }
         let fraction = Duration::from_nanos(u64::from(left.subsec_nanos()));
         if fraction.is_zero() {
             left.min(Duration::from_secs(1))
@@ -67,22 +68,25 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_countdown_shows_in_the_last_twenty_seconds_and_keys_reset_it() {
+    fn the_time_shows_from_the_start_warns_in_the_last_twenty_seconds_and_keys_reset_it() {
         let start = Instant::now();
         let mut clock = Countdown::new(Duration::from_secs(60), start);
-        assert_eq!(clock.shown(start), None);
-        assert_eq!(clock.wait(start), Duration::from_secs(40));
+        assert_eq!(clock.left(start), 60);
+        assert!(!clock.warning(start));
+        assert_eq!(clock.wait(start), Duration::from_secs(1));
         let later = start + Duration::from_millis(45_500);
-        assert_eq!(clock.shown(later), Some(15));
+        assert_eq!(clock.left(later), 15);
+        assert!(clock.warning(later));
         assert_eq!(clock.wait(later), Duration::from_millis(500));
         let at_second = start + Duration::from_secs(50);
-        assert_eq!(clock.shown(at_second), Some(10));
+        assert_eq!(clock.left(at_second), 10);
         assert_eq!(clock.wait(at_second), Duration::from_secs(1));
         clock.reset(later);
-        assert_eq!(clock.shown(later), None);
+        assert_eq!(clock.left(later), 60);
+        assert!(!clock.warning(later));
         assert!(!clock.expired(later + Duration::from_secs(59)));
         assert!(clock.expired(later + Duration::from_secs(60)));
-        assert_eq!(clock.shown(later + Duration::from_secs(60)), None);
+        assert!(!clock.warning(later + Duration::from_secs(60)));
         assert_eq!(clock.wait(later + Duration::from_secs(61)), Duration::ZERO);
     }
 }

@@ -56,14 +56,20 @@ impl Editor {
         self.insert_str(text);
     }
 
-    /// Inserts text at the cursor (a paste): tabs become spaces, and new lines
-    /// too in a one-line editor; other control characters are dropped.
+    /// Inserts text at the cursor (a paste): a line break (LF, CR LF, or the CR
+    /// that terminals send) is a new line, or a space in a one-line editor; tabs
+    /// become spaces; other control characters are dropped.
     pub(crate) fn insert_str(&mut self, text: &str) {
-        for c in text.chars() {
+        let mut chars = text.chars().peekable();
+        while let Some(c) = chars.next() {
             match c {
-                '\n' if self.multiline => self.insert(c),
-                '\n' | '\t' => self.insert(' '),
-                '\r' => {}
+                '\r' | '\n' => {
+                    if c == '\r' && chars.peek() == Some(&'\n') {
+                        chars.next();
+                    }
+                    self.insert(if self.multiline { '\n' } else { ' ' });
+                }
+                '\t' => self.insert(' '),
                 c if c.is_control() => {}
                 c => self.insert(c),
             }

@@ -4,13 +4,25 @@
 //! is read back, bounded.
 
 use std::io::{Read, Write};
-use std::process::Command;
+use std::process::{Command, Stdio};
 
 use crate::error::TerminalError;
 use crate::screen::Screen;
 
 /// The most bytes read back from the edited file.
 pub(crate) const MAX_EDITED_BYTES: u64 = 1 << 20;
+
+/// The controlling terminal, three times: the editor's standard input, output
+/// and error.
+fn terminal_streams() -> std::io::Result<[Stdio; 3]> {
+    let open = || {
+        std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open("/dev/tty")
+    };
+    Ok([open()?.into(), open()?.into(), open()?.into()])
+}
 
 /// Runs `command` on a file holding `text`; the edited text (without the final
 /// new line an editor adds), or why not, in words for the person.
@@ -35,12 +47,27 @@ pub(crate) fn edit(
         return Ok(Err(format!("could not write the file to edit: {error}")));
     }
     let path = file.path().to_owned();
+    // The editor gets the terminal itself: never this process's standard output
+    // (the agent's pipe, where the tool result goes) or its standard input (the
+    // call, perhaps).
+    let terminal = match terminal_streams() {
+        Ok(streams) => streams,
+        Err(error) => {
+            return Ok(Err(format!(
+                "could not open the terminal (/dev/tty) for the editor: {error}"
+            )));
+        }
+    };
     let status = screen.suspended(|| {
+        let [stdin, stdout, stderr] = terminal;
         Command::new("sh")
             .arg("-c")
             .arg(format!("{command} \"$1\""))
             .arg("sh")
             .arg(&path)
+            .stdin(stdin)
+            .stdout(stdout)
+            .stderr(stderr)
             .status()
     })?;
     match status {

@@ -3,9 +3,11 @@
 //!
 //! - In a menu (and on a yes/no question) a key's letter picks its entry at once.
 //! - On a select or multi-select, the digits 1–9 pick (or tick) an option at once
-//!   while nothing is typed; any other typing filters the options, the labels that
-//!   start with the text first (`s` puts "scala" before "rust" and "bash"), and
-//!   Enter picks the highlighted one. "Other" stays in view while filtering.
+//!   while nothing is typed, unless an option's label starts with a digit (a list
+//!   of versions: `1.7` then filters to "1.7"); any other typing filters the
+//!   options, the labels that start with the text first (`s` puts "scala" before
+//!   "rust" and "bash"), and Enter picks the highlighted one. "Other" stays in view
+//!   while filtering.
 
 use askuser_core::text::for_display_line;
 
@@ -53,6 +55,8 @@ pub(crate) struct List {
     cursor: usize,
     filter: Editor,
     ticked: Vec<bool>,
+    /// Whether digits pick options: no option's label starts with a digit.
+    digits_pick: bool,
 }
 
 impl List {
@@ -65,8 +69,17 @@ impl List {
                 *mark = true;
             }
         }
+        let digits_pick = !entries.iter().any(|entry| {
+            matches!(entry.pick, Pick::Option(_))
+                && entry
+                    .label
+                    .chars()
+                    .next()
+                    .is_some_and(|c| c.is_ascii_digit())
+        });
         Self {
             cursor: cursor.min(entries.len().saturating_sub(1)),
+            digits_pick,
             entries,
             mode,
             filter: Editor::new("", false),
@@ -144,6 +157,34 @@ impl List {
         }
     }
 
+    /// Whether the digits 1–9 pick options (no label starts with a digit).
+    pub(crate) fn digits_pick(&self) -> bool {
+        self.digits_pick
+    }
+
+    /// Moves the cursor to the entry whose key is `c`, without picking it;
+    /// whether there is one.
+    pub(crate) fn highlight(&mut self, c: char) -> bool {
+        let Some(index) = self.by_key(c) else {
+            return false;
+        };
+        match self.visible().iter().position(|&i| i == index) {
+            Some(at) => {
+                self.cursor = at;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Types `c` into the filter (of a list that filters), never picking.
+    pub(crate) fn type_char(&mut self, c: char) {
+        if self.filters() {
+            self.filter.handle(Key::Char(c));
+            self.cursor = 0;
+        }
+    }
+
     /// Pasted text goes into the filter (of a list that filters).
     pub(crate) fn paste(&mut self, text: &str) {
         if self.filters() {
@@ -201,7 +242,9 @@ impl List {
                 }
                 Listed::Changed
             }
-            Mode::Select | Mode::Multi if nothing_typed && c.is_ascii_digit() => {
+            Mode::Select | Mode::Multi
+                if nothing_typed && self.digits_pick && c.is_ascii_digit() =>
+            {
                 match self.by_key(c) {
                     Some(index) if self.mode == Mode::Multi => {
                         self.toggle(index);
@@ -311,6 +354,32 @@ mod tests {
         assert_eq!(list.filter(), "r9");
         list.paste("\u{1b}[2J x");
         assert_eq!(list.filter(), "r9[2J x");
+    }
+
+    #[test]
+    fn digits_filter_when_a_label_starts_with_a_digit() {
+        let q = Question::new("v", "Which version?", AnswerType::Select)
+            .with_options(["1.85", "1.7", "2.0"]);
+        let mut list = List::new(crate::menu::option_entries(&q), Mode::Select, 0, &[]);
+        assert!(!list.digits_pick());
+        for c in "1.7".chars() {
+            assert_eq!(list.handle(Key::Char(c)), Listed::Changed);
+        }
+        assert_eq!(list.rows(10, 80), ["> 2) 1.7"]);
+        assert_eq!(list.handle(Key::Enter), Listed::Picked(Pick::Option(1)));
+    }
+
+    #[test]
+    fn a_letter_highlights_without_picking() {
+        let mut menu = List::new(
+            crate::menu::action_entries(true, None, None),
+            Mode::Menu,
+            0,
+            &[],
+        );
+        assert!(menu.highlight('s'));
+        assert!(!menu.highlight('x'));
+        assert_eq!(menu.handle(Key::Enter), Listed::Picked(Pick::EndTurn));
     }
 
     #[test]

@@ -31,6 +31,8 @@ pub(crate) enum Pick {
     KeepAnswering,
     /// Edit the answer in `$EDITOR`, from the menu.
     Editor,
+    /// Write (or change) a note beside the answer, from the menu.
+    Note,
     /// Back to the previous answered question.
     Back,
     /// Cancel the form and reply to the assistant.
@@ -91,10 +93,20 @@ pub(crate) fn boolean_entries() -> Vec<Entry> {
 }
 
 /// The menu Esc opens on a question: `k) Keep answering`, `e) Edit in $EDITOR`
-/// (when an editor is named), `b) Back` (when offered), `r) Reply to the
-/// assistant`, `s) End the turn`.
-pub(crate) fn action_entries(can_back: bool, editor: Option<&str>) -> Vec<Entry> {
+/// (when an editor is named), `n) Add a note` (`Change the note` once there is
+/// one; `note` is `None` where no note can be written), `b) Back` (when offered),
+/// `r) Reply to the assistant`, `s) End the turn`.
+pub(crate) fn action_entries(
+    can_back: bool,
+    editor: Option<&str>,
+    note: Option<bool>,
+) -> Vec<Entry> {
     let mut entries = vec![Entry::new("k", "Keep answering", Pick::KeepAnswering)];
+    match note {
+        Some(false) => entries.push(Entry::new("n", "Add a note to the answer", Pick::Note)),
+        Some(true) => entries.push(Entry::new("n", "Change the note", Pick::Note)),
+        None => {}
+    }
     if let Some(editor) = editor {
         entries.push(Entry::new(
             "e",
@@ -130,10 +142,17 @@ pub(crate) fn review_entries(outcome: &Outcome) -> Vec<Entry> {
     let mut entries = vec![Entry::new("", "Submit these answers", Pick::Submit)];
     for (index, question) in outcome.form.questions().iter().enumerate() {
         let answer = answers.get(&question.id).unwrap_or(&Value::Null);
-        let shown = if answer.is_null() {
-            "(skipped)".to_owned()
-        } else {
-            crate::render::answer_text(answer)
+        let note = outcome
+            .answers
+            .get(index)
+            .and_then(Option::as_ref)
+            .and_then(|slot| slot.note.as_deref());
+        let shown = match (answer.is_null(), note) {
+            (true, _) => "(skipped)".to_owned(),
+            (false, None) => crate::render::answer_text(answer),
+            (false, Some(note)) => {
+                format!("{} (note: {note})", crate::render::answer_text(answer))
+            }
         };
         let key = if index < 9 {
             (index + 1).to_string()
@@ -304,9 +323,10 @@ mod tests {
     #[test]
     fn the_menu_offers_back_and_the_editor_only_when_they_exist() {
         assert_eq!(
-            lines(&action_entries(true, Some("vim"))),
+            lines(&action_entries(true, Some("vim"), Some(false))),
             [
                 "k) Keep answering",
+                "n) Add a note to the answer",
                 "e) Edit the answer in vim",
                 "b) Back to the previous question",
                 "r) Reply to the assistant instead",
@@ -314,7 +334,7 @@ mod tests {
             ]
         );
         assert_eq!(
-            lines(&action_entries(false, None)),
+            lines(&action_entries(false, None, None)),
             [
                 "k) Keep answering",
                 "r) Reply to the assistant instead",

@@ -116,7 +116,7 @@ impl Prompter for TerminalPrompter {
         Ok(
             match Asking::question(prompt, &self.settings).run(&mut screen)? {
                 Done::Act(action) => action,
-                Done::TimedOut => Action::TimedOut,
+                Done::TimedOut(message) => Action::TimedOut { message },
                 // A question's prompt never ends as a review does.
                 Done::Submit | Done::Change(_) => Action::EndTurn,
             },
@@ -137,7 +137,7 @@ impl Prompter for TerminalPrompter {
             Done::Change(index) => Review::Change(index),
             Done::Act(Action::Reply { message }) => Review::Reply { message },
             Done::Act(Action::EndTurn) => Review::EndTurn,
-            Done::TimedOut => Review::TimedOut,
+            Done::TimedOut(message) => Review::TimedOut { message },
             Done::Submit | Done::Act(_) => Review::Submit,
         })
     }

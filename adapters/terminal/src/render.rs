@@ -53,7 +53,7 @@ pub(crate) const INTERRUPTED: &str =
 
 /// The hint line under a prompt of this kind: which keys do what. `menu` names
 /// what Esc opens (`Back / Reply / End Turn`).
-pub(crate) fn hint(question: &Question, can_back: bool, remember: bool) -> String {
+pub(crate) fn hint(question: &Question, can_back: bool, remember: bool, digits: bool) -> String {
     let menu = menu_names(can_back);
     let options = question.choices().len().min(9);
     let other = if question.allow_other {
@@ -61,24 +61,34 @@ pub(crate) fn hint(question: &Question, can_back: bool, remember: bool) -> Strin
     } else {
         ""
     };
+    let pick = if digits {
+        format!("1-{options} pick{other} · ")
+    } else {
+        String::new()
+    };
+    let tick = if digits {
+        format!("Space or 1-{options} tick{other}")
+    } else {
+        "Space ticks".to_owned()
+    };
     match question.answer_type {
-        AnswerType::Boolean if remember => {
-            format!("[y Yes · n No · Y or N also remembers it for this turn · Esc for {menu}]")
+        AnswerType::Boolean if remember => format!(
+            "[y Yes · n No · Y or N also remembers it for this turn · Alt+N note · Esc for {menu}]"
+        ),
+        AnswerType::Boolean => {
+            format!("[y Yes · n No · ↑↓ and Enter · Alt+N note · Esc for {menu}]")
         }
-        AnswerType::Boolean => format!("[y Yes · n No · ↑↓ and Enter · Esc for {menu}]"),
         AnswerType::Select => {
-            format!("[1-{options} pick{other} · type to filter, Enter picks · Esc for {menu}]")
+            format!("[{pick}type to filter, Enter picks · Alt+N note · Esc for {menu}]")
         }
         AnswerType::MultiSelect => {
-            format!(
-                "[Space or 1-{options} tick{other} · type to filter · Enter sends · Esc for {menu}]"
-            )
+            format!("[{tick} · type to filter · Enter sends · Alt+N note · Esc for {menu}]")
         }
-        AnswerType::Text => {
-            format!("[Enter sends · Alt+Enter new line · Ctrl+U/W/A/E edit · Esc for {menu}]")
-        }
+        AnswerType::Text => format!(
+            "[Enter sends · Alt+Enter new line · Ctrl+U/W/A/E edit · Alt+N note · Esc for {menu}]"
+        ),
         AnswerType::Schema => format!(
-            "[Enter checks and sends · Alt+Enter new line · Ctrl+U/W/A/E edit · Esc for {menu}]"
+            "[Enter checks and sends · Alt+Enter new line · Ctrl+U/W/A/E edit · Alt+N note · Esc for {menu}]"
         ),
     }
 }

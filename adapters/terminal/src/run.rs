@@ -4,8 +4,8 @@
 use std::collections::{BTreeMap, VecDeque};
 
 use askuser_core::{
-    CancelReason, Command, Event, InquiryId, Outcome, OutcomeStatus, Problem, Prompt, Refusal,
-    State, reduce,
+    AnswerType, AnsweredBy, CancelReason, Command, Event, InquiryId, Outcome, Problem, Progress,
+    Prompt, Refusal, State, reduce,
 };
 use serde_json::Value;
 
@@ -14,22 +14,14 @@ use crate::error::TerminalError;
 
 /// What [`run_inquiry`] drives: the engine behind a host (its state, its log).
 ///
-/// [`State`] is one (it applies with [`reduce`] and looks ahead on a copy); a
-/// host with a log implements it over its log. Looking ahead lets the person
-/// review a form of more than one question before it is sent.
+/// [`State`] is one (it applies with [`reduce`]); a host with a log implements it
+/// over its log, recording every event it applies.
 pub trait Engine {
     /// Applies `event` (deciding it, recording it) and returns its commands.
     ///
     /// # Errors
     /// When the engine refuses the event.
     fn apply(&mut self, event: &Event) -> Result<Vec<Command>, Refusal>;
-
-    /// The commands `event` would yield, without applying or recording it;
-    /// `None` when this engine cannot tell.
-    fn preview(&mut self, event: &Event) -> Option<Vec<Command>> {
-        let _ = event;
-        None
-    }
 }
 
 /// An engine that can only apply: a closure.
@@ -47,10 +39,6 @@ where
 impl Engine for State {
     fn apply(&mut self, event: &Event) -> Result<Vec<Command>, Refusal> {
         reduce(self, event)
-    }
-
-    fn preview(&mut self, event: &Event) -> Option<Vec<Command>> {
-        reduce(&mut self.clone(), event).ok()
     }
 }
 
@@ -103,8 +91,16 @@ pub enum Finish {
 /// [`Action`] into an [`Event`] (see [`Action::to_event`]), passes it to `apply`
 /// (which applies it to the engine, records it, and returns the commands it
 /// yields), and goes on until the inquiry responds, fails, is rejected, ends the
-/// turn, or needs the assistant. With no way to look ahead there is no review:
-/// [`run_with_engine`] has one.
+/// turn, or needs the assistant.
+///
+/// Before the first answer of a form of more than one question (or of a
+/// one-question form answered from a list, where one key picks), it records
+/// [`Event::ReviewWanted`]: once every question is answered the person reviews
+/// the answers ([`Prompter::review`]), all of them already recorded, so a Reply
+/// or End Turn from the review keeps every answer it showed. Submitting records
+/// [`Event::Submitted`]; changing an earlier answer goes Back to it, and the
+/// answers after it whose questions still apply are given again as they were
+/// (not asked again); a question that starts to apply is asked.
 ///
 /// `commands` are the commands the engine gave for the inquiry so far (typically
 /// those of its `Requested` event). A [`Command::InvalidAnswer`] is shown with
@@ -122,6 +118,7 @@ pub enum Finish {
 ///     inquiry: InquiryId::new("call-1"), form: form.form().clone(),
 ///     policy: Default::default(), origin: Default::default(), call: None,
 /// })).unwrap();
+/// // The scripted person submits the review (its default).
 /// let mut person = ScriptedPrompter::new([Action::Answer(json!(true))]);
 /// let finish = run_inquiry(&mut person, first, |event| reduce(&mut state, event)).unwrap();
 /// let Finish::Responded { outcome, .. } = finish else { panic!("expected a response") };
@@ -144,12 +141,7 @@ where
     run_with_engine(prompter, commands, &mut Applying(apply))
 }
 
-/// [`run_inquiry`] over an [`Engine`]. When the engine can look ahead
-/// ([`Engine::preview`]) and the answer to a form of more than one question would
-/// send it, the person first reviews every answer ([`Prompter::review`]):
-/// submitting applies the answer; changing an earlier one goes back to it (Back
-/// events, so the later answers come back as prefills), and the held last answer
-/// is the prefill when its question is asked again.
+/// [`run_inquiry`] over an [`Engine`].
 ///
 /// ```
 /// use askuser_core::{Event, InquiryId, Request, State, parse_form, reduce};
@@ -164,16 +156,17 @@ where
 ///     inquiry: InquiryId::new("call-1"), form: form.form().clone(),
 ///     policy: Default::default(), origin: Default::default(), call: None,
 /// })).unwrap();
-/// // Answers yes and "tests pass", then on the review changes the first answer.
+/// // Answers yes and "tests pass", then on the review changes the first answer:
+/// // "tests pass" is kept, not asked again.
 /// let mut person = ScriptedPrompter::new([
 ///     Action::Answer(json!(true)), Action::Answer(json!("tests pass")),
-///     Action::Answer(json!(false)), Action::Answer(json!("tests pass")),
-/// ]).with_reviews([Review::Change(0)]);
+///     Action::Answer(json!(false)),
+/// ]).with_reviews([Review::Change(0), Review::Submit]);
 /// let finish = run_with_engine(&mut person, first, &mut state).unwrap();
 /// let Finish::Responded { outcome, .. } = finish else { panic!("expected a response") };
 /// assert_eq!(outcome.to_json(), json!({"ok": false, "why": "tests pass"}));
-/// // The second time, "tests pass" came back as the prefill.
-/// assert_eq!(person.asked()[3].prefill, Some(json!("tests pass")));
+/// // The first question came back prefilled with the answer it had.
+/// assert_eq!(person.asked()[2].prefill, Some(json!(true)));
 /// ```
 ///
 /// # Errors
@@ -187,31 +180,18 @@ where
     P: Prompter + ?Sized,
     E: Engine + ?Sized,
 {
+    let mut walk = Walk::default();
     let mut queue: VecDeque<Command> = commands.into_iter().collect();
-    let mut held: BTreeMap<usize, Value> = BTreeMap::new();
     while let Some(command) = queue.pop_front() {
-        match command {
-            Command::Prompt(mut prompt) => {
-                if let Some(value) = held.remove(&prompt.index)
-                    && let Ok(answer) = prompt.form.check(prompt.index, &value)
-                {
-                    prompt.prefill = Some(answer);
-                }
-                let action = prompter.ask(&prompt)?;
-                let event = action.to_event(&prompt);
-                queue = match reviewed(prompter, engine, &prompt, &action, &event)? {
-                    Reviewed::Apply(event) => engine.apply(&event)?.into(),
-                    Reviewed::Again(value) => {
-                        held.insert(prompt.index, value);
-                        VecDeque::from([Command::Prompt(prompt)])
-                    }
-                    Reviewed::BackTo(index, value) => {
-                        held.insert(prompt.index, value);
-                        back_to(engine, &prompt, index)?
-                    }
-                };
+        queue = match command {
+            Command::Prompt(prompt) => walk.prompt(prompter, engine, prompt)?,
+            Command::Review { inquiry, outcome } => {
+                walk.review(prompter, engine, &inquiry, &outcome)?
             }
-            Command::InvalidAnswer { message, .. } => prompter.show_invalid(&message)?,
+            Command::InvalidAnswer { message, .. } => {
+                prompter.show_invalid(&message)?;
+                continue;
+            }
             Command::Respond { inquiry, outcome } => {
                 return Ok(Finish::Responded { inquiry, outcome });
             }
@@ -243,81 +223,159 @@ where
                     schema,
                 });
             }
-        }
+        };
     }
     Err(TerminalError::Stalled)
 }
 
-/// What to do with an action once the review (if any) is done.
-enum Reviewed {
-    /// Apply this event.
-    Apply(Event),
-    /// Ask the same prompt again, prefilled with this held answer.
-    Again(Value),
-    /// Go back to the question at this index, holding this answer.
-    BackTo(usize, Value),
+/// What one walk through a form remembers between commands.
+#[derive(Default)]
+struct Walk {
+    /// The prompt shown last (the review is drawn under its header).
+    last: Option<Prompt>,
+    /// Whether [`Event::ReviewWanted`] was recorded.
+    review_wanted: bool,
+    /// Answers (and their notes) to give again, by question index, after a
+    /// change on the review.
+    keep: BTreeMap<usize, (Value, Option<String>)>,
 }
 
-/// Reviews the form when `action` is the answer that would send it.
-fn reviewed<P, E>(
-    prompter: &mut P,
-    engine: &mut E,
-    prompt: &Prompt,
-    action: &Action,
-    event: &Event,
-) -> Result<Reviewed, TerminalError>
-where
-    P: Prompter + ?Sized,
-    E: Engine + ?Sized,
-{
-    let (Action::Answer(value) | Action::Remember(value)) = action else {
-        return Ok(Reviewed::Apply(event.clone()));
-    };
-    if prompt.form.len() < 2 {
-        return Ok(Reviewed::Apply(event.clone()));
+impl Walk {
+    /// Asks `prompt` (or gives its kept answer again); the commands that follow.
+    fn prompt<P, E>(
+        &mut self,
+        prompter: &mut P,
+        engine: &mut E,
+        prompt: Prompt,
+    ) -> Result<VecDeque<Command>, TerminalError>
+    where
+        P: Prompter + ?Sized,
+        E: Engine + ?Sized,
+    {
+        if let Some((value, note)) = self.keep.remove(&prompt.index)
+            && prompt.form.check(prompt.index, &value).is_ok()
+        {
+            let action = match note {
+                Some(note) => Action::AnswerWithNote { value, note },
+                None => Action::Answer(value),
+            };
+            let event = action.to_event(&prompt);
+            self.last = Some(prompt);
+            return Ok(engine.apply(&event)?.into());
+        }
+        let action = prompter.ask(&prompt)?;
+        if action.is_answer() && !self.review_wanted && wants_review(&prompt) {
+            engine.apply(&Event::ReviewWanted {
+                inquiry: prompt.inquiry.clone(),
+            })?;
+            self.review_wanted = true;
+        }
+        let event = action.to_event(&prompt);
+        self.last = Some(prompt);
+        Ok(engine.apply(&event)?.into())
     }
-    let outcome = engine.preview(event).and_then(|commands| {
-        commands.into_iter().find_map(|command| match command {
-            Command::Respond { outcome, .. } if outcome.status == OutcomeStatus::Completed => {
-                Some(outcome)
+
+    /// Shows the review of `outcome`; the commands that follow.
+    fn review<P, E>(
+        &mut self,
+        prompter: &mut P,
+        engine: &mut E,
+        inquiry: &InquiryId,
+        outcome: &Outcome,
+    ) -> Result<VecDeque<Command>, TerminalError>
+    where
+        P: Prompter + ?Sized,
+        E: Engine + ?Sized,
+    {
+        self.review_wanted = true;
+        let prompt = self
+            .last
+            .clone()
+            .filter(|prompt| &prompt.inquiry == inquiry)
+            .unwrap_or_else(|| last_prompt(inquiry, outcome));
+        let inquiry = inquiry.clone();
+        let event = match prompter.review(&prompt, outcome)? {
+            Review::Submit => Event::Submitted { inquiry },
+            Review::Change(index) => {
+                self.keep = later_answers(outcome, index);
+                return back_to(engine, &inquiry, index);
             }
-            _ => None,
+            Review::Reply { message } => Event::Cancelled {
+                inquiry,
+                reason: CancelReason::UserReply,
+                message,
+            },
+            Review::EndTurn => Event::TurnEnded { inquiry },
+            Review::TimedOut { message } => Event::TimedOut { inquiry, message },
+        };
+        Ok(engine.apply(&event)?.into())
+    }
+}
+
+/// Whether the answers to `prompt`'s form are reviewed before they are sent:
+/// forms of more than one question, and one-question forms answered from a list
+/// (where a single key picks, so a slip would be sent at once).
+fn wants_review(prompt: &Prompt) -> bool {
+    prompt.form.len() > 1
+        || matches!(
+            prompt.question().answer_type,
+            AnswerType::Boolean | AnswerType::Select | AnswerType::MultiSelect
+        )
+}
+
+/// The person's answers (with their notes) after question `index`, to give
+/// again unchanged.
+fn later_answers(outcome: &Outcome, index: usize) -> BTreeMap<usize, (Value, Option<String>)> {
+    let questions = outcome.form.questions();
+    outcome
+        .answers
+        .iter()
+        .enumerate()
+        .skip(index + 1)
+        .filter_map(|(at, slot)| {
+            let slot = slot.as_ref().filter(|slot| slot.by == AnsweredBy::User)?;
+            Some((
+                at,
+                (slot.answer.to_value(&questions[at]), slot.note.clone()),
+            ))
         })
-    });
-    let Some(outcome) = outcome else {
-        return Ok(Reviewed::Apply(event.clone()));
-    };
-    let inquiry = prompt.inquiry.clone();
-    Ok(match prompter.review(prompt, &outcome)? {
-        Review::Submit => Reviewed::Apply(event.clone()),
-        Review::Change(index) if index >= prompt.index => Reviewed::Again(value.clone()),
-        Review::Change(index) => Reviewed::BackTo(index, value.clone()),
-        Review::Reply { message } => Reviewed::Apply(Action::Reply { message }.to_event(prompt)),
-        Review::EndTurn => Reviewed::Apply(Event::TurnEnded { inquiry }),
-        Review::TimedOut => Reviewed::Apply(Event::TimedOut { inquiry }),
-    })
+        .collect()
+}
+
+/// A prompt for the last question of `outcome`'s form, to head a review shown
+/// before any prompt of this walk (an inquiry resumed at its review).
+fn last_prompt(inquiry: &InquiryId, outcome: &Outcome) -> Prompt {
+    let count = outcome.form.len();
+    Prompt {
+        inquiry: inquiry.clone(),
+        form: outcome.form.clone(),
+        index: count.saturating_sub(1),
+        progress: (count > 1).then_some(Progress { n: count, m: count }),
+        prefill: None,
+        can_back: true,
+        label: None,
+    }
 }
 
 /// Goes Back until the prompt is at or before question `index`; returns the
 /// commands of the last Back.
 fn back_to<E: Engine + ?Sized>(
     engine: &mut E,
-    prompt: &Prompt,
+    inquiry: &InquiryId,
     index: usize,
 ) -> Result<VecDeque<Command>, TerminalError> {
     let back = Event::Back {
-        inquiry: prompt.inquiry.clone(),
+        inquiry: inquiry.clone(),
     };
-    let mut commands = VecDeque::from([Command::Prompt(prompt.clone())]);
-    for _ in 0..prompt.form.len() {
+    let mut commands: VecDeque<Command> = engine.apply(&back)?.into();
+    loop {
         let at = commands.iter().find_map(|command| match command {
             Command::Prompt(p) if p.can_back => Some(p.index),
             _ => None,
         });
         match at {
             Some(at) if at > index => commands = engine.apply(&back)?.into(),
-            _ => break,
+            _ => return Ok(commands),
         }
     }
-    Ok(commands)
 }

@@ -7,6 +7,7 @@
 //! screen closes (even on an error), the frame is erased and the terminal
 //! restored, so no half-drawn prompt is left behind.
 
+use std::collections::VecDeque;
 use std::io::{self, IsTerminal, Write};
 use std::time::Duration;
 
@@ -17,7 +18,7 @@ use crossterm::{event, queue};
 
 use crate::editor::Cursor;
 use crate::error::TerminalError;
-use crate::keys::{self, Input};
+use crate::keys::{self, Input, Key};
 
 /// A frame: its rows, and where the cursor goes (`None`: after the last row).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -31,6 +32,8 @@ pub(crate) struct Frame {
 /// The terminal, in raw mode while this lives.
 pub(crate) struct Screen {
     out: io::Stderr,
+    /// Keys read ahead with a burst that was not a paste, to hand out in order.
+    pending: VecDeque<Input>,
     /// The cursor's row within the frame drawn last (0 when none is drawn).
     cursor_row: usize,
     drawn: bool,
@@ -49,6 +52,7 @@ impl Screen {
         enable_raw_mode().map_err(|_| TerminalError::NotATerminal)?;
         let mut screen = Self {
             out: io::stderr(),
+            pending: VecDeque::new(),
             cursor_row: 0,
             drawn: false,
         };
@@ -125,18 +129,44 @@ impl Screen {
     }
 
     /// Waits for the next input; [`Input::Tick`] when `wait` passes first.
-    #[allow(clippy::unused_self)] // reading needs the raw mode this screen holds
+    ///
+    /// Keys that arrive together, all at once, with Enter among them and more
+    /// after it, are a paste the terminal did not bracket: they come as one
+    /// [`Input::Paste`] (Enter as a line break), so a pasted line break never
+    /// sends an answer. Typed keys (or a burst whose only Enter is its last key)
+    /// come one by one.
     pub(crate) fn read(&mut self, wait: Option<Duration>) -> Result<Input, TerminalError> {
-        loop {
+        if let Some(input) = self.pending.pop_front() {
+            return Ok(input);
+        }
+        let first = loop {
             if let Some(wait) = wait
                 && !event::poll(wait)?
             {
                 return Ok(Input::Tick);
             }
             if let Some(input) = keys::from_event(event::read()?) {
-                return Ok(input);
+                break input;
+            }
+        };
+        if !matches!(first, Input::Key(Key::Char(_) | Key::Enter)) {
+            return Ok(first);
+        }
+        let mut burst = vec![first];
+        while burst.len() < MAX_BURST && event::poll(Duration::ZERO)? {
+            match keys::from_event(event::read()?) {
+                Some(input) => burst.push(input),
+                None => continue,
+            }
+            if !matches!(burst.last(), Some(Input::Key(Key::Char(_) | Key::Enter))) {
+                break;
             }
         }
+        if let Some(text) = unbracketed_paste(&burst) {
+            return Ok(Input::Paste(text));
+        }
+        self.pending.extend(burst);
+        Ok(self.pending.pop_front().unwrap_or(Input::Tick))
     }
 
     /// Gives the terminal back (raw mode off) while `run` runs, e.g. an editor.
@@ -164,6 +194,27 @@ impl Drop for Screen {
     }
 }
 
+/// The most keys read ahead as one burst.
+const MAX_BURST: usize = 64 * 1024;
+
+/// The text of a burst of keys that is a paste: printable keys and Enters, with
+/// an Enter that is not the burst's last key. `None` for typing.
+pub(crate) fn unbracketed_paste(burst: &[Input]) -> Option<String> {
+    let mut text = String::new();
+    let mut inner_enter = false;
+    for (at, input) in burst.iter().enumerate() {
+        match input {
+            Input::Key(Key::Char(c)) => text.push(*c),
+            Input::Key(Key::Enter) => {
+                inner_enter |= at + 1 < burst.len();
+                text.push('\n');
+            }
+            _ => return None,
+        }
+    }
+    inner_enter.then_some(text)
+}
+
 fn to_u16(n: usize) -> u16 {
     u16::try_from(n).unwrap_or(u16::MAX)
 }
@@ -171,4 +222,35 @@ fn to_u16(n: usize) -> u16 {
 fn display_width(text: &str) -> usize {
     use unicode_width::UnicodeWidthChar;
     text.chars().map(|c| c.width().unwrap_or(0)).sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn keys(text: &str) -> Vec<Input> {
+        text.chars()
+            .map(|c| match c {
+                '\n' => Input::Key(Key::Enter),
+                c => Input::Key(Key::Char(c)),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_burst_with_an_inner_enter_is_a_paste() {
+        assert_eq!(
+            unbracketed_paste(&keys("line one\nline two")),
+            Some("line one\nline two".to_owned())
+        );
+        assert_eq!(
+            unbracketed_paste(&keys("one\ntwo\n")),
+            Some("one\ntwo\n".to_owned())
+        );
+        assert_eq!(unbracketed_paste(&keys("prod\n")), None);
+        assert_eq!(unbracketed_paste(&keys("system")), None);
+        let mut with_esc = keys("a\nb");
+        with_esc.push(Input::Key(Key::Esc));
+        assert_eq!(unbracketed_paste(&with_esc), None);
+    }
 }

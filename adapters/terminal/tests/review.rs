@@ -52,7 +52,7 @@ fn prefills(person: &ScriptedPrompter) -> Vec<(String, Option<Value>)> {
 }
 
 #[test]
-fn the_review_goes_back_to_an_earlier_answer_and_the_later_ones_come_back() {
+fn the_review_goes_back_to_an_earlier_answer_and_keeps_the_later_ones() {
     let mut state = State::new();
     let first = request(&mut state, "c1", &migration(), Policy::default());
     let mut person = ScriptedPrompter::new([
@@ -60,7 +60,6 @@ fn the_review_goes_back_to_an_earlier_answer_and_the_later_ones_come_back() {
         Action::Answer(json!("staging")),
         Action::Answer(json!("weekly run")),
         Action::Answer(json!("production")),
-        Action::Answer(json!("weekly run")),
     ])
     .with_reviews([Review::Change(1), Review::Submit]);
     let finish = run_with_engine(&mut person, first, &mut state).unwrap();
@@ -68,6 +67,7 @@ fn the_review_goes_back_to_an_earlier_answer_and_the_later_ones_come_back() {
         outcome_json(finish),
         json!({"apply": true, "env": "production", "note": "weekly run"})
     );
+    // The note still applies after the change: it keeps its answer, not asked again.
     assert_eq!(
         prefills(&person),
         [
@@ -75,13 +75,39 @@ fn the_review_goes_back_to_an_earlier_answer_and_the_later_ones_come_back() {
             ("env".into(), None),
             ("note".into(), None),
             ("env".into(), Some(json!("staging"))),
-            ("note".into(), Some(json!("weekly run"))),
         ]
     );
 }
 
 #[test]
-fn the_review_can_change_the_last_answer_without_an_event() {
+fn a_change_that_gates_questions_in_asks_them_and_only_them() {
+    let mut state = State::new();
+    let first = request(&mut state, "c1", &migration(), Policy::default());
+    let mut person = ScriptedPrompter::new([
+        Action::Answer(json!(false)),
+        Action::Answer(json!(true)),
+        Action::Answer(json!("staging")),
+        Action::Answer(json!("first run")),
+    ])
+    .with_reviews([Review::Change(0), Review::Submit]);
+    let finish = run_with_engine(&mut person, first, &mut state).unwrap();
+    assert_eq!(
+        outcome_json(finish),
+        json!({"apply": true, "env": "staging", "note": "first run"})
+    );
+    assert_eq!(
+        prefills(&person),
+        [
+            ("apply".into(), None),
+            ("apply".into(), Some(json!(false))),
+            ("env".into(), None),
+            ("note".into(), None),
+        ]
+    );
+}
+
+#[test]
+fn every_answer_is_recorded_before_the_review_and_changing_the_last_goes_back_once() {
     let mut state = State::new();
     let first = request(&mut state, "c1", &migration(), Policy::default());
     let mut events = Vec::new();
@@ -91,7 +117,7 @@ fn the_review_can_change_the_last_answer_without_an_event() {
         Action::Answer(json!("typo")),
         Action::Answer(json!("fixed")),
     ])
-    .with_reviews([Review::Change(2)]);
+    .with_reviews([Review::Change(2), Review::Submit]);
     let mut recorder = Recording {
         state: &mut state,
         events: &mut events,
@@ -102,7 +128,30 @@ fn the_review_can_change_the_last_answer_without_an_event() {
         json!({"apply": true, "env": "staging", "note": "fixed"})
     );
     assert_eq!(person.asked()[3].prefill, Some(json!("typo")));
-    assert_eq!(events.len(), 3, "no event for the held answer: {events:?}");
+    let kinds: Vec<String> = events.iter().map(askuser_rpc_free_describe).collect();
+    assert_eq!(
+        kinds,
+        [
+            "review_wanted",
+            "answered apply",
+            "answered env",
+            "answered note",
+            "back",
+            "answered note",
+            "submitted"
+        ]
+    );
+}
+
+/// An event's kind, and the question it answers.
+fn askuser_rpc_free_describe(event: &Event) -> String {
+    match event {
+        Event::Answered { question, .. } => format!("answered {question}"),
+        Event::ReviewWanted { .. } => "review_wanted".into(),
+        Event::Back { .. } => "back".into(),
+        Event::Submitted { .. } => "submitted".into(),
+        other => format!("{other:?}"),
+    }
 }
 
 /// A state that records what it applies.
@@ -115,10 +164,6 @@ impl askuser_terminal::Engine for Recording<'_> {
     fn apply(&mut self, event: &Event) -> Result<Vec<Command>, askuser_core::Refusal> {
         self.events.push(event.clone());
         reduce(self.state, event)
-    }
-
-    fn preview(&mut self, event: &Event) -> Option<Vec<Command>> {
-        reduce(&mut self.state.clone(), event).ok()
     }
 }
 
@@ -137,7 +182,7 @@ fn reply_and_end_turn_from_the_review() {
     let finish = run_with_engine(&mut person, first, &mut state).unwrap();
     assert_eq!(
         outcome_json(finish),
-        json!({"cancelled": true, "answered": {"apply": true, "env": "staging"},
+        json!({"cancelled": true, "answered": {"apply": true, "env": "staging", "note": "n/a"},
                "message": "ask me tomorrow"})
     );
 
@@ -154,14 +199,24 @@ fn reply_and_end_turn_from_the_review() {
 }
 
 #[test]
-fn a_single_question_is_never_reviewed() {
+fn a_single_question_is_reviewed_when_one_key_answers_it() {
     let mut state = State::new();
     let one = json!({"questions": [{"id": "ok", "text": "Ok?", "answer_type": "boolean"}]});
     let first = request(&mut state, "c1", &one, Policy::default());
-    let mut person =
-        ScriptedPrompter::new([Action::Answer(json!(true))]).with_reviews([Review::EndTurn]);
+    let mut person = ScriptedPrompter::new([Action::Answer(json!(true))])
+        .with_reviews([Review::Reply { message: None }]);
     let finish = run_with_engine(&mut person, first, &mut state).unwrap();
-    assert_eq!(outcome_json(finish), json!({"ok": true}));
+    assert_eq!(
+        outcome_json(finish),
+        json!({"cancelled": true, "answered": {"ok": true}})
+    );
+
+    let typed = json!({"questions": [{"id": "why", "text": "Why?", "answer_type": "text"}]});
+    let first = request(&mut state, "c2", &typed, Policy::default());
+    let mut person =
+        ScriptedPrompter::new([Action::Answer(json!("because"))]).with_reviews([Review::EndTurn]);
+    let finish = run_with_engine(&mut person, first, &mut state).unwrap();
+    assert_eq!(outcome_json(finish), json!({"why": "because"}));
 }
 
 #[test]
@@ -197,7 +252,10 @@ fn a_timeout_sends_the_timed_out_event_and_the_policy_decides() {
         ..Policy::default()
     };
     let first = request(&mut state, "c1", &migration(), policy);
-    let mut person = ScriptedPrompter::new([Action::Answer(json!(true)), Action::TimedOut]);
+    let mut person = ScriptedPrompter::new([
+        Action::Answer(json!(true)),
+        Action::TimedOut { message: None },
+    ]);
     let finish = run_with_engine(&mut person, first, &mut state).unwrap();
     assert_eq!(
         outcome_json(finish),
@@ -217,7 +275,7 @@ fn a_timeout_sends_the_timed_out_event_and_the_policy_decides() {
         Action::Answer(json!("staging")),
         Action::Answer(json!("n/a")),
     ])
-    .with_reviews([Review::TimedOut]);
+    .with_reviews([Review::TimedOut { message: None }]);
     let finish = run_with_engine(&mut person, first, &mut state).unwrap();
     assert_eq!(
         finish,

@@ -85,8 +85,15 @@ fn answering_everything_gives_the_full_map() {
         result_json(finish),
         json!({"apply": true, "env": "production", "note": "weekly run"})
     );
+    // The review is wanted before the first answer (events[0]).
     assert_eq!(
-        events[1],
+        events[0],
+        Event::ReviewWanted {
+            inquiry: InquiryId::new("call-1")
+        }
+    );
+    assert_eq!(
+        events[2],
         Event::Answered {
             inquiry: InquiryId::new("call-1"),
             question: "env".into(),
@@ -130,7 +137,7 @@ fn reply_after_apply_returns_the_cancel_marker() {
         Action::Reply { message: None },
     ]);
     assert_eq!(
-        events[1],
+        events[2],
         Event::Cancelled {
             inquiry: InquiryId::new("call-1"),
             reason: CancelReason::UserReply,

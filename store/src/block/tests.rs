@@ -77,6 +77,7 @@ fn every_kind() -> Vec<Event> {
         },
         Event::TimedOut {
             inquiry: inquiry.clone(),
+            message: None,
         },
         Event::Denied {
             inquiry: inquiry.clone(),

@@ -9,7 +9,8 @@ use super::questions::answer_strings;
 
 /// For a timed-out outcome: a plain statement that the person did not answer in
 /// time, which answers the timeout filled (with their values) and which questions
-/// are left without an answer. `None` for any other outcome.
+/// are left without an answer, and the Reply the person was writing when the
+/// time ran out, if any. `None` for any other outcome.
 ///
 /// `texts` are the question texts as the model wrote them.
 pub(crate) fn timeout(outcome: &Outcome, texts: &[String]) -> Option<String> {
@@ -52,6 +53,12 @@ pub(crate) fn timeout(outcome: &Outcome, texts: &[String]) -> Option<String> {
     }
     if !unanswered.is_empty() {
         let _ = write!(notice, " Not answered: {}.", unanswered.join(", "));
+    }
+    if let Some(reply) = outcome.message.as_deref().filter(|m| !m.trim().is_empty()) {
+        let _ = write!(
+            notice,
+            " When the time ran out the user was writing this reply to you: {reply}"
+        );
     }
     Some(notice)
 }
