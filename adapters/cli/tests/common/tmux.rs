@@ -136,6 +136,13 @@ impl Tmux {
         self.tmux(&["paste-buffer", "-p"]);
     }
 
+    /// Pastes `text` as a terminal without bracketed paste would: the keys
+    /// alone, all at once.
+    pub fn unbracketed_paste(&self, text: &str) {
+        self.tmux(&["set-buffer", "--", text]);
+        self.tmux(&["paste-buffer"]);
+    }
+
     /// The pane's title and the names of tmux's paste buffers (what OSC 2 and
     /// OSC 52 would change).
     pub fn title_and_buffers(&self) -> (String, String) {
