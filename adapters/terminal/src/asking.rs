@@ -523,50 +523,6 @@ impl<'a> Asking<'a> {
         }
         Ok(())
     }
-
-    /// The line left on the screen once the prompt is done.
-    fn summary(&self, done: &Done) -> String {
-        let header = &self.header;
-        match done {
-            Done::Act(Action::Answer(value)) => {
-                format!("> {header} {}", shortened(value))
-            }
-            Done::Act(Action::Remember(value)) => {
-                format!("> {header} {} (remembered for this turn)", shortened(value))
-            }
-            Done::Act(Action::Back) => format!("> {header} ← Back"),
-            Done::Act(Action::Reply { message: None }) => {
-                format!("> {header} ↩ Reply to the assistant, with the answers given (no message)")
-            }
-            Done::Act(Action::Reply {
-                message: Some(message),
-            }) => format!(
-                "> {header} ↩ Reply to the assistant, with the answers given: {}",
-                shortened(&Value::String(message.clone()))
-            ),
-            Done::Act(Action::EndTurn) => {
-                format!("✗ {header}: the turn was ended; nothing is sent to the assistant.")
-            }
-            Done::Submit => format!("> {header}: submitted"),
-            Done::TimedOut(None) | Done::Act(Action::TimedOut { message: None }) => {
-                format!("⏱ {header}: {}", render::TIMED_OUT)
-            }
-            Done::TimedOut(Some(message))
-            | Done::Act(Action::TimedOut {
-                message: Some(message),
-            }) => format!(
-                "⏱ {header}: {}; your reply is sent with it: {}",
-                render::TIMED_OUT,
-                shortened(&Value::String(message.clone()))
-            ),
-            Done::Act(Action::AnswerWithNote { value, note }) => format!(
-                "> {header} {} (note: {})",
-                shortened(value),
-                shortened(&Value::String(note.clone()))
-            ),
-            Done::Change(index) => format!("> {header}: change answer {}", index + 1),
-        }
-    }
 }
 
 /// The End Turn confirmation's list, the cursor on "No".
@@ -582,15 +538,11 @@ fn replying(view: &View) -> Option<String> {
     }
 }
 
-/// The longest answer a summary line shows, in characters.
-const SUMMARY_CHARS: usize = 200;
-
-fn shortened(value: &Value) -> String {
-    render::shorten(&render::answer_text(value), SUMMARY_CHARS)
-}
-
 #[path = "asking_frame.rs"]
 mod frame;
+
+#[path = "asking_summary.rs"]
+mod summary;
 
 #[cfg(test)]
 #[path = "asking_tests.rs"]

@@ -16,6 +16,7 @@ struct Builder {
     height: usize,
     rows: Vec<String>,
     cursor: Option<Cursor>,
+    marked: std::ops::Range<usize>,
 }
 
 impl Builder {
@@ -27,7 +28,10 @@ impl Builder {
     /// A list's rows, a page of them.
     fn list(&mut self, list: &List) {
         let page = self.height.saturating_sub(4).clamp(3, 15);
-        self.rows.extend(list.rows(page, self.width));
+        let (rows, marked) = list.marked_rows(page, self.width);
+        let offset = self.rows.len();
+        self.marked = marked.start + offset..marked.end + offset;
+        self.rows.extend(rows);
     }
 
     /// The editor's rows (the cursor's part of them when they would not fit on
@@ -58,6 +62,7 @@ impl Asking<'_> {
             height,
             rows: Vec::new(),
             cursor: None,
+            marked: 0..0,
         };
         let hint = match view {
             View::Question | View::Editing => self.question_rows(&mut frame),
@@ -129,6 +134,7 @@ impl Asking<'_> {
         Frame {
             rows: frame.rows,
             cursor: frame.cursor,
+            marked: frame.marked,
         }
     }
 

@@ -224,8 +224,10 @@ fn a_multi_select_with_other_asks_for_the_text_when_sent() {
             "> [x] 1) auth",
             "  [x] 2) api",
             "  [x] 0) Other (type your answer)",
-            "[Space or 1-2 tick · 0 Other · type to filter · Enter sends",
-            "· Alt+N note · Esc for Reply / End Turn]",
+            "  3 ticked",
+            "[Space or 1-2 tick · 0 Other · Ctrl+A all · Ctrl+D none ·",
+            "type to filter · Enter sends · Alt+N note · Esc for Reply /",
+            "End Turn]",
         ]
     );
     let (rows, _) = drive(&prompt, &Settings::default(), &[Key::Enter]);

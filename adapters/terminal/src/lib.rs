@@ -12,20 +12,35 @@
 //!   ahead (`&mut State`, or a host's own) gets a review before a form of more
 //!   than one question is sent.
 //!
-//! What the person sees (RFD D30, as issue 14 changed it): `[N/M]` before each
-//! question when the form has more than one, and the "who's asking" label. Back,
-//! Reply and End Turn are behind Esc on every prompt (the hint line says so), so
-//! nothing typed can reach them by accident: typing filters a select's options
-//! (`s` then Enter picks "scala" among go, rust, ruby, scala, bash), and a text or
-//! schema question takes typing at once. Digits 1–9 pick an option at once. A
-//! multi-select keeps its ticks across the menu. After Back, the earlier answers
-//! come back as prefills. Ctrl+C ends the turn and says so. With a policy
-//! timeout ([`TerminalPrompter::with_timeout`]) a countdown shows in the last 20
-//! seconds, any key gives the time back, and the prompt ends with
-//! [`Action::TimedOut`] (the engine's `TimedOut` event). Every text from a
-//! model or a person is shown through
-//! [`askuser_core::text::for_display_line`], so no escape sequence reaches the
-//! terminal.
+//! What the person sees (RFD D30, as issues 14 and 19 changed it): `[N/M]`
+//! before each question when the form has more than one, and the "who's asking"
+//! label. Back, Reply, End Turn and a note are behind Esc on every prompt (the
+//! hint line says so); on that menu a letter only highlights its entry and Enter
+//! acts, and any other typing closes it and goes to the answer, so nothing typed
+//! can act by accident (Esc then `system` types "system"). Typing filters a
+//! select's options (`s` then Enter picks "scala" among go, rust, ruby, scala,
+//! bash); digits 1–9 pick at once unless an option's label starts with a digit
+//! (a list of versions filters on `1.7`). A text or schema question takes typing
+//! at once; a paste keeps its line breaks (LF, CR LF or CR) and never sends, even
+//! when the terminal does not bracket it. A multi-select keeps its ticks across
+//! the menu, counts them (also those the filter hides), and Ctrl+A / Ctrl+D tick
+//! all or none. Alt+N writes a note beside the answer. After Back, the earlier
+//! answers come back as prefills. Before the answers are sent the person reviews
+//! them (every form of more than one question, and one-question forms answered
+//! from a list); the review is the engine's ([`askuser_core::Event::ReviewWanted`]),
+//! so a Reply or End Turn from it keeps every answer it showed, and a change there
+//! asks again only what the change gates in. Ctrl+C asks first when answers would
+//! be lost (a second Ctrl+C ends the turn). With a policy timeout
+//! ([`TerminalPrompter::with_timeout`]) the time left is on the screen from the
+//! start, with the bell and a warning in the last 20 seconds; any key gives the
+//! time back; the prompt ends with [`Action::TimedOut`] (the engine's `TimedOut`
+//! event), carrying the Reply the person was typing, if any. Labels, answers and
+//! the highlighted option's description wrap, never cut; the highlighted row is
+//! in reverse video, and with `NO_COLOR` or `TERM=dumb` not one escape byte is
+//! written. `$VISUAL`/`$EDITOR` run on the controlling terminal, never on this
+//! process's standard streams. Every text from a model or a person is shown
+//! through [`askuser_core::text::for_display_line`], so no escape sequence reaches
+//! the terminal.
 //!
 //! Why not inquire: inquire 0.9 reads keys through a crate-private backend (no
 //! key of a prompt can be rebound: Ctrl+U/W/A write letters, digits only filter),

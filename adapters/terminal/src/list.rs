@@ -14,7 +14,9 @@ use askuser_core::text::for_display_line;
 use crate::editor::{Edit, Editor};
 use crate::keys::Key;
 use crate::menu::{Entry, Pick};
-use crate::render::fit;
+use std::ops::Range;
+
+use crate::render::{fit, wrap};
 
 /// How a list reads keys.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -203,6 +205,12 @@ impl List {
             Key::End | Key::PageDown => self.cursor = count.saturating_sub(1),
             Key::Enter => return self.enter(),
             Key::Char(c) => return self.typed(c),
+            Key::Ctrl('a') if self.mode == Mode::Multi && self.filter.is_empty() => {
+                self.tick_all(true);
+            }
+            Key::Ctrl('d') if self.mode == Mode::Multi && self.filter.is_empty() => {
+                self.tick_all(false);
+            }
             key if self.filters() => {
                 if self.filter.handle(key) != Edit::Changed {
                     return Listed::Ignored;
@@ -265,163 +273,116 @@ impl List {
         }
     }
 
-    /// The rows of the entries in view (at most `page` of them, the cursor's among
-    /// them), each at most `width` columns: `> ` marks the cursor, `[x]` a tick.
+    /// The rows of the entries in view (at most `page` entries, the cursor's
+    /// among them), each at most `width` columns: `> ` marks the cursor, `[x]` a
+    /// tick. See [`List::marked_rows`].
+    #[cfg(test)]
     pub(crate) fn rows(&self, page: usize, width: usize) -> Vec<String> {
+        self.marked_rows(page, width).0
+    }
+
+    /// [`List::rows`], and the rows of the entry under the cursor (to show
+    /// highlighted). Labels are wrapped, never cut; so is the description of
+    /// the entry under the cursor, and every description of a menu or a review
+    /// (the answers); another option's description is cut to its last row.
+    pub(crate) fn marked_rows(&self, page: usize, width: usize) -> (Vec<String>, Range<usize>) {
         let visible = self.visible();
         if visible.is_empty() {
             let typed = self.filter.text();
-            return vec![fit(
+            let row = fit(
                 &format!("  (no option matches \"{}\")", for_display_line(&typed)),
                 width,
-            )];
+            );
+            return (vec![row], 0..0);
         }
         let page = page.max(1);
         let start = (self.cursor + 1).saturating_sub(page);
-        let mut rows: Vec<String> = visible
-            .iter()
-            .enumerate()
-            .skip(start)
-            .take(page)
-            .map(|(at, &index)| {
-                let mut row = String::from(if at == self.cursor { "> " } else { "  " });
-                if self.mode == Mode::Multi {
-                    row.push_str(if self.ticked[index] { "[x] " } else { "[ ] " });
-                }
-                row.push_str(&self.entries[index].to_string());
-                fit(&row, width)
-            })
-            .collect();
-        let hidden = visible.len() - rows.len();
+        let mut rows = Vec::new();
+        let mut marked = 0..0;
+        for (at, &index) in visible.iter().enumerate().skip(start).take(page) {
+            let first = rows.len();
+            rows.extend(self.entry_rows(index, at == self.cursor, width));
+            if at == self.cursor {
+                marked = first..rows.len();
+            }
+        }
+        let shown = visible.len().min(start + page) - start;
+        let hidden = visible.len() - shown;
         if hidden > 0 {
             rows.push(format!("  ({hidden} more: ↑↓ scroll)"));
         }
-        rows
+        if self.mode == Mode::Multi {
+            rows.push(self.tick_count(&visible));
+        }
+        (rows, marked)
+    }
+
+    /// One entry's rows: its marks, its label wrapped, its description.
+    fn entry_rows(&self, index: usize, current: bool, width: usize) -> Vec<String> {
+        let entry = &self.entries[index];
+        let mut lead = String::from(if current { "> " } else { "  " });
+        if self.mode == Mode::Multi {
+            lead.push_str(if self.ticked[index] { "[x] " } else { "[ ] " });
+        }
+        let indent = " ".repeat(lead.chars().count());
+        let room = width.saturating_sub(indent.len()).max(8);
+        let whole = current || self.mode == Mode::Menu;
+        let label = Entry {
+            description: None,
+            ..entry.clone()
+        }
+        .to_string();
+        let description = entry
+            .description
+            .as_deref()
+            .filter(|d| !d.is_empty())
+            .map(|d| for_display_line(d).into_owned());
+        let mut body = match (&description, whole) {
+            (Some(description), true) => wrap(&format!("{label} — {description}"), room),
+            _ => wrap(&label, room),
+        };
+        if let (Some(description), false) = (&description, whole)
+            && let Some(last) = body.last_mut()
+        {
+            let shown = fit(&format!("{last} — {description}"), room);
+            if shown.chars().count() > last.chars().count() + 4 {
+                *last = shown;
+            }
+        }
+        body.iter()
+            .enumerate()
+            .map(|(at, row)| format!("{}{row}", if at == 0 { &lead } else { &indent }))
+            .collect()
+    }
+
+    /// `2 ticked`, and how many of them the filter hides.
+    fn tick_count(&self, visible: &[usize]) -> String {
+        let ticked = self.ticked.iter().filter(|t| **t).count();
+        let hidden = self
+            .ticked
+            .iter()
+            .enumerate()
+            .filter(|(index, ticked)| **ticked && !visible.contains(index))
+            .count();
+        match hidden {
+            0 => format!("  {ticked} ticked"),
+            _ => format!("  {ticked} ticked ({hidden} hidden by the filter)"),
+        }
+    }
+
+    /// Ticks every option (`true`) or none; whether anything changed.
+    pub(crate) fn tick_all(&mut self, tick: bool) -> bool {
+        let mut changed = false;
+        for (entry, mark) in self.entries.iter().zip(self.ticked.iter_mut()) {
+            if matches!(entry.pick, Pick::Option(_)) && *mark != tick {
+                *mark = tick;
+                changed = true;
+            }
+        }
+        changed
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use askuser_core::{AnswerType, Question};
-
-    fn languages() -> Vec<Entry> {
-        let q = Question::new("l", "Which?", AnswerType::Select)
-            .with_options(["go", "rust", "ruby", "scala", "bash"])
-            .with_other(true);
-        crate::menu::option_entries(&q)
-    }
-
-    #[test]
-    fn typing_filters_with_prefixes_first_and_enter_picks() {
-        let mut list = List::new(languages(), Mode::Select, 0, &[]);
-        assert_eq!(list.handle(Key::Char('s')), Listed::Changed);
-        assert_eq!(
-            list.rows(10, 80),
-            [
-                "> 4) scala",
-                "  2) rust",
-                "  5) bash",
-                "  0) Other (type your answer)"
-            ]
-        );
-        assert_eq!(list.handle(Key::Enter), Listed::Picked(Pick::Option(3)));
-        list.handle(Key::Char('x'));
-        assert_eq!(list.rows(10, 80), ["> 0) Other (type your answer)"]);
-        assert_eq!(list.filter(), "sx");
-        list.handle(Key::Ctrl('u'));
-        assert_eq!(
-            list.rows(2, 80),
-            ["> 1) go", "  2) rust", "  (4 more: ↑↓ scroll)"]
-        );
-        list.handle(Key::End);
-        assert_eq!(
-            list.rows(2, 80),
-            [
-                "  5) bash",
-                "> 0) Other (type your answer)",
-                "  (4 more: ↑↓ scroll)"
-            ]
-        );
-    }
-
-    #[test]
-    fn digits_pick_at_once_unless_typing() {
-        let mut list = List::new(languages(), Mode::Select, 0, &[]);
-        assert_eq!(list.handle(Key::Char('3')), Listed::Picked(Pick::Option(2)));
-        list.handle(Key::Char('r'));
-        assert_eq!(list.handle(Key::Char('9')), Listed::Changed);
-        assert_eq!(list.filter(), "r9");
-        list.paste("\u{1b}[2J x");
-        assert_eq!(list.filter(), "r9[2J x");
-    }
-
-    #[test]
-    fn digits_filter_when_a_label_starts_with_a_digit() {
-        let q = Question::new("v", "Which version?", AnswerType::Select)
-            .with_options(["1.85", "1.7", "2.0"]);
-        let mut list = List::new(crate::menu::option_entries(&q), Mode::Select, 0, &[]);
-        assert!(!list.digits_pick());
-        for c in "1.7".chars() {
-            assert_eq!(list.handle(Key::Char(c)), Listed::Changed);
-        }
-        assert_eq!(list.rows(10, 80), ["> 2) 1.7"]);
-        assert_eq!(list.handle(Key::Enter), Listed::Picked(Pick::Option(1)));
-    }
-
-    #[test]
-    fn a_letter_highlights_without_picking() {
-        let mut menu = List::new(
-            crate::menu::action_entries(true, None, None),
-            Mode::Menu,
-            0,
-            &[],
-        );
-        assert!(menu.highlight('s'));
-        assert!(!menu.highlight('x'));
-        assert_eq!(menu.handle(Key::Enter), Listed::Picked(Pick::EndTurn));
-    }
-
-    #[test]
-    fn multi_select_ticks_with_digits_and_space() {
-        let mut list = List::new(languages(), Mode::Multi, 0, &[4]);
-        list.handle(Key::Char('2'));
-        list.handle(Key::Down);
-        list.handle(Key::Char(' '));
-        assert_eq!(
-            list.rows(3, 80),
-            [
-                "  [ ] 1) go",
-                "  [x] 2) rust",
-                "> [x] 3) ruby",
-                "  (3 more: ↑↓ scroll)"
-            ]
-        );
-        assert_eq!(
-            list.handle(Key::Enter),
-            Listed::Sent(vec![Pick::Option(1), Pick::Option(2), Pick::Option(4)])
-        );
-    }
-
-    #[test]
-    fn menus_and_booleans_pick_by_letter() {
-        let mut yes_no = List::new(
-            crate::menu::boolean_entries(),
-            Mode::Boolean { remember: true },
-            0,
-            &[],
-        );
-        assert_eq!(yes_no.handle(Key::Char('n')), Listed::Picked(Pick::No));
-        assert_eq!(yes_no.handle(Key::Char('Y')), Listed::Remembered(Pick::Yes));
-        assert_eq!(yes_no.handle(Key::Char('x')), Listed::Ignored);
-        let mut plain = List::new(
-            crate::menu::boolean_entries(),
-            Mode::Boolean { remember: false },
-            1,
-            &[],
-        );
-        assert_eq!(plain.handle(Key::Char('Y')), Listed::Picked(Pick::Yes));
-        assert_eq!(plain.handle(Key::Enter), Listed::Picked(Pick::No));
-        assert_eq!(plain.handle(Key::Backspace), Listed::Ignored);
-    }
-}
+#[path = "list_tests.rs"]
+mod tests;

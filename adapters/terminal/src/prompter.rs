@@ -21,26 +21,31 @@ pub const BELL_VARIABLE: &str = "ASKUSER_BELL";
 
 /// The [`Prompter`] for a real terminal.
 ///
-/// - **Every prompt**: Esc opens the menu (Keep answering, Edit in `$EDITOR` for
-///   typed answers, Back when offered, Reply, End Turn), named in the hint line;
-///   Esc on the menu returns to the question as it was (ticks and typed text
-///   kept). Ctrl+C ends the turn and says so on its own line.
+/// - **Every prompt**: Esc opens the menu (Keep answering, a note, Edit in
+///   `$EDITOR` for typed answers, Back when offered, Reply, End Turn), named in
+///   the hint line: a letter highlights an entry and Enter does it; any other key
+///   goes back to the question with what was typed. Esc on the menu returns to
+///   the question as it was (ticks and typed text kept). Alt+N writes a note.
+///   Ctrl+C ends the turn, asking first when answers would be lost.
 /// - **Boolean**: `y` / `n` answer at once; with [`with_remember`](Self::with_remember),
 ///   `Y` / `N` also remember the answer for the turn.
-/// - **Select**: the digits 1–9 pick an option at once; typing filters the options
-///   (the labels that start with it first), Enter picks the highlighted one;
-///   "Other" opens a text input.
-/// - **Multi-select**: Space or a digit ticks, typing filters, Enter sends.
+/// - **Select**: the digits 1–9 pick an option at once (unless a label starts
+///   with a digit); typing filters the options (the labels that start with it
+///   first), Enter picks the highlighted one; "Other" opens a text input.
+/// - **Multi-select**: Space or a digit ticks, Ctrl+A / Ctrl+D tick all / none,
+///   typing filters, Enter sends; the ticks are counted.
 /// - **Text and schema**: typing starts at once, prefilled with the prefill; Enter
 ///   sends, Alt+Enter (or Ctrl+J) starts a new line, Ctrl+A/E/U/K/W and Alt+B/F
 ///   edit as in readline. A schema answer is JSON checked on Enter (a string
 ///   schema takes bare text); the schema is described above in words.
 /// - **Reply** asks for an optional message to the assistant; **End Turn** asks
 ///   for confirmation when answers would be lost.
-/// - **Review**: before a form of more than one question is sent, every answer is
-///   listed: Enter submits, a digit changes that answer.
-/// - **Timeout** ([`with_timeout`](Self::with_timeout)): a countdown in the last
-///   20 seconds; any key gives the time back.
+/// - **Review**: every answer is listed before the form is sent: Enter submits, a
+///   digit changes that answer.
+/// - **Timeout** ([`with_timeout`](Self::with_timeout)): the time left from the
+///   start, a warning and the bell in the last 20 seconds; any key gives the time
+///   back.
+/// - **Plain**: with `NO_COLOR` or `TERM=dumb`, no escape sequence is written.
 #[derive(Debug, Clone, Default)]
 pub struct TerminalPrompter {
     settings: Settings,

@@ -67,9 +67,9 @@ pub(crate) fn hint(question: &Question, can_back: bool, remember: bool, digits: 
         String::new()
     };
     let tick = if digits {
-        format!("Space or 1-{options} tick{other}")
+        format!("Space or 1-{options} tick{other} · Ctrl+A all · Ctrl+D none")
     } else {
-        "Space ticks".to_owned()
+        "Space ticks · Ctrl+A all · Ctrl+D none".to_owned()
     };
     match question.answer_type {
         AnswerType::Boolean if remember => format!(

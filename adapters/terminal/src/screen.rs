@@ -6,13 +6,22 @@
 //! [`render`](crate::render)) and at most as wide as [`Screen::width`]. When the
 //! screen closes (even on an error), the frame is erased and the terminal
 //! restored, so no half-drawn prompt is left behind.
+//!
+//! The row under the cursor of a list is drawn in reverse video. With
+//! `NO_COLOR` set (to anything but the empty text) or `TERM=dumb`, the screen is
+//! **plain**: not one escape sequence is written (no colour, no cursor movement,
+//! no bracketed paste). A frame that changes is written again below the last one,
+//! its input row last; typing at the end of that row only writes the new
+//! characters (Backspace writes BS, space, BS).
 
 use std::collections::VecDeque;
 use std::io::{self, IsTerminal, Write};
+use std::ops::Range;
 use std::time::Duration;
 
 use crossterm::cursor::{MoveToColumn, MoveUp};
 use crossterm::event::{DisableBracketedPaste, EnableBracketedPaste};
+use crossterm::style::{Attribute, SetAttribute};
 use crossterm::terminal::{Clear, ClearType, disable_raw_mode, enable_raw_mode};
 use crossterm::{event, queue};
 
@@ -20,13 +29,24 @@ use crate::editor::Cursor;
 use crate::error::TerminalError;
 use crate::keys::{self, Input, Key};
 
-/// A frame: its rows, and where the cursor goes (`None`: after the last row).
+/// A frame: its rows, where the cursor goes (`None`: after the last row), and
+/// the rows to highlight (the list entry under the cursor).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct Frame {
     /// The rows, top first.
     pub(crate) rows: Vec<String>,
     /// The cursor's place.
     pub(crate) cursor: Option<Cursor>,
+    /// The rows shown highlighted.
+    pub(crate) marked: Range<usize>,
+}
+
+/// Whether the environment asks for plain output: `NO_COLOR` set and not empty
+/// (no-color.org), or `TERM=dumb`.
+pub(crate) fn plain_wanted() -> bool {
+    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    let dumb = std::env::var("TERM").is_ok_and(|term| term == "dumb");
+    no_color || dumb
 }
 
 /// The terminal, in raw mode while this lives.
@@ -36,7 +56,13 @@ pub(crate) struct Screen {
     pending: VecDeque<Input>,
     /// The cursor's row within the frame drawn last (0 when none is drawn).
     cursor_row: usize,
+    /// The widths of the rows drawn above the cursor's (to erase them after a
+    /// resize has reflowed them), and the cursor's column.
+    above: Vec<usize>,
+    column: usize,
     drawn: bool,
+    /// No escape sequence at all ([`plain_wanted`]); the rows written last.
+    plain: Option<Vec<String>>,
 }
 
 impl Screen {
@@ -54,9 +80,14 @@ impl Screen {
             out: io::stderr(),
             pending: VecDeque::new(),
             cursor_row: 0,
+            above: Vec::new(),
+            column: 0,
             drawn: false,
+            plain: plain_wanted().then(Vec::new),
         };
-        queue!(screen.out, EnableBracketedPaste)?;
+        if screen.plain.is_none() {
+            queue!(screen.out, EnableBracketedPaste)?;
+        }
         screen.out.flush()?;
         Ok(screen)
     }
@@ -75,23 +106,47 @@ impl Screen {
     }
 
     fn erase_frame(&mut self) -> io::Result<()> {
-        if self.cursor_row > 0 {
-            queue!(self.out, MoveUp(to_u16(self.cursor_row)))?;
+        if self.plain.is_some() {
+            return Ok(());
+        }
+        // The rows above the cursor take as many screen rows as the terminal's
+        // width now gives them (a resize reflows them).
+        let (columns, _) = crossterm::terminal::size().unwrap_or((80, 24));
+        let columns = usize::from(columns).max(1);
+        let up: usize = self
+            .above
+            .iter()
+            .map(|w| w.max(&1).div_ceil(columns))
+            .sum::<usize>()
+            + self.column / columns;
+        if up > 0 {
+            queue!(self.out, MoveUp(to_u16(up)))?;
         }
         queue!(self.out, MoveToColumn(0), Clear(ClearType::FromCursorDown))?;
         self.cursor_row = 0;
+        self.above.clear();
+        self.column = 0;
         Ok(())
     }
 
     /// Draws `frame` in place of the one drawn before.
     pub(crate) fn draw(&mut self, frame: &Frame) -> Result<(), TerminalError> {
+        if self.plain.is_some() {
+            return self.draw_plain(frame);
+        }
         self.erase_frame()?;
         let last = frame.rows.len().saturating_sub(1);
         for (index, row) in frame.rows.iter().enumerate() {
             if index > 0 {
                 self.out.write_all(b"\r\n")?;
             }
-            self.out.write_all(row.as_bytes())?;
+            if frame.marked.contains(&index) {
+                queue!(self.out, SetAttribute(Attribute::Reverse))?;
+                self.out.write_all(row.as_bytes())?;
+                queue!(self.out, SetAttribute(Attribute::NoReverse))?;
+            } else {
+                self.out.write_all(row.as_bytes())?;
+            }
         }
         let cursor = frame.cursor.unwrap_or(Cursor {
             row: last,
@@ -104,6 +159,49 @@ impl Screen {
         queue!(self.out, MoveToColumn(to_u16(cursor.column)))?;
         self.out.flush()?;
         self.cursor_row = row;
+        self.above = frame.rows[..row].iter().map(|r| display_width(r)).collect();
+        self.column = cursor.column;
+        self.drawn = true;
+        Ok(())
+    }
+
+    /// Draws `frame` with no escape sequence: its cursor row last; only the
+    /// characters typed or erased at the end of that row when nothing else
+    /// changed, else the whole frame again below the last.
+    fn draw_plain(&mut self, frame: &Frame) -> Result<(), TerminalError> {
+        let last = frame.rows.len().saturating_sub(1);
+        let at = frame.cursor.map_or(last, |c| c.row.min(last));
+        let mut rows: Vec<String> = frame.rows.clone();
+        if at < rows.len() {
+            let cursor_row = rows.remove(at);
+            rows.push(cursor_row);
+        }
+        let before = self.plain.take().unwrap_or_default();
+        let same_head = before.len() == rows.len()
+            && rows.len() > 1
+            && before[..rows.len() - 1] == rows[..rows.len() - 1];
+        let (old, new) = (before.last(), rows.last());
+        match (old, new) {
+            (Some(old), Some(new)) if same_head && old == new => {}
+            (Some(old), Some(new)) if same_head && new.starts_with(old.as_str()) => {
+                self.out.write_all(&new.as_bytes()[old.len()..])?;
+            }
+            (Some(old), Some(new))
+                if same_head && old.starts_with(new.as_str()) && old.is_ascii() =>
+            {
+                for _ in new.len()..old.len() {
+                    self.out.write_all(b"\x08 \x08")?;
+                }
+            }
+            _ => {
+                if self.drawn {
+                    self.out.write_all(b"\r\n")?;
+                }
+                self.out.write_all(rows.join("\r\n").as_bytes())?;
+            }
+        }
+        self.out.flush()?;
+        self.plain = Some(rows);
         self.drawn = true;
         Ok(())
     }
@@ -112,6 +210,12 @@ impl Screen {
     /// is drawn below them).
     pub(crate) fn print(&mut self, lines: &[String]) -> Result<(), TerminalError> {
         self.erase_frame()?;
+        if let Some(drawn) = &mut self.plain {
+            if self.drawn {
+                self.out.write_all(b"\r\n")?;
+            }
+            drawn.clear();
+        }
         for line in lines {
             self.out.write_all(line.as_bytes())?;
             self.out.write_all(b"\r\n")?;
@@ -172,12 +276,20 @@ impl Screen {
     /// Gives the terminal back (raw mode off) while `run` runs, e.g. an editor.
     pub(crate) fn suspended<T>(&mut self, run: impl FnOnce() -> T) -> Result<T, TerminalError> {
         self.erase_frame()?;
-        queue!(self.out, DisableBracketedPaste)?;
+        if let Some(drawn) = &mut self.plain {
+            drawn.clear();
+            self.out.write_all(b"\r\n")?;
+        } else {
+            queue!(self.out, DisableBracketedPaste)?;
+        }
         self.out.flush()?;
         disable_raw_mode()?;
         let result = run();
         enable_raw_mode()?;
-        queue!(self.out, EnableBracketedPaste)?;
+        if self.plain.is_none() {
+            queue!(self.out, EnableBracketedPaste)?;
+        }
+        self.drawn = false;
         self.out.flush()?;
         Ok(result)
     }
@@ -185,6 +297,14 @@ impl Screen {
 
 impl Drop for Screen {
     fn drop(&mut self) {
+        if self.plain.is_some() {
+            if self.drawn {
+                let _ = self.out.write_all(b"\r\n");
+            }
+            let _ = self.out.flush();
+            let _ = disable_raw_mode();
+            return;
+        }
         if self.drawn {
             let _ = self.erase_frame();
         }

@@ -28,6 +28,18 @@ impl Tmux {
 
     /// [`Tmux::start`] with environment variables set for the program.
     pub fn start_with(name: &str, scratch: &Scratch, env: &[(&str, &str)], args: &[&str]) -> Self {
+        Self::start_sized(name, scratch, env, args, (100, 30))
+    }
+
+    /// [`Tmux::start_with`] in a pane of `(columns, rows)`.
+    pub fn start_sized(
+        name: &str,
+        scratch: &Scratch,
+        env: &[(&str, &str)],
+        args: &[&str],
+        (columns, rows): (u16, u16),
+    ) -> Self {
+        let (columns, rows) = (columns.to_string(), rows.to_string());
         let tmux = Tmux {
             socket: format!("askuser-{name}-{}", std::process::id()),
             raw: scratch.path("terminal.raw"),
@@ -38,9 +50,9 @@ impl Tmux {
             "new-session",
             "-d",
             "-x",
-            "100",
+            &columns,
             "-y",
-            "30",
+            &rows,
         ]);
         let command = std::iter::once(BIN)
             .chain(args.iter().copied())
@@ -141,6 +153,17 @@ impl Tmux {
     pub fn unbracketed_paste(&self, text: &str) {
         self.tmux(&["set-buffer", "--", text]);
         self.tmux(&["paste-buffer"]);
+    }
+
+    /// Resizes the window (and its pane) to `(columns, rows)`.
+    pub fn resize(&self, (columns, rows): (u16, u16)) {
+        self.tmux(&[
+            "resize-window",
+            "-x",
+            &columns.to_string(),
+            "-y",
+            &rows.to_string(),
+        ]);
     }
 
     /// The pane's title and the names of tmux's paste buffers (what OSC 2 and

@@ -1,0 +1,61 @@
+//! The line a prompt leaves on the screen once it is done: what was answered, or
+//! what the person did instead.
+
+use serde_json::Value;
+
+use super::{Asking, Done};
+use crate::action::Action;
+use crate::render;
+
+impl Asking<'_> {
+    /// The line left on the screen once the prompt is done.
+    pub(super) fn summary(&self, done: &Done) -> String {
+        let header = &self.header;
+        match done {
+            Done::Act(Action::Answer(value)) => {
+                format!("> {header} {}", shortened(value))
+            }
+            Done::Act(Action::Remember(value)) => {
+                format!("> {header} {} (remembered for this turn)", shortened(value))
+            }
+            Done::Act(Action::Back) => format!("> {header} ← Back"),
+            Done::Act(Action::Reply { message: None }) => {
+                format!("> {header} ↩ Reply to the assistant, with the answers given (no message)")
+            }
+            Done::Act(Action::Reply {
+                message: Some(message),
+            }) => format!(
+                "> {header} ↩ Reply to the assistant, with the answers given: {}",
+                shortened(&Value::String(message.clone()))
+            ),
+            Done::Act(Action::EndTurn) => {
+                format!("✗ {header}: the turn was ended; nothing is sent to the assistant.")
+            }
+            Done::Submit => format!("> {header}: submitted"),
+            Done::TimedOut(None) | Done::Act(Action::TimedOut { message: None }) => {
+                format!("⏱ {header}: {}", render::TIMED_OUT)
+            }
+            Done::TimedOut(Some(message))
+            | Done::Act(Action::TimedOut {
+                message: Some(message),
+            }) => format!(
+                "⏱ {header}: {}; your reply is sent with it: {}",
+                render::TIMED_OUT,
+                shortened(&Value::String(message.clone()))
+            ),
+            Done::Act(Action::AnswerWithNote { value, note }) => format!(
+                "> {header} {} (note: {})",
+                shortened(value),
+                shortened(&Value::String(note.clone()))
+            ),
+            Done::Change(index) => format!("> {header}: change answer {}", index + 1),
+        }
+    }
+}
+
+/// The longest answer a summary line shows, in characters.
+const SUMMARY_CHARS: usize = 200;
+
+fn shortened(value: &Value) -> String {
+    render::shorten(&render::answer_text(value), SUMMARY_CHARS)
+}
