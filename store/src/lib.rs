@@ -195,8 +195,10 @@
 //! records requests in it, any surface (a terminal in another window, another
 //! machine) records answers in it, and whoever waits is woken by `LISTEN`/`NOTIFY`.
 //!
-//! 1. Build askuser with PostgreSQL support (the store's feature `postgres`).
-//! 2. Create a role and a database for askuser once (an administrator, with `psql`):
+//! 1. The `askuser` program speaks PostgreSQL as it is; a program that embeds this
+//!    crate enables its feature `postgres`.
+//! 2. Create a role and a database for askuser once (an administrator, with `psql`
+//!    as a superuser; skip a statement whose role or database already exists):
 //!    ```sql
 //!    CREATE ROLE askuser LOGIN PASSWORD 'change-me';
 //!    CREATE DATABASE askuser OWNER askuser;
@@ -208,7 +210,7 @@
 //! 3. Give every host the same URL, with `--db` or in the environment:
 //!    ```sh
 //!    export ASKUSER_DB='postgres://askuser:change-me@db.internal:5432/askuser'
-//!    askuser serve                       # or: askuser --db "$ASKUSER_DB" serve
+//!    askuser serve                       # or: askuser serve --db "$ASKUSER_DB"
 //!    ```
 //!    A server on a Unix socket is written with the socket's directory,
 //!    percent-encoded, as the host: `postgres://askuser@%2Fvar%2Frun%2Fpostgresql/askuser`.

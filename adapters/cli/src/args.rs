@@ -330,6 +330,113 @@ mod tests {
         Cli::command().debug_assert();
     }
 
+    /// Every `askuser` command written in a shell block (or as an MCP client's
+    /// `command`/`args`) of the README, the docs and the store crate's docs parses
+    /// with these definitions, as written.
+    #[test]
+    fn every_documented_command_parses_as_written() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let mut files = vec![root.join("README.md"), root.join("store/src/lib.rs")];
+        let mut docs: Vec<_> = std::fs::read_dir(root.join("docs"))
+            .expect("docs/ exists")
+            .filter_map(|entry| Some(entry.ok()?.path()))
+            .filter(|path| path.extension().is_some_and(|e| e == "md"))
+            .collect();
+        docs.sort();
+        files.extend(docs);
+        let mut checked = 0;
+        for file in &files {
+            let text = std::fs::read_to_string(file).expect("a documentation file");
+            for command in documented_commands(&text) {
+                checked += 1;
+                let words = shell_words(&command);
+                match Cli::try_parse_from(&words) {
+                    Ok(_) => {}
+                    Err(e) if e.kind() == clap::error::ErrorKind::DisplayHelp => {}
+                    Err(e) => panic!(
+                        "{}: `{command}` does not parse as written:\n{e}",
+                        file.display()
+                    ),
+                }
+            }
+        }
+        assert!(
+            checked >= 5,
+            "only {checked} documented commands were found"
+        );
+    }
+
+    /// The `askuser` command lines of `text`'s shell blocks (in Markdown or in
+    /// `//!` docs; a `# comment` and a `| pipe` cut off), and the `args` of a JSON
+    /// line whose `command` is `askuser`.
+    fn documented_commands(text: &str) -> Vec<String> {
+        let mut commands = Vec::new();
+        let mut in_shell = false;
+        for line in text.lines() {
+            let line = line.trim_start_matches("//!").trim();
+            if let Some(fence) = line.strip_prefix("```") {
+                in_shell = !in_shell && matches!(fence, "sh" | "bash" | "console" | "shell");
+                continue;
+            }
+            if in_shell {
+                let line = line.strip_prefix("$ ").unwrap_or(line);
+                let line = line.split(" # ").next().unwrap_or(line);
+                let line = line.split(" | ").next().unwrap_or(line).trim();
+                if line.starts_with("askuser ") {
+                    commands.push(line.to_owned());
+                } else if let Some(args) = line
+                    .strip_prefix("cargo run -p askuser-cli -- ")
+                    .or_else(|| line.strip_prefix("cargo run --release -p askuser-cli -- "))
+                {
+                    commands.push(format!("askuser {args}"));
+                }
+            }
+            if line.contains("\"command\": \"askuser\"")
+                && let Some(at) = line.find("\"args\": [")
+            {
+                let rest = &line[at + "\"args\": ".len()..];
+                let end = rest.find(']').map_or(rest.len(), |i| i + 1);
+                let args: Vec<String> =
+                    serde_json::from_str(&rest[..end]).expect("args is a JSON list");
+                let quoted: Vec<String> = args.iter().map(|a| format!("'{a}'")).collect();
+                commands.push(format!("askuser {}", quoted.join(" ")));
+            }
+        }
+        commands
+    }
+
+    /// A command line split as a shell would (single and double quotes, `$VAR`
+    /// left as it is).
+    fn shell_words(line: &str) -> Vec<String> {
+        let mut words = Vec::new();
+        let mut word = String::new();
+        let mut quote = None;
+        let mut started = false;
+        for c in line.chars() {
+            match (quote, c) {
+                (None, '\'' | '"') => {
+                    quote = Some(c);
+                    started = true;
+                }
+                (Some(q), c) if c == q => quote = None,
+                (None, c) if c.is_whitespace() => {
+                    if started {
+                        words.push(std::mem::take(&mut word));
+                        started = false;
+                    }
+                }
+                (_, c) => {
+                    word.push(c);
+                    started = true;
+                }
+            }
+        }
+        if started {
+            words.push(word);
+        }
+        words
+    }
+
     #[test]
     fn the_readme_table_is_rendered_from_the_definitions() {
         let readme = include_str!("../../../README.md");

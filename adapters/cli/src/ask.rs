@@ -181,6 +181,7 @@ pub fn resume(args: &ResumeArgs) -> Result<u8, CliError> {
         ))?;
         return Ok(EXIT_NO_PERSON);
     }
+    note(&answered_so_far(journal.state(stream)?, &inquiry, &shown));
     // The inquiry's time limit, as its request recorded it.
     let timeout = journal
         .state(stream)?
@@ -301,6 +302,45 @@ fn timeout_of(args: &AskArgs) -> Option<Timeout> {
     })
 }
 
+/// What a resumed inquiry was answered so far, in lines for standard error.
+fn answered_so_far(state: &askuser_core::State, inquiry: &InquiryId, stream: &str) -> String {
+    let mut text = format!("askuser: resuming inquiry \"{inquiry}\" of stream \"{stream}\"");
+    let (Some(form), Some(slots)) = (state.form(inquiry), state.answers(inquiry)) else {
+        return text;
+    };
+    let given: Vec<String> = form
+        .questions()
+        .iter()
+        .zip(slots)
+        .filter_map(|(question, slot)| {
+            let value = slot.as_ref()?.answer.to_value(question);
+            let shown = match &value {
+                Value::Bool(true) => "Yes".to_owned(),
+                Value::Bool(false) => "No".to_owned(),
+                Value::String(text) => text.clone(),
+                Value::Array(items) if items.iter().all(Value::is_string) => items
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                other => other.to_string(),
+            };
+            Some(format!(
+                "  {} — {}",
+                for_display_line(&question.text),
+                for_display_line(&shown)
+            ))
+        })
+        .collect();
+    if given.is_empty() {
+        text.push_str("; nothing is answered yet");
+    } else {
+        text.push_str("; answered so far:\n");
+        text.push_str(&given.join("\n"));
+    }
+    text
+}
+
 /// The journal as the terminal's engine: records every event.
 struct Recorder<'a> {
     journal: &'a mut Journal,
@@ -361,14 +401,23 @@ pub fn answer(args: &AnswerArgs) -> Result<u8, CliError> {
     } else {
         match pending::answer(&mut journal, &file, &answers) {
             Ok(Ok(commands)) => commands,
-            Ok(Err(problem)) => {
+            Ok(Err(problems)) => {
                 rewrite(path, &file);
                 let db = args.db.as_ref().map_or_else(String::new, |db| {
                     format!(" --db {}", shell_word(db.as_os_str()))
                 });
+                let listed: Vec<String> = problems
+                    .iter()
+                    .map(|problem| format!("askuser: {}", for_display(&problem.to_string())))
+                    .collect();
+                let fix = if problems.len() == 1 {
+                    "Fix the answer"
+                } else {
+                    "Fix the answers"
+                };
                 note(&format!(
-                    "askuser: {}\nNothing was recorded. Fix the answer and run `askuser answer {}{db}` again.",
-                    for_display(&problem.to_string()),
+                    "{}\nNothing was recorded. {fix} and run `askuser answer {}{db}` again.",
+                    listed.join("\n"),
                     shell_word(path.as_os_str())
                 ));
                 return Ok(EXIT_REJECTED);

@@ -175,7 +175,8 @@ pub fn call_dialect(given: Option<Dialect>, text: &str) -> Result<Dialect, CliEr
     match Dialect::detect(&arguments) {
         Ok(found) => {
             note(&format!(
-                "askuser: read as a {found} call (pass --dialect to choose another)"
+                "askuser: an agent's question form, read as {} ({found}); --dialect picks another",
+                found.described()
             ));
             Ok(found)
         }
@@ -187,13 +188,52 @@ pub fn call_dialect(given: Option<Dialect>, text: &str) -> Result<Dialect, CliEr
             )))
         }
         Err(DetectError::NoMatch { closest }) => {
-            let found = closest.unwrap_or(Dialect::JpForm);
+            let (found, tried) = fewest_problems(&arguments, closest);
             note(&format!(
-                "askuser: no dialect accepts the call; read as a {found} call"
+                "askuser: no dialect accepts the call; read as a {found} call, the one with the fewest problems (tried {tried})"
             ));
             Ok(found)
         }
     }
+}
+
+/// The dialect in which `arguments` have the fewest problems (a dialect whose own
+/// top-level field is missing altogether is not the call's; on a tie, the shape's
+/// closest, then the first in [`Dialect::ALL`]), and every dialect tried with its
+/// count (`claude: 1 problem, gemini: 3 problems, ...`), best first.
+fn fewest_problems(arguments: &Value, closest: Option<Dialect>) -> (Dialect, String) {
+    let mut counts: Vec<(usize, bool, bool, usize, Dialect)> = Dialect::ALL
+        .iter()
+        .enumerate()
+        .map(|(order, &dialect)| {
+            let errors = dialect
+                .parse(arguments)
+                .err()
+                .map(|r| r.errors)
+                .unwrap_or_default();
+            let foreign = errors
+                .iter()
+                .any(|e| e.path.matches('/').count() == 1 && e.message.starts_with("is missing"));
+            (
+                errors.len(),
+                foreign,
+                Some(dialect) != closest,
+                order,
+                dialect,
+            )
+        })
+        .collect();
+    counts.sort_unstable_by_key(|(problems, foreign, not_closest, order, _)| {
+        (*foreign, *problems, *not_closest, *order)
+    });
+    let tried: Vec<String> = counts
+        .iter()
+        .map(|(problems, _, _, _, dialect)| {
+            let s = if *problems == 1 { "" } else { "s" };
+            format!("{dialect}: {problems} problem{s}")
+        })
+        .collect();
+    (counts[0].4, tried.join(", "))
 }
 
 /// Reads a regular file's text, or standard input's for `-`, at most as much as a

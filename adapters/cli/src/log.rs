@@ -4,6 +4,7 @@ use std::io::Write;
 use std::path::Path;
 
 use askuser_core::text::{for_display, for_display_line};
+use askuser_core::{Command, OutcomeStatus};
 use askuser_rpc::{describe_event, replay};
 use askuser_store::{Log, Seq};
 
@@ -112,9 +113,45 @@ fn list(log: &dyn Log, db: &Path, out: &mut impl Write) -> Result<(), CliError> 
         if info.floor > 0 {
             write!(out, ", compacted through #{}", info.floor)?;
         }
-        writeln!(out)?;
+        writeln!(out, "; {}", stream_status(log, &info.name))?;
     }
     Ok(())
+}
+
+/// Where a stream stands, in words: `open` (with how many inquiries wait), or how
+/// its last inquiry ended (`answered`, `replied`, `ended`, `timed out`, `failed`,
+/// `rejected`); `unreadable` when it cannot be replayed.
+fn stream_status(log: &dyn Log, stream: &str) -> String {
+    let mut last = None;
+    let replayed = askuser_store::replay::replay_with(
+        log,
+        stream,
+        askuser_store::replay::ReplayOptions::latest(),
+        &mut |_, commands| {
+            for command in commands {
+                let status = match command {
+                    Command::Respond { outcome, .. } => match outcome.status {
+                        OutcomeStatus::Completed => "answered",
+                        OutcomeStatus::Cancelled => "replied",
+                        OutcomeStatus::TimedOut { .. } => "timed out",
+                    },
+                    Command::EndTurn { .. } => "ended",
+                    Command::Fail { .. } => "failed",
+                    Command::Reject { .. } => "rejected",
+                    _ => continue,
+                };
+                last = Some(status);
+            }
+        },
+    );
+    let Ok(replayed) = replayed else {
+        return "unreadable (see `askuser log show`)".to_owned();
+    };
+    match replayed.state.open_inquiries().count() {
+        0 => last.unwrap_or("finished").to_owned(),
+        1 => "open: 1 inquiry waits for an answer".to_owned(),
+        n => format!("open: {n} inquiries wait for answers"),
+    }
 }
 
 fn show(log: &dyn Log, stream: &str, out: &mut impl Write) -> Result<(), CliError> {

@@ -16,7 +16,7 @@ fn ask_without_a_terminal_exits_3_with_the_exclusive_text_and_records_it() {
     assert_eq!(
         scratch.redact(&run.stderr),
         format!(
-            "askuser: read as a jp-form call (pass --dialect to choose another)\n\
+            "askuser: an agent's question form, read as askuser's own form (jp-form); --dialect picks another\n\
              askuser: recorded as stream \"s\" in <tmp>/log.db\n\
              askuser: no terminal to ask in, so the model was told that no person can answer.\n\
              To answer without a terminal, write the questions to a file, then answer them:\n  \
@@ -126,7 +126,7 @@ fn the_pending_file_workflow_by_list_and_by_editing_the_file() {
     let run = scratch.run(&["answer", &pending, "--answers", r#"["yes", "prod"]"#], "");
     assert_eq!(
         scratch.redact(&run.stderr),
-        "askuser: answer 2 (question \"env\"): \"prod\" is not one of the options: \"staging\", \"production\"\n\
+        "askuser: answer 2 (question \"env\"): \"prod\" is not one of the options; did you mean \"production\"? The options: \"staging\", \"production\"\n\
          Nothing was recorded. Fix the answer and run `askuser answer <tmp>/pending.json` again.\n"
     );
     assert_eq!((run.code, run.stdout.as_str()), (2, ""));
@@ -203,7 +203,7 @@ fn log_list_show_transcript_and_export() {
     let list = scratch.run_db(&["log", "list"], "");
     assert_eq!(
         scratch.redact(&list.stdout),
-        "s  4 events, created <time>\n"
+        "s  4 events, created <time>; answered\n"
     );
     let show = scratch.run_db(&["log", "show", "s"], "");
     assert_eq!(
@@ -237,7 +237,7 @@ fn a_fork_replays_its_parents_events_and_compaction_keeps_replay_working() {
     let list = scratch.run_db(&["log", "list"], "");
     assert_eq!(
         scratch.redact(&list.stdout),
-        "s  4 events, created <time>\nwhat-if  2 events, created <time>, forked from \"s\" at #2\n"
+        "s  4 events, created <time>; answered\nwhat-if  2 events, created <time>, forked from \"s\" at #2; open: 1 inquiry waits for an answer\n"
     );
     let replay = scratch.run_db(&["log", "replay", "what-if"], "");
     assert_eq!(replay.code, 0);
@@ -403,7 +403,10 @@ fn the_readme_command_runs_the_binary_on_an_example() {
     let readme = include_str!("../../../README.md");
     let command = readme
         .lines()
-        .find_map(|l| l.strip_prefix("cargo run -q -p askuser-cli -- "))
+        .find_map(|l| {
+            l.strip_prefix("askuser ")
+                .filter(|rest| rest.starts_with("ask "))
+        })
         .expect("the README runs askuser");
     let scratch = Scratch::new();
     let root = format!("{}/../..", env!("CARGO_MANIFEST_DIR"));
@@ -446,7 +449,7 @@ fn schema_works_for_every_dialect_and_format_and_check_reads_the_dialect() {
         (
             0,
             "ok: a valid claude call of 1 question (q1)\n",
-            "askuser: read as a claude call (pass --dialect to choose another)\n"
+            "askuser: an agent's question form, read as Claude Code's AskUserQuestion (claude); --dialect picks another\n"
         )
     );
     let run = scratch.run(&["check", "--dialect", "codex", "-"], claude);
@@ -464,6 +467,84 @@ fn schema_works_for_every_dialect_and_format_and_check_reads_the_dialect() {
         (
             1,
             "askuser: the call fits several dialects (claude, opencode): pass --dialect with one of them\n"
+        )
+    );
+}
+
+#[test]
+fn a_pending_file_carries_descriptions_refuses_near_misses_and_tells_every_problem_at_once() {
+    let scratch = Scratch::new();
+    let call = scratch.path("call.json");
+    std::fs::write(
+        &call,
+        r#"{"questions": [
+            {"id": "db", "text": "Which database?", "header": "Database", "answer_type": "select",
+             "options": [{"label": "PostgreSQL", "description": "The shared server"}, "SQLite"],
+             "allow_other": true},
+            {"id": "replicas", "text": "How many replicas?", "answer_type": "schema",
+             "schema": {"type": "integer", "minimum": 1}},
+            {"id": "go", "text": "Deploy now?", "answer_type": "boolean"}]}"#,
+    )
+    .unwrap();
+    let pending = scratch.path("pending.json").display().to_string();
+    let call = call.display().to_string();
+    let run = scratch.run_db(&["ask", "--stream", "s", "--pending", &pending, &call], "");
+    assert_eq!(run.code, 5, "{}", run.stderr);
+    let file: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&pending).unwrap()).unwrap();
+    assert_eq!(
+        file["questions"][0],
+        serde_json::json!({"id": "db", "question": "Which database?", "header": "Database",
+            "answer_type": "select", "options": ["PostgreSQL", "SQLite"],
+            "option_descriptions": {"PostgreSQL": "The shared server"},
+            "allow_other": true, "answer": null})
+    );
+
+    // Three problems, all told in one run; nothing recorded.
+    let run = scratch.run_db(
+        &["answer", &pending, "--answers", r#"["Postgres", 0, null]"#],
+        "",
+    );
+    assert_eq!(
+        (run.code, scratch.redact(&run.stderr)),
+        (
+            2,
+            "askuser: answer 1 (question \"db\"): \"Postgres\" is not one of the options; did you mean \"PostgreSQL\"? Write the label exactly, or {\"other\": \"Postgres\"} to give it as free text\n\
+             askuser: answer 2 (question \"replicas\"): does not match the schema: 0 is less than the minimum of 1\n\
+             askuser: answer 3 (question \"go\"): has no answer; fill in an answer to \"Deploy now?\"\n\
+             Nothing was recorded. Fix the answers and run `askuser answer <tmp>/pending.json --db <tmp>/log.db` again.\n"
+                .to_owned()
+        )
+    );
+    // Marked as free text, the same word is taken.
+    let run = scratch.run_db(
+        &[
+            "answer",
+            &pending,
+            "--answers",
+            r#"[{"other": "Postgres"}, 2, true]"#,
+        ],
+        "",
+    );
+    assert_eq!(
+        (run.code, run.stdout.as_str()),
+        (0, "{\"db\":\"Postgres\",\"replicas\":2,\"go\":true}\n")
+    );
+}
+
+#[test]
+fn check_reads_an_almost_claude_call_as_claude_and_says_what_it_tried() {
+    let scratch = Scratch::new();
+    let call = r#"{"questions": [{"question": "Which auth method?", "header": "Auth",
+        "options": [{"label": "OAuth2"}, {"label": "API keys"}], "multiSelect": "no"}]}"#;
+    let run = scratch.run(&["check", "-"], call);
+    assert_eq!(
+        (run.code, run.stdout.as_str(), run.stderr.as_str()),
+        (
+            2,
+            "AskUserQuestion: the call was not run. Fix this problem and call the tool again:\n\
+             - /questions/0/multiSelect: must be true or false, not a string\n",
+            "askuser: no dialect accepts the call; read as a claude call, the one with the fewest problems (tried claude: 1 problem, pi: 1 problem, jp: 2 problems, opencode: 2 problems, codex: 3 problems, gemini: 4 problems, jp-form: 5 problems, mcp: 1 problem)\n"
         )
     );
 }

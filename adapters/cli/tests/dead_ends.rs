@@ -53,7 +53,7 @@ fn hints_quote_the_db_and_the_file_for_a_shell() {
         (run.code, scratch.redact(&run.stderr)),
         (
             3,
-            "askuser: read as a jp call (pass --dialect to choose another)\n\
+            "askuser: an agent's question form, read as JP's one-question ask_user (jp); --dialect picks another\n\
              askuser: recorded as stream \"s\" in <tmp>/it's here/log.db\n\
              askuser: no terminal to ask in, so the model was told that no person can answer.\n\
              To answer without a terminal, write the questions to a file, then answer them:\n  \

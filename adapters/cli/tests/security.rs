@@ -36,7 +36,10 @@ fn check_and_ask_show_a_hostile_call_without_obeying_it() {
         );
     }
     // An unknown key is quoted back to the model, but shown escaped on a terminal.
-    let run = scratch.run(&["check", "-"], "{\"questions\":[],\"\\u001b[2J\":1}");
+    let run = scratch.run(
+        &["check", "--dialect", "jp-form", "-"],
+        "{\"questions\":[],\"\\u001b[2J\":1}",
+    );
     assert_eq!(
         run.stdout,
         "ask_user: the call was not run. Fix these 2 problems and call the tool again:\n\

@@ -31,7 +31,7 @@ fn typing_s_filters_to_scala_and_enter_picks_it() {
     tmux.keys(&["s"]);
     assert_eq!(
         tmux.wait_for("Which language? s"),
-        "askuser: read as a jp-form call (pass --dialect to choose another)\n\
+        "askuser: an agent's question form, read as askuser's own form (jp-form); --dialect picks another\n\
          ? Assistant asks: Which language? s\n\
          > 4) scala\n  \
          2) rust\n  \
@@ -48,7 +48,7 @@ fn typing_s_filters_to_scala_and_enter_picks_it() {
     );
     assert_eq!(
         tmux.screen(),
-        "askuser: read as a jp-form call (pass --dialect to choose another)\n\
+        "askuser: an agent's question form, read as askuser's own form (jp-form); --dialect picks another\n\
          > Assistant asks: Which language? scala\n\
          > Review your answers: submitted\n\
          askuser: recorded as stream \"s\" in ./log.db"
@@ -148,7 +148,9 @@ fn multi_select_ticks_survive_the_menu_and_ctrl_c_ends_the_turn_with_a_line() {
             "  [x] 1) lint",
             "  [ ] 2) unit tests",
             "> [x] 3) smoke tests",
-            "[Space or 1-3 tick · type to filter · Enter sends · Alt+N note · Esc for Back / Reply / End Turn]",
+            "  2 ticked",
+            "[Space or 1-3 tick · Ctrl+A all · Ctrl+D none · type to filter · Enter sends · Alt+N note · Esc for",
+            "Back / Reply / End Turn]",
         ]
     );
     tmux.keys(&["Enter"]);

@@ -72,7 +72,11 @@ fn askuser_help_prints_the_commands_and_the_exit_statuses() {
 #[test]
 fn a_typo_gets_a_suggestion() {
     let scratch = Scratch::new();
-    let cases: [(&[&str], &str); 3] = [
+    let cases: [(&[&str], &str); 4] = [
+        (
+            &["aks", "call.json"],
+            "askuser: unrecognized subcommand 'aks'\n\n  tip: a similar subcommand exists: 'ask'\n\nUsage: askuser <COMMAND>\n\nFor more information, try '--help'.\n",
+        ),
         (
             &["log", "shwo", "s"],
             "askuser: unrecognized subcommand 'shwo'\n\n  tip: a similar subcommand exists: 'show'\n\nUsage: askuser log <COMMAND>\n\nFor more information, try '--help'.\n",
@@ -178,7 +182,10 @@ fn a_non_utf8_path_works_for_the_log_and_the_call() {
     );
     let (code, stdout, stderr) = run_os(&["log".as_ref(), "list".as_ref(), "--db".as_ref(), &db]);
     assert_eq!((code, stderr.as_str()), (Some(0), ""));
-    assert_eq!(scratch.redact(&stdout), "s  1 event, created <time>\n");
+    assert_eq!(
+        scratch.redact(&stdout),
+        "s  1 event, created <time>; failed\n"
+    );
     // A pending file cannot name that log, so answering it takes --db.
     let pending = scratch.path("p.json").into_os_string();
     let (code, _, stderr) = run_os(&[
@@ -193,7 +200,7 @@ fn a_non_utf8_path_works_for_the_log_and_the_call() {
         (code, scratch.redact(&stderr)),
         (
             Some(5),
-            "askuser: read as a jp call (pass --dialect to choose another)\n\
+            "askuser: an agent's question form, read as JP's one-question ask_user (jp); --dialect picks another\n\
              askuser: the log's path is not UTF-8, so the pending file cannot name it: answer with `askuser answer <tmp>/p.json --db $'<tmp>/log-\\xff.db'`\n"
                 .to_owned()
         )

@@ -2,6 +2,7 @@
 //! writes the pending questions to a file; the second reads the answers (from the
 //! file, or a list given by position) and produces the tool result.
 
+use std::collections::BTreeMap;
 use std::fs;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -59,11 +60,17 @@ pub struct PendingQuestion {
     /// Context shown above it, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub context: Option<String>,
+    /// A short label for it (a tab or chip title), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub header: Option<String>,
     /// `boolean`, `select`, `multi_select`, `text` or `schema`.
     pub answer_type: String,
     /// The option labels of a select kind.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub options: Vec<String>,
+    /// What each described option means, by label.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub option_descriptions: BTreeMap<String, String>,
     /// Whether free text is taken besides the options.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub allow_other: bool,
@@ -74,7 +81,10 @@ pub struct PendingQuestion {
     /// hold, the answer is ignored.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub when: Option<Value>,
-    /// The answer: `null` until filled in.
+    /// The answer: `null` until filled in. A label, or for free text where the
+    /// question takes it, any text; text close to a label (`Postgres` for
+    /// `PostgreSQL`) is refused with "did you mean" unless written as
+    /// `{"other": "Postgres"}`.
     #[serde(default)]
     pub answer: Value,
 }
@@ -86,8 +96,14 @@ impl PendingQuestion {
             id: question.id.clone(),
             question: question.text.clone(),
             context: question.context.clone(),
+            header: question.header.clone(),
             answer_type: question.answer_type.name().to_owned(),
             options: question.choices().iter().map(|c| c.label.clone()).collect(),
+            option_descriptions: question
+                .choices()
+                .iter()
+                .filter_map(|c| Some((c.label.clone(), c.description.clone()?)))
+                .collect(),
             allow_other: question.allow_other,
             schema: question.schema.clone(),
             when: question
@@ -360,6 +376,9 @@ impl std::fmt::Display for AnswerProblem {
 /// position), as if a person had given them in order: each is checked by the
 /// engine, on a copy of the state. Only when the whole walk succeeds are the events
 /// recorded; the commands of the last one (a result, usually) are returned.
+/// Otherwise every problem is returned, in question order: the walk's first, and
+/// each later answer that does not fit its question (or is missing for a question
+/// that is always asked), so that one run tells everything to fix.
 ///
 /// # Errors
 /// [`RpcError::Inquiry`] when the stream does not hold the inquiry open (already
@@ -368,7 +387,7 @@ pub fn answer(
     journal: &mut Journal,
     file: &PendingFile,
     answers: &[Value],
-) -> Result<std::result::Result<Vec<Command>, AnswerProblem>> {
+) -> Result<std::result::Result<Vec<Command>, Vec<AnswerProblem>>> {
     let inquiry = file.inquiry.as_str();
     let id = InquiryId::new(inquiry);
     let stream = file.stream.as_str();
@@ -378,30 +397,22 @@ pub fn answer(
             "the questions of inquiry \"{inquiry}\" (stream \"{stream}\") were already answered; see `askuser log show {stream}`"
         )));
     }
-    if state.form(&id).is_none() {
+    let Some(form) = state.form(&id).cloned() else {
         return Err(RpcError::Inquiry(format!(
             "stream \"{stream}\" holds no inquiry \"{inquiry}\": is this the database the pending file was written with? (pass --db)"
         )));
-    }
+    };
     let mut trial = state.clone();
     let mut events = Vec::new();
     let mut pending = trial.pending(&id);
     while let Some(Command::Prompt(prompt)) = pending {
         let index = prompt.index;
         let question = prompt.question();
-        let problem = |message: String| AnswerProblem {
-            index,
-            question: question.id.clone(),
-            message,
-        };
         let given = answers.get(index).cloned().unwrap_or(Value::Null);
-        if given.is_null() {
-            return Ok(Err(problem(format!(
-                "has no answer; fill in an answer to \"{}\"",
-                question.text
-            ))));
-        }
-        let value = ui_answer(question, UiInput::Json(given.clone())).unwrap_or(given);
+        let value = match file_answer(question, given) {
+            Ok(value) => value,
+            Err(message) => return Ok(Err(later_problems(&form, answers, index, message))),
+        };
         let event = Event::Answered {
             inquiry: InquiryId::new(inquiry),
             question: question.id.clone(),
@@ -413,7 +424,7 @@ pub fn answer(
         let commands = askuser_core::reduce(&mut trial, &event)
             .map_err(|refusal| RpcError::Inquiry(refusal.to_string()))?;
         if let Some(Command::InvalidAnswer { message, .. }) = commands.first() {
-            return Ok(Err(problem(message.clone())));
+            return Ok(Err(later_problems(&form, answers, index, message.clone())));
         }
         events.push(event);
         pending = trial.pending(&id);
@@ -426,6 +437,132 @@ pub fn answer(
         }
     }
     Ok(Ok(last))
+}
+
+/// The value a pending file's answer gives `question`, or why it gives none.
+fn file_answer(question: &Question, given: Value) -> std::result::Result<Value, String> {
+    match given {
+        Value::Null => Err(format!(
+            "has no answer; fill in an answer to \"{}\"",
+            question.text
+        )),
+        Value::Object(object) if object.len() == 1 && object.contains_key("other") => {
+            match object.get("other") {
+                Some(Value::String(text)) => Ok(Value::String(text.clone())),
+                _ => Err("{\"other\": …} takes the free text as a string".to_owned()),
+            }
+        }
+        given => {
+            if let Some(message) = near_miss(question, &given) {
+                return Err(message);
+            }
+            Ok(ui_answer(question, UiInput::Json(given.clone())).unwrap_or(given))
+        }
+    }
+}
+
+/// The problem at `first` (the walk stopped there), then each later answer that
+/// does not fit its question, checked alone: a later question may not be asked
+/// (its `when`), so a missing answer is only reported where it is always asked.
+fn later_problems(
+    form: &askuser_core::ValidForm,
+    answers: &[Value],
+    first: usize,
+    message: String,
+) -> Vec<AnswerProblem> {
+    let problem = |index: usize, message: String| AnswerProblem {
+        index,
+        question: form.question(index).id.clone(),
+        message,
+    };
+    let mut problems = vec![problem(first, message)];
+    for index in first + 1..form.len() {
+        let question = form.question(index);
+        let given = answers.get(index).cloned().unwrap_or(Value::Null);
+        if given.is_null() && question.when.is_some() {
+            continue;
+        }
+        let checked = file_answer(question, given)
+            .and_then(|value| form.check(index, &value).map_err(|e| e.to_string()));
+        if let Err(message) = checked {
+            problems.push(problem(index, message));
+        }
+    }
+    problems
+}
+
+/// "did you mean" for free text that is close to one of the question's labels
+/// (another case, a typo, a prefix): such text is taken as free text only when
+/// written as `{"other": "…"}`.
+fn near_miss(question: &Question, given: &Value) -> Option<String> {
+    if !matches!(
+        question.answer_type,
+        askuser_core::AnswerType::Select | askuser_core::AnswerType::MultiSelect
+    ) {
+        return None;
+    }
+    let texts: Vec<&str> = match given {
+        Value::String(text) => vec![text.as_str()],
+        Value::Array(items) => items.iter().filter_map(Value::as_str).collect(),
+        _ => return None,
+    };
+    let labels: Vec<&str> = question
+        .choices()
+        .iter()
+        .map(|c| c.label.as_str())
+        .collect();
+    texts.into_iter().find_map(|text| {
+        let text = text.trim();
+        if labels.contains(&text) {
+            return None;
+        }
+        let close = labels.iter().find(|label| close_to(text, label))?;
+        Some(if question.allow_other {
+            format!(
+                "\"{text}\" is not one of the options; did you mean \"{close}\"? Write the label exactly, or {{\"other\": \"{text}\"}} to give it as free text"
+            )
+        } else {
+            let options: Vec<String> = labels.iter().map(|l| format!("\"{l}\"")).collect();
+            format!(
+                "\"{text}\" is not one of the options; did you mean \"{close}\"? The options: {}",
+                options.join(", ")
+            )
+        })
+    })
+}
+
+/// Whether `text` looks like a slip for `label`: the same but for case, one a
+/// prefix of the other (4 characters or more), or at most 2 edits apart (both 4
+/// characters or more).
+fn close_to(text: &str, label: &str) -> bool {
+    let (a, b) = (text.to_lowercase(), label.to_lowercase());
+    let (short, long) = if a.chars().count() <= b.chars().count() {
+        (&a, &b)
+    } else {
+        (&b, &a)
+    };
+    let short_len = short.chars().count();
+    a == b
+        || (short_len >= 4 && long.starts_with(short.as_str()))
+        || (short_len >= 4 && edit_distance(&a, &b) <= 2)
+}
+
+/// The Levenshtein distance between two short texts (in characters).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (above + 1)
+                .min(row[j] + 1)
+                .min(diagonal + usize::from(ca != *cb));
+            diagonal = above;
+        }
+    }
+    row[b.len()]
 }
 
 /// The final command recorded for `inquiry` of `stream` (its result, tool error,

@@ -83,6 +83,21 @@ impl Dialect {
         }
     }
 
+    /// The dialect in words, for a person: `Claude Code's AskUserQuestion`,
+    /// `askuser's own form` (`jp-form`), ...
+    pub fn described(self) -> &'static str {
+        match self {
+            Dialect::Jp => "JP's one-question ask_user",
+            Dialect::JpForm => "askuser's own form",
+            Dialect::Claude => "Claude Code's AskUserQuestion",
+            Dialect::Pi => "pi's ask_user",
+            Dialect::OpenCode => "OpenCode's question",
+            Dialect::Codex => "Codex's request_user_input",
+            Dialect::Gemini => "Gemini CLI's ask_user",
+            Dialect::Mcp => "an MCP elicitation",
+        }
+    }
+
     /// Every dialect's name, comma-separated, for messages.
     pub fn names() -> String {
         Self::ALL.map(Dialect::name).join(", ")
