@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 pub const MAX_LINE_BYTES: usize = 1 << 20;
 
 /// The message types a host may send.
-pub const INPUT_TYPES: &str = "ask, answer, back, reply, end_turn, timed_out";
+pub const INPUT_TYPES: &str = "ask, answer, back, reply, end_turn, timed_out, review, submit";
 
 /// One message from a host.
 #[derive(Debug, Clone, PartialEq)]
@@ -50,9 +50,24 @@ pub enum Input {
         /// The inquiry.
         inquiry: String,
     },
-    /// `{"type":"timed_out","inquiry"}`: the host's clock passed the inquiry's
-    /// deadline (its policy's `timeout.after_ms`).
+    /// `{"type":"timed_out","inquiry","message"?}`: the host's clock passed the
+    /// inquiry's deadline (its policy's `timeout.after_ms`); `message` is a Reply
+    /// the person was typing then, sent with the timeout's result.
     TimedOut {
+        /// The inquiry.
+        inquiry: String,
+        /// The Reply being typed when the time ran out (`"message"`), if any.
+        message: Option<String>,
+    },
+    /// `{"type":"review","inquiry"}`: the UI shows a review before the answers
+    /// are sent; once the form is complete the server sends a `review` line and
+    /// waits for `submit` (or back, reply, end_turn).
+    Review {
+        /// The inquiry.
+        inquiry: String,
+    },
+    /// `{"type":"submit","inquiry"}`: send the reviewed answers.
+    Submit {
         /// The inquiry.
         inquiry: String,
     },
@@ -88,7 +103,9 @@ impl Input {
             | Input::Back { inquiry }
             | Input::Reply { inquiry, .. }
             | Input::EndTurn { inquiry }
-            | Input::TimedOut { inquiry } => inquiry,
+            | Input::TimedOut { inquiry, .. }
+            | Input::Review { inquiry }
+            | Input::Submit { inquiry } => inquiry,
         }
     }
 }
@@ -155,6 +172,13 @@ pub fn parse_input(line: &str) -> Result<Input, String> {
             inquiry: inquiry()?,
         }),
         "timed_out" => Ok(Input::TimedOut {
+            inquiry: inquiry()?,
+            message: person_text(&object, "message")?,
+        }),
+        "review" => Ok(Input::Review {
+            inquiry: inquiry()?,
+        }),
+        "submit" => Ok(Input::Submit {
             inquiry: inquiry()?,
         }),
         other => Err(format!(

@@ -243,10 +243,20 @@ impl Server {
                     message,
                 })
             }),
-            Input::TimedOut { inquiry } => self.on_open(&inquiry, |_, _| {
+            Input::TimedOut { inquiry, message } => self.on_open(&inquiry, |_, _| {
                 Ok(Event::TimedOut {
                     inquiry: InquiryId::new(&inquiry),
-                    message: None,
+                    message,
+                })
+            }),
+            Input::Review { inquiry } => self.on_open(&inquiry, |_, _| {
+                Ok(Event::ReviewWanted {
+                    inquiry: InquiryId::new(&inquiry),
+                })
+            }),
+            Input::Submit { inquiry } => self.on_open(&inquiry, |_, _| {
+                Ok(Event::Submitted {
+                    inquiry: InquiryId::new(&inquiry),
                 })
             }),
             Input::EndTurn { inquiry } => self.on_open(&inquiry, |_, _| {
