@@ -61,7 +61,7 @@ pub enum Input {
     },
     /// `{"type":"review","inquiry"}`: the UI shows a review before the answers
     /// are sent; once the form is complete the server sends a `review` line and
-    /// waits for `submit` (or back, reply, end_turn).
+    /// waits for `submit` (or `back`, `reply`, `end_turn`).
     Review {
         /// The inquiry.
         inquiry: String,
