@@ -49,6 +49,8 @@ pub enum Commands {
     Serve(ServeArgs),
     /// An MCP server on stdin/stdout (or loopback HTTP): `ask_user` and `AskUserQuestion` through the client's forms
     Mcp(McpArgs),
+    /// A web inbox of every open question of every stream, answered from a browser (prints its secret URL)
+    Web(WebArgs),
     /// The recorded sessions: every run is a stream in the log
     #[command(subcommand)]
     Log(LogCommand),
@@ -56,6 +58,20 @@ pub enum Commands {
     Schema(SchemaArgs),
     /// Checks a call's arguments and prints every problem
     Check(CheckArgs),
+}
+
+/// `askuser web`.
+#[derive(Debug, Args)]
+pub struct WebArgs {
+    /// The address to listen on (loopback unless --insecure-http)
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8765")]
+    pub listen: std::net::SocketAddr,
+    /// Serve plain HTTP on a non-loopback address: anyone on the network path can read the questions and the token
+    #[arg(long)]
+    pub insecure_http: bool,
+    /// The log.
+    #[command(flatten)]
+    pub db: DbArg,
 }
 
 /// `--db`: where the log is.
@@ -189,7 +205,7 @@ pub struct StreamArgs {
 /// `askuser log ...`.
 #[derive(Debug, Subcommand)]
 pub enum LogCommand {
-    /// Lists the streams, with their events, forks and compaction
+    /// Lists the streams, with their events, forks, compaction and status (open, answered, replied, ended, timed out)
     List {
         /// The log.
         #[command(flatten)]

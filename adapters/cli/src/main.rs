@@ -10,6 +10,7 @@ mod log;
 mod mcp;
 mod serve;
 mod tools;
+mod web;
 
 use std::process::ExitCode;
 
@@ -27,6 +28,7 @@ fn run(cli: Cli) -> Result<u8, CliError> {
         Commands::Resume(args) => ask::resume(&args),
         Commands::Serve(args) => serve::serve(&args),
         Commands::Mcp(args) => mcp::mcp(&args),
+        Commands::Web(args) => web::web(&args),
         Commands::Log(command) => log::log(&command),
         Commands::Schema(args) => tools::schema(&args),
         Commands::Check(args) => tools::check(&args),

@@ -393,11 +393,11 @@ mod tests {
         );
         assert_eq!(
             err("{}"),
-            "\"type\" is missing; use one of ask, answer, back, reply, end_turn, timed_out"
+            "\"type\" is missing; use one of ask, answer, back, reply, end_turn, timed_out, review, submit"
         );
         assert_eq!(
             err(r#"{"type":"hello"}"#),
-            "unknown \"type\" \"hello\"; use one of ask, answer, back, reply, end_turn, timed_out"
+            "unknown \"type\" \"hello\"; use one of ask, answer, back, reply, end_turn, timed_out, review, submit"
         );
         assert_eq!(
             err(r#"{"type":"answer","inquiry":"c","question":"q","value":1,"remember":"yes"}"#),

@@ -1,0 +1,369 @@
+//! The web inbox with a real browser (headless chromium, JavaScript off, driven
+//! over `WebDriver`; see `common/browser.rs`) against the real binaries: an agent
+//! asks through `askuser serve`, the person answers in the browser, and `serve`
+//! prints the exact result. Also: Reply with a message, End Turn, a race with
+//! `askuser answer`, hostile text shown as text, and the guard (wrong `Host`, a
+//! cross-site POST, no token) over plain HTTP.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, channel};
+use std::time::Duration;
+
+use common::browser::{Browser, free_port};
+use common::{BIN, Scratch};
+use serde_json::{Value, json};
+
+/// `askuser serve` with its stdin open, its stdout lines arriving on a channel.
+struct Serve {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+}
+
+impl Serve {
+    fn start(scratch: &Scratch, stream: &str) -> Self {
+        let mut child = Command::new(BIN)
+            .args(["serve", "--db", &scratch.db(), "--stream", stream])
+            .current_dir(scratch.dir.path())
+            .env("HOME", scratch.dir.path())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (send, lines) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if send.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let serve = Serve {
+            child,
+            stdin,
+            lines,
+        };
+        serve.next_of("ready");
+        serve
+    }
+
+    fn send(&mut self, line: &Value) {
+        writeln!(self.stdin, "{line}").unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    /// The next line of type `kind` (others skipped), as text.
+    fn next_of(&self, kind: &str) -> String {
+        loop {
+            let line = self
+                .lines
+                .recv_timeout(Duration::from_secs(20))
+                .unwrap_or_else(|_| panic!("serve printed no {kind} line"));
+            let value: Value = serde_json::from_str(&line).unwrap();
+            if value["type"] == kind {
+                return line;
+            }
+        }
+    }
+}
+
+impl Drop for Serve {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `askuser web` on a free port; its URL (with the token) and its process.
+struct Web {
+    child: Child,
+    url: String,
+    port: u16,
+}
+
+impl Web {
+    fn start(scratch: &Scratch) -> Self {
+        let port = free_port();
+        let mut child = Command::new(BIN)
+            .args([
+                "web",
+                "--db",
+                &scratch.db(),
+                "--listen",
+                &format!("127.0.0.1:{port}"),
+            ])
+            .current_dir(scratch.dir.path())
+            .env("HOME", scratch.dir.path())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut url = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut url)
+            .unwrap();
+        Web {
+            child,
+            url: url.trim().to_owned(),
+            port,
+        }
+    }
+
+    fn token(&self) -> &str {
+        self.url.split("token=").nth(1).unwrap()
+    }
+
+    /// A raw HTTP request; the status code and the body.
+    fn raw(&self, request: &str) -> (u16, String) {
+        let mut stream = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
+        stream.write_all(request.as_bytes()).unwrap();
+        let mut response = String::new();
+        stream.read_to_string(&mut response).unwrap();
+        let status = response[9..12].parse().unwrap();
+        let body = response
+            .split_once("\r\n\r\n")
+            .map(|(_, b)| b.to_owned())
+            .unwrap_or_default();
+        (status, body)
+    }
+}
+
+impl Drop for Web {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn migration(inquiry: &str) -> Value {
+    json!({"type": "ask", "inquiry": inquiry, "arguments": {"questions": [
+        {"id": "apply", "text": "Apply the proposed migration?", "answer_type": "boolean"},
+        {"id": "env", "text": "Which environment?", "answer_type": "select",
+         "options": [{"label": "staging", "description": "safe to try"}, "production"],
+         "when": {"question_id": "apply", "equals": true}},
+        {"id": "note", "text": "Optional note for the migration log", "answer_type": "text"}]}})
+}
+
+/// Saves a screenshot for docs/web.md when `ASKUSER_SCREENSHOTS` is set (so a
+/// test run leaves the work tree as it was).
+fn keep_screenshot(browser: &Browser, name: &str) {
+    if std::env::var_os("ASKUSER_SCREENSHOTS").is_none() {
+        return;
+    }
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/web");
+    if std::fs::create_dir_all(&dir).is_ok() {
+        let _ = std::fs::write(dir.join(name), browser.screenshot());
+    }
+}
+
+#[test]
+fn a_person_answers_a_branching_form_in_the_browser_with_back_a_note_and_the_review() {
+    let scratch = Scratch::new();
+    let mut serve = Serve::start(&scratch, "agent-1");
+    serve.send(&migration("c1"));
+    serve.next_of("prompt");
+    let web = Web::start(&scratch);
+    let browser = Browser::start();
+    browser.go(&web.url);
+    assert_eq!(browser.wait_title("(1) askuser inbox"), "(1) askuser inbox");
+    assert_eq!(
+        browser.text(),
+        "Questions waiting for you\nStream agent-1 since ".to_owned()
+            + &browser.text()["Questions waiting for you\nStream agent-1 since ".len()..]
+    );
+    keep_screenshot(&browser, "inbox.png");
+    browser.click("a[href='/q/agent-1/c1']");
+    assert_eq!(
+        browser.wait_title("[1/3] Apply the proposed migration?"),
+        "[1/3] Apply the proposed migration?"
+    );
+    browser.click("#c0");
+    browser.click("button[value=answer]");
+    assert_eq!(
+        browser.wait_title("[2/3] Which environment?"),
+        "[2/3] Which environment?"
+    );
+    keep_screenshot(&browser, "question.png");
+    browser.click("#c1");
+    browser.type_into("#note", "after the backup");
+    browser.click("button[value=answer]");
+    assert_eq!(
+        browser.wait_title("[3/3] Optional note for the migration log"),
+        "[3/3] Optional note for the migration log"
+    );
+    // Back: the environment comes back with its answer.
+    browser.click("button[value=back]");
+    assert_eq!(
+        browser.wait_title("[2/3] Which environment?"),
+        "[2/3] Which environment?"
+    );
+    assert!(browser.source().contains("value=\"1\" checked"));
+    browser.click("#c0");
+    browser.click("button[value=answer]");
+    browser.type_into("#answer", "weekly run");
+    browser.click("button[value=answer]");
+    assert_eq!(
+        browser.wait_title("Review your answers"),
+        "Review your answers"
+    );
+    assert_eq!(
+        browser.text(),
+        "all questions\nReview your answers\nApply the proposed migration?\nYes\nWhich environment?\nstaging\nOptional note for the migration log\nweekly run\nSend these answers Back (change the last answer)\nReply to the assistant instead · End the turn"
+    );
+    keep_screenshot(&browser, "review.png");
+    browser.click("button[value=submit]");
+    assert_eq!(
+        serve.next_of("result"),
+        r#"{"type":"result","inquiry":"c1","result":{"apply":true,"env":"staging","note":"weekly run"},"cancelled":false}"#
+    );
+    assert_eq!(browser.wait_title("Done"), "Done");
+    assert_eq!(
+        browser.text(),
+        "Done\nAnswered; the assistant got: {\"apply\":true,\"env\":\"staging\",\"note\":\"weekly run\"}\nAll questions"
+    );
+    browser.go(&format!("http://127.0.0.1:{}/", web.port));
+    assert_eq!(browser.wait_title("askuser inbox"), "askuser inbox");
+}
+
+#[test]
+fn reply_end_turn_and_a_race_with_askuser_answer() {
+    let scratch = Scratch::new();
+    let mut serve = Serve::start(&scratch, "s");
+    serve.send(&migration("c1"));
+    serve.send(&migration("c2"));
+    serve.send(&json!({"type": "ask", "inquiry": "c3", "dialect": "jp",
+        "arguments": {"question": "Deploy now?", "answer_type": "boolean"}}));
+    let web = Web::start(&scratch);
+    let browser = Browser::start();
+    browser.go(&web.url);
+    assert_eq!(browser.wait_title("(3) askuser inbox"), "(3) askuser inbox");
+
+    browser.click("a[href='/q/s/c1']");
+    assert_eq!(
+        browser.wait_title("[1/3] Apply the proposed migration?"),
+        "[1/3] Apply the proposed migration?"
+    );
+    browser.click("#c0");
+    browser.click("button[value=answer]");
+    assert_eq!(
+        browser.wait_title("[2/3] Which environment?"),
+        "[2/3] Which environment?"
+    );
+    browser.click("a[href='/q/s/c1/reply']");
+    assert_eq!(
+        browser.wait_title("Reply to the assistant"),
+        "Reply to the assistant"
+    );
+    browser.type_into("#message", "use staging first");
+    browser.click("button[value=reply]");
+    assert_eq!(
+        serve.next_of("result"),
+        r#"{"type":"result","inquiry":"c1","result":{"cancelled":true,"answered":{"apply":true},"message":"use staging first"},"cancelled":true}"#
+    );
+
+    browser.go(&format!("http://127.0.0.1:{}/q/s/c2/end", web.port));
+    assert_eq!(browser.wait_title("End the turn?"), "End the turn?");
+    browser.click("button[value=end_turn]");
+    assert_eq!(
+        serve.next_of("turn_ended"),
+        r#"{"type":"turn_ended","inquiry":"c2"}"#
+    );
+
+    // The page is open; meanwhile the terminal's `serve` host answers first.
+    browser.go(&format!("http://127.0.0.1:{}/q/s/c3", web.port));
+    assert_eq!(browser.wait_title("Deploy now?"), "Deploy now?");
+    serve.send(&json!({"type": "answer", "inquiry": "c3", "question": "answer", "value": "no"}));
+    let first = serve.next_of("result");
+    assert_eq!(
+        first,
+        r#"{"type":"result","inquiry":"c3","result":{"answer_type":"boolean","answer":false},"cancelled":false}"#
+    );
+    browser.click("#c0");
+    browser.click("button[value=answer]");
+    assert_eq!(browser.wait_title("Done"), "Done");
+    assert_eq!(
+        browser.text(),
+        "Done\nthis question is no longer waiting for an answer. Answered; the assistant got: {\"answer_type\":\"boolean\",\"answer\":false}\nAll questions"
+    );
+}
+
+#[test]
+fn hostile_text_from_the_model_is_shown_as_text() {
+    let scratch = Scratch::new();
+    let mut serve = Serve::start(&scratch, "s");
+    let xss = "<script>alert(1)</script><img src=x onerror=alert(2)>";
+    serve.send(
+        &json!({"type": "ask", "inquiry": "x", "arguments": {"questions": [
+        {"id": "q", "text": format!("Pick {xss}"), "context": format!("ctx {xss}\u{202e}"),
+         "answer_type": "select",
+         "options": [{"label": "a\"><b>bold</b>", "description": format!("d {xss}")}, "b"]}]}}),
+    );
+    serve.next_of("prompt");
+    let web = Web::start(&scratch);
+    let browser = Browser::start();
+    browser.go(&web.url);
+    browser.go(&format!("http://127.0.0.1:{}/q/s/x", web.port));
+    let source = browser.source();
+    assert!(!source.contains("<script>"), "{source}");
+    assert!(!source.contains("<img"), "{source}");
+    assert!(!source.contains("<b>bold"), "{source}");
+    assert!(!source.contains('\u{202e}'), "{source}");
+    assert_eq!(
+        browser.text(),
+        "Assistant asks — all questions\nctx <script>alert(1)</script><img src=x onerror=alert(2)>\\u{202e}\nPick <script>alert(1)</script><img src=x onerror=alert(2)>\na\"><b>bold</b> — d <script>alert(1)</script><img src=x onerror=alert(2)>\nb\nA note for the assistant (optional)\nAnswer\nReply to the assistant instead · End the turn"
+    );
+}
+
+#[test]
+fn a_wrong_host_a_cross_site_post_and_a_missing_token_are_refused() {
+    let scratch = Scratch::new();
+    let mut serve = Serve::start(&scratch, "s");
+    serve.send(&migration("c1"));
+    serve.next_of("prompt");
+    let web = Web::start(&scratch);
+    let port = web.port;
+    let cookie = format!("askuser_token={}", web.token());
+    let get = |host: &str, cookie: &str| {
+        web.raw(&format!(
+            "GET / HTTP/1.1\r\nHost: {host}\r\nCookie: {cookie}\r\nConnection: close\r\n\r\n"
+        ))
+        .0
+    };
+    assert_eq!(get(&format!("127.0.0.1:{port}"), &cookie), 200);
+    assert_eq!(get(&format!("localhost:{port}"), &cookie), 200);
+    assert_eq!(get(&format!("rebound.example:{port}"), &cookie), 421);
+    assert_eq!(
+        get(&format!("127.0.0.1:{port}"), "askuser_token=guess"),
+        401
+    );
+    let page = web.raw(&format!(
+        "GET /q/s/c1 HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nCookie: {cookie}\r\nConnection: close\r\n\r\n"
+    ));
+    let csrf = page.1.split("name=\"csrf\" value=\"").nth(1).unwrap()[..32].to_owned();
+    let send_form = |origin: &str, csrf: &str| {
+        let body = format!("csrf={csrf}&action=answer&answer=true");
+        web.raw(&format!(
+            "POST /q/s/c1 HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nCookie: {cookie}\r\nOrigin: {origin}\r\n\
+             Content-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        ))
+        .0
+    };
+    assert_eq!(send_form("http://evil.example", &csrf), 403);
+    assert_eq!(
+        send_form(&format!("http://127.0.0.1:{port}"), "0".repeat(32).as_str()),
+        403
+    );
+    assert_eq!(send_form(&format!("http://127.0.0.1:{port}"), &csrf), 303);
+    assert_eq!(
+        serve.next_of("prompt"),
+        r#"{"type":"prompt","inquiry":"c1","question":{"id":"env","text":"Which environment?","context":null,"header":null,"answer_type":"select","options":[{"label":"staging","description":"safe to try"},{"label":"production","description":null}],"allow_other":false,"schema":null},"progress":{"n":2,"m":3},"prefill":null,"can_back":true,"label":"Assistant"}"#
+    );
+}

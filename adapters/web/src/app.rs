@@ -1,0 +1,451 @@
+//! The HTTP side: routes, the guard on every request, and the handlers that
+//! hand the person's actions to the [`Queue`] on tokio's blocking threads.
+
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+
+use askuser_core::{AnswerType, Prompt};
+use axum::Router;
+use axum::extract::{DefaultBodyLimit, Form, Path, Query, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use serde_json::Value;
+
+use crate::guard;
+use crate::pages;
+use crate::queue::{Act, Page, Queue};
+use crate::{SharedLog, WebError};
+
+/// The most bytes a request body may hold.
+const MAX_BODY: usize = 64 * 1024;
+
+/// The Content-Security-Policy of every page: nothing but this server's
+/// stylesheet, no script, no frame, forms posted only here.
+const CSP: &str = "default-src 'none'; style-src 'self'; form-action 'self'; \
+                   frame-ancestors 'none'; base-uri 'none'";
+
+#[derive(Clone)]
+struct App {
+    queue: Arc<Mutex<Queue>>,
+    token: Arc<str>,
+    csrf: Arc<str>,
+    hosts: Arc<Vec<String>>,
+}
+
+/// The web inbox, bound and ready to serve.
+pub struct Inbox {
+    listener: std::net::TcpListener,
+    app: App,
+    url: String,
+}
+
+impl Inbox {
+    /// Binds `addr`, which must be a loopback address (a server reachable from
+    /// other machines needs TLS, which this version does not serve yet; see
+    /// [`Inbox::bind_insecure_http`]).
+    ///
+    /// # Errors
+    /// [`WebError::Listen`] when `addr` is not loopback or cannot be bound;
+    /// [`WebError::Token`] when no secret can be made.
+    pub fn bind(log: SharedLog, addr: SocketAddr) -> Result<Self, WebError> {
+        if !addr.ip().is_loopback() {
+            return Err(WebError::Listen {
+                addr,
+                reason: "only a loopback address is served without TLS; pass --insecure-http to serve plain HTTP to other machines (anyone on the network path can read the questions and the token)".into(),
+            });
+        }
+        Self::bind_insecure_http(log, addr)
+    }
+
+    /// Binds any `addr` with plain HTTP: the token still guards every request,
+    /// but anyone on the network path can read it and every question.
+    ///
+    /// # Errors
+    /// As [`Inbox::bind`], but for the address's kind.
+    pub fn bind_insecure_http(log: SharedLog, addr: SocketAddr) -> Result<Self, WebError> {
+        let listener = std::net::TcpListener::bind(addr).map_err(|error| WebError::Listen {
+            addr,
+            reason: error.to_string(),
+        })?;
+        let bound = listener.local_addr()?;
+        let token: Arc<str> = guard::secret().map_err(WebError::Token)?.into();
+        let csrf: Arc<str> = guard::secret().map_err(WebError::Token)?.into();
+        let hosts = guard::allowed_hosts(bound.ip(), bound.port());
+        let url = format!("http://{}/?token={token}", hosts[0]);
+        Ok(Self {
+            listener,
+            app: App {
+                queue: Arc::new(Mutex::new(Queue::new(askuser_rpc::Journal::new(log)))),
+                token,
+                csrf,
+                hosts: Arc::new(hosts),
+            },
+            url,
+        })
+    }
+
+    /// The URL to open, with the secret token.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// Serves until the process ends.
+    ///
+    /// # Errors
+    /// [`WebError::Io`] when the server stops on an I/O error.
+    pub fn run(self) -> Result<(), WebError> {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()?;
+        runtime.block_on(async move {
+            self.listener.set_nonblocking(true)?;
+            let listener = tokio::net::TcpListener::from_std(self.listener)?;
+            axum::serve(listener, router(self.app)).await
+        })?;
+        Ok(())
+    }
+}
+
+fn router(app: App) -> Router {
+    Router::new()
+        .route("/", get(inbox))
+        .route("/style.css", get(style))
+        .route("/q/{stream}/{inquiry}", get(question).post(act))
+        .route("/q/{stream}/{inquiry}/reply", get(reply))
+        .route("/q/{stream}/{inquiry}/end", get(end_turn))
+        .layer(DefaultBodyLimit::max(MAX_BODY))
+        .with_state(app)
+}
+
+/// A page with the security headers every response carries.
+fn page(status: StatusCode, html: String) -> Response {
+    let mut response = (status, html).into_response();
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/html; charset=utf-8"),
+    );
+    headers.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(CSP),
+    );
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    headers.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("same-origin"),
+    );
+    headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
+}
+
+fn see_other(location: &str) -> Response {
+    let mut response = page(StatusCode::SEE_OTHER, String::new());
+    if let Ok(value) = HeaderValue::from_str(location) {
+        response.headers_mut().insert(header::LOCATION, value);
+    }
+    response
+}
+
+/// The guard every request passes ([`guard`]): its `Host`, its cookie, and for
+/// a POST its `Origin`; the refusal to send, if any.
+fn check(app: &App, headers: &HeaderMap, post: bool) -> Option<Response> {
+    let text = |name| {
+        headers
+            .get(name)
+            .and_then(|v: &HeaderValue| v.to_str().ok())
+    };
+    let host = text(header::HOST);
+    if !guard::host_allowed(host, &app.hosts) {
+        return Some(page(
+            StatusCode::MISDIRECTED_REQUEST,
+            pages::refused(
+                "Wrong address",
+                "This server answers only at the address askuser web printed.",
+            ),
+        ));
+    }
+    if post && !guard::origin_allowed(text(header::ORIGIN), host.unwrap_or_default()) {
+        return Some(page(
+            StatusCode::FORBIDDEN,
+            pages::refused("Refused", "A form from another site cannot answer here."),
+        ));
+    }
+    match guard::cookie_token(text(header::COOKIE)) {
+        Some(token) if guard::same_secret(token, &app.token) => None,
+        _ => Some(page(
+            StatusCode::UNAUTHORIZED,
+            pages::refused(
+                "Open the link askuser web printed",
+                "This inbox needs its secret link (it ends with ?token=…); open it once in this browser.",
+            ),
+        )),
+    }
+}
+
+async fn blocking<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> T {
+    tokio::task::spawn_blocking(work)
+        .await
+        .expect("a page's work never panics")
+}
+
+async fn style(State(app): State<App>, headers: HeaderMap) -> Response {
+    if let Some(refused) = check(&app, &headers, false) {
+        return refused;
+    }
+    let mut response = page(StatusCode::OK, pages::STYLE.to_owned());
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/css; charset=utf-8"),
+    );
+    response
+}
+
+async fn inbox(
+    State(app): State<App>,
+    headers: HeaderMap,
+    Query(query): Query<Vec<(String, String)>>,
+) -> Response {
+    let given = query
+        .iter()
+        .find(|(k, _)| k == "token")
+        .map(|(_, v)| v.clone());
+    if let Some(given) = given {
+        let host = headers.get(header::HOST).and_then(|v| v.to_str().ok());
+        if !guard::host_allowed(host, &app.hosts) || !guard::same_secret(&given, &app.token) {
+            return page(
+                StatusCode::UNAUTHORIZED,
+                pages::refused("Wrong link", "This link's token is not this server's."),
+            );
+        }
+        let mut response = see_other("/");
+        if let Ok(cookie) = HeaderValue::from_str(&guard::set_cookie(&app.token)) {
+            response.headers_mut().insert(header::SET_COOKIE, cookie);
+        }
+        return response;
+    }
+    if let Some(refused) = check(&app, &headers, false) {
+        return refused;
+    }
+    let queue = Arc::clone(&app.queue);
+    match blocking(move || lock(&queue).waiting()).await {
+        Ok(waiting) => page(StatusCode::OK, pages::inbox(&waiting)),
+        Err(error) => trouble(&error.to_string()),
+    }
+}
+
+fn lock(queue: &Mutex<Queue>) -> std::sync::MutexGuard<'_, Queue> {
+    queue
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+fn trouble(text: &str) -> Response {
+    page(
+        StatusCode::INTERNAL_SERVER_ERROR,
+        pages::refused("The log cannot be read", text),
+    )
+}
+
+/// Renders `stream`/`inquiry`'s page, with `error` shown on it.
+async fn render(app: &App, stream: String, inquiry: String, error: Option<String>) -> Response {
+    let path = pages::inquiry_path(&stream, &inquiry);
+    let queue = Arc::clone(&app.queue);
+    let csrf = Arc::clone(&app.csrf);
+    let status = if error.is_some() {
+        StatusCode::CONFLICT
+    } else {
+        StatusCode::OK
+    };
+    match blocking(move || lock(&queue).page(&stream, &inquiry)).await {
+        Ok(Page::Prompt(prompt)) => page(
+            status,
+            pages::question(&prompt, &path, &csrf, error.as_deref()),
+        ),
+        Ok(Page::Review(outcome)) => page(
+            status,
+            pages::review(&outcome, &path, &csrf, error.as_deref()),
+        ),
+        Ok(Page::Finished(text)) => {
+            let text = match error {
+                Some(error) => format!("{error}. {text}"),
+                None => text,
+            };
+            page(status, pages::finished(&text))
+        }
+        Ok(Page::Missing) => page(
+            StatusCode::NOT_FOUND,
+            pages::refused(
+                "No such question",
+                "No inquiry of that name waits in that stream.",
+            ),
+        ),
+        Err(error) => trouble(&error.to_string()),
+    }
+}
+
+async fn question(
+    State(app): State<App>,
+    headers: HeaderMap,
+    Path((stream, inquiry)): Path<(String, String)>,
+) -> Response {
+    if let Some(refused) = check(&app, &headers, false) {
+        return refused;
+    }
+    render(&app, stream, inquiry, None).await
+}
+
+async fn reply(
+    State(app): State<App>,
+    headers: HeaderMap,
+    Path((stream, inquiry)): Path<(String, String)>,
+) -> Response {
+    if let Some(refused) = check(&app, &headers, false) {
+        return refused;
+    }
+    page(
+        StatusCode::OK,
+        pages::reply(&pages::inquiry_path(&stream, &inquiry), &app.csrf),
+    )
+}
+
+async fn end_turn(
+    State(app): State<App>,
+    headers: HeaderMap,
+    Path((stream, inquiry)): Path<(String, String)>,
+) -> Response {
+    if let Some(refused) = check(&app, &headers, false) {
+        return refused;
+    }
+    page(
+        StatusCode::OK,
+        pages::end_turn(&pages::inquiry_path(&stream, &inquiry), &app.csrf),
+    )
+}
+
+/// A form's fields, as sent (a name may repeat: the ticks of a multi-select).
+struct Fields(Vec<(String, String)>);
+
+impl Fields {
+    fn get(&self, name: &str) -> Option<&str> {
+        self.0
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    fn all(&self, name: &str) -> impl Iterator<Item = &str> {
+        self.0
+            .iter()
+            .filter(move |(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// A text field, trimmed; `None` when blank.
+    fn text(&self, name: &str) -> Option<String> {
+        self.get(name)
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+            .map(str::to_owned)
+    }
+}
+
+async fn act(
+    State(app): State<App>,
+    headers: HeaderMap,
+    Path((stream, inquiry)): Path<(String, String)>,
+    Form(fields): Form<Vec<(String, String)>>,
+) -> Response {
+    if let Some(refused) = check(&app, &headers, true) {
+        return refused;
+    }
+    let fields = Fields(fields);
+    if !fields
+        .get("csrf")
+        .is_some_and(|csrf| guard::same_secret(csrf, &app.csrf))
+    {
+        return page(
+            StatusCode::FORBIDDEN,
+            pages::refused(
+                "Refused",
+                "The form is out of date or not this server's; reload the page.",
+            ),
+        );
+    }
+    let queue = Arc::clone(&app.queue);
+    let (s, i) = (stream.clone(), inquiry.clone());
+    let outcome = blocking(move || {
+        let mut queue = lock(&queue);
+        let act = match fields.get("action") {
+            Some("answer") => match queue.page(&s, &i)? {
+                Page::Prompt(prompt) => match value_from(&prompt, &fields) {
+                    Ok(value) => Act::Answer(value, fields.text("note")),
+                    Err(message) => return Ok(Err(message)),
+                },
+                _ => {
+                    return Ok(Err(
+                        "this question is no longer waiting for an answer".into()
+                    ));
+                }
+            },
+            Some("back") => Act::Back,
+            Some("reply") => Act::Reply(fields.text("message")),
+            Some("end_turn") => Act::EndTurn,
+            Some("submit") => Act::Submit,
+            _ => return Ok(Err("the form named no action; reload the page".into())),
+        };
+        queue.act(&s, &i, act)
+    })
+    .await;
+    match outcome {
+        Ok(Ok(())) => see_other(&pages::inquiry_path(&stream, &inquiry)),
+        Ok(Err(message)) => render(&app, stream, inquiry, Some(message)).await,
+        Err(error) => trouble(&error.to_string()),
+    }
+}
+
+/// The answer a question's form gives: `true`/`false`, a label (or the "Other"
+/// text), a list of labels, or text; a schema answer is JSON, or the text itself
+/// where it is not JSON (the engine checks it against the schema either way).
+fn value_from(prompt: &Prompt, fields: &Fields) -> Result<Value, String> {
+    let question = prompt.question();
+    let label = |index: &str| {
+        index
+            .parse::<usize>()
+            .ok()
+            .and_then(|n| question.choices().get(n))
+            .map(|c| Value::String(c.label.clone()))
+    };
+    match question.answer_type {
+        AnswerType::Boolean => match fields.get("answer") {
+            Some("true") => Ok(Value::Bool(true)),
+            Some("false") => Ok(Value::Bool(false)),
+            _ => Err("choose Yes or No".into()),
+        },
+        AnswerType::Select => match fields.get("answer") {
+            Some("other") => fields
+                .text("other")
+                .map(Value::String)
+                .ok_or_else(|| "type your own answer, or choose an option".into()),
+            Some(index) => label(index).ok_or_else(|| "choose one of the options".into()),
+            None => Err("choose one of the options".into()),
+        },
+        AnswerType::MultiSelect => {
+            let mut picked: Vec<Value> = fields.all("pick").filter_map(label).collect();
+            picked.extend(fields.text("other").map(Value::String));
+            Ok(Value::Array(picked))
+        }
+        AnswerType::Text => Ok(Value::String(
+            fields.get("answer").unwrap_or_default().to_owned(),
+        )),
+        AnswerType::Schema => {
+            let text = fields.get("answer").unwrap_or_default();
+            Ok(serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.to_owned())))
+        }
+    }
+}

@@ -1,0 +1,124 @@
+//! Who may use the inbox: the checks every request passes before it reaches the
+//! engine. Pure functions over the request's headers, so each rule is tested on
+//! its own.
+//!
+//! - **Token**: the URL `askuser web` prints carries `?token=…` (32 random hex
+//!   digits); the first visit turns it into a cookie (`HttpOnly`,
+//!   `SameSite=Strict`, `Path=/`), and every later request must carry that cookie.
+//! - **Host**: the `Host` header must be the address the server listens on (or
+//!   `localhost` with its port), so a DNS-rebinding page cannot reach it.
+//! - **Origin**: a POST whose `Origin` header is present must come from the
+//!   server's own origin; `null` and any other site are refused.
+//! - **Form token**: every form carries the server's form token, and a POST
+//!   without it is refused (a second wall behind `SameSite` and `Origin`).
+
+use std::fmt::Write as _;
+use std::io::Read;
+
+/// The name of the cookie that holds the token.
+pub const COOKIE: &str = "askuser_token";
+
+/// A secret of 32 hex digits from the system's random source.
+///
+/// # Errors
+/// When `/dev/urandom` cannot be read.
+pub fn secret() -> std::io::Result<String> {
+    let mut bytes = [0u8; 16];
+    std::fs::File::open("/dev/urandom")?.read_exact(&mut bytes)?;
+    Ok(bytes.iter().fold(String::new(), |mut hex, b| {
+        let _ = write!(hex, "{b:02x}");
+        hex
+    }))
+}
+
+/// Whether two secrets are equal, comparing every byte (no early exit).
+pub fn same_secret(a: &str, b: &str) -> bool {
+    a.len() == b.len()
+        && a.bytes()
+            .zip(b.bytes())
+            .fold(0u8, |acc, (x, y)| acc | (x ^ y))
+            == 0
+}
+
+/// The `Host` values the server answers to when it listens on `port` of `ip`:
+/// the address itself, and `localhost` for a loopback address.
+pub fn allowed_hosts(ip: std::net::IpAddr, port: u16) -> Vec<String> {
+    let mut hosts = vec![match ip {
+        std::net::IpAddr::V4(v4) => format!("{v4}:{port}"),
+        std::net::IpAddr::V6(v6) => format!("[{v6}]:{port}"),
+    }];
+    if ip.is_loopback() {
+        hosts.push(format!("localhost:{port}"));
+    }
+    hosts
+}
+
+/// Whether `host` (the request's `Host` header) is one the server answers to.
+pub fn host_allowed(host: Option<&str>, allowed: &[String]) -> bool {
+    host.is_some_and(|host| allowed.iter().any(|a| a.eq_ignore_ascii_case(host)))
+}
+
+/// Whether a POST with `origin` (its `Origin` header, if any) to `host` is from
+/// the server's own pages: no `Origin` (an old browser or a plain HTTP client,
+/// held back by the cookie and the form token), or `http://HOST` exactly.
+pub fn origin_allowed(origin: Option<&str>, host: &str) -> bool {
+    match origin {
+        None => true,
+        Some(origin) => origin.eq_ignore_ascii_case(&format!("http://{host}")),
+    }
+}
+
+/// The token in a `Cookie` header, if it holds one.
+pub fn cookie_token(cookie: Option<&str>) -> Option<&str> {
+    cookie?.split(';').find_map(|pair| {
+        let (name, value) = pair.trim().split_once('=')?;
+        (name == COOKIE).then_some(value)
+    })
+}
+
+/// The `Set-Cookie` value that keeps `token` for the browser.
+pub fn set_cookie(token: &str) -> String {
+    format!("{COOKIE}={token}; HttpOnly; SameSite=Strict; Path=/")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_servers_own_host_and_origin_pass() {
+        let allowed = allowed_hosts("127.0.0.1".parse().unwrap(), 8080);
+        assert_eq!(allowed, ["127.0.0.1:8080", "localhost:8080"]);
+        assert!(host_allowed(Some("127.0.0.1:8080"), &allowed));
+        assert!(host_allowed(Some("LOCALHOST:8080"), &allowed));
+        assert!(!host_allowed(Some("evil.example:8080"), &allowed));
+        assert!(!host_allowed(Some("127.0.0.1:8081"), &allowed));
+        assert!(!host_allowed(None, &allowed));
+        assert!(origin_allowed(None, "127.0.0.1:8080"));
+        assert!(origin_allowed(
+            Some("http://127.0.0.1:8080"),
+            "127.0.0.1:8080"
+        ));
+        assert!(!origin_allowed(
+            Some("http://evil.example"),
+            "127.0.0.1:8080"
+        ));
+        assert!(!origin_allowed(Some("null"), "127.0.0.1:8080"));
+    }
+
+    #[test]
+    fn the_token_comes_from_the_cookie_and_is_compared_whole() {
+        assert_eq!(
+            cookie_token(Some("a=1; askuser_token=abc; b=2")),
+            Some("abc")
+        );
+        assert_eq!(cookie_token(Some("askuser_tokenx=abc")), None);
+        assert_eq!(cookie_token(None), None);
+        assert!(same_secret("abc", "abc"));
+        assert!(!same_secret("abc", "abd"));
+        assert!(!same_secret("abc", "abcd"));
+        let token = secret().unwrap();
+        assert_eq!(token.len(), 32);
+        assert!(token.bytes().all(|b| b.is_ascii_hexdigit()));
+    }
+}

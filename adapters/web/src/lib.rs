@@ -1,0 +1,65 @@
+//! # askuser-web: the web inbox
+//!
+//! `askuser web` serves every open inquiry of every stream of a log as plain HTML
+//! pages, so a person can answer an agent's questions from any browser: the
+//! inbox (`/`) lists what waits, newest stream first, with who asks and how far
+//! the form is; a question's page (`/q/STREAM/INQUIRY`) asks it as an HTML form
+//! that works with JavaScript off (POST, then a redirect). Every button is an
+//! input to the engine through the store's session driver (decided, recorded,
+//! applied), exactly as the terminal's keys are: an answer, Back, Reply with a
+//! message, End Turn (confirmed first), a note, and the review before the answers
+//! are sent ([`askuser_core::Event::ReviewWanted`]). The waiting `serve`, `ask` or
+//! MCP server sees the answer at once; the first answer wins and a later one is
+//! told the question was already answered.
+//!
+//! Safe by default ([`guard`]): the server binds loopback only; the URL it prints
+//! carries a secret token that becomes an `HttpOnly`, `SameSite=Strict` cookie;
+//! the `Host` header must name the server (no DNS rebinding) and a POST's
+//! `Origin`, when sent, must be the server's own, with a per-server form token
+//! besides; pages carry a strict Content-Security-Policy (no script at all);
+//! every text from a model or a person is escaped for HTML after being
+//! neutralised as the terminal neutralises it; request bodies are capped.
+//!
+//! ```no_run
+//! use std::sync::Arc;
+//!
+//! let log = askuser_store::open_log(std::path::Path::new("/tmp/askuser.db"))?;
+//! let server = askuser_web::Inbox::bind(log, "127.0.0.1:0".parse()?)?;
+//! println!("open {}", server.url());
+//! server.run()?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod app;
+pub mod guard;
+mod pages;
+mod queue;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use askuser_store::Log;
+
+pub use app::Inbox;
+
+/// What can stop the web inbox.
+#[derive(Debug, thiserror::Error)]
+pub enum WebError {
+    /// The address cannot be listened on (in use, not allowed, not loopback).
+    #[error("cannot listen on {addr}: {reason}")]
+    Listen {
+        /// The address asked for.
+        addr: SocketAddr,
+        /// Why, in words.
+        reason: String,
+    },
+    /// No random token could be made (`/dev/urandom` unreadable).
+    #[error("cannot make a secret token: {0}")]
+    Token(std::io::Error),
+    /// The server stopped on an I/O error.
+    #[error("the web server stopped: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// A log shared by the handlers.
+pub(crate) type SharedLog = Arc<dyn Log>;
