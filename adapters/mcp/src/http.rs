@@ -18,7 +18,10 @@ use crate::{AskServer, Config, ServeError};
 /// Serves MCP over streamable HTTP at `addr`, which must be a loopback address
 /// (`127.0.0.1`, `::1`; port 0 picks a free one), until the process ends.
 /// `ready` is told the address bound. Only `localhost`, `127.0.0.1` and `::1`
-/// are accepted as the `Host` of a request (no DNS rebinding).
+/// are accepted as the `Host` of a request (no DNS rebinding), and a request
+/// that carries an `Origin` must come from the server's own loopback origin
+/// (`http://127.0.0.1:PORT`, `http://localhost:PORT`, `http://[::1]:PORT`): any
+/// other, `null` included, gets 403, as the MCP transport spec asks.
 ///
 /// # Errors
 /// [`ServeError::NotLoopback`] for another address; [`ServeError::Runtime`] when
@@ -39,7 +42,9 @@ pub fn serve_http(
         let listener = tokio::net::TcpListener::bind(addr)
             .await
             .map_err(ServeError::Runtime)?;
-        ready(listener.local_addr().map_err(ServeError::Runtime)?);
+        let bound = listener.local_addr().map_err(ServeError::Runtime)?;
+        ready(bound);
+        let port = bound.port();
         let sealer = Arc::new(Sealer::new());
         let sessions = Arc::new(AtomicUsize::new(0));
         let handler = move || {
@@ -51,7 +56,13 @@ pub fn serve_http(
         let service = TowerToHyperService::new(StreamableHttpService::new(
             handler,
             LocalSessionManager::default().into(),
-            StreamableHttpServerConfig::default(),
+            StreamableHttpServerConfig::default()
+                .with_allowed_origins([
+                    format!("http://127.0.0.1:{port}"),
+                    format!("http://localhost:{port}"),
+                    format!("http://[::1]:{port}"),
+                ])
+                .enforce_origin_validation(),
         ));
         loop {
             let Ok((stream, _)) = listener.accept().await else {

@@ -356,3 +356,51 @@ fn over_streamable_http_in_both_protocol_generations() {
         );
     }
 }
+
+/// A request whose `Origin` is not the server's own loopback origin is refused
+/// with 403 before it reaches MCP (the transport spec's rule against browsers
+/// on other sites); the server's own origin, and no `Origin`, pass.
+#[test]
+fn a_foreign_origin_is_refused_over_http() {
+    use std::io::{BufRead as _, Read as _, Write as _};
+    let scratch = Scratch::new();
+    let mut child = std::process::Command::new(common::example("http_server"))
+        .arg(scratch.db())
+        .arg("origin")
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("the HTTP server starts");
+    let mut url = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut url)
+        .unwrap();
+    let address = url.trim().trim_start_matches("http://");
+    let (authority, path) = address.split_once('/').unwrap();
+    let status = |origin: Option<&str>| {
+        let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+        let origin = origin
+            .map(|o| format!("Origin: {o}\r\n"))
+            .unwrap_or_default();
+        let mut stream = std::net::TcpStream::connect(authority).unwrap();
+        write!(
+            stream,
+            "POST /{path} HTTP/1.1\r\nHost: {authority}\r\n{origin}Content-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        )
+        .unwrap();
+        let mut head = [0u8; 12];
+        stream.read_exact(&mut head).unwrap();
+        String::from_utf8_lossy(&head[9..12]).into_owned()
+    };
+    let own = format!("http://{authority}");
+    let results = [
+        status(Some("http://evil.example")),
+        status(Some("null")),
+        status(Some(&own)),
+        status(None),
+    ];
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(results, ["403", "403", "200", "200"]);
+}

@@ -20,7 +20,7 @@ pub fn python() -> PathBuf {
 }
 
 /// An example binary `cargo test` built (`examples/<name>.rs`).
-fn example(name: &str) -> PathBuf {
+pub fn example(name: &str) -> PathBuf {
     let exe = std::env::current_exe().expect("the test's path");
     let debug = exe
         .parent()
