@@ -87,13 +87,17 @@ pub fn forbidden_char(text: &str, lines: Lines) -> Option<ForbiddenChar> {
         })
 }
 
-/// The first C0 or C1 control character or DEL of `text` other than newline and tab:
-/// what validation refuses in free text that may hold any script and any joiner
-/// (context, option descriptions, string defaults, strings inside a schema).
+/// The first C0 or C1 control character or DEL of `text` other than newline and
+/// tab, or bidi override, embedding or isolate (U+202A–U+202E, U+2066–U+2069, which
+/// can make a text read backwards): what validation refuses in free text that may
+/// hold any script and any joiner (context, option descriptions, string defaults,
+/// strings inside a schema). The bidi marks (LRM, RLM, ALM) and joiners stay
+/// allowed: right-to-left scripts and emoji need them.
 pub fn forbidden_control(text: &str) -> Option<ForbiddenChar> {
+    let bidi_control = |c: char| matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
     text.chars()
         .enumerate()
-        .find(|&(_, c)| c.is_control() && c != '\n' && c != '\t')
+        .find(|&(_, c)| (c.is_control() && c != '\n' && c != '\t') || bidi_control(c))
         .map(|(i, ch)| ForbiddenChar {
             ch,
             position: i + 1,

@@ -25,8 +25,7 @@ const TEXT_FIX: &str =
 const ONE_LINE_FIX: &str =
     "write it as one line of plain text, without control, bidi-control or invisible characters";
 const LABEL_FIX: &str = "write the label as one line of plain text, without control, bidi-control or invisible characters; put any detail in `description`";
-const FREE_TEXT_FIX: &str =
-    "remove it: of the control characters only newline and tab may appear here";
+const FREE_TEXT_FIX: &str = "remove it: of the control characters only newline and tab may appear here, and no bidi override, embedding or isolate";
 
 /// Validates a form, reporting every problem at once.
 ///

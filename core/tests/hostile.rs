@@ -22,7 +22,7 @@ fn one(question: Value) -> Vec<String> {
 
 const ONE_LINE: &str =
     "write it as one line of plain text, without control, bidi-control or invisible characters";
-const FREE: &str = "remove it: of the control characters only newline and tab may appear here";
+const FREE: &str = "remove it: of the control characters only newline and tab may appear here, and no bidi override, embedding or isolate";
 
 #[test]
 fn terminal_escapes_in_one_line_fields_are_refused_by_name_and_position() {
@@ -72,6 +72,31 @@ fn control_characters_in_multi_line_fields_and_schemas_are_refused() {
             format!("/questions/2/schema/pattern: has U+001B ESCAPE at character 3; {FREE}"),
             format!(
                 "/questions/3/schema/properties/k/title: has U+0085 control character at character 1; {FREE}"
+            ),
+        ]
+    );
+}
+
+#[test]
+fn bidi_overrides_embeddings_and_isolates_are_refused_in_free_text_too() {
+    let question = json!({
+        "id": "a", "text": "Which?", "answer_type": "select",
+        "context": "ok \u{202e}gnp.exe",
+        "options": [{"label": "x", "description": "d \u{2066}isolated\u{2069}"}],
+        "default": "x"
+    });
+    let text = json!({"id": "b", "text": "Name?", "answer_type": "text", "default": "\u{202b}r"});
+    assert_eq!(
+        errors(json!({ "questions": [question, text] })),
+        [
+            format!(
+                "/questions/0/context: has U+202E RIGHT-TO-LEFT OVERRIDE at character 4; {FREE}"
+            ),
+            format!(
+                "/questions/0/options/0/description: has U+2066 LEFT-TO-RIGHT ISOLATE at character 3; {FREE}"
+            ),
+            format!(
+                "/questions/1/default: has U+202B RIGHT-TO-LEFT EMBEDDING at character 1; {FREE}"
             ),
         ]
     );

@@ -22,7 +22,7 @@ fn check_and_ask_show_a_hostile_call_without_obeying_it() {
     std::fs::write(scratch.path("call.json"), call.to_string()).unwrap();
     let expected = "ask_user: the call was not run. Fix these 3 problems and call the tool again:\n\
         - /questions/0/text: has U+001B ESCAPE at character 8; write the question as plain text, without control, bidi-control or invisible characters\n\
-        - /questions/1/context: has U+001B ESCAPE at character 1; remove it: of the control characters only newline and tab may appear here\n\
+        - /questions/1/context: has U+001B ESCAPE at character 1; remove it: of the control characters only newline and tab may appear here, and no bidi override, embedding or isolate\n\
         - /questions/1/options/1: has U+202E RIGHT-TO-LEFT OVERRIDE at character 2; write the label as one line of plain text, without control, bidi-control or invisible characters; put any detail in `description`\n";
     for args in [
         &["check", "--dialect", "jp-form", "call.json"][..],

@@ -207,6 +207,10 @@ fn a_person_answers_a_branching_form_in_the_browser_with_back_a_note_and_the_rev
     assert!(browser.source().contains("value=\"1\" checked"));
     browser.click("#c0");
     browser.click("button[value=answer]");
+    assert_eq!(
+        browser.wait_title("[3/3] Optional note for the migration log"),
+        "[3/3] Optional note for the migration log"
+    );
     browser.type_into("#answer", "weekly run");
     browser.click("button[value=answer]");
     assert_eq!(
@@ -301,7 +305,7 @@ fn hostile_text_from_the_model_is_shown_as_text() {
     let xss = "<script>alert(1)</script><img src=x onerror=alert(2)>";
     serve.send(
         &json!({"type": "ask", "inquiry": "x", "arguments": {"questions": [
-        {"id": "q", "text": format!("Pick {xss}"), "context": format!("ctx {xss}\u{202e}"),
+        {"id": "q", "text": format!("Pick {xss}"), "context": format!("ctx {xss}\u{200f}"),
          "answer_type": "select",
          "options": [{"label": "a\"><b>bold</b>", "description": format!("d {xss}")}, "b"]}]}}),
     );
@@ -314,10 +318,10 @@ fn hostile_text_from_the_model_is_shown_as_text() {
     assert!(!source.contains("<script>"), "{source}");
     assert!(!source.contains("<img"), "{source}");
     assert!(!source.contains("<b>bold"), "{source}");
-    assert!(!source.contains('\u{202e}'), "{source}");
+    assert!(!source.contains('\u{200f}'), "{source}");
     assert_eq!(
         browser.text(),
-        "Assistant asks — all questions\nctx <script>alert(1)</script><img src=x onerror=alert(2)>\\u{202e}\nPick <script>alert(1)</script><img src=x onerror=alert(2)>\na\"><b>bold</b> — d <script>alert(1)</script><img src=x onerror=alert(2)>\nb\nA note for the assistant (optional)\nAnswer\nReply to the assistant instead · End the turn"
+        "Assistant asks — all questions\nctx <script>alert(1)</script><img src=x onerror=alert(2)>\\u{200f}\nPick <script>alert(1)</script><img src=x onerror=alert(2)>\na\"><b>bold</b> — d <script>alert(1)</script><img src=x onerror=alert(2)>\nb\nA note for the assistant (optional)\nAnswer\nReply to the assistant instead · End the turn"
     );
 }
 

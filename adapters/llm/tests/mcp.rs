@@ -269,11 +269,11 @@ fn a_round_is_one_flat_requested_schema() {
 fn hostile_text_in_a_round_is_shown_as_escapes() {
     let form = parse_form(&json!({"questions": [
         {"id": "cfg", "text": "Config?", "answer_type": "schema",
-         "schema": {"type": "object", "description": "safe\u{202e}txt.exe"}}]}))
+         "schema": {"type": "object", "description": "safe\u{200f}txt.exe"}}]}))
     .unwrap();
     let schema = round_schema(&form, &[0], |_| Some("bad \u{1b}[31mred"));
     assert_eq!(
         schema["properties"]["cfg"]["description"],
-        "Type a JSON value matching this schema: {\"type\":\"object\",\"description\":\"safe\\u{202e}txt.exe\"}\n\nYour last answer was not accepted: bad \\u{1b}[31mred"
+        "Type a JSON value matching this schema: {\"type\":\"object\",\"description\":\"safe\\u{200f}txt.exe\"}\n\nYour last answer was not accepted: bad \\u{1b}[31mred"
     );
 }

@@ -10,8 +10,13 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+/// One browser at a time: chromium and its driver under load on two cores drop
+/// connections when several start at once.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// A headless chromium with JavaScript off, and its driver.
 pub struct Browser {
+    _turn: std::sync::MutexGuard<'static, ()>,
     driver: Child,
     port: u16,
     session: String,
@@ -27,6 +32,9 @@ pub fn free_port() -> u16 {
 impl Browser {
     /// Starts chromedriver and a chromium session.
     pub fn start() -> Self {
+        let turn = ONE_AT_A_TIME
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         for path in ["/usr/bin/chromium", "/usr/bin/chromedriver"] {
             assert!(
                 std::path::Path::new(path).exists(),
@@ -42,6 +50,7 @@ impl Browser {
             .expect("chromedriver starts");
         let profile = tempfile::tempdir().unwrap();
         let mut browser = Browser {
+            _turn: turn,
             driver,
             port,
             session: String::new(),
