@@ -150,6 +150,7 @@ impl AskServer {
     ) -> CallToolResult {
         let tool = call.tool_name();
         let most = 3 * call.form().len() + 3;
+        let mut empty_before = false;
         for _ in 0..most {
             let round = walk.round();
             let params = match elicit_params(&round) {
@@ -171,6 +172,15 @@ impl AskServer {
                 // `cancel`, and any action a later protocol adds: dismissed.
                 _ => return end(&self.recorder, call, &Response::Cancel, inquiry),
             };
+            // A form sent back empty is asked again once, saying what is
+            // missing; empty again, it is a decline (a Reply with what was given).
+            let empty = response
+                .values()
+                .all(|v| v.is_null() || v.as_str().is_some_and(|s| s.trim().is_empty()));
+            if empty && empty_before {
+                return end(&self.recorder, call, &Response::Decline, inquiry);
+            }
+            empty_before = empty;
             match walk.accept(&self.recorder, &round, &response) {
                 Ok(Some(finished)) => return finish(call, &finished),
                 Ok(None) => {}

@@ -404,3 +404,39 @@ fn a_foreign_origin_is_refused_over_http() {
     let _ = child.wait();
     assert_eq!(results, ["403", "403", "200", "200"]);
 }
+
+/// A yes/no field answered with a string ("yes") is asked again with the reason;
+/// a form sent back empty is asked again once, then taken as a decline (never six
+/// rounds and `too_many_rounds`).
+#[test]
+fn a_boolean_string_is_asked_again_and_an_empty_form_twice_is_a_decline() {
+    let scratch = Scratch::new();
+    let one = json!({"questions": [
+        {"id": "ok", "text": "Deploy now?", "answer_type": "boolean"}]});
+    let out = scratch.drive(
+        "strict",
+        None,
+        json!({"calls": [
+            {"tool": "ask_user", "arguments": one,
+             "responses": [accept(&json!({"ok": "yes"})), accept(&json!({"ok": true}))]},
+            {"tool": "ask_user", "arguments": one,
+             "responses": [accept(&json!({})), accept(&json!({}))]}]}),
+    );
+    let strict = &out["calls"][0];
+    assert_eq!(strict["structuredContent"], json!({"ok": true}));
+    assert_eq!(
+        strict["rounds"][1]["requestedSchema"]["properties"]["ok"]["description"],
+        "Your last answer was not accepted: must be true or false (the form's yes/no switch), not a string \"yes\""
+    );
+    let empty = &out["calls"][1];
+    assert_eq!(empty["rounds"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        empty["rounds"][1]["requestedSchema"]["properties"]["ok"]["description"],
+        "Your last answer was not accepted: no answer was given; fill in this field"
+    );
+    assert_eq!(empty["isError"], false);
+    assert_eq!(
+        empty["structuredContent"],
+        json!({"cancelled": true, "answered": {}})
+    );
+}

@@ -214,6 +214,16 @@ pub fn read_field(
         .map(str::trim)
         .filter(|text| !text.is_empty());
     let given = content.get(&question.id).filter(|v| !v.is_null());
+    // A form's yes/no field is a boolean: a string ("yes", "Y") means the client
+    // sent another type than the form asked for, so it is asked again.
+    if let (AnswerType::Boolean, Some(value), None) = (question.answer_type, given, other)
+        && !value.is_boolean()
+    {
+        return Err(format!(
+            "must be true or false (the form's yes/no switch), not {} {value}",
+            json_type(value)
+        ));
+    }
     let input = match (question.answer_type, given, other) {
         (AnswerType::MultiSelect, given, Some(other)) => {
             let mut list = labels(given)?;
