@@ -112,6 +112,33 @@ pub fn for_display(text: &str) -> Cow<'_, str> {
     for_display_lines(text, Lines::Many)
 }
 
+/// An answer in words for a person: `Yes` / `No`, a text as it is, a list of
+/// labels joined with `, `, any other JSON compact. Not yet safe to show: pass
+/// it through [`for_display`] or [`for_display_line`].
+///
+/// ```
+/// use askuser_core::text::answer_words;
+/// use serde_json::json;
+///
+/// assert_eq!(answer_words(&json!(true)), "Yes");
+/// assert_eq!(answer_words(&json!(["auth", "api"])), "auth, api");
+/// assert_eq!(answer_words(&json!({"percent": 5})), r#"{"percent":5}"#);
+/// ```
+pub fn answer_words(value: &serde_json::Value) -> String {
+    use serde_json::Value;
+    match value {
+        Value::Bool(true) => "Yes".to_owned(),
+        Value::Bool(false) => "No".to_owned(),
+        Value::String(text) => text.clone(),
+        Value::Array(items) if items.iter().all(Value::is_string) => items
+            .iter()
+            .filter_map(Value::as_str)
+            .collect::<Vec<_>>()
+            .join(", "),
+        other => other.to_string(),
+    }
+}
+
 /// [`for_display`] for a one-line place (a menu entry, a header): newlines and tabs
 /// are escaped too.
 pub fn for_display_line(text: &str) -> Cow<'_, str> {

@@ -314,17 +314,7 @@ fn answered_so_far(state: &askuser_core::State, inquiry: &InquiryId, stream: &st
         .zip(slots)
         .filter_map(|(question, slot)| {
             let value = slot.as_ref()?.answer.to_value(question);
-            let shown = match &value {
-                Value::Bool(true) => "Yes".to_owned(),
-                Value::Bool(false) => "No".to_owned(),
-                Value::String(text) => text.clone(),
-                Value::Array(items) if items.iter().all(Value::is_string) => items
-                    .iter()
-                    .filter_map(Value::as_str)
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                other => other.to_string(),
-            };
+            let shown = askuser_core::text::answer_words(&value);
             Some(format!(
                 "  {} — {}",
                 for_display_line(&question.text),

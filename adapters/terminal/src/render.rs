@@ -171,15 +171,8 @@ pub(crate) fn shorten(text: &str, max: usize) -> String {
 /// compact; safe for one line.
 pub(crate) fn answer_text(value: &Value) -> String {
     let text = match value {
-        Value::Bool(true) => "Yes".to_owned(),
-        Value::Bool(false) => "No".to_owned(),
         Value::String(text) => text.lines().collect::<Vec<_>>().join(" ⏎ "),
-        Value::Array(items) if items.iter().all(Value::is_string) => items
-            .iter()
-            .filter_map(Value::as_str)
-            .collect::<Vec<_>>()
-            .join(", "),
-        other => other.to_string(),
+        other => askuser_core::text::answer_words(other),
     };
     for_display_line(&text).into_owned()
 }

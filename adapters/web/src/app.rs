@@ -305,13 +305,7 @@ async fn reply(
     headers: HeaderMap,
     Path((stream, inquiry)): Path<(String, String)>,
 ) -> Response {
-    if let Some(refused) = check(&app, &headers, false) {
-        return refused;
-    }
-    page(
-        StatusCode::OK,
-        pages::reply(&pages::inquiry_path(&stream, &inquiry), &app.csrf),
-    )
+    side_page(&app, &headers, &stream, &inquiry, pages::reply)
 }
 
 async fn end_turn(
@@ -319,12 +313,24 @@ async fn end_turn(
     headers: HeaderMap,
     Path((stream, inquiry)): Path<(String, String)>,
 ) -> Response {
-    if let Some(refused) = check(&app, &headers, false) {
+    side_page(&app, &headers, &stream, &inquiry, pages::end_turn)
+}
+
+/// A page beside a question's (Reply, End Turn): `make` builds it from the
+/// question's path and the form token.
+fn side_page(
+    app: &App,
+    headers: &HeaderMap,
+    stream: &str,
+    inquiry: &str,
+    make: fn(&str, &str) -> String,
+) -> Response {
+    if let Some(refused) = check(app, headers, false) {
         return refused;
     }
     page(
         StatusCode::OK,
-        pages::end_turn(&pages::inquiry_path(&stream, &inquiry), &app.csrf),
+        make(&pages::inquiry_path(stream, inquiry), &app.csrf),
     )
 }
 

@@ -256,15 +256,7 @@ pub(crate) fn review(outcome: &Outcome, path: &str, csrf: &str, error: Option<&s
         let answer = answers.get(&question.id).unwrap_or(&Value::Null);
         let shown = match answer {
             Value::Null => "(not asked)".to_owned(),
-            Value::Bool(true) => "Yes".to_owned(),
-            Value::Bool(false) => "No".to_owned(),
-            Value::String(text) => text.clone(),
-            Value::Array(items) if items.iter().all(Value::is_string) => items
-                .iter()
-                .filter_map(Value::as_str)
-                .collect::<Vec<_>>()
-                .join(", "),
-            other => other.to_string(),
+            answer => askuser_core::text::answer_words(answer),
         };
         let note = outcome
             .answers
