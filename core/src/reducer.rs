@@ -254,6 +254,12 @@ impl State {
         self.inquiries.contains_key(inquiry) || self.used.contains(&digest(inquiry.as_str()))
     }
 
+    /// Whether a surface asked to review an open inquiry's answers before they
+    /// are sent ([`Event::ReviewWanted`] was recorded for it).
+    pub fn reviews(&self, inquiry: &InquiryId) -> bool {
+        self.open(inquiry).is_some_and(|open| open.review)
+    }
+
     /// The form of an open inquiry.
     pub fn form(&self, inquiry: &InquiryId) -> Option<&ValidForm> {
         Some(&self.open(inquiry)?.form)

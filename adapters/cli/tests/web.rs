@@ -163,6 +163,40 @@ fn keep_screenshot(browser: &Browser, name: &str) {
     }
 }
 
+/// `text` with what depends on the clock masked: a number of seconds or
+/// minutes becomes `N`, an RFC 3339 time `TIME`.
+fn masked(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let is_time = chars.len() >= i + 24
+            && chars[i..i + 4].iter().all(char::is_ascii_digit)
+            && chars[i + 4] == '-'
+            && chars[i + 10] == 'T'
+            && chars[i + 23] == 'Z';
+        if is_time {
+            out.push_str("TIME");
+            i += 24;
+            continue;
+        }
+        if chars[i].is_ascii_digit() && (i == 0 || !chars[i - 1].is_ascii_alphanumeric()) {
+            let end = (i..chars.len())
+                .find(|&j| !chars[j].is_ascii_digit())
+                .unwrap_or(chars.len());
+            let rest: String = chars[end..].iter().take(4).collect();
+            if rest.starts_with(" s") || rest.starts_with(" min") {
+                out.push('N');
+                i = end;
+                continue;
+            }
+        }
+        out.push(chars[i]);
+        i += 1;
+    }
+    out
+}
+
 #[test]
 fn a_person_answers_a_branching_form_in_the_browser_with_back_a_note_and_the_review() {
     let scratch = Scratch::new();
@@ -218,8 +252,8 @@ fn a_person_answers_a_branching_form_in_the_browser_with_back_a_note_and_the_rev
         "Review your answers"
     );
     assert_eq!(
-        browser.text(),
-        "all questions\nReview your answers\nApply the proposed migration?\nYes\nWhich environment?\nstaging\nOptional note for the migration log\nweekly run\nSend these answers Back (change the last answer)\nReply to the assistant instead · End the turn"
+        masked(&browser.text()),
+        "waiting for N s · all questions\nReview your answers\nApply the proposed migration?\nYes\nWhich environment?\nstaging\nOptional note for the migration log\nweekly run\nSend these answers Back (change the last answer)\nReply to the assistant instead · End the turn"
     );
     keep_screenshot(&browser, "review.png");
     browser.click("button[value=submit]");
@@ -320,8 +354,8 @@ fn hostile_text_from_the_model_is_shown_as_text() {
     assert!(!source.contains("<b>bold"), "{source}");
     assert!(!source.contains('\u{200f}'), "{source}");
     assert_eq!(
-        browser.text(),
-        "Assistant asks — all questions\nctx <script>alert(1)</script><img src=x onerror=alert(2)>\\u{200f}\nPick <script>alert(1)</script><img src=x onerror=alert(2)>\na\"><b>bold</b> — d <script>alert(1)</script><img src=x onerror=alert(2)>\nb\nA note for the assistant (optional)\nAnswer\nReply to the assistant instead · End the turn"
+        masked(&browser.text()),
+        "Assistant asks · waiting for N s · all questions\nctx <script>alert(1)</script><img src=x onerror=alert(2)>\\u{200f}\nPick <script>alert(1)</script><img src=x onerror=alert(2)>\na\"><b>bold</b> — d <script>alert(1)</script><img src=x onerror=alert(2)>\nb\nA note for the assistant (optional)\nAnswer\nReply to the assistant instead · End the turn"
     );
 }
 
@@ -369,5 +403,142 @@ fn a_wrong_host_a_cross_site_post_and_a_missing_token_are_refused() {
     assert_eq!(
         serve.next_of("prompt"),
         r#"{"type":"prompt","inquiry":"c1","question":{"id":"env","text":"Which environment?","context":null,"header":null,"answer_type":"select","options":[{"label":"staging","description":"safe to try"},{"label":"production","description":null}],"allow_other":false,"schema":null},"progress":{"n":2,"m":3},"prefill":null,"can_back":true,"label":"Assistant"}"#
+    );
+}
+
+#[test]
+fn with_script_the_inbox_is_live_and_a_page_is_told_when_another_surface_answers() {
+    let scratch = Scratch::new();
+    let mut serve = Serve::start(&scratch, "live");
+    let web = Web::start(&scratch);
+    let browser = Browser::start_with_script();
+    browser.go(&web.url);
+    assert_eq!(browser.wait_title("askuser inbox"), "askuser inbox");
+    // An agent asks while the inbox is open: it shows without a reload, and the
+    // live region says so.
+    serve.send(&json!({"type": "ask", "inquiry": "t1", "dialect": "jp",
+        "arguments": {"question": "Deploy now?", "answer_type": "boolean"},
+        "policy": {"timeout": {"after_ms": 600_000, "on_timeout": "cancel"}}}));
+    assert_eq!(browser.wait_title("(1) askuser inbox"), "(1) askuser inbox");
+    assert_eq!(
+        browser.wait_script(
+            "return document.getElementById('live').textContent",
+            "A question is waiting."
+        ),
+        "A question is waiting."
+    );
+    let row = browser.text_of("li");
+    assert_eq!(
+        masked(&row),
+        "Deploy now? Assistant asks (call t1) · waiting for N s · N min left"
+    );
+    browser.click("a[href='/q/live/t1']");
+    assert_eq!(browser.wait_title("Deploy now?"), "Deploy now?");
+    // The countdown runs each second (from 10 min: 9 min … left).
+    assert_eq!(browser.wait_text(".countdown", "9 min left"), "9 min left");
+    // The agent's host answers first: the open page is told, not changed.
+    serve.send(&json!({"type": "answer", "inquiry": "t1", "question": "answer", "value": true}));
+    serve.next_of("result");
+    assert_eq!(
+        browser.wait_text(
+            "#changed",
+            "This question was answered or changed elsewhere. Show it now"
+        ),
+        "This question was answered or changed elsewhere. Show it now"
+    );
+    browser.click("#changed a");
+    assert_eq!(browser.wait_title("Done"), "Done");
+}
+
+#[test]
+fn the_history_shows_every_step_and_a_fork_answers_again_from_a_question() {
+    let scratch = Scratch::new();
+    let mut serve = Serve::start(&scratch, "h");
+    serve.send(&migration("c1"));
+    serve.next_of("prompt");
+    let web = Web::start(&scratch);
+    let browser = Browser::start();
+    browser.go(&web.url);
+    let base = format!("http://127.0.0.1:{}", web.port);
+    browser.go(&format!("{base}/q/h/c1"));
+    browser.click("#c0");
+    browser.click("button[value=answer]");
+    assert_eq!(
+        browser.wait_title("[2/3] Which environment?"),
+        "[2/3] Which environment?"
+    );
+    browser.click("button[value=back]");
+    assert_eq!(
+        browser.wait_title("[1/3] Apply the proposed migration?"),
+        "[1/3] Apply the proposed migration?"
+    );
+    browser.click("#c0");
+    browser.click("button[value=answer]");
+    assert_eq!(
+        browser.wait_title("[2/3] Which environment?"),
+        "[2/3] Which environment?"
+    );
+    browser.click("#c1");
+    browser.click("button[value=answer]");
+    assert_eq!(
+        browser.wait_title("[3/3] Optional note for the migration log"),
+        "[3/3] Optional note for the migration log"
+    );
+    browser.go(&format!("{base}/q/h/c1/reply"));
+    browser.type_into("#message", "wait, production needs a ticket");
+    browser.click("button[value=reply]");
+    serve.next_of("result");
+    browser.go(&format!("{base}/s/h"));
+    assert_eq!(browser.wait_title("History of h"), "History of h");
+    assert_eq!(
+        masked(&browser.text()),
+        "all questions\nStream h\n7 events since TIME · transcript · export (JSON lines)\n\
+         TIME Assistant asked 3 questions (call c1), first “Apply the proposed migration?” Answer again from here\n\
+         TIME A review before sending was asked for\n\
+         TIME Answered “Apply the proposed migration?”: Yes Answer again from here\n\
+         TIME Went back to the previous question\n\
+         TIME Answered “Apply the proposed migration?”: Yes Answer again from here\n\
+         TIME Answered “Which environment?”: production Answer again from here\n\
+         TIME Replied to the assistant instead: wait, production needs a ticket"
+    );
+    browser.click("a[href='/s/h/transcript']");
+    assert_eq!(
+        browser.text(),
+        "Asked \"Apply the proposed migration?\"; the answer was yes.\nAsked \"Which environment?\"; the answer was production.\nThe user chose to reply instead of answering \"Optional note for the migration log\".\nThe user replied: wait, production needs a ticket"
+    );
+    browser.go(&format!("{base}/s/h"));
+    // Answer again from the environment question: a fork, the original kept.
+    browser.click("li:nth-child(6) button");
+    assert_eq!(
+        browser.wait_title("[2/3] Which environment?"),
+        "[2/3] Which environment?"
+    );
+    browser.click("#c0");
+    browser.click("button[value=answer]");
+    assert_eq!(
+        browser.wait_title("[3/3] Optional note for the migration log"),
+        "[3/3] Optional note for the migration log"
+    );
+    browser.type_into("#answer", "staging first");
+    browser.click("button[value=answer]");
+    assert_eq!(
+        browser.wait_title("Review your answers"),
+        "Review your answers"
+    );
+    browser.click("button[value=submit]");
+    assert_eq!(browser.wait_title("Done"), "Done");
+    assert_eq!(
+        browser.text(),
+        "Done\nAnswered; the assistant got: {\"apply\":true,\"env\":\"staging\",\"note\":\"staging first\"}\nAll questions"
+    );
+    browser.go(&format!("{base}/s/h.fork-5"));
+    assert_eq!(
+        masked(&browser.text()).lines().take(4).collect::<Vec<_>>(),
+        [
+            "all questions",
+            "Stream h.fork-5",
+            "8 events since TIME · transcript · export (JSON lines)",
+            "Forked from h after its event #5."
+        ]
     );
 }

@@ -9,28 +9,31 @@ use axum::Router;
 use axum::extract::{DefaultBodyLimit, Form, Path, Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{get, post};
 use serde_json::Value;
 
-use crate::guard;
-use crate::pages;
 use crate::queue::{Act, Page, Queue};
 use crate::{SharedLog, WebError};
+use crate::{form, guard, live, pages, stream_routes};
 
 /// The most bytes a request body may hold.
 const MAX_BODY: usize = 64 * 1024;
 
 /// The Content-Security-Policy of every page: nothing but this server's
-/// stylesheet, no script, no frame, forms posted only here.
-const CSP: &str = "default-src 'none'; style-src 'self'; form-action 'self'; \
-                   frame-ancestors 'none'; base-uri 'none'";
+/// stylesheet and script (no inline script, no `eval`), connections only here,
+/// no frame, forms posted only here.
+const CSP: &str = "default-src 'none'; style-src 'self'; script-src 'self'; \
+                   connect-src 'self'; form-action 'self'; frame-ancestors 'none'; \
+                   base-uri 'none'";
 
 #[derive(Clone)]
-struct App {
-    queue: Arc<Mutex<Queue>>,
+pub(crate) struct App {
+    pub(crate) queue: Arc<Mutex<Queue>>,
     token: Arc<str>,
-    csrf: Arc<str>,
+    pub(crate) csrf: Arc<str>,
     hosts: Arc<Vec<String>>,
+    /// Counts the log's changes (see [`live`]); `None` until the server runs.
+    changes: Option<tokio::sync::watch::Receiver<u64>>,
 }
 
 /// The web inbox, bound and ready to serve.
@@ -80,6 +83,7 @@ impl Inbox {
                 token,
                 csrf,
                 hosts: Arc::new(hosts),
+                changes: None,
             },
             url,
         })
@@ -100,9 +104,12 @@ impl Inbox {
             .enable_all()
             .build()?;
         runtime.block_on(async move {
+            let mut app = self.app;
+            let log = Arc::clone(lock(&app.queue).log());
+            app.changes = Some(live::watch_log(log, || {}));
             self.listener.set_nonblocking(true)?;
             let listener = tokio::net::TcpListener::from_std(self.listener)?;
-            axum::serve(listener, router(self.app)).await
+            axum::serve(listener, router(app)).await
         })?;
         Ok(())
     }
@@ -112,15 +119,21 @@ fn router(app: App) -> Router {
     Router::new()
         .route("/", get(inbox))
         .route("/style.css", get(style))
+        .route("/app.js", get(script))
+        .route("/events", get(events))
         .route("/q/{stream}/{inquiry}", get(question).post(act))
         .route("/q/{stream}/{inquiry}/reply", get(reply))
         .route("/q/{stream}/{inquiry}/end", get(end_turn))
+        .route("/s/{stream}", get(stream_routes::history))
+        .route("/s/{stream}/transcript", get(stream_routes::transcript))
+        .route("/s/{stream}/export", get(stream_routes::export))
+        .route("/s/{stream}/fork", post(stream_routes::fork))
         .layer(DefaultBodyLimit::max(MAX_BODY))
         .with_state(app)
 }
 
 /// A page with the security headers every response carries.
-fn page(status: StatusCode, html: String) -> Response {
+pub(crate) fn page(status: StatusCode, html: String) -> Response {
     let mut response = (status, html).into_response();
     let headers = response.headers_mut();
     headers.insert(
@@ -144,7 +157,7 @@ fn page(status: StatusCode, html: String) -> Response {
     response
 }
 
-fn see_other(location: &str) -> Response {
+pub(crate) fn see_other(location: &str) -> Response {
     let mut response = page(StatusCode::SEE_OTHER, String::new());
     if let Ok(value) = HeaderValue::from_str(location) {
         response.headers_mut().insert(header::LOCATION, value);
@@ -154,7 +167,7 @@ fn see_other(location: &str) -> Response {
 
 /// The guard every request passes ([`guard`]): its `Host`, its cookie, and for
 /// a POST its `Origin`; the refusal to send, if any.
-fn check(app: &App, headers: &HeaderMap, post: bool) -> Option<Response> {
+pub(crate) fn check(app: &App, headers: &HeaderMap, post: bool) -> Option<Response> {
     let text = |name| {
         headers
             .get(name)
@@ -188,7 +201,7 @@ fn check(app: &App, headers: &HeaderMap, post: bool) -> Option<Response> {
     }
 }
 
-async fn blocking<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> T {
+pub(crate) async fn blocking<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> T {
     tokio::task::spawn_blocking(work)
         .await
         .expect("a page's work never panics")
@@ -204,6 +217,35 @@ async fn style(State(app): State<App>, headers: HeaderMap) -> Response {
         HeaderValue::from_static("text/css; charset=utf-8"),
     );
     response
+}
+
+async fn script(State(app): State<App>, headers: HeaderMap) -> Response {
+    if let Some(refused) = check(&app, &headers, false) {
+        return refused;
+    }
+    let mut response = page(StatusCode::OK, pages::SCRIPT.to_owned());
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/javascript; charset=utf-8"),
+    );
+    response
+}
+
+async fn events(State(app): State<App>, headers: HeaderMap) -> Response {
+    if let Some(refused) = check(&app, &headers, false) {
+        return refused;
+    }
+    match app.changes {
+        Some(changes) => live::events(changes).into_response(),
+        None => StatusCode::SERVICE_UNAVAILABLE.into_response(),
+    }
+}
+
+/// The wall clock, in milliseconds since the Unix epoch.
+fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
 async fn inbox(
@@ -233,19 +275,19 @@ async fn inbox(
         return refused;
     }
     let queue = Arc::clone(&app.queue);
-    match blocking(move || lock(&queue).waiting()).await {
+    match blocking(move || lock(&queue).waiting(now_ms())).await {
         Ok(waiting) => page(StatusCode::OK, pages::inbox(&waiting)),
         Err(error) => trouble(&error.to_string()),
     }
 }
 
-fn lock(queue: &Mutex<Queue>) -> std::sync::MutexGuard<'_, Queue> {
+pub(crate) fn lock(queue: &Mutex<Queue>) -> std::sync::MutexGuard<'_, Queue> {
     queue
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-fn trouble(text: &str) -> Response {
+pub(crate) fn trouble(text: &str) -> Response {
     page(
         StatusCode::INTERNAL_SERVER_ERROR,
         pages::refused("The log cannot be read", text),
@@ -262,14 +304,14 @@ async fn render(app: &App, stream: String, inquiry: String, error: Option<String
     } else {
         StatusCode::OK
     };
-    match blocking(move || lock(&queue).page(&stream, &inquiry)).await {
-        Ok(Page::Prompt(prompt)) => page(
+    match blocking(move || lock(&queue).page(&stream, &inquiry, now_ms())).await {
+        Ok(Page::Prompt(prompt, time)) => page(
             status,
-            pages::question(&prompt, &path, &csrf, error.as_deref()),
+            form::question(&prompt, &time, &path, &csrf, error.as_deref()),
         ),
-        Ok(Page::Review(outcome)) => page(
+        Ok(Page::Review(outcome, time)) => page(
             status,
-            pages::review(&outcome, &path, &csrf, error.as_deref()),
+            form::review(&outcome, &time, &path, &csrf, error.as_deref()),
         ),
         Ok(Page::Finished(text)) => {
             let text = match error {
@@ -305,7 +347,7 @@ async fn reply(
     headers: HeaderMap,
     Path((stream, inquiry)): Path<(String, String)>,
 ) -> Response {
-    side_page(&app, &headers, &stream, &inquiry, pages::reply)
+    side_page(&app, &headers, &stream, &inquiry, form::reply)
 }
 
 async fn end_turn(
@@ -313,7 +355,7 @@ async fn end_turn(
     headers: HeaderMap,
     Path((stream, inquiry)): Path<(String, String)>,
 ) -> Response {
-    side_page(&app, &headers, &stream, &inquiry, pages::end_turn)
+    side_page(&app, &headers, &stream, &inquiry, form::end_turn)
 }
 
 /// A page beside a question's (Reply, End Turn): `make` builds it from the
@@ -334,11 +376,28 @@ fn side_page(
     )
 }
 
+/// The refusal of a form without this server's form token, if any.
+pub(crate) fn form_token_ok(app: &App, fields: &Fields) -> Option<Response> {
+    if fields
+        .get("csrf")
+        .is_some_and(|csrf| guard::same_secret(csrf, &app.csrf))
+    {
+        return None;
+    }
+    Some(page(
+        StatusCode::FORBIDDEN,
+        pages::refused(
+            "Refused",
+            "The form is out of date or not this server's; reload the page.",
+        ),
+    ))
+}
+
 /// A form's fields, as sent (a name may repeat: the ticks of a multi-select).
-struct Fields(Vec<(String, String)>);
+pub(crate) struct Fields(pub(crate) Vec<(String, String)>);
 
 impl Fields {
-    fn get(&self, name: &str) -> Option<&str> {
+    pub(crate) fn get(&self, name: &str) -> Option<&str> {
         self.0
             .iter()
             .find(|(k, _)| k == name)
@@ -371,25 +430,16 @@ async fn act(
         return refused;
     }
     let fields = Fields(fields);
-    if !fields
-        .get("csrf")
-        .is_some_and(|csrf| guard::same_secret(csrf, &app.csrf))
-    {
-        return page(
-            StatusCode::FORBIDDEN,
-            pages::refused(
-                "Refused",
-                "The form is out of date or not this server's; reload the page.",
-            ),
-        );
+    if let Some(refused) = form_token_ok(&app, &fields) {
+        return refused;
     }
     let queue = Arc::clone(&app.queue);
     let (s, i) = (stream.clone(), inquiry.clone());
     let outcome = blocking(move || {
         let mut queue = lock(&queue);
         let act = match fields.get("action") {
-            Some("answer") => match queue.page(&s, &i)? {
-                Page::Prompt(prompt) => match value_from(&prompt, &fields) {
+            Some("answer") => match queue.page(&s, &i, now_ms())? {
+                Page::Prompt(prompt, _) => match value_from(&prompt, &fields) {
                     Ok(value) => Act::Answer(value, fields.text("note")),
                     Err(message) => return Ok(Err(message)),
                 },

@@ -31,9 +31,13 @@
 //! ```
 
 mod app;
+mod form;
 pub mod guard;
+mod history;
+mod live;
 mod pages;
 mod queue;
+mod stream_routes;
 
 use std::net::SocketAddr;
 use std::sync::Arc;

@@ -7,6 +7,8 @@ use std::collections::HashSet;
 
 use askuser_core::{CancelReason, Command, Event, InquiryId, Outcome, Prompt};
 use askuser_rpc::{Journal, RpcError, Step};
+
+use crate::history::{History, MAX_SHOWN};
 use serde_json::Value;
 
 /// One inquiry waiting for a person, for the inbox.
@@ -22,15 +24,29 @@ pub(crate) struct Waiting {
     pub(crate) progress: Option<String>,
     /// When the stream was created (RFC 3339).
     pub(crate) since: String,
+    /// How long it has waited, and the time left to answer.
+    pub(crate) timing: Timing,
+}
+
+/// How long an inquiry has waited (since the last event of its stream: the
+/// moment the question on show started waiting) and, when its policy has a
+/// timeout, how long the person has left. The host that asked fires the
+/// timeout; the page only shows the time, counted the same way.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Timing {
+    /// Milliseconds since the question started waiting.
+    pub(crate) waited_ms: u64,
+    /// Milliseconds left before the timeout, when there is one.
+    pub(crate) left_ms: Option<u64>,
 }
 
 /// What a question's page shows.
 #[derive(Debug, Clone)]
 pub(crate) enum Page {
     /// The question being asked.
-    Prompt(Box<Prompt>),
+    Prompt(Box<Prompt>, Timing),
     /// Every answer, before they are sent.
-    Review(Box<Outcome>),
+    Review(Box<Outcome>, Timing),
     /// The inquiry is over: what the model got, in words and JSON.
     Finished(String),
     /// No such inquiry in this stream.
@@ -55,20 +71,21 @@ pub(crate) enum Act {
 /// The engine's side of the inbox.
 pub(crate) struct Queue {
     journal: Journal,
-    /// Inquiries this server asked the engine to review before sending.
-    reviewed: HashSet<(String, String)>,
 }
 
 impl Queue {
     pub(crate) fn new(journal: Journal) -> Self {
-        Self {
-            journal,
-            reviewed: HashSet::new(),
-        }
+        Self { journal }
     }
 
-    /// Every inquiry that waits for a person, the newest stream first.
-    pub(crate) fn waiting(&mut self) -> Result<Vec<Waiting>, RpcError> {
+    /// The log the queue reads.
+    pub(crate) fn log(&self) -> &crate::SharedLog {
+        self.journal.log()
+    }
+
+    /// Every inquiry that waits for a person, the newest stream first; `now` is
+    /// the wall clock in milliseconds since the Unix epoch.
+    pub(crate) fn waiting(&mut self, now: u64) -> Result<Vec<Waiting>, RpcError> {
         let mut streams = self.journal.log().streams()?;
         streams.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(a.name.cmp(&b.name)));
         let mut waiting = Vec::new();
@@ -77,15 +94,16 @@ impl Queue {
             let state = self.journal.state(&info.name)?;
             let open: Vec<InquiryId> = state.open_inquiries().cloned().collect();
             for inquiry in open {
-                let label =
-                    |prompt: &Prompt| prompt.label.as_deref().unwrap_or("Assistant").to_owned();
-                let (label, question, progress) = match state.pending(&inquiry) {
+                let label = state
+                    .policy(&inquiry)
+                    .and_then(|policy| policy.label.clone())
+                    .unwrap_or_else(|| "Assistant".to_owned());
+                let (question, progress) = match state.pending(&inquiry) {
                     Some(Command::Prompt(prompt)) => (
-                        label(&prompt),
                         Some(prompt.question().text.clone()),
                         prompt.progress.map(|p| format!("[{}/{}]", p.n, p.m)),
                     ),
-                    Some(Command::Review { .. }) => ("Assistant".to_owned(), None, None),
+                    Some(Command::Review { .. }) => (None, None),
                     _ => continue,
                 };
                 waiting.push(Waiting {
@@ -95,14 +113,34 @@ impl Queue {
                     question,
                     progress,
                     since: info.created_at.to_string(),
+                    timing: Timing::default(),
                 });
             }
+        }
+        for item in &mut waiting {
+            item.timing = self.timing(&item.stream, &item.inquiry, now)?;
         }
         Ok(waiting)
     }
 
-    /// The page of `inquiry` in `stream`.
-    pub(crate) fn page(&mut self, stream: &str, inquiry: &str) -> Result<Page, RpcError> {
+    /// How long `inquiry` of `stream` has waited at `now`, and its time left.
+    fn timing(&mut self, stream: &str, inquiry: &str, now: u64) -> Result<Timing, RpcError> {
+        let head = self.journal.head(stream)?;
+        let since = match self.journal.log().read_range(stream, head, head)?.next() {
+            Some(Ok(recorded)) => recorded.at.millis(),
+            _ => now,
+        };
+        let waited_ms = now.saturating_sub(since);
+        let state = self.journal.state(stream)?;
+        let left_ms = (state.policy(&InquiryId::new(inquiry)))
+            .and_then(|policy| policy.timeout.as_ref())
+            .map(|timeout| timeout.after_ms.saturating_sub(waited_ms));
+        Ok(Timing { waited_ms, left_ms })
+    }
+
+    /// The page of `inquiry` in `stream` at `now` (milliseconds since the Unix
+    /// epoch).
+    pub(crate) fn page(&mut self, stream: &str, inquiry: &str, now: u64) -> Result<Page, RpcError> {
         if !self
             .journal
             .log()
@@ -116,14 +154,70 @@ impl Queue {
         let id = InquiryId::new(inquiry);
         let state = self.journal.state(stream)?;
         match state.pending(&id) {
-            Some(Command::Prompt(prompt)) => Ok(Page::Prompt(Box::new(prompt))),
-            Some(Command::Review { outcome, .. }) => Ok(Page::Review(Box::new(outcome))),
+            Some(Command::Prompt(prompt)) => Ok(Page::Prompt(
+                Box::new(prompt),
+                self.timing(stream, inquiry, now)?,
+            )),
+            Some(Command::Review { outcome, .. }) => Ok(Page::Review(
+                Box::new(outcome),
+                self.timing(stream, inquiry, now)?,
+            )),
             Some(_) => Ok(Page::Finished(
                 "This question is for the assistant, not for a person.".to_owned(),
             )),
             None if state.was_requested(&id) => Ok(Page::Finished(self.result(stream, &id)?)),
             None => Ok(Page::Missing),
         }
+    }
+
+    /// The history of `stream`: its latest events and its forks; `None` when
+    /// there is no such stream.
+    pub(crate) fn history(&mut self, stream: &str) -> Result<Option<History>, RpcError> {
+        let streams = self.journal.log().streams()?;
+        let Some(info) = streams.iter().find(|s| s.name == stream).cloned() else {
+            return Ok(None);
+        };
+        let mut forks: Vec<String> = (streams.iter())
+            .filter(|s| s.parent.as_ref().is_some_and(|p| p.stream == stream))
+            .map(|s| s.name.clone())
+            .collect();
+        forks.sort();
+        let from = (info.floor + 1).max(info.head.saturating_sub(MAX_SHOWN - 1));
+        let mut events = Vec::new();
+        if info.head >= from {
+            for recorded in self.journal.log().read_range(stream, from, info.head)? {
+                events.push(recorded?);
+            }
+        }
+        Ok(Some(History {
+            info,
+            events,
+            forks,
+        }))
+    }
+
+    /// Forks `stream` after its event `at` (the store's fork: nothing of `stream`
+    /// changes), named `STREAM.fork-AT` as `askuser log fork` names it (with `-2`,
+    /// `-3`… when taken); the new stream's name and its open inquiry, if any.
+    pub(crate) fn fork(
+        &mut self,
+        stream: &str,
+        at: u64,
+    ) -> Result<Result<(String, Option<String>), String>, RpcError> {
+        let log = std::sync::Arc::clone(self.journal.log());
+        let taken: HashSet<String> = log.streams()?.into_iter().map(|s| s.name).collect();
+        let base = format!("{stream}.fork-{at}");
+        // `taken` is finite, so one of its length + 1 names is free.
+        let name = std::iter::once(base.clone())
+            .chain((2..=taken.len() + 1).map(|n| format!("{base}-{n}")))
+            .find(|name| !taken.contains(name))
+            .unwrap_or(base);
+        if let Err(error) = log.fork(stream, at, &name) {
+            return Ok(Err(error.to_string()));
+        }
+        self.journal.catch_up(&name)?;
+        let open = self.journal.state(&name)?.open_inquiries().next().cloned();
+        Ok(Ok((name, open.map(|id| id.to_string()))))
     }
 
     /// What the model got for a finished inquiry, in words.
@@ -168,10 +262,7 @@ impl Queue {
                         "this question is no longer waiting for an answer".into()
                     ));
                 };
-                if self
-                    .reviewed
-                    .insert((stream.to_owned(), inquiry.to_owned()))
-                {
+                if !self.journal.state(stream)?.reviews(&id) {
                     let wanted = Event::ReviewWanted {
                         inquiry: id.clone(),
                     };

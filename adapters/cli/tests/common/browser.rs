@@ -14,7 +14,8 @@ use serde_json::{Value, json};
 /// connections when several start at once.
 static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
-/// A headless chromium with JavaScript off, and its driver.
+/// A headless chromium (JavaScript off unless started with
+/// [`Browser::start_with_script`]), and its driver.
 pub struct Browser {
     _turn: std::sync::MutexGuard<'static, ()>,
     driver: Child,
@@ -30,8 +31,17 @@ pub fn free_port() -> u16 {
 }
 
 impl Browser {
-    /// Starts chromedriver and a chromium session.
+    /// Starts chromedriver and a chromium session with JavaScript off.
     pub fn start() -> Self {
+        Self::launch(false)
+    }
+
+    /// Starts chromedriver and a chromium session with JavaScript on.
+    pub fn start_with_script() -> Self {
+        Self::launch(true)
+    }
+
+    fn launch(script: bool) -> Self {
         let turn = ONE_AT_A_TIME
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -73,11 +83,11 @@ impl Browser {
             "--disable-background-networking",
             "--disable-component-update",
             "--disable-sync",
-            "--blink-settings=scriptEnabled=false",
             "--window-size=900,900",
         ]
         .map(String::from)
         .into_iter()
+        .chain((!script).then(|| "--blink-settings=scriptEnabled=false".to_owned()))
         .chain([format!(
             "--user-data-dir={}",
             browser.profile.path().display()
@@ -100,17 +110,27 @@ impl Browser {
     /// One `WebDriver` command; its `value`.
     fn call(&self, method: &str, path: &str, body: Option<Value>) -> Value {
         let body = body.map(|b| b.to_string()).unwrap_or_default();
-        let mut stream = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
-        stream
-            .set_read_timeout(Some(Duration::from_secs(60)))
-            .unwrap();
-        write!(
-            stream,
+        let request = format!(
             "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
             self.port,
             body.len()
-        )
-        .unwrap();
+        );
+        // chromedriver under load sometimes closes a fresh connection before it
+        // reads the request: that request was never taken, so it is sent again.
+        let mut attempts = 0;
+        let stream = loop {
+            attempts += 1;
+            let sent = TcpStream::connect(("127.0.0.1", self.port)).and_then(|mut stream| {
+                stream.set_read_timeout(Some(Duration::from_secs(60)))?;
+                stream.write_all(request.as_bytes())?;
+                Ok(stream)
+            });
+            match sent {
+                Ok(stream) => break stream,
+                Err(error) if attempts >= 5 => panic!("chromedriver: {error}"),
+                Err(_) => std::thread::sleep(Duration::from_millis(100)),
+            }
+        };
         // chromedriver may keep the connection open: read the head, then exactly
         // the body its length names.
         let mut reader = std::io::BufReader::new(stream);
@@ -229,6 +249,56 @@ impl Browser {
             &format!("/element/{id}/value"),
             Some(json!({ "text": text })),
         );
+    }
+
+    /// Runs `script` in the page as an async function (its last argument is the
+    /// callback to call with the result); the result.
+    pub fn run_async(&self, script: &str, args: &[Value]) -> Value {
+        self.session_call(
+            "POST",
+            "/execute/async",
+            Some(json!({ "script": script, "args": args })),
+        )
+    }
+
+    /// The text of the element `css` selects (waiting for it up to 10 s).
+    pub fn text_of(&self, css: &str) -> String {
+        let id = self.find(css);
+        let text = self.session_call("GET", &format!("/element/{id}/text"), None);
+        text.as_str().unwrap_or_default().to_owned()
+    }
+
+    /// The text of the element `css` selects, once it is `expected` (waiting up
+    /// to 10 s); the text last seen.
+    pub fn wait_text(&self, css: &str, expected: &str) -> String {
+        let start = Instant::now();
+        loop {
+            let id = self.find(css);
+            let text = self.session_call("GET", &format!("/element/{id}/text"), None);
+            let text = text.as_str().unwrap_or_default().to_owned();
+            if text == expected || start.elapsed() > Duration::from_secs(10) {
+                return text;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// What `script` (run in the page) returns as text, once it is `expected`
+    /// (waiting up to 10 s); the text last seen.
+    pub fn wait_script(&self, script: &str, expected: &str) -> String {
+        let start = Instant::now();
+        loop {
+            let value = self.session_call(
+                "POST",
+                "/execute/sync",
+                Some(json!({ "script": script, "args": [] })),
+            );
+            let text = value.as_str().unwrap_or_default().to_owned();
+            if text == expected || start.elapsed() > Duration::from_secs(10) {
+                return text;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
     }
 
     /// A PNG screenshot of the page.

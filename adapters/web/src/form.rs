@@ -1,0 +1,226 @@
+//! The pages that ask: a question as an HTML form (by its answer type,
+//! prefilled), the review, Reply and End Turn. They work without JavaScript.
+
+use std::fmt::Write as _;
+
+use askuser_core::{AnswerType, Outcome, Prompt};
+use serde_json::Value;
+
+use crate::pages::{Shape, esc, hidden, layout, timing};
+use crate::queue::Timing;
+
+/// A question's page: the question as a form, Back when offered, and links to
+/// Reply and End Turn.
+pub(crate) fn question(
+    prompt: &Prompt,
+    time: &Timing,
+    path: &str,
+    csrf: &str,
+    error: Option<&str>,
+) -> String {
+    let question = prompt.question();
+    let who = prompt.label.as_deref().unwrap_or("Assistant");
+    let progress = prompt
+        .progress
+        .map(|p| format!("[{}/{}] ", p.n, p.m))
+        .unwrap_or_default();
+    let mut body = format!(
+        "<p class=\"who\">{} asks · {} · <a href=\"/\">all questions</a></p>\n",
+        esc(who),
+        timing(time)
+    );
+    if let Some(context) = &question.context {
+        let _ = writeln!(body, "<pre class=\"context\">{}</pre>", esc(context));
+    }
+    let _ = write!(
+        body,
+        "<form method=\"post\" action=\"{path}\">\n{}<fieldset>\n<legend>{}{}</legend>\n",
+        hidden(csrf),
+        esc(&progress),
+        esc(&question.text)
+    );
+    body.push_str(&answer_inputs(prompt));
+    if let Some(error) = error {
+        let _ = writeln!(body, "<p class=\"error\" role=\"alert\">{}</p>", esc(error));
+    }
+    body.push_str(
+        "<label for=\"note\">A note for the assistant (optional)</label>\n\
+         <input type=\"text\" id=\"note\" name=\"note\" maxlength=\"4096\">\n\
+         </fieldset>\n<button type=\"submit\" name=\"action\" value=\"answer\">Answer</button>\n",
+    );
+    if prompt.can_back {
+        body.push_str(
+            "<button type=\"submit\" name=\"action\" value=\"back\" formnovalidate>Back</button>\n",
+        );
+    }
+    let _ = write!(
+        body,
+        "</form>\n<p><a href=\"{path}/reply\">Reply to the assistant instead</a> · \
+         <a href=\"{path}/end\">End the turn</a></p>\n"
+    );
+    layout(
+        &format!("{}{}", esc(&progress), esc(&question.text)),
+        &body,
+        &Shape::Inquiry(format!("prompt {}", prompt.index)),
+    )
+}
+
+/// The inputs of a question, by its answer type, prefilled.
+fn answer_inputs(prompt: &Prompt) -> String {
+    let question = prompt.question();
+    let prefill = prompt.prefill_value();
+    let mut out = String::new();
+    let choice =
+        |out: &mut String, kind: &str, value: &str, label: &str, checked: bool, n: usize| {
+            let checked = if checked { " checked" } else { "" };
+            let _ = writeln!(
+                out,
+                "<div><input type=\"{kind}\" id=\"c{n}\" name=\"{}\" value=\"{}\"{checked}>\
+             <label for=\"c{n}\">{label}</label></div>",
+                if kind == "checkbox" { "pick" } else { "answer" },
+                esc(value)
+            );
+        };
+    match question.answer_type {
+        AnswerType::Boolean => {
+            let yes = prefill == Some(Value::Bool(true));
+            let no = prefill == Some(Value::Bool(false));
+            choice(&mut out, "radio", "true", "Yes", yes, 0);
+            choice(&mut out, "radio", "false", "No", no, 1);
+        }
+        AnswerType::Select | AnswerType::MultiSelect => {
+            let multi = question.answer_type == AnswerType::MultiSelect;
+            let picked = |label: &str| match &prefill {
+                Some(Value::String(text)) => text == label,
+                Some(Value::Array(items)) => items.iter().any(|i| i.as_str() == Some(label)),
+                _ => false,
+            };
+            for (n, option) in question.choices().iter().enumerate() {
+                let mut label = esc(&option.label);
+                if let Some(description) = &option.description {
+                    let _ = write!(
+                        label,
+                        " <span class=\"description\">— {}</span>",
+                        esc(description)
+                    );
+                }
+                let kind = if multi { "checkbox" } else { "radio" };
+                choice(
+                    &mut out,
+                    kind,
+                    &n.to_string(),
+                    &label,
+                    picked(&option.label),
+                    n,
+                );
+            }
+            if question.allow_other {
+                if !multi {
+                    choice(&mut out, "radio", "other", "Other (type below)", false, 999);
+                }
+                out.push_str(
+                    "<label for=\"other\">Your own answer</label>\n\
+                     <input type=\"text\" id=\"other\" name=\"other\" maxlength=\"4096\">\n",
+                );
+            }
+        }
+        AnswerType::Text | AnswerType::Schema => {
+            let text = match &prefill {
+                Some(Value::String(text)) => text.clone(),
+                Some(other) => other.to_string(),
+                None => String::new(),
+            };
+            let hint = if question.answer_type == AnswerType::Schema {
+                "Your answer (JSON; plain text for a text schema)"
+            } else {
+                "Your answer"
+            };
+            let _ = writeln!(
+                out,
+                "<label for=\"answer\">{hint}</label>\n\
+                 <textarea id=\"answer\" name=\"answer\" rows=\"4\">{}</textarea>",
+                esc(&text)
+            );
+        }
+    }
+    out
+}
+
+/// The review: every answer, then Send, Back (changes the last answer) and the
+/// links to Reply and End Turn.
+pub(crate) fn review(
+    outcome: &Outcome,
+    time: &Timing,
+    path: &str,
+    csrf: &str,
+    error: Option<&str>,
+) -> String {
+    let answers = outcome.to_map();
+    let mut body = format!(
+        "<p class=\"who\">{} · <a href=\"/\">all questions</a></p>\n<h1>Review your answers</h1>\n<dl>\n",
+        timing(time)
+    );
+    for (index, question) in outcome.form.questions().iter().enumerate() {
+        let answer = answers.get(&question.id).unwrap_or(&Value::Null);
+        let shown = match answer {
+            Value::Null => "(not asked)".to_owned(),
+            answer => askuser_core::text::answer_words(answer),
+        };
+        let note = outcome
+            .answers
+            .get(index)
+            .and_then(Option::as_ref)
+            .and_then(|slot| slot.note.as_deref())
+            .map(|note| format!(" <span class=\"note\">(note: {})</span>", esc(note)))
+            .unwrap_or_default();
+        let _ = writeln!(
+            body,
+            "<dt>{}</dt><dd>{}{note}</dd>",
+            esc(&question.text),
+            esc(&shown)
+        );
+    }
+    body.push_str("</dl>\n");
+    if let Some(error) = error {
+        let _ = writeln!(body, "<p class=\"error\" role=\"alert\">{}</p>", esc(error));
+    }
+    let _ = write!(
+        body,
+        "<form method=\"post\" action=\"{path}\">\n{}\
+         <button type=\"submit\" name=\"action\" value=\"submit\">Send these answers</button>\n\
+         <button type=\"submit\" name=\"action\" value=\"back\">Back (change the last answer)</button>\n\
+         </form>\n<p><a href=\"{path}/reply\">Reply to the assistant instead</a> · \
+         <a href=\"{path}/end\">End the turn</a></p>\n",
+        hidden(csrf)
+    );
+    layout(
+        "Review your answers",
+        &body,
+        &Shape::Inquiry("review".into()),
+    )
+}
+
+/// The Reply page: an optional message, sent with the answers given so far.
+pub(crate) fn reply(path: &str, csrf: &str) -> String {
+    let body = format!(
+        "<h1>Reply to the assistant instead</h1>\n<form method=\"post\" action=\"{path}\">\n{}\
+         <label for=\"message\">Your message (optional; the answers given so far go with it)</label>\n\
+         <textarea id=\"message\" name=\"message\" rows=\"4\" maxlength=\"4096\"></textarea>\n\
+         <button type=\"submit\" name=\"action\" value=\"reply\">Send the reply</button>\n\
+         </form>\n<p><a href=\"{path}\">Back to the question</a></p>\n",
+        hidden(csrf)
+    );
+    layout("Reply to the assistant", &body, &Shape::Other)
+}
+
+/// The End Turn confirmation.
+pub(crate) fn end_turn(path: &str, csrf: &str) -> String {
+    let body = format!(
+        "<h1>End the turn?</h1>\n<p>Your answers so far are not sent, and the assistant gets no reply.</p>\n\
+         <form method=\"post\" action=\"{path}\">\n{}\
+         <button type=\"submit\" name=\"action\" value=\"end_turn\">Yes, end the turn</button>\n\
+         </form>\n<p><a href=\"{path}\">No, back to the question</a></p>\n",
+        hidden(csrf)
+    );
+    layout("End the turn?", &body, &Shape::Other)
+}

@@ -1,0 +1,136 @@
+//! The routes of a stream as a whole: its history, its transcript, its export
+//! (JSON lines) and "Answer again from here" (a fork).
+
+use std::sync::Arc;
+
+use axum::extract::{Form, Path, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::Response;
+
+use crate::app::{App, Fields, blocking, check, form_token_ok, lock, page, see_other, trouble};
+use crate::{history, pages};
+
+fn missing() -> Response {
+    page(
+        StatusCode::NOT_FOUND,
+        pages::refused("No such stream", "The log has no stream of that name."),
+    )
+}
+
+/// `GET /s/STREAM`: the stream's history.
+pub(crate) async fn history(
+    State(app): State<App>,
+    headers: HeaderMap,
+    Path(stream): Path<String>,
+) -> Response {
+    if let Some(refused) = check(&app, &headers, false) {
+        return refused;
+    }
+    let queue = Arc::clone(&app.queue);
+    match blocking(move || lock(&queue).history(&stream)).await {
+        Ok(Some(found)) => page(StatusCode::OK, history::page(&found, &app.csrf)),
+        Ok(None) => missing(),
+        Err(error) => trouble(&error.to_string()),
+    }
+}
+
+/// A plain-text or JSON-lines body, shown or downloaded.
+fn text(body: String, kind: &'static str, download: Option<String>) -> Response {
+    let mut response = page(StatusCode::OK, body);
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(kind));
+    if let Some(value) = download.and_then(|v| HeaderValue::from_str(&v).ok()) {
+        headers.insert(header::CONTENT_DISPOSITION, value);
+    }
+    response
+}
+
+/// `GET /s/STREAM/transcript`: what was asked and answered, in sentences.
+pub(crate) async fn transcript(
+    State(app): State<App>,
+    headers: HeaderMap,
+    Path(stream): Path<String>,
+) -> Response {
+    if let Some(refused) = check(&app, &headers, false) {
+        return refused;
+    }
+    let queue = Arc::clone(&app.queue);
+    let made = blocking(move || {
+        let log = Arc::clone(lock(&queue).log());
+        if log.stream(&stream)?.is_none() {
+            return Ok(None);
+        }
+        askuser_store::transcript(&*log, &stream).map(Some)
+    })
+    .await;
+    match made {
+        Ok(Some(body)) => text(body, "text/plain; charset=utf-8", None),
+        Ok(None) => missing(),
+        Err(error) => trouble(&error.to_string()),
+    }
+}
+
+/// `GET /s/STREAM/export`: every event kept, as JSON lines (a download).
+pub(crate) async fn export(
+    State(app): State<App>,
+    headers: HeaderMap,
+    Path(stream): Path<String>,
+) -> Response {
+    if let Some(refused) = check(&app, &headers, false) {
+        return refused;
+    }
+    let queue = Arc::clone(&app.queue);
+    let file = format!("attachment; filename=\"{}.jsonl\"", pages::segment(&stream));
+    let made = blocking(move || {
+        let log = Arc::clone(lock(&queue).log());
+        if log.stream(&stream)?.is_none() {
+            return Ok(None);
+        }
+        let mut out = Vec::new();
+        askuser_store::export::json_lines(&*log, &stream, &mut out)?;
+        Ok::<_, askuser_store::StoreError>(Some(String::from_utf8_lossy(&out).into_owned()))
+    })
+    .await;
+    match made {
+        Ok(Some(body)) => text(body, "application/x-ndjson; charset=utf-8", Some(file)),
+        Ok(None) => missing(),
+        Err(error) => trouble(&error.to_string()),
+    }
+}
+
+/// `POST /s/STREAM/fork` with `at`: a fork after event `at`, then its open
+/// question (or its history).
+pub(crate) async fn fork(
+    State(app): State<App>,
+    headers: HeaderMap,
+    Path(stream): Path<String>,
+    Form(fields): Form<Vec<(String, String)>>,
+) -> Response {
+    if let Some(refused) = check(&app, &headers, true) {
+        return refused;
+    }
+    let fields = Fields(fields);
+    if let Some(refused) = form_token_ok(&app, &fields) {
+        return refused;
+    }
+    let Some(at) = fields.get("at").and_then(|at| at.parse::<u64>().ok()) else {
+        return page(
+            StatusCode::BAD_REQUEST,
+            pages::refused(
+                "Refused",
+                "The form named no event to fork at; reload the page.",
+            ),
+        );
+    };
+    let queue = Arc::clone(&app.queue);
+    let forked = blocking(move || lock(&queue).fork(&stream, at)).await;
+    match forked {
+        Ok(Ok((name, Some(inquiry)))) => see_other(&pages::inquiry_path(&name, &inquiry)),
+        Ok(Ok((name, None))) => see_other(&pages::stream_path(&name)),
+        Ok(Err(message)) => page(
+            StatusCode::CONFLICT,
+            pages::refused("Cannot answer again from there", &message),
+        ),
+        Err(error) => trouble(&error.to_string()),
+    }
+}
