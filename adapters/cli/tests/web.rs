@@ -355,7 +355,7 @@ fn hostile_text_from_the_model_is_shown_as_text() {
     assert!(!source.contains('\u{200f}'), "{source}");
     assert_eq!(
         masked(&browser.text()),
-        "Assistant asks · waiting for N s · all questions\nctx <script>alert(1)</script><img src=x onerror=alert(2)>\\u{200f}\nPick <script>alert(1)</script><img src=x onerror=alert(2)>\na\"><b>bold</b> — d <script>alert(1)</script><img src=x onerror=alert(2)>\nb\nA note for the assistant (optional)\nAnswer\nReply to the assistant instead · End the turn"
+        "Assistant asks\nwaiting for N s · all questions\nctx <script>alert(1)</script><img src=x onerror=alert(2)>\\u{200f}\nPick <script>alert(1)</script><img src=x onerror=alert(2)>\na\"><b>bold</b> — d <script>alert(1)</script><img src=x onerror=alert(2)>\nb\nA note for the assistant (optional)\nAnswer\nReply to the assistant instead · End the turn"
     );
 }
 
@@ -541,4 +541,91 @@ fn the_history_shows_every_step_and_a_fork_answers_again_from_a_question() {
             "Forked from h after its event #5."
         ]
     );
+}
+
+/// The axe-core violations of the page on show (of any impact: the issue asks
+/// for no serious or critical one, and the pages have none at all), as
+/// `rule: help (elements)` lines.
+fn axe_violations(browser: &Browser) -> Vec<String> {
+    let path = std::env::var("ASKUSER_TEST_AXE").expect(
+        "ASKUSER_TEST_AXE is not set: run the tests with scripts/test (it installs axe-core from npm)",
+    );
+    let axe = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    // The script body is axe itself, then its run: no eval, no injected
+    // <script> (the page's CSP forbids both).
+    let script = format!(
+        "{axe}\n;var done = arguments[arguments.length - 1];\
+         axe.run(document, {{resultTypes: ['violations']}}).then(function (r) {{\
+           done(r.violations.map(function (v) {{ return v.id + ': ' + v.help + ' (' + v.nodes.map(function (n) {{ return n.target.join(' '); }}).join(', ') + ')'; }}));\
+         }}, function (e) {{ done(['axe failed: ' + e]); }});"
+    );
+    let found = browser.run_async(&script, &[]);
+    serde_json::from_value(found.clone()).unwrap_or_else(|_| panic!("axe: {found}"))
+}
+
+#[test]
+fn axe_core_finds_no_violation_on_any_page() {
+    let scratch = Scratch::new();
+    let mut serve = Serve::start(&scratch, "a11y");
+    serve.send(
+        &json!({"type": "ask", "inquiry": "c1", "arguments": {"questions": [
+        {"id": "env", "text": "Which environment?", "context": "We are about to deploy.",
+         "answer_type": "select", "allow_other": true,
+         "options": [{"label": "staging", "description": "safe to try"}, "production"]},
+        {"id": "checks", "text": "Which checks?", "answer_type": "multi_select",
+         "options": ["lint", "test"]},
+        {"id": "note", "text": "Anything else?", "answer_type": "text"}]},
+        "policy": {"timeout": {"after_ms": 600_000, "on_timeout": "cancel"}}}),
+    );
+    serve.next_of("prompt");
+    let web = Web::start(&scratch);
+    let browser = Browser::start_with_script();
+    browser.go(&web.url);
+    let base = format!("http://127.0.0.1:{}", web.port);
+    let mut report = Vec::new();
+    let mut check = |page: &str| {
+        for violation in axe_violations(&browser) {
+            report.push(format!("{page}: {violation}"));
+        }
+    };
+    assert_eq!(browser.wait_title("(1) askuser inbox"), "(1) askuser inbox");
+    check("inbox");
+    browser.go(&format!("{base}/q/a11y/c1"));
+    assert_eq!(
+        browser.wait_title("[1/3] Which environment?"),
+        "[1/3] Which environment?"
+    );
+    check("select");
+    browser.click("#c0");
+    browser.click("button[value=answer]");
+    assert_eq!(
+        browser.wait_title("[2/3] Which checks?"),
+        "[2/3] Which checks?"
+    );
+    check("multi-select");
+    browser.click("#c1");
+    browser.click("button[value=answer]");
+    assert_eq!(
+        browser.wait_title("[3/3] Anything else?"),
+        "[3/3] Anything else?"
+    );
+    check("text");
+    browser.type_into("#answer", "no");
+    browser.click("button[value=answer]");
+    assert_eq!(
+        browser.wait_title("Review your answers"),
+        "Review your answers"
+    );
+    check("review");
+    browser.go(&format!("{base}/q/a11y/c1/reply"));
+    check("reply");
+    browser.go(&format!("{base}/q/a11y/c1/end"));
+    check("end turn");
+    browser.go(&format!("{base}/s/a11y"));
+    check("history");
+    browser.go(&format!("{base}/q/a11y/c1"));
+    browser.click("button[value=submit]");
+    assert_eq!(browser.wait_title("Done"), "Done");
+    check("done");
+    assert_eq!(report, Vec::<String>::new());
 }

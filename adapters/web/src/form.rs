@@ -25,7 +25,7 @@ pub(crate) fn question(
         .map(|p| format!("[{}/{}] ", p.n, p.m))
         .unwrap_or_default();
     let mut body = format!(
-        "<p class=\"who\">{} asks · {} · <a href=\"/\">all questions</a></p>\n",
+        "<h1 class=\"who\">{} asks</h1>\n<p class=\"who\">{} · <a href=\"/\">all questions</a></p>\n",
         esc(who),
         timing(time)
     );
