@@ -63,11 +63,20 @@ pub enum Commands {
 /// `askuser web`.
 #[derive(Debug, Args)]
 pub struct WebArgs {
-    /// The address to listen on (loopback unless --insecure-http)
+    /// The address to listen on (loopback unless --tls-cert or --insecure-http)
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8765")]
     pub listen: std::net::SocketAddr,
+    /// Serve HTTPS with this PEM certificate chain (with --tls-key)
+    #[arg(long, value_name = "PEM", requires = "tls_key")]
+    pub tls_cert: Option<std::path::PathBuf>,
+    /// The PEM private key of --tls-cert
+    #[arg(long, value_name = "PEM", requires = "tls_cert")]
+    pub tls_key: Option<std::path::PathBuf>,
+    /// A name people use to reach the server (inbox.example[:PORT]); repeat for more. The Host header must be one of them or the address
+    #[arg(long, value_name = "NAME")]
+    pub allow_host: Vec<String>,
     /// Serve plain HTTP on a non-loopback address: anyone on the network path can read the questions and the token
-    #[arg(long)]
+    #[arg(long, conflicts_with = "tls_cert")]
     pub insecure_http: bool,
     /// The log.
     #[command(flatten)]

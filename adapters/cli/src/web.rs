@@ -1,22 +1,24 @@
 //! `askuser web`: the web inbox on the log.
 
-use askuser_web::Inbox;
+use askuser_web::{Inbox, Listen};
 
 use crate::args::WebArgs;
 use crate::common::{EXIT_RESULT, db_path, note};
 use crate::error::CliError;
 
-/// `askuser web [--listen ADDR] [--insecure-http] [--db PATH]`: serves the inbox
-/// until the process is stopped; its secret URL goes to standard output.
+/// `askuser web [--listen ADDR] [--tls-cert PEM --tls-key PEM] [--allow-host
+/// NAME]… [--insecure-http] [--db PATH]`: serves the inbox until the process is
+/// stopped; its secret URL goes to standard output.
 pub fn web(args: &WebArgs) -> Result<u8, CliError> {
     let db = db_path(args.db.db.as_deref())?;
     let log = askuser_store::open_log(&db)?;
-    let inbox = if args.insecure_http {
-        Inbox::bind_insecure_http(log, args.listen)
-    } else {
-        Inbox::bind(log, args.listen)
-    }
-    .map_err(|error| CliError::Other(error.to_string()))?;
+    let listen = Listen {
+        addr: args.listen,
+        tls: args.tls_cert.clone().zip(args.tls_key.clone()),
+        insecure_http: args.insecure_http,
+        names: args.allow_host.clone(),
+    };
+    let inbox = Inbox::bind(log, &listen).map_err(|error| CliError::Other(error.to_string()))?;
     crate::common::print_out(&format!("{}\n", inbox.url()))?;
     note(
         "askuser: the web inbox is open at the URL above (keep it secret: it holds the token); Ctrl+C stops it",

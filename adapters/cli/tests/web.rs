@@ -629,3 +629,144 @@ fn axe_core_finds_no_violation_on_any_page() {
     check("done");
     assert_eq!(report, Vec::<String>::new());
 }
+
+/// A self-signed certificate for `localhost` and 127.0.0.1 (openssl), as
+/// (cert, key) paths.
+fn self_signed(scratch: &Scratch) -> (String, String) {
+    let dir = scratch.dir.path();
+    let (cert, key) = (dir.join("cert.pem"), dir.join("key.pem"));
+    let made = Command::new("openssl")
+        .args([
+            "req",
+            "-x509",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:prime256v1",
+        ])
+        .args(["-nodes", "-days", "2", "-subj", "/CN=localhost"])
+        .args(["-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"])
+        .arg("-keyout")
+        .arg(&key)
+        .arg("-out")
+        .arg(&cert)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(made.success(), "openssl made no certificate");
+    (cert.display().to_string(), key.display().to_string())
+}
+
+/// `curl` over TLS with `ca` trusted: the status line, `Set-Cookie` and the body.
+fn curl(ca: &str, url: &str, cookie: Option<&str>) -> (String, String, String) {
+    let mut command = Command::new("curl");
+    command.args(["-sS", "-i", "--max-time", "10", "--cacert", ca]);
+    if let Some(cookie) = cookie {
+        command.args(["-H", &format!("Cookie: {cookie}")]);
+    }
+    let out = command.arg(url).output().unwrap();
+    assert!(
+        out.status.success(),
+        "curl: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let status = head.lines().next().unwrap_or_default().trim().to_owned();
+    let cookie = head
+        .lines()
+        .find_map(|l| l.strip_prefix("set-cookie: "))
+        .unwrap_or_default()
+        .trim()
+        .to_owned();
+    (status, cookie, body.to_owned())
+}
+
+#[test]
+fn with_a_certificate_the_inbox_is_served_over_https_with_a_secure_cookie() {
+    let scratch = Scratch::new();
+    let mut serve = Serve::start(&scratch, "tls");
+    serve.send(&migration("c1"));
+    serve.next_of("prompt");
+    let (cert, key) = self_signed(&scratch);
+    let port = free_port();
+    let mut child = Command::new(BIN)
+        .args([
+            "web",
+            "--db",
+            &scratch.db(),
+            "--listen",
+            &format!("127.0.0.1:{port}"),
+        ])
+        .args([
+            "--tls-cert",
+            &cert,
+            "--tls-key",
+            &key,
+            "--allow-host",
+            "localhost",
+        ])
+        .current_dir(scratch.dir.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut url = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut url)
+        .unwrap();
+    let url = url.trim().to_owned();
+    let token = url.split("token=").nth(1).unwrap().to_owned();
+    assert_eq!(url, format!("https://localhost:{port}/?token={token}"));
+    let (status, cookie, _) = curl(&cert, &url, None);
+    assert_eq!(status, "HTTP/1.1 303 See Other");
+    assert_eq!(
+        cookie,
+        format!("askuser_token={token}; HttpOnly; SameSite=Strict; Path=/; Secure")
+    );
+    let (status, _, body) = curl(
+        &cert,
+        &format!("https://localhost:{port}/"),
+        Some(&format!("askuser_token={token}")),
+    );
+    assert_eq!(status, "HTTP/1.1 200 OK");
+    assert!(body.contains("<title>(1) askuser inbox</title>"), "{body}");
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+#[test]
+fn an_address_other_machines_reach_needs_tls_or_insecure_http_and_bad_files_are_named() {
+    let scratch = Scratch::new();
+    let run = |args: &[&str]| {
+        let out = Command::new(BIN)
+            .args(["web", "--db", &scratch.db()])
+            .args(args)
+            .current_dir(scratch.dir.path())
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    assert_eq!(
+        run(&["--listen", "0.0.0.0:0"]),
+        (Some(1), "askuser: cannot listen on 0.0.0.0:0: only a loopback address is served without TLS; give --tls-cert and --tls-key (recommended), or pass --insecure-http to serve plain HTTP to other machines (anyone on the network path can read the questions and the token)\n".to_owned())
+    );
+    let missing = scratch.dir.path().join("none.pem").display().to_string();
+    assert_eq!(
+        run(&["--tls-cert", &missing, "--tls-key", &missing]),
+        (
+            Some(1),
+            format!(
+                "askuser: TLS: {missing} cannot be read (No such file or directory (os error 2))\n"
+            )
+        )
+    );
+    assert_eq!(
+        run(&["--allow-host", "evil.example/x"]),
+        (Some(1), "askuser: cannot listen on 127.0.0.1:8765: --allow-host \"evil.example/x\": give a host name (letters, digits, dots, hyphens), an IPv4 address or a [bracketed] IPv6 address, with an optional :PORT\n".to_owned())
+    );
+}

@@ -2,6 +2,7 @@
 //! hand the person's actions to the [`Queue`] on tokio's blocking threads.
 
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use askuser_core::{AnswerType, Prompt};
@@ -14,7 +15,7 @@ use serde_json::Value;
 
 use crate::queue::{Act, Page, Queue};
 use crate::{SharedLog, WebError};
-use crate::{form, guard, live, pages, stream_routes};
+use crate::{form, guard, live, pages, stream_routes, tls};
 
 /// The most bytes a request body may hold.
 const MAX_BODY: usize = 64 * 1024;
@@ -32,57 +33,93 @@ pub(crate) struct App {
     token: Arc<str>,
     pub(crate) csrf: Arc<str>,
     hosts: Arc<Vec<String>>,
+    /// Served over TLS: the cookie is `Secure`, and an `Origin` is `https://`.
+    secure: bool,
     /// Counts the log's changes (see [`live`]); `None` until the server runs.
     changes: Option<tokio::sync::watch::Receiver<u64>>,
+}
+
+/// Where and how the inbox listens.
+#[derive(Debug, Clone)]
+pub struct Listen {
+    /// The address to bind.
+    pub addr: SocketAddr,
+    /// The PEM certificate chain and the PEM private key to serve HTTPS with.
+    pub tls: Option<(PathBuf, PathBuf)>,
+    /// Serve plain HTTP on an address other machines can reach (anyone on the
+    /// network path can read the questions and the token).
+    pub insecure_http: bool,
+    /// More names the server answers to (`inbox.example` or
+    /// `inbox.example:8443`): the `Host` header must be one of them or the bound
+    /// address. The first is the one in the printed URL.
+    pub names: Vec<String>,
+}
+
+impl Listen {
+    /// Plain HTTP on a loopback `addr`.
+    pub fn loopback(addr: SocketAddr) -> Self {
+        Self {
+            addr,
+            tls: None,
+            insecure_http: false,
+            names: Vec::new(),
+        }
+    }
 }
 
 /// The web inbox, bound and ready to serve.
 pub struct Inbox {
     listener: std::net::TcpListener,
+    tls: Option<Arc<rustls::ServerConfig>>,
     app: App,
     url: String,
 }
 
 impl Inbox {
-    /// Binds `addr`, which must be a loopback address (a server reachable from
-    /// other machines needs TLS, which this version does not serve yet; see
-    /// [`Inbox::bind_insecure_http`]).
+    /// Binds as `listen` says. Without TLS the address must be loopback unless
+    /// `insecure_http` is set.
     ///
     /// # Errors
-    /// [`WebError::Listen`] when `addr` is not loopback or cannot be bound;
+    /// [`WebError::Listen`] when the address is not loopback without TLS or
+    /// `insecure_http`, a name is not a host name, or the address cannot be
+    /// bound; [`WebError::Tls`] when the certificate or key cannot be used;
     /// [`WebError::Token`] when no secret can be made.
-    pub fn bind(log: SharedLog, addr: SocketAddr) -> Result<Self, WebError> {
-        if !addr.ip().is_loopback() {
-            return Err(WebError::Listen {
-                addr,
-                reason: "only a loopback address is served without TLS; pass --insecure-http to serve plain HTTP to other machines (anyone on the network path can read the questions and the token)".into(),
-            });
+    pub fn bind(log: SharedLog, listen: &Listen) -> Result<Self, WebError> {
+        let addr = listen.addr;
+        let refuse = |reason: String| WebError::Listen { addr, reason };
+        if listen.tls.is_none() && !listen.insecure_http && !addr.ip().is_loopback() {
+            return Err(refuse("only a loopback address is served without TLS; give --tls-cert and --tls-key (recommended), or pass --insecure-http to serve plain HTTP to other machines (anyone on the network path can read the questions and the token)".into()));
         }
-        Self::bind_insecure_http(log, addr)
-    }
-
-    /// Binds any `addr` with plain HTTP: the token still guards every request,
-    /// but anyone on the network path can read it and every question.
-    ///
-    /// # Errors
-    /// As [`Inbox::bind`], but for the address's kind.
-    pub fn bind_insecure_http(log: SharedLog, addr: SocketAddr) -> Result<Self, WebError> {
-        let listener = std::net::TcpListener::bind(addr).map_err(|error| WebError::Listen {
-            addr,
-            reason: error.to_string(),
-        })?;
+        for name in &listen.names {
+            guard::check_name(name)
+                .map_err(|reason| refuse(format!("--allow-host {name:?}: {reason}")))?;
+        }
+        let tls = match &listen.tls {
+            Some((cert, key)) => Some(tls::config(cert, key)?),
+            None => None,
+        };
+        let listener =
+            std::net::TcpListener::bind(addr).map_err(|error| refuse(error.to_string()))?;
         let bound = listener.local_addr()?;
         let token: Arc<str> = guard::secret().map_err(WebError::Token)?.into();
         let csrf: Arc<str> = guard::secret().map_err(WebError::Token)?.into();
-        let hosts = guard::allowed_hosts(bound.ip(), bound.port());
-        let url = format!("http://{}/?token={token}", hosts[0]);
+        let mut hosts = guard::allowed_hosts(bound.ip(), bound.port());
+        let named: Vec<String> = (listen.names.iter())
+            .map(|name| guard::with_port(name, bound.port()))
+            .collect();
+        let shown = named.first().unwrap_or(&hosts[0]).clone();
+        hosts.extend(named);
+        let scheme = if tls.is_some() { "https" } else { "http" };
+        let url = format!("{scheme}://{shown}/?token={token}");
         Ok(Self {
             listener,
+            tls,
             app: App {
                 queue: Arc::new(Mutex::new(Queue::new(askuser_rpc::Journal::new(log)))),
                 token,
                 csrf,
                 hosts: Arc::new(hosts),
+                secure: listen.tls.is_some(),
                 changes: None,
             },
             url,
@@ -109,7 +146,13 @@ impl Inbox {
             app.changes = Some(live::watch_log(log, || {}));
             self.listener.set_nonblocking(true)?;
             let listener = tokio::net::TcpListener::from_std(self.listener)?;
-            axum::serve(listener, router(app)).await
+            match self.tls {
+                Some(config) => {
+                    let listener = tls::TlsListener::new(listener, config)?;
+                    axum::serve(listener, router(app)).await
+                }
+                None => axum::serve(listener, router(app)).await,
+            }
         })?;
         Ok(())
     }
@@ -183,7 +226,8 @@ pub(crate) fn check(app: &App, headers: &HeaderMap, post: bool) -> Option<Respon
             ),
         ));
     }
-    if post && !guard::origin_allowed(text(header::ORIGIN), host.unwrap_or_default()) {
+    let scheme = if app.secure { "https" } else { "http" };
+    if post && !guard::origin_allowed(text(header::ORIGIN), scheme, host.unwrap_or_default()) {
         return Some(page(
             StatusCode::FORBIDDEN,
             pages::refused("Refused", "A form from another site cannot answer here."),
@@ -266,7 +310,7 @@ async fn inbox(
             );
         }
         let mut response = see_other("/");
-        if let Ok(cookie) = HeaderValue::from_str(&guard::set_cookie(&app.token)) {
+        if let Ok(cookie) = HeaderValue::from_str(&guard::set_cookie(&app.token, app.secure)) {
             response.headers_mut().insert(header::SET_COOKIE, cookie);
         }
         return response;

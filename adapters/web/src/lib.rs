@@ -24,7 +24,8 @@
 //! use std::sync::Arc;
 //!
 //! let log = askuser_store::open_log(std::path::Path::new("/tmp/askuser.db"))?;
-//! let server = askuser_web::Inbox::bind(log, "127.0.0.1:0".parse()?)?;
+//! let listen = askuser_web::Listen::loopback("127.0.0.1:0".parse()?);
+//! let server = askuser_web::Inbox::bind(log, &listen)?;
 //! println!("open {}", server.url());
 //! server.run()?;
 //! # Ok::<(), Box<dyn std::error::Error>>(())
@@ -38,13 +39,14 @@ mod live;
 mod pages;
 mod queue;
 mod stream_routes;
+mod tls;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
 
 use askuser_store::Log;
 
-pub use app::Inbox;
+pub use app::{Inbox, Listen};
 
 /// What can stop the web inbox.
 #[derive(Debug, thiserror::Error)]
@@ -55,6 +57,14 @@ pub enum WebError {
         /// The address asked for.
         addr: SocketAddr,
         /// Why, in words.
+        reason: String,
+    },
+    /// The TLS certificate or key cannot be used.
+    #[error("TLS: {path} {reason}")]
+    Tls {
+        /// The file.
+        path: String,
+        /// What is wrong with it, in words.
         reason: String,
     },
     /// No random token could be made (`/dev/urandom` unreadable).
