@@ -7,64 +7,10 @@ mod common;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdout, Command, Stdio};
 
+use common::place::Place;
 use common::{BIN, Run, Scratch, run_in};
 
 const CALL: &str = r#"{"questions":[{"id":"ok","text":"Proceed?","answer_type":"boolean"}]}"#;
-
-/// Where the log of a test lives: a sled directory in the scratch directory, or a
-/// fresh PostgreSQL database dropped at the end.
-enum Place {
-    Sled,
-    Postgres {
-        admin: String,
-        name: String,
-        url: String,
-    },
-}
-
-impl Place {
-    fn postgres() -> Self {
-        let admin = std::env::var("ASKUSER_TEST_PG").unwrap_or_else(|_| {
-            panic!(
-                "ASKUSER_TEST_PG is not set: run the tests with scripts/test, or export ASKUSER_TEST_PG=\"$(scripts/postgres.sh | tail -n 1)\""
-            )
-        });
-        let name = format!(
-            "askuser_cli_{}_{}",
-            std::process::id(),
-            NEXT.fetch_add(1, std::sync::atomic::Ordering::SeqCst)
-        );
-        let mut client = postgres::Client::connect(&admin, postgres::NoTls).unwrap();
-        client
-            .batch_execute(&format!("CREATE DATABASE \"{name}\""))
-            .unwrap();
-        let base = admin
-            .rsplit_once('/')
-            .map_or(admin.as_str(), |(base, _)| base);
-        let url = format!("{base}/{name}");
-        Place::Postgres { admin, name, url }
-    }
-
-    fn db(&self, scratch: &Scratch) -> String {
-        match self {
-            Place::Sled => scratch.db(),
-            Place::Postgres { url, .. } => url.clone(),
-        }
-    }
-}
-
-static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
-
-impl Drop for Place {
-    fn drop(&mut self) {
-        if let Place::Postgres { admin, name, .. } = self
-            && let Ok(mut client) = postgres::Client::connect(admin, postgres::NoTls)
-        {
-            let _ =
-                client.batch_execute(&format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"));
-        }
-    }
-}
 
 fn run(scratch: &Scratch, db: &str, args: &[&str]) -> Run {
     let mut all = args.to_vec();

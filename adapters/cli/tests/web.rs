@@ -3,7 +3,8 @@
 //! asks through `askuser serve`, the person answers in the browser, and `serve`
 //! prints the exact result. Also: Reply with a message, End Turn, a race with
 //! `askuser answer`, hostile text shown as text, and the guard (wrong `Host`, a
-//! cross-site POST, no token) over plain HTTP.
+//! cross-site POST, no token) over plain HTTP. Every test of what a person does
+//! runs twice: on a sled log and on a fresh PostgreSQL database.
 
 mod common;
 
@@ -14,6 +15,7 @@ use std::sync::mpsc::{Receiver, channel};
 use std::time::Duration;
 
 use common::browser::{Browser, free_port};
+use common::place::Place;
 use common::{BIN, Scratch};
 use serde_json::{Value, json};
 
@@ -25,9 +27,9 @@ struct Serve {
 }
 
 impl Serve {
-    fn start(scratch: &Scratch, stream: &str) -> Self {
+    fn start(scratch: &Scratch, db: &str, stream: &str) -> Self {
         let mut child = Command::new(BIN)
-            .args(["serve", "--db", &scratch.db(), "--stream", stream])
+            .args(["serve", "--db", db, "--stream", stream])
             .current_dir(scratch.dir.path())
             .env("HOME", scratch.dir.path())
             .stdin(Stdio::piped())
@@ -89,16 +91,10 @@ struct Web {
 }
 
 impl Web {
-    fn start(scratch: &Scratch) -> Self {
+    fn start(scratch: &Scratch, db: &str) -> Self {
         let port = free_port();
         let mut child = Command::new(BIN)
-            .args([
-                "web",
-                "--db",
-                &scratch.db(),
-                "--listen",
-                &format!("127.0.0.1:{port}"),
-            ])
+            .args(["web", "--db", db, "--listen", &format!("127.0.0.1:{port}")])
             .current_dir(scratch.dir.path())
             .env("HOME", scratch.dir.path())
             .stdout(Stdio::piped())
@@ -197,13 +193,13 @@ fn masked(text: &str) -> String {
     out
 }
 
-#[test]
-fn a_person_answers_a_branching_form_in_the_browser_with_back_a_note_and_the_review() {
+fn a_person_answers_a_branching_form_in_the_browser_with_back_a_note_and_the_review(place: &Place) {
     let scratch = Scratch::new();
-    let mut serve = Serve::start(&scratch, "agent-1");
+    let db = place.db(&scratch);
+    let mut serve = Serve::start(&scratch, &db, "agent-1");
     serve.send(&migration("c1"));
     serve.next_of("prompt");
-    let web = Web::start(&scratch);
+    let web = Web::start(&scratch, &db);
     let browser = Browser::start();
     browser.go(&web.url);
     assert_eq!(browser.wait_title("(1) askuser inbox"), "(1) askuser inbox");
@@ -270,15 +266,15 @@ fn a_person_answers_a_branching_form_in_the_browser_with_back_a_note_and_the_rev
     assert_eq!(browser.wait_title("askuser inbox"), "askuser inbox");
 }
 
-#[test]
-fn reply_end_turn_and_a_race_with_askuser_answer() {
+fn reply_end_turn_and_a_race_with_askuser_answer(place: &Place) {
     let scratch = Scratch::new();
-    let mut serve = Serve::start(&scratch, "s");
+    let db = place.db(&scratch);
+    let mut serve = Serve::start(&scratch, &db, "s");
     serve.send(&migration("c1"));
     serve.send(&migration("c2"));
     serve.send(&json!({"type": "ask", "inquiry": "c3", "dialect": "jp",
         "arguments": {"question": "Deploy now?", "answer_type": "boolean"}}));
-    let web = Web::start(&scratch);
+    let web = Web::start(&scratch, &db);
     let browser = Browser::start();
     browser.go(&web.url);
     assert_eq!(browser.wait_title("(3) askuser inbox"), "(3) askuser inbox");
@@ -332,10 +328,10 @@ fn reply_end_turn_and_a_race_with_askuser_answer() {
     );
 }
 
-#[test]
-fn hostile_text_from_the_model_is_shown_as_text() {
+fn hostile_text_from_the_model_is_shown_as_text(place: &Place) {
     let scratch = Scratch::new();
-    let mut serve = Serve::start(&scratch, "s");
+    let db = place.db(&scratch);
+    let mut serve = Serve::start(&scratch, &db, "s");
     let xss = "<script>alert(1)</script><img src=x onerror=alert(2)>";
     serve.send(
         &json!({"type": "ask", "inquiry": "x", "arguments": {"questions": [
@@ -344,7 +340,7 @@ fn hostile_text_from_the_model_is_shown_as_text() {
          "options": [{"label": "a\"><b>bold</b>", "description": format!("d {xss}")}, "b"]}]}}),
     );
     serve.next_of("prompt");
-    let web = Web::start(&scratch);
+    let web = Web::start(&scratch, &db);
     let browser = Browser::start();
     browser.go(&web.url);
     browser.go(&format!("http://127.0.0.1:{}/q/s/x", web.port));
@@ -362,10 +358,10 @@ fn hostile_text_from_the_model_is_shown_as_text() {
 #[test]
 fn a_wrong_host_a_cross_site_post_and_a_missing_token_are_refused() {
     let scratch = Scratch::new();
-    let mut serve = Serve::start(&scratch, "s");
+    let mut serve = Serve::start(&scratch, &scratch.db(), "s");
     serve.send(&migration("c1"));
     serve.next_of("prompt");
-    let web = Web::start(&scratch);
+    let web = Web::start(&scratch, &scratch.db());
     let port = web.port;
     let cookie = format!("askuser_token={}", web.token());
     let get = |host: &str, cookie: &str| {
@@ -406,11 +402,11 @@ fn a_wrong_host_a_cross_site_post_and_a_missing_token_are_refused() {
     );
 }
 
-#[test]
-fn with_script_the_inbox_is_live_and_a_page_is_told_when_another_surface_answers() {
+fn with_script_the_inbox_is_live_and_a_page_is_told_when_another_surface_answers(place: &Place) {
     let scratch = Scratch::new();
-    let mut serve = Serve::start(&scratch, "live");
-    let web = Web::start(&scratch);
+    let db = place.db(&scratch);
+    let mut serve = Serve::start(&scratch, &db, "live");
+    let web = Web::start(&scratch, &db);
     let browser = Browser::start_with_script();
     browser.go(&web.url);
     assert_eq!(browser.wait_title("askuser inbox"), "askuser inbox");
@@ -450,13 +446,13 @@ fn with_script_the_inbox_is_live_and_a_page_is_told_when_another_surface_answers
     assert_eq!(browser.wait_title("Done"), "Done");
 }
 
-#[test]
-fn the_history_shows_every_step_and_a_fork_answers_again_from_a_question() {
+fn the_history_shows_every_step_and_a_fork_answers_again_from_a_question(place: &Place) {
     let scratch = Scratch::new();
-    let mut serve = Serve::start(&scratch, "h");
+    let db = place.db(&scratch);
+    let mut serve = Serve::start(&scratch, &db, "h");
     serve.send(&migration("c1"));
     serve.next_of("prompt");
-    let web = Web::start(&scratch);
+    let web = Web::start(&scratch, &db);
     let browser = Browser::start();
     browser.go(&web.url);
     let base = format!("http://127.0.0.1:{}", web.port);
@@ -566,7 +562,7 @@ fn axe_violations(browser: &Browser) -> Vec<String> {
 #[test]
 fn axe_core_finds_no_violation_on_any_page() {
     let scratch = Scratch::new();
-    let mut serve = Serve::start(&scratch, "a11y");
+    let mut serve = Serve::start(&scratch, &scratch.db(), "a11y");
     serve.send(
         &json!({"type": "ask", "inquiry": "c1", "arguments": {"questions": [
         {"id": "env", "text": "Which environment?", "context": "We are about to deploy.",
@@ -578,7 +574,7 @@ fn axe_core_finds_no_violation_on_any_page() {
         "policy": {"timeout": {"after_ms": 600_000, "on_timeout": "cancel"}}}),
     );
     serve.next_of("prompt");
-    let web = Web::start(&scratch);
+    let web = Web::start(&scratch, &scratch.db());
     let browser = Browser::start_with_script();
     browser.go(&web.url);
     let base = format!("http://127.0.0.1:{}", web.port);
@@ -686,7 +682,7 @@ fn curl(ca: &str, url: &str, cookie: Option<&str>) -> (String, String, String) {
 #[test]
 fn with_a_certificate_the_inbox_is_served_over_https_with_a_secure_cookie() {
     let scratch = Scratch::new();
-    let mut serve = Serve::start(&scratch, "tls");
+    let mut serve = Serve::start(&scratch, &scratch.db(), "tls");
     serve.send(&migration("c1"));
     serve.next_of("prompt");
     let (cert, key) = self_signed(&scratch);
@@ -769,4 +765,58 @@ fn an_address_other_machines_reach_needs_tls_or_insecure_http_and_bad_files_are_
         run(&["--allow-host", "evil.example/x"]),
         (Some(1), "askuser: cannot listen on 127.0.0.1:8765: --allow-host \"evil.example/x\": give a host name (letters, digits, dots, hyphens), an IPv4 address or a [bracketed] IPv6 address, with an optional :PORT\n".to_owned())
     );
+}
+
+#[test]
+fn a_person_answers_a_branching_form_in_the_browser_with_back_a_note_and_the_review_on_sled() {
+    a_person_answers_a_branching_form_in_the_browser_with_back_a_note_and_the_review(&Place::Sled);
+}
+
+#[test]
+fn a_person_answers_a_branching_form_in_the_browser_with_back_a_note_and_the_review_on_postgres() {
+    a_person_answers_a_branching_form_in_the_browser_with_back_a_note_and_the_review(
+        &Place::postgres(),
+    );
+}
+
+#[test]
+fn reply_end_turn_and_a_race_with_askuser_answer_on_sled() {
+    reply_end_turn_and_a_race_with_askuser_answer(&Place::Sled);
+}
+
+#[test]
+fn reply_end_turn_and_a_race_with_askuser_answer_on_postgres() {
+    reply_end_turn_and_a_race_with_askuser_answer(&Place::postgres());
+}
+
+#[test]
+fn hostile_text_from_the_model_is_shown_as_text_on_sled() {
+    hostile_text_from_the_model_is_shown_as_text(&Place::Sled);
+}
+
+#[test]
+fn hostile_text_from_the_model_is_shown_as_text_on_postgres() {
+    hostile_text_from_the_model_is_shown_as_text(&Place::postgres());
+}
+
+#[test]
+fn with_script_the_inbox_is_live_and_a_page_is_told_when_another_surface_answers_on_sled() {
+    with_script_the_inbox_is_live_and_a_page_is_told_when_another_surface_answers(&Place::Sled);
+}
+
+#[test]
+fn with_script_the_inbox_is_live_and_a_page_is_told_when_another_surface_answers_on_postgres() {
+    with_script_the_inbox_is_live_and_a_page_is_told_when_another_surface_answers(
+        &Place::postgres(),
+    );
+}
+
+#[test]
+fn the_history_shows_every_step_and_a_fork_answers_again_from_a_question_on_sled() {
+    the_history_shows_every_step_and_a_fork_answers_again_from_a_question(&Place::Sled);
+}
+
+#[test]
+fn the_history_shows_every_step_and_a_fork_answers_again_from_a_question_on_postgres() {
+    the_history_shows_every_step_and_a_fork_answers_again_from_a_question(&Place::postgres());
 }

@@ -118,4 +118,5 @@ pub fn redact_times(text: &str) -> String {
 
 /// tmux helpers (only the tmux tests use them).
 pub mod browser;
+pub mod place;
 pub mod tmux;
