@@ -78,6 +78,9 @@ pub struct WebArgs {
     /// Serve plain HTTP on a non-loopback address: anyone on the network path can read the questions and the token
     #[arg(long, conflicts_with = "tls_cert")]
     pub insecure_http: bool,
+    /// Post a small JSON (stream, inquiry, question, link) to this http(s) URL each time a question starts waiting
+    #[arg(long, value_name = "URL")]
+    pub notify: Option<String>,
     /// The log.
     #[command(flatten)]
     pub db: DbArg,

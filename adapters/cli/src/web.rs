@@ -7,7 +7,7 @@ use crate::common::{EXIT_RESULT, db_path, note};
 use crate::error::CliError;
 
 /// `askuser web [--listen ADDR] [--tls-cert PEM --tls-key PEM] [--allow-host
-/// NAME]… [--insecure-http] [--db PATH]`: serves the inbox until the process is
+/// NAME]… [--insecure-http] [--notify URL] [--db PATH]`: serves the inbox until the process is
 /// stopped; its secret URL goes to standard output.
 pub fn web(args: &WebArgs) -> Result<u8, CliError> {
     let db = db_path(args.db.db.as_deref())?;
@@ -17,6 +17,7 @@ pub fn web(args: &WebArgs) -> Result<u8, CliError> {
         tls: args.tls_cert.clone().zip(args.tls_key.clone()),
         insecure_http: args.insecure_http,
         names: args.allow_host.clone(),
+        notify: args.notify.clone(),
     };
     let inbox = Inbox::bind(log, &listen).map_err(|error| CliError::Other(error.to_string()))?;
     crate::common::print_out(&format!("{}\n", inbox.url()))?;

@@ -820,3 +820,80 @@ fn the_history_shows_every_step_and_a_fork_answers_again_from_a_question_on_sled
 fn the_history_shows_every_step_and_a_fork_answers_again_from_a_question_on_postgres() {
     the_history_shows_every_step_and_a_fork_answers_again_from_a_question(&Place::postgres());
 }
+
+/// A webhook on a free port: answers its first request 500 and the others
+/// 200, and hands over each request's body.
+fn webhook() -> (u16, Receiver<String>) {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let (send, bodies) = channel();
+    std::thread::spawn(move || {
+        for (n, stream) in listener.incoming().enumerate() {
+            let Ok(mut stream) = stream else { continue };
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut length = 0;
+            loop {
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                    break;
+                }
+                if let Some(value) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                    length = value.trim().parse().unwrap_or(0);
+                }
+            }
+            let mut body = vec![0; length];
+            let _ = reader.read_exact(&mut body);
+            let status = if n == 0 {
+                "500 Internal Server Error"
+            } else {
+                "200 OK"
+            };
+            let _ = write!(
+                stream,
+                "HTTP/1.1 {status}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+            );
+            if send
+                .send(String::from_utf8_lossy(&body).into_owned())
+                .is_err()
+            {
+                return;
+            }
+        }
+    });
+    (port, bodies)
+}
+
+#[test]
+fn notify_posts_each_question_that_starts_waiting_and_retries_a_failure() {
+    let scratch = Scratch::new();
+    let db = scratch.db();
+    let mut serve = Serve::start(&scratch, &db, "n");
+    let (hook, bodies) = webhook();
+    let port = free_port();
+    let mut web = Command::new(BIN)
+        .args(["web", "--db", &db, "--listen", &format!("127.0.0.1:{port}")])
+        .args(["--notify", &format!("http://127.0.0.1:{hook}/askuser")])
+        .current_dir(scratch.dir.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    serve.send(&migration("c1"));
+    let first = "{\"stream\":\"n\",\"inquiry\":\"c1\",\"label\":\"Assistant\",\"question\":\"Apply the proposed migration?\",\"link\":\"http://127.0.0.1:PORT/q/n/c1\"}"
+        .replace("PORT", &port.to_string());
+    // Refused once (500), sent again a second later.
+    for _ in 0..2 {
+        assert_eq!(bodies.recv_timeout(Duration::from_secs(10)).unwrap(), first);
+    }
+    // The next question of the form is told of too (no: the environment's
+    // `when` skips it).
+    serve.send(&json!({"type": "answer", "inquiry": "c1", "question": "apply", "value": false}));
+    assert_eq!(
+        bodies.recv_timeout(Duration::from_secs(10)).unwrap(),
+        "{\"stream\":\"n\",\"inquiry\":\"c1\",\"label\":\"Assistant\",\"question\":\"Optional note for the migration log\",\"link\":\"http://127.0.0.1:PORT/q/n/c1\"}"
+            .replace("PORT", &port.to_string())
+    );
+    let _ = web.kill();
+    let _ = web.wait();
+}

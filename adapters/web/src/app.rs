@@ -15,7 +15,7 @@ use serde_json::Value;
 
 use crate::queue::{Act, Page, Queue};
 use crate::{SharedLog, WebError};
-use crate::{form, guard, live, pages, stream_routes, tls};
+use crate::{form, guard, live, notify, pages, stream_routes, tls};
 
 /// The most bytes a request body may hold.
 const MAX_BODY: usize = 64 * 1024;
@@ -53,6 +53,9 @@ pub struct Listen {
     /// `inbox.example:8443`): the `Host` header must be one of them or the bound
     /// address. The first is the one in the printed URL.
     pub names: Vec<String>,
+    /// Where to post a small JSON each time a question starts waiting
+    /// (`http://` or `https://`).
+    pub notify: Option<String>,
 }
 
 impl Listen {
@@ -63,6 +66,7 @@ impl Listen {
             tls: None,
             insecure_http: false,
             names: Vec::new(),
+            notify: None,
         }
     }
 }
@@ -71,8 +75,11 @@ impl Listen {
 pub struct Inbox {
     listener: std::net::TcpListener,
     tls: Option<Arc<rustls::ServerConfig>>,
+    notify: Option<notify::Target>,
     app: App,
     url: String,
+    /// `scheme://host`, for the links of notifications.
+    origin: String,
 }
 
 impl Inbox {
@@ -94,6 +101,11 @@ impl Inbox {
             guard::check_name(name)
                 .map_err(|reason| refuse(format!("--allow-host {name:?}: {reason}")))?;
         }
+        let notify = listen
+            .notify
+            .as_deref()
+            .map(notify::Target::parse)
+            .transpose()?;
         let tls = match &listen.tls {
             Some((cert, key)) => Some(tls::config(cert, key)?),
             None => None,
@@ -110,10 +122,13 @@ impl Inbox {
         let shown = named.first().unwrap_or(&hosts[0]).clone();
         hosts.extend(named);
         let scheme = if tls.is_some() { "https" } else { "http" };
-        let url = format!("{scheme}://{shown}/?token={token}");
+        let origin = format!("{scheme}://{shown}");
+        let url = format!("{origin}/?token={token}");
         Ok(Self {
             listener,
             tls,
+            notify,
+            origin,
             app: App {
                 queue: Arc::new(Mutex::new(Queue::new(askuser_rpc::Journal::new(log)))),
                 token,
@@ -143,7 +158,20 @@ impl Inbox {
         runtime.block_on(async move {
             let mut app = self.app;
             let log = Arc::clone(lock(&app.queue).log());
-            app.changes = Some(live::watch_log(log, || {}));
+            let on_change = self.notify.map(|target| {
+                let queue = Arc::clone(&app.queue);
+                let waiting = lock(&queue).waiting(now_ms()).unwrap_or_default();
+                let mut notifier = notify::Notifier::new(target, self.origin, &waiting);
+                move || {
+                    if let Ok(waiting) = lock(&queue).waiting(now_ms()) {
+                        notifier.tell(&waiting);
+                    }
+                }
+            });
+            app.changes = Some(match on_change {
+                Some(on_change) => live::watch_log(log, on_change),
+                None => live::watch_log(log, || {}),
+            });
             self.listener.set_nonblocking(true)?;
             let listener = tokio::net::TcpListener::from_std(self.listener)?;
             match self.tls {

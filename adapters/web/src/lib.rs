@@ -36,6 +36,7 @@ mod form;
 pub mod guard;
 mod history;
 mod live;
+mod notify;
 mod pages;
 mod queue;
 mod stream_routes;
@@ -64,6 +65,14 @@ pub enum WebError {
     Tls {
         /// The file.
         path: String,
+        /// What is wrong with it, in words.
+        reason: String,
+    },
+    /// The `--notify` URL cannot be used.
+    #[error("--notify {url}: {reason}")]
+    Notify {
+        /// The URL given (its first 80 characters).
+        url: String,
         /// What is wrong with it, in words.
         reason: String,
     },

@@ -119,3 +119,23 @@ impl axum::serve::Listener for TlsListener {
         Ok(self.addr)
     }
 }
+
+/// A TLS client stream to `host` over `tcp`, checked against the Mozilla roots
+/// (`webpki-roots`), for `--notify https://…`.
+pub(crate) fn client(
+    host: &str,
+    tcp: std::net::TcpStream,
+) -> Result<rustls::StreamOwned<rustls::ClientConnection, std::net::TcpStream>, String> {
+    let roots: rustls::RootCertStore = webpki_roots::TLS_SERVER_ROOTS.iter().cloned().collect();
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let config = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|e| e.to_string())?
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    let name = rustls::pki_types::ServerName::try_from(host.to_owned())
+        .map_err(|_| format!("{host} is not a host name TLS can check"))?;
+    let connection =
+        rustls::ClientConnection::new(Arc::new(config), name).map_err(|e| e.to_string())?;
+    Ok(rustls::StreamOwned::new(connection, tcp))
+}
