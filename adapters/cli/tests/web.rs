@@ -266,6 +266,96 @@ fn a_person_answers_a_branching_form_in_the_browser_with_back_a_note_and_the_rev
     assert_eq!(browser.wait_title("askuser inbox"), "askuser inbox");
 }
 
+/// Waits until the page's title is `title`, and fails if it never is.
+fn at(browser: &Browser, title: &str) {
+    assert_eq!(browser.wait_title(title), title);
+}
+
+fn a_typed_answer_gets_a_generated_form_and_the_engines_error_beside_its_field(place: &Place) {
+    let scratch = Scratch::new();
+    let db = place.db(&scratch);
+    let mut serve = Serve::start(&scratch, &db, "s");
+    serve.send(
+        &json!({"type": "ask", "inquiry": "t1", "arguments": {"questions": [
+        {"id": "deploy", "text": "How should it deploy?", "answer_type": "schema",
+         "schema": {"type": "object", "required": ["replicas", "region"], "properties": {
+            "replicas": {"type": "integer", "minimum": 1, "title": "Replicas"},
+            "region": {"enum": ["eu-west", "us-east"], "description": "where it runs"},
+            "canary": {"type": "boolean"},
+            "owner": {"type": "string"}}}},
+        {"id": "raw", "text": "Any extra settings?", "answer_type": "schema",
+         "schema": {"type": "array", "items": {"type": "string"}}}]}}),
+    );
+    serve.next_of("prompt");
+    let web = Web::start(&scratch, &db);
+    let browser = Browser::start();
+    browser.go(&web.url);
+    browser.go(&format!("http://127.0.0.1:{}/q/s/t1", web.port));
+    at(&browser, "[1/2] How should it deploy?");
+    assert_eq!(
+        masked(&browser.text()),
+        "Assistant asks\nwaiting for N s · all questions\n[1/2] How should it deploy?\nReplicas (required)\nregion (required)\nwhere it runs\n(no answer)\neu-west\nus-east\ncanary\n(no answer)\nYes\nNo\nowner\nA note for the assistant (optional)\nAnswer\nReply to the assistant instead · End the turn"
+    );
+    // A number that is not one, and a required choice left blank: the engine
+    // says why beside each field, and what was typed stays.
+    browser.type_into("#f0", "three");
+    browser.type_into("#f3", "ops team");
+    browser.type_into("#note", "first try");
+    browser.click("button[value=answer]");
+    at(&browser, "[1/2] How should it deploy?");
+    // The title stays; the error is what tells the new page has come.
+    assert_eq!(
+        browser.wait_text("#f0-error", "\"three\" is not of type \"integer\""),
+        "\"three\" is not of type \"integer\""
+    );
+    assert_eq!(browser.text_of("#f1-error"), "required: give an answer");
+    let source = browser.source();
+    assert!(source.contains("value=\"three\" inputmode=\"numeric\" aria-describedby=\"f0-error\" aria-invalid=\"true\""), "{source}");
+    assert!(source.contains("value=\"ops team\""), "{source}");
+    assert!(source.contains("value=\"first try\""), "{source}");
+    browser.clear("#f0");
+    browser.type_into("#f0", "3");
+    browser.click("#f1 option[value='1']");
+    browser.click("#f2 option[value=true]");
+    browser.click("button[value=answer]");
+    at(&browser, "[2/2] Any extra settings?");
+    // A schema that is not a flat object is answered as JSON, checked by the engine.
+    browser.type_into("#answer", "[1]");
+    browser.click("button[value=answer]");
+    assert_eq!(
+        browser.wait_text(
+            ".error",
+            "does not match the schema: at /0: 1 is not of type \"string\""
+        ),
+        "does not match the schema: at /0: 1 is not of type \"string\""
+    );
+    assert_eq!(browser.text_of("#answer"), "[1]");
+    browser.clear("#answer");
+    browser.type_into("#answer", "[\"fast\"]");
+    browser.click("button[value=answer]");
+    at(&browser, "Review your answers");
+    // Back from the review: the generated form comes back filled in.
+    browser.click("button[value=back]");
+    at(&browser, "[2/2] Any extra settings?");
+    browser.click("button[value=back]");
+    at(&browser, "[1/2] How should it deploy?");
+    let source = browser.source();
+    assert!(source.contains("name=\"f0\" value=\"3\""), "{source}");
+    assert!(
+        source.contains("<option value=\"1\" selected=\"\">us-east</option>"),
+        "{source}"
+    );
+    browser.click("button[value=answer]");
+    at(&browser, "[2/2] Any extra settings?");
+    browser.click("button[value=answer]");
+    at(&browser, "Review your answers");
+    browser.click("button[value=submit]");
+    assert_eq!(
+        serve.next_of("result"),
+        r#"{"type":"result","inquiry":"t1","result":{"deploy":{"replicas":3,"region":"us-east","canary":true,"owner":"ops team"},"raw":["fast"]},"cancelled":false}"#
+    );
+}
+
 fn reply_end_turn_and_a_race_with_askuser_answer(place: &Place) {
     let scratch = Scratch::new();
     let db = place.db(&scratch);
@@ -352,6 +442,24 @@ fn hostile_text_from_the_model_is_shown_as_text(place: &Place) {
     assert_eq!(
         masked(&browser.text()),
         "Assistant asks\nwaiting for N s · all questions\nctx <script>alert(1)</script><img src=x onerror=alert(2)>\\u{200f}\nPick <script>alert(1)</script><img src=x onerror=alert(2)>\na\"><b>bold</b> — d <script>alert(1)</script><img src=x onerror=alert(2)>\nb\nA note for the assistant (optional)\nAnswer\nReply to the assistant instead · End the turn"
+    );
+    // A generated form's titles, descriptions, keys and listed values too.
+    serve.send(&json!({"type": "ask", "inquiry": "y", "arguments": {"questions": [
+        {"id": "q", "text": "Settings", "answer_type": "schema", "schema": {
+            "type": "object", "properties": {
+                format!("k{xss}"): {"type": "string"},
+                "t": {"type": "string", "title": format!("t{xss}\u{200f}"), "description": format!("d{xss}")},
+                "e": {"enum": [format!("v{xss}"), 1]}}}}]}}));
+    serve.next_of("prompt");
+    browser.go(&format!("http://127.0.0.1:{}/q/s/y", web.port));
+    assert_eq!(browser.wait_title("Settings"), "Settings");
+    let source = browser.source();
+    assert!(!source.contains("<script>"), "{source}");
+    assert!(!source.contains("<img"), "{source}");
+    assert!(!source.contains('\u{200f}'), "{source}");
+    assert_eq!(
+        masked(&browser.text()),
+        "Assistant asks\nwaiting for N s · all questions\nSettings\nk<script>alert(1)</script><img src=x onerror=alert(2)>\nt<script>alert(1)</script><img src=x onerror=alert(2)>\\u{200f}\nd<script>alert(1)</script><img src=x onerror=alert(2)>\ne\n(no answer)\nv<script>alert(1)</script><img src=x onerror=alert(2)>\n1\nA note for the assistant (optional)\nAnswer\nReply to the assistant instead · End the turn"
     );
 }
 
@@ -574,6 +682,15 @@ fn axe_core_finds_no_violation_on_any_page() {
         "policy": {"timeout": {"after_ms": 600_000, "on_timeout": "cancel"}}}),
     );
     serve.next_of("prompt");
+    serve.send(
+        &json!({"type": "ask", "inquiry": "c2", "arguments": {"questions": [
+        {"id": "deploy", "text": "How should it deploy?", "answer_type": "schema",
+         "schema": {"type": "object", "required": ["replicas"], "properties": {
+            "replicas": {"type": "integer", "description": "how many copies"},
+            "region": {"enum": ["eu-west", "us-east"]},
+            "canary": {"type": "boolean"}}}}]}}),
+    );
+    serve.next_of("prompt");
     let web = Web::start(&scratch, &scratch.db());
     let browser = Browser::start_with_script();
     browser.go(&web.url);
@@ -584,8 +701,18 @@ fn axe_core_finds_no_violation_on_any_page() {
             report.push(format!("{page}: {violation}"));
         }
     };
-    assert_eq!(browser.wait_title("(1) askuser inbox"), "(1) askuser inbox");
+    assert_eq!(browser.wait_title("(2) askuser inbox"), "(2) askuser inbox");
     check("inbox");
+    browser.go(&format!("{base}/q/a11y/c2"));
+    assert_eq!(
+        browser.wait_title("How should it deploy?"),
+        "How should it deploy?"
+    );
+    check("generated form");
+    browser.type_into("#f0", "many");
+    browser.click("button[value=answer]");
+    browser.wait_text("#f0-error", "\"many\" is not of type \"integer\"");
+    check("generated form with an error");
     browser.go(&format!("{base}/q/a11y/c1"));
     assert_eq!(
         browser.wait_title("[1/3] Which environment?"),
@@ -777,6 +904,16 @@ fn a_person_answers_a_branching_form_in_the_browser_with_back_a_note_and_the_rev
     a_person_answers_a_branching_form_in_the_browser_with_back_a_note_and_the_review(
         &Place::postgres(),
     );
+}
+
+#[test]
+fn a_typed_answer_gets_a_generated_form_and_the_engines_error_beside_its_field_on_sled() {
+    a_typed_answer_gets_a_generated_form_and_the_engines_error_beside_its_field(&Place::Sled);
+}
+
+#[test]
+fn a_typed_answer_gets_a_generated_form_and_the_engines_error_beside_its_field_on_postgres() {
+    a_typed_answer_gets_a_generated_form_and_the_engines_error_beside_its_field(&Place::postgres());
 }
 
 #[test]

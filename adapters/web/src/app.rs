@@ -5,14 +5,13 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-use askuser_core::{AnswerType, Prompt};
 use axum::Router;
 use axum::extract::{DefaultBodyLimit, Form, Path, Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use serde_json::Value;
 
+use crate::answer::{Fields, value_from};
 use crate::queue::{Act, Page, Queue};
 use crate::{SharedLog, WebError};
 use crate::{form, guard, live, notify, pages, stream_routes, tls};
@@ -367,7 +366,15 @@ pub(crate) fn trouble(text: &str) -> Response {
 }
 
 /// Renders `stream`/`inquiry`'s page, with `error` shown on it.
-async fn render(app: &App, stream: String, inquiry: String, error: Option<String>) -> Response {
+/// An inquiry's page as it stands; after a refusal, with the reason and what the
+/// person sent (`typed`) put back into the inputs, so nothing typed is lost.
+async fn render(
+    app: &App,
+    stream: String,
+    inquiry: String,
+    error: Option<String>,
+    typed: Option<Fields>,
+) -> Response {
     let path = pages::inquiry_path(&stream, &inquiry);
     let queue = Arc::clone(&app.queue);
     let csrf = Arc::clone(&app.csrf);
@@ -379,7 +386,16 @@ async fn render(app: &App, stream: String, inquiry: String, error: Option<String
     match blocking(move || lock(&queue).page(&stream, &inquiry, now_ms())).await {
         Ok(Page::Prompt(prompt, time)) => page(
             status,
-            form::question(&prompt, &time, &path, &csrf, error.as_deref()),
+            form::question(
+                &prompt,
+                &time,
+                &path,
+                &csrf,
+                form::Refusal {
+                    error: error.as_deref(),
+                    typed: typed.as_ref(),
+                },
+            ),
         ),
         Ok(Page::Review(outcome, time)) => page(
             status,
@@ -411,7 +427,7 @@ async fn question(
     if let Some(refused) = check(&app, &headers, false) {
         return refused;
     }
-    render(&app, stream, inquiry, None).await
+    render(&app, stream, inquiry, None, None).await
 }
 
 async fn reply(
@@ -465,33 +481,6 @@ pub(crate) fn form_token_ok(app: &App, fields: &Fields) -> Option<Response> {
     ))
 }
 
-/// A form's fields, as sent (a name may repeat: the ticks of a multi-select).
-pub(crate) struct Fields(pub(crate) Vec<(String, String)>);
-
-impl Fields {
-    pub(crate) fn get(&self, name: &str) -> Option<&str> {
-        self.0
-            .iter()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.as_str())
-    }
-
-    fn all(&self, name: &str) -> impl Iterator<Item = &str> {
-        self.0
-            .iter()
-            .filter(move |(k, _)| k == name)
-            .map(|(_, v)| v.as_str())
-    }
-
-    /// A text field, trimmed; `None` when blank.
-    fn text(&self, name: &str) -> Option<String> {
-        self.get(name)
-            .map(str::trim)
-            .filter(|t| !t.is_empty())
-            .map(str::to_owned)
-    }
-}
-
 async fn act(
     State(app): State<App>,
     headers: HeaderMap,
@@ -505,6 +494,7 @@ async fn act(
     if let Some(refused) = form_token_ok(&app, &fields) {
         return refused;
     }
+    let typed = fields.clone();
     let queue = Arc::clone(&app.queue);
     let (s, i) = (stream.clone(), inquiry.clone());
     let outcome = blocking(move || {
@@ -532,48 +522,7 @@ async fn act(
     .await;
     match outcome {
         Ok(Ok(())) => see_other(&pages::inquiry_path(&stream, &inquiry)),
-        Ok(Err(message)) => render(&app, stream, inquiry, Some(message)).await,
+        Ok(Err(message)) => render(&app, stream, inquiry, Some(message), Some(typed)).await,
         Err(error) => trouble(&error.to_string()),
-    }
-}
-
-/// The answer a question's form gives: `true`/`false`, a label (or the "Other"
-/// text), a list of labels, or text; a schema answer is JSON, or the text itself
-/// where it is not JSON (the engine checks it against the schema either way).
-fn value_from(prompt: &Prompt, fields: &Fields) -> Result<Value, String> {
-    let question = prompt.question();
-    let label = |index: &str| {
-        index
-            .parse::<usize>()
-            .ok()
-            .and_then(|n| question.choices().get(n))
-            .map(|c| Value::String(c.label.clone()))
-    };
-    match question.answer_type {
-        AnswerType::Boolean => match fields.get("answer") {
-            Some("true") => Ok(Value::Bool(true)),
-            Some("false") => Ok(Value::Bool(false)),
-            _ => Err("choose Yes or No".into()),
-        },
-        AnswerType::Select => match fields.get("answer") {
-            Some("other") => fields
-                .text("other")
-                .map(Value::String)
-                .ok_or_else(|| "type your own answer, or choose an option".into()),
-            Some(index) => label(index).ok_or_else(|| "choose one of the options".into()),
-            None => Err("choose one of the options".into()),
-        },
-        AnswerType::MultiSelect => {
-            let mut picked: Vec<Value> = fields.all("pick").filter_map(label).collect();
-            picked.extend(fields.text("other").map(Value::String));
-            Ok(Value::Array(picked))
-        }
-        AnswerType::Text => Ok(Value::String(
-            fields.get("answer").unwrap_or_default().to_owned(),
-        )),
-        AnswerType::Schema => {
-            let text = fields.get("answer").unwrap_or_default();
-            Ok(serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.to_owned())))
-        }
     }
 }

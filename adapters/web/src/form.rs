@@ -6,8 +6,20 @@ use std::fmt::Write as _;
 use askuser_core::{AnswerType, Outcome, Prompt};
 use serde_json::Value;
 
+use crate::answer::Fields;
 use crate::pages::{Shape, esc, hidden, layout, timing};
 use crate::queue::Timing;
+use crate::schema_form;
+
+/// Why a question's page is shown again: the engine's (or the form's) reason,
+/// and what the person sent, put back into the inputs.
+#[derive(Default, Clone, Copy)]
+pub(crate) struct Refusal<'a> {
+    /// The reason, shown beside the inputs.
+    pub(crate) error: Option<&'a str>,
+    /// The fields as sent.
+    pub(crate) typed: Option<&'a Fields>,
+}
 
 /// A question's page: the question as a form, Back when offered, and links to
 /// Reply and End Turn.
@@ -16,7 +28,7 @@ pub(crate) fn question(
     time: &Timing,
     path: &str,
     csrf: &str,
-    error: Option<&str>,
+    refusal: Refusal<'_>,
 ) -> String {
     let question = prompt.question();
     let who = prompt.label.as_deref().unwrap_or("Assistant");
@@ -39,14 +51,20 @@ pub(crate) fn question(
         esc(&progress),
         esc(&question.text)
     );
-    body.push_str(&answer_inputs(prompt));
-    if let Some(error) = error {
+    body.push_str(&answer_inputs(prompt, refusal));
+    if let Some(error) = refusal.error {
         let _ = writeln!(body, "<p class=\"error\" role=\"alert\">{}</p>", esc(error));
     }
-    body.push_str(
+    let note = refusal
+        .typed
+        .and_then(|typed| typed.get("note"))
+        .unwrap_or_default();
+    let _ = write!(
+        body,
         "<label for=\"note\">A note for the assistant (optional)</label>\n\
-         <input type=\"text\" id=\"note\" name=\"note\" maxlength=\"4096\">\n\
+         <input type=\"text\" id=\"note\" name=\"note\" maxlength=\"4096\" value=\"{}\">\n\
          </fieldset>\n<button type=\"submit\" name=\"action\" value=\"answer\">Answer</button>\n",
+        esc(note)
     );
     if prompt.can_back {
         body.push_str(
@@ -65,83 +83,116 @@ pub(crate) fn question(
     )
 }
 
-/// The inputs of a question, by its answer type, prefilled.
-fn answer_inputs(prompt: &Prompt) -> String {
+/// The inputs of a question, by its answer type, prefilled with what the person
+/// sent (after a refusal), or else the earlier answer or the default.
+fn answer_inputs(prompt: &Prompt, refusal: Refusal<'_>) -> String {
     let question = prompt.question();
-    let prefill = prompt.prefill_value();
-    let mut out = String::new();
-    let choice =
-        |out: &mut String, kind: &str, value: &str, label: &str, checked: bool, n: usize| {
-            let checked = if checked { " checked" } else { "" };
-            let _ = writeln!(
-                out,
-                "<div><input type=\"{kind}\" id=\"c{n}\" name=\"{}\" value=\"{}\"{checked}>\
-             <label for=\"c{n}\">{label}</label></div>",
-                if kind == "checkbox" { "pick" } else { "answer" },
-                esc(value)
-            );
-        };
+    let typed = refusal.typed;
+    let prefill = match typed {
+        Some(typed) => crate::answer::value_from(prompt, typed).ok(),
+        None => prompt.prefill_value(),
+    };
     match question.answer_type {
         AnswerType::Boolean => {
+            let mut out = String::new();
             let yes = prefill == Some(Value::Bool(true));
             let no = prefill == Some(Value::Bool(false));
             choice(&mut out, "radio", "true", "Yes", yes, 0);
             choice(&mut out, "radio", "false", "No", no, 1);
+            out
         }
-        AnswerType::Select | AnswerType::MultiSelect => {
-            let multi = question.answer_type == AnswerType::MultiSelect;
-            let picked = |label: &str| match &prefill {
-                Some(Value::String(text)) => text == label,
-                Some(Value::Array(items)) => items.iter().any(|i| i.as_str() == Some(label)),
-                _ => false,
-            };
-            for (n, option) in question.choices().iter().enumerate() {
-                let mut label = esc(&option.label);
-                if let Some(description) = &option.description {
-                    let _ = write!(
-                        label,
-                        " <span class=\"description\">— {}</span>",
-                        esc(description)
-                    );
-                }
-                let kind = if multi { "checkbox" } else { "radio" };
-                choice(
-                    &mut out,
-                    kind,
-                    &n.to_string(),
-                    &label,
-                    picked(&option.label),
-                    n,
-                );
-            }
-            if question.allow_other {
-                if !multi {
-                    choice(&mut out, "radio", "other", "Other (type below)", false, 999);
-                }
-                out.push_str(
-                    "<label for=\"other\">Your own answer</label>\n\
-                     <input type=\"text\" id=\"other\" name=\"other\" maxlength=\"4096\">\n",
-                );
-            }
+        AnswerType::Select | AnswerType::MultiSelect => choices(prompt, prefill.as_ref(), typed),
+        AnswerType::Schema
+            if let Some(inputs) = question.schema.as_ref().and_then(schema_form::flat_fields) =>
+        {
+            // After a refusal the inputs show what was sent, not the prefill.
+            let prefill = prefill.filter(|_| typed.is_none());
+            schema_form::render(&inputs, prefill.as_ref(), typed, refusal.error)
         }
         AnswerType::Text | AnswerType::Schema => {
-            let text = match &prefill {
-                Some(Value::String(text)) => text.clone(),
-                Some(other) => other.to_string(),
-                None => String::new(),
+            let text = match typed.and_then(|t| t.get("answer")) {
+                Some(sent) => sent.to_owned(),
+                None => match &prefill {
+                    Some(Value::String(text)) => text.clone(),
+                    Some(other) => other.to_string(),
+                    None => String::new(),
+                },
             };
             let hint = if question.answer_type == AnswerType::Schema {
                 "Your answer (JSON; plain text for a text schema)"
             } else {
                 "Your answer"
             };
-            let _ = writeln!(
-                out,
+            format!(
                 "<label for=\"answer\">{hint}</label>\n\
-                 <textarea id=\"answer\" name=\"answer\" rows=\"4\">{}</textarea>",
+                 <textarea id=\"answer\" name=\"answer\" rows=\"4\">{}</textarea>\n",
                 esc(&text)
+            )
+        }
+    }
+}
+
+/// One radio button or check box (`kind`) and its label (already escaped).
+fn choice(out: &mut String, kind: &str, value: &str, label: &str, checked: bool, n: usize) {
+    let checked = if checked { " checked" } else { "" };
+    let _ = writeln!(
+        out,
+        "<div><input type=\"{kind}\" id=\"c{n}\" name=\"{}\" value=\"{}\"{checked}>\
+         <label for=\"c{n}\">{label}</label></div>",
+        if kind == "checkbox" { "pick" } else { "answer" },
+        esc(value)
+    );
+}
+
+/// The options of a select or multi-select, with their descriptions, and the
+/// "Other" text field when the question allows one.
+fn choices(prompt: &Prompt, prefill: Option<&Value>, typed: Option<&Fields>) -> String {
+    let question = prompt.question();
+    let multi = question.answer_type == AnswerType::MultiSelect;
+    let picked = |label: &str| match prefill {
+        Some(Value::String(text)) => text == label,
+        Some(Value::Array(items)) => items.iter().any(|i| i.as_str() == Some(label)),
+        _ => false,
+    };
+    let mut out = String::new();
+    for (n, option) in question.choices().iter().enumerate() {
+        let mut label = esc(&option.label);
+        if let Some(description) = &option.description {
+            let _ = write!(
+                label,
+                " <span class=\"description\">— {}</span>",
+                esc(description)
             );
         }
+        let kind = if multi { "checkbox" } else { "radio" };
+        choice(
+            &mut out,
+            kind,
+            &n.to_string(),
+            &label,
+            picked(&option.label),
+            n,
+        );
+    }
+    if question.allow_other {
+        let other = typed.and_then(|t| t.get("other")).unwrap_or_default();
+        if !multi {
+            let chosen = typed.and_then(|t| t.get("answer")) == Some("other");
+            choice(
+                &mut out,
+                "radio",
+                "other",
+                "Other (type below)",
+                chosen,
+                999,
+            );
+        }
+        let _ = writeln!(
+            out,
+            "<label for=\"other\">Your own answer</label>\n\
+             <input type=\"text\" id=\"other\" name=\"other\" maxlength=\"4096\" value=\"{}\">",
+            esc(other)
+        );
     }
     out
 }

@@ -31,6 +31,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod answer;
 mod app;
 mod form;
 pub mod guard;
@@ -39,6 +40,7 @@ mod live;
 mod notify;
 mod pages;
 mod queue;
+mod schema_form;
 mod stream_routes;
 mod tls;
 

@@ -7,7 +7,8 @@ use axum::extract::{Form, Path, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::Response;
 
-use crate::app::{App, Fields, blocking, check, form_token_ok, lock, page, see_other, trouble};
+use crate::answer::Fields;
+use crate::app::{App, blocking, check, form_token_ok, lock, page, see_other, trouble};
 use crate::{history, pages};
 
 fn missing() -> Response {

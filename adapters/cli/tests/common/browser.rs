@@ -251,6 +251,12 @@ impl Browser {
         );
     }
 
+    /// Empties the input or text area `css` selects.
+    pub fn clear(&self, css: &str) {
+        let id = self.find(css);
+        self.session_call("POST", &format!("/element/{id}/clear"), Some(json!({})));
+    }
+
     /// Runs `script` in the page as an async function (its last argument is the
     /// callback to call with the result); the result.
     pub fn run_async(&self, script: &str, args: &[Value]) -> Value {
