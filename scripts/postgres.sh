@@ -4,13 +4,16 @@
 #   scripts/postgres.sh          start it (installing PostgreSQL if needed); print its URL
 #   scripts/postgres.sh stop     stop it
 #   scripts/postgres.sh url      print the URL of the running server
+#   scripts/postgres.sh tls-url  print the URL that reaches it over TCP and TLS
+#                                (sslmode=verify-full, its own CA)
 #
 # The server keeps its data directory, Unix socket and log under
 # ${ASKUSER_PG_DIR:-target/test-postgres} (relative to the repository), listens on
-# that Unix socket only (no TCP port), and trusts local connections: only the
-# socket's owner (and root) can reach the socket's directory. It has a role and a
+# that Unix socket and on 127.0.0.1 port ${ASKUSER_PG_PORT:-54329} with TLS on (a CA
+# and a certificate for `localhost` made with openssl under tls/), and trusts local
+# connections (a test server: only this machine reaches it). It has a role and a
 # database named `askuser`. The last line printed on stdout is the URL to give
-# askuser, e.g.
+# askuser (the Unix socket), e.g.
 #
 #   export ASKUSER_TEST_PG="$(scripts/postgres.sh | tail -n 1)"
 #
@@ -101,9 +104,39 @@ fi
 data="$base/data"
 socket="$base/socket"
 logfile="$base/server.log"
-url="postgres://askuser@$(printf '%s' "$socket" | sed 's|/|%2F|g')/askuser"
+tls="$base/tls"
+port="${ASKUSER_PG_PORT:-54329}"
+encode() { printf '%s' "$1" | sed 's|%|%25|g; s|/|%2F|g; s| |%20|g; s|&|%26|g'; }
+url="postgres://askuser@$(encode "$socket"):$port/askuser"
+tls_url="postgres://askuser@localhost:$port/askuser?sslmode=verify-full&sslrootcert=$(encode "$tls/ca.crt")"
 
 running() { as_owner "$bin/pg_ctl" status -D "$data" >/dev/null 2>&1; }
+
+# A CA and a certificate for `localhost` (not for 127.0.0.1: a test connects by
+# address to see verify-full refuse a name the certificate does not hold).
+make_certificates() {
+    [ -f "$tls/server.crt" ] && [ -f "$tls/server.key" ] && return
+    command -v openssl >/dev/null 2>&1 || die "openssl is missing (apt-get install openssl): it makes the test server's certificate"
+    say "making a CA and a certificate for localhost in $tls"
+    mkdir -p "$tls"
+    (
+        cd "$tls"
+        openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
+            -days 3650 -subj "/CN=askuser test CA" -keyout ca.key -out ca.crt
+        openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
+            -subj "/CN=localhost" -keyout server.key -out server.csr
+        printf 'subjectAltName=DNS:localhost\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n' >ext.cnf
+        openssl x509 -req -in server.csr -CA ca.crt -CAkey ca.key -CAcreateserial \
+            -days 3650 -extfile ext.cnf -out server.crt
+    ) >"$base/openssl.log" 2>&1 || { cat "$base/openssl.log" >&2; die "openssl could not make the certificates (its output is above)"; }
+    chmod 600 "$tls/server.key" "$tls/ca.key"
+    [ -z "$owner" ] || chown "$owner" "$tls/server.key" "$tls/server.crt"
+}
+
+# Whether the running server is the one this script starts now (TLS on, the port).
+current() {
+    [ "$("$psql_bin" -h "$socket" -p "$port" -U postgres -d postgres -qtA -c 'SHOW ssl' 2>/dev/null)" = on ]
+}
 
 stop() {
     if [ -f "$data/PG_VERSION" ] && running; then
@@ -124,13 +157,18 @@ start() {
             || { cat "$base/initdb.log" >&2; die "initdb failed (its output is above)"; }
     fi
     as_owner mkdir -p "$socket"
+    make_certificates
+    if running && ! current; then
+        say "restarting the server started without TLS or on another port"
+        as_owner "$bin/pg_ctl" stop -D "$data" -m fast -w >&2
+    fi
     if ! running; then
         say "starting the server (log: $logfile)"
         as_owner "$bin/pg_ctl" start -D "$data" -l "$logfile" -w -t 60 -o \
-            "-c listen_addresses='' -c unix_socket_directories='$socket' -c max_connections=300" \
+            "-c listen_addresses='127.0.0.1' -c port=$port -c unix_socket_directories='$socket' -c max_connections=300 -c ssl=on -c ssl_cert_file='$tls/server.crt' -c ssl_key_file='$tls/server.key'" \
             >&2 || { tail -n 20 "$logfile" >&2 || true; die "the server did not start (its log is above)"; }
     fi
-    local psql=("$psql_bin" -h "$socket" -U postgres -d postgres -v ON_ERROR_STOP=1 -qtA)
+    local psql=("$psql_bin" -h "$socket" -p "$port" -U postgres -d postgres -v ON_ERROR_STOP=1 -qtA)
     if [ "$("${psql[@]}" -c "SELECT 1 FROM pg_roles WHERE rolname = 'askuser'")" != 1 ]; then
         "${psql[@]}" -c "CREATE ROLE askuser LOGIN CREATEDB" >&2
     fi
@@ -142,6 +180,7 @@ start() {
 case "${1:-start}" in
     start) start; echo "$url" ;;
     url) running || die "no server running in $data: run scripts/postgres.sh"; echo "$url" ;;
+    tls-url) running || die "no server running in $data: run scripts/postgres.sh"; echo "$tls_url" ;;
     stop) stop ;;
-    *) die "usage: scripts/postgres.sh [start|stop|url]" ;;
+    *) die "usage: scripts/postgres.sh [start|stop|url|tls-url]" ;;
 esac

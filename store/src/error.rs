@@ -116,8 +116,8 @@ pub enum StoreError {
     Locked,
     /// The log's location cannot be used: a PostgreSQL URL that does not parse, a
     /// `postgres://` URL given to a build without PostgreSQL support (the store's
-    /// feature `postgres`), a URL asking for TLS (`sslmode=require`: the log
-    /// connects without TLS), or a schema name outside `a-z`, `0-9` and `_`. The
+    /// feature `postgres`), an `sslmode` libpq does not know or an `sslrootcert`
+    /// that cannot be read, or a schema name outside `a-z`, `0-9` and `_`. The
     /// location is shown without its password.
     #[error("cannot open the log at {location}: {reason}")]
     BadLocation {

@@ -209,13 +209,19 @@
 //!    than damage it).
 //! 3. Give every host the same URL, with `--db` or in the environment:
 //!    ```sh
-//!    export ASKUSER_DB='postgres://askuser:change-me@db.internal:5432/askuser'
+//!    export ASKUSER_DB='postgres://askuser:change-me@db.internal:5432/askuser?sslmode=verify-full'
 //!    askuser serve                       # or: askuser serve --db "$ASKUSER_DB"
 //!    ```
-//!    A server on a Unix socket is written with the socket's directory,
-//!    percent-encoded, as the host: `postgres://askuser@%2Fvar%2Frun%2Fpostgresql/askuser`.
-//!    Connections are made without TLS: reach a remote server over a private
-//!    network, a Unix socket or an SSH tunnel (`ssh -L 5432:localhost:5432 db`).
+//!    Across a network, use `sslmode=verify-full`: TLS, with the server's
+//!    certificate checked against the system's roots (or the PEM file of
+//!    `sslrootcert=/path/to/ca.crt`) and the host name. The other modes are read
+//!    as libpq reads them: `disable`, `prefer` (the default: TLS when the server
+//!    offers it, its certificate not checked), `require` (TLS, not checked unless
+//!    `sslrootcert` is given), `verify-ca` (checked, but not the name). A refused
+//!    certificate is an error naming the host. A server on a Unix socket is
+//!    written with the socket's directory, percent-encoded, as the host:
+//!    `postgres://askuser@%2Fvar%2Frun%2Fpostgresql/askuser` (never encrypted: it
+//!    is local).
 //!
 //! A program calls [`open_log`] with that value and gets an `Arc<dyn Log>`: a
 //! `postgres://` URL opens the shared database, anything else a sled directory.

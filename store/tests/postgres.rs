@@ -38,7 +38,7 @@ fn a_bad_url_and_an_unreachable_server_are_clear_errors_without_the_password() {
     assert!(matches!(error, StoreError::BadLocation { .. }), "{error:?}");
     assert_eq!(
         error.to_string(),
-        "cannot open the log at postgres://alice:***@db:notaport/askuser: this is not a PostgreSQL connection URL (invalid connection string: invalid value for option `port`); write it as postgres://USER:PASSWORD@HOST:PORT/DATABASE, or postgres://USER@%2Fsocket%2Fdirectory/DATABASE for a Unix socket"
+        "cannot open the log at postgres://alice:***@db:notaport/askuser: this is not a PostgreSQL connection URL (invalid connection string: invalid value for option `port`); write it as postgres://USER:PASSWORD@HOST:PORT/DATABASE?sslmode=verify-full, or postgres://USER@%2Fsocket%2Fdirectory/DATABASE for a Unix socket"
     );
     let error =
         PgLog::connect("postgres://alice:hunter2@%2Fnonexistent%2Fsocket/askuser").unwrap_err();
@@ -47,10 +47,10 @@ fn a_bad_url_and_an_unreachable_server_are_clear_errors_without_the_password() {
         error.to_string(),
         "cannot connect to the PostgreSQL server at postgres://alice:***@%2Fnonexistent%2Fsocket/askuser: error connecting to server: No such file or directory (os error 2). Check that the server is running and that the URL names the right host (or socket directory), port, user, password and database"
     );
-    let error = PgLog::connect("postgres://alice:hunter2@db/askuser?sslmode=require").unwrap_err();
+    let error = PgLog::connect("postgres://alice:hunter2@db/askuser?sslmode=verify").unwrap_err();
     assert_eq!(
         error.to_string(),
-        "cannot open the log at postgres://alice:***@db/askuser?sslmode=require: the URL asks for TLS (sslmode=require), and askuser connects to PostgreSQL without TLS: reach the server over a Unix socket, a private network or an SSH tunnel, and leave sslmode out"
+        "cannot open the log at postgres://alice:***@db/askuser?sslmode=verify: sslmode=verify is not a mode: write disable, prefer, require, verify-ca or verify-full (verify-full is recommended)"
     );
     // The server answers, but there is no such database.
     let url = with_dbname(&pg_url(), "no_such_database_here");

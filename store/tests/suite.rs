@@ -1,6 +1,7 @@
 //! The shared test suite: every case runs against `MemLog`, `SledLog`, a
 //! `SharedSledLog` client of a log another process owns, and with the feature
-//! `postgres` against `PgLog` on the server of `ASKUSER_TEST_PG`.
+//! `postgres` against `PgLog` on the server of `ASKUSER_TEST_PG`, and
+//! `postgres_tls` against the same server over TLS (`ASKUSER_TEST_PG_TLS`).
 
 mod common;
 
@@ -29,6 +30,11 @@ macro_rules! suite {
         #[cfg(feature = "postgres")]
         mod postgres {
             $( #[test] fn $case() { let log = super::pg(); super::$case(&*log); } )*
+        }
+        /// The same over TCP and TLS (`sslmode=verify-full`, `ASKUSER_TEST_PG_TLS`).
+        #[cfg(feature = "postgres")]
+        mod postgres_tls {
+            $( #[test] fn $case() { let log = super::pg_tls(); super::$case(&*log); } )*
         }
     };
 }

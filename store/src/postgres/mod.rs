@@ -6,11 +6,10 @@
 //! every call, and `sqlx`'s compile-time checks bring a much larger build for six
 //! statements. `postgres` wraps `tokio-postgres` on a small private runtime, speaks
 //! the extended protocol (prepared statements, binary `bytea` and arrays), and gives
-//! `LISTEN`/`NOTIFY` notifications with a timeout. Connections are made without TLS
-//! (reach a remote server over a Unix socket, a private network or an SSH tunnel);
-//! a URL asking for `sslmode=require` is refused with
-//! [`StoreError::BadLocation`](crate::StoreError::BadLocation). TLS could be added
-//! with `postgres-rustls` or `postgres-native-tls` when a team needs it.
+//! `LISTEN`/`NOTIFY` notifications with a timeout. TLS is rustls (`ring`, through
+//! `tokio-postgres-rustls`), configured from the URL's `sslmode` and
+//! `sslrootcert` as libpq reads them (see `tls.rs`); a Unix socket is never
+//! encrypted.
 
 mod pool;
 mod scan;
@@ -19,6 +18,7 @@ mod sql;
 mod storage;
 #[cfg(all(test, feature = "testing"))]
 mod tests;
+mod tls;
 mod wait;
 
 use std::sync::Arc;
@@ -127,10 +127,15 @@ impl PgLog {
     /// needs the right to create a schema in the database the first time (or an
     /// administrator opens the log once); after that, to read and write its tables.
     ///
+    /// TLS is read from the URL as libpq reads it: `sslmode` (`disable`, `prefer`
+    /// (the default), `require`, `verify-ca`, `verify-full`: recommended across a
+    /// network) and `sslrootcert` (a PEM file of the CA to trust, or `system`), as
+    /// in `postgres://askuser@db.example/askuser?sslmode=verify-full`.
+    ///
     /// # Errors
     ///
     /// [`StoreError::BadLocation`](crate::StoreError::BadLocation) when `url` does not
-    /// parse; [`StoreError::Connect`](crate::StoreError::Connect) when the server
+    /// parse, its `sslmode` is none of those, or its `sslrootcert` cannot be read; [`StoreError::Connect`](crate::StoreError::Connect) when the server
     /// cannot be reached or refuses the login (the message shows the URL without its
     /// password); [`StoreError::Database`](crate::StoreError::Database) when the
     /// tables cannot be created, or are of a newer version than this build knows.

@@ -8,9 +8,11 @@ use std::fmt::Write as _;
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use postgres::config::SslMode;
+use postgres::config::{Host, SslMode};
 use postgres::{Client, Config, NoTls, Statement};
+use tokio_postgres_rustls::MakeRustlsConnect;
 
+use super::tls;
 use crate::error::{Result, StoreError};
 
 /// Idle connections kept for reuse; more may be open while busy.
@@ -46,6 +48,9 @@ impl Conn {
 /// Opens connections to one server and keeps the idle ones.
 pub(super) struct Pool {
     config: Config,
+    /// TLS, unless `sslmode=disable`.
+    tls: Option<MakeRustlsConnect>,
+    mode: tls::Mode,
     shown: String,
     /// Every connection's `search_path`: the log's schema, quoted.
     search_path: String,
@@ -57,21 +62,35 @@ impl Pool {
     /// connections will work in `schema` (a checked name).
     pub fn new(url: &str, schema: &str) -> Result<Self> {
         let shown = crate::redact::redact(url);
-        let config: Config = url.parse().map_err(|error| StoreError::BadLocation {
+        let bad = |reason: String| StoreError::BadLocation {
             location: shown.clone(),
-            reason: format!(
-                "this is not a PostgreSQL connection URL ({}); write it as postgres://USER:PASSWORD@HOST:PORT/DATABASE, or postgres://USER@%2Fsocket%2Fdirectory/DATABASE for a Unix socket",
-                describe(&error)
-            ),
-        })?;
-        if !matches!(config.get_ssl_mode(), SslMode::Disable | SslMode::Prefer) {
-            return Err(StoreError::BadLocation {
-                location: shown,
-                reason: "the URL asks for TLS (sslmode=require), and askuser connects to PostgreSQL without TLS: reach the server over a Unix socket, a private network or an SSH tunnel, and leave sslmode out".to_owned(),
-            });
+            reason,
+        };
+        let (rest, mut settings) = tls::split(url).map_err(bad)?;
+        let mut config: Config = rest.parse().map_err(|error| bad(format!(
+            "this is not a PostgreSQL connection URL ({}); write it as postgres://USER:PASSWORD@HOST:PORT/DATABASE?sslmode=verify-full, or postgres://USER@%2Fsocket%2Fdirectory/DATABASE for a Unix socket",
+            describe(&error)
+        )))?;
+        // A Unix socket is local and never encrypted (as libpq: sslmode is for TCP).
+        let local = config
+            .get_hosts()
+            .iter()
+            .all(|host| matches!(host, Host::Unix(_)));
+        if local && !config.get_hosts().is_empty() {
+            settings.mode = tls::Mode::Disable;
         }
+        config.ssl_mode(match settings.mode {
+            tls::Mode::Disable => SslMode::Disable,
+            tls::Mode::Prefer => SslMode::Prefer,
+            _ => SslMode::Require,
+        });
+        let tls = tls::client_config(&settings)
+            .map_err(bad)?
+            .map(MakeRustlsConnect::new);
         Ok(Self {
             config,
+            tls,
+            mode: settings.mode,
             shown,
             search_path: format!("SET search_path TO \"{schema}\""),
             idle: Mutex::new(Vec::new()),
@@ -85,19 +104,40 @@ impl Pool {
 
     /// A new connection, working in the log's schema.
     pub fn connect(&self) -> Result<Conn> {
-        let mut client = self
-            .config
-            .connect(NoTls)
-            .map_err(|error| StoreError::Connect {
-                url: self.shown.clone(),
-                detail: describe(&error),
-            })?;
+        let connected = match &self.tls {
+            Some(tls) => self.config.connect(tls.clone()),
+            None => self.config.connect(NoTls),
+        };
+        let mut client = connected.map_err(|error| StoreError::Connect {
+            url: self.shown.clone(),
+            detail: self.explain(&describe(&error)),
+        })?;
         client.batch_execute(&self.search_path).map_err(database)?;
         Ok(Conn {
             client,
             statements: HashMap::new(),
             idle_since: Instant::now(),
         })
+    }
+
+    /// A connection error in words: a refused certificate names the host and
+    /// what to check.
+    fn explain(&self, detail: &str) -> String {
+        if !detail.contains("invalid peer certificate") {
+            return detail.to_owned();
+        }
+        let host = match self.config.get_hosts().first() {
+            Some(Host::Tcp(name)) => name.clone(),
+            _ => "the server".to_owned(),
+        };
+        let check = if self.mode == tls::Mode::VerifyFull {
+            "signed by a root in sslrootcert (the system's when it is not given) and name the host as the URL writes it"
+        } else {
+            "signed by a root in sslrootcert (the system's when it is not given)"
+        };
+        format!(
+            "the certificate of {host} was refused ({detail}): it must be {check}; give sslrootcert=FILE with the CA that signed it, or connect by the name the certificate holds"
+        )
     }
 
     /// An idle connection, or a new one.

@@ -177,6 +177,21 @@ pub fn pg_url() -> String {
     }
 }
 
+/// The same server over TCP and TLS: `ASKUSER_TEST_PG_TLS`, a URL with
+/// `sslmode=verify-full` and the server's CA (`scripts/postgres.sh tls-url`).
+#[cfg(feature = "postgres")]
+pub fn pg_tls_url() -> String {
+    match std::env::var("ASKUSER_TEST_PG_TLS") {
+        Ok(url) if !url.trim().is_empty() => url,
+        _ => panic!(
+            "ASKUSER_TEST_PG_TLS is not set: the TLS tests need the project's private \
+             server (scripts/postgres.sh starts it with TLS on). Run\n    \
+             export ASKUSER_TEST_PG_TLS=\"$(scripts/postgres.sh tls-url)\"\nthen run the \
+             tests again (scripts/test does it)."
+        ),
+    }
+}
+
 /// A schema name no other test (in this process or another) uses.
 #[cfg(feature = "postgres")]
 pub fn fresh_schema() -> String {
@@ -235,4 +250,14 @@ pub fn pg() -> TestPg {
         .with_durability(askuser_store::Durability::Buffered)
         .with_clock(clock());
     TestPg { log, url }
+}
+
+/// As [`pg`], over TCP and TLS (`sslmode=verify-full`) to the same server.
+#[cfg(feature = "postgres")]
+pub fn pg_tls() -> TestPg {
+    let log = askuser_store::PgLog::connect_in(&pg_tls_url(), &fresh_schema())
+        .unwrap_or_else(|error| panic!("{error}"))
+        .with_durability(askuser_store::Durability::Buffered)
+        .with_clock(clock());
+    TestPg { log, url: pg_url() }
 }
