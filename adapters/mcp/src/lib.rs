@@ -82,15 +82,22 @@ pub fn serve_stdio(server: AskServer) -> Result<(), ServeError> {
         .enable_all()
         .build()
         .map_err(ServeError::Runtime)?;
+    let asking = server.asking();
     runtime.block_on(async {
         let running = server
             .serve(rmcp::transport::stdio())
             .await
             .map_err(|e| ServeError::Start(e.to_string()))?;
-        running
-            .waiting()
-            .await
-            .map_err(|e| ServeError::Session(e.to_string()))?;
+        let ended = running.waiting().await;
+        // A client gone mid-form: its calls record how they ended before the
+        // process exits (they see the session's cancellation at once).
+        let start = std::time::Instant::now();
+        while asking.load(std::sync::atomic::Ordering::SeqCst) > 0
+            && start.elapsed() < std::time::Duration::from_secs(2)
+        {
+            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        }
+        ended.map_err(|e| ServeError::Session(e.to_string()))?;
         Ok(())
     })
 }

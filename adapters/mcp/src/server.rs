@@ -2,6 +2,7 @@
 //! call's form through the client's elicitation.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use askuser_core::{CancelReason, Command, Event, InquiryId, Problem};
 use askuser_llm::dialect::mcp::Response;
@@ -28,6 +29,25 @@ pub struct AskServer {
     pub(crate) config: Arc<Config>,
     pub(crate) recorder: Recorder,
     pub(crate) sealer: Arc<Sealer>,
+    /// Tool calls being asked now: the server waits for them to record how they
+    /// ended before it exits.
+    pub(crate) asking: Arc<AtomicUsize>,
+}
+
+/// One tool call counted in [`AskServer::asking`] while it lives.
+struct Asking(Arc<AtomicUsize>);
+
+impl Asking {
+    fn new(count: &Arc<AtomicUsize>) -> Self {
+        count.fetch_add(1, Ordering::SeqCst);
+        Self(Arc::clone(count))
+    }
+}
+
+impl Drop for Asking {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 impl std::fmt::Debug for AskServer {
@@ -62,7 +82,13 @@ impl AskServer {
             config: Arc::new(config),
             recorder,
             sealer,
+            asking: Arc::new(AtomicUsize::new(0)),
         }
+    }
+
+    /// How many tool calls are being asked now.
+    pub(crate) fn asking(&self) -> Arc<AtomicUsize> {
+        Arc::clone(&self.asking)
     }
 
     /// Runs one tool call over server-to-client elicitation (protocol 2025-06-18
@@ -72,10 +98,11 @@ impl AskServer {
         dialect: Dialect,
         arguments: &Value,
         can_elicit: bool,
-        peer: &Peer<RoleServer>,
+        context: &RequestContext<RoleServer>,
     ) -> CallToolResult {
+        let _asking = Asking::new(&self.asking);
         match self.start(dialect, arguments, can_elicit) {
-            Ok((call, inquiry, walk)) => self.elicit_rounds(&call, &inquiry, walk, peer).await,
+            Ok((call, inquiry, walk)) => self.elicit_rounds(&call, &inquiry, walk, context).await,
             Err(result) => *result,
         }
     }
@@ -146,7 +173,7 @@ impl AskServer {
         call: &Call,
         inquiry: &InquiryId,
         mut walk: Walk,
-        peer: &Peer<RoleServer>,
+        request: &RequestContext<RoleServer>,
     ) -> CallToolResult {
         let tool = call.tool_name();
         let most = 3 * call.form().len() + 3;
@@ -157,8 +184,17 @@ impl AskServer {
                 Ok(params) => params,
                 Err(error) => return self.give_up(call, inquiry, "schema", &error),
             };
-            let result = match peer.create_elicitation(params).await {
+            // The client may cancel the call (`notifications/cancelled`: an Esc,
+            // an interrupt, its own timeout) or go away while the person answers.
+            let asked = tokio::select! {
+                asked = request.peer.create_elicitation(params) => asked,
+                () = request.ct.cancelled() => return self.stopped(call, inquiry, &request.peer),
+            };
+            let result = match asked {
                 Ok(result) => result,
+                Err(_) if request.ct.is_cancelled() || request.peer.is_transport_closed() => {
+                    return self.stopped(call, inquiry, &request.peer);
+                }
                 Err(error) => return self.give_up(call, inquiry, "elicitation_failed", &error),
             };
             let response = match result.action {
@@ -193,6 +229,26 @@ impl AskServer {
             "too_many_rounds",
             &"the form kept coming back incomplete",
         )
+    }
+
+    /// Ends the inquiry of a call the client cancelled or left (recorded, so the
+    /// log does not keep it open); no further round is sent.
+    fn stopped(&self, call: &Call, inquiry: &InquiryId, peer: &Peer<RoleServer>) -> CallToolResult {
+        if peer.is_transport_closed() {
+            self.give_up(
+                call,
+                inquiry,
+                "client_disconnected",
+                &"the client disconnected before the questions were answered",
+            )
+        } else {
+            self.give_up(
+                call,
+                inquiry,
+                "client_cancelled",
+                &"the client cancelled the tool call (notifications/cancelled)",
+            )
+        }
     }
 
     /// Cancels the inquiry for a system reason (recorded) and returns its failure.
@@ -292,7 +348,7 @@ impl ServerHandler for AskServer {
             return Ok(self.ask_mrtr(dialect, &arguments, can_elicit, retry));
         }
         Ok(self
-            .ask(dialect, &arguments, can_elicit, &context.peer)
+            .ask(dialect, &arguments, can_elicit, &context)
             .await
             .into())
     }

@@ -440,3 +440,59 @@ fn a_boolean_string_is_asked_again_and_an_empty_form_twice_is_a_decline() {
         json!({"cancelled": true, "answered": {}})
     );
 }
+
+/// The client cancels the call while round 2 is shown (`notifications/cancelled`,
+/// as an Esc or a client timeout sends): no round 3 is sent, the log records why
+/// and the transcript says so, and the session's next call starts cleanly.
+#[test]
+fn a_call_the_client_cancels_mid_form_ends_and_the_next_call_starts_cleanly() {
+    let scratch = Scratch::new();
+    let one = json!({"questions": [
+        {"id": "ok", "text": "Deploy now?", "answer_type": "boolean"}]});
+    let out = scratch.drive(
+        "cancelled",
+        None,
+        json!({"calls": [
+            {"tool": "ask_user", "arguments": migration(), "cancel_at_round": 2,
+             "responses": [accept(&json!({"apply": true, "note": "n"}))]},
+            {"tool": "ask_user", "arguments": one,
+             "responses": [accept(&json!({"ok": true}))]}]}),
+    );
+    assert_eq!(out["calls"][0]["rounds"].as_array().unwrap().len(), 2);
+    assert_eq!(out["calls"][1]["structuredContent"], json!({"ok": true}));
+    let log = scratch.log();
+    let transcript = askuser_store::transcript(&*log, "cancelled").unwrap();
+    assert_eq!(
+        transcript,
+        "Could not ask \"Which environment?\" (client cancelled).\n\nAsked \"Deploy now?\"; the answer was yes.\n"
+    );
+}
+
+/// The client process ends while round 1 is shown: the server records that the
+/// client went away (the question does not stay open in the log) and exits.
+#[test]
+fn a_client_that_disconnects_mid_form_leaves_no_open_question() {
+    let scratch = Scratch::new();
+    let out = scratch.drive(
+        "gone",
+        None,
+        json!({"calls": [{"tool": "ask_user", "arguments": migration(), "exit_at_round": 1}]}),
+    );
+    assert_eq!(out["exited"], true);
+    // The server exits once it has recorded the end (it holds the log until then).
+    let start = std::time::Instant::now();
+    let log = loop {
+        match askuser_store::SledLog::open(scratch.db()) {
+            Ok(log) => break log,
+            Err(_) if start.elapsed() < std::time::Duration::from_secs(10) => {
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+            Err(error) => panic!("the server still holds the log: {error}"),
+        }
+    };
+    let transcript = askuser_store::transcript(&log, "gone").unwrap();
+    assert_eq!(
+        transcript,
+        "Could not ask \"Apply the proposed migration?\" (client disconnected).\n"
+    );
+}

@@ -9,6 +9,12 @@ The scenario: {"command": [...], "mode": "legacy", "elicit": true|false,
 "list_tools": bool, "calls": [{"tool": NAME, "arguments": {...},
 "responses": [{"action": "accept", "content": {...}} | {"action": "decline"} | ...]}]}.
 
+A call with "cancel_at_round": N is cancelled by the client (the task awaiting
+it is cancelled, so the SDK sends `notifications/cancelled`) while round N is
+shown; the form is answered "cancel" only after that. A call with
+"exit_at_round": N ends the client process while round N is shown (a
+disconnect): what was printed so far is {"exited": true, "rounds": [...]}.
+
 A call with "steps" (protocol 2026-07-28 only) is driven by hand, one `tools/call`
 per step: {"state": "latest"|"first"|"forged", "response": {...}} retries with the
 latest requestState issued, the first one (a replay) or the latest with one
@@ -21,6 +27,7 @@ the tools (when asked), and for each call the rounds shown and the result.
 
 import asyncio
 import json
+import os
 import sys
 
 import mcp_types as types
@@ -32,10 +39,19 @@ async def main(scenario):
     command = scenario.get("command")
     queue = []
     rounds = []
+    stop = {}
 
     async def elicit(context, params):
         rounds.append({"message": params.message,
                        "requestedSchema": params.requested_schema})
+        if stop.get("exit_at_round") == len(rounds):
+            json.dump({"exited": True, "rounds": rounds}, sys.stdout, ensure_ascii=False)
+            sys.stdout.flush()
+            os._exit(0)
+        if stop.get("cancel_at_round") == len(rounds):
+            stop["shown"].set()
+            await stop["cancelled"].wait()
+            return types.ElicitResult(action="cancel")
         if not queue:
             return types.ElicitResult(action="cancel")
         response = queue.pop(0)
@@ -60,6 +76,26 @@ async def main(scenario):
         for call in scenario.get("calls", []):
             if "steps" in call:
                 out["calls"].append(await by_hand(client, call))
+                continue
+            stop.clear()
+            if "exit_at_round" in call:
+                stop["exit_at_round"] = call["exit_at_round"]
+            if "cancel_at_round" in call:
+                queue[:] = list(call.get("responses", []))
+                rounds.clear()
+                stop.update(cancel_at_round=call["cancel_at_round"],
+                            shown=asyncio.Event(), cancelled=asyncio.Event())
+                task = asyncio.create_task(client.call_tool(call["tool"], call["arguments"]))
+                await stop["shown"].wait()
+                task.cancel()
+                try:
+                    await task
+                except asyncio.CancelledError:
+                    pass
+                # The server has the notification; let it record the end.
+                await asyncio.sleep(0.5)
+                stop["cancelled"].set()
+                out["calls"].append({"rounds": list(rounds), "cancelled": True})
                 continue
             queue[:] = list(call.get("responses", []))
             rounds.clear()
