@@ -71,11 +71,17 @@ pub(crate) enum Act {
 /// The engine's side of the inbox.
 pub(crate) struct Queue {
     journal: Journal,
+    /// When each stream's head event was recorded, as last read: `(head, ms)`.
+    /// The inbox reads a stream only when its head moved.
+    head_times: std::collections::HashMap<String, (askuser_store::Seq, u64)>,
 }
 
 impl Queue {
     pub(crate) fn new(journal: Journal) -> Self {
-        Self { journal }
+        Self {
+            journal,
+            head_times: std::collections::HashMap::new(),
+        }
     }
 
     /// The log the queue reads.
@@ -90,7 +96,10 @@ impl Queue {
         streams.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(a.name.cmp(&b.name)));
         let mut waiting = Vec::new();
         for info in streams {
-            self.journal.catch_up(&info.name)?;
+            // One listing gives every head: a stream is read only when it moved.
+            if self.journal.head(&info.name)? < info.head {
+                self.journal.catch_up(&info.name)?;
+            }
             let state = self.journal.state(&info.name)?;
             let open: Vec<InquiryId> = state.open_inquiries().cloned().collect();
             for inquiry in open {
@@ -126,9 +135,16 @@ impl Queue {
     /// How long `inquiry` of `stream` has waited at `now`, and its time left.
     fn timing(&mut self, stream: &str, inquiry: &str, now: u64) -> Result<Timing, RpcError> {
         let head = self.journal.head(stream)?;
-        let since = match self.journal.log().read_range(stream, head, head)?.next() {
-            Some(Ok(recorded)) => recorded.at.millis(),
-            _ => now,
+        let since = match self.head_times.get(stream) {
+            Some(&(seen, at)) if seen == head => at,
+            _ => match self.journal.log().read_range(stream, head, head)?.next() {
+                Some(Ok(recorded)) => {
+                    let at = recorded.at.millis();
+                    self.head_times.insert(stream.to_owned(), (head, at));
+                    at
+                }
+                _ => now,
+            },
         };
         let waited_ms = now.saturating_sub(since);
         let state = self.journal.state(stream)?;
