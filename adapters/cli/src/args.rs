@@ -72,7 +72,7 @@ pub struct WebArgs {
     /// The PEM private key of --tls-cert
     #[arg(long, value_name = "PEM", requires = "tls_cert")]
     pub tls_key: Option<std::path::PathBuf>,
-    /// A name people use to reach the server (inbox.example[:PORT]); repeat for more. The Host header must be one of them or the address
+    /// A name people use to reach the server (inbox.example, or inbox.example:8443); repeat for more. The Host header must be one of them or the address
     #[arg(long, value_name = "NAME")]
     pub allow_host: Vec<String>,
     /// Serve plain HTTP on a non-loopback address: anyone on the network path can read the questions and the token
