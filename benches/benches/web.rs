@@ -51,7 +51,7 @@ fn form() -> Arc<Form> {
 }
 
 /// The log: every stream's events appended in one batch (stored as blocks).
-fn build(log: &dyn Log) {
+fn build(log: &dyn Log, answered_per_stream: usize) {
     let form = form();
     let request = |id: &str| {
         Event::Requested(Request {
@@ -63,8 +63,8 @@ fn build(log: &dyn Log) {
         })
     };
     for stream in 0..STREAMS {
-        let mut events = Vec::with_capacity(2 * ANSWERED_PER_STREAM + 1);
-        for n in 0..ANSWERED_PER_STREAM {
+        let mut events = Vec::with_capacity(2 * answered_per_stream + 1);
+        for n in 0..answered_per_stream {
             let id = format!("q{n}");
             events.push(request(&id));
             events.push(Event::Answered {
@@ -189,10 +189,50 @@ fn web(c: &mut Criterion) {
         &SledLog::open(&db)
             .expect("open sled")
             .with_durability(Durability::Buffered),
+        ANSWERED_PER_STREAM,
     );
     eprintln!("web bench: built the sled log in {:.1?}", built.elapsed());
+    memory(&dir, &db);
     measure(c, "web_sled", db.to_str().expect("a UTF-8 path"));
     on_postgres(c);
+}
+
+/// The resident memory of `askuser web` once its inbox is served, on the log
+/// `db` and on logs with the same 1,000 waiting questions and fewer finished
+/// inquiries (5 and 50 per stream): flat when the projection keeps only what
+/// is open.
+fn memory(dir: &tempfile::TempDir, db: &Path) {
+    let mut logs = Vec::new();
+    for answered in [5, 50] {
+        let small = dir.path().join(format!("db-{answered}"));
+        build(
+            &SledLog::open(&small)
+                .expect("open sled")
+                .with_durability(Durability::Buffered),
+            answered,
+        );
+        logs.push((answered, small));
+    }
+    logs.push((ANSWERED_PER_STREAM, db.to_path_buf()));
+    for (answered, path) in logs {
+        let (child, port, token) = start_web(path.to_str().expect("a UTF-8 path"));
+        first_inbox(port, &token);
+        let status = std::fs::read_to_string(format!("/proc/{}/status", child.id()))
+            .unwrap_or_default();
+        let field = |name: &str| {
+            status
+                .lines()
+                .find_map(|l| l.strip_prefix(name))
+                .map_or_else(|| "?".to_owned(), |v| v.trim().to_owned())
+        };
+        eprintln!(
+            "web bench: memory with {} finished inquiries ({answered} per stream): VmRSS {}, VmHWM {}",
+            STREAMS * answered,
+            field("VmRSS:"),
+            field("VmHWM:")
+        );
+        stop(child);
+    }
 }
 
 #[cfg(not(feature = "postgres"))]
@@ -224,6 +264,7 @@ fn on_postgres(c: &mut Criterion) {
         &PgLog::connect(&url)
             .expect("open PostgreSQL")
             .with_durability(Durability::Buffered),
+        ANSWERED_PER_STREAM,
     );
     eprintln!(
         "web bench: built the PostgreSQL log in {:.1?}",

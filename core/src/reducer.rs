@@ -25,8 +25,11 @@ use crate::valid_form::ValidForm;
 
 /// How many finished inquiries a [`State`] keeps a record of, the oldest forgotten
 /// first, so that the state's size does not grow with the log's length. (Every id
-/// ever requested is still known as used: see [`State::decide`].)
-pub const FINISHED_REMEMBERED: usize = 1024;
+/// ever requested is still known as used: see [`State::decide`].) A record is what
+/// tells a late answer or a second surface how the inquiry ended; 64 covers every
+/// race a person can run, and keeps a host that follows 1,000 streams at a few
+/// MiB of records (about 330 bytes each) whatever their length.
+pub const FINISHED_REMEMBERED: usize = 64;
 
 /// Everything the engine knows: the open inquiries, a record of the last
 /// [`FINISHED_REMEMBERED`] finished ones, the ids ever requested, and the answers
