@@ -1,5 +1,6 @@
 //! `askuser mcp` without the rest of the program, for the end-to-end tests:
 //! `stdio_server DB STREAM [PENDING_DIR]` serves one MCP session on stdin/stdout.
+//! `ASKUSER_MCP_HEARTBEAT_MS` sets how often progress heartbeats go out.
 
 use std::path::PathBuf;
 
@@ -16,7 +17,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         },
         None => WithoutElicitation::Fail,
     };
-    let server = AskServer::new(Config::sled(PathBuf::from(db), stream, without));
+    let mut server = AskServer::new(Config::sled(PathBuf::from(db), stream, without));
+    if let Some(ms) = std::env::var("ASKUSER_MCP_HEARTBEAT_MS")
+        .ok()
+        .and_then(|ms| ms.parse().ok())
+    {
+        server = server.with_heartbeat(std::time::Duration::from_millis(ms));
+    }
     askuser_mcp::serve_stdio(server)?;
     Ok(())
 }

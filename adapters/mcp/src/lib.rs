@@ -41,6 +41,7 @@ mod config;
 mod http;
 mod mrtr;
 mod pending;
+mod progress;
 mod recorder;
 mod rounds;
 mod server;

@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
 
 use askuser_core::{CancelReason, Command, Event, InquiryId, Problem};
 use askuser_llm::dialect::mcp::Response;
@@ -19,6 +20,7 @@ use serde_json::{Map, Value};
 use crate::config::{Config, WithoutElicitation};
 use crate::mrtr::{MRTR_VERSION, Retry, Sealer, elicit_params};
 use crate::pending::write_pending;
+use crate::progress::{HEARTBEAT, Progress};
 use crate::recorder::{Recorded, Recorder};
 use crate::tools::{call_result, dialect_of, dismissed, instructions, tools};
 use crate::walk::Walk;
@@ -32,6 +34,8 @@ pub struct AskServer {
     /// Tool calls being asked now: the server waits for them to record how they
     /// ended before it exits.
     pub(crate) asking: Arc<AtomicUsize>,
+    /// How often a progress heartbeat goes out while a form is open.
+    heartbeat: Duration,
 }
 
 /// One tool call counted in [`AskServer::asking`] while it lives.
@@ -83,7 +87,16 @@ impl AskServer {
             recorder,
             sealer,
             asking: Arc::new(AtomicUsize::new(0)),
+            heartbeat: HEARTBEAT,
         }
+    }
+
+    /// The same server, sending a progress heartbeat every `every` while a form
+    /// is open (10 s by default) to a client that asked for progress.
+    #[must_use]
+    pub fn with_heartbeat(mut self, every: Duration) -> Self {
+        self.heartbeat = every.max(Duration::from_millis(10));
+        self
     }
 
     /// How many tool calls are being asked now.
@@ -178,17 +191,28 @@ impl AskServer {
         let tool = call.tool_name();
         let most = 3 * call.form().len() + 3;
         let mut empty_before = false;
+        let mut progress = Progress::new(request);
         for _ in 0..most {
             let round = walk.round();
             let params = match elicit_params(&round) {
                 Ok(params) => params,
                 Err(error) => return self.give_up(call, inquiry, "schema", &error),
             };
+            progress.tell(&round.message).await;
+            let asking = request.peer.create_elicitation(params);
+            tokio::pin!(asking);
+            let mut beat = tokio::time::interval_at(
+                tokio::time::Instant::now() + self.heartbeat,
+                self.heartbeat,
+            );
             // The client may cancel the call (`notifications/cancelled`: an Esc,
             // an interrupt, its own timeout) or go away while the person answers.
-            let asked = tokio::select! {
-                asked = request.peer.create_elicitation(params) => asked,
-                () = request.ct.cancelled() => return self.stopped(call, inquiry, &request.peer),
+            let asked = loop {
+                tokio::select! {
+                    asked = &mut asking => break asked,
+                    () = request.ct.cancelled() => return self.stopped(call, inquiry, &request.peer),
+                    _ = beat.tick() => progress.tell(&round.message).await,
+                }
             };
             let result = match asked {
                 Ok(result) => result,

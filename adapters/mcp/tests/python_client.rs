@@ -496,3 +496,40 @@ fn a_client_that_disconnects_mid_form_leaves_no_open_question() {
         "Could not ask \"Apply the proposed migration?\" (client disconnected).\n"
     );
 }
+
+/// A client that sends a progress token gets a notification as each round goes
+/// out and heartbeats while the person takes their time (here every 200 ms,
+/// with 0.7 s per form), each `progress` one more than the last, each message
+/// the round's.
+#[test]
+fn a_progress_token_gets_a_notification_per_round_and_heartbeats_between() {
+    let scratch = Scratch::new();
+    let responses = [
+        accept(&json!({"apply": true, "note": "n"})),
+        accept(&json!({"env": "staging", "limits": "{\"cpu\": 1}"})),
+    ];
+    let out = scratch.drive(
+        "progress",
+        None,
+        json!({"env": {"ASKUSER_MCP_HEARTBEAT_MS": "200"},
+               "calls": [{"tool": "ask_user", "arguments": migration(), "progress": true,
+                          "delay": 0.7, "responses": responses}]}),
+    );
+    let call = &out["calls"][0];
+    assert_eq!(
+        call["structuredContent"],
+        json!({"apply": true, "env": "staging", "confirm": null, "note": "n", "limits": {"cpu": 1}})
+    );
+    let told = call["progress"].as_array().unwrap();
+    let values: Vec<String> = told.iter().map(|t| t[0].to_string()).collect();
+    let expected: Vec<String> = (1..=told.len()).map(|n| format!("{n}.0")).collect();
+    assert_eq!(values, expected, "{told:?}");
+    let mut shown: Vec<&str> = told.iter().map(|t| t[1].as_str().unwrap()).collect();
+    let sent = shown.len();
+    shown.dedup();
+    assert_eq!(
+        shown,
+        ["Questions 1\u{2013}2 of 5", "Questions 3\u{2013}4 of 5"]
+    );
+    assert!(sent >= 4, "a heartbeat in each round: {told:?}");
+}

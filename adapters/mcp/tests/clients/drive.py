@@ -15,6 +15,10 @@ shown; the form is answered "cancel" only after that. A call with
 "exit_at_round": N ends the client process while round N is shown (a
 disconnect): what was printed so far is {"exited": true, "rounds": [...]}.
 
+A call with "progress": true passes a progress callback (so the request carries
+a progress token) and reports the notifications as "progress": [[progress,
+message], ...]; "delay": seconds waits that long before answering each form.
+
 A call with "steps" (protocol 2026-07-28 only) is driven by hand, one `tools/call`
 per step: {"state": "latest"|"first"|"forged", "response": {...}} retries with the
 latest requestState issued, the first one (a replay) or the latest with one
@@ -48,6 +52,8 @@ async def main(scenario):
             json.dump({"exited": True, "rounds": rounds}, sys.stdout, ensure_ascii=False)
             sys.stdout.flush()
             os._exit(0)
+        if stop.get("delay"):
+            await asyncio.sleep(stop["delay"])
         if stop.get("cancel_at_round") == len(rounds):
             stop["shown"].set()
             await stop["cancelled"].wait()
@@ -99,13 +105,25 @@ async def main(scenario):
                 continue
             queue[:] = list(call.get("responses", []))
             rounds.clear()
-            result = await client.call_tool(call["tool"], call["arguments"])
-            out["calls"].append({
+            if "delay" in call:
+                stop["delay"] = call["delay"]
+            told = []
+
+            async def progress(value, total, message):
+                told.append([value, message])
+
+            callback = progress if call.get("progress") else None
+            result = await client.call_tool(call["tool"], call["arguments"],
+                                            progress_callback=callback)
+            done = {
                 "rounds": list(rounds),
                 "isError": bool(result.is_error),
                 "text": [block.text for block in result.content if block.type == "text"],
                 "structuredContent": result.structured_content,
-            })
+            }
+            if call.get("progress"):
+                done["progress"] = told
+            out["calls"].append(done)
     json.dump(out, sys.stdout, indent=2, ensure_ascii=False)
     sys.stdout.write("\n")
 
