@@ -217,8 +217,8 @@ fn memory(dir: &tempfile::TempDir, db: &Path) {
     for (answered, path) in logs {
         let (child, port, token) = start_web(path.to_str().expect("a UTF-8 path"));
         first_inbox(port, &token);
-        let status = std::fs::read_to_string(format!("/proc/{}/status", child.id()))
-            .unwrap_or_default();
+        let status =
+            std::fs::read_to_string(format!("/proc/{}/status", child.id())).unwrap_or_default();
         let field = |name: &str| {
             status
                 .lines()

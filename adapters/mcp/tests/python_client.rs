@@ -533,3 +533,26 @@ fn a_progress_token_gets_a_notification_per_round_and_heartbeats_between() {
     );
     assert!(sent >= 4, "a heartbeat in each round: {told:?}");
 }
+
+/// A free-text question is optional in the client's form (not in `required`):
+/// left out, it is the empty answer, in the same round.
+#[test]
+fn a_free_text_question_may_be_left_blank_in_the_form() {
+    let scratch = Scratch::new();
+    let out = scratch.drive(
+        "optional",
+        None,
+        json!({"calls": [{"tool": "ask_user", "arguments": migration(),
+                          "responses": [accept(&json!({"apply": false}))]}]}),
+    );
+    let call = &out["calls"][0];
+    assert_eq!(
+        call["rounds"][0]["requestedSchema"]["required"],
+        json!(["apply"])
+    );
+    assert_eq!(call["rounds"].as_array().unwrap().len(), 1);
+    assert_eq!(
+        call["structuredContent"],
+        json!({"apply": false, "env": null, "confirm": null, "note": "", "limits": null})
+    );
+}

@@ -66,8 +66,8 @@ pub fn other_field(question: &Question) -> Option<String> {
 }
 
 /// The `requestedSchema` of one round: the questions at `indices` of `form`, each a
-/// required field named by its id (titled by its text, described by its context),
-/// with its default. `refused(i)` is the message to show beside question `i` when
+/// field named by its id (titled by its text, described by its context), with its
+/// default; required but for free text, which may be left blank. `refused(i)` is the message to show beside question `i` when
 /// its last answer was refused.
 ///
 /// ```
@@ -104,7 +104,7 @@ pub fn round_schema<'a>(
         let refusal = refused(index);
         describe(&mut field, question, refusal);
         let other = other_field(question).filter(|name| !has_question(form, name));
-        if other.is_none() {
+        if other.is_none() && !optional(question) {
             required.push(Value::String(question.id.clone()));
         }
         properties.insert(question.id.clone(), field);
@@ -117,6 +117,13 @@ pub fn round_schema<'a>(
         }
     }
     json!({"type": "object", "properties": properties, "required": required})
+}
+
+/// Whether a question may be left blank in the form: a free-text question,
+/// whose answer may be empty (the terminal takes Enter on an empty line), so
+/// the client's form does not make the person type something.
+fn optional(question: &Question) -> bool {
+    question.answer_type == AnswerType::Text
 }
 
 fn has_question(form: &ValidForm, id: &str) -> bool {
@@ -231,6 +238,8 @@ pub fn read_field(
             UiInput::List(list)
         }
         (_, _, Some(other)) => UiInput::Text(other.to_owned()),
+        // An optional field left out of the form: the empty answer.
+        (AnswerType::Text, None, None) => UiInput::Text(String::new()),
         (_, None, None) => return Err("no answer was given; fill in this field".to_owned()),
         (AnswerType::Schema, Some(Value::String(text)), None)
             if field_kind(question) == FieldKind::Json =>
