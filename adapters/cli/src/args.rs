@@ -173,7 +173,7 @@ pub struct McpArgs {
     /// The stream to record in (default: a new one, mcp-TIME-PID)
     #[arg(long, value_name = "NAME")]
     pub stream: Option<String>,
-    /// For a client that cannot show forms: write the questions to a pending file in DIR (else the "no interactive terminal" error)
+    /// For a client that cannot show forms: write the questions to a pending file in DIR (else the call fails, saying this client cannot show forms)
     #[arg(long, value_name = "DIR")]
     pub pending_dir: Option<PathBuf>,
     /// Serve streamable HTTP at this loopback address (`127.0.0.1:PORT` or `[::1]:PORT`) instead of stdio

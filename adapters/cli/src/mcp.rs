@@ -9,7 +9,7 @@ use crate::common::{EXIT_RESULT, db_path, open_journal, stream_option};
 use crate::error::CliError;
 
 /// `askuser mcp`: without `--pending-dir`, a client that cannot show forms gets the
-/// "no interactive terminal" error; with `--http 127.0.0.1:PORT`, streamable HTTP
+/// "cannot show forms" error; with `--http 127.0.0.1:PORT`, streamable HTTP
 /// on that loopback address instead of stdio.
 pub fn mcp(args: &McpArgs) -> Result<u8, CliError> {
     let db = db_path(args.db.db.as_deref())?;

@@ -22,7 +22,7 @@ use crate::mrtr::{MRTR_VERSION, Retry, Sealer, elicit_params};
 use crate::pending::write_pending;
 use crate::progress::{HEARTBEAT, Progress};
 use crate::recorder::{Recorded, Recorder};
-use crate::tools::{call_result, dialect_of, dismissed, instructions, tools};
+use crate::tools::{call_result, dialect_of, dismissed, instructions, no_forms, tools};
 use crate::walk::Walk;
 
 /// The handler of one MCP session: its tools, recorded as one stream.
@@ -149,8 +149,16 @@ impl AskServer {
             }
             Err(error) => return Err(Box::new(not_recorded(tool, &error))),
         };
-        let walk = Walk::start(call.form().clone(), inquiry.clone(), commands)
-            .map_err(|finished| Box::new(finish(&call, &finished)))?;
+        let walk =
+            Walk::start(call.form().clone(), inquiry.clone(), commands).map_err(|finished| {
+                match *finished {
+                    Command::Fail {
+                        reason: CancelReason::NoPromptBackend,
+                        ..
+                    } if !interactive => Box::new(error_result(no_forms(tool))),
+                    _ => Box::new(finish(&call, &finished)),
+                }
+            })?;
         if let (false, WithoutElicitation::Pending { dir }) =
             (can_elicit, &self.config.without_elicitation)
         {

@@ -68,11 +68,20 @@ pub(crate) fn instructions(without: &WithoutElicitation) -> String {
             "If this client cannot show forms (no elicitation), askuser never answers for the user: it writes the questions to a pending file, and the tool result says the exact command the user runs to answer (`askuser answer FILE`); tell the user, and end your turn."
         }
         WithoutElicitation::Fail => {
-            "If this client cannot show forms (no elicitation), askuser never answers for the user: the tool fails with a message saying no interactive terminal is available; do not retry in that turn."
+            "If this client cannot show forms (no elicitation), askuser never answers for the user: the tool fails with a message saying so and how the user can answer such questions (a pending file, or the web inbox); tell the user, and do not retry in that turn."
         }
     };
     format!(
         "askuser asks the user typed questions through this client's own forms (MCP elicitation), as few forms as the questions' dependencies allow, and records every step. Call ask_user (typed questions with `when` branching) or AskUserQuestion (Claude Code's shape) only for what the user alone can tell you, never for secrets. If the user declines, the result carries the answers given so far; if the user dismisses the form, the tool fails: do not ask again in this turn. {fallback}"
+    )
+}
+
+/// The tool error when this client cannot show forms and no pending directory
+/// was given: what the model tells the person, who can set askuser up to
+/// answer from a file or a browser.
+pub(crate) fn no_forms(tool: &str) -> String {
+    format!(
+        "{tool}: this MCP client cannot show forms (it does not support elicitation), so the user cannot be asked here. Do not retry this tool call in this turn; ask the user in plain words instead. Tell the user that to answer such questions with this client, askuser mcp can be started with --pending-dir DIR: the questions then wait in a file, answered with `askuser answer FILE` or from a browser with `askuser web`."
     )
 }
 

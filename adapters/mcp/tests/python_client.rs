@@ -46,7 +46,7 @@ fn tools_list_and_instructions() {
     insta::assert_json_snapshot!("tools_list", out["tools"]);
     assert_eq!(
         out["instructions"],
-        "askuser asks the user typed questions through this client's own forms (MCP elicitation), as few forms as the questions' dependencies allow, and records every step. Call ask_user (typed questions with `when` branching) or AskUserQuestion (Claude Code's shape) only for what the user alone can tell you, never for secrets. If the user declines, the result carries the answers given so far; if the user dismisses the form, the tool fails: do not ask again in this turn. If this client cannot show forms (no elicitation), askuser never answers for the user: the tool fails with a message saying no interactive terminal is available; do not retry in that turn."
+        "askuser asks the user typed questions through this client's own forms (MCP elicitation), as few forms as the questions' dependencies allow, and records every step. Call ask_user (typed questions with `when` branching) or AskUserQuestion (Claude Code's shape) only for what the user alone can tell you, never for secrets. If the user declines, the result carries the answers given so far; if the user dismisses the form, the tool fails: do not ask again in this turn. If this client cannot show forms (no elicitation), askuser never answers for the user: the tool fails with a message saying so and how the user can answer such questions (a pending file, or the web inbox); tell the user, and do not retry in that turn."
     );
 }
 
@@ -211,7 +211,7 @@ fn without_elicitation_and_no_pending_dir_the_call_fails() {
     assert_eq!(
         call["text"],
         json!([
-            "ask_user cannot run because no interactive terminal is available. Do not retry this tool call in this turn; continue without user input or explain what information is missing."
+            "ask_user: this MCP client cannot show forms (it does not support elicitation), so the user cannot be asked here. Do not retry this tool call in this turn; ask the user in plain words instead. Tell the user that to answer such questions with this client, askuser mcp can be started with --pending-dir DIR: the questions then wait in a file, answered with `askuser answer FILE` or from a browser with `askuser web`."
         ])
     );
 }
