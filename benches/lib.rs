@@ -60,6 +60,32 @@ pub fn replay_db() -> Result<PathBuf, StoreError> {
     Ok(path)
 }
 
+/// Builds afresh at `path` a log of [`EVENTS`] events in [`STREAM`], appended one
+/// at a time as `serve`, `ask` and `answer` append them (each a value of its own
+/// until a repack).
+///
+/// # Errors
+///
+/// If the database cannot be written.
+pub fn single_appends_db(path: &Path) -> Result<(), StoreError> {
+    if path.exists() {
+        std::fs::remove_dir_all(path)?;
+    }
+    let started = Instant::now();
+    eprintln!(
+        "building {} events appended one at a time at {} ...",
+        EVENTS,
+        path.display()
+    );
+    let log = SledLog::open(path)?.with_durability(Durability::Buffered);
+    for (head, event) in scripted_events(1, EVENTS).enumerate() {
+        log.append(STREAM, head as u64, std::slice::from_ref(&event))?;
+    }
+    log.flush()?;
+    eprintln!("built in {:.1?}", started.elapsed());
+    Ok(())
+}
+
 /// Where [`replay_db`] keeps the benchmark database (it may not exist yet).
 pub fn replay_db_path() -> PathBuf {
     bench_dir().join("replay-1m")

@@ -9,7 +9,8 @@
 use std::time::Duration;
 
 use askuser_benches::{
-    EVENTS, TAIL, load_from_cold_open, raw_scan_from_cold_open, replay_db, replay_from_cold_open,
+    EVENTS, STREAM, TAIL, bench_dir, load_from_cold_open, raw_scan_from_cold_open, replay_db,
+    replay_from_cold_open, single_appends_db,
 };
 use askuser_core::Event;
 use askuser_store::testing::scripted_events;
@@ -49,6 +50,32 @@ fn append(c: &mut Criterion) {
     group.finish();
 }
 
+/// Replay of 1M events appended one at a time, before and after a repack.
+fn replay_single_appends(c: &mut Criterion) {
+    let path = bench_dir().join("replay-1m-single-appends");
+    single_appends_db(&path).expect("the benchmark database");
+    let mut group = c.benchmark_group("replay_single_appends");
+    group.sampling_mode(SamplingMode::Flat);
+    group.sample_size(10);
+    group.warm_up_time(Duration::from_secs(1));
+    group.measurement_time(Duration::from_secs(30));
+    group.throughput(Throughput::Elements(EVENTS));
+    group.bench_function("before_repack_1m_cold_open", |b| {
+        b.iter(|| assert_eq!(replay_from_cold_open(&path).expect("replay"), EVENTS));
+    });
+    {
+        let log = SledLog::open(&path).expect("open");
+        let started = std::time::Instant::now();
+        let done = askuser_store::compact::repack(&log, STREAM).expect("repack");
+        log.flush().expect("flush");
+        eprintln!("repacked: {done:?} in {:.1?}", started.elapsed());
+    }
+    group.bench_function("after_repack_1m_cold_open", |b| {
+        b.iter(|| assert_eq!(replay_from_cold_open(&path).expect("replay"), EVENTS));
+    });
+    group.finish();
+}
+
 fn replay(c: &mut Criterion) {
     let path = replay_db().expect("the benchmark database");
     let mut group = c.benchmark_group("replay");
@@ -75,5 +102,5 @@ fn replay(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, append, replay);
+criterion_group!(benches, append, replay, replay_single_appends);
 criterion_main!(benches);

@@ -39,6 +39,12 @@ pub trait Backend {
     /// The clock the log stamps records with.
     fn clock(&self) -> &Arc<dyn Clock>;
 
+    /// Rewrites `stream`'s events stored a few at a time as full blocks (see
+    /// [`crate::compact::repack`]); a log that stores no small values does nothing.
+    fn repack(&self, _stream: &str) -> Result<crate::Repacked> {
+        Ok(crate::Repacked::default())
+    }
+
     /// The output lines the first format recorded beside event `seq` of `stream`
     /// (its JSON-lines server's sidecar), if there are any.
     fn legacy_outputs(&self, _stream: &str, _seq: Seq) -> Result<Option<Vec<serde_json::Value>>> {

@@ -1,5 +1,6 @@
 //! Snapshots and compaction: functions over any [`Log`].
 
+use crate::Repacked;
 use crate::error::{Result, StoreError};
 use crate::log::Log;
 use crate::replay::load_at;
@@ -63,4 +64,19 @@ pub fn compact<L: Log + ?Sized>(log: &L, stream: &str, drop_events: bool) -> Res
         0
     };
     Ok(Compaction { snapshot, dropped })
+}
+
+/// Repacks `stream`: its events stored a few at a time (each step of `serve`,
+/// `ask` and `answer` appends one) are rewritten as full blocks, so that a replay
+/// reads them at the speed of events appended together. The events, their
+/// sequence numbers and times do not change; each run of small values is
+/// replaced in one atomic write, so a crash leaves it as it was or repacked. On
+/// sled (directly or through its owner); PostgreSQL and memory logs have
+/// nothing to repack.
+///
+/// # Errors
+///
+/// [`StoreError::NoSuchStream`]; [`StoreError::ReadOnly`]; a storage error.
+pub fn repack<L: Log + ?Sized>(log: &L, stream: &str) -> Result<Repacked> {
+    log.repack(stream)
 }

@@ -184,7 +184,9 @@
 //!   [`replay::load_at`], [`replay::replay_with`] (every event with the commands it
 //!   yields, in constant memory), [`replay::replay_commands`].
 //! - [`compact`]: [`compact::snapshot`] saves the state; [`compact::compact`] can
-//!   also drop the events it covers (never while a fork still reads them).
+//!   also drop the events it covers (never while a fork still reads them);
+//!   [`compact::repack`] rewrites events stored a few at a time (as `serve` appends
+//!   them) as full blocks, so they replay at block speed.
 //! - [`transcript()`] tells a stream as sentences; [`export::json_lines`] writes it
 //!   as JSON lines.
 //!
@@ -296,7 +298,7 @@ pub use salvage::{SalvageReport, StreamSalvage, salvage};
 pub use session::{Caught, Handled, Session, SessionError};
 pub use shared::SharedSledLog;
 pub use sled_files::{DbIntent, DbPathState, Discarded, check_db_path};
-pub use sled_log::{DEFAULT_CACHE_CAPACITY, SledLog};
+pub use sled_log::{DEFAULT_CACHE_CAPACITY, Repacked, SledLog};
 pub use transcript::transcript;
 pub use types::{
     Clock, Durability, ForkPoint, ManualClock, Recorded, Seq, Snapshot, StreamInfo, SystemClock,

@@ -7,6 +7,10 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use askuser_core::{Event, State};
 use sled::{Db, IVec, Tree};
 
+mod repack;
+
+pub use repack::Repacked;
+
 use crate::backend::{Backend, RecordIter};
 use crate::block::{BlockReader, encode_append, rewrite_tail};
 use crate::codec::{
@@ -552,6 +556,10 @@ impl Backend for SledLog {
 
     fn clock(&self) -> &Arc<dyn Clock> {
         &self.clock
+    }
+
+    fn repack(&self, stream: &str) -> Result<Repacked> {
+        self.repack_stream(stream)
     }
 }
 

@@ -120,6 +120,9 @@ struct Scan {
     /// The entry after the current one, read early to bound a damaged block.
     peeked: Option<sled::Result<(IVec, IVec)>>,
     current: Current,
+    /// Set after looking again for `next` past a gap (a value rewritten by a
+    /// repack while this scan read the old one), so a real gap is looked for once.
+    looked_again: bool,
 }
 
 /// What reading the next value gave.
@@ -188,6 +191,7 @@ impl Scan {
             range: None,
             peeked: None,
             current: Current::None,
+            looked_again: false,
         }
     }
 
@@ -235,6 +239,15 @@ impl Scan {
             let detail = "a malformed key".to_owned();
             return Step::Event(Err(corrupt_event(&self.stream, seq, detail)));
         };
+        if first > self.next && !self.looked_again {
+            // The value holding `next` went away under the scan (a repack replaced
+            // it by a block starting earlier): look again from `next`, once.
+            self.looked_again = true;
+            self.range = None;
+            self.peeked = None;
+            return Step::Value;
+        }
+        self.looked_again = false;
         if is_single_record(&bytes) {
             if first < self.next {
                 return Step::Value;

@@ -59,6 +59,7 @@ suite!(
     buffered_appends_are_visible_at_once_and_flush_on_demand,
     works_as_a_trait_object,
     a_waiter_returns_when_the_head_passes_or_its_time_is_up,
+    a_repack_keeps_every_event_and_stores_small_appends_as_blocks,
 );
 
 fn all<L: Log>(log: &L, stream: &str) -> Vec<(u64, Timestamp, Event)> {
@@ -803,4 +804,47 @@ fn a_waiter_returns_when_the_head_passes_or_its_time_is_up<L: Log>(log: &L) {
             .unwrap();
         assert_eq!(waiter.join().unwrap().unwrap(), 3);
     });
+}
+
+/// 300 events appended one at a time, then 500 together, then 40 one at a time,
+/// a fork and a snapshot: a repack rewrites the two runs of single events as
+/// blocks (on sled; the other logs have nothing to repack), and every event, its
+/// sequence number and time, the fork and a replay read exactly as before. A
+/// second repack finds nothing to do.
+fn a_repack_keeps_every_event_and_stores_small_appends_as_blocks<L: Log>(log: &L) {
+    let events: Vec<Event> = scripted_events(1, 840).collect();
+    for (i, event) in events[..300].iter().enumerate() {
+        log.append("s", i as u64, std::slice::from_ref(event))
+            .unwrap();
+    }
+    log.append("s", 300, &events[300..800]).unwrap();
+    for (i, event) in events[800..].iter().enumerate() {
+        log.append("s", 800 + i as u64, std::slice::from_ref(event))
+            .unwrap();
+    }
+    log.fork("s", 500, "f").unwrap();
+    askuser_store::compact::snapshot_at(log, "s", 400).unwrap();
+    let before = all(log, "s");
+    let fork_before = all(log, "f");
+    let replay_before = askuser_store::replay::load(log, "s").unwrap().state;
+    let done = askuser_store::compact::repack(log, "s").unwrap();
+    if done.events > 0 {
+        assert_eq!(done.events, 340, "{done:?}");
+        assert_eq!(done.values_before, 340, "{done:?}");
+        assert!(done.values_after <= 4, "{done:?}");
+    }
+    assert_eq!(all(log, "s"), before);
+    assert_eq!(all(log, "f"), fork_before);
+    assert_eq!(
+        askuser_store::replay::load(log, "s").unwrap().state,
+        replay_before
+    );
+    assert_eq!(
+        askuser_store::compact::repack(log, "s").unwrap(),
+        askuser_store::Repacked::default()
+    );
+    assert!(matches!(
+        askuser_store::compact::repack(log, "nope"),
+        Err(StoreError::NoSuchStream(_)) | Ok(_)
+    ));
 }

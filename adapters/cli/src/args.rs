@@ -239,7 +239,7 @@ pub enum LogCommand {
         #[arg(long, value_name = "NAME")]
         into: Option<String>,
     },
-    /// Saves a snapshot of a stream's state at its head
+    /// Saves a snapshot of a stream's state at its head, and rewrites events stored a few at a time as full blocks
     Compact {
         /// The stream and the log.
         #[command(flatten)]

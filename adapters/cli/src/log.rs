@@ -67,6 +67,20 @@ pub fn log(command: &LogCommand) -> Result<u8, CliError> {
             if *drop {
                 write!(out, "; dropped {} events", done.dropped)?;
             }
+            // What is left, stored a few events at a time, becomes full blocks.
+            let packed = askuser_store::compact::repack(&*log, stream)?;
+            if packed.events > 0 {
+                let blocks = if packed.values_after == 1 {
+                    "block"
+                } else {
+                    "blocks"
+                };
+                write!(
+                    out,
+                    "; repacked {} events from {} values into {} {blocks}",
+                    packed.events, packed.values_before, packed.values_after
+                )?;
+            }
             writeln!(out)?;
         }
         LogCommand::Transcript(_) => {

@@ -10,7 +10,8 @@ use crate::error::CliError;
 pub fn serve(args: &ServeArgs) -> Result<u8, CliError> {
     let stream = stream_option(args.stream.as_deref(), "serve")?;
     let journal = open_journal(&db_path(args.db.db.as_deref())?)?;
-    let mut server = Server::new(journal, stream)?;
+    let log = std::sync::Arc::clone(journal.log());
+    let mut server = Server::new(journal, stream.clone())?;
     // Input is read on a thread of its own while the log is watched, so an answer
     // another process records (`askuser answer`, another terminal) reaches the
     // host at once.
@@ -18,5 +19,14 @@ pub fn serve(args: &ServeArgs) -> Result<u8, CliError> {
     // The server flushes after each group of lines it writes.
     let output = std::io::BufWriter::new(std::io::stdout().lock());
     server.serve_watching(input, output)?;
+    drop(server);
+    // The stream's events were appended one step at a time: store them as full
+    // blocks now that this host is done with it, so a later replay reads them fast.
+    if let Err(error) = askuser_store::compact::repack(&*log, &stream) {
+        crate::common::note(&format!(
+            "askuser: the events of stream \"{}\" stay as they were appended (repacking them failed: {error})",
+            askuser_core::text::for_display_line(&stream)
+        ));
+    }
     Ok(EXIT_RESULT)
 }

@@ -548,3 +548,47 @@ fn check_reads_an_almost_claude_call_as_claude_and_says_what_it_tried() {
         )
     );
 }
+
+/// `ask --pending` and `answer` append a step at a time; `log compact` stores what
+/// they wrote as one block, and the stream reads the same. (`serve` repacks its
+/// stream itself when its input ends.)
+#[test]
+fn log_compact_repacks_a_stream_written_a_step_at_a_time() {
+    let scratch = Scratch::new();
+    std::fs::write(
+        scratch.path("call.json"),
+        r#"{"questions": [{"id": "ok", "text": "Proceed?", "answer_type": "boolean"}]}"#,
+    )
+    .unwrap();
+    let asked = scratch.run_db(
+        &[
+            "ask",
+            "--dialect",
+            "jp-form",
+            "--pending",
+            "p.json",
+            "--stream",
+            "s",
+            "call.json",
+        ],
+        "",
+    );
+    assert_eq!(asked.code, 5, "{}", asked.stderr);
+    let answered = scratch.run_db(&["answer", "p.json", "--answers", "[true]"], "");
+    assert_eq!(answered.stdout, "{\"ok\":true}\n");
+    let before = scratch.run_db(&["log", "export", "s"], "");
+    let compact = scratch.run_db(&["log", "compact", "s"], "");
+    assert_eq!(
+        (compact.code, compact.stdout.as_str()),
+        (
+            0,
+            "stream \"s\": snapshot at #2; repacked 2 events from 2 values into 1 block\n"
+        )
+    );
+    assert_eq!(
+        scratch.run_db(&["log", "export", "s"], "").stdout,
+        before.stdout
+    );
+    let again = scratch.run_db(&["log", "compact", "s"], "");
+    assert_eq!(again.stdout, "stream \"s\": snapshot at #2\n");
+}

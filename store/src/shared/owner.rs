@@ -198,6 +198,14 @@ impl Core {
             Request::DropThrough { stream, seq } => {
                 Response::Count(self.sled.drop_through(&stream, seq)?)
             }
+            Request::Repack { stream } => {
+                let done = self.sled.repack(&stream)?;
+                Response::Repacked {
+                    events: done.events,
+                    values_before: done.values_before,
+                    values_after: done.values_after,
+                }
+            }
             Request::LegacyOutputs { stream, seq } => {
                 Response::Outputs(self.sled.legacy_outputs(&stream, seq)?)
             }

@@ -95,6 +95,29 @@ impl Backend for SharedSledLog {
         &self.clock
     }
 
+    fn repack(&self, stream: &str) -> Result<crate::Repacked> {
+        let request = Request::Repack {
+            stream: stream.into(),
+        };
+        self.run(
+            &request,
+            REQUEST_TIMEOUT,
+            |core| core.sled.repack(stream),
+            |r| match r {
+                Response::Repacked {
+                    events,
+                    values_before,
+                    values_after,
+                } => Some(crate::Repacked {
+                    events,
+                    values_before,
+                    values_after,
+                }),
+                _ => None,
+            },
+        )
+    }
+
     fn legacy_outputs(&self, stream: &str, seq: Seq) -> Result<Option<Vec<serde_json::Value>>> {
         let request = Request::LegacyOutputs {
             stream: stream.into(),

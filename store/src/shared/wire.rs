@@ -72,6 +72,7 @@ pub(crate) enum Request<'a> {
         stream: Cow<'a, str>,
         seq: Seq,
     },
+
     LegacyOutputs {
         stream: Cow<'a, str>,
         seq: Seq,
@@ -81,6 +82,10 @@ pub(crate) enum Request<'a> {
         stream: Cow<'a, str>,
         past: Seq,
         millis: u64,
+    },
+    /// Added last, so that the earlier requests keep their encoding.
+    Repack {
+        stream: Cow<'a, str>,
     },
 }
 
@@ -108,6 +113,12 @@ pub(crate) enum Response {
     Count(u64),
     Outputs(Option<Vec<serde_json::Value>>),
     Error(WireError),
+    /// Added last, so that the earlier answers keep their encoding.
+    Repacked {
+        events: u64,
+        values_before: u64,
+        values_after: u64,
+    },
 }
 
 impl Response {
@@ -126,6 +137,7 @@ impl Response {
             Self::Count(_) => "a count",
             Self::Outputs(_) => "output lines",
             Self::Error(_) => "an error",
+            Self::Repacked { .. } => "a repack's figures",
         }
     }
 }
