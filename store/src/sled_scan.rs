@@ -247,23 +247,27 @@ impl Scan {
             self.peeked = None;
             return Step::Value;
         }
-        self.looked_again = false;
         if is_single_record(&bytes) {
             if first < self.next {
                 return Step::Value;
             }
+            self.looked_again = false;
             self.next = first + 1;
             return Step::Event(open_event(&self.stream, first, &key, &bytes));
         }
         match BlockReader::open(&key, first, bytes) {
             Ok(mut reader) => {
                 if reader.last() >= self.next {
+                    self.looked_again = false;
                     reader.skip_to(self.next);
                     self.next = reader.next_seq();
                     self.current = Current::Block(reader);
                 }
             }
-            Err(detail) => self.damaged(first, detail),
+            Err(detail) => {
+                self.looked_again = false;
+                self.damaged(first, detail);
+            }
         }
         Step::Value
     }
