@@ -3,7 +3,8 @@
 //! the tests on `PATH`, in the repository, its standard input empty), and must not
 //! fail as "askuser could not run" (exit 1: a usage error, a missing file, a log
 //! that cannot be opened). A server that is still serving after 5 seconds
-//! (`askuser web`) passes. `openssl` lines (a certificate to serve HTTPS with)
+//! (`askuser web`) passes. An `npm install` must name the package and version
+//! `scripts/test-env` installs. `openssl` lines (a certificate to serve HTTPS with)
 //! run before the commands after them. The other commands are too long to run here (a
 //! release build, the whole test suite), so what they name is checked instead: a
 //! script exists and is executable, a `cargo -p` package and a `--path` crate exist.
@@ -143,8 +144,18 @@ fn check_named(line: &str) -> Result<(), String> {
             Ok(())
         };
     }
+    if words.first() == Some(&"npm") {
+        // A package the test set-up installs: the same one, at the same version.
+        let package = words.last().copied().unwrap_or_default();
+        let setup = std::fs::read_to_string(root.join("scripts/test-env")).unwrap_or_default();
+        return if package.contains('@') && setup.contains(package) {
+            Ok(())
+        } else {
+            Err(format!("{package} is not what scripts/test-env installs"))
+        };
+    }
     if words.first() != Some(&"cargo") {
-        return Err("neither askuser, cargo nor a script: the test cannot check it".into());
+        return Err("neither askuser, cargo, npm nor a script: the test cannot check it".into());
     }
     for pair in words.windows(2) {
         match pair[0] {

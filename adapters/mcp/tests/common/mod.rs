@@ -1,5 +1,6 @@
-//! Running the official MCP Python SDK (`tests/clients/drive.py`) against the
-//! server (`examples/stdio_server.rs`), and reading back what it recorded.
+//! Running the official MCP Python SDK (`tests/clients/drive.py`) and
+//! TypeScript SDK (`tests/clients/drive.mjs`) against the server
+//! (`examples/stdio_server.rs`), and reading back what it recorded.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -100,6 +101,40 @@ impl Scratch {
         assert!(
             output.status.success(),
             "the Python client failed ({}):\n{stdout}\n{}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+        );
+        serde_json::from_str(&stdout).expect("the client prints JSON")
+    }
+
+    /// Runs the TypeScript client on `scenario` (its `command` filled in) against a
+    /// server recording as `stream`; returns what the client printed.
+    #[allow(dead_code)] // used by typescript_client.rs only
+    pub fn drive_ts(&self, stream: &str, mut scenario: Value) -> Value {
+        let sdk = match std::env::var_os("ASKUSER_TEST_TS_SDK") {
+            Some(path) if !path.is_empty() => path,
+            _ => panic!(
+                "ASKUSER_TEST_TS_SDK is not set. These tests drive the server with the official MCP TypeScript SDK: run the tests with scripts/test, or\n  npm install --prefix target/mcp-ts-sdk-1.32.2 @modelcontextprotocol/sdk@1.32.2\n  export ASKUSER_TEST_TS_SDK=\"$PWD/target/mcp-ts-sdk-1.32.2\""
+            ),
+        };
+        scenario["command"] = json!([
+            server().display().to_string(),
+            self.db().display().to_string(),
+            stream
+        ]);
+        let path = self.dir.path().join(format!("{stream}.ts.json"));
+        std::fs::write(&path, scenario.to_string()).expect("the scenario is written");
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/clients/drive.mjs");
+        let output = Command::new("node")
+            .arg(script)
+            .arg(&path)
+            .env("ASKUSER_TEST_TS_SDK", sdk)
+            .output()
+            .expect("node runs (install Node.js)");
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(
+            output.status.success(),
+            "the TypeScript client failed ({}):\n{stdout}\n{}",
             output.status,
             String::from_utf8_lossy(&output.stderr)
         );
