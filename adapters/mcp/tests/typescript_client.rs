@@ -3,6 +3,8 @@
 //! built on it use, reset by the server's progress notifications, and a call the
 //! client aborts mid-form. Set `ASKUSER_TEST_TS_SDK` (see `common`).
 
+// The Python helpers of `common` are not used here.
+#[allow(dead_code)]
 mod common;
 
 use common::Scratch;
