@@ -225,15 +225,17 @@ impl Checker {
                 false
             }
         };
+        // Every string is checked (not only up to the first problem), so that one
+        // refusal names them all.
         match value {
             Value::String(text) => check(self, at, text),
-            Value::Array(items) => items
-                .iter()
-                .enumerate()
-                .all(|(n, item)| self.free_value(&at.index(n), item)),
-            Value::Object(map) => map.iter().all(|(key, item)| {
+            Value::Array(items) => items.iter().enumerate().fold(true, |clean, (n, item)| {
+                self.free_value(&at.index(n), item) && clean
+            }),
+            Value::Object(map) => map.iter().fold(true, |clean, (key, item)| {
                 let here = at.key(key);
-                check(self, &here, key) && self.free_value(&here, item)
+                let key_clean = check(self, &here, key);
+                self.free_value(&here, item) && key_clean && clean
             }),
             _ => true,
         }

@@ -556,3 +556,34 @@ fn a_free_text_question_may_be_left_blank_in_the_form() {
         json!({"apply": false, "env": null, "confirm": null, "note": "", "limits": null})
     );
 }
+
+/// A bidi override or a control character in any model-supplied text is refused
+/// over MCP as on every surface (one check, in the engine): the question, its
+/// context, header, an option's label and description, a default, and a
+/// schema's title and enum values. Nothing is asked.
+#[test]
+fn bidi_and_control_characters_are_refused_in_every_model_supplied_field() {
+    let scratch = Scratch::new();
+    let rlo = "\u{202e}";
+    let call = json!({"questions": [
+        {"id": "q1", "text": format!("Deploy{rlo}?"), "answer_type": "boolean"},
+        {"id": "q2", "text": "Where?", "context": format!("ctx{rlo}"), "header": format!("H{rlo}"),
+         "answer_type": "select", "default": format!("a{rlo}"),
+         "options": [{"label": format!("a{rlo}"), "description": format!("d\u{7}")}, "b"]},
+        {"id": "q3", "text": "Size?", "answer_type": "schema",
+         "schema": {"type": "string", "title": format!("t{rlo}"), "enum": [format!("e{rlo}")]}}]});
+    let out = scratch.drive(
+        "bidi",
+        None,
+        json!({"calls": [{"tool": "ask_user", "arguments": call}]}),
+    );
+    let result = &out["calls"][0];
+    assert_eq!(result["rounds"], json!([]));
+    assert_eq!(result["isError"], true);
+    assert_eq!(
+        result["text"],
+        json!([
+            "ask_user: the call was not run. Fix these 8 problems and call the tool again:\n- /questions/0/text: has U+202E RIGHT-TO-LEFT OVERRIDE at character 7; write the question as plain text, without control, bidi-control or invisible characters\n- /questions/1/context: has U+202E RIGHT-TO-LEFT OVERRIDE at character 4; remove it: of the control characters only newline and tab may appear here, and no bidi override, embedding or isolate\n- /questions/1/header: has U+202E RIGHT-TO-LEFT OVERRIDE at character 2; write it as one line of plain text, without control, bidi-control or invisible characters\n- /questions/1/default: has U+202E RIGHT-TO-LEFT OVERRIDE at character 2; remove it: of the control characters only newline and tab may appear here, and no bidi override, embedding or isolate\n- /questions/1/options/0/label: has U+202E RIGHT-TO-LEFT OVERRIDE at character 2; write the label as one line of plain text, without control, bidi-control or invisible characters; put any detail in `description`\n- /questions/1/options/0/description: has U+0007 BELL at character 2; remove it: of the control characters only newline and tab may appear here, and no bidi override, embedding or isolate\n- /questions/2/schema/title: has U+202E RIGHT-TO-LEFT OVERRIDE at character 2; remove it: of the control characters only newline and tab may appear here, and no bidi override, embedding or isolate\n- /questions/2/schema/enum/0: has U+202E RIGHT-TO-LEFT OVERRIDE at character 2; remove it: of the control characters only newline and tab may appear here, and no bidi override, embedding or isolate"
+        ])
+    );
+}
