@@ -1,10 +1,11 @@
 //! Streamable HTTP, on a loopback address only: each MCP session is recorded as its
-//! own stream (`<stream>-<n>`); a 2026-07-28 client's stateless calls each start one,
-//! and their retries find it through the sealed `requestState`.
+//! own stream (`<stream>-<n>`, numbered when it first records, so sessions that
+//! record nothing leave no gap); a 2026-07-28 client's stateless calls each start
+//! one, and their retries find it through the sealed `requestState`.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::AtomicUsize;
 
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use hyper_util::server::conn::auto::Builder;
@@ -48,10 +49,11 @@ pub fn serve_http(
         let sealer = Arc::new(Sealer::new());
         let sessions = Arc::new(AtomicUsize::new(0));
         let handler = move || {
-            let n = sessions.fetch_add(1, Ordering::Relaxed) + 1;
-            let mut session = config.clone();
-            session.stream = format!("{}-{n}", config.stream);
-            Ok(AskServer::with_sealer(session, Arc::clone(&sealer)))
+            Ok(AskServer::numbered(
+                config.clone(),
+                Arc::clone(&sealer),
+                Arc::clone(&sessions),
+            ))
         };
         let service = TowerToHyperService::new(StreamableHttpService::new(
             handler,

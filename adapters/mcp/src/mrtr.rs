@@ -113,7 +113,7 @@ impl AskServer {
         let Some(sealed) = retry.state else {
             return match self.start(dialect, arguments, can_elicit) {
                 Ok((call, _, walk)) => {
-                    self.input_required(&self.config.stream, &call, arguments, &walk)
+                    self.input_required(self.recorder.stream(), &call, arguments, &walk)
                 }
                 Err(result) => (*result).into(),
             };
@@ -202,7 +202,7 @@ impl AskServer {
             .ok_or_else(|| {
                 refused("it was not issued by this server for this call, or it expired")
             })?;
-        let recorder = if state.stream == self.config.stream {
+        let recorder = if self.recorder.named() == Some(state.stream.as_str()) {
             self.recorder.clone()
         } else {
             Recorder::new(std::sync::Arc::clone(&self.config.open_log), &state.stream)

@@ -13,25 +13,22 @@ use serde_json::json;
 
 use crate::config::Config;
 
-/// Writes the pending file of `inquiry` into `dir` (a new file, never one that
+/// Writes the pending file of `inquiry` of `stream` into `dir` (a new file, never one that
 /// exists) and returns the result telling the model how the person answers.
 pub(crate) fn write_pending(
     config: &Config,
+    stream: &str,
     dir: &Path,
     call: &Call,
     inquiry: &InquiryId,
 ) -> CallToolResult {
     let tool = call.tool_name();
-    let name = format!(
-        "askuser-{}-{}.json",
-        safe(&config.stream),
-        safe(inquiry.as_str())
-    );
+    let name = format!("askuser-{}-{}.json", safe(stream), safe(inquiry.as_str()));
     let path = dir.join(name);
     let path = std::path::absolute(&path).unwrap_or(path);
     let file = PendingFile::for_call(
         config.db.as_deref(),
-        &config.stream,
+        stream,
         inquiry,
         call,
         SystemClock.now().to_string(),

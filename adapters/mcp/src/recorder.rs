@@ -2,7 +2,8 @@
 //! with the log opened for the step and let go after, so no process holds it while
 //! a person thinks (`askuser answer` can record into it meanwhile).
 
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use askuser_core::{Command, Event, InquiryId, Refusal, ToolCall};
 use askuser_store::{Log, Session, SessionError, StoreError};
@@ -19,31 +20,61 @@ pub(crate) enum Recorded {
     Refused(Refusal),
 }
 
+/// How a recorder's stream is named: given, or numbered when it first records.
+type Naming = Arc<dyn Fn() -> String + Send + Sync>;
+
 /// One stream of the log, shared by the session's tool calls.
 #[derive(Clone)]
 pub(crate) struct Recorder {
     open: OpenLog,
-    stream: Arc<str>,
+    /// The stream's name, once known.
+    stream: Arc<OnceLock<Arc<str>>>,
+    naming: Naming,
     /// One step at a time in this process (other processes are the log's concern).
     lock: Arc<Mutex<()>>,
 }
 
 impl Recorder {
+    /// A recorder into the stream `stream`.
     pub(crate) fn new(open: OpenLog, stream: &str) -> Self {
+        let name: Arc<str> = stream.into();
+        let named = Arc::new(OnceLock::new());
+        let _ = named.set(Arc::clone(&name));
         Self {
             open,
-            stream: stream.into(),
+            stream: named,
+            naming: Arc::new(move || name.to_string()),
             lock: Arc::new(Mutex::new(())),
         }
     }
 
-    /// The stream recorded into.
+    /// A recorder into `<base>-<n>`, `n` taken from `counter` only when it first
+    /// needs its stream: sessions that record nothing (a `tools/list`, a
+    /// `server/discover`) leave no gap in the numbering.
+    pub(crate) fn numbered(open: OpenLog, base: &str, counter: Arc<AtomicUsize>) -> Self {
+        let base = base.to_owned();
+        Self {
+            open,
+            stream: Arc::new(OnceLock::new()),
+            naming: Arc::new(move || {
+                format!("{base}-{}", counter.fetch_add(1, Ordering::SeqCst) + 1)
+            }),
+            lock: Arc::new(Mutex::new(())),
+        }
+    }
+
+    /// The stream recorded into (named now if it was not yet).
     pub(crate) fn stream(&self) -> &str {
-        &self.stream
+        self.stream.get_or_init(|| (self.naming)().into())
+    }
+
+    /// The stream's name if it has one already.
+    pub(crate) fn named(&self) -> Option<&str> {
+        self.stream.get().map(|name| &**name)
     }
 
     fn session(&self) -> Result<Session, StoreError> {
-        Session::open((self.open)()?, self.stream.to_string())
+        Session::open((self.open)()?, self.stream().to_owned())
     }
 
     /// Decides, records and applies `event`.

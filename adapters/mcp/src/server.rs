@@ -82,6 +82,21 @@ impl AskServer {
     /// A handler sharing `sealer` with the other handlers of one server.
     pub(crate) fn with_sealer(config: Config, sealer: Arc<Sealer>) -> Self {
         let recorder = Recorder::new(Arc::clone(&config.open_log), &config.stream);
+        Self::with_recorder(config, sealer, recorder)
+    }
+
+    /// A handler of one HTTP session: it records into `<stream>-<n>`, numbered
+    /// from `sessions` when it first records.
+    pub(crate) fn numbered(
+        config: Config,
+        sealer: Arc<Sealer>,
+        sessions: Arc<AtomicUsize>,
+    ) -> Self {
+        let recorder = Recorder::numbered(Arc::clone(&config.open_log), &config.stream, sessions);
+        Self::with_recorder(config, sealer, recorder)
+    }
+
+    fn with_recorder(config: Config, sealer: Arc<Sealer>, recorder: Recorder) -> Self {
         Self {
             config: Arc::new(config),
             recorder,
@@ -162,7 +177,13 @@ impl AskServer {
         if let (false, WithoutElicitation::Pending { dir }) =
             (can_elicit, &self.config.without_elicitation)
         {
-            return Err(Box::new(write_pending(&self.config, dir, &call, &inquiry)));
+            return Err(Box::new(write_pending(
+                &self.config,
+                self.recorder.stream(),
+                dir,
+                &call,
+                &inquiry,
+            )));
         }
         Ok((call, inquiry, walk))
     }
