@@ -7,6 +7,7 @@
 #[allow(dead_code)]
 mod common;
 
+use askuser_store::Log as _;
 use common::Scratch;
 use serde_json::{Value, json};
 
@@ -39,8 +40,32 @@ fn answers() -> Value {
 /// log (no further round is asked).
 #[test]
 fn progress_keeps_a_short_client_timeout_waiting_for_the_person() {
+    progress_keeps_a_short_client_timeout(false);
+}
+
+/// The same over streamable HTTP (the progress on the call's event stream, the
+/// cancellation posted).
+#[test]
+fn progress_keeps_a_short_client_timeout_waiting_over_http() {
+    progress_keeps_a_short_client_timeout(true);
+}
+
+fn progress_keeps_a_short_client_timeout(http: bool) {
     let scratch = Scratch::new();
-    let out = scratch.drive_ts(
+    let drive = if http {
+        Scratch::drive_ts_http
+    } else {
+        Scratch::drive_ts
+    };
+    let stream_of = |name: &str| {
+        if http {
+            format!("{name}-1")
+        } else {
+            name.to_owned()
+        }
+    };
+    let out = drive(
+        &scratch,
         "ts",
         json!({"calls": [
             {"tool": "ask_user", "arguments": three_rounds(), "responses": answers(),
@@ -77,8 +102,16 @@ fn progress_keeps_a_short_client_timeout_waiting_for_the_person() {
         json!(["Questions 1\u{2013}2 of 4", "Question 3 of 4"])
     );
     let log = scratch.log();
+    let transcripts: String = log
+        .streams()
+        .unwrap()
+        .iter()
+        .map(|s| askuser_store::transcript(&*log, &s.name).unwrap())
+        .collect::<Vec<_>>()
+        .join("");
+    assert!(log.stream(&stream_of("ts")).unwrap().is_some());
     assert_eq!(
-        askuser_store::transcript(&*log, "ts").unwrap(),
+        transcripts,
         "Asked \"Apply the proposed migration?\"; the answer was yes.\nAsked \"Which environment?\"; the answer was production.\nAsked \"Production is live. Apply there now?\"; the answer was yes.\nAsked \"Anything the migration should know?\"; the answer was n.\n\nCould not ask \"Which environment?\" (client cancelled).\n"
     );
 }
@@ -87,8 +120,25 @@ fn progress_keeps_a_short_client_timeout_waiting_for_the_person() {
 /// more and records that the client cancelled.
 #[test]
 fn a_call_the_client_aborts_ends_in_the_log() {
+    a_call_the_client_aborts(false);
+}
+
+/// The same over streamable HTTP.
+#[test]
+fn a_call_the_client_aborts_over_http_ends_in_the_log() {
+    a_call_the_client_aborts(true);
+}
+
+fn a_call_the_client_aborts(http: bool) {
     let scratch = Scratch::new();
-    let out = scratch.drive_ts(
+    let drive = if http {
+        Scratch::drive_ts_http
+    } else {
+        Scratch::drive_ts
+    };
+    let stream = if http { "abort-1" } else { "abort" };
+    let out = drive(
+        &scratch,
         "abort",
         json!({"calls": [
             {"tool": "ask_user", "arguments": three_rounds(), "responses": answers(),
@@ -104,7 +154,7 @@ fn a_call_the_client_aborts_ends_in_the_log() {
     );
     let log = scratch.log();
     assert_eq!(
-        askuser_store::transcript(&*log, "abort").unwrap(),
+        askuser_store::transcript(&*log, stream).unwrap(),
         "Could not ask \"Which environment?\" (client cancelled).\n"
     );
 }

@@ -4,7 +4,7 @@
 // ASKUSER_TEST_TS_SDK is the directory the SDK was installed into (`npm install
 // --prefix DIR @modelcontextprotocol/sdk@VERSION`, done by scripts/test-env).
 //
-// The scenario: {"command": [...], "calls": [{"tool": NAME, "arguments": {...},
+// The scenario: {"command": [...] or "url": URL (streamable HTTP), "calls": [{"tool": NAME, "arguments": {...},
 // "responses": [{"action": "accept", "content": {...}}, ...], "delay_ms": N,
 // "timeout_ms": N, "reset_on_progress": bool, "abort_at_round": N}]}.
 // The elicitation handler answers each form with the next scripted response
@@ -26,11 +26,17 @@ const module = (path) =>
   import(pathToFileURL(join(sdk, "node_modules/@modelcontextprotocol/sdk/dist/esm", path)).href);
 const { Client } = await module("client/index.js");
 const { StdioClientTransport } = await module("client/stdio.js");
+const { StreamableHTTPClientTransport } = await module("client/streamableHttp.js");
 const { ElicitRequestSchema, CallToolResultSchema } = await module("types.js");
 
 const scenario = JSON.parse(readFileSync(process.argv[2], "utf8"));
-const [command, ...args] = scenario.command;
-const transport = new StdioClientTransport({ command, args, stderr: "ignore" });
+let transport;
+if (scenario.url) {
+  transport = new StreamableHTTPClientTransport(new URL(scenario.url));
+} else {
+  const [command, ...args] = scenario.command;
+  transport = new StdioClientTransport({ command, args, stderr: "ignore" });
+}
 const client = new Client(
   { name: "askuser-ts-test", version: "1.0.0" },
   { capabilities: { elicitation: { form: {} } } },

@@ -111,17 +111,44 @@ impl Scratch {
     /// server recording as `stream`; returns what the client printed.
     #[allow(dead_code)] // used by typescript_client.rs only
     pub fn drive_ts(&self, stream: &str, mut scenario: Value) -> Value {
+        scenario["command"] = json!([
+            server().display().to_string(),
+            self.db().display().to_string(),
+            stream
+        ]);
+        self.run_ts(stream, &scenario)
+    }
+
+    /// Runs the TypeScript client on `scenario` against the streamable HTTP server
+    /// (`examples/http_server.rs`, streams `<stream>-<n>`), stopped afterwards.
+    #[allow(dead_code)] // used by typescript_client.rs only
+    pub fn drive_ts_http(&self, stream: &str, mut scenario: Value) -> Value {
+        use std::io::BufRead as _;
+        let mut child = Command::new(example("http_server"))
+            .arg(self.db())
+            .arg(stream)
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("the HTTP server starts");
+        let mut url = String::new();
+        let stdout = child.stdout.take().expect("its standard output");
+        std::io::BufReader::new(stdout)
+            .read_line(&mut url)
+            .expect("it prints its URL");
+        scenario["url"] = json!(url.trim());
+        let out = std::panic::catch_unwind(|| self.run_ts(stream, &scenario));
+        let _ = child.kill();
+        let _ = child.wait();
+        out.unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    }
+
+    fn run_ts(&self, stream: &str, scenario: &Value) -> Value {
         let sdk = match std::env::var_os("ASKUSER_TEST_TS_SDK") {
             Some(path) if !path.is_empty() => path,
             _ => panic!(
                 "ASKUSER_TEST_TS_SDK is not set. These tests drive the server with the official MCP TypeScript SDK: run the tests with scripts/test, or\n  npm install --prefix target/mcp-ts-sdk-1.32.2 @modelcontextprotocol/sdk@1.32.2\n  export ASKUSER_TEST_TS_SDK=\"$PWD/target/mcp-ts-sdk-1.32.2\""
             ),
         };
-        scenario["command"] = json!([
-            server().display().to_string(),
-            self.db().display().to_string(),
-            stream
-        ]);
         let path = self.dir.path().join(format!("{stream}.ts.json"));
         std::fs::write(&path, scenario.to_string()).expect("the scenario is written");
         let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/clients/drive.mjs");
