@@ -7,7 +7,6 @@
 #[allow(dead_code)]
 mod common;
 
-use askuser_store::Log as _;
 use common::Scratch;
 use serde_json::{Value, json};
 
@@ -107,8 +106,7 @@ fn progress_keeps_a_short_client_timeout(http: bool) {
         .unwrap()
         .iter()
         .map(|s| askuser_store::transcript(&*log, &s.name).unwrap())
-        .collect::<Vec<_>>()
-        .join("");
+        .collect();
     assert!(log.stream(&stream_of("ts")).unwrap().is_some());
     assert_eq!(
         transcripts,
