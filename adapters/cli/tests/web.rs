@@ -309,6 +309,7 @@ fn a_typed_answer_gets_a_generated_form_and_the_engines_error_beside_its_field(p
         "\"three\" is not of type \"integer\""
     );
     assert_eq!(browser.text_of("#f1-error"), "required: give an answer");
+    keep_screenshot(&browser, "typed.png");
     let source = browser.source();
     assert!(source.contains("value=\"three\" inputmode=\"numeric\" aria-describedby=\"f0-error\" aria-invalid=\"true\""), "{source}");
     assert!(source.contains("value=\"ops team\""), "{source}");
