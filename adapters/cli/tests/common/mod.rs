@@ -120,3 +120,4 @@ pub fn redact_times(text: &str) -> String {
 pub mod browser;
 pub mod place;
 pub mod tmux;
+pub mod web;

@@ -1,0 +1,193 @@
+//! The web inbox's test helpers: `askuser serve` with its stdin open, `askuser
+//! web` on a free port, a branching form, screenshots for docs/web.md, and
+//! masking the times a page shows.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, channel};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use super::browser::{Browser, free_port};
+use super::{BIN, Scratch};
+
+/// `askuser serve` with its stdin open, its stdout lines arriving on a channel.
+pub struct Serve {
+    pub child: Child,
+    pub stdin: ChildStdin,
+    pub lines: Receiver<String>,
+}
+
+impl Serve {
+    pub fn start(scratch: &Scratch, db: &str, stream: &str) -> Self {
+        let mut child = Command::new(BIN)
+            .args(["serve", "--db", db, "--stream", stream])
+            .current_dir(scratch.dir.path())
+            .env("HOME", scratch.dir.path())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (send, lines) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if send.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let serve = Serve {
+            child,
+            stdin,
+            lines,
+        };
+        serve.next_of("ready");
+        serve
+    }
+
+    pub fn send(&mut self, line: &Value) {
+        writeln!(self.stdin, "{line}").unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    /// The next line of type `kind` (others skipped), as text.
+    pub fn next_of(&self, kind: &str) -> String {
+        loop {
+            let line = self
+                .lines
+                .recv_timeout(Duration::from_secs(20))
+                .unwrap_or_else(|_| panic!("serve printed no {kind} line"));
+            let value: Value = serde_json::from_str(&line).unwrap();
+            if value["type"] == kind {
+                return line;
+            }
+        }
+    }
+}
+
+impl Drop for Serve {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `askuser web` on a free port; its URL (with the token) and its process.
+pub struct Web {
+    pub child: Child,
+    pub url: String,
+    pub port: u16,
+}
+
+impl Web {
+    pub fn start(scratch: &Scratch, db: &str) -> Self {
+        let port = free_port();
+        let mut child = Command::new(BIN)
+            .args(["web", "--db", db, "--listen", &format!("127.0.0.1:{port}")])
+            .current_dir(scratch.dir.path())
+            .env("HOME", scratch.dir.path())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut url = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut url)
+            .unwrap();
+        Web {
+            child,
+            url: url.trim().to_owned(),
+            port,
+        }
+    }
+
+    pub fn token(&self) -> &str {
+        self.url.split("token=").nth(1).unwrap()
+    }
+
+    /// A raw HTTP request; the status code and the body.
+    pub fn raw(&self, request: &str) -> (u16, String) {
+        let mut stream = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
+        stream.write_all(request.as_bytes()).unwrap();
+        let mut response = String::new();
+        stream.read_to_string(&mut response).unwrap();
+        let status = response[9..12].parse().unwrap();
+        let body = response
+            .split_once("\r\n\r\n")
+            .map(|(_, b)| b.to_owned())
+            .unwrap_or_default();
+        (status, body)
+    }
+}
+
+impl Drop for Web {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+pub fn migration(inquiry: &str) -> Value {
+    json!({"type": "ask", "inquiry": inquiry, "arguments": {"questions": [
+        {"id": "apply", "text": "Apply the proposed migration?", "answer_type": "boolean"},
+        {"id": "env", "text": "Which environment?", "answer_type": "select",
+         "options": [{"label": "staging", "description": "safe to try"}, "production"],
+         "when": {"question_id": "apply", "equals": true}},
+        {"id": "note", "text": "Optional note for the migration log", "answer_type": "text"}]}})
+}
+
+/// Saves a screenshot for docs/web.md when `ASKUSER_SCREENSHOTS` is set (so a
+/// test run leaves the work tree as it was).
+pub fn keep_screenshot(browser: &Browser, name: &str) {
+    if std::env::var_os("ASKUSER_SCREENSHOTS").is_none() {
+        return;
+    }
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/web");
+    if std::fs::create_dir_all(&dir).is_ok() {
+        let _ = std::fs::write(dir.join(name), browser.screenshot());
+    }
+}
+
+/// `text` with what depends on the clock masked: a number of seconds or
+/// minutes becomes `N`, an RFC 3339 time `TIME`.
+pub fn masked(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let is_time = chars.len() >= i + 24
+            && chars[i..i + 4].iter().all(char::is_ascii_digit)
+            && chars[i + 4] == '-'
+            && chars[i + 10] == 'T'
+            && chars[i + 23] == 'Z';
+        if is_time {
+            out.push_str("TIME");
+            i += 24;
+            continue;
+        }
+        if chars[i].is_ascii_digit() && (i == 0 || !chars[i - 1].is_ascii_alphanumeric()) {
+            let end = (i..chars.len())
+                .find(|&j| !chars[j].is_ascii_digit())
+                .unwrap_or(chars.len());
+            let rest: String = chars[end..].iter().take(4).collect();
+            if rest.starts_with(" s") || rest.starts_with(" min") {
+                out.push('N');
+                i = end;
+                continue;
+            }
+        }
+        out.push(chars[i]);
+        i += 1;
+    }
+    out
+}
+
+/// Waits until the page's title is `title`, and fails if it never is.
+pub fn at(browser: &Browser, title: &str) {
+    assert_eq!(browser.wait_title(title), title);
+}

@@ -1,0 +1,445 @@
+//! What keeps the web inbox safe, with a real browser and raw requests against
+//! the real binaries: hostile text from the model shown as text (sled and
+//! PostgreSQL), a wrong `Host`, a cross-site POST and a missing token refused,
+//! axe-core finding no violation, HTTPS with a certificate made by openssl, an
+//! address other machines reach refused without TLS, and `--notify` posting to a
+//! webhook with retries.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Command, Stdio};
+use std::sync::mpsc::{Receiver, channel};
+use std::time::Duration;
+
+use common::browser::{Browser, free_port};
+use common::place::Place;
+use common::web::{Serve, Web, masked, migration};
+use common::{BIN, Scratch};
+use serde_json::json;
+
+fn hostile_text_from_the_model_is_shown_as_text(place: &Place) {
+    let scratch = Scratch::new();
+    let db = place.db(&scratch);
+    let mut serve = Serve::start(&scratch, &db, "s");
+    let xss = "<script>alert(1)</script><img src=x onerror=alert(2)>";
+    serve.send(
+        &json!({"type": "ask", "inquiry": "x", "arguments": {"questions": [
+        {"id": "q", "text": format!("Pick {xss}"), "context": format!("ctx {xss}\u{200f}"),
+         "answer_type": "select",
+         "options": [{"label": "a\"><b>bold</b>", "description": format!("d {xss}")}, "b"]}]}}),
+    );
+    serve.next_of("prompt");
+    let web = Web::start(&scratch, &db);
+    let browser = Browser::start();
+    browser.go(&web.url);
+    browser.go(&format!("http://127.0.0.1:{}/q/s/x", web.port));
+    let source = browser.source();
+    assert!(!source.contains("<script>"), "{source}");
+    assert!(!source.contains("<img"), "{source}");
+    assert!(!source.contains("<b>bold"), "{source}");
+    assert!(!source.contains('\u{200f}'), "{source}");
+    assert_eq!(
+        masked(&browser.text()),
+        "Assistant asks\nwaiting for N s · all questions\nctx <script>alert(1)</script><img src=x onerror=alert(2)>\\u{200f}\nPick <script>alert(1)</script><img src=x onerror=alert(2)>\na\"><b>bold</b> — d <script>alert(1)</script><img src=x onerror=alert(2)>\nb\nA note for the assistant (optional)\nAnswer\nReply to the assistant instead · End the turn"
+    );
+    // A generated form's titles, descriptions, keys and listed values too.
+    serve.send(&json!({"type": "ask", "inquiry": "y", "arguments": {"questions": [
+        {"id": "q", "text": "Settings", "answer_type": "schema", "schema": {
+            "type": "object", "properties": {
+                format!("k{xss}"): {"type": "string"},
+                "t": {"type": "string", "title": format!("t{xss}\u{200f}"), "description": format!("d{xss}")},
+                "e": {"enum": [format!("v{xss}"), 1]}}}}]}}));
+    serve.next_of("prompt");
+    browser.go(&format!("http://127.0.0.1:{}/q/s/y", web.port));
+    assert_eq!(browser.wait_title("Settings"), "Settings");
+    let source = browser.source();
+    assert!(!source.contains("<script>"), "{source}");
+    assert!(!source.contains("<img"), "{source}");
+    assert!(!source.contains('\u{200f}'), "{source}");
+    assert_eq!(
+        masked(&browser.text()),
+        "Assistant asks\nwaiting for N s · all questions\nSettings\nk<script>alert(1)</script><img src=x onerror=alert(2)>\nt<script>alert(1)</script><img src=x onerror=alert(2)>\\u{200f}\nd<script>alert(1)</script><img src=x onerror=alert(2)>\ne\n(no answer)\nv<script>alert(1)</script><img src=x onerror=alert(2)>\n1\nA note for the assistant (optional)\nAnswer\nReply to the assistant instead · End the turn"
+    );
+}
+
+#[test]
+fn a_wrong_host_a_cross_site_post_and_a_missing_token_are_refused() {
+    let scratch = Scratch::new();
+    let mut serve = Serve::start(&scratch, &scratch.db(), "s");
+    serve.send(&migration("c1"));
+    serve.next_of("prompt");
+    let web = Web::start(&scratch, &scratch.db());
+    let port = web.port;
+    let cookie = format!("askuser_token={}", web.token());
+    let get = |host: &str, cookie: &str| {
+        web.raw(&format!(
+            "GET / HTTP/1.1\r\nHost: {host}\r\nCookie: {cookie}\r\nConnection: close\r\n\r\n"
+        ))
+        .0
+    };
+    assert_eq!(get(&format!("127.0.0.1:{port}"), &cookie), 200);
+    assert_eq!(get(&format!("localhost:{port}"), &cookie), 200);
+    assert_eq!(get(&format!("rebound.example:{port}"), &cookie), 421);
+    assert_eq!(
+        get(&format!("127.0.0.1:{port}"), "askuser_token=guess"),
+        401
+    );
+    let page = web.raw(&format!(
+        "GET /q/s/c1 HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nCookie: {cookie}\r\nConnection: close\r\n\r\n"
+    ));
+    let csrf = page.1.split("name=\"csrf\" value=\"").nth(1).unwrap()[..32].to_owned();
+    let send_form = |origin: &str, csrf: &str| {
+        let body = format!("csrf={csrf}&action=answer&answer=true");
+        web.raw(&format!(
+            "POST /q/s/c1 HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nCookie: {cookie}\r\nOrigin: {origin}\r\n\
+             Content-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        ))
+        .0
+    };
+    assert_eq!(send_form("http://evil.example", &csrf), 403);
+    assert_eq!(
+        send_form(&format!("http://127.0.0.1:{port}"), "0".repeat(32).as_str()),
+        403
+    );
+    assert_eq!(send_form(&format!("http://127.0.0.1:{port}"), &csrf), 303);
+    assert_eq!(
+        serve.next_of("prompt"),
+        r#"{"type":"prompt","inquiry":"c1","question":{"id":"env","text":"Which environment?","context":null,"header":null,"answer_type":"select","options":[{"label":"staging","description":"safe to try"},{"label":"production","description":null}],"allow_other":false,"schema":null},"progress":{"n":2,"m":3},"prefill":null,"can_back":true,"label":"Assistant"}"#
+    );
+}
+
+/// The axe-core violations of the page on show (of any impact: the issue asks
+/// for no serious or critical one, and the pages have none at all), as
+/// `rule: help (elements)` lines.
+fn axe_violations(browser: &Browser) -> Vec<String> {
+    let path = std::env::var("ASKUSER_TEST_AXE").expect(
+        "ASKUSER_TEST_AXE is not set: run the tests with scripts/test (it installs axe-core from npm)",
+    );
+    let axe = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    // The script body is axe itself, then its run: no eval, no injected
+    // <script> (the page's CSP forbids both).
+    let script = format!(
+        "{axe}\n;var done = arguments[arguments.length - 1];\
+         axe.run(document, {{resultTypes: ['violations']}}).then(function (r) {{\
+           done(r.violations.map(function (v) {{ return v.id + ': ' + v.help + ' (' + v.nodes.map(function (n) {{ return n.target.join(' '); }}).join(', ') + ')'; }}));\
+         }}, function (e) {{ done(['axe failed: ' + e]); }});"
+    );
+    let found = browser.run_async(&script, &[]);
+    serde_json::from_value(found.clone()).unwrap_or_else(|_| panic!("axe: {found}"))
+}
+
+#[test]
+fn axe_core_finds_no_violation_on_any_page() {
+    let scratch = Scratch::new();
+    let mut serve = Serve::start(&scratch, &scratch.db(), "a11y");
+    serve.send(
+        &json!({"type": "ask", "inquiry": "c1", "arguments": {"questions": [
+        {"id": "env", "text": "Which environment?", "context": "We are about to deploy.",
+         "answer_type": "select", "allow_other": true,
+         "options": [{"label": "staging", "description": "safe to try"}, "production"]},
+        {"id": "checks", "text": "Which checks?", "answer_type": "multi_select",
+         "options": ["lint", "test"]},
+        {"id": "note", "text": "Anything else?", "answer_type": "text"}]},
+        "policy": {"timeout": {"after_ms": 600_000, "on_timeout": "cancel"}}}),
+    );
+    serve.next_of("prompt");
+    serve.send(
+        &json!({"type": "ask", "inquiry": "c2", "arguments": {"questions": [
+        {"id": "deploy", "text": "How should it deploy?", "answer_type": "schema",
+         "schema": {"type": "object", "required": ["replicas"], "properties": {
+            "replicas": {"type": "integer", "description": "how many copies"},
+            "region": {"enum": ["eu-west", "us-east"]},
+            "canary": {"type": "boolean"}}}}]}}),
+    );
+    serve.next_of("prompt");
+    let web = Web::start(&scratch, &scratch.db());
+    let browser = Browser::start_with_script();
+    browser.go(&web.url);
+    let base = format!("http://127.0.0.1:{}", web.port);
+    let mut report = Vec::new();
+    let mut check = |page: &str| {
+        for violation in axe_violations(&browser) {
+            report.push(format!("{page}: {violation}"));
+        }
+    };
+    assert_eq!(browser.wait_title("(2) askuser inbox"), "(2) askuser inbox");
+    check("inbox");
+    browser.go(&format!("{base}/q/a11y/c2"));
+    assert_eq!(
+        browser.wait_title("How should it deploy?"),
+        "How should it deploy?"
+    );
+    check("generated form");
+    browser.type_into("#f0", "many");
+    browser.click("button[value=answer]");
+    browser.wait_text("#f0-error", "\"many\" is not of type \"integer\"");
+    check("generated form with an error");
+    browser.go(&format!("{base}/q/a11y/c1"));
+    assert_eq!(
+        browser.wait_title("[1/3] Which environment?"),
+        "[1/3] Which environment?"
+    );
+    check("select");
+    browser.click("#c0");
+    browser.click("button[value=answer]");
+    assert_eq!(
+        browser.wait_title("[2/3] Which checks?"),
+        "[2/3] Which checks?"
+    );
+    check("multi-select");
+    browser.click("#c1");
+    browser.click("button[value=answer]");
+    assert_eq!(
+        browser.wait_title("[3/3] Anything else?"),
+        "[3/3] Anything else?"
+    );
+    check("text");
+    browser.type_into("#answer", "no");
+    browser.click("button[value=answer]");
+    assert_eq!(
+        browser.wait_title("Review your answers"),
+        "Review your answers"
+    );
+    check("review");
+    browser.go(&format!("{base}/q/a11y/c1/reply"));
+    check("reply");
+    browser.go(&format!("{base}/q/a11y/c1/end"));
+    check("end turn");
+    browser.go(&format!("{base}/s/a11y"));
+    check("history");
+    browser.go(&format!("{base}/q/a11y/c1"));
+    browser.click("button[value=submit]");
+    assert_eq!(browser.wait_title("Done"), "Done");
+    check("done");
+    assert_eq!(report, Vec::<String>::new());
+}
+
+/// A self-signed certificate for `localhost` and 127.0.0.1 (openssl), as
+/// (cert, key) paths.
+fn self_signed(scratch: &Scratch) -> (String, String) {
+    let dir = scratch.dir.path();
+    let (cert, key) = (dir.join("cert.pem"), dir.join("key.pem"));
+    let made = Command::new("openssl")
+        .args([
+            "req",
+            "-x509",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:prime256v1",
+        ])
+        .args(["-nodes", "-days", "2", "-subj", "/CN=localhost"])
+        .args(["-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"])
+        .arg("-keyout")
+        .arg(&key)
+        .arg("-out")
+        .arg(&cert)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(made.success(), "openssl made no certificate");
+    (cert.display().to_string(), key.display().to_string())
+}
+
+/// `curl` over TLS with `ca` trusted: the status line, `Set-Cookie` and the body.
+fn curl(ca: &str, url: &str, cookie: Option<&str>) -> (String, String, String) {
+    let mut command = Command::new("curl");
+    command.args(["-sS", "-i", "--max-time", "10", "--cacert", ca]);
+    if let Some(cookie) = cookie {
+        command.args(["-H", &format!("Cookie: {cookie}")]);
+    }
+    let out = command.arg(url).output().unwrap();
+    assert!(
+        out.status.success(),
+        "curl: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let status = head.lines().next().unwrap_or_default().trim().to_owned();
+    let cookie = head
+        .lines()
+        .find_map(|l| l.strip_prefix("set-cookie: "))
+        .unwrap_or_default()
+        .trim()
+        .to_owned();
+    (status, cookie, body.to_owned())
+}
+
+#[test]
+fn with_a_certificate_the_inbox_is_served_over_https_with_a_secure_cookie() {
+    let scratch = Scratch::new();
+    let mut serve = Serve::start(&scratch, &scratch.db(), "tls");
+    serve.send(&migration("c1"));
+    serve.next_of("prompt");
+    let (cert, key) = self_signed(&scratch);
+    let port = free_port();
+    let mut child = Command::new(BIN)
+        .args([
+            "web",
+            "--db",
+            &scratch.db(),
+            "--listen",
+            &format!("127.0.0.1:{port}"),
+        ])
+        .args([
+            "--tls-cert",
+            &cert,
+            "--tls-key",
+            &key,
+            "--allow-host",
+            "localhost",
+        ])
+        .current_dir(scratch.dir.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut url = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut url)
+        .unwrap();
+    let url = url.trim().to_owned();
+    let token = url.split("token=").nth(1).unwrap().to_owned();
+    assert_eq!(url, format!("https://localhost:{port}/?token={token}"));
+    let (status, cookie, _) = curl(&cert, &url, None);
+    assert_eq!(status, "HTTP/1.1 303 See Other");
+    assert_eq!(
+        cookie,
+        format!("askuser_token={token}; HttpOnly; SameSite=Strict; Path=/; Secure")
+    );
+    let (status, _, body) = curl(
+        &cert,
+        &format!("https://localhost:{port}/"),
+        Some(&format!("askuser_token={token}")),
+    );
+    assert_eq!(status, "HTTP/1.1 200 OK");
+    assert!(body.contains("<title>(1) askuser inbox</title>"), "{body}");
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+#[test]
+fn an_address_other_machines_reach_needs_tls_or_insecure_http_and_bad_files_are_named() {
+    let scratch = Scratch::new();
+    let run = |args: &[&str]| {
+        let out = Command::new(BIN)
+            .args(["web", "--db", &scratch.db()])
+            .args(args)
+            .current_dir(scratch.dir.path())
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    assert_eq!(
+        run(&["--listen", "0.0.0.0:0"]),
+        (Some(1), "askuser: cannot listen on 0.0.0.0:0: only a loopback address is served without TLS; give --tls-cert and --tls-key (recommended), or pass --insecure-http to serve plain HTTP to other machines (anyone on the network path can read the questions and the token)\n".to_owned())
+    );
+    let missing = scratch.dir.path().join("none.pem").display().to_string();
+    assert_eq!(
+        run(&["--tls-cert", &missing, "--tls-key", &missing]),
+        (
+            Some(1),
+            format!(
+                "askuser: TLS: {missing} cannot be read (No such file or directory (os error 2))\n"
+            )
+        )
+    );
+    assert_eq!(
+        run(&["--allow-host", "evil.example/x"]),
+        (Some(1), "askuser: cannot listen on 127.0.0.1:8765: --allow-host \"evil.example/x\": give a host name (letters, digits, dots, hyphens), an IPv4 address or a [bracketed] IPv6 address, with an optional :PORT\n".to_owned())
+    );
+}
+
+#[test]
+fn hostile_text_from_the_model_is_shown_as_text_on_sled() {
+    hostile_text_from_the_model_is_shown_as_text(&Place::Sled);
+}
+
+#[test]
+fn hostile_text_from_the_model_is_shown_as_text_on_postgres() {
+    hostile_text_from_the_model_is_shown_as_text(&Place::postgres());
+}
+
+/// A webhook on a free port: answers its first request 500 and the others
+/// 200, and hands over each request's body.
+fn webhook() -> (u16, Receiver<String>) {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let (send, bodies) = channel();
+    std::thread::spawn(move || {
+        for (n, stream) in listener.incoming().enumerate() {
+            let Ok(mut stream) = stream else { continue };
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut length = 0;
+            loop {
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                    break;
+                }
+                if let Some(value) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                    length = value.trim().parse().unwrap_or(0);
+                }
+            }
+            let mut body = vec![0; length];
+            let _ = reader.read_exact(&mut body);
+            let status = if n == 0 {
+                "500 Internal Server Error"
+            } else {
+                "200 OK"
+            };
+            let _ = write!(
+                stream,
+                "HTTP/1.1 {status}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+            );
+            if send
+                .send(String::from_utf8_lossy(&body).into_owned())
+                .is_err()
+            {
+                return;
+            }
+        }
+    });
+    (port, bodies)
+}
+
+#[test]
+fn notify_posts_each_question_that_starts_waiting_and_retries_a_failure() {
+    let scratch = Scratch::new();
+    let db = scratch.db();
+    let mut serve = Serve::start(&scratch, &db, "n");
+    let (hook, bodies) = webhook();
+    let port = free_port();
+    let mut web = Command::new(BIN)
+        .args(["web", "--db", &db, "--listen", &format!("127.0.0.1:{port}")])
+        .args(["--notify", &format!("http://127.0.0.1:{hook}/askuser")])
+        .current_dir(scratch.dir.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    serve.send(&migration("c1"));
+    let first = "{\"stream\":\"n\",\"inquiry\":\"c1\",\"label\":\"Assistant\",\"question\":\"Apply the proposed migration?\",\"link\":\"http://127.0.0.1:PORT/q/n/c1\"}"
+        .replace("PORT", &port.to_string());
+    // Refused once (500), sent again a second later.
+    for _ in 0..2 {
+        assert_eq!(bodies.recv_timeout(Duration::from_secs(10)).unwrap(), first);
+    }
+    // The next question of the form is told of too (no: the environment's
+    // `when` skips it).
+    serve.send(&json!({"type": "answer", "inquiry": "c1", "question": "apply", "value": false}));
+    assert_eq!(
+        bodies.recv_timeout(Duration::from_secs(10)).unwrap(),
+        "{\"stream\":\"n\",\"inquiry\":\"c1\",\"label\":\"Assistant\",\"question\":\"Optional note for the migration log\",\"link\":\"http://127.0.0.1:PORT/q/n/c1\"}"
+            .replace("PORT", &port.to_string())
+    );
+    let _ = web.kill();
+    let _ = web.wait();
+}
