@@ -7,20 +7,22 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use askuser_core::{Event, State};
 use sled::{Db, IVec, Tree};
 
+mod drop;
+mod read_only;
 mod repack;
 
 pub use repack::Repacked;
 
 use crate::backend::{Backend, RecordIter};
-use crate::block::{BlockReader, encode_append, rewrite_tail};
+use crate::block::encode_append;
 use crate::codec::{
-    STATE_FORMAT, SnapshotRef, StreamRecord, check_name, is_single_record, key_seq, open_record,
-    open_snapshot, prefix, seal, seq_key,
+    STATE_FORMAT, SnapshotRef, StreamRecord, check_name, key_seq, open_record, open_snapshot,
+    prefix, seal, seq_key,
 };
 use crate::error::{RecordKind, Result, StoreError, expect_head};
 use crate::log::Log;
 use crate::memory::check_fork_point;
-use crate::sled_files::{DbIntent, Discarded, PrivateCopy, check_db_path, discarded};
+use crate::sled_files::{DbIntent, Discarded, PrivateCopy, check_db_path};
 use crate::sled_legacy::Legacy;
 use crate::sled_scan::SledScan;
 use crate::types::{Clock, Durability, ForkPoint, Seq, Snapshot, StreamInfo, SystemClock};
@@ -30,9 +32,6 @@ use crate::types::{Clock, Durability, ForkPoint, Seq, Snapshot, StreamInfo, Syst
 /// buys little; use [`SledLog::from_config`] to choose another size. sled keeps
 /// per-page bookkeeping outside this budget (see the benchmarks' README).
 pub const DEFAULT_CACHE_CAPACITY: u64 = 16 << 20;
-
-/// How many removals a compaction writes per batch.
-const DROP_BATCH: usize = 4096;
 
 /// How long opening waits for sled's file lock.
 const LOCK_PATIENCE: std::time::Duration = std::time::Duration::from_secs(1);
@@ -106,67 +105,6 @@ impl SledLog {
                 .path(path)
                 .cache_capacity(DEFAULT_CACHE_CAPACITY),
         )
-    }
-
-    /// Opens the database in the directory `path` for reading, without changing a
-    /// byte of it: sled's recovery writes to the files it opens (see "What sled 0.34
-    /// does when it opens a database" above), so this copies the
-    /// directory into a private temporary directory (created exclusively, deleted
-    /// when the log is dropped) while holding a shared lock on the data file, and
-    /// opens the copy. A path with no log is refused, never created.
-    ///
-    /// What sled's recovery of the copy threw away (everything after a damaged or
-    /// torn record in the part of its log written since its last snapshot) is
-    /// reported by [`SledLog::discarded`]. Writing to a read-only log fails with
-    /// [`StoreError::ReadOnly`].
-    ///
-    /// # Errors
-    ///
-    /// [`StoreError::DbPath`] when `path` holds no log (see
-    /// [`check_db_path`](crate::check_db_path)); [`StoreError::Locked`] when a
-    /// process has the database open for writing; [`StoreError::Damaged`] when sled
-    /// cannot open the copy at all; an I/O error while copying.
-    pub fn open_read_only(path: impl AsRef<Path>) -> Result<Self> {
-        let origin = path.as_ref().to_path_buf();
-        match Self::open_copy(&origin, false) {
-            // sled's recovery may fail on what its snapshot says about a damaged
-            // page; without the snapshot it rebuilds the page table from its log.
-            Err(StoreError::Damaged { .. }) => Self::open_copy(&origin, true),
-            other => other,
-        }
-    }
-
-    /// Opens a private copy of `origin`, without sled's recovery snapshots if
-    /// `without_snapshot`.
-    fn open_copy(origin: &Path, without_snapshot: bool) -> Result<Self> {
-        let mut copy = PrivateCopy::of(origin)?;
-        if without_snapshot {
-            copy.remove_snapshots()?;
-        }
-        let opened = Self::from_config(
-            &sled::Config::new()
-                .path(copy.path())
-                .cache_capacity(DEFAULT_CACHE_CAPACITY),
-        );
-        let mut log = opened.map_err(|error| damaged(origin, error))?;
-        let mut discarded = discarded(&origin.join("db"), &copy.path().join("db"))?;
-        if let Some(discarded) = &mut discarded {
-            discarded.missing =
-                crate::sled_tail::missing(&log, &origin.join("db"), discarded.first_byte);
-        }
-        copy.release();
-        log.read_only = Some(ReadOnly {
-            origin: origin.to_path_buf(),
-            discarded,
-            _copy: copy,
-        });
-        Ok(log)
-    }
-
-    /// For a log opened with [`SledLog::open_read_only`]: what sled's recovery
-    /// discarded from the data file (`None`: nothing, the whole log reads).
-    pub fn discarded(&self) -> Option<&Discarded> {
-        self.read_only.as_ref()?.discarded.as_ref()
     }
 
     /// Refuses a write to a read-only log.
@@ -339,53 +277,6 @@ impl SledLog {
         Ok(batch)
     }
 
-    /// Removes `stream`'s stored events up to `seq` (its own start is `start`);
-    /// returns how many. A block that also holds later events is rewritten with those
-    /// alone; one that cannot be read is left in place (its later events are reported
-    /// damaged where they are read).
-    fn drop_events(&self, stream: &str, start: Seq, seq: Seq) -> Result<u64> {
-        let mut dropped = 0;
-        let mut batch = sled::Batch::default();
-        let mut pending = 0;
-        let from = seq_key(stream, start.min(seq + 1));
-        let first_value = self
-            .events
-            .range(prefix(stream)..=from.clone())
-            .next_back()
-            .transpose()?
-            .map_or(from, |(key, _)| key.to_vec());
-        for entry in self.events.range(first_value..=seq_key(stream, seq)) {
-            let (key, value) = entry?;
-            let Some(first) = key_seq(&key) else {
-                continue;
-            };
-            if is_single_record(&value) {
-                dropped += u64::from(first >= start);
-            } else {
-                let Ok(mut reader) = BlockReader::open(&key, first, value) else {
-                    continue;
-                };
-                if reader.last() > seq {
-                    let Some(tail) = rewrite_tail(stream, &mut reader, seq + 1) else {
-                        continue;
-                    };
-                    for (key, value) in tail {
-                        batch.insert(key, value);
-                    }
-                }
-                dropped += (reader.last().min(seq) + 1).saturating_sub(first.max(start));
-            }
-            batch.remove(key);
-            pending += 1;
-            if pending == DROP_BATCH {
-                self.events.apply_batch(std::mem::take(&mut batch))?;
-                pending = 0;
-            }
-        }
-        self.events.apply_batch(batch)?;
-        Ok(dropped)
-    }
-
     fn lock_structure(&self) -> MutexGuard<'_, ()> {
         self.structure
             .lock()
@@ -409,19 +300,6 @@ impl SledLog {
                     .unwrap_or_else(PoisonError::into_inner)
             })
             .collect()
-    }
-}
-
-/// An error opening a read-only copy, in words naming the original.
-fn damaged(origin: &Path, error: StoreError) -> StoreError {
-    let detail = match error {
-        StoreError::Storage(error) => crate::error::sled_words(&error),
-        StoreError::Recovery(panic) => format!("sled's recovery failed ({panic})"),
-        other => return other,
-    };
-    StoreError::Damaged {
-        path: origin.to_path_buf(),
-        detail,
     }
 }
 

@@ -9,10 +9,10 @@
 
 mod common;
 
+use common::Scratch;
 use common::browser::Browser;
 use common::place::Place;
 use common::web::{Serve, Web, at, keep_screenshot, masked, migration};
-use common::Scratch;
 use serde_json::json;
 
 fn a_person_answers_a_branching_form_in_the_browser_with_back_a_note_and_the_review(place: &Place) {
