@@ -234,6 +234,13 @@ fn reply_end_turn_and_a_race_with_askuser_answer(place: &Place) {
         browser.text(),
         "Done\nthis question is no longer waiting for an answer. Answered; the assistant got: {\"answer_type\":\"boolean\",\"answer\":false}\nAll questions"
     );
+    // A link to a question the stream never asked (or answered long ago).
+    browser.go(&format!("http://127.0.0.1:{}/q/s/c9", web.port));
+    assert_eq!(browser.wait_title("No such question"), "No such question");
+    assert_eq!(
+        browser.text(),
+        "No such question\nNo question of that name waits in stream s. If it was asked there, it was answered or ended earlier: the stream's history tells how. All questions"
+    );
 }
 
 fn with_script_the_inbox_is_live_and_a_page_is_told_when_another_surface_answers(place: &Place) {

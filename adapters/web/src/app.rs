@@ -376,6 +376,7 @@ async fn render(
     typed: Option<Fields>,
 ) -> Response {
     let path = pages::inquiry_path(&stream, &inquiry);
+    let stream_name = stream.clone();
     let queue = Arc::clone(&app.queue);
     let csrf = Arc::clone(&app.csrf);
     let status = if error.is_some() {
@@ -408,13 +409,7 @@ async fn render(
             };
             page(status, pages::finished(&text))
         }
-        Ok(Page::Missing) => page(
-            StatusCode::NOT_FOUND,
-            pages::refused(
-                "No such question",
-                "No inquiry of that name waits in that stream.",
-            ),
-        ),
+        Ok(Page::Missing) => page(StatusCode::NOT_FOUND, pages::missing(&stream_name)),
         Err(error) => trouble(&error.to_string()),
     }
 }

@@ -189,6 +189,19 @@ pub(crate) fn finished(text: &str) -> String {
 }
 
 /// A page that says why a request was refused.
+/// The page of an inquiry that does not wait in `stream`: never asked there, or
+/// answered long enough ago that only the stream's history still tells it.
+pub(crate) fn missing(stream: &str) -> String {
+    let body = format!(
+        "<h1>No such question</h1>\n<p role=\"alert\">No question of that name waits in stream {}. \
+         If it was asked there, it was answered or ended earlier: <a href=\"{}\">the stream's history</a> \
+         tells how. <a href=\"/\">All questions</a></p>\n",
+        esc(stream),
+        stream_path(stream)
+    );
+    layout("No such question", &body, &Shape::Other)
+}
+
 pub(crate) fn refused(title: &str, text: &str) -> String {
     let body = format!(
         "<h1>{}</h1>\n<p role=\"alert\">{}</p>\n",
