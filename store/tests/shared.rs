@@ -204,6 +204,59 @@ fn a_client_carries_on_when_the_owner_is_killed_mid_work() {
     assert_eq!(reader.line(), TOTAL.to_string());
 }
 
+/// An owner stopped mid-work (Ctrl-Z, SIGSTOP) holds sled's lock and answers
+/// nobody: a client waiting on it sees it stopped, ends it, takes the log over
+/// and carries on, with every acknowledged event there once. (It used to wait 30
+/// s and fail.)
+#[test]
+fn a_stopped_owner_is_ended_and_a_client_takes_the_log_over() {
+    let mut owner = Owner::start();
+    let log = SharedSledLog::open(&owner.path).unwrap();
+    assert!(!log.is_owner());
+    let events: Vec<Event> = scripted_events(1, 4).collect();
+    assert_eq!(log.append("s", 0, &events[..2]).unwrap(), 2);
+    let helper = owner.helper.take().unwrap();
+    helper.stop();
+    let started = std::time::Instant::now();
+    assert_eq!(log.append("s", 2, &events[2..]).unwrap(), 4);
+    let took = started.elapsed();
+    assert!(took < Duration::from_secs(10), "took {took:?}");
+    assert!(log.is_owner(), "the client took the log over");
+    let status = helper.wait();
+    assert_eq!(
+        std::os::unix::process::ExitStatusExt::signal(&status),
+        Some(9),
+        "{status:?}"
+    );
+    let read: Vec<Event> = log
+        .read("s", 1)
+        .unwrap()
+        .map(|r| r.unwrap().event)
+        .collect();
+    assert_eq!(read, events);
+}
+
+/// A process that opens the log while its owner is stopped takes it over the
+/// same way, from the greeting on.
+#[test]
+fn a_process_opening_a_log_whose_owner_is_stopped_takes_it_over() {
+    let mut owner = Owner::start();
+    let first = SharedSledLog::open(&owner.path).unwrap();
+    first
+        .append("s", 0, &scripted_events(1, 1).collect::<Vec<_>>())
+        .unwrap();
+    drop(first);
+    let helper = owner.helper.take().unwrap();
+    helper.stop();
+    let log = SharedSledLog::open(&owner.path).unwrap();
+    assert!(log.is_owner());
+    assert_eq!(log.stream("s").unwrap().map(|i| i.head), Some(1));
+    assert_eq!(
+        std::os::unix::process::ExitStatusExt::signal(&helper.wait()),
+        Some(9)
+    );
+}
+
 #[test]
 fn a_waiter_whose_owner_is_killed_waits_on_and_sees_the_next_append() {
     let mut owner = Owner::start();

@@ -1,7 +1,7 @@
 //! The client's side: connections to the owner's socket, kept in a pool so that
 //! threads (one waiting, others appending) never queue behind each other.
 
-use std::io::{self, BufReader, BufWriter};
+use std::io::{self, BufRead as _, BufReader, BufWriter};
 use std::os::unix::fs::MetadataExt;
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
@@ -25,6 +25,13 @@ const GREETING_TIMEOUT: Duration = Duration::from_secs(5);
 /// How many idle connections are kept.
 const IDLE_CONNECTIONS: usize = 8;
 
+/// While waiting for an answer, how often the owner is looked at.
+const LOOK: Duration = Duration::from_millis(250);
+
+/// An owner seen stopped (Ctrl-Z, `SIGSTOP`) for this long is ended, so that
+/// another process can take the log over (see [`owner_stopped`]).
+const STOPPED_PATIENCE: Duration = Duration::from_secs(1);
+
 /// Why a call did not get an answer from the owner.
 #[derive(Debug)]
 pub(super) enum CallError {
@@ -45,6 +52,10 @@ struct Connection {
     reader: BufReader<UnixStream>,
     writer: BufWriter<UnixStream>,
     generation: u64,
+    /// The owner's process id, when it is the process holding sled's lock on
+    /// `lock_file` (only such a process is ever ended, see [`owner_stopped`]).
+    owner: Option<u32>,
+    lock_file: PathBuf,
 }
 
 impl Connection {
@@ -54,11 +65,50 @@ impl Connection {
             generation: self.generation,
             detail,
         };
+        write_frame(&mut self.writer, payload).map_err(|e| lost(false, e.to_string()))?;
+        // Until the answer starts, look at the owner every `LOOK`: one that is
+        // stopped would never answer, and holds the log from everyone.
+        let started = std::time::Instant::now();
+        let mut stopped_since = None;
+        loop {
+            let left = timeout.saturating_sub(started.elapsed());
+            if left.is_zero() {
+                return Err(lost(
+                    true,
+                    format!("no answer within {} s", timeout.as_secs()),
+                ));
+            }
+            self.reader
+                .get_ref()
+                .set_read_timeout(Some(left.min(LOOK).max(Duration::from_millis(1))))
+                .map_err(|e| lost(true, e.to_string()))?;
+            match self.reader.fill_buf() {
+                Ok(_) => break,
+                Err(error)
+                    if matches!(
+                        error.kind(),
+                        io::ErrorKind::WouldBlock
+                            | io::ErrorKind::TimedOut
+                            | io::ErrorKind::Interrupted
+                    ) => {}
+                Err(error) => return Err(lost(true, error.to_string())),
+            }
+            let Some(pid) = self
+                .owner
+                .filter(|pid| owner_stopped(*pid) && holds_lock(*pid, &self.lock_file))
+            else {
+                stopped_since = None;
+                continue;
+            };
+            let since = *stopped_since.get_or_insert_with(std::time::Instant::now);
+            if since.elapsed() >= STOPPED_PATIENCE {
+                return Err(lost(true, end_stopped_owner(pid)));
+            }
+        }
         self.reader
             .get_ref()
             .set_read_timeout(Some(timeout.max(Duration::from_millis(1))))
-            .map_err(|e| lost(false, e.to_string()))?;
-        write_frame(&mut self.writer, payload).map_err(|e| lost(false, e.to_string()))?;
+            .map_err(|e| lost(true, e.to_string()))?;
         match read_frame(&mut self.reader) {
             Ok(Frame::Payload(bytes)) => {
                 decode(&bytes, "the owner's answer").map_err(CallError::Store)
@@ -80,6 +130,79 @@ impl Connection {
             }
             Err(error) => Err(lost(true, error.to_string())),
         }
+    }
+}
+
+/// Whether process `pid` is stopped (state `T` or `t` in `/proc/PID/stat`: Ctrl-Z,
+/// `SIGSTOP`, a debugger). A stopped owner holds sled's lock and answers nobody;
+/// it cannot be waited out.
+fn owner_stopped(pid: u32) -> bool {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return false;
+    };
+    // The state follows the command name, which is in parentheses and may hold
+    // anything, so it is read after the last ')'.
+    stat.rsplit_once(')')
+        .and_then(|(_, rest)| rest.trim_start().chars().next())
+        .is_some_and(|state| state == 'T' || state == 't')
+}
+
+/// Whether process `pid` holds the lock sled takes on `file` (a `FLOCK` line of
+/// `/proc/locks` naming the file's inode): the owner of the log, and nothing else.
+fn holds_lock(pid: u32, file: &Path) -> bool {
+    let Ok(inode) = std::fs::metadata(file).map(|meta| meta.ino()) else {
+        return false;
+    };
+    let Ok(locks) = std::fs::read_to_string("/proc/locks") else {
+        return false;
+    };
+    locks.lines().any(|line| {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        // `N: FLOCK ADVISORY WRITE PID MAJ:MIN:INODE START END`; a waiter's line
+        // has `->` after `N:` and is not a holder.
+        fields.get(1) == Some(&"FLOCK")
+            && fields.get(4).and_then(|p| p.parse::<u32>().ok()) == Some(pid)
+            && fields
+                .get(5)
+                .and_then(|id| id.rsplit(':').next())
+                .and_then(|i| i.parse::<u64>().ok())
+                == Some(inode)
+    })
+}
+
+/// Ends a stopped owner (`SIGKILL`: a stopped process cannot act on anything
+/// gentler), so that sled's lock is released and this process can take the log
+/// over; what it acknowledged was flushed before it answered, and an append of
+/// ours it may have carried out is settled by reading the stream. The reason, in
+/// words.
+fn end_stopped_owner(pid: u32) -> String {
+    let ended = i32::try_from(pid)
+        .ok()
+        .and_then(rustix::process::Pid::from_raw)
+        .map(|pid| rustix::process::kill_process(pid, rustix::process::Signal::KILL));
+    match ended {
+        Some(Ok(())) => {
+            // Wait (briefly) for the kernel to reap it and release its locks.
+            let gone = std::time::Instant::now();
+            while std::path::Path::new(&format!("/proc/{pid}")).exists()
+                && !std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+                    stat.rsplit_once(')')
+                        .is_some_and(|(_, r)| r.trim_start().starts_with('Z'))
+                })
+                && gone.elapsed() < Duration::from_secs(1)
+            {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            format!(
+                "the askuser process that held the log (pid {pid}) was stopped, so it was ended for the log to go on"
+            )
+        }
+        Some(Err(error)) => format!(
+            "the askuser process that holds the log (pid {pid}) is stopped and could not be ended ({error}): resume it (fg, or kill -CONT {pid})"
+        ),
+        None => format!(
+            "the askuser process that holds the log (pid {pid}) is stopped: resume it (fg, or kill -CONT {pid})"
+        ),
     }
 }
 
@@ -161,10 +284,19 @@ impl Client {
         check_socket_owner(&self.socket)?;
         let stream = UnixStream::connect(&self.socket).map_err(|e| e.to_string())?;
         let write_half = stream.try_clone().map_err(|e| e.to_string())?;
+        // The process that listens (the owner), from the socket itself: watched
+        // from the greeting on, so a stopped owner is found even before it greets.
+        let lock_file = self.socket.with_file_name("db");
+        let owner = rustix::net::sockopt::socket_peercred(&stream)
+            .ok()
+            .and_then(|cred| u32::try_from(cred.pid.as_raw_nonzero().get()).ok())
+            .filter(|pid| holds_lock(*pid, &lock_file));
         let mut connection = Connection {
             reader: BufReader::new(stream),
             writer: BufWriter::new(write_half),
             generation,
+            owner,
+            lock_file,
         };
         let hello = encode(&Request::Hello { protocol: PROTOCOL }).map_err(|e| e.to_string())?;
         match connection.exchange(&hello, GREETING_TIMEOUT) {

@@ -29,9 +29,18 @@
 //! no live owner can be listening there. Frames are capped at 64 MiB and decoded as
 //! hostile input (a bad frame is an error and ends the connection, never a panic).
 //!
-//! **Limits.** An owner that is stopped (Ctrl-Z) holds the lock but answers
-//! nothing: clients wait 30 seconds and fail with
-//! [`StoreError::OwnerUnreachable`]. A client's [`Durability::Buffered`] append is
+//! **A stopped owner.** An owner stopped with Ctrl-Z (`SIGSTOP`, a debugger)
+//! holds sled's lock and answers nobody. A client waiting for an answer (or a
+//! greeting) looks at the owner every 250 ms: the process listening on the socket
+//! (`SO_PEERCRED`), and only when it is the process holding sled's lock on this
+//! log's `db` file (`/proc/locks`). Seen stopped for a second, it is ended
+//! (`SIGKILL`: a stopped process acts on nothing gentler), the lock is released,
+//! and the client takes the log over as after any lost owner, within about 1.5 s;
+//! an append the stopped owner may have carried out is settled by reading the
+//! stream. A hung owner that is not stopped is waited for up to 30 seconds, then
+//! [`StoreError::OwnerUnreachable`].
+//!
+//! **Limits.** A client's [`Durability::Buffered`] append is
 //! in the owner's buffers, and lost if the owner is killed before they are written
 //! out. A database path too long for a Unix socket (108 bytes with the socket's
 //! name) is still opened and used by its owner, but cannot be shared: other

@@ -49,6 +49,26 @@ impl Helper {
         self.child.wait().expect("wait").success()
     }
 
+    /// Its process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Stops it (SIGSTOP), as Ctrl-Z would.
+    pub fn stop(&self) {
+        let status = Command::new("kill")
+            .args(["-STOP", &self.pid().to_string()])
+            .status()
+            .expect("kill runs");
+        assert!(status.success());
+    }
+
+    /// Waits for it to end; how it ended.
+    pub fn wait(mut self) -> std::process::ExitStatus {
+        drop(self.input.take());
+        self.child.wait().expect("wait")
+    }
+
     /// Kills it (SIGKILL) and reaps it.
     pub fn kill(mut self) {
         drop(self.child.kill());
