@@ -175,6 +175,7 @@ impl Transcriber {
             } => {
                 self.block_start();
                 let why = reason.as_str().replace('_', " ");
+                self.given_before_the_end(inquiry, &why);
                 let _ = match self.asked(inquiry) {
                     Some(text) => writeln!(self.out, "Could not ask \"{text}\" ({why})."),
                     None => writeln!(self.out, "Could not ask the questions ({why})."),
@@ -183,7 +184,7 @@ impl Transcriber {
             }
             Command::EndTurn { inquiry } => {
                 self.block_start();
-                self.given_before_the_end(inquiry);
+                self.given_before_the_end(inquiry, "the turn ended");
                 let reviewing = self.asking.get(inquiry) == Some(&REVIEWING);
                 let _ = match self.asked(inquiry) {
                     _ if reviewing => writeln!(
@@ -232,7 +233,8 @@ impl Transcriber {
     }
 
     /// One sentence per answer the person gave to an inquiry whose turn ends.
-    fn given_before_the_end(&mut self, inquiry: &InquiryId) {
+    /// The answers given to `inquiry` that were never sent, and `why` not.
+    fn given_before_the_end(&mut self, inquiry: &InquiryId, why: &str) {
         let (Some(form), Some(given)) = (self.forms.get(inquiry), self.given.get(inquiry)) else {
             return;
         };
@@ -244,7 +246,7 @@ impl Transcriber {
                 .map_or(question.as_str(), |q| q.text.as_str());
             let _ = writeln!(
                 self.out,
-                "Asked \"{text}\"; the answer was {} (not sent: the turn ended).",
+                "Asked \"{text}\"; the answer was {} (not sent: {why}).",
                 describe(value)
             );
         }

@@ -110,7 +110,7 @@ fn progress_keeps_a_short_client_timeout(http: bool) {
     assert!(log.stream(&stream_of("ts")).unwrap().is_some());
     assert_eq!(
         transcripts,
-        "Asked \"Apply the proposed migration?\"; the answer was yes.\nAsked \"Which environment?\"; the answer was production.\nAsked \"Production is live. Apply there now?\"; the answer was yes.\nAsked \"Anything the migration should know?\"; the answer was n.\n\nCould not ask \"Which environment?\" (client cancelled).\n"
+        "Asked \"Apply the proposed migration?\"; the answer was yes.\nAsked \"Which environment?\"; the answer was production.\nAsked \"Production is live. Apply there now?\"; the answer was yes.\nAsked \"Anything the migration should know?\"; the answer was n.\n\nAsked \"Apply the proposed migration?\"; the answer was yes (not sent: client cancelled).\nCould not ask \"Which environment?\" (client cancelled).\n"
     );
 }
 
@@ -153,6 +153,6 @@ fn a_call_the_client_aborts(http: bool) {
     let log = scratch.log();
     assert_eq!(
         askuser_store::transcript(&*log, stream).unwrap(),
-        "Could not ask \"Which environment?\" (client cancelled).\n"
+        "Asked \"Apply the proposed migration?\"; the answer was yes (not sent: client cancelled).\nCould not ask \"Which environment?\" (client cancelled).\n"
     );
 }
