@@ -78,5 +78,8 @@ pub fn compact<L: Log + ?Sized>(log: &L, stream: &str, drop_events: bool) -> Res
 ///
 /// [`StoreError::NoSuchStream`]; [`StoreError::ReadOnly`]; a storage error.
 pub fn repack<L: Log + ?Sized>(log: &L, stream: &str) -> Result<Repacked> {
+    // Every log refuses a stream it does not have, whether or not it stores
+    // anything to repack.
+    log.info(stream)?;
     log.repack(stream)
 }

@@ -137,14 +137,16 @@ impl Connection {
 /// `SIGSTOP`, a debugger). A stopped owner holds sled's lock and answers nobody;
 /// it cannot be waited out.
 fn owner_stopped(pid: u32) -> bool {
-    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-        return false;
-    };
-    // The state follows the command name, which is in parentheses and may hold
-    // anything, so it is read after the last ')'.
-    stat.rsplit_once(')')
-        .and_then(|(_, rest)| rest.trim_start().chars().next())
-        .is_some_and(|state| state == 'T' || state == 't')
+    matches!(process_state(pid), Some('T' | 't'))
+}
+
+/// The state letter of process `pid` (`/proc/PID/stat`), if it exists. The state
+/// follows the command name, which is in parentheses and may hold anything, so it
+/// is read after the last ')'.
+fn process_state(pid: u32) -> Option<char> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let (_, rest) = stat.rsplit_once(')')?;
+    rest.trim_start().chars().next()
 }
 
 /// Whether process `pid` holds the lock sled takes on `file` (a `FLOCK` line of
@@ -182,13 +184,9 @@ fn end_stopped_owner(pid: u32) -> String {
         .map(|pid| rustix::process::kill_process(pid, rustix::process::Signal::KILL));
     match ended {
         Some(Ok(())) => {
-            // Wait (briefly) for the kernel to reap it and release its locks.
+            // Wait (briefly) until it is gone or a zombie: its locks are released.
             let gone = std::time::Instant::now();
-            while std::path::Path::new(&format!("/proc/{pid}")).exists()
-                && !std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
-                    stat.rsplit_once(')')
-                        .is_some_and(|(_, r)| r.trim_start().starts_with('Z'))
-                })
+            while process_state(pid).is_some_and(|state| state != 'Z')
                 && gone.elapsed() < Duration::from_secs(1)
             {
                 std::thread::sleep(Duration::from_millis(10));

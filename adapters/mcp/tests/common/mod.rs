@@ -68,7 +68,18 @@ impl Scratch {
 
     /// Runs the Python client on `scenario` against the streamable HTTP server
     /// (`examples/http_server.rs`, streams `<stream>-<n>`), stopped afterwards.
-    pub fn drive_http(&self, stream: &str, mut scenario: Value) -> Value {
+    pub fn drive_http(&self, stream: &str, scenario: Value) -> Value {
+        self.with_http_server(stream, scenario, Self::run_client)
+    }
+
+    /// Starts `examples/http_server.rs` recording as `<stream>-<n>`, runs `client`
+    /// on `scenario` with its URL, and stops the server whatever happens.
+    fn with_http_server(
+        &self,
+        stream: &str,
+        mut scenario: Value,
+        client: fn(&Self, &str, &Value) -> Value,
+    ) -> Value {
         use std::io::BufRead as _;
         let mut child = Command::new(example("http_server"))
             .arg(self.db())
@@ -82,7 +93,7 @@ impl Scratch {
             .read_line(&mut url)
             .expect("it prints its URL");
         scenario["url"] = json!(url.trim());
-        let out = std::panic::catch_unwind(|| self.run_client(stream, &scenario));
+        let out = std::panic::catch_unwind(|| client(self, stream, &scenario));
         let _ = child.kill();
         let _ = child.wait();
         out.unwrap_or_else(|panic| std::panic::resume_unwind(panic))
@@ -122,24 +133,8 @@ impl Scratch {
     /// Runs the TypeScript client on `scenario` against the streamable HTTP server
     /// (`examples/http_server.rs`, streams `<stream>-<n>`), stopped afterwards.
     #[allow(dead_code)] // used by typescript_client.rs only
-    pub fn drive_ts_http(&self, stream: &str, mut scenario: Value) -> Value {
-        use std::io::BufRead as _;
-        let mut child = Command::new(example("http_server"))
-            .arg(self.db())
-            .arg(stream)
-            .stdout(std::process::Stdio::piped())
-            .spawn()
-            .expect("the HTTP server starts");
-        let mut url = String::new();
-        let stdout = child.stdout.take().expect("its standard output");
-        std::io::BufReader::new(stdout)
-            .read_line(&mut url)
-            .expect("it prints its URL");
-        scenario["url"] = json!(url.trim());
-        let out = std::panic::catch_unwind(|| self.run_ts(stream, &scenario));
-        let _ = child.kill();
-        let _ = child.wait();
-        out.unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    pub fn drive_ts_http(&self, stream: &str, scenario: Value) -> Value {
+        self.with_http_server(stream, scenario, Self::run_ts)
     }
 
     fn run_ts(&self, stream: &str, scenario: &Value) -> Value {
