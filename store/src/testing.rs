@@ -122,3 +122,22 @@ pub fn open_sled_when_released(path: &std::path::Path) -> sled::Result<sled::Db>
         }
     }
 }
+
+/// The frame the owner of a shared sled log answers a greeting with, from process
+/// `pid`: for a test that plays a hung owner (one that greets a connection, then
+/// answers nothing on it, and greets no other).
+///
+/// # Panics
+///
+/// Never: the greeting is a small constant message.
+pub fn owner_greeting_frame(pid: u32) -> Vec<u8> {
+    use crate::shared::wire::{PROTOCOL, Response, encode, write_frame};
+    let payload = encode(&Response::Hello {
+        protocol: PROTOCOL,
+        pid,
+    })
+    .expect("a greeting encodes");
+    let mut frame = Vec::new();
+    write_frame(&mut frame, &payload).expect("writing to a vector");
+    frame
+}

@@ -48,7 +48,10 @@ fn eight_processes_appending_at_the_head_lose_nothing_and_duplicate_nothing() {
         .map(|w| Helper::start(&["write", path_str(&path), "s", &format!("w{w}"), &count]))
         .collect();
     for mut writer in writers {
-        assert_eq!(writer.line(), format!("wrote {EACH}"));
+        assert_eq!(
+            writer.wrote(),
+            ["from 0".to_owned(), format!("wrote {EACH}")]
+        );
         assert!(writer.finish());
     }
     let log = SharedSledLog::open(&path).unwrap();
@@ -77,7 +80,7 @@ fn streams_are_listed_read_and_forked_while_another_process_owns_the_log() {
     // Another client process appends beside us; we read it back, stamped by the
     // owner's clock.
     let mut writer = Helper::start(&["write", path_str(&owner.path), "other", "w", "3"]);
-    assert_eq!(writer.line(), "wrote 3");
+    assert_eq!(writer.wrote(), ["from 0", "wrote 3"]);
     assert!(writer.finish());
     let read: Vec<_> = log.read("chat", 3).unwrap().map(Result::unwrap).collect();
     assert_eq!(
@@ -113,7 +116,7 @@ fn a_process_waiting_on_a_stream_sees_another_processes_append() {
     let mut session = Session::open(Arc::new(log), "s").unwrap();
     let mut writer = Helper::start(&["write", path_str(&owner.path), "s", "w", "1"]);
     let caught = session.wait(Duration::from_secs(60)).unwrap();
-    assert_eq!(writer.line(), "wrote 1");
+    assert_eq!(writer.wrote(), ["from 0", "wrote 1"]);
     assert_eq!(caught.len(), 1);
     assert_eq!(caught[0].seq, 4);
     // Nothing more comes: the wait ends when its time is up, empty.

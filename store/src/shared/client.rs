@@ -32,6 +32,15 @@ const LOOK: Duration = Duration::from_millis(250);
 /// another process can take the log over (see [`owner_stopped`]).
 const STOPPED_PATIENCE: Duration = Duration::from_secs(1);
 
+/// The owner's lease: a live owner greets a new connection at once (a thread of
+/// its own answers, whatever its other threads are doing), so one that leaves a
+/// greeting unanswered this long is hung, and is ended like a stopped one.
+const LEASE: Duration = Duration::from_millis(750);
+
+/// While a request goes unanswered, how long before the owner is first asked to
+/// greet a second connection, and how often after that.
+const PROBE_EVERY: Duration = Duration::from_millis(500);
+
 /// Why a call did not get an answer from the owner.
 #[derive(Debug)]
 pub(super) enum CallError {
@@ -56,6 +65,10 @@ struct Connection {
     /// `lock_file` (only such a process is ever ended, see [`owner_stopped`]).
     owner: Option<u32>,
     lock_file: PathBuf,
+    socket: PathBuf,
+    /// Whether the owner has greeted this connection: until it has, the pending
+    /// greeting is itself the test of the owner's lease.
+    greeted: bool,
 }
 
 impl Connection {
@@ -70,6 +83,7 @@ impl Connection {
         // stopped would never answer, and holds the log from everyone.
         let started = std::time::Instant::now();
         let mut stopped_since = None;
+        let mut probed = started;
         loop {
             let left = timeout.saturating_sub(started.elapsed());
             if left.is_zero() {
@@ -93,16 +107,17 @@ impl Connection {
                     ) => {}
                 Err(error) => return Err(lost(true, error.to_string())),
             }
-            let Some(pid) = self
-                .owner
-                .filter(|pid| owner_stopped(*pid) && holds_lock(*pid, &self.lock_file))
-            else {
-                stopped_since = None;
+            let Some(pid) = self.owner else { continue };
+            if owner_stopped(pid) && holds_lock(pid, &self.lock_file) {
+                let since = *stopped_since.get_or_insert_with(std::time::Instant::now);
+                if since.elapsed() >= STOPPED_PATIENCE {
+                    return Err(lost(true, end_owner(pid, Verdict::Stopped)));
+                }
                 continue;
-            };
-            let since = *stopped_since.get_or_insert_with(std::time::Instant::now);
-            if since.elapsed() >= STOPPED_PATIENCE {
-                return Err(lost(true, end_stopped_owner(pid)));
+            }
+            stopped_since = None;
+            if self.lease_broken(pid, started, &mut probed) {
+                return Err(lost(true, end_owner(pid, Verdict::Hung)));
             }
         }
         self.reader
@@ -131,6 +146,72 @@ impl Connection {
             Err(error) => Err(lost(true, error.to_string())),
         }
     }
+}
+
+impl Connection {
+    /// Whether the owner (`pid`, checked to hold sled's lock) has broken its lease
+    /// while this connection waits for an answer since `started`: its greeting
+    /// of this connection, or of a second one (made every [`PROBE_EVERY`],
+    /// `probed` being the last time), has waited [`LEASE`]. A request may take
+    /// long (a wait, a long scan); a greeting never does.
+    fn lease_broken(
+        &self,
+        pid: u32,
+        started: std::time::Instant,
+        probed: &mut std::time::Instant,
+    ) -> bool {
+        if !self.greeted {
+            return started.elapsed() >= LEASE && holds_lock(pid, &self.lock_file);
+        }
+        if probed.elapsed() < PROBE_EVERY {
+            return false;
+        }
+        let silent = greeting_silent(&self.socket, pid);
+        *probed = std::time::Instant::now();
+        silent && holds_lock(pid, &self.lock_file)
+    }
+}
+
+/// Whether process `pid`, listening on `socket`, leaves a new connection's
+/// greeting unanswered for [`LEASE`]. A socket that cannot be reached, or is
+/// served by another process, says nothing about `pid`: not silent.
+fn greeting_silent(socket: &Path, pid: u32) -> bool {
+    let Ok(stream) = UnixStream::connect(socket) else {
+        return false;
+    };
+    let peer = rustix::net::sockopt::socket_peercred(&stream)
+        .ok()
+        .and_then(|cred| u32::try_from(cred.pid.as_raw_nonzero().get()).ok());
+    if peer != Some(pid) {
+        return false;
+    }
+    let Ok(hello) = encode(&Request::Hello { protocol: PROTOCOL }) else {
+        return false;
+    };
+    let Ok(write_half) = stream.try_clone() else {
+        return false;
+    };
+    let mut writer = BufWriter::new(write_half);
+    if write_frame(&mut writer, &hello).is_err() || stream.set_read_timeout(Some(LEASE)).is_err() {
+        return false;
+    }
+    let mut reader = BufReader::new(stream);
+    match read_frame(&mut reader) {
+        Ok(_) => false,
+        Err(error) => matches!(
+            error.kind(),
+            io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+        ),
+    }
+}
+
+/// Why an owner is ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Verdict {
+    /// Stopped (Ctrl-Z, `SIGSTOP`, a debugger).
+    Stopped,
+    /// Running, but greeting nobody within its lease.
+    Hung,
 }
 
 /// Whether process `pid` is stopped (state `T` or `t` in `/proc/PID/stat`: Ctrl-Z,
@@ -172,18 +253,22 @@ fn holds_lock(pid: u32, file: &Path) -> bool {
     })
 }
 
-/// Ends a stopped owner (`SIGKILL`: a stopped process cannot act on anything
-/// gentler), so that sled's lock is released and this process can take the log
-/// over; what it acknowledged was flushed before it answered, and an append of
-/// ours it may have carried out is settled by reading the stream. The reason, in
-/// words.
-fn end_stopped_owner(pid: u32) -> String {
+/// Ends an owner that is stopped or hung (`SIGKILL`: a stopped process cannot act
+/// on anything gentler, a hung one on nothing at all), so that sled's lock is
+/// released and this process can take the log over; what it acknowledged was
+/// flushed before it answered, and an append of ours it may have carried out is
+/// settled by reading the stream. The reason, in words.
+fn end_owner(pid: u32, verdict: Verdict) -> String {
     let ended = i32::try_from(pid)
         .ok()
         .and_then(rustix::process::Pid::from_raw)
         .map(|pid| rustix::process::kill_process(pid, rustix::process::Signal::KILL));
-    match ended {
-        Some(Ok(())) => {
+    let state = match verdict {
+        Verdict::Stopped => "was stopped".to_owned(),
+        Verdict::Hung => format!("did not answer for {} ms", LEASE.as_millis()),
+    };
+    match (ended, verdict) {
+        (Some(Ok(())), _) => {
             // Wait (briefly) until it is gone or a zombie: its locks are released.
             let gone = std::time::Instant::now();
             while process_state(pid).is_some_and(|state| state != 'Z')
@@ -192,14 +277,20 @@ fn end_stopped_owner(pid: u32) -> String {
                 std::thread::sleep(Duration::from_millis(10));
             }
             format!(
-                "the askuser process that held the log (pid {pid}) was stopped, so it was ended for the log to go on"
+                "the askuser process that held the log (pid {pid}) {state}, so it was ended for the log to go on"
             )
         }
-        Some(Err(error)) => format!(
+        (Some(Err(error)), Verdict::Stopped) => format!(
             "the askuser process that holds the log (pid {pid}) is stopped and could not be ended ({error}): resume it (fg, or kill -CONT {pid})"
         ),
-        None => format!(
+        (None, Verdict::Stopped) => format!(
             "the askuser process that holds the log (pid {pid}) is stopped: resume it (fg, or kill -CONT {pid})"
+        ),
+        (Some(Err(error)), Verdict::Hung) => format!(
+            "the askuser process that holds the log (pid {pid}) {state} and could not be ended ({error}): end it (kill {pid})"
+        ),
+        (None, Verdict::Hung) => format!(
+            "the askuser process that holds the log (pid {pid}) {state}: end it (kill {pid})"
         ),
     }
 }
@@ -295,10 +386,15 @@ impl Client {
             generation,
             owner,
             lock_file,
+            socket: self.socket.clone(),
+            greeted: false,
         };
         let hello = encode(&Request::Hello { protocol: PROTOCOL }).map_err(|e| e.to_string())?;
         match connection.exchange(&hello, GREETING_TIMEOUT) {
-            Ok(Response::Hello { protocol, .. }) if protocol == PROTOCOL => Ok(connection),
+            Ok(Response::Hello { protocol, .. }) if protocol == PROTOCOL => {
+                connection.greeted = true;
+                Ok(connection)
+            }
             Ok(Response::Hello { protocol, pid }) => Err(format!(
                 "the askuser process that holds it (pid {pid}) speaks protocol {protocol}, this one {PROTOCOL}: let it finish, or use the same askuser"
             )),

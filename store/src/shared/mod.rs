@@ -29,16 +29,22 @@
 //! no live owner can be listening there. Frames are capped at 64 MiB and decoded as
 //! hostile input (a bad frame is an error and ends the connection, never a panic).
 //!
-//! **A stopped owner.** An owner stopped with Ctrl-Z (`SIGSTOP`, a debugger)
-//! holds sled's lock and answers nobody. A client waiting for an answer (or a
-//! greeting) looks at the owner every 250 ms: the process listening on the socket
-//! (`SO_PEERCRED`), and only when it is the process holding sled's lock on this
-//! log's `db` file (`/proc/locks`). Seen stopped for a second, it is ended
-//! (`SIGKILL`: a stopped process acts on nothing gentler), the lock is released,
-//! and the client takes the log over as after any lost owner, within about 1.5 s;
-//! an append the stopped owner may have carried out is settled by reading the
-//! stream. A hung owner that is not stopped is waited for up to 30 seconds, then
-//! [`StoreError::OwnerUnreachable`].
+//! **A stopped or hung owner.** An owner stopped with Ctrl-Z (`SIGSTOP`, a
+//! debugger) holds sled's lock and answers nobody; so does one that is hung. A
+//! client waiting for an answer (or a greeting) looks at the owner every 250 ms:
+//! the process listening on the socket (`SO_PEERCRED`), and only when it is the
+//! process holding sled's lock on this log's `db` file (`/proc/locks`). Seen
+//! stopped for a second, it is ended (`SIGKILL`: a stopped process acts on
+//! nothing gentler). The owner also holds a **lease**: it greets every new
+//! connection at once, from a thread of its own, whatever its other threads are
+//! doing (a long wait or scan, an fsync). A greeting left unanswered for 750 ms
+//! (the client's own, or, while a request goes unanswered, a second connection's
+//! made every 500 ms) means the owner is hung, and it is ended the same way. The
+//! lock is then released, and the client takes the log over as after any lost
+//! owner, within about 1.5 s; an append the ended owner may have carried out is
+//! settled by reading the stream, so nothing acknowledged is lost and nothing is
+//! appended twice. An owner that greets but never answers a request (a bug) is
+//! waited for up to 30 seconds, then [`StoreError::OwnerUnreachable`].
 //!
 //! **Limits.** A client's [`Durability::Buffered`] append is
 //! in the owner's buffers, and lost if the owner is killed before they are written

@@ -36,6 +36,25 @@ impl Helper {
         line.trim_end().to_owned()
     }
 
+    /// For a `write` helper: the lines it prints up to and including `wrote N`
+    /// (empty when it exited first), without its `acked K` lines.
+    pub fn wrote(&mut self) -> Vec<String> {
+        let mut lines = Vec::new();
+        loop {
+            let line = self.line();
+            if line.is_empty() {
+                return lines;
+            }
+            let done = line.starts_with("wrote ");
+            if !line.starts_with("acked ") {
+                lines.push(line);
+            }
+            if done {
+                return lines;
+            }
+        }
+    }
+
     /// Sends it a line.
     pub fn send(&mut self, line: &str) {
         let input = self.input.as_mut().expect("input open");

@@ -1,0 +1,244 @@
+//! Owners that hang or are killed at random, on a sled log shared through
+//! `SharedSledLog`: each test runs real processes (the `askuser-store-sharedtest`
+//! helper). A hung owner is one that holds sled's lock and listens on the socket
+//! but answers nobody, without being stopped.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::os::unix::process::ExitStatusExt as _;
+use std::path::Path;
+use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use askuser_core::Event;
+use askuser_store::testing::scripted_events;
+use askuser_store::{Log, SharedSledLog};
+use common::processes::{Helper, path_str};
+
+/// A log with `events` in stream `s`, closed again.
+fn log_with(path: &Path, events: &[Event]) {
+    let log = SharedSledLog::open(path).unwrap();
+    log.append("s", 0, events).unwrap();
+}
+
+/// A process opening the log while its owner greets nobody ends it and takes the
+/// log over (it used to wait 5 s and fail).
+#[test]
+fn a_hung_owner_that_greets_nobody_is_ended_and_the_log_taken_over() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("db");
+    let events: Vec<Event> = scripted_events(1, 2).collect();
+    log_with(&path, &events[..1]);
+    let mut hung = Helper::start(&["hang", path_str(&path)]);
+    assert_eq!(hung.line(), "hanging");
+    let started = Instant::now();
+    let log = SharedSledLog::open(&path).unwrap();
+    let took = started.elapsed();
+    assert!(log.is_owner(), "it took the log over");
+    assert!(took < Duration::from_secs(4), "took {took:?}");
+    assert_eq!(log.append("s", 1, &events[1..]).unwrap(), 2);
+    assert_eq!(hung.wait().signal(), Some(9));
+    let read: Vec<Event> = log
+        .read("s", 1)
+        .unwrap()
+        .map(|r| r.unwrap().event)
+        .collect();
+    assert_eq!(read, events);
+}
+
+/// A client whose owner greeted it and then stops answering (running, not
+/// stopped): a second connection's greeting goes unanswered too, so the owner is
+/// ended and the client's append goes through, once.
+#[test]
+fn a_client_whose_owner_hangs_mid_work_ends_it_and_appends_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("db");
+    let events: Vec<Event> = scripted_events(1, 3).collect();
+    log_with(&path, &events[..1]);
+    let mut hung = Helper::start(&["hang", path_str(&path), "greet"]);
+    assert_eq!(hung.line(), "hanging");
+    let log = SharedSledLog::open(&path).unwrap();
+    assert!(!log.is_owner(), "the hung owner greeted it");
+    let started = Instant::now();
+    assert_eq!(log.append("s", 1, &events[1..]).unwrap(), 3);
+    let took = started.elapsed();
+    assert!(log.is_owner(), "it took the log over");
+    assert!(took < Duration::from_secs(4), "took {took:?}");
+    assert_eq!(hung.wait().signal(), Some(9));
+    let read: Vec<Event> = log
+        .read("s", 1)
+        .unwrap()
+        .map(|r| r.unwrap().event)
+        .collect();
+    assert_eq!(read, events);
+}
+
+/// What one writer slot saw, in order: each `from K` a (re)started writer
+/// printed, and the `k` of each append acknowledged to it.
+#[derive(Debug, Default)]
+struct Slot {
+    seen: Vec<Seen>,
+    pid: Option<u32>,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Seen {
+    Started(u64),
+    Acked(u64),
+}
+
+/// A small deterministic generator (the trial is the same on every run).
+struct Lcg(u64);
+
+impl Lcg {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (self.0 >> 33) % n
+    }
+}
+
+/// Eight writer processes append to one stream while processes are killed at
+/// random (SIGKILL: the owner, or a client, mid-append or not). Each killed
+/// writer starts again after the last of its events in the stream. At the end
+/// every writer's events are there once each, in order, and no acknowledged
+/// append was lost (a restarted writer never starts at or before an append it
+/// was told had landed).
+#[test]
+fn eight_processes_killed_at_random_lose_nothing_acknowledged_and_duplicate_nothing() {
+    const WRITERS: usize = 8;
+    const EACH: u64 = 60;
+    const KILLS: usize = 16;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("db");
+    let count = EACH.to_string();
+    let slots: Vec<Mutex<Slot>> = (0..WRITERS).map(|_| Mutex::default()).collect();
+    let slots = &slots;
+    let lock = |w: usize| slots[w].lock().unwrap_or_else(PoisonError::into_inner);
+    let kills_made = std::thread::scope(|scope| {
+        for (w, slot) in slots.iter().enumerate() {
+            let (path, count) = (&path, &count);
+            scope.spawn(move || {
+                loop {
+                    let mut writer = Helper::start(&[
+                        "write",
+                        path_str(path),
+                        "s",
+                        &format!("w{w}"),
+                        count,
+                        "10",
+                    ]);
+                    let pid = writer.pid();
+                    slot.lock().unwrap_or_else(PoisonError::into_inner).pid = Some(pid);
+                    let done = follow(&mut writer, slot);
+                    slot.lock().unwrap_or_else(PoisonError::into_inner).pid = None;
+                    drop(writer);
+                    if done {
+                        return;
+                    }
+                }
+            });
+        }
+        let mut random = Lcg(0x5eed);
+        let mut kills = 0;
+        while kills < KILLS {
+            std::thread::sleep(Duration::from_millis(20 + random.below(80)));
+            // Every other kill is the owner's (the writer holding sled's lock).
+            let owner = owner_pid(&path);
+            let w = (0..WRITERS)
+                .find(|w| kills % 2 == 0 && owner.is_some() && lock(*w).pid == owner)
+                .unwrap_or_else(|| usize::try_from(random.below(WRITERS as u64)).unwrap());
+            if let Some(pid) = lock(w).pid {
+                let killed = std::process::Command::new("kill")
+                    .args(["-KILL", &pid.to_string()])
+                    .status()
+                    .unwrap();
+                kills += usize::from(killed.success());
+            }
+            if (0..WRITERS).all(|w| lock(w).pid.is_none()) {
+                break;
+            }
+        }
+        kills
+    });
+    let restarts: usize = slots
+        .iter()
+        .map(|slot| {
+            let slot = slot.lock().unwrap();
+            slot.seen
+                .iter()
+                .filter(|seen| matches!(seen, Seen::Started(_)))
+                .count()
+                - 1
+        })
+        .sum();
+    eprintln!("{kills_made} kills, {restarts} writers started again");
+    assert!(restarts >= KILLS / 2, "{restarts} restarts");
+    let log = SharedSledLog::open(&path).unwrap();
+    let mut by_writer: BTreeMap<String, Vec<u64>> = BTreeMap::new();
+    for recorded in log.read("s", 1).unwrap() {
+        let Event::Back { inquiry } = recorded.unwrap().event else {
+            panic!("not a helper's event");
+        };
+        let (writer, k) = inquiry.as_str().rsplit_once('-').unwrap();
+        by_writer
+            .entry(writer.to_owned())
+            .or_default()
+            .push(k.parse().unwrap());
+    }
+    let expected: Vec<u64> = (0..EACH).collect();
+    assert_eq!(by_writer.len(), WRITERS);
+    for (writer, ks) in &by_writer {
+        assert_eq!(ks, &expected, "writer {writer}: each event once, in order");
+    }
+    for (w, slot) in slots.iter().enumerate() {
+        let slot = slot.lock().unwrap();
+        let mut highest: Option<u64> = None;
+        for seen in &slot.seen {
+            match *seen {
+                Seen::Started(from) => assert!(
+                    highest.is_none_or(|h| from > h),
+                    "writer w{w} started at {from} after {highest:?} was acknowledged"
+                ),
+                Seen::Acked(k) => highest = Some(k),
+            }
+        }
+        assert_eq!(highest, Some(EACH - 1), "writer w{w}");
+    }
+}
+
+/// Reads a writer's lines into `slot` until it says `wrote` (true) or dies
+/// (false).
+fn follow(writer: &mut Helper, slot: &Mutex<Slot>) -> bool {
+    loop {
+        let line = writer.line();
+        let seen = if let Some(from) = line.strip_prefix("from ") {
+            Seen::Started(from.parse().unwrap())
+        } else if let Some(k) = line.strip_prefix("acked ") {
+            Seen::Acked(k.parse().unwrap())
+        } else {
+            return line.starts_with("wrote ");
+        };
+        slot.lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .seen
+            .push(seen);
+    }
+}
+
+/// The process holding sled's lock on the log at `path` (its owner), from
+/// `/proc/locks`.
+fn owner_pid(path: &Path) -> Option<u32> {
+    use std::os::unix::fs::MetadataExt as _;
+    let inode = std::fs::metadata(path.join("db")).ok()?.ino();
+    let locks = std::fs::read_to_string("/proc/locks").ok()?;
+    locks.lines().find_map(|line| {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        let holds = fields.get(1) == Some(&"FLOCK")
+            && fields.get(5)?.rsplit(':').next()?.parse::<u64>().ok()? == inode;
+        holds.then(|| fields.get(4)?.parse().ok()).flatten()
+    })
+}
