@@ -12,7 +12,7 @@ use crate::types::Recorded;
 /// inquiry id) and each event's output lines (`askuser-rpc/outputs`, keyed like
 /// `events`), both JSON. Read only: today's format records the call inside the
 /// request.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct Legacy {
     calls: Tree,
     pub(crate) outputs: Tree,

@@ -89,6 +89,19 @@ struct ReadOnly {
 }
 
 impl SledLog {
+    /// A scan of `stream`'s own events that holds sled's trees, not `self`: it
+    /// keeps the database open (and locked) until it is dropped.
+    pub(crate) fn scan_detached(&self, stream: &str, from: Seq, to: Seq) -> RecordIter<'static> {
+        let scan = SledScan::new(&self.events, stream, from, to);
+        match self.legacy.clone() {
+            None => Box::new(scan),
+            Some(legacy) => {
+                let stream = stream.to_owned();
+                Box::new(scan.map(move |recorded| recorded.map(|r| legacy.complete(&stream, r))))
+            }
+        }
+    }
+
     /// Opens (creating if needed) the database in the directory `path`, with
     /// [`Durability::Flush`] appends, the system clock, and a sled cache of
     /// [`DEFAULT_CACHE_CAPACITY`] bytes.
@@ -327,14 +340,7 @@ fn raced(stream: &str) -> StoreError {
 
 impl Backend for SledLog {
     fn scan_own(&self, stream: &str, from: Seq, to: Seq) -> Result<RecordIter<'_>> {
-        let scan = SledScan::new(&self.events, stream, from, to);
-        Ok(match &self.legacy {
-            None => Box::new(scan),
-            Some(legacy) => {
-                let stream = stream.to_owned();
-                Box::new(scan.map(move |recorded| recorded.map(|r| legacy.complete(&stream, r))))
-            }
-        })
+        Ok(self.scan_detached(stream, from, to))
     }
 
     fn legacy_outputs(&self, stream: &str, seq: Seq) -> Result<Option<Vec<serde_json::Value>>> {

@@ -242,3 +242,67 @@ fn owner_pid(path: &Path) -> Option<u32> {
         holds.then(|| fields.get(4)?.parse().ok()).flatten()
     })
 }
+
+/// Polls until `log` no longer owns the log (true), for up to ten seconds.
+fn lets_go(log: &SharedSledLog) -> bool {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while Instant::now() < deadline {
+        if !log.is_owner() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    false
+}
+
+/// An owner with no client and nothing under way lets the log go after its idle
+/// time: another process then takes it, and the first one's next call reaches
+/// that process; when that one exits, the first takes the log again.
+#[test]
+fn an_idle_owner_lets_the_log_go_and_takes_it_again_when_needed() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("db");
+    let events: Vec<Event> = scripted_events(1, 3).collect();
+    let log = SharedSledLog::open(&path)
+        .unwrap()
+        .with_owner_idle(Duration::from_millis(300));
+    log.append("s", 0, &events[..1]).unwrap();
+    assert!(log.is_owner());
+    assert!(lets_go(&log), "the idle owner let the log go");
+    assert!(!log.socket_path().exists(), "its socket is gone");
+    let mut other = Helper::start(&["own", path_str(&path)]);
+    assert_eq!(other.line(), "owner", "sled's lock was released");
+    assert_eq!(log.append("s", 1, &events[1..2]).unwrap(), 2);
+    assert!(!log.is_owner(), "a client of the new owner");
+    assert!(other.finish());
+    assert_eq!(log.append("s", 2, &events[2..]).unwrap(), 3);
+    assert!(log.is_owner(), "it took the log again");
+    let read: Vec<Event> = log
+        .read("s", 1)
+        .unwrap()
+        .map(|r| r.unwrap().event)
+        .collect();
+    assert_eq!(read, events);
+}
+
+/// An owner keeps the log while a client is connected, and while one of its own
+/// waits is under way; then it lets go.
+#[test]
+fn an_owner_with_a_client_or_a_wait_under_way_is_not_idle() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("db");
+    let log = SharedSledLog::open(&path)
+        .unwrap()
+        .with_owner_idle(Duration::from_millis(200));
+    log.append("s", 0, &[scripted_events(1, 1).next().unwrap()])
+        .unwrap();
+    let mut client = Helper::start(&["own", path_str(&path)]);
+    assert_eq!(client.line(), "client");
+    std::thread::sleep(Duration::from_secs(1));
+    assert!(log.is_owner(), "a client is connected");
+    assert!(client.finish());
+    // A wait of a second in this process: still owning when it ends.
+    assert_eq!(log.wait_past("s", 1, Duration::from_secs(1)).unwrap(), 1);
+    assert!(log.is_owner(), "a wait was under way");
+    assert!(lets_go(&log));
+}

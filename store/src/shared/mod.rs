@@ -18,6 +18,14 @@
 //! succeeded; otherwise it is sent again or reported as a conflict. Nothing is
 //! appended twice.
 //!
+//! **An idle owner lets go.** An owner with no client connected and nothing
+//! under way (no call, wait or scan of its own) for five minutes
+//! ([`SharedSledLog::with_owner_idle`]) closes sled's database and takes its
+//! socket away; its next call reaches whichever process owns the log then, or
+//! takes the log again. So a process that keeps a log open for days but seldom
+//! uses it (an MCP server in an editor) holds no lock, no cache and no socket
+//! meanwhile, and is never the owner the others find stopped.
+//!
 //! **Waiting.** [`Log::wait_past`] blocks until a stream's head passes a sequence
 //! number. In the owner it waits on a condition variable that every append
 //! notifies; a client's wait is one request the owner answers when an append lands
@@ -53,13 +61,15 @@
 //! processes get [`StoreError::OwnerUnreachable`].
 
 mod client;
+mod idle;
 mod owner;
 mod storage;
 pub(crate) mod wire;
 
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::time::{Duration, Instant};
 
 use askuser_core::Event;
@@ -82,6 +92,10 @@ const MAX_RECOVERIES: u32 = 3;
 /// How long opening, or a call whose owner went away, keeps trying to reach an
 /// owner or to become one.
 const TAKEOVER_PATIENCE: Duration = Duration::from_secs(5);
+
+/// How long an owner may be idle before it lets the log go, unless set
+/// ([`SharedSledLog::with_owner_idle`]).
+const OWNER_IDLE: Duration = Duration::from_secs(300);
 
 /// How long one attempt to take sled's lock waits.
 const LOCK_ATTEMPT: Duration = Duration::from_millis(100);
@@ -109,8 +123,11 @@ pub struct SharedSledLog {
     socket: PathBuf,
     clock: Arc<dyn Clock>,
     durability: Durability,
-    /// Set once this process owns the log; it never goes back to being a client.
-    owned: OnceLock<Owned>,
+    /// Set while this process owns the log: from taking it until it lets it go
+    /// (when it is dropped, or idle, see [`SharedSledLog::with_owner_idle`]).
+    owned: Arc<RwLock<Option<Arc<Owned>>>>,
+    /// How long the owner may be idle before it lets the log go, in milliseconds.
+    idle_after: Arc<AtomicU64>,
     client: Client,
     /// One thread at a time looks for a new owner.
     recovering: Mutex<()>,
@@ -167,7 +184,8 @@ impl SharedSledLog {
             socket,
             clock,
             durability,
-            owned: OnceLock::new(),
+            owned: Arc::default(),
+            idle_after: Arc::new(AtomicU64::new(idle::millis(OWNER_IDLE))),
             recovering: Mutex::new(()),
         };
         log.attach()?;
@@ -176,7 +194,28 @@ impl SharedSledLog {
 
     /// Whether this process owns the log (holds sled and serves the others).
     pub fn is_owner(&self) -> bool {
-        self.owned.get().is_some()
+        self.owned().is_some()
+    }
+
+    /// Sets how long this process, while it owns the log, may go with no client
+    /// connected and nothing under way (no call, no wait) before it lets the log
+    /// go (five minutes unless set): it closes sled's database, so that its lock
+    /// and memory are released, and takes its socket away. Its next call reaches
+    /// whichever process owns the log then, or takes it again. An idle owner
+    /// never holds the log from the others, who would find it stopped or hung
+    /// and end it. [`Duration::ZERO`] never lets go.
+    #[must_use]
+    pub fn with_owner_idle(self, idle: Duration) -> Self {
+        self.idle_after.store(idle::millis(idle), Ordering::SeqCst);
+        self
+    }
+
+    /// The log as this process owns it, if it does.
+    fn owned(&self) -> Option<Arc<Owned>> {
+        self.owned
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
     }
 
     /// The socket the owner serves the log on.
@@ -218,7 +257,9 @@ impl SharedSledLog {
         // log usable here, unshared.
         let server = Server::start(Arc::clone(&core), &self.socket).ok();
         self.client.disconnect();
-        drop(self.owned.set(Owned { server, core }));
+        let owned = Arc::new(Owned { server, core });
+        idle::watch(&self.owned, &owned, &self.idle_after);
+        *self.owned.write().unwrap_or_else(PoisonError::into_inner) = Some(owned);
     }
 
     /// After a call lost its owner (`generation`): finds the new one, or becomes
@@ -278,7 +319,8 @@ impl SharedSledLog {
     ) -> Result<T> {
         let mut recoveries = 0;
         loop {
-            if let Some(owned) = self.owned.get() {
+            if let Some(owned) = self.owned() {
+                let _busy = owned.core.busy();
                 return local(&owned.core);
             }
             match self.client.call(request, timeout) {
@@ -351,7 +393,8 @@ impl Log for SharedSledLog {
         };
         let mut recoveries = 0;
         loop {
-            if let Some(owned) = self.owned.get() {
+            if let Some(owned) = self.owned() {
+                let _busy = owned.core.busy();
                 return owned.core.append(stream, expected, events, durability);
             }
             match self.client.call(&request, REQUEST_TIMEOUT) {
@@ -460,7 +503,8 @@ impl Log for SharedSledLog {
             let left = deadline.map_or(Duration::MAX, |d| {
                 d.saturating_duration_since(Instant::now())
             });
-            if let Some(owned) = self.owned.get() {
+            if let Some(owned) = self.owned() {
+                let _busy = owned.core.busy();
                 return owned.core.wait_past(stream, seq, left);
             }
             let slice = left.min(WAIT_SLICE);

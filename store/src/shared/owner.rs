@@ -6,7 +6,7 @@ use std::io::{self, BufReader, BufWriter};
 use std::os::unix::fs::{DirBuilderExt, FileTypeExt, PermissionsExt};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, PoisonError, Weak};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -92,6 +92,20 @@ pub(super) struct Core {
     pub(super) sled: SledLog,
     notifier: Notifier,
     stopping: AtomicBool,
+    /// Operations under way: this process's calls and clients' requests.
+    active: AtomicUsize,
+    /// When the last one ended, in milliseconds since `born`.
+    last_active: AtomicU64,
+    born: Instant,
+}
+
+/// An operation under way on a [`Core`], from [`Core::busy`] until dropped.
+pub(super) struct Busy<'a>(&'a Core);
+
+impl Drop for Busy<'_> {
+    fn drop(&mut self) {
+        self.0.end_operation();
+    }
 }
 
 impl Core {
@@ -100,7 +114,37 @@ impl Core {
             sled,
             notifier: Notifier::default(),
             stopping: AtomicBool::new(false),
+            active: AtomicUsize::new(0),
+            last_active: AtomicU64::new(0),
+            born: Instant::now(),
         }
+    }
+
+    /// Marks an operation under way until the guard is dropped.
+    pub(super) fn busy(&self) -> Busy<'_> {
+        self.start_operation();
+        Busy(self)
+    }
+
+    /// An operation starts (each is ended by [`Core::end_operation`]).
+    pub(super) fn start_operation(&self) {
+        self.active.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// An operation ends.
+    pub(super) fn end_operation(&self) {
+        let now = u64::try_from(self.born.elapsed().as_millis()).unwrap_or(u64::MAX);
+        self.last_active.fetch_max(now, Ordering::SeqCst);
+        self.active.fetch_sub(1, Ordering::SeqCst);
+    }
+
+    /// How long nothing has been under way (`None`: something is).
+    pub(super) fn idle_for(&self) -> Option<Duration> {
+        if self.active.load(Ordering::SeqCst) > 0 {
+            return None;
+        }
+        let last = Duration::from_millis(self.last_active.load(Ordering::SeqCst));
+        Some(self.born.elapsed().saturating_sub(last))
     }
 
     /// An append, waking every waiter once it is committed.
@@ -321,6 +365,16 @@ impl std::fmt::Debug for Server {
 }
 
 impl Server {
+    /// How many clients are connected.
+    pub(super) fn clients(&self) -> usize {
+        let mut registry = self
+            .connections
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        registry.retain(|c| c.thread.as_ref().is_some_and(|t| !t.is_finished()));
+        registry.len()
+    }
+
     /// Binds the socket `socket` (replacing a stale one: this process holds the
     /// database's lock, so no other owner can be listening there) and serves
     /// `core` on it.
@@ -488,7 +542,10 @@ fn converse(read_half: UnixStream, stream: UnixStream, core: &Core) {
                 drop(request);
                 return;
             }
-            Ok(request) => core.answer(request),
+            Ok(request) => {
+                let _busy = core.busy();
+                core.answer(request)
+            }
             Err(error) => Response::Error(error.into()),
         };
         let fatal = matches!(response, Response::Error(WireError::BadMessage(_)));

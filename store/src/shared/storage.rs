@@ -9,6 +9,7 @@ use askuser_core::State;
 
 use super::SharedSledLog;
 use super::client::REQUEST_TIMEOUT;
+use super::idle::OwnedScan;
 use super::owner::Chunk;
 use super::wire::{Request, Response};
 use crate::backend::{Backend, RecordIter};
@@ -17,8 +18,8 @@ use crate::types::{Clock, Recorded, Seq, Snapshot};
 
 impl Backend for SharedSledLog {
     fn scan_own(&self, stream: &str, from: Seq, to: Seq) -> Result<RecordIter<'_>> {
-        if let Some(owned) = self.owned.get() {
-            return owned.core.sled.scan_own(stream, from, to);
+        if let Some(owned) = self.owned() {
+            return Ok(Box::new(OwnedScan::new(owned, stream, from, to)));
         }
         Ok(Box::new(RemoteScan {
             log: self,
