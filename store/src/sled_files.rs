@@ -41,7 +41,9 @@ pub enum DbPathState {
 
 /// The names sled 0.34 keeps in a database directory, and those of the socket a
 /// [`SharedSledLog`](crate::SharedSledLog) owner serves beside them (`askuser.sock`,
-/// and the private `.<pid>.<n>` directory it is bound in before it is moved there).
+/// and the private `.<pid>.<n>` directory it is bound in before it is moved there),
+/// and of the seal of a log closed cleanly (`askuser.seal`, written as
+/// `askuser.seal.<pid>` first).
 fn is_sled_name(name: &str) -> bool {
     let binding = name
         .strip_prefix('.')
@@ -51,7 +53,14 @@ fn is_sled_name(name: &str) -> bool {
                 && !n.is_empty()
                 && pid.chars().chain(n.chars()).all(|c| c.is_ascii_hexdigit())
         });
-    matches!(name, "conf" | "db" | "blobs" | "askuser.sock") || name.starts_with("snap.") || binding
+    let seal = name == "askuser.seal"
+        || name
+            .strip_prefix("askuser.seal.")
+            .is_some_and(|pid| !pid.is_empty() && pid.chars().all(|c| c.is_ascii_digit()));
+    matches!(name, "conf" | "db" | "blobs" | "askuser.sock")
+        || name.starts_with("snap.")
+        || binding
+        || seal
 }
 
 /// Checks that `path` can be used as a log directory for `intent`, before sled
@@ -295,7 +304,13 @@ pub struct Discarded {
     /// The events each stream is missing because of it: from the head sled
     /// recovered to the head a stream record found intact past the damage commits.
     pub missing: Vec<(String, std::ops::RangeInclusive<crate::Seq>)>,
+    /// The stretches of the data file it cleared (start, end), in order; bytes
+    /// less than [`GAP`] apart are one stretch.
+    pub(crate) cleared: Vec<(u64, u64)>,
 }
+
+/// Cleared bytes closer than this belong to one stretch of [`Discarded`].
+const GAP: u64 = 4096;
 
 impl std::fmt::Display for Discarded {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -351,8 +366,13 @@ pub(crate) fn discarded(original: &Path, copy: &Path) -> io::Result<Option<Disca
                     first_byte: at,
                     bytes: 0,
                     missing: Vec::new(),
+                    cleared: Vec::new(),
                 });
                 entry.bytes += 1;
+                match entry.cleared.last_mut() {
+                    Some((_, end)) if at < *end + GAP => *end = at + 1,
+                    _ => entry.cleared.push((at, at + 1)),
+                }
             }
         }
         offset += read as u64;

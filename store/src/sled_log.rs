@@ -10,6 +10,9 @@ use sled::{Db, IVec, Tree};
 mod drop;
 mod read_only;
 mod repack;
+mod seal;
+
+pub(crate) use seal::is_sealed;
 
 pub use repack::Repacked;
 
@@ -78,6 +81,20 @@ pub struct SledLog {
     /// Set when the log was opened read-only: the private copy it reads (dropped
     /// after `db`, so the copy is deleted once sled has let go of it).
     read_only: Option<ReadOnly>,
+    /// Set when the log was opened for writing at a path: seals it once `db`
+    /// (dropped before it) has let go (see `sled_log/seal.rs`).
+    sealer: Option<Sealer>,
+}
+
+/// Seals the log in its directory when dropped.
+#[derive(Debug)]
+struct Sealer(PathBuf);
+
+impl Drop for Sealer {
+    fn drop(&mut self) {
+        // A log left unsealed is only copied by its next reader, as before.
+        drop(seal::seal(&self.0));
+    }
 }
 
 /// A read-only log's private copy, and what sled's recovery discarded from it.
@@ -115,9 +132,18 @@ impl SledLog {
         check_db_path(path.as_ref(), DbIntent::Create)?;
         Self::from_config(
             &sled::Config::new()
-                .path(path)
+                .path(path.as_ref())
                 .cache_capacity(DEFAULT_CACHE_CAPACITY),
-        )
+        )?
+        .sealed_on_close(path.as_ref())
+    }
+
+    /// Removes the log's seal (it is open for writing now), and seals it again
+    /// when it is closed.
+    fn sealed_on_close(mut self, path: &Path) -> Result<Self> {
+        seal::unseal(path)?;
+        self.sealer = Some(Sealer(path.to_owned()));
+        Ok(self)
     }
 
     /// Refuses a write to a read-only log.
@@ -166,7 +192,8 @@ impl SledLog {
                 .path(path)
                 .cache_capacity(DEFAULT_CACHE_CAPACITY),
             patience,
-        )
+        )?
+        .sealed_on_close(path)
     }
 
     fn from_config_within(config: &sled::Config, patience: std::time::Duration) -> Result<Self> {
@@ -206,6 +233,7 @@ impl SledLog {
             stripes: (0..STRIPES).map(|_| Mutex::new(())).collect(),
             structure: Mutex::new(()),
             read_only: None,
+            sealer: None,
         })
     }
 

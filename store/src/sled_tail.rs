@@ -58,6 +58,7 @@ pub(crate) fn find(data: &[u8], from: usize, heads: &BTreeMap<String, Seq>) -> T
                 continue;
             };
             let value = &data[at..at + HEADER + length];
+            let suffix = Suffix::of(value);
             for (stream, &head) in heads {
                 let key = stream.as_bytes();
                 if let Ok(record) =
@@ -67,13 +68,14 @@ pub(crate) fn find(data: &[u8], from: usize, heads: &BTreeMap<String, Seq>) -> T
                     *best = (*best).max(record.head);
                     continue;
                 }
-                found.add_event_value(data, at, stream, head, value);
+                found.add_event_value(data, at, stream, head, value, suffix.as_ref());
             }
         }
         if version == BLOCK_VERSION && data[at + HEADER] <= 1 {
             for value in block_candidates(data, at) {
+                let suffix = Suffix::of(value);
                 for (stream, &head) in heads {
-                    found.add_event_value(data, at, stream, head, value);
+                    found.add_event_value(data, at, stream, head, value, suffix.as_ref());
                 }
             }
         }
@@ -84,8 +86,18 @@ pub(crate) fn find(data: &[u8], from: usize, heads: &BTreeMap<String, Seq>) -> T
 impl TailRecords {
     /// Keeps `value` (at `at` in `data`) if it is an intact event value of `stream`
     /// past its recovered `head`.
-    fn add_event_value(&mut self, data: &[u8], at: usize, stream: &str, head: Seq, value: &[u8]) {
-        let Some((first, last)) = event_seq(data, at, stream, head, value) else {
+    fn add_event_value(
+        &mut self,
+        data: &[u8],
+        at: usize,
+        stream: &str,
+        head: Seq,
+        value: &[u8],
+        suffix: Option<&Suffix>,
+    ) {
+        let Some((first, last)) =
+            suffix.and_then(|suffix| event_seq(data, at, stream, head, value, suffix))
+        else {
             return;
         };
         let found = FoundValue {
@@ -163,24 +175,22 @@ fn sled_varint_size(value: u64) -> usize {
 /// length is the key's last byte, the low byte of the first sequence number. Each
 /// number past the head with that low byte is tried (a consolidated page keeps its
 /// keys elsewhere: its records are found only when the byte happens to match).
-fn event_seq(data: &[u8], at: usize, stream: &str, head: Seq, value: &[u8]) -> Option<(Seq, Seq)> {
+fn event_seq(
+    data: &[u8],
+    at: usize,
+    stream: &str,
+    head: Seq,
+    value: &[u8],
+    suffix: &Suffix,
+) -> Option<(Seq, Seq)> {
     let length_size = sled_varint_size(value.len() as u64);
     let low = Seq::from(data[at.checked_sub(length_size + 1)?]);
     let first = ((head + 1) & !0xff) | low;
-    // The checksum covers key, version and payload: the part after the key is
-    // hashed once, and combined with each candidate key's.
-    let stored = u32::from_be_bytes(value.get(1..HEADER)?.try_into().ok()?);
-    let mut rest = crc32fast::Hasher::new();
-    rest.update(&value[..1]);
-    rest.update(&value[HEADER..]);
     (0..SEARCH / 256)
         .map(|i| first + i * 256)
         .filter(|seq| *seq > head)
         .find_map(|seq| {
-            let mut crc = crc32fast::Hasher::new();
-            crc.update(&seq_key(stream, seq));
-            crc.combine(&rest);
-            if crc.finalize() != stored {
+            if suffix.crc_after(crc32fast::hash(&seq_key(stream, seq))) != suffix.stored {
                 return None;
             }
             let events = decode_event_value(stream, seq, value);
@@ -189,29 +199,93 @@ fn event_seq(data: &[u8], at: usize, stream: &str, head: Seq, value: &[u8]) -> O
         })
 }
 
-/// The events each stream of `log` is missing past the damage at `first_byte` of
-/// the data file `data_file`: from its recovered head to the head a stream record
-/// found intact there commits. Empty when the streams or the file cannot be read.
+/// The checksum of a record's key and payload, for any key: a value's envelope
+/// holds a CRC-32 of key, version byte and payload, and the payload is fixed
+/// while the key is guessed (up to 256 keys per stream). CRC-32 is linear, so
+/// the checksum of `key ++ rest` is a linear map of the key's own checksum,
+/// xored with the checksum of `rest`: the map's 32 columns are worked out once
+/// per value, and each guess costs the key's checksum and 32 xors at most.
+struct Suffix {
+    /// The checksum the value's envelope holds.
+    stored: u32,
+    /// The checksum of `rest` after an empty key.
+    constant: u32,
+    /// The map's column for each bit of the key's checksum.
+    columns: [u32; 32],
+}
+
+impl Suffix {
+    /// For a value with an envelope (version byte, CRC-32, payload), if it is long
+    /// enough to have one.
+    fn of(value: &[u8]) -> Option<Self> {
+        let stored = u32::from_be_bytes(value.get(1..HEADER)?.try_into().ok()?);
+        let mut rest = crc32fast::Hasher::new();
+        rest.update(&value[..1]);
+        rest.update(&value[HEADER..]);
+        let after = |key_crc: u32| {
+            let mut crc = crc32fast::Hasher::new_with_initial(key_crc);
+            crc.combine(&rest);
+            crc.finalize()
+        };
+        let constant = after(0);
+        let columns = std::array::from_fn(|bit| after(1 << bit) ^ constant);
+        Some(Self {
+            stored,
+            constant,
+            columns,
+        })
+    }
+
+    /// The checksum of `key ++ rest`, from the key's checksum.
+    fn crc_after(&self, key_crc: u32) -> u32 {
+        let mut crc = self.constant;
+        let mut bits = key_crc;
+        while bits != 0 {
+            let bit = bits.trailing_zeros();
+            crc ^= self.columns[bit as usize];
+            bits &= bits - 1;
+        }
+        crc
+    }
+}
+
+/// The events each stream of `log` is missing past the damage that sled's
+/// recovery cleared from the data file `data_file` (`cleared`: its stretches,
+/// see [`Discarded`](crate::Discarded)): from its recovered head to the head a
+/// stream record found intact there commits. Only the cleared stretches are
+/// read (what sled did not clear, it still reads). Empty when the streams or
+/// the file cannot be read.
 pub(crate) fn missing(
     log: &crate::SledLog,
     data_file: &std::path::Path,
-    first_byte: u64,
+    cleared: &[(u64, u64)],
 ) -> Vec<(String, std::ops::RangeInclusive<Seq>)> {
     use crate::Log;
+    use std::os::unix::fs::FileExt as _;
     let Ok(streams) = log.streams() else {
         return Vec::new();
     };
-    let Ok(data) = std::fs::read(data_file) else {
+    let Ok(file) = std::fs::File::open(data_file) else {
         return Vec::new();
     };
     let heads: BTreeMap<String, Seq> = streams.into_iter().map(|s| (s.name, s.head)).collect();
-    let found = find(
-        &data,
-        usize::try_from(first_byte).unwrap_or(usize::MAX),
-        &heads,
-    );
-    found
-        .heads
+    let mut tail_heads: BTreeMap<String, Seq> = BTreeMap::new();
+    let file_length = file.metadata().map_or(0, |meta| meta.len());
+    for (from, end, start) in windows(cleared, file_length) {
+        let Ok(length) = usize::try_from(end.saturating_sub(from)) else {
+            continue;
+        };
+        let mut data = vec![0; length];
+        if file.read_exact_at(&mut data, from).is_err() {
+            continue;
+        }
+        let lead = usize::try_from(start - from).unwrap_or(0);
+        for (name, head) in find(&data, lead, &heads).heads {
+            let best = tail_heads.entry(name).or_insert(0);
+            *best = (*best).max(head);
+        }
+    }
+    tail_heads
         .into_iter()
         .filter_map(|(name, tail_head)| {
             let head = *heads.get(&name)?;
@@ -219,3 +293,25 @@ pub(crate) fn missing(
         })
         .collect()
 }
+
+/// The parts of the data file [`missing`] reads, `(from, end, first cleared
+/// byte)`: each cleared stretch from [`LEAD`] bytes before it (a value's length
+/// and the last byte of its key lie just before it) to [`MAX_BLOCK_VALUE`] bytes
+/// after it (a value's own last bytes may have been zeros, not counted as
+/// cleared), overlapping ones joined.
+fn windows(cleared: &[(u64, u64)], file_length: u64) -> Vec<(u64, u64, u64)> {
+    let mut windows: Vec<(u64, u64, u64)> = Vec::new();
+    for &(start, end) in cleared {
+        let from = start.saturating_sub(LEAD);
+        let end = end.saturating_add(MAX_BLOCK_VALUE).min(file_length);
+        match windows.last_mut() {
+            Some((_, last_end, _)) if from <= *last_end => *last_end = (*last_end).max(end),
+            _ => windows.push((from, end, start)),
+        }
+    }
+    windows
+}
+
+/// How far before a cleared stretch [`missing`] reads (a value's length varint
+/// and the key byte before it); it reads up to [`MAX_BLOCK_VALUE`] past it.
+const LEAD: u64 = 16;

@@ -306,3 +306,30 @@ fn an_owner_with_a_client_or_a_wait_under_way_is_not_idle() {
     assert!(log.is_owner(), "a wait was under way");
     assert!(lets_go(&log));
 }
+
+/// An idle owner repacks the streams it appended to one event at a time before
+/// it lets the log go: nothing is left to repack then, and the events read the
+/// same.
+#[test]
+fn an_idle_owner_repacks_what_it_appended_one_event_at_a_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("db");
+    let events: Vec<Event> = scripted_events(1, 200).collect();
+    let log = SharedSledLog::open(&path)
+        .unwrap()
+        .with_owner_idle(Duration::from_millis(200));
+    for (seq, event) in (0..).zip(&events) {
+        log.append("s", seq, std::slice::from_ref(event)).unwrap();
+    }
+    assert!(lets_go(&log));
+    drop(log);
+    let sled = askuser_store::SledLog::open(&path).unwrap();
+    let again = askuser_store::compact::repack(&sled, "s").unwrap();
+    assert_eq!(again.events, 0, "{again:?}");
+    let read: Vec<Event> = sled
+        .read("s", 1)
+        .unwrap()
+        .map(|r| r.unwrap().event)
+        .collect();
+    assert_eq!(read, events);
+}

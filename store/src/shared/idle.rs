@@ -1,6 +1,8 @@
-//! An owner that lets the log go when it has been idle: no client connected and
-//! nothing under way (see [`SharedSledLog::with_owner_idle`](super::SharedSledLog::with_owner_idle)), and the scans that
-//! count as under way while they last.
+//! An owner that, when it has been idle (no client connected and nothing under
+//! way, see
+//! [`SharedSledLog::with_owner_idle`](super::SharedSledLog::with_owner_idle)),
+//! repacks the streams it appended to a few events at a time, then, idle again,
+//! lets the log go; and the scans that count as under way while they last.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, PoisonError, RwLock, Weak};
@@ -75,6 +77,12 @@ fn let_go_if_idle(
             && owned.core.idle_for().is_some_and(|idle| idle >= after)
     };
     if !idle(&owned) {
+        return Watch::Owning;
+    }
+    // Idle: first the streams appended a few events at a time are repacked
+    // (which counts as work, so the owner lets go only after another idle time).
+    if owned.core.has_to_repack() {
+        owned.core.repack_appended();
         return Watch::Owning;
     }
     let mut held = slot.write().unwrap_or_else(PoisonError::into_inner);

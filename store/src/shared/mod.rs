@@ -18,10 +18,13 @@
 //! succeeded; otherwise it is sent again or reported as a conflict. Nothing is
 //! appended twice.
 //!
-//! **An idle owner lets go.** An owner with no client connected and nothing
-//! under way (no call, wait or scan of its own) for five minutes
-//! ([`SharedSledLog::with_owner_idle`]) closes sled's database and takes its
-//! socket away; its next call reaches whichever process owns the log then, or
+//! **An idle owner repacks, then lets go.** An owner with no client connected
+//! and nothing under way (no call, wait or scan of its own) for five minutes
+//! ([`SharedSledLog::with_owner_idle`]) first repacks the streams it appended to
+//! a few events at a time ([`compact::repack`](crate::compact::repack): runs of
+//! small values rewritten as full blocks, so that they replay at block speed);
+//! idle for as long again, it closes sled's database (sealing it, see
+//! [`SledLog::closed_cleanly`]) and takes its socket away; its next call reaches whichever process owns the log then, or
 //! takes the log again. So a process that keeps a log open for days but seldom
 //! uses it (an MCP server in an editor) holds no lock, no cache and no socket
 //! meanwhile, and is never the owner the others find stopped.
@@ -62,6 +65,7 @@
 
 mod client;
 mod idle;
+mod notifier;
 mod owner;
 mod storage;
 pub(crate) mod wire;
@@ -198,9 +202,10 @@ impl SharedSledLog {
     }
 
     /// Sets how long this process, while it owns the log, may go with no client
-    /// connected and nothing under way (no call, no wait) before it lets the log
-    /// go (five minutes unless set): it closes sled's database, so that its lock
-    /// and memory are released, and takes its socket away. Its next call reaches
+    /// connected and nothing under way (no call, no wait) before it repacks the
+    /// streams it appended to a few events at a time, and, idle as long again,
+    /// lets the log go (five minutes unless set): it closes sled's database, so
+    /// that its lock and memory are released, and takes its socket away. Its next call reaches
     /// whichever process owns the log then, or takes it again. An idle owner
     /// never holds the log from the others, who would find it stopped or hung
     /// and end it. [`Duration::ZERO`] never lets go.

@@ -1,18 +1,20 @@
 //! The owner's side: the sled log, a notifier that wakes waiters when a head moves,
 //! and the server that answers clients on the socket beside the database.
 
+use std::collections::BTreeSet;
 use std::fs;
 use std::io::{self, BufReader, BufWriter};
 use std::os::unix::fs::{DirBuilderExt, FileTypeExt, PermissionsExt};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Condvar, Mutex, PoisonError, Weak};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use askuser_core::Event;
 
+use super::notifier::Notifier;
 use super::wire::{
     FRAME_CAP, Frame, PROTOCOL, Request, Response, WireError, WireRecord, decode, encode,
     read_frame, write_frame,
@@ -22,6 +24,10 @@ use crate::error::{Result, StoreError};
 use crate::log::Log;
 use crate::sled_log::SledLog;
 use crate::types::{Durability, Seq};
+
+/// An append of fewer events than this leaves its stream to be repacked when
+/// the owner is next idle.
+const REPACK_BELOW: usize = 32;
 
 /// How many records one scan response carries at most.
 const SCAN_CHUNK: usize = 512;
@@ -44,48 +50,6 @@ pub(super) struct Chunk {
     pub(super) end: bool,
 }
 
-/// A counter of changes to heads, and a condition variable to wait for the next.
-#[derive(Debug, Default)]
-struct Notifier {
-    generation: Mutex<u64>,
-    changed: Condvar,
-}
-
-impl Notifier {
-    fn generation(&self) -> u64 {
-        *self
-            .generation
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-    }
-
-    fn bump(&self) {
-        *self
-            .generation
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner) += 1;
-        self.changed.notify_all();
-    }
-
-    /// Waits until the generation is no longer `seen` or `deadline` passes.
-    fn wait_change(&self, seen: u64, deadline: Instant) {
-        let mut generation = self
-            .generation
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        while *generation == seen {
-            let Some(left) = deadline.checked_duration_since(Instant::now()) else {
-                return;
-            };
-            generation = self
-                .changed
-                .wait_timeout(generation, left)
-                .unwrap_or_else(PoisonError::into_inner)
-                .0;
-        }
-    }
-}
-
 /// The log this process owns, with what wakes its waiters.
 #[derive(Debug)]
 pub(super) struct Core {
@@ -97,6 +61,8 @@ pub(super) struct Core {
     /// When the last one ended, in milliseconds since `born`.
     last_active: AtomicU64,
     born: Instant,
+    /// Streams appended a few events at a time since they were last repacked.
+    to_repack: Mutex<BTreeSet<String>>,
 }
 
 /// An operation under way on a [`Core`], from [`Core::busy`] until dropped.
@@ -117,6 +83,7 @@ impl Core {
             active: AtomicUsize::new(0),
             last_active: AtomicU64::new(0),
             born: Instant::now(),
+            to_repack: Mutex::default(),
         }
     }
 
@@ -136,6 +103,33 @@ impl Core {
         let now = u64::try_from(self.born.elapsed().as_millis()).unwrap_or(u64::MAX);
         self.last_active.fetch_max(now, Ordering::SeqCst);
         self.active.fetch_sub(1, Ordering::SeqCst);
+    }
+
+    /// Repacks the streams appended a few events at a time since the last time
+    /// (see [`crate::compact::repack`]); how many events were rewritten. A
+    /// stream that cannot be repacked (dropped meanwhile, say) is left as it is.
+    pub(super) fn repack_appended(&self) -> u64 {
+        let streams = std::mem::take(
+            &mut *self
+                .to_repack
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner),
+        );
+        let _busy = self.busy();
+        streams
+            .iter()
+            .filter_map(|stream| self.sled.repack_stream(stream).ok())
+            .map(|repacked| repacked.events)
+            .sum()
+    }
+
+    /// Whether streams wait to be repacked.
+    pub(super) fn has_to_repack(&self) -> bool {
+        !self
+            .to_repack
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .is_empty()
     }
 
     /// How long nothing has been under way (`None`: something is).
@@ -158,6 +152,12 @@ impl Core {
         let appended = self.sled.append_with(stream, expected, events, durability);
         if appended.is_ok() {
             self.notifier.bump();
+            if events.len() < REPACK_BELOW {
+                self.to_repack
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .insert(stream.to_owned());
+            }
         }
         appended
     }

@@ -36,6 +36,30 @@ impl SledLog {
         }
     }
 
+    /// Whether the log in the directory `path` was closed cleanly by the last
+    /// process that wrote it, and has not changed since: it carries the seal that
+    /// process wrote once it had let go (see below), and its files match it. Such
+    /// a log can be opened in place (with [`SledLog::open`], or through the
+    /// shared log) without a copy: sled's recovery finds nothing to replay,
+    /// throw away or zero in it, so opening it loses nothing and changes no
+    /// byte, in a time that does not grow with its size. (Reading it may then
+    /// let sled consolidate pages written a few at a time, once: its own layout;
+    /// the events are the same.) False for a log open for writing now, one
+    /// whose writer was killed or that was damaged where recovery looks (its
+    /// segment headers, its last 4 MiB, its snapshot, settings or blob files),
+    /// and one written by an askuser before seals: read those with
+    /// [`SledLog::open_read_only`].
+    ///
+    /// A log opened for writing at a path removes its seal before it writes, and
+    /// when it is dropped opens its database once more (sled writes a snapshot
+    /// covering the whole log only when it opens one) and writes the seal
+    /// (`askuser.seal`: the data file's length, CRC-32s of its segment headers and
+    /// of its last 4 MiB, of the newest snapshot and of the settings, and the blob
+    /// files' names and sizes), while holding a shared lock on the data file.
+    pub fn closed_cleanly(path: impl AsRef<Path>) -> bool {
+        super::is_sealed(path.as_ref())
+    }
+
     /// Opens a private copy of `origin`, without sled's recovery snapshots if
     /// `without_snapshot`.
     fn open_copy(origin: &Path, without_snapshot: bool) -> Result<Self> {
@@ -52,7 +76,7 @@ impl SledLog {
         let mut discarded = discarded(&origin.join("db"), &copy.path().join("db"))?;
         if let Some(discarded) = &mut discarded {
             discarded.missing =
-                crate::sled_tail::missing(&log, &origin.join("db"), discarded.first_byte);
+                crate::sled_tail::missing(&log, &origin.join("db"), &discarded.cleared);
         }
         copy.release();
         log.read_only = Some(ReadOnly {

@@ -1,0 +1,207 @@
+//! Logs closed cleanly: a writer seals the log when it lets go, and a reader that
+//! finds the seal matching opens the log in place (no copy): sled's recovery has
+//! nothing to change in it. The first read of pages written a few at a time may
+//! let sled consolidate them (its own layout; the events are the same); reads
+//! after that change no byte. Anything that could make sled's recovery change a
+//! byte breaks the seal.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::io::{Seek as _, SeekFrom, Write as _};
+use std::path::{Path, PathBuf};
+
+use askuser_core::Event;
+use askuser_store::testing::scripted_events;
+use askuser_store::{Log, SharedSledLog, SledLog};
+use common::processes::{Helper, path_str};
+
+/// Every file under `dir`, with its bytes.
+fn files(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            out.extend(files(&path));
+        } else {
+            out.insert(path.clone(), std::fs::read(&path).unwrap());
+        }
+    }
+    out
+}
+
+/// A log of `count` events in stream `s` (values big enough to go to blob files
+/// too), written and closed by `SledLog::open`.
+fn written(path: &Path, count: u64) -> Vec<Event> {
+    let log = SledLog::open(path).unwrap();
+    let events: Vec<Event> = scripted_events(1, count).collect();
+    for (seq, chunk) in (0..).step_by(8).zip(events.chunks(8)) {
+        log.append("s", seq, chunk).unwrap();
+    }
+    events
+}
+
+fn read_all(log: &dyn Log) -> Vec<Event> {
+    log.read("s", 1)
+        .unwrap()
+        .map(|r| r.unwrap().event)
+        .collect()
+}
+
+#[test]
+fn a_log_closed_cleanly_is_sealed_and_read_in_place_with_every_event() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("db");
+    let events = written(&path, 400);
+    assert!(SledLog::closed_cleanly(&path));
+    assert!(path.join("askuser.seal").exists());
+    // Read through the shared log, as `askuser log` commands do, three times:
+    // sealed again each time, and from the second read on, not a byte changed.
+    let mut before = None;
+    for _ in 0..3 {
+        let log = SharedSledLog::open(&path).unwrap();
+        assert!(log.is_owner());
+        assert_eq!(read_all(&log), events);
+        assert_eq!(log.streams().unwrap().len(), 1);
+        drop(log);
+        assert!(SledLog::closed_cleanly(&path));
+        let now = files(&path);
+        if let Some(before) = &before {
+            assert!(&now == before, "a byte changed");
+        }
+        before = Some(now);
+    }
+}
+
+#[test]
+fn a_log_open_for_writing_is_not_sealed_until_it_is_closed() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("db");
+    written(&path, 8);
+    let log = SledLog::open(&path).unwrap();
+    assert!(!SledLog::closed_cleanly(&path));
+    assert!(!path.join("askuser.seal").exists(), "the writer removed it");
+    log.append("s", 8, &scripted_events(9, 1).collect::<Vec<_>>())
+        .unwrap();
+    drop(log);
+    assert!(SledLog::closed_cleanly(&path));
+}
+
+#[test]
+fn a_log_whose_owner_was_killed_is_not_sealed() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("db");
+    written(&path, 8);
+    let mut owner = Helper::start(&["own", path_str(&path)]);
+    assert_eq!(owner.line(), "owner");
+    let client = SharedSledLog::open(&path).unwrap();
+    client
+        .append("s", 8, &scripted_events(9, 4).collect::<Vec<_>>())
+        .unwrap();
+    drop(client);
+    owner.kill();
+    assert!(!SledLog::closed_cleanly(&path));
+}
+
+/// Flips one bit of the byte at `at` in `file`.
+fn flip(file: &Path, at: SeekFrom) {
+    let mut handle = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(file)
+        .unwrap();
+    let offset = handle.seek(at).unwrap();
+    let mut byte = [0u8];
+    std::io::Read::read_exact(&mut handle, &mut byte).unwrap();
+    handle.seek(SeekFrom::Start(offset)).unwrap();
+    handle.write_all(&[byte[0] ^ 0x10]).unwrap();
+}
+
+/// Each change that could make sled's recovery act breaks the seal: a flipped
+/// bit in the data file's tail or in a segment header, a cut data file, a changed
+/// snapshot or settings file, a blob file gone or added.
+#[test]
+fn damage_where_recovery_looks_breaks_the_seal() {
+    type Damage = fn(&Path);
+    let damages: [(&str, Damage); 6] = [
+        ("a bit in the tail", |p| {
+            flip(&p.join("db"), SeekFrom::End(-100));
+        }),
+        ("a bit in the first header", |p| {
+            flip(&p.join("db"), SeekFrom::Start(3));
+        }),
+        ("the data file cut", |p| {
+            let file = std::fs::OpenOptions::new()
+                .write(true)
+                .open(p.join("db"))
+                .unwrap();
+            let length = file.metadata().unwrap().len();
+            file.set_len(length - 1).unwrap();
+        }),
+        ("a bit in the snapshot", |p| {
+            let snapshot = std::fs::read_dir(p)
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .find(|e| {
+                    e.file_name()
+                        .unwrap()
+                        .to_string_lossy()
+                        .starts_with("snap.")
+                })
+                .unwrap();
+            flip(&snapshot, SeekFrom::Start(0));
+        }),
+        ("a bit in the settings", |p| {
+            flip(&p.join("conf"), SeekFrom::Start(0));
+        }),
+        ("a blob file added", |p| {
+            std::fs::write(p.join("blobs").join("999999"), b"x").unwrap();
+        }),
+    ];
+    for (what, damage) in damages {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("db");
+        written(&path, 40);
+        assert!(SledLog::closed_cleanly(&path), "{what}");
+        damage(&path);
+        assert!(
+            !SledLog::closed_cleanly(&path),
+            "{what} left the seal matching"
+        );
+    }
+}
+
+/// A log compacted (its old events dropped, leaving sled's pages part empty) and
+/// repacked before it was closed reads in place too, the same each time.
+#[test]
+fn a_compacted_and_repacked_log_reads_in_place_the_same_each_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("db");
+    {
+        let log = SledLog::open(&path).unwrap();
+        for seq in 0..2_000 {
+            log.append("s", seq, &scripted_events(seq + 1, 1).collect::<Vec<_>>())
+                .unwrap();
+        }
+        askuser_store::compact::compact(&log, "s", true).unwrap();
+        for seq in 2_000..2_300 {
+            log.append("s", seq, &scripted_events(seq + 1, 1).collect::<Vec<_>>())
+                .unwrap();
+        }
+        askuser_store::compact::repack(&log, "s").unwrap();
+    }
+    let mut before = None;
+    for _ in 0..2 {
+        assert!(SledLog::closed_cleanly(&path));
+        let log = SharedSledLog::open(&path).unwrap();
+        let head = log.stream("s").unwrap().unwrap().head;
+        assert_eq!(head, 2_300);
+        assert_eq!(log.read("s", 2_001).unwrap().count(), 300);
+        drop(log);
+        let now = files(&path);
+        if let Some(before) = &before {
+            assert!(&now == before, "a byte changed");
+        }
+        before = Some(now);
+    }
+}
