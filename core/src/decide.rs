@@ -82,6 +82,26 @@ impl State {
                 by,
                 ..
             } => self.decide_answer(input, inquiry, question, value, *by),
+            Event::AnsweredAhead {
+                inquiry,
+                question,
+                value,
+            } => {
+                self.decide_ahead(inquiry, question, value)?;
+                Ok(Decision::accept(input))
+            }
+            Event::Shown { inquiry, questions } => {
+                let open = self.check_open(inquiry)?;
+                let unknown = questions.iter().find(|q| open.form.index_of(q).is_none());
+                if let Some(question) = unknown.or(questions.first().filter(|_| open.reviewing())) {
+                    return Err(Refusal::NotForThisQuestion {
+                        inquiry: inquiry.to_string(),
+                        question: question.clone(),
+                        why: "the form has no such question, or shows its review".to_owned(),
+                    });
+                }
+                Ok(Decision::accept(input))
+            }
             Event::Back { inquiry } => {
                 let open = self.check_open(inquiry)?;
                 if open.back_target().is_none() {
@@ -241,6 +261,51 @@ impl State {
                 message: reason.to_string(),
             })),
         }
+    }
+}
+
+impl State {
+    /// Whether an answer given ahead can be kept: the inquiry waits on the person
+    /// at an earlier question, the question's `when` holds for the answers
+    /// recorded, and the answer fits.
+    fn decide_ahead(
+        &self,
+        inquiry: &InquiryId,
+        question: &str,
+        value: &Value,
+    ) -> Result<(), Refusal> {
+        let open = self.check_open(inquiry)?;
+        let refuse = |why: String| Refusal::NotForThisQuestion {
+            inquiry: inquiry.to_string(),
+            question: question.to_owned(),
+            why,
+        };
+        if open.reviewing() || open.awaiting != Target::User {
+            return Err(refuse(
+                "the inquiry is not waiting on the person".to_owned(),
+            ));
+        }
+        let Some(index) = open.form.index_of(question) else {
+            return Err(refuse("the form has no such question".to_owned()));
+        };
+        if index <= open.cursor {
+            return Err(refuse(
+                "it is not after the question being asked; answer that one".to_owned(),
+            ));
+        }
+        let answers = &open.answers;
+        let asked = open.form.is_asked_with(index, &|k| {
+            answers.get(k)?.as_ref().map(|slot| &slot.answer)
+        });
+        if !asked {
+            return Err(refuse(
+                "its `when` does not hold for the answers recorded".to_owned(),
+            ));
+        }
+        open.form
+            .check(index, value)
+            .map(|_| ())
+            .map_err(|reason| refuse(format!("the answer does not fit: {reason}")))
     }
 }
 

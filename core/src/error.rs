@@ -482,6 +482,18 @@ pub enum Refusal {
         /// Who the question was routed to.
         expected: String,
     },
+    /// An answer given ahead ([`Event::AnsweredAhead`](crate::Event::AnsweredAhead))
+    /// or a form shown ([`Event::Shown`](crate::Event::Shown)) that does not fit
+    /// the inquiry as it stands: `why` says what is wrong. Nothing is recorded.
+    #[error("inquiry \"{inquiry}\" does not take this for question \"{question}\": {why}")]
+    NotForThisQuestion {
+        /// The inquiry.
+        inquiry: String,
+        /// The question named.
+        question: String,
+        /// What is wrong, in words for the host.
+        why: String,
+    },
     /// A verdict the engine records itself (a refused answer, a denied request) was
     /// handed in as an input. Hand in what happened instead.
     #[error(

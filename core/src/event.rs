@@ -137,6 +137,31 @@ pub enum Event {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         note: Option<String>,
     },
+    /// An answer the person gave ahead of the engine, to a question after the one
+    /// being asked, in a form that showed several questions at once (an MCP
+    /// elicitation round). Kept among the answers so far, so a Reply's cancel
+    /// marker carries it and a transcript lists it; an answer to the question when
+    /// the engine reaches it replaces it, and Back moves it to the prefills with
+    /// the others. The question's `when` must hold for the answers recorded, and
+    /// the answer must fit the question.
+    AnsweredAhead {
+        /// The inquiry.
+        inquiry: InquiryId,
+        /// The id of a question after the one being asked.
+        question: String,
+        /// The answer as JSON, as for [`Event::Answered`].
+        value: Value,
+    },
+    /// A surface showed these questions together, in this order, in one form (an
+    /// MCP elicitation round), so a replay knows how the questions were grouped.
+    /// The engine checks that the inquiry is open and the ids are its questions,
+    /// and changes nothing else.
+    Shown {
+        /// The inquiry.
+        inquiry: InquiryId,
+        /// The ids of the questions shown, in the order shown.
+        questions: Vec<String>,
+    },
     /// An answer that did not fit its question, recorded with why; whoever answered
     /// is told and asked again. Too many in a row fail the inquiry
     /// ([`MAX_REFUSED_ANSWERS`](crate::limits::MAX_REFUSED_ANSWERS)).
@@ -205,6 +230,8 @@ impl Event {
             Event::Rejected { inquiry, .. }
             | Event::Denied { inquiry, .. }
             | Event::Answered { inquiry, .. }
+            | Event::AnsweredAhead { inquiry, .. }
+            | Event::Shown { inquiry, .. }
             | Event::AnswerRefused { inquiry, .. }
             | Event::Back { inquiry }
             | Event::Cancelled { inquiry, .. }

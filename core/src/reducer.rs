@@ -218,6 +218,12 @@ impl State {
                 remember,
                 note,
             } => self.answered(inquiry, question, value, *by, *remember, note.as_ref(), out),
+            Event::AnsweredAhead {
+                inquiry,
+                question,
+                value,
+            } => self.answered_ahead(inquiry, question, value),
+            Event::Shown { .. } => {}
             Event::AnswerRefused {
                 inquiry, message, ..
             } => self.answer_refused(inquiry, message, out),
@@ -407,6 +413,23 @@ impl State {
         });
         if let Some(finished) = open.advance(id, remembered, out) {
             self.finish(id, finished);
+        }
+    }
+
+    /// Keeps an answer given ahead in its question's slot (the cursor does not move).
+    fn answered_ahead(&mut self, id: &InquiryId, question: &str, value: &Value) {
+        let Some(Inquiry::Open(open)) = self.inquiries.get_mut(id) else {
+            return;
+        };
+        let Some(index) = open.form.index_of(question).filter(|i| *i > open.cursor) else {
+            return;
+        };
+        if let Some(answer) = open.form.convert(index, value) {
+            open.answers[index] = Some(Slot {
+                answer,
+                by: AnsweredBy::User,
+                note: None,
+            });
         }
     }
 

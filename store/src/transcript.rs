@@ -103,6 +103,16 @@ impl Transcriber {
                 ..
             } if !commands.is_empty() && *by != AnsweredBy::Assistant => {
                 let given = self.given.entry(inquiry.clone()).or_default();
+                // An answer given ahead is now given in its turn.
+                given.retain(|(id, _)| id != question);
+                given.push((question.clone(), value.clone()));
+            }
+            Event::AnsweredAhead {
+                inquiry,
+                question,
+                value,
+            } => {
+                let given = self.given.entry(inquiry.clone()).or_default();
                 given.push((question.clone(), value.clone()));
             }
             Event::Back { inquiry } if !commands.is_empty() => {

@@ -179,6 +179,9 @@ pub struct McpArgs {
     /// Serve streamable HTTP at this loopback address (`127.0.0.1:PORT` or `[::1]:PORT`) instead of stdio
     #[arg(long, value_name = "ADDR")]
     pub http: Option<std::net::SocketAddr>,
+    /// Policy fields every call is recorded with, as a JSON object (`{"target": "assistant", "exclusive": false}`: the client's model answers, through sampling)
+    #[arg(long, value_name = "JSON")]
+    pub policy: Option<String>,
 }
 
 /// `askuser schema`.

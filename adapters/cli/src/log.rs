@@ -52,7 +52,10 @@ pub fn log(command: &LogCommand) -> Result<u8, CliError> {
         LogCommand::Replay(_) => {
             let report = replay(&*log, stream)?;
             write!(out, "{}", for_display(&report.to_text()))?;
-            if !report.matches() {
+            // An MCP session's elicitation rounds, derived again and compared.
+            let rounds = askuser_mcp::check_rounds(&*log, stream)?;
+            write!(out, "{}", for_display(&askuser_mcp::rounds_text(&rounds)))?;
+            if !report.matches() || !rounds.iter().all(askuser_mcp::RoundCheck::matches) {
                 out.flush()?;
                 return Ok(EXIT_MISMATCH);
             }

@@ -10,8 +10,16 @@ use crate::error::CliError;
 
 /// `askuser mcp`: without `--pending-dir`, a client that cannot show forms gets the
 /// "cannot show forms" error; with `--http 127.0.0.1:PORT`, streamable HTTP
-/// on that loopback address instead of stdio.
+/// on that loopback address instead of stdio; with `--policy JSON`, every call is
+/// recorded with that policy (one targeting the assistant is answered through
+/// the client's sampling).
 pub fn mcp(args: &McpArgs) -> Result<u8, CliError> {
+    let policy = args
+        .policy
+        .as_deref()
+        .map(askuser_mcp::policy_with)
+        .transpose()
+        .map_err(|e| CliError::Other(e.to_string()))?;
     let db = db_path(args.db.db.as_deref())?;
     // One log for the server's life, shared with every other askuser process.
     let log = Arc::clone(open_journal(&db)?.log());
@@ -25,6 +33,7 @@ pub fn mcp(args: &McpArgs) -> Result<u8, CliError> {
         db: Some(db),
         stream,
         without_elicitation,
+        policy,
     };
     let served = match args.http {
         Some(addr) => askuser_mcp::serve_http(config, addr, |bound| {

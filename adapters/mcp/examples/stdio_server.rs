@@ -1,6 +1,8 @@
 //! `askuser mcp` without the rest of the program, for the end-to-end tests:
 //! `stdio_server DB STREAM [PENDING_DIR]` serves one MCP session on stdin/stdout.
-//! `ASKUSER_MCP_HEARTBEAT_MS` sets how often progress heartbeats go out.
+//! `ASKUSER_MCP_HEARTBEAT_MS` sets how often progress heartbeats go out;
+//! `ASKUSER_MCP_POLICY` (a JSON object of policy fields, as `askuser mcp
+//! --policy`) the policy calls are recorded with.
 
 use std::path::PathBuf;
 
@@ -17,7 +19,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         },
         None => WithoutElicitation::Fail,
     };
-    let mut server = AskServer::new(Config::sled(PathBuf::from(db), stream, without));
+    let mut config = Config::sled(PathBuf::from(db), stream, without);
+    if let Ok(policy) = std::env::var("ASKUSER_MCP_POLICY") {
+        config.policy = Some(askuser_mcp::policy_with(&policy)?);
+    }
+    let mut server = AskServer::new(config);
     if let Some(ms) = std::env::var("ASKUSER_MCP_HEARTBEAT_MS")
         .ok()
         .and_then(|ms| ms.parse().ok())

@@ -3,7 +3,9 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use askuser_core::Policy;
 use askuser_store::{Log, SledLog};
+use serde_json::Value;
 
 use crate::recorder::OpenLog;
 
@@ -33,6 +35,42 @@ pub struct Config {
     pub stream: String,
     /// What to do for a client without elicitation.
     pub without_elicitation: WithoutElicitation,
+    /// The policy every call is recorded with, in place of its dialect's (whether
+    /// a person is present is still the server's to say); `None`: the dialect's
+    /// (a person answers). A policy targeting the assistant and not exclusive
+    /// (RFD 028) has its questions answered through the client's sampling.
+    pub policy: Option<Policy>,
+}
+
+/// A `--policy` that does not read as a policy.
+#[derive(Debug, thiserror::Error)]
+pub enum PolicyError {
+    /// Not a JSON object.
+    #[error(
+        "--policy must be a JSON object of policy fields, such as {{\"target\": \"assistant\", \"exclusive\": false}}"
+    )]
+    NotAnObject,
+    /// A field of the wrong name or type.
+    #[error("--policy does not read as a policy ({0}); see docs/protocol.md for its fields")]
+    Invalid(#[source] serde_json::Error),
+}
+
+/// The tools' policy (a person answers, exclusive, labelled "Assistant") with
+/// the fields of the JSON object `overrides` in place of its own, as the
+/// JSON-lines protocol's `"policy"` reads them.
+///
+/// # Errors
+/// [`PolicyError`] when `overrides` is not an object of policy fields.
+pub fn policy_with(overrides: &str) -> Result<Policy, PolicyError> {
+    let Ok(Value::Object(overrides)) = serde_json::from_str::<Value>(overrides) else {
+        return Err(PolicyError::NotAnObject);
+    };
+    let mut base = match serde_json::to_value(Policy::default()) {
+        Ok(Value::Object(base)) => base,
+        _ => serde_json::Map::new(),
+    };
+    base.extend(overrides);
+    serde_json::from_value(Value::Object(base)).map_err(PolicyError::Invalid)
 }
 
 impl std::fmt::Debug for Config {
@@ -41,6 +79,7 @@ impl std::fmt::Debug for Config {
             .field("db", &self.db)
             .field("stream", &self.stream)
             .field("without_elicitation", &self.without_elicitation)
+            .field("policy", &self.policy)
             .finish_non_exhaustive()
     }
 }
@@ -55,6 +94,7 @@ impl Config {
             db: Some(db),
             stream,
             without_elicitation,
+            policy: None,
         }
     }
 }

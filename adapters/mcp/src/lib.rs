@@ -12,6 +12,9 @@
 //! dismissal (a tool error telling the model not to retry this turn). A client
 //! without elicitation is never answered for: per [`WithoutElicitation`], the
 //! questions go to a pending file (`askuser answer FILE`), or the call fails.
+//! Questions whose policy ([`Config::policy`]) targets the assistant are asked
+//! of the client's model through sampling (`sampling/createMessage`), checked by
+//! the engine and recorded `by: assistant`.
 //!
 //! Both protocol generations: server-to-client `elicitation/create` (2025-06-18,
 //! 2025-11-25), and for 2026-07-28 clients multi round-trip requests, whose
@@ -19,7 +22,10 @@
 //! ([`serve_stdio`]) or streamable HTTP on loopback ([`serve_http`]).
 //!
 //! Every step goes through the store's session driver into one stream per MCP
-//! session, so `askuser log replay` re-derives it.
+//! session, so `askuser log replay` re-derives it: each round is recorded as it
+//! goes out, and every answer as it comes back (those for questions after the
+//! one the engine asks as given ahead, so a decline keeps them); [`check_rounds`]
+//! derives each round again from the events before it.
 //!
 //! ```
 //! use std::sync::Arc;
@@ -32,11 +38,13 @@
 //!     db: None,
 //!     stream: "mcp-1".to_owned(),
 //!     without_elicitation: WithoutElicitation::Fail,
+//!     policy: None,
 //! });
 //! // askuser_mcp::serve_stdio(server) serves it on stdin/stdout.
 //! # drop(server);
 //! ```
 
+mod check;
 mod config;
 mod http;
 mod mrtr;
@@ -44,13 +52,15 @@ mod pending;
 mod progress;
 mod recorder;
 mod rounds;
+mod sampling;
 mod server;
 mod tools;
 mod walk;
 #[cfg(test)]
 mod walk_props;
 
-pub use config::{Config, WithoutElicitation};
+pub use check::{RoundCheck, check_rounds, rounds_text};
+pub use config::{Config, PolicyError, WithoutElicitation, policy_with};
 pub use http::serve_http;
 pub use recorder::OpenLog;
 pub use server::AskServer;

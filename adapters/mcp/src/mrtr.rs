@@ -10,7 +10,7 @@
 use std::io::Read as _;
 use std::time::Duration;
 
-use askuser_core::{Command, InquiryId};
+use askuser_core::{CancelReason, Command, InquiryId};
 use askuser_llm::dialect::mcp::Response;
 use askuser_llm::{Call, Dialect};
 use rmcp::model::{
@@ -22,6 +22,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::recorder::Recorder;
+use crate::sampling::no_sampling;
 use crate::server::{AskServer, end, error_result, finish, not_recorded};
 use crate::walk::{Round, Saved, Walk};
 
@@ -112,9 +113,7 @@ impl AskServer {
     ) -> CallToolResponse {
         let Some(sealed) = retry.state else {
             return match self.start(dialect, arguments, can_elicit) {
-                Ok((call, _, walk)) => {
-                    self.input_required(self.recorder.stream(), &call, arguments, &walk)
-                }
+                Ok((call, _, walk)) => self.input_required(&self.recorder, &call, arguments, &walk),
                 Err(result) => (*result).into(),
             };
         };
@@ -132,7 +131,7 @@ impl AskServer {
             Some(Ok(Response::Accept(content))) => {
                 match walk.accept(&recorder, &round, &content) {
                     Ok(Some(finished)) => finish(&call, &finished).into(),
-                    Ok(None) => self.input_required(recorder.stream(), &call, arguments, &walk),
+                    Ok(None) => self.input_required(&recorder, &call, arguments, &walk),
                     Err(error) => not_recorded(call.tool_name(), &error).into(),
                 }
             }
@@ -153,14 +152,23 @@ impl AskServer {
     /// The `input_required` result asking the walk's next round.
     fn input_required(
         &self,
-        stream: &str,
+        recorder: &Recorder,
         call: &Call,
         arguments: &Value,
         walk: &Walk,
     ) -> CallToolResponse {
+        if walk.for_assistant().is_some() {
+            // No server-to-client request in this protocol: no sampling.
+            let message = "protocol 2026-07-28 has no sampling";
+            let _ = self.fail_with(call, walk.inquiry(), CancelReason::BackendError, &message);
+            return error_result(no_sampling(call.tool_name())).into();
+        }
         let round = walk.round();
+        if let Err(error) = walk.show(recorder, &round) {
+            return not_recorded(call.tool_name(), &error).into();
+        }
         let state = State {
-            stream: stream.to_owned(),
+            stream: recorder.stream().to_owned(),
             inquiry: walk.inquiry().as_str().to_owned(),
             walk: walk.save(),
         };

@@ -9,9 +9,9 @@ use askuser_core::{CancelReason, Command, Event, InquiryId, Problem};
 use askuser_llm::dialect::mcp::Response;
 use askuser_llm::{Call, Dialect, ToolResult};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ElicitationAction,
-    Implementation, InitializeResult, ListToolsResult, PaginatedRequestParams, ServerCapabilities,
-    ServerConfig,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ElicitResult,
+    ElicitationAction, Implementation, InitializeResult, ListToolsResult, PaginatedRequestParams,
+    ServerCapabilities, ServerConfig,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, Peer, ServerHandler};
@@ -23,7 +23,7 @@ use crate::pending::write_pending;
 use crate::progress::{HEARTBEAT, Progress};
 use crate::recorder::{Recorded, Recorder};
 use crate::tools::{call_result, dialect_of, dismissed, instructions, no_forms, tools};
-use crate::walk::Walk;
+use crate::walk::{Round, Walk};
 
 /// The handler of one MCP session: its tools, recorded as one stream.
 #[derive(Clone)]
@@ -154,6 +154,9 @@ impl AskServer {
             );
         let requested = self.recorder.request(|inquiry| {
             let mut request = call.recorded_request(inquiry, arguments);
+            if let Some(policy) = &self.config.policy {
+                request.policy = policy.clone();
+            }
             request.policy.interactive = interactive;
             Event::Requested(request)
         });
@@ -174,9 +177,12 @@ impl AskServer {
                     _ => Box::new(finish(&call, &finished)),
                 }
             })?;
-        if let (false, WithoutElicitation::Pending { dir }) =
-            (can_elicit, &self.config.without_elicitation)
-        {
+        // Questions for the assistant are asked through sampling, not a file.
+        if let (false, WithoutElicitation::Pending { dir }, None) = (
+            can_elicit,
+            &self.config.without_elicitation,
+            walk.for_assistant(),
+        ) {
             return Err(Box::new(write_pending(
                 &self.config,
                 self.recorder.stream(),
@@ -222,33 +228,22 @@ impl AskServer {
         let mut empty_before = false;
         let mut progress = Progress::new(request);
         for _ in 0..most {
+            if let Some(index) = walk.for_assistant() {
+                match self.ask_assistant(call, &mut walk, index, request).await {
+                    Some(result) => return result,
+                    None => continue,
+                }
+            }
             let round = walk.round();
-            let params = match elicit_params(&round) {
-                Ok(params) => params,
-                Err(error) => return self.give_up(call, inquiry, "schema", &error),
-            };
-            progress.tell(&round.message).await;
-            let asking = request.peer.create_elicitation(params);
-            tokio::pin!(asking);
-            let mut beat = tokio::time::interval_at(
-                tokio::time::Instant::now() + self.heartbeat,
-                self.heartbeat,
-            );
-            // The client may cancel the call (`notifications/cancelled`: an Esc,
-            // an interrupt, its own timeout) or go away while the person answers.
-            let asked = loop {
-                tokio::select! {
-                    asked = &mut asking => break asked,
-                    () = request.ct.cancelled() => return self.stopped(call, inquiry, &request.peer),
-                    _ = beat.tick() => progress.tell(&round.message).await,
-                }
-            };
-            let result = match asked {
+            if let Err(error) = walk.show(&self.recorder, &round) {
+                return not_recorded(tool, &error);
+            }
+            let result = match self
+                .elicit(call, inquiry, &round, &mut progress, request)
+                .await
+            {
                 Ok(result) => result,
-                Err(_) if request.ct.is_cancelled() || request.peer.is_transport_closed() => {
-                    return self.stopped(call, inquiry, &request.peer);
-                }
-                Err(error) => return self.give_up(call, inquiry, "elicitation_failed", &error),
+                Err(ended) => return *ended,
             };
             let response = match result.action {
                 ElicitationAction::Accept => match result.content {
@@ -284,9 +279,55 @@ impl AskServer {
         )
     }
 
+    /// Sends one round and waits for the person's response, with a progress
+    /// heartbeat meanwhile: the response, or the call's result when it ended (the
+    /// client cancelled it or went away, or the elicitation failed).
+    async fn elicit(
+        &self,
+        call: &Call,
+        inquiry: &InquiryId,
+        round: &Round,
+        progress: &mut Progress<'_>,
+        request: &RequestContext<RoleServer>,
+    ) -> Result<ElicitResult, Box<CallToolResult>> {
+        let params = elicit_params(round)
+            .map_err(|error| Box::new(self.give_up(call, inquiry, "schema", &error)))?;
+        progress.tell(&round.message).await;
+        let asking = request.peer.create_elicitation(params);
+        tokio::pin!(asking);
+        let mut beat =
+            tokio::time::interval_at(tokio::time::Instant::now() + self.heartbeat, self.heartbeat);
+        // The client may cancel the call (`notifications/cancelled`: an Esc,
+        // an interrupt, its own timeout) or go away while the person answers.
+        let asked = loop {
+            tokio::select! {
+                asked = &mut asking => break asked,
+                () = request.ct.cancelled() => return Err(Box::new(self.stopped(call, inquiry, &request.peer))),
+                _ = beat.tick() => progress.tell(&round.message).await,
+            }
+        };
+        match asked {
+            Ok(result) => Ok(result),
+            Err(_) if request.ct.is_cancelled() || request.peer.is_transport_closed() => {
+                Err(Box::new(self.stopped(call, inquiry, &request.peer)))
+            }
+            Err(error) => Err(Box::new(self.give_up(
+                call,
+                inquiry,
+                "elicitation_failed",
+                &error,
+            ))),
+        }
+    }
+
     /// Ends the inquiry of a call the client cancelled or left (recorded, so the
     /// log does not keep it open); no further round is sent.
-    fn stopped(&self, call: &Call, inquiry: &InquiryId, peer: &Peer<RoleServer>) -> CallToolResult {
+    pub(crate) fn stopped(
+        &self,
+        call: &Call,
+        inquiry: &InquiryId,
+        peer: &Peer<RoleServer>,
+    ) -> CallToolResult {
         if peer.is_transport_closed() {
             self.give_up(
                 call,
@@ -312,9 +353,26 @@ impl AskServer {
         reason: &str,
         error: &dyn std::fmt::Display,
     ) -> CallToolResult {
+        self.fail_with(
+            call,
+            inquiry,
+            CancelReason::Unknown(reason.to_owned()),
+            error,
+        )
+    }
+
+    /// Cancels the inquiry for `reason` (recorded, with `error` as its message)
+    /// and returns its failure.
+    pub(crate) fn fail_with(
+        &self,
+        call: &Call,
+        inquiry: &InquiryId,
+        reason: CancelReason,
+        error: &dyn std::fmt::Display,
+    ) -> CallToolResult {
         let event = Event::Cancelled {
             inquiry: inquiry.clone(),
-            reason: CancelReason::Unknown(reason.to_owned()),
+            reason,
             message: Some(error.to_string()),
         };
         record_final(&self.recorder, call, &event)

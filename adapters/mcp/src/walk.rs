@@ -1,7 +1,7 @@
 //! Walking one form through elicitation rounds: what to ask next, and the answers
 //! of a round handed to the engine in the order it asks them.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use askuser_core::{Answer, AnsweredBy, Command, Event, InquiryId, ValidForm};
 use askuser_llm::dialect::mcp::{read_field, round_schema};
@@ -35,8 +35,22 @@ pub(crate) struct Walk {
     answers: Vec<Option<Answer>>,
     /// Answers given in a round, waiting for the engine to reach their question.
     held: BTreeMap<usize, Value>,
+    /// The held answers already recorded ([`Event::AnsweredAhead`]).
+    ahead: BTreeSet<usize>,
     /// Why a question's last answer was refused, until it is answered.
     refused: BTreeMap<usize, String>,
+    /// The question the engine asks the assistant now, if it does.
+    assistant: Option<usize>,
+}
+
+/// What became of an answer by the assistant.
+pub(crate) enum Sampled {
+    /// It finished the walk, with this command.
+    Finished(Finished),
+    /// Recorded; the walk goes on.
+    Next,
+    /// Refused, and why: the engine asks the assistant again.
+    Refused(String),
 }
 
 /// A walk's position, to carry between requests (sealed in MRTR's `requestState`).
@@ -46,6 +60,8 @@ pub(crate) struct Saved {
     settled: Vec<bool>,
     answers: Vec<Option<Value>>,
     held: BTreeMap<usize, Value>,
+    #[serde(default)]
+    ahead: BTreeSet<usize>,
     refused: BTreeMap<usize, String>,
 }
 
@@ -75,7 +91,9 @@ impl Walk {
             settled: vec![false; count],
             answers: vec![None; count],
             held: BTreeMap::new(),
+            ahead: BTreeSet::new(),
             refused: BTreeMap::new(),
+            assistant: None,
         };
         match walk.follow(commands) {
             Some(finished) => Err(finished),
@@ -101,6 +119,7 @@ impl Walk {
             settled: self.settled.clone(),
             answers,
             held: self.held.clone(),
+            ahead: self.ahead.clone(),
             refused: self.refused.clone(),
         }
     }
@@ -115,6 +134,7 @@ impl Walk {
                 .held
                 .keys()
                 .chain(saved.refused.keys())
+                .chain(saved.ahead.iter())
                 .all(|i| *i < count);
         if !fits {
             return None;
@@ -132,17 +152,27 @@ impl Walk {
             settled: saved.settled,
             answers,
             held: saved.held,
+            ahead: saved.ahead,
             refused: saved.refused,
+            assistant: None,
         })
     }
 
     /// Moves to the engine's prompt; the final command when there is one.
     fn follow(&mut self, commands: Vec<Command>) -> Option<Finished> {
         let mut prompt = None;
+        let mut assistant = None;
         for command in commands {
             match command {
-                Command::Prompt(p) => prompt = Some(p.index),
-                Command::InvalidAnswer { .. } | Command::AskAssistant { .. } => {}
+                Command::Prompt(p) => {
+                    prompt = Some(p.index);
+                    assistant = None;
+                }
+                Command::AskAssistant { question, .. } => {
+                    assistant = self.form.index_of(&question);
+                    prompt = assistant.or(prompt);
+                }
+                Command::InvalidAnswer { .. } => {}
                 finished => return Some(Box::new(finished)),
             }
         }
@@ -151,8 +181,56 @@ impl Walk {
                 self.settled[skipped] = true;
             }
             self.current = index;
+            self.assistant = assistant;
         }
         None
+    }
+
+    /// The form walked.
+    pub(crate) fn form(&self) -> &ValidForm {
+        &self.form
+    }
+
+    /// The question the engine asks the assistant now, if it does.
+    pub(crate) fn for_assistant(&self) -> Option<usize> {
+        self.assistant
+    }
+
+    /// Hands the assistant's answer to the question it is asked to the engine
+    /// (recorded `by: assistant` when it fits).
+    ///
+    /// # Errors
+    /// When the log fails.
+    pub(crate) fn answer_by_assistant(
+        &mut self,
+        recorder: &Recorder,
+        index: usize,
+        value: &Value,
+    ) -> Result<Sampled, StoreError> {
+        let event = Event::Answered {
+            inquiry: self.inquiry.clone(),
+            question: self.form.question(index).id.clone(),
+            value: value.clone(),
+            by: AnsweredBy::Assistant,
+            remember: false,
+            note: None,
+        };
+        let commands = match recorder.handle(&event)? {
+            Recorded::Commands(commands) => commands,
+            Recorded::Refused(refusal) => return Ok(Sampled::Refused(refusal.to_string())),
+        };
+        let refused = match commands.first() {
+            Some(Command::InvalidAnswer { message, .. }) => Some(message.clone()),
+            _ => None,
+        };
+        if let Some(finished) = self.follow(commands) {
+            return Ok(Sampled::Finished(finished));
+        }
+        if let Some(message) = refused {
+            return Ok(Sampled::Refused(message));
+        }
+        self.answers[index] = self.form.check(index, value).ok();
+        Ok(Sampled::Next)
     }
 
     /// The next round to send.
@@ -184,8 +262,29 @@ impl Walk {
         }
     }
 
-    /// Hands an accepted round's answers to the engine, in the order it asks: the
-    /// final command when the walk is over.
+    /// Records that `round` is shown ([`Event::Shown`]), so a replay knows how
+    /// the questions were grouped.
+    ///
+    /// # Errors
+    /// When the log fails, or the engine refuses it (a message for the model).
+    pub(crate) fn show(&self, recorder: &Recorder, round: &Round) -> Result<(), String> {
+        let event = Event::Shown {
+            inquiry: self.inquiry.clone(),
+            questions: round
+                .questions
+                .iter()
+                .map(|&i| self.form.question(i).id.clone())
+                .collect(),
+        };
+        match recorder.handle(&event) {
+            Ok(Recorded::Commands(_)) => Ok(()),
+            Ok(Recorded::Refused(refusal)) => Err(refusal.to_string()),
+            Err(error) => Err(error.to_string()),
+        }
+    }
+
+    /// Hands an accepted round's answers to the engine, in the order it asks, and
+    /// records the rest as given ahead: the final command when the walk is over.
     ///
     /// # Errors
     /// When the log fails.
@@ -199,14 +298,25 @@ impl Walk {
             match read_field(&self.form, index, content) {
                 Ok(value) => {
                     self.held.insert(index, value);
+                    self.ahead.remove(&index);
                 }
                 Err(message) => {
                     self.refused.insert(index, message);
                 }
             }
         }
+        if let Some(finished) = self.hand_in(recorder)? {
+            return Ok(Some(finished));
+        }
+        self.record_ahead(recorder)?;
+        Ok(None)
+    }
+
+    /// Hands the held answers to the engine while it asks one of them.
+    fn hand_in(&mut self, recorder: &Recorder) -> Result<Option<Finished>, StoreError> {
         while let Some(value) = self.held.remove(&self.current) {
             let index = self.current;
+            self.ahead.remove(&index);
             let event = Event::Answered {
                 inquiry: self.inquiry.clone(),
                 question: self.form.question(index).id.clone(),
@@ -234,5 +344,45 @@ impl Walk {
             }
         }
         Ok(None)
+    }
+
+    /// Records every held answer not yet recorded as given ahead, so a decline,
+    /// a dismissal or a client that goes away loses none of them. One that does
+    /// not fit its question is not held: it is asked again with the reason.
+    fn record_ahead(&mut self, recorder: &Recorder) -> Result<(), StoreError> {
+        let waiting: Vec<usize> = self
+            .held
+            .keys()
+            .copied()
+            .filter(|i| *i > self.current && !self.ahead.contains(i))
+            .collect();
+        for index in waiting {
+            let Some(value) = self.held.get(&index).cloned() else {
+                continue;
+            };
+            let refusal = if let Err(reason) = self.form.check(index, &value) {
+                Some(reason.to_string())
+            } else {
+                let event = Event::AnsweredAhead {
+                    inquiry: self.inquiry.clone(),
+                    question: self.form.question(index).id.clone(),
+                    value,
+                };
+                match recorder.handle(&event)? {
+                    Recorded::Commands(_) => None,
+                    Recorded::Refused(refusal) => Some(refusal.to_string()),
+                }
+            };
+            match refusal {
+                None => {
+                    self.ahead.insert(index);
+                }
+                Some(message) => {
+                    self.held.remove(&index);
+                    self.refused.insert(index, message);
+                }
+            }
+        }
+        Ok(())
     }
 }

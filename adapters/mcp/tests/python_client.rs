@@ -6,38 +6,8 @@ mod common;
 
 use askuser_rpc::Journal;
 use askuser_rpc::pending::{PendingFile, answer};
-use common::{Scratch, replayed_result};
+use common::{Scratch, accept, checked_rounds, messages, migration, replayed_result};
 use serde_json::{Value, json};
-
-/// RFD D30's migration form, grown to need several rounds: `env` and `limits`
-/// wait for `apply`, `confirm` for `env`; `limits` takes JSON.
-fn migration() -> Value {
-    json!({"questions": [
-        {"id": "apply", "text": "Apply the proposed migration?", "answer_type": "boolean"},
-        {"id": "env", "text": "Which environment?", "context": "The migration adds an index.",
-         "answer_type": "select", "options": ["staging", "production"],
-         "when": {"question_id": "apply", "equals": true}},
-        {"id": "confirm", "text": "Production is live. Apply there now?", "answer_type": "boolean",
-         "when": {"question_id": "env", "equals": "production"}},
-        {"id": "note", "text": "Anything the migration should know?", "answer_type": "text"},
-        {"id": "limits", "text": "Resource limits?", "answer_type": "schema",
-         "schema": {"type": "object", "properties": {"cpu": {"type": "number"}}, "required": ["cpu"]},
-         "when": {"question_id": "apply", "equals": true}}
-    ]})
-}
-
-fn accept(content: &Value) -> Value {
-    json!({"action": "accept", "content": content})
-}
-
-fn messages(call: &Value) -> Vec<String> {
-    call["rounds"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["message"].as_str().unwrap().to_owned())
-        .collect()
-}
 
 #[test]
 fn tools_list_and_instructions() {
@@ -67,8 +37,7 @@ fn branching_form(mode: &str) {
     let responses = [
         accept(&json!({"apply": true, "note": "run it at night"})),
         accept(&json!({"env": "production", "limits": "{\"mem\": 2}"})),
-        accept(&json!({"confirm": true})),
-        accept(&json!({"limits": "{\"cpu\": 1.5}"})),
+        accept(&json!({"confirm": true, "limits": "{\"cpu\": 1.5}"})),
     ];
     let out = scratch.drive(
         "branching",
@@ -81,8 +50,7 @@ fn branching_form(mode: &str) {
         [
             "Questions 1\u{2013}2 of 5",
             "Questions 3\u{2013}4 of 5",
-            "Question 5 of 5",
-            "Question 5 of 5\nAn answer was not accepted; the note beside it says why. Please answer it again.",
+            "Questions 4\u{2013}5 of 5\nAn answer was not accepted; the note beside it says why. Please answer it again.",
         ]
     );
     insta::assert_json_snapshot!("branching_rounds", call["rounds"]);
@@ -95,6 +63,15 @@ fn branching_form(mode: &str) {
     assert_eq!(
         replayed_result(&*log, "branching"),
         json!({"type": "result", "inquiry": "call-1", "result": expected, "cancelled": false})
+    );
+    // The rounds as sent, recorded, and derived again by the replay.
+    assert_eq!(
+        checked_rounds(&*log, "branching"),
+        [
+            vec!["apply", "note"],
+            vec!["env", "limits"],
+            vec!["confirm", "limits"]
+        ]
     );
     let transcript = askuser_store::transcript(&*log, "branching").unwrap();
     insta::assert_snapshot!("branching_transcript", transcript);
@@ -130,7 +107,9 @@ fn decline_is_a_reply_with_the_answers_so_far() {
     let call = &out["calls"][0];
     assert_eq!(call["rounds"].as_array().unwrap().len(), 2);
     assert_eq!(call["isError"], false);
-    let expected = json!({"cancelled": true, "answered": {"apply": true}});
+    // `note`, given in the first round beside `apply`, is kept though the engine
+    // had not reached it.
+    let expected = json!({"cancelled": true, "answered": {"apply": true, "note": "n"}});
     assert_eq!(call["structuredContent"], expected);
     assert_eq!(
         replayed_result(&*scratch.log(), "decline"),
@@ -309,14 +288,19 @@ fn a_forged_or_replayed_request_state_is_refused() {
             refused("it was not issued by this server for this call, or it expired"),
             {"inputRequired": "askuser_round", "message": "Questions 3\u{2013}4 of 5"},
             refused("it is not the latest state of its questions"),
-            {"isError": false, "text": ["{\"cancelled\":true,\"answered\":{\"apply\":true}}"],
-             "structuredContent": {"cancelled": true, "answered": {"apply": true}}},
+            {"isError": false, "text": ["{\"cancelled\":true,\"answered\":{\"apply\":true,\"note\":\"n\"}}"],
+             "structuredContent": {"cancelled": true, "answered": {"apply": true, "note": "n"}}},
         ])
     );
+    let log = scratch.log();
     assert_eq!(
-        replayed_result(&*scratch.log(), "mrtr"),
+        replayed_result(&*log, "mrtr"),
         json!({"type": "result", "inquiry": "call-1", "cancelled": true,
-               "result": {"cancelled": true, "answered": {"apply": true}}})
+               "result": {"cancelled": true, "answered": {"apply": true, "note": "n"}}})
+    );
+    assert_eq!(
+        checked_rounds(&*log, "mrtr"),
+        [vec!["apply", "note"], vec!["env", "limits"]]
     );
 }
 
@@ -464,7 +448,7 @@ fn a_call_the_client_cancels_mid_form_ends_and_the_next_call_starts_cleanly() {
     let transcript = askuser_store::transcript(&*log, "cancelled").unwrap();
     assert_eq!(
         transcript,
-        "Asked \"Apply the proposed migration?\"; the answer was yes (not sent: client cancelled).\nCould not ask \"Which environment?\" (client cancelled).\n\nAsked \"Deploy now?\"; the answer was yes.\n"
+        "Asked \"Apply the proposed migration?\"; the answer was yes (not sent: client cancelled).\nAsked \"Anything the migration should know?\"; the answer was n (not sent: client cancelled).\nCould not ask \"Which environment?\" (client cancelled).\n\nAsked \"Deploy now?\"; the answer was yes.\n"
     );
 }
 

@@ -319,6 +319,12 @@ pub fn describe_event(event: &Event) -> String {
             }
             text
         }
+        Event::AnsweredAhead {
+            inquiry,
+            question,
+            value,
+        } => format!("answered ahead {inquiry}: {question} = {value}"),
+        Event::Shown { inquiry, questions } => format!("shown {inquiry}: {}", questions.join(", ")),
         Event::Rejected {
             inquiry, problems, ..
         } => format!(

@@ -169,6 +169,16 @@ fn event_words(event: &Event, forms: &HashMap<&str, &Form>) -> String {
                 askuser_core::text::answer_words(value)
             )
         }
+        Event::AnsweredAhead {
+            question, value, ..
+        } => format!(
+            "Answered “{}” ahead, in a form of several questions: {}",
+            question_text(question),
+            askuser_core::text::answer_words(value)
+        ),
+        Event::Shown { questions, .. } => {
+            format!("Showed {} question(s) in one form", questions.len())
+        }
         Event::AnswerRefused { message, .. } => format!("An answer was refused: {message}"),
         Event::Back { .. } => "Went back to the previous question".to_owned(),
         Event::Cancelled {

@@ -24,6 +24,11 @@ per step: {"state": "latest"|"first"|"forged", "response": {...}} retries with t
 latest requestState issued, the first one (a replay) or the latest with one
 character changed; each step records the round asked or the final result.
 
+With "sampling": true the client offers sampling: its callback answers each
+`sampling/createMessage` with the next text of the call's "samples" (an error
+when none is left) and the call reports each request as "sampled" (the
+parameters as JSON).
+
 The elicitation callback answers each form with the next scripted response and
 records what it was shown. Prints one JSON document: the server's instructions,
 the tools (when asked), and for each call the rounds shown and the result.
@@ -44,6 +49,18 @@ async def main(scenario):
     queue = []
     rounds = []
     stop = {}
+    samples = []
+    sampled = []
+
+    async def sample(context, params):
+        asked = params.model_dump(mode="json", by_alias=True, exclude_none=True)
+        asked.pop("_meta", None)  # the request's own (a progress token), not askuser's
+        sampled.append(asked)
+        if not samples:
+            return types.ErrorData(code=-32603, message="no reply scripted")
+        return types.CreateMessageResult(
+            role="assistant", content=types.TextContent(type="text", text=samples.pop(0)),
+            model="scripted")
 
     async def elicit(context, params):
         rounds.append({"message": params.message,
@@ -71,6 +88,8 @@ async def main(scenario):
     options = {"mode": scenario.get("mode", "legacy")}
     if scenario.get("elicit", True):
         options["elicitation_callback"] = elicit
+    if scenario.get("sampling"):
+        options["sampling_callback"] = sample
     out = {}
     async with Client(server, **options) as client:
         out["instructions"] = client.instructions
@@ -105,6 +124,8 @@ async def main(scenario):
                 continue
             queue[:] = list(call.get("responses", []))
             rounds.clear()
+            samples[:] = list(call.get("samples", []))
+            sampled.clear()
             if "delay" in call:
                 stop["delay"] = call["delay"]
             told = []
@@ -123,6 +144,8 @@ async def main(scenario):
             }
             if call.get("progress"):
                 done["progress"] = told
+            if scenario.get("sampling"):
+                done["sampled"] = list(sampled)
             out["calls"].append(done)
     json.dump(out, sys.stdout, indent=2, ensure_ascii=False)
     sys.stdout.write("\n")

@@ -176,3 +176,46 @@ pub fn replayed_result(log: &dyn Log, stream: &str) -> Value {
     let last = report.events.last().expect("an event");
     last.outputs.last().cloned().unwrap_or(Value::Null)
 }
+
+/// The rounds recorded in `stream`, each the question ids shown; every one must be
+/// the round the walk derives again from the events before it.
+pub fn checked_rounds(log: &dyn Log, stream: &str) -> Vec<Vec<String>> {
+    let checks = askuser_mcp::check_rounds(log, stream).expect("the stream replays");
+    for check in &checks {
+        assert!(
+            check.matches(),
+            "a round differs from its derivation: {check:?}"
+        );
+    }
+    checks.into_iter().map(|check| check.shown).collect()
+}
+
+/// RFD D30's migration form, grown to need several rounds: `env` and `limits`
+/// wait for `apply`, `confirm` for `env`; `limits` takes JSON.
+pub fn migration() -> Value {
+    json!({"questions": [
+        {"id": "apply", "text": "Apply the proposed migration?", "answer_type": "boolean"},
+        {"id": "env", "text": "Which environment?", "context": "The migration adds an index.",
+         "answer_type": "select", "options": ["staging", "production"],
+         "when": {"question_id": "apply", "equals": true}},
+        {"id": "confirm", "text": "Production is live. Apply there now?", "answer_type": "boolean",
+         "when": {"question_id": "env", "equals": "production"}},
+        {"id": "note", "text": "Anything the migration should know?", "answer_type": "text"},
+        {"id": "limits", "text": "Resource limits?", "answer_type": "schema",
+         "schema": {"type": "object", "properties": {"cpu": {"type": "number"}}, "required": ["cpu"]},
+         "when": {"question_id": "apply", "equals": true}}
+    ]})
+}
+
+pub fn accept(content: &Value) -> Value {
+    json!({"action": "accept", "content": content})
+}
+
+pub fn messages(call: &Value) -> Vec<String> {
+    call["rounds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["message"].as_str().unwrap().to_owned())
+        .collect()
+}

@@ -1,0 +1,95 @@
+//! `askuser log replay` on an MCP session's stream: the elicitation rounds
+//! recorded (`shown`) are derived again from the events before each and
+//! compared; one recorded with another grouping is a mismatch (exit 6).
+
+mod common;
+
+use std::sync::Arc;
+
+use askuser_core::{AnsweredBy, CancelReason, Event, InquiryId, Origin, Policy, Request};
+use askuser_store::{Log, Session, SledLog};
+use common::Scratch;
+use serde_json::json;
+
+/// Records RFD D30's migration form asked in rounds over MCP and declined in the
+/// second, with `second` as the second round's questions.
+fn record(scratch: &Scratch, second: &[&str]) {
+    let form = askuser_core::parse_form(&json!({"questions": [
+        {"id": "apply", "text": "Apply the proposed migration?", "answer_type": "boolean"},
+        {"id": "env", "text": "Which environment?", "answer_type": "select",
+         "options": ["staging", "production"], "when": {"question_id": "apply", "equals": true}},
+        {"id": "note", "text": "Anything the migration should know?", "answer_type": "text"}
+    ]}))
+    .unwrap();
+    let id = InquiryId::new("call-1");
+    let shown = |questions: &[&str]| Event::Shown {
+        inquiry: id.clone(),
+        questions: questions.iter().map(|q| (*q).to_owned()).collect(),
+    };
+    let log: Arc<dyn Log> = Arc::new(SledLog::open(scratch.db()).unwrap());
+    let mut session = Session::open(log, "s".to_owned()).unwrap();
+    for event in [
+        Event::Requested(Request {
+            inquiry: id.clone(),
+            form: form.form().clone(),
+            policy: Policy::default(),
+            origin: Origin::default(),
+            call: None,
+        }),
+        shown(&["apply", "note"]),
+        Event::Answered {
+            inquiry: id.clone(),
+            question: "apply".to_owned(),
+            value: json!(true),
+            by: AnsweredBy::User,
+            remember: false,
+            note: None,
+        },
+        Event::AnsweredAhead {
+            inquiry: id.clone(),
+            question: "note".to_owned(),
+            value: json!("tonight"),
+        },
+        shown(second),
+        Event::Cancelled {
+            inquiry: id.clone(),
+            reason: CancelReason::UserReply,
+            message: None,
+        },
+    ] {
+        session.handle(&event).unwrap();
+    }
+}
+
+#[test]
+fn log_replay_derives_the_mcp_rounds_and_reports_one_that_differs() {
+    let scratch = Scratch::new();
+    record(&scratch, &["env"]);
+    let run = scratch.run_db(&["log", "replay", "s"], "");
+    assert_eq!((run.code, run.stderr.as_str()), (0, ""));
+    assert!(
+        run.stdout.ends_with(
+            "rounds: the 2 elicitation rounds recorded are derived again from the events before each\n"
+        ),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("{\"cancelled\":true,\"answered\":{\"apply\":true,\"note\":\"tonight\"}}"),
+        "{}",
+        run.stdout
+    );
+
+    let tampered = Scratch::new();
+    record(&tampered, &["env", "note"]);
+    let run = tampered.run_db(&["log", "replay", "s"], "");
+    assert_eq!((run.code, run.stderr.as_str()), (6, ""));
+    assert!(
+        run.stdout.ends_with(
+            "rounds: MISMATCH: 1 of the 2 elicitation rounds recorded differ from the rounds derived\n  #5 call-1: shown [env, note], derived [env]\n"
+        ),
+        "{}",
+        run.stdout
+    );
+}
