@@ -66,6 +66,12 @@ impl Call {
         &self.texts
     }
 
+    /// The keys the result names each question by, in order, where they are not the
+    /// question texts: codex's `id`s. Empty for the other dialects.
+    pub fn answer_keys(&self) -> &[String] {
+        &self.keys
+    }
+
     /// pi's `metadata` object, when the call gave one.
     pub fn metadata(&self) -> Option<&Value> {
         self.metadata.as_ref()

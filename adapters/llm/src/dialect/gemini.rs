@@ -5,6 +5,9 @@
 //! [{label, description}], multiSelect?, placeholder?}]}` (1 to 4 questions),
 //! answered as `{"answers": {"0": "<answer>"}}` keyed by position.
 //!
+//! The rules match Gemini CLI core 0.61.0 (npm), checked against its own
+//! `AskUserTool` by `tests/differential.rs`.
+//!
 //! Gemini CLI checks the arguments against its JSON Schema (ajv: the messages
 //! below are ajv's), then `validateToolParamValues` (a choice takes 2 to 4
 //! options, each with a non-empty label and a string description). It turns a

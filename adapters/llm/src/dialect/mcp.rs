@@ -100,17 +100,15 @@ pub(crate) fn parse(arguments: &Value) -> Result<Parsed, Vec<FieldError>> {
         );
         return Err(reader.finish());
     };
-    let message = match map.get("message") {
-        Some(Value::String(message)) if !message.trim().is_empty() => Some(message.clone()),
-        None | Some(Value::String(_)) => None,
-        Some(other) => {
-            reader.error(
-                "/message",
-                format!("must be a string, not {}", json_type(other)),
-            );
-            None
-        }
-    };
+    // `message` as askuser's published `mcp` schema has it: an optional string (the
+    // MCP TypeScript SDK 1.32.2 requires it: a known disagreement). `mode`, if
+    // given, is "form", as the SDK's `ElicitRequestFormParamsSchema` wants.
+    let message = reader
+        .optional_string(map, "", "message")
+        .filter(|message| !message.trim().is_empty());
+    if map.get("mode").is_some_and(|mode| mode != "form") {
+        reader.error("/mode", "must be \"form\" (askuser asks forms, not URLs)");
+    }
     let properties = match map.get("requestedSchema") {
         Some(Value::Object(schema)) => read_object(&mut reader, schema),
         Some(other) => {
@@ -154,8 +152,16 @@ fn read_object<'a>(
     reader: &mut Reader,
     schema: &'a Map<String, Value>,
 ) -> Vec<(&'a String, &'a Value)> {
-    if schema.get("type").is_some_and(|t| t != "object") {
+    if schema.get("type").is_none_or(|t| t != "object") {
         reader.error("/requestedSchema/type", "must be \"object\"");
+    }
+    match schema.get("required") {
+        None | Some(Value::Null) => {}
+        Some(Value::Array(names)) if names.iter().all(Value::is_string) => {}
+        Some(_) => reader.error(
+            "/requestedSchema/required",
+            "must be a list of field names (strings)",
+        ),
     }
     match schema.get("properties") {
         Some(Value::Object(properties)) if !properties.is_empty() => properties.iter().collect(),
@@ -193,26 +199,40 @@ fn read_property(reader: &mut Reader, name: &str, field: &Value, path: &str) -> 
         );
         return None;
     };
-    let text = match map.get("title").and_then(Value::as_str) {
+    let text = match reader.optional_string(map, path, "title") {
         Some(title) if !title.trim().is_empty() => title.trim().to_owned(),
         _ => name.to_owned(),
     };
+    let context = reader
+        .optional_string(map, path, "description")
+        .filter(|d| !d.trim().is_empty());
     let kind = map.get("type").and_then(Value::as_str).unwrap_or_default();
+    if kind == "string"
+        && choices(map, "oneOf").is_none()
+        && let Some(format) = map.get("format").filter(|f| !f.is_null())
+        && !["email", "uri", "date", "date-time"].contains(&format.as_str().unwrap_or_default())
+    {
+        reader.error(
+            format!("{path}/format"),
+            "must be \"email\", \"uri\", \"date\" or \"date-time\"",
+        );
+        return None;
+    }
     let mut question = match kind {
         "boolean" => Question::new(name, text, AnswerType::Boolean),
-        "string" => match choices(map) {
+        "string" => match choices(map, "oneOf") {
             Some(choices) => Question::new(name, text, AnswerType::Select).with_options(choices),
             None if is_plain_string(map) => Question::new(name, text, AnswerType::Text),
-            None => Question::new(name, text, AnswerType::Schema).with_schema(field.clone()),
+            None => Question::new(name, text, AnswerType::Schema)
+                .with_schema(spec_keys(map, &["minLength", "maxLength", "format"])),
         },
-        "number" | "integer" => {
-            Question::new(name, text, AnswerType::Schema).with_schema(field.clone())
-        }
+        "number" | "integer" => Question::new(name, text, AnswerType::Schema)
+            .with_schema(spec_keys(map, &["minimum", "maximum"])),
         "array" => {
             let Some(choices) = map
                 .get("items")
                 .and_then(Value::as_object)
-                .and_then(choices)
+                .and_then(|items| choices(items, "anyOf"))
             else {
                 reader.error(
                     format!("{path}/items"),
@@ -230,53 +250,74 @@ fn read_property(reader: &mut Reader, name: &str, field: &Value, path: &str) -> 
             return None;
         }
     };
-    question.context = map
-        .get("description")
-        .and_then(Value::as_str)
-        .filter(|d| !d.trim().is_empty())
-        .map(str::to_owned);
+    question.context = context;
     question.default = map.get("default").cloned();
     Some(question)
 }
 
-/// A string field with no constraint: free text.
+/// A string field with none of the specification's constraints: free text.
 fn is_plain_string(map: &Map<String, Value>) -> bool {
-    ["minLength", "maxLength", "format", "pattern"]
+    ["minLength", "maxLength", "format"]
         .iter()
         .all(|k| !map.contains_key(*k))
 }
 
-/// The choices of an enum field: `oneOf`/`anyOf` of `{const, title}` (the title as
-/// the description when it differs), or `enum` (with the legacy `enumNames`).
-fn choices(map: &Map<String, Value>) -> Option<Vec<Choice>> {
-    let titled = map
-        .get("oneOf")
-        .or_else(|| map.get("anyOf"))
-        .and_then(Value::as_array);
-    if let Some(items) = titled {
-        return items
-            .iter()
-            .map(|item| {
-                let label = item.get("const")?.as_str()?.to_owned();
-                let title = item.get("title").and_then(Value::as_str);
-                Some(match title {
-                    Some(title) if title != label => Choice::described(label, title),
-                    _ => Choice::new(label),
+/// A field's schema with only the specification's keywords (`type`, `title`,
+/// `description`, `default` and `constraints`): what a client built on the MCP
+/// TypeScript SDK 1.32.2 receives, its zod schema dropping every other key
+/// (`pattern`, `x-...`, a stray `enum`).
+fn spec_keys(map: &Map<String, Value>, constraints: &[&str]) -> Value {
+    let keep = |key: &str| {
+        ["type", "title", "description", "default"].contains(&key) || constraints.contains(&key)
+    };
+    Value::Object(
+        map.iter()
+            .filter(|(key, _)| keep(key))
+            .map(|(key, value)| (key.clone(), value.clone()))
+            .collect(),
+    )
+}
+
+/// The choices of an enum field, in the order the MCP TypeScript SDK 1.32.2 tries
+/// them: `enum` of strings (with the legacy `enumNames`; an array's `items` also
+/// need `"type": "string"`), else `titled` (`oneOf` for a string, `anyOf` for an
+/// array's items) of `{const, title}` strings (the title as the description when it
+/// differs). `None` when neither fits.
+fn choices(map: &Map<String, Value>, titled: &str) -> Option<Vec<Choice>> {
+    let untitled = titled == "oneOf" || map.get("type").is_some_and(|t| t == "string");
+    let values = map
+        .get("enum")
+        .and_then(Value::as_array)
+        .filter(|values| untitled && values.iter().all(Value::is_string));
+    if let Some(values) = values {
+        let names = map
+            .get("enumNames")
+            .and_then(Value::as_array)
+            .filter(|names| titled == "oneOf" && names.iter().all(Value::is_string));
+        return Some(
+            values
+                .iter()
+                .enumerate()
+                .map(|(i, value)| {
+                    let label = value.as_str().unwrap_or_default().to_owned();
+                    match names.and_then(|n| n.get(i)).and_then(Value::as_str) {
+                        Some(name) if name != label => Choice::described(label, name),
+                        _ => Choice::new(label),
+                    }
                 })
-            })
-            .collect();
+                .collect(),
+        );
     }
-    let values = map.get("enum")?.as_array()?;
-    let names = map.get("enumNames").and_then(Value::as_array);
-    values
+    map.get(titled)?
+        .as_array()?
         .iter()
-        .enumerate()
-        .map(|(i, value)| {
-            let label = value.as_str()?.to_owned();
-            let name = names.and_then(|n| n.get(i)).and_then(Value::as_str);
-            Some(match name {
-                Some(name) if name != label => Choice::described(label, name),
-                _ => Choice::new(label),
+        .map(|item| {
+            let label = item.get("const")?.as_str()?.to_owned();
+            let title = item.get("title")?.as_str()?;
+            Some(if title == label {
+                Choice::new(label)
+            } else {
+                Choice::described(label, title)
             })
         })
         .collect()
