@@ -36,6 +36,7 @@ fn a_hung_owner_that_greets_nobody_is_ended_and_the_log_taken_over() {
     let log = SharedSledLog::open(&path).unwrap();
     let took = started.elapsed();
     assert!(log.is_owner(), "it took the log over");
+    eprintln!("taken over in {took:?}");
     assert!(took < Duration::from_secs(4), "took {took:?}");
     assert_eq!(log.append("s", 1, &events[1..]).unwrap(), 2);
     assert_eq!(hung.wait().signal(), Some(9));
@@ -64,6 +65,7 @@ fn a_client_whose_owner_hangs_mid_work_ends_it_and_appends_once() {
     assert_eq!(log.append("s", 1, &events[1..]).unwrap(), 3);
     let took = started.elapsed();
     assert!(log.is_owner(), "it took the log over");
+    eprintln!("taken over in {took:?}");
     assert!(took < Duration::from_secs(4), "took {took:?}");
     assert_eq!(hung.wait().signal(), Some(9));
     let read: Vec<Event> = log
