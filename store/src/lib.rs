@@ -245,7 +245,7 @@
 //! (256 events) per sled value, keyed by the block's first sequence number,
 //! `MessagePack` with named fields, a form stored once per block, LZ4-compressed.
 //! Logs of formats 1 and 2 (one value per event) are still read. The PostgreSQL
-//! log stores the same values, a row per block (see [`PgLog`]'s docs, feature
+//! log stores the same values, a row per block (see `PgLog`'s docs, feature
 //! `postgres`). A torn, flipped or
 //! misplaced value is reported as [`StoreError::Corrupt`] for each event it held,
 //! naming the stream, the sequence number and the range of the damaged block, never

@@ -48,6 +48,27 @@ fn a_hung_owner_that_greets_nobody_is_ended_and_the_log_taken_over() {
     assert_eq!(read, events);
 }
 
+/// An owner that does not greet but runs (busy, or starved of CPU) is not hung:
+/// it is waited for, never ended, and opening the log fails after five seconds
+/// with an error naming the socket.
+#[test]
+fn a_busy_owner_that_does_not_greet_is_waited_for_not_ended() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("db");
+    log_with(&path, &scripted_events(1, 1).collect::<Vec<_>>());
+    let mut busy = Helper::start(&["hang", path_str(&path), "spin"]);
+    assert_eq!(busy.line(), "hanging");
+    let error = SharedSledLog::open(&path).unwrap_err();
+    assert!(
+        matches!(error, askuser_store::StoreError::OwnerUnreachable { .. }),
+        "{error}"
+    );
+    let state = std::fs::read_to_string(format!("/proc/{}/stat", busy.pid())).unwrap();
+    let state = state.rsplit_once(')').unwrap().1.split_whitespace().next();
+    assert!(matches!(state, Some("R" | "S")), "not ended: {state:?}");
+    busy.kill();
+}
+
 /// A client whose owner greeted it and then stops answering (running, not
 /// stopped): a second connection's greeting goes unanswered too, so the owner is
 /// ended and the client's append goes through, once.

@@ -9,10 +9,11 @@
 //!   prints `wrote COUNT`. It starts after the last of its events already in the
 //!   stream (a writer killed and started again), printing `from K`, and prints
 //!   `acked K` as each append returns (then pauses `PAUSE_MS`, if given).
-//! - `hang DB [greet]`: holds sled's lock on the log and listens on its socket
-//!   like an owner, accepting connections and answering none (a hung owner);
-//!   prints `hanging`. With `greet`, it greets its first connection as an owner
-//!   does, then answers nothing more on it.
+//! - `hang DB [greet|spin]`: holds sled's lock on the log and listens on its
+//!   socket like an owner, accepting connections and answering none (a hung
+//!   owner); prints `hanging`. With `greet`, it greets its first connection as an
+//!   owner does, then answers nothing more on it; with `spin`, a thread of it
+//!   runs all the time (a busy owner, not a hung one).
 //! - `wait DB STREAM SEQ`: prints `waiting`, waits (up to a minute) for the head
 //!   of `STREAM` to pass `SEQ`, and prints the head.
 //! - `answer DB STREAM INQUIRY QUESTION JSON`: opens a session on `STREAM`, prints
@@ -130,6 +131,15 @@ fn run(args: &[&str]) -> Result<(), Box<dyn std::error::Error>> {
         }
         ["hang", db] => hang(Path::new(db), false),
         ["hang", db, "greet"] => hang(Path::new(db), true),
+        ["hang", db, "spin"] => {
+            std::thread::spawn(|| {
+                let mut x: u64 = 0;
+                loop {
+                    x = std::hint::black_box(x.wrapping_add(1));
+                }
+            });
+            hang(Path::new(db), false)
+        }
         _ => Err("usage: see the source of askuser-store-sharedtest".into()),
     }
 }

@@ -34,7 +34,8 @@ const STOPPED_PATIENCE: Duration = Duration::from_secs(1);
 
 /// The owner's lease: a live owner greets a new connection at once (a thread of
 /// its own answers, whatever its other threads are doing), so one that leaves a
-/// greeting unanswered this long is hung, and is ended like a stopped one.
+/// greeting unanswered this long without running at all is hung, and is ended
+/// like a stopped one.
 const LEASE: Duration = Duration::from_millis(750);
 
 /// While a request goes unanswered, how long before the owner is first asked to
@@ -84,6 +85,8 @@ impl Connection {
         let started = std::time::Instant::now();
         let mut stopped_since = None;
         let mut probed = started;
+        // The owner's CPU time when this wait (or its current window) began.
+        let mut window = (started, self.owner.and_then(cpu_ticks));
         loop {
             let left = timeout.saturating_sub(started.elapsed());
             if left.is_zero() {
@@ -116,7 +119,7 @@ impl Connection {
                 continue;
             }
             stopped_since = None;
-            if self.lease_broken(pid, started, &mut probed) {
+            if self.lease_broken(pid, &mut window, &mut probed) {
                 return Err(lost(true, end_owner(pid, Verdict::Hung)));
             }
         }
@@ -150,26 +153,49 @@ impl Connection {
 
 impl Connection {
     /// Whether the owner (`pid`, checked to hold sled's lock) has broken its lease
-    /// while this connection waits for an answer since `started`: its greeting
-    /// of this connection, or of a second one (made every [`PROBE_EVERY`],
-    /// `probed` being the last time), has waited [`LEASE`]. A request may take
-    /// long (a wait, a long scan); a greeting never does.
+    /// while this connection waits for an answer: its greeting of this
+    /// connection, or of a second one (made every [`PROBE_EVERY`], `probed` being
+    /// the last time), has waited [`LEASE`], and meanwhile it has not run at all
+    /// (its CPU time did not move: a process that runs is starved or busy, not
+    /// hung, and is waited for). A request may take long (a wait, a long scan); a
+    /// greeting never does. `window`: when the wait for this connection's
+    /// greeting began, and the owner's CPU time then (moved on when it ran).
     fn lease_broken(
         &self,
         pid: u32,
-        started: std::time::Instant,
+        window: &mut (std::time::Instant, Option<u64>),
         probed: &mut std::time::Instant,
     ) -> bool {
         if !self.greeted {
-            return started.elapsed() >= LEASE && holds_lock(pid, &self.lock_file);
+            if window.0.elapsed() < LEASE {
+                return false;
+            }
+            let now = cpu_ticks(pid);
+            if now.is_none() || now != window.1 {
+                *window = (std::time::Instant::now(), now);
+                return false;
+            }
+            return holds_lock(pid, &self.lock_file);
         }
         if probed.elapsed() < PROBE_EVERY {
             return false;
         }
+        let before = cpu_ticks(pid);
         let silent = greeting_silent(&self.socket, pid);
         *probed = std::time::Instant::now();
-        silent && holds_lock(pid, &self.lock_file)
+        silent && before.is_some() && cpu_ticks(pid) == before && holds_lock(pid, &self.lock_file)
     }
+}
+
+/// The CPU time process `pid` has used, in clock ticks (`utime` + `stime` of
+/// `/proc/PID/stat`, counted after the command name's last ')').
+fn cpu_ticks(pid: u32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let (_, rest) = stat.rsplit_once(')')?;
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let user: u64 = fields.get(11)?.parse().ok()?;
+    let system: u64 = fields.get(12)?.parse().ok()?;
+    Some(user + system)
 }
 
 /// Whether process `pid`, listening on `socket`, leaves a new connection's

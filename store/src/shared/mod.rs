@@ -50,7 +50,9 @@
 //! connection at once, from a thread of its own, whatever its other threads are
 //! doing (a long wait or scan, an fsync). A greeting left unanswered for 750 ms
 //! (the client's own, or, while a request goes unanswered, a second connection's
-//! made every 500 ms) means the owner is hung, and it is ended the same way. The
+//! made every 500 ms) while the owner did not run at all (its CPU time in
+//! `/proc/PID/stat` did not move) means the owner is hung, and it is ended the
+//! same way; one that runs (busy, or starved on a loaded machine) is waited for. The
 //! lock is then released, and the client takes the log over as after any lost
 //! owner, within about 1.5 s; an append the ended owner may have carried out is
 //! settled by reading the stream, so nothing acknowledged is lost and nothing is
