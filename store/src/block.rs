@@ -89,22 +89,6 @@ fn encode_named(out: &mut Vec<u8>, value: &impl Serialize) -> Result<()> {
     rmp_serde::encode::write_named(out, value).map_err(|e| StoreError::Encode(e.to_string()))
 }
 
-fn put_varint(out: &mut Vec<u8>, mut value: u64) {
-    while value >= 0x80 {
-        out.push(u8::try_from(value & 0x7f).unwrap_or(0) | 0x80);
-        value >>= 7;
-    }
-    out.push(u8::try_from(value).unwrap_or(0));
-}
-
-fn zigzag(delta: i64) -> u64 {
-    ((delta << 1) ^ (delta >> 63)).cast_unsigned()
-}
-
-fn unzigzag(value: u64) -> i64 {
-    (value >> 1).cast_signed() ^ -((value & 1).cast_signed())
-}
-
 /// One event, encoded, before it is placed in a block.
 struct Encoded {
     at: u64,
@@ -351,29 +335,6 @@ pub(crate) struct BlockReader<B> {
     broken: Option<String>,
 }
 
-/// Reads one varint at `*pos`, advancing it.
-fn get_varint(bytes: &[u8], pos: &mut usize) -> Option<u64> {
-    let mut value = 0u64;
-    for shift in (0..64).step_by(7) {
-        let byte = *bytes.get(*pos)?;
-        *pos += 1;
-        value |= u64::from(byte & 0x7f) << shift;
-        if byte & 0x80 == 0 {
-            return Some(value);
-        }
-    }
-    None
-}
-
-/// Reads a length-prefixed slice at `*pos`: its range.
-fn get_slice(bytes: &[u8], pos: &mut usize) -> Option<(usize, usize)> {
-    let len = usize::try_from(get_varint(bytes, pos)?).ok()?;
-    let start = *pos;
-    let end = start.checked_add(len).filter(|&end| end <= bytes.len())?;
-    *pos = end;
-    Some((start, end))
-}
-
 /// One event's place in a block, parsed but not decoded.
 #[derive(Clone, Copy)]
 enum Parsed {
@@ -606,3 +567,6 @@ pub(crate) fn rewrite_tail(
 mod fast;
 #[cfg(test)]
 mod tests;
+mod varint;
+
+use varint::{get_slice, get_varint, put_varint, unzigzag, zigzag};
