@@ -88,12 +88,33 @@ pub struct SledLog {
 
 /// Seals the log in its directory when dropped.
 #[derive(Debug)]
-struct Sealer(PathBuf);
+struct Sealer {
+    dir: PathBuf,
+    /// Set once the seal was removed, before the first write.
+    unsealed: std::sync::atomic::AtomicBool,
+}
+
+impl Sealer {
+    /// Removes the seal before the first write (a writer killed later must not
+    /// leave a log that looks closed cleanly).
+    fn before_write(&self) -> Result<()> {
+        use std::sync::atomic::Ordering;
+        if !self.unsealed.load(Ordering::SeqCst) {
+            seal::unseal(&self.dir)?;
+            self.unsealed.store(true, Ordering::SeqCst);
+        }
+        Ok(())
+    }
+}
 
 impl Drop for Sealer {
     fn drop(&mut self) {
-        // A log left unsealed is only copied by its next reader, as before.
-        drop(seal::seal(&self.0));
+        // A log whose seal still matches (nothing was written, sled moved
+        // nothing) is left as it is; a log left unsealed is only copied by its
+        // next reader, as before.
+        if !seal::is_sealed(&self.dir) {
+            drop(seal::seal(&self.dir));
+        }
     }
 }
 
@@ -134,23 +155,27 @@ impl SledLog {
             &sled::Config::new()
                 .path(path.as_ref())
                 .cache_capacity(DEFAULT_CACHE_CAPACITY),
-        )?
-        .sealed_on_close(path.as_ref())
+        )
+        .map(|log| log.sealed_on_close(path.as_ref()))
     }
 
-    /// Removes the log's seal (it is open for writing now), and seals it again
-    /// when it is closed.
-    fn sealed_on_close(mut self, path: &Path) -> Result<Self> {
-        seal::unseal(path)?;
-        self.sealer = Some(Sealer(path.to_owned()));
-        Ok(self)
+    /// Removes the log's seal before its first write, and seals it again when it
+    /// is closed, unless the seal still matches then.
+    fn sealed_on_close(mut self, path: &Path) -> Self {
+        self.sealer = Some(Sealer {
+            dir: path.to_owned(),
+            unsealed: std::sync::atomic::AtomicBool::new(false),
+        });
+        self
     }
 
-    /// Refuses a write to a read-only log.
+    /// Refuses a write to a read-only log; removes the seal before the first
+    /// write to a sealed one.
     fn writable(&self) -> Result<()> {
-        match &self.read_only {
-            None => Ok(()),
-            Some(read_only) => Err(StoreError::ReadOnly(read_only.origin.clone())),
+        match (&self.read_only, &self.sealer) {
+            (Some(read_only), _) => Err(StoreError::ReadOnly(read_only.origin.clone())),
+            (None, Some(sealer)) => sealer.before_write(),
+            (None, None) => Ok(()),
         }
     }
 
@@ -185,15 +210,24 @@ impl SledLog {
         Self::from_config_within(config, LOCK_PATIENCE)
     }
 
-    /// [`SledLog::open`], waiting at most `patience` for another process's lock.
-    pub(crate) fn open_within(path: &Path, patience: std::time::Duration) -> Result<Self> {
-        Self::from_config_within(
-            &sled::Config::new()
-                .path(path)
-                .cache_capacity(DEFAULT_CACHE_CAPACITY),
-            patience,
-        )?
-        .sealed_on_close(path)
+    /// [`SledLog::open`], waiting at most `patience` for another process's lock;
+    /// when `quiet`, sled runs no background thread (it flushes on demand and
+    /// never moves pages to free its segments, so a process that only reads
+    /// changes no byte).
+    pub(crate) fn open_within(
+        path: &Path,
+        patience: std::time::Duration,
+        quiet: bool,
+    ) -> Result<Self> {
+        let config = sled::Config::new()
+            .path(path)
+            .cache_capacity(DEFAULT_CACHE_CAPACITY);
+        let config = if quiet {
+            config.flush_every_ms(None)
+        } else {
+            config
+        };
+        Self::from_config_within(&config, patience).map(|log| log.sealed_on_close(path))
     }
 
     fn from_config_within(config: &sled::Config, patience: std::time::Duration) -> Result<Self> {

@@ -122,9 +122,9 @@ pub fn note(text: &str) {
 
 /// Opens the log at `path` to read it, never losing a byte of it: a PostgreSQL
 /// database; a sled log its last writer closed cleanly, in place, as a shared
-/// log (sled's recovery has nothing to change in it, see
-/// [`SledLog::closed_cleanly`]; its first read may let sled consolidate pages
-/// written a few at a time, the events unchanged); a sled log another askuser
+/// log whose sled runs no background thread (sled's recovery has nothing to
+/// change in it, see [`SledLog::closed_cleanly`]; reading may let sled finish
+/// reshaping its index, the events unchanged); a sled log another askuser
 /// process owns, through that process; else a private copy of the sled log (so
 /// sled's recovery never touches the original), saying on standard error what a
 /// damaged log lost. A path that holds no askuser log is an error (no log is
@@ -135,7 +135,7 @@ pub fn open_reading(path: &Path) -> Result<Arc<dyn Log>, CliError> {
     }
     askuser_store::check_db_path(path, DbIntent::Existing)?;
     if SledLog::closed_cleanly(path) {
-        return Ok(Arc::new(SharedSledLog::open(path)?));
+        return Ok(Arc::new(SharedSledLog::open_for_reading(path)?));
     }
     match SledLog::open_read_only(path) {
         Ok(log) => {

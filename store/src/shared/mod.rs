@@ -134,6 +134,9 @@ pub struct SharedSledLog {
     owned: Arc<RwLock<Option<Arc<Owned>>>>,
     /// How long the owner may be idle before it lets the log go, in milliseconds.
     idle_after: Arc<AtomicU64>,
+    /// Whether sled runs without its background thread while this process owns
+    /// the log (see [`SharedSledLog::open_for_reading`]).
+    quiet: bool,
     client: Client,
     /// One thread at a time looks for a new owner.
     recovering: Mutex<()>,
@@ -182,18 +185,46 @@ impl SharedSledLog {
         durability: Durability,
         clock: Arc<dyn Clock>,
     ) -> Result<Self> {
-        let path = path.as_ref().to_owned();
+        let log = Self::unattached(path.as_ref(), durability, clock, false);
+        log.attach()?;
+        Ok(log)
+    }
+
+    /// The log at `path`, not yet reaching an owner nor being one.
+    fn unattached(path: &Path, durability: Durability, clock: Arc<dyn Clock>, quiet: bool) -> Self {
         let socket = path.join(SOCKET_NAME);
-        let log = Self {
+        Self {
             client: Client::new(&socket),
-            path,
+            path: path.to_owned(),
             socket,
             clock,
             durability,
             owned: Arc::default(),
             idle_after: Arc::new(AtomicU64::new(idle::millis(OWNER_IDLE))),
+            quiet,
             recovering: Mutex::new(()),
-        };
+        }
+    }
+
+    /// [`SharedSledLog::open`] for a process that only reads (the `askuser log`
+    /// commands): should it own the log, sled runs no background thread, so that
+    /// it never moves pages to free segments of the database while it reads. (A
+    /// read may still let sled finish reshaping its index: splitting or merging
+    /// pages the last writer left too full or too empty. The events do not
+    /// change; the log is sealed again when this process lets it go, see
+    /// [`SledLog::closed_cleanly`].) Another process may still write through it,
+    /// each append flushed as it asks.
+    ///
+    /// # Errors
+    ///
+    /// As [`SharedSledLog::open`].
+    pub fn open_for_reading(path: impl AsRef<Path>) -> Result<Self> {
+        let log = Self::unattached(
+            path.as_ref(),
+            Durability::Flush,
+            Arc::new(SystemClock),
+            true,
+        );
         log.attach()?;
         Ok(log)
     }
@@ -238,7 +269,7 @@ impl SharedSledLog {
                 Ok(()) => return Ok(()),
                 Err(detail) => detail,
             };
-            match SledLog::open_within(&self.path, LOCK_ATTEMPT) {
+            match SledLog::open_within(&self.path, LOCK_ATTEMPT, self.quiet) {
                 Ok(sled) => {
                     self.own(sled);
                     return Ok(());

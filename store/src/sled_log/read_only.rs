@@ -43,8 +43,9 @@ impl SledLog {
     /// shared log) without a copy: sled's recovery finds nothing to replay,
     /// throw away or zero in it, so opening it loses nothing and changes no
     /// byte, in a time that does not grow with its size. (Reading it may then
-    /// let sled consolidate pages written a few at a time, once: its own layout;
-    /// the events are the same.) False for a log open for writing now, one
+    /// let sled finish reshaping its index, splitting or merging pages the last
+    /// writer left too full or too empty: sled's own layout, the events the
+    /// same; once done, reads change nothing.) False for a log open for writing now, one
     /// whose writer was killed or that was damaged where recovery looks (its
     /// segment headers, its last 4 MiB, its snapshot, settings or blob files),
     /// and one written by an askuser before seals: read those with

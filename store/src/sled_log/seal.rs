@@ -71,7 +71,8 @@ pub(crate) fn seal(dir: &Path) -> io::Result<()> {
     // a lock held longer is another handle's or process's.
     let started = std::time::Instant::now();
     loop {
-        match std::panic::catch_unwind(|| sled::Config::new().path(dir).open()) {
+        match std::panic::catch_unwind(|| sled::Config::new().path(dir).flush_every_ms(None).open())
+        {
             Ok(Ok(db)) => break drop(db),
             Ok(Err(sled::Error::Io(error)))
                 if error.to_string().contains("could not acquire lock")
