@@ -94,12 +94,12 @@ fn let_go_if_idle(
     if !idle(&owned) {
         return Watch::Owning;
     }
-    let let_go = held.take();
-    drop(held);
     // The server stops (its socket is taken away) and sled closes, releasing
-    // its lock, once the last handle is gone.
-    drop(let_go);
+    // its lock (once no scan holds it), before this process's calls see that it
+    // no longer owns the log: they wait on the slot meanwhile.
     drop(owned);
+    drop(held.take());
+    drop(held);
     Watch::Ended
 }
 
