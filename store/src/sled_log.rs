@@ -86,12 +86,20 @@ pub struct SledLog {
     sealer: Option<Sealer>,
 }
 
+impl Drop for SledLog {
+    fn drop(&mut self) {
+        self.settle_written();
+    }
+}
+
 /// Seals the log in its directory when dropped.
 #[derive(Debug)]
 struct Sealer {
     dir: PathBuf,
     /// Set once the seal was removed, before the first write.
     unsealed: std::sync::atomic::AtomicBool,
+    /// The streams written, each with the lowest event written.
+    written: Mutex<std::collections::BTreeMap<String, Seq>>,
 }
 
 impl Sealer {
@@ -165,18 +173,59 @@ impl SledLog {
         self.sealer = Some(Sealer {
             dir: path.to_owned(),
             unsealed: std::sync::atomic::AtomicBool::new(false),
+            written: Mutex::default(),
         });
         self
     }
 
     /// Refuses a write to a read-only log; removes the seal before the first
-    /// write to a sealed one.
-    fn writable(&self) -> Result<()> {
+    /// write to a sealed one, and notes that `stream` is written from event
+    /// `from` on (`Seq::MAX`: its records only), to settle it before closing.
+    fn writable_at(&self, stream: &str, from: Seq) -> Result<()> {
         match (&self.read_only, &self.sealer) {
             (Some(read_only), _) => Err(StoreError::ReadOnly(read_only.origin.clone())),
-            (None, Some(sealer)) => sealer.before_write(),
+            (None, Some(sealer)) => {
+                sealer.before_write()?;
+                let mut written = sealer
+                    .written
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner);
+                let lowest = written.entry(stream.to_owned()).or_insert(from);
+                *lowest = (*lowest).min(from);
+                Ok(())
+            }
             (None, None) => Ok(()),
         }
+    }
+
+    /// Settles what this handle wrote, before the database closes: sled leaves
+    /// pages too full or too empty to be split or merged by the next traversal,
+    /// and blobs to be rewritten, so every key written (of each stream, from the
+    /// lowest event written on) is visited now, and the work flushed. A reader
+    /// of the sealed log then finds nothing left to change.
+    fn settle_written(&self) {
+        let Some(sealer) = &self.sealer else { return };
+        let written = std::mem::take(
+            &mut *sealer
+                .written
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner),
+        );
+        if written.is_empty() {
+            return;
+        }
+        for (stream, from) in &written {
+            let visit = |keys: sled::Iter| keys.keys().take_while(Result::is_ok).count();
+            drop(self.streams.get(stream.as_bytes()));
+            visit(self.snapshots.scan_prefix(crate::codec::prefix(stream)));
+            if *from < Seq::MAX {
+                visit(
+                    self.events
+                        .range(seq_key(stream, *from)..=seq_key(stream, Seq::MAX)),
+                );
+            }
+        }
+        drop(self.db.flush());
     }
 
     /// A database in a temporary directory, deleted when the log is dropped.
@@ -423,7 +472,7 @@ impl Backend for SledLog {
     }
 
     fn put_snapshot(&self, stream: &str, seq: Seq, state: &State) -> Result<()> {
-        self.writable()?;
+        self.writable_at(stream, Seq::MAX)?;
         let key = seq_key(stream, seq);
         let value = seal(
             &key,
@@ -456,7 +505,7 @@ impl Backend for SledLog {
     }
 
     fn drop_through(&self, stream: &str, seq: Seq) -> Result<u64> {
-        self.writable()?;
+        self.writable_at(stream, 0)?;
         let _structure = self.lock_structure();
         for entry in &self.streams {
             let (key, bytes) = entry?;
@@ -517,7 +566,7 @@ impl Log for SledLog {
         events: &[Event],
         durability: Durability,
     ) -> Result<Seq> {
-        self.writable()?;
+        self.writable_at(stream, expected + 1)?;
         check_name(stream)?;
         let at = self.clock.now();
         let _stream = self.lock_streams(&[stream]);
@@ -571,7 +620,7 @@ impl Log for SledLog {
     }
 
     fn fork(&self, parent: &str, at: Seq, name: &str) -> Result<StreamInfo> {
-        self.writable()?;
+        self.writable_at(name, Seq::MAX)?;
         check_name(name)?;
         let _structure = self.lock_structure();
         let _streams = self.lock_streams(&[parent, name]);

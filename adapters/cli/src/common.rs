@@ -120,15 +120,14 @@ pub fn note(text: &str) {
     let _ = writeln!(err, "{text}");
 }
 
-/// Opens the log at `path` to read it, never losing a byte of it: a PostgreSQL
+/// Opens the log at `path` to read it, never changing a byte of it: a PostgreSQL
 /// database; a sled log its last writer closed cleanly, in place, as a shared
-/// log whose sled runs no background thread (sled's recovery has nothing to
-/// change in it, see [`SledLog::closed_cleanly`]; reading may let sled finish
-/// reshaping its index, the events unchanged); a sled log another askuser
-/// process owns, through that process; else a private copy of the sled log (so
-/// sled's recovery never touches the original), saying on standard error what a
-/// damaged log lost. A path that holds no askuser log is an error (no log is
-/// created).
+/// log whose sled runs no background thread (sled's recovery and its reads have
+/// nothing to change in it, see [`SledLog::closed_cleanly`]); a sled log another
+/// askuser process owns, through that process; else a private copy of the sled
+/// log (so sled's recovery never touches the original), saying on standard
+/// error what a damaged log lost. A path that holds no askuser log is an error
+/// (no log is created).
 pub fn open_reading(path: &Path) -> Result<Arc<dyn Log>, CliError> {
     if askuser_store::is_postgres_url(path) {
         return Ok(askuser_store::open_log(path)?);

@@ -208,12 +208,10 @@ impl SharedSledLog {
 
     /// [`SharedSledLog::open`] for a process that only reads (the `askuser log`
     /// commands): should it own the log, sled runs no background thread, so that
-    /// it never moves pages to free segments of the database while it reads. (A
-    /// read may still let sled finish reshaping its index: splitting or merging
-    /// pages the last writer left too full or too empty. The events do not
-    /// change; the log is sealed again when this process lets it go, see
-    /// [`SledLog::closed_cleanly`].) Another process may still write through it,
-    /// each append flushed as it asks.
+    /// it never moves pages to free segments of the database while it reads, and
+    /// a log its last writer closed cleanly ([`SledLog::closed_cleanly`]) keeps
+    /// every byte and its seal. Another process may still write through it, each
+    /// append flushed as it asks.
     ///
     /// # Errors
     ///

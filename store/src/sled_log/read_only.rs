@@ -42,18 +42,20 @@ impl SledLog {
     /// a log can be opened in place (with [`SledLog::open`], or through the
     /// shared log) without a copy: sled's recovery finds nothing to replay,
     /// throw away or zero in it, so opening it loses nothing and changes no
-    /// byte, in a time that does not grow with its size. (Reading it may then
-    /// let sled finish reshaping its index, splitting or merging pages the last
-    /// writer left too full or too empty: sled's own layout, the events the
-    /// same; once done, reads change nothing.) False for a log open for writing now, one
+    /// byte, in a time that does not grow with its size; and reading it with
+    /// sled's background thread off (as
+    /// [`SharedSledLog::open_for_reading`](crate::SharedSledLog::open_for_reading)
+    /// does) changes none either, since its writer settled what it wrote. False for a log open for writing now, one
     /// whose writer was killed or that was damaged where recovery looks (its
     /// segment headers, its last 4 MiB, its snapshot, settings or blob files),
     /// and one written by an askuser before seals: read those with
     /// [`SledLog::open_read_only`].
     ///
     /// A log opened for writing at a path removes its seal before it writes, and
-    /// when it is dropped opens its database once more (sled writes a snapshot
-    /// covering the whole log only when it opens one) and writes the seal
+    /// when it is dropped first visits every key it wrote (sled leaves pages to
+    /// be split, merged or rewritten by the next traversal, even a read's), then
+    /// opens its database once more (sled writes a snapshot covering the whole
+    /// log only when it opens one) and writes the seal
     /// (`askuser.seal`: the data file's length, CRC-32s of its segment headers and
     /// of its last 4 MiB, of the newest snapshot and of the settings, and the blob
     /// files' names and sizes), while holding a shared lock on the data file.

@@ -46,7 +46,7 @@ struct Run {
 impl SledLog {
     /// Rewrites `stream`'s runs of small values as full blocks.
     pub(crate) fn repack_stream(&self, stream: &str) -> Result<Repacked> {
-        self.writable()?;
+        self.writable_at(stream, 0)?;
         // Compactions wait: a drop must not remove events a run is rewriting.
         let _structure = self.lock_structure();
         let Some((record, _)) = self.stream_entry(stream)? else {

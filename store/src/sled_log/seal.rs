@@ -4,8 +4,10 @@
 //! nothing to throw away and nothing to zero.
 //!
 //! A [`SledLog`](super::SledLog) opened for writing (at a path) removes the seal
-//! before it writes anything, and when it is dropped (its database closed) it
-//! opens the database once more and closes it: sled's recovery then writes a
+//! before it writes anything. When it is dropped, it first visits every key it
+//! wrote (sled leaves pages too full, too empty or to be rewritten for the next
+//! traversal, even a read's, to fix), and once its database is closed, if the
+//! seal no longer matches, it opens the database once more and closes it: sled's recovery then writes a
 //! snapshot that covers the whole log (sled writes snapshots only when it opens
 //! a database), after which opening it changes no byte (sled's recovery has
 //! nothing left to replay). It then writes the seal, `askuser.seal` beside the
