@@ -11,8 +11,10 @@ mod drop;
 mod read_only;
 mod repack;
 mod seal;
+mod sealing;
 
 pub(crate) use seal::is_sealed;
+use sealing::Sealer;
 
 pub use repack::Repacked;
 
@@ -86,46 +88,6 @@ pub struct SledLog {
     sealer: Option<Sealer>,
 }
 
-impl Drop for SledLog {
-    fn drop(&mut self) {
-        self.settle_written();
-    }
-}
-
-/// Seals the log in its directory when dropped.
-#[derive(Debug)]
-struct Sealer {
-    dir: PathBuf,
-    /// Set once the seal was removed, before the first write.
-    unsealed: std::sync::atomic::AtomicBool,
-    /// The streams written, each with the lowest event written.
-    written: Mutex<std::collections::BTreeMap<String, Seq>>,
-}
-
-impl Sealer {
-    /// Removes the seal before the first write (a writer killed later must not
-    /// leave a log that looks closed cleanly).
-    fn before_write(&self) -> Result<()> {
-        use std::sync::atomic::Ordering;
-        if !self.unsealed.load(Ordering::SeqCst) {
-            seal::unseal(&self.dir)?;
-            self.unsealed.store(true, Ordering::SeqCst);
-        }
-        Ok(())
-    }
-}
-
-impl Drop for Sealer {
-    fn drop(&mut self) {
-        // A log whose seal still matches (nothing was written, sled moved
-        // nothing) is left as it is; a log left unsealed is only copied by its
-        // next reader, as before.
-        if !seal::is_sealed(&self.dir) {
-            drop(seal::seal(&self.dir));
-        }
-    }
-}
-
 /// A read-only log's private copy, and what sled's recovery discarded from it.
 #[derive(Debug)]
 struct ReadOnly {
@@ -165,67 +127,6 @@ impl SledLog {
                 .cache_capacity(DEFAULT_CACHE_CAPACITY),
         )
         .map(|log| log.sealed_on_close(path.as_ref()))
-    }
-
-    /// Removes the log's seal before its first write, and seals it again when it
-    /// is closed, unless the seal still matches then.
-    fn sealed_on_close(mut self, path: &Path) -> Self {
-        self.sealer = Some(Sealer {
-            dir: path.to_owned(),
-            unsealed: std::sync::atomic::AtomicBool::new(false),
-            written: Mutex::default(),
-        });
-        self
-    }
-
-    /// Refuses a write to a read-only log; removes the seal before the first
-    /// write to a sealed one, and notes that `stream` is written from event
-    /// `from` on (`Seq::MAX`: its records only), to settle it before closing.
-    fn writable_at(&self, stream: &str, from: Seq) -> Result<()> {
-        match (&self.read_only, &self.sealer) {
-            (Some(read_only), _) => Err(StoreError::ReadOnly(read_only.origin.clone())),
-            (None, Some(sealer)) => {
-                sealer.before_write()?;
-                let mut written = sealer
-                    .written
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner);
-                let lowest = written.entry(stream.to_owned()).or_insert(from);
-                *lowest = (*lowest).min(from);
-                Ok(())
-            }
-            (None, None) => Ok(()),
-        }
-    }
-
-    /// Settles what this handle wrote, before the database closes: sled leaves
-    /// pages too full or too empty to be split or merged by the next traversal,
-    /// and blobs to be rewritten, so every key written (of each stream, from the
-    /// lowest event written on) is visited now, and the work flushed. A reader
-    /// of the sealed log then finds nothing left to change.
-    fn settle_written(&self) {
-        let Some(sealer) = &self.sealer else { return };
-        let written = std::mem::take(
-            &mut *sealer
-                .written
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner),
-        );
-        if written.is_empty() {
-            return;
-        }
-        for (stream, from) in &written {
-            let visit = |keys: sled::Iter| keys.keys().take_while(Result::is_ok).count();
-            drop(self.streams.get(stream.as_bytes()));
-            visit(self.snapshots.scan_prefix(crate::codec::prefix(stream)));
-            if *from < Seq::MAX {
-                visit(
-                    self.events
-                        .range(seq_key(stream, *from)..=seq_key(stream, Seq::MAX)),
-                );
-            }
-        }
-        drop(self.db.flush());
     }
 
     /// A database in a temporary directory, deleted when the log is dropped.
