@@ -193,7 +193,8 @@ fn check_sled_files(path: &Path) -> Result<(), String> {
     Ok(())
 }
 
-fn read_capped(path: &Path, cap: u64) -> io::Result<Vec<u8>> {
+/// The first `cap` bytes of the file at `path`.
+pub(crate) fn read_capped(path: &Path, cap: u64) -> io::Result<Vec<u8>> {
     use std::io::Read;
     let mut bytes = Vec::new();
     File::open(path)?.take(cap).read_to_end(&mut bytes)?;

@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use askuser_core::Event;
 use askuser_store::testing::scripted_events;
 use askuser_store::{Log, SharedSledLog, SledLog};
+use common::events_of;
 use common::processes::{Helper, path_str};
 
 /// Every file under `dir`, with its bytes.
@@ -40,13 +41,6 @@ fn written(path: &Path, count: u64) -> Vec<Event> {
     events
 }
 
-fn read_all(log: &dyn Log) -> Vec<Event> {
-    log.read("s", 1)
-        .unwrap()
-        .map(|r| r.unwrap().event)
-        .collect()
-}
-
 #[test]
 fn a_log_closed_cleanly_is_sealed_and_read_in_place_without_a_byte_changed() {
     let dir = tempfile::tempdir().unwrap();
@@ -61,7 +55,7 @@ fn a_log_closed_cleanly_is_sealed_and_read_in_place_without_a_byte_changed() {
     for _ in 0..3 {
         let log = SharedSledLog::open_for_reading(&path).unwrap();
         assert!(log.is_owner());
-        assert_eq!(read_all(&log), events);
+        assert_eq!(events_of(&log, "s"), events);
         assert_eq!(log.streams().unwrap().len(), 1);
         std::thread::sleep(std::time::Duration::from_millis(1200));
         drop(log);

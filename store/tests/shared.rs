@@ -5,7 +5,6 @@
 
 mod common;
 
-use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::net::UnixStream;
@@ -18,22 +17,6 @@ use askuser_store::{Log, Session, SharedSledLog, StoreError};
 use common::processes::{Helper, Owner, path_str};
 use common::*;
 use serde_json::json;
-
-/// The `Back` events a `write` helper appends, by writer, in the order read.
-fn writes_by_writer(log: &dyn Log, stream: &str) -> BTreeMap<String, Vec<u64>> {
-    let mut by_writer: BTreeMap<String, Vec<u64>> = BTreeMap::new();
-    for recorded in log.read(stream, 1).unwrap() {
-        let Event::Back { inquiry } = recorded.unwrap().event else {
-            panic!("not a helper's event");
-        };
-        let (writer, k) = inquiry.as_str().rsplit_once('-').unwrap();
-        by_writer
-            .entry(writer.to_owned())
-            .or_default()
-            .push(k.parse().unwrap());
-    }
-    by_writer
-}
 
 #[test]
 fn eight_processes_appending_at_the_head_lose_nothing_and_duplicate_nothing() {
@@ -231,11 +214,7 @@ fn a_stopped_owner_is_ended_and_a_client_takes_the_log_over() {
         Some(9),
         "{status:?}"
     );
-    let read: Vec<Event> = log
-        .read("s", 1)
-        .unwrap()
-        .map(|r| r.unwrap().event)
-        .collect();
+    let read = events_of(&log, "s");
     assert_eq!(read, events);
 }
 

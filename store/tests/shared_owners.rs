@@ -5,7 +5,6 @@
 
 mod common;
 
-use std::collections::BTreeMap;
 use std::os::unix::process::ExitStatusExt as _;
 use std::path::Path;
 use std::sync::{Mutex, PoisonError};
@@ -15,6 +14,7 @@ use askuser_core::Event;
 use askuser_store::testing::scripted_events;
 use askuser_store::{Log, SharedSledLog};
 use common::processes::{Helper, path_str};
+use common::{events_of, writes_by_writer};
 
 /// A log with `events` in stream `s`, closed again.
 fn log_with(path: &Path, events: &[Event]) {
@@ -40,11 +40,7 @@ fn a_hung_owner_that_greets_nobody_is_ended_and_the_log_taken_over() {
     assert!(took < Duration::from_secs(4), "took {took:?}");
     assert_eq!(log.append("s", 1, &events[1..]).unwrap(), 2);
     assert_eq!(hung.wait().signal(), Some(9));
-    let read: Vec<Event> = log
-        .read("s", 1)
-        .unwrap()
-        .map(|r| r.unwrap().event)
-        .collect();
+    let read = events_of(&log, "s");
     assert_eq!(read, events);
 }
 
@@ -89,11 +85,7 @@ fn a_client_whose_owner_hangs_mid_work_ends_it_and_appends_once() {
     eprintln!("taken over in {took:?}");
     assert!(took < Duration::from_secs(4), "took {took:?}");
     assert_eq!(hung.wait().signal(), Some(9));
-    let read: Vec<Event> = log
-        .read("s", 1)
-        .unwrap()
-        .map(|r| r.unwrap().event)
-        .collect();
+    let read = events_of(&log, "s");
     assert_eq!(read, events);
 }
 
@@ -204,17 +196,7 @@ fn eight_processes_killed_at_random_lose_nothing_acknowledged_and_duplicate_noth
         "{restarts} writers started again after {kills_made} kills"
     );
     let log = SharedSledLog::open(&path).unwrap();
-    let mut by_writer: BTreeMap<String, Vec<u64>> = BTreeMap::new();
-    for recorded in log.read("s", 1).unwrap() {
-        let Event::Back { inquiry } = recorded.unwrap().event else {
-            panic!("not a helper's event");
-        };
-        let (writer, k) = inquiry.as_str().rsplit_once('-').unwrap();
-        by_writer
-            .entry(writer.to_owned())
-            .or_default()
-            .push(k.parse().unwrap());
-    }
+    let by_writer = writes_by_writer(&log, "s");
     let expected: Vec<u64> = (0..EACH).collect();
     assert_eq!(by_writer.len(), WRITERS);
     for (writer, ks) in &by_writer {
@@ -303,11 +285,7 @@ fn an_idle_owner_lets_the_log_go_and_takes_it_again_when_needed() {
     assert!(other.finish());
     assert_eq!(log.append("s", 2, &events[2..]).unwrap(), 3);
     assert!(log.is_owner(), "it took the log again");
-    let read: Vec<Event> = log
-        .read("s", 1)
-        .unwrap()
-        .map(|r| r.unwrap().event)
-        .collect();
+    let read = events_of(&log, "s");
     assert_eq!(read, events);
 }
 
@@ -352,10 +330,6 @@ fn an_idle_owner_repacks_what_it_appended_one_event_at_a_time() {
     let sled = askuser_store::SledLog::open(&path).unwrap();
     let again = askuser_store::compact::repack(&sled, "s").unwrap();
     assert_eq!(again.events, 0, "{again:?}");
-    let read: Vec<Event> = sled
-        .read("s", 1)
-        .unwrap()
-        .map(|r| r.unwrap().event)
-        .collect();
+    let read = events_of(&sled, "s");
     assert_eq!(read, events);
 }

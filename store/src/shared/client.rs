@@ -188,14 +188,21 @@ impl Connection {
 }
 
 /// The CPU time process `pid` has used, in clock ticks (`utime` + `stime` of
-/// `/proc/PID/stat`, counted after the command name's last ')').
+/// `/proc/PID/stat`).
 fn cpu_ticks(pid: u32) -> Option<u64> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let (_, rest) = stat.rsplit_once(')')?;
-    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let fields = stat_fields(pid)?;
     let user: u64 = fields.get(11)?.parse().ok()?;
     let system: u64 = fields.get(12)?.parse().ok()?;
     Some(user + system)
+}
+
+/// The fields of `/proc/PID/stat` after the command name, from the state on. The
+/// name is in parentheses and may hold anything, so they are read after the last
+/// ')'.
+fn stat_fields(pid: u32) -> Option<Vec<String>> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let (_, rest) = stat.rsplit_once(')')?;
+    Some(rest.split_whitespace().map(str::to_owned).collect())
 }
 
 /// Whether process `pid`, listening on `socket`, leaves a new connection's
@@ -247,13 +254,9 @@ fn owner_stopped(pid: u32) -> bool {
     matches!(process_state(pid), Some('T' | 't'))
 }
 
-/// The state letter of process `pid` (`/proc/PID/stat`), if it exists. The state
-/// follows the command name, which is in parentheses and may hold anything, so it
-/// is read after the last ')'.
+/// The state letter of process `pid` (`/proc/PID/stat`), if it exists.
 fn process_state(pid: u32) -> Option<char> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let (_, rest) = stat.rsplit_once(')')?;
-    rest.trim_start().chars().next()
+    stat_fields(pid)?.first()?.chars().next()
 }
 
 /// Whether process `pid` holds the lock sled takes on `file` (a `FLOCK` line of

@@ -26,6 +26,8 @@ use std::fs::{self, File};
 use std::io::{self, Read as _, Seek as _, SeekFrom, Write as _};
 use std::path::{Path, PathBuf};
 
+use crate::sled_files::read_capped;
+
 /// The seal's file name, beside the data file.
 const SEAL_NAME: &str = "askuser.seal";
 
@@ -115,19 +117,16 @@ pub(crate) fn is_sealed(dir: &Path) -> bool {
     if fs2::FileExt::try_lock_shared(&data).is_err() {
         return false;
     }
-    let sealed = read_capped(&dir.join(SEAL_NAME))
+    let sealed = read_capped(&dir.join(SEAL_NAME), SEAL_CAP)
         .ok()
-        .is_some_and(|seal| describe(dir, &data).is_ok_and(|now| now == seal));
+        .is_some_and(|seal| describe(dir, &data).is_ok_and(|now| now.as_bytes() == seal));
     drop(fs2::FileExt::unlock(&data));
     sealed
 }
 
 /// The seal's text for the files in `dir` as they are (`data`: its data file).
 fn describe(dir: &Path, data: &File) -> io::Result<String> {
-    let mut conf = Vec::new();
-    File::open(dir.join("conf"))?
-        .take(SEAL_CAP)
-        .read_to_end(&mut conf)?;
+    let conf = read_capped(&dir.join("conf"), SEAL_CAP)?;
     let segment = segment_size(&conf);
     let length = data.metadata()?.len();
     let (headers, tail) = data_crcs(data, length, segment)?;
@@ -215,12 +214,6 @@ fn blobs(dir: &Path) -> io::Result<String> {
         hasher.update(&size.to_be_bytes());
     }
     Ok(format!("{} {:08x}", listed.len(), hasher.finalize()))
-}
-
-fn read_capped(path: &Path) -> io::Result<String> {
-    let mut text = String::new();
-    File::open(path)?.take(SEAL_CAP).read_to_string(&mut text)?;
-    Ok(text)
 }
 
 /// Feeds what is written to a CRC-32.

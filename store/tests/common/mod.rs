@@ -9,7 +9,7 @@ use askuser_core::{
     AnsweredBy, CancelReason, Event, Form, InquiryId, Origin, Persistence, Policy, Request, Target,
     parse_form,
 };
-use askuser_store::{Durability, ManualClock, MemLog, SharedSledLog, SledLog, Timestamp};
+use askuser_store::{Durability, Log, ManualClock, MemLog, SharedSledLog, SledLog, Timestamp};
 use serde_json::{Value, json};
 
 /// 2025-03-01T00:00:00Z.
@@ -260,4 +260,33 @@ pub fn pg_tls() -> TestPg {
         .with_durability(askuser_store::Durability::Buffered)
         .with_clock(clock());
     TestPg { log, url: pg_url() }
+}
+
+/// Every event of `stream`, read from its first.
+pub fn events_of(log: &dyn Log, stream: &str) -> Vec<Event> {
+    log.read(stream, 1)
+        .unwrap()
+        .map(|r| r.unwrap().event)
+        .collect()
+}
+
+/// The `Back` events a `write` helper appends, by writer (the inquiry id
+/// `WRITER-k`), each writer's `k` in the order read.
+pub fn writes_by_writer(
+    log: &dyn Log,
+    stream: &str,
+) -> std::collections::BTreeMap<String, Vec<u64>> {
+    let mut by_writer: std::collections::BTreeMap<String, Vec<u64>> =
+        std::collections::BTreeMap::new();
+    for event in events_of(log, stream) {
+        let Event::Back { inquiry } = event else {
+            panic!("not a helper's event");
+        };
+        let (writer, k) = inquiry.as_str().rsplit_once('-').unwrap();
+        by_writer
+            .entry(writer.to_owned())
+            .or_default()
+            .push(k.parse().unwrap());
+    }
+    by_writer
 }
