@@ -8,6 +8,7 @@ use crate::answer::Answer;
 use crate::error::Problem;
 use crate::event::{AnsweredBy, CancelReason, InquiryId};
 use crate::form::Question;
+use crate::input::At;
 use crate::valid_form::ValidForm;
 
 /// What an adapter must do next.
@@ -33,6 +34,9 @@ pub enum Command {
         inquiry: InquiryId,
         /// Every answer, as it would be sent (status `completed`).
         outcome: Outcome,
+        /// The inquiry's step: submit, go Back or Reply from this review with
+        /// [`At::review`](crate::At::review)`(inquiry, step)`.
+        step: u32,
     },
     /// Respond to the model with the outcome (answers, or a Reply's cancel marker).
     Respond {
@@ -88,16 +92,25 @@ pub struct Prompt {
     pub progress: Option<Progress>,
     /// The value to prefill: the earlier answer after Back, else the default.
     pub prefill: Option<Answer>,
+    /// The note to prefill: the one written beside the earlier answer, after Back.
+    pub prefill_note: Option<String>,
     /// Whether Back is offered (an earlier question was answered by the person).
     pub can_back: bool,
     /// The "who's asking" label.
     pub label: Option<Arc<str>>,
+    /// The inquiry's step when this prompt was made (see [`At`]).
+    pub step: u32,
 }
 
 impl Prompt {
     /// The question to show.
     pub fn question(&self) -> &Question {
         self.form.question(self.index)
+    }
+
+    /// What this prompt shows, to answer it (or go Back or Reply from it) with.
+    pub fn at(&self) -> At {
+        At::question(self.inquiry.clone(), self.question().id.clone(), self.step)
     }
 
     /// The prefill as JSON.

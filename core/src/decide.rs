@@ -16,14 +16,16 @@ use crate::reducer::{Inquiry, State, digest};
 use crate::valid_form::ValidForm;
 use crate::validate::validate;
 
-/// An accepted input: the event to record, and what deciding prepared for applying
-/// it (a request's validated form, so it is not built twice).
+/// An accepted input: the events to record, appended together, and what deciding
+/// prepared for applying them (a request's validated form, so it is not built
+/// twice).
 ///
-/// Record [`Decision::event`], then hand the decision to
+/// Record [`Decision::events`] in one append, then hand the decision to
 /// [`State::apply_decision`]; a decision is for the state that made it.
 #[derive(Debug, Clone)]
 pub struct Decision<'a> {
-    event: Cow<'a, Event>,
+    /// Never empty: the last event is the one the input stands for.
+    events: Cow<'a, [Event]>,
     form: Option<ValidForm>,
 }
 
@@ -31,28 +33,51 @@ impl<'a> Decision<'a> {
     /// The input itself, accepted as it is (borrowed: nothing is copied).
     fn accept(input: &'a Event) -> Self {
         Self {
-            event: Cow::Borrowed(input),
+            events: Cow::Borrowed(std::slice::from_ref(input)),
             form: None,
         }
     }
 
-    /// A verdict on the input, recorded in its place.
+    /// A verdict on the input, or an event built from an [`Input`], recorded.
     fn verdict(event: Event) -> Self {
         Self {
-            event: Cow::Owned(event),
+            events: Cow::Owned(vec![event]),
             form: None,
         }
     }
 
-    /// The event to record: the input itself, or the verdict on it
+    /// The event the input stands for: the input itself, or the verdict on it
     /// ([`Event::Rejected`], [`Event::AnswerRefused`], [`Event::Denied`]).
     pub fn event(&self) -> &Event {
-        &self.event
+        // `events` is never empty (every constructor puts the main event last).
+        &self.events[self.events.len() - 1]
     }
 
-    /// The event to record, and the validated form of an accepted request.
-    pub(crate) fn into_parts(self) -> (Cow<'a, Event>, Option<ValidForm>) {
-        (self.event, self.form)
+    /// Every event to record, in order, in one append: the main event, after the
+    /// [`Event::ReviewWanted`] an answer implied.
+    pub fn events(&self) -> &[Event] {
+        &self.events
+    }
+
+    /// The events to record, and the validated form of an accepted request.
+    pub(crate) fn into_parts(self) -> (Cow<'a, [Event]>, Option<ValidForm>) {
+        (self.events, self.form)
+    }
+
+    /// Events built from an [`Input`](crate::Input), recorded in this order.
+    pub(crate) fn recorded(events: Vec<Event>) -> Self {
+        Self {
+            events: Cow::Owned(events),
+            form: None,
+        }
+    }
+
+    /// The same decision, owning its events.
+    pub fn into_owned(self) -> Decision<'static> {
+        Decision {
+            events: Cow::Owned(self.events.into_owned()),
+            form: self.form,
+        }
     }
 }
 
@@ -152,7 +177,7 @@ impl State {
         Ok(())
     }
 
-    fn check_open(&self, inquiry: &InquiryId) -> Result<&crate::inquiry::Open, Refusal> {
+    pub(crate) fn check_open(&self, inquiry: &InquiryId) -> Result<&crate::inquiry::Open, Refusal> {
         match self.inquiries.get(inquiry) {
             Some(Inquiry::Open(open)) => Ok(open),
             Some(Inquiry::Finished(_)) => Err(Refusal::InquiryFinished {
@@ -213,7 +238,7 @@ impl State {
             }
         }
         Ok(Decision {
-            event: Cow::Borrowed(input),
+            events: Cow::Borrowed(std::slice::from_ref(input)),
             form: Some(form),
         })
     }

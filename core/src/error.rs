@@ -4,6 +4,9 @@
 
 use std::fmt;
 
+use crate::event::InquiryId;
+use crate::input::At;
+
 use serde::{Deserialize, Serialize};
 
 use crate::form::AnswerType;
@@ -502,6 +505,19 @@ pub enum Refusal {
     NotAnInput {
         /// The event's kind.
         kind: String,
+    },
+    /// An answer, Back, Reply or submit for something the inquiry no longer shows:
+    /// another surface (a second tab, the terminal, an edited file) moved it on
+    /// first. Nothing is recorded; show the person `current` (keeping what they
+    /// typed) and say what changed.
+    #[error("inquiry \"{inquiry}\" moved on since {shown} was shown: it now shows {current}")]
+    Stale {
+        /// The inquiry.
+        inquiry: InquiryId,
+        /// What the action named.
+        shown: At,
+        /// What the inquiry shows now.
+        current: At,
     },
     /// `TimedOut` for an inquiry whose policy sets no timeout. Send it only when the
     /// policy's `timeout.after_ms` has passed.

@@ -46,6 +46,21 @@ pub(crate) struct Open {
     /// for [`Event::Submitted`](crate::Event::Submitted), the cursor past the end.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub(crate) review: bool,
+    /// The notes Back discarded with their answers, by question: each comes back
+    /// beside its prefill, so a note is never lost when its question is asked
+    /// again. Empty when no note was discarded.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) discarded_notes: Vec<Option<String>>,
+    /// How many times what this inquiry shows has moved (an answer taken or given
+    /// ahead, Back, a review wanted): what an [`At`](crate::At) names, so an
+    /// action on something shown before a move is told apart.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub(crate) step: u32,
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's skip_serializing_if passes a reference
+fn is_zero(step: &u32) -> bool {
+    *step == 0
 }
 
 /// The serialized shape of [`Open`], checked before use so that a damaged snapshot
@@ -67,6 +82,10 @@ struct OpenRecord {
     call: Option<Arc<ToolCall>>,
     #[serde(default)]
     review: bool,
+    #[serde(default)]
+    discarded_notes: Vec<Option<String>>,
+    #[serde(default)]
+    step: u32,
 }
 
 impl TryFrom<OpenRecord> for Open {
@@ -74,7 +93,8 @@ impl TryFrom<OpenRecord> for Open {
 
     fn try_from(record: OpenRecord) -> Result<Self, Self::Error> {
         let count = record.form.len();
-        let discarded_fits = record.discarded.is_empty() || record.discarded.len() == count;
+        let discarded_fits = (record.discarded.is_empty() || record.discarded.len() == count)
+            && (record.discarded_notes.is_empty() || record.discarded_notes.len() == count);
         // The cursor is past the last question only while a review is showing.
         let cursor_fits = record.cursor < count || (record.review && record.cursor == count);
         if record.answers.len() != count || !cursor_fits || !discarded_fits {
@@ -110,6 +130,8 @@ impl TryFrom<OpenRecord> for Open {
             refused: record.refused,
             call: record.call,
             review: record.review,
+            discarded_notes: record.discarded_notes,
+            step: record.step,
         })
     }
 }
@@ -137,6 +159,8 @@ impl Open {
             discarded: (0..count).map(|_| None).collect(),
             refused: 0,
             review: false,
+            discarded_notes: Vec::new(),
+            step: 0,
         }
     }
 
@@ -156,6 +180,7 @@ impl Open {
                 status: OutcomeStatus::Completed,
                 message: None,
             },
+            step: self.step,
         }
     }
 
@@ -163,8 +188,12 @@ impl Open {
     pub(crate) fn accept(&mut self, slot: Slot) {
         self.answers[self.cursor] = Some(slot);
         self.discarded[self.cursor] = None;
+        if let Some(note) = self.discarded_notes.get_mut(self.cursor) {
+            *note = None;
+        }
         self.refused = 0;
         self.cursor += 1;
+        self.step = self.step.wrapping_add(1);
     }
 
     /// The index of the last question the person answered before the current one.
@@ -186,14 +215,22 @@ impl Open {
         let Some(target) = self.back_target() else {
             return false;
         };
-        for index in target..self.answers.len() {
+        let count = self.answers.len();
+        for index in target..count {
             if let Some(slot) = self.answers[index].take() {
                 self.discarded[index] = Some(slot.answer);
+                if let Some(note) = slot.note {
+                    if self.discarded_notes.len() != count {
+                        self.discarded_notes = vec![None; count];
+                    }
+                    self.discarded_notes[index] = Some(note);
+                }
             }
         }
         self.cursor = target;
         self.awaiting = Target::User;
         self.refused = 0;
+        self.step = self.step.wrapping_add(1);
         true
     }
 
@@ -384,8 +421,10 @@ impl Open {
             prefill: self.discarded[index]
                 .clone()
                 .or_else(|| self.form.default_answer(index).cloned()),
+            prefill_note: self.discarded_notes.get(index).cloned().flatten(),
             can_back: self.back_target().is_some(),
             label: self.label.clone(),
+            step: self.step,
         }
     }
 
@@ -395,6 +434,18 @@ impl Open {
             question: self.form.question(self.cursor).id.clone(),
             schema: self.form.answer_schema(self.cursor),
         }
+    }
+
+    /// What this inquiry shows now: its question, or its review.
+    pub(crate) fn at(&self, id: &InquiryId) -> crate::input::At {
+        if self.reviewing() {
+            return crate::input::At::review(id.clone(), self.step);
+        }
+        crate::input::At::question(
+            id.clone(),
+            self.form.question(self.cursor).id.clone(),
+            self.step,
+        )
     }
 
     /// The command this inquiry is waiting on.

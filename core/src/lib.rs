@@ -73,10 +73,12 @@
 pub mod answer;
 pub mod command;
 mod decide;
+mod decide_input;
 pub mod error;
 pub mod event;
 pub mod form;
 mod gate;
+pub mod input;
 mod inquiry;
 pub mod json;
 pub mod limits;
@@ -101,6 +103,7 @@ pub use event::{
     Target, Timeout, ToolCall,
 };
 pub use form::{AnswerType, Choice, Form, Question};
+pub use input::{AnswerInput, At, Input, normalize_line_breaks};
 pub use parse::{ParseOptions, parse_form, parse_form_with};
 pub use reducer::{FINISHED_REMEMBERED, Finished, State, reduce};
 pub use schema::answer_schema;

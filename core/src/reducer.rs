@@ -179,8 +179,11 @@ impl State {
     /// Applies a decision just made (after recording [`Decision::event`]), reusing
     /// what deciding prepared.
     pub fn apply_decision(&mut self, decision: Decision<'_>, out: &mut Vec<Command>) {
-        let (event, form) = decision.into_parts();
-        self.apply_prepared(&event, form, out);
+        let (events, mut form) = decision.into_parts();
+        // Only a request prepares a form, and a request is decided alone.
+        for event in events.iter() {
+            self.apply_prepared(event, form.take(), out);
+        }
     }
 
     fn apply_prepared(&mut self, event: &Event, form: Option<ValidForm>, out: &mut Vec<Command>) {
@@ -294,6 +297,16 @@ impl State {
     /// The origin (tool, turn) of an open inquiry.
     pub fn origin(&self, inquiry: &InquiryId) -> Option<&crate::event::Origin> {
         Some(&*self.open(inquiry)?.origin)
+    }
+
+    /// What an open inquiry shows now (its question or its review, and its
+    /// step): what an answer, Back, Reply or submit must name to be taken.
+    pub fn at(&self, inquiry: &InquiryId) -> Option<crate::input::At> {
+        let (id, open) = match self.inquiries.get_key_value(inquiry)? {
+            (id, Inquiry::Open(open)) => (id, open),
+            (_, Inquiry::Finished(_)) => return None,
+        };
+        Some(open.at(id))
     }
 
     /// The command an open inquiry is waiting on (its current prompt or assistant
@@ -430,6 +443,7 @@ impl State {
                 by: AnsweredBy::User,
                 note: None,
             });
+            open.step = open.step.wrapping_add(1);
         }
     }
 
@@ -488,6 +502,7 @@ impl State {
             return;
         };
         open.review = true;
+        open.step = open.step.wrapping_add(1);
         if open.reviewing() {
             out.push(open.review_command(id));
         }

@@ -201,6 +201,21 @@ impl ValidForm {
             .is_none_or(|gate| gate.holds(&self.0.form.questions, answer_at))
     }
 
+    /// Whether a surface that offers a review shows one before this form's
+    /// answers are sent: forms of more than one question, and one-question forms
+    /// answered from a list (where a single key or tap picks, so a slip would be
+    /// sent at once). The one rule every surface follows, applied by
+    /// [`State::decide_input`](crate::State::decide_input).
+    pub fn wants_review(&self) -> bool {
+        self.len() > 1
+            || self.questions().first().is_some_and(|question| {
+                matches!(
+                    question.answer_type,
+                    AnswerType::Boolean | AnswerType::Select | AnswerType::MultiSelect
+                )
+            })
+    }
+
     /// The JSON Schema an answer to question `index` must satisfy.
     pub fn answer_schema(&self, index: usize) -> Value {
         self.0

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use askuser_core::{Command, Event, Refusal, State};
+use askuser_core::{Command, Decision, Event, Input, Refusal, State};
 
 use crate::codec::check_name;
 use crate::error::StoreError;
@@ -165,8 +165,34 @@ impl Session {
         input: &Event,
         durability: Durability,
     ) -> Result<Handled, SessionError> {
+        self.run(|state| state.decide(input), durability)
+    }
+
+    /// Decides a host's or a person's action ([`Input`]: what it means is the
+    /// engine's to say), records the events it stands for in one append, applies
+    /// them and returns the commands, as [`Session::handle`] does for an event.
+    ///
+    /// An action on something the inquiry no longer shows (another surface moved
+    /// it first) is refused with [`Refusal::Stale`], which carries what is current,
+    /// after this session caught up with the log.
+    ///
+    /// # Errors
+    ///
+    /// As [`Session::handle`].
+    pub fn handle_input(&mut self, input: &Input) -> Result<Handled, SessionError> {
+        let durability = self.log.durability();
+        self.run(|state| state.decide_input(input), durability)
+    }
+
+    /// Decides with `decide`, appends what it decided at the expected head, and
+    /// applies it; on a lost race, catches up and decides again.
+    fn run<'a>(
+        &mut self,
+        decide: impl Fn(&State) -> Result<Decision<'a>, Refusal>,
+        durability: Durability,
+    ) -> Result<Handled, SessionError> {
         for _ in 0..RETRIES {
-            let decision = match self.state.decide(input) {
+            let decision = match decide(&self.state) {
                 Ok(decision) => decision,
                 // Refused on what this session knows: another process may have
                 // changed the stream (asked this inquiry, finished it). Decide on the
@@ -178,12 +204,9 @@ impl Session {
                     continue;
                 }
             };
-            let appended = self.log.append_with(
-                &self.stream,
-                self.head,
-                std::slice::from_ref(decision.event()),
-                durability,
-            );
+            let appended =
+                self.log
+                    .append_with(&self.stream, self.head, decision.events(), durability);
             match appended {
                 Ok(seq) => {
                     let mut commands = Vec::with_capacity(1);

@@ -71,18 +71,18 @@ fn a_person_answers_a_branching_form_in_the_browser_with_back_a_note_and_the_rev
     );
     assert_eq!(
         masked(&browser.text()),
-        "waiting for N s · all questions\nReview your answers\nApply the proposed migration?\nYes\nWhich environment?\nstaging\nOptional note for the migration log\nweekly run\nSend these answers Back (change the last answer)\nReply to the assistant instead · End the turn"
+        "waiting for N s · all questions\nReview your answers\nApply the proposed migration?\nYes\nWhich environment?\nstaging (note: after the backup)\nOptional note for the migration log\nweekly run\nSend these answers Back (change the last answer)\nReply to the assistant instead · End the turn"
     );
     keep_screenshot(&browser, "review.png");
     browser.click("button[value=submit]");
     assert_eq!(
         serve.next_of("result"),
-        r#"{"type":"result","inquiry":"c1","result":{"apply":true,"env":"staging","note":"weekly run"},"cancelled":false}"#
+        r#"{"type":"result","inquiry":"c1","result":{"apply":true,"env":"staging","note":"weekly run","_notes":{"env":"after the backup"}},"cancelled":false}"#
     );
     assert_eq!(browser.wait_title("Done"), "Done");
     assert_eq!(
         browser.text(),
-        "Done\nAnswered; the assistant got: {\"apply\":true,\"env\":\"staging\",\"note\":\"weekly run\"}\nAll questions"
+        "Done\nAnswered; the assistant got: {\"apply\":true,\"env\":\"staging\",\"note\":\"weekly run\",\"_notes\":{\"env\":\"after the backup\"}}\nAll questions"
     );
     browser.go(&format!("http://127.0.0.1:{}/", web.port));
     assert_eq!(browser.wait_title("askuser inbox"), "askuser inbox");
@@ -170,7 +170,7 @@ fn a_typed_answer_gets_a_generated_form_and_the_engines_error_beside_its_field(p
     browser.click("button[value=submit]");
     assert_eq!(
         serve.next_of("result"),
-        r#"{"type":"result","inquiry":"t1","result":{"deploy":{"replicas":3,"region":"us-east","canary":true,"owner":"ops team"},"raw":["fast"]},"cancelled":false}"#
+        r#"{"type":"result","inquiry":"t1","result":{"deploy":{"replicas":3,"region":"us-east","canary":true,"owner":"ops team"},"raw":["fast"],"_notes":{"deploy":"first try"}},"cancelled":false}"#
     );
 }
 
@@ -232,7 +232,7 @@ fn reply_end_turn_and_a_race_with_askuser_answer(place: &Place) {
     assert_eq!(browser.wait_title("Done"), "Done");
     assert_eq!(
         browser.text(),
-        "Done\nthis question is no longer waiting for an answer. Answered; the assistant got: {\"answer_type\":\"boolean\",\"answer\":false}\nAll questions"
+        "Done\nThis question was finished elsewhere (in another tab or the terminal) before your answer arrived; nothing you sent was recorded. Answered; the assistant got: {\"answer_type\":\"boolean\",\"answer\":false}\nAll questions"
     );
     // A link to a question the stream never asked (or answered long ago).
     browser.go(&format!("http://127.0.0.1:{}/q/s/c9", web.port));
@@ -241,6 +241,89 @@ fn reply_end_turn_and_a_race_with_askuser_answer(place: &Place) {
         browser.text(),
         "No such question\nNo question of that name waits in stream s. If it was asked there, it was answered or ended earlier: the stream's history tells how. All questions"
     );
+}
+
+/// Two tabs and the terminal (the `serve` host) on one inquiry: every action
+/// taken on a page that went stale (an answer, Back, a submit) is refused, the
+/// page shows what is current with what the person typed kept and a line saying
+/// what changed, and the result is exactly what the person meant.
+fn two_tabs_and_the_terminal_race_on_one_inquiry(place: &Place) {
+    let scratch = Scratch::new();
+    let db = place.db(&scratch);
+    let mut serve = Serve::start(&scratch, &db, "s");
+    serve.send(&migration("c1"));
+    serve.next_of("prompt");
+    let web = Web::start(&scratch, &db);
+    let browser = Browser::start();
+    browser.go(&web.url);
+    let question = format!("http://127.0.0.1:{}/q/s/c1", web.port);
+    let a = browser.tab();
+    browser.go(&question);
+    at(&browser, "[1/3] Apply the proposed migration?");
+    let b = browser.new_tab();
+
+    // The terminal answers the first question while tab A still shows it.
+    serve.send(&json!({"type": "answer", "inquiry": "c1", "question": "apply", "value": true}));
+    serve.next_of("prompt");
+    browser.click("#c1"); // "No", meant for "Apply?"
+    browser.type_into("#note", "careful with prod");
+    browser.click("button[value=answer]");
+    at(&browser, "[2/3] Which environment?");
+    assert_eq!(
+        masked(&browser.text()),
+        "Assistant asks\nwaiting for N s · all questions\n[2/3] Which environment?\nstaging — safe to try\nproduction\nWhile this page was open, “Apply the proposed migration?” was answered elsewhere (in another tab or the terminal): Yes. It now asks “Which environment?”. Nothing you sent was recorded; what you typed is kept.\nA note for the assistant (optional)\nAnswer Back\nReply to the assistant instead · End the turn"
+    );
+    assert_eq!(browser.value_of("#note"), "careful with prod");
+    assert!(
+        !browser.source().contains("checked"),
+        "no pick carried over"
+    );
+    browser.click("#c0");
+    browser.click("button[value=answer]");
+    at(&browser, "[3/3] Optional note for the migration log");
+
+    // Tab B opens the last question; tab A answers it (two lines) and reaches
+    // the review; B's Back is then stale.
+    browser.switch_to(&b);
+    browser.go(&question);
+    at(&browser, "[3/3] Optional note for the migration log");
+    browser.switch_to(&a);
+    browser.type_into("#answer", "weekly\nrun");
+    browser.click("button[value=answer]");
+    at(&browser, "Review your answers");
+    browser.switch_to(&b);
+    browser.click("button[value=back]");
+    at(&browser, "Review your answers");
+    assert_eq!(
+        masked(&browser.text()),
+        "waiting for N s · all questions\nReview your answers\nApply the proposed migration?\nYes\nWhich environment?\nstaging (note: careful with prod)\nOptional note for the migration log\nweekly\nrun\nWhile this page was open, “Optional note for the migration log” was answered elsewhere (in another tab or the terminal): weekly run. Every question is answered: review the answers below. Nothing you sent was recorded; what you typed is kept.\nSend these answers Back (change the last answer)\nReply to the assistant instead · End the turn"
+    );
+
+    // A goes Back from the review; B's Send is then stale.
+    browser.switch_to(&a);
+    browser.click("button[value=back]");
+    at(&browser, "[3/3] Optional note for the migration log");
+    browser.switch_to(&b);
+    browser.click("button[value=submit]");
+    at(&browser, "[3/3] Optional note for the migration log");
+    assert_eq!(
+        masked(&browser.text()),
+        "Assistant asks\nwaiting for N s · all questions\n[3/3] Optional note for the migration log\nYour answer weekly\nrun\nWhile this page was open, the answers under review changed elsewhere (in another tab or the terminal). It now asks “Optional note for the migration log”. Nothing you sent was recorded.\nA note for the assistant (optional)\nAnswer Back\nReply to the assistant instead · End the turn"
+    );
+    assert_eq!(browser.value_of("#answer"), "weekly\nrun");
+    browser.click("button[value=answer]");
+    at(&browser, "Review your answers");
+    browser.click("button[value=submit]");
+    assert_eq!(
+        serve.next_of("result"),
+        r#"{"type":"result","inquiry":"c1","result":{"apply":true,"env":"staging","note":"weekly\nrun","_notes":{"env":"careful with prod"}},"cancelled":false}"#
+    );
+    at(&browser, "Done");
+    // Tab A, still on the question B just answered, is told it finished.
+    browser.switch_to(&a);
+    browser.type_into("#answer", " again");
+    browser.click("button[value=answer]");
+    at(&browser, "Done");
 }
 
 fn with_script_the_inbox_is_live_and_a_page_is_told_when_another_surface_answers(place: &Place) {
@@ -410,6 +493,16 @@ fn reply_end_turn_and_a_race_with_askuser_answer_on_sled() {
 #[test]
 fn reply_end_turn_and_a_race_with_askuser_answer_on_postgres() {
     reply_end_turn_and_a_race_with_askuser_answer(&Place::postgres());
+}
+
+#[test]
+fn two_tabs_and_the_terminal_race_on_one_inquiry_on_sled() {
+    two_tabs_and_the_terminal_race_on_one_inquiry(&Place::Sled);
+}
+
+#[test]
+fn two_tabs_and_the_terminal_race_on_one_inquiry_on_postgres() {
+    two_tabs_and_the_terminal_race_on_one_inquiry(&Place::postgres());
 }
 
 #[test]

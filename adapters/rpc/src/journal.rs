@@ -52,8 +52,9 @@ pub enum Step {
 pub struct Journal {
     log: Arc<dyn Log>,
     sessions: HashMap<String, Session>,
-    /// Parsed calls by inquiry, so a result is not parsed again per line.
-    calls: HashMap<InquiryId, Arc<Call>>,
+    /// Parsed calls by stream, then inquiry (an id such as `call-1` recurs in
+    /// every stream), so a result is not parsed again per line.
+    calls: HashMap<String, HashMap<InquiryId, Arc<Call>>>,
     /// Set by [`Journal::defer_flush`]: appends are buffered until [`Journal::flush`].
     deferred: bool,
 }
@@ -137,7 +138,7 @@ impl Journal {
     /// # Errors
     /// When the log cannot be read.
     pub fn call(&mut self, stream: &str, inquiry: &InquiryId) -> Result<Option<Arc<Call>>> {
-        if let Some(call) = self.calls.get(inquiry) {
+        if let Some(call) = self.calls.get(stream).and_then(|calls| calls.get(inquiry)) {
             return Ok(Some(Arc::clone(call)));
         }
         let mut recorded = self.state(stream)?.call(inquiry).cloned();
@@ -146,9 +147,22 @@ impl Journal {
         }
         let parsed = recorded.as_deref().and_then(parse_recorded).map(Arc::new);
         if let Some(call) = &parsed {
-            self.calls.insert(inquiry.clone(), Arc::clone(call));
+            self.remember_call(stream, inquiry.clone(), Arc::clone(call));
         }
         Ok(parsed)
+    }
+
+    fn remember_call(&mut self, stream: &str, inquiry: InquiryId, call: Arc<Call>) {
+        (self.calls.entry(stream.to_owned()).or_default()).insert(inquiry, call);
+    }
+
+    fn forget_call(&mut self, stream: &str, inquiry: &InquiryId) {
+        if let Some(calls) = self.calls.get_mut(stream) {
+            calls.remove(inquiry);
+            if calls.is_empty() {
+                self.calls.remove(stream);
+            }
+        }
     }
 
     /// The call of a finished inquiry, read from its request in the log (the state
@@ -191,7 +205,7 @@ impl Journal {
         let inquiry = request.inquiry.clone();
         let step = self.handle(stream, &Event::Requested(request), Some(call))?;
         if matches!(step, Step::Recorded { .. }) {
-            self.calls.insert(inquiry, Arc::new(call.clone()));
+            self.remember_call(stream, inquiry, Arc::new(call.clone()));
         }
         Ok(step)
     }
@@ -246,7 +260,7 @@ impl Journal {
         if let Some(Command::Respond { inquiry, .. } | Command::Fail { inquiry, .. }) =
             handled.commands.last()
         {
-            self.calls.remove(inquiry);
+            self.forget_call(stream, inquiry);
         }
         Ok(Step::Recorded {
             seq: handled.seq,
@@ -275,7 +289,7 @@ impl Journal {
             if let Some(Command::Respond { inquiry, .. } | Command::Fail { inquiry, .. }) =
                 caught.commands.last()
             {
-                self.calls.remove(inquiry);
+                self.forget_call(stream, inquiry);
             }
         }
         Ok(lines)

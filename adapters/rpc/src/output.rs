@@ -78,7 +78,9 @@ pub(crate) fn command_line(
         } => {
             json!({"type": "ask_assistant", "inquiry": inquiry, "question": question, "schema": schema})
         }
-        Command::Review { inquiry, outcome } => {
+        Command::Review {
+            inquiry, outcome, ..
+        } => {
             json!({"type": "review", "inquiry": inquiry, "answers": outcome.to_json()})
         }
     }

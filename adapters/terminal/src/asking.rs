@@ -164,7 +164,9 @@ impl<'a> Asking<'a> {
             error: None,
             left: None,
             warned: false,
-            note: None,
+            // A question asked again (Back, or a change from the review) brings
+            // back the note written beside its earlier answer.
+            note: prompt.prefill_note.clone(),
         };
         asking.start = asking.draft();
         asking

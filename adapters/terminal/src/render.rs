@@ -351,8 +351,10 @@ mod tests {
             index: 1,
             progress: Some(Progress { n: 2, m: 2 }),
             prefill: None,
+            prefill_note: None,
             can_back: true,
             label: Some("Assistant".into()),
+            step: 1,
         };
         assert_eq!(prompt_header(&prompt), "[2/2] Assistant asks: Why?");
     }

@@ -185,9 +185,9 @@ where
     while let Some(command) = queue.pop_front() {
         queue = match command {
             Command::Prompt(prompt) => walk.prompt(prompter, engine, prompt)?,
-            Command::Review { inquiry, outcome } => {
-                walk.review(prompter, engine, &inquiry, &outcome)?
-            }
+            Command::Review {
+                inquiry, outcome, ..
+            } => walk.review(prompter, engine, &inquiry, &outcome)?,
             Command::InvalidAnswer { message, .. } => {
                 prompter.show_invalid(&message)?;
                 continue;
@@ -352,8 +352,10 @@ fn last_prompt(inquiry: &InquiryId, outcome: &Outcome) -> Prompt {
         index: count.saturating_sub(1),
         progress: (count > 1).then_some(Progress { n: count, m: count }),
         prefill: None,
+        prefill_note: None,
         can_back: true,
         label: None,
+        step: 0,
     }
 }
 

@@ -11,8 +11,8 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 
-use crate::answer::{Fields, value_from};
-use crate::queue::{Act, Page, Queue};
+use crate::answer::Fields;
+use crate::queue::{Act, NotTaken, Page, Queue};
 use crate::{SharedLog, WebError};
 use crate::{form, guard, live, notify, pages, stream_routes, tls};
 
@@ -398,9 +398,9 @@ async fn render(
                 },
             ),
         ),
-        Ok(Page::Review(outcome, time)) => page(
+        Ok(Page::Review(outcome, at, time)) => page(
             status,
-            form::review(&outcome, &time, &path, &csrf, error.as_deref()),
+            form::review(&outcome, &at, &time, &path, &csrf, error.as_deref()),
         ),
         Ok(Page::Finished(text)) => {
             let text = match error {
@@ -430,7 +430,25 @@ async fn reply(
     headers: HeaderMap,
     Path((stream, inquiry)): Path<(String, String)>,
 ) -> Response {
-    side_page(&app, &headers, &stream, &inquiry, form::reply)
+    if let Some(refused) = check(&app, &headers, false) {
+        return refused;
+    }
+    let queue = Arc::clone(&app.queue);
+    let (s, i) = (stream.clone(), inquiry.clone());
+    match blocking(move || lock(&queue).current_at(&s, &i)).await {
+        Ok(Some(at)) => page(
+            StatusCode::OK,
+            form::reply(
+                &pages::inquiry_path(&stream, &inquiry),
+                &app.csrf,
+                &at,
+                form::Refusal::default(),
+            ),
+        ),
+        // Not waiting (finished, or never asked): the question's page says why.
+        Ok(None) => render(&app, stream, inquiry, None, None).await,
+        Err(error) => trouble(&error.to_string()),
+    }
 }
 
 async fn end_turn(
@@ -493,31 +511,52 @@ async fn act(
     let queue = Arc::clone(&app.queue);
     let (s, i) = (stream.clone(), inquiry.clone());
     let outcome = blocking(move || {
-        let mut queue = lock(&queue);
         let act = match fields.get("action") {
-            Some("answer") => match queue.page(&s, &i, now_ms())? {
-                Page::Prompt(prompt, _) => match value_from(&prompt, &fields) {
-                    Ok(value) => Act::Answer(value, fields.text("note")),
-                    Err(message) => return Ok(Err(message)),
-                },
-                _ => {
-                    return Ok(Err(
-                        "this question is no longer waiting for an answer".into()
-                    ));
-                }
-            },
+            Some("answer") => Act::Answer,
             Some("back") => Act::Back,
-            Some("reply") => Act::Reply(fields.text("message")),
+            Some("reply") => Act::Reply,
             Some("end_turn") => Act::EndTurn,
             Some("submit") => Act::Submit,
-            _ => return Ok(Err("the form named no action; reload the page".into())),
+            _ => {
+                let not_taken = NotTaken {
+                    message: "the form named no action; reload the page".into(),
+                    stale: false,
+                };
+                return Ok(Err((not_taken, None)));
+            }
         };
-        queue.act(&s, &i, act)
+        let at = form::read_at(&i, &fields);
+        let mut queue = lock(&queue);
+        let outcome = queue.act(&s, &i, at, act, &fields)?;
+        // A Reply that was not taken stays on the Reply page, its message kept.
+        let reply_at = match (&outcome, act) {
+            (Err(not_taken), Act::Reply) if not_taken.stale => queue.current_at(&s, &i)?,
+            _ => None,
+        };
+        Ok::<_, askuser_rpc::RpcError>(outcome.map_err(|not_taken| (not_taken, reply_at)))
     })
     .await;
     match outcome {
         Ok(Ok(())) => see_other(&pages::inquiry_path(&stream, &inquiry)),
-        Ok(Err(message)) => render(&app, stream, inquiry, Some(message), Some(typed)).await,
+        Ok(Err((not_taken, Some(reply_at)))) => {
+            let refusal = form::Refusal {
+                error: Some(&not_taken.message),
+                typed: Some(&typed),
+            };
+            let path = pages::inquiry_path(&stream, &inquiry);
+            page(
+                StatusCode::CONFLICT,
+                form::reply(&path, &app.csrf, &reply_at, refusal),
+            )
+        }
+        Ok(Err((not_taken, None))) => {
+            let typed = if not_taken.stale {
+                Some(form::typed_text(&typed)).filter(|typed| !typed.0.is_empty())
+            } else {
+                Some(typed)
+            };
+            render(&app, stream, inquiry, Some(not_taken.message), typed).await
+        }
         Err(error) => trouble(&error.to_string()),
     }
 }

@@ -3,13 +3,61 @@
 
 use std::fmt::Write as _;
 
-use askuser_core::{AnswerType, Outcome, Prompt};
+use askuser_core::{AnswerType, At, InquiryId, Outcome, Prompt};
 use serde_json::Value;
 
 use crate::answer::Fields;
 use crate::pages::{Shape, esc, hidden, layout, timing};
 use crate::queue::Timing;
 use crate::schema_form;
+
+/// The hidden fields that say what a page shows (its question, or the review,
+/// and the inquiry's step), so the engine can tell an action on a stale page
+/// from one on the current question.
+fn at_fields(at: &At) -> String {
+    let mut out = format!(
+        "<input type=\"hidden\" name=\"at_step\" value=\"{}\">\n",
+        at.step
+    );
+    if let Some(question) = &at.question {
+        let _ = writeln!(
+            out,
+            "<input type=\"hidden\" name=\"at_question\" value=\"{}\">",
+            esc(question)
+        );
+    }
+    out
+}
+
+/// What a posted form says it was shown on (see [`at_fields`]); `None` when it
+/// does not say (a page from before this server, or a hand-made post).
+pub(crate) fn read_at(inquiry: &str, fields: &Fields) -> Option<At> {
+    let step = fields.get("at_step")?.parse::<u32>().ok()?;
+    Some(At {
+        inquiry: InquiryId::new(inquiry),
+        question: fields.get("at_question").map(str::to_owned),
+        step,
+    })
+}
+
+/// What the person typed as text (a note, an "Other" answer, a text answer, a
+/// Reply's message), without their picks: put back on a page that now shows
+/// another question, where an option number or a Yes would mean something else.
+pub(crate) fn typed_text(fields: &Fields) -> Fields {
+    let answer_is_text = |value: &str| {
+        value.parse::<usize>().is_err() && !matches!(value, "true" | "false" | "other")
+    };
+    Fields(
+        (fields.0.iter())
+            .filter(|(name, value)| match name.as_str() {
+                "note" | "other" | "message" => true,
+                "answer" => answer_is_text(value),
+                _ => false,
+            })
+            .cloned()
+            .collect(),
+    )
+}
 
 /// Why a question's page is shown again: the engine's (or the form's) reason,
 /// and what the person sent, put back into the inputs.
@@ -46,8 +94,9 @@ pub(crate) fn question(
     }
     let _ = write!(
         body,
-        "<form method=\"post\" action=\"{path}\">\n{}<fieldset>\n<legend>{}{}</legend>\n",
+        "<form method=\"post\" action=\"{path}\">\n{}{}<fieldset>\n<legend>{}{}</legend>\n",
         hidden(csrf),
+        at_fields(&prompt.at()),
         esc(&progress),
         esc(&question.text)
     );
@@ -55,10 +104,10 @@ pub(crate) fn question(
     if let Some(error) = refusal.error {
         let _ = writeln!(body, "<p class=\"error\" role=\"alert\">{}</p>", esc(error));
     }
-    let note = refusal
-        .typed
-        .and_then(|typed| typed.get("note"))
-        .unwrap_or_default();
+    let note = match refusal.typed {
+        Some(typed) => typed.get("note").unwrap_or_default(),
+        None => prompt.prefill_note.as_deref().unwrap_or_default(),
+    };
     let _ = write!(
         body,
         "<label for=\"note\">A note for the assistant (optional)</label>\n\
@@ -201,6 +250,7 @@ fn choices(prompt: &Prompt, prefill: Option<&Value>, typed: Option<&Fields>) -> 
 /// links to Reply and End Turn.
 pub(crate) fn review(
     outcome: &Outcome,
+    at: &At,
     time: &Timing,
     path: &str,
     csrf: &str,
@@ -237,12 +287,13 @@ pub(crate) fn review(
     }
     let _ = write!(
         body,
-        "<form method=\"post\" action=\"{path}\">\n{}\
+        "<form method=\"post\" action=\"{path}\">\n{}{}\
          <button type=\"submit\" name=\"action\" value=\"submit\">Send these answers</button>\n\
          <button type=\"submit\" name=\"action\" value=\"back\">Back (change the last answer)</button>\n\
          </form>\n<p><a href=\"{path}/reply\">Reply to the assistant instead</a> · \
          <a href=\"{path}/end\">End the turn</a></p>\n",
-        hidden(csrf)
+        hidden(csrf),
+        at_fields(at)
     );
     layout(
         "Review your answers",
@@ -251,15 +302,30 @@ pub(crate) fn review(
     )
 }
 
-/// The Reply page: an optional message, sent with the answers given so far.
-pub(crate) fn reply(path: &str, csrf: &str) -> String {
+/// The Reply page: an optional message, sent with the answers given so far,
+/// from what `at` names (the question or review the inquiry showed when the
+/// page was made).
+///
+/// After a refusal (the inquiry moved on elsewhere), the page says why and keeps
+/// the message the person typed.
+pub(crate) fn reply(path: &str, csrf: &str, at: &At, refusal: Refusal<'_>) -> String {
+    let error = refusal
+        .error
+        .map(|error| format!("<p class=\"error\" role=\"alert\">{}</p>\n", esc(error)))
+        .unwrap_or_default();
+    let message = refusal
+        .typed
+        .and_then(|typed| typed.get("message"))
+        .unwrap_or_default();
     let body = format!(
-        "<h1>Reply to the assistant instead</h1>\n<form method=\"post\" action=\"{path}\">\n{}\
+        "<h1>Reply to the assistant instead</h1>\n{error}<form method=\"post\" action=\"{path}\">\n{}{}\
          <label for=\"message\">Your message (optional; the answers given so far go with it)</label>\n\
-         <textarea id=\"message\" name=\"message\" rows=\"4\" maxlength=\"4096\"></textarea>\n\
+         <textarea id=\"message\" name=\"message\" rows=\"4\" maxlength=\"4096\">{}</textarea>\n\
          <button type=\"submit\" name=\"action\" value=\"reply\">Send the reply</button>\n\
          </form>\n<p><a href=\"{path}\">Back to the question</a></p>\n",
-        hidden(csrf)
+        hidden(csrf),
+        at_fields(at),
+        esc(message)
     );
     layout("Reply to the assistant", &body, &Shape::Other)
 }

@@ -5,11 +5,14 @@
 
 use std::collections::HashSet;
 
-use askuser_core::{CancelReason, Command, Event, InquiryId, Outcome, Prompt};
-use askuser_rpc::{Journal, RpcError, Step};
+use askuser_core::text::{answer_words, for_display_line};
+use askuser_core::{AnswerInput, At, Command, Input, InquiryId, Outcome, Prompt, Refusal, State};
+use askuser_rpc::{Journal, RpcError};
+use askuser_store::SessionError;
+
+use crate::answer::{Fields, value_from};
 
 use crate::history::{History, MAX_SHOWN};
-use serde_json::Value;
 
 /// One inquiry waiting for a person, for the inbox.
 #[derive(Debug, Clone)]
@@ -45,8 +48,8 @@ pub(crate) struct Timing {
 pub(crate) enum Page {
     /// The question being asked.
     Prompt(Box<Prompt>, Timing),
-    /// Every answer, before they are sent.
-    Review(Box<Outcome>, Timing),
+    /// Every answer, before they are sent, and what the review is (its step).
+    Review(Box<Outcome>, At, Timing),
     /// The inquiry is over: what the model got, in words and JSON.
     Finished(String),
     /// No such inquiry in this stream.
@@ -54,18 +57,38 @@ pub(crate) enum Page {
 }
 
 /// What the person did on a page.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Act {
-    /// An answer to the question being asked, and a note beside it.
-    Answer(Value, Option<String>),
+    /// An answer to the question shown (read from the form's fields).
+    Answer,
     /// Back to the previous answered question.
     Back,
     /// Reply to the assistant instead, with an optional message.
-    Reply(Option<String>),
+    Reply,
     /// End the turn (confirmed).
     EndTurn,
     /// Send the reviewed answers.
     Submit,
+}
+
+/// Why the person's action was not recorded, in words for them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct NotTaken {
+    /// What to show beside the inputs.
+    pub(crate) message: String,
+    /// The page was stale: another surface moved the inquiry on first, so the
+    /// page now shows another question (or the review), and only what the
+    /// person typed as text is put back.
+    pub(crate) stale: bool,
+}
+
+impl NotTaken {
+    fn invalid(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+            stale: false,
+        }
+    }
 }
 
 /// The engine's side of the inbox.
@@ -174,8 +197,9 @@ impl Queue {
                 Box::new(prompt),
                 self.timing(stream, inquiry, now)?,
             )),
-            Some(Command::Review { outcome, .. }) => Ok(Page::Review(
+            Some(Command::Review { outcome, step, .. }) => Ok(Page::Review(
                 Box::new(outcome),
+                At::review(id.clone(), step),
                 self.timing(stream, inquiry, now)?,
             )),
             Some(_) => Ok(Page::Finished(
@@ -261,55 +285,149 @@ impl Queue {
         })
     }
 
-    /// Hands the person's `act` on `inquiry` to the engine; `Err` with the
-    /// engine's refusal (another surface answered first, say) in words.
+    /// What `inquiry` of `stream` shows now, after catching up with the log;
+    /// `None` when it does not wait for a person.
+    pub(crate) fn current_at(
+        &mut self,
+        stream: &str,
+        inquiry: &str,
+    ) -> Result<Option<At>, RpcError> {
+        if !self
+            .journal
+            .log()
+            .streams()?
+            .iter()
+            .any(|s| s.name == stream)
+        {
+            return Ok(None);
+        }
+        self.journal.catch_up(stream)?;
+        Ok(self.journal.state(stream)?.at(&InquiryId::new(inquiry)))
+    }
+
+    /// Hands the person's `act` on `inquiry`, taken on what `at` names, to the
+    /// engine (through the stream's session); `Err` with why it was not taken,
+    /// in words (another surface answered first, say).
     pub(crate) fn act(
         &mut self,
         stream: &str,
         inquiry: &str,
+        at: Option<At>,
         act: Act,
-    ) -> Result<Result<(), String>, RpcError> {
+        fields: &Fields,
+    ) -> Result<Result<(), NotTaken>, RpcError> {
         self.journal.catch_up(stream)?;
         let id = InquiryId::new(inquiry);
-        let event = match act {
-            Act::Answer(value, note) => {
-                let Some(Command::Prompt(prompt)) = self.journal.state(stream)?.pending(&id) else {
-                    return Ok(Err(
-                        "this question is no longer waiting for an answer".into()
-                    ));
+        let state = self.journal.state(stream)?;
+        let Some(current) = state.at(&id) else {
+            return Ok(Err(NotTaken::invalid(FINISHED_ELSEWHERE)));
+        };
+        let needs_at = act != Act::EndTurn;
+        let shown = match at {
+            Some(at) if at.inquiry == id => at,
+            _ if !needs_at => current.clone(),
+            _ => {
+                return Ok(Err(NotTaken {
+                    message: "This page was out of date; here is the question as it stands. Nothing you sent was recorded.".into(),
+                    stale: true,
+                }));
+            }
+        };
+        if needs_at && shown != current {
+            return Ok(Err(NotTaken {
+                message: stale_words(state, &shown, &current),
+                stale: true,
+            }));
+        }
+        let input = match act {
+            Act::Answer => {
+                let Some(Command::Prompt(prompt)) = state.pending(&id) else {
+                    return Ok(Err(NotTaken::invalid(
+                        "this question is no longer waiting for an answer",
+                    )));
                 };
-                if !self.journal.state(stream)?.reviews(&id) {
-                    let wanted = Event::ReviewWanted {
-                        inquiry: id.clone(),
-                    };
-                    if let Step::Refused(refusal) = self.journal.apply(stream, &wanted)? {
-                        return Ok(Err(refusal.to_string()));
-                    }
-                }
-                Event::Answered {
-                    inquiry: id,
-                    question: prompt.question().id.clone(),
-                    value,
-                    by: askuser_core::AnsweredBy::User,
-                    remember: false,
-                    note,
+                match value_from(&prompt, fields) {
+                    Ok(value) => Input::from(
+                        AnswerInput::new(shown, value)
+                            .with_note(fields.text("note"))
+                            .reviewed(),
+                    ),
+                    Err(message) => return Ok(Err(NotTaken::invalid(message))),
                 }
             }
-            Act::Back => Event::Back { inquiry: id },
-            Act::Reply(message) => Event::Cancelled {
-                inquiry: id,
-                reason: CancelReason::UserReply,
-                message,
+            Act::Back => Input::Back(shown),
+            Act::Reply => Input::Reply {
+                at: shown,
+                message: fields.text("message"),
             },
-            Act::EndTurn => Event::TurnEnded { inquiry: id },
-            Act::Submit => Event::Submitted { inquiry: id },
+            Act::EndTurn => Input::EndTurn { inquiry: id },
+            Act::Submit => Input::Submit(shown),
         };
-        match self.journal.apply(stream, &event)? {
-            Step::Refused(refusal) => Ok(Err(refusal.to_string())),
-            Step::Recorded { commands, .. } => Ok(match commands.first() {
-                Some(Command::InvalidAnswer { message, .. }) => Err(message.clone()),
+        match self.journal.session(stream)?.handle_input(&input) {
+            Ok(handled) => Ok(match handled.commands.first() {
+                Some(Command::InvalidAnswer { message, .. }) => {
+                    Err(NotTaken::invalid(message.clone()))
+                }
                 _ => Ok(()),
             }),
+            Err(SessionError::Refused(Refusal::Stale { shown, current, .. })) => {
+                let state = self.journal.state(stream)?;
+                Ok(Err(NotTaken {
+                    message: stale_words(state, &shown, &current),
+                    stale: true,
+                }))
+            }
+            Err(SessionError::Refused(Refusal::InquiryFinished { .. })) => {
+                Ok(Err(NotTaken::invalid(FINISHED_ELSEWHERE)))
+            }
+            Err(SessionError::Refused(refusal)) => Ok(Err(NotTaken::invalid(refusal.to_string()))),
+            Err(SessionError::Store(error)) => Err(error.into()),
         }
     }
+}
+
+/// What a page says when its inquiry finished while it was open.
+const FINISHED_ELSEWHERE: &str = "This question was finished elsewhere (in another tab or the terminal) before your answer arrived; nothing you sent was recorded";
+
+/// What changed while a page was open, in words: what happened to what it
+/// showed, what shows now, and that nothing was recorded.
+fn stale_words(state: &State, shown: &At, current: &At) -> String {
+    let form = state.form(&shown.inquiry);
+    // One line each: a multi-line answer reads with spaces for its breaks.
+    let line = |text: &str| {
+        for_display_line(&text.split_whitespace().collect::<Vec<_>>().join(" ")).into_owned()
+    };
+    let text_of = |id: &str| {
+        form.and_then(|form| {
+            form.index_of(id)
+                .map(|index| form.question(index).text.clone())
+        })
+    };
+    let answer_of = |id: &str| {
+        let form = form?;
+        let index = form.index_of(id)?;
+        let slot = state.answers(&shown.inquiry)?.get(index)?.as_ref()?;
+        Some(answer_words(&slot.answer.to_value(form.question(index))))
+    };
+    let what = match &shown.question {
+        Some(id) => match (text_of(id), answer_of(id)) {
+            (Some(text), Some(answer)) => format!(
+                "While this page was open, “{}” was answered elsewhere (in another tab or the terminal): {}.",
+                line(&text),
+                line(&answer)
+            ),
+            _ => "While this page was open, the form moved on elsewhere (in another tab or the terminal).".to_owned(),
+        },
+        None => "While this page was open, the answers under review changed elsewhere (in another tab or the terminal).".to_owned(),
+    };
+    let now = match current.question.as_deref().and_then(text_of) {
+        Some(text) => format!(" It now asks “{}”.", line(&text)),
+        None => " Every question is answered: review the answers below.".to_owned(),
+    };
+    let kept = if shown.question.is_some() {
+        " Nothing you sent was recorded; what you typed is kept."
+    } else {
+        " Nothing you sent was recorded."
+    };
+    format!("{what}{now}{kept}")
 }

@@ -169,6 +169,24 @@ impl Browser {
     }
 
     /// Opens `url`.
+    /// Opens a new tab of this browser (it shares the cookies) and returns its
+    /// handle; the tab shown so far stays the one commands act on.
+    pub fn new_tab(&self) -> String {
+        let opened = self.session_call("POST", "/window/new", Some(json!({"type": "tab"})));
+        opened["handle"].as_str().unwrap().to_owned()
+    }
+
+    /// The handle of the tab commands act on.
+    pub fn tab(&self) -> String {
+        let handle = self.session_call("GET", "/window", None);
+        handle.as_str().unwrap().to_owned()
+    }
+
+    /// Makes the tab `handle` the one commands act on (as a person clicks on it).
+    pub fn switch_to(&self, handle: &str) {
+        self.session_call("POST", "/window", Some(json!({"handle": handle})));
+    }
+
     pub fn go(&self, url: &str) {
         self.session_call("POST", "/url", Some(json!({ "url": url })));
     }
@@ -272,6 +290,14 @@ impl Browser {
         let id = self.find(css);
         let text = self.session_call("GET", &format!("/element/{id}/text"), None);
         text.as_str().unwrap_or_default().to_owned()
+    }
+
+    /// The value of the input or text area `css` selects (what the person sees
+    /// typed in it).
+    pub fn value_of(&self, css: &str) -> String {
+        let id = self.find(css);
+        let value = self.session_call("GET", &format!("/element/{id}/property/value"), None);
+        value.as_str().unwrap_or_default().to_owned()
     }
 
     /// The text of the element `css` selects, once it is `expected` (waiting up

@@ -21,9 +21,11 @@ pub(crate) fn parse(arguments: &Value) -> Result<ValidForm, Vec<FieldError>> {
 /// `{"apply": true, "env": "production", "note": null}`; after a Reply,
 /// `{"cancelled": true, "answered": {...}}`; after a timeout, `{"timed_out": true,
 /// "answered": {...}, "filled_by_timeout": {...}, "message": "The user did not
-/// answer in time: ..."}`. A Reply's message is `"message"` beside `"cancelled"`;
-/// after a Reply or a timeout, notes the person wrote are `"notes": {"<id>": "..."}`
-/// (a completed form's keys are its question ids, so it carries no notes).
+/// answer in time: ..."}`. A Reply's message is `"message"` beside `"cancelled"`.
+/// Notes the person wrote beside answers are `{"<id>": "..."}`: under `"notes"`
+/// after a Reply or a timeout, and under [`NOTES_KEY`] in a completed form, whose
+/// other keys are its question ids (a form that has a question of that id gets
+/// the key with one more `_` until it is free).
 pub(crate) fn render(outcome: &Outcome, texts: &[String]) -> Value {
     let mut result = outcome.to_json();
     let Value::Object(map) = &mut result else {
@@ -32,21 +34,35 @@ pub(crate) fn render(outcome: &Outcome, texts: &[String]) -> Value {
     if let Some(notice) = super::notice::timeout(outcome, texts) {
         map.insert("message".into(), Value::String(notice));
     }
-    // A completed form's keys are its question ids: there is no place for notes.
-    if outcome.status != OutcomeStatus::Completed {
-        let notes: Map<String, Value> = outcome
-            .form
-            .questions()
-            .iter()
-            .enumerate()
-            .filter_map(|(index, question)| {
-                let note = super::notice::note(outcome, index)?;
-                Some((question.id.clone(), Value::String(note.to_owned())))
-            })
-            .collect();
-        if !notes.is_empty() {
-            map.insert("notes".into(), Value::Object(notes));
-        }
+    let notes: Map<String, Value> = outcome
+        .form
+        .questions()
+        .iter()
+        .enumerate()
+        .filter_map(|(index, question)| {
+            let note = super::notice::note(outcome, index)?;
+            Some((question.id.clone(), Value::String(note.to_owned())))
+        })
+        .collect();
+    if !notes.is_empty() {
+        let key = if outcome.status == OutcomeStatus::Completed {
+            free_key(outcome)
+        } else {
+            "notes".to_owned()
+        };
+        map.insert(key, Value::Object(notes));
     }
     result
+}
+
+/// The key of the notes in a completed `jp-form` result.
+pub(crate) const NOTES_KEY: &str = "_notes";
+
+/// [`NOTES_KEY`], with `_` added until no question of the form has it as its id.
+fn free_key(outcome: &Outcome) -> String {
+    let mut key = NOTES_KEY.to_owned();
+    while outcome.form.index_of(&key).is_some() {
+        key.push('_');
+    }
+    key
 }

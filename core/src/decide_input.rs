@@ -1,0 +1,324 @@
+//! Deciding an [`Input`]: what a host's or a person's action means, in one place.
+//!
+//! Every surface hands its action here (through `askuser_store::Session`), so the
+//! rules that used to sit in each surface are the engine's: an action names what
+//! it was taken on ([`At`]) and is refused when that is no longer current; a text
+//! answer's line breaks read the same from every surface; an answer is remembered
+//! only where the inquiry's persistence allows it; a surface that reviews gets the
+//! review the form calls for, recorded with the first answer.
+
+use crate::decide::Decision;
+use crate::error::Refusal;
+use crate::event::{CancelReason, Event, Persistence};
+use crate::input::{AnswerInput, At, Input, normalize_line_breaks, normalize_value};
+use crate::reducer::State;
+
+impl State {
+    /// Decides an [`Input`] without changing the state: `Ok` with the events to
+    /// record together (see [`Decision::events`]), or the [`Refusal`] that says why
+    /// nothing is recorded.
+    ///
+    /// ```
+    /// use askuser_core::{AnswerInput, Command, Input, InquiryId, Refusal, Request, State, parse_form};
+    /// use serde_json::json;
+    ///
+    /// let form = parse_form(&json!({"questions": [
+    ///     {"id": "apply", "text": "Apply?", "answer_type": "boolean"},
+    ///     {"id": "env", "text": "Where?", "answer_type": "select", "options": ["staging", "production"]},
+    /// ]})).unwrap();
+    /// let mut state = State::new();
+    /// let mut commands = Vec::new();
+    /// let ask = Input::Ask(Request {
+    ///     inquiry: InquiryId::new("call-1"), form: form.form().clone(),
+    ///     policy: Default::default(), origin: Default::default(), call: None,
+    /// });
+    /// let decision = state.decide_input(&ask).unwrap();
+    /// state.apply_decision(decision, &mut commands);
+    /// let Some(Command::Prompt(first)) = commands.pop() else { panic!() };
+    ///
+    /// // The person answers what they were shown: `first.at()` names it.
+    /// let yes = Input::from(AnswerInput::new(first.at(), json!(true)).reviewed());
+    /// let decision = state.decide_input(&yes).unwrap();
+    /// assert_eq!(decision.events().len(), 2); // the review the form calls for, then the answer
+    /// state.apply_decision(decision, &mut commands);
+    ///
+    /// // A second tab still showing the first question answers it again: refused,
+    /// // with what is current now.
+    /// let stale = Input::from(AnswerInput::new(first.at(), json!(false)));
+    /// let Err(Refusal::Stale { current, .. }) = state.decide_input(&stale) else { panic!() };
+    /// assert_eq!(current.question.as_deref(), Some("env"));
+    /// ```
+    ///
+    /// # Errors
+    /// A [`Refusal`]: [`Refusal::Stale`] for an action on something no longer
+    /// shown, and every refusal [`State::decide`] gives.
+    pub fn decide_input(&self, input: &Input) -> Result<Decision<'static>, Refusal> {
+        let event = match input {
+            Input::Answer(answer) => return self.decide_answer_input(answer),
+            Input::Ask(request) => Event::Requested(request.clone()),
+            Input::RejectCall {
+                inquiry,
+                tool,
+                problems,
+            } => Event::Rejected {
+                inquiry: inquiry.clone(),
+                tool: tool.clone(),
+                problems: problems.clone(),
+            },
+            Input::AnswerAhead {
+                inquiry,
+                question,
+                value,
+            } => Event::AnsweredAhead {
+                inquiry: inquiry.clone(),
+                question: question.clone(),
+                value: normalize_value(value).unwrap_or_else(|| value.clone()),
+            },
+            Input::Show { inquiry, questions } => Event::Shown {
+                inquiry: inquiry.clone(),
+                questions: questions.clone(),
+            },
+            Input::Back(at) => {
+                self.check_at(at)?;
+                Event::Back {
+                    inquiry: at.inquiry.clone(),
+                }
+            }
+            Input::Reply { at, message } => {
+                self.check_at(at)?;
+                Event::Cancelled {
+                    inquiry: at.inquiry.clone(),
+                    reason: CancelReason::UserReply,
+                    message: normalized_message(message.as_deref()),
+                }
+            }
+            Input::Cancel { inquiry, reason } => Event::Cancelled {
+                inquiry: inquiry.clone(),
+                reason: reason.clone(),
+                message: None,
+            },
+            Input::EndTurn { inquiry } => Event::TurnEnded {
+                inquiry: inquiry.clone(),
+            },
+            Input::TimeOut { inquiry, message } => Event::TimedOut {
+                inquiry: inquiry.clone(),
+                message: normalized_message(message.as_deref()),
+            },
+            Input::WantReview { inquiry } => Event::ReviewWanted {
+                inquiry: inquiry.clone(),
+            },
+            Input::Submit(at) => {
+                self.check_at(at)?;
+                Event::Submitted {
+                    inquiry: at.inquiry.clone(),
+                }
+            }
+        };
+        self.decide(&event).map(Decision::into_owned)
+    }
+
+    /// Whether `at` is what its inquiry shows now.
+    fn check_at(&self, at: &At) -> Result<(), Refusal> {
+        let current = self.check_open(&at.inquiry)?.at(&at.inquiry);
+        if current.question != at.question || current.step != at.step {
+            return Err(Refusal::Stale {
+                inquiry: at.inquiry.clone(),
+                shown: at.clone(),
+                current,
+            });
+        }
+        Ok(())
+    }
+
+    fn decide_answer_input(&self, answer: &AnswerInput) -> Result<Decision<'static>, Refusal> {
+        let at = &answer.at;
+        self.check_at(at)?;
+        let open = self.check_open(&at.inquiry)?;
+        let Some(question) = at.question.clone() else {
+            return Err(Refusal::InReview {
+                inquiry: at.inquiry.to_string(),
+                got: String::new(),
+            });
+        };
+        let event = Event::Answered {
+            inquiry: at.inquiry.clone(),
+            question,
+            value: normalize_value(&answer.value).unwrap_or_else(|| answer.value.clone()),
+            by: answer.by,
+            remember: answer.remember && open.policy.persistence == Persistence::Turn,
+            note: normalized_message(answer.note.as_deref()),
+        };
+        let decision = self.decide(&event)?.into_owned();
+        let accepted = matches!(decision.event(), Event::Answered { .. });
+        if accepted && answer.reviews && !open.review && open.form.wants_review() {
+            let (events, _) = decision.into_parts();
+            let mut recorded = Vec::with_capacity(2);
+            recorded.push(Event::ReviewWanted {
+                inquiry: at.inquiry.clone(),
+            });
+            recorded.extend(events.into_owned());
+            return Ok(Decision::recorded(recorded));
+        }
+        Ok(decision)
+    }
+}
+
+/// A person's free text as recorded: line breaks as `\n`; blank is none.
+fn normalized_message(text: Option<&str>) -> Option<String> {
+    let text = text?;
+    if text.trim().is_empty() {
+        return None;
+    }
+    Some(normalize_line_breaks(text).into_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::command::Command;
+    use crate::event::{InquiryId, Request};
+    use crate::parse::parse_form;
+    use serde_json::{Value, json};
+
+    fn asked(form: &Value) -> (State, Command) {
+        let form = parse_form(form).unwrap();
+        let mut state = State::new();
+        let ask = Input::Ask(Request {
+            inquiry: InquiryId::new("R1"),
+            form: form.form().clone(),
+            policy: crate::event::Policy::default(),
+            origin: crate::event::Origin::default(),
+            call: None,
+        });
+        let decision = state.decide_input(&ask).unwrap();
+        let mut out = Vec::new();
+        state.apply_decision(decision, &mut out);
+        (state, out.pop().unwrap())
+    }
+
+    fn apply(state: &mut State, input: &Input) -> Vec<Command> {
+        let decision = state.decide_input(input).unwrap();
+        let mut out = Vec::new();
+        state.apply_decision(decision, &mut out);
+        out
+    }
+
+    fn three() -> Value {
+        json!({"questions": [
+            {"id": "apply", "text": "Apply?", "answer_type": "boolean"},
+            {"id": "env", "text": "Where?", "answer_type": "select", "options": ["staging", "production"]},
+            {"id": "note", "text": "Anything else?", "answer_type": "text"},
+        ]})
+    }
+
+    #[test]
+    fn a_stale_answer_back_and_submit_are_refused_with_what_is_current() {
+        let (mut state, Command::Prompt(first)) = asked(&three()) else {
+            panic!("a prompt")
+        };
+        let id = first.inquiry.clone();
+        apply(
+            &mut state,
+            &AnswerInput::new(first.at(), json!(true)).into(),
+        );
+        let refused = state.decide_input(&AnswerInput::new(first.at(), json!(false)).into());
+        assert_eq!(
+            refused.unwrap_err().to_string(),
+            "inquiry \"R1\" moved on since question \"apply\" (step 0) was shown: it now shows question \"env\" (step 1)"
+        );
+        assert!(matches!(
+            state.decide_input(&Input::Back(first.at())),
+            Err(Refusal::Stale { .. })
+        ));
+        let current = state.at(&id).unwrap();
+        apply(&mut state, &Input::Back(current));
+        // Back to the first question: a new step, so the old page is still stale.
+        let again = state.at(&id).unwrap();
+        assert_eq!(again, At::question(id.clone(), "apply", 2));
+        assert!(
+            state
+                .decide_input(&AnswerInput::new(first.at(), json!(false)).into())
+                .is_err()
+        );
+        assert!(matches!(
+            state.decide_input(&Input::Submit(At::review(id, 2))),
+            Err(Refusal::Stale { .. })
+        ));
+    }
+
+    #[test]
+    fn a_reviewing_surface_records_the_review_with_its_first_answer_and_line_breaks_read_as_newlines()
+     {
+        let (mut state, Command::Prompt(first)) = asked(&three()) else {
+            panic!("a prompt")
+        };
+        let id = first.inquiry.clone();
+        let decision = state
+            .decide_input(&AnswerInput::new(first.at(), json!(true)).reviewed().into())
+            .unwrap();
+        assert!(matches!(
+            decision.events(),
+            [Event::ReviewWanted { .. }, Event::Answered { .. }]
+        ));
+        let mut out = Vec::new();
+        state.apply_decision(decision, &mut out);
+        let env = state.at(&id).unwrap();
+        let decision = state
+            .decide_input(&AnswerInput::new(env, json!("staging")).reviewed().into())
+            .unwrap();
+        assert_eq!(decision.events().len(), 1, "the review is recorded once");
+        state.apply_decision(decision, &mut out);
+        let note = state.at(&id).unwrap();
+        let out = apply(
+            &mut state,
+            &AnswerInput::new(note, json!("a\r\nb"))
+                .with_note(Some("why\r\nnot".into()))
+                .reviewed()
+                .into(),
+        );
+        let [Command::Review { outcome, step, .. }] = &out[..] else {
+            panic!("a review: {out:?}")
+        };
+        assert_eq!(outcome.get("note"), Some(json!("a\nb")));
+        assert_eq!(
+            outcome.answers[2].as_ref().unwrap().note.as_deref(),
+            Some("why\nnot")
+        );
+        let out = apply(&mut state, &Input::Submit(At::review(id, *step)));
+        assert!(matches!(&out[..], [Command::Respond { .. }]));
+    }
+
+    #[test]
+    fn a_one_question_text_form_is_sent_without_a_review() {
+        let (state, Command::Prompt(first)) =
+            asked(&json!({"questions": [{"id": "t", "text": "Say", "answer_type": "text"}]}))
+        else {
+            panic!("a prompt")
+        };
+        let decision = state
+            .decide_input(&AnswerInput::new(first.at(), json!("hi")).reviewed().into())
+            .unwrap();
+        assert_eq!(decision.events().len(), 1);
+    }
+
+    #[test]
+    fn a_note_comes_back_with_its_answer_after_back() {
+        let (mut state, Command::Prompt(first)) = asked(&three()) else {
+            panic!("a prompt")
+        };
+        let id = first.inquiry.clone();
+        apply(
+            &mut state,
+            &AnswerInput::new(first.at(), json!(true))
+                .with_note(Some("only after 6pm".into()))
+                .into(),
+        );
+        let back = Input::Back(state.at(&id).unwrap());
+        let out = apply(&mut state, &back);
+        let [Command::Prompt(again)] = &out[..] else {
+            panic!("a prompt")
+        };
+        assert_eq!(again.prefill_value(), Some(json!(true)));
+        assert_eq!(again.prefill_note.as_deref(), Some("only after 6pm"));
+    }
+}

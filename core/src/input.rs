@@ -1,0 +1,283 @@
+//! Inputs: what a host or a person may do, before the engine decides what it means.
+//!
+//! An [`Input`] is an action; an [`Event`](crate::Event) is what the log records.
+//! [`State::decide_input`](crate::State::decide_input) turns one input into the
+//! events to append together (an answer on a surface that reviews is recorded with
+//! the [`ReviewWanted`](crate::Event::ReviewWanted) it implies), or refuses it.
+//! Verdicts (a refused answer, a denied request) are never inputs: the engine
+//! records them itself.
+//!
+//! Every answer, Back, Reply and submit names **what it answers** with an [`At`]:
+//! the inquiry, the question on show (or its review), and the step at which it was
+//! shown. One given for anything but what is current now is refused with
+//! [`Refusal::Stale`](crate::Refusal::Stale), which carries what is current, so a
+//! stale page, a terminal that lost a race or an edited file never puts an answer
+//! on another question.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::error::Problem;
+use crate::event::{AnsweredBy, CancelReason, InquiryId, Request};
+
+/// What a person was shown when they acted: the inquiry, the question on show
+/// (`None`: the review of every answer), and the inquiry's step then.
+///
+/// The step counts the moves of one inquiry (an answer taken, an answer given
+/// ahead, Back, a review wanted); a [`Prompt`](crate::Prompt) and a
+/// [`Command::Review`](crate::Command::Review) carry the step they were made at,
+/// and [`Prompt::at`](crate::Prompt::at) builds the `At` to answer it with.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct At {
+    /// The inquiry.
+    pub inquiry: InquiryId,
+    /// The question shown, by id; `None` for the review.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub question: Option<String>,
+    /// The inquiry's step when it was shown.
+    pub step: u32,
+}
+
+impl At {
+    /// The question `question` of `inquiry`, shown at `step`.
+    pub fn question(inquiry: InquiryId, question: impl Into<String>, step: u32) -> Self {
+        Self {
+            inquiry,
+            question: Some(question.into()),
+            step,
+        }
+    }
+
+    /// The review of `inquiry`, shown at `step`.
+    pub fn review(inquiry: InquiryId, step: u32) -> Self {
+        Self {
+            inquiry,
+            question: None,
+            step,
+        }
+    }
+}
+
+impl fmt::Display for At {
+    /// `question "env" (step 2)` or `the review (step 3)`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.question {
+            Some(question) => write!(f, "question \"{question}\" (step {})", self.step),
+            None => write!(f, "the review (step {})", self.step),
+        }
+    }
+}
+
+/// What a host or a person may do. [`State::decide_input`](crate::State::decide_input)
+/// decides it into the events to record.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Input {
+    /// A tool call asks a form.
+    Ask(Request),
+    /// A tool call the host's own parser refused: recorded with its problems.
+    RejectCall {
+        /// The inquiry.
+        inquiry: InquiryId,
+        /// The tool's name as the model knows it.
+        tool: String,
+        /// Every problem, each with the path of its field.
+        problems: Vec<Problem>,
+    },
+    /// An answer to the question shown.
+    Answer(AnswerInput),
+    /// An answer to a question after the one being asked, in a form that showed
+    /// several questions at once (an MCP elicitation round).
+    AnswerAhead {
+        /// The inquiry.
+        inquiry: InquiryId,
+        /// The id of a question after the one being asked.
+        question: String,
+        /// The answer as JSON.
+        value: Value,
+    },
+    /// A surface showed these questions together, in this order.
+    Show {
+        /// The inquiry.
+        inquiry: InquiryId,
+        /// The ids of the questions shown, in the order shown.
+        questions: Vec<String>,
+    },
+    /// Back from what was shown to the previous answered question.
+    Back(At),
+    /// The person replies to the assistant instead, from what was shown, with an
+    /// optional message: the form is cancelled with the answers so far.
+    Reply {
+        /// What was shown.
+        at: At,
+        /// The message for the model, if any.
+        message: Option<String>,
+    },
+    /// The host cancels the inquiry for a reason of its own (not the person's
+    /// Reply: use [`Input::Reply`] for that).
+    Cancel {
+        /// The inquiry.
+        inquiry: InquiryId,
+        /// Why.
+        reason: CancelReason,
+    },
+    /// The person ends the turn; no tool result is sent.
+    EndTurn {
+        /// The inquiry.
+        inquiry: InquiryId,
+    },
+    /// The host's clock passed the inquiry's deadline.
+    TimeOut {
+        /// The inquiry.
+        inquiry: InquiryId,
+        /// A Reply message the person was typing, kept for the model.
+        message: Option<String>,
+    },
+    /// The surface will show a review of every answer before they are sent.
+    WantReview {
+        /// The inquiry.
+        inquiry: InquiryId,
+    },
+    /// The person sends the answers of the review that was shown.
+    Submit(At),
+}
+
+/// An answer, with what it answers and how the surface shows the form.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AnswerInput {
+    /// What was shown when the person answered.
+    pub at: At,
+    /// The answer as JSON: a boolean, a label or text, a list of labels, any value.
+    pub value: Value,
+    /// Who gave it.
+    pub by: AnsweredBy,
+    /// Reuse the answer for the rest of the turn (kept only where the inquiry's
+    /// persistence allows it).
+    pub remember: bool,
+    /// A note beside the answer, for the model.
+    pub note: Option<String>,
+    /// The surface shows a review before the answers are sent: the engine records
+    /// that it is wanted (once, with the first answer) when the form calls for one
+    /// (see [`wants_review`](crate::ValidForm::wants_review)).
+    pub reviews: bool,
+}
+
+impl AnswerInput {
+    /// The person's answer `value` to what `at` names, with no note, on a surface
+    /// that shows no review.
+    pub fn new(at: At, value: Value) -> Self {
+        Self {
+            at,
+            value,
+            by: AnsweredBy::User,
+            remember: false,
+            note: None,
+            reviews: false,
+        }
+    }
+
+    /// With a note beside the answer (`None` or blank: no note).
+    #[must_use]
+    pub fn with_note(mut self, note: Option<String>) -> Self {
+        self.note = note.filter(|note| !note.trim().is_empty());
+        self
+    }
+
+    /// On a surface that shows a review before sending.
+    #[must_use]
+    pub fn reviewed(mut self) -> Self {
+        self.reviews = true;
+        self
+    }
+
+    /// Given by `by` (the assistant, for a question routed to it).
+    #[must_use]
+    pub fn by(mut self, by: AnsweredBy) -> Self {
+        self.by = by;
+        self
+    }
+}
+
+impl From<AnswerInput> for Input {
+    fn from(answer: AnswerInput) -> Self {
+        Input::Answer(answer)
+    }
+}
+
+/// `text` with every line break written as `\n` (a browser's `\r\n`, an old
+/// Mac's `\r`), so an answer reaches the model the same from every surface.
+pub fn normalize_line_breaks(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains('\r') {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    std::borrow::Cow::Owned(text.replace("\r\n", "\n").replace('\r', "\n"))
+}
+
+/// `value` with the line breaks of every string in it normalised (see
+/// [`normalize_line_breaks`]); `None` when nothing changed.
+pub(crate) fn normalize_value(value: &Value) -> Option<Value> {
+    match value {
+        Value::String(text) if text.contains('\r') => {
+            Some(Value::String(normalize_line_breaks(text).into_owned()))
+        }
+        Value::Array(items) if items.iter().any(has_cr) => Some(Value::Array(
+            items
+                .iter()
+                .map(|item| normalize_value(item).unwrap_or_else(|| item.clone()))
+                .collect(),
+        )),
+        Value::Object(map) if map.values().any(has_cr) => Some(Value::Object(
+            map.iter()
+                .map(|(key, item)| {
+                    let item = normalize_value(item).unwrap_or_else(|| item.clone());
+                    (key.clone(), item)
+                })
+                .collect(),
+        )),
+        _ => None,
+    }
+}
+
+fn has_cr(value: &Value) -> bool {
+    match value {
+        Value::String(text) => text.contains('\r'),
+        Value::Array(items) => items.iter().any(has_cr),
+        Value::Object(map) => map.values().any(has_cr),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn line_breaks_read_the_same_from_every_surface() {
+        assert_eq!(normalize_line_breaks("a\r\nb\rc\nd"), "a\nb\nc\nd");
+        assert!(matches!(
+            normalize_line_breaks("a\nb"),
+            std::borrow::Cow::Borrowed(_)
+        ));
+        assert_eq!(
+            normalize_value(&json!(["x\r\ny", "z"])),
+            Some(json!(["x\ny", "z"]))
+        );
+        assert_eq!(
+            normalize_value(&json!({"a": {"b": "1\r\n2"}})),
+            Some(json!({"a": {"b": "1\n2"}}))
+        );
+        assert_eq!(normalize_value(&json!("plain")), None);
+    }
+
+    #[test]
+    fn an_at_says_what_was_shown() {
+        let id = InquiryId::new("call-1");
+        assert_eq!(
+            At::question(id.clone(), "env", 2).to_string(),
+            "question \"env\" (step 2)"
+        );
+        assert_eq!(At::review(id, 3).to_string(), "the review (step 3)");
+    }
+}
