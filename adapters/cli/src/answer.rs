@@ -3,24 +3,32 @@
 
 use std::path::{Path, PathBuf};
 
-use askuser_core::text::{for_display, for_display_line};
-use askuser_core::{Command, Event, InquiryId};
+use askuser_core::text::{self, for_display, for_display_line};
+use askuser_core::{Command, Event, Finished, InquiryId, Question};
 use askuser_llm::Call;
 use askuser_rpc::Journal;
-use askuser_rpc::pending::{self, PendingFile};
+use askuser_rpc::pending::{self, AnswerProblem, Mismatch, NotRecorded, PendingFile};
 use serde_json::Value;
 
 use crate::args::AnswerArgs;
 use crate::common::{
-    EXIT_REJECTED, conclude, db_path, default_db, note, open_journal, print_out, shell_word,
+    EXIT_REJECTED, conclude, db_hint, db_path, default_db, note, open_journal, print_out,
+    shell_word,
 };
 use crate::error::CliError;
 
+/// The most characters of a question or an answer the printed lines show.
+const SHOWN_CHARS: usize = 200;
+
 /// `askuser answer FILE [--answers JSON] [--db PATH]`
 ///
-/// Whenever a result exists it is printed: after recording the answers even if the
-/// pending file cannot be rewritten (a warning on stderr says so), and again, read
-/// from the log, for questions that were already answered.
+/// The file is compared with the questions its inquiry recorded in the log, and
+/// refused (nothing recorded, exit 2) if it no longer shows them. The answers are
+/// recorded together, and each question is printed beside its answer on standard
+/// error. Whenever a result exists it is printed: after recording the answers even
+/// if the pending file cannot be rewritten (a warning on stderr says so), and
+/// again, read from the log, for questions that were already answered, here or
+/// elsewhere (the terminal, the browser).
 pub fn answer(args: &AnswerArgs) -> Result<u8, CliError> {
     let path = args.file.as_path();
     let mut file = PendingFile::read(path)?;
@@ -36,39 +44,40 @@ pub fn answer(args: &AnswerArgs) -> Result<u8, CliError> {
     };
     let db = pending_db(args.db.as_deref(), &file)?;
     let mut journal = open_journal(&db)?;
-    let call = pending_call(&mut journal, &file, &db)?;
-    let commands = if is_finished(&mut journal, &file)? || file.status == "answered" {
-        already_answered(&mut journal, &file, path, &db)?
-    } else {
-        match pending::answer(&mut journal, &file, &answers) {
-            Ok(Ok(commands)) => commands,
-            Ok(Err(problems)) => {
-                rewrite(path, &file);
-                let db = args.db.as_ref().map_or_else(String::new, |db| {
-                    format!(" --db {}", shell_word(db.as_os_str()))
-                });
-                let listed: Vec<String> = problems
-                    .iter()
-                    .map(|problem| format!("askuser: {}", for_display(&problem.to_string())))
-                    .collect();
-                let fix = if problems.len() == 1 {
-                    "Fix the answer"
-                } else {
-                    "Fix the answers"
-                };
-                note(&format!(
-                    "{}\nNothing was recorded. {fix} and run `askuser answer {}{db}` again.",
-                    listed.join("\n"),
-                    shell_word(path.as_os_str())
-                ));
-                return Ok(EXIT_REJECTED);
+    let call = pending_call(&mut journal, &file, path, &db)?;
+    if file.status == "answered" && !is_finished(&mut journal, &file)? {
+        return Err(no_result(&file, path, &db));
+    }
+    let commands = match pending::answer(&mut journal, &file, &answers)? {
+        Ok(recorded) => {
+            note(&answered_lines(&file, &recorded.answers));
+            recorded.commands
+        }
+        Err(NotRecorded::Problems(problems)) => {
+            rewrite(path, &file);
+            note(&problems_text(&problems, path, args.db.as_deref()));
+            return Ok(EXIT_REJECTED);
+        }
+        Err(NotRecorded::Mismatch { mismatch, open }) => {
+            note(&mismatch_text(&file, &mismatch, open, path, &db));
+            return Ok(EXIT_REJECTED);
+        }
+        Err(NotRecorded::PartlyAnswered(given)) => {
+            note(&partly_text(&file, &given, &db));
+            return Ok(EXIT_REJECTED);
+        }
+        Err(NotRecorded::Finished) => {
+            let command = recorded_result(&mut journal, &file, path, &db)?;
+            if file.status == "answered" {
+                note("askuser: these questions were already answered; the recorded result follows");
+            } else {
+                let finished = journal
+                    .state(&file.stream)?
+                    .finished(&InquiryId::new(&file.inquiry));
+                let ends_turn = matches!(command, Command::EndTurn { .. });
+                note(&elsewhere_text(&file, finished, ends_turn));
             }
-            // Another process answered first (the log took its answer, not this
-            // one): the result it recorded is the result.
-            Err(_) if is_finished(&mut journal, &file)? => {
-                already_answered(&mut journal, &file, path, &db)?
-            }
-            Err(error) => return Err(error.into()),
+            vec![command]
         }
     };
     let (text, code) = commands
@@ -87,6 +96,144 @@ pub fn answer(args: &AnswerArgs) -> Result<u8, CliError> {
     Ok(code)
 }
 
+/// `inquiry "call-1" of stream "s"`, safe on a terminal.
+fn inquiry_words(file: &PendingFile) -> String {
+    format!(
+        "inquiry \"{}\" of stream \"{}\"",
+        for_display_line(&file.inquiry),
+        for_display_line(&file.stream)
+    )
+}
+
+/// `askuser resume STREAM --inquiry ID [--db PATH]`, to paste.
+fn resume_command(file: &PendingFile, db: &Path) -> String {
+    format!(
+        "askuser resume {} --inquiry {}{}",
+        shell_word(file.stream.as_ref()),
+        shell_word(file.inquiry.as_ref()),
+        db_hint(db)
+    )
+}
+
+/// `  Question? — answer`, one line, safe on a terminal and clipped.
+fn question_line(question: &Question, answer: &str) -> String {
+    format!(
+        "  {} — {}",
+        clip(&for_display_line(&question.text)),
+        clip(&for_display_line(answer))
+    )
+}
+
+/// `text`, or its first [`SHOWN_CHARS`] characters and how many there are.
+fn clip(text: &str) -> String {
+    match text.char_indices().nth(SHOWN_CHARS) {
+        Some((end, _)) => format!("{}… ({} characters)", &text[..end], text.chars().count()),
+        None => text.to_owned(),
+    }
+}
+
+/// What was recorded: each question beside its answer, for standard error.
+fn answered_lines(file: &PendingFile, answers: &[(Question, Option<Value>)]) -> String {
+    let mut lines = format!("askuser: recorded for {}:", inquiry_words(file));
+    for (question, value) in answers {
+        let answer = value.as_ref().map_or_else(
+            || "not asked (its condition did not hold)".to_owned(),
+            text::answer_words,
+        );
+        lines.push('\n');
+        lines.push_str(&question_line(question, &answer));
+    }
+    lines
+}
+
+/// Every answer that does not fit its question, and how to go on.
+fn problems_text(problems: &[AnswerProblem], path: &Path, db: Option<&Path>) -> String {
+    let db = db.map_or_else(String::new, |db| {
+        format!(" --db {}", shell_word(db.as_os_str()))
+    });
+    let listed: Vec<String> = problems
+        .iter()
+        .map(|problem| format!("askuser: {}", for_display(&problem.to_string())))
+        .collect();
+    let fix = if problems.len() == 1 {
+        "Fix the answer"
+    } else {
+        "Fix the answers"
+    };
+    format!(
+        "{}\nNothing was recorded. {fix} and run `askuser answer {}{db}` again.",
+        listed.join("\n"),
+        shell_word(path.as_os_str())
+    )
+}
+
+/// A file that no longer shows the questions its inquiry recorded: what differs,
+/// and how to go on.
+fn mismatch_text(
+    file: &PendingFile,
+    mismatch: &Mismatch,
+    open: bool,
+    path: &Path,
+    db: &Path,
+) -> String {
+    let next = if open {
+        format!(
+            "Write the pending file again with `askuser ask --pending`, or answer in the terminal with `{}`.",
+            resume_command(file, db)
+        )
+    } else {
+        format!(
+            "The inquiry is finished; see `askuser log show {}{}`.",
+            shell_word(file.stream.as_ref()),
+            db_hint(db)
+        )
+    };
+    format!(
+        "askuser: {} no longer matches the questions it was written for ({} in the log): {}.\nNothing was recorded. {next}",
+        for_display_line(&path.display().to_string()),
+        inquiry_words(file),
+        for_display(&mismatch.to_string())
+    )
+}
+
+/// An inquiry another surface began answering first: what it answered, and how
+/// to go on.
+fn partly_text(file: &PendingFile, given: &[(Question, Value)], db: &Path) -> String {
+    let mut lines = format!(
+        "askuser: {} was partly answered elsewhere first (in the terminal or the browser):",
+        inquiry_words(file)
+    );
+    for (question, value) in given {
+        lines.push('\n');
+        lines.push_str(&question_line(question, &text::answer_words(value)));
+    }
+    format!(
+        "{lines}\nNothing was recorded. Finish it where it was begun, or in the terminal with `{}`.",
+        resume_command(file, db)
+    )
+}
+
+/// An inquiry another surface (or an earlier `askuser answer`) finished first:
+/// how it ended, for standard error before its result.
+fn elsewhere_text(file: &PendingFile, finished: Option<Finished>, ends_turn: bool) -> String {
+    let how = match finished {
+        Some(Finished::Completed) | None => "already answered elsewhere",
+        Some(Finished::Cancelled) => "already finished elsewhere: the person chose Reply",
+        Some(Finished::TurnEnded) => "already finished elsewhere: the person ended the turn",
+        Some(Finished::TimedOut) => "already finished elsewhere: it timed out",
+        Some(Finished::Failed) => "already finished elsewhere: it failed",
+    };
+    let got = if ends_turn {
+        "the assistant got no result"
+    } else {
+        "the result the assistant got follows"
+    };
+    format!(
+        "askuser: {} was {how} (in the terminal, the browser or an earlier `askuser answer`), so the answers given here were not recorded; {got}",
+        inquiry_words(file)
+    )
+}
+
 /// Whether the pending file's inquiry is finished in the log (by this file, or by
 /// another process that answered first).
 fn is_finished(journal: &mut Journal, file: &PendingFile) -> Result<bool, CliError> {
@@ -96,25 +243,25 @@ fn is_finished(journal: &mut Journal, file: &PendingFile) -> Result<bool, CliErr
         .is_some())
 }
 
-/// The result recorded for a pending file whose questions were already answered,
-/// said so on standard error.
-fn already_answered(
+/// A file that says it was answered, for a log that holds no result.
+fn no_result(file: &PendingFile, path: &Path, db: &Path) -> CliError {
+    CliError::Other(format!(
+        "{} says its questions were answered, but the log {} holds no result for inquiry \"{}\"; pass the --db it was asked with",
+        path.display(),
+        db.display(),
+        for_display_line(&file.inquiry)
+    ))
+}
+
+/// The final command recorded for a pending file's finished inquiry.
+fn recorded_result(
     journal: &mut Journal,
     file: &PendingFile,
     path: &Path,
     db: &Path,
-) -> Result<Vec<Command>, CliError> {
-    let recorded = pending::recorded_outcome(&**journal.log(), &file.stream, &file.inquiry)?;
-    let Some(command) = recorded else {
-        return Err(CliError::Other(format!(
-            "{} says its questions were answered, but the log {} holds no result for inquiry \"{}\"; pass the --db it was asked with",
-            path.display(),
-            db.display(),
-            for_display_line(&file.inquiry)
-        )));
-    };
-    note("askuser: these questions were already answered; the recorded result follows");
-    Ok(vec![command])
+) -> Result<Command, CliError> {
+    pending::recorded_outcome(&**journal.log(), &file.stream, &file.inquiry)?
+        .ok_or_else(|| no_result(file, path, db))
 }
 
 /// The call of a pending file's inquiry: from the journal while it is open, else
@@ -122,11 +269,20 @@ fn already_answered(
 fn pending_call(
     journal: &mut Journal,
     file: &PendingFile,
+    path: &Path,
     db: &Path,
 ) -> Result<std::sync::Arc<Call>, CliError> {
     let inquiry = InquiryId::new(&file.inquiry);
     if let Some(call) = journal.call(&file.stream, &inquiry)? {
         return Ok(call);
+    }
+    if !journal.state(&file.stream)?.was_requested(&inquiry) {
+        return Err(CliError::Other(format!(
+            "{} names {}, which the log {} does not hold; nothing was recorded. Pass the --db the questions were asked with, or, if the file's \"stream\" or \"inquiry\" was edited, write the pending file again with `askuser ask --pending`",
+            path.display(),
+            inquiry_words(file),
+            db.display()
+        )));
     }
     let log = std::sync::Arc::clone(journal.log());
     let events = log
