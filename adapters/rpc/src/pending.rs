@@ -436,47 +436,27 @@ pub fn answer(
     file: &PendingFile,
     answers: &[Value],
 ) -> Result<std::result::Result<Recorded, NotRecorded>> {
-    let id = InquiryId::new(&file.inquiry);
     let stream = file.stream.as_str();
-    if !journal.state(stream)?.was_requested(&id) {
-        journal.catch_up_events(stream)?;
-    }
     for _ in 0..RETRIES {
-        let head = journal.head(stream)?;
-        let state = journal.state(stream)?;
-        let Some(form) = state.form(&id).cloned() else {
-            return not_open(journal, file);
+        let refused = match attempt(journal, file, answers)? {
+            Attempt::Recorded(recorded) => return Ok(Ok(recorded)),
+            Attempt::Moved => {
+                journal.catch_up_events(stream)?;
+                continue;
+            }
+            Attempt::Refused(refused) => Ok(refused),
+            Attempt::Unknown => Err(RpcError::Inquiry(format!(
+                "stream \"{}\" holds no inquiry \"{}\": is this the database the pending file was written with? (pass --db)",
+                for_display_line(stream),
+                for_display_line(&file.inquiry)
+            ))),
         };
-        if let Some(mismatch) = compare(file, form.questions()) {
-            return Ok(Err(NotRecorded::Mismatch {
-                mismatch,
-                open: true,
-            }));
+        // Refused on what this journal knows: another process may have changed
+        // the stream since (asked, answered or finished the inquiry). Decide on
+        // the latest before saying no.
+        if journal.catch_up_events(stream)?.is_empty() {
+            return refused.map(Err);
         }
-        let given = answered_so_far(state, &id, &form);
-        if !given.is_empty() {
-            return Ok(Err(NotRecorded::PartlyAnswered(given)));
-        }
-        let events = match walk(state.clone(), &id, &form, answers)? {
-            Ok(events) => events,
-            Err(problems) => return Ok(Err(NotRecorded::Problems(problems))),
-        };
-        if events.is_empty() {
-            return Ok(Ok(Recorded {
-                commands: Vec::new(),
-                answers: recorded_answers(&form, &events),
-            }));
-        }
-        if let Some(caught) = journal.append_decided(stream, head, &events)? {
-            return Ok(Ok(Recorded {
-                commands: caught
-                    .last()
-                    .map(|c| c.commands.clone())
-                    .unwrap_or_default(),
-                answers: recorded_answers(&form, &events),
-            }));
-        }
-        journal.catch_up_events(stream)?;
     }
     Err(RpcError::Inquiry(format!(
         "other processes kept writing to stream \"{}\" while the answers were decided {RETRIES} times; nothing was recorded: run `askuser answer` again",
@@ -484,30 +464,73 @@ pub fn answer(
     )))
 }
 
-/// Why a pending file's inquiry is not open: finished (after the file is
-/// compared with the form its request recorded, if the log still holds it), or
-/// not in the stream at all.
-fn not_open(
-    journal: &mut Journal,
-    file: &PendingFile,
-) -> Result<std::result::Result<Recorded, NotRecorded>> {
-    let (stream, inquiry) = (file.stream.as_str(), file.inquiry.as_str());
-    let id = InquiryId::new(inquiry);
-    if !journal.state(stream)?.was_requested(&id) {
-        return Err(RpcError::Inquiry(format!(
-            "stream \"{}\" holds no inquiry \"{}\": is this the database the pending file was written with? (pass --db)",
-            for_display_line(stream),
-            for_display_line(inquiry)
-        )));
+/// What one attempt of [`answer`] came to.
+enum Attempt {
+    /// The answers were recorded.
+    Recorded(Recorded),
+    /// Refused on the journal's state.
+    Refused(NotRecorded),
+    /// The journal's state holds no such inquiry.
+    Unknown,
+    /// Another process appended first; nothing was recorded.
+    Moved,
+}
+
+/// Decides the answers on a copy of the journal's state of the file's stream and
+/// appends them at the head that copy started from.
+fn attempt(journal: &mut Journal, file: &PendingFile, answers: &[Value]) -> Result<Attempt> {
+    let id = InquiryId::new(&file.inquiry);
+    let stream = file.stream.as_str();
+    let head = journal.head(stream)?;
+    let state = journal.state(stream)?;
+    let Some(form) = state.form(&id).cloned() else {
+        if !state.was_requested(&id) {
+            return Ok(Attempt::Unknown);
+        }
+        return finished(journal, file).map(Attempt::Refused);
+    };
+    if let Some(mismatch) = compare(file, form.questions()) {
+        let open = true;
+        return Ok(Attempt::Refused(NotRecorded::Mismatch { mismatch, open }));
     }
-    let form = requested_form(&**journal.log(), stream, &id)?;
-    match form.and_then(|form| compare(file, &form.questions)) {
-        Some(mismatch) => Ok(Err(NotRecorded::Mismatch {
+    let given = answered_so_far(state, &id, &form);
+    if !given.is_empty() {
+        return Ok(Attempt::Refused(NotRecorded::PartlyAnswered(given)));
+    }
+    let events = match walk(state.clone(), &id, &form, answers)? {
+        Ok(events) => events,
+        Err(problems) => return Ok(Attempt::Refused(NotRecorded::Problems(problems))),
+    };
+    let caught = if events.is_empty() {
+        Vec::new()
+    } else {
+        match journal.append_decided(stream, head, &events)? {
+            Some(caught) => caught,
+            None => return Ok(Attempt::Moved),
+        }
+    };
+    Ok(Attempt::Recorded(Recorded {
+        commands: caught
+            .last()
+            .map(|c| c.commands.clone())
+            .unwrap_or_default(),
+        answers: recorded_answers(&form, &events),
+    }))
+}
+
+/// Why a pending file's finished inquiry records nothing: the file no longer
+/// matches the form its request recorded (if the log still holds it), or the
+/// inquiry is finished.
+fn finished(journal: &mut Journal, file: &PendingFile) -> Result<NotRecorded> {
+    let id = InquiryId::new(&file.inquiry);
+    let form = requested_form(&**journal.log(), &file.stream, &id)?;
+    Ok(match form.and_then(|form| compare(file, &form.questions)) {
+        Some(mismatch) => NotRecorded::Mismatch {
             mismatch,
             open: false,
-        })),
-        None => Ok(Err(NotRecorded::Finished)),
-    }
+        },
+        None => NotRecorded::Finished,
+    })
 }
 
 /// The form `inquiry`'s request recorded in `stream`, if the log still holds the
