@@ -1,6 +1,11 @@
 //! The non-interactive two-pass workflow (the pi spec's print mode): the first pass
 //! writes the pending questions to a file; the second reads the answers (from the
 //! file, or a list given by position) and produces the tool result.
+//!
+//! The file is hostile (anyone may edit it between the passes): [`answer`]
+//! compares it with the form its inquiry recorded in the log ([`compare`]) and
+//! records nothing when it no longer shows it; the answers it records go to the
+//! log in one append.
 
 mod compare;
 mod near_miss;

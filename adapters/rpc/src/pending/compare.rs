@@ -19,7 +19,7 @@ const QUOTED_CHARS: usize = 80;
 
 /// How a pending file differs from the form recorded for its inquiry: each
 /// difference in words, in question order. Its text names the first
-/// [`SHOWN_DIFFERENCES`] and counts the rest.
+/// three and counts the rest.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Mismatch {
     /// Every difference, e.g. `question "deploy" reads "Do you like this
