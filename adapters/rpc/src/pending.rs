@@ -430,7 +430,8 @@ pub enum NotRecorded {
 /// is decided by the engine on a copy of the state, and only when the whole walk
 /// succeeds are the events appended, in one atomic append at the head that copy
 /// started from: a crash or a rival writer never leaves half a walk. If another
-/// process appended first, the walk is decided again on what it recorded.
+/// process appended first, the walk is decided again on what it recorded. A review
+/// another surface asked for before answering anything is sent with the answers.
 ///
 /// # Errors
 /// [`RpcError::Inquiry`] when the stream does not hold the inquiry (another
@@ -621,6 +622,19 @@ fn walk(
         }
         events.push(decision.event().clone());
         commands.clear();
+        trial.apply_decision(decision, &mut commands);
+    }
+    if let Some(Command::Review { .. }) = trial.pending(id) {
+        // Another surface asked for a review before sending (the web inbox does,
+        // just before its first answer) and answered nothing: the file's answers,
+        // printed beside their questions, are the person's to send.
+        let input = Event::Submitted {
+            inquiry: id.clone(),
+        };
+        let decision = trial.decide(&input).map_err(|refusal| {
+            RpcError::Inquiry(format!("the answers could not be sent: {refusal}"))
+        })?;
+        events.push(decision.event().clone());
         trial.apply_decision(decision, &mut commands);
     }
     Ok(Ok(events))

@@ -261,3 +261,33 @@ fn an_inquiry_another_surface_finished_or_began_first_is_left_as_it_is() {
         NotRecorded::Mismatch { open: false, .. }
     ));
 }
+
+#[test]
+fn a_review_another_surface_asked_for_is_sent_with_the_answers() {
+    let log: Arc<dyn Log> = Arc::new(MemLog::new());
+    let mut journal = Journal::new(Arc::clone(&log));
+    let file = ask(&mut journal, "call-1", &deploy_call());
+    // The web inbox records that it wants a review just before its first answer;
+    // here the answer never came.
+    let wanted = Event::ReviewWanted {
+        inquiry: InquiryId::new("call-1"),
+    };
+    Journal::new(Arc::clone(&log)).apply("s", &wanted).unwrap();
+    let recorded = pending::answer(&mut journal, &file, &[json!(true), json!("SQLite")])
+        .unwrap()
+        .unwrap();
+    assert!(matches!(
+        recorded.commands.last(),
+        Some(Command::Respond { .. })
+    ));
+    assert_eq!(
+        events(&*log)[2..],
+        [
+            answered("deploy", json!(true)),
+            answered("db", json!("SQLite")),
+            Event::Submitted {
+                inquiry: InquiryId::new("call-1")
+            }
+        ]
+    );
+}
