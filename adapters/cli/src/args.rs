@@ -14,11 +14,12 @@ The log: --db PATH, else $ASKUSER_DB, else $XDG_DATA_HOME/askuser/log.db, else
 ~/.local/share/askuser/log.db.
 
 Exit status: 0 a result (answers, or a Reply's cancel marker); 1 askuser could
-not run (a usage error, a file, the log); 2 the call (or the answers) was
-rejected, its problems on stdout; 3 no person can be asked (the message for the
-model on stdout); 4 the person ended the turn (nothing on stdout); 5 questions
-pending in a file; 6 a replay differs from the record. A closed standard output
-ends askuser quietly.";
+not run (a usage error, a file, the log); 2 the call was rejected (its problems
+on stdout), or `answer` refused the answers or a pending file that no longer
+matches the log (why on stderr; nothing recorded); 3 no person can be asked (the
+message for the model on stdout); 4 the person ended the turn (nothing on
+stdout); 5 questions pending in a file; 6 a replay differs from the record. A
+closed standard output ends askuser quietly.";
 
 /// `askuser`: ask a person an LLM agent's questions, and record every step.
 #[derive(Debug, Parser)]

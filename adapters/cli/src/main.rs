@@ -2,6 +2,7 @@
 //! lines, or through a pending file; and inspect, replay, fork and compact the
 //! recorded sessions. Run `askuser help` for the commands.
 
+mod answer;
 mod args;
 mod ask;
 mod common;
@@ -24,7 +25,7 @@ use crate::error::CliError;
 fn run(cli: Cli) -> Result<u8, CliError> {
     match cli.command {
         Commands::Ask(args) => ask::ask(&args),
-        Commands::Answer(args) => ask::answer(&args),
+        Commands::Answer(args) => answer::answer(&args),
         Commands::Resume(args) => ask::resume(&args),
         Commands::Serve(args) => serve::serve(&args),
         Commands::Mcp(args) => mcp::mcp(&args),

@@ -148,7 +148,10 @@ fn the_pending_file_workflow_by_list_and_by_editing_the_file() {
         (
             0,
             "{\"apply\":true,\"env\":\"staging\",\"note\":\"from the file\"}\n",
-            ""
+            "askuser: recorded for inquiry \"call-1\" of stream \"s\":\n  \
+             Apply the proposed migration? — Yes\n  \
+             Which environment? — staging\n  \
+             Optional note for the migration log — from the file\n"
         )
     );
     let answered: serde_json::Value =
@@ -394,7 +397,7 @@ fn broken_pending_files_and_answers_are_explained() {
     let db = scratch.db();
     assert_eq!(
         answer(&["--answers", "[true]", "--db", &db]),
-        (1, "askuser: the call of inquiry \"call-1\" is not recorded in <tmp>/log.db; pass the --db it was asked with\n".to_owned())
+        (1, "askuser: <tmp>/p.json names inquiry \"call-1\" of stream \"s\", which the log <tmp>/log.db does not hold; nothing was recorded. Pass the --db the questions were asked with, or, if the file's \"stream\" or \"inquiry\" was edited, write the pending file again with `askuser ask --pending`\n".to_owned())
     );
 }
 

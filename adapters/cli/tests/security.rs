@@ -202,7 +202,15 @@ fn answer_prints_the_result_even_when_the_pending_file_cannot_be_rewritten() {
     let run = scratch.run(&["answer", "p.json"], "");
     assert_eq!(run.code, 0);
     assert_eq!(run.stdout, format!("{expected}\n"));
-    assert_eq!(run.stderr, warning);
+    // Each question beside its answer, the answer cut at 200 characters.
+    let line = format!("  Notes? — {}… (60000 characters)\n", "x".repeat(200));
+    assert_eq!(
+        run.stderr,
+        format!(
+            "askuser: recorded for inquiry \"call-1\" of stream \"s\":\n{}{warning}",
+            line.repeat(10)
+        )
+    );
     // Run again: the file still says pending, the log says answered; the result again.
     let again = scratch.run(&["answer", "p.json"], "");
     assert_eq!(
@@ -211,7 +219,7 @@ fn answer_prints_the_result_even_when_the_pending_file_cannot_be_rewritten() {
             0,
             format!("{expected}\n"),
             format!(
-                "askuser: these questions were already answered; the recorded result follows\n{warning}"
+                "askuser: inquiry \"call-1\" of stream \"s\" was already answered elsewhere (in the terminal, the browser or an earlier `askuser answer`), so the answers given here were not recorded; the result the assistant got follows\n{warning}"
             )
         )
     );

@@ -203,11 +203,22 @@ fn two_processes_racing_to_answer_one_question_one_wins(place: &Place) {
     );
     assert_eq!(yes.stdout, no.stdout);
     let shown = run(&scratch, &db, &["log", "show", "race"]);
-    let winner = if yes.stdout == "{\"ok\":true}\n" {
-        "true"
+    let (winner, words, won, lost) = if yes.stdout == "{\"ok\":true}\n" {
+        ("true", "Yes", &yes, &no)
     } else {
-        "false"
+        ("false", "No", &no, &yes)
     };
+    // The winner shows what it recorded; the loser says in words that it lost.
+    assert_eq!(
+        won.stderr,
+        format!(
+            "askuser: recorded for inquiry \"call-1\" of stream \"race\":\n  Proceed? — {words}\n"
+        )
+    );
+    assert_eq!(
+        lost.stderr,
+        "askuser: inquiry \"call-1\" of stream \"race\" was already answered elsewhere (in the terminal, the browser or an earlier `askuser answer`), so the answers given here were not recorded; the result the assistant got follows\n"
+    );
     assert_eq!(
         scratch.redact(&shown.stdout),
         format!(

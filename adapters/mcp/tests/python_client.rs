@@ -243,7 +243,10 @@ fn without_elicitation_the_questions_wait_in_a_pending_file() {
         json!("later"),
         Value::Null,
     ];
-    let commands = answer(&mut journal, &file, &answers).unwrap().unwrap();
+    let commands = answer(&mut journal, &file, &answers)
+        .unwrap()
+        .unwrap()
+        .commands;
     let finished = journal
         .state("pending")
         .unwrap()

@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use askuser_core::{Command, Event, InquiryId, Refusal, State, ToolCall};
 use askuser_llm::{Call, Dialect};
-use askuser_store::{Durability, Log, MemLog, Seq, Session, SessionError, StoreError};
+use askuser_store::{Caught, Durability, Log, MemLog, Seq, Session, SessionError, StoreError};
 use serde_json::Value;
 
 use crate::error::{Result, RpcError};
@@ -240,12 +240,67 @@ impl Journal {
         Ok(())
     }
 
-    fn handle(&mut self, stream: &str, event: &Event, call: Option<&Call>) -> Result<Step> {
-        let durability = if self.deferred {
+    /// Records `events` as one atomic append at `head`, then applies them: the
+    /// events must have been decided one after another (each by
+    /// [`State::decide`], the next on the state the previous one left) on a copy
+    /// of `stream`'s state at `head`, which must be this journal's head of the
+    /// stream. All are recorded or none is. Returns what applying each yielded, or
+    /// `None` when the stream moved past `head` (another process appended first):
+    /// nothing was written then, and the caller catches up
+    /// ([`Journal::catch_up_events`]) and decides again.
+    ///
+    /// # Errors
+    /// When the log cannot be read or written; nothing was recorded then.
+    pub(crate) fn append_decided(
+        &mut self,
+        stream: &str,
+        head: Seq,
+        events: &[Event],
+    ) -> Result<Option<Vec<Caught>>> {
+        if self.head(stream)? != head {
+            return Ok(None);
+        }
+        let durability = self.durability();
+        let last = match self.log.append_with(stream, head, events, durability) {
+            Ok(last) => last,
+            Err(StoreError::Conflict { .. }) => return Ok(None),
+            Err(other) => return Err(other.into()),
+        };
+        let mut caught = self.catch_up_events(stream)?;
+        // Whatever another process appended right after is applied too, not returned.
+        caught.retain(|caught| caught.seq <= last);
+        Ok(Some(caught))
+    }
+
+    /// Applies what other processes recorded in `stream` since this journal last
+    /// looked, and returns those events with the commands each yielded.
+    ///
+    /// # Errors
+    /// When the log cannot be read.
+    pub(crate) fn catch_up_events(&mut self, stream: &str) -> Result<Vec<Caught>> {
+        let caught = self.session(stream)?.catch_up()?;
+        for caught in &caught {
+            if let Some(Command::Respond { inquiry, .. } | Command::Fail { inquiry, .. }) =
+                caught.commands.last()
+            {
+                self.calls.remove(inquiry);
+            }
+        }
+        Ok(caught)
+    }
+
+    /// The durability of the next append: buffered after [`Journal::defer_flush`],
+    /// else the log's own.
+    fn durability(&self) -> Durability {
+        if self.deferred {
             Durability::Buffered
         } else {
             self.log.durability()
-        };
+        }
+    }
+
+    fn handle(&mut self, stream: &str, event: &Event, call: Option<&Call>) -> Result<Step> {
+        let durability = self.durability();
         let handled = match self.session(stream)?.handle_with(event, durability) {
             Ok(handled) => handled,
             Err(SessionError::Refused(refusal)) => return Ok(Step::Refused(refusal)),

@@ -1,9 +1,16 @@
 //! The non-interactive two-pass workflow (the pi spec's print mode): the first pass
 //! writes the pending questions to a file; the second reads the answers (from the
 //! file, or a list given by position) and produces the tool result.
+//!
+//! The file is hostile (anyone may edit it between the passes): [`answer`]
+//! compares it with the form its inquiry recorded in the log ([`compare`]) and
+//! records nothing when it no longer shows it; the answers it records go to the
+//! log in one append.
 
+mod compare;
 mod near_miss;
 
+pub use compare::{Mismatch, compare};
 use near_miss::near_miss;
 use std::collections::BTreeMap;
 use std::fs;
@@ -20,7 +27,7 @@ use askuser_core::text::{Lines, for_display_line, forbidden_char};
 use crate::error::{Result, RpcError};
 use crate::files::{Links, MAX_INPUT_BYTES, check_kind, read_regular_file};
 use crate::input::check_stream_name;
-use crate::journal::{Journal, Step};
+use crate::journal::Journal;
 
 /// The value of a pending file's `format` field.
 pub const PENDING_FORMAT: &str = "askuser-pending/1";
@@ -375,71 +382,283 @@ impl std::fmt::Display for AnswerProblem {
     }
 }
 
+/// How many times [`answer`] decides again after another process appended first.
+const RETRIES: usize = 16;
+
+/// The answers of a pending file, recorded in the log (all in one append).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Recorded {
+    /// The commands the last answer yielded: the inquiry's result, usually.
+    pub commands: Vec<Command>,
+    /// Each question of the form, in order, with the answer recorded for it
+    /// (`None` for a question that was not asked: its `when` did not hold).
+    pub answers: Vec<(Question, Option<Value>)>,
+}
+
+/// Why the answers of a pending file were not recorded. Nothing was recorded.
+#[derive(Debug, Clone, PartialEq)]
+pub enum NotRecorded {
+    /// Answers that do not fit their questions, in question order: the walk's
+    /// first, then each later answer that does not fit its question (or is missing
+    /// for a question that is always asked), so one run tells everything to fix.
+    Problems(Vec<AnswerProblem>),
+    /// The file no longer shows the questions its inquiry recorded in the log (it
+    /// was edited after `askuser ask --pending` wrote it, or names another
+    /// inquiry).
+    Mismatch {
+        /// What differs.
+        mismatch: Mismatch,
+        /// Whether the inquiry is still open (else it is finished).
+        open: bool,
+    },
+    /// Another surface (the terminal, the browser) answered some of the inquiry's
+    /// questions first: each, with its answer, in form order.
+    PartlyAnswered(Vec<(Question, Value)>),
+    /// The inquiry is finished: answered elsewhere first, or by this file before.
+    /// Its result is in the log ([`recorded_outcome`]).
+    Finished,
+}
+
 /// Answers the open inquiry of a pending file with `answers` (one per question, by
-/// position), as if a person had given them in order: each is checked by the
-/// engine, on a copy of the state. Only when the whole walk succeeds are the events
-/// recorded; the commands of the last one (a result, usually) are returned.
-/// Otherwise every problem is returned, in question order: the walk's first, and
-/// each later answer that does not fit its question (or is missing for a question
-/// that is always asked), so that one run tells everything to fix.
+/// position), as if a person had given them in order, and records them together.
+///
+/// First the file is compared with the form its inquiry recorded in the log:
+/// every question's id, text, context, header, answer type, options, option
+/// descriptions, free text, schema and condition must be as the log has them, or
+/// nothing is recorded ([`NotRecorded::Mismatch`]). An inquiry that another
+/// surface finished or partly answered first is left as it is. Then each answer
+/// is decided by the engine on a copy of the state, and only when the whole walk
+/// succeeds are the events appended, in one atomic append at the head that copy
+/// started from: a crash or a rival writer never leaves half a walk. If another
+/// process appended first, the walk is decided again on what it recorded. A review
+/// another surface asked for before answering anything is sent with the answers.
 ///
 /// # Errors
-/// [`RpcError::Inquiry`] when the stream does not hold the inquiry open (already
-/// answered, or another database); the log's errors.
+/// [`RpcError::Inquiry`] when the stream does not hold the inquiry (another
+/// database, or an edited `stream` or `inquiry`), or other processes kept
+/// writing; the log's errors.
 pub fn answer(
     journal: &mut Journal,
     file: &PendingFile,
     answers: &[Value],
-) -> Result<std::result::Result<Vec<Command>, Vec<AnswerProblem>>> {
-    let inquiry = file.inquiry.as_str();
-    let id = InquiryId::new(inquiry);
+) -> Result<std::result::Result<Recorded, NotRecorded>> {
     let stream = file.stream.as_str();
-    let state = journal.state(stream)?;
-    if state.was_requested(&id) && state.form(&id).is_none() {
-        return Err(RpcError::Inquiry(format!(
-            "the questions of inquiry \"{inquiry}\" (stream \"{stream}\") were already answered; see `askuser log show {stream}`"
-        )));
+    for _ in 0..RETRIES {
+        let refused = match attempt(journal, file, answers)? {
+            Attempt::Recorded(recorded) => return Ok(Ok(recorded)),
+            Attempt::Moved => {
+                journal.catch_up_events(stream)?;
+                continue;
+            }
+            Attempt::Refused(refused) => Ok(refused),
+            Attempt::Unknown => Err(RpcError::Inquiry(format!(
+                "stream \"{}\" holds no inquiry \"{}\": is this the database the pending file was written with? (pass --db)",
+                for_display_line(stream),
+                for_display_line(&file.inquiry)
+            ))),
+        };
+        // Refused on what this journal knows: another process may have changed
+        // the stream since (asked, answered or finished the inquiry). Decide on
+        // the latest before saying no.
+        if journal.catch_up_events(stream)?.is_empty() {
+            return refused.map(Err);
+        }
     }
+    Err(RpcError::Inquiry(format!(
+        "other processes kept writing to stream \"{}\" while the answers were decided {RETRIES} times; nothing was recorded: run `askuser answer` again",
+        for_display_line(stream)
+    )))
+}
+
+/// What one attempt of [`answer`] came to.
+enum Attempt {
+    /// The answers were recorded.
+    Recorded(Recorded),
+    /// Refused on the journal's state.
+    Refused(NotRecorded),
+    /// The journal's state holds no such inquiry.
+    Unknown,
+    /// Another process appended first; nothing was recorded.
+    Moved,
+}
+
+/// Decides the answers on a copy of the journal's state of the file's stream and
+/// appends them at the head that copy started from.
+fn attempt(journal: &mut Journal, file: &PendingFile, answers: &[Value]) -> Result<Attempt> {
+    let id = InquiryId::new(&file.inquiry);
+    let stream = file.stream.as_str();
+    let head = journal.head(stream)?;
+    let state = journal.state(stream)?;
     let Some(form) = state.form(&id).cloned() else {
-        return Err(RpcError::Inquiry(format!(
-            "stream \"{stream}\" holds no inquiry \"{inquiry}\": is this the database the pending file was written with? (pass --db)"
-        )));
+        if !state.was_requested(&id) {
+            return Ok(Attempt::Unknown);
+        }
+        return finished(journal, file).map(Attempt::Refused);
     };
-    let mut trial = state.clone();
+    if let Some(mismatch) = compare(file, form.questions()) {
+        let open = true;
+        return Ok(Attempt::Refused(NotRecorded::Mismatch { mismatch, open }));
+    }
+    let given = answered_so_far(state, &id, &form);
+    if !given.is_empty() {
+        return Ok(Attempt::Refused(NotRecorded::PartlyAnswered(given)));
+    }
+    let events = match walk(state.clone(), &id, &form, answers)? {
+        Ok(events) => events,
+        Err(problems) => return Ok(Attempt::Refused(NotRecorded::Problems(problems))),
+    };
+    let caught = if events.is_empty() {
+        Vec::new()
+    } else {
+        match journal.append_decided(stream, head, &events)? {
+            Some(caught) => caught,
+            None => return Ok(Attempt::Moved),
+        }
+    };
+    Ok(Attempt::Recorded(Recorded {
+        commands: caught
+            .last()
+            .map(|c| c.commands.clone())
+            .unwrap_or_default(),
+        answers: recorded_answers(&form, &events),
+    }))
+}
+
+/// Why a pending file's finished inquiry records nothing: the file no longer
+/// matches the form its request recorded (if the log still holds it), or the
+/// inquiry is finished.
+fn finished(journal: &mut Journal, file: &PendingFile) -> Result<NotRecorded> {
+    let id = InquiryId::new(&file.inquiry);
+    let form = requested_form(&**journal.log(), &file.stream, &id)?;
+    Ok(match form.and_then(|form| compare(file, &form.questions)) {
+        Some(mismatch) => NotRecorded::Mismatch {
+            mismatch,
+            open: false,
+        },
+        None => NotRecorded::Finished,
+    })
+}
+
+/// The form `inquiry`'s request recorded in `stream`, if the log still holds the
+/// request (compaction may have dropped it).
+fn requested_form(
+    log: &dyn askuser_store::Log,
+    stream: &str,
+    inquiry: &InquiryId,
+) -> Result<Option<std::sync::Arc<askuser_core::Form>>> {
+    let Some(info) = log.stream(stream)? else {
+        return Ok(None);
+    };
+    for recorded in log.read(stream, info.floor + 1)? {
+        if let Event::Requested(request) = recorded?.event
+            && request.inquiry == *inquiry
+        {
+            return Ok(Some(request.form));
+        }
+    }
+    Ok(None)
+}
+
+/// The answers an open inquiry holds already (given in another surface), with
+/// their questions, in form order.
+fn answered_so_far(
+    state: &askuser_core::State,
+    id: &InquiryId,
+    form: &askuser_core::ValidForm,
+) -> Vec<(Question, Value)> {
+    let Some(slots) = state.answers(id) else {
+        return Vec::new();
+    };
+    form.questions()
+        .iter()
+        .zip(slots)
+        .filter_map(|(question, slot)| {
+            let value = slot.as_ref()?.answer.to_value(question);
+            Some((question.clone(), value))
+        })
+        .collect()
+}
+
+/// Walks the form on `trial` (a copy of the state), answering each question the
+/// engine asks with its answer from `answers`; returns the events decided, in
+/// order, or every problem.
+///
+/// # Errors
+/// [`RpcError::Inquiry`] when the engine refuses an answer outright (never for
+/// a question it is asking the person).
+fn walk(
+    mut trial: askuser_core::State,
+    id: &InquiryId,
+    form: &askuser_core::ValidForm,
+    answers: &[Value],
+) -> Result<std::result::Result<Vec<Event>, Vec<AnswerProblem>>> {
     let mut events = Vec::new();
-    let mut pending = trial.pending(&id);
-    while let Some(Command::Prompt(prompt)) = pending {
+    let mut commands = Vec::new();
+    while let Some(Command::Prompt(prompt)) = trial.pending(id) {
         let index = prompt.index;
         let question = prompt.question();
         let given = answers.get(index).cloned().unwrap_or(Value::Null);
         let value = match file_answer(question, given) {
             Ok(value) => value,
-            Err(message) => return Ok(Err(later_problems(&form, answers, index, message))),
+            Err(message) => return Ok(Err(later_problems(form, answers, index, message))),
         };
-        let event = Event::Answered {
-            inquiry: InquiryId::new(inquiry),
+        let input = Event::Answered {
+            inquiry: id.clone(),
             question: question.id.clone(),
             value,
             by: askuser_core::AnsweredBy::User,
             remember: false,
             note: None,
         };
-        let commands = askuser_core::reduce(&mut trial, &event)
-            .map_err(|refusal| RpcError::Inquiry(refusal.to_string()))?;
-        if let Some(Command::InvalidAnswer { message, .. }) = commands.first() {
-            return Ok(Err(later_problems(&form, answers, index, message.clone())));
+        let decision = trial.decide(&input).map_err(|refusal| {
+            RpcError::Inquiry(format!(
+                "answer {} (question \"{}\") was not taken: {refusal}",
+                index + 1,
+                for_display_line(&question.id)
+            ))
+        })?;
+        if let Event::AnswerRefused { message, .. } = decision.event() {
+            return Ok(Err(later_problems(form, answers, index, message.clone())));
         }
-        events.push(event);
-        pending = trial.pending(&id);
+        events.push(decision.event().clone());
+        commands.clear();
+        trial.apply_decision(decision, &mut commands);
     }
-    let mut last = Vec::new();
-    for event in &events {
-        match journal.apply(stream, event)? {
-            Step::Recorded { commands, .. } => last = commands,
-            Step::Refused(error) => return Err(RpcError::Inquiry(error.to_string())),
-        }
+    if let Some(Command::Review { .. }) = trial.pending(id) {
+        // Another surface asked for a review before sending (the web inbox does,
+        // just before its first answer) and answered nothing: the file's answers,
+        // printed beside their questions, are the person's to send.
+        let input = Event::Submitted {
+            inquiry: id.clone(),
+        };
+        let decision = trial.decide(&input).map_err(|refusal| {
+            RpcError::Inquiry(format!("the answers could not be sent: {refusal}"))
+        })?;
+        events.push(decision.event().clone());
+        trial.apply_decision(decision, &mut commands);
     }
-    Ok(Ok(last))
+    Ok(Ok(events))
+}
+
+/// Each question of `form` with the answer `events` record for it.
+fn recorded_answers(
+    form: &askuser_core::ValidForm,
+    events: &[Event],
+) -> Vec<(Question, Option<Value>)> {
+    form.questions()
+        .iter()
+        .map(|question| {
+            let value = events.iter().find_map(|event| match event {
+                Event::Answered {
+                    question: id,
+                    value,
+                    ..
+                } if *id == question.id => Some(value.clone()),
+                _ => None,
+            });
+            (question.clone(), value)
+        })
+        .collect()
 }
 
 /// The value a pending file's answer gives `question`, or why it gives none.
