@@ -17,8 +17,10 @@ Exit status: 0 a result (answers, or a Reply's cancel marker); 1 askuser could
 not run (a usage error, a file, the log); 2 the call (or the answers) was
 rejected, its problems on stdout; 3 no person can be asked (the message for the
 model on stdout); 4 the person ended the turn (nothing on stdout); 5 questions
-pending in a file; 6 a replay differs from the record. A closed standard output
-ends askuser quietly.";
+pending in a file; 6 a replay differs from the record. When another surface
+finishes the inquiry while `ask` or `resume` waits, they say how it ended, print
+its result and exit with its status, as if they had finished it. A closed
+standard output ends askuser quietly.";
 
 /// `askuser`: ask a person an LLM agent's questions, and record every step.
 #[derive(Debug, Parser)]
