@@ -18,8 +18,10 @@ not run (a usage error, a file, the log); 2 the call was rejected (its problems
 on stdout), or `answer` refused the answers or a pending file that no longer
 matches the log (why on stderr; nothing recorded); 3 no person can be asked (the
 message for the model on stdout); 4 the person ended the turn (nothing on
-stdout); 5 questions pending in a file; 6 a replay differs from the record. A
-closed standard output ends askuser quietly.";
+stdout); 5 questions pending in a file; 6 a replay differs from the record. When
+another surface finishes the inquiry while `ask` or `resume` waits, they say how
+it ended, print its result and exit with its status, as if they had finished it.
+A closed standard output ends askuser quietly.";
 
 /// `askuser`: ask a person an LLM agent's questions, and record every step.
 #[derive(Debug, Parser)]

@@ -3,14 +3,15 @@
 
 use std::io::IsTerminal;
 use std::path::Path;
+use std::time::Duration;
 
 use askuser_core::text::{for_display, for_display_line};
 use askuser_core::{CancelReason, Command, Event, Finished, InquiryId, OnTimeout, State, Timeout};
 use askuser_llm::Call;
 use askuser_rpc::pending::{self, PendingFile, PendingTarget};
 use askuser_rpc::{Journal, Step};
-use askuser_store::{Clock, Log, SystemClock};
-use askuser_terminal::{Engine, TerminalError, TerminalPrompter, run_with_engine};
+use askuser_store::{Clock, Log, Seq, SystemClock};
+use askuser_terminal::{Elsewhere, Engine, TerminalError, TerminalPrompter, run_with_engine};
 
 use crate::args::{AskArgs, ResumeArgs};
 use crate::common::{
@@ -248,11 +249,13 @@ fn walk(
     // Uppercase Y / N remember an answer only where the call's policy allows it.
     let remember =
         call.request(InquiryId::new(inquiry)).policy.persistence == askuser_core::Persistence::Turn;
+    let seen = journal.head(stream)?;
     let mut recorder = Recorder {
         journal,
         stream,
         failure: None,
         last: Vec::new(),
+        seen,
     };
     let finished = run_with_engine(
         &mut TerminalPrompter::new()
@@ -276,6 +279,12 @@ fn walk(
             };
             match journal.apply(stream, &event)? {
                 Step::Recorded { commands, .. } => commands,
+                // Another surface finished it first: its result is the result.
+                Step::Refused(_) if journal.state(stream)?.finished(event.inquiry()).is_some() => {
+                    pending::recorded_outcome(&**journal.log(), stream, inquiry)?
+                        .into_iter()
+                        .collect()
+                }
                 Step::Refused(error) => return Err(CliError::Other(error.to_string())),
             }
         }
@@ -329,18 +338,24 @@ fn answered_so_far(state: &askuser_core::State, inquiry: &InquiryId, stream: &st
     text
 }
 
-/// The journal as the terminal's engine: records every event.
+/// The journal as the terminal's engine: records every event, and reads what
+/// other processes (the web inbox, `askuser answer`, another terminal) recorded
+/// on the same log.
 struct Recorder<'a> {
     journal: &'a mut Journal,
     stream: &'a str,
     failure: Option<askuser_rpc::RpcError>,
     last: Vec<Command>,
+    /// The last event of the stream the person's screen reflects: this walk's
+    /// own last event, or the head when it last caught up.
+    seen: Seq,
 }
 
 impl Engine for Recorder<'_> {
     fn apply(&mut self, event: &Event) -> Result<Vec<Command>, askuser_core::Refusal> {
         match self.journal.apply(self.stream, event) {
-            Ok(Step::Recorded { commands, .. }) => {
+            Ok(Step::Recorded { seq, commands, .. }) => {
+                self.seen = seq;
                 self.last.clone_from(&commands);
                 Ok(commands)
             }
@@ -351,6 +366,80 @@ impl Engine for Recorder<'_> {
             }
         }
     }
+
+    fn elsewhere(&mut self, inquiry: &InquiryId) -> Option<Elsewhere> {
+        match self.moved(inquiry) {
+            Ok(moved) => moved,
+            Err(error) => {
+                self.failure = Some(error);
+                None
+            }
+        }
+    }
+
+    /// From the deadline every surface shows ([`Journal::deadline`]); a log that
+    /// cannot be read here leaves the prompter to count from the prompt.
+    fn time_left(&mut self, inquiry: &InquiryId) -> Option<Duration> {
+        let deadline = self.journal.deadline(self.stream, inquiry).ok()??;
+        let left = deadline.millis().saturating_sub(SystemClock.now().millis());
+        Some(Duration::from_millis(left))
+    }
+}
+
+impl Recorder<'_> {
+    /// Catches up with the log: what other processes recorded for `inquiry`
+    /// since [`Recorder::seen`], and what it waits on now or how it ended.
+    fn moved(&mut self, inquiry: &InquiryId) -> Result<Option<Elsewhere>, askuser_rpc::RpcError> {
+        let caught = self.journal.session(self.stream)?.catch_up()?;
+        let head = self.journal.head(self.stream)?;
+        if head <= self.seen {
+            return Ok(None);
+        }
+        let log = std::sync::Arc::clone(self.journal.log());
+        let mut events = Vec::new();
+        for recorded in log.read_range(self.stream, self.seen + 1, head)? {
+            let recorded = recorded?;
+            if recorded.event.inquiry() == inquiry {
+                events.push(recorded.event);
+            }
+        }
+        self.seen = head;
+        if events.is_empty() {
+            return Ok(None);
+        }
+        let commands = if let Some(command) = self.journal.state(self.stream)?.pending(inquiry) {
+            vec![command]
+        } else {
+            // How it ended: from what this catch-up applied, else (the session
+            // caught up while it decided the refused event) from the log.
+            let ended = caught
+                .iter()
+                .flat_map(|caught| &caught.commands)
+                .rfind(|command| ends(command, inquiry))
+                .cloned();
+            match ended {
+                Some(command) => vec![command],
+                None => pending::recorded_outcome(&*log, self.stream, inquiry.as_str())?
+                    .into_iter()
+                    .collect(),
+            }
+        };
+        self.last.clone_from(&commands);
+        Ok(Some(Elsewhere { events, commands }))
+    }
+}
+
+/// Whether `command` ends `inquiry` (a result, a failure, a rejection, the turn
+/// ended).
+fn ends(command: &Command, inquiry: &InquiryId) -> bool {
+    matches!(
+        command,
+        Command::Respond { inquiry: id, .. }
+            | Command::Fail { inquiry: id, .. }
+            | Command::Reject { inquiry: id, .. }
+            | Command::EndTurn { inquiry: id }
+            if id == inquiry
+    )
 }
 
 /// Prints the outcome of the final command among `commands`.

@@ -50,7 +50,7 @@ fn typing_s_filters_to_scala_and_enter_picks_it() {
         tmux.screen(),
         "askuser: an agent's question form, read as askuser's own form (jp-form); --dialect picks another\n\
          > Assistant asks: Which language? scala\n\
-         > Review your answers: submitted\n\
+         > Review your answers: Submit\n\
          askuser: recorded as stream \"s\" in ./log.db"
             .replace("./log.db", &scratch.db())
     );

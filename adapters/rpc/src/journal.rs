@@ -283,7 +283,7 @@ impl Journal {
             if let Some(Command::Respond { inquiry, .. } | Command::Fail { inquiry, .. }) =
                 caught.commands.last()
             {
-                self.calls.remove(inquiry);
+                self.forget_call(stream, inquiry);
             }
         }
         Ok(caught)
@@ -361,6 +361,52 @@ impl Journal {
         Ok(state
             .pending(inquiry)
             .map(|command| command_line(&command, call.as_deref(), timeout_of(state, &command))))
+    }
+
+    /// When the question `inquiry` of `stream` waits on times out, by its policy's
+    /// timeout: [`question_deadline`](crate::question_deadline) from the time the
+    /// stream's head event (as this journal last saw it) was recorded. `None` when
+    /// the inquiry has no timeout or the stream no event.
+    ///
+    /// ```
+    /// use askuser_core::{InquiryId, OnTimeout, Timeout};
+    /// use askuser_llm::Dialect;
+    /// use askuser_rpc::Journal;
+    /// use serde_json::json;
+    ///
+    /// let mut journal = Journal::memory();
+    /// let arguments = json!({"question": "Deploy now?", "answer_type": "boolean"});
+    /// let call = Dialect::Jp.parse(&arguments).unwrap();
+    /// let mut request = call.request(InquiryId::new("c1"));
+    /// request.policy.timeout = Some(Timeout { after_ms: 60_000, on_timeout: OnTimeout::Cancel });
+    /// journal.request("s", &call, &arguments, request).unwrap();
+    /// let recorded = journal.log().read_range("s", 1, 1).unwrap().next().unwrap().unwrap();
+    /// let deadline = journal.deadline("s", &InquiryId::new("c1")).unwrap().unwrap();
+    /// assert_eq!(deadline.millis(), recorded.at.millis() + 60_000);
+    /// ```
+    ///
+    /// # Errors
+    /// When the log cannot be read.
+    pub fn deadline(
+        &mut self,
+        stream: &str,
+        inquiry: &InquiryId,
+    ) -> Result<Option<askuser_store::Timestamp>> {
+        let Some(timeout) = self
+            .state(stream)?
+            .policy(inquiry)
+            .and_then(|policy| policy.timeout)
+        else {
+            return Ok(None);
+        };
+        let head = self.head(stream)?;
+        if head == 0 {
+            return Ok(None);
+        }
+        let Some(recorded) = self.log.read_range(stream, head, head)?.next() else {
+            return Ok(None);
+        };
+        Ok(Some(crate::question_deadline(recorded?.at, &timeout)))
     }
 
     /// Forgets what this journal holds in memory about `stream`; the next use reads

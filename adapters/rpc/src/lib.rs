@@ -41,6 +41,7 @@
 //! assert_eq!(report.events.len(), 2);
 //! ```
 
+mod deadline;
 mod error;
 pub mod files;
 mod input;
@@ -52,6 +53,7 @@ mod replay;
 mod server;
 mod watch;
 
+pub use deadline::question_deadline;
 pub use error::{Result, RpcError};
 #[doc(hidden)]
 pub use input::{Ask, INPUT_TYPES, Input, parse_input};

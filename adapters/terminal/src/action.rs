@@ -2,6 +2,7 @@
 //! for tests.
 
 use std::collections::VecDeque;
+use std::time::Instant;
 
 use askuser_core::{AnsweredBy, CancelReason, Event, Outcome, Prompt};
 use serde_json::Value;
@@ -162,6 +163,28 @@ pub trait Prompter {
         let _ = (prompt, outcome);
         Ok(Review::Submit)
     }
+
+    /// Tells the person, in `lines` already written for them (safe to show),
+    /// that another surface moved the inquiry while they were at the last
+    /// prompt: what it did, what became of their own action, and how the
+    /// inquiry ended if it did. The prompt or result that follows is the
+    /// inquiry as it is now. The default shows nothing.
+    ///
+    /// # Errors
+    /// When writing to the terminal fails.
+    fn show_elsewhere(&mut self, lines: &[String]) -> Result<(), TerminalError> {
+        let _ = lines;
+        Ok(())
+    }
+
+    /// Sets when the prompts asked next time out: at `deadline`, the moment
+    /// the host counts from when the question started waiting
+    /// ([`Engine::time_left`](crate::Engine::time_left)), never moved by keys.
+    /// `None`: the prompter counts its own time limit from when a prompt shows.
+    /// The default ignores it.
+    fn set_deadline(&mut self, deadline: Option<Instant>) {
+        let _ = deadline;
+    }
 }
 
 impl<P: Prompter + ?Sized> Prompter for &mut P {
@@ -175,6 +198,14 @@ impl<P: Prompter + ?Sized> Prompter for &mut P {
 
     fn review(&mut self, prompt: &Prompt, outcome: &Outcome) -> Result<Review, TerminalError> {
         (**self).review(prompt, outcome)
+    }
+
+    fn show_elsewhere(&mut self, lines: &[String]) -> Result<(), TerminalError> {
+        (**self).show_elsewhere(lines)
+    }
+
+    fn set_deadline(&mut self, deadline: Option<Instant>) {
+        (**self).set_deadline(deadline);
     }
 }
 
@@ -208,6 +239,7 @@ pub struct ScriptedPrompter {
     reviews: VecDeque<Review>,
     asked: Vec<Asked>,
     invalid: Vec<String>,
+    elsewhere: Vec<String>,
 }
 
 impl ScriptedPrompter {
@@ -218,6 +250,7 @@ impl ScriptedPrompter {
             reviews: VecDeque::new(),
             asked: Vec::new(),
             invalid: Vec::new(),
+            elsewhere: Vec::new(),
         }
     }
 
@@ -248,6 +281,11 @@ impl ScriptedPrompter {
     pub fn invalid_messages(&self) -> &[String] {
         &self.invalid
     }
+
+    /// Every line passed to [`Prompter::show_elsewhere`], in order.
+    pub fn elsewhere_lines(&self) -> &[String] {
+        &self.elsewhere
+    }
 }
 
 impl Prompter for ScriptedPrompter {
@@ -271,5 +309,10 @@ impl Prompter for ScriptedPrompter {
 
     fn review(&mut self, _: &Prompt, _: &Outcome) -> Result<Review, TerminalError> {
         Ok(self.reviews.pop_front().unwrap_or(Review::Submit))
+    }
+
+    fn show_elsewhere(&mut self, lines: &[String]) -> Result<(), TerminalError> {
+        self.elsewhere.extend_from_slice(lines);
+        Ok(())
     }
 }

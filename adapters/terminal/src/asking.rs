@@ -30,13 +30,16 @@ pub(crate) struct Settings {
     pub(crate) remember: bool,
     /// How long the person has to answer each prompt, and what happens then.
     pub(crate) timeout: Option<Timeout>,
+    /// When the next prompt times out, as the host counts it (from when the
+    /// question started waiting); `None`: `timeout` after the prompt shows.
+    pub(crate) deadline: Option<Instant>,
 }
 
-/// The time the person has to answer a prompt (any key gives it back in full),
-/// and what happens when it runs out, in words for the countdown line.
+/// The time the person has to answer a prompt (keys do not move it), and what
+/// happens when it runs out, in words for the countdown line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Timeout {
-    /// The time, from the last key.
+    /// The time, from when the prompt shows (unless the host gave a deadline).
     pub(crate) after: Duration,
     /// What happens then (`the answers so far are sent`).
     pub(crate) then: &'static str,
@@ -198,8 +201,12 @@ impl<'a> Asking<'a> {
     /// Shows the prompt until the person is done with it, then leaves its summary.
     pub(crate) fn run(&mut self, screen: &mut Screen) -> Result<Done, TerminalError> {
         let mut view = View::Question;
-        let mut clock = (self.settings.timeout.as_ref())
-            .map(|timeout| Countdown::new(timeout.after, Instant::now()));
+        let clock = (self.settings.timeout.as_ref()).map(|timeout| {
+            self.settings.deadline.map_or_else(
+                || Countdown::new(timeout.after, Instant::now()),
+                Countdown::until,
+            )
+        });
         loop {
             let now = Instant::now();
             if clock.is_some_and(|clock| clock.expired(now)) {
@@ -214,10 +221,6 @@ impl<'a> Asking<'a> {
             }
             screen.draw(&self.frame(&view, Screen::width(), Screen::height()))?;
             let input = screen.read(clock.map(|clock| clock.wait(now)))?;
-            if let (Some(clock), Input::Key(_) | Input::Paste(_)) = (&mut clock, &input) {
-                clock.reset(Instant::now());
-                self.warned = false;
-            }
             let key = match input {
                 Input::Key(key) => key,
                 Input::Paste(text) => {

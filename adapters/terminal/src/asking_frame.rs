@@ -126,7 +126,7 @@ impl Asking<'_> {
                 ""
             };
             frame.line(&format!(
-                "⏳ {warning}{} left to answer; then {}. Any key gives you more time.",
+                "⏳ {warning}{} left to answer; then {}.",
                 time_left(left),
                 timeout.then
             ));

@@ -31,7 +31,8 @@ impl Asking<'_> {
             Done::Act(Action::EndTurn) => {
                 format!("✗ {header}: the turn was ended; nothing is sent to the assistant.")
             }
-            Done::Submit => format!("> {header}: submitted"),
+            // What the person chose; the engine may yet find it stale.
+            Done::Submit => format!("> {header}: Submit"),
             Done::TimedOut(None) | Done::Act(Action::TimedOut { message: None }) => {
                 format!("⏱ {header}: {}", render::TIMED_OUT)
             }

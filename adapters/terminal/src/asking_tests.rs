@@ -359,7 +359,7 @@ fn the_countdown_line_says_what_happens_then() {
             "[y Yes · n No · ↑↓ and Enter · Alt+N note · Esc for Reply /",
             "End Turn]",
             "⏳ ⚠ 15 s left to answer; then the answers so far are sent,",
-            "marked as not answered in time. Any key gives you more time.",
+            "marked as not answered in time.",
         ]
     );
     assert_eq!(

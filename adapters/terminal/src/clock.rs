@@ -1,6 +1,6 @@
-//! The time a person has to answer: a deadline that any key moves back to the
-//! full timeout, the time left (shown from the start), and the warning with the
-//! bell in its last [`COUNTDOWN`]. Pure: the caller passes the time in.
+//! The time a person has to answer: a deadline that keys do not move, the time
+//! left (shown from the start), and the warning with the bell in its last
+//! [`COUNTDOWN`]. Pure: the caller passes the time in.
 
 use std::time::{Duration, Instant};
 
@@ -10,22 +10,19 @@ pub(crate) const COUNTDOWN: Duration = Duration::from_secs(20);
 /// A deadline for one prompt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Countdown {
-    timeout: Duration,
     deadline: Instant,
 }
 
 impl Countdown {
     /// A deadline `timeout` after `now`.
     pub(crate) fn new(timeout: Duration, now: Instant) -> Self {
-        Self {
-            timeout,
-            deadline: now + timeout,
-        }
+        Self::until(now + timeout)
     }
 
-    /// The person pressed a key at `now`: the full timeout again.
-    pub(crate) fn reset(&mut self, now: Instant) {
-        self.deadline = now + self.timeout;
+    /// A deadline at `deadline` (the host's, counted from when the question
+    /// started waiting).
+    pub(crate) fn until(deadline: Instant) -> Self {
+        Self { deadline }
     }
 
     /// Whether the deadline has passed at `now`.
@@ -68,9 +65,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_time_shows_from_the_start_warns_in_the_last_twenty_seconds_and_keys_reset_it() {
+    fn the_time_shows_from_the_start_and_warns_in_the_last_twenty_seconds() {
         let start = Instant::now();
-        let mut clock = Countdown::new(Duration::from_secs(60), start);
+        let clock = Countdown::new(Duration::from_secs(60), start);
         assert_eq!(clock.left(start), 60);
         assert!(!clock.warning(start));
         assert_eq!(clock.wait(start), Duration::from_secs(1));
@@ -81,12 +78,20 @@ mod tests {
         let at_second = start + Duration::from_secs(50);
         assert_eq!(clock.left(at_second), 10);
         assert_eq!(clock.wait(at_second), Duration::from_secs(1));
-        clock.reset(later);
-        assert_eq!(clock.left(later), 60);
-        assert!(!clock.warning(later));
-        assert!(!clock.expired(later + Duration::from_secs(59)));
-        assert!(clock.expired(later + Duration::from_secs(60)));
-        assert!(!clock.warning(later + Duration::from_secs(60)));
-        assert_eq!(clock.wait(later + Duration::from_secs(61)), Duration::ZERO);
+        assert!(!clock.expired(start + Duration::from_millis(59_999)));
+        assert!(clock.expired(start + Duration::from_secs(60)));
+        assert!(!clock.warning(start + Duration::from_secs(60)));
+        assert_eq!(clock.wait(start + Duration::from_secs(61)), Duration::ZERO);
+    }
+
+    #[test]
+    fn a_deadline_from_the_host_counts_from_when_the_question_started_waiting() {
+        let shown = Instant::now();
+        // Recorded 15 s before it was shown, with a 60 s timeout.
+        let clock = Countdown::until(shown + Duration::from_secs(45));
+        assert_eq!(clock.left(shown), 45);
+        assert_eq!(clock, Countdown::new(Duration::from_secs(45), shown));
+        // A deadline already past times out at once.
+        assert!(Countdown::until(shown).expired(shown));
     }
 }

@@ -32,9 +32,15 @@
 //! asks again only what the change gates in. Ctrl+C asks first when answers would
 //! be lost (a second Ctrl+C ends the turn). With a policy timeout
 //! ([`TerminalPrompter::with_timeout`]) the time left is on the screen from the
-//! start, with the bell and a warning in the last 20 seconds; any key gives the
-//! time back; the prompt ends with [`Action::TimedOut`] (the engine's `TimedOut`
-//! event), carrying the Reply the person was typing, if any. Labels, answers and
+//! start, with the bell and a warning in the last 20 seconds; keys do not move
+//! the deadline, which a host with a log counts from when the question started
+//! waiting ([`Engine::time_left`]), as the web inbox does; the prompt ends with
+//! [`Action::TimedOut`] (the engine's `TimedOut` event), carrying the Reply the
+//! person was typing, if any. When another surface moves the inquiry while the
+//! person is at a prompt ([`Engine::elsewhere`]), their action is not recorded:
+//! the screen says what changed there, keeps their answer (in the field, when
+//! the question shown next takes it, else in words), and goes on from the
+//! inquiry as it is now, or says how it ended and what the assistant got. Labels, answers and
 //! the highlighted option's description wrap, never cut; the highlighted row is
 //! in reverse video, and with `NO_COLOR` or `TERM=dumb` not one escape byte is
 //! written. `$VISUAL`/`$EDITOR` run on the controlling terminal, never on this
@@ -96,6 +102,7 @@ mod action;
 mod asking;
 mod clock;
 mod editor;
+mod elsewhere;
 mod error;
 mod external;
 mod keys;
@@ -108,6 +115,7 @@ mod schema_text;
 mod screen;
 
 pub use action::{Action, Asked, Prompter, Review, ScriptedPrompter};
+pub use elsewhere::Elsewhere;
 pub use error::TerminalError;
 pub use prompter::{BELL_VARIABLE, TerminalPrompter};
 pub use run::{Engine, Finish, run_inquiry, run_with_engine};

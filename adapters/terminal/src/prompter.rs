@@ -6,7 +6,7 @@
 use askuser_core::{Outcome, Prompt};
 
 use crate::action::{Action, Prompter, Review};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::asking::{Asking, Body, Done, Settings, Timeout};
 use crate::error::TerminalError;
@@ -43,8 +43,11 @@ pub const BELL_VARIABLE: &str = "ASKUSER_BELL";
 /// - **Review**: every answer is listed before the form is sent: Enter submits, a
 ///   digit changes that answer.
 /// - **Timeout** ([`with_timeout`](Self::with_timeout)): the time left from the
-///   start, a warning and the bell in the last 20 seconds; any key gives the time
-///   back.
+///   start, a warning and the bell in the last 20 seconds; keys do not move the
+///   deadline, which the host counts from when the question started waiting.
+/// - **Another surface first**: when the web inbox or another process moved the
+///   inquiry while the person was at a prompt, what it did is said in words
+///   ([`Prompter::show_elsewhere`]) and the inquiry goes on from where it is.
 /// - **Plain**: with `NO_COLOR` or `TERM=dumb`, no escape sequence is written.
 #[derive(Debug, Clone, Default)]
 pub struct TerminalPrompter {
@@ -69,6 +72,7 @@ impl TerminalPrompter {
                 editor,
                 remember: false,
                 timeout: None,
+                deadline: None,
             },
         }
     }
@@ -88,11 +92,14 @@ impl TerminalPrompter {
         self
     }
 
-    /// Gives the person `timeout.after_ms` to answer each prompt: a countdown
-    /// shows in the last 20 seconds, saying what happens then
-    /// (`timeout.on_timeout`); any key gives the full time back; when it runs
-    /// out the prompt ends with [`Action::TimedOut`]. Set it from the inquiry's
-    /// policy (`None`: no limit).
+    /// Gives the person `timeout.after_ms` to answer each prompt: the time left
+    /// shows from the start, with a warning in the last 20 seconds, saying what
+    /// happens then (`timeout.on_timeout`); keys do not move it; when it runs
+    /// out the prompt ends with [`Action::TimedOut`]. The time counts from when
+    /// a prompt shows, or to the deadline the host gives
+    /// ([`Prompter::set_deadline`]: from when the question started waiting, as
+    /// every surface counts it). Set it from the inquiry's policy (`None`: no
+    /// limit).
     #[must_use]
     pub fn with_timeout(mut self, timeout: Option<askuser_core::Timeout>) -> Self {
         self.settings.timeout = timeout.map(|timeout| Timeout {
@@ -132,6 +139,20 @@ impl Prompter for TerminalPrompter {
         let mut screen = Screen::open()?;
         let line = format!("✗ {}", askuser_core::text::for_display_line(message));
         screen.print(&render::wrap(&line, Screen::width()))
+    }
+
+    fn show_elsewhere(&mut self, lines: &[String]) -> Result<(), TerminalError> {
+        let mut screen = Screen::open()?;
+        let width = Screen::width();
+        let rows: Vec<String> = lines
+            .iter()
+            .flat_map(|line| render::wrap(line, width))
+            .collect();
+        screen.print(&rows)
+    }
+
+    fn set_deadline(&mut self, deadline: Option<Instant>) {
+        self.settings.deadline = deadline;
     }
 
     fn review(&mut self, prompt: &Prompt, outcome: &Outcome) -> Result<Review, TerminalError> {

@@ -2,6 +2,7 @@
 //! back, until the inquiry finishes.
 
 use std::collections::{BTreeMap, VecDeque};
+use std::time::{Duration, Instant};
 
 use askuser_core::{
     AnswerType, AnsweredBy, CancelReason, Command, Event, InquiryId, Outcome, Problem, Progress,
@@ -10,6 +11,7 @@ use askuser_core::{
 use serde_json::Value;
 
 use crate::action::{Action, Prompter, Review};
+use crate::elsewhere::{self, Elsewhere};
 use crate::error::TerminalError;
 
 /// What [`run_inquiry`] drives: the engine behind a host (its state, its log).
@@ -22,6 +24,30 @@ pub trait Engine {
     /// # Errors
     /// When the engine refuses the event.
     fn apply(&mut self, event: &Event) -> Result<Vec<Command>, Refusal>;
+
+    /// What another surface recorded for `inquiry` since the person's screen was
+    /// last up to date (the last command this engine returned), read from the
+    /// host's log: `None` when nothing changed for it. The walk asks before it
+    /// records an action the person took on a prompt or a review (all but End
+    /// Turn), and again when the engine refuses one: an action taken on a screen
+    /// that no longer shows what is current is not recorded; the person is told
+    /// what changed ([`Prompter::show_elsewhere`]) and the walk carries on from
+    /// [`Elsewhere::commands`]. The default (a [`State`], which no one else
+    /// writes): `None`.
+    fn elsewhere(&mut self, inquiry: &InquiryId) -> Option<Elsewhere> {
+        let _ = inquiry;
+        None
+    }
+
+    /// How long the person has left to answer what `inquiry` waits on now, when
+    /// its policy has a timeout: counted by the host from when the question
+    /// started waiting (the time its log recorded the event that put it up), so
+    /// every surface shows one deadline. `None` (the default): the prompter
+    /// counts its own time limit from when the prompt shows.
+    fn time_left(&mut self, inquiry: &InquiryId) -> Option<Duration> {
+        let _ = inquiry;
+        None
+    }
 }
 
 /// An engine that can only apply: a closure.
@@ -260,19 +286,32 @@ impl Walk {
                 None => Action::Answer(value),
             };
             let event = action.to_event(&prompt);
+            let step = self.record(prompter, engine, &prompt, Some(&action), &event)?;
             self.last = Some(prompt);
-            return Ok(engine.apply(&event)?.into());
+            return Ok(step.into_commands());
         }
+        prompter.set_deadline(deadline(engine, &prompt.inquiry));
         let action = prompter.ask(&prompt)?;
+        if action != Action::EndTurn
+            && let Some(moved) = engine.elsewhere(&prompt.inquiry)
+        {
+            return self.caught_up(prompter, &prompt, Some(&action), &moved);
+        }
         if action.is_answer() && !self.review_wanted && wants_review(&prompt) {
-            engine.apply(&Event::ReviewWanted {
+            let wanted = Event::ReviewWanted {
                 inquiry: prompt.inquiry.clone(),
-            })?;
+            };
+            if let Step::CaughtUp(commands) =
+                self.record(prompter, engine, &prompt, Some(&action), &wanted)?
+            {
+                return Ok(commands);
+            }
             self.review_wanted = true;
         }
         let event = action.to_event(&prompt);
+        let step = self.record(prompter, engine, &prompt, Some(&action), &event)?;
         self.last = Some(prompt);
-        Ok(engine.apply(&event)?.into())
+        Ok(step.into_commands())
     }
 
     /// Shows the review of `outcome`; the commands that follow.
@@ -294,11 +333,28 @@ impl Walk {
             .filter(|prompt| &prompt.inquiry == inquiry)
             .unwrap_or_else(|| last_prompt(inquiry, outcome));
         let inquiry = inquiry.clone();
-        let event = match prompter.review(&prompt, outcome)? {
+        prompter.set_deadline(deadline(engine, &inquiry));
+        let review = prompter.review(&prompt, outcome)?;
+        // What the person typed that a refusal must not lose.
+        let action = match &review {
+            Review::Reply { message } => Some(Action::Reply {
+                message: message.clone(),
+            }),
+            Review::TimedOut { message } => Some(Action::TimedOut {
+                message: message.clone(),
+            }),
+            Review::Submit | Review::Change(_) | Review::EndTurn => None,
+        };
+        if review != Review::EndTurn
+            && let Some(moved) = engine.elsewhere(&inquiry)
+        {
+            return self.caught_up(prompter, &prompt, action.as_ref(), &moved);
+        }
+        let event = match review {
             Review::Submit => Event::Submitted { inquiry },
             Review::Change(index) => {
                 self.keep = later_answers(outcome, index);
-                return back_to(engine, &inquiry, index);
+                return self.back_to(prompter, engine, &prompt, index);
             }
             Review::Reply { message } => Event::Cancelled {
                 inquiry,
@@ -308,8 +364,113 @@ impl Walk {
             Review::EndTurn => Event::TurnEnded { inquiry },
             Review::TimedOut { message } => Event::TimedOut { inquiry, message },
         };
-        Ok(engine.apply(&event)?.into())
+        Ok(self
+            .record(prompter, engine, &prompt, action.as_ref(), &event)?
+            .into_commands())
     }
+
+    /// Goes Back until the prompt is at or before question `index`; returns the
+    /// commands of the last Back (or, when another surface moved the inquiry
+    /// meanwhile, those of where it is now).
+    fn back_to<P, E>(
+        &mut self,
+        prompter: &mut P,
+        engine: &mut E,
+        asked: &Prompt,
+        index: usize,
+    ) -> Result<VecDeque<Command>, TerminalError>
+    where
+        P: Prompter + ?Sized,
+        E: Engine + ?Sized,
+    {
+        let back = Event::Back {
+            inquiry: asked.inquiry.clone(),
+        };
+        loop {
+            let commands = match self.record(prompter, engine, asked, None, &back)? {
+                Step::Applied(commands) => commands,
+                Step::CaughtUp(commands) => return Ok(commands),
+            };
+            let at = commands.iter().find_map(|command| match command {
+                Command::Prompt(p) if p.can_back => Some(p.index),
+                _ => None,
+            });
+            if at.is_none_or(|at| at <= index) {
+                return Ok(commands);
+            }
+        }
+    }
+
+    /// Applies `event`, taken at `asked` (the person's `action`, when it holds
+    /// something they typed); when the engine refuses it because another
+    /// surface moved the inquiry first, catches up instead.
+    fn record<P, E>(
+        &mut self,
+        prompter: &mut P,
+        engine: &mut E,
+        asked: &Prompt,
+        action: Option<&Action>,
+        event: &Event,
+    ) -> Result<Step, TerminalError>
+    where
+        P: Prompter + ?Sized,
+        E: Engine + ?Sized,
+    {
+        match engine.apply(event) {
+            Ok(commands) => Ok(Step::Applied(commands.into())),
+            Err(refusal) => match engine.elsewhere(event.inquiry()) {
+                Some(moved) => Ok(Step::CaughtUp(
+                    self.caught_up(prompter, asked, action, &moved)?,
+                )),
+                None => Err(refusal.into()),
+            },
+        }
+    }
+
+    /// Tells the person what another surface did while they were at `asked`,
+    /// keeps their answer in the next prompt's field where it fits, and returns
+    /// the commands of the inquiry as it is now.
+    fn caught_up<P>(
+        &mut self,
+        prompter: &mut P,
+        asked: &Prompt,
+        action: Option<&Action>,
+        moved: &Elsewhere,
+    ) -> Result<VecDeque<Command>, TerminalError>
+    where
+        P: Prompter + ?Sized,
+    {
+        self.keep.clear();
+        let mut commands: VecDeque<Command> = moved.commands.iter().cloned().collect();
+        let carried = match (action, commands.front_mut()) {
+            (Some(action), Some(Command::Prompt(next))) => elsewhere::carry(action, asked, next),
+            _ => false,
+        };
+        prompter.show_elsewhere(&elsewhere::lines(&asked.form, moved, action, carried))?;
+        Ok(commands)
+    }
+}
+
+/// What became of an event the walk recorded.
+enum Step {
+    /// Recorded: the commands it yielded.
+    Applied(VecDeque<Command>),
+    /// Refused, as another surface had moved the inquiry: the commands of the
+    /// inquiry as it is now (the person was told).
+    CaughtUp(VecDeque<Command>),
+}
+
+impl Step {
+    fn into_commands(self) -> VecDeque<Command> {
+        match self {
+            Step::Applied(commands) | Step::CaughtUp(commands) => commands,
+        }
+    }
+}
+
+/// The moment the prompt for `inquiry` times out, from the engine's time left.
+fn deadline<E: Engine + ?Sized>(engine: &mut E, inquiry: &InquiryId) -> Option<Instant> {
+    engine.time_left(inquiry).map(|left| Instant::now() + left)
 }
 
 /// Whether the answers to `prompt`'s form are reviewed before they are sent:
@@ -356,28 +517,5 @@ fn last_prompt(inquiry: &InquiryId, outcome: &Outcome) -> Prompt {
         can_back: true,
         label: None,
         step: 0,
-    }
-}
-
-/// Goes Back until the prompt is at or before question `index`; returns the
-/// commands of the last Back.
-fn back_to<E: Engine + ?Sized>(
-    engine: &mut E,
-    inquiry: &InquiryId,
-    index: usize,
-) -> Result<VecDeque<Command>, TerminalError> {
-    let back = Event::Back {
-        inquiry: inquiry.clone(),
-    };
-    let mut commands: VecDeque<Command> = engine.apply(&back)?.into();
-    loop {
-        let at = commands.iter().find_map(|command| match command {
-            Command::Prompt(p) if p.can_back => Some(p.index),
-            _ => None,
-        });
-        match at {
-            Some(at) if at > index => commands = engine.apply(&back)?.into(),
-            _ => return Ok(commands),
-        }
     }
 }

@@ -1,0 +1,222 @@
+//! When another surface (the web inbox, `askuser answer`, another terminal) moved
+//! an inquiry while the person was at a prompt: what it did, in words; what
+//! became of the person's own action; and, when the inquiry ended there, what
+//! the assistant got. Pure: the lines are built here and shown by the prompter.
+
+use std::fmt::Write as _;
+
+use askuser_core::text::for_display_line;
+use askuser_core::{CancelReason, Command, Event, Outcome, OutcomeStatus, Prompt, ValidForm};
+use serde_json::Value;
+
+use crate::action::Action;
+use crate::render;
+
+/// What another surface recorded for an inquiry while the person was at a prompt
+/// (the host's log moved under the screen), from [`Engine::elsewhere`].
+///
+/// [`Engine::elsewhere`]: crate::Engine::elsewhere
+#[derive(Debug, Clone, PartialEq)]
+pub struct Elsewhere {
+    /// The events recorded for the inquiry since the person's screen was last
+    /// up to date, in order.
+    pub events: Vec<Event>,
+    /// What the inquiry waits on now (its [`Command::Prompt`] or
+    /// [`Command::Review`]), or the command that ended it (`Respond`, `Fail`,
+    /// `EndTurn`): the commands to carry on with.
+    pub commands: Vec<Command>,
+}
+
+/// The longest answer or message these lines show, in characters.
+const SHOWN_CHARS: usize = 200;
+
+/// Puts the person's unsent answer in the field of the prompt shown next, when it
+/// is the question they answered, or a typed question again (text or schema)
+/// and the answer fits it. Whether it was carried.
+pub(crate) fn carry(action: &Action, asked: &Prompt, next: &mut Prompt) -> bool {
+    let (Action::Answer(value) | Action::Remember(value) | Action::AnswerWithNote { value, .. }) =
+        action
+    else {
+        return false;
+    };
+    let typed = |prompt: &Prompt| {
+        matches!(
+            prompt.question().answer_type,
+            askuser_core::AnswerType::Text | askuser_core::AnswerType::Schema
+        )
+    };
+    let same = next.question().id == asked.question().id;
+    if !(same || typed(asked) && typed(next)) {
+        return false;
+    }
+    match next.form.check(next.index, value) {
+        Ok(answer) => {
+            next.prefill = Some(answer);
+            true
+        }
+        Err(_) => false,
+    }
+}
+
+/// The lines to show: one per change made elsewhere, then what became of the
+/// person's `action` (only when it carried something they may want again: an
+/// answer, a note, a Reply message), then, when `commands` end the inquiry, what
+/// the assistant got.
+pub(crate) fn lines(
+    form: &ValidForm,
+    moved: &Elsewhere,
+    action: Option<&Action>,
+    carried: bool,
+) -> Vec<String> {
+    let mut lines: Vec<String> = moved
+        .events
+        .iter()
+        .filter_map(|event| change(form, event))
+        .collect();
+    lines.extend(action.and_then(|action| yours(action, carried)));
+    for command in &moved.commands {
+        lines.extend(ending(command));
+    }
+    lines
+}
+
+/// One event recorded elsewhere, in words; `None` for one that shows nothing
+/// by itself (a review wanted, a form shown, an answer refused).
+fn change(form: &ValidForm, event: &Event) -> Option<String> {
+    Some(match event {
+        Event::Answered {
+            question,
+            value,
+            note,
+            ..
+        } => answered("Answered elsewhere", form, question, value, note.as_deref()),
+        Event::AnsweredAhead {
+            question, value, ..
+        } => answered("Answered ahead elsewhere", form, question, value, None),
+        Event::Back { .. } => "↻ Went back elsewhere, to an earlier question.".to_owned(),
+        Event::Submitted { .. } => "↻ Submitted elsewhere.".to_owned(),
+        Event::Cancelled {
+            reason: CancelReason::UserReply,
+            message,
+            ..
+        } => match message {
+            Some(message) => format!(
+                "↻ Replied elsewhere instead of answering: {}",
+                text(message)
+            ),
+            None => "↻ Replied elsewhere instead of answering.".to_owned(),
+        },
+        Event::Cancelled { .. } => "↻ Cancelled elsewhere.".to_owned(),
+        Event::TurnEnded { .. } => "↻ The turn was ended elsewhere.".to_owned(),
+        Event::TimedOut { .. } => "↻ Timed out elsewhere.".to_owned(),
+        _ => return None,
+    })
+}
+
+/// `↻ Answered elsewhere: "Which environment?" → staging`.
+fn answered(
+    what: &str,
+    form: &ValidForm,
+    question: &str,
+    value: &Value,
+    note: Option<&str>,
+) -> String {
+    let asked = form
+        .index_of(question)
+        .map_or(question, |index| form.question(index).text.as_str());
+    let mut line = format!(
+        "↻ {what}: \"{}\" → {}",
+        for_display_line(asked),
+        answer(value)
+    );
+    if let Some(note) = note {
+        let _ = write!(line, " (note: {})", text(note));
+    }
+    line
+}
+
+/// What became of the person's action, when it carried something to keep.
+fn yours(action: &Action, carried: bool) -> Option<String> {
+    let (value, note) = match action {
+        Action::Answer(value) | Action::Remember(value) => (value, None),
+        Action::AnswerWithNote { value, note } => (value, Some(note)),
+        Action::Reply {
+            message: Some(message),
+        }
+        | Action::TimedOut {
+            message: Some(message),
+        } => return Some(format!("✗ Your reply was not sent: {}", text(message))),
+        _ => return None,
+    };
+    let mut line = if carried {
+        "✗ Your answer was not sent; it is filled in below.".to_owned()
+    } else {
+        format!("✗ Your answer was not sent: {}", answer(value))
+    };
+    if let Some(note) = note {
+        let _ = write!(line, " Your note: {}", text(note));
+    }
+    Some(line)
+}
+
+/// How the inquiry ended and what the assistant got, for a command that ends
+/// it; nothing for a prompt or a review.
+fn ending(command: &Command) -> Vec<String> {
+    match command {
+        Command::Respond { outcome, .. } => got(outcome),
+        Command::EndTurn { .. } => {
+            vec!["The turn ended: the assistant gets no result.".to_owned()]
+        }
+        Command::Fail { .. } => {
+            vec!["The inquiry failed: the assistant got a tool error and no answers.".to_owned()]
+        }
+        Command::Reject { .. } => {
+            vec!["The call was rejected: the assistant got its problems.".to_owned()]
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// What the assistant got in a response: a line on how it ended, then each
+/// question with its answer.
+fn got(outcome: &Outcome) -> Vec<String> {
+    let head = match outcome.status {
+        OutcomeStatus::Completed => "The assistant got the answers:",
+        OutcomeStatus::Cancelled => "The assistant got a reply instead, with the answers so far:",
+        OutcomeStatus::TimedOut { .. } => {
+            "The assistant was told the time ran out, with the answers so far:"
+        }
+    };
+    let mut lines = vec![head.to_owned()];
+    for (question, slot) in outcome.form.questions().iter().zip(&outcome.answers) {
+        let shown = match slot {
+            Some(slot) => match &slot.note {
+                Some(note) => format!(
+                    "{} (note: {})",
+                    answer(&slot.answer.to_value(question)),
+                    text(note)
+                ),
+                None => answer(&slot.answer.to_value(question)),
+            },
+            None => "(not answered)".to_owned(),
+        };
+        lines.push(format!("  {} — {shown}", for_display_line(&question.text)));
+    }
+    if let (OutcomeStatus::Cancelled, Some(message)) = (outcome.status, &outcome.message) {
+        lines.push(format!("  and the message: {}", text(message)));
+    }
+    lines
+}
+
+/// An answer for one line, shortened (an empty text as `""`).
+fn answer(value: &Value) -> String {
+    if value.as_str() == Some("") {
+        return "\"\"".to_owned();
+    }
+    render::shorten(&render::answer_text(value), SHOWN_CHARS)
+}
+
+/// A person's or a model's text for one line, shortened.
+fn text(text: &str) -> String {
+    answer(&Value::String(text.to_owned()))
+}
