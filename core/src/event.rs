@@ -295,9 +295,10 @@ pub struct Policy {
     pub timeout: Option<Timeout>,
 }
 
-/// A time limit on an inquiry. The host keeps the clock: it sends
-/// [`Event::TimedOut`] once `after_ms` milliseconds pass without an answer
-/// (restarting the count as it sees fit, e.g. on each key the person presses).
+/// A time limit on an inquiry. The host keeps the clock: the deadline is
+/// `after_ms` milliseconds after the log recorded the event that put the current
+/// question (or review) up, the same for every surface that shows it; the host
+/// that asked sends [`Event::TimedOut`] once it passes without an answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Timeout {
     /// Milliseconds the person has to answer.

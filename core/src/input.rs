@@ -143,6 +143,24 @@ pub enum Input {
     Submit(At),
 }
 
+impl Input {
+    /// The inquiry the input is for.
+    pub fn inquiry(&self) -> &InquiryId {
+        match self {
+            Input::Ask(request) => &request.inquiry,
+            Input::Answer(answer) => &answer.at.inquiry,
+            Input::Back(at) | Input::Reply { at, .. } | Input::Submit(at) => &at.inquiry,
+            Input::RejectCall { inquiry, .. }
+            | Input::AnswerAhead { inquiry, .. }
+            | Input::Show { inquiry, .. }
+            | Input::Cancel { inquiry, .. }
+            | Input::EndTurn { inquiry }
+            | Input::TimeOut { inquiry, .. }
+            | Input::WantReview { inquiry } => inquiry,
+        }
+    }
+}
+
 /// An answer, with what it answers and how the surface shows the form.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AnswerInput {

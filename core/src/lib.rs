@@ -105,7 +105,7 @@ pub use event::{
 pub use form::{AnswerType, Choice, Form, Question};
 pub use input::{AnswerInput, At, Input, normalize_line_breaks};
 pub use parse::{ParseOptions, parse_form, parse_form_with};
-pub use reducer::{FINISHED_REMEMBERED, Finished, State, reduce};
+pub use reducer::{FINISHED_REMEMBERED, Finished, State, reduce, reduce_input};
 pub use schema::answer_schema;
 pub use valid_form::ValidForm;
 pub use validate::validate;

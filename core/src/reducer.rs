@@ -154,6 +154,20 @@ pub fn reduce(state: &mut State, event: &Event) -> Result<Vec<Command>, Refusal>
     Ok(commands)
 }
 
+/// Decides one [`Input`](crate::Input) and applies the events it stands for: the
+/// one-call convenience for a host that keeps no log (a host that records uses
+/// `askuser_store::Session::handle_input`).
+///
+/// # Errors
+/// The [`Refusal`] when the input does not fit the state (an action on something
+/// no longer shown is [`Refusal::Stale`]); the state is unchanged.
+pub fn reduce_input(state: &mut State, input: &crate::Input) -> Result<Vec<Command>, Refusal> {
+    let decision = state.decide_input(input)?;
+    let mut commands = Vec::with_capacity(1);
+    state.apply_decision(decision, &mut commands);
+    Ok(commands)
+}
+
 /// The FNV-1a digest of an inquiry id: fixed, so a replay gives the same state.
 pub(crate) fn digest(id: &str) -> u64 {
     id.bytes().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {

@@ -89,6 +89,10 @@ pub struct Handled {
     pub seq: Seq,
     /// The engine's commands, in order: what the host must do next.
     pub commands: Vec<Command>,
+    /// What the session caught up on before it could record the input (another
+    /// writer appended first), in order: a host shows what those events yielded
+    /// too, as [`Session::catch_up`] would have returned them.
+    pub caught: Vec<Caught>,
 }
 
 /// Why [`Session::handle`] did not record an input.
@@ -98,10 +102,36 @@ pub enum SessionError {
     /// Show the refusal; do not retry the same input.
     #[error(transparent)]
     Refused(#[from] Refusal),
+    /// Another writer moved the stream first (another surface answered, went
+    /// Back, finished the inquiry): the session applied what it caught up on,
+    /// and on that the engine refused the input. Nothing of the input was
+    /// recorded. Show the person what changed (`caught`: the other writer's
+    /// events with the commands each yielded, its result among them when it
+    /// finished the inquiry) and what is current; do not retry the same input.
+    #[error("{refusal} (another writer recorded {} event(s) first)", caught.len())]
+    MovedElsewhere {
+        /// Why the input no longer fits.
+        refusal: Refusal,
+        /// What the session caught up on, in order.
+        caught: Vec<Caught>,
+    },
     /// The log failed; nothing was recorded and the session is as it was. Retry, or
     /// reopen the session.
     #[error(transparent)]
     Store(#[from] StoreError),
+}
+
+impl SessionError {
+    /// The engine's refusal, when the engine refused the input (with or without
+    /// catching up first).
+    pub fn refusal(&self) -> Option<&Refusal> {
+        match self {
+            SessionError::Refused(refusal) | SessionError::MovedElsewhere { refusal, .. } => {
+                Some(refusal)
+            }
+            SessionError::Store(_) => None,
+        }
+    }
 }
 
 /// An event another process recorded, applied by [`Session::catch_up`].
@@ -174,13 +204,60 @@ impl Session {
     ///
     /// An action on something the inquiry no longer shows (another surface moved
     /// it first) is refused with [`Refusal::Stale`], which carries what is current,
-    /// after this session caught up with the log.
+    /// after this session caught up with the log; when it caught up on something,
+    /// the error is [`SessionError::MovedElsewhere`] with what it caught up on, so
+    /// the surface that lost the race can say what the other one did:
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use askuser_core::{AnswerInput, Command, Input, InquiryId, Refusal, Request, parse_form};
+    /// use askuser_store::{MemLog, Session, SessionError};
+    /// use serde_json::json;
+    ///
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let log = Arc::new(MemLog::new());
+    /// let mut terminal = Session::open(log.clone(), "chat-42")?;
+    /// let form = parse_form(&json!({"questions": [
+    ///     {"id": "ok", "text": "Deploy now?", "answer_type": "boolean"}]}))?;
+    /// let asked = terminal.handle_input(&Input::Ask(Request {
+    ///     inquiry: InquiryId::new("call-1"), form: form.form().clone(),
+    ///     policy: Default::default(), origin: Default::default(), call: None,
+    /// }))?;
+    /// let Command::Prompt(prompt) = &asked.commands[0] else { unreachable!() };
+    ///
+    /// // The browser, another session on the same log, answers first.
+    /// let mut browser = Session::open(log.clone(), "chat-42")?;
+    /// browser.handle_input(&AnswerInput::new(prompt.at(), json!(false)).into())?;
+    ///
+    /// // The terminal's answer is not recorded; it learns what the browser did.
+    /// let late = terminal.handle_input(&AnswerInput::new(prompt.at(), json!(true)).into());
+    /// let Err(SessionError::MovedElsewhere { refusal, caught }) = late else { panic!() };
+    /// assert!(matches!(refusal, Refusal::InquiryFinished { .. }));
+    /// let Command::Respond { outcome, .. } = &caught[0].commands[0] else { panic!() };
+    /// assert_eq!(outcome.to_json(), json!({"ok": false}));
+    /// assert_eq!(terminal.head(), 2);
+    /// # Ok(())
+    /// # }
+    /// ```
     ///
     /// # Errors
     ///
     /// As [`Session::handle`].
     pub fn handle_input(&mut self, input: &Input) -> Result<Handled, SessionError> {
-        let durability = self.log.durability();
+        self.handle_input_with(input, self.log.durability())
+    }
+
+    /// [`Session::handle_input`], appending with `durability` (see
+    /// [`Session::handle_with`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`Session::handle`].
+    pub fn handle_input_with(
+        &mut self,
+        input: &Input,
+        durability: Durability,
+    ) -> Result<Handled, SessionError> {
         self.run(|state| state.decide_input(input), durability)
     }
 
@@ -191,6 +268,8 @@ impl Session {
         decide: impl Fn(&State) -> Result<Decision<'a>, Refusal>,
         durability: Durability,
     ) -> Result<Handled, SessionError> {
+        // What this call caught up on, returned with a refusal it led to.
+        let mut caught = Vec::new();
         for _ in 0..RETRIES {
             let decision = match decide(&self.state) {
                 Ok(decision) => decision,
@@ -198,9 +277,14 @@ impl Session {
                 // changed the stream (asked this inquiry, finished it). Decide on the
                 // latest before saying no.
                 Err(refusal) => {
-                    if self.catch_up()?.is_empty() {
-                        return Err(refusal.into());
+                    let more = self.catch_up()?;
+                    if more.is_empty() {
+                        if caught.is_empty() {
+                            return Err(refusal.into());
+                        }
+                        return Err(SessionError::MovedElsewhere { refusal, caught });
                     }
+                    caught.extend(more);
                     continue;
                 }
             };
@@ -212,10 +296,14 @@ impl Session {
                     let mut commands = Vec::with_capacity(1);
                     self.state.apply_decision(decision, &mut commands);
                     self.head = seq;
-                    return Ok(Handled { seq, commands });
+                    return Ok(Handled {
+                        seq,
+                        commands,
+                        caught,
+                    });
                 }
                 Err(StoreError::Conflict { .. }) => {
-                    self.catch_up()?;
+                    caught.extend(self.catch_up()?);
                 }
                 Err(other) => return Err(other.into()),
             }

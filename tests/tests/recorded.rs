@@ -100,8 +100,8 @@ fn the_terminal_loop_records_through_the_journal_and_replays() {
         Action::Answer(json!("orders")),
     ]);
     let mut last = Vec::new();
-    run_inquiry(&mut person, commands, |event| {
-        let Step::Recorded { commands, .. } = journal.apply("t", event).unwrap() else {
+    run_inquiry(&mut person, commands, |input| {
+        let Step::Recorded { commands, .. } = journal.input("t", input).unwrap() else {
             panic!("every scripted action fits");
         };
         last.clone_from(&commands);

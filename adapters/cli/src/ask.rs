@@ -6,7 +6,9 @@ use std::path::Path;
 use std::time::Duration;
 
 use askuser_core::text::{for_display, for_display_line};
-use askuser_core::{CancelReason, Command, Event, Finished, InquiryId, OnTimeout, State, Timeout};
+use askuser_core::{
+    CancelReason, Command, Event, Finished, Input, InquiryId, OnTimeout, State, Timeout,
+};
 use askuser_llm::Call;
 use askuser_rpc::pending::{self, PendingFile, PendingTarget};
 use askuser_rpc::{Journal, Step};
@@ -352,8 +354,8 @@ struct Recorder<'a> {
 }
 
 impl Engine for Recorder<'_> {
-    fn apply(&mut self, event: &Event) -> Result<Vec<Command>, askuser_core::Refusal> {
-        match self.journal.apply(self.stream, event) {
+    fn handle(&mut self, input: &Input) -> Result<Vec<Command>, askuser_core::Refusal> {
+        match self.journal.input(self.stream, input) {
             Ok(Step::Recorded { seq, commands, .. }) => {
                 self.seen = seq;
                 self.last.clone_from(&commands);

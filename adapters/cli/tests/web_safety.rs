@@ -89,8 +89,10 @@ fn a_wrong_host_a_cross_site_post_and_a_missing_token_are_refused() {
         "GET /q/s/c1 HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nCookie: {cookie}\r\nConnection: close\r\n\r\n"
     ));
     let csrf = page.1.split("name=\"csrf\" value=\"").nth(1).unwrap()[..32].to_owned();
+    // The page says what it shows (the question and the inquiry's step).
+    assert!(page.1.contains("<input type=\"hidden\" name=\"at_step\" value=\"0\">\n<input type=\"hidden\" name=\"at_question\" value=\"apply\">"));
     let send_form = |origin: &str, csrf: &str| {
-        let body = format!("csrf={csrf}&action=answer&answer=true");
+        let body = format!("csrf={csrf}&at_step=0&at_question=apply&action=answer&answer=true");
         web.raw(&format!(
             "POST /q/s/c1 HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nCookie: {cookie}\r\nOrigin: {origin}\r\n\
              Content-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",

@@ -82,7 +82,9 @@ impl Recorder {
         let _guard = self.lock.lock().unwrap_or_else(PoisonError::into_inner);
         match self.session()?.handle(event) {
             Ok(handled) => Ok(Recorded::Commands(handled.commands)),
-            Err(SessionError::Refused(refusal)) => Ok(Recorded::Refused(refusal)),
+            Err(SessionError::Refused(refusal) | SessionError::MovedElsewhere { refusal, .. }) => {
+                Ok(Recorded::Refused(refusal))
+            }
             Err(SessionError::Store(error)) => Err(error),
         }
     }
@@ -98,7 +100,9 @@ impl Recorder {
         let inquiry = InquiryId::new(format!("call-{}", session.head() + 1));
         let recorded = match session.handle(&make(inquiry.clone())) {
             Ok(handled) => Recorded::Commands(handled.commands),
-            Err(SessionError::Refused(refusal)) => Recorded::Refused(refusal),
+            Err(SessionError::Refused(refusal) | SessionError::MovedElsewhere { refusal, .. }) => {
+                Recorded::Refused(refusal)
+            }
             Err(SessionError::Store(error)) => return Err(error),
         };
         Ok((inquiry, recorded))

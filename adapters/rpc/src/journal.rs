@@ -9,9 +9,11 @@ use std::collections::hash_map::Entry;
 use std::path::Path;
 use std::sync::Arc;
 
-use askuser_core::{Command, Event, InquiryId, Refusal, State, ToolCall};
+use askuser_core::{Command, Event, Input, InquiryId, Refusal, State, ToolCall};
 use askuser_llm::{Call, Dialect};
-use askuser_store::{Caught, Durability, Log, MemLog, Seq, Session, SessionError, StoreError};
+use askuser_store::{
+    Caught, Durability, Handled, Log, MemLog, Seq, Session, SessionError, StoreError,
+};
 use serde_json::Value;
 
 use crate::error::{Result, RpcError};
@@ -57,6 +59,10 @@ pub struct Journal {
     calls: HashMap<String, HashMap<InquiryId, Arc<Call>>>,
     /// Set by [`Journal::defer_flush`]: appends are buffered until [`Journal::flush`].
     deferred: bool,
+    /// What a session caught up on while it recorded an input (another writer
+    /// appended first), by stream: returned by the next catch-up, so a host
+    /// still sends the lines of what another surface did.
+    missed: HashMap<String, Vec<Caught>>,
 }
 
 impl std::fmt::Debug for Journal {
@@ -75,6 +81,7 @@ impl Journal {
             sessions: HashMap::new(),
             calls: HashMap::new(),
             deferred: false,
+            missed: HashMap::new(),
         }
     }
 
@@ -150,6 +157,13 @@ impl Journal {
             self.remember_call(stream, inquiry.clone(), Arc::clone(call));
         }
         Ok(parsed)
+    }
+
+    /// Keeps `caught` for the next catch-up of `stream`.
+    fn missed(&mut self, stream: &str, caught: Vec<Caught>) {
+        if !caught.is_empty() {
+            (self.missed.entry(stream.to_owned()).or_default()).extend(caught);
+        }
     }
 
     fn remember_call(&mut self, stream: &str, inquiry: InquiryId, call: Arc<Call>) {
@@ -278,7 +292,8 @@ impl Journal {
     /// # Errors
     /// When the log cannot be read.
     pub(crate) fn catch_up_events(&mut self, stream: &str) -> Result<Vec<Caught>> {
-        let caught = self.session(stream)?.catch_up()?;
+        let mut caught = self.missed.remove(stream).unwrap_or_default();
+        caught.extend(self.session(stream)?.catch_up()?);
         for caught in &caught {
             if let Some(Command::Respond { inquiry, .. } | Command::Fail { inquiry, .. }) =
                 caught.commands.last()
@@ -299,13 +314,43 @@ impl Journal {
         }
     }
 
+    /// Hands a host's or a person's `input` to `stream`'s session: decided (what
+    /// it means is the engine's to say; an action on something no longer shown
+    /// is refused as [`Refusal::Stale`](askuser_core::Refusal::Stale)), recorded,
+    /// applied; returns the commands and their protocol lines, or the refusal.
+    ///
+    /// # Errors
+    /// When the log cannot be read or written; nothing was recorded then.
+    pub fn input(&mut self, stream: &str, input: &Input) -> Result<Step> {
+        let call = self.call(stream, input.inquiry())?;
+        let durability = self.durability();
+        let handled = self.session(stream)?.handle_input_with(input, durability);
+        self.recorded(stream, handled, call.as_deref())
+    }
+
     fn handle(&mut self, stream: &str, event: &Event, call: Option<&Call>) -> Result<Step> {
         let durability = self.durability();
-        let handled = match self.session(stream)?.handle_with(event, durability) {
+        let handled = self.session(stream)?.handle_with(event, durability);
+        self.recorded(stream, handled, call)
+    }
+
+    /// The step a session's answer makes: the commands and their lines.
+    fn recorded(
+        &mut self,
+        stream: &str,
+        handled: std::result::Result<Handled, SessionError>,
+        call: Option<&Call>,
+    ) -> Result<Step> {
+        let mut handled = match handled {
             Ok(handled) => handled,
             Err(SessionError::Refused(refusal)) => return Ok(Step::Refused(refusal)),
+            Err(SessionError::MovedElsewhere { refusal, caught }) => {
+                self.missed(stream, caught);
+                return Ok(Step::Refused(refusal));
+            }
             Err(SessionError::Store(error)) => return Err(error.into()),
         };
+        self.missed(stream, std::mem::take(&mut handled.caught));
         let state = self.session(stream)?.state();
         let outputs = handled
             .commands
@@ -331,7 +376,8 @@ impl Journal {
     /// # Errors
     /// When the log cannot be read.
     pub fn catch_up(&mut self, stream: &str) -> Result<Vec<Value>> {
-        let caught = self.session(stream)?.catch_up()?;
+        let mut caught = self.missed.remove(stream).unwrap_or_default();
+        caught.extend(self.session(stream)?.catch_up()?);
         let mut lines = Vec::new();
         for caught in caught {
             let call = self.call(stream, caught.event.inquiry())?;

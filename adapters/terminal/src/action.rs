@@ -4,7 +4,7 @@
 use std::collections::VecDeque;
 use std::time::Instant;
 
-use askuser_core::{AnsweredBy, CancelReason, Event, Outcome, Prompt};
+use askuser_core::{AnswerInput, Input, Outcome, Prompt};
 use serde_json::Value;
 
 use crate::error::TerminalError;
@@ -76,9 +76,9 @@ impl Action {
         )
     }
 
-    /// The engine event for this action at `prompt`: `Answered` (by the user,
-    /// remembered for [`Action::Remember`]), `Back`, `Cancelled` with reason
-    /// `user_reply` and the message, `TurnEnded`, or `TimedOut`.
+    /// What this action at `prompt` is for the engine: an answer to what the
+    /// prompt shows (remembered for [`Action::Remember`], on a surface that
+    /// reviews), Back or a Reply from it, End Turn, or the timeout.
     ///
     /// ```
     /// use askuser_terminal::Action;
@@ -92,43 +92,33 @@ impl Action {
     /// #     policy: Default::default(), origin: Default::default(),
     /// #     call: None, })).unwrap();
     /// # let Command::Prompt(prompt) = &commands[0] else { unreachable!() };
+    /// use askuser_core::Input;
     /// assert_eq!(
-    ///     Action::Reply { message: Some("use staging".into()) }.to_event(prompt),
-    ///     Event::Cancelled {
-    ///         inquiry: prompt.inquiry.clone(),
-    ///         reason: askuser_core::CancelReason::UserReply,
-    ///         message: Some("use staging".into()),
-    ///     }
+    ///     Action::Reply { message: Some("use staging".into()) }.to_input(prompt),
+    ///     Input::Reply { at: prompt.at(), message: Some("use staging".into()) }
     /// );
     /// ```
-    pub fn to_event(&self, prompt: &Prompt) -> Event {
-        let inquiry = prompt.inquiry.clone();
+    pub fn to_input(&self, prompt: &Prompt) -> Input {
+        let answer = |value: &Value| AnswerInput::new(prompt.at(), value.clone()).reviewed();
         match self {
-            Action::Answer(value) | Action::Remember(value) => Event::Answered {
-                inquiry,
-                question: prompt.question().id.clone(),
-                value: value.clone(),
-                by: AnsweredBy::User,
-                remember: matches!(self, Action::Remember(_)),
-                note: None,
-            },
-            Action::AnswerWithNote { value, note } => Event::Answered {
-                inquiry,
-                question: prompt.question().id.clone(),
-                value: value.clone(),
-                by: AnsweredBy::User,
-                remember: false,
-                note: Some(note.clone()),
-            },
-            Action::Back => Event::Back { inquiry },
-            Action::Reply { message } => Event::Cancelled {
-                inquiry,
-                reason: CancelReason::UserReply,
+            Action::Answer(value) => answer(value).into(),
+            Action::Remember(value) => Input::Answer(AnswerInput {
+                remember: true,
+                ..answer(value)
+            }),
+            Action::AnswerWithNote { value, note } => {
+                answer(value).with_note(Some(note.clone())).into()
+            }
+            Action::Back => Input::Back(prompt.at()),
+            Action::Reply { message } => Input::Reply {
+                at: prompt.at(),
                 message: message.clone(),
             },
-            Action::EndTurn => Event::TurnEnded { inquiry },
-            Action::TimedOut { message } => Event::TimedOut {
-                inquiry,
+            Action::EndTurn => Input::EndTurn {
+                inquiry: prompt.inquiry.clone(),
+            },
+            Action::TimedOut { message } => Input::TimeOut {
+                inquiry: prompt.inquiry.clone(),
                 message: message.clone(),
             },
         }

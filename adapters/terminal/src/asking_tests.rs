@@ -1,6 +1,6 @@
 //! One prompt driven key by key, its frames asserted whole (on a 60×22 screen).
 
-use askuser_core::{Event, InquiryId, Policy, Request, State, parse_form, reduce};
+use askuser_core::{Event, InquiryId, Policy, Request, State, parse_form, reduce, reduce_input};
 use serde_json::{Value, json};
 
 use super::*;
@@ -27,7 +27,8 @@ fn prompt_at(arguments: &Value, answers: &[Value]) -> Prompt {
         let Some(Command::Prompt(prompt)) = commands.first() else {
             panic!("a prompt")
         };
-        commands = reduce(&mut state, &Action::Answer(value.clone()).to_event(prompt)).unwrap();
+        commands =
+            reduce_input(&mut state, &Action::Answer(value.clone()).to_input(prompt)).unwrap();
     }
     match commands.into_iter().next() {
         Some(Command::Prompt(prompt)) => prompt,

@@ -5,8 +5,8 @@ use std::collections::{BTreeMap, VecDeque};
 use std::time::{Duration, Instant};
 
 use askuser_core::{
-    AnswerType, AnsweredBy, CancelReason, Command, Event, InquiryId, Outcome, Problem, Progress,
-    Prompt, Refusal, State, reduce,
+    AnsweredBy, At, CancelReason, Command, Input, InquiryId, Outcome, Problem, Progress, Prompt,
+    Refusal, State,
 };
 use serde_json::Value;
 
@@ -19,11 +19,13 @@ use crate::error::TerminalError;
 /// [`State`] is one (it applies with [`reduce`]); a host with a log implements it
 /// over its log, recording every event it applies.
 pub trait Engine {
-    /// Applies `event` (deciding it, recording it) and returns its commands.
+    /// Hands the person's `input` to the engine (deciding it, recording it) and
+    /// returns its commands.
     ///
     /// # Errors
-    /// When the engine refuses the event.
-    fn apply(&mut self, event: &Event) -> Result<Vec<Command>, Refusal>;
+    /// When the engine refuses the input: an action on something the inquiry no
+    /// longer shows is [`Refusal::Stale`].
+    fn handle(&mut self, input: &Input) -> Result<Vec<Command>, Refusal>;
 
     /// What another surface recorded for `inquiry` since the person's screen was
     /// last up to date (the last command this engine returned), read from the
@@ -55,16 +57,16 @@ struct Applying<F>(F);
 
 impl<F> Engine for Applying<F>
 where
-    F: FnMut(&Event) -> Result<Vec<Command>, Refusal>,
+    F: FnMut(&Input) -> Result<Vec<Command>, Refusal>,
 {
-    fn apply(&mut self, event: &Event) -> Result<Vec<Command>, Refusal> {
-        (self.0)(event)
+    fn handle(&mut self, input: &Input) -> Result<Vec<Command>, Refusal> {
+        (self.0)(input)
     }
 }
 
 impl Engine for State {
-    fn apply(&mut self, event: &Event) -> Result<Vec<Command>, Refusal> {
-        reduce(self, event)
+    fn handle(&mut self, input: &Input) -> Result<Vec<Command>, Refusal> {
+        askuser_core::reduce_input(self, input)
     }
 }
 
@@ -114,17 +116,17 @@ pub enum Finish {
 }
 
 /// Drives one inquiry: shows each [`Command::Prompt`] with `prompter`, turns the
-/// [`Action`] into an [`Event`] (see [`Action::to_event`]), passes it to `apply`
-/// (which applies it to the engine, records it, and returns the commands it
-/// yields), and goes on until the inquiry responds, fails, is rejected, ends the
-/// turn, or needs the assistant.
+/// [`Action`] into an [`Input`] naming what the prompt showed (see
+/// [`Action::to_input`]), passes it to `apply` (which decides it, records it,
+/// and returns the commands it yields), and goes on until the inquiry responds,
+/// fails, is rejected, ends the turn, or needs the assistant.
 ///
-/// Before the first answer of a form of more than one question (or of a
-/// one-question form answered from a list, where one key picks), it records
-/// [`Event::ReviewWanted`]: once every question is answered the person reviews
-/// the answers ([`Prompter::review`]), all of them already recorded, so a Reply
-/// or End Turn from the review keeps every answer it showed. Submitting records
-/// [`Event::Submitted`]; changing an earlier answer goes Back to it, and the
+/// The terminal reviews: with the first answer of a form that calls for a
+/// review ([`ValidForm::wants_review`](askuser_core::ValidForm::wants_review)),
+/// the engine records that one is wanted, and once every question is answered
+/// the person reviews the answers ([`Prompter::review`]), all of them already
+/// recorded, so a Reply or End Turn from the review keeps every answer it
+/// showed. Submitting sends them; changing an earlier answer goes Back to it, and the
 /// answers after it whose questions still apply are given again as they were
 /// (not asked again); a question that starts to apply is asked.
 ///
@@ -133,7 +135,7 @@ pub enum Finish {
 /// [`Prompter::show_invalid`] and the prompt after it is asked again.
 ///
 /// ```
-/// use askuser_core::{Event, InquiryId, Request, State, parse_form, reduce};
+/// use askuser_core::{Event, InquiryId, Request, State, parse_form, reduce, reduce_input};
 /// use askuser_terminal::{Action, Finish, ScriptedPrompter, run_inquiry};
 /// use serde_json::json;
 ///
@@ -146,7 +148,7 @@ pub enum Finish {
 /// })).unwrap();
 /// // The scripted person submits the review (its default).
 /// let mut person = ScriptedPrompter::new([Action::Answer(json!(true))]);
-/// let finish = run_inquiry(&mut person, first, |event| reduce(&mut state, event)).unwrap();
+/// let finish = run_inquiry(&mut person, first, |input| reduce_input(&mut state, input)).unwrap();
 /// let Finish::Responded { outcome, .. } = finish else { panic!("expected a response") };
 /// assert_eq!(outcome.to_json(), json!({"ok": true}));
 /// ```
@@ -162,7 +164,7 @@ pub fn run_inquiry<P, F>(
 ) -> Result<Finish, TerminalError>
 where
     P: Prompter + ?Sized,
-    F: FnMut(&Event) -> Result<Vec<Command>, Refusal>,
+    F: FnMut(&Input) -> Result<Vec<Command>, Refusal>,
 {
     run_with_engine(prompter, commands, &mut Applying(apply))
 }
@@ -212,8 +214,10 @@ where
         queue = match command {
             Command::Prompt(prompt) => walk.prompt(prompter, engine, prompt)?,
             Command::Review {
-                inquiry, outcome, ..
-            } => walk.review(prompter, engine, &inquiry, &outcome)?,
+                inquiry,
+                outcome,
+                step,
+            } => walk.review(prompter, engine, &At::review(inquiry, step), &outcome)?,
             Command::InvalidAnswer { message, .. } => {
                 prompter.show_invalid(&message)?;
                 continue;
@@ -259,8 +263,6 @@ where
 struct Walk {
     /// The prompt shown last (the review is drawn under its header).
     last: Option<Prompt>,
-    /// Whether [`Event::ReviewWanted`] was recorded.
-    review_wanted: bool,
     /// Answers (and their notes) to give again, by question index, after a
     /// change on the review.
     keep: BTreeMap<usize, (Value, Option<String>)>,
@@ -285,8 +287,8 @@ impl Walk {
                 Some(note) => Action::AnswerWithNote { value, note },
                 None => Action::Answer(value),
             };
-            let event = action.to_event(&prompt);
-            let step = self.record(prompter, engine, &prompt, Some(&action), &event)?;
+            let input = action.to_input(&prompt);
+            let step = self.record(prompter, engine, &prompt, Some(&action), &input)?;
             self.last = Some(prompt);
             return Ok(step.into_commands());
         }
@@ -297,19 +299,9 @@ impl Walk {
         {
             return self.caught_up(prompter, &prompt, Some(&action), &moved);
         }
-        if action.is_answer() && !self.review_wanted && wants_review(&prompt) {
-            let wanted = Event::ReviewWanted {
-                inquiry: prompt.inquiry.clone(),
-            };
-            if let Step::CaughtUp(commands) =
-                self.record(prompter, engine, &prompt, Some(&action), &wanted)?
-            {
-                return Ok(commands);
-            }
-            self.review_wanted = true;
-        }
-        let event = action.to_event(&prompt);
-        let step = self.record(prompter, engine, &prompt, Some(&action), &event)?;
+        // The engine records the review the form calls for with the first answer.
+        let input = action.to_input(&prompt);
+        let step = self.record(prompter, engine, &prompt, Some(&action), &input)?;
         self.last = Some(prompt);
         Ok(step.into_commands())
     }
@@ -319,14 +311,14 @@ impl Walk {
         &mut self,
         prompter: &mut P,
         engine: &mut E,
-        inquiry: &InquiryId,
+        at: &At,
         outcome: &Outcome,
     ) -> Result<VecDeque<Command>, TerminalError>
     where
         P: Prompter + ?Sized,
         E: Engine + ?Sized,
     {
-        self.review_wanted = true;
+        let inquiry = &at.inquiry;
         let prompt = self
             .last
             .clone()
@@ -350,22 +342,21 @@ impl Walk {
         {
             return self.caught_up(prompter, &prompt, action.as_ref(), &moved);
         }
-        let event = match review {
-            Review::Submit => Event::Submitted { inquiry },
+        let input = match review {
+            Review::Submit => Input::Submit(at.clone()),
             Review::Change(index) => {
                 self.keep = later_answers(outcome, index);
-                return self.back_to(prompter, engine, &prompt, index);
+                return self.back_to(prompter, engine, &prompt, at.clone(), index);
             }
-            Review::Reply { message } => Event::Cancelled {
-                inquiry,
-                reason: CancelReason::UserReply,
+            Review::Reply { message } => Input::Reply {
+                at: at.clone(),
                 message,
             },
-            Review::EndTurn => Event::TurnEnded { inquiry },
-            Review::TimedOut { message } => Event::TimedOut { inquiry, message },
+            Review::EndTurn => Input::EndTurn { inquiry },
+            Review::TimedOut { message } => Input::TimeOut { inquiry, message },
         };
         Ok(self
-            .record(prompter, engine, &prompt, action.as_ref(), &event)?
+            .record(prompter, engine, &prompt, action.as_ref(), &input)?
             .into_commands())
     }
 
@@ -377,48 +368,48 @@ impl Walk {
         prompter: &mut P,
         engine: &mut E,
         asked: &Prompt,
+        mut from: At,
         index: usize,
     ) -> Result<VecDeque<Command>, TerminalError>
     where
         P: Prompter + ?Sized,
         E: Engine + ?Sized,
     {
-        let back = Event::Back {
-            inquiry: asked.inquiry.clone(),
-        };
         loop {
+            let back = Input::Back(from);
             let commands = match self.record(prompter, engine, asked, None, &back)? {
                 Step::Applied(commands) => commands,
                 Step::CaughtUp(commands) => return Ok(commands),
             };
-            let at = commands.iter().find_map(|command| match command {
-                Command::Prompt(p) if p.can_back => Some(p.index),
+            let next = commands.iter().find_map(|command| match command {
+                Command::Prompt(p) if p.can_back && p.index > index => Some(p.at()),
                 _ => None,
             });
-            if at.is_none_or(|at| at <= index) {
-                return Ok(commands);
+            match next {
+                Some(at) => from = at,
+                None => return Ok(commands),
             }
         }
     }
 
-    /// Applies `event`, taken at `asked` (the person's `action`, when it holds
-    /// something they typed); when the engine refuses it because another
-    /// surface moved the inquiry first, catches up instead.
+    /// Hands `input`, taken at `asked` (the person's `action`, when it holds
+    /// something they typed), to the engine; when the engine refuses it because
+    /// another surface moved the inquiry first, catches up instead.
     fn record<P, E>(
         &mut self,
         prompter: &mut P,
         engine: &mut E,
         asked: &Prompt,
         action: Option<&Action>,
-        event: &Event,
+        input: &Input,
     ) -> Result<Step, TerminalError>
     where
         P: Prompter + ?Sized,
         E: Engine + ?Sized,
     {
-        match engine.apply(event) {
+        match engine.handle(input) {
             Ok(commands) => Ok(Step::Applied(commands.into())),
-            Err(refusal) => match engine.elsewhere(event.inquiry()) {
+            Err(refusal) => match engine.elsewhere(input.inquiry()) {
                 Some(moved) => Ok(Step::CaughtUp(
                     self.caught_up(prompter, asked, action, &moved)?,
                 )),
@@ -471,17 +462,6 @@ impl Step {
 /// The moment the prompt for `inquiry` times out, from the engine's time left.
 fn deadline<E: Engine + ?Sized>(engine: &mut E, inquiry: &InquiryId) -> Option<Instant> {
     engine.time_left(inquiry).map(|left| Instant::now() + left)
-}
-
-/// Whether the answers to `prompt`'s form are reviewed before they are sent:
-/// forms of more than one question, and one-question forms answered from a list
-/// (where a single key picks, so a slip would be sent at once).
-fn wants_review(prompt: &Prompt) -> bool {
-    prompt.form.len() > 1
-        || matches!(
-            prompt.question().answer_type,
-            AnswerType::Boolean | AnswerType::Select | AnswerType::MultiSelect
-        )
 }
 
 /// The person's answers (with their notes) after question `index`, to give

@@ -6,8 +6,8 @@
 use std::collections::VecDeque;
 
 use askuser_core::{
-    AnsweredBy, CancelReason, Command, Event, InquiryId, Policy, Refusal, Request, State,
-    parse_form, reduce,
+    AnsweredBy, CancelReason, Command, Event, Input, InquiryId, Policy, Refusal, Request, State,
+    parse_form, reduce, reduce_input,
 };
 use askuser_terminal::{
     Action, Elsewhere, Engine, Finish, Review, ScriptedPrompter, run_with_engine,
@@ -92,12 +92,12 @@ impl Racing {
 }
 
 impl Engine for Racing {
-    fn apply(&mut self, event: &Event) -> Result<Vec<Command>, Refusal> {
+    fn handle(&mut self, input: &Input) -> Result<Vec<Command>, Refusal> {
         if self.when == When::BeforeTheAppend && self.applied == self.after {
             self.race();
         }
         self.applied += 1;
-        reduce(&mut self.state, event)
+        reduce_input(&mut self.state, input)
     }
 
     fn elsewhere(&mut self, inquiry: &InquiryId) -> Option<Elsewhere> {
@@ -137,13 +137,13 @@ fn outcome_json(finish: Finish) -> Value {
 
 #[test]
 fn a_question_answered_elsewhere_is_said_in_words_and_the_next_one_is_asked() {
-    // The walk recorded "review wanted" and apply = true; then the browser
+    // The walk recorded apply = true (with the review it wants); then the browser
     // answered env while the person picked production here.
     let (mut engine, first) = Racing::new(
         &migration(),
         vec![answered("env", json!("staging"))],
         When::BeforeTheCheck,
-        2,
+        1,
     );
     let mut person = ScriptedPrompter::new([
         Action::Answer(json!(true)),
@@ -212,7 +212,7 @@ fn an_inquiry_finished_elsewhere_ends_as_it_ended_there() {
             },
         ],
         When::BeforeTheCheck,
-        2,
+        1,
     );
     let mut person = ScriptedPrompter::new([
         Action::Answer(json!(true)),
@@ -242,7 +242,7 @@ fn an_inquiry_finished_elsewhere_ends_as_it_ended_there() {
 
 #[test]
 fn a_submit_the_engine_refuses_after_a_reply_elsewhere_ends_with_the_reply() {
-    // The walk recorded review wanted and three answers; the browser's Reply
+    // The walk recorded three answers (the first with the review it wants); the browser's Reply
     // lands between the check and the append of the person's submit.
     let (mut engine, first) = Racing::new(
         &migration(),
@@ -252,7 +252,7 @@ fn a_submit_the_engine_refuses_after_a_reply_elsewhere_ends_with_the_reply() {
             message: Some("wait".into()),
         }],
         When::BeforeTheAppend,
-        4,
+        3,
     );
     let mut person = ScriptedPrompter::new([
         Action::Answer(json!(true)),
@@ -332,4 +332,45 @@ fn end_turn_after_the_form_was_finished_elsewhere_ends_with_that_result() {
             "  Optional note for the migration log — (not answered)",
         ]
     );
+}
+
+#[test]
+fn an_answer_to_a_question_asked_again_elsewhere_is_not_recorded_from_the_old_screen() {
+    // The browser went Back and answered the first question again while the
+    // person was at "Which environment?": the same question is current again,
+    // at a later step, so the answer from the old screen is refused (it names
+    // the step it was shown at) and the person sees the question anew.
+    let (mut engine, first) = Racing::new(
+        &migration(),
+        vec![
+            Event::Back {
+                inquiry: InquiryId::new("c1"),
+            },
+            answered("apply", json!(true)),
+        ],
+        When::BeforeTheAppend,
+        1,
+    );
+    let mut person = ScriptedPrompter::new([
+        Action::Answer(json!(true)),
+        Action::Answer(json!("production")),
+        Action::Answer(json!("staging")),
+        Action::Answer(json!("weekly run")),
+    ]);
+    let finish = run_with_engine(&mut person, first, &mut engine).unwrap();
+    assert_eq!(
+        outcome_json(finish),
+        json!({"apply": true, "env": "staging", "note": "weekly run"})
+    );
+    assert_eq!(
+        person.elsewhere_lines(),
+        [
+            "↻ Went back elsewhere, to an earlier question.",
+            "↻ Answered elsewhere: \"Apply the proposed migration?\" → Yes",
+            "✗ Your answer was not sent; it is filled in below.",
+        ]
+    );
+    let asked: Vec<&str> = person.asked().iter().map(|a| a.question.as_str()).collect();
+    assert_eq!(asked, ["apply", "env", "env", "note"]);
+    assert_eq!(person.asked()[2].prefill, Some(json!("production")));
 }

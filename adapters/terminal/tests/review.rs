@@ -2,8 +2,8 @@
 //! Reply with a message, and answers remembered for the turn.
 
 use askuser_core::{
-    AnsweredBy, Command, Event, InquiryId, Origin, Persistence, Policy, Request, State, parse_form,
-    reduce,
+    AnsweredBy, Command, Event, Input, InquiryId, Origin, Persistence, Policy, Request, State,
+    parse_form, reduce,
 };
 use askuser_terminal::{Action, Finish, Review, ScriptedPrompter, run_with_engine};
 use serde_json::{Value, json};
@@ -161,9 +161,12 @@ struct Recording<'a> {
 }
 
 impl askuser_terminal::Engine for Recording<'_> {
-    fn apply(&mut self, event: &Event) -> Result<Vec<Command>, askuser_core::Refusal> {
-        self.events.push(event.clone());
-        reduce(self.state, event)
+    fn handle(&mut self, input: &Input) -> Result<Vec<Command>, askuser_core::Refusal> {
+        let decision = self.state.decide_input(input)?;
+        self.events.extend(decision.events().iter().cloned());
+        let mut commands = Vec::new();
+        self.state.apply_decision(decision, &mut commands);
+        Ok(commands)
     }
 }
 

@@ -1,7 +1,9 @@
 //! `run_inquiry` with a scripted person against the real core reducer, on RFD D30's
 //! apply / env / note form.
 
-use askuser_core::{CancelReason, Event, InquiryId, Policy, Request, State, parse_form, reduce};
+use askuser_core::{
+    CancelReason, Event, InquiryId, Policy, Request, State, parse_form, reduce, reduce_input,
+};
 use askuser_terminal::{Action, Asked, Finish, ScriptedPrompter, TerminalError, run_inquiry};
 use serde_json::{Value, json};
 
@@ -37,9 +39,12 @@ fn run_with(
     .expect("a new inquiry");
     let mut prompter = ScriptedPrompter::new(script);
     let mut events = Vec::new();
-    let finish = run_inquiry(&mut prompter, first, |event| {
-        events.push(event.clone());
-        reduce(&mut state, event)
+    let finish = run_inquiry(&mut prompter, first, |input| {
+        let decision = state.decide_input(input)?;
+        events.extend(decision.events().iter().cloned());
+        let mut commands = Vec::new();
+        state.apply_decision(decision, &mut commands);
+        Ok(commands)
     });
     (finish, prompter, events)
 }
@@ -257,7 +262,9 @@ fn no_commands_is_a_stall_and_engine_refusals_are_typed() {
     )
     .unwrap();
     let mut prompter = ScriptedPrompter::new([Action::Back]);
-    let failed = run_inquiry(&mut prompter, commands, |event| reduce(&mut state, event));
+    let failed = run_inquiry(&mut prompter, commands, |input| {
+        reduce_input(&mut state, input)
+    });
     assert_eq!(
         failed.err().map(|e| e.to_string()).as_deref(),
         Some(

@@ -370,18 +370,17 @@ impl Queue {
                 }
                 _ => Ok(()),
             }),
-            Err(SessionError::Refused(Refusal::Stale { shown, current, .. })) => {
-                let state = self.journal.state(stream)?;
-                Ok(Err(NotTaken {
-                    message: stale_words(state, &shown, &current),
-                    stale: true,
+            Err(SessionError::Store(error)) => Err(error.into()),
+            Err(SessionError::Refused(refusal) | SessionError::MovedElsewhere { refusal, .. }) => {
+                Ok(Err(match refusal {
+                    Refusal::Stale { shown, current, .. } => NotTaken {
+                        message: stale_words(self.journal.state(stream)?, &shown, &current),
+                        stale: true,
+                    },
+                    Refusal::InquiryFinished { .. } => NotTaken::invalid(FINISHED_ELSEWHERE),
+                    refusal => NotTaken::invalid(refusal.to_string()),
                 }))
             }
-            Err(SessionError::Refused(Refusal::InquiryFinished { .. })) => {
-                Ok(Err(NotTaken::invalid(FINISHED_ELSEWHERE)))
-            }
-            Err(SessionError::Refused(refusal)) => Ok(Err(NotTaken::invalid(refusal.to_string()))),
-            Err(SessionError::Store(error)) => Err(error.into()),
         }
     }
 }

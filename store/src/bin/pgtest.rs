@@ -90,7 +90,9 @@ fn answer(log: PgLog, stream: &str, inquiry: &str) -> Result<(), StoreError> {
     };
     match session.handle(&input) {
         Ok(handled) => println!("won {}", handled.seq),
-        Err(SessionError::Refused(refusal)) => println!("refused: {refusal}"),
+        Err(SessionError::Refused(refusal) | SessionError::MovedElsewhere { refusal, .. }) => {
+            println!("refused: {refusal}");
+        }
         Err(SessionError::Store(error)) => return Err(error),
     }
     Ok(())

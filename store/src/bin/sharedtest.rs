@@ -124,7 +124,9 @@ fn run(args: &[&str]) -> Result<(), Box<dyn std::error::Error>> {
             };
             match session.handle(&answer) {
                 Ok(handled) => say(&format!("recorded {}", handled.seq)),
-                Err(SessionError::Refused(refusal)) => say(&format!("refused: {refusal}")),
+                Err(
+                    SessionError::Refused(refusal) | SessionError::MovedElsewhere { refusal, .. },
+                ) => say(&format!("refused: {refusal}")),
                 Err(SessionError::Store(error)) => return Err(error.into()),
             }
             Ok(())
