@@ -122,7 +122,6 @@ impl State {
         let current = self.check_open(&at.inquiry)?.at(&at.inquiry);
         if current.question != at.question || current.step != at.step {
             return Err(Refusal::Stale {
-                inquiry: at.inquiry.clone(),
                 shown: at.clone(),
                 current,
             });

@@ -4,7 +4,6 @@
 
 use std::fmt;
 
-use crate::event::InquiryId;
 use crate::input::At;
 
 use serde::{Deserialize, Serialize};
@@ -510,11 +509,12 @@ pub enum Refusal {
     /// another surface (a second tab, the terminal, an edited file) moved it on
     /// first. Nothing is recorded; show the person `current` (keeping what they
     /// typed) and say what changed.
-    #[error("inquiry \"{inquiry}\" moved on since {shown} was shown: it now shows {current}")]
+    #[error(
+        "inquiry \"{}\" moved on since {shown} was shown: it now shows {current}",
+        shown.inquiry
+    )]
     Stale {
-        /// The inquiry.
-        inquiry: InquiryId,
-        /// What the action named.
+        /// What the action named (its inquiry among it).
         shown: At,
         /// What the inquiry shows now.
         current: At,

@@ -112,8 +112,8 @@ pub enum SessionError {
     MovedElsewhere {
         /// Why the input no longer fits.
         refusal: Refusal,
-        /// What the session caught up on, in order.
-        caught: Vec<Caught>,
+        /// What the session caught up on, in order (boxed: an error stays small).
+        caught: Box<[Caught]>,
     },
     /// The log failed; nothing was recorded and the session is as it was. Retry, or
     /// reopen the session.
@@ -282,7 +282,10 @@ impl Session {
                         if caught.is_empty() {
                             return Err(refusal.into());
                         }
-                        return Err(SessionError::MovedElsewhere { refusal, caught });
+                        return Err(SessionError::MovedElsewhere {
+                            refusal,
+                            caught: caught.into_boxed_slice(),
+                        });
                     }
                     caught.extend(more);
                     continue;

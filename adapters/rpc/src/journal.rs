@@ -345,7 +345,7 @@ impl Journal {
             Ok(handled) => handled,
             Err(SessionError::Refused(refusal)) => return Ok(Step::Refused(refusal)),
             Err(SessionError::MovedElsewhere { refusal, caught }) => {
-                self.missed(stream, caught);
+                self.missed(stream, caught.into_vec());
                 return Ok(Step::Refused(refusal));
             }
             Err(SessionError::Store(error)) => return Err(error.into()),
