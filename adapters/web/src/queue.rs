@@ -8,7 +8,7 @@ use std::collections::HashSet;
 use askuser_core::text::{answer_words, for_display_line};
 use askuser_core::{AnswerInput, At, Command, Input, InquiryId, Outcome, Prompt, Refusal, State};
 use askuser_rpc::{Journal, RpcError};
-use askuser_store::SessionError;
+use askuser_store::{SessionError, Timestamp};
 
 use crate::answer::{Fields, value_from};
 
@@ -171,9 +171,13 @@ impl Queue {
         };
         let waited_ms = now.saturating_sub(since);
         let state = self.journal.state(stream)?;
+        // One deadline for every surface (the terminal counts to the same one).
         let left_ms = (state.policy(&InquiryId::new(inquiry)))
             .and_then(|policy| policy.timeout.as_ref())
-            .map(|timeout| timeout.after_ms.saturating_sub(waited_ms));
+            .map(|timeout| {
+                let deadline = askuser_rpc::question_deadline(Timestamp(since), timeout);
+                deadline.millis().saturating_sub(now).min(timeout.after_ms)
+            });
         Ok(Timing { waited_ms, left_ms })
     }
 
