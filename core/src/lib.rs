@@ -70,6 +70,10 @@
 //! - `strategies` (feature `proptest`): generators of forms and event sequences, to
 //!   property-test your own flows.
 
+// Every public item here is reachable from outside the crate; the rest is
+// `pub(crate)` (the workspace lints cannot add this one per crate).
+#![warn(unreachable_pub)]
+
 pub mod answer;
 pub mod command;
 mod decide;

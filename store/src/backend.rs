@@ -11,7 +11,7 @@ use crate::types::{Clock, Recorded, Seq, Snapshot};
 
 /// An iterator over stored records, boxed so that the log traits stay usable as
 /// `dyn Log`.
-pub type RecordIter<'a> = Box<dyn Iterator<Item = Result<Recorded>> + Send + 'a>;
+pub(crate) type RecordIter<'a> = Box<dyn Iterator<Item = Result<Recorded>> + Send + 'a>;
 
 /// The primitives. Not nameable outside the crate.
 pub trait Backend {

@@ -259,6 +259,10 @@
 //! The binary `askuser-store-crashtest` is test support: the crash test runs it as a
 //! child process and kills it (see `tests/crash.rs`).
 
+// Every public item here is reachable from outside the crate; the rest is
+// `pub(crate)` (the workspace lints cannot add this one per crate).
+#![warn(unreachable_pub)]
+
 mod backend;
 mod block;
 mod codec;

@@ -59,6 +59,10 @@
 //! - [`definition()`], [`Provider`]: tool definitions.
 //! - [`ui_answer`], [`UiInput`], [`UiAnswerError`]: answers from a UI.
 
+// Every public item here is reachable from outside the crate; the rest is
+// `pub(crate)` (the workspace lints cannot add this one per crate).
+#![warn(unreachable_pub)]
+
 mod call;
 pub mod definition;
 pub mod dialect;

@@ -44,6 +44,10 @@
 //! # drop(server);
 //! ```
 
+// Every public item here is reachable from outside the crate; the rest is
+// `pub(crate)` (the workspace lints cannot add this one per crate).
+#![warn(unreachable_pub)]
+
 mod check;
 mod config;
 mod http;

@@ -41,6 +41,10 @@
 //! assert_eq!(report.events.len(), 2);
 //! ```
 
+// Every public item here is reachable from outside the crate; the rest is
+// `pub(crate)` (the workspace lints cannot add this one per crate).
+#![warn(unreachable_pub)]
+
 mod deadline;
 mod error;
 pub mod files;

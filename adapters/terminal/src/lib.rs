@@ -98,6 +98,10 @@
 //! }
 //! ```
 
+// Every public item here is reachable from outside the crate; the rest is
+// `pub(crate)` (the workspace lints cannot add this one per crate).
+#![warn(unreachable_pub)]
+
 mod action;
 mod asking;
 mod clock;

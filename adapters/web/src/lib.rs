@@ -31,6 +31,10 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+// Every public item here is reachable from outside the crate; the rest is
+// `pub(crate)` (the workspace lints cannot add this one per crate).
+#![warn(unreachable_pub)]
+
 mod answer;
 mod app;
 mod form;

@@ -35,7 +35,7 @@ pub(super) struct Conn {
 
 impl Conn {
     /// The statement for `sql`, prepared on this connection the first time.
-    pub fn prepared(&mut self, sql: &'static str) -> Result<Statement> {
+    pub(super) fn prepared(&mut self, sql: &'static str) -> Result<Statement> {
         if let Some(statement) = self.statements.get(sql) {
             return Ok(statement.clone());
         }
@@ -60,7 +60,7 @@ pub(super) struct Pool {
 impl Pool {
     /// Parses `url` (a `postgres://` URL or a `key=value` connection string); its
     /// connections will work in `schema` (a checked name).
-    pub fn new(url: &str, schema: &str) -> Result<Self> {
+    pub(super) fn new(url: &str, schema: &str) -> Result<Self> {
         let shown = crate::redact::redact(url);
         let bad = |reason: String| StoreError::BadLocation {
             location: shown.clone(),
@@ -98,12 +98,12 @@ impl Pool {
     }
 
     /// The URL as shown in messages: without its password.
-    pub fn shown(&self) -> &str {
+    pub(super) fn shown(&self) -> &str {
         &self.shown
     }
 
     /// A new connection, working in the log's schema.
-    pub fn connect(&self) -> Result<Conn> {
+    pub(super) fn connect(&self) -> Result<Conn> {
         let connected = match &self.tls {
             Some(tls) => self.config.connect(tls.clone()),
             None => self.config.connect(NoTls),
@@ -141,7 +141,7 @@ impl Pool {
     }
 
     /// An idle connection, or a new one.
-    pub fn get(&self) -> Result<Pooled<'_>> {
+    pub(super) fn get(&self) -> Result<Pooled<'_>> {
         loop {
             let idle = self
                 .idle
@@ -163,7 +163,7 @@ impl Pool {
     }
 
     /// Keeps `conn` for reuse.
-    pub fn give_back(&self, conn: Conn) {
+    pub(super) fn give_back(&self, conn: Conn) {
         drop(self.pooled(conn));
     }
 

@@ -51,7 +51,7 @@ pub(super) enum PgScan {
 }
 
 impl PgScan {
-    pub fn new(log: &PgLog, stream: &str, from: Seq, to: Seq) -> Result<Self> {
+    pub(super) fn new(log: &PgLog, stream: &str, from: Seq, to: Seq) -> Result<Self> {
         if to < from {
             return Ok(Self::Short(VecDeque::new()));
         }

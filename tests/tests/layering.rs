@@ -1,0 +1,152 @@
+//! The crates' dependencies point inward only (surfaces → application layer →
+//! store → core; dialects → core), read from `cargo metadata`: a new edge that
+//! breaks the layering fails here, with the edge named. Also: the core depends
+//! on no I/O crate, and only the store touches sled or PostgreSQL.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::process::Command;
+
+use serde_json::Value;
+
+/// Each workspace crate, and the workspace crates it may depend on (normal and
+/// build dependencies; tests and benchmarks may use anything).
+///
+/// `askuser-rpc` is today's application layer as well as the JSON-lines
+/// surface: the web inbox and the MCP server use its journal and pending
+/// workflow. No other surface may depend on a surface.
+const ALLOWED: &[(&str, &[&str])] = &[
+    ("askuser-core", &[]),
+    ("askuser-llm", &["askuser-core"]),
+    ("askuser-store", &["askuser-core"]),
+    ("askuser-terminal", &["askuser-core"]),
+    (
+        "askuser-rpc",
+        &["askuser-core", "askuser-store", "askuser-llm"],
+    ),
+    (
+        "askuser-mcp",
+        &[
+            "askuser-core",
+            "askuser-store",
+            "askuser-llm",
+            "askuser-rpc",
+        ],
+    ),
+    (
+        "askuser-web",
+        &[
+            "askuser-core",
+            "askuser-store",
+            "askuser-llm",
+            "askuser-rpc",
+        ],
+    ),
+    (
+        "askuser-cli",
+        &[
+            "askuser-core",
+            "askuser-store",
+            "askuser-llm",
+            "askuser-terminal",
+            "askuser-rpc",
+            "askuser-mcp",
+            "askuser-web",
+        ],
+    ),
+];
+
+/// Crates that test or measure the others, and may use them all.
+const TEST_CRATES: &[&str] = &["askuser-tests", "askuser-benches"];
+
+/// What the pure core may depend on: no clock, file, socket or random source
+/// comes in through these.
+const CORE_DEPENDENCIES: &[&str] = &["serde", "serde_json", "jsonschema", "thiserror", "proptest"];
+
+/// The crates of the databases, which only the store may use.
+const DATABASE_CRATES: &[&str] = &["sled", "postgres", "tokio-postgres"];
+
+/// Every workspace package: its name, and its normal and build dependencies'
+/// names.
+fn workspace() -> BTreeMap<String, BTreeSet<String>> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    let output = Command::new(cargo)
+        .args([
+            "metadata",
+            "--format-version",
+            "1",
+            "--no-deps",
+            "--offline",
+        ])
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+        .output()
+        .expect("cargo metadata runs");
+    assert!(
+        output.status.success(),
+        "cargo metadata: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let metadata: Value = serde_json::from_slice(&output.stdout).expect("cargo metadata's JSON");
+    let mut packages = BTreeMap::new();
+    for package in metadata["packages"].as_array().expect("packages") {
+        let name = package["name"].as_str().expect("a name").to_owned();
+        let dependencies = (package["dependencies"]
+            .as_array()
+            .expect("dependencies")
+            .iter())
+        .filter(|dependency| dependency["kind"].as_str() != Some("dev"))
+        .map(|dependency| dependency["name"].as_str().expect("a name").to_owned())
+        .collect();
+        packages.insert(name, dependencies);
+    }
+    packages
+}
+
+#[test]
+fn dependencies_point_inward_only() {
+    let packages = workspace();
+    let allowed: BTreeMap<&str, &[&str]> = ALLOWED.iter().copied().collect();
+    let mut wrong = Vec::new();
+    for (name, dependencies) in &packages {
+        if TEST_CRATES.contains(&name.as_str()) {
+            continue;
+        }
+        let Some(may) = allowed.get(name.as_str()) else {
+            wrong.push(format!(
+                "{name} is not in ALLOWED: say which layer it is in"
+            ));
+            continue;
+        };
+        for dependency in dependencies {
+            let inner = packages.contains_key(dependency);
+            if inner && !may.contains(&dependency.as_str()) {
+                wrong.push(format!("{name} → {dependency}"));
+            }
+        }
+    }
+    assert_eq!(wrong, Vec::<String>::new(), "edges against the layering");
+}
+
+#[test]
+fn the_core_depends_on_no_io_crate_and_only_the_store_on_a_database() {
+    let packages = workspace();
+    let core: Vec<&String> = (packages["askuser-core"].iter())
+        .filter(|dependency| !CORE_DEPENDENCIES.contains(&dependency.as_str()))
+        .collect();
+    assert_eq!(core, Vec::<&String>::new(), "the core's dependencies");
+    let mut databases = Vec::new();
+    for (name, dependencies) in &packages {
+        if name == "askuser-store" || TEST_CRATES.contains(&name.as_str()) {
+            continue;
+        }
+        for dependency in dependencies {
+            if DATABASE_CRATES.contains(&dependency.as_str()) {
+                databases.push(format!("{name} → {dependency}"));
+            }
+        }
+    }
+    assert_eq!(
+        databases,
+        Vec::<String>::new(),
+        "database crates outside the store"
+    );
+}
