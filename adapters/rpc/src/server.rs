@@ -3,14 +3,16 @@
 use std::collections::{BTreeSet, HashMap};
 use std::io::{self, BufRead, Write};
 
-use askuser_core::{CancelReason, Command, Event, InquiryId, Persistence, Policy};
+use askuser_core::{
+    AnswerInput, At, CancelReason, Command, Event, InquiryId, Persistence, Policy, Refusal,
+};
 use askuser_llm::{UiInput, ui_answer};
 use serde_json::{Value, json};
 
 use crate::error::Result;
-use crate::input::{Ask, Input, MAX_LINE_BYTES, named_inquiry, parse_input};
+use crate::input::{Ask, Input, MAX_LINE_BYTES, Shown, named_inquiry, parse_input};
 use crate::journal::{Journal, Step};
-use crate::output::error_line;
+use crate::output::{error_line, stale_line};
 
 /// The protocol's version, sent in the `ready` line.
 pub const PROTOCOL_VERSION: u32 = 1;
@@ -201,6 +203,12 @@ impl Server {
 
     /// The lines answering one message. Each message that the engine accepts is
     /// recorded before this returns.
+    ///
+    /// An `answer`, `back`, `reply` or `submit` that names the `step` it was sent
+    /// on is handed to the engine as an [`askuser_core::Input`] saying what it
+    /// answers: refused, with a `stale` error line and the line the inquiry shows
+    /// now, when another surface moved the inquiry on first. Without a `step` it is
+    /// taken on whatever the inquiry shows, as before steps were sent.
     pub fn handle(&mut self, input: Input) -> Vec<Value> {
         let inquiry = input.inquiry().to_owned();
         let step = match input {
@@ -212,6 +220,52 @@ impl Server {
                 by,
                 remember,
                 note,
+                step: Some(step),
+            } => {
+                return self.on_shown(&inquiry, |server, stream| {
+                    let value = server.normalize(stream, &inquiry, &question, value)?;
+                    let at = At::question(InquiryId::new(&inquiry), question, step);
+                    let mut answer = AnswerInput::new(at, value).with_note(note).by(by);
+                    answer.remember = remember;
+                    Ok(answer.into())
+                });
+            }
+            Input::Back {
+                inquiry,
+                shown: Some(shown),
+            } => {
+                return self.on_shown(&inquiry, |_, _| {
+                    Ok(askuser_core::Input::Back(at(&inquiry, shown)))
+                });
+            }
+            Input::Reply {
+                inquiry,
+                message,
+                shown: Some(shown),
+            } => {
+                return self.on_shown(&inquiry, |_, _| {
+                    Ok(askuser_core::Input::Reply {
+                        at: at(&inquiry, shown),
+                        message,
+                    })
+                });
+            }
+            Input::Submit {
+                inquiry,
+                shown: Some(shown),
+            } => {
+                return self.on_shown(&inquiry, |_, _| {
+                    Ok(askuser_core::Input::Submit(at(&inquiry, shown)))
+                });
+            }
+            Input::Answer {
+                inquiry,
+                question,
+                value,
+                by,
+                remember,
+                note,
+                step: None,
             } => self.on_open(&inquiry, |server, stream| {
                 let value = server.normalize(stream, &inquiry, &question, value)?;
                 let id = InquiryId::new(&inquiry);
@@ -231,12 +285,19 @@ impl Server {
                     note,
                 })
             }),
-            Input::Back { inquiry } => self.on_open(&inquiry, |_, _| {
+            Input::Back {
+                inquiry,
+                shown: None,
+            } => self.on_open(&inquiry, |_, _| {
                 Ok(Event::Back {
                     inquiry: InquiryId::new(&inquiry),
                 })
             }),
-            Input::Reply { inquiry, message } => self.on_open(&inquiry, |_, _| {
+            Input::Reply {
+                inquiry,
+                message,
+                shown: None,
+            } => self.on_open(&inquiry, |_, _| {
                 Ok(Event::Cancelled {
                     inquiry: InquiryId::new(&inquiry),
                     reason: CancelReason::UserReply,
@@ -249,12 +310,11 @@ impl Server {
                     message,
                 })
             }),
-            Input::Review { inquiry } => self.on_open(&inquiry, |_, _| {
-                Ok(Event::ReviewWanted {
-                    inquiry: InquiryId::new(&inquiry),
-                })
-            }),
-            Input::Submit { inquiry } => self.on_open(&inquiry, |_, _| {
+            Input::Review { inquiry } => return self.review(&inquiry),
+            Input::Submit {
+                inquiry,
+                shown: None,
+            } => self.on_open(&inquiry, |_, _| {
                 Ok(Event::Submitted {
                     inquiry: InquiryId::new(&inquiry),
                 })
@@ -274,21 +334,86 @@ impl Server {
         inquiry: &str,
         make: impl FnOnce(&mut Self, &str) -> Result<Event>,
     ) -> Result<Step, String> {
-        let stream = match self.routes.get(inquiry).cloned() {
-            Some(stream) => stream,
-            // Asked in the server's stream before a restart, and finished since: the
-            // engine says so.
-            None if self.was_requested(inquiry) => self.stream.clone(),
-            None => {
-                return Err(format!(
-                    "no inquiry \"{inquiry}\" was asked in this session; send an \"ask\" for it first"
-                ));
-            }
-        };
+        let stream = self.route(inquiry)?;
         let event = make(self, &stream).map_err(|e| not_recorded(&e))?;
         self.journal
             .apply(&stream, &event)
             .map_err(|e| not_recorded(&e))
+    }
+
+    /// Hands the engine the input `make` builds for an inquiry of this session, an
+    /// action that names what was shown. A stale one is answered with a `stale`
+    /// error line, then the line the inquiry shows now (its `prompt` or `review`,
+    /// with the step to name), so the host can show that instead.
+    fn on_shown(
+        &mut self,
+        inquiry: &str,
+        make: impl FnOnce(&mut Self, &str) -> Result<askuser_core::Input>,
+    ) -> Vec<Value> {
+        let made = self.route(inquiry).and_then(|stream| {
+            let input = make(self, &stream).map_err(|e| not_recorded(&e))?;
+            Ok((stream, input))
+        });
+        let (stream, input) = match made {
+            Ok(made) => made,
+            Err(message) => return vec![inquiry_error(inquiry, &message)],
+        };
+        let step = self.journal.input(&stream, &input);
+        if let Ok(Step::Refused(refusal)) = &step
+            && let Refusal::Stale { current, .. } = refusal
+        {
+            let mut lines = vec![stale_line(&refusal.to_string(), current)];
+            lines.extend(self.shows_now(&stream, &current.inquiry));
+            return lines;
+        }
+        finish(inquiry, step.map_err(|e| not_recorded(&e)))
+    }
+
+    /// `review`: the UI will show a review before the answers are sent. The
+    /// inquiry's step moves on, so when the review does not show at once (some
+    /// questions are still to answer) the current `prompt` is sent again with the
+    /// step an answer to it names.
+    fn review(&mut self, inquiry: &str) -> Vec<Value> {
+        let step = self.route(inquiry).and_then(|stream| {
+            let event = Event::ReviewWanted {
+                inquiry: InquiryId::new(inquiry),
+            };
+            let step = self
+                .journal
+                .apply(&stream, &event)
+                .map_err(|e| not_recorded(&e))?;
+            Ok((stream, step))
+        });
+        match step {
+            Ok((stream, Step::Recorded { outputs, .. })) if outputs.is_empty() => self
+                .shows_now(&stream, &InquiryId::new(inquiry))
+                .into_iter()
+                .collect(),
+            Ok((_, step)) => finish(inquiry, Ok(step)),
+            Err(message) => finish(inquiry, Err(message)),
+        }
+    }
+
+    /// The line an open inquiry shows now (its `prompt`, `review` or
+    /// `ask_assistant`), or the `error` line saying why it cannot be read.
+    fn shows_now(&mut self, stream: &str, inquiry: &InquiryId) -> Option<Value> {
+        match self.journal.pending_line(stream, inquiry) {
+            Ok(line) => line,
+            Err(error) => Some(inquiry_error(inquiry.as_str(), &not_recorded(&error))),
+        }
+    }
+
+    /// The stream an inquiry of this session lives in.
+    fn route(&mut self, inquiry: &str) -> Result<String, String> {
+        match self.routes.get(inquiry).cloned() {
+            Some(stream) => Ok(stream),
+            // Asked in the server's stream before a restart, and finished since: the
+            // engine says so.
+            None if self.was_requested(inquiry) => Ok(self.stream.clone()),
+            None => Err(format!(
+                "no inquiry \"{inquiry}\" was asked in this session; send an \"ask\" for it first"
+            )),
+        }
     }
 
     /// Whether the server's stream ever recorded a request for `inquiry`.
@@ -388,6 +513,15 @@ impl Server {
             self.routes.insert(inquiry.clone(), stream);
         }
         finish(&inquiry, step)
+    }
+}
+
+/// What a `back`, `reply` or `submit` line says was shown, for the engine.
+fn at(inquiry: &str, shown: Shown) -> At {
+    At {
+        inquiry: InquiryId::new(inquiry),
+        question: shown.question,
+        step: shown.step,
     }
 }
 
