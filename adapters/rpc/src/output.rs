@@ -1,6 +1,6 @@
 //! The lines askuser sends a host: one JSON object per engine command.
 
-use askuser_core::{At, Command, Prompt, Question, Timeout};
+use askuser_core::{Command, Prompt, Question, Refusal, Timeout};
 use askuser_llm::{Call, rejection_text};
 use serde_json::{Map, Value, json};
 
@@ -98,13 +98,20 @@ pub(crate) fn error_line(message: &str) -> Value {
     json!({"type": "error", "message": message})
 }
 
-/// `{"type":"error","inquiry","code":"stale","message","current":{"inquiry","question","step"}}`:
-/// an action named something its inquiry no longer shows; `current` is what it
-/// shows now (`"question": null` for the review).
-pub(crate) fn stale_line(message: &str, current: &At) -> Value {
-    json!({"type": "error", "inquiry": current.inquiry, "code": "stale", "message": message,
-           "current": {"inquiry": current.inquiry, "question": current.question,
-                       "step": current.step}})
+/// For a [`Refusal::Stale`], `{"type":"error","inquiry","code":"stale","message",
+/// "current":{"inquiry","question","step"}}`: an action named something its
+/// inquiry no longer shows; `current` is what it shows now (`"question": null` for
+/// the review). `None` for any other refusal.
+pub(crate) fn stale_line(refusal: &Refusal) -> Option<Value> {
+    let Refusal::Stale { current, .. } = refusal else {
+        return None;
+    };
+    Some(
+        json!({"type": "error", "inquiry": current.inquiry, "code": "stale",
+                "message": refusal.to_string(),
+                "current": {"inquiry": current.inquiry, "question": current.question,
+                            "step": current.step}}),
+    )
 }
 
 fn prompt_line(prompt: &Prompt) -> Value {

@@ -3,9 +3,7 @@
 use std::collections::{BTreeSet, HashMap};
 use std::io::{self, BufRead, Write};
 
-use askuser_core::{
-    AnswerInput, At, CancelReason, Command, Event, InquiryId, Persistence, Policy, Refusal,
-};
+use askuser_core::{AnswerInput, At, CancelReason, Command, Event, InquiryId, Persistence, Policy};
 use askuser_llm::{UiInput, ui_answer};
 use serde_json::{Value, json};
 
@@ -209,188 +207,152 @@ impl Server {
     /// answers: refused, with a `stale` error line and the line the inquiry shows
     /// now, when another surface moved the inquiry on first. Without a `step` it is
     /// taken on whatever the inquiry shows, as before steps were sent.
+    ///
+    /// Before an action that names its step is decided, the server reads what
+    /// other surfaces recorded since it last looked, and the lines of that (the
+    /// `prompt` they moved the inquiry to, the `result` of one they finished) come
+    /// first: a host does not miss them because its own line was read before the
+    /// server passed them on unrequested.
     pub fn handle(&mut self, input: Input) -> Vec<Value> {
+        if let Input::Ask(ask) = input {
+            return self.ask(ask);
+        }
         let inquiry = input.inquiry().to_owned();
-        let step = match input {
-            Input::Ask(ask) => return self.ask(ask),
-            Input::Answer {
-                inquiry,
-                question,
-                value,
-                by,
-                remember,
-                note,
-                step: Some(step),
-            } => {
-                return self.on_shown(&inquiry, |server, stream| {
-                    let value = server.normalize(stream, &inquiry, &question, value)?;
-                    let at = At::question(InquiryId::new(&inquiry), question, step);
-                    let mut answer = AnswerInput::new(at, value).with_note(note).by(by);
-                    answer.remember = remember;
-                    Ok(answer.into())
-                });
-            }
-            Input::Back {
-                inquiry,
-                shown: Some(shown),
-            } => {
-                return self.on_shown(&inquiry, |_, _| {
-                    Ok(askuser_core::Input::Back(at(&inquiry, shown)))
-                });
-            }
-            Input::Reply {
-                inquiry,
-                message,
-                shown: Some(shown),
-            } => {
-                return self.on_shown(&inquiry, |_, _| {
-                    Ok(askuser_core::Input::Reply {
-                        at: at(&inquiry, shown),
-                        message,
-                    })
-                });
-            }
-            Input::Submit {
-                inquiry,
-                shown: Some(shown),
-            } => {
-                return self.on_shown(&inquiry, |_, _| {
-                    Ok(askuser_core::Input::Submit(at(&inquiry, shown)))
-                });
-            }
-            Input::Answer {
-                inquiry,
-                question,
-                value,
-                by,
-                remember,
-                note,
-                step: None,
-            } => self.on_open(&inquiry, |server, stream| {
-                let value = server.normalize(stream, &inquiry, &question, value)?;
-                let id = InquiryId::new(&inquiry);
-                // Recorded only where the policy lets an answer be remembered.
-                let remember = remember
-                    && server
-                        .journal
-                        .state(stream)?
-                        .policy(&id)
-                        .is_some_and(|policy| policy.persistence == Persistence::Turn);
-                Ok(Event::Answered {
-                    inquiry: id,
-                    question,
-                    value,
-                    by,
-                    remember,
-                    note,
-                })
-            }),
-            Input::Back {
-                inquiry,
-                shown: None,
-            } => self.on_open(&inquiry, |_, _| {
-                Ok(Event::Back {
-                    inquiry: InquiryId::new(&inquiry),
-                })
-            }),
-            Input::Reply {
-                inquiry,
-                message,
-                shown: None,
-            } => self.on_open(&inquiry, |_, _| {
-                Ok(Event::Cancelled {
-                    inquiry: InquiryId::new(&inquiry),
-                    reason: CancelReason::UserReply,
-                    message,
-                })
-            }),
-            Input::TimedOut { inquiry, message } => self.on_open(&inquiry, |_, _| {
-                Ok(Event::TimedOut {
-                    inquiry: InquiryId::new(&inquiry),
-                    message,
-                })
-            }),
-            Input::Review { inquiry } => return self.review(&inquiry),
-            Input::Submit {
-                inquiry,
-                shown: None,
-            } => self.on_open(&inquiry, |_, _| {
-                Ok(Event::Submitted {
-                    inquiry: InquiryId::new(&inquiry),
-                })
-            }),
-            Input::EndTurn { inquiry } => self.on_open(&inquiry, |_, _| {
-                Ok(Event::TurnEnded {
-                    inquiry: InquiryId::new(&inquiry),
-                })
-            }),
-        };
-        finish(&inquiry, step)
+        match self.route(&inquiry) {
+            Ok(stream) => self.act(&stream, &inquiry, input),
+            Err(message) => vec![inquiry_error(&inquiry, &message)],
+        }
     }
 
-    /// Applies the event `make` builds for an inquiry of this session.
-    fn on_open(
-        &mut self,
-        inquiry: &str,
-        make: impl FnOnce(&mut Self, &str) -> Result<Event>,
-    ) -> Result<Step, String> {
-        let stream = self.route(inquiry)?;
-        let event = make(self, &stream).map_err(|e| not_recorded(&e))?;
-        self.journal
-            .apply(&stream, &event)
-            .map_err(|e| not_recorded(&e))
-    }
-
-    /// Hands the engine the input `make` builds for an inquiry of this session, an
-    /// action that names what was shown. A stale one is answered with a `stale`
-    /// error line, then the line the inquiry shows now (its `prompt` or `review`,
-    /// with the step to name), so the host can show that instead.
-    fn on_shown(
-        &mut self,
-        inquiry: &str,
-        make: impl FnOnce(&mut Self, &str) -> Result<askuser_core::Input>,
-    ) -> Vec<Value> {
-        let made = self.route(inquiry).and_then(|stream| {
-            let input = make(self, &stream).map_err(|e| not_recorded(&e))?;
-            Ok((stream, input))
-        });
-        let (stream, input) = match made {
-            Ok(made) => made,
-            Err(message) => return vec![inquiry_error(inquiry, &message)],
+    /// Hands the engine what a message of an inquiry of `stream` stands for.
+    fn act(&mut self, stream: &str, inquiry: &str, input: Input) -> Vec<Value> {
+        let action = match self.action(stream, input) {
+            Ok(Some(action)) => action,
+            // An ask is answered by `ask`.
+            Ok(None) => return Vec::new(),
+            Err(error) => return vec![inquiry_error(inquiry, &not_recorded(&error))],
         };
-        let step = self.journal.input(&stream, &input);
+        let mut lines = match self.caught_up_before(stream, &action) {
+            Ok(lines) => lines,
+            Err(error) => return vec![inquiry_error(inquiry, &not_recorded(&error))],
+        };
+        let step = match &action {
+            Action::Record(event) => self.journal.apply(stream, event),
+            Action::Decide(input) => self.journal.input(stream, input),
+        };
+        let id = InquiryId::new(inquiry);
         if let Ok(Step::Refused(refusal)) = &step
-            && let Refusal::Stale { current, .. } = refusal
+            && let Some(stale) = stale_line(refusal)
         {
-            let mut lines = vec![stale_line(&refusal.to_string(), current)];
-            lines.extend(self.shows_now(&stream, &current.inquiry));
+            // Then the line it shows now, unless it was just passed on.
+            let now = self.shows_now(stream, &id);
+            let passed_on = lines.iter().rev().find(|line| line["inquiry"] == inquiry);
+            let again = now.filter(|now| passed_on != Some(now));
+            lines.push(stale);
+            lines.extend(again);
             return lines;
         }
-        finish(inquiry, step.map_err(|e| not_recorded(&e)))
+        match step {
+            // A review wanted while questions are still to answer shows nothing
+            // yet, but moves the step: the prompt comes again with the new one.
+            Ok(Step::Recorded { outputs, .. })
+                if outputs.is_empty()
+                    && matches!(action, Action::Record(Event::ReviewWanted { .. })) =>
+            {
+                lines.extend(self.shows_now(stream, &id));
+            }
+            step => lines.extend(finish(inquiry, step.map_err(|e| not_recorded(&e)))),
+        }
+        lines
     }
 
-    /// `review`: the UI will show a review before the answers are sent. The
-    /// inquiry's step moves on, so when the review does not show at once (some
-    /// questions are still to answer) the current `prompt` is sent again with the
-    /// step an answer to it names.
-    fn review(&mut self, inquiry: &str) -> Vec<Value> {
-        let step = self.route(inquiry).and_then(|stream| {
-            let event = Event::ReviewWanted {
-                inquiry: InquiryId::new(inquiry),
-            };
-            let step = self
-                .journal
-                .apply(&stream, &event)
-                .map_err(|e| not_recorded(&e))?;
-            Ok((stream, step))
-        });
-        match step {
-            Ok((stream, Step::Recorded { outputs, .. })) if outputs.is_empty() => self
-                .shows_now(&stream, &InquiryId::new(inquiry))
-                .into_iter()
-                .collect(),
-            Ok((_, step)) => finish(inquiry, Ok(step)),
-            Err(message) => finish(inquiry, Err(message)),
+    /// What a message stands for: an action naming what was shown (it has a
+    /// `step`), decided as an [`askuser_core::Input`]; else the event to record.
+    /// `None` for an `ask`, which names no inquiry of the session yet.
+    fn action(&mut self, stream: &str, input: Input) -> Result<Option<Action>> {
+        let id = |inquiry: &str| InquiryId::new(inquiry);
+        Ok(Some(match input {
+            Input::Answer {
+                inquiry,
+                question,
+                value,
+                by,
+                remember,
+                note,
+                step,
+            } => {
+                let value = self.normalize(stream, &inquiry, &question, value)?;
+                if let Some(step) = step {
+                    let at = At::question(id(&inquiry), question, step);
+                    let mut answer = AnswerInput::new(at, value).with_note(note).by(by);
+                    answer.remember = remember;
+                    Action::Decide(answer.into())
+                } else {
+                    // Recorded only where the policy lets an answer be remembered.
+                    let remember = remember
+                        && self
+                            .journal
+                            .state(stream)?
+                            .policy(&id(&inquiry))
+                            .is_some_and(|policy| policy.persistence == Persistence::Turn);
+                    Action::Record(Event::Answered {
+                        inquiry: id(&inquiry),
+                        question,
+                        value,
+                        by,
+                        remember,
+                        note,
+                    })
+                }
+            }
+            Input::Back { inquiry, shown } => match shown {
+                Some(shown) => Action::Decide(askuser_core::Input::Back(at(&inquiry, shown))),
+                None => Action::Record(Event::Back {
+                    inquiry: id(&inquiry),
+                }),
+            },
+            Input::Reply {
+                inquiry,
+                message,
+                shown,
+            } => match shown {
+                Some(shown) => Action::Decide(askuser_core::Input::Reply {
+                    at: at(&inquiry, shown),
+                    message,
+                }),
+                None => Action::Record(Event::Cancelled {
+                    inquiry: id(&inquiry),
+                    reason: CancelReason::UserReply,
+                    message,
+                }),
+            },
+            Input::Submit { inquiry, shown } => match shown {
+                Some(shown) => Action::Decide(askuser_core::Input::Submit(at(&inquiry, shown))),
+                None => Action::Record(Event::Submitted {
+                    inquiry: id(&inquiry),
+                }),
+            },
+            Input::TimedOut { inquiry, message } => Action::Record(Event::TimedOut {
+                inquiry: id(&inquiry),
+                message,
+            }),
+            Input::Review { inquiry } => Action::Record(Event::ReviewWanted {
+                inquiry: id(&inquiry),
+            }),
+            Input::EndTurn { inquiry } => Action::Record(Event::TurnEnded {
+                inquiry: id(&inquiry),
+            }),
+            Input::Ask(_) => return Ok(None),
+        }))
+    }
+
+    /// The lines of what other surfaces recorded in `stream` since this server
+    /// last looked, read before an action that names what was shown is decided
+    /// (none before a line without a step, decided as it comes).
+    fn caught_up_before(&mut self, stream: &str, action: &Action) -> Result<Vec<Value>> {
+        match action {
+            Action::Decide(_) => self.journal.catch_up(stream),
+            Action::Record(_) => Ok(Vec::new()),
         }
     }
 
@@ -514,6 +476,14 @@ impl Server {
         }
         finish(&inquiry, step)
     }
+}
+
+/// What a host's message stands for.
+enum Action {
+    /// An event to record as it is (a line that names no step).
+    Record(Event),
+    /// An action that names what was shown, for the engine to decide.
+    Decide(askuser_core::Input),
 }
 
 /// What a `back`, `reply` or `submit` line says was shown, for the engine.

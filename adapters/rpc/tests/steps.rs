@@ -32,6 +32,13 @@ fn send(server: &mut Server, line: &str) -> Vec<String> {
         .collect()
 }
 
+/// What another surface does, having seen everything recorded so far: the one
+/// line answering `line`.
+fn elsewhere(other: &mut Server, line: &str) -> String {
+    other.catch_up();
+    one(other, line)
+}
+
 /// The one line answering `line`.
 fn one(server: &mut Server, line: &str) -> String {
     let lines = send(server, line);
@@ -78,7 +85,7 @@ fn an_answer_with_a_stale_step_is_refused_with_what_is_current_and_nothing_is_re
     let (log, mut host, mut other) = two_surfaces();
     // Another surface answers the question the host is showing.
     assert_eq!(
-        one(
+        elsewhere(
             &mut other,
             r#"{"type":"answer","inquiry":"c1","question":"apply","value":true,"step":0}"#
         ),
@@ -145,20 +152,22 @@ fn a_stale_submit_back_and_reply_are_refused_each_with_the_line_shown_now() {
     }
     // Another surface goes Back from the review.
     assert_eq!(
-        one(&mut other, r#"{"type":"back","inquiry":"c1","step":4}"#),
+        elsewhere(&mut other, r#"{"type":"back","inquiry":"c1","step":4}"#),
         note(5, &json!("ok"))
     );
     let before = head(&log);
+    // The host submits the review it shows: what the other surface did is passed
+    // on first, then the refusal.
     assert_eq!(
         send(&mut host, r#"{"type":"submit","inquiry":"c1","step":4}"#),
         [
-            r#"{"type":"error","inquiry":"c1","code":"stale","message":"inquiry \"c1\" moved on since the review (step 4) was shown: it now shows question \"note\" (step 5)","current":{"inquiry":"c1","question":"note","step":5}}"#.to_owned(),
             note(5, &json!("ok")),
+            r#"{"type":"error","inquiry":"c1","code":"stale","message":"inquiry \"c1\" moved on since the review (step 4) was shown: it now shows question \"note\" (step 5)","current":{"inquiry":"c1","question":"note","step":5}}"#.to_owned(),
         ]
     );
     // The other surface answers again: the review is back, at a later step.
     assert_eq!(
-        one(
+        elsewhere(
             &mut other,
             r#"{"type":"answer","inquiry":"c1","question":"note","value":"ok","step":5}"#
         ),
@@ -172,10 +181,12 @@ fn a_stale_submit_back_and_reply_are_refused_each_with_the_line_shown_now() {
             r#"{"type":"back","inquiry":"c1","question":"note","step":5}"#
         ),
         [
-            r#"{"type":"error","inquiry":"c1","code":"stale","message":"inquiry \"c1\" moved on since question \"note\" (step 5) was shown: it now shows the review (step 6)","current":{"inquiry":"c1","question":null,"step":6}}"#.to_owned(),
             review(6),
+            r#"{"type":"error","inquiry":"c1","code":"stale","message":"inquiry \"c1\" moved on since question \"note\" (step 5) was shown: it now shows the review (step 6)","current":{"inquiry":"c1","question":null,"step":6}}"#.to_owned(),
         ]
     );
+    // Sent again from what it showed before: refused, and the review it shows now
+    // follows (nothing new was passed on).
     assert_eq!(
         send(
             &mut host,
@@ -197,7 +208,7 @@ fn a_stale_submit_back_and_reply_are_refused_each_with_the_line_shown_now() {
 fn a_line_without_a_step_is_taken_on_what_the_inquiry_shows() {
     let (log, mut host, mut other) = two_surfaces();
     assert_eq!(
-        one(
+        elsewhere(
             &mut other,
             r#"{"type":"answer","inquiry":"c1","question":"apply","value":true}"#
         ),
@@ -232,12 +243,13 @@ fn a_line_without_a_step_is_taken_on_what_the_inquiry_shows() {
 fn an_action_naming_a_finished_or_unknown_inquiry_is_refused_as_before() {
     let (_log, mut host, mut other) = two_surfaces();
     assert_eq!(
-        one(
+        elsewhere(
             &mut other,
             r#"{"type":"reply","inquiry":"c1","step":0,"question":"apply"}"#
         ),
         r#"{"type":"result","inquiry":"c1","result":{"cancelled":true,"answered":{}},"cancelled":true}"#
     );
+    assert_eq!(host.catch_up().len(), 1, "the result, passed on");
     assert_eq!(
         one(
             &mut host,
@@ -272,5 +284,45 @@ fn an_answer_with_a_step_is_read_as_a_ui_s_input_with_its_note_and_line_breaks()
             r#"{"type":"answer","inquiry":"c1","question":"note","value":"a\r\nb","step":2}"#
         ),
         r#"{"type":"result","inquiry":"c1","result":{"apply":true,"env":"staging","note":"a\nb","_notes":{"apply":"after 6pm"}},"cancelled":false}"#
+    );
+}
+
+#[test]
+fn what_another_surface_recorded_comes_before_the_refusal_of_a_line_it_made_stale() {
+    // The host sends its line before the server passed on what the other surface
+    // recorded (no `catch_up` between): those lines come first, then the refusal
+    // (the prompt it shows now was just passed on: it is not sent twice).
+    let (_log, mut host, mut other) = two_surfaces();
+    elsewhere(
+        &mut other,
+        r#"{"type":"answer","inquiry":"c1","question":"apply","value":true,"step":0}"#,
+    );
+    assert_eq!(
+        send(
+            &mut host,
+            r#"{"type":"answer","inquiry":"c1","question":"apply","value":false,"step":0}"#
+        ),
+        [
+            env(1),
+            r#"{"type":"error","inquiry":"c1","code":"stale","message":"inquiry \"c1\" moved on since question \"apply\" (step 0) was shown: it now shows question \"env\" (step 1)","current":{"inquiry":"c1","question":"env","step":1}}"#.to_owned(),
+        ]
+    );
+    assert_eq!(host.catch_up(), Vec::<Value>::new(), "passed on once");
+    // Finished elsewhere: the host gets the result the model is owed, then the
+    // refusal of its own line.
+    elsewhere(
+        &mut other,
+        r#"{"type":"reply","inquiry":"c1","message":"later","step":1,"question":"env"}"#,
+    );
+    let result = r#"{"type":"result","inquiry":"c1","result":{"cancelled":true,"answered":{"apply":true},"message":"later"},"cancelled":true}"#;
+    assert_eq!(
+        send(
+            &mut host,
+            r#"{"type":"back","inquiry":"c1","question":"env","step":1}"#
+        ),
+        [
+            result,
+            r#"{"type":"error","inquiry":"c1","message":"inquiry \"c1\" is already finished; it takes no more events"}"#,
+        ]
     );
 }
