@@ -215,7 +215,8 @@ fn a_restarted_server_refuses_an_answer_for_a_step_gone_by_and_takes_the_current
     let ask = json!({"type": "ask", "inquiry": "c1", "arguments": {"questions": [
         {"id": "apply", "text": "Apply?", "answer_type": "boolean"},
         {"id": "env", "text": "Where?", "answer_type": "select", "options": ["staging", "production"]}]}});
-    let apply = json!({"type": "answer", "inquiry": "c1", "question": "apply", "value": true, "step": 0});
+    let apply =
+        json!({"type": "answer", "inquiry": "c1", "question": "apply", "value": true, "step": 0});
     let first = scratch.run_db(&["serve", "--stream", "s"], &format!("{ask}\n{apply}\n"));
     assert_eq!(first.code, 0);
     // The host shows the first question again (it lost track) and answers it.

@@ -326,3 +326,24 @@ fn what_another_surface_recorded_comes_before_the_refusal_of_a_line_it_made_stal
         ]
     );
 }
+
+#[test]
+fn a_review_wanted_elsewhere_is_passed_on_as_the_prompt_with_its_new_step() {
+    let (_log, mut host, mut other) = two_surfaces();
+    assert_eq!(
+        elsewhere(&mut other, r#"{"type":"review","inquiry":"c1"}"#),
+        apply(1)
+    );
+    let caught: Vec<String> = host.catch_up().iter().map(Value::to_string).collect();
+    assert_eq!(caught, [apply(1)]);
+    // Wanted and answered together (as the web inbox records them): the prompt
+    // of the answer alone.
+    let (_log, mut host, mut other) = two_surfaces();
+    elsewhere(&mut other, r#"{"type":"review","inquiry":"c1"}"#);
+    elsewhere(
+        &mut other,
+        r#"{"type":"answer","inquiry":"c1","question":"apply","value":true,"step":1}"#,
+    );
+    let caught: Vec<String> = host.catch_up().iter().map(Value::to_string).collect();
+    assert_eq!(caught, [env(2)]);
+}
