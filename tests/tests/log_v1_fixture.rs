@@ -64,6 +64,22 @@ fn open_copy() -> (tempfile::TempDir, Journal) {
     (dir, journal)
 }
 
+/// A re-derived line as serve sent it then: a `prompt` line has ended with the
+/// inquiry's `step` since (what an answer may name to say what it answers); the
+/// first format's lines have none, and nothing else differs.
+fn without_step(line: &Value) -> Value {
+    let mut line = line.clone();
+    if line_type(&line) == "prompt"
+        && let Some(object) = line.as_object_mut()
+    {
+        assert!(
+            object.remove("step").is_some(),
+            "a prompt has a step: {line}"
+        );
+    }
+    line
+}
+
 fn line_type(line: &Value) -> &str {
     line["type"].as_str().unwrap_or("")
 }
@@ -111,12 +127,14 @@ fn every_stream_replays_to_exactly_the_lines_and_results_serve_sent() {
             .partition(|line| !not_recorded.contains(&line_type(line)));
         let skipped: Vec<&str> = skipped.into_iter().map(line_type).collect();
         assert_eq!(skipped, not_recorded, "{stream}");
-        let rederived: Vec<&Value> = report
+        let rederived: Vec<Value> = report
             .events
             .iter()
             .filter(|e| e.seq > at)
             .flat_map(|e| &e.outputs)
+            .map(without_step)
             .collect();
+        let derivable: Vec<Value> = derivable.into_iter().cloned().collect();
         assert_eq!(rederived, derivable, "{stream}: every line serve sent");
 
         let mut expected: Vec<&Value> = Vec::new();

@@ -201,10 +201,37 @@ fn a_second_server_on_the_same_stream_answers_its_open_inquiry() {
         concat!(
             r#"{"type":"ready","stream":"s","protocol":1,"open":["c1"]}"#,
             "\n",
-            r#"{"type":"prompt","inquiry":"c1","question":{"id":"answer","text":"Deploy?","context":null,"header":null,"answer_type":"boolean","options":[],"allow_other":false,"schema":null},"progress":null,"prefill":null,"can_back":false,"label":"Assistant"}"#,
+            r#"{"type":"prompt","inquiry":"c1","question":{"id":"answer","text":"Deploy?","context":null,"header":null,"answer_type":"boolean","options":[],"allow_other":false,"schema":null},"progress":null,"prefill":null,"can_back":false,"label":"Assistant","step":0}"#,
             "\n",
             r#"{"type":"result","inquiry":"c1","result":{"answer_type":"boolean","answer":false},"cancelled":false}"#,
             "\n"
         )
     );
+}
+
+#[test]
+fn a_restarted_server_refuses_an_answer_for_a_step_gone_by_and_takes_the_current_one() {
+    let scratch = Scratch::new();
+    let ask = json!({"type": "ask", "inquiry": "c1", "arguments": {"questions": [
+        {"id": "apply", "text": "Apply?", "answer_type": "boolean"},
+        {"id": "env", "text": "Where?", "answer_type": "select", "options": ["staging", "production"]}]}});
+    let apply =
+        json!({"type": "answer", "inquiry": "c1", "question": "apply", "value": true, "step": 0});
+    let first = scratch.run_db(&["serve", "--stream", "s"], &format!("{ask}\n{apply}\n"));
+    assert_eq!(first.code, 0);
+    // The host shows the first question again (it lost track) and answers it.
+    let env = json!({"type": "answer", "inquiry": "c1", "question": "env", "value": "staging", "step": 1});
+    let second = scratch.run_db(&["serve", "--stream", "s"], &format!("{apply}\n{env}\n"));
+    let prompt = r#"{"type":"prompt","inquiry":"c1","question":{"id":"env","text":"Where?","context":null,"header":null,"answer_type":"select","options":[{"label":"staging","description":null},{"label":"production","description":null}],"allow_other":false,"schema":null},"progress":{"n":2,"m":2},"prefill":null,"can_back":true,"label":"Assistant","step":1}"#;
+    assert_eq!(
+        second.stdout.lines().collect::<Vec<_>>(),
+        [
+            r#"{"type":"ready","stream":"s","protocol":1,"open":["c1"]}"#,
+            prompt,
+            r#"{"type":"error","inquiry":"c1","code":"stale","message":"inquiry \"c1\" moved on since question \"apply\" (step 0) was shown: it now shows question \"env\" (step 1)","current":{"inquiry":"c1","question":"env","step":1}}"#,
+            prompt,
+            r#"{"type":"result","inquiry":"c1","result":{"apply":true,"env":"staging"},"cancelled":false}"#,
+        ]
+    );
+    assert_eq!(second.code, 0);
 }

@@ -46,7 +46,7 @@ fn ask_line(inquiry: &str) -> String {
     )
 }
 
-const PROMPT: &str = r#"{"type":"prompt","inquiry":"t1","question":{"id":"ok","text":"Proceed?","context":null,"header":null,"answer_type":"boolean","options":[],"allow_other":false,"schema":null},"progress":null,"prefill":null,"can_back":false,"label":"Assistant"}"#;
+const PROMPT: &str = r#"{"type":"prompt","inquiry":"t1","question":{"id":"ok","text":"Proceed?","context":null,"header":null,"answer_type":"boolean","options":[],"allow_other":false,"schema":null},"progress":null,"prefill":null,"can_back":false,"label":"Assistant","step":0}"#;
 
 fn eight_pending_asks_and_answers_at_once(place: &Place) {
     let scratch = Scratch::new();

@@ -108,7 +108,7 @@ fn a_wrong_host_a_cross_site_post_and_a_missing_token_are_refused() {
     assert_eq!(send_form(&format!("http://127.0.0.1:{port}"), &csrf), 303);
     assert_eq!(
         serve.next_of("prompt"),
-        r#"{"type":"prompt","inquiry":"c1","question":{"id":"env","text":"Which environment?","context":null,"header":null,"answer_type":"select","options":[{"label":"staging","description":"safe to try"},{"label":"production","description":null}],"allow_other":false,"schema":null},"progress":{"n":2,"m":3},"prefill":null,"can_back":true,"label":"Assistant"}"#
+        r#"{"type":"prompt","inquiry":"c1","question":{"id":"env","text":"Which environment?","context":null,"header":null,"answer_type":"select","options":[{"label":"staging","description":"safe to try"},{"label":"production","description":null}],"allow_other":false,"schema":null},"progress":{"n":2,"m":3},"prefill":null,"can_back":true,"label":"Assistant","step":2}"#
     );
 }
 

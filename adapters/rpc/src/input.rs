@@ -15,8 +15,8 @@ pub const INPUT_TYPES: &str = "ask, answer, back, reply, end_turn, timed_out, re
 pub enum Input {
     /// `{"type":"ask","inquiry","dialect","arguments",...}`: a tool call to ask.
     Ask(Ask),
-    /// `{"type":"answer","inquiry","question","value"}`: an answer to the question
-    /// being asked.
+    /// `{"type":"answer","inquiry","question","value","step"?}`: an answer to the
+    /// question being asked.
     Answer {
         /// The inquiry.
         inquiry: String,
@@ -32,18 +32,27 @@ pub enum Input {
         remember: bool,
         /// A note the person wrote beside the answer, for the model (`"note"`).
         note: Option<String>,
+        /// The `step` of the `prompt` line answered (`"step"`): given, the answer
+        /// is taken only while that prompt is what the inquiry shows.
+        step: Option<u32>,
     },
-    /// `{"type":"back","inquiry"}`: back to the previous answered question.
+    /// `{"type":"back","inquiry","question"?,"step"?}`: back to the previous
+    /// answered question.
     Back {
         /// The inquiry.
         inquiry: String,
+        /// What the person was shown, when the line says.
+        shown: Option<Shown>,
     },
-    /// `{"type":"reply","inquiry","message"?}`: cancel the form to reply instead.
+    /// `{"type":"reply","inquiry","message"?,"question"?,"step"?}`: cancel the
+    /// form to reply instead.
     Reply {
         /// The inquiry.
         inquiry: String,
         /// The message the person typed for the model (`"message"`), if any.
         message: Option<String>,
+        /// What the person was shown, when the line says.
+        shown: Option<Shown>,
     },
     /// `{"type":"end_turn","inquiry"}`: end the turn; no tool result.
     EndTurn {
@@ -66,11 +75,25 @@ pub enum Input {
         /// The inquiry.
         inquiry: String,
     },
-    /// `{"type":"submit","inquiry"}`: send the reviewed answers.
+    /// `{"type":"submit","inquiry","step"?}`: send the reviewed answers.
     Submit {
         /// The inquiry.
         inquiry: String,
+        /// What the person was shown (the review, without `"question"`), when the
+        /// line says.
+        shown: Option<Shown>,
     },
+}
+
+/// What a `back`, `reply` or `submit` line says the person was shown: the
+/// `question` and `step` of the `prompt` line, or the `step` of the `review` line
+/// (no `question`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Shown {
+    /// The question's id (`"question"`); `None` for the review.
+    pub question: Option<String>,
+    /// The line's `step` (`"step"`).
+    pub step: u32,
 }
 
 /// An `ask` message.
@@ -100,12 +123,12 @@ impl Input {
         match self {
             Input::Ask(ask) => &ask.inquiry,
             Input::Answer { inquiry, .. }
-            | Input::Back { inquiry }
+            | Input::Back { inquiry, .. }
             | Input::Reply { inquiry, .. }
             | Input::EndTurn { inquiry }
             | Input::TimedOut { inquiry, .. }
             | Input::Review { inquiry }
-            | Input::Submit { inquiry } => inquiry,
+            | Input::Submit { inquiry, .. } => inquiry,
         }
     }
 }
@@ -159,14 +182,17 @@ pub fn parse_input(line: &str) -> Result<Input, String> {
                 by,
                 remember,
                 note: person_text(&object, "note")?,
+                step: step_field(&object)?,
             })
         }
         "back" => Ok(Input::Back {
             inquiry: inquiry()?,
+            shown: shown(&object)?,
         }),
         "reply" => Ok(Input::Reply {
             inquiry: inquiry()?,
             message: person_text(&object, "message")?,
+            shown: shown(&object)?,
         }),
         "end_turn" => Ok(Input::EndTurn {
             inquiry: inquiry()?,
@@ -180,6 +206,7 @@ pub fn parse_input(line: &str) -> Result<Input, String> {
         }),
         "submit" => Ok(Input::Submit {
             inquiry: inquiry()?,
+            shown: shown(&object)?,
         }),
         other => Err(format!(
             "unknown \"type\" \"{other}\"; use one of {INPUT_TYPES}"
@@ -237,6 +264,36 @@ pub(crate) fn named_inquiry(line: &str) -> Option<String> {
             _ => None,
         },
         _ => None,
+    }
+}
+
+/// The optional `"step"`: the step of the `prompt` or `review` line acted on.
+fn step_field(object: &Map<String, Value>) -> Result<Option<u32>, String> {
+    match object.get("step") {
+        None | Some(Value::Null) => Ok(None),
+        Some(step) => step
+            .as_u64()
+            .and_then(|step| u32::try_from(step).ok())
+            .map(Some)
+            .ok_or_else(|| {
+                "\"step\" must be a whole number from 0: the \"step\" of the prompt or review line acted on".to_owned()
+            }),
+    }
+}
+
+/// What a `back`, `reply` or `submit` line says was shown: its optional
+/// `"question"` with its `"step"` (no question: the review).
+fn shown(object: &Map<String, Value>) -> Result<Option<Shown>, String> {
+    let question = match object.get("question") {
+        None | Some(Value::Null) => None,
+        Some(_) => Some(string_field(object, "question")?),
+    };
+    match (step_field(object)?, question) {
+        (Some(step), question) => Ok(Some(Shown { question, step })),
+        (None, None) => Ok(None),
+        (None, Some(_)) => Err(
+            "\"question\" is given without \"step\"; send both, from the prompt line acted on, or neither".to_owned(),
+        ),
     }
 }
 
@@ -371,6 +428,7 @@ mod tests {
                 by: AnsweredBy::User,
                 remember: false,
                 note: None,
+                step: None,
             }
         );
         assert_eq!(
@@ -411,7 +469,8 @@ mod tests {
             parse_input(r#"{"type":"reply","inquiry":"c","message":" "}"#).unwrap(),
             Input::Reply {
                 inquiry: "c".into(),
-                message: None
+                message: None,
+                shown: None,
             }
         );
         assert_eq!(
@@ -429,6 +488,71 @@ mod tests {
         assert_eq!(
             err(r#"{"type":"ask","inquiry":"c","origin":{"subagent":"yes"},"arguments":{}}"#),
             "\"origin.subagent\" must be true or false"
+        );
+    }
+
+    #[test]
+    fn an_action_may_name_the_step_and_question_it_was_taken_on() {
+        let answer = |line: &str| match parse_input(line).unwrap() {
+            Input::Answer { step, .. } => step,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(
+            answer(r#"{"type":"answer","inquiry":"c","question":"q","value":1,"step":3}"#),
+            Some(3)
+        );
+        assert_eq!(
+            answer(r#"{"type":"answer","inquiry":"c","question":"q","value":1,"step":null}"#),
+            None
+        );
+        assert_eq!(
+            parse_input(r#"{"type":"back","inquiry":"c","question":"env","step":1}"#).unwrap(),
+            Input::Back {
+                inquiry: "c".into(),
+                shown: Some(Shown {
+                    question: Some("env".into()),
+                    step: 1
+                }),
+            }
+        );
+        assert_eq!(
+            parse_input(r#"{"type":"submit","inquiry":"c","step":4}"#).unwrap(),
+            Input::Submit {
+                inquiry: "c".into(),
+                shown: Some(Shown {
+                    question: None,
+                    step: 4
+                }),
+            }
+        );
+        assert_eq!(
+            parse_input(r#"{"type":"reply","inquiry":"c","message":"no","step":0}"#).unwrap(),
+            Input::Reply {
+                inquiry: "c".into(),
+                message: Some("no".into()),
+                shown: Some(Shown {
+                    question: None,
+                    step: 0
+                }),
+            }
+        );
+        let step = "\"step\" must be a whole number from 0: the \"step\" of the prompt or review line acted on";
+        for bad in ["-1", "1.5", "\"2\"", "4294967296"] {
+            assert_eq!(
+                err(&format!(
+                    r#"{{"type":"answer","inquiry":"c","question":"q","value":1,"step":{bad}}}"#
+                )),
+                step
+            );
+        }
+        assert_eq!(err(r#"{"type":"submit","inquiry":"c","step":true}"#), step);
+        assert_eq!(
+            err(r#"{"type":"back","inquiry":"c","question":"env"}"#),
+            "\"question\" is given without \"step\"; send both, from the prompt line acted on, or neither"
+        );
+        assert_eq!(
+            err(r#"{"type":"reply","inquiry":"c","question":"","step":2}"#),
+            "\"question\" is empty; give the id of the question being answered"
         );
     }
 

@@ -371,7 +371,10 @@ impl Journal {
 
     /// Applies what other processes recorded in `stream` since this journal last
     /// looked (an answer given in another window, say), and returns the protocol
-    /// lines of the commands it yields, in order.
+    /// lines of the commands it yields, in order. A review wanted there while
+    /// questions are still to answer yields no command but moves the inquiry's
+    /// step: when it is the last thing recorded for its inquiry, the inquiry's
+    /// current `prompt` follows, with the step an answer to it names.
     ///
     /// # Errors
     /// When the log cannot be read.
@@ -379,7 +382,14 @@ impl Journal {
         let mut caught = self.missed.remove(stream).unwrap_or_default();
         caught.extend(self.session(stream)?.catch_up()?);
         let mut lines = Vec::new();
+        let mut reviewed: Vec<InquiryId> = Vec::new();
         for caught in caught {
+            reviewed.retain(|inquiry| inquiry != caught.event.inquiry());
+            if let Event::ReviewWanted { inquiry } = &caught.event
+                && caught.commands.is_empty()
+            {
+                reviewed.push(inquiry.clone());
+            }
             let call = self.call(stream, caught.event.inquiry())?;
             let state = self.session(stream)?.state();
             lines.extend(
@@ -392,6 +402,9 @@ impl Journal {
             {
                 self.forget_call(stream, inquiry);
             }
+        }
+        for inquiry in reviewed {
+            lines.extend(self.pending_line(stream, &inquiry)?);
         }
         Ok(lines)
     }

@@ -3,8 +3,12 @@
 //! - [`Server`]: the engine over JSON lines on stdin/stdout (`askuser serve`). A
 //!   host sends `ask`, `answer`, `back`, `reply`, `end_turn` and `timed_out`
 //!   messages; the server answers with `prompt`, `invalid`, `result`, `failed`,
-//!   `turn_ended`, `rejected` and `error` lines. A restarted server's `ready` lists
-//!   the open inquiries and sends each one's prompt again. The full protocol, with an example session, is in
+//!   `turn_ended`, `rejected` and `error` lines. A `prompt` or `review` line
+//!   carries the inquiry's `step`; an answer, Back, Reply or submit that names it
+//!   is taken only while the inquiry still shows that, else refused with a `stale`
+//!   error saying what it shows now (another surface on the shared log moved it
+//!   first). A restarted server's `ready` lists the open inquiries and sends each
+//!   one's prompt again. The full protocol, with an example session, is in
 //!   `docs/protocol.md`.
 //! - [`Journal`]: the store's sessions ([`askuser_store::Session`]), one per stream:
 //!   every input is decided, appended (flushed) and applied **before** any line is

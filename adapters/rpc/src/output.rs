@@ -1,24 +1,26 @@
 //! The lines askuser sends a host: one JSON object per engine command.
 
-use askuser_core::{Command, Prompt, Question, Timeout};
+use askuser_core::{Command, Prompt, Question, Refusal, Timeout};
 use askuser_llm::{Call, rejection_text};
 use serde_json::{Map, Value, json};
 
 /// The protocol line for one engine command. `call` is the inquiry's tool call (to
 /// render the result in its dialect); without it a result is rendered in the
 /// `jp-form` shape. `timeout` is the inquiry's policy timeout: a prompt line carries
-/// it (`"timeout": {"after_ms", "on_timeout"}`) when there is one.
+/// it (`"timeout": {"after_ms", "on_timeout"}`) when there is one. A prompt and a
+/// review line end with the inquiry's `step`, which an `answer`, `back`, `reply` or
+/// `submit` may name to say what it answers.
 ///
 /// | command | line |
 /// |---|---|
-/// | prompt | `{"type":"prompt","inquiry","question":{...},"progress","prefill","can_back","label","timeout"?}` |
+/// | prompt | `{"type":"prompt","inquiry","question":{...},"progress","prefill","can_back","label","timeout"?,"step"}` |
 /// | invalid answer | `{"type":"invalid","inquiry","question","message"}` |
 /// | respond | `{"type":"result","inquiry","result","cancelled","timed_out"?}` |
 /// | fail | `{"type":"failed","inquiry","reason","tool_error"}` |
 /// | end turn | `{"type":"turn_ended","inquiry"}` |
 /// | reject | `{"type":"rejected","inquiry","errors":[{"path","message"}],"tool_error"}` |
 /// | ask assistant | `{"type":"ask_assistant","inquiry","question","schema"}` |
-/// | review | `{"type":"review","inquiry","answers"}` |
+/// | review | `{"type":"review","inquiry","answers","step"}` |
 pub(crate) fn command_line(
     command: &Command,
     call: Option<&Call>,
@@ -27,11 +29,14 @@ pub(crate) fn command_line(
     match command {
         Command::Prompt(prompt) => {
             let mut line = prompt_line(prompt);
-            if let (Some(timeout), Value::Object(object)) = (timeout, &mut line) {
-                object.insert(
-                    "timeout".into(),
-                    json!({"after_ms": timeout.after_ms, "on_timeout": timeout.on_timeout}),
-                );
+            if let Value::Object(object) = &mut line {
+                if let Some(timeout) = timeout {
+                    object.insert(
+                        "timeout".into(),
+                        json!({"after_ms": timeout.after_ms, "on_timeout": timeout.on_timeout}),
+                    );
+                }
+                object.insert("step".into(), json!(prompt.step));
             }
             line
         }
@@ -79,9 +84,11 @@ pub(crate) fn command_line(
             json!({"type": "ask_assistant", "inquiry": inquiry, "question": question, "schema": schema})
         }
         Command::Review {
-            inquiry, outcome, ..
+            inquiry,
+            outcome,
+            step,
         } => {
-            json!({"type": "review", "inquiry": inquiry, "answers": outcome.to_json()})
+            json!({"type": "review", "inquiry": inquiry, "answers": outcome.to_json(), "step": step})
         }
     }
 }
@@ -89,6 +96,22 @@ pub(crate) fn command_line(
 /// `{"type":"error","message":...}`.
 pub(crate) fn error_line(message: &str) -> Value {
     json!({"type": "error", "message": message})
+}
+
+/// For a [`Refusal::Stale`], `{"type":"error","inquiry","code":"stale","message",
+/// "current":{"inquiry","question","step"}}`: an action named something its
+/// inquiry no longer shows; `current` is what it shows now (`"question": null` for
+/// the review). `None` for any other refusal.
+pub(crate) fn stale_line(refusal: &Refusal) -> Option<Value> {
+    let Refusal::Stale { current, .. } = refusal else {
+        return None;
+    };
+    Some(
+        json!({"type": "error", "inquiry": current.inquiry, "code": "stale",
+                "message": refusal.to_string(),
+                "current": {"inquiry": current.inquiry, "question": current.question,
+                            "step": current.step}}),
+    )
 }
 
 fn prompt_line(prompt: &Prompt) -> Value {

@@ -3,14 +3,14 @@
 use std::collections::{BTreeSet, HashMap};
 use std::io::{self, BufRead, Write};
 
-use askuser_core::{CancelReason, Command, Event, InquiryId, Persistence, Policy};
+use askuser_core::{AnswerInput, At, CancelReason, Command, Event, InquiryId, Persistence, Policy};
 use askuser_llm::{UiInput, ui_answer};
 use serde_json::{Value, json};
 
 use crate::error::Result;
-use crate::input::{Ask, Input, MAX_LINE_BYTES, named_inquiry, parse_input};
+use crate::input::{Ask, Input, MAX_LINE_BYTES, Shown, named_inquiry, parse_input};
 use crate::journal::{Journal, Step};
-use crate::output::error_line;
+use crate::output::{error_line, stale_line};
 
 /// The protocol's version, sent in the `ready` line.
 pub const PROTOCOL_VERSION: u32 = 1;
@@ -201,10 +201,77 @@ impl Server {
 
     /// The lines answering one message. Each message that the engine accepts is
     /// recorded before this returns.
+    ///
+    /// An `answer`, `back`, `reply` or `submit` that names the `step` it was sent
+    /// on is handed to the engine as an [`askuser_core::Input`] saying what it
+    /// answers: refused, with a `stale` error line and the line the inquiry shows
+    /// now, when another surface moved the inquiry on first. Without a `step` it is
+    /// taken on whatever the inquiry shows, as before steps were sent.
+    ///
+    /// Before an action that names its step is decided, the server reads what
+    /// other surfaces recorded since it last looked, and the lines of that (the
+    /// `prompt` they moved the inquiry to, the `result` of one they finished) come
+    /// first: a host does not miss them because its own line was read before the
+    /// server passed them on unrequested.
     pub fn handle(&mut self, input: Input) -> Vec<Value> {
+        if let Input::Ask(ask) = input {
+            return self.ask(ask);
+        }
         let inquiry = input.inquiry().to_owned();
-        let step = match input {
-            Input::Ask(ask) => return self.ask(ask),
+        match self.route(&inquiry) {
+            Ok(stream) => self.act(&stream, &inquiry, input),
+            Err(message) => vec![inquiry_error(&inquiry, &message)],
+        }
+    }
+
+    /// Hands the engine what a message of an inquiry of `stream` stands for.
+    fn act(&mut self, stream: &str, inquiry: &str, input: Input) -> Vec<Value> {
+        let action = match self.action(stream, input) {
+            Ok(Some(action)) => action,
+            // An ask is answered by `ask`.
+            Ok(None) => return Vec::new(),
+            Err(error) => return vec![inquiry_error(inquiry, &not_recorded(&error))],
+        };
+        let mut lines = match self.caught_up_before(stream, &action) {
+            Ok(lines) => lines,
+            Err(error) => return vec![inquiry_error(inquiry, &not_recorded(&error))],
+        };
+        let step = match &action {
+            Action::Record(event) => self.journal.apply(stream, event),
+            Action::Decide(input) => self.journal.input(stream, input),
+        };
+        let id = InquiryId::new(inquiry);
+        if let Ok(Step::Refused(refusal)) = &step
+            && let Some(stale) = stale_line(refusal)
+        {
+            // Then the line it shows now, unless it was just passed on.
+            let now = self.shows_now(stream, &id);
+            let passed_on = lines.iter().rev().find(|line| line["inquiry"] == inquiry);
+            let again = now.filter(|now| passed_on != Some(now));
+            lines.push(stale);
+            lines.extend(again);
+            return lines;
+        }
+        match step {
+            // A review wanted while questions are still to answer shows nothing
+            // yet, but moves the step: the prompt comes again with the new one.
+            Ok(Step::Recorded { outputs, .. })
+                if outputs.is_empty()
+                    && matches!(action, Action::Record(Event::ReviewWanted { .. })) =>
+            {
+                lines.extend(self.shows_now(stream, &id));
+            }
+            step => lines.extend(finish(inquiry, step.map_err(|e| not_recorded(&e)))),
+        }
+        lines
+    }
+
+    /// What a message stands for: an action naming what was shown (it has a
+    /// `step`), decided as an [`askuser_core::Input`]; else the event to record.
+    /// `None` for an `ask`, which names no inquiry of the session yet.
+    fn action(&mut self, stream: &str, input: Input) -> Result<Option<Action>> {
+        let id = |inquiry: &str| InquiryId::new(inquiry);
+        Ok(Some(match input {
             Input::Answer {
                 inquiry,
                 question,
@@ -212,83 +279,103 @@ impl Server {
                 by,
                 remember,
                 note,
-            } => self.on_open(&inquiry, |server, stream| {
-                let value = server.normalize(stream, &inquiry, &question, value)?;
-                let id = InquiryId::new(&inquiry);
-                // Recorded only where the policy lets an answer be remembered.
-                let remember = remember
-                    && server
-                        .journal
-                        .state(stream)?
-                        .policy(&id)
-                        .is_some_and(|policy| policy.persistence == Persistence::Turn);
-                Ok(Event::Answered {
-                    inquiry: id,
-                    question,
-                    value,
-                    by,
-                    remember,
-                    note,
-                })
-            }),
-            Input::Back { inquiry } => self.on_open(&inquiry, |_, _| {
-                Ok(Event::Back {
-                    inquiry: InquiryId::new(&inquiry),
-                })
-            }),
-            Input::Reply { inquiry, message } => self.on_open(&inquiry, |_, _| {
-                Ok(Event::Cancelled {
-                    inquiry: InquiryId::new(&inquiry),
+                step,
+            } => {
+                let value = self.normalize(stream, &inquiry, &question, value)?;
+                if let Some(step) = step {
+                    let at = At::question(id(&inquiry), question, step);
+                    let mut answer = AnswerInput::new(at, value).with_note(note).by(by);
+                    answer.remember = remember;
+                    Action::Decide(answer.into())
+                } else {
+                    // Recorded only where the policy lets an answer be remembered.
+                    let remember = remember
+                        && self
+                            .journal
+                            .state(stream)?
+                            .policy(&id(&inquiry))
+                            .is_some_and(|policy| policy.persistence == Persistence::Turn);
+                    Action::Record(Event::Answered {
+                        inquiry: id(&inquiry),
+                        question,
+                        value,
+                        by,
+                        remember,
+                        note,
+                    })
+                }
+            }
+            Input::Back { inquiry, shown } => match shown {
+                Some(shown) => Action::Decide(askuser_core::Input::Back(at(&inquiry, shown))),
+                None => Action::Record(Event::Back {
+                    inquiry: id(&inquiry),
+                }),
+            },
+            Input::Reply {
+                inquiry,
+                message,
+                shown,
+            } => match shown {
+                Some(shown) => Action::Decide(askuser_core::Input::Reply {
+                    at: at(&inquiry, shown),
+                    message,
+                }),
+                None => Action::Record(Event::Cancelled {
+                    inquiry: id(&inquiry),
                     reason: CancelReason::UserReply,
                     message,
-                })
+                }),
+            },
+            Input::Submit { inquiry, shown } => match shown {
+                Some(shown) => Action::Decide(askuser_core::Input::Submit(at(&inquiry, shown))),
+                None => Action::Record(Event::Submitted {
+                    inquiry: id(&inquiry),
+                }),
+            },
+            Input::TimedOut { inquiry, message } => Action::Record(Event::TimedOut {
+                inquiry: id(&inquiry),
+                message,
             }),
-            Input::TimedOut { inquiry, message } => self.on_open(&inquiry, |_, _| {
-                Ok(Event::TimedOut {
-                    inquiry: InquiryId::new(&inquiry),
-                    message,
-                })
+            Input::Review { inquiry } => Action::Record(Event::ReviewWanted {
+                inquiry: id(&inquiry),
             }),
-            Input::Review { inquiry } => self.on_open(&inquiry, |_, _| {
-                Ok(Event::ReviewWanted {
-                    inquiry: InquiryId::new(&inquiry),
-                })
+            Input::EndTurn { inquiry } => Action::Record(Event::TurnEnded {
+                inquiry: id(&inquiry),
             }),
-            Input::Submit { inquiry } => self.on_open(&inquiry, |_, _| {
-                Ok(Event::Submitted {
-                    inquiry: InquiryId::new(&inquiry),
-                })
-            }),
-            Input::EndTurn { inquiry } => self.on_open(&inquiry, |_, _| {
-                Ok(Event::TurnEnded {
-                    inquiry: InquiryId::new(&inquiry),
-                })
-            }),
-        };
-        finish(&inquiry, step)
+            Input::Ask(_) => return Ok(None),
+        }))
     }
 
-    /// Applies the event `make` builds for an inquiry of this session.
-    fn on_open(
-        &mut self,
-        inquiry: &str,
-        make: impl FnOnce(&mut Self, &str) -> Result<Event>,
-    ) -> Result<Step, String> {
-        let stream = match self.routes.get(inquiry).cloned() {
-            Some(stream) => stream,
+    /// The lines of what other surfaces recorded in `stream` since this server
+    /// last looked, read before an action that names what was shown is decided
+    /// (none before a line without a step, decided as it comes).
+    fn caught_up_before(&mut self, stream: &str, action: &Action) -> Result<Vec<Value>> {
+        match action {
+            Action::Decide(_) => self.journal.catch_up(stream),
+            Action::Record(_) => Ok(Vec::new()),
+        }
+    }
+
+    /// The line an open inquiry shows now (its `prompt`, `review` or
+    /// `ask_assistant`), or the `error` line saying why it cannot be read.
+    fn shows_now(&mut self, stream: &str, inquiry: &InquiryId) -> Option<Value> {
+        match self.journal.pending_line(stream, inquiry) {
+            Ok(line) => line,
+            Err(error) => Some(inquiry_error(inquiry.as_str(), &not_recorded(&error))),
+        }
+    }
+
+    /// The stream an inquiry of this session lives in.
+    fn route(&mut self, inquiry: &str) -> Result<String, String> {
+        match self.routes.get(inquiry).cloned() {
+            Some(stream) => Ok(stream),
             // Asked in the server's stream before a restart, and finished since: the
             // engine says so.
-            None if self.was_requested(inquiry) => self.stream.clone(),
-            None => {
-                return Err(format!(
-                    "no inquiry \"{inquiry}\" was asked in this session; send an \"ask\" for it first"
-                ));
-            }
-        };
-        let event = make(self, &stream).map_err(|e| not_recorded(&e))?;
-        self.journal
-            .apply(&stream, &event)
-            .map_err(|e| not_recorded(&e))
+            None if self.was_requested(inquiry) => Ok(self.stream.clone()),
+            None => Err(format!(
+                "no inquiry \"{inquiry}\" was asked in this session; send an \"ask\" for it first"
+            )),
+        }
     }
 
     /// Whether the server's stream ever recorded a request for `inquiry`.
@@ -388,6 +475,23 @@ impl Server {
             self.routes.insert(inquiry.clone(), stream);
         }
         finish(&inquiry, step)
+    }
+}
+
+/// What a host's message stands for.
+enum Action {
+    /// An event to record as it is (a line that names no step).
+    Record(Event),
+    /// An action that names what was shown, for the engine to decide.
+    Decide(askuser_core::Input),
+}
+
+/// What a `back`, `reply` or `submit` line says was shown, for the engine.
+fn at(inquiry: &str, shown: Shown) -> At {
+    At {
+        inquiry: InquiryId::new(inquiry),
+        question: shown.question,
+        step: shown.step,
     }
 }
 

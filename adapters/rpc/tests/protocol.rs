@@ -270,37 +270,41 @@ fn a_ui_that_reviews_gets_a_review_line_and_a_reply_from_it_keeps_every_answer()
             json!({"type": "reply", "inquiry": "c2", "message": "not now"}),
         ],
     );
-    let prompt = |inquiry: &str, id: &str, n: u32, can_back: bool| {
+    let prompt = |inquiry: &str, id: &str, n: u32, can_back: bool, step: u32| {
         let (text, answer_type) = match id {
             "apply" => ("Apply the proposed migration?", "boolean"),
             _ => ("Optional note for the migration log", "text"),
         };
         format!(
-            "{{\"type\":\"prompt\",\"inquiry\":\"{inquiry}\",\"question\":{{\"id\":\"{id}\",\"text\":\"{text}\",\"context\":null,\"header\":null,\"answer_type\":\"{answer_type}\",\"options\":[],\"allow_other\":false,\"schema\":null}},\"progress\":{{\"n\":{n},\"m\":3}},\"prefill\":null,\"can_back\":{can_back},\"label\":\"Assistant\"}}"
+            "{{\"type\":\"prompt\",\"inquiry\":\"{inquiry}\",\"question\":{{\"id\":\"{id}\",\"text\":\"{text}\",\"context\":null,\"header\":null,\"answer_type\":\"{answer_type}\",\"options\":[],\"allow_other\":false,\"schema\":null}},\"progress\":{{\"n\":{n},\"m\":3}},\"prefill\":null,\"can_back\":{can_back},\"label\":\"Assistant\",\"step\":{step}}}"
         )
     };
     assert_eq!(
         lines,
         format!(
-            "> {}\n< {}\n> {review}\n> {}\n< {}\n> {}\n< {}\n> {}\n< {}\n\
-             > {}\n< {}\n> {}\n< {}\n> {}\n> {}\n< {}\n> {}\n< {}\n> {}\n< {}\n",
+            "> {}\n< {}\n> {review}\n< {}\n> {}\n< {}\n> {}\n< {}\n> {}\n< {}\n\
+             > {}\n< {}\n> {}\n< {}\n> {}\n< {}\n> {}\n< {}\n> {}\n< {}\n> {}\n< {}\n",
             migration("c1"),
-            prompt("c1", "apply", 1, false),
+            prompt("c1", "apply", 1, false, 0),
+            // The review moved the step on: the prompt comes again, with the step
+            // an answer to it names.
+            prompt("c1", "apply", 1, false, 1),
             answer("c1", "apply", json!(false)),
-            prompt("c1", "note", 3, true),
+            prompt("c1", "note", 3, true, 2),
             answer("c1", "note", json!("later")),
-            r#"{"type":"review","inquiry":"c1","answers":{"apply":false,"env":null,"note":"later"}}"#,
+            r#"{"type":"review","inquiry":"c1","answers":{"apply":false,"env":null,"note":"later"},"step":3}"#,
             json!({"type": "submit", "inquiry": "c1"}),
             r#"{"type":"result","inquiry":"c1","result":{"apply":false,"env":null,"note":"later"},"cancelled":false}"#,
             migration("c2"),
-            prompt("c2", "apply", 1, false),
+            prompt("c2", "apply", 1, false, 0),
             json!({"type": "submit", "inquiry": "c2"}),
             r#"{"type":"error","inquiry":"c2","message":"inquiry \"c2\" is not waiting for a review to be submitted"}"#,
             json!({"type": "review", "inquiry": "c2"}),
+            prompt("c2", "apply", 1, false, 1),
             answer("c2", "apply", json!(false)),
-            prompt("c2", "note", 3, true),
+            prompt("c2", "note", 3, true, 2),
             answer("c2", "note", json!("")),
-            r#"{"type":"review","inquiry":"c2","answers":{"apply":false,"env":null,"note":""}}"#,
+            r#"{"type":"review","inquiry":"c2","answers":{"apply":false,"env":null,"note":""},"step":3}"#,
             json!({"type": "reply", "inquiry": "c2", "message": "not now"}),
             r#"{"type":"result","inquiry":"c2","result":{"cancelled":true,"answered":{"apply":false,"note":""},"message":"not now"},"cancelled":true}"#,
         )
