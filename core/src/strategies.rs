@@ -1,45 +1,68 @@
 //! Proptest strategies for property-testing form flows (feature `proptest`).
 //!
+//! - [`Scenario`]: your own inquiry ids, [`Policy`], origin and forms; its
+//!   [`inputs`](Scenario::inputs) are what a host and a person might do over
+//!   them, as [`Input`]s of every kind, made against the state as it evolves so
+//!   that most target what is current (see [`Scenario`] for the mix).
+//!   [`arb_moves`] and [`Scenario::play`] are the two halves, for a fuzz target.
 //! - [`arb_form`]: arbitrary *valid* forms (every answer type, options with
 //!   descriptions, "Other", defaults, and `when` predicates of every operator over
 //!   earlier questions).
 //! - [`arb_invalid_form`]: a valid form broken by one known mutation.
-//! - [`arb_steps`] and [`session_events`]: what a person (or a confused adapter)
-//!   might do, made into a concrete event sequence by running the reducer, so the
-//!   events answer the question actually being asked most of the time.
-//! - [`arb_session`]: a form together with such an event sequence.
+//! - [`arb_steps`] and [`session_events`], [`arb_events_for`], [`arb_session`]:
+//!   [`Event`] sequences for one inquiry (id `"inquiry"`, a one-minute timeout),
+//!   for tests of [`State::decide`] and [`State::apply`] themselves.
 //!
-//! Property-testing your own form: generate what a person might do with
-//! [`arb_events_for`], run the events through the reducer, and assert what must hold
-//! whatever they do. Here: the outcome never holds an answer for a question whose
-//! `when` is false.
+//! Property-testing your own host: give a [`Scenario`] your ids, policy and form,
+//! run each generated input as your host does (decide, record, apply), and assert
+//! what must hold whatever a person does. Here: `env` is only ever sent after a
+//! yes to `apply`, and replaying the recorded events gives the same state and
+//! the same commands.
 //!
 //! ```
-//! use askuser_core::strategies::arb_events_for;
-//! use askuser_core::{reduce, parse_form, Answer, Command, State};
+//! use askuser_core::strategies::Scenario;
+//! use askuser_core::{Command, OnTimeout, Policy, State, Timeout, parse_form};
 //! use proptest::prelude::*;
-//! use serde_json::json;
+//! use serde_json::{Value, json};
 //!
 //! let form = parse_form(&json!({"questions": [
 //!     {"id": "apply", "text": "Apply the migration?", "answer_type": "boolean"},
 //!     {"id": "env", "text": "Which environment?", "answer_type": "select",
 //!      "options": ["staging", "production"], "when": {"question_id": "apply", "equals": true}},
 //! ]})).unwrap();
+//! // Your policy: 30 seconds to answer, then the defaults; your label.
+//! let policy = Policy {
+//!     label: Some("Deploy bot".into()),
+//!     timeout: Some(Timeout { after_ms: 30_000, on_timeout: OnTimeout::Defaults }),
+//!     ..Policy::default()
+//! };
+//! let scenario = Scenario::new(["deploy-1", "deploy-2"], policy)
+//!     .with_forms([form.form().clone()]);
 //!
-//! proptest!(ProptestConfig::with_cases(64), |(events in arb_events_for(form.form().as_ref().clone(), 20))| {
-//!     let mut state = State::new();
-//!     for event in &events {
-//!         // Inputs that do not fit the state are refused (and change nothing).
-//!         for command in reduce(&mut state, event).unwrap_or_default() {
-//!             if let Command::Respond { outcome, .. } = command {
-//!                 let answers: Vec<Option<Answer>> =
-//!                     outcome.answers.iter().map(|s| s.as_ref().map(|s| s.answer.clone())).collect();
-//!                 for (index, answer) in answers.iter().enumerate() {
-//!                     prop_assert!(answer.is_none() || outcome.form.is_asked(index, &answers));
-//!                 }
-//!             }
+//! proptest!(ProptestConfig::with_cases(64), |(inputs in scenario.inputs(30))| {
+//!     let (mut state, mut log, mut commands) = (State::new(), Vec::new(), Vec::new());
+//!     for input in &inputs {
+//!         prop_assert!(["deploy-1", "deploy-2"].contains(&input.inquiry().as_str()));
+//!         // Decide, append to your log, apply. A refused input (a stale page, a
+//!         // late answer, a reused id) records nothing and changes nothing.
+//!         if let Ok(decision) = state.decide_input(input) {
+//!             log.extend_from_slice(decision.events());
+//!             state.apply_decision(decision, &mut commands);
 //!         }
 //!     }
+//!     for command in &commands {
+//!         if let Command::Respond { outcome, .. } = command {
+//!             let production = outcome.get("env") == Some(json!("production"));
+//!             prop_assert!(!production || outcome.get("apply") == Some(Value::Bool(true)));
+//!         }
+//!     }
+//!     // What replay runs: the recorded events, applied without deciding again.
+//!     let (mut replayed, mut again) = (State::new(), Vec::new());
+//!     for event in &log {
+//!         replayed.apply(event, &mut again);
+//!     }
+//!     prop_assert_eq!(replayed, state);
+//!     prop_assert_eq!(again, commands);
 //! });
 //! ```
 
@@ -411,7 +434,38 @@ pub fn session_events(form: &Form, steps: &[Step]) -> Vec<Event> {
 
 /// Up to `max_steps` events against your own `form` (see [`session_events`]): the
 /// request first, then mostly valid answers to whatever is being asked, with Back,
-/// invalid answers, Reply, End Turn and stray events mixed in.
+/// invalid answers, Reply, End Turn and stray events mixed in. Most events after
+/// the first few arrive once the inquiry has finished: to test a host, generate
+/// [`Input`]s with a [`Scenario`] instead.
+///
+/// ```
+/// use askuser_core::strategies::arb_events_for;
+/// use askuser_core::{reduce, parse_form, Answer, Command, State};
+/// use proptest::prelude::*;
+/// use serde_json::json;
+///
+/// let form = parse_form(&json!({"questions": [
+///     {"id": "apply", "text": "Apply the migration?", "answer_type": "boolean"},
+///     {"id": "env", "text": "Which environment?", "answer_type": "select",
+///      "options": ["staging", "production"], "when": {"question_id": "apply", "equals": true}},
+/// ]})).unwrap();
+///
+/// proptest!(ProptestConfig::with_cases(64), |(events in arb_events_for(form.form().as_ref().clone(), 20))| {
+///     let mut state = State::new();
+///     for event in &events {
+///         // The outcome never holds an answer for a question whose `when` is false.
+///         for command in reduce(&mut state, event).unwrap_or_default() {
+///             if let Command::Respond { outcome, .. } = command {
+///                 let answers: Vec<Option<Answer>> =
+///                     outcome.answers.iter().map(|s| s.as_ref().map(|s| s.answer.clone())).collect();
+///                 for (index, answer) in answers.iter().enumerate() {
+///                     prop_assert!(answer.is_none() || outcome.form.is_asked(index, &answers));
+///                 }
+///             }
+///         }
+///     }
+/// });
+/// ```
 pub fn arb_events_for(form: Form, max_steps: usize) -> impl Strategy<Value = Vec<Event>> {
     arb_steps(max_steps).prop_map(move |steps| session_events(&form, &steps))
 }
