@@ -272,3 +272,66 @@ fn no_time_out_without_a_timeout_and_the_same_moves_give_the_same_inputs() {
         .current();
     assert_eq!(scenario.play(&moves), scenario.play(&moves));
 }
+
+/// The moves of a short session, made into inputs against what the engine shows:
+/// a reviewing surface's answer, a stale page, the submit of the review, a late
+/// submit from a surface that lost the race, then the next inquiry, timed out.
+#[test]
+fn moves_become_inputs_on_what_each_inquiry_shows() {
+    use askuser_core::strategies::{Action, Move};
+    use askuser_core::{AnswerInput, At};
+
+    let form = parse_form(&json!({"questions": [
+        {"id": "apply", "text": "Apply?", "answer_type": "boolean"},
+        {"id": "env", "text": "Where?", "answer_type": "select", "options": ["staging", "production"]},
+    ]}))
+    .unwrap();
+    let policy = Policy {
+        timeout: Some(Timeout {
+            after_ms: 1_000,
+            on_timeout: OnTimeout::Cancel,
+        }),
+        ..Policy::default()
+    };
+    let scenario = Scenario::new(["a", "b"], policy).with_forms([form.form().clone()]);
+    let step = |action, seed| Move { action, seed };
+    let inputs = scenario.play(&[
+        step(Action::Answer, 1),
+        step(Action::Submit, 1),
+        step(Action::Stale, 0),
+        step(Action::Answer, 1),
+        step(Action::Submit, 0),
+        step(Action::Late, 1),
+        step(Action::TimeOut, 3),
+        step(Action::TimeOut, 3),
+    ]);
+    let (a, b) = (InquiryId::new("a"), InquiryId::new("b"));
+    let ask = |id: &InquiryId| match &inputs[..] {
+        [Input::Ask(request), ..] => Input::Ask(askuser_core::Request {
+            inquiry: id.clone(),
+            ..request.clone()
+        }),
+        _ => panic!("the first input asks"),
+    };
+    let expected = vec![
+        ask(&a),
+        AnswerInput::new(At::question(a.clone(), "apply", 0), json!(false))
+            .reviewed()
+            .into(),
+        AnswerInput::new(At::question(a.clone(), "apply", 0), json!(true)).into(),
+        AnswerInput::new(At::question(a.clone(), "env", 2), json!("production")).into(),
+        Input::Submit(At::review(a.clone(), 3)),
+        Input::Submit(At::review(a.clone(), 3)),
+        ask(&b),
+        Input::TimeOut {
+            inquiry: b,
+            message: None,
+        },
+    ];
+    assert_eq!(inputs, expected);
+    let mut state = State::new();
+    let refused: Vec<usize> = (0..inputs.len())
+        .filter(|&index| askuser_core::reduce_input(&mut state, &inputs[index]).is_err())
+        .collect();
+    assert_eq!(refused, [2, 5], "the stale answer and the late submit");
+}
