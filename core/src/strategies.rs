@@ -657,8 +657,8 @@ pub enum Action {
 }
 
 /// Arbitrary moves, up to `max`: mostly answers to what is shown, about one in
-/// ten a move that ends an inquiry, about one in thirty a stale page and one in
-/// forty a late input.
+/// ten a move that ends an inquiry (Reply, Cancel, End Turn, time out), and about
+/// one in thirty-five each a stale page and a late input.
 pub fn arb_moves(max: usize) -> impl Strategy<Value = Vec<Move>> {
     let action = prop_oneof![
         3 => Just(Action::Ask),
