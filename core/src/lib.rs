@@ -67,8 +67,11 @@
 //! - [`limits`]: the size limits, as named constants.
 //! - [`json`]: JSON-pointer escaping and JSON type names, shared by dialect readers.
 //! - [`text`]: hostile text made safe to show a person ([`text::for_display`]).
-//! - `strategies` (feature `proptest`): generators of forms and event sequences, to
-//!   property-test your own flows.
+//! - `strategies` (feature `proptest`): generators of forms, and a `Scenario` of
+//!   your own inquiry ids, policy and forms whose generated [`Input`]s (answers
+//!   valid and not, answers ahead, Back, Reply, End Turn, time outs, reviews,
+//!   stale and late actions) mostly target what is current: its module docs show
+//!   a host's property test.
 
 // Every public item here is reachable from outside the crate; the rest is
 // `pub(crate)` (the workspace lints cannot add this one per crate).
