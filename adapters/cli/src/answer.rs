@@ -3,11 +3,11 @@
 
 use std::path::{Path, PathBuf};
 
+use askuser_app::Journal;
+use askuser_app::pending::{self, AnswerProblem, Mismatch, NotRecorded, PendingFile};
 use askuser_core::text::{self, for_display, for_display_line};
 use askuser_core::{Command, Event, Finished, InquiryId, Question};
 use askuser_llm::Call;
-use askuser_rpc::Journal;
-use askuser_rpc::pending::{self, AnswerProblem, Mismatch, NotRecorded, PendingFile};
 use serde_json::Value;
 
 use crate::args::AnswerArgs;
@@ -351,7 +351,7 @@ fn given_answers(text: &str, count: usize) -> Result<Vec<Value>, CliError> {
             "--answers {detail}: give a JSON list with one answer per question, in order (null for one that is skipped), e.g. '[true, \"staging\", null]'"
         ))
     };
-    match askuser_rpc::from_str_unique(text) {
+    match askuser_app::from_str_unique(text) {
         Ok(Value::Array(answers)) if answers.len() <= count => Ok(answers),
         Ok(Value::Array(answers)) => Err(usage(format!(
             "has {} answers for {count} question{}",

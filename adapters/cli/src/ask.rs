@@ -5,13 +5,13 @@ use std::io::IsTerminal;
 use std::path::Path;
 use std::time::Duration;
 
+use askuser_app::pending::{self, PendingFile, PendingTarget};
+use askuser_app::{Journal, Step};
 use askuser_core::text::{for_display, for_display_line};
 use askuser_core::{
     CancelReason, Command, Event, Finished, Input, InquiryId, OnTimeout, State, Timeout,
 };
 use askuser_llm::Call;
-use askuser_rpc::pending::{self, PendingFile, PendingTarget};
-use askuser_rpc::{Journal, Step};
 use askuser_store::{Clock, Log, Seq, SystemClock};
 use askuser_terminal::{Elsewhere, Engine, TerminalError, TerminalPrompter, run_with_engine};
 
@@ -346,7 +346,7 @@ fn answered_so_far(state: &askuser_core::State, inquiry: &InquiryId, stream: &st
 struct Recorder<'a> {
     journal: &'a mut Journal,
     stream: &'a str,
-    failure: Option<askuser_rpc::RpcError>,
+    failure: Option<askuser_app::AppError>,
     last: Vec<Command>,
     /// The last event of the stream the person's screen reflects: this walk's
     /// own last event, or the head when it last caught up.
@@ -391,7 +391,7 @@ impl Engine for Recorder<'_> {
 impl Recorder<'_> {
     /// Catches up with the log: what other processes recorded for `inquiry`
     /// since [`Recorder::seen`], and what it waits on now or how it ended.
-    fn moved(&mut self, inquiry: &InquiryId) -> Result<Option<Elsewhere>, askuser_rpc::RpcError> {
+    fn moved(&mut self, inquiry: &InquiryId) -> Result<Option<Elsewhere>, askuser_app::AppError> {
         let caught = self.journal.session(self.stream)?.catch_up()?;
         let head = self.journal.head(self.stream)?;
         if head <= self.seen {

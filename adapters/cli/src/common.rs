@@ -7,11 +7,11 @@ use std::io::{IsTerminal, Write as _};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use askuser_app::check_stream_name;
+use askuser_app::files::{self, Links};
 use askuser_core::Command;
 use askuser_core::text::{for_display, for_display_line};
 use askuser_llm::{Call, DetectError, Dialect, FieldError, Rejection, ToolResult};
-use askuser_rpc::check_stream_name;
-use askuser_rpc::files::{self, Links};
 use askuser_store::{Clock, DbIntent, Log, SharedSledLog, SledLog, StoreError, SystemClock};
 use serde_json::Value;
 
@@ -155,9 +155,9 @@ pub fn open_reading(path: &Path) -> Result<Arc<dyn Log>, CliError> {
 /// Opens the journal at `path` (a sled directory, shared with every other askuser
 /// process that opens it, its parent directory created; or a `postgres://` URL):
 /// the one place the program opens its log.
-pub fn open_journal(path: &Path) -> Result<askuser_rpc::Journal, CliError> {
+pub fn open_journal(path: &Path) -> Result<askuser_app::Journal, CliError> {
     if askuser_store::is_postgres_url(path) {
-        return Ok(askuser_rpc::Journal::open(path)?);
+        return Ok(askuser_app::Journal::open(path)?);
     }
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent).map_err(|error| CliError::File {
@@ -165,7 +165,7 @@ pub fn open_journal(path: &Path) -> Result<askuser_rpc::Journal, CliError> {
             error,
         })?;
     }
-    Ok(askuser_rpc::Journal::open(path)?)
+    Ok(askuser_app::Journal::open(path)?)
 }
 
 /// The dialect of a call: `given` (`--dialect`), else read from the call's shape
@@ -275,7 +275,7 @@ pub fn stream_option(stream: Option<&str>, kind: &str) -> Result<String, CliErro
 /// (text that is not JSON is rejected like any other malformed call). When another
 /// dialect plainly fits a rejected call, standard error says which.
 pub fn parse_call(dialect: Dialect, text: &str) -> (Value, Result<Call, Rejection>) {
-    match askuser_rpc::from_str_unique(text) {
+    match askuser_app::from_str_unique(text) {
         Ok(arguments) => {
             let call = dialect.parse(&arguments);
             if let (Err(_), Some(other)) = (&call, dialect.suggest(&arguments)) {

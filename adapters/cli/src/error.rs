@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use askuser_rpc::RpcError;
+use askuser_app::AppError;
 use askuser_store::StoreError;
 
 /// Why a command could not run.
@@ -21,7 +21,7 @@ pub enum CliError {
     },
     /// The log or the records beside it failed.
     #[error("{0}")]
-    Rpc(#[from] RpcError),
+    App(#[from] AppError),
     /// The event log failed.
     #[error("the event log: {0}")]
     Store(#[from] StoreError),
@@ -39,7 +39,7 @@ impl CliError {
     pub fn is_broken_pipe(&self) -> bool {
         let io = match self {
             CliError::Io(error)
-            | CliError::Rpc(RpcError::Io(error) | RpcError::Store(StoreError::Io(error)))
+            | CliError::App(AppError::Io(error) | AppError::Store(StoreError::Io(error)))
             | CliError::Store(StoreError::Io(error)) => Some(error),
             _ => None,
         };

@@ -11,7 +11,7 @@ pub fn serve(args: &ServeArgs) -> Result<u8, CliError> {
     let stream = stream_option(args.stream.as_deref(), "serve")?;
     let journal = open_journal(&db_path(args.db.db.as_deref())?)?;
     let log = std::sync::Arc::clone(journal.log());
-    let mut server = Server::new(journal, stream.clone())?;
+    let mut server = Server::new(journal.into(), stream.clone())?;
     // Input is read on a thread of its own while the log is watched, so an answer
     // another process records (`askuser answer`, another terminal) reaches the
     // host at once.

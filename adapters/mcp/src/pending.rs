@@ -4,9 +4,9 @@
 use std::fs::OpenOptions;
 use std::path::Path;
 
+use askuser_app::pending::{PendingFile, instructions};
 use askuser_core::InquiryId;
 use askuser_llm::Call;
-use askuser_rpc::pending::{PendingFile, instructions};
 use askuser_store::{Clock, SystemClock};
 use rmcp::model::{CallToolResult, ContentBlock};
 use serde_json::json;

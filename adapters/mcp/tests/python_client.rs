@@ -4,8 +4,8 @@
 
 mod common;
 
-use askuser_rpc::Journal;
-use askuser_rpc::pending::{PendingFile, answer};
+use askuser_app::Journal;
+use askuser_app::pending::{PendingFile, answer};
 use common::{Scratch, accept, checked_rounds, messages, migration, replayed_result};
 use serde_json::{Value, json};
 

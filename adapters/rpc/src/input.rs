@@ -139,7 +139,7 @@ impl Input {
 /// When the line is not a JSON object, has no or an unknown `type`, or a field is
 /// missing or of the wrong kind; the message names the field and what to send.
 pub fn parse_input(line: &str) -> Result<Input, String> {
-    let value = crate::json::from_str_unique(line).map_err(|e| match e.classify() {
+    let value = askuser_app::from_str_unique(line).map_err(|e| match e.classify() {
         serde_json::error::Category::Data => {
             format!("the line was not read: {e}; send each key once")
         }
@@ -214,28 +214,6 @@ pub fn parse_input(line: &str) -> Result<Input, String> {
     }
 }
 
-/// Checks a log stream's name as the log will (1 to
-/// [`MAX_STREAM_NAME`](askuser_store::MAX_STREAM_NAME) bytes, no control character),
-/// and refuses bidi-control and invisible characters too: a name is shown to people.
-///
-/// # Errors
-/// What is wrong, in words that follow the name of the field or option (`"stream"
-/// is empty; ...`).
-pub fn check_stream_name(name: &str) -> Result<(), String> {
-    const WHAT: &str = "a stream name is 1 to 200 bytes of plain text, such as \"session-1\"";
-    let max = askuser_store::MAX_STREAM_NAME;
-    if name.is_empty() {
-        return Err(format!("is empty; {WHAT}"));
-    }
-    if name.len() > max {
-        return Err(format!("is {} bytes long; {WHAT}", name.len()));
-    }
-    if let Some(found) = askuser_core::text::forbidden_char(name, askuser_core::text::Lines::One) {
-        return Err(format!("has {found}; {WHAT}"));
-    }
-    Ok(())
-}
-
 /// An optional text the person wrote for the model (`note`, `message`): a string of
 /// at most [`MAX_TEXT_BYTES`](askuser_core::limits::MAX_TEXT_BYTES) bytes; a
 /// blank one counts as none.
@@ -258,7 +236,7 @@ fn person_text(object: &Map<String, Value>, name: &str) -> Result<Option<String>
 /// The `inquiry` a line names, when it is a JSON object with a string `inquiry`:
 /// what an `error` line about a line that could not be used carries.
 pub(crate) fn named_inquiry(line: &str) -> Option<String> {
-    match crate::json::from_str_unique(line).ok()? {
+    match askuser_app::from_str_unique(line).ok()? {
         Value::Object(mut object) => match object.remove("inquiry")? {
             Value::String(inquiry) if !inquiry.is_empty() => Some(inquiry),
             _ => None,
@@ -339,7 +317,8 @@ fn parse_ask(object: &Map<String, Value>) -> Result<Ask, String> {
         None | Some(Value::Null) => None,
         Some(_) => {
             let stream = string_field(object, "stream")?;
-            check_stream_name(&stream).map_err(|problem| format!("\"stream\" {problem}"))?;
+            askuser_app::check_stream_name(&stream)
+                .map_err(|problem| format!("\"stream\" {problem}"))?;
             Some(stream)
         }
     };
@@ -588,6 +567,5 @@ mod tests {
             ask(&"s".repeat(201)),
             "\"stream\" is 201 bytes long; a stream name is 1 to 200 bytes of plain text, such as \"session-1\""
         );
-        assert_eq!(check_stream_name("שיחה-1"), Ok(()));
     }
 }

@@ -1,31 +1,27 @@
-//! [`Journal`]: the store's sessions, one per stream, with the protocol lines each
-//! recorded event yields. Every input goes the one road
-//! ([`askuser_store::Session::handle`]): decided, appended (flushed, for a durable
-//! log), applied; the caller writes the lines after that, so whatever a host or a
-//! person has seen is durable.
+//! [`Journal`]: the application layer's journal ([`askuser_app::Journal`]) with
+//! the protocol lines each recorded event yields. The lines are written after the
+//! input was decided, appended (flushed, for a durable log) and applied, so
+//! whatever a host has seen is durable.
 
-use std::collections::HashMap;
-use std::collections::hash_map::Entry;
 use std::path::Path;
 use std::sync::Arc;
 
-use askuser_core::{Command, Event, Input, InquiryId, Refusal, State, ToolCall};
-use askuser_llm::{Call, Dialect};
-use askuser_store::{
-    Caught, Durability, Handled, Log, MemLog, Seq, Session, SessionError, StoreError,
-};
+use askuser_app::Followed;
+use askuser_core::{Command, Event, Input, InquiryId, Refusal, State};
+use askuser_llm::Call;
+use askuser_store::Seq;
 use serde_json::Value;
 
-use crate::error::{Result, RpcError};
 use crate::output::command_line;
+use askuser_app::Result;
 
-/// What became of an input given to [`Journal::apply`].
+/// What became of an input given to [`Journal::apply`] or [`Journal::input`].
 #[derive(Debug, Clone, PartialEq)]
 pub enum Step {
-    /// The input was decided and recorded as `seq`; these are the commands it
-    /// yielded and their protocol lines (one per command, in order).
+    /// The input was decided and recorded, its last event as `seq`; these are the
+    /// commands it yielded and their protocol lines (one per command, in order).
     Recorded {
-        /// The event's sequence number in its stream.
+        /// The last event's sequence number in its stream.
         seq: Seq,
         /// The engine's commands.
         commands: Vec<Command>,
@@ -36,7 +32,9 @@ pub enum Step {
     Refused(Refusal),
 }
 
-/// The engine's sessions, one per stream of one log.
+/// The application layer's journal, speaking the protocol's lines. Everything
+/// else of [`askuser_app::Journal`] (its sessions, states, calls, deadlines) is
+/// reached through it (`Deref`).
 ///
 /// ```
 /// use askuser_llm::Dialect;
@@ -51,157 +49,52 @@ pub enum Step {
 /// let Step::Recorded { seq, outputs, .. } = step else { panic!() };
 /// assert_eq!((seq, outputs[0]["type"].as_str()), (1, Some("prompt")));
 /// ```
+#[derive(Debug)]
 pub struct Journal {
-    log: Arc<dyn Log>,
-    sessions: HashMap<String, Session>,
-    /// Parsed calls by stream, then inquiry (an id such as `call-1` recurs in
-    /// every stream), so a result is not parsed again per line.
-    calls: HashMap<String, HashMap<InquiryId, Arc<Call>>>,
-    /// Set by [`Journal::defer_flush`]: appends are buffered until [`Journal::flush`].
-    deferred: bool,
-    /// What a session caught up on while it recorded an input (another writer
-    /// appended first), by stream: returned by the next catch-up, so a host
-    /// still sends the lines of what another surface did.
-    missed: HashMap<String, Vec<Caught>>,
+    app: askuser_app::Journal,
 }
 
-impl std::fmt::Debug for Journal {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Journal")
-            .field("streams", &self.sessions.keys().collect::<Vec<_>>())
-            .finish_non_exhaustive()
+impl std::ops::Deref for Journal {
+    type Target = askuser_app::Journal;
+
+    fn deref(&self) -> &Self::Target {
+        &self.app
+    }
+}
+
+impl std::ops::DerefMut for Journal {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.app
+    }
+}
+
+impl From<askuser_app::Journal> for Journal {
+    fn from(app: askuser_app::Journal) -> Self {
+        Self { app }
     }
 }
 
 impl Journal {
     /// A journal over `log`.
-    pub fn new(log: Arc<dyn Log>) -> Self {
-        Self {
-            log,
-            sessions: HashMap::new(),
-            calls: HashMap::new(),
-            deferred: false,
-            missed: HashMap::new(),
-        }
+    pub fn new(log: Arc<dyn askuser_store::Log>) -> Self {
+        askuser_app::Journal::new(log).into()
     }
 
     /// A journal in memory (for tests and embedding).
     pub fn memory() -> Self {
-        Self::new(Arc::new(MemLog::new()))
+        askuser_app::Journal::memory().into()
     }
 
-    /// The durable journal at `location`: a sled database directory (created if
-    /// needed, and shared with every other process that opens it), or a
-    /// `postgres://` URL ([`askuser_store::open_log`]); appends are flushed before
-    /// they return.
+    /// The durable journal at `location` (see [`askuser_app::Journal::open`]).
     ///
     /// # Errors
     /// The store's error when the log cannot be opened.
     pub fn open(location: &Path) -> Result<Self> {
-        match askuser_store::open_log(location) {
-            Ok(log) => Ok(Self::new(log)),
-            Err(StoreError::Locked) => Err(RpcError::Locked {
-                path: location.to_owned(),
-            }),
-            Err(other) => Err(other.into()),
-        }
+        Ok(askuser_app::Journal::open(location)?.into())
     }
 
-    /// The event log.
-    pub fn log(&self) -> &Arc<dyn Log> {
-        &self.log
-    }
-
-    /// The session of `stream`, opened (replayed) the first time.
-    ///
-    /// # Errors
-    /// When the stream's name is invalid or the log cannot be read.
-    pub fn session(&mut self, stream: &str) -> Result<&mut Session> {
-        match self.sessions.entry(stream.to_owned()) {
-            Entry::Occupied(entry) => Ok(entry.into_mut()),
-            Entry::Vacant(entry) => Ok(entry.insert(Session::open(Arc::clone(&self.log), stream)?)),
-        }
-    }
-
-    /// The engine state of `stream` (loaded from the log the first time).
-    ///
-    /// # Errors
-    /// When the log cannot be read.
-    pub fn state(&mut self, stream: &str) -> Result<&State> {
-        Ok(self.session(stream)?.state())
-    }
-
-    /// The head of `stream` as this journal last saw it.
-    ///
-    /// # Errors
-    /// When the log cannot be read.
-    pub fn head(&mut self, stream: &str) -> Result<Seq> {
-        Ok(self.session(stream)?.head())
-    }
-
-    /// The parsed tool call of an open inquiry of `stream`, from the call its
-    /// request recorded.
-    ///
-    /// # Errors
-    /// When the log cannot be read.
-    pub fn call(&mut self, stream: &str, inquiry: &InquiryId) -> Result<Option<Arc<Call>>> {
-        if let Some(call) = self.calls.get(stream).and_then(|calls| calls.get(inquiry)) {
-            return Ok(Some(Arc::clone(call)));
-        }
-        let mut recorded = self.state(stream)?.call(inquiry).cloned();
-        if recorded.is_none() {
-            recorded = self.recorded_call(stream, inquiry)?;
-        }
-        let parsed = recorded.as_deref().and_then(parse_recorded).map(Arc::new);
-        if let Some(call) = &parsed {
-            self.remember_call(stream, inquiry.clone(), Arc::clone(call));
-        }
-        Ok(parsed)
-    }
-
-    /// Keeps `caught` for the next catch-up of `stream`.
-    fn missed(&mut self, stream: &str, caught: Vec<Caught>) {
-        if !caught.is_empty() {
-            (self.missed.entry(stream.to_owned()).or_default()).extend(caught);
-        }
-    }
-
-    fn remember_call(&mut self, stream: &str, inquiry: InquiryId, call: Arc<Call>) {
-        (self.calls.entry(stream.to_owned()).or_default()).insert(inquiry, call);
-    }
-
-    fn forget_call(&mut self, stream: &str, inquiry: &InquiryId) {
-        if let Some(calls) = self.calls.get_mut(stream) {
-            calls.remove(inquiry);
-            if calls.is_empty() {
-                self.calls.remove(stream);
-            }
-        }
-    }
-
-    /// The call of a finished inquiry, read from its request in the log (the state
-    /// keeps the calls of open inquiries only).
-    fn recorded_call(
-        &mut self,
-        stream: &str,
-        inquiry: &InquiryId,
-    ) -> Result<Option<Arc<ToolCall>>> {
-        let log = Arc::clone(self.log());
-        if log.stream(stream)?.is_none() {
-            return Ok(None);
-        }
-        for recorded in log.read(stream, 1)? {
-            if let Event::Requested(request) = recorded?.event
-                && request.inquiry == *inquiry
-            {
-                return Ok(request.call.map(Arc::new));
-            }
-        }
-        Ok(None)
-    }
-
-    /// Records `call` (with the `arguments` the model wrote, so its result can be
-    /// rendered from the log alone) and applies its request.
+    /// Records `call` and applies its request (see
+    /// [`askuser_app::Journal::request`]), with the lines it yields.
     ///
     /// # Errors
     /// When the log cannot be written.
@@ -210,162 +103,54 @@ impl Journal {
         stream: &str,
         call: &Call,
         arguments: &Value,
-        mut request: askuser_core::Request,
+        request: askuser_core::Request,
     ) -> Result<Step> {
-        request.call = Some(ToolCall {
-            dialect: call.dialect().name().to_owned(),
-            arguments: arguments.clone(),
-        });
-        let inquiry = request.inquiry.clone();
-        let step = self.handle(stream, &Event::Requested(request), Some(call))?;
-        if matches!(step, Step::Recorded { .. }) {
-            self.remember_call(stream, inquiry, Arc::new(call.clone()));
-        }
-        Ok(step)
+        let step = self.app.request(stream, call, arguments, request)?;
+        self.lines(stream, step, Some(call))
     }
 
-    /// Hands `event` to `stream`'s session: decided, recorded, applied; returns the
-    /// commands and their protocol lines, or the refusal.
+    /// Hands a host's `event` to `stream`'s session (see
+    /// [`askuser_app::Journal::apply`]), with the lines it yields.
     ///
     /// # Errors
     /// When the log cannot be read or written; nothing was recorded then.
     pub fn apply(&mut self, stream: &str, event: &Event) -> Result<Step> {
-        let call = self.call(stream, event.inquiry())?;
-        self.handle(stream, event, call.as_deref())
+        let call = self.app.call(stream, event.inquiry())?;
+        let step = self.app.apply(stream, event)?;
+        self.lines(stream, step, call.as_deref())
     }
 
-    /// Until the next [`Journal::flush`], records inputs without waiting for the log
-    /// to flush each (a group commit): the caller handles a group of inputs, calls
-    /// [`Journal::flush`], and only then shows the lines they yielded.
-    pub fn defer_flush(&mut self) {
-        self.deferred = true;
-    }
-
-    /// Flushes what was recorded since [`Journal::defer_flush`] (nothing to do
-    /// otherwise), and records with the log's own durability again.
-    ///
-    /// # Errors
-    /// When the log cannot be flushed: the inputs since `defer_flush` may not be
-    /// durable, and their lines must not be shown as recorded.
-    pub fn flush(&mut self) -> Result<()> {
-        if std::mem::take(&mut self.deferred) {
-            self.log.flush()?;
-        }
-        Ok(())
-    }
-
-    /// Records `events` as one atomic append at `head`, then applies them: the
-    /// events must have been decided one after another (each by
-    /// [`State::decide`], the next on the state the previous one left) on a copy
-    /// of `stream`'s state at `head`, which must be this journal's head of the
-    /// stream. All are recorded or none is. Returns what applying each yielded, or
-    /// `None` when the stream moved past `head` (another process appended first):
-    /// nothing was written then, and the caller catches up
-    /// ([`Journal::catch_up_events`]) and decides again.
-    ///
-    /// # Errors
-    /// When the log cannot be read or written; nothing was recorded then.
-    pub(crate) fn append_decided(
-        &mut self,
-        stream: &str,
-        head: Seq,
-        events: &[Event],
-    ) -> Result<Option<Vec<Caught>>> {
-        if self.head(stream)? != head {
-            return Ok(None);
-        }
-        let durability = self.durability();
-        let last = match self.log.append_with(stream, head, events, durability) {
-            Ok(last) => last,
-            Err(StoreError::Conflict { .. }) => return Ok(None),
-            Err(other) => return Err(other.into()),
-        };
-        let mut caught = self.catch_up_events(stream)?;
-        // Whatever another process appended right after is applied too, not returned.
-        caught.retain(|caught| caught.seq <= last);
-        Ok(Some(caught))
-    }
-
-    /// Applies what other processes recorded in `stream` since this journal last
-    /// looked, and returns those events with the commands each yielded.
-    ///
-    /// # Errors
-    /// When the log cannot be read.
-    pub(crate) fn catch_up_events(&mut self, stream: &str) -> Result<Vec<Caught>> {
-        let mut caught = self.missed.remove(stream).unwrap_or_default();
-        caught.extend(self.session(stream)?.catch_up()?);
-        for caught in &caught {
-            if let Some(Command::Respond { inquiry, .. } | Command::Fail { inquiry, .. }) =
-                caught.commands.last()
-            {
-                self.forget_call(stream, inquiry);
-            }
-        }
-        Ok(caught)
-    }
-
-    /// The durability of the next append: buffered after [`Journal::defer_flush`],
-    /// else the log's own.
-    fn durability(&self) -> Durability {
-        if self.deferred {
-            Durability::Buffered
-        } else {
-            self.log.durability()
-        }
-    }
-
-    /// Hands a host's or a person's `input` to `stream`'s session: decided (what
-    /// it means is the engine's to say; an action on something no longer shown
-    /// is refused as [`Refusal::Stale`](askuser_core::Refusal::Stale)), recorded,
-    /// applied; returns the commands and their protocol lines, or the refusal.
+    /// Hands a host's or a person's `input` to `stream`'s session (see
+    /// [`askuser_app::Journal::input`]), with the lines it yields.
     ///
     /// # Errors
     /// When the log cannot be read or written; nothing was recorded then.
     pub fn input(&mut self, stream: &str, input: &Input) -> Result<Step> {
-        let call = self.call(stream, input.inquiry())?;
-        let durability = self.durability();
-        let handled = self.session(stream)?.handle_input_with(input, durability);
-        self.recorded(stream, handled, call.as_deref())
+        let call = self.app.call(stream, input.inquiry())?;
+        let step = self.app.input(stream, input)?;
+        self.lines(stream, step, call.as_deref())
     }
 
-    fn handle(&mut self, stream: &str, event: &Event, call: Option<&Call>) -> Result<Step> {
-        let durability = self.durability();
-        let handled = self.session(stream)?.handle_with(event, durability);
-        self.recorded(stream, handled, call)
-    }
-
-    /// The step a session's answer makes: the commands and their lines.
-    fn recorded(
+    /// The step with the protocol lines of its commands.
+    fn lines(
         &mut self,
         stream: &str,
-        handled: std::result::Result<Handled, SessionError>,
+        step: askuser_app::Step,
         call: Option<&Call>,
     ) -> Result<Step> {
-        let mut handled = match handled {
-            Ok(handled) => handled,
-            Err(SessionError::Refused(refusal)) => return Ok(Step::Refused(refusal)),
-            Err(SessionError::MovedElsewhere { refusal, caught }) => {
-                self.missed(stream, caught.into_vec());
-                return Ok(Step::Refused(refusal));
+        Ok(match step {
+            askuser_app::Step::Recorded { seq, commands } => {
+                let state = self.app.state(stream)?;
+                let outputs = (commands.iter())
+                    .map(|command| command_line(command, call, timeout_of(state, command)))
+                    .collect();
+                Step::Recorded {
+                    seq,
+                    commands,
+                    outputs,
+                }
             }
-            Err(SessionError::Store(error)) => return Err(error.into()),
-        };
-        self.missed(stream, std::mem::take(&mut handled.caught));
-        let state = self.session(stream)?.state();
-        let outputs = handled
-            .commands
-            .iter()
-            .map(|command| command_line(command, call, timeout_of(state, command)))
-            .collect();
-        if let Some(Command::Respond { inquiry, .. } | Command::Fail { inquiry, .. }) =
-            handled.commands.last()
-        {
-            self.forget_call(stream, inquiry);
-        }
-        Ok(Step::Recorded {
-            seq: handled.seq,
-            commands: handled.commands,
-            outputs,
+            askuser_app::Step::Refused(refusal) => Step::Refused(refusal),
         })
     }
 
@@ -379,29 +164,22 @@ impl Journal {
     /// # Errors
     /// When the log cannot be read.
     pub fn catch_up(&mut self, stream: &str) -> Result<Vec<Value>> {
-        let mut caught = self.missed.remove(stream).unwrap_or_default();
-        caught.extend(self.session(stream)?.catch_up()?);
+        let followed = self.app.follow(stream)?;
         let mut lines = Vec::new();
         let mut reviewed: Vec<InquiryId> = Vec::new();
-        for caught in caught {
+        for Followed { caught, call } in followed {
             reviewed.retain(|inquiry| inquiry != caught.event.inquiry());
             if let Event::ReviewWanted { inquiry } = &caught.event
                 && caught.commands.is_empty()
             {
                 reviewed.push(inquiry.clone());
             }
-            let call = self.call(stream, caught.event.inquiry())?;
-            let state = self.session(stream)?.state();
+            let state = self.app.state(stream)?;
             lines.extend(
                 caught.commands.iter().map(|command| {
                     command_line(command, call.as_deref(), timeout_of(state, command))
                 }),
             );
-            if let Some(Command::Respond { inquiry, .. } | Command::Fail { inquiry, .. }) =
-                caught.commands.last()
-            {
-                self.forget_call(stream, inquiry);
-            }
         }
         for inquiry in reviewed {
             lines.extend(self.pending_line(stream, &inquiry)?);
@@ -409,69 +187,18 @@ impl Journal {
         Ok(lines)
     }
 
-    /// The lines an open inquiry of `stream` is waiting on (its current `prompt`
-    /// or `ask_assistant`), rebuilt from the log: what a restarted server sends again.
+    /// The line an open inquiry of `stream` is waiting on (its current `prompt`,
+    /// `review` or `ask_assistant`), rebuilt from the log: what a restarted server
+    /// sends again.
     ///
     /// # Errors
     /// When the log cannot be read.
     pub fn pending_line(&mut self, stream: &str, inquiry: &InquiryId) -> Result<Option<Value>> {
-        let call = self.call(stream, inquiry)?;
-        let state = self.state(stream)?;
+        let call = self.app.call(stream, inquiry)?;
+        let state = self.app.state(stream)?;
         Ok(state
             .pending(inquiry)
             .map(|command| command_line(&command, call.as_deref(), timeout_of(state, &command))))
-    }
-
-    /// When the question `inquiry` of `stream` waits on times out, by its policy's
-    /// timeout: [`question_deadline`](crate::question_deadline) from the time the
-    /// stream's head event (as this journal last saw it) was recorded. `None` when
-    /// the inquiry has no timeout or the stream no event.
-    ///
-    /// ```
-    /// use askuser_core::{InquiryId, OnTimeout, Timeout};
-    /// use askuser_llm::Dialect;
-    /// use askuser_rpc::Journal;
-    /// use serde_json::json;
-    ///
-    /// let mut journal = Journal::memory();
-    /// let arguments = json!({"question": "Deploy now?", "answer_type": "boolean"});
-    /// let call = Dialect::Jp.parse(&arguments).unwrap();
-    /// let mut request = call.request(InquiryId::new("c1"));
-    /// request.policy.timeout = Some(Timeout { after_ms: 60_000, on_timeout: OnTimeout::Cancel });
-    /// journal.request("s", &call, &arguments, request).unwrap();
-    /// let recorded = journal.log().read_range("s", 1, 1).unwrap().next().unwrap().unwrap();
-    /// let deadline = journal.deadline("s", &InquiryId::new("c1")).unwrap().unwrap();
-    /// assert_eq!(deadline.millis(), recorded.at.millis() + 60_000);
-    /// ```
-    ///
-    /// # Errors
-    /// When the log cannot be read.
-    pub fn deadline(
-        &mut self,
-        stream: &str,
-        inquiry: &InquiryId,
-    ) -> Result<Option<askuser_store::Timestamp>> {
-        let Some(timeout) = self
-            .state(stream)?
-            .policy(inquiry)
-            .and_then(|policy| policy.timeout)
-        else {
-            return Ok(None);
-        };
-        let head = self.head(stream)?;
-        if head == 0 {
-            return Ok(None);
-        }
-        let Some(recorded) = self.log.read_range(stream, head, head)?.next() else {
-            return Ok(None);
-        };
-        Ok(Some(crate::question_deadline(recorded?.at, &timeout)))
-    }
-
-    /// Forgets what this journal holds in memory about `stream`; the next use reads
-    /// it from the log again.
-    pub fn forget(&mut self, stream: &str) {
-        self.sessions.remove(stream);
     }
 }
 
@@ -481,11 +208,4 @@ fn timeout_of(state: &State, command: &Command) -> Option<askuser_core::Timeout>
         Command::Prompt(prompt) => state.policy(&prompt.inquiry)?.timeout,
         _ => None,
     }
-}
-
-/// A recorded tool call parsed again in its dialect.
-pub(crate) fn parse_recorded(call: &ToolCall) -> Option<Call> {
-    Dialect::from_name(&call.dialect)?
-        .parse(&call.arguments)
-        .ok()
 }

@@ -10,7 +10,8 @@
 //!   first). A restarted server's `ready` lists the open inquiries and sends each
 //!   one's prompt again. The full protocol, with an example session, is in
 //!   `docs/protocol.md`.
-//! - [`Journal`]: the store's sessions ([`askuser_store::Session`]), one per stream:
+//! - [`Journal`]: the application layer's journal ([`askuser_app::Journal`]: the
+//!   store's sessions, one per stream) speaking the protocol's lines:
 //!   every input is decided, appended (flushed) and applied **before** any line is
 //!   written, so whatever a host has seen is durable ([`Journal::defer_flush`]
 //!   lets a server record a group of waiting inputs and flush the log once, before
@@ -18,8 +19,9 @@
 //! - [`replay()`]: re-derives every line of a recorded stream from its events alone
 //!   (and, for a log of the first format, compares them with the lines recorded
 //!   beside the events).
-//! - [`pending`]: the two-pass workflow for when no one is at a terminal: write the
-//!   questions to a file, answer them later from the file or a list.
+//!
+//! Errors are the application layer's ([`askuser_app::AppError`]); the
+//! pending-file workflow is [`askuser_app::pending`].
 //!
 //! ```
 //! use askuser_rpc::{Journal, Server};
@@ -49,25 +51,17 @@
 // `pub(crate)` (the workspace lints cannot add this one per crate).
 #![warn(unreachable_pub)]
 
-mod deadline;
-mod error;
-pub mod files;
 mod input;
 mod journal;
-mod json;
 mod output;
-pub mod pending;
 mod replay;
 mod server;
 mod watch;
 
-pub use deadline::question_deadline;
-pub use error::{Result, RpcError};
+pub use input::MAX_LINE_BYTES;
 #[doc(hidden)]
 pub use input::{Ask, INPUT_TYPES, Input, parse_input};
-pub use input::{MAX_LINE_BYTES, check_stream_name};
 pub use journal::{Journal, Step};
-pub use json::from_str_unique;
 pub use replay::{ReplayReport, ReplayedEvent, describe_event, replay};
 #[doc(hidden)]
 pub use server::fuzz_read_lines;

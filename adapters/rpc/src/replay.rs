@@ -12,9 +12,9 @@ use askuser_store::replay::{ReplayOptions, legacy_outputs, replay_with};
 use askuser_store::{Log, Seq, StoreError, Timestamp};
 use serde_json::Value;
 
-use crate::error::Result;
-use crate::journal::parse_recorded;
 use crate::output::command_line;
+use askuser_app::Result;
+use askuser_app::parse_recorded;
 
 /// One event of a replay, with what it re-derives and what was recorded.
 #[derive(Debug, Clone, PartialEq)]

@@ -7,10 +7,10 @@ use askuser_core::{AnswerInput, At, CancelReason, Command, Event, InquiryId, Per
 use askuser_llm::{UiInput, ui_answer};
 use serde_json::{Value, json};
 
-use crate::error::Result;
 use crate::input::{Ask, Input, MAX_LINE_BYTES, Shown, named_inquiry, parse_input};
 use crate::journal::{Journal, Step};
 use crate::output::{error_line, stale_line};
+use askuser_app::Result;
 
 /// The protocol's version, sent in the `ready` line.
 pub const PROTOCOL_VERSION: u32 = 1;
@@ -513,7 +513,7 @@ fn merge_policy(
     })
 }
 
-fn not_recorded(error: &crate::error::RpcError) -> String {
+fn not_recorded(error: &askuser_app::AppError) -> String {
     format!("the message was not recorded, so it had no effect ({error}); send it again")
 }
 

@@ -7,8 +7,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use crate::error::Result;
 use crate::server::{Line, Server, read_line, write_line, write_lines};
+use askuser_app::Result;
 
 /// How long the watcher waits on the log at a time before it checks whether the
 /// server has stopped (it is woken at once by an append).

@@ -129,7 +129,7 @@ impl Inbox {
             notify,
             origin,
             app: App {
-                queue: Arc::new(Mutex::new(Queue::new(askuser_rpc::Journal::new(log)))),
+                queue: Arc::new(Mutex::new(Queue::new(askuser_app::Journal::new(log)))),
                 token,
                 csrf,
                 hosts: Arc::new(hosts),
@@ -533,7 +533,7 @@ async fn act(
             (Err(not_taken), Act::Reply) if not_taken.stale => queue.current_at(&s, &i)?,
             _ => None,
         };
-        Ok::<_, askuser_rpc::RpcError>(outcome.map_err(|not_taken| (not_taken, reply_at)))
+        Ok::<_, askuser_app::AppError>(outcome.map_err(|not_taken| (not_taken, reply_at)))
     })
     .await;
     match outcome {

@@ -3,11 +3,9 @@
 //! adapter's [`Journal`], as `askuser answer` and the terminal use it). Blocking:
 //! the handlers call it on tokio's blocking threads.
 
-use std::collections::HashSet;
-
+use askuser_app::{AppError, Journal};
 use askuser_core::text::{answer_words, for_display_line};
 use askuser_core::{AnswerInput, At, Command, Input, InquiryId, Outcome, Prompt, Refusal, State};
-use askuser_rpc::{Journal, RpcError};
 use askuser_store::{SessionError, Timestamp};
 
 use crate::answer::{Fields, value_from};
@@ -114,14 +112,14 @@ impl Queue {
 
     /// Every inquiry that waits for a person, the newest stream first; `now` is
     /// the wall clock in milliseconds since the Unix epoch.
-    pub(crate) fn waiting(&mut self, now: u64) -> Result<Vec<Waiting>, RpcError> {
+    pub(crate) fn waiting(&mut self, now: u64) -> Result<Vec<Waiting>, AppError> {
         let mut streams = self.journal.log().streams()?;
         streams.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(a.name.cmp(&b.name)));
         let mut waiting = Vec::new();
         for info in streams {
             // One listing gives every head: a stream is read only when it moved.
             if self.journal.head(&info.name)? < info.head {
-                self.journal.catch_up(&info.name)?;
+                self.journal.follow(&info.name)?;
             }
             let state = self.journal.state(&info.name)?;
             let open: Vec<InquiryId> = state.open_inquiries().cloned().collect();
@@ -156,7 +154,7 @@ impl Queue {
     }
 
     /// How long `inquiry` of `stream` has waited at `now`, and its time left.
-    fn timing(&mut self, stream: &str, inquiry: &str, now: u64) -> Result<Timing, RpcError> {
+    fn timing(&mut self, stream: &str, inquiry: &str, now: u64) -> Result<Timing, AppError> {
         let head = self.journal.head(stream)?;
         let since = match self.head_times.get(stream) {
             Some(&(seen, at)) if seen == head => at,
@@ -175,7 +173,7 @@ impl Queue {
         let left_ms = (state.policy(&InquiryId::new(inquiry)))
             .and_then(|policy| policy.timeout.as_ref())
             .map(|timeout| {
-                let deadline = askuser_rpc::question_deadline(Timestamp(since), timeout);
+                let deadline = askuser_app::question_deadline(Timestamp(since), timeout);
                 deadline.millis().saturating_sub(now).min(timeout.after_ms)
             });
         Ok(Timing { waited_ms, left_ms })
@@ -183,7 +181,7 @@ impl Queue {
 
     /// The page of `inquiry` in `stream` at `now` (milliseconds since the Unix
     /// epoch).
-    pub(crate) fn page(&mut self, stream: &str, inquiry: &str, now: u64) -> Result<Page, RpcError> {
+    pub(crate) fn page(&mut self, stream: &str, inquiry: &str, now: u64) -> Result<Page, AppError> {
         if !self
             .journal
             .log()
@@ -193,7 +191,7 @@ impl Queue {
         {
             return Ok(Page::Missing);
         }
-        self.journal.catch_up(stream)?;
+        self.journal.follow(stream)?;
         let id = InquiryId::new(inquiry);
         let state = self.journal.state(stream)?;
         match state.pending(&id) {
@@ -216,7 +214,7 @@ impl Queue {
 
     /// The history of `stream`: its latest events and its forks; `None` when
     /// there is no such stream.
-    pub(crate) fn history(&mut self, stream: &str) -> Result<Option<History>, RpcError> {
+    pub(crate) fn history(&mut self, stream: &str) -> Result<Option<History>, AppError> {
         let streams = self.journal.log().streams()?;
         let Some(info) = streams.iter().find(|s| s.name == stream).cloned() else {
             return Ok(None);
@@ -247,27 +245,22 @@ impl Queue {
         &mut self,
         stream: &str,
         at: u64,
-    ) -> Result<Result<(String, Option<String>), String>, RpcError> {
+    ) -> Result<Result<(String, Option<String>), String>, AppError> {
         let log = std::sync::Arc::clone(self.journal.log());
-        let taken: HashSet<String> = log.streams()?.into_iter().map(|s| s.name).collect();
-        let base = format!("{stream}.fork-{at}");
-        // `taken` is finite, so one of its length + 1 names is free.
-        let name = std::iter::once(base.clone())
-            .chain((2..=taken.len() + 1).map(|n| format!("{base}-{n}")))
-            .find(|name| !taken.contains(name))
-            .unwrap_or(base);
+        let taken: Vec<String> = log.streams()?.into_iter().map(|s| s.name).collect();
+        let name = askuser_app::fork_name(stream, at, &taken);
         if let Err(error) = log.fork(stream, at, &name) {
             return Ok(Err(error.to_string()));
         }
-        self.journal.catch_up(&name)?;
+        self.journal.follow(&name)?;
         let open = self.journal.state(&name)?.open_inquiries().next().cloned();
         Ok(Ok((name, open.map(|id| id.to_string()))))
     }
 
     /// What the model got for a finished inquiry, in words.
-    fn result(&mut self, stream: &str, id: &InquiryId) -> Result<String, RpcError> {
+    fn result(&mut self, stream: &str, id: &InquiryId) -> Result<String, AppError> {
         let recorded =
-            askuser_rpc::pending::recorded_outcome(&**self.journal.log(), stream, id.as_str())?;
+            askuser_app::pending::recorded_outcome(&**self.journal.log(), stream, id.as_str())?;
         let Some(command) = recorded else {
             return Ok("This question is finished.".to_owned());
         };
@@ -295,7 +288,7 @@ impl Queue {
         &mut self,
         stream: &str,
         inquiry: &str,
-    ) -> Result<Option<At>, RpcError> {
+    ) -> Result<Option<At>, AppError> {
         if !self
             .journal
             .log()
@@ -305,7 +298,7 @@ impl Queue {
         {
             return Ok(None);
         }
-        self.journal.catch_up(stream)?;
+        self.journal.follow(stream)?;
         Ok(self.journal.state(stream)?.at(&InquiryId::new(inquiry)))
     }
 
@@ -319,8 +312,8 @@ impl Queue {
         at: Option<At>,
         act: Act,
         fields: &Fields,
-    ) -> Result<Result<(), NotTaken>, RpcError> {
-        self.journal.catch_up(stream)?;
+    ) -> Result<Result<(), NotTaken>, AppError> {
+        self.journal.follow(stream)?;
         let id = InquiryId::new(inquiry);
         let state = self.journal.state(stream)?;
         let Some(current) = state.at(&id) else {

@@ -11,10 +11,8 @@ use std::fs::{self, File, OpenOptions};
 use std::io::Read;
 use std::path::Path;
 
-use crate::input::MAX_LINE_BYTES;
-
 /// The most bytes askuser reads from a file or standard input: a protocol line's cap.
-pub const MAX_INPUT_BYTES: usize = MAX_LINE_BYTES;
+pub const MAX_INPUT_BYTES: usize = 1 << 20;
 
 /// Whether a symbolic link is followed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

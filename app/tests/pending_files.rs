@@ -5,7 +5,7 @@
 use std::fs;
 use std::path::Path;
 
-use askuser_rpc::pending::{PENDING_FORMAT, PendingFile, PendingTarget};
+use askuser_app::pending::{PENDING_FORMAT, PendingFile, PendingTarget};
 use serde_json::json;
 
 fn sample() -> PendingFile {

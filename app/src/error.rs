@@ -1,4 +1,4 @@
-//! The crate's one error type.
+//! The application layer's one error type.
 
 use std::path::PathBuf;
 
@@ -8,7 +8,7 @@ use askuser_store::StoreError;
 /// error: it is answered with an `error` line and the server goes on).
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
-pub enum RpcError {
+pub enum AppError {
     /// The event log failed (it could not be opened, read or appended to).
     #[error("the event log: {0}")]
     Store(#[from] StoreError),
@@ -57,4 +57,4 @@ fn field_prefix(field: &str) -> String {
 }
 
 /// The crate's result type.
-pub type Result<T, E = RpcError> = std::result::Result<T, E>;
+pub type Result<T, E = AppError> = std::result::Result<T, E>;

@@ -14,7 +14,7 @@ use askuser_store::Timestamp;
 ///
 /// ```
 /// use askuser_core::{OnTimeout, Timeout};
-/// use askuser_rpc::question_deadline;
+/// use askuser_app::question_deadline;
 /// use askuser_store::Timestamp;
 ///
 /// let timeout = Timeout { after_ms: 60_000, on_timeout: OnTimeout::Cancel };

@@ -24,10 +24,10 @@ use serde_json::Value;
 
 use askuser_core::text::{Lines, for_display_line, forbidden_char};
 
-use crate::error::{Result, RpcError};
+use crate::error::{AppError, Result};
 use crate::files::{Links, MAX_INPUT_BYTES, check_kind, read_regular_file};
-use crate::input::check_stream_name;
 use crate::journal::Journal;
+use crate::naming::check_stream_name;
 
 /// The value of a pending file's `format` field.
 pub const PENDING_FORMAT: &str = "askuser-pending/1";
@@ -171,9 +171,9 @@ impl PendingFile {
     /// given twice, of this shape and format, naming a valid stream and inquiry.
     ///
     /// # Errors
-    /// [`RpcError::PendingFile`] naming the problem.
+    /// [`AppError::PendingFile`] naming the problem.
     pub fn read(path: &Path) -> Result<Self> {
-        let problem = |field: &str, message: String| RpcError::PendingFile {
+        let problem = |field: &str, message: String| AppError::PendingFile {
             path: path.to_owned(),
             field: field.to_owned(),
             message,
@@ -256,10 +256,10 @@ impl PendingTarget {
     /// Checks the path and creates the temporary file beside it.
     ///
     /// # Errors
-    /// [`RpcError::PendingFile`] when the path is a link or not a regular file, or its
+    /// [`AppError::PendingFile`] when the path is a link or not a regular file, or its
     /// directory takes no new file.
     pub fn prepare(path: &Path) -> Result<Self> {
-        let problem = |message: String| RpcError::PendingFile {
+        let problem = |message: String| AppError::PendingFile {
             path: path.to_owned(),
             field: String::new(),
             message,
@@ -294,10 +294,10 @@ impl PendingTarget {
     /// and renames it over the path.
     ///
     /// # Errors
-    /// [`RpcError::PendingFile`] when it would be too large to read back, or writing
+    /// [`AppError::PendingFile`] when it would be too large to read back, or writing
     /// or renaming fails (the temporary file is then removed).
     pub fn write(mut self, file: &PendingFile) -> Result<()> {
-        let problem = |message: String| RpcError::PendingFile {
+        let problem = |message: String| AppError::PendingFile {
             path: self.path.clone(),
             field: String::new(),
             message,
@@ -434,7 +434,7 @@ pub enum NotRecorded {
 /// another surface asked for before answering anything is sent with the answers.
 ///
 /// # Errors
-/// [`RpcError::Inquiry`] when the stream does not hold the inquiry (another
+/// [`AppError::Inquiry`] when the stream does not hold the inquiry (another
 /// database, or an edited `stream` or `inquiry`), or other processes kept
 /// writing; the log's errors.
 pub fn answer(
@@ -451,7 +451,7 @@ pub fn answer(
                 continue;
             }
             Attempt::Refused(refused) => Ok(refused),
-            Attempt::Unknown => Err(RpcError::Inquiry(format!(
+            Attempt::Unknown => Err(AppError::Inquiry(format!(
                 "stream \"{}\" holds no inquiry \"{}\": is this the database the pending file was written with? (pass --db)",
                 for_display_line(stream),
                 for_display_line(&file.inquiry)
@@ -464,7 +464,7 @@ pub fn answer(
             return refused.map(Err);
         }
     }
-    Err(RpcError::Inquiry(format!(
+    Err(AppError::Inquiry(format!(
         "other processes kept writing to stream \"{}\" while the answers were decided {RETRIES} times; nothing was recorded: run `askuser answer` again",
         for_display_line(stream)
     )))
@@ -584,7 +584,7 @@ fn answered_so_far(
 /// order, or every problem.
 ///
 /// # Errors
-/// [`RpcError::Inquiry`] when the engine refuses an answer outright (never for
+/// [`AppError::Inquiry`] when the engine refuses an answer outright (never for
 /// a question it is asking the person).
 fn walk(
     mut trial: askuser_core::State,
@@ -611,7 +611,7 @@ fn walk(
             note: None,
         };
         let decision = trial.decide(&input).map_err(|refusal| {
-            RpcError::Inquiry(format!(
+            AppError::Inquiry(format!(
                 "answer {} (question \"{}\") was not taken: {refusal}",
                 index + 1,
                 for_display_line(&question.id)
@@ -632,7 +632,7 @@ fn walk(
             inquiry: id.clone(),
         };
         let decision = trial.decide(&input).map_err(|refusal| {
-            RpcError::Inquiry(format!("the answers could not be sent: {refusal}"))
+            AppError::Inquiry(format!("the answers could not be sent: {refusal}"))
         })?;
         events.push(decision.event().clone());
         trial.apply_decision(decision, &mut commands);
