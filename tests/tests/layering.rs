@@ -11,17 +11,27 @@ use serde_json::Value;
 /// Each workspace crate, and the workspace crates it may depend on (normal and
 /// build dependencies; tests and benchmarks may use anything).
 ///
-/// `askuser-rpc` is today's application layer as well as the JSON-lines
-/// surface: the web inbox and the MCP server use its journal and pending
-/// workflow. No other surface may depend on a surface.
+/// `askuser-app` is the application layer every surface uses; no surface (the
+/// terminal, JSON lines, MCP, the web inbox) depends on another. The program
+/// (`askuser-cli`) puts them together. The terminal surface needs only the core:
+/// its host hands it an engine.
 const ALLOWED: &[(&str, &[&str])] = &[
     ("askuser-core", &[]),
     ("askuser-llm", &["askuser-core"]),
     ("askuser-store", &["askuser-core"]),
+    (
+        "askuser-app",
+        &["askuser-core", "askuser-store", "askuser-llm"],
+    ),
     ("askuser-terminal", &["askuser-core"]),
     (
         "askuser-rpc",
-        &["askuser-core", "askuser-store", "askuser-llm"],
+        &[
+            "askuser-core",
+            "askuser-store",
+            "askuser-llm",
+            "askuser-app",
+        ],
     ),
     (
         "askuser-mcp",
@@ -29,7 +39,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "askuser-core",
             "askuser-store",
             "askuser-llm",
-            "askuser-rpc",
+            "askuser-app",
         ],
     ),
     (
@@ -38,7 +48,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "askuser-core",
             "askuser-store",
             "askuser-llm",
-            "askuser-rpc",
+            "askuser-app",
         ],
     ),
     (
@@ -47,6 +57,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "askuser-core",
             "askuser-store",
             "askuser-llm",
+            "askuser-app",
             "askuser-terminal",
             "askuser-rpc",
             "askuser-mcp",
