@@ -46,6 +46,7 @@
 
 mod check;
 mod config;
+mod elsewhere;
 mod http;
 mod mrtr;
 mod pending;

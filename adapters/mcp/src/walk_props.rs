@@ -7,7 +7,9 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use askuser_core::strategies::{arb_form, invalid_answer, sample_answer};
-use askuser_core::{AnswerType, Command, Event, InquiryId, Request, State, reduce, validate};
+use askuser_core::{
+    AnswerType, Command, Event, Input, InquiryId, Request, State, reduce, validate,
+};
 use askuser_llm::dialect::mcp::{FieldKind, field_kind, other_field};
 use askuser_llm::{UiInput, ui_answer};
 use askuser_store::{Log, MemLog};
@@ -15,24 +17,24 @@ use proptest::prelude::*;
 use rmcp::model::ElicitationSchema;
 use serde_json::{Map, Value};
 
-use crate::recorder::{Recorded, Recorder};
-use crate::walk::Walk;
+use crate::recorder::Recorder;
+use crate::walk::{Done, Next, Walk};
 
-fn request(form: &askuser_core::ValidForm, inquiry: InquiryId) -> Event {
-    Event::Requested(Request {
+fn request(form: &askuser_core::ValidForm, inquiry: InquiryId) -> Request {
+    Request {
         inquiry,
         form: form.form().clone(),
         policy: askuser_core::Policy::default(),
         origin: askuser_core::Origin::default(),
         call: None,
-    })
+    }
 }
 
 /// The outcome of answering question by question.
 fn one_at_a_time(form: &askuser_core::ValidForm, answer: &dyn Fn(usize) -> Value) -> Value {
     let mut state = State::new();
     let id = InquiryId::new("ref");
-    let mut commands = reduce(&mut state, &request(form, id.clone())).unwrap();
+    let mut commands = reduce(&mut state, &Event::Requested(request(form, id.clone()))).unwrap();
     loop {
         match commands.first() {
             Some(Command::Prompt(prompt)) => {
@@ -67,14 +69,14 @@ proptest! {
 
         let log: Arc<dyn Log> = Arc::new(MemLog::new());
         let recorder = Recorder::new(Arc::new(move || Ok(Arc::clone(&log))), "s");
-        let (inquiry, Recorded::Commands(commands)) =
-            recorder.request(|id| request(&form, id)).unwrap() else { panic!("refused") };
-        let mut walk = Walk::start(form.clone(), inquiry, commands).ok().unwrap();
+        let (inquiry, Ok(step)) =
+            recorder.request(|id| Input::Ask(request(&form, id))).unwrap() else { panic!("refused") };
+        let mut walk = Walk::start(form.clone(), inquiry, step.commands, step.at, step.head).ok().unwrap();
         let mut asked: BTreeMap<usize, usize> = BTreeMap::new();
         let tries = if bad.iter().any(|b| *b) { 2 } else { 1 };
         let mut rounds = 0;
         let finished = loop {
-            let round = walk.round();
+            let Ok(Next::Ask(round)) = walk.next_round(&recorder) else { panic!("no round") };
             rounds += 1;
             prop_assert!(!round.questions.is_empty());
             prop_assert!(rounds <= tries * form.len());
@@ -104,10 +106,11 @@ proptest! {
                     (FieldKind::Plain, false) => { content.insert(question.id.clone(), value); }
                 }
             }
-            if let Some(finished) = walk.accept(&recorder, &round, &content).unwrap() {
-                break finished;
+            if let Some(done) = walk.accept(&recorder, &round, &content).unwrap() {
+                break done;
             }
         };
+        let Done::Finished(finished) = finished else { panic!("finished elsewhere") };
         let Command::Respond { outcome, .. } = *finished else { panic!("{finished:?}") };
         prop_assert_eq!(outcome.to_json(), expected);
     }
