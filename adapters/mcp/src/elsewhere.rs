@@ -24,7 +24,7 @@ const SHOWN_CHARS: usize = 200;
 pub(crate) struct Elsewhere {
     /// The command that finished it there (`None`: the log no longer says how).
     pub(crate) ending: Option<Command>,
-    /// What the person then sent from the form here, which was not recorded.
+    /// What the person then sent from this client's form, which was not recorded.
     pub(crate) unsent: Unsent,
 }
 
@@ -47,6 +47,16 @@ pub(crate) fn news(form: &ValidForm, caught: &[Caught]) -> Vec<String> {
     caught
         .iter()
         .filter_map(|caught| match &caught.event {
+            Event::Back { .. } => {
+                let asked = caught.commands.iter().find_map(|command| match command {
+                    Command::Prompt(prompt) => Some(quoted(&prompt.question().text)),
+                    _ => None,
+                });
+                Some(match asked {
+                    Some(asked) => format!("went back to {asked}"),
+                    None => "went back to an earlier question".to_owned(),
+                })
+            }
             Event::Answered {
                 question,
                 value,
@@ -62,21 +72,21 @@ pub(crate) fn news(form: &ValidForm, caught: &[Caught]) -> Vec<String> {
             Event::AnsweredAhead {
                 question, value, ..
             } => Some(answered(form, question, value)),
-            Event::Back { .. } => Some("went back to an earlier question".to_owned()),
             _ => None,
         })
         .collect()
 }
 
-/// `answered "Which environment?": staging`.
+/// `"Which environment?" was answered: staging`.
 fn answered(form: &ValidForm, question: &str, value: &Value) -> String {
     let asked = form.index_of(question).map(|index| form.question(index));
     let text = asked.map_or(question, |q| q.text.as_str());
-    format!(
-        "answered \u{201c}{}\u{201d}: {}",
-        for_display_line(text),
-        words(value)
-    )
+    format!("{} was answered: {}", quoted(text), words(value))
+}
+
+/// A question's text in quotes, on one line.
+fn quoted(text: &str) -> String {
+    format!("\u{201c}{}\u{201d}", for_display_line(text))
 }
 
 /// The answers of a review, one line each (`\n- Apply?: yes`); skipped
@@ -139,25 +149,25 @@ pub(crate) fn result(call: &Call, elsewhere: &Elsewhere) -> CallToolResult {
     };
     let Some(ending) = &elsewhere.ending else {
         return error(format!(
-            "{tool}: these questions were finished in {WHERE} while the form here was open. Do not retry this tool call in this turn.{after}"
+            "{tool}: these questions were finished in {WHERE} while this client's form was open. Do not retry this tool call in this turn.{after}"
         ));
     };
     let head = match ending {
         Command::Respond { outcome, .. } => match outcome.status {
             OutcomeStatus::Completed => format!(
-                "The user answered these questions in {WHERE} while the form here was open; their answers are the result:"
+                "The user answered these questions in {WHERE} while this client's form was open; their answers are the result:"
             ),
             OutcomeStatus::Cancelled => format!(
-                "The user chose to reply instead of answering, in {WHERE}, while the form here was open; the result holds the answers given so far:"
+                "The user chose to reply instead of answering, in {WHERE}, while this client's form was open; the result holds the answers given so far:"
             ),
-            OutcomeStatus::TimedOut { .. } => "The time to answer these questions ran out while the form here was open; the result holds what was answered:".to_owned(),
+            OutcomeStatus::TimedOut { .. } => "The time to answer these questions ran out while this client's form was open; the result holds what was answered:".to_owned(),
         },
         Command::EndTurn { .. } => {
             return error(format!(
-                "{tool}: the user ended the turn in {WHERE} while the form here was open. Do not retry this tool call in this turn; continue without the answers, or end your turn.{after}"
+                "{tool}: the user ended the turn in {WHERE} while this client's form was open. Do not retry this tool call in this turn; continue without the answers, or end your turn.{after}"
             ));
         }
-        _ => format!("While the form here was open, these questions were ended in {WHERE}."),
+        _ => format!("While this client's form was open, these questions were ended in {WHERE}."),
     };
     match call.tool_result(ending) {
         Some(ToolResult::Success(value)) => {
@@ -189,15 +199,15 @@ fn unsent(form: &ValidForm, unsent: &Unsent) -> Option<String> {
                 .map(|(name, value)| (question_of(form, name), value.clone()))
                 .collect();
             Some(format!(
-                "What the user then sent from the form here came too late and was not recorded: {}.",
+                "What the user then sent from this client's form came too late and was not recorded: {}.",
                 Value::Object(by_question)
             ))
         }
         Unsent::Decline => {
-            Some("The user then declined the form here; that was not recorded.".to_owned())
+            Some("The user then declined this client's form; that was not recorded.".to_owned())
         }
         Unsent::Dismissal => {
-            Some("The user then dismissed the form here; that was not recorded.".to_owned())
+            Some("The user then dismissed this client's form; that was not recorded.".to_owned())
         }
         Unsent::Answers(_) | Unsent::Nothing => None,
     }

@@ -67,6 +67,8 @@ pub(crate) struct Walk {
     /// What another surface did while the last round was shown, in words, for
     /// the next round's message.
     news: Vec<String>,
+    /// Whether the person's last form was overtaken, not sent.
+    lost: bool,
 }
 
 /// How a walk ended.
@@ -112,6 +114,8 @@ pub(crate) struct Saved {
     at: Option<At>,
     #[serde(default)]
     seen: Seq,
+    #[serde(default)]
+    kept: Map<String, Value>,
 }
 
 impl Saved {
@@ -167,6 +171,7 @@ impl Walk {
             seen: head,
             kept: Map::new(),
             news: Vec::new(),
+            lost: false,
         };
         match walk.follow(commands) {
             Some(finished) => Err(finished),
@@ -196,6 +201,7 @@ impl Walk {
             refused: self.refused.clone(),
             at: self.at.clone(),
             seen: self.seen,
+            kept: self.kept.clone(),
         }
     }
 
@@ -233,8 +239,9 @@ impl Walk {
             assistant: None,
             at: saved.at,
             seen: saved.seen,
-            kept: Map::new(),
+            kept: saved.kept,
             news: Vec::new(),
+            lost: false,
         })
     }
 
@@ -311,6 +318,7 @@ impl Walk {
         self.news = news(&self.form, &moved.caught);
         if let Unsent::Answers(typed) = unsent {
             self.kept.extend(typed);
+            self.lost = true;
         }
         self.stand_at(now);
         None
@@ -502,32 +510,38 @@ impl Walk {
         if self.news.is_empty() {
             return;
         }
-        message.push_str(
-            "\nWhile this form was open, these questions were changed in another window (the askuser web inbox or a terminal):",
-        );
+        message.push_str(if self.lost {
+            "\nYour last form was not sent: meanwhile, in another window (the askuser web inbox or a terminal),"
+        } else {
+            "\nMeanwhile, in another window (the askuser web inbox or a terminal),"
+        });
         for line in &self.news {
             message.push_str("\n- ");
             message.push_str(line);
         }
         if filled {
-            message.push_str("\nWhat you had typed here is filled in below; check it and send.");
+            message.push_str("\nWhat you had answered is filled in below; check it and send.");
         }
     }
 
     /// The review of every answer, when another surface answered the last
     /// question with a review wanted: send them, or change the last one.
     fn review_round(&self) -> Round {
-        let mut message = format!(
-            "Every question is answered. Send these answers?{}",
+        let lead = if self.lost {
+            "Your last form was not sent: meanwhile, "
+        } else {
+            "Meanwhile, "
+        };
+        let message = format!(
+            "{lead}the questions were answered in another window (the askuser web inbox or a terminal), which shows them for review:{}\nSend these answers?",
             review_lines(&self.form, &self.answers)
         );
-        self.tell_news(&mut message, false);
         let schema = json!({
             "type": "object",
             "properties": {SEND_FIELD: {
                 "type": "boolean",
                 "title": "Send these answers",
-                "description": "Yes sends them; no changes the last answer.",
+                "description": "Yes sends them to the assistant; no asks the last question again.",
                 "default": true
             }},
             "required": [SEND_FIELD]
@@ -551,6 +565,7 @@ impl Walk {
         content: &Map<String, Value>,
     ) -> Result<Option<Done>, StoreError> {
         self.news.clear();
+        self.lost = false;
         if self.reviewing() {
             return self.accept_review(recorder, content);
         }
