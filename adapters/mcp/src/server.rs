@@ -422,6 +422,7 @@ pub(crate) fn done_result(call: &Call, done: &Done) -> CallToolResult {
     match done {
         Done::Finished(finished) => finish(call, finished),
         Done::Elsewhere(elsewhere) => elsewhere::result(call, elsewhere),
+        Done::Refused(why) => not_recorded(call.tool_name(), why),
     }
 }
 

@@ -77,6 +77,8 @@ pub(crate) enum Done {
     Finished(Finished),
     /// Another surface finished the inquiry first.
     Elsewhere(Box<Elsewhere>),
+    /// The walk's ending could not be recorded, and why.
+    Refused(String),
 }
 
 /// What a walk does next.
@@ -315,7 +317,7 @@ impl Walk {
             self.at = None;
             return Some(Done::Elsewhere(Box::new(Elsewhere { ending, unsent })));
         };
-        self.news = news(&self.form, &moved.caught);
+        self.news.extend(news(&self.form, &moved.caught));
         if let Unsent::Answers(typed) = unsent {
             self.kept.extend(typed);
             self.lost = true;
@@ -668,7 +670,7 @@ impl Walk {
     /// # Errors
     /// When the log fails.
     pub(crate) fn reply(&mut self, recorder: &Recorder) -> Result<Done, StoreError> {
-        self.end(recorder, Unsent::Decline, |at| Input::Reply {
+        self.end(recorder, &Unsent::Decline, |at| Input::Reply {
             at,
             message: None,
         })
@@ -680,7 +682,7 @@ impl Walk {
     /// When the log fails.
     pub(crate) fn end_turn(&mut self, recorder: &Recorder) -> Result<Done, StoreError> {
         let inquiry = self.inquiry.clone();
-        self.end(recorder, Unsent::Dismissal, move |_| Input::EndTurn {
+        self.end(recorder, &Unsent::Dismissal, move |_| Input::EndTurn {
             inquiry: inquiry.clone(),
         })
     }
@@ -690,10 +692,10 @@ impl Walk {
     fn end(
         &mut self,
         recorder: &Recorder,
-        unsent: Unsent,
+        unsent: &Unsent,
         make: impl Fn(At) -> Input,
     ) -> Result<Done, StoreError> {
-        for _ in 0..2 {
+        for _ in 0..MOVES_PER_ROUND {
             let Some(at) = self.at.clone() else { break };
             match self.take(recorder, Record::Input(&make(at)))? {
                 Flow::Finished(finished) => return Ok(Done::Finished(finished)),
@@ -702,11 +704,13 @@ impl Walk {
                         return Ok(done);
                     }
                 }
-                Flow::On | Flow::Refused(_) => break,
+                Flow::Refused(why) => return Ok(Done::Refused(why)),
+                Flow::On => break,
             }
         }
-        let ending = None;
-        Ok(Done::Elsewhere(Box::new(Elsewhere { ending, unsent })))
+        Ok(Done::Refused(
+            "the questions kept changing in another window".to_owned(),
+        ))
     }
 
     /// Hands the held answers to the engine while it asks one of them.
