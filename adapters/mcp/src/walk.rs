@@ -361,11 +361,14 @@ impl Walk {
     }
 
     /// Offers a prompt's prefill (an answer taken back) as its field's default,
-    /// unless the person typed something for it here.
+    /// unless the person typed something for it here (the question's own
+    /// default is the field's already).
     fn keep_prefill(&mut self, prompt: &Prompt) {
         let question = prompt.question();
-        if let (Some(value), false) = (prompt.prefill_value(), self.kept.contains_key(&question.id))
-        {
+        let prefill = prompt
+            .prefill_value()
+            .filter(|value| question.default.as_ref() != Some(value));
+        if let (Some(value), false) = (prefill, self.kept.contains_key(&question.id)) {
             let value = match field_kind(question) {
                 FieldKind::Json => Value::String(value.to_string()),
                 FieldKind::Plain => value,
