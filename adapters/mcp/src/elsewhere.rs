@@ -221,3 +221,114 @@ fn question_of(form: &ValidForm, field: &str) -> String {
         .find(|q| q.id == field || other_field(q).is_some_and(|other| other == field))
         .map_or_else(|| field.to_owned(), |q| q.text.clone())
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use askuser_core::{AnswerInput, Input};
+    use askuser_llm::{Call, Dialect};
+    use askuser_store::{Log, MemLog, Session};
+    use serde_json::{Value, json};
+
+    use crate::recorder::Recorder;
+    use crate::server::done_result;
+    use crate::walk::{Done, Next, Walk};
+
+    /// A walk of `arguments` (`ask_user`) on a memory log, its first round
+    /// shown, and another session on the same log.
+    fn started(arguments: &Value) -> (Call, Recorder, Walk, Session) {
+        let call = Dialect::JpForm.parse(arguments).unwrap();
+        let log: Arc<dyn Log> = Arc::new(MemLog::new());
+        let shared = Arc::clone(&log);
+        let recorder = Recorder::new(Arc::new(move || Ok(Arc::clone(&shared))), "s");
+        let (inquiry, Ok(step)) = recorder
+            .request(|id| Input::Ask(call.recorded_request(id, arguments)))
+            .unwrap()
+        else {
+            panic!("refused")
+        };
+        let form = call.form().clone();
+        let Ok(mut walk) = Walk::start(form, inquiry, step.commands, step.at, step.head) else {
+            panic!("finished at once")
+        };
+        let Ok(Next::Ask(_)) = walk.next_round(&recorder) else {
+            panic!("no round")
+        };
+        let other = Session::open(log, "s").unwrap();
+        (call, recorder, walk, other)
+    }
+
+    fn two_questions() -> Value {
+        json!({"questions": [
+            {"id": "apply", "text": "Apply?", "answer_type": "boolean"},
+            {"id": "note", "text": "Note?", "answer_type": "text"}]})
+    }
+
+    /// A decline sent after another window answered the first question is still
+    /// the person's Reply, recorded on what is current: the cancel marker holds
+    /// the other window's answer.
+    #[test]
+    fn a_decline_after_another_window_answered_is_a_reply_on_what_is_current() {
+        let (call, recorder, mut walk, mut other) = started(&two_questions());
+        let at = other.state().at(walk.inquiry()).unwrap();
+        other
+            .handle_input(&AnswerInput::new(at, json!(true)).into())
+            .unwrap();
+        let done = walk.reply(&recorder).unwrap();
+        let result = done_result(&call, &done);
+        assert_eq!(
+            result.structured_content,
+            Some(json!({"cancelled": true, "answered": {"apply": true}}))
+        );
+    }
+
+    /// A dismissal sent after another window ended the turn: the tool error says
+    /// where the turn ended, and that the dismissal here was not recorded.
+    #[test]
+    fn a_dismissal_after_another_window_ended_the_turn_says_where() {
+        let (call, recorder, mut walk, mut other) = started(&two_questions());
+        other
+            .handle_input(&Input::EndTurn {
+                inquiry: walk.inquiry().clone(),
+            })
+            .unwrap();
+        let done = walk.end_turn(&recorder).unwrap();
+        assert!(matches!(done, Done::Elsewhere(_)));
+        let result = done_result(&call, &done);
+        assert_eq!(result.is_error, Some(true));
+        assert_eq!(
+            serde_json::to_value(&result.content).unwrap(),
+            json!([{"type": "text", "text": "ask_user: the user ended the turn in another window (the askuser web inbox or a terminal) while this client's form was open. Do not retry this tool call in this turn; continue without the answers, or end your turn. The user then dismissed this client's form; that was not recorded."}])
+        );
+    }
+
+    /// Back in another window: the next round asks that question again, says
+    /// so, and offers the answer taken back as its default.
+    #[test]
+    fn back_in_another_window_asks_again_with_the_answer_taken_back() {
+        let (_, recorder, mut walk, mut other) = started(&two_questions());
+        let inquiry = walk.inquiry().clone();
+        let at = other.state().at(&inquiry).unwrap();
+        other
+            .handle_input(&AnswerInput::new(at, json!(false)).into())
+            .unwrap();
+        let at = other.state().at(&inquiry).unwrap();
+        other.handle_input(&Input::Back(at)).unwrap();
+        let round = walk.round();
+        let content = json!({"apply": true, "note": ""});
+        let Value::Object(content) = content else {
+            unreachable!()
+        };
+        assert!(walk.accept(&recorder, &round, &content).unwrap().is_none());
+        let Ok(Next::Ask(next)) = walk.next_round(&recorder) else {
+            panic!("no round")
+        };
+        assert_eq!(
+            next.message,
+            "Questions 1\u{2013}2 of 2\nYour last form was not sent: meanwhile, in another window (the askuser web inbox or a terminal),\n- \u{201c}Apply?\u{201d} was answered: no\n- went back to \u{201c}Apply?\u{201d}\nWhat you had answered is filled in below; check it and send."
+        );
+        // What the person typed here wins over the answer taken back.
+        assert_eq!(next.schema["properties"]["apply"]["default"], json!(true));
+    }
+}
