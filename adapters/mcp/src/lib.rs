@@ -27,6 +27,14 @@
 //! one the engine asks as given ahead, so a decline keeps them); [`check_rounds`]
 //! derives each round again from the events before it.
 //!
+//! The log is shared: while a form is shown, the web inbox, a terminal or
+//! `askuser answer` may answer the same questions. Every answer of a round names
+//! what the round showed (`askuser_core::At`), so a round sent back after another
+//! surface moved the inquiry is refused and nothing of it is recorded; the model
+//! never gets the refusal. When the other surface finished the inquiry, the tool
+//! result is the one it produced, said in words; when the inquiry is still open,
+//! the next round asks what is open now, with what the person typed filled in.
+//!
 //! ```
 //! use std::sync::Arc;
 //! use askuser_mcp::{AskServer, Config, WithoutElicitation};
@@ -50,6 +58,7 @@
 
 mod check;
 mod config;
+mod elsewhere;
 mod http;
 mod mrtr;
 mod pending;

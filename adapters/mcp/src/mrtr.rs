@@ -10,12 +10,13 @@
 use std::io::Read as _;
 use std::time::Duration;
 
-use askuser_core::{CancelReason, Command, InquiryId};
+use askuser_core::{CancelReason, InquiryId};
 use askuser_llm::dialect::mcp::Response;
 use askuser_llm::{Call, Dialect};
+use askuser_store::StoreError;
 use rmcp::model::{
-    CallToolResponse, ElicitRequest, ElicitRequestParams, ElicitationSchema, InputRequest,
-    InputRequests, InputRequiredResult, InputResponses,
+    CallToolResponse, CallToolResult, ElicitRequest, ElicitRequestParams, ElicitationSchema,
+    InputRequest, InputRequests, InputRequiredResult, InputResponses,
 };
 use rmcp::model::{RequestStateCodec, SealOptions};
 use serde::{Deserialize, Serialize};
@@ -23,8 +24,8 @@ use serde_json::Value;
 
 use crate::recorder::Recorder;
 use crate::sampling::no_sampling;
-use crate::server::{AskServer, end, error_result, finish, not_recorded};
-use crate::walk::{Round, Saved, Walk};
+use crate::server::{AskServer, done_result, end_turn, error_result, not_recorded, reply};
+use crate::walk::{Next, Round, Saved, Walk};
 
 /// The first protocol version whose clients are asked through MRTR.
 pub(crate) const MRTR_VERSION: &str = "2026-07-28";
@@ -113,13 +114,15 @@ impl AskServer {
     ) -> CallToolResponse {
         let Some(sealed) = retry.state else {
             return match self.start(dialect, arguments, can_elicit) {
-                Ok((call, _, walk)) => self.input_required(&self.recorder, &call, arguments, &walk),
+                Ok((call, _, mut walk)) => {
+                    self.input_required(&self.recorder, &call, arguments, &mut walk)
+                }
                 Err(result) => (*result).into(),
             };
         };
-        let (recorder, call, inquiry, mut walk) = match self.resume(dialect, arguments, &sealed) {
+        let (recorder, call, mut walk) = match self.resume(dialect, arguments, &sealed) {
             Ok(resumed) => resumed,
-            Err(message) => return error_result(message).into(),
+            Err(result) => return (*result).into(),
         };
         let round = walk.round();
         let response = retry
@@ -130,12 +133,13 @@ impl AskServer {
         match response {
             Some(Ok(Response::Accept(content))) => {
                 match walk.accept(&recorder, &round, &content) {
-                    Ok(Some(finished)) => finish(&call, &finished).into(),
-                    Ok(None) => self.input_required(&recorder, &call, arguments, &walk),
+                    Ok(Some(done)) => done_result(&call, &done).into(),
+                    Ok(None) => self.input_required(&recorder, &call, arguments, &mut walk),
                     Err(error) => not_recorded(call.tool_name(), &error).into(),
                 }
             }
-            Some(Ok(response)) => end(&recorder, &call, &response, &inquiry).into(),
+            Some(Ok(Response::Decline)) => reply(&recorder, &call, &mut walk).into(),
+            Some(Ok(Response::Cancel)) => end_turn(&recorder, &call, &mut walk).into(),
             Some(Err(problem)) => error_result(format!(
                 "{}: inputResponses.{ROUND_KEY} is not an elicitation result ({problem}); retry with the form's result.",
                 call.tool_name()
@@ -149,24 +153,32 @@ impl AskServer {
         }
     }
 
-    /// The `input_required` result asking the walk's next round.
+    /// The `input_required` result asking the walk's next round (built from what
+    /// is current when another surface moved the inquiry), or the call's result
+    /// when the walk ended.
     fn input_required(
         &self,
         recorder: &Recorder,
         call: &Call,
         arguments: &Value,
-        walk: &Walk,
+        walk: &mut Walk,
     ) -> CallToolResponse {
-        if walk.for_assistant().is_some() {
-            // No server-to-client request in this protocol: no sampling.
-            let message = "protocol 2026-07-28 has no sampling";
-            let _ = self.fail_with(call, walk.inquiry(), CancelReason::BackendError, &message);
-            return error_result(no_sampling(call.tool_name())).into();
-        }
-        let round = walk.round();
-        if let Err(error) = walk.show(recorder, &round) {
-            return not_recorded(call.tool_name(), &error).into();
-        }
+        let next = if walk.for_assistant().is_some() {
+            Ok(Next::Assistant)
+        } else {
+            walk.next_round(recorder)
+        };
+        let round = match next {
+            Ok(Next::Ask(round)) => round,
+            Ok(Next::Done(done)) => return done_result(call, &done).into(),
+            Ok(Next::Assistant) => {
+                // No server-to-client request in this protocol: no sampling.
+                let message = "protocol 2026-07-28 has no sampling";
+                let _ = self.fail_with(call, walk.inquiry(), CancelReason::BackendError, &message);
+                return error_result(no_sampling(call.tool_name())).into();
+            }
+            Err(error) => return not_recorded(call.tool_name(), &error).into(),
+        };
         let state = State {
             stream: recorder.stream().to_owned(),
             inquiry: walk.inquiry().as_str().to_owned(),
@@ -189,20 +201,23 @@ impl AskServer {
     }
 
     /// The walk a retry's `requestState` stands for, once it is checked: sealed by
-    /// this server for this tool and these arguments, and matching the log. Over
-    /// stateless HTTP a retry may reach another handler of the same server: the
-    /// stream is the one the (authenticated) state names.
+    /// this server for this tool and these arguments, for the latest round of its
+    /// inquiry (a later round shown means the state was replayed). Another
+    /// surface may have moved or finished the inquiry since: the walk finds out
+    /// when it records the response. Over stateless HTTP a retry may reach
+    /// another handler of the same server: the stream is the one the
+    /// (authenticated) state names.
     fn resume(
         &self,
         dialect: Dialect,
         arguments: &Value,
         sealed: &str,
-    ) -> Result<(Recorder, Call, InquiryId, Walk), String> {
+    ) -> Result<(Recorder, Call, Walk), Box<CallToolResult>> {
         let tool = dialect.tool_name();
         let refused = |why: &str| {
-            format!(
+            Box::new(error_result(format!(
                 "{tool}: the requestState was refused ({why}). Call {tool} again without requestState to ask anew."
-            )
+            )))
         };
         let state = self
             .sealer
@@ -216,20 +231,20 @@ impl AskServer {
             Recorder::new(std::sync::Arc::clone(&self.config.open_log), &state.stream)
         };
         let inquiry = InquiryId::new(&state.inquiry);
-        let open = recorder
-            .open_inquiry(&inquiry)
-            .map_err(|e| refused(&format!("the log cannot be read: {e}")))?;
-        let Some((Command::Prompt(prompt), Some(tool_call))) = open else {
-            return Err(refused("its questions are already answered"));
-        };
-        if prompt.index != state.walk.current() || tool_call.arguments != *arguments {
+        let unreadable = |e: StoreError| refused(&format!("the log cannot be read: {e}"));
+        let replayed = recorder
+            .shown_since(&inquiry, state.walk.seen())
+            .map_err(unreadable)?;
+        let open = recorder.open_inquiry(&inquiry).map_err(unreadable)?;
+        let other_call = matches!(&open, Some((_, Some(call))) if call.arguments != *arguments);
+        if replayed || other_call || state.walk.at().is_none() {
             return Err(refused("it is not the latest state of its questions"));
         }
         let call = dialect
             .parse(arguments)
             .map_err(|_| refused("the arguments changed"))?;
-        let walk = Walk::restore(call.form().clone(), inquiry.clone(), state.walk)
+        let walk = Walk::restore(call.form().clone(), inquiry, state.walk)
             .ok_or_else(|| refused("it does not fit the questions"))?;
-        Ok((recorder, call, inquiry, walk))
+        Ok((recorder, call, walk))
     }
 }

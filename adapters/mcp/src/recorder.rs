@@ -5,19 +5,113 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
-use askuser_core::{Command, Event, InquiryId, Refusal, ToolCall};
-use askuser_store::{Log, Session, SessionError, StoreError};
+use askuser_core::{Answer, At, Command, Event, Input, InquiryId, Refusal, State, ToolCall};
+use askuser_store::replay::{apply_recorded, load_at};
+use askuser_store::{Caught, Log, Seq, Session, SessionError, StoreError};
 
 /// Opens the log for one step (a sled database is opened and closed again; an
 /// in-memory log hands out the same one).
 pub type OpenLog = Arc<dyn Fn() -> Result<Arc<dyn Log>, StoreError> + Send + Sync>;
 
-/// What became of an input.
-pub(crate) enum Recorded {
-    /// Recorded; the commands it yielded.
-    Commands(Vec<Command>),
-    /// The engine refused it; nothing was recorded.
+/// What became of an input a walk took on what it was shown ([`Recorder::take`]).
+pub(crate) enum Taken {
+    /// Recorded.
+    Recorded(Step),
+    /// The engine refused it, and nothing of the inquiry moved elsewhere since the
+    /// walk last saw the log; nothing was recorded.
     Refused(Refusal),
+    /// Another surface moved the inquiry first (answered, went Back, finished
+    /// it); nothing was recorded.
+    Moved(Box<Moved>),
+}
+
+/// What a walk records: a person's or a host's action, or a host's own
+/// cancellation, recorded with its message.
+#[derive(Clone, Copy)]
+pub(crate) enum Record<'a> {
+    /// An action, decided by the engine.
+    Input(&'a Input),
+    /// A cancellation with the host's message (`Cancelled`, `TurnEnded`).
+    Event(&'a Event),
+}
+
+impl Record<'_> {
+    fn inquiry(&self) -> &InquiryId {
+        match self {
+            Record::Input(input) => input.inquiry(),
+            Record::Event(event) => event.inquiry(),
+        }
+    }
+}
+
+/// A recorded input.
+pub(crate) struct Step {
+    /// The commands it yielded.
+    pub(crate) commands: Vec<Command>,
+    /// What the inquiry shows now (`None` once it is finished).
+    pub(crate) at: Option<At>,
+    /// The stream's head after it.
+    pub(crate) head: Seq,
+}
+
+/// What another surface did to an inquiry while a walk's form was shown.
+pub(crate) struct Moved {
+    /// The inquiry's events recorded since the walk last saw the log, each with
+    /// what it yielded (the other surface's result among them when it finished
+    /// the inquiry).
+    pub(crate) caught: Vec<Caught>,
+    /// Where the inquiry stands now; `None` when it is finished.
+    pub(crate) now: Option<Now>,
+    /// The stream's head.
+    pub(crate) head: Seq,
+}
+
+impl Moved {
+    /// The command that finished the inquiry elsewhere, when it is finished.
+    pub(crate) fn ending(&self) -> Option<&Command> {
+        if self.now.is_some() {
+            return None;
+        }
+        self.caught
+            .iter()
+            .flat_map(|caught| &caught.commands)
+            .rfind(|command| is_final(command))
+    }
+}
+
+/// Whether `command` ends its inquiry.
+fn is_final(command: &Command) -> bool {
+    matches!(
+        command,
+        Command::Respond { .. }
+            | Command::Fail { .. }
+            | Command::EndTurn { .. }
+            | Command::Reject { .. }
+    )
+}
+
+/// Where an open inquiry stands in the log.
+pub(crate) struct Now {
+    /// What it shows (a question, or its review).
+    pub(crate) at: At,
+    /// The command it waits on (its prompt, assistant request or review).
+    pub(crate) pending: Command,
+    /// One slot per question: the answers taken, and those given ahead.
+    pub(crate) answers: Vec<Option<Answer>>,
+}
+
+impl Now {
+    fn of(state: &State, inquiry: &InquiryId) -> Option<Now> {
+        Some(Now {
+            at: state.at(inquiry)?,
+            pending: state.pending(inquiry)?,
+            answers: state
+                .answers(inquiry)?
+                .iter()
+                .map(|slot| slot.as_ref().map(|slot| slot.answer.clone()))
+                .collect(),
+        })
+    }
 }
 
 /// How a recorder's stream is named: given, or numbered when it first records.
@@ -77,35 +171,109 @@ impl Recorder {
         Session::open((self.open)()?, self.stream().to_owned())
     }
 
-    /// Decides, records and applies `event`.
-    pub(crate) fn handle(&self, event: &Event) -> Result<Recorded, StoreError> {
-        let _guard = self.lock.lock().unwrap_or_else(PoisonError::into_inner);
-        match self.session()?.handle(event) {
-            Ok(handled) => Ok(Recorded::Commands(handled.commands)),
-            Err(SessionError::Refused(refusal) | SessionError::MovedElsewhere { refusal, .. }) => {
-                Ok(Recorded::Refused(refusal))
-            }
-            Err(SessionError::Store(error)) => Err(error),
-        }
-    }
-
     /// Records a new request under a fresh inquiry id (`call-<seq>`, the sequence
-    /// number it is recorded as): `make` builds the event for the id.
+    /// number it is recorded as): `make` builds the input for the id. The step,
+    /// or the engine's refusal.
     pub(crate) fn request(
         &self,
-        make: impl Fn(InquiryId) -> Event,
-    ) -> Result<(InquiryId, Recorded), StoreError> {
+        make: impl Fn(InquiryId) -> Input,
+    ) -> Result<(InquiryId, Result<Step, Refusal>), StoreError> {
         let _guard = self.lock.lock().unwrap_or_else(PoisonError::into_inner);
         let mut session = self.session()?;
         let inquiry = InquiryId::new(format!("call-{}", session.head() + 1));
-        let recorded = match session.handle(&make(inquiry.clone())) {
-            Ok(handled) => Recorded::Commands(handled.commands),
+        let recorded = match session.handle_input(&make(inquiry.clone())) {
+            Ok(handled) => Ok(Step {
+                commands: handled.commands,
+                at: session.state().at(&inquiry),
+                head: session.head(),
+            }),
             Err(SessionError::Refused(refusal) | SessionError::MovedElsewhere { refusal, .. }) => {
-                Recorded::Refused(refusal)
+                Err(refusal)
             }
             Err(SessionError::Store(error)) => return Err(error),
         };
         Ok((inquiry, recorded))
+    }
+
+    /// Decides, records and applies `record`, which a walk took on what it was
+    /// shown (`shown`: what the inquiry showed then, `None` for an input that
+    /// stands whatever it shows, such as a cancellation; `seen`: the stream's head
+    /// the walk last saw). An answer, Back, Reply or submit names what it was
+    /// taken on itself and the engine refuses it when it is stale; any other input
+    /// of a walk (a round shown, an answer given ahead) is not recorded either when
+    /// the inquiry no longer shows `shown`. When the inquiry moved since `seen` (another surface
+    /// answered, went Back or finished it), what it did comes back
+    /// ([`Taken::Moved`]) instead of the refusal.
+    pub(crate) fn take(
+        &self,
+        record: Record<'_>,
+        shown: Option<&At>,
+        seen: Seq,
+    ) -> Result<Taken, StoreError> {
+        let _guard = self.lock.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut session = self.session()?;
+        let inquiry = record.inquiry();
+        let refusal = match (shown, session.state().at(inquiry)) {
+            (None, _) => None,
+            (Some(shown), Some(current)) if current == *shown => None,
+            (Some(shown), Some(current)) => Some(Refusal::Stale {
+                shown: shown.clone(),
+                current,
+            }),
+            (Some(_), None) => Some(Refusal::InquiryFinished {
+                inquiry: inquiry.to_string(),
+            }),
+        };
+        let refusal = match refusal {
+            Some(refusal) => refusal,
+            None => match match record {
+                Record::Input(input) => session.handle_input(input),
+                Record::Event(event) => session.handle(event),
+            } {
+                Ok(handled) => {
+                    return Ok(Taken::Recorded(Step {
+                        commands: handled.commands,
+                        at: session.state().at(inquiry),
+                        head: session.head(),
+                    }));
+                }
+                Err(
+                    SessionError::Refused(refusal) | SessionError::MovedElsewhere { refusal, .. },
+                ) => refusal,
+                Err(SessionError::Store(error)) => return Err(error),
+            },
+        };
+        let head = session.head();
+        let caught = if head > seen {
+            caught(&**session.log(), session.stream(), inquiry, seen, head)?
+        } else {
+            Vec::new()
+        };
+        if caught.is_empty() {
+            return Ok(Taken::Refused(refusal));
+        }
+        Ok(Taken::Moved(Box::new(Moved {
+            caught,
+            now: Now::of(session.state(), inquiry),
+            head,
+        })))
+    }
+
+    /// Whether a round of `inquiry` was shown after `seen` (by this server: only
+    /// the MCP walk records rounds).
+    pub(crate) fn shown_since(&self, inquiry: &InquiryId, seen: Seq) -> Result<bool, StoreError> {
+        let _guard = self.lock.lock().unwrap_or_else(PoisonError::into_inner);
+        let log = (self.open)()?;
+        let Some(info) = log.stream(self.stream())? else {
+            return Ok(false);
+        };
+        for recorded in log.read_range(self.stream(), seen + 1, info.head)? {
+            let recorded = recorded?;
+            if matches!(&recorded.event, Event::Shown { inquiry: shown, .. } if shown == inquiry) {
+                return Ok(true);
+            }
+        }
+        Ok(false)
     }
 
     /// What the log says of an open inquiry: the command it waits on and the tool
@@ -121,4 +289,34 @@ impl Recorder {
             .pending(inquiry)
             .map(|command| (command, state.call(inquiry).map(|c| (**c).clone()))))
     }
+}
+
+/// The events of `inquiry` recorded in `stream` after `seen` up to `head`, each
+/// with the commands it yielded.
+fn caught(
+    log: &dyn Log,
+    stream: &str,
+    inquiry: &InquiryId,
+    seen: Seq,
+    head: Seq,
+) -> Result<Vec<Caught>, StoreError> {
+    let mut state = if seen == 0 {
+        State::new()
+    } else {
+        load_at(log, stream, seen)?.state
+    };
+    let mut caught = Vec::new();
+    for recorded in log.read_range(stream, seen + 1, head)? {
+        let recorded = recorded?;
+        let mut commands = Vec::new();
+        apply_recorded(&mut state, &recorded, &mut commands);
+        if recorded.event.inquiry() == inquiry {
+            caught.push(Caught {
+                seq: recorded.seq,
+                event: recorded.event,
+                commands,
+            });
+        }
+    }
+    Ok(caught)
 }

@@ -24,7 +24,7 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, RoleServer};
 use serde_json::{Value, json};
 
-use crate::server::{AskServer, error_result, finish, not_recorded};
+use crate::server::{AskServer, done_result, error_result, not_recorded};
 use crate::walk::{Sampled, Walk};
 
 /// How many times the model is asked one question before the call fails.
@@ -93,7 +93,7 @@ impl AskServer {
             };
             match walk.answer_by_assistant(&self.recorder, index, &value) {
                 Ok(Sampled::Next) => return None,
-                Ok(Sampled::Finished(finished)) => return Some(finish(call, &finished)),
+                Ok(Sampled::Done(done)) => return Some(done_result(call, &done)),
                 Ok(Sampled::Refused(why)) => refused = Some(why),
                 Err(error) => return Some(not_recorded(call.tool_name(), &error)),
             }

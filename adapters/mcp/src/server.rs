@@ -5,8 +5,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use askuser_core::{CancelReason, Command, Event, InquiryId, Problem};
-use askuser_llm::dialect::mcp::Response;
+use askuser_core::{CancelReason, Command, Event, Input, InquiryId, Problem};
 use askuser_llm::{Call, Dialect, ToolResult};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ElicitResult,
@@ -18,12 +17,13 @@ use rmcp::{ErrorData, Peer, ServerHandler};
 use serde_json::{Map, Value};
 
 use crate::config::{Config, WithoutElicitation};
+use crate::elsewhere::{self, Elsewhere, Unsent};
 use crate::mrtr::{MRTR_VERSION, Retry, Sealer, elicit_params};
 use crate::pending::write_pending;
 use crate::progress::{HEARTBEAT, Progress};
-use crate::recorder::{Recorded, Recorder};
+use crate::recorder::{Record, Recorder, Taken};
 use crate::tools::{call_result, dialect_of, dismissed, instructions, no_forms, tools};
-use crate::walk::{Round, Walk};
+use crate::walk::{Done, Next, Round, Walk};
 
 /// The handler of one MCP session: its tools, recorded as one stream.
 #[derive(Clone)]
@@ -158,25 +158,25 @@ impl AskServer {
                 request.policy = policy.clone();
             }
             request.policy.interactive = interactive;
-            Event::Requested(request)
+            Input::Ask(request)
         });
-        let (inquiry, commands) = match requested {
-            Ok((inquiry, Recorded::Commands(commands))) => (inquiry, commands),
-            Ok((_, Recorded::Refused(refusal))) => {
+        let (inquiry, step) = match requested {
+            Ok((inquiry, Ok(step))) => (inquiry, step),
+            Ok((_, Err(refusal))) => {
                 return Err(Box::new(not_recorded(tool, &refusal)));
             }
             Err(error) => return Err(Box::new(not_recorded(tool, &error))),
         };
-        let walk =
-            Walk::start(call.form().clone(), inquiry.clone(), commands).map_err(|finished| {
-                match *finished {
-                    Command::Fail {
-                        reason: CancelReason::NoPromptBackend,
-                        ..
-                    } if !interactive => Box::new(error_result(no_forms(tool))),
-                    _ => Box::new(finish(&call, &finished)),
-                }
-            })?;
+        let form = call.form().clone();
+        let walk = Walk::start(form, inquiry.clone(), step.commands, step.at, step.head).map_err(
+            |finished| match *finished {
+                Command::Fail {
+                    reason: CancelReason::NoPromptBackend,
+                    ..
+                } if !interactive => Box::new(error_result(no_forms(tool))),
+                _ => Box::new(finish(&call, &finished)),
+            },
+        )?;
         // Questions for the assistant are asked through sampling, not a file.
         if let (false, WithoutElicitation::Pending { dir }, None) = (
             can_elicit,
@@ -204,7 +204,7 @@ impl AskServer {
                 message: e.message.clone(),
             })
             .collect();
-        let recorded = self.recorder.request(|inquiry| Event::Rejected {
+        let recorded = self.recorder.request(|inquiry| Input::RejectCall {
             inquiry,
             tool: rejection.tool.to_owned(),
             problems: problems.clone(),
@@ -234,10 +234,12 @@ impl AskServer {
                     None => continue,
                 }
             }
-            let round = walk.round();
-            if let Err(error) = walk.show(&self.recorder, &round) {
-                return not_recorded(tool, &error);
-            }
+            let round = match walk.next_round(&self.recorder) {
+                Ok(Next::Ask(round)) => round,
+                Ok(Next::Done(done)) => return done_result(call, &done),
+                Ok(Next::Assistant) => continue,
+                Err(error) => return not_recorded(tool, &error),
+            };
             let result = match self
                 .elicit(call, inquiry, &round, &mut progress, request)
                 .await
@@ -250,11 +252,9 @@ impl AskServer {
                     Some(Value::Object(content)) => content,
                     _ => Map::new(),
                 },
-                ElicitationAction::Decline => {
-                    return end(&self.recorder, call, &Response::Decline, inquiry);
-                }
+                ElicitationAction::Decline => return reply(&self.recorder, call, &mut walk),
                 // `cancel`, and any action a later protocol adds: dismissed.
-                _ => return end(&self.recorder, call, &Response::Cancel, inquiry),
+                _ => return end_turn(&self.recorder, call, &mut walk),
             };
             // A form sent back empty is asked again once, saying what is
             // missing; empty again, it is a decline (a Reply with what was given).
@@ -262,11 +262,11 @@ impl AskServer {
                 .values()
                 .all(|v| v.is_null() || v.as_str().is_some_and(|s| s.trim().is_empty()));
             if empty && empty_before {
-                return end(&self.recorder, call, &Response::Decline, inquiry);
+                return reply(&self.recorder, call, &mut walk);
             }
             empty_before = empty;
             match walk.accept(&self.recorder, &round, &response) {
-                Ok(Some(finished)) => return finish(call, &finished),
+                Ok(Some(done)) => return done_result(call, &done),
                 Ok(None) => {}
                 Err(error) => return not_recorded(tool, &error),
             }
@@ -379,27 +379,50 @@ impl AskServer {
     }
 }
 
-/// Records a `decline` (Reply) or `cancel` (End Turn) and returns its result.
-pub(crate) fn end(
-    recorder: &Recorder,
-    call: &Call,
-    response: &Response,
-    inquiry: &InquiryId,
-) -> CallToolResult {
-    let Some(event) = response.event(inquiry) else {
-        return error_result(dismissed(call.tool_name()));
-    };
-    record_final(recorder, call, &event)
+/// Records a `decline` (a Reply with the answers so far) and returns its result.
+pub(crate) fn reply(recorder: &Recorder, call: &Call, walk: &mut Walk) -> CallToolResult {
+    match walk.reply(recorder) {
+        Ok(done) => done_result(call, &done),
+        Err(error) => not_recorded(call.tool_name(), &error),
+    }
 }
 
+/// Records a `cancel` (the person dismissed the form: the turn ends) and
+/// returns its result.
+pub(crate) fn end_turn(recorder: &Recorder, call: &Call, walk: &mut Walk) -> CallToolResult {
+    match walk.end_turn(recorder) {
+        Ok(done) => done_result(call, &done),
+        Err(error) => not_recorded(call.tool_name(), &error),
+    }
+}
+
+/// Records a host's cancellation and returns its result; when another surface
+/// finished the inquiry first, the result it produced.
 fn record_final(recorder: &Recorder, call: &Call, event: &Event) -> CallToolResult {
-    match recorder.handle(event) {
-        Ok(Recorded::Commands(commands)) => match commands.last() {
+    match recorder.take(Record::Event(event), None, 0) {
+        Ok(Taken::Recorded(step)) => match step.commands.last() {
             Some(command) => finish(call, command),
             None => error_result(dismissed(call.tool_name())),
         },
-        Ok(Recorded::Refused(refusal)) => not_recorded(call.tool_name(), &refusal),
+        Ok(Taken::Moved(moved)) => elsewhere::result(
+            call,
+            &Elsewhere {
+                ending: moved.ending().cloned(),
+                unsent: Unsent::Nothing,
+            },
+        ),
+        Ok(Taken::Refused(refusal)) => not_recorded(call.tool_name(), &refusal),
         Err(error) => not_recorded(call.tool_name(), &error),
+    }
+}
+
+/// The tool result of a walk that ended: its own final command's, or the one
+/// another surface produced, said in words.
+pub(crate) fn done_result(call: &Call, done: &Done) -> CallToolResult {
+    match done {
+        Done::Finished(finished) => finish(call, finished),
+        Done::Elsewhere(elsewhere) => elsewhere::result(call, elsewhere),
+        Done::Refused(why) => not_recorded(call.tool_name(), why),
     }
 }
 

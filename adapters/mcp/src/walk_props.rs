@@ -1,38 +1,71 @@
 //! Property: walking any form in elicitation rounds asks each question once (twice
 //! when its first answer does not fit), in at most as many rounds as it has
 //! questions (twice that with refusals), with schemas rmcp accepts, and ends with
-//! the outcome of asking the same answers one question at a time.
+//! the outcome of asking the same answers one question at a time; and so it
+//! does when another surface answers the question asked while a round is shown
+//! (the round is not recorded over it; the walk goes on from there, each round
+//! derived again from the log).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use askuser_core::strategies::{arb_form, invalid_answer, sample_answer};
-use askuser_core::{AnswerType, Command, Event, InquiryId, Request, State, reduce, validate};
+use askuser_core::{
+    AnswerInput, AnswerType, Command, Event, Input, InquiryId, Request, State, reduce, validate,
+};
 use askuser_llm::dialect::mcp::{FieldKind, field_kind, other_field};
 use askuser_llm::{UiInput, ui_answer};
-use askuser_store::{Log, MemLog};
+use askuser_store::{Log, MemLog, Session};
 use proptest::prelude::*;
 use rmcp::model::ElicitationSchema;
 use serde_json::{Map, Value};
 
-use crate::recorder::{Recorded, Recorder};
-use crate::walk::Walk;
+use crate::recorder::Recorder;
+use crate::walk::{Done, Next, Walk};
 
-fn request(form: &askuser_core::ValidForm, inquiry: InquiryId) -> Event {
-    Event::Requested(Request {
+fn request(form: &askuser_core::ValidForm, inquiry: InquiryId) -> Request {
+    Request {
         inquiry,
         form: form.form().clone(),
         policy: askuser_core::Policy::default(),
         origin: askuser_core::Origin::default(),
         call: None,
-    })
+    }
+}
+
+/// The content of a round answering each of its questions with `answer`.
+fn content_of(
+    form: &askuser_core::ValidForm,
+    questions: &[usize],
+    answer: &dyn Fn(usize) -> Value,
+) -> Map<String, Value> {
+    let mut content = Map::new();
+    for &i in questions {
+        let question = form.question(i);
+        let value = answer(i);
+        let own = question.answer_type == AnswerType::Select
+            && question.allow_other
+            && !question.choices().iter().any(|c| value == c.label.as_str());
+        match (field_kind(question), own) {
+            (FieldKind::Json, _) => {
+                content.insert(question.id.clone(), Value::String(value.to_string()));
+            }
+            (FieldKind::Plain, true) => {
+                content.insert(other_field(question).unwrap(), value);
+            }
+            (FieldKind::Plain, false) => {
+                content.insert(question.id.clone(), value);
+            }
+        }
+    }
+    content
 }
 
 /// The outcome of answering question by question.
 fn one_at_a_time(form: &askuser_core::ValidForm, answer: &dyn Fn(usize) -> Value) -> Value {
     let mut state = State::new();
     let id = InquiryId::new("ref");
-    let mut commands = reduce(&mut state, &request(form, id.clone())).unwrap();
+    let mut commands = reduce(&mut state, &Event::Requested(request(form, id.clone()))).unwrap();
     loop {
         match commands.first() {
             Some(Command::Prompt(prompt)) => {
@@ -67,14 +100,14 @@ proptest! {
 
         let log: Arc<dyn Log> = Arc::new(MemLog::new());
         let recorder = Recorder::new(Arc::new(move || Ok(Arc::clone(&log))), "s");
-        let (inquiry, Recorded::Commands(commands)) =
-            recorder.request(|id| request(&form, id)).unwrap() else { panic!("refused") };
-        let mut walk = Walk::start(form.clone(), inquiry, commands).ok().unwrap();
+        let (inquiry, Ok(step)) =
+            recorder.request(|id| Input::Ask(request(&form, id))).unwrap() else { panic!("refused") };
+        let mut walk = Walk::start(form.clone(), inquiry, step.commands, step.at, step.head).ok().unwrap();
         let mut asked: BTreeMap<usize, usize> = BTreeMap::new();
         let tries = if bad.iter().any(|b| *b) { 2 } else { 1 };
         let mut rounds = 0;
         let finished = loop {
-            let round = walk.round();
+            let Ok(Next::Ask(round)) = walk.next_round(&recorder) else { panic!("no round") };
             rounds += 1;
             prop_assert!(!round.questions.is_empty());
             prop_assert!(rounds <= tries * form.len());
@@ -104,11 +137,71 @@ proptest! {
                     (FieldKind::Plain, false) => { content.insert(question.id.clone(), value); }
                 }
             }
-            if let Some(finished) = walk.accept(&recorder, &round, &content).unwrap() {
-                break finished;
+            if let Some(done) = walk.accept(&recorder, &round, &content).unwrap() {
+                break done;
             }
         };
+        let Done::Finished(finished) = finished else { panic!("finished elsewhere") };
         let Command::Respond { outcome, .. } = *finished else { panic!("{finished:?}") };
         prop_assert_eq!(outcome.to_json(), expected);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+
+    #[test]
+    fn rounds_overtaken_by_another_surface_end_as_one_question_at_a_time(
+        form in arb_form(),
+        seeds in prop::collection::vec(any::<usize>(), 6),
+        elsewhere in prop::collection::vec(any::<bool>(), 6),
+    ) {
+        let form = validate(form).unwrap();
+        let answer = |i: usize| sample_answer(form.question(i), seeds[i % seeds.len()]);
+        let expected = one_at_a_time(&form, &answer);
+
+        let log: Arc<dyn Log> = Arc::new(MemLog::new());
+        let shared = Arc::clone(&log);
+        let recorder = Recorder::new(Arc::new(move || Ok(Arc::clone(&shared))), "s");
+        let (inquiry, Ok(step)) =
+            recorder.request(|id| Input::Ask(request(&form, id))).unwrap() else { panic!("refused") };
+        let mut walk = Walk::start(form.clone(), inquiry.clone(), step.commands, step.at, step.head).ok().unwrap();
+        let mut rounds = 0;
+        let finished = loop {
+            let Ok(Next::Ask(round)) = walk.next_round(&recorder) else { panic!("no round") };
+            rounds += 1;
+            prop_assert!(rounds <= 2 * form.len() + 1, "{} rounds", rounds);
+            if elsewhere[rounds % elsewhere.len()] {
+                // Another surface answers the question asked, as the person would.
+                let mut other = Session::open(Arc::clone(&log), "s").unwrap();
+                if let Some(at) = other.state().at(&inquiry) {
+                    let index = at.question.as_deref().and_then(|q| form.index_of(q));
+                    if let Some(index) = index {
+                        let input = AnswerInput::new(at, answer(index)).reviewed().into();
+                        other.handle_input(&input).unwrap();
+                    }
+                }
+            }
+            let content = if round.questions.is_empty() {
+                let mut send = Map::new();
+                send.insert("send".to_owned(), Value::Bool(true));
+                send
+            } else {
+                content_of(&form, &round.questions, &answer)
+            };
+            if let Some(done) = walk.accept(&recorder, &round, &content).unwrap() {
+                break done;
+            }
+        };
+        let command = match finished {
+            Done::Finished(finished) => *finished,
+            Done::Elsewhere(elsewhere) => elsewhere.ending.expect("the other surface's ending"),
+            Done::Refused(why) => panic!("refused: {why}"),
+        };
+        let Command::Respond { outcome, .. } = command else { panic!("{command:?}") };
+        prop_assert_eq!(outcome.to_json(), expected);
+        for check in crate::check_rounds(&*log, "s").unwrap() {
+            prop_assert!(check.matches(), "{:?}", check);
+        }
     }
 }

@@ -24,6 +24,12 @@ per step: {"state": "latest"|"first"|"forged", "response": {...}} retries with t
 latest requestState issued, the first one (a replay) or the latest with one
 character changed; each step records the round asked or the final result.
 
+A call with "elsewhere": [{"round": N, "actions": [...]}, ...] has another
+surface act on the log while round N is shown, before the form is answered:
+the command of "elsewhere_command" (`examples/elsewhere.rs`: DB STREAM) runs
+with the actions as JSON, as the web inbox or a terminal would; a failure ends
+the client with its message.
+
 With "sampling": true the client offers sampling: its callback answers each
 `sampling/createMessage` with the next text of the call's "samples" (an error
 when none is left) and the call reports each request as "sampled" (the
@@ -65,6 +71,9 @@ async def main(scenario):
     async def elicit(context, params):
         rounds.append({"message": params.message,
                        "requestedSchema": params.requested_schema})
+        for other in stop.get("elsewhere", []):
+            if other["round"] == len(rounds):
+                await elsewhere(scenario["elsewhere_command"], other["actions"])
         if stop.get("exit_at_round") == len(rounds):
             json.dump({"exited": True, "rounds": rounds}, sys.stdout, ensure_ascii=False)
             sys.stdout.flush()
@@ -128,6 +137,7 @@ async def main(scenario):
             sampled.clear()
             if "delay" in call:
                 stop["delay"] = call["delay"]
+            stop["elsewhere"] = call.get("elsewhere", [])
             told = []
 
             async def progress(value, total, message):
@@ -149,6 +159,18 @@ async def main(scenario):
             out["calls"].append(done)
     json.dump(out, sys.stdout, indent=2, ensure_ascii=False)
     sys.stdout.write("\n")
+
+
+async def elsewhere(command, actions):
+    """Runs another surface's actions on the log; ends the client if they fail."""
+    process = await asyncio.create_subprocess_exec(
+        *command, json.dumps(actions),
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    out, err = await process.communicate()
+    if process.returncode != 0:
+        sys.stderr.write("elsewhere failed: " + err.decode() + out.decode())
+        sys.stderr.flush()
+        os._exit(3)
 
 
 def outcome(result):

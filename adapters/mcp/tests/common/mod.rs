@@ -63,6 +63,11 @@ impl Scratch {
             command.push(dir.display().to_string());
         }
         scenario["command"] = json!(command);
+        scenario["elsewhere_command"] = json!([
+            example("elsewhere").display().to_string(),
+            self.db().display().to_string(),
+            stream
+        ]);
         self.run_client(stream, &scenario)
     }
 
