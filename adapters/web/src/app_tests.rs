@@ -219,6 +219,20 @@ fn no_cookie() -> Answer {
     )
 }
 
+/// The inbox titled `title`, listing `body`.
+fn inbox_page(title: &str, body: &str) -> Answer {
+    let head = "<noscript><meta http-equiv=\"refresh\" content=\"5\"></noscript>\n";
+    let body = format!(
+        "<h1>Questions waiting for you</h1>\n\
+         <p><button type=\"button\" id=\"notify\" hidden>Notify me of new questions</button></p>\n\
+         {body}"
+    );
+    html(
+        StatusCode::OK,
+        document(head, title, "<main data-page=\"inbox\">", &body),
+    )
+}
+
 /// An inquiry's page showing `state` (`prompt 0`, `review`, `done`).
 fn inquiry_page(status: StatusCode, title: &str, state: &str, body: &str) -> Answer {
     let main = format!("<main data-page=\"inquiry\" data-state=\"{state}\">");
@@ -226,8 +240,10 @@ fn inquiry_page(status: StatusCode, title: &str, state: &str, body: &str) -> Ans
 }
 
 /// The page of the second question, `Which environment?`, shown at `step`,
-/// with `error` and `note` (what the person typed) when a POST was refused.
-fn second_question(status: StatusCode, step: u32, error: &str, note: &str) -> Answer {
+/// with `error` and `note` (what the person typed) when a POST was refused,
+/// and `production` picked when `picked`.
+fn second_question(status: StatusCode, step: u32, error: &str, note: &str, picked: bool) -> Answer {
+    let checked = if picked { " checked" } else { "" };
     inquiry_page(
         status,
         "[2/2] Which environment?",
@@ -241,7 +257,7 @@ fn second_question(status: StatusCode, step: u32, error: &str, note: &str) -> An
              <input type=\"hidden\" name=\"at_question\" value=\"env\">\n\
              <fieldset>\n<legend>[2/2] Which environment?</legend>\n\
              <div><input type=\"radio\" id=\"c0\" name=\"answer\" value=\"0\"><label for=\"c0\">staging</label></div>\n\
-             <div><input type=\"radio\" id=\"c1\" name=\"answer\" value=\"1\"><label for=\"c1\">production</label></div>\n\
+             <div><input type=\"radio\" id=\"c1\" name=\"answer\" value=\"1\"{checked}><label for=\"c1\">production</label></div>\n\
              {error}\
              <label for=\"note\">A note for the assistant (optional)</label>\n\
              <input type=\"text\" id=\"note\" name=\"note\" maxlength=\"4096\" value=\"{note}\">\n\
@@ -447,21 +463,9 @@ async fn the_token_link_sets_the_cookie_and_goes_to_the_inbox() {
 #[tokio::test]
 async fn the_inbox_lists_every_inquiry_that_waits() {
     let (log, app) = served();
-    let inbox = |title: &str, body: &str| {
-        let head = "<noscript><meta http-equiv=\"refresh\" content=\"5\"></noscript>\n";
-        let body = format!(
-            "<h1>Questions waiting for you</h1>\n\
-             <p><button type=\"button\" id=\"notify\" hidden>Notify me of new questions</button></p>\n\
-             {body}"
-        );
-        html(
-            StatusCode::OK,
-            document(head, title, "<main data-page=\"inbox\">", &body),
-        )
-    };
     assert_eq!(
         open(&app, "/").await,
-        inbox(
+        inbox_page(
             "askuser inbox",
             "<p>No agent is waiting for an answer.</p>\n"
         )
@@ -469,7 +473,7 @@ async fn the_inbox_lists_every_inquiry_that_waits() {
     ask(&log);
     assert_eq!(
         open(&app, "/").await,
-        inbox(
+        inbox_page(
             "(1) askuser inbox",
             "<section>\n\
              <h2>Stream chat <small>since 2100-01-01T00:00:00.000Z · <a href=\"/s/chat\">history</a></small></h2>\n\
@@ -561,7 +565,7 @@ async fn an_answer_to_the_question_shown_is_recorded() {
     );
     assert_eq!(
         open(&app, "/q/chat/call-1").await,
-        second_question(StatusCode::OK, 2, "", "")
+        second_question(StatusCode::OK, 2, "", "", false)
     );
 }
 
@@ -596,9 +600,213 @@ async fn an_answer_on_a_stale_page_is_refused_with_the_question_now_asked() {
             "<p class=\"error\" role=\"alert\">While this page was open, “Apply the migration?” was answered \
              elsewhere (in another tab or the terminal): Yes. It now asks “Which environment?”. \
              Nothing you sent was recorded; what you typed is kept.</p>\n",
-            "typed &lt;here&gt;"
+            "typed &lt;here&gt;",
+            false
         )
     );
     assert_eq!(events(&log), recorded);
     assert_eq!(recorded.len(), 2);
+}
+
+/// Answers both questions from the browser: Yes with a note, then production.
+async fn answer_both(app: &App) {
+    let first = post(
+        "/q/chat/call-1",
+        &[
+            ("csrf", CSRF),
+            ("at_step", "0"),
+            ("at_question", "apply"),
+            ("answer", "true"),
+            ("note", "careful"),
+            ("action", "answer"),
+        ],
+    );
+    assert_eq!(send(app, first).await, see_other("/q/chat/call-1", &[]));
+    let second = post(
+        "/q/chat/call-1",
+        &[
+            ("csrf", CSRF),
+            ("at_step", "2"),
+            ("at_question", "env"),
+            ("answer", "1"),
+            ("action", "answer"),
+        ],
+    );
+    assert_eq!(send(app, second).await, see_other("/q/chat/call-1", &[]));
+}
+
+#[tokio::test]
+async fn the_review_shows_every_answer_and_submit_sends_them() {
+    let (log, app) = served();
+    ask(&log);
+    answer_both(&app).await;
+    assert_eq!(
+        open(&app, "/q/chat/call-1").await,
+        inquiry_page(
+            StatusCode::OK,
+            "Review your answers",
+            "review",
+            "<p class=\"who\"><span class=\"waited\">waiting for 0 s</span> · <a href=\"/\">all questions</a></p>\n\
+             <h1>Review your answers</h1>\n<dl>\n\
+             <dt>Apply the migration?</dt><dd>Yes <span class=\"note\">(note: careful)</span></dd>\n\
+             <dt>Which environment?</dt><dd>production</dd>\n\
+             </dl>\n\
+             <form method=\"post\" action=\"/q/chat/call-1\">\n\
+             <input type=\"hidden\" name=\"csrf\" value=\"fedcba9876543210fedcba9876543210\">\n\
+             <input type=\"hidden\" name=\"at_step\" value=\"3\">\n\
+             <button type=\"submit\" name=\"action\" value=\"submit\">Send these answers</button>\n\
+             <button type=\"submit\" name=\"action\" value=\"back\">Back (change the last answer)</button>\n\
+             </form>\n\
+             <p><a href=\"/q/chat/call-1/reply\">Reply to the assistant instead</a> · \
+             <a href=\"/q/chat/call-1/end\">End the turn</a></p>\n"
+        )
+    );
+    let submit = || {
+        post(
+            "/q/chat/call-1",
+            &[("csrf", CSRF), ("at_step", "3"), ("action", "submit")],
+        )
+    };
+    assert_eq!(send(&app, submit()).await, see_other("/q/chat/call-1", &[]));
+    let recorded = events(&log);
+    assert_eq!(
+        recorded.last(),
+        Some(&Event::Submitted {
+            inquiry: InquiryId::new("call-1")
+        })
+    );
+    let got = "Answered; the assistant got: {&quot;apply&quot;:true,&quot;env&quot;:&quot;production&quot;,\
+               &quot;_notes&quot;:{&quot;apply&quot;:&quot;careful&quot;}}";
+    let done = |status, text: &str| {
+        inquiry_page(
+            status,
+            "Done",
+            "done",
+            &format!(
+                "<h1>Done</h1>\n<p role=\"status\">{text}</p>\n<p><a href=\"/\">All questions</a></p>\n"
+            ),
+        )
+    };
+    assert_eq!(
+        open(&app, "/q/chat/call-1").await,
+        done(StatusCode::OK, got)
+    );
+    // Sent twice (a second tab, a reload): the page says it is over.
+    assert_eq!(
+        send(&app, submit()).await,
+        done(
+            StatusCode::CONFLICT,
+            &format!(
+                "This question was finished elsewhere (in another tab or the terminal) before your \
+                 answer arrived; nothing you sent was recorded. {got}"
+            )
+        )
+    );
+    assert_eq!(events(&log), recorded);
+    let inbox = open(&app, "/").await;
+    assert!(
+        inbox
+            .body
+            .contains("<p>No agent is waiting for an answer.</p>\n")
+    );
+}
+
+#[tokio::test]
+async fn every_answer_carries_the_security_headers() {
+    let (log, app) = served();
+    ask(&log);
+    let html = "text/html; charset=utf-8";
+    let pages = [
+        ("/", StatusCode::OK, html, None),
+        ("/q/chat/call-1", StatusCode::OK, html, None),
+        ("/q/chat/call-1/reply", StatusCode::OK, html, None),
+        ("/q/chat/call-1/end", StatusCode::OK, html, None),
+        ("/q/chat/call-2", StatusCode::NOT_FOUND, html, None),
+        ("/q/elsewhere/call-1", StatusCode::NOT_FOUND, html, None),
+        ("/s/chat", StatusCode::OK, html, None),
+        ("/s/elsewhere", StatusCode::NOT_FOUND, html, None),
+        (
+            "/s/chat/transcript",
+            StatusCode::OK,
+            "text/plain; charset=utf-8",
+            None,
+        ),
+        (
+            "/s/chat/export",
+            StatusCode::OK,
+            "application/x-ndjson; charset=utf-8",
+            Some(("content-disposition", "attachment; filename=\"chat.jsonl\"")),
+        ),
+        (
+            "/style.css",
+            StatusCode::OK,
+            "text/css; charset=utf-8",
+            None,
+        ),
+        (
+            "/app.js",
+            StatusCode::OK,
+            "text/javascript; charset=utf-8",
+            None,
+        ),
+    ];
+    for (uri, status, content_type, more) in pages {
+        let answer = open(&app, uri).await;
+        let more: Vec<_> = more.into_iter().collect();
+        assert_eq!(
+            (answer.status, answer.headers),
+            (status, headers(content_type, &more, answer.body.len())),
+            "{uri}"
+        );
+    }
+    assert_eq!(open(&app, "/style.css").await.body, crate::pages::STYLE);
+    assert_eq!(open(&app, "/app.js").await.body, crate::pages::SCRIPT);
+    assert_eq!(
+        open(&app, "/s/chat/transcript").await.body,
+        "Still waiting for an answer to \"Apply the migration?\".\n"
+    );
+}
+
+#[tokio::test]
+async fn back_from_the_review_then_an_answer_without_a_choice_is_refused_with_the_note_kept() {
+    let (log, app) = served();
+    ask(&log);
+    answer_both(&app).await;
+    let back = post(
+        "/q/chat/call-1",
+        &[("csrf", CSRF), ("at_step", "3"), ("action", "back")],
+    );
+    assert_eq!(send(&app, back).await, see_other("/q/chat/call-1", &[]));
+    assert_eq!(
+        events(&log).last(),
+        Some(&Event::Back {
+            inquiry: InquiryId::new("call-1")
+        })
+    );
+    assert_eq!(
+        open(&app, "/q/chat/call-1").await,
+        second_question(StatusCode::OK, 4, "", "", true)
+    );
+    let recorded = events(&log);
+    let unpicked = post(
+        "/q/chat/call-1",
+        &[
+            ("csrf", CSRF),
+            ("at_step", "4"),
+            ("at_question", "env"),
+            ("note", "later"),
+            ("action", "answer"),
+        ],
+    );
+    assert_eq!(
+        send(&app, unpicked).await,
+        second_question(
+            StatusCode::CONFLICT,
+            4,
+            "<p class=\"error\" role=\"alert\">choose one of the options</p>\n",
+            "later",
+            false
+        )
+    );
+    assert_eq!(events(&log), recorded);
 }
