@@ -560,3 +560,9 @@ async fn act(
         Err(error) => trouble(&error.to_string()),
     }
 }
+
+// The handlers tested in process: the router over a memory log, called with
+// `oneshot` (a child module, so it builds an `App` with a fixed token).
+#[cfg(test)]
+#[path = "app_tests.rs"]
+mod tests;

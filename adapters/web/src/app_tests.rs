@@ -1,0 +1,812 @@
+//! The handlers in process: the router over a [`MemLog`], called with
+//! `oneshot`, each answer checked whole (status, headers, body), and the log
+//! read back after each action. The browser suites (`adapters/cli/tests/web*.rs`)
+//! keep what only a browser shows.
+
+use std::sync::{Arc, Mutex};
+
+use askuser_core::{
+    AnswerInput, AnsweredBy, At, Event, Input, InquiryId, Request, ToolCall, parse_form,
+};
+use askuser_store::{Log, ManualClock, MemLog, Session, Timestamp};
+use axum::body::Body;
+use axum::http::{self, StatusCode};
+use http_body_util::BodyExt as _;
+use serde_json::{Value, json};
+use tower::ServiceExt as _;
+
+use super::{App, router};
+use crate::queue::Queue;
+
+/// The cookie's secret.
+const TOKEN: &str = "0123456789abcdef0123456789abcdef";
+/// The form token.
+const CSRF: &str = "fedcba9876543210fedcba9876543210";
+/// The address the server answers at.
+const HOST: &str = "127.0.0.1:8080";
+/// When every record is stamped: 2100-01-01, after any test's wall clock, so
+/// every page says "waiting for 0 s".
+const STAMP: Timestamp = Timestamp(4_102_444_800_000);
+
+/// What an answer carries, as a test compares it.
+#[derive(Debug, PartialEq, Eq)]
+struct Answer {
+    status: StatusCode,
+    /// Every header, in the order sent.
+    headers: Vec<(String, String)>,
+    body: String,
+}
+
+/// A memory log whose clock stays at [`STAMP`], and the app over it.
+fn served() -> (Arc<MemLog>, App) {
+    let log = Arc::new(MemLog::new().with_clock(ManualClock::new(STAMP)));
+    let shared: crate::SharedLog = log.clone();
+    let app = App {
+        queue: Arc::new(Mutex::new(Queue::new(askuser_rpc::Journal::new(shared)))),
+        token: TOKEN.into(),
+        csrf: CSRF.into(),
+        hosts: Arc::new(crate::guard::allowed_hosts(
+            std::net::Ipv4Addr::LOCALHOST.into(),
+            8080,
+        )),
+        secure: false,
+        changes: None,
+    };
+    (log, app)
+}
+
+/// The two questions the tests ask, as a `jp-form` call.
+fn arguments() -> Value {
+    json!({"questions": [
+        {"id": "apply", "text": "Apply the migration?", "answer_type": "boolean"},
+        {"id": "env", "text": "Which environment?", "answer_type": "select",
+         "options": ["staging", "production"]}
+    ]})
+}
+
+/// Asks [`arguments`] as inquiry `call-1` of stream `chat`, as a host does.
+fn ask(log: &Arc<MemLog>) {
+    let arguments = arguments();
+    let form = parse_form(&arguments).expect("the form is valid");
+    let mut session = Session::open(log.clone(), "chat").expect("the stream opens");
+    session
+        .handle_input(&Input::Ask(Request {
+            inquiry: InquiryId::new("call-1"),
+            form: form.form().clone(),
+            policy: askuser_core::Policy::default(),
+            origin: askuser_core::Origin::default(),
+            call: Some(ToolCall {
+                dialect: "jp-form".into(),
+                arguments,
+            }),
+        }))
+        .expect("the inquiry is recorded");
+}
+
+/// Every event of stream `chat`.
+fn events(log: &MemLog) -> Vec<Event> {
+    let head = log.stream("chat").unwrap().unwrap().head;
+    (log.read_range("chat", 1, head).unwrap())
+        .map(|recorded| recorded.unwrap().event)
+        .collect()
+}
+
+/// A GET of `uri` from the server's own page, with the cookie.
+fn get(uri: &str) -> http::request::Builder {
+    http::Request::get(uri)
+        .header(http::header::HOST, HOST)
+        .header(http::header::COOKIE, format!("askuser_token={TOKEN}"))
+}
+
+/// A form POST of `fields` to `uri` from the server's own page, with the cookie.
+fn post(uri: &str, fields: &[(&str, &str)]) -> http::Request<Body> {
+    post_from(uri, Some("http://127.0.0.1:8080"), fields)
+}
+
+/// A form POST of `fields` to `uri` with `origin`, with the cookie.
+fn post_from(uri: &str, origin: Option<&str>, fields: &[(&str, &str)]) -> http::Request<Body> {
+    let body: Vec<String> = (fields.iter())
+        .map(|(name, value)| {
+            format!(
+                "{}={}",
+                crate::pages::segment(name),
+                crate::pages::segment(value)
+            )
+        })
+        .collect();
+    let mut request = http::Request::post(uri)
+        .header(http::header::HOST, HOST)
+        .header(http::header::COOKIE, format!("askuser_token={TOKEN}"))
+        .header(
+            http::header::CONTENT_TYPE,
+            "application/x-www-form-urlencoded",
+        );
+    if let Some(origin) = origin {
+        request = request.header(http::header::ORIGIN, origin);
+    }
+    request.body(Body::from(body.join("&"))).unwrap()
+}
+
+/// What the router answers to `request`.
+async fn send(app: &App, request: http::Request<Body>) -> Answer {
+    let response = router(app.clone()).oneshot(request).await.unwrap();
+    let status = response.status();
+    let headers = (response.headers().iter())
+        .map(|(name, value)| (name.to_string(), value.to_str().unwrap().to_owned()))
+        .collect();
+    let bytes = response.into_body().collect().await.unwrap().to_bytes();
+    Answer {
+        status,
+        headers,
+        body: String::from_utf8(bytes.to_vec()).unwrap(),
+    }
+}
+
+/// The Content-Security-Policy every answer carries.
+const CSP: &str = "default-src 'none'; style-src 'self'; script-src 'self'; connect-src 'self'; \
+                   form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
+/// The headers of every answer: `content_type`, the security headers, `more`,
+/// and the length of a body of `len` bytes.
+fn headers(content_type: &str, more: &[(&str, &str)], len: usize) -> Vec<(String, String)> {
+    let len = len.to_string();
+    let security = [
+        ("content-type", content_type),
+        ("content-security-policy", CSP),
+        ("x-content-type-options", "nosniff"),
+        ("referrer-policy", "same-origin"),
+        ("x-frame-options", "DENY"),
+        ("cache-control", "no-store"),
+    ];
+    (security.iter().chain(more))
+        .chain([&("content-length", len.as_str())])
+        .map(|(name, value)| ((*name).to_owned(), (*value).to_owned()))
+        .collect()
+}
+
+/// An HTML page with `status` and `body`.
+fn html(status: StatusCode, body: String) -> Answer {
+    Answer {
+        status,
+        headers: headers("text/html; charset=utf-8", &[], body.len()),
+        body,
+    }
+}
+
+/// A redirect to `location`, with `more` headers.
+fn see_other(location: &str, more: &[(&str, &str)]) -> Answer {
+    let mut extra = vec![("location", location)];
+    extra.extend(more);
+    Answer {
+        status: StatusCode::SEE_OTHER,
+        headers: headers("text/html; charset=utf-8", &extra, 0),
+        body: String::new(),
+    }
+}
+
+/// A whole page: `head` before its title, `title`, the `<main>` tag that opens
+/// it and what `main` holds.
+fn document(head: &str, title: &str, main: &str, body: &str) -> String {
+    format!(
+        "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n{head}\
+         <title>{title}</title>\n<link rel=\"stylesheet\" href=\"/style.css\">\n\
+         <script src=\"/app.js\" defer></script>\n</head>\n<body>\n{main}\n{body}</main>\n\
+         <div id=\"live\" class=\"live\" role=\"status\" aria-live=\"polite\"></div>\n\
+         </body>\n</html>\n"
+    )
+}
+
+/// The page of a refused request.
+fn refusal(status: StatusCode, title: &str, text: &str) -> Answer {
+    html(
+        status,
+        document(
+            "",
+            title,
+            "<main>",
+            &format!("<h1>{title}</h1>\n<p role=\"alert\">{text}</p>\n"),
+        ),
+    )
+}
+
+/// The page without the cookie.
+fn no_cookie() -> Answer {
+    refusal(
+        StatusCode::UNAUTHORIZED,
+        "Open the link askuser web printed",
+        "This inbox needs its secret link (it ends with ?token=…); open it once in this browser.",
+    )
+}
+
+/// The inbox titled `title`, listing `body`.
+fn inbox_page(title: &str, body: &str) -> Answer {
+    let head = "<noscript><meta http-equiv=\"refresh\" content=\"5\"></noscript>\n";
+    let body = format!(
+        "<h1>Questions waiting for you</h1>\n\
+         <p><button type=\"button\" id=\"notify\" hidden>Notify me of new questions</button></p>\n\
+         {body}"
+    );
+    html(
+        StatusCode::OK,
+        document(head, title, "<main data-page=\"inbox\">", &body),
+    )
+}
+
+/// An inquiry's page showing `state` (`prompt 0`, `review`, `done`).
+fn inquiry_page(status: StatusCode, title: &str, state: &str, body: &str) -> Answer {
+    let main = format!("<main data-page=\"inquiry\" data-state=\"{state}\">");
+    html(status, document("", title, &main, body))
+}
+
+/// The page of the second question, `Which environment?`, shown at `step`,
+/// with `error` and `note` (what the person typed) when a POST was refused,
+/// and `production` picked when `picked`.
+fn second_question(status: StatusCode, step: u32, error: &str, note: &str, picked: bool) -> Answer {
+    let checked = if picked { " checked" } else { "" };
+    inquiry_page(
+        status,
+        "[2/2] Which environment?",
+        "prompt 1",
+        &format!(
+            "<h1 class=\"who\">Assistant asks</h1>\n\
+             <p class=\"who\"><span class=\"waited\">waiting for 0 s</span> · <a href=\"/\">all questions</a></p>\n\
+             <form method=\"post\" action=\"/q/chat/call-1\">\n\
+             <input type=\"hidden\" name=\"csrf\" value=\"{CSRF}\">\n\
+             <input type=\"hidden\" name=\"at_step\" value=\"{step}\">\n\
+             <input type=\"hidden\" name=\"at_question\" value=\"env\">\n\
+             <fieldset>\n<legend>[2/2] Which environment?</legend>\n\
+             <div><input type=\"radio\" id=\"c0\" name=\"answer\" value=\"0\"><label for=\"c0\">staging</label></div>\n\
+             <div><input type=\"radio\" id=\"c1\" name=\"answer\" value=\"1\"{checked}><label for=\"c1\">production</label></div>\n\
+             {error}\
+             <label for=\"note\">A note for the assistant (optional)</label>\n\
+             <input type=\"text\" id=\"note\" name=\"note\" maxlength=\"4096\" value=\"{note}\">\n\
+             </fieldset>\n\
+             <button type=\"submit\" name=\"action\" value=\"answer\">Answer</button>\n\
+             <button type=\"submit\" name=\"action\" value=\"back\" formnovalidate>Back</button>\n\
+             </form>\n\
+             <p><a href=\"/q/chat/call-1/reply\">Reply to the assistant instead</a> · \
+             <a href=\"/q/chat/call-1/end\">End the turn</a></p>\n"
+        ),
+    )
+}
+
+/// A GET of `uri` with the cookie.
+async fn open(app: &App, uri: &str) -> Answer {
+    send(app, get(uri).body(Body::empty()).unwrap()).await
+}
+
+/// The `Requested` event [`ask`] records.
+fn requested(log: &MemLog) -> Event {
+    events(log).swap_remove(0)
+}
+
+#[tokio::test]
+async fn a_request_without_the_cookie_is_refused() {
+    let (log, app) = served();
+    ask(&log);
+    let bare = |method: &str, uri: &str| {
+        http::Request::builder()
+            .method(method)
+            .uri(uri)
+            .header(http::header::HOST, HOST)
+    };
+    for uri in ["/", "/q/chat/call-1", "/s/chat", "/style.css"] {
+        let request = bare("GET", uri).body(Body::empty()).unwrap();
+        assert_eq!(send(&app, request).await, no_cookie(), "{uri}");
+    }
+    // A cookie with another secret is no cookie.
+    let wrong = bare("GET", "/")
+        .header(
+            http::header::COOKIE,
+            "askuser_token=0123456789abcdef0123456789abcdee",
+        )
+        .body(Body::empty())
+        .unwrap();
+    assert_eq!(send(&app, wrong).await, no_cookie());
+    let mut answer = post(
+        "/q/chat/call-1",
+        &[
+            ("csrf", CSRF),
+            ("at_step", "0"),
+            ("at_question", "apply"),
+            ("answer", "true"),
+            ("action", "answer"),
+        ],
+    );
+    answer.headers_mut().remove(http::header::COOKIE);
+    assert_eq!(send(&app, answer).await, no_cookie());
+    assert_eq!(events(&log), [requested(&log)]);
+}
+
+#[tokio::test]
+async fn a_request_for_another_host_is_refused() {
+    let (log, app) = served();
+    ask(&log);
+    let wrong_address = refusal(
+        StatusCode::MISDIRECTED_REQUEST,
+        "Wrong address",
+        "This server answers only at the address askuser web printed.",
+    );
+    for host in [Some("evil.example:8080"), Some("127.0.0.1:8081"), None] {
+        let mut request = get("/q/chat/call-1").body(Body::empty()).unwrap();
+        match host {
+            Some(host) => request.headers_mut().insert(
+                http::header::HOST,
+                http::HeaderValue::from_str(host).unwrap(),
+            ),
+            None => request.headers_mut().remove(http::header::HOST),
+        };
+        assert_eq!(send(&app, request).await, wrong_address, "{host:?}");
+    }
+    let mut answer = post(
+        "/q/chat/call-1",
+        &[
+            ("csrf", CSRF),
+            ("at_step", "0"),
+            ("at_question", "apply"),
+            ("answer", "true"),
+            ("action", "answer"),
+        ],
+    );
+    answer.headers_mut().insert(
+        http::header::HOST,
+        http::HeaderValue::from_static("evil.example:8080"),
+    );
+    assert_eq!(send(&app, answer).await, wrong_address);
+    // The token link too: a rebinding page cannot collect the cookie.
+    let link = http::Request::get(format!("/?token={TOKEN}"))
+        .header(http::header::HOST, "evil.example:8080")
+        .body(Body::empty())
+        .unwrap();
+    assert_eq!(
+        send(&app, link).await,
+        refusal(
+            StatusCode::UNAUTHORIZED,
+            "Wrong link",
+            "This link&#39;s token is not this server&#39;s."
+        )
+    );
+    assert_eq!(events(&log), [requested(&log)]);
+}
+
+#[tokio::test]
+async fn a_post_from_another_site_is_refused_and_nothing_recorded() {
+    let (log, app) = served();
+    ask(&log);
+    let fields = [
+        ("csrf", CSRF),
+        ("at_step", "0"),
+        ("at_question", "apply"),
+        ("answer", "true"),
+        ("action", "answer"),
+    ];
+    for origin in [
+        "http://evil.example",
+        "null",
+        "https://127.0.0.1:8080",
+        "http://127.0.0.1:8081",
+    ] {
+        let request = post_from("/q/chat/call-1", Some(origin), &fields);
+        assert_eq!(
+            send(&app, request).await,
+            refusal(
+                StatusCode::FORBIDDEN,
+                "Refused",
+                "A form from another site cannot answer here."
+            ),
+            "{origin}"
+        );
+    }
+    assert_eq!(events(&log), [requested(&log)]);
+}
+
+#[tokio::test]
+async fn a_post_without_the_form_token_is_refused_and_nothing_recorded() {
+    let (log, app) = served();
+    ask(&log);
+    let out_of_date = refusal(
+        StatusCode::FORBIDDEN,
+        "Refused",
+        "The form is out of date or not this server&#39;s; reload the page.",
+    );
+    for csrf in [None, Some(""), Some("fedcba9876543210fedcba987654321f")] {
+        let mut fields = vec![
+            ("at_step", "0"),
+            ("at_question", "apply"),
+            ("answer", "true"),
+            ("action", "answer"),
+        ];
+        fields.extend(csrf.map(|csrf| ("csrf", csrf)));
+        // Without an `Origin` (an old browser, a plain HTTP client) as with one.
+        for origin in [Some("http://127.0.0.1:8080"), None] {
+            let request = post_from("/q/chat/call-1", origin, &fields);
+            assert_eq!(
+                send(&app, request).await,
+                out_of_date,
+                "{csrf:?} {origin:?}"
+            );
+        }
+    }
+    assert_eq!(events(&log), [requested(&log)]);
+}
+
+#[tokio::test]
+async fn the_token_link_sets_the_cookie_and_goes_to_the_inbox() {
+    let (_log, app) = served();
+    let link = |token: &str| {
+        http::Request::get(format!("/?token={token}"))
+            .header(http::header::HOST, HOST)
+            .body(Body::empty())
+            .unwrap()
+    };
+    assert_eq!(
+        send(&app, link(TOKEN)).await,
+        see_other(
+            "/",
+            &[(
+                "set-cookie",
+                "askuser_token=0123456789abcdef0123456789abcdef; HttpOnly; SameSite=Strict; Path=/"
+            )]
+        )
+    );
+    assert_eq!(
+        send(&app, link("0123456789abcdef")).await,
+        refusal(
+            StatusCode::UNAUTHORIZED,
+            "Wrong link",
+            "This link&#39;s token is not this server&#39;s."
+        )
+    );
+}
+
+#[tokio::test]
+async fn the_inbox_lists_every_inquiry_that_waits() {
+    let (log, app) = served();
+    assert_eq!(
+        open(&app, "/").await,
+        inbox_page(
+            "askuser inbox",
+            "<p>No agent is waiting for an answer.</p>\n"
+        )
+    );
+    ask(&log);
+    assert_eq!(
+        open(&app, "/").await,
+        inbox_page(
+            "(1) askuser inbox",
+            "<section>\n\
+             <h2>Stream chat <small>since 2100-01-01T00:00:00.000Z · <a href=\"/s/chat\">history</a></small></h2>\n\
+             <ul>\n\
+             <li><a href=\"/q/chat/call-1\">[1/2] Apply the migration?</a> \
+             <span class=\"who\">Assistant asks (call call-1) · <span class=\"waited\">waiting for 0 s</span></span></li>\n\
+             </ul>\n</section>\n"
+        )
+    );
+}
+
+#[tokio::test]
+async fn a_question_page_is_a_form_that_says_what_it_shows() {
+    let (log, app) = served();
+    ask(&log);
+    assert_eq!(
+        open(&app, "/q/chat/call-1").await,
+        inquiry_page(
+            StatusCode::OK,
+            "[1/2] Apply the migration?",
+            "prompt 0",
+            "<h1 class=\"who\">Assistant asks</h1>\n\
+             <p class=\"who\"><span class=\"waited\">waiting for 0 s</span> · <a href=\"/\">all questions</a></p>\n\
+             <form method=\"post\" action=\"/q/chat/call-1\">\n\
+             <input type=\"hidden\" name=\"csrf\" value=\"fedcba9876543210fedcba9876543210\">\n\
+             <input type=\"hidden\" name=\"at_step\" value=\"0\">\n\
+             <input type=\"hidden\" name=\"at_question\" value=\"apply\">\n\
+             <fieldset>\n<legend>[1/2] Apply the migration?</legend>\n\
+             <div><input type=\"radio\" id=\"c0\" name=\"answer\" value=\"true\"><label for=\"c0\">Yes</label></div>\n\
+             <div><input type=\"radio\" id=\"c1\" name=\"answer\" value=\"false\"><label for=\"c1\">No</label></div>\n\
+             <label for=\"note\">A note for the assistant (optional)</label>\n\
+             <input type=\"text\" id=\"note\" name=\"note\" maxlength=\"4096\" value=\"\">\n\
+             </fieldset>\n\
+             <button type=\"submit\" name=\"action\" value=\"answer\">Answer</button>\n\
+             </form>\n\
+             <p><a href=\"/q/chat/call-1/reply\">Reply to the assistant instead</a> · \
+             <a href=\"/q/chat/call-1/end\">End the turn</a></p>\n"
+        )
+    );
+    assert_eq!(
+        open(&app, "/q/chat/call-2").await,
+        html(
+            StatusCode::NOT_FOUND,
+            document(
+                "",
+                "No such question",
+                "<main>",
+                "<h1>No such question</h1>\n<p role=\"alert\">No question of that name waits in stream chat. \
+                 If it was asked there, it was answered or ended earlier: <a href=\"/s/chat\">the stream's history</a> \
+                 tells how. <a href=\"/\">All questions</a></p>\n"
+            )
+        )
+    );
+}
+
+#[tokio::test]
+async fn an_answer_to_the_question_shown_is_recorded() {
+    let (log, app) = served();
+    ask(&log);
+    let answer = post(
+        "/q/chat/call-1",
+        &[
+            ("csrf", CSRF),
+            ("at_step", "0"),
+            ("at_question", "apply"),
+            ("answer", "true"),
+            ("note", "  careful  "),
+            ("action", "answer"),
+        ],
+    );
+    assert_eq!(send(&app, answer).await, see_other("/q/chat/call-1", &[]));
+    let inquiry = InquiryId::new("call-1");
+    assert_eq!(
+        events(&log),
+        [
+            requested(&log),
+            Event::ReviewWanted {
+                inquiry: inquiry.clone()
+            },
+            Event::Answered {
+                inquiry,
+                question: "apply".into(),
+                value: json!(true),
+                by: AnsweredBy::User,
+                remember: false,
+                note: Some("careful".into()),
+            },
+        ]
+    );
+    assert_eq!(
+        open(&app, "/q/chat/call-1").await,
+        second_question(StatusCode::OK, 2, "", "", false)
+    );
+}
+
+#[tokio::test]
+async fn an_answer_on_a_stale_page_is_refused_with_the_question_now_asked() {
+    let (log, app) = served();
+    ask(&log);
+    // The terminal answers first, on another session of the same log.
+    let mut terminal = Session::open(log.clone(), "chat").unwrap();
+    let shown = At::question(InquiryId::new("call-1"), "apply", 0);
+    terminal
+        .handle_input(&AnswerInput::new(shown, json!(true)).into())
+        .unwrap();
+    let recorded = events(&log);
+    // The browser's page still shows the first question.
+    let late = post(
+        "/q/chat/call-1",
+        &[
+            ("csrf", CSRF),
+            ("at_step", "0"),
+            ("at_question", "apply"),
+            ("answer", "false"),
+            ("note", "typed <here>"),
+            ("action", "answer"),
+        ],
+    );
+    assert_eq!(
+        send(&app, late).await,
+        second_question(
+            StatusCode::CONFLICT,
+            1,
+            "<p class=\"error\" role=\"alert\">While this page was open, “Apply the migration?” was answered \
+             elsewhere (in another tab or the terminal): Yes. It now asks “Which environment?”. \
+             Nothing you sent was recorded; what you typed is kept.</p>\n",
+            "typed &lt;here&gt;",
+            false
+        )
+    );
+    assert_eq!(events(&log), recorded);
+    assert_eq!(recorded.len(), 2);
+}
+
+/// Answers both questions from the browser: Yes with a note, then production.
+async fn answer_both(app: &App) {
+    let first = post(
+        "/q/chat/call-1",
+        &[
+            ("csrf", CSRF),
+            ("at_step", "0"),
+            ("at_question", "apply"),
+            ("answer", "true"),
+            ("note", "careful"),
+            ("action", "answer"),
+        ],
+    );
+    assert_eq!(send(app, first).await, see_other("/q/chat/call-1", &[]));
+    let second = post(
+        "/q/chat/call-1",
+        &[
+            ("csrf", CSRF),
+            ("at_step", "2"),
+            ("at_question", "env"),
+            ("answer", "1"),
+            ("action", "answer"),
+        ],
+    );
+    assert_eq!(send(app, second).await, see_other("/q/chat/call-1", &[]));
+}
+
+#[tokio::test]
+async fn the_review_shows_every_answer_and_submit_sends_them() {
+    let (log, app) = served();
+    ask(&log);
+    answer_both(&app).await;
+    assert_eq!(
+        open(&app, "/q/chat/call-1").await,
+        inquiry_page(
+            StatusCode::OK,
+            "Review your answers",
+            "review",
+            "<p class=\"who\"><span class=\"waited\">waiting for 0 s</span> · <a href=\"/\">all questions</a></p>\n\
+             <h1>Review your answers</h1>\n<dl>\n\
+             <dt>Apply the migration?</dt><dd>Yes <span class=\"note\">(note: careful)</span></dd>\n\
+             <dt>Which environment?</dt><dd>production</dd>\n\
+             </dl>\n\
+             <form method=\"post\" action=\"/q/chat/call-1\">\n\
+             <input type=\"hidden\" name=\"csrf\" value=\"fedcba9876543210fedcba9876543210\">\n\
+             <input type=\"hidden\" name=\"at_step\" value=\"3\">\n\
+             <button type=\"submit\" name=\"action\" value=\"submit\">Send these answers</button>\n\
+             <button type=\"submit\" name=\"action\" value=\"back\">Back (change the last answer)</button>\n\
+             </form>\n\
+             <p><a href=\"/q/chat/call-1/reply\">Reply to the assistant instead</a> · \
+             <a href=\"/q/chat/call-1/end\">End the turn</a></p>\n"
+        )
+    );
+    let submit = || {
+        post(
+            "/q/chat/call-1",
+            &[("csrf", CSRF), ("at_step", "3"), ("action", "submit")],
+        )
+    };
+    assert_eq!(send(&app, submit()).await, see_other("/q/chat/call-1", &[]));
+    let recorded = events(&log);
+    assert_eq!(
+        recorded.last(),
+        Some(&Event::Submitted {
+            inquiry: InquiryId::new("call-1")
+        })
+    );
+    let got = "Answered; the assistant got: {&quot;apply&quot;:true,&quot;env&quot;:&quot;production&quot;,\
+               &quot;_notes&quot;:{&quot;apply&quot;:&quot;careful&quot;}}";
+    let done = |status, text: &str| {
+        inquiry_page(
+            status,
+            "Done",
+            "done",
+            &format!(
+                "<h1>Done</h1>\n<p role=\"status\">{text}</p>\n<p><a href=\"/\">All questions</a></p>\n"
+            ),
+        )
+    };
+    assert_eq!(
+        open(&app, "/q/chat/call-1").await,
+        done(StatusCode::OK, got)
+    );
+    // Sent twice (a second tab, a reload): the page says it is over.
+    assert_eq!(
+        send(&app, submit()).await,
+        done(
+            StatusCode::CONFLICT,
+            &format!(
+                "This question was finished elsewhere (in another tab or the terminal) before your \
+                 answer arrived; nothing you sent was recorded. {got}"
+            )
+        )
+    );
+    assert_eq!(events(&log), recorded);
+    let inbox = open(&app, "/").await;
+    assert!(
+        inbox
+            .body
+            .contains("<p>No agent is waiting for an answer.</p>\n")
+    );
+}
+
+#[tokio::test]
+async fn every_answer_carries_the_security_headers() {
+    let (log, app) = served();
+    ask(&log);
+    let html = "text/html; charset=utf-8";
+    let pages = [
+        ("/", StatusCode::OK, html, None),
+        ("/q/chat/call-1", StatusCode::OK, html, None),
+        ("/q/chat/call-1/reply", StatusCode::OK, html, None),
+        ("/q/chat/call-1/end", StatusCode::OK, html, None),
+        ("/q/chat/call-2", StatusCode::NOT_FOUND, html, None),
+        ("/q/elsewhere/call-1", StatusCode::NOT_FOUND, html, None),
+        ("/s/chat", StatusCode::OK, html, None),
+        ("/s/elsewhere", StatusCode::NOT_FOUND, html, None),
+        (
+            "/s/chat/transcript",
+            StatusCode::OK,
+            "text/plain; charset=utf-8",
+            None,
+        ),
+        (
+            "/s/chat/export",
+            StatusCode::OK,
+            "application/x-ndjson; charset=utf-8",
+            Some(("content-disposition", "attachment; filename=\"chat.jsonl\"")),
+        ),
+        (
+            "/style.css",
+            StatusCode::OK,
+            "text/css; charset=utf-8",
+            None,
+        ),
+        (
+            "/app.js",
+            StatusCode::OK,
+            "text/javascript; charset=utf-8",
+            None,
+        ),
+    ];
+    for (uri, status, content_type, more) in pages {
+        let answer = open(&app, uri).await;
+        let more: Vec<_> = more.into_iter().collect();
+        assert_eq!(
+            (answer.status, answer.headers),
+            (status, headers(content_type, &more, answer.body.len())),
+            "{uri}"
+        );
+    }
+    assert_eq!(open(&app, "/style.css").await.body, crate::pages::STYLE);
+    assert_eq!(open(&app, "/app.js").await.body, crate::pages::SCRIPT);
+    assert_eq!(
+        open(&app, "/s/chat/transcript").await.body,
+        "Still waiting for an answer to \"Apply the migration?\".\n"
+    );
+}
+
+#[tokio::test]
+async fn back_from_the_review_then_an_answer_without_a_choice_is_refused_with_the_note_kept() {
+    let (log, app) = served();
+    ask(&log);
+    answer_both(&app).await;
+    let back = post(
+        "/q/chat/call-1",
+        &[("csrf", CSRF), ("at_step", "3"), ("action", "back")],
+    );
+    assert_eq!(send(&app, back).await, see_other("/q/chat/call-1", &[]));
+    assert_eq!(
+        events(&log).last(),
+        Some(&Event::Back {
+            inquiry: InquiryId::new("call-1")
+        })
+    );
+    assert_eq!(
+        open(&app, "/q/chat/call-1").await,
+        second_question(StatusCode::OK, 4, "", "", true)
+    );
+    let recorded = events(&log);
+    let unpicked = post(
+        "/q/chat/call-1",
+        &[
+            ("csrf", CSRF),
+            ("at_step", "4"),
+            ("at_question", "env"),
+            ("note", "later"),
+            ("action", "answer"),
+        ],
+    );
+    assert_eq!(
+        send(&app, unpicked).await,
+        second_question(
+            StatusCode::CONFLICT,
+            4,
+            "<p class=\"error\" role=\"alert\">choose one of the options</p>\n",
+            "later",
+            false
+        )
+    );
+    assert_eq!(events(&log), recorded);
+}
