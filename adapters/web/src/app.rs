@@ -564,5 +564,4 @@ async fn act(
 // The handlers tested in process: the router over a memory log, called with
 // `oneshot` (a child module, so it builds an `App` with a fixed token).
 #[cfg(test)]
-#[path = "app_tests.rs"]
 mod tests;

@@ -42,7 +42,7 @@ fn served() -> (Arc<MemLog>, App) {
     let log = Arc::new(MemLog::new().with_clock(ManualClock::new(STAMP)));
     let shared: crate::SharedLog = log.clone();
     let app = App {
-        queue: Arc::new(Mutex::new(Queue::new(askuser_rpc::Journal::new(shared)))),
+        queue: Arc::new(Mutex::new(Queue::new(askuser_app::Journal::new(shared)))),
         token: TOKEN.into(),
         csrf: CSRF.into(),
         hosts: Arc::new(crate::guard::allowed_hosts(
