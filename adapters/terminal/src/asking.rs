@@ -543,12 +543,9 @@ fn replying(view: &View) -> Option<String> {
     }
 }
 
-#[path = "asking_frame.rs"]
 mod frame;
 
-#[path = "asking_summary.rs"]
 mod summary;
 
 #[cfg(test)]
-#[path = "asking_tests.rs"]
 mod tests;

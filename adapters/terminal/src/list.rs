@@ -384,5 +384,4 @@ impl List {
 }
 
 #[cfg(test)]
-#[path = "list_tests.rs"]
 mod tests;

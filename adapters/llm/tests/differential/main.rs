@@ -18,15 +18,10 @@
 //! `ASKUSER_TEST_TS_SDK`), set by `scripts/test-env`, which the README's test
 //! command sources; without them those tests say so loudly and pass.
 
-#[path = "differential/codex_host.rs"]
 mod codex_host;
-#[path = "differential/generate.rs"]
 mod generate;
-#[path = "differential/generate_mcp.rs"]
 mod generate_mcp;
-#[path = "differential/known.rs"]
 mod known;
-#[path = "differential/known_mcp.rs"]
 mod known_mcp;
 
 use std::collections::BTreeMap;
