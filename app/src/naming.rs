@@ -62,4 +62,33 @@ mod tests {
         assert!(check_stream_name(&"x".repeat(201)).is_err());
         assert!(check_stream_name("a\u{202e}b").is_err());
     }
+
+    #[test]
+    fn the_store_takes_exactly_the_names_this_rule_takes() {
+        let log: std::sync::Arc<dyn askuser_store::Log> =
+            std::sync::Arc::new(askuser_store::MemLog::new());
+        let long = "é".repeat(101);
+        for name in [
+            "session-1",
+            "שיחה-1",
+            "a b",
+            "",
+            "a\nb",
+            "a\u{1b}[2J",
+            "a\u{202e}b",
+            "a\u{200b}b",
+            "a\u{2028}b",
+            "tab\there",
+            &long,
+            "x.fork-3-2",
+        ] {
+            let store = askuser_store::Session::open(std::sync::Arc::clone(&log), name);
+            assert_eq!(
+                check_stream_name(name).is_ok(),
+                store.is_ok(),
+                "{name:?}: {:?}",
+                store.err()
+            );
+        }
+    }
 }

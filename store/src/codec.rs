@@ -20,6 +20,7 @@
 //! `block.rs`), under the key of the block's first event. Every format is
 //! read; format 3 is written.
 
+use askuser_core::text::Lines;
 use askuser_core::{Event, State};
 use serde::{Deserialize, Serialize};
 
@@ -43,14 +44,17 @@ pub(crate) const HEADER: usize = 5;
 /// The longest stream name, in bytes.
 pub const MAX_STREAM_NAME: usize = 200;
 
-/// Checks a stream name: 1 to [`MAX_STREAM_NAME`] bytes, no control characters.
+/// Checks a stream name: 1 to [`MAX_STREAM_NAME`] bytes of one line of plain
+/// text: no control, bidi-control or invisible character (a name is shown to
+/// people). The one rule: `askuser_app::check_stream_name` words the same rule
+/// for a person.
 pub(crate) fn check_name(name: &str) -> Result<()> {
     let reason = if name.is_empty() {
-        "it is empty"
+        "it is empty".to_owned()
     } else if name.len() > MAX_STREAM_NAME {
-        "it is longer than 200 bytes"
-    } else if name.chars().any(char::is_control) {
-        "it contains a control character"
+        "it is longer than 200 bytes".to_owned()
+    } else if let Some(found) = askuser_core::text::forbidden_char(name, Lines::One) {
+        format!("it has {found}")
     } else {
         return Ok(());
     };

@@ -52,7 +52,7 @@ pub enum StoreError {
         /// The name as given.
         name: String,
         /// Why it cannot be used.
-        reason: &'static str,
+        reason: String,
     },
     /// A sequence number past the stream's head (a fork point, a snapshot point, or
     /// the end of a range).

@@ -298,10 +298,9 @@ impl From<StoreError> for WireError {
             },
             StoreError::NoSuchStream(name) => Self::NoSuchStream(name),
             StoreError::StreamExists(name) => Self::StreamExists(name),
-            StoreError::InvalidStreamName { name, reason } => Self::InvalidStreamName {
-                name,
-                reason: reason.to_owned(),
-            },
+            StoreError::InvalidStreamName { name, reason } => {
+                Self::InvalidStreamName { name, reason }
+            }
             StoreError::OutOfRange { stream, seq, head } => Self::OutOfRange { stream, seq, head },
             StoreError::Compacted { stream, floor } => Self::Compacted { stream, floor },
             StoreError::ForkDependsOnEvents {
@@ -338,14 +337,6 @@ impl From<StoreError> for WireError {
     }
 }
 
-/// The reasons [`check_name`](crate::codec::check_name) gives, so that a reason
-/// read from the socket becomes the same `&'static str`.
-const NAME_REASONS: [&str; 3] = [
-    "it is empty",
-    "it is longer than 200 bytes",
-    "it contains a control character",
-];
-
 impl From<WireError> for StoreError {
     fn from(error: WireError) -> Self {
         match error {
@@ -360,12 +351,10 @@ impl From<WireError> for StoreError {
             },
             WireError::NoSuchStream(name) => Self::NoSuchStream(name),
             WireError::StreamExists(name) => Self::StreamExists(name),
+            // The owner's words, made safe to show (it is another process).
             WireError::InvalidStreamName { name, reason } => Self::InvalidStreamName {
                 name,
-                reason: NAME_REASONS
-                    .into_iter()
-                    .find(|known| *known == reason)
-                    .unwrap_or("the process that holds the log refused it"),
+                reason: askuser_core::text::for_display_line(&reason).into_owned(),
             },
             WireError::OutOfRange { stream, seq, head } => Self::OutOfRange { stream, seq, head },
             WireError::Compacted { stream, floor } => Self::Compacted { stream, floor },
