@@ -67,7 +67,7 @@ mod tests {
     fn the_store_takes_exactly_the_names_this_rule_takes() {
         let log: std::sync::Arc<dyn askuser_store::Log> =
             std::sync::Arc::new(askuser_store::MemLog::new());
-        let long = "é".repeat(101);
+        let too_long = "é".repeat(101);
         for name in [
             "session-1",
             "שיחה-1",
