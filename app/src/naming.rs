@@ -79,7 +79,7 @@ mod tests {
             "a\u{200b}b",
             "a\u{2028}b",
             "tab\there",
-            &long,
+            &too_long,
             "x.fork-3-2",
         ] {
             let store = askuser_store::Session::open(std::sync::Arc::clone(&log), name);
