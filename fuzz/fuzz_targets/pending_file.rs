@@ -4,8 +4,8 @@
 
 #![no_main]
 
-use askuser_rpc::check_stream_name;
-use askuser_rpc::pending::{PENDING_FORMAT, PendingFile};
+use askuser_app::check_stream_name;
+use askuser_app::pending::{PENDING_FORMAT, PendingFile};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -5,7 +5,8 @@
 
 #![no_main]
 
-use askuser_rpc::{Journal, MAX_LINE_BYTES, Server, from_str_unique, fuzz_read_lines, parse_input};
+use askuser_app::from_str_unique;
+use askuser_rpc::{Journal, MAX_LINE_BYTES, Server, fuzz_read_lines, parse_input};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
