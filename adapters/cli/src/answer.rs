@@ -29,7 +29,7 @@ const SHOWN_CHARS: usize = 200;
 /// if the pending file cannot be rewritten (a warning on stderr says so), and
 /// again, read from the log, for questions that were already answered, here or
 /// elsewhere (the terminal, the browser).
-pub fn answer(args: &AnswerArgs) -> Result<u8, CliError> {
+pub(crate) fn answer(args: &AnswerArgs) -> Result<u8, CliError> {
     let path = args.file.as_path();
     let mut file = PendingFile::read(path)?;
     let answers = match args.answers.as_deref() {

@@ -33,15 +33,15 @@ A closed standard output ends askuser quietly.";
     arg_required_else_help = true,
     max_term_width = 100
 )]
-pub struct Cli {
+pub(crate) struct Cli {
     /// The command to run.
     #[command(subcommand)]
-    pub command: Commands,
+    pub(crate) command: Commands,
 }
 
 /// The commands.
 #[derive(Debug, Subcommand)]
-pub enum Commands {
+pub(crate) enum Commands {
     /// Runs a tool call's arguments as a form in the terminal and prints the dialect's tool result (prompts on stderr)
     Ask(AskArgs),
     /// Answers a pending file (from --answers, or from its filled-in "answer" fields) and prints the tool result
@@ -65,164 +65,164 @@ pub enum Commands {
 
 /// `askuser web`.
 #[derive(Debug, Args)]
-pub struct WebArgs {
+pub(crate) struct WebArgs {
     /// The address to listen on (loopback unless --tls-cert or --insecure-http)
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8765")]
-    pub listen: std::net::SocketAddr,
+    pub(crate) listen: std::net::SocketAddr,
     /// Serve HTTPS with this PEM certificate chain (with --tls-key)
     #[arg(long, value_name = "PEM", requires = "tls_key")]
-    pub tls_cert: Option<std::path::PathBuf>,
+    pub(crate) tls_cert: Option<std::path::PathBuf>,
     /// The PEM private key of --tls-cert
     #[arg(long, value_name = "PEM", requires = "tls_cert")]
-    pub tls_key: Option<std::path::PathBuf>,
+    pub(crate) tls_key: Option<std::path::PathBuf>,
     /// A name people use to reach the server (inbox.example, or inbox.example:8443); repeat for more. The Host header must be one of them or the address
     #[arg(long, value_name = "NAME")]
-    pub allow_host: Vec<String>,
+    pub(crate) allow_host: Vec<String>,
     /// Serve plain HTTP on a non-loopback address: anyone on the network path can read the questions and the token
     #[arg(long, conflicts_with = "tls_cert")]
-    pub insecure_http: bool,
+    pub(crate) insecure_http: bool,
     /// Post a small JSON (stream, inquiry, question, link) to this http(s) URL each time a question starts waiting
     #[arg(long, value_name = "URL")]
-    pub notify: Option<String>,
+    pub(crate) notify: Option<String>,
     /// The log.
     #[command(flatten)]
-    pub db: DbArg,
+    pub(crate) db: DbArg,
 }
 
 /// `--db`: where the log is.
 #[derive(Debug, Args)]
-pub struct DbArg {
+pub(crate) struct DbArg {
     /// The log database
     #[arg(long, value_name = "PATH", env = "ASKUSER_DB")]
-    pub db: Option<PathBuf>,
+    pub(crate) db: Option<PathBuf>,
 }
 
 /// `askuser ask`.
 #[derive(Debug, Args)]
-pub struct AskArgs {
+pub(crate) struct AskArgs {
     /// The call's dialect (read from the call's shape when not given)
     #[arg(long, value_name = "DIALECT", value_parser = dialect_parser())]
-    pub dialect: Option<Dialect>,
+    pub(crate) dialect: Option<Dialect>,
     /// The log.
     #[command(flatten)]
-    pub db: DbArg,
+    pub(crate) db: DbArg,
     /// The stream to record in (default: a new one, ask-TIME-PID)
     #[arg(long, value_name = "NAME")]
-    pub stream: Option<String>,
+    pub(crate) stream: Option<String>,
     /// The inquiry's id (default: call-N, where N is the next event number)
     #[arg(long, value_name = "ID")]
-    pub inquiry: Option<String>,
+    pub(crate) inquiry: Option<String>,
     /// Writes the questions to this file instead of asking, and prints how to answer them
     #[arg(long, value_name = "PENDING")]
-    pub pending: Option<PathBuf>,
+    pub(crate) pending: Option<PathBuf>,
     /// Seconds the person has for each question (a countdown shows in the last 20; any key resets it)
     #[arg(long, value_name = "SECONDS", env = "ASKUSER_TIMEOUT",
           value_parser = clap::value_parser!(u64).range(1..=86_400))]
-    pub timeout: Option<u64>,
+    pub(crate) timeout: Option<u64>,
     /// When the time is up: `cancel` (send the answers so far), `defaults` (fill the rest with their defaults) or `end_turn`
     #[arg(long, value_name = "ACTION", env = "ASKUSER_ON_TIMEOUT", requires = "timeout",
           value_parser = ["cancel", "defaults", "end_turn"], default_value = "cancel")]
-    pub on_timeout: String,
+    pub(crate) on_timeout: String,
     /// The call's arguments as JSON (- or nothing: standard input)
     #[arg(value_name = "FILE")]
-    pub file: Option<PathBuf>,
+    pub(crate) file: Option<PathBuf>,
 }
 
 /// `askuser answer`.
 #[derive(Debug, Args)]
-pub struct AnswerArgs {
+pub(crate) struct AnswerArgs {
     /// The pending file that `askuser ask --pending` wrote
     #[arg(value_name = "PENDING")]
-    pub file: PathBuf,
+    pub(crate) file: PathBuf,
     /// The answers as a JSON list, one per question in order (null for one that is skipped)
     #[arg(long, value_name = "JSON")]
-    pub answers: Option<String>,
+    pub(crate) answers: Option<String>,
     /// The log (default: the one the pending file names)
     #[arg(long, value_name = "PATH")]
-    pub db: Option<PathBuf>,
+    pub(crate) db: Option<PathBuf>,
 }
 
 /// `askuser resume`.
 #[derive(Debug, Args)]
-pub struct ResumeArgs {
+pub(crate) struct ResumeArgs {
     /// The stream
     #[arg(value_name = "STREAM")]
-    pub stream: String,
+    pub(crate) stream: String,
     /// The inquiry to ask (default: the stream's open one)
     #[arg(long, value_name = "ID")]
-    pub inquiry: Option<String>,
+    pub(crate) inquiry: Option<String>,
     /// The log.
     #[command(flatten)]
-    pub db: DbArg,
+    pub(crate) db: DbArg,
 }
 
 /// `askuser serve`.
 #[derive(Debug, Args)]
-pub struct ServeArgs {
+pub(crate) struct ServeArgs {
     /// The log.
     #[command(flatten)]
-    pub db: DbArg,
+    pub(crate) db: DbArg,
     /// The stream to record in (default: a new one, serve-TIME-PID)
     #[arg(long, value_name = "NAME")]
-    pub stream: Option<String>,
+    pub(crate) stream: Option<String>,
 }
 
 /// `askuser mcp`.
 #[derive(Debug, Args)]
-pub struct McpArgs {
+pub(crate) struct McpArgs {
     /// The log.
     #[command(flatten)]
-    pub db: DbArg,
+    pub(crate) db: DbArg,
     /// The stream to record in (default: a new one, mcp-TIME-PID)
     #[arg(long, value_name = "NAME")]
-    pub stream: Option<String>,
+    pub(crate) stream: Option<String>,
     /// For a client that cannot show forms: write the questions to a pending file in DIR (else the call fails, saying this client cannot show forms)
     #[arg(long, value_name = "DIR")]
-    pub pending_dir: Option<PathBuf>,
+    pub(crate) pending_dir: Option<PathBuf>,
     /// Serve streamable HTTP at this loopback address (`127.0.0.1:PORT` or `[::1]:PORT`) instead of stdio
     #[arg(long, value_name = "ADDR")]
-    pub http: Option<std::net::SocketAddr>,
+    pub(crate) http: Option<std::net::SocketAddr>,
     /// Policy fields every call is recorded with, as a JSON object (`{"target": "assistant", "exclusive": false}`: the client's model answers, through sampling)
     #[arg(long, value_name = "JSON")]
-    pub policy: Option<String>,
+    pub(crate) policy: Option<String>,
 }
 
 /// `askuser schema`.
 #[derive(Debug, Args)]
-pub struct SchemaArgs {
+pub(crate) struct SchemaArgs {
     /// The dialect
     #[arg(long, value_name = "DIALECT", value_parser = dialect_parser(), default_value = "jp-form")]
-    pub dialect: Dialect,
+    pub(crate) dialect: Dialect,
     /// The provider's shape of a tool definition
     #[arg(long, value_name = "FORMAT", value_parser = format_parser(), default_value = "anthropic")]
-    pub format: Provider,
+    pub(crate) format: Provider,
 }
 
 /// `askuser check`.
 #[derive(Debug, Args)]
-pub struct CheckArgs {
+pub(crate) struct CheckArgs {
     /// The call's dialect (read from the call's shape when not given)
     #[arg(long, value_name = "DIALECT", value_parser = dialect_parser())]
-    pub dialect: Option<Dialect>,
+    pub(crate) dialect: Option<Dialect>,
     /// The call's arguments as JSON (- for standard input)
     #[arg(value_name = "FILE")]
-    pub file: PathBuf,
+    pub(crate) file: PathBuf,
 }
 
 /// A stream of the log, and the log.
 #[derive(Debug, Args)]
-pub struct StreamArgs {
+pub(crate) struct StreamArgs {
     /// The stream
     #[arg(value_name = "STREAM")]
-    pub stream: String,
+    pub(crate) stream: String,
     /// The log.
     #[command(flatten)]
-    pub db: DbArg,
+    pub(crate) db: DbArg,
 }
 
 /// `askuser log ...`.
 #[derive(Debug, Subcommand)]
-pub enum LogCommand {
+pub(crate) enum LogCommand {
     /// Lists the streams, with their events, forks, compaction and status (open, answered, replied, ended, timed out)
     List {
         /// The log.
@@ -282,7 +282,7 @@ fn format_parser() -> impl TypedValueParser<Value = Provider> {
 #[cfg(test)]
 /// The README's table of commands, rendered from the definitions: one row per
 /// command (and per `log` subcommand) with its synopsis and what it does.
-pub fn command_table() -> String {
+pub(crate) fn command_table() -> String {
     use std::fmt::Write as _;
     let mut root = <Cli as clap::CommandFactory>::command();
     root.build();

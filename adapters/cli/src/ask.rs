@@ -23,7 +23,7 @@ use crate::common::{
 use crate::error::CliError;
 
 /// `askuser ask [--dialect D] [--db PATH] [--stream NAME] [--inquiry ID] [--pending FILE] [FILE|-]`
-pub fn ask(args: &AskArgs) -> Result<u8, CliError> {
+pub(crate) fn ask(args: &AskArgs) -> Result<u8, CliError> {
     let file = match &args.file {
         Some(file) => file.as_path(),
         None if std::io::stdin().is_terminal() => {
@@ -135,7 +135,7 @@ fn no_terminal_hint(args: &AskArgs, db: &Path) -> String {
 
 /// `askuser resume STREAM [--db PATH]`: asks the open inquiry of a stream (a fork,
 /// say) in the terminal, from its current question.
-pub fn resume(args: &ResumeArgs) -> Result<u8, CliError> {
+pub(crate) fn resume(args: &ResumeArgs) -> Result<u8, CliError> {
     let stream = args.stream.as_str();
     let db = db_path(args.db.db.as_deref())?;
     let mut journal = open_journal(&db)?;

@@ -18,23 +18,23 @@ use serde_json::Value;
 use crate::error::CliError;
 
 /// Exit status: a result was produced (answers, or a Reply's cancel marker).
-pub const EXIT_RESULT: u8 = 0;
+pub(crate) const EXIT_RESULT: u8 = 0;
 /// Exit status: askuser could not run (usage, files, the log).
-pub const EXIT_ERROR: u8 = 1;
+pub(crate) const EXIT_ERROR: u8 = 1;
 /// Exit status: the call (or the answers, or a checked file) was rejected.
-pub const EXIT_REJECTED: u8 = 2;
+pub(crate) const EXIT_REJECTED: u8 = 2;
 /// Exit status: no person can be asked.
-pub const EXIT_NO_PERSON: u8 = 3;
+pub(crate) const EXIT_NO_PERSON: u8 = 3;
 /// Exit status: the person ended the turn.
-pub const EXIT_END_TURN: u8 = 4;
+pub(crate) const EXIT_END_TURN: u8 = 4;
 /// Exit status: the questions were written to a pending file.
-pub const EXIT_PENDING: u8 = 5;
+pub(crate) const EXIT_PENDING: u8 = 5;
 /// Exit status: a replay did not re-derive what was recorded.
-pub const EXIT_MISMATCH: u8 = 6;
+pub(crate) const EXIT_MISMATCH: u8 = 6;
 
 /// The log database: `--db` (or `$ASKUSER_DB`, which clap reads into it), else
 /// the default. An empty path counts as not given.
-pub fn db_path(db: Option<&Path>) -> Result<PathBuf, CliError> {
+pub(crate) fn db_path(db: Option<&Path>) -> Result<PathBuf, CliError> {
     match db {
         Some(path) if !path.as_os_str().is_empty() => Ok(path.to_owned()),
         _ => default_db(),
@@ -43,7 +43,7 @@ pub fn db_path(db: Option<&Path>) -> Result<PathBuf, CliError> {
 
 /// The log database when `--db` is not given: `$ASKUSER_DB`, else
 /// `$XDG_DATA_HOME/askuser/log.db`, else `$HOME/.local/share/askuser/log.db`.
-pub fn default_db() -> Result<PathBuf, CliError> {
+pub(crate) fn default_db() -> Result<PathBuf, CliError> {
     let env = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
     if let Some(path) = env("ASKUSER_DB") {
         return Ok(PathBuf::from(path));
@@ -61,7 +61,7 @@ pub fn default_db() -> Result<PathBuf, CliError> {
 
 /// The ` --db PATH` a command printed as a hint needs to reach the log `db`: empty
 /// when `db` is the default, else the path quoted for a shell and safe to show.
-pub fn db_hint(db: &Path) -> String {
+pub(crate) fn db_hint(db: &Path) -> String {
     if default_db().is_ok_and(|default| default == db) {
         return String::new();
     }
@@ -73,7 +73,7 @@ pub fn db_hint(db: &Path) -> String {
 /// `$'...'` with every byte outside printable ASCII written as `\xHH` (so a
 /// control character, an invisible one or a byte that is not UTF-8 is both
 /// visible and exact).
-pub fn shell_word(word: &std::ffi::OsStr) -> String {
+pub(crate) fn shell_word(word: &std::ffi::OsStr) -> String {
     let bytes = word.as_encoded_bytes();
     let plain = |b: &u8| b.is_ascii_alphanumeric() || b"_@%+=:,./-".contains(b);
     if !bytes.is_empty() && bytes.iter().all(plain) {
@@ -106,7 +106,7 @@ pub fn shell_word(word: &std::ffi::OsStr) -> String {
 /// Writes `text` to standard output and flushes it. A closed standard output is
 /// an error that [`crate::error::CliError::is_broken_pipe`] recognises, and ends
 /// the program quietly.
-pub fn print_out(text: &str) -> Result<(), CliError> {
+pub(crate) fn print_out(text: &str) -> Result<(), CliError> {
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())?;
     out.flush()?;
@@ -115,7 +115,7 @@ pub fn print_out(text: &str) -> Result<(), CliError> {
 
 /// Writes a line to standard error for the person; a closed standard error is
 /// ignored (never a panic).
-pub fn note(text: &str) {
+pub(crate) fn note(text: &str) {
     let mut err = std::io::stderr().lock();
     let _ = writeln!(err, "{text}");
 }
@@ -128,7 +128,7 @@ pub fn note(text: &str) {
 /// log (so sled's recovery never touches the original), saying on standard
 /// error what a damaged log lost. A path that holds no askuser log is an error
 /// (no log is created).
-pub fn open_reading(path: &Path) -> Result<Arc<dyn Log>, CliError> {
+pub(crate) fn open_reading(path: &Path) -> Result<Arc<dyn Log>, CliError> {
     if askuser_store::is_postgres_url(path) {
         return Ok(askuser_store::open_log(path)?);
     }
@@ -155,7 +155,7 @@ pub fn open_reading(path: &Path) -> Result<Arc<dyn Log>, CliError> {
 /// Opens the journal at `path` (a sled directory, shared with every other askuser
 /// process that opens it, its parent directory created; or a `postgres://` URL):
 /// the one place the program opens its log.
-pub fn open_journal(path: &Path) -> Result<askuser_app::Journal, CliError> {
+pub(crate) fn open_journal(path: &Path) -> Result<askuser_app::Journal, CliError> {
     if askuser_store::is_postgres_url(path) {
         return Ok(askuser_app::Journal::open(path)?);
     }
@@ -171,7 +171,7 @@ pub fn open_journal(path: &Path) -> Result<askuser_app::Journal, CliError> {
 /// The dialect of a call: `given` (`--dialect`), else read from the call's shape
 /// (said on standard error). A call no dialect accepts is read in the one it looks
 /// most like, else in `jp-form`, so its rejection names its problems.
-pub fn call_dialect(given: Option<Dialect>, text: &str) -> Result<Dialect, CliError> {
+pub(crate) fn call_dialect(given: Option<Dialect>, text: &str) -> Result<Dialect, CliError> {
     if let Some(dialect) = given {
         return Ok(dialect);
     }
@@ -244,7 +244,7 @@ fn fewest_problems(arguments: &Value, closest: Option<Dialect>) -> (Dialect, Str
 
 /// Reads a regular file's text, or standard input's for `-`, at most as much as a
 /// protocol line (1 MiB): `/dev/zero`, a FIFO or a directory is refused at once.
-pub fn read_text(file: &Path) -> Result<String, CliError> {
+pub(crate) fn read_text(file: &Path) -> Result<String, CliError> {
     let (name, text) = if file.as_os_str() == "-" {
         (
             "standard input".into(),
@@ -261,7 +261,7 @@ pub fn read_text(file: &Path) -> Result<String, CliError> {
 
 /// The stream named by `--stream`, checked before anything is opened or recorded,
 /// or a new name `<kind>-<time>-<pid>`.
-pub fn stream_option(stream: Option<&str>, kind: &str) -> Result<String, CliError> {
+pub(crate) fn stream_option(stream: Option<&str>, kind: &str) -> Result<String, CliError> {
     match stream {
         None => Ok(new_stream_name(kind)),
         Some(name) => match check_stream_name(name) {
@@ -274,7 +274,7 @@ pub fn stream_option(stream: Option<&str>, kind: &str) -> Result<String, CliErro
 /// A call's arguments from text: the parsed call, or the rejection to send back
 /// (text that is not JSON is rejected like any other malformed call). When another
 /// dialect plainly fits a rejected call, standard error says which.
-pub fn parse_call(dialect: Dialect, text: &str) -> (Value, Result<Call, Rejection>) {
+pub(crate) fn parse_call(dialect: Dialect, text: &str) -> (Value, Result<Call, Rejection>) {
     match askuser_app::from_str_unique(text) {
         Ok(arguments) => {
             let call = dialect.parse(&arguments);
@@ -301,14 +301,14 @@ pub fn parse_call(dialect: Dialect, text: &str) -> (Value, Result<Call, Rejectio
 /// Whether a person can be asked here: standard error (where prompts are drawn)
 /// is a terminal, and keys can be read (standard input is a terminal, or
 /// `/dev/tty` opens).
-pub fn person_present() -> bool {
+pub(crate) fn person_present() -> bool {
     std::io::stderr().is_terminal()
         && (std::io::stdin().is_terminal() || std::fs::File::open("/dev/tty").is_ok())
 }
 
 /// A new stream's name: `<kind>-<UTC time>-<process id>`, e.g.
 /// `ask-20260417T101500.123Z-4242`.
-pub fn new_stream_name(kind: &str) -> String {
+pub(crate) fn new_stream_name(kind: &str) -> String {
     let now: String = SystemClock
         .now()
         .to_string()
@@ -320,7 +320,7 @@ pub fn new_stream_name(kind: &str) -> String {
 
 /// What to print on standard output, and the exit status, for the final command of
 /// an inquiry; `None` if `command` is not final.
-pub fn conclude(command: &Command, call: &Call) -> Option<(String, u8)> {
+pub(crate) fn conclude(command: &Command, call: &Call) -> Option<(String, u8)> {
     let code = match command {
         Command::Respond { .. } => EXIT_RESULT,
         Command::Fail { .. } => EXIT_NO_PERSON,
@@ -339,7 +339,7 @@ pub fn conclude(command: &Command, call: &Call) -> Option<(String, u8)> {
 /// `value` as compact JSON that is safe on a terminal and still the same JSON: every
 /// control, bidi-control or invisible character (which can only stand inside a
 /// string) is written as a `\uXXXX` escape.
-pub fn json_for_display(value: &Value) -> String {
+pub(crate) fn json_for_display(value: &Value) -> String {
     let text = value.to_string();
     let shown = for_display_line(&text);
     if matches!(shown, std::borrow::Cow::Borrowed(_)) {

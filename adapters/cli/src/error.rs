@@ -7,7 +7,7 @@ use askuser_store::StoreError;
 
 /// Why a command could not run.
 #[derive(Debug, thiserror::Error)]
-pub enum CliError {
+pub(crate) enum CliError {
     /// The command line is wrong.
     #[error("{0}")]
     Usage(String),
@@ -36,7 +36,7 @@ pub enum CliError {
 impl CliError {
     /// Whether this is a write to a closed standard output (`askuser schema | head`):
     /// the reader went away, so the program ends quietly.
-    pub fn is_broken_pipe(&self) -> bool {
+    pub(crate) fn is_broken_pipe(&self) -> bool {
         let io = match self {
             CliError::Io(error)
             | CliError::App(AppError::Io(error) | AppError::Store(StoreError::Io(error)))

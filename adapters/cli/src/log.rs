@@ -16,7 +16,7 @@ use crate::common::{
 use crate::error::CliError;
 
 /// `askuser log SUBCOMMAND ...`
-pub fn log(command: &LogCommand) -> Result<u8, CliError> {
+pub(crate) fn log(command: &LogCommand) -> Result<u8, CliError> {
     if let LogCommand::Salvage { from, to } = command {
         return salvage(from, to);
     }

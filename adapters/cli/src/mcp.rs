@@ -13,7 +13,7 @@ use crate::error::CliError;
 /// on that loopback address instead of stdio; with `--policy JSON`, every call is
 /// recorded with that policy (one targeting the assistant is answered through
 /// the client's sampling).
-pub fn mcp(args: &McpArgs) -> Result<u8, CliError> {
+pub(crate) fn mcp(args: &McpArgs) -> Result<u8, CliError> {
     let policy = args
         .policy
         .as_deref()

@@ -7,7 +7,7 @@ use crate::common::{EXIT_RESULT, db_path, open_journal, stream_option};
 use crate::error::CliError;
 
 /// `askuser serve [--db PATH] [--stream NAME]`
-pub fn serve(args: &ServeArgs) -> Result<u8, CliError> {
+pub(crate) fn serve(args: &ServeArgs) -> Result<u8, CliError> {
     let stream = stream_option(args.stream.as_deref(), "serve")?;
     let journal = open_journal(&db_path(args.db.db.as_deref())?)?;
     let log = std::sync::Arc::clone(journal.log());

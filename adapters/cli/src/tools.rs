@@ -8,7 +8,7 @@ use crate::common::{EXIT_REJECTED, EXIT_RESULT, call_dialect, parse_call, print_
 use crate::error::CliError;
 
 /// `askuser schema [--dialect D] [--format anthropic|openai|mcp]`
-pub fn schema(args: &SchemaArgs) -> Result<u8, CliError> {
+pub(crate) fn schema(args: &SchemaArgs) -> Result<u8, CliError> {
     let text = serde_json::to_string_pretty(&definition(args.dialect, args.format))
         .map_err(|e| CliError::Other(e.to_string()))?;
     print_out(&format!("{text}\n"))?;
@@ -16,7 +16,7 @@ pub fn schema(args: &SchemaArgs) -> Result<u8, CliError> {
 }
 
 /// `askuser check [--dialect D] FILE|-`
-pub fn check(args: &CheckArgs) -> Result<u8, CliError> {
+pub(crate) fn check(args: &CheckArgs) -> Result<u8, CliError> {
     let text = read_text(&args.file)?;
     let dialect = call_dialect(args.dialect, &text)?;
     match parse_call(dialect, &text).1 {

@@ -9,7 +9,7 @@ use crate::error::CliError;
 /// `askuser web [--listen ADDR] [--tls-cert PEM --tls-key PEM] [--allow-host
 /// NAME]… [--insecure-http] [--notify URL] [--db PATH]`: serves the inbox until the process is
 /// stopped; its secret URL goes to standard output.
-pub fn web(args: &WebArgs) -> Result<u8, CliError> {
+pub(crate) fn web(args: &WebArgs) -> Result<u8, CliError> {
     let db = db_path(args.db.db.as_deref())?;
     let log = askuser_store::open_log(&db)?;
     let listen = Listen {

@@ -3,14 +3,9 @@
 
 mod common;
 
-#[allow(dead_code)]
-#[path = "../src/args.rs"]
-mod args;
-
 use std::ffi::OsString;
 use std::process::{Command, Stdio};
 
-use clap::CommandFactory;
 use common::{BIN, Scratch, example};
 
 /// Every command path of the definitions: `["ask"]`, `["log", "fork"]`, ...
@@ -27,7 +22,7 @@ fn command_paths() -> Vec<Vec<String>> {
             }
         }
     }
-    let mut root = args::Cli::command();
+    let mut root = askuser_cli::command();
     root.build();
     let mut paths = vec![Vec::new()];
     walk(&root, &[], &mut paths);
