@@ -3,8 +3,8 @@
 //! notes beside answers. The exact texts are snapshots.
 
 use askuser_core::{
-    AnswerType, AnsweredBy, CancelReason, Command, Event, InquiryId, OnTimeout, State, Timeout,
-    reduce,
+    AnswerInput, AnswerType, AnsweredBy, CancelReason, Command, Event, Input, InquiryId, OnTimeout,
+    State, Timeout, reduce, reduce_input,
 };
 use askuser_llm::{Call, Dialect, ToolResult};
 use serde_json::{Map, Value, json};
@@ -92,6 +92,10 @@ enum Then {
     Reply(Option<&'static str>),
     /// The person answered every question, the first with a note.
     AnswerAll,
+    /// The person answered the first question with a note, went Back to it from
+    /// the second, and sent it again as the surface showed it (the answer and
+    /// the note prefilled), then answered every question.
+    BackThenAnswerAll,
 }
 
 fn id() -> InquiryId {
@@ -123,8 +127,17 @@ fn walk(call: &Call, first: Option<&Value>, then: Then) -> Value {
             note: Some("it is what production runs".into()),
         };
         commands = reduce(&mut state, &answer).unwrap();
+        if let (Then::BackThenAnswerAll, [Command::Prompt(second)]) = (then, commands.as_slice()) {
+            let back = reduce_input(&mut state, &Input::Back(second.at())).unwrap();
+            let [Command::Prompt(again)] = back.as_slice() else {
+                panic!("expected the first question again, got {back:?}");
+            };
+            let prefilled = AnswerInput::new(again.at(), again.prefill_value().unwrap())
+                .with_note(again.prefill_note.clone());
+            commands = reduce_input(&mut state, &prefilled.into()).unwrap();
+        }
     }
-    if let Then::AnswerAll = then {
+    if let Then::AnswerAll | Then::BackThenAnswerAll = then {
         // A single-question call gets its note on the one answer.
         let mut note = first
             .is_none()
@@ -164,7 +177,7 @@ fn walk(call: &Call, first: Option<&Value>, then: Then) -> Value {
             reason: CancelReason::UserReply,
             message: message.map(str::to_owned),
         },
-        Then::AnswerAll => unreachable!("answered above"),
+        Then::AnswerAll | Then::BackThenAnswerAll => unreachable!("answered above"),
     };
     let commands = reduce(&mut state, &event).unwrap();
     let [command] = commands.as_slice() else {
@@ -245,6 +258,14 @@ fn a_reply_with_a_message_carries_it_where_each_host_has_a_place() {
 #[test]
 fn a_note_beside_an_answer_reaches_the_model_where_the_host_has_a_place() {
     insta::assert_json_snapshot!("notes", every_dialect(Then::AnswerAll));
+}
+
+#[test]
+fn a_note_kept_through_back_reaches_the_model_in_every_dialect() {
+    assert_eq!(
+        every_dialect(Then::BackThenAnswerAll),
+        every_dialect(Then::AnswerAll)
+    );
 }
 
 #[test]
