@@ -47,7 +47,9 @@ pub enum StoreError {
     #[error("a stream named \"{0}\" already exists")]
     StreamExists(String),
     /// A stream name that cannot be used.
-    #[error("invalid stream name {name:?}: {reason}")]
+    #[error(
+        "invalid stream name {name:?}: {reason}; a stream name is 1 to 200 bytes of plain text on one line, such as \"session-1\""
+    )]
     InvalidStreamName {
         /// The name as given.
         name: String,

@@ -71,7 +71,19 @@ fn hints_quote_the_db_and_the_file_for_a_shell() {
                 .to_owned()
         )
     );
-    // A name that could act on a terminal is shown escaped, and still pastes exactly.
+    // A name that needs quoting pastes exactly.
+    let fork = scratch.run(
+        &[
+            "log", "fork", "s", "--at", "1", "--into", "f x's", "--db", &db,
+        ],
+        "",
+    );
+    assert_eq!(
+        scratch.redact(&fork.stdout),
+        "forked \"s\" after #1 into \"f x's\"; continue it with `askuser resume 'f x'\\''s' --db '<tmp>/it'\\''s here/log.db'`\n"
+    );
+    // A name that could act on a terminal is never made: the log refuses it,
+    // and says so escaped.
     let fork = scratch.run(
         &[
             "log",
@@ -87,8 +99,12 @@ fn hints_quote_the_db_and_the_file_for_a_shell() {
         "",
     );
     assert_eq!(
-        scratch.redact(&fork.stdout),
-        "forked \"s\" after #1 into \"f\\u{202e}x\"; continue it with `askuser resume $'f\\xe2\\x80\\xaex' --db '<tmp>/it'\\''s here/log.db'`\n"
+        (fork.code, scratch.redact(&fork.stderr)),
+        (
+            1,
+            "askuser: the event log: invalid stream name \"f\\u{202e}x\": it has U+202E RIGHT-TO-LEFT OVERRIDE at character 2; a stream name is 1 to 200 bytes of plain text on one line, such as \"session-1\"\n"
+                .to_owned()
+        )
     );
 }
 

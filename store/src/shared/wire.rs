@@ -565,6 +565,9 @@ mod tests {
             name: String::new(),
             reason: "it is empty".into(),
         });
-        assert_eq!(name.to_string(), "invalid stream name \"\": it is empty");
+        assert_eq!(
+            name.to_string(),
+            "invalid stream name \"\": it is empty; a stream name is 1 to 200 bytes of plain text on one line, such as \"session-1\""
+        );
     }
 }
