@@ -10,56 +10,64 @@
 //! PostgreSQL database that every host of a team shares (see "One log for a team"
 //! below). [`open_log`] opens a durable log from a `--db` value.
 //!
+//! A host writes through a [`Session`], the one road: it decides each input
+//! (what it means is the engine's to say), appends what was decided at the head it
+//! expects, and applies it. The log itself is for reading, forking and compacting.
+//!
 //! ```
-//! use askuser_core::{AnsweredBy, Event, InquiryId, Origin, Policy, Request, parse_form};
-//! use askuser_store::{Durability, Log, SledLog};
+//! use std::sync::Arc;
+//! use askuser_core::{AnswerInput, Command, InquiryId, Input, Origin, Policy, Refusal, Request, parse_form};
+//! use askuser_store::{Durability, Log, Session, SessionError, SledLog};
 //! use serde_json::json;
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! # let dir = tempfile::tempdir()?;
 //! # let path = dir.path().join("askuser.db");
 //! // Open (or create) a durable log; appends return after sled's flush.
-//! let log = SledLog::open(&path)?.with_durability(Durability::Flush);
+//! let log: Arc<dyn Log> = Arc::new(SledLog::open(&path)?.with_durability(Durability::Flush));
+//! let mut session = Session::open(Arc::clone(&log), "session")?;
 //!
-//! // Append a request and its first answer. `expected` is the head we last saw.
+//! // Ask a form, then answer what each prompt shows.
 //! let form = parse_form(&json!({"questions": [
 //!     {"id": "db", "text": "Which database should we use?", "answer_type": "select",
 //!      "options": ["PostgreSQL", "SQLite"]},
 //!     {"id": "migrate", "text": "Migrate the data now?", "answer_type": "boolean"},
 //! ]}))?;
 //! let id = InquiryId::new("call-1");
-//! let requested = Event::Requested(Request {
+//! let asked = session.handle_input(&Input::Ask(Request {
 //!     inquiry: id.clone(),
 //!     form: form.form().clone(),
 //!     policy: Policy::default(),
 //!     origin: Origin::default(),
 //!     call: None,
-//! });
-//! let answer = |question: &str, value| Event::Answered {
-//!     inquiry: id.clone(),
-//!     question: question.into(),
-//!     value,
-//!     by: AnsweredBy::User,
-//!     remember: false,
-//!     note: None,
-//! };
-//! let head = log.append("session", 0, &[requested, answer("db", json!("PostgreSQL"))])?;
-//! assert_eq!(head, 2);
-//! let head = log.append("session", head, &[answer("migrate", json!(false))])?;
+//! }))?;
+//! let Command::Prompt(db) = &asked.commands[0] else { unreachable!() };
+//! let answered = session.handle_input(&AnswerInput::new(db.at(), json!("PostgreSQL")).into())?;
+//! let Command::Prompt(migrate) = &answered.commands[0] else { unreachable!() };
 //!
-//! // Another writer that still thinks the head is 2 gets a conflict, and writes nothing.
-//! assert!(log.append("session", 2, &[answer("migrate", json!(true))]).is_err());
+//! // Another surface, still showing the first question, answers it again: refused,
+//! // with what is current now; nothing is recorded.
+//! let mut other = Session::open(Arc::clone(&log), "session")?;
+//! let stale = other.handle_input(&AnswerInput::new(db.at(), json!("SQLite")).into());
+//! assert!(matches!(stale, Err(SessionError::Refused(Refusal::Stale { .. }))));
+//!
+//! let done = session.handle_input(&AnswerInput::new(migrate.at(), json!(false)).into())?;
+//! assert!(matches!(done.commands[0], Command::Respond { .. }));
 //!
 //! // Replay: the reducer's state at the head, and here the inquiry is complete.
-//! let replayed = askuser_store::replay::load(&log, "session")?;
-//! assert_eq!(replayed.seq, head);
+//! let replayed = askuser_store::replay::load(&*log, "session")?;
+//! assert_eq!(replayed.seq, done.seq);
 //! assert!(replayed.state.finished(&id).is_some());
 //!
 //! // Branch at an earlier question: the fork shares the first event (by reference),
 //! // is asked "db" again, and answers it differently.
 //! log.fork("session", 1, "what-if")?;
-//! log.append("what-if", 1, &[answer("db", json!("SQLite")), answer("migrate", json!(true))])?;
-//! let text = askuser_store::transcript(&log, "what-if")?;
+//! let mut what_if = Session::open(Arc::clone(&log), "what-if")?;
+//! let again = what_if.state().at(&id).expect("the fork asks db again");
+//! let answered = what_if.handle_input(&AnswerInput::new(again, json!("SQLite")).into())?;
+//! let Command::Prompt(migrate) = &answered.commands[0] else { unreachable!() };
+//! what_if.handle_input(&AnswerInput::new(migrate.at(), json!(true)).into())?;
+//! let text = askuser_store::transcript(&*log, "what-if")?;
 //! assert!(text.contains("Asked \"Which database should we use?\"; the answer was SQLite."));
 //!
 //! // Read events with their sequence numbers and timestamps, as a streaming iterator.
