@@ -32,7 +32,10 @@
 //! **Waiting.** [`Log::wait_past`] blocks until a stream's head passes a sequence
 //! number. In the owner it waits on a condition variable that every append
 //! notifies; a client's wait is one request the owner answers when an append lands
-//! (no polling over the socket).
+//! (no polling over the socket). [`Log::wait_changed`] waits the same way for any
+//! change to the log (an append, fork or compaction of any stream); an owner of
+//! an older build, which does not know that request (its greeting announces the
+//! protocol's revision), is polled instead.
 //!
 //! **The socket** is created in a fresh directory of mode 0700, made 0600, and
 //! renamed into place, so only the user who owns the log can connect. A socket file
@@ -85,7 +88,7 @@ use self::owner::{Core, Server, WAIT_SLICE};
 use self::wire::{Request, Response, is_flush};
 use crate::codec::check_name;
 use crate::error::{Result, StoreError};
-use crate::log::Log;
+use crate::log::{Log, Version, poll_changed};
 use crate::sled_log::SledLog;
 use crate::types::{Clock, Durability, Seq, StreamInfo, SystemClock};
 
@@ -560,6 +563,53 @@ impl Log for SharedSledLog {
             )?;
             if head > seq || left <= slice {
                 return Ok(head);
+            }
+        }
+    }
+
+    /// As [`Log::wait_changed`]: in the owner, on the condition variable that
+    /// every append, fork and compaction notifies; in a client, one request the
+    /// owner answers when the version moves (asked again every 10 s). An owner
+    /// too old to know that request (its greeting announces no revision 1) is
+    /// polled instead, every [`CHANGE_POLL`](crate::CHANGE_POLL).
+    fn wait_changed(&self, since: Version, timeout: Duration) -> Result<Version> {
+        let deadline = Instant::now().checked_add(timeout);
+        loop {
+            let left = deadline.map_or(Duration::MAX, |d| {
+                d.saturating_duration_since(Instant::now())
+            });
+            if let Some(owned) = self.owned() {
+                let _busy = owned.core.busy();
+                return owned.core.wait_changed(since, left);
+            }
+            let slice = left.min(WAIT_SLICE);
+            let now = if self.client.owner_revision() >= 1 {
+                let request = Request::WaitChanged {
+                    since: since.to_wire(),
+                    millis: u64::try_from(slice.as_millis()).unwrap_or(u64::MAX),
+                };
+                let asked = self.run(
+                    &request,
+                    slice + REQUEST_TIMEOUT,
+                    |core| core.wait_changed(since, slice),
+                    |r| match r {
+                        Response::Version(now) => Some(Version::from_wire(now)),
+                        _ => None,
+                    },
+                );
+                match asked {
+                    // The owner changed meanwhile, to one that does not know the
+                    // request (it refused it as a bad message).
+                    Err(StoreError::BadMessage(_)) if self.client.owner_revision() < 1 => {
+                        poll_changed(self, since, slice)?
+                    }
+                    other => other?,
+                }
+            } else {
+                poll_changed(self, since, slice)?
+            };
+            if now != since || left <= slice {
+                return Ok(now);
             }
         }
     }
