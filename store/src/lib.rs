@@ -105,6 +105,8 @@
 //! append itself (a condition variable), and a client's wait is one request that the
 //! owner answers when the append lands. The append-to-wake latency between two
 //! processes is about 0.5–0.7 ms with the append's flush (`benches/README.md`).
+//! [`Log::wait_changed`] is the same for the whole log: it returns when any stream
+//! is appended to, forked or compacted (the log's [`Version`] moves).
 //!
 //! What it does not do: an owner that is stopped (Ctrl-Z) keeps the lock and answers
 //! nothing, so its clients fail after 30 s with [`StoreError::OwnerUnreachable`];
@@ -301,7 +303,7 @@ pub use codec::{MAX_STREAM_NAME, STATE_FORMAT};
 #[doc(hidden)]
 pub use codec::{decode_event_record, decode_event_value, encode_event_record};
 pub use error::{RecordKind, Result, StoreError};
-pub use log::{Events, Log, WAIT_POLL};
+pub use log::{CHANGE_POLL, Events, Log, Version, WAIT_POLL};
 pub use memory::MemLog;
 pub use open::{is_postgres_url, open_log};
 #[cfg(feature = "postgres")]

@@ -200,6 +200,37 @@ pub trait Log: Backend + Send + Sync {
         }
     }
 
+    /// The log's [`Version`] now: a fingerprint of every stream's name, head,
+    /// parent and compaction floor, which every append, fork and compaction of any
+    /// stream moves.
+    ///
+    /// # Errors
+    ///
+    /// As [`Log::streams`].
+    fn version(&self) -> Result<Version> {
+        Ok(Version::of(&self.streams()?))
+    }
+
+    /// Waits until the log's [`Version`] is no longer `since` (an append, fork or
+    /// compaction of any stream, by any process), or `timeout` passes; returns the
+    /// version then, which is `since` when the time ran out with nothing changed.
+    /// This is how a surface that shows many streams (the web inbox) notices a
+    /// change anywhere without polling; a `since` that is not the current version
+    /// (say [`Version::default`]) returns at once.
+    ///
+    /// A [`SharedSledLog`](crate::SharedSledLog) is woken by any append, fork or
+    /// compaction, whichever process makes it (an owner too old to know the request
+    /// is polled instead, every [`CHANGE_POLL`]); `PgLog` by PostgreSQL's
+    /// `LISTEN`/`NOTIFY` on the log's channel, for any stream; the other logs look
+    /// at the version every [`CHANGE_POLL`].
+    ///
+    /// # Errors
+    ///
+    /// As [`Log::streams`].
+    fn wait_changed(&self, since: Version, timeout: Duration) -> Result<Version> {
+        poll_changed(self, since, timeout)
+    }
+
     /// The sequence numbers of the snapshots `stream` holds itself, ascending (a
     /// fork can also use its ancestors' snapshots up to its branch point).
     ///
@@ -215,6 +246,97 @@ pub trait Log: Backend + Send + Sync {
 /// How often [`Log::wait_past`] looks at the head, in a log that is not woken by its
 /// storage.
 pub const WAIT_POLL: Duration = Duration::from_millis(5);
+
+/// How often [`Log::wait_changed`] looks at the log's version, in a log that is
+/// not woken by its storage (each look lists every stream, so less often than
+/// [`WAIT_POLL`]).
+pub const CHANGE_POLL: Duration = Duration::from_millis(50);
+
+/// [`Log::wait_changed`] by looking at [`Log::version`] every [`CHANGE_POLL`].
+pub(crate) fn poll_changed<L: Log + ?Sized>(
+    log: &L,
+    since: Version,
+    timeout: Duration,
+) -> Result<Version> {
+    let deadline = Instant::now().checked_add(timeout);
+    loop {
+        let now = log.version()?;
+        let left = deadline.map_or(CHANGE_POLL, |d| d.saturating_duration_since(Instant::now()));
+        if now != since || left.is_zero() {
+            return Ok(now);
+        }
+        std::thread::sleep(left.min(CHANGE_POLL));
+    }
+}
+
+/// The version of a whole log (see [`Log::version`]): an opaque fingerprint of
+/// every stream's name, head, parent and compaction floor, independent of their
+/// order. Two versions are equal when nothing was appended, forked or compacted
+/// between them (up to a 64-bit hash's collisions). The fingerprint is the same in
+/// every process and build, so a version read through one process may be waited on
+/// through another. [`Version::default`] is the version of no log at all, not of
+/// an empty one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Version(u64);
+
+impl Version {
+    /// The version of a log holding `streams`.
+    #[must_use]
+    pub fn of(streams: &[StreamInfo]) -> Self {
+        // A stable hash of each stream (FNV-1a, then a finalizer that spreads its
+        // bits), summed so that the order of the list does not matter; 1 more so
+        // that an empty log is not the default.
+        let sum = streams.iter().fold(1_u64, |sum, info| {
+            let mut hash = Fnv::default();
+            hash.write(info.name.as_bytes());
+            hash.write(&[0xff]);
+            hash.write(&info.head.to_le_bytes());
+            hash.write(&info.floor.to_le_bytes());
+            if let Some(parent) = &info.parent {
+                hash.write(parent.stream.as_bytes());
+                hash.write(&[0xff]);
+                hash.write(&parent.at.to_le_bytes());
+            }
+            sum.wrapping_add(mix(hash.0))
+        });
+        Self(sum)
+    }
+
+    /// The version as a number, for the owner's socket.
+    pub(crate) fn to_wire(self) -> u64 {
+        self.0
+    }
+
+    /// A version read from the owner's socket.
+    pub(crate) fn from_wire(value: u64) -> Self {
+        Self(value)
+    }
+}
+
+/// FNV-1a, 64 bits.
+struct Fnv(u64);
+
+impl Default for Fnv {
+    fn default() -> Self {
+        Self(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Fnv {
+    fn write(&mut self, bytes: &[u8]) {
+        for byte in bytes {
+            self.0 ^= u64::from(*byte);
+            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+}
+
+/// The finalizer of `SplitMix64`.
+fn mix(mut x: u64) -> u64 {
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
+}
 
 /// The events of a stream, read lazily and in order (see [`Log::read`]).
 ///

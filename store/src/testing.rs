@@ -131,10 +131,11 @@ pub fn open_sled_when_released(path: &std::path::Path) -> sled::Result<sled::Db>
 ///
 /// Never: the greeting is a small constant message.
 pub fn owner_greeting_frame(pid: u32) -> Vec<u8> {
-    use crate::shared::wire::{PROTOCOL, Response, encode, write_frame};
+    use crate::shared::wire::{PROTOCOL, REVISION, Response, encode, write_frame};
     let payload = encode(&Response::Hello {
         protocol: PROTOCOL,
         pid,
+        revision: REVISION,
     })
     .expect("a greeting encodes");
     let mut frame = Vec::new();

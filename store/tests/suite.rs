@@ -796,6 +796,111 @@ mod writes {
     }
 }
 
+/// [`Log::wait_changed`]: a change anywhere, by another writer, wakes a
+/// log-wide waiter. Outside the `suite!` macro because each log has its own
+/// other writer: another thread on the same log in memory and on sled, another
+/// process (a client of the same owner) for the shared sled log, another
+/// connection pool on the same schema for PostgreSQL.
+mod changes {
+    use std::time::Duration;
+
+    use askuser_store::{Log, Version};
+
+    use super::common::processes::{Helper, path_str};
+    use super::*;
+
+    /// Waits on `log` while `change` is made, which must move the version; the
+    /// version the waiter returned (the log's version after the change).
+    fn woken_by<L: Log>(log: &L, since: Version, change: impl FnOnce()) -> Version {
+        std::thread::scope(|scope| {
+            let waiter = scope.spawn(|| log.wait_changed(since, Duration::from_secs(60)));
+            std::thread::sleep(Duration::from_millis(50));
+            change();
+            let now = waiter.join().unwrap().unwrap();
+            assert_ne!(now, since);
+            assert_eq!(now, log.version().unwrap());
+            now
+        })
+    }
+
+    /// A waiter is woken by an append to another stream by `append_elsewhere`
+    /// (another writer), then by a compaction, and returns the new version each
+    /// time; a fork moves the version too; with nothing changing, a wait returns
+    /// the same version when its time is up.
+    fn a_change_anywhere_wakes_a_log_wide_waiter<L: Log>(
+        log: &L,
+        append_elsewhere: impl FnOnce(&str),
+    ) {
+        log.append("a", 0, &scripted_events(1, 2).collect::<Vec<_>>())
+            .unwrap();
+        let before = log.version().unwrap();
+        assert_eq!(log.version().unwrap(), before);
+        // Nothing changes: the time runs out, and the version is the same.
+        assert_eq!(
+            log.wait_changed(before, Duration::from_millis(100))
+                .unwrap(),
+            before
+        );
+        // A version that is not the log's is answered at once.
+        assert_eq!(
+            log.wait_changed(Version::default(), Duration::from_secs(60))
+                .unwrap(),
+            before
+        );
+        let appended = woken_by(log, before, || append_elsewhere("b"));
+        assert_eq!(log.info("b").unwrap().head, 1);
+        let compacted = woken_by(log, appended, || {
+            askuser_store::compact::compact(log, "a", true).unwrap();
+        });
+        assert_eq!(log.info("a").unwrap().floor, 2);
+        log.fork("a", 2, "f").unwrap();
+        let forked = log.version().unwrap();
+        assert_ne!(forked, compacted);
+        assert_eq!(
+            log.wait_changed(forked, Duration::from_millis(100))
+                .unwrap(),
+            forked
+        );
+    }
+
+    fn one_event(log: &dyn Log, stream: &str) {
+        assert_eq!(log.append(stream, 0, &[back("other")]).unwrap(), 1);
+    }
+
+    #[test]
+    fn memory() {
+        let log = mem();
+        a_change_anywhere_wakes_a_log_wide_waiter(&log, |stream| one_event(&log, stream));
+    }
+
+    #[test]
+    fn sled() {
+        let (log, _dir) = super::sled();
+        a_change_anywhere_wakes_a_log_wide_waiter(&log, |stream| one_event(&log, stream));
+    }
+
+    /// The waiter is a client of the owner process; the append is made by a third
+    /// process.
+    #[test]
+    fn remote() {
+        let (log, owner) = super::remote();
+        a_change_anywhere_wakes_a_log_wide_waiter(&log, |stream| {
+            let mut writer = Helper::start(&["write", path_str(&owner.path), stream, "w", "1"]);
+            assert_eq!(writer.wrote(), vec!["from 0", "wrote 1"]);
+            assert!(writer.finish());
+        });
+    }
+
+    #[cfg(feature = "postgres")]
+    #[test]
+    fn postgres() {
+        let log = pg();
+        let other = askuser_store::PgLog::connect_in(&log.url, log.schema())
+            .unwrap_or_else(|error| panic!("{error}"));
+        a_change_anywhere_wakes_a_log_wide_waiter(&*log, |stream| one_event(&other, stream));
+    }
+}
+
 use std::collections::BTreeSet;
 
 use askuser_core::{CancelReason, Command, Event, State};

@@ -1,67 +1,63 @@
 //! Live updates: one watcher notices every change to the log (an append to any
-//! stream, by any process or machine sharing it) and wakes every open page
-//! through server-sent events; a page then fetches itself again. The events
-//! carry no question text, only a change counter.
+//! stream, a fork or a compaction, by any process or machine sharing it) and
+//! wakes every open page through server-sent events; a page then fetches itself
+//! again. The events carry no question text, only a change counter.
+//!
+//! The watcher is a thread of its own blocked in
+//! [`Log::wait_changed`](askuser_store::Log::wait_changed): the shared
+//! sled log's owner and PostgreSQL's `NOTIFY` wake it at the change, so a page
+//! hears of it at once and an idle inbox does no work (it asks again every
+//! [`WAIT`]).
 
 use std::convert::Infallible;
-use std::hash::{DefaultHasher, Hash, Hasher};
-use std::sync::Arc;
 use std::time::Duration;
 
-use askuser_store::{Log, StoreError};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use tokio::sync::watch;
 use tokio_stream::{Stream, StreamExt, wrappers::WatchStream};
 
 use crate::SharedLog;
 
-/// How often the watcher looks at the log's streams.
-const POLL: Duration = Duration::from_millis(200);
+/// The longest one wait for a change lasts before the watcher asks again (and
+/// sees whether any page is still listening).
+const WAIT: Duration = Duration::from_secs(30);
 
-/// Starts the watcher on the current runtime: the receiver's value counts the
-/// log's changes, and `on_change` runs (on a blocking thread) after each.
+/// How long the watcher pauses after the log failed (an owner or database out
+/// of reach) before it asks again.
+const RETRY: Duration = Duration::from_secs(1);
+
+/// Starts the watcher: the receiver's value counts the log's changes made after
+/// this call, and `on_change` runs (on the watcher's thread) after each. The
+/// watcher ends when every receiver is gone (at its next wake-up).
 pub(crate) fn watch_log(
     log: SharedLog,
     mut on_change: impl FnMut() + Send + 'static,
 ) -> watch::Receiver<u64> {
     let (changes, receiver) = watch::channel(0_u64);
-    tokio::spawn(async move {
-        let mut interval = tokio::time::interval(POLL);
-        interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        let mut last = None;
-        loop {
-            interval.tick().await;
-            let log = Arc::clone(&log);
-            let Ok(Ok(print)) = tokio::task::spawn_blocking(move || fingerprint(&*log)).await
-            else {
-                continue;
-            };
-            if last.is_some_and(|last| last != print) {
-                changes.send_modify(|count| *count += 1);
-                on_change = match tokio::task::spawn_blocking(move || {
-                    on_change();
-                    on_change
-                })
-                .await
-                {
-                    Ok(on_change) => on_change,
-                    Err(_) => return,
-                };
+    // Read here, so that a change made once this returns is counted.
+    let first = log.version().ok();
+    let spawned = std::thread::Builder::new()
+        .name("askuser-web-live".to_owned())
+        .spawn(move || {
+            let mut last = first;
+            while !changes.is_closed() {
+                // No version yet: `Version::default()` is none, answered at once.
+                match log.wait_changed(last.unwrap_or_default(), WAIT) {
+                    Ok(now) if last.is_none() => last = Some(now),
+                    Ok(now) if Some(now) != last => {
+                        last = Some(now);
+                        changes.send_modify(|count| *count += 1);
+                        on_change();
+                    }
+                    Ok(_) => {}
+                    Err(_) => std::thread::sleep(RETRY),
+                }
             }
-            last = Some(print);
-        }
-    });
+        });
+    // A thread that cannot be started leaves the pages without live updates
+    // (they still work when reloaded).
+    drop(spawned);
     receiver
-}
-
-/// A hash of every stream's name and head, independent of their order.
-fn fingerprint(log: &dyn Log) -> Result<u64, StoreError> {
-    Ok(log.streams()?.iter().fold(0_u64, |sum, info| {
-        let mut hasher = DefaultHasher::new();
-        info.name.hash(&mut hasher);
-        info.head.hash(&mut hasher);
-        sum.wrapping_add(hasher.finish())
-    }))
 }
 
 /// The server-sent events of one page: `change` after every change to the log,
@@ -72,4 +68,45 @@ pub(crate) fn events(
     let stream = WatchStream::from_changes(changes)
         .map(|count| Ok(Event::default().event("change").data(count.to_string())));
     Sse::new(stream).keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::sync::mpsc;
+
+    use askuser_core::{Event, InquiryId};
+    use askuser_store::MemLog;
+
+    use super::*;
+
+    fn back(inquiry: &str) -> Event {
+        Event::Back {
+            inquiry: InquiryId::new(inquiry),
+        }
+    }
+
+    /// An append to a stream no page looks at wakes the watcher: the counter
+    /// moves to 1 and `on_change` runs, once per change.
+    #[test]
+    fn an_append_anywhere_counts_one_change() {
+        let log: SharedLog = Arc::new(MemLog::new());
+        log.append("a", 0, &[back("q1")]).unwrap();
+        let (told, heard) = mpsc::channel();
+        let mut changes = watch_log(Arc::clone(&log), move || {
+            let _ = told.send(());
+        });
+        assert_eq!(*changes.borrow_and_update(), 0);
+        log.append("b", 0, &[back("q2")]).unwrap();
+        heard.recv_timeout(Duration::from_secs(60)).unwrap();
+        assert_eq!(*changes.borrow_and_update(), 1);
+        log.fork("a", 1, "c").unwrap();
+        heard.recv_timeout(Duration::from_secs(60)).unwrap();
+        assert_eq!(*changes.borrow_and_update(), 2);
+        // Nothing else happened: no third change.
+        assert_eq!(
+            heard.recv_timeout(Duration::from_millis(200)),
+            Err(mpsc::RecvTimeoutError::Timeout)
+        );
+    }
 }

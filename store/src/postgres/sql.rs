@@ -62,3 +62,7 @@ pub(super) const FLUSH: &str =
     "BEGIN; SET LOCAL synchronous_commit = on; SELECT txid_current(); COMMIT";
 /// Turns off the wait for the write-ahead log's flush, for one transaction.
 pub(super) const BUFFERED: &str = "SET LOCAL synchronous_commit = off";
+/// A notification on the log's channel (`$1`) naming a stream (`$2`), sent when
+/// the transaction commits: the appends send their own (see the schema); a fork
+/// and a compaction send this one, for [`Log::wait_changed`](crate::Log::wait_changed).
+pub(super) const NOTIFY: &str = "SELECT pg_notify($1, $2)";

@@ -9,18 +9,18 @@ use postgres::Transaction;
 
 use super::pool::database;
 use super::scan::PgScan;
-use super::{PgLog, from_sql, sql, to_sql};
+use super::{PgLog, from_sql, schema, sql, to_sql};
 use crate::backend::{Backend, RecordIter};
 use crate::block::{BlockReader, encode_append, rewrite_tail};
 use crate::codec::{STATE_FORMAT, SnapshotRef, check_name, key_seq, open_snapshot, seal, seq_key};
 use crate::error::{Result, StoreError};
-use crate::log::Log;
+use crate::log::{Log, Version};
 use crate::memory::check_fork_point;
 use crate::types::{Clock, Durability, ForkPoint, Seq, Snapshot, StreamInfo, Timestamp};
 
 /// A stream's row (`head, parent, parent_at, created_at, floor` from column
 /// `first`) as a [`StreamInfo`].
-fn stream_info(name: String, row: &Row, first: usize) -> Result<StreamInfo> {
+pub(super) fn stream_info(name: String, row: &Row, first: usize) -> Result<StreamInfo> {
     let head: i64 = row.try_get(first).map_err(database)?;
     let parent: Option<String> = row.try_get(first + 1).map_err(database)?;
     let parent_at: Option<i64> = row.try_get(first + 2).map_err(database)?;
@@ -201,6 +201,8 @@ impl Backend for PgLog {
             let dropped = drop_rows(tx, stream, seq)?;
             tx.execute(sql::DROP_SNAPSHOTS, &[&stream, &to_sql(seq)])
                 .map_err(database)?;
+            tx.execute(sql::NOTIFY, &[&schema::channel(&self.schema), &stream])
+                .map_err(database)?;
             Ok(dropped)
         })
     }
@@ -321,6 +323,8 @@ impl Log for PgLog {
             if created == 0 {
                 return Err(StoreError::StreamExists(name.to_owned()));
             }
+            tx.execute(sql::NOTIFY, &[&schema::channel(&self.schema), &name])
+                .map_err(database)?;
             Ok(StreamInfo {
                 name: name.to_owned(),
                 head: at,
@@ -343,5 +347,9 @@ impl Log for PgLog {
             Some(head) => Ok(head),
             None => Ok(self.stream(stream)?.map_or(0, |info| info.head)),
         }
+    }
+
+    fn wait_changed(&self, since: Version, timeout: Duration) -> Result<Version> {
+        self.wait_any_notified(since, timeout)
     }
 }

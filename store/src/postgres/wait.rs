@@ -5,8 +5,10 @@ use std::time::{Duration, Instant};
 use postgres::fallible_iterator::FallibleIterator;
 
 use super::pool::{Conn, database};
+use super::storage::stream_info;
 use super::{PgLog, from_sql, schema, sql};
 use crate::error::Result;
+use crate::log::Version;
 use crate::types::Seq;
 
 /// The longest single wait for a notification (the client adds it to the clock).
@@ -41,6 +43,66 @@ impl PgLog {
         unlistened?;
         Ok(head)
     }
+}
+
+impl PgLog {
+    /// [`Log::wait_changed`](crate::Log::wait_changed), woken by `LISTEN`/`NOTIFY`:
+    /// the waiter `LISTEN`s on the log's channel on a connection of its own, and
+    /// reads the version again at any notification (an append, fork or
+    /// compaction of any stream sends one when it commits), and once more when
+    /// the time runs out.
+    pub(super) fn wait_any_notified(&self, since: Version, timeout: Duration) -> Result<Version> {
+        let deadline = Instant::now().checked_add(timeout);
+        let channel = schema::channel(&self.schema);
+        let mut conn = self.pool.get()?;
+        conn.client
+            .batch_execute(&format!("LISTEN \"{channel}\""))
+            .map_err(database)?;
+        let waited = wait_any(&mut conn, since, deadline);
+        let unlistened = conn
+            .client
+            .batch_execute(&format!("UNLISTEN \"{channel}\""))
+            .map_err(database);
+        let _ = conn.client.notifications().iter().count();
+        let now = waited?;
+        unlistened?;
+        Ok(now)
+    }
+}
+
+/// Reads the version (after `LISTEN`, so no change can slip between the two) and
+/// waits for any notification until it is no longer `since`.
+fn wait_any(conn: &mut Conn, since: Version, deadline: Option<Instant>) -> Result<Version> {
+    loop {
+        let now = version(conn)?;
+        let remaining = deadline.map_or(LONGEST_WAIT, |d| {
+            d.saturating_duration_since(Instant::now())
+        });
+        if now != since || remaining.is_zero() {
+            return Ok(now);
+        }
+        let next = conn
+            .client
+            .notifications()
+            .timeout_iter(remaining.min(LONGEST_WAIT))
+            .next()
+            .map_err(database)?;
+        if next.is_some() {
+            // Those that came with it say nothing more: one read covers them.
+            let _ = conn.client.notifications().iter().count();
+        }
+    }
+}
+
+/// The log's version, on `conn`.
+fn version(conn: &mut Conn) -> Result<Version> {
+    let statement = conn.prepared(sql::STREAMS)?;
+    let rows = conn.client.query(&statement, &[]).map_err(database)?;
+    let streams = rows
+        .iter()
+        .map(|row| stream_info(row.try_get(0).map_err(database)?, row, 1))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(Version::of(&streams))
 }
 
 /// Reads the head (after `LISTEN`, so no append can slip between the two) and

@@ -5,7 +5,7 @@ use std::io::{self, BufRead as _, BufReader, BufWriter};
 use std::os::unix::fs::MetadataExt;
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
@@ -349,6 +349,9 @@ pub(super) struct Client {
     idle: Mutex<Vec<Connection>>,
     /// Bumped each time the owner changes; older connections are dropped.
     generation: AtomicU64,
+    /// The revision of the protocol the owner last greeted with announced (see
+    /// [`super::wire::REVISION`]).
+    revision: AtomicU32,
 }
 
 impl std::fmt::Debug for Connection {
@@ -365,7 +368,14 @@ impl Client {
             socket: socket.to_owned(),
             idle: Mutex::new(Vec::new()),
             generation: AtomicU64::new(0),
+            revision: AtomicU32::new(0),
         }
+    }
+
+    /// The revision of the protocol the owner announced when it last greeted a
+    /// connection of this client (0 before any greeting, or from an older owner).
+    pub(super) fn owner_revision(&self) -> u32 {
+        self.revision.load(Ordering::SeqCst)
     }
 
     pub(super) fn generation(&self) -> u64 {
@@ -420,11 +430,14 @@ impl Client {
         };
         let hello = encode(&Request::Hello { protocol: PROTOCOL }).map_err(|e| e.to_string())?;
         match connection.exchange(&hello, GREETING_TIMEOUT) {
-            Ok(Response::Hello { protocol, .. }) if protocol == PROTOCOL => {
+            Ok(Response::Hello {
+                protocol, revision, ..
+            }) if protocol == PROTOCOL => {
                 connection.greeted = true;
+                self.revision.store(revision, Ordering::SeqCst);
                 Ok(connection)
             }
-            Ok(Response::Hello { protocol, pid }) => Err(format!(
+            Ok(Response::Hello { protocol, pid, .. }) => Err(format!(
                 "the askuser process that holds it (pid {pid}) speaks protocol {protocol}, this one {PROTOCOL}: let it finish, or use the same askuser"
             )),
             Ok(other) => Err(format!("the greeting was answered with {other:?}")),

@@ -32,7 +32,10 @@
 //! **Waiting.** [`Log::wait_past`] blocks until a stream's head passes a sequence
 //! number. In the owner it waits on a condition variable that every append
 //! notifies; a client's wait is one request the owner answers when an append lands
-//! (no polling over the socket).
+//! (no polling over the socket). [`Log::wait_changed`] waits the same way for any
+//! change to the log (an append, fork or compaction of any stream); an owner of
+//! an older build, which does not know that request (its greeting announces the
+//! protocol's revision), is polled instead.
 //!
 //! **The socket** is created in a fresh directory of mode 0700, made 0600, and
 //! renamed into place, so only the user who owns the log can connect. A socket file
@@ -85,7 +88,7 @@ use self::owner::{Core, Server, WAIT_SLICE};
 use self::wire::{Request, Response, is_flush};
 use crate::codec::check_name;
 use crate::error::{Result, StoreError};
-use crate::log::Log;
+use crate::log::{Log, Version, poll_changed};
 use crate::sled_log::SledLog;
 use crate::types::{Clock, Durability, Seq, StreamInfo, SystemClock};
 
@@ -562,5 +565,155 @@ impl Log for SharedSledLog {
                 return Ok(head);
             }
         }
+    }
+
+    /// As [`Log::wait_changed`]: in the owner, on the condition variable that
+    /// every append, fork and compaction notifies; in a client, one request the
+    /// owner answers when the version moves (asked again every 10 s). An owner
+    /// too old to know that request (its greeting announces no revision 1) is
+    /// polled instead, every [`CHANGE_POLL`](crate::CHANGE_POLL).
+    fn wait_changed(&self, since: Version, timeout: Duration) -> Result<Version> {
+        let deadline = Instant::now().checked_add(timeout);
+        loop {
+            let left = deadline.map_or(Duration::MAX, |d| {
+                d.saturating_duration_since(Instant::now())
+            });
+            if let Some(owned) = self.owned() {
+                let _busy = owned.core.busy();
+                return owned.core.wait_changed(since, left);
+            }
+            let slice = left.min(WAIT_SLICE);
+            let now = if self.client.owner_revision() >= 1 {
+                let request = Request::WaitChanged {
+                    since: since.to_wire(),
+                    millis: u64::try_from(slice.as_millis()).unwrap_or(u64::MAX),
+                };
+                let asked = self.run(
+                    &request,
+                    slice + REQUEST_TIMEOUT,
+                    |core| core.wait_changed(since, slice),
+                    |r| match r {
+                        Response::Version(now) => Some(Version::from_wire(now)),
+                        _ => None,
+                    },
+                );
+                match asked {
+                    // The owner changed meanwhile, to one that does not know the
+                    // request (it refused it as a bad message).
+                    Err(StoreError::BadMessage(_)) if self.client.owner_revision() < 1 => {
+                        poll_changed(self, since, slice)?
+                    }
+                    other => other?,
+                }
+            } else {
+                poll_changed(self, since, slice)?
+            };
+            if now != since || left <= slice {
+                return Ok(now);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::{BufReader, BufWriter};
+    use std::os::unix::net::{UnixListener, UnixStream};
+    use std::sync::atomic::AtomicUsize;
+
+    use super::wire::{Frame, PROTOCOL, WireError, decode, encode, read_frame, write_frame};
+    use super::*;
+
+    /// Plays an owner of the build before protocol revision 1 on one connection:
+    /// greets without a revision, lists `sled`'s streams, and refuses a
+    /// `WaitChanged` as it would (a request it cannot decode), counting it.
+    fn serve_as_older_owner(stream: UnixStream, sled: &SledLog, refused: &AtomicUsize) {
+        let Ok(read_half) = stream.try_clone() else {
+            return;
+        };
+        let mut reader = BufReader::new(read_half);
+        let mut writer = BufWriter::new(stream);
+        while let Ok(Frame::Payload(payload)) = read_frame(&mut reader) {
+            let response = match decode::<Request<'_>>(&payload, "a request") {
+                Ok(Request::Hello { .. }) => Response::Hello {
+                    protocol: PROTOCOL,
+                    pid: std::process::id(),
+                    revision: 0,
+                },
+                Ok(Request::Streams) => Response::Streams(
+                    sled.streams()
+                        .unwrap()
+                        .into_iter()
+                        .map(Into::into)
+                        .collect(),
+                ),
+                _ => {
+                    refused.fetch_add(1, Ordering::SeqCst);
+                    Response::Error(WireError::BadMessage("does not decode".to_owned()))
+                }
+            };
+            if write_frame(&mut writer, &encode(&response).unwrap()).is_err() {
+                return;
+            }
+        }
+    }
+
+    /// A client of an owner that does not know `WaitChanged` never sends it, and
+    /// still sees a change: it polls the owner's list of streams.
+    #[test]
+    fn a_client_of_an_older_owner_polls_for_changes() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("db");
+        let sled = Arc::new(SledLog::open(&path).unwrap());
+        let listener = UnixListener::bind(path.join(SOCKET_NAME)).unwrap();
+        let refused = Arc::new(AtomicUsize::new(0));
+        {
+            let (sled, refused) = (Arc::clone(&sled), Arc::clone(&refused));
+            std::thread::spawn(move || {
+                for stream in listener.incoming().map_while(std::result::Result::ok) {
+                    let (sled, refused) = (Arc::clone(&sled), Arc::clone(&refused));
+                    std::thread::spawn(move || serve_as_older_owner(stream, &sled, &refused));
+                }
+            });
+        }
+        let log = SharedSledLog::open(&path).unwrap();
+        assert!(!log.is_owner());
+        assert_eq!(log.client.owner_revision(), 0);
+        let before = log.version().unwrap();
+        assert_eq!(
+            log.wait_changed(before, Duration::from_millis(100))
+                .unwrap(),
+            before
+        );
+        let events: Vec<Event> = crate::testing::scripted_events(1, 1).collect();
+        std::thread::scope(|scope| {
+            let waiter = scope.spawn(|| log.wait_changed(before, Duration::from_secs(60)));
+            std::thread::sleep(Duration::from_millis(50));
+            sled.append("b", 0, &events).unwrap();
+            let now = waiter.join().unwrap().unwrap();
+            assert_ne!(now, before);
+            assert_eq!(now, Version::of(&sled.streams().unwrap()));
+        });
+        assert_eq!(refused.load(Ordering::SeqCst), 0);
+    }
+
+    /// Today's owner announces revision 1, so its clients ask it to wait.
+    #[test]
+    fn an_owner_announces_its_revision() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("db");
+        let owner = SharedSledLog::open(&path).unwrap();
+        assert!(owner.is_owner());
+        let client = SharedSledLog::open(&path).unwrap();
+        assert!(!client.is_owner());
+        assert_eq!(client.client.owner_revision(), super::wire::REVISION);
+        let before = client.version().unwrap();
+        let events: Vec<Event> = crate::testing::scripted_events(1, 1).collect();
+        std::thread::scope(|scope| {
+            let waiter = scope.spawn(|| client.wait_changed(before, Duration::from_secs(60)));
+            std::thread::sleep(Duration::from_millis(50));
+            owner.append("b", 0, &events).unwrap();
+            assert_eq!(waiter.join().unwrap().unwrap(), owner.version().unwrap());
+        });
     }
 }

@@ -16,12 +16,12 @@ use askuser_core::Event;
 
 use super::notifier::Notifier;
 use super::wire::{
-    FRAME_CAP, Frame, PROTOCOL, Request, Response, WireError, WireRecord, decode, encode,
+    FRAME_CAP, Frame, PROTOCOL, REVISION, Request, Response, WireError, WireRecord, decode, encode,
     read_frame, write_frame,
 };
 use crate::backend::Backend;
 use crate::error::{Result, StoreError};
-use crate::log::Log;
+use crate::log::{Log, Version};
 use crate::sled_log::SledLog;
 use crate::types::{Durability, Seq};
 
@@ -171,6 +171,30 @@ impl Core {
         forked
     }
 
+    /// A compaction (a floor that moved changes the log's version).
+    pub(super) fn drop_through(&self, stream: &str, seq: Seq) -> Result<u64> {
+        let dropped = self.sled.drop_through(stream, seq)?;
+        self.notifier.bump();
+        Ok(dropped)
+    }
+
+    /// Waits until the log's version is not `since` or `timeout` passes; the
+    /// version then. Woken by every append, fork and compaction.
+    pub(super) fn wait_changed(&self, since: Version, timeout: Duration) -> Result<Version> {
+        let deadline = Instant::now()
+            .checked_add(timeout)
+            .unwrap_or_else(|| Instant::now() + Duration::from_secs(86_400));
+        loop {
+            // The generation first, as in `wait_past`.
+            let seen = self.notifier.generation();
+            let now = self.sled.version()?;
+            if now != since || Instant::now() >= deadline || self.stopping.load(Ordering::SeqCst) {
+                return Ok(now);
+            }
+            self.notifier.wait_change(seen, deadline);
+        }
+    }
+
     /// Waits until `stream`'s head is past `past` or `timeout` passes; the head then.
     pub(super) fn wait_past(&self, stream: &str, past: Seq, timeout: Duration) -> Result<Seq> {
         let deadline = Instant::now()
@@ -240,7 +264,7 @@ impl Core {
             }
             Request::SnapshotSeqs { stream } => Response::Seqs(self.sled.snapshot_seqs(&stream)?),
             Request::DropThrough { stream, seq } => {
-                Response::Count(self.sled.drop_through(&stream, seq)?)
+                Response::Count(self.drop_through(&stream, seq)?)
             }
             Request::Repack { stream } => {
                 let done = self.sled.repack(&stream)?;
@@ -260,6 +284,11 @@ impl Core {
             } => {
                 let timeout = Duration::from_millis(millis).min(WAIT_SLICE);
                 Response::Head(self.wait_past(&stream, past, timeout)?)
+            }
+            Request::WaitChanged { since, millis } => {
+                let timeout = Duration::from_millis(millis).min(WAIT_SLICE);
+                let now = self.wait_changed(Version::from_wire(since), timeout)?;
+                Response::Version(now.to_wire())
             }
         })
     }
@@ -533,6 +562,7 @@ fn converse(read_half: UnixStream, stream: UnixStream, core: &Core) {
                 Response::Hello {
                     protocol: PROTOCOL,
                     pid: std::process::id(),
+                    revision: REVISION,
                 }
             }
             Ok(_) if !greeted => Response::Error(WireError::BadMessage(

@@ -84,7 +84,7 @@ impl Backend for SharedSledLog {
         self.run(
             &request,
             REQUEST_TIMEOUT,
-            |core| core.sled.drop_through(stream, seq),
+            |core| core.drop_through(stream, seq),
             |r| match r {
                 Response::Count(count) => Some(count),
                 _ => None,

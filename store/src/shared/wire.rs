@@ -20,6 +20,12 @@ use crate::types::{Durability, ForkPoint, Recorded, Seq, Snapshot, StreamInfo, T
 /// other at the greeting.
 pub(crate) const PROTOCOL: u32 = 1;
 
+/// The revision of [`PROTOCOL`] this build speaks: requests added later, which an
+/// owner announces in its greeting (an older owner announces none: revision 0).
+/// Revision 1 added [`Request::WaitChanged`]. A client asks an owner only what its
+/// revision knows, so builds of one protocol still work together.
+pub(crate) const REVISION: u32 = 1;
+
 /// The largest payload of one frame, in bytes. A read of many events is split into
 /// several frames; one event or snapshot larger than this cannot cross the socket.
 pub(crate) const FRAME_CAP: usize = 64 << 20;
@@ -87,6 +93,12 @@ pub(crate) enum Request<'a> {
     Repack {
         stream: Cow<'a, str>,
     },
+    /// Answered with [`Response::Version`] when the log's version is not `since`
+    /// or `millis` have passed (revision 1).
+    WaitChanged {
+        since: u64,
+        millis: u64,
+    },
 }
 
 /// The owner's answer to one request.
@@ -95,6 +107,10 @@ pub(crate) enum Response {
     Hello {
         protocol: u32,
         pid: u32,
+        /// The owner's [`REVISION`]; an owner older than the field sends none (0),
+        /// and an older client ignores it.
+        #[serde(default)]
+        revision: u32,
     },
     Head(Seq),
     Stream(Option<WireInfo>),
@@ -119,6 +135,8 @@ pub(crate) enum Response {
         values_before: u64,
         values_after: u64,
     },
+    /// The log's version (revision 1).
+    Version(u64),
 }
 
 impl Response {
@@ -138,6 +156,7 @@ impl Response {
             Self::Outputs(_) => "output lines",
             Self::Error(_) => "an error",
             Self::Repacked { .. } => "a repack's figures",
+            Self::Version(_) => "a version",
         }
     }
 }
@@ -534,6 +553,45 @@ mod tests {
             bytes[at] ^= flip;
             let _ = decode::<Request<'_>>(&bytes, "a request");
         }
+    }
+
+    /// The greeting of an owner before revisions decodes as revision 0, and a
+    /// client before revisions reads today's greeting.
+    #[test]
+    fn greetings_of_other_revisions_decode() {
+        #[derive(Serialize, Deserialize)]
+        enum OldResponse {
+            Hello { protocol: u32, pid: u32 },
+        }
+        let old = encode(&OldResponse::Hello {
+            protocol: PROTOCOL,
+            pid: 7,
+        })
+        .unwrap();
+        let Response::Hello {
+            protocol,
+            pid,
+            revision,
+        } = decode(&old, "a greeting").unwrap()
+        else {
+            panic!("not a greeting");
+        };
+        assert_eq!((protocol, pid, revision), (PROTOCOL, 7, 0));
+        let new = encode(&Response::Hello {
+            protocol: PROTOCOL,
+            pid: 8,
+            revision: REVISION,
+        })
+        .unwrap();
+        let OldResponse::Hello { protocol, pid } = decode(&new, "a greeting").unwrap();
+        assert_eq!((protocol, pid), (PROTOCOL, 8));
+        // The earlier requests keep their encoding: a `Repack` is still the
+        // request it was.
+        let repack = encode(&Request::Repack { stream: "s".into() }).unwrap();
+        assert!(matches!(
+            decode(&repack, "a request").unwrap(),
+            Request::Repack { stream } if stream == "s"
+        ));
     }
 
     #[test]
