@@ -232,7 +232,7 @@ fn reply_end_turn_and_a_race_with_askuser_answer(place: &Place) {
     assert_eq!(browser.wait_title("Done"), "Done");
     assert_eq!(
         browser.text(),
-        "Done\nThis question was finished elsewhere (in another tab or the terminal) before your answer arrived; nothing you sent was recorded. Answered; the assistant got: {\"answer_type\":\"boolean\",\"answer\":false}\nAll questions"
+        "Done\nThis question was already finished (here, in another tab or in the terminal) before this arrived; nothing you sent now was recorded. Answered; the assistant got: {\"answer_type\":\"boolean\",\"answer\":false}\nAll questions"
     );
     // A link to a question the stream never asked (or answered long ago).
     browser.go(&format!("http://127.0.0.1:{}/q/s/c9", web.port));

@@ -154,12 +154,16 @@ impl Inbox {
             .worker_threads(2)
             .enable_all()
             .build()?;
+        // What waits now, read before the runtime runs: a blocking log client
+        // (PostgreSQL's) must not run on it.
+        let waiting_now = (self.notify.as_ref())
+            .map(|_| lock(&self.app.queue).waiting(now_ms()).unwrap_or_default());
         runtime.block_on(async move {
             let mut app = self.app;
             let log = Arc::clone(lock(&app.queue).log());
             let on_change = self.notify.map(|target| {
                 let queue = Arc::clone(&app.queue);
-                let waiting = lock(&queue).waiting(now_ms()).unwrap_or_default();
+                let waiting = waiting_now.unwrap_or_default();
                 let mut notifier = notify::Notifier::new(target, self.origin, &waiting);
                 move || {
                     if let Ok(waiting) = lock(&queue).waiting(now_ms()) {
@@ -198,8 +202,37 @@ fn router(app: App) -> Router {
         .route("/s/{stream}/transcript", get(stream_routes::transcript))
         .route("/s/{stream}/export", get(stream_routes::export))
         .route("/s/{stream}/fork", post(stream_routes::fork))
+        .fallback(no_such_page)
         .layer(DefaultBodyLimit::max(MAX_BODY))
+        .layer(axum::middleware::map_response(secured))
         .with_state(app)
+}
+
+/// A path this server does not serve: a page that says so.
+async fn no_such_page() -> Response {
+    page(
+        StatusCode::NOT_FOUND,
+        pages::refused("No such page", "This inbox has no page at this address."),
+    )
+}
+
+/// Every answer, including those the router or an extractor makes itself (a
+/// wrong method, a body too large or of the wrong type), carries the security
+/// headers; a page's own are kept.
+async fn secured(mut response: Response) -> Response {
+    let headers = response.headers_mut();
+    for (name, value) in [
+        (header::CONTENT_SECURITY_POLICY, CSP),
+        (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+        (header::REFERRER_POLICY, "same-origin"),
+        (header::X_FRAME_OPTIONS, "DENY"),
+        (header::CACHE_CONTROL, "no-store"),
+    ] {
+        headers
+            .entry(name)
+            .or_insert_with(|| HeaderValue::from_static(value));
+    }
+    response
 }
 
 /// A page with the security headers every response carries.

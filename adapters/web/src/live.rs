@@ -26,6 +26,9 @@ const WAIT: Duration = Duration::from_secs(30);
 /// of reach) before it asks again.
 const RETRY: Duration = Duration::from_secs(1);
 
+/// How long starting the watcher waits for its first look at the log.
+const FIRST_READ: Duration = Duration::from_secs(5);
+
 /// Starts the watcher: the receiver's value counts the log's changes made after
 /// this call, and `on_change` runs (on the watcher's thread) after each. The
 /// watcher ends when every receiver is gone (at its next wake-up).
@@ -34,12 +37,15 @@ pub(crate) fn watch_log(
     mut on_change: impl FnMut() + Send + 'static,
 ) -> watch::Receiver<u64> {
     let (changes, receiver) = watch::channel(0_u64);
-    // Read here, so that a change made once this returns is counted.
-    let first = log.version().ok();
+    // The first version is read on the watcher's thread (a blocking client, such
+    // as PostgreSQL's, must not run on the server's runtime), and this call waits
+    // for it, so that a change made once this returns is counted.
+    let (read, first_read) = std::sync::mpsc::channel();
     let spawned = std::thread::Builder::new()
         .name("askuser-web-live".to_owned())
         .spawn(move || {
-            let mut last = first;
+            let mut last = log.version().ok();
+            let _ = read.send(());
             while !changes.is_closed() {
                 // No version yet: `Version::default()` is none, answered at once.
                 match log.wait_changed(last.unwrap_or_default(), WAIT) {
@@ -54,6 +60,9 @@ pub(crate) fn watch_log(
                 }
             }
         });
+    if spawned.is_ok() {
+        let _ = first_read.recv_timeout(FIRST_READ);
+    }
     // A thread that cannot be started leaves the pages without live updates
     // (they still work when reloaded).
     drop(spawned);

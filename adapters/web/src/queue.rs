@@ -382,8 +382,9 @@ impl Queue {
     }
 }
 
-/// What a page says when its inquiry finished while it was open.
-const FINISHED_ELSEWHERE: &str = "This question was finished elsewhere (in another tab or the terminal) before your answer arrived; nothing you sent was recorded";
+/// What a page says when its inquiry finished while it was open (another surface
+/// finished it, or this page was sent twice: the log cannot tell which).
+const FINISHED_ELSEWHERE: &str = "This question was already finished (here, in another tab or in the terminal) before this arrived; nothing you sent now was recorded";
 
 /// What changed while a page was open, in words: what happened to what it
 /// showed, what shows now, and that nothing was recorded.

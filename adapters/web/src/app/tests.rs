@@ -697,8 +697,8 @@ async fn the_review_shows_every_answer_and_submit_sends_them() {
         done(
             StatusCode::CONFLICT,
             &format!(
-                "This question was finished elsewhere (in another tab or the terminal) before your \
-                 answer arrived; nothing you sent was recorded. {got}"
+                "This question was already finished (here, in another tab or in the terminal) \
+                 before this arrived; nothing you sent now was recorded. {got}"
             )
         )
     );
@@ -759,6 +759,20 @@ async fn every_answer_carries_the_security_headers() {
             "{uri}"
         );
     }
+    // What the router answers itself carries them too.
+    let unknown = open(&app, "/no/such/page").await;
+    assert_eq!(
+        (unknown.status, unknown.headers),
+        (
+            StatusCode::NOT_FOUND,
+            headers(html, &[], unknown.body.len())
+        )
+    );
+    assert!(
+        unknown
+            .body
+            .contains("This inbox has no page at this address.")
+    );
     assert_eq!(open(&app, "/style.css").await.body, crate::pages::STYLE);
     assert_eq!(open(&app, "/app.js").await.body, crate::pages::SCRIPT);
     assert_eq!(
