@@ -182,13 +182,7 @@ impl Queue {
     /// The page of `inquiry` in `stream` at `now` (milliseconds since the Unix
     /// epoch).
     pub(crate) fn page(&mut self, stream: &str, inquiry: &str, now: u64) -> Result<Page, AppError> {
-        if !self
-            .journal
-            .log()
-            .streams()?
-            .iter()
-            .any(|s| s.name == stream)
-        {
+        if self.journal.log().stream(stream)?.is_none() {
             return Ok(Page::Missing);
         }
         self.journal.follow(stream)?;
@@ -289,13 +283,7 @@ impl Queue {
         stream: &str,
         inquiry: &str,
     ) -> Result<Option<At>, AppError> {
-        if !self
-            .journal
-            .log()
-            .streams()?
-            .iter()
-            .any(|s| s.name == stream)
-        {
+        if self.journal.log().stream(stream)?.is_none() {
             return Ok(None);
         }
         self.journal.follow(stream)?;

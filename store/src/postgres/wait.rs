@@ -27,21 +27,27 @@ impl PgLog {
     ) -> Result<Option<Seq>> {
         // A timeout too long to add to the clock waits for ever.
         let deadline = Instant::now().checked_add(timeout);
+        self.listening(|conn| wait(conn, stream, after, deadline))
+    }
+
+    /// Runs `waiting` on a connection that `LISTEN`s on the log's channel, then
+    /// stops listening and drops the notifications that arrived meanwhile (they
+    /// are of no use to the connection's next borrower).
+    fn listening<T>(&self, waiting: impl FnOnce(&mut Conn) -> Result<T>) -> Result<T> {
         let channel = schema::channel(&self.schema);
         let mut conn = self.pool.get()?;
         conn.client
             .batch_execute(&format!("LISTEN \"{channel}\""))
             .map_err(database)?;
-        let waited = wait(&mut conn, stream, after, deadline);
+        let waited = waiting(&mut conn);
         let unlistened = conn
             .client
             .batch_execute(&format!("UNLISTEN \"{channel}\""))
             .map_err(database);
-        // Notifications that arrived meanwhile are of no use to the next borrower.
         let _ = conn.client.notifications().iter().count();
-        let head = waited?;
+        let done = waited?;
         unlistened?;
-        Ok(head)
+        Ok(done)
     }
 }
 
@@ -53,20 +59,7 @@ impl PgLog {
     /// the time runs out.
     pub(super) fn wait_any_notified(&self, since: Version, timeout: Duration) -> Result<Version> {
         let deadline = Instant::now().checked_add(timeout);
-        let channel = schema::channel(&self.schema);
-        let mut conn = self.pool.get()?;
-        conn.client
-            .batch_execute(&format!("LISTEN \"{channel}\""))
-            .map_err(database)?;
-        let waited = wait_any(&mut conn, since, deadline);
-        let unlistened = conn
-            .client
-            .batch_execute(&format!("UNLISTEN \"{channel}\""))
-            .map_err(database);
-        let _ = conn.client.notifications().iter().count();
-        let now = waited?;
-        unlistened?;
-        Ok(now)
+        self.listening(|conn| wait_any(conn, since, deadline))
     }
 }
 
