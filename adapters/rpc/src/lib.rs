@@ -13,7 +13,7 @@
 //! - [`Journal`]: the application layer's journal ([`askuser_app::Journal`]: the
 //!   store's sessions, one per stream) speaking the protocol's lines:
 //!   every input is decided, appended (flushed) and applied **before** any line is
-//!   written, so whatever a host has seen is durable ([`Journal::defer_flush`]
+//!   written, so whatever a host has seen is durable ([`askuser_app::Journal::defer_flush`]
 //!   lets a server record a group of waiting inputs and flush the log once, before
 //!   any of their lines is written).
 //! - [`replay()`]: re-derives every line of a recorded stream from its events alone

@@ -16,8 +16,8 @@ use crate::error::TerminalError;
 
 /// What [`run_inquiry`] drives: the engine behind a host (its state, its log).
 ///
-/// [`State`] is one (it applies with [`reduce`]); a host with a log implements it
-/// over its log, recording every event it applies.
+/// [`State`] is one (it decides and applies with [`askuser_core::reduce_input`]);
+/// a host with a log implements it over its log, recording what it decides.
 pub trait Engine {
     /// Hands the person's `input` to the engine (deciding it, recording it) and
     /// returns its commands.
