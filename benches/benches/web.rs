@@ -134,6 +134,23 @@ fn http(port: u16, token: &str, request_line: &str, body: &str) -> (u16, String)
     (status, response)
 }
 
+/// The value of the hidden field `name` on `page` (ids, steps and tokens: no
+/// character that HTML or a form body would escape).
+fn hidden(page: &str, name: &str) -> Option<String> {
+    let value = page
+        .split(&format!("name=\"{name}\" value=\""))
+        .nth(1)?
+        .split('"')
+        .next()?;
+    assert!(
+        value
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b)),
+        "the hidden field {name} needs escaping: {value}"
+    );
+    Some(value.to_owned())
+}
+
 /// Waits until the inbox answers 200 (start-up done); the whole page.
 fn first_inbox(port: u16, token: &str) -> String {
     loop {
@@ -318,26 +335,26 @@ fn measure(c: &mut Criterion, name: &str, db: &str) {
                 )
                 .expect("ask");
                 next_of(&mut stdout, "prompt");
-                let (_, form) = http(port, &token, &format!("GET /q/live/{id}"), "");
-                let csrf = form
-                    .split("name=\"csrf\" value=\"")
-                    .nth(1)
-                    .map(|rest| rest[..32].to_owned())
-                    .expect("the form token");
-                // The answer, then the review's Send: from that POST to serve's
-                // result.
-                let send = |action: &str| {
-                    http(
-                        port,
-                        &token,
-                        &format!("POST /q/live/{id}"),
-                        &format!("csrf={csrf}&action={action}&answer=true"),
-                    )
-                    .0
+                let page = || http(port, &token, &format!("GET /q/live/{id}"), "").1;
+                let form = page();
+                let csrf = hidden(&form, "csrf").expect("the form token");
+                // Each POST names what its page showed (the hidden at_step and
+                // at_question fields), as a browser's does.
+                let send = |action: &str, page: &str| {
+                    let mut body = format!("csrf={csrf}&action={action}&answer=true");
+                    for name in ["at_step", "at_question"] {
+                        if let Some(value) = hidden(page, name) {
+                            body.extend(["&", name, "=", &value]);
+                        }
+                    }
+                    http(port, &token, &format!("POST /q/live/{id}"), &body).0
                 };
-                assert_eq!(send("answer"), 303);
+                // The answer, then (on the review page the browser is sent to)
+                // the review's Send: from that POST to serve's result.
+                assert_eq!(send("answer", &form), 303);
+                let review = page();
                 let start = Instant::now();
-                assert_eq!(send("submit"), 303);
+                assert_eq!(send("submit", &review), 303);
                 next_of(&mut stdout, "result");
                 let took = start.elapsed();
                 samples.push(took);
