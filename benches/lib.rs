@@ -6,10 +6,13 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use askuser_core::Event;
+use std::sync::Arc;
+
+use askuser_core::{AnsweredBy, Event, InquiryId, Origin, Policy, Request, parse_form};
 use askuser_store::replay::ReplayOptions;
 use askuser_store::testing::scripted_events;
 use askuser_store::{Durability, Log, SledLog, StoreError};
+use serde_json::{Value, json};
 
 /// The stream the benchmark database holds.
 pub const STREAM: &str = "bench";
@@ -227,4 +230,53 @@ pub fn peak_rss_kib() -> Option<u64> {
         .lines()
         .find_map(|line| line.strip_prefix("VmHWM:"))
         .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
+}
+
+/// The shared benchmark form and walk (benches/data/form.json, a copy of
+/// shared/bench/form.json).
+///
+/// # Panics
+/// When the file shipped with the benchmarks is not JSON (a bug).
+pub fn bench_data() -> Value {
+    serde_json::from_str(include_str!("data/form.json")).expect("form.json is JSON")
+}
+
+/// The benchmark form's questions as `jp-form` tool arguments.
+pub fn form_arguments() -> Value {
+    json!({"questions": bench_data()["questions"]})
+}
+
+/// The Requested event and the 12 events of the walk, as the engine benchmark
+/// and the `walk_loop` example both run them.
+///
+/// # Panics
+/// When the shipped form or walk is malformed (a bug).
+pub fn walk_events() -> Vec<Event> {
+    let data = bench_data();
+    let form = parse_form(&form_arguments()).expect("the bench form is valid");
+    let inquiry = InquiryId::new("bench");
+    let mut events = vec![Event::Requested(Request {
+        inquiry: inquiry.clone(),
+        form: Arc::clone(form.form()),
+        policy: Policy::default(),
+        origin: Origin::default(),
+        call: None,
+    })];
+    for step in data["walk"].as_array().expect("a walk") {
+        events.push(if step[0] == "back" {
+            Event::Back {
+                inquiry: inquiry.clone(),
+            }
+        } else {
+            Event::Answered {
+                inquiry: inquiry.clone(),
+                question: step[1].as_str().expect("a question id").to_owned(),
+                value: step[2].clone(),
+                by: AnsweredBy::User,
+                remember: false,
+                note: None,
+            }
+        });
+    }
+    events
 }

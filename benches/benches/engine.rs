@@ -4,54 +4,12 @@
 //! Run: `cargo bench -p askuser-benches --bench engine`
 
 use std::hint::black_box;
-use std::sync::Arc;
 
-use askuser_core::{
-    AnsweredBy, Command, Event, InquiryId, Origin, Policy, Request, State, parse_form,
-};
+use askuser_benches::{form_arguments, walk_events};
+use askuser_core::{AnsweredBy, Command, Event, InquiryId, State, parse_form};
 use askuser_llm::Dialect;
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use serde_json::{Value, json};
-
-/// The shared benchmark form (benches/data/form.json, a copy of shared/bench/form.json).
-fn bench_data() -> Value {
-    serde_json::from_str(include_str!("../data/form.json")).expect("form.json is JSON")
-}
-
-fn form_arguments() -> Value {
-    json!({"questions": bench_data()["questions"]})
-}
-
-/// The Requested event and the 12 events of the walk.
-fn walk_events() -> Vec<Event> {
-    let data = bench_data();
-    let form = parse_form(&form_arguments()).expect("the bench form is valid");
-    let inquiry = InquiryId::new("bench");
-    let mut events = vec![Event::Requested(Request {
-        inquiry: inquiry.clone(),
-        form: Arc::clone(form.form()),
-        policy: Policy::default(),
-        origin: Origin::default(),
-        call: None,
-    })];
-    for step in data["walk"].as_array().expect("a walk") {
-        events.push(if step[0] == "back" {
-            Event::Back {
-                inquiry: inquiry.clone(),
-            }
-        } else {
-            Event::Answered {
-                inquiry: inquiry.clone(),
-                question: step[1].as_str().expect("a question id").to_owned(),
-                value: step[2].clone(),
-                by: AnsweredBy::User,
-                remember: false,
-                note: None,
-            }
-        });
-    }
-    events
-}
 
 fn walk(c: &mut Criterion) {
     let events = walk_events();

@@ -12,12 +12,9 @@
 //! command buffer), and the state's drop. Divide the count by N.
 
 use std::hint::black_box;
-use std::sync::Arc;
 
-use askuser_core::{
-    AnsweredBy, Command, Event, InquiryId, Origin, Policy, Request, State, parse_form,
-};
-use serde_json::{Value, json};
+use askuser_benches::walk_events;
+use askuser_core::{Command, Event, State};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let walks: u64 = std::env::args().nth(1).map_or(Ok(5_000), |n| n.parse())?;
@@ -39,37 +36,4 @@ fn walk_once(events: &[Event], out: &mut Vec<Command>) {
     }
     assert!(matches!(out.as_slice(), [Command::Respond { .. }]));
     drop(black_box(state));
-}
-
-/// The Requested event and the 12 events of the walk, as `benches/engine.rs`
-/// builds them from `benches/data/form.json`.
-fn walk_events() -> Vec<Event> {
-    let data: Value =
-        serde_json::from_str(include_str!("../data/form.json")).expect("form.json is JSON");
-    let form = parse_form(&json!({"questions": data["questions"]})).expect("a valid form");
-    let inquiry = InquiryId::new("bench");
-    let mut events = vec![Event::Requested(Request {
-        inquiry: inquiry.clone(),
-        form: Arc::clone(form.form()),
-        policy: Policy::default(),
-        origin: Origin::default(),
-        call: None,
-    })];
-    for step in data["walk"].as_array().expect("a walk") {
-        events.push(if step[0] == "back" {
-            Event::Back {
-                inquiry: inquiry.clone(),
-            }
-        } else {
-            Event::Answered {
-                inquiry: inquiry.clone(),
-                question: step[1].as_str().expect("a question id").to_owned(),
-                value: step[2].clone(),
-                by: AnsweredBy::User,
-                remember: false,
-                note: None,
-            }
-        });
-    }
-    events
 }
