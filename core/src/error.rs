@@ -539,6 +539,29 @@ pub struct Problem {
     pub message: String,
 }
 
+impl Problem {
+    /// A problem at `path` (a JSON pointer; empty for the arguments as a whole).
+    pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
+        Self {
+            path: path.into(),
+            message: message.into(),
+        }
+    }
+}
+
+/// `path: message`, with `(arguments)` for the empty path: one line of the tool
+/// error text a model reads.
+impl std::fmt::Display for Problem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let path = if self.path.is_empty() {
+            "(arguments)"
+        } else {
+            self.path.as_str()
+        };
+        write!(f, "{path}: {}", self.message)
+    }
+}
+
 impl From<&FormError> for Problem {
     fn from(error: &FormError) -> Self {
         Problem {

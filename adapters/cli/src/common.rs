@@ -10,8 +10,9 @@ use std::sync::Arc;
 use askuser_app::check_stream_name;
 use askuser_app::files::{self, Links};
 use askuser_core::Command;
+use askuser_core::Problem;
 use askuser_core::text::{for_display, for_display_line};
-use askuser_llm::{Call, DetectError, Dialect, FieldError, Rejection, ToolResult};
+use askuser_llm::{Call, DetectError, Dialect, Rejection, ToolResult};
 use askuser_store::{Clock, DbIntent, Log, SharedSledLog, SledLog, StoreError, SystemClock};
 use serde_json::Value;
 
@@ -289,7 +290,7 @@ pub(crate) fn parse_call(dialect: Dialect, text: &str) -> (Value, Result<Call, R
             Value::Null,
             Err(Rejection {
                 tool: dialect.tool_name(),
-                errors: vec![FieldError::new(
+                errors: vec![Problem::new(
                     "",
                     format!("are not JSON ({error}); send the arguments as a JSON object"),
                 )],

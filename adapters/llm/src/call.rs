@@ -6,7 +6,7 @@ use askuser_core::{
 use serde_json::{Map, Value};
 
 use crate::dialect::Dialect;
-use crate::rejection::{FieldError, tool_error_text};
+use crate::rejection::tool_error_text;
 
 /// A tool call that passed its dialect's checks: the form to walk, plus what the
 /// dialect needs to answer (the question texts as written, pi's `metadata`).
@@ -167,11 +167,7 @@ impl Call {
 
 /// The tool error text for a rejected call's recorded problems.
 pub fn rejection_text(tool: &str, problems: &[Problem]) -> String {
-    let errors: Vec<FieldError> = problems
-        .iter()
-        .map(|p| FieldError::new(p.path.clone(), p.message.clone()))
-        .collect();
-    tool_error_text(tool, &errors)
+    tool_error_text(tool, problems)
 }
 
 /// What to send the model for an engine command, rendered from a request's recorded

@@ -55,7 +55,7 @@
 //!   a call's shape ([`DetectError`] when it cannot).
 //! - [`Call`]: the form, [`Call::request`] for the engine, [`Call::render`] and
 //!   [`Call::tool_result`] for the model.
-//! - [`Rejection`] and [`FieldError`]: what was wrong with a call.
+//! - [`Rejection`]: what was wrong with a call, each [`Problem`](askuser_core::Problem) with its field.
 //! - [`definition()`], [`Provider`]: tool definitions.
 //! - [`ui_answer`], [`UiInput`], [`UiAnswerError`]: answers from a UI.
 
@@ -75,5 +75,5 @@ mod ui_answer;
 pub use call::{Call, ToolResult, rejection_text, render_recorded};
 pub use definition::{Provider, definition};
 pub use dialect::{DetectError, Dialect};
-pub use rejection::{FieldError, MAX_LINE_CHARS, MAX_LISTED_ERRORS, Rejection};
+pub use rejection::{MAX_LINE_CHARS, MAX_LISTED_ERRORS, Rejection};
 pub use ui_answer::{UiAnswerError, UiInput, ui_answer};

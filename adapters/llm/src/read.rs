@@ -1,10 +1,8 @@
 //! Reading a dialect's JSON arguments field by field, collecting every problem.
 
 use askuser_core::json::{escape_pointer, json_type};
-use askuser_core::{FormError, FormErrors};
+use askuser_core::{FormError, FormErrors, Problem};
 use serde_json::{Map, Value};
-
-use crate::rejection::FieldError;
 
 /// Collects the problems of one call: structural ones found while reading, then the
 /// core's semantic ones translated into the dialect's paths. A path whose structural
@@ -12,7 +10,7 @@ use crate::rejection::FieldError;
 /// they would only repeat it.
 #[derive(Debug, Default)]
 pub(crate) struct Reader {
-    errors: Vec<FieldError>,
+    errors: Vec<Problem>,
     broken: Vec<String>,
 }
 
@@ -21,7 +19,7 @@ impl Reader {
     pub(crate) fn error(&mut self, path: impl Into<String>, message: impl Into<String>) {
         let path = path.into();
         self.broken.push(path.clone());
-        self.errors.push(FieldError::new(path, message));
+        self.errors.push(Problem::new(path, message));
     }
 
     /// Marks a path broken without reporting anything (its cause is reported elsewhere).
@@ -38,7 +36,7 @@ impl Reader {
     pub(crate) fn unknown_fields(&mut self, map: &Map<String, Value>, path: &str, known: &[&str]) {
         for key in map.keys() {
             if !known.contains(&key.as_str()) {
-                self.errors.push(FieldError::new(
+                self.errors.push(Problem::new(
                     format!("{path}/{}", escape_pointer(key)),
                     format!(
                         "unknown field `{key}`; remove it (known fields: {})",
@@ -151,7 +149,7 @@ impl Reader {
     pub(crate) fn semantic(
         &mut self,
         errors: &FormErrors,
-        translate: impl Fn(&FormError) -> FieldError,
+        translate: impl Fn(&FormError) -> Problem,
     ) {
         for error in &errors.0 {
             let error = translate(error);
@@ -170,7 +168,7 @@ impl Reader {
 
     /// Every problem, ordered by question (argument-level problems first), then by
     /// field in the order the fields are documented (unknown fields last).
-    pub(crate) fn finish(mut self) -> Vec<FieldError> {
+    pub(crate) fn finish(mut self) -> Vec<Problem> {
         self.errors.sort_by_key(|e| order(&e.path));
         self.errors
     }

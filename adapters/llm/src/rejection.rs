@@ -1,39 +1,9 @@
 //! Rejected calls: every problem with its field path, and the tool error text a
 //! model reads to fix its call.
 
-use std::fmt::{self, Write as _};
+use std::fmt::Write as _;
 
-/// One problem with a tool call: the JSON pointer of the offending field in the
-/// dialect's own arguments (`/questions/0/header`, `/options`, or empty for the
-/// arguments as a whole) and what to change.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FieldError {
-    /// A JSON pointer into the tool arguments, in the dialect's own field names.
-    pub path: String,
-    /// What is wrong and what to change, without the path.
-    pub message: String,
-}
-
-impl FieldError {
-    /// A problem at `path`.
-    pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
-        Self {
-            path: path.into(),
-            message: message.into(),
-        }
-    }
-}
-
-impl fmt::Display for FieldError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let path = if self.path.is_empty() {
-            "(arguments)"
-        } else {
-            self.path.as_str()
-        };
-        write!(f, "{path}: {}", self.message)
-    }
-}
+use askuser_core::Problem;
 
 /// A tool call that was not run: every problem found, in the order of the fields.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -42,7 +12,7 @@ pub struct Rejection {
     /// The tool's name, as the model knows it (`ask_user`, `AskUserQuestion`).
     pub tool: &'static str,
     /// Every problem, each with the path of its field. Never empty.
-    pub errors: Vec<FieldError>,
+    pub errors: Vec<Problem>,
 }
 
 /// The most problems listed in a tool error text; the rest are counted.
@@ -69,7 +39,7 @@ impl Rejection {
 }
 
 /// The tool error text listing `errors` (see [`Rejection::tool_error_text`]).
-pub(crate) fn tool_error_text(tool: &str, errors: &[FieldError]) -> String {
+pub(crate) fn tool_error_text(tool: &str, errors: &[Problem]) -> String {
     let count = errors.len();
     let mut text = if count == 1 {
         format!("{tool}: the call was not run. Fix this problem and call the tool again:")
@@ -104,7 +74,7 @@ mod tests {
     fn one_problem_reads_as_one_line_after_the_header() {
         let rejection = Rejection {
             tool: "ask_user",
-            errors: vec![FieldError::new("/question", "is empty; write the question")],
+            errors: vec![Problem::new("/question", "is empty; write the question")],
         };
         assert_eq!(
             rejection.tool_error_text(),
@@ -116,8 +86,8 @@ mod tests {
 
     #[test]
     fn many_problems_are_capped_and_long_lines_cut() {
-        let mut errors: Vec<FieldError> = (0..22)
-            .map(|i| FieldError::new(format!("/questions/{i}"), "bad"))
+        let mut errors: Vec<Problem> = (0..22)
+            .map(|i| Problem::new(format!("/questions/{i}"), "bad"))
             .collect();
         errors[0].message = "x".repeat(400);
         errors[1].path = String::new();

@@ -10,7 +10,7 @@ use askuser_core::{Outcome, Slot};
 use serde_json::{Map, Value, json};
 
 use super::questions::{Parsed, Rules};
-use crate::rejection::FieldError;
+use askuser_core::Problem;
 
 /// The tool's name.
 pub const TOOL_NAME: &str = "AskUserQuestion";
@@ -33,7 +33,7 @@ const RULES: Rules = Rules {
     preview: true,
 };
 
-pub(crate) fn parse(arguments: &Value) -> Result<Parsed, Vec<FieldError>> {
+pub(crate) fn parse(arguments: &Value) -> Result<Parsed, Vec<Problem>> {
     super::questions::parse(arguments, &RULES)
 }
 

@@ -16,7 +16,7 @@ use serde_json::{Map, Value, json};
 use super::questions::{Parsed, finish, shaped_question};
 use crate::call::ToolResult;
 use crate::read::Reader;
-use crate::rejection::FieldError;
+use askuser_core::Problem;
 
 /// The tool's name.
 pub const TOOL_NAME: &str = "request_user_input";
@@ -37,7 +37,7 @@ fn serde_wrong(found: &str, expected: &str) -> String {
     format!("failed to parse function arguments: invalid type: {found}, expected {expected}")
 }
 
-pub(crate) fn parse(arguments: &Value) -> Result<Parsed, Vec<FieldError>> {
+pub(crate) fn parse(arguments: &Value) -> Result<Parsed, Vec<Problem>> {
     let mut reader = Reader::default();
     let Value::Object(map) = arguments else {
         reader.error(

@@ -22,7 +22,7 @@ use serde_json::{Map, Value};
 use super::questions::{Parsed, answer_strings, finish, shaped_question};
 use crate::call::ToolResult;
 use crate::read::Reader;
-use crate::rejection::FieldError;
+use askuser_core::Problem;
 
 /// The tool's name.
 pub const TOOL_NAME: &str = "ask_user";
@@ -51,7 +51,7 @@ fn unescape(text: &str) -> String {
     text.replace("\\r\\n", "\n").replace("\\n", "\n")
 }
 
-pub(crate) fn parse(arguments: &Value) -> Result<Parsed, Vec<FieldError>> {
+pub(crate) fn parse(arguments: &Value) -> Result<Parsed, Vec<Problem>> {
     let mut reader = Reader::default();
     let Value::Object(map) = arguments else {
         reader.error("", "Value of params must be an object");

@@ -7,7 +7,7 @@ use serde_json::{Map, Value, json};
 use askuser_core::json::json_type;
 
 use crate::read::Reader;
-use crate::rejection::FieldError;
+use askuser_core::Problem;
 
 /// The id of the one question of a `jp` call (RFD 083's `answer` slot).
 pub const QUESTION_ID: &str = "answer";
@@ -16,7 +16,7 @@ const FIELDS: [&str; 5] = ["question", "context", "answer_type", "options", "def
 const TYPES: &str = "one of \"boolean\", \"select\", \"text\"";
 
 /// Reads `jp` arguments into a one-question form.
-pub(crate) fn parse(arguments: &Value) -> Result<askuser_core::ValidForm, Vec<FieldError>> {
+pub(crate) fn parse(arguments: &Value) -> Result<askuser_core::ValidForm, Vec<Problem>> {
     let mut reader = Reader::default();
     let Value::Object(map) = arguments else {
         reader.error(
@@ -106,7 +106,7 @@ fn options(reader: &mut Reader, map: &Map<String, Value>) -> Option<Vec<askuser_
 }
 
 /// A core error in `jp`'s own field names and words.
-fn translate(error: &FormError) -> FieldError {
+fn translate(error: &FormError) -> Problem {
     let path = match error.path.strip_prefix("/questions/0") {
         Some("/text") => "/question".to_owned(),
         Some(rest) => rest.to_owned(),
@@ -124,7 +124,7 @@ fn translate(error: &FormError) -> FieldError {
         }
         kind => kind.to_string(),
     };
-    FieldError::new(path, message)
+    Problem::new(path, message)
 }
 
 /// The `jp` result: `{"answer_type": "<type>", "answer": <value>}`; after a Reply,

@@ -4,16 +4,16 @@
 use askuser_core::{Outcome, OutcomeStatus, ValidForm, parse_form};
 use serde_json::{Map, Value};
 
-use crate::rejection::FieldError;
+use askuser_core::Problem;
 
 /// Reads `jp-form` arguments with every rule of the core validation; unknown fields
 /// are reported.
-pub(crate) fn parse(arguments: &Value) -> Result<ValidForm, Vec<FieldError>> {
+pub(crate) fn parse(arguments: &Value) -> Result<ValidForm, Vec<Problem>> {
     parse_form(arguments).map_err(|errors| {
         errors
             .0
             .iter()
-            .map(|e| FieldError::new(e.path.clone(), e.message()))
+            .map(|e| Problem::new(e.path.clone(), e.message()))
             .collect()
     })
 }

@@ -22,7 +22,7 @@ pub use super::mcp_round::{FieldKind, field_kind, other_field, read_field, round
 use super::questions::{Parsed, finish};
 use crate::call::ToolResult;
 use crate::read::Reader;
-use crate::rejection::FieldError;
+use askuser_core::Problem;
 
 /// The name the dialect's calls go by as a tool (the MCP method is
 /// `elicitation/create`).
@@ -88,7 +88,7 @@ impl Response {
 }
 
 /// Reads `{"message", "requestedSchema"}` into a form: one question per property.
-pub(crate) fn parse(arguments: &Value) -> Result<Parsed, Vec<FieldError>> {
+pub(crate) fn parse(arguments: &Value) -> Result<Parsed, Vec<Problem>> {
     let mut reader = Reader::default();
     let Value::Object(map) = arguments else {
         reader.error(

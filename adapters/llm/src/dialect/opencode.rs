@@ -16,7 +16,7 @@ use serde_json::{Map, Value};
 use super::questions::{Parsed, answer_strings, finish, shaped_question};
 use crate::call::ToolResult;
 use crate::read::Reader;
-use crate::rejection::FieldError;
+use askuser_core::Problem;
 
 /// The tool's name.
 pub const TOOL_NAME: &str = "question";
@@ -29,7 +29,7 @@ pub const UNANSWERED: &str = "Unanswered";
 const SHAPE: &str =
     "{\"question\", \"header\", \"options\": [{\"label\", \"description\"}], \"multiple\"}";
 
-pub(crate) fn parse(arguments: &Value) -> Result<Parsed, Vec<FieldError>> {
+pub(crate) fn parse(arguments: &Value) -> Result<Parsed, Vec<Problem>> {
     let mut reader = Reader::default();
     let Value::Object(map) = arguments else {
         reader.error(

@@ -6,7 +6,7 @@ use askuser_core::{Answer, Outcome, Question};
 use serde_json::{Map, Value, json};
 
 use super::questions::{Parsed, Rules};
-use crate::rejection::FieldError;
+use askuser_core::Problem;
 
 /// The tool's name.
 pub const TOOL_NAME: &str = "ask_user";
@@ -20,7 +20,7 @@ const RULES: Rules = Rules {
     preview: false,
 };
 
-pub(crate) fn parse(arguments: &Value) -> Result<Parsed, Vec<FieldError>> {
+pub(crate) fn parse(arguments: &Value) -> Result<Parsed, Vec<Problem>> {
     super::questions::parse(arguments, &RULES)
 }
 

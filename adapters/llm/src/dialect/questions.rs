@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 use askuser_core::json::json_type;
 
 use crate::read::Reader;
-use crate::rejection::FieldError;
+use askuser_core::Problem;
 
 /// The limits a dialect adds to the shared shape.
 pub(crate) struct Rules {
@@ -50,7 +50,7 @@ fn question_range(rules: &Rules) -> String {
     }
 }
 
-pub(crate) fn parse(arguments: &Value, rules: &Rules) -> Result<Parsed, Vec<FieldError>> {
+pub(crate) fn parse(arguments: &Value, rules: &Rules) -> Result<Parsed, Vec<Problem>> {
     let mut reader = Reader::default();
     let Value::Object(map) = arguments else {
         reader.error(
@@ -160,7 +160,7 @@ pub(crate) fn finish(
     texts: Vec<String>,
     keys: Vec<String>,
     metadata: Option<Value>,
-) -> Result<Parsed, Vec<FieldError>> {
+) -> Result<Parsed, Vec<Problem>> {
     match validate(Form { questions }) {
         Ok(form) if !reader.has_errors() => Ok(Parsed {
             form,
@@ -359,7 +359,7 @@ fn split_text(text: &str) -> (String, Option<String>) {
 }
 
 /// A core error in the shared shape's field names.
-fn translate(error: &FormError, plain_options: &[String]) -> FieldError {
+fn translate(error: &FormError, plain_options: &[String]) -> Problem {
     let mut path = error.path.clone();
     let parts: Vec<&str> = error.path.split('/').collect();
     match parts.as_slice() {
@@ -369,7 +369,7 @@ fn translate(error: &FormError, plain_options: &[String]) -> FieldError {
         }
         _ => {}
     }
-    FieldError::new(path, error.message())
+    Problem::new(path, error.message())
 }
 
 #[cfg(test)]
