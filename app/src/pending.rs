@@ -18,7 +18,7 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use askuser_core::{Command, Event, InquiryId, Question};
-use askuser_llm::{UiInput, ui_answer};
+use askuser_core::{UiInput, ui_answer};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 

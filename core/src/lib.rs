@@ -67,6 +67,8 @@
 //! - [`limits`]: the size limits, as named constants.
 //! - [`json`]: JSON-pointer escaping and JSON type names, shared by dialect readers.
 //! - [`text`]: hostile text made safe to show a person ([`text::for_display`]).
+//! - [`ui_answer`]: what a person picked or typed in a UI ([`UiInput`]), read into
+//!   the answer value every surface records ("Other" the same everywhere).
 //! - `strategies` (feature `proptest`): generators of forms, and a `Scenario` of
 //!   your own inquiry ids, policy and forms whose generated [`Input`]s (answers
 //!   valid and not, answers ahead, Back, Reply, End Turn, time outs, reviews,
@@ -97,6 +99,7 @@ mod schema;
 pub mod strategies;
 mod table;
 pub mod text;
+mod ui_answer;
 mod valid_form;
 mod validate;
 pub mod when;
@@ -114,6 +117,7 @@ pub use input::{AnswerInput, At, Input, normalize_line_breaks};
 pub use parse::{ParseOptions, parse_form, parse_form_with};
 pub use reducer::{FINISHED_REMEMBERED, Finished, State, reduce, reduce_input};
 pub use schema::answer_schema;
+pub use ui_answer::{UiAnswerError, UiInput, ui_answer};
 pub use valid_form::ValidForm;
 pub use validate::validate;
 pub use when::When;

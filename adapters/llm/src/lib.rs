@@ -5,8 +5,9 @@
 //! validated core form (or a [`Rejection`] listing every problem, with the text to
 //! send back to the model), renders the engine's outcome as that dialect's tool
 //! result, publishes each dialect's tool [`definition()`] in the Anthropic, `OpenAI` and
-//! MCP shapes, and turns what a person picked or typed in a UI into an answer value
-//! ([`ui_answer`]) so every adapter treats "Other" the same way.
+//! MCP shapes. (What a person picked or typed in a UI is read into an answer by
+//! the core's [`ui_answer`](askuser_core::ui_answer), so every surface treats
+//! "Other" the same way.)
 //!
 //! ```
 //! use askuser_core::{reduce, AnsweredBy, Command, Event, InquiryId, State};
@@ -57,7 +58,6 @@
 //!   [`Call::tool_result`] for the model.
 //! - [`Rejection`]: what was wrong with a call, each [`Problem`](askuser_core::Problem) with its field.
 //! - [`definition()`], [`Provider`]: tool definitions.
-//! - [`ui_answer`], [`UiInput`], [`UiAnswerError`]: answers from a UI.
 
 // Every public item here is reachable from outside the crate; the rest is
 // `pub(crate)` (the workspace lints cannot add this one per crate).
@@ -70,10 +70,8 @@ mod read;
 mod rejection;
 mod schemas;
 mod strict;
-mod ui_answer;
 
 pub use call::{Call, ToolResult, rejection_text, render_recorded};
 pub use definition::{Provider, definition};
 pub use dialect::{DetectError, Dialect};
 pub use rejection::{MAX_LINE_CHARS, MAX_LISTED_ERRORS, Rejection};
-pub use ui_answer::{UiAnswerError, UiInput, ui_answer};

@@ -2,7 +2,8 @@
 //! fields; an accepted call always walks and renders.
 
 use askuser_core::{AnsweredBy, Command, Event, InquiryId, State, reduce};
-use askuser_llm::{Dialect, ToolResult, UiInput, ui_answer};
+use askuser_core::{UiInput, ui_answer};
+use askuser_llm::{Dialect, ToolResult};
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 

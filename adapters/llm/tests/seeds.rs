@@ -3,8 +3,9 @@
 
 mod common;
 
+use askuser_core::UiInput;
 use askuser_core::{Answer, Outcome, OutcomeStatus, Slot};
-use askuser_llm::{Dialect, ToolResult, UiInput};
+use askuser_llm::{Dialect, ToolResult};
 use common::{Step, parse, success, walk};
 use serde_json::json;
 

@@ -13,8 +13,8 @@ use askuser_core::strategies::{arb_form, invalid_answer, sample_answer};
 use askuser_core::{
     AnswerInput, AnswerType, Command, Event, Input, InquiryId, Request, State, reduce, validate,
 };
+use askuser_core::{UiInput, ui_answer};
 use askuser_llm::dialect::mcp::{FieldKind, field_kind, other_field};
-use askuser_llm::{UiInput, ui_answer};
 use askuser_store::{Log, MemLog, Session};
 use proptest::prelude::*;
 use rmcp::model::ElicitationSchema;

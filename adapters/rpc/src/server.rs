@@ -4,7 +4,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::io::{self, BufRead, Write};
 
 use askuser_core::{AnswerInput, At, CancelReason, Command, Event, InquiryId, Persistence, Policy};
-use askuser_llm::{UiInput, ui_answer};
+use askuser_core::{UiInput, ui_answer};
 use serde_json::{Value, json};
 
 use crate::input::{Ask, Input, MAX_LINE_BYTES, Shown, named_inquiry, parse_input};

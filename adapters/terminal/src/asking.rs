@@ -3,7 +3,7 @@
 //! confirmation, the "Other" input and the long-answer confirmation. The question
 //! keeps its state (ticks, typed text, filter) while the other views come and go.
 
-use askuser_core::{AnswerType, AnsweredBy, Outcome, Prompt};
+use askuser_core::{AnswerType, AnsweredBy, Outcome, Prompt, UiInput, ui_answer};
 use serde_json::Value;
 
 use std::time::{Duration, Instant};
@@ -496,11 +496,19 @@ impl<'a> Asking<'a> {
         if self.prompt.question().answer_type == AnswerType::MultiSelect {
             return self.finish_multi(&picks, Some(&text));
         }
-        let value = Value::String(text);
-        match self.prompt.form.check(self.prompt.index, &value) {
-            Ok(_) => (View::Question, Some(Done::Act(Action::Answer(value)))),
+        // Read as every surface reads "Other": a label (however spaced) is that
+        // option, other text is the person's own answer where it is allowed.
+        let read = ui_answer(self.prompt.question(), UiInput::Text(text))
+            .map_err(|error| error.to_string())
+            .and_then(|value| {
+                (self.prompt.form.check(self.prompt.index, &value))
+                    .map(|_| value)
+                    .map_err(|error| error.to_string())
+            });
+        match read {
+            Ok(value) => (View::Question, Some(Done::Act(Action::Answer(value)))),
             Err(error) => {
-                self.error = Some(error.to_string());
+                self.error = Some(error);
                 (View::Other(editor, picks), None)
             }
         }
@@ -508,6 +516,13 @@ impl<'a> Asking<'a> {
 
     fn finish_multi(&mut self, picks: &[Pick], other: Option<&str>) -> (View, Option<Done>) {
         let value = menu::multi_value(self.prompt.question(), picks, other);
+        let value = match ui_answer(self.prompt.question(), UiInput::Json(value)) {
+            Ok(value) => value,
+            Err(error) => {
+                self.error = Some(error.to_string());
+                return (View::Question, None);
+            }
+        };
         match self.prompt.form.check(self.prompt.index, &value) {
             Ok(_) => (View::Question, Some(Done::Act(Action::Answer(value)))),
             Err(error) => {

@@ -1,6 +1,6 @@
 //! What a question's form sends, read into the answer the engine checks.
 
-use askuser_core::{AnswerType, Prompt};
+use askuser_core::{AnswerType, Prompt, UiInput, ui_answer};
 use serde_json::Value;
 
 use crate::schema_form;
@@ -33,47 +33,112 @@ impl Fields {
     }
 }
 
-/// The answer a question's form gives: `true`/`false`, a label (or the "Other"
-/// text), a list of labels, or text; a schema answer is JSON, or the text itself
-/// where it is not JSON, or the object a generated form's inputs say (the
-/// engine checks it against the schema either way).
+/// The answer a question's form gives: what was picked or typed, read by the
+/// core's [`ui_answer`] as every surface reads it (an "Other" text equal to an
+/// option's label is that option; free text only where the question allows it;
+/// a repeated pick refused); a schema answer is JSON, or the text itself where it
+/// is not JSON, or the object a generated form's inputs say (the engine checks it
+/// against the schema either way). A field the page always sends but that came
+/// without a choice is named in words for the person.
 pub(crate) fn value_from(prompt: &Prompt, fields: &Fields) -> Result<Value, String> {
     let question = prompt.question();
-    let label = |index: &str| {
-        index
+    let index = |field: &str| {
+        field
             .parse::<usize>()
-            .ok()
-            .and_then(|n| question.choices().get(n))
-            .map(|c| Value::String(c.label.clone()))
+            .map_err(|_| "choose one of the options")
     };
-    match question.answer_type {
+    let given = match question.answer_type {
         AnswerType::Boolean => match fields.get("answer") {
-            Some("true") => Ok(Value::Bool(true)),
-            Some("false") => Ok(Value::Bool(false)),
-            _ => Err("choose Yes or No".into()),
+            Some("true") => UiInput::Bool(true),
+            Some("false") => UiInput::Bool(false),
+            _ => return Err("choose Yes or No".into()),
         },
         AnswerType::Select => match fields.get("answer") {
-            Some("other") => fields
-                .text("other")
-                .map(Value::String)
-                .ok_or_else(|| "type your own answer, or choose an option".into()),
-            Some(index) => label(index).ok_or_else(|| "choose one of the options".into()),
-            None => Err("choose one of the options".into()),
+            Some("other") => UiInput::Text(
+                fields
+                    .text("other")
+                    .ok_or("type your own answer, or choose an option")?,
+            ),
+            Some(picked) => UiInput::Pick(index(picked)?),
+            None => return Err("choose one of the options".into()),
         },
         AnswerType::MultiSelect => {
-            let mut picked: Vec<Value> = fields.all("pick").filter_map(label).collect();
-            picked.extend(fields.text("other").map(Value::String));
-            Ok(Value::Array(picked))
+            let picks = (fields.all("pick").map(index)).collect::<Result<Vec<usize>, _>>()?;
+            let labels = ui_answer(question, UiInput::Picks(picks)).map_err(|e| e.to_string())?;
+            let mut labels = match labels {
+                Value::Array(labels) => labels,
+                label => vec![label],
+            };
+            labels.extend(fields.text("other").map(Value::String));
+            UiInput::Json(Value::Array(labels))
         }
-        AnswerType::Text => Ok(Value::String(
-            fields.get("answer").unwrap_or_default().to_owned(),
-        )),
+        AnswerType::Text => UiInput::Text(fields.get("answer").unwrap_or_default().to_owned()),
         AnswerType::Schema => {
             if let Some(inputs) = question.schema.as_ref().and_then(schema_form::flat_fields) {
                 return Ok(schema_form::read(&inputs, fields));
             }
             let text = fields.get("answer").unwrap_or_default();
-            Ok(serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.to_owned())))
+            return Ok(
+                serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.to_owned()))
+            );
         }
+    };
+    ui_answer(question, given).map_err(|error| error.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use askuser_core::{
+        Command, Input, InquiryId, Origin, Policy, Prompt, Request, State, parse_form, reduce_input,
+    };
+    use serde_json::{Value, json};
+
+    use super::{Fields, value_from};
+
+    /// The prompt of a form's only question.
+    fn prompt_of(question: &Value) -> Prompt {
+        let form = parse_form(&json!({ "questions": [question] })).expect("a valid form");
+        let mut state = State::new();
+        let request = Request {
+            inquiry: InquiryId::new("call-1"),
+            form: form.form().clone(),
+            policy: Policy::default(),
+            origin: Origin::default(),
+            call: None,
+        };
+        let commands = reduce_input(&mut state, &Input::Ask(request)).expect("asked");
+        let Some(Command::Prompt(prompt)) = commands.into_iter().next() else {
+            panic!("expected a prompt")
+        };
+        prompt
+    }
+
+    fn fields(pairs: &[(&str, &str)]) -> Fields {
+        Fields(
+            (pairs.iter())
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn other_text_is_read_as_every_surface_reads_it() {
+        let select = prompt_of(&json!({"id": "db", "text": "Which database?",
+            "answer_type": "select", "options": ["PostgreSQL", "SQLite"], "allow_other": true}));
+        let other = |text| value_from(&select, &fields(&[("answer", "other"), ("other", text)]));
+        assert_eq!(other(" SQLite "), Ok(json!("SQLite")));
+        assert_eq!(other("DynamoDB"), Ok(json!("DynamoDB")));
+        assert_eq!(
+            value_from(&select, &fields(&[("answer", "7")])),
+            Err("there is no option 8; pick 1 to 2".to_owned())
+        );
+        let multi = prompt_of(&json!({"id": "f", "text": "Which features?",
+            "answer_type": "multi_select", "options": ["auth", "api"], "allow_other": true}));
+        let picked = |other| value_from(&multi, &fields(&[("pick", "0"), ("other", other)]));
+        assert_eq!(picked("GraphQL"), Ok(json!(["auth", "GraphQL"])));
+        assert_eq!(
+            picked(" auth"),
+            Err("\"auth\" is picked twice; pick each option at most once".to_owned())
+        );
     }
 }

@@ -6,7 +6,7 @@ use askuser_core::text::{for_display, for_display_line};
 use askuser_core::{AnswerType, Question, ValidForm};
 use serde_json::{Map, Value, json};
 
-use crate::ui_answer::{UiInput, ui_answer};
+use askuser_core::{UiInput, ui_answer};
 
 /// How a question travels in an elicitation form.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

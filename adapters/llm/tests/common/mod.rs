@@ -3,7 +3,8 @@
 #![allow(dead_code)] // each test file uses a part
 
 use askuser_core::{AnsweredBy, CancelReason, Command, Event, InquiryId, State, reduce};
-use askuser_llm::{Call, Dialect, ToolResult, UiInput, ui_answer};
+use askuser_core::{UiInput, ui_answer};
+use askuser_llm::{Call, Dialect, ToolResult};
 use serde_json::Value;
 
 /// One thing the person does at a prompt.

@@ -1,10 +1,12 @@
-//! Answer values from a UI: what a person picked or typed, as the JSON value the
-//! engine takes in `Event::Answered`, with "Other" handled the same way everywhere.
+//! Answer values from a UI: what a person picked or typed, as the JSON value an
+//! answer carries, with "Other" handled the same way by every surface (the
+//! terminal's typed text, the web page's picks and "Other" field, an MCP form's
+//! fields, a JSON-lines client's or an answers file's values).
 
-use askuser_core::{AnswerType, Question};
+use crate::{AnswerType, Question};
 use serde_json::Value;
 
-use askuser_core::json::json_type;
+use crate::json::json_type;
 
 /// What a person gave for one question in some UI.
 #[derive(Debug, Clone, PartialEq)]
@@ -72,7 +74,7 @@ pub enum UiAnswerError {
 }
 
 /// The JSON value of what a person gave for `question`, ready for
-/// `Event::Answered { value, .. }`.
+/// [`AnswerInput::new`](crate::AnswerInput::new).
 ///
 /// "Other" is treated the same for every adapter: a text equal to an option's label
 /// (after trimming surrounding whitespace) is that option; any other non-empty text
@@ -81,8 +83,7 @@ pub enum UiAnswerError {
 /// schema, for one).
 ///
 /// ```
-/// use askuser_core::{AnswerType, Question};
-/// use askuser_llm::{UiInput, ui_answer};
+/// use askuser_core::{AnswerType, Question, UiInput, ui_answer};
 /// use serde_json::json;
 ///
 /// let q = Question::new("db", "Which database?", AnswerType::Select)
@@ -244,7 +245,7 @@ fn schema(question: &Question, input: UiInput) -> Result<Value, UiAnswerError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use askuser_core::Choice;
+    use crate::Choice;
     use serde_json::json;
 
     fn select_q(other: bool) -> Question {
