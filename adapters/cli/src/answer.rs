@@ -83,7 +83,7 @@ pub(crate) fn answer(args: &AnswerArgs) -> Result<u8, CliError> {
     let (text, code) = commands
         .iter()
         .find_map(|c| conclude(c, &call))
-        .ok_or_else(|| CliError::Other("the answers did not finish the inquiry".into()))?;
+        .ok_or(CliError::AnswersDidNotFinish)?;
     if file.status != "answered" {
         "answered".clone_into(&mut file.status);
         file.result = Some(
@@ -245,12 +245,11 @@ fn is_finished(journal: &mut Journal, file: &PendingFile) -> Result<bool, CliErr
 
 /// A file that says it was answered, for a log that holds no result.
 fn no_result(file: &PendingFile, path: &Path, db: &Path) -> CliError {
-    CliError::Other(format!(
-        "{} says its questions were answered, but the log {} holds no result for inquiry \"{}\"; pass the --db it was asked with",
-        path.display(),
-        db.display(),
-        for_display_line(&file.inquiry)
-    ))
+    CliError::AnsweredWithoutResult {
+        file: path.display().to_string(),
+        db: db.display().to_string(),
+        inquiry: for_display_line(&file.inquiry).into_owned(),
+    }
 }
 
 /// The final command recorded for a pending file's finished inquiry.
@@ -277,12 +276,11 @@ fn pending_call(
         return Ok(call);
     }
     if !journal.state(&file.stream)?.was_requested(&inquiry) {
-        return Err(CliError::Other(format!(
-            "{} names {}, which the log {} does not hold; nothing was recorded. Pass the --db the questions were asked with, or, if the file's \"stream\" or \"inquiry\" was edited, write the pending file again with `askuser ask --pending`",
-            path.display(),
-            inquiry_words(file),
-            db.display()
-        )));
+        return Err(CliError::NotInLog {
+            file: path.display().to_string(),
+            inquiry: inquiry_words(file),
+            db: db.display().to_string(),
+        });
     }
     let log = std::sync::Arc::clone(journal.log());
     let events = log
@@ -301,12 +299,9 @@ fn pending_call(
                 .ok()
         })
         .map(std::sync::Arc::new)
-        .ok_or_else(|| {
-            CliError::Other(format!(
-                "the call of inquiry \"{}\" is not recorded in {}; pass the --db it was asked with",
-                for_display_line(&file.inquiry),
-                for_display_line(&db.to_string_lossy())
-            ))
+        .ok_or_else(|| CliError::CallNotRecorded {
+            inquiry: for_display_line(&file.inquiry).into_owned(),
+            db: for_display_line(&db.to_string_lossy()).into_owned(),
         })
 }
 
@@ -337,10 +332,9 @@ fn pending_db(db: Option<&Path>, file: &PendingFile) -> Result<PathBuf, CliError
             Ok(askuser_store::DbPathState::Log)
         );
     if !is_log {
-        return Err(CliError::Other(format!(
-            "the pending file names the log {}, which is not an askuser log; askuser creates no log for a pending file: pass --db with the log the questions were asked with",
-            for_display_line(&db.display().to_string())
-        )));
+        return Err(CliError::NotALog {
+            db: for_display_line(&db.display().to_string()).into_owned(),
+        });
     }
     Ok(db)
 }

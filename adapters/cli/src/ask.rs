@@ -62,9 +62,10 @@ pub(crate) fn ask(args: &AskArgs) -> Result<u8, CliError> {
     let first = match journal.request(&stream, &call, &arguments, request)? {
         Step::Recorded { commands, .. } => commands,
         Step::Refused(error) => {
-            return Err(CliError::Other(format!(
-                "{error} (stream \"{stream}\"; pass another --inquiry or --stream)"
-            )));
+            return Err(CliError::RequestRefused {
+                refusal: Box::new(error),
+                stream: for_display_line(&stream).into_owned(),
+            });
         }
     };
     if let (Some(path), Some(target), Some(Command::Prompt(_))) = (pending, target, first.first()) {
@@ -154,23 +155,26 @@ pub(crate) fn resume(args: &ResumeArgs) -> Result<u8, CliError> {
                 shell_word(stream.as_ref()),
                 db_hint(&db)
             );
-            return Err(CliError::Other(format!(
-                "stream \"{shown}\" has no open inquiry to resume: {ended} (see `{show}`)"
-            )));
+            return Err(CliError::NothingToResume {
+                stream: shown.into_owned(),
+                ended,
+                show,
+            });
         }
     };
     let inquiry = InquiryId::new(inquiry);
     let Some(first) = state.pending(&inquiry) else {
-        return Err(CliError::Other(format!(
-            "inquiry \"{inquiry}\" of stream \"{shown}\" is not open"
-        )));
+        return Err(CliError::NotOpen {
+            inquiry: for_display_line(inquiry.as_str()).into_owned(),
+            stream: shown.into_owned(),
+        });
     };
-    let call = journal.call(stream, &inquiry)?.ok_or_else(|| {
-        CliError::Other(format!(
-            "the call of inquiry \"{inquiry}\" was not recorded in {}; it cannot be resumed",
-            db.display()
-        ))
-    })?;
+    let call = journal
+        .call(stream, &inquiry)?
+        .ok_or_else(|| CliError::CannotResume {
+            inquiry: for_display_line(inquiry.as_str()).into_owned(),
+            db: for_display_line(&db.display().to_string()).into_owned(),
+        })?;
     if !person_present() {
         let command = format!(
             "askuser resume {}{}",
@@ -287,10 +291,10 @@ fn walk(
                         .into_iter()
                         .collect()
                 }
-                Step::Refused(error) => return Err(CliError::Other(error.to_string())),
+                Step::Refused(refusal) => return Err(CliError::Refused(Box::new(refusal))),
             }
         }
-        Err(error) => return Err(CliError::Other(error.to_string())),
+        Err(error) => return Err(error.into()),
     };
     finish(&commands, call)
 }
@@ -449,7 +453,7 @@ fn finish(commands: &[Command], call: &Call) -> Result<u8, CliError> {
     let (text, code) = commands
         .iter()
         .find_map(|c| conclude(c, call))
-        .ok_or_else(|| CliError::Other("the inquiry ended without a result".into()))?;
+        .ok_or(CliError::NoResult)?;
     print_out(&text)?;
     Ok(code)
 }

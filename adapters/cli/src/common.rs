@@ -257,7 +257,10 @@ pub(crate) fn read_text(file: &Path) -> Result<String, CliError> {
             files::read_regular_file(file, Links::Follow),
         )
     };
-    text.map_err(|message| CliError::Other(format!("{}: {message}", for_display_line(&name))))
+    text.map_err(|reason| CliError::Unreadable {
+        name: for_display_line(&name).into_owned(),
+        reason,
+    })
 }
 
 /// The stream named by `--stream`, checked before anything is opened or recorded,

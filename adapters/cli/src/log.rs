@@ -13,7 +13,7 @@ use crate::common::{
     EXIT_ERROR, EXIT_MISMATCH, EXIT_RESULT, db_hint, db_path, json_for_display, open_journal,
     open_reading, print_out, shell_word,
 };
-use crate::error::CliError;
+use crate::error::{CliError, ExportGap};
 
 /// `askuser log SUBCOMMAND ...`
 pub(crate) fn log(command: &LogCommand) -> Result<u8, CliError> {
@@ -215,19 +215,15 @@ fn export(log: &dyn Log, stream: &str, out: &mut impl Write) -> Result<(), CliEr
 
 /// The snapshot line of a stream compacted through `floor`.
 fn snapshot_line(log: &dyn Log, stream: &str, floor: Seq) -> Result<Vec<u8>, CliError> {
-    let shown = for_display_line(stream);
+    let gap = |reason| CliError::CannotExport {
+        stream: for_display_line(stream).into_owned(),
+        reason,
+    };
     let snapshot = askuser_store::replay::latest_snapshot(log, stream, floor)?
         .filter(|snapshot| snapshot.seq == floor)
-        .ok_or_else(|| {
-            CliError::Other(format!(
-                "stream \"{shown}\" cannot be exported: its events through #{floor} were dropped and no snapshot this askuser reads holds their state"
-            ))
-        })?;
-    let state = serde_json::to_value(&snapshot.state).map_err(|error| {
-        CliError::Other(format!(
-            "stream \"{shown}\" cannot be exported: its snapshot at #{floor} is not JSON ({error})"
-        ))
-    })?;
+        .ok_or_else(|| gap(ExportGap::NoSnapshot { floor }))?;
+    let state = serde_json::to_value(&snapshot.state)
+        .map_err(|error| gap(ExportGap::SnapshotNotJson { floor, error }))?;
     let line = serde_json::json!({
         "stream": stream,
         "snapshot": {

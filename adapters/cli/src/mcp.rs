@@ -18,8 +18,7 @@ pub(crate) fn mcp(args: &McpArgs) -> Result<u8, CliError> {
         .policy
         .as_deref()
         .map(askuser_mcp::policy_with)
-        .transpose()
-        .map_err(|e| CliError::Other(e.to_string()))?;
+        .transpose()?;
     let db = db_path(args.db.db.as_deref())?;
     // One log for the server's life, shared with every other askuser process.
     let log = Arc::clone(open_journal(&db)?.log());
@@ -43,6 +42,6 @@ pub(crate) fn mcp(args: &McpArgs) -> Result<u8, CliError> {
         }),
         None => askuser_mcp::serve_stdio(AskServer::new(config)),
     };
-    served.map_err(|e| CliError::Other(e.to_string()))?;
+    served?;
     Ok(EXIT_RESULT)
 }

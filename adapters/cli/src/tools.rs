@@ -9,8 +9,7 @@ use crate::error::CliError;
 
 /// `askuser schema [--dialect D] [--format anthropic|openai|mcp]`
 pub(crate) fn schema(args: &SchemaArgs) -> Result<u8, CliError> {
-    let text = serde_json::to_string_pretty(&definition(args.dialect, args.format))
-        .map_err(|e| CliError::Other(e.to_string()))?;
+    let text = serde_json::to_string_pretty(&definition(args.dialect, args.format))?;
     print_out(&format!("{text}\n"))?;
     Ok(EXIT_RESULT)
 }

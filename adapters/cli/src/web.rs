@@ -19,13 +19,11 @@ pub(crate) fn web(args: &WebArgs) -> Result<u8, CliError> {
         names: args.allow_host.clone(),
         notify: args.notify.clone(),
     };
-    let inbox = Inbox::bind(log, &listen).map_err(|error| CliError::Other(error.to_string()))?;
+    let inbox = Inbox::bind(log, &listen)?;
     crate::common::print_out(&format!("{}\n", inbox.url()))?;
     note(
         "askuser: the web inbox is open at the URL above (keep it secret: it holds the token); Ctrl+C stops it",
     );
-    inbox
-        .run()
-        .map_err(|error| CliError::Other(error.to_string()))?;
+    inbox.run()?;
     Ok(EXIT_RESULT)
 }
