@@ -43,9 +43,41 @@ pub enum AppError {
         /// What is wrong and what to do.
         message: String,
     },
-    /// The stream named does not hold the inquiry named (or it is not open).
-    #[error("{0}")]
-    Inquiry(String),
+    /// The stream named does not hold the inquiry a pending file names.
+    #[error(
+        "stream \"{stream}\" holds no inquiry \"{inquiry}\": is this the database the pending file was written with? (pass --db)"
+    )]
+    NoSuchInquiry {
+        /// The stream, shown safely.
+        stream: String,
+        /// The inquiry, shown safely.
+        inquiry: String,
+    },
+    /// Other processes kept writing to the stream while a pending file's answers
+    /// were decided; nothing was recorded.
+    #[error(
+        "other processes kept writing to stream \"{stream}\" while the answers were decided {tries} times; nothing was recorded: run `askuser answer` again"
+    )]
+    KeptChanging {
+        /// The stream, shown safely.
+        stream: String,
+        /// How many times the answers were decided.
+        tries: usize,
+    },
+    /// The engine refused a pending file's answer outright (not as an invalid
+    /// answer, which is listed with the others).
+    #[error("answer {number} (question \"{question}\") was not taken: {refusal}")]
+    AnswerNotTaken {
+        /// The answer's place in the file, from 1.
+        number: usize,
+        /// The question's id, shown safely.
+        question: String,
+        /// Why.
+        refusal: Box<askuser_core::Refusal>,
+    },
+    /// The engine refused to send a pending file's answers from the review.
+    #[error("the answers could not be sent: {0}")]
+    NotSent(Box<askuser_core::Refusal>),
 }
 
 fn field_prefix(field: &str) -> String {

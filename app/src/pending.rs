@@ -17,7 +17,7 @@ use std::fs;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-use askuser_core::{Command, Event, InquiryId, Question};
+use askuser_core::{AnswerInput, At, Command, Event, Input, InquiryId, Question};
 use askuser_core::{UiInput, ui_answer};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -434,9 +434,9 @@ pub enum NotRecorded {
 /// another surface asked for before answering anything is sent with the answers.
 ///
 /// # Errors
-/// [`AppError::Inquiry`] when the stream does not hold the inquiry (another
-/// database, or an edited `stream` or `inquiry`), or other processes kept
-/// writing; the log's errors.
+/// [`AppError::NoSuchInquiry`] when the stream does not hold the inquiry (another
+/// database, or an edited `stream` or `inquiry`); [`AppError::KeptChanging`] when
+/// other processes kept writing; the log's errors.
 pub fn answer(
     journal: &mut Journal,
     file: &PendingFile,
@@ -451,11 +451,10 @@ pub fn answer(
                 continue;
             }
             Attempt::Refused(refused) => Ok(refused),
-            Attempt::Unknown => Err(AppError::Inquiry(format!(
-                "stream \"{}\" holds no inquiry \"{}\": is this the database the pending file was written with? (pass --db)",
-                for_display_line(stream),
-                for_display_line(&file.inquiry)
-            ))),
+            Attempt::Unknown => Err(AppError::NoSuchInquiry {
+                stream: for_display_line(stream).into_owned(),
+                inquiry: for_display_line(&file.inquiry).into_owned(),
+            }),
         };
         // Refused on what this journal knows: another process may have changed
         // the stream since (asked, answered or finished the inquiry). Decide on
@@ -464,10 +463,10 @@ pub fn answer(
             return refused.map(Err);
         }
     }
-    Err(AppError::Inquiry(format!(
-        "other processes kept writing to stream \"{}\" while the answers were decided {RETRIES} times; nothing was recorded: run `askuser answer` again",
-        for_display_line(stream)
-    )))
+    Err(AppError::KeptChanging {
+        stream: for_display_line(stream).into_owned(),
+        tries: RETRIES,
+    })
 }
 
 /// What one attempt of [`answer`] came to.
@@ -584,8 +583,9 @@ fn answered_so_far(
 /// order, or every problem.
 ///
 /// # Errors
-/// [`AppError::Inquiry`] when the engine refuses an answer outright (never for
-/// a question it is asking the person).
+/// [`AppError::AnswerNotTaken`] when the engine refuses an answer outright (never
+/// for a question it is asking the person); [`AppError::NotSent`] when it refuses
+/// to send the answers from a review another surface asked for.
 fn walk(
     mut trial: askuser_core::State,
     id: &InquiryId,
@@ -602,25 +602,18 @@ fn walk(
             Ok(value) => value,
             Err(message) => return Ok(Err(later_problems(form, answers, index, message))),
         };
-        let input = Event::Answered {
-            inquiry: id.clone(),
-            question: question.id.clone(),
-            value,
-            by: askuser_core::AnsweredBy::User,
-            remember: false,
-            note: None,
-        };
-        let decision = trial.decide(&input).map_err(|refusal| {
-            AppError::Inquiry(format!(
-                "answer {} (question \"{}\") was not taken: {refusal}",
-                index + 1,
-                for_display_line(&question.id)
-            ))
-        })?;
+        let input = Input::from(AnswerInput::new(prompt.at(), value));
+        let decision = trial
+            .decide_input(&input)
+            .map_err(|refusal| AppError::AnswerNotTaken {
+                number: index + 1,
+                question: for_display_line(&question.id).into_owned(),
+                refusal: Box::new(refusal),
+            })?;
         if let Event::AnswerRefused { message, .. } = decision.event() {
             return Ok(Err(later_problems(form, answers, index, message.clone())));
         }
-        events.push(decision.event().clone());
+        events.extend(decision.events().iter().cloned());
         commands.clear();
         trial.apply_decision(decision, &mut commands);
     }
@@ -628,13 +621,10 @@ fn walk(
         // Another surface asked for a review before sending (the web inbox does,
         // just before its first answer) and answered nothing: the file's answers,
         // printed beside their questions, are the person's to send.
-        let input = Event::Submitted {
-            inquiry: id.clone(),
-        };
-        let decision = trial.decide(&input).map_err(|refusal| {
-            AppError::Inquiry(format!("the answers could not be sent: {refusal}"))
-        })?;
-        events.push(decision.event().clone());
+        let at = trial.at(id).unwrap_or_else(|| At::review(id.clone(), 0));
+        let decision = (trial.decide_input(&Input::Submit(at)))
+            .map_err(|refusal| AppError::NotSent(Box::new(refusal)))?;
+        events.extend(decision.events().iter().cloned());
         trial.apply_decision(decision, &mut commands);
     }
     Ok(Ok(events))
