@@ -529,27 +529,38 @@ impl Journal {
         Ok(self.read.stream(stream))
     }
 
-    /// The read side's one replay of `stream` (up to `to`, else its head);
-    /// `false` when the log has no such stream.
+    /// The read side's one replay of `stream` (up to `to`, else its head), from
+    /// its first event kept; `false` when the log has no such stream.
     fn first_sight(&mut self, stream: &str, to: Option<Seq>) -> Result<bool> {
         self.read.forget(stream);
         if self.log.stream(stream)?.is_none() {
             return Ok(false);
         }
-        self.read.start(stream);
-        let options = to.map_or_else(ReplayOptions::latest, |to| ReplayOptions::latest().to(to));
-        let read = &mut self.read;
-        let replayed = replay_with(&*self.log, stream, options, &mut |recorded, commands| {
-            read.replayed(stream, recorded, commands);
-        });
-        match replayed {
-            Ok(replayed) => {
-                self.read.replay_done(stream, replayed.seq, &replayed.state);
-                Ok(true)
-            }
-            Err(error) => {
-                self.read.forget(stream);
-                Err(error.into())
+        // From the first event, to learn how every inquiry kept in the log ended;
+        // from the latest snapshot when compaction dropped the first events.
+        let mut from_start = true;
+        loop {
+            let mut options = if from_start {
+                ReplayOptions::from_start()
+            } else {
+                ReplayOptions::latest()
+            };
+            options.to = to;
+            self.read.start(stream);
+            let read = &mut self.read;
+            let replayed = replay_with(&*self.log, stream, options, &mut |recorded, commands| {
+                read.replayed(stream, recorded, commands);
+            });
+            match replayed {
+                Ok(replayed) => {
+                    self.read.replay_done(stream, replayed.seq, &replayed.state);
+                    return Ok(true);
+                }
+                Err(StoreError::Compacted { .. }) if from_start => from_start = false,
+                Err(error) => {
+                    self.read.forget(stream);
+                    return Err(error.into());
+                }
             }
         }
     }
