@@ -378,7 +378,8 @@ impl Journal {
         if self.read.stream(stream).is_some()
             && let Some(session) = self.sessions.get(stream)
         {
-            let mut applied: Vec<Applied<'_>> = handled.caught.iter().map(Applied::caught).collect();
+            let mut applied: Vec<Applied<'_>> =
+                handled.caught.iter().map(Applied::caught).collect();
             applied.push(Applied {
                 seq: handled.seq,
                 request,

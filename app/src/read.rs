@@ -16,8 +16,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use askuser_core::{
-    Command, Event, InquiryId, Origin, OutcomeStatus, Progress, Request, State, Timeout,
-    ToolCall,
+    Command, Event, InquiryId, Origin, OutcomeStatus, Progress, Request, State, Timeout, ToolCall,
 };
 use askuser_store::{Seq, Timestamp};
 
@@ -269,7 +268,9 @@ impl ReadSide {
 
     /// Every stream seen, by name.
     pub fn streams(&self) -> impl Iterator<Item = (&str, &StreamView)> {
-        self.streams.iter().map(|(name, view)| (name.as_str(), view))
+        self.streams
+            .iter()
+            .map(|(name, view)| (name.as_str(), view))
     }
 
     /// Every inquiry waiting for a person, by stream name, then in the engine's
@@ -327,7 +328,12 @@ impl ReadSide {
     }
 
     /// One event of `stream`'s first-sight replay.
-    pub(crate) fn replayed(&mut self, stream: &str, recorded: &askuser_store::Recorded, commands: &[Command]) {
+    pub(crate) fn replayed(
+        &mut self,
+        stream: &str,
+        recorded: &askuser_store::Recorded,
+        commands: &[Command],
+    ) {
         if let Some(view) = self.streams.get_mut(stream) {
             view.take(requested(&recorded.event), commands);
             view.head = recorded.seq;

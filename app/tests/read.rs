@@ -19,9 +19,8 @@ fn ask(journal: &mut Journal, stream: &str, inquiry: &str, arguments: &Value) ->
         after_ms: 60_000,
         on_timeout: OnTimeout::Cancel,
     });
-    let Step::Recorded { mut commands, .. } = journal
-        .request(stream, &call, arguments, request)
-        .unwrap()
+    let Step::Recorded { mut commands, .. } =
+        journal.request(stream, &call, arguments, request).unwrap()
     else {
         panic!("asked")
     };
@@ -73,7 +72,10 @@ fn two_streams_one_finished_one_waiting() {
     journal.follow("review").unwrap();
 
     let deploy = journal.refresh("deploy").unwrap().unwrap();
-    assert_eq!(deploy.status(), StreamStatus::Finished(Some(Ending::Answered)));
+    assert_eq!(
+        deploy.status(),
+        StreamStatus::Finished(Some(Ending::Answered))
+    );
     assert_eq!(deploy.status().words(), "answered");
     assert!(deploy.open().is_empty());
     let finished = deploy.finished(&InquiryId::new("c1")).unwrap();
@@ -85,8 +87,17 @@ fn two_streams_one_finished_one_waiting() {
     assert_eq!(finished.call.as_ref().unwrap().dialect, "jp-form");
 
     let review = journal.refresh("review").unwrap().unwrap();
-    assert_eq!(review.status().words(), "open: 1 inquiry waits for an answer");
-    let at = log.read_range("review", 1, 1).unwrap().next().unwrap().unwrap().at;
+    assert_eq!(
+        review.status().words(),
+        "open: 1 inquiry waits for an answer"
+    );
+    let at = log
+        .read_range("review", 1, 1)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .at;
     assert_eq!(review.last_activity(), Some(at));
 
     let engine_deadline = journal.deadline("review", &InquiryId::new("c1")).unwrap();

@@ -4,8 +4,8 @@ use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
 
-use askuser_core::text::{for_display, for_display_line};
 use askuser_app::Journal;
+use askuser_core::text::{for_display, for_display_line};
 use askuser_rpc::{describe_event, replay};
 use askuser_store::{Log, Seq};
 

@@ -353,16 +353,14 @@ impl Queue {
                 }
                 _ => Ok(()),
             }),
-            Step::Refused(refusal) => {
-                Ok(Err(match refusal {
-                    Refusal::Stale { shown, current, .. } => NotTaken {
-                        message: stale_words(self.journal.state(stream)?, &shown, &current),
-                        stale: true,
-                    },
-                    Refusal::InquiryFinished { .. } => NotTaken::invalid(FINISHED_ELSEWHERE),
-                    refusal => NotTaken::invalid(refusal.to_string()),
-                }))
-            }
+            Step::Refused(refusal) => Ok(Err(match refusal {
+                Refusal::Stale { shown, current, .. } => NotTaken {
+                    message: stale_words(self.journal.state(stream)?, &shown, &current),
+                    stale: true,
+                },
+                Refusal::InquiryFinished { .. } => NotTaken::invalid(FINISHED_ELSEWHERE),
+                refusal => NotTaken::invalid(refusal.to_string()),
+            })),
         }
     }
 }
