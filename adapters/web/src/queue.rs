@@ -96,7 +96,9 @@ pub(crate) struct Queue {
 /// How long `open` of the stream `view` has waited at `now` (since the stream's
 /// head event, else now), and its time left to the engine's deadline.
 fn timing(view: &StreamView, open: &OpenInquiry, now: u64) -> Timing {
-    let since = view.last_activity().map_or(now, |at| at.millis());
+    let since = view
+        .last_activity()
+        .map_or(now, askuser_store::Timestamp::millis);
     // One deadline for every surface (the terminal counts to the same one).
     let left_ms = (view.deadline(open)).and_then(|deadline| {
         let after_ms = open.timeout.as_ref()?.after_ms;
