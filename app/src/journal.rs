@@ -12,12 +12,14 @@ use std::sync::Arc;
 
 use askuser_core::{Command, Event, Input, InquiryId, Refusal, State, ToolCall};
 use askuser_llm::{Call, Dialect};
+use askuser_store::replay::{ReplayOptions, replay_with};
 use askuser_store::{
     Caught, Durability, Handled, Log, MemLog, Seq, Session, SessionError, StoreError,
 };
 use serde_json::Value;
 
 use crate::error::{AppError, Result};
+use crate::read::{Applied, ReadSide, StreamView, requested};
 
 /// What became of an input given to [`Journal::input`] (or [`Journal::apply`]).
 #[derive(Debug, Clone, PartialEq)]
@@ -77,6 +79,8 @@ pub struct Journal {
     /// appended first), by stream: returned by the next catch-up, so a host
     /// still sends the lines of what another surface did.
     missed: HashMap<String, Vec<Caught>>,
+    /// The read side, fed what the sessions apply.
+    read: ReadSide,
 }
 
 impl std::fmt::Debug for Journal {
@@ -96,6 +100,7 @@ impl Journal {
             calls: HashMap::new(),
             deferred: false,
             missed: HashMap::new(),
+            read: ReadSide::default(),
         }
     }
 
@@ -309,6 +314,7 @@ impl Journal {
     pub(crate) fn catch_up_events(&mut self, stream: &str) -> Result<Vec<Caught>> {
         let mut caught = self.missed.remove(stream).unwrap_or_default();
         caught.extend(self.session(stream)?.catch_up()?);
+        self.feed(stream, &caught);
         for caught in &caught {
             if let Some(Command::Respond { inquiry, .. } | Command::Fail { inquiry, .. }) =
                 caught.commands.last()
@@ -339,13 +345,17 @@ impl Journal {
     pub fn input(&mut self, stream: &str, input: &Input) -> Result<Step> {
         let durability = self.durability();
         let handled = self.session(stream)?.handle_input_with(input, durability);
-        self.recorded(stream, handled)
+        let request = match input {
+            Input::Ask(request) => Some(request),
+            _ => None,
+        };
+        self.recorded(stream, handled, request)
     }
 
     fn handle(&mut self, stream: &str, event: &Event) -> Result<Step> {
         let durability = self.durability();
         let handled = self.session(stream)?.handle_with(event, durability);
-        self.recorded(stream, handled)
+        self.recorded(stream, handled, requested(event))
     }
 
     /// The step a session's answer makes.
@@ -353,16 +363,30 @@ impl Journal {
         &mut self,
         stream: &str,
         handled: std::result::Result<Handled, SessionError>,
+        request: Option<&askuser_core::Request>,
     ) -> Result<Step> {
         let mut handled = match handled {
             Ok(handled) => handled,
             Err(SessionError::Refused(refusal)) => return Ok(Step::Refused(refusal)),
             Err(SessionError::MovedElsewhere { refusal, caught }) => {
+                self.feed(stream, &caught);
                 self.missed(stream, caught.into_vec());
                 return Ok(Step::Refused(refusal));
             }
             Err(SessionError::Store(error)) => return Err(error.into()),
         };
+        if self.read.stream(stream).is_some()
+            && let Some(session) = self.sessions.get(stream)
+        {
+            let mut applied: Vec<Applied<'_>> =
+                handled.caught.iter().map(Applied::caught).collect();
+            applied.push(Applied {
+                seq: handled.seq,
+                request,
+                commands: &handled.commands,
+            });
+            self.read.apply(stream, &applied, session.state());
+        }
         self.missed(stream, std::mem::take(&mut handled.caught));
         if let Some(Command::Respond { inquiry, .. } | Command::Fail { inquiry, .. }) =
             handled.commands.last()
@@ -385,6 +409,7 @@ impl Journal {
     pub fn follow(&mut self, stream: &str) -> Result<Vec<Followed>> {
         let mut caught = self.missed.remove(stream).unwrap_or_default();
         caught.extend(self.session(stream)?.catch_up()?);
+        self.feed(stream, &caught);
         let mut followed = Vec::with_capacity(caught.len());
         for caught in caught {
             let call = self.call(stream, caught.event.inquiry())?;
@@ -458,6 +483,87 @@ impl Journal {
     /// it from the log again.
     pub fn forget(&mut self, stream: &str) {
         self.sessions.remove(stream);
+        self.read.forget(stream);
+    }
+
+    /// Hands what a session of `stream` caught up on to the read side.
+    fn feed(&mut self, stream: &str, caught: &[Caught]) {
+        if caught.is_empty() || self.read.stream(stream).is_none() {
+            return;
+        }
+        if let Some(session) = self.sessions.get(stream) {
+            let applied: Vec<Applied<'_>> = caught.iter().map(Applied::caught).collect();
+            self.read.apply(stream, &applied, session.state());
+        }
+    }
+
+    /// The read side ([`ReadSide`]) as it stands: what the streams it has seen
+    /// stand at, as of what this journal's sessions have applied.
+    pub fn read(&self) -> &ReadSide {
+        &self.read
+    }
+
+    /// The read side's view of `stream`, brought level with this journal's session
+    /// of it (which [`Journal::follow`] brings level with the log): the first time,
+    /// by one replay of the stream (how its earlier inquiries ended), after that by
+    /// what the session applies, never by a replay per call; the time of its head
+    /// event is read once per head. `None` when the log has no such stream.
+    ///
+    /// # Errors
+    /// When the log cannot be read.
+    pub fn refresh(&mut self, stream: &str) -> Result<Option<&StreamView>> {
+        let session_head = self.sessions.get(stream).map(Session::head);
+        let read_head = self.read.stream(stream).map(StreamView::head);
+        let behind = match (session_head, read_head) {
+            (_, None) => true,
+            (Some(session), Some(read)) => read < session,
+            (None, Some(_)) => false,
+        };
+        if behind && !self.first_sight(stream, session_head)? {
+            return Ok(None);
+        }
+        if let Some(seq) = self.read.needs_time(stream)
+            && let Some(recorded) = self.log.read_range(stream, seq, seq)?.next()
+        {
+            self.read.set_time(stream, seq, recorded?.at);
+        }
+        Ok(self.read.stream(stream))
+    }
+
+    /// The read side's one replay of `stream` (up to `to`, else its head), from
+    /// its first event kept; `false` when the log has no such stream.
+    fn first_sight(&mut self, stream: &str, to: Option<Seq>) -> Result<bool> {
+        self.read.forget(stream);
+        if self.log.stream(stream)?.is_none() {
+            return Ok(false);
+        }
+        // From the first event, to learn how every inquiry kept in the log ended;
+        // from the latest snapshot when compaction dropped the first events.
+        let mut from_start = true;
+        loop {
+            let mut options = if from_start {
+                ReplayOptions::from_start()
+            } else {
+                ReplayOptions::latest()
+            };
+            options.to = to;
+            self.read.start(stream);
+            let read = &mut self.read;
+            let replayed = replay_with(&*self.log, stream, options, &mut |recorded, commands| {
+                read.replayed(stream, recorded, commands);
+            });
+            match replayed {
+                Ok(replayed) => {
+                    self.read.replay_done(stream, replayed.seq, &replayed.state);
+                    return Ok(true);
+                }
+                Err(StoreError::Compacted { .. }) if from_start => from_start = false,
+                Err(error) => {
+                    self.read.forget(stream);
+                    return Err(error.into());
+                }
+            }
+        }
     }
 }
 

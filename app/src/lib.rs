@@ -20,6 +20,9 @@
 //!   [`fork_name`]; [`question_deadline`], the one deadline of a question every
 //!   surface counts down to; [`files`], files read with a cap, never through a
 //!   link.
+//! - [`ReadSide`] ([`Journal::refresh`], [`Journal::read`]): each stream's status,
+//!   each inquiry's outcome, the waiting list with the engine's deadline, kept
+//!   current from what the sessions apply, never by replaying a stream per request.
 //!
 //! ```
 //! use askuser_app::{Journal, Step};
@@ -57,9 +60,13 @@ mod journal;
 mod json;
 mod naming;
 pub mod pending;
+mod read;
 
 pub use deadline::question_deadline;
 pub use error::{AppError, Result};
 pub use journal::{Followed, Journal, Step, parse_recorded};
 pub use json::from_str_unique;
 pub use naming::{check_stream_name, fork_name};
+pub use read::{
+    Ending, FinishedInquiry, OpenInquiry, ReadSide, Showing, StreamStatus, StreamView, Waiting,
+};

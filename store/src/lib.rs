@@ -298,6 +298,7 @@ mod sled_tail;
 pub mod testing;
 mod transcript;
 mod types;
+pub mod words;
 
 pub use codec::{MAX_STREAM_NAME, STATE_FORMAT};
 #[doc(hidden)]

@@ -13,6 +13,7 @@ use crate::error::{Result, StoreError};
 use crate::log::Log;
 use crate::replay::{fold, latest_snapshot};
 use crate::types::{Recorded, Snapshot};
+use crate::words::{answer_sentence, value_words};
 
 /// A readable summary of what was asked and answered in `stream`, one sentence per
 /// line (`Asked "Which database?"; the answer was PostgreSQL.`): the text an agent
@@ -257,7 +258,7 @@ impl Transcriber {
             let _ = writeln!(
                 self.out,
                 "Asked \"{text}\"; the answer was {} (not sent: {why}).",
-                describe(value)
+                value_words(value)
             );
         }
     }
@@ -297,66 +298,13 @@ fn answers(out: &mut String, form: &ValidForm, slots: &[Option<Slot>], skipped: 
     for (index, question) in form.questions().iter().enumerate() {
         let text = &question.text;
         let _ = match slots.get(index).and_then(Option::as_ref) {
-            Some(slot) => {
-                let value = describe(&slot.answer.to_value(question));
-                match slot.by {
-                    AnsweredBy::User => writeln!(out, "Asked \"{text}\"; the answer was {value}."),
-                    AnsweredBy::Assistant => {
-                        writeln!(out, "Asked \"{text}\"; the assistant answered {value}.")
-                    }
-                    AnsweredBy::Config => {
-                        writeln!(out, "\"{text}\" was answered by configuration: {value}.")
-                    }
-                    AnsweredBy::Cache => writeln!(
-                        out,
-                        "\"{text}\" was answered as earlier in the turn: {value}."
-                    ),
-                    AnsweredBy::Timeout => writeln!(
-                        out,
-                        "\"{text}\" was not answered in time; the timeout filled {value}."
-                    ),
-                }
-            }
+            Some(slot) => writeln!(
+                out,
+                "{}",
+                answer_sentence(text, &slot.answer.to_value(question), slot.by)
+            ),
             None if skipped => writeln!(out, "Did not ask \"{text}\" (it did not apply)."),
             None => Ok(()),
         };
-    }
-}
-
-/// An answer in words: yes/no, a label or text as is, a list as "a, b and c".
-fn describe(value: &Value) -> String {
-    match value {
-        Value::Bool(true) => "yes".to_owned(),
-        Value::Bool(false) => "no".to_owned(),
-        Value::Null => "nothing".to_owned(),
-        Value::String(text) if text.contains('\n') || text.trim() != text || text.is_empty() => {
-            format!("{text:?}")
-        }
-        Value::String(text) => text.clone(),
-        Value::Array(items) if items.iter().all(Value::is_string) => {
-            let words: Vec<String> = items.iter().map(describe).collect();
-            match words.as_slice() {
-                [] => "none".to_owned(),
-                [one] => one.clone(),
-                [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
-            }
-        }
-        other => other.to_string(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::describe;
-    use serde_json::json;
-
-    #[test]
-    fn answers_read_as_words() {
-        assert_eq!(describe(&json!(true)), "yes");
-        assert_eq!(describe(&json!("PostgreSQL")), "PostgreSQL");
-        assert_eq!(describe(&json!(["a", "b", "c"])), "a, b and c");
-        assert_eq!(describe(&json!([])), "none");
-        assert_eq!(describe(&json!("two\nlines")), "\"two\\nlines\"");
-        assert_eq!(describe(&json!({"k": 1})), "{\"k\":1}");
     }
 }

@@ -2,9 +2,10 @@
 
 use std::io::Write;
 use std::path::Path;
+use std::sync::Arc;
 
+use askuser_app::Journal;
 use askuser_core::text::{for_display, for_display_line};
-use askuser_core::{Command, OutcomeStatus};
 use askuser_rpc::{describe_event, replay};
 use askuser_store::{Log, Seq};
 
@@ -42,7 +43,7 @@ pub(crate) fn log(command: &LogCommand) -> Result<u8, CliError> {
     };
     let mut out = std::io::stdout().lock();
     let Some(StreamArgs { stream, .. }) = of else {
-        list(&*log, &db, &mut out)?;
+        list(&log, &db, &mut out)?;
         out.flush()?;
         return Ok(EXIT_RESULT);
     };
@@ -108,8 +109,9 @@ fn salvage(from: &Path, to: &Path) -> Result<u8, CliError> {
     })
 }
 
-fn list(log: &dyn Log, db: &Path, out: &mut impl Write) -> Result<(), CliError> {
+fn list(log: &Arc<dyn Log>, db: &Path, out: &mut impl Write) -> Result<(), CliError> {
     let streams = log.streams()?;
+    let mut journal = Journal::new(Arc::clone(log));
     if streams.is_empty() {
         let shown = for_display_line(&db.to_string_lossy()).into_owned();
         writeln!(out, "no streams are recorded in {shown}")?;
@@ -130,44 +132,20 @@ fn list(log: &dyn Log, db: &Path, out: &mut impl Write) -> Result<(), CliError> 
         if info.floor > 0 {
             write!(out, ", compacted through #{}", info.floor)?;
         }
-        writeln!(out, "; {}", stream_status(log, &info.name))?;
+        writeln!(out, "; {}", stream_status(&mut journal, &info.name))?;
     }
     Ok(())
 }
 
-/// Where a stream stands, in words: `open` (with how many inquiries wait), or how
-/// its last inquiry ended (`answered`, `replied`, `ended`, `timed out`, `failed`,
-/// `rejected`); `unreadable` when it cannot be replayed.
-fn stream_status(log: &dyn Log, stream: &str) -> String {
-    let mut last = None;
-    let replayed = askuser_store::replay::replay_with(
-        log,
-        stream,
-        askuser_store::replay::ReplayOptions::latest(),
-        &mut |_, commands| {
-            for command in commands {
-                let status = match command {
-                    Command::Respond { outcome, .. } => match outcome.status {
-                        OutcomeStatus::Completed => "answered",
-                        OutcomeStatus::Cancelled => "replied",
-                        OutcomeStatus::TimedOut { .. } => "timed out",
-                    },
-                    Command::EndTurn { .. } => "ended",
-                    Command::Fail { .. } => "failed",
-                    Command::Reject { .. } => "rejected",
-                    _ => continue,
-                };
-                last = Some(status);
-            }
-        },
-    );
-    let Ok(replayed) = replayed else {
-        return "unreadable (see `askuser log show`)".to_owned();
-    };
-    match replayed.state.open_inquiries().count() {
-        0 => last.unwrap_or("finished").to_owned(),
-        1 => "open: 1 inquiry waits for an answer".to_owned(),
-        n => format!("open: {n} inquiries wait for answers"),
+/// Where a stream stands, in words, from the read side (one replay of the
+/// stream: [`askuser_app::Journal::refresh`]): `open` (with how many inquiries
+/// wait), or how its last inquiry ended (`answered`, `replied`, `ended`, `timed
+/// out`, `failed`, `rejected`); `unreadable` when it cannot be replayed.
+fn stream_status(journal: &mut Journal, stream: &str) -> String {
+    match journal.refresh(stream) {
+        Ok(Some(view)) => view.status().words(),
+        Ok(None) => "finished".to_owned(),
+        Err(_) => "unreadable (see `askuser log show`)".to_owned(),
     }
 }
 

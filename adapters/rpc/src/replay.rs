@@ -298,92 +298,12 @@ fn recorded_outputs(log: &dyn Log, stream: &str, seq: Seq) -> Result<Option<Vec<
     Ok(None)
 }
 
-/// One event in words: `requested c1 (3 questions: apply, env, note)`,
-/// `answered c1: apply = true`, `back c1`, `reply c1`, `turn ended c1`,
-/// `timed out c1`.
+/// One event in words, as `log replay` and `log show` print it: the long form of
+/// the one renderer ([`askuser_store::words`]): `requested c1 (3 questions: apply,
+/// env, note)`, `answered c1: apply = true`, `back c1`, `reply c1`, `turn ended
+/// c1`, `timed out c1`.
 pub fn describe_event(event: &Event) -> String {
-    match event {
-        Event::Requested(request) => {
-            let ids: Vec<&str> = request
-                .form
-                .questions
-                .iter()
-                .map(|q| q.id.as_str())
-                .collect();
-            let count = ids.len();
-            let mut text = format!(
-                "requested {} ({count} question{}: {})",
-                request.inquiry,
-                plural(count),
-                ids.join(", ")
-            );
-            if !request.policy.interactive {
-                text.push_str(", no person present");
-            }
-            if request.origin.subagent {
-                text.push_str(", from a sub-agent");
-            }
-            text
-        }
-        Event::Answered {
-            inquiry,
-            question,
-            value,
-            by,
-            ..
-        } => {
-            let mut text = format!("answered {inquiry}: {question} = {value}");
-            if *by != askuser_core::AnsweredBy::User {
-                let by = serde_json::to_value(by).unwrap_or(Value::Null);
-                let _ = write!(text, " (by {})", by.as_str().unwrap_or("?"));
-            }
-            text
-        }
-        Event::AnsweredAhead {
-            inquiry,
-            question,
-            value,
-        } => format!("answered ahead {inquiry}: {question} = {value}"),
-        Event::Shown { inquiry, questions } => format!("shown {inquiry}: {}", questions.join(", ")),
-        Event::Rejected {
-            inquiry, problems, ..
-        } => format!(
-            "rejected {inquiry} ({} problem{})",
-            problems.len(),
-            plural(problems.len())
-        ),
-        Event::Denied {
-            inquiry, reason, ..
-        } => format!("denied {inquiry} ({reason})"),
-        Event::AnswerRefused {
-            inquiry,
-            question,
-            message,
-        } => format!("refused an answer to {inquiry}: {question} ({message})"),
-        Event::Back { inquiry } => format!("back {inquiry}"),
-        Event::Cancelled {
-            inquiry,
-            reason,
-            message,
-        } => match (reason, message) {
-            (askuser_core::CancelReason::UserReply, None) => format!("reply {inquiry}"),
-            (askuser_core::CancelReason::UserReply, Some(message)) => {
-                format!("reply {inquiry}: {message}")
-            }
-            (other, _) => format!("cancelled {inquiry} ({other})"),
-        },
-        Event::TurnEnded { inquiry } => format!("turn ended {inquiry}"),
-        Event::TimedOut {
-            inquiry,
-            message: None,
-        } => format!("timed out {inquiry}"),
-        Event::TimedOut {
-            inquiry,
-            message: Some(message),
-        } => format!("timed out {inquiry}, replying: {message}"),
-        Event::ReviewWanted { inquiry } => format!("review wanted {inquiry}"),
-        Event::Submitted { inquiry } => format!("submitted {inquiry}"),
-    }
+    askuser_store::words::event_words(event, None, askuser_store::words::Length::Long)
 }
 
 /// The inquiry a command is about.

@@ -8,7 +8,8 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-use askuser_core::{CancelReason, Event, Form};
+use askuser_core::{Event, Form};
+use askuser_store::words::{Length, event_words};
 use askuser_store::{Recorded, StreamInfo};
 
 use crate::pages::{Shape, esc, hidden, layout, stream_path};
@@ -80,7 +81,8 @@ pub(crate) fn page(history: &History, csrf: &str) -> String {
         if let Event::Requested(request) = &recorded.event {
             forms.insert(request.inquiry.as_str(), &request.form);
         }
-        let words = event_words(&recorded.event, &forms);
+        let form = forms.get(recorded.event.inquiry().as_str()).copied();
+        let words = event_words(&recorded.event, form, Length::Short);
         let fork_at = match &recorded.event {
             Event::Requested(_) => Some(recorded.seq),
             Event::Answered { .. } => Some(recorded.seq - 1),
@@ -111,91 +113,4 @@ pub(crate) fn page(history: &History, csrf: &str) -> String {
         &body,
         &Shape::Other,
     )
-}
-
-/// One event in words, with the question's text where the form is known.
-fn event_words(event: &Event, forms: &HashMap<&str, &Form>) -> String {
-    let inquiry = event.inquiry().as_str();
-    let question_text = |id: &str| {
-        forms
-            .get(inquiry)
-            .and_then(|form| form.questions.iter().find(|q| q.id == id))
-            .map_or_else(|| id.to_owned(), |q| q.text.clone())
-    };
-    match event {
-        Event::Requested(request) => {
-            let count = request.form.questions.len();
-            let first = request
-                .form
-                .questions
-                .first()
-                .map(|q| q.text.as_str())
-                .unwrap_or_default();
-            let who = request.policy.label.as_deref().unwrap_or("The assistant");
-            if count == 1 {
-                format!("{who} asked (call {inquiry}): “{first}”")
-            } else {
-                format!("{who} asked {count} questions (call {inquiry}), first “{first}”")
-            }
-        }
-        Event::Rejected { problems, .. } => {
-            format!(
-                "The call {inquiry} was refused: {} problem(s)",
-                problems.len()
-            )
-        }
-        Event::Denied { message, .. } => format!("The call {inquiry} was denied: {message}"),
-        Event::Answered {
-            question,
-            value,
-            by,
-            note,
-            ..
-        } => {
-            let by = match by {
-                askuser_core::AnsweredBy::User => "",
-                askuser_core::AnsweredBy::Assistant => " (by the assistant)",
-                askuser_core::AnsweredBy::Config => " (from the configuration)",
-                askuser_core::AnsweredBy::Cache => " (remembered)",
-                askuser_core::AnsweredBy::Timeout => " (filled by the timeout)",
-            };
-            let note = note
-                .as_deref()
-                .map(|note| format!(", note: {note}"))
-                .unwrap_or_default();
-            format!(
-                "Answered “{}”: {}{by}{note}",
-                question_text(question),
-                askuser_core::text::answer_words(value)
-            )
-        }
-        Event::AnsweredAhead {
-            question, value, ..
-        } => format!(
-            "Answered “{}” ahead, in a form of several questions: {}",
-            question_text(question),
-            askuser_core::text::answer_words(value)
-        ),
-        Event::Shown { questions, .. } => {
-            format!("Showed {} question(s) in one form", questions.len())
-        }
-        Event::AnswerRefused { message, .. } => format!("An answer was refused: {message}"),
-        Event::Back { .. } => "Went back to the previous question".to_owned(),
-        Event::Cancelled {
-            reason, message, ..
-        } => match (reason, message) {
-            (CancelReason::UserReply, Some(message)) => {
-                format!("Replied to the assistant instead: {message}")
-            }
-            (CancelReason::UserReply, None) => "Replied to the assistant instead".to_owned(),
-            (reason, _) => format!("Cancelled ({})", reason.as_str()),
-        },
-        Event::TurnEnded { .. } => "Ended the turn".to_owned(),
-        Event::TimedOut { message, .. } => match message {
-            Some(message) => format!("Timed out, with the reply being typed: {message}"),
-            None => "Timed out".to_owned(),
-        },
-        Event::ReviewWanted { .. } => "A review before sending was asked for".to_owned(),
-        Event::Submitted { .. } => "Sent the reviewed answers".to_owned(),
-    }
 }

@@ -3,10 +3,9 @@
 //! adapter's [`Journal`], as `askuser answer` and the terminal use it). Blocking:
 //! the handlers call it on tokio's blocking threads.
 
-use askuser_app::{AppError, Journal};
+use askuser_app::{AppError, FinishedInquiry, Journal, OpenInquiry, Showing, Step, StreamView};
 use askuser_core::text::{answer_words, for_display_line};
 use askuser_core::{AnswerInput, At, Command, Input, InquiryId, Outcome, Prompt, Refusal, State};
-use askuser_store::{SessionError, Timestamp};
 
 use crate::answer::{Fields, value_from};
 
@@ -92,17 +91,35 @@ impl NotTaken {
 /// The engine's side of the inbox.
 pub(crate) struct Queue {
     journal: Journal,
-    /// When each stream's head event was recorded, as last read: `(head, ms)`.
-    /// The inbox reads a stream only when its head moved.
-    head_times: std::collections::HashMap<String, (askuser_store::Seq, u64)>,
+}
+
+/// How long `open` of the stream `view` has waited at `now` (since the stream's
+/// head event, else now), and its time left to the engine's deadline.
+fn timing(view: &StreamView, open: &OpenInquiry, now: u64) -> Timing {
+    let since = view
+        .last_activity()
+        .map_or(now, askuser_store::Timestamp::millis);
+    // One deadline for every surface (the terminal counts to the same one).
+    let left_ms = (view.deadline(open)).and_then(|deadline| {
+        let after_ms = open.timeout.as_ref()?.after_ms;
+        Some(deadline.millis().saturating_sub(now).min(after_ms))
+    });
+    Timing {
+        waited_ms: now.saturating_sub(since),
+        left_ms,
+    }
 }
 
 impl Queue {
     pub(crate) fn new(journal: Journal) -> Self {
-        Self {
-            journal,
-            head_times: std::collections::HashMap::new(),
-        }
+        Self { journal }
+    }
+
+    /// How many stream replays the read side has made (one per stream at first
+    /// sight): a page served never adds one.
+    #[cfg(test)]
+    pub(crate) fn replays(&self) -> u64 {
+        self.journal.read().replays()
     }
 
     /// The log the queue reads.
@@ -111,7 +128,8 @@ impl Queue {
     }
 
     /// Every inquiry that waits for a person, the newest stream first; `now` is
-    /// the wall clock in milliseconds since the Unix epoch.
+    /// the wall clock in milliseconds since the Unix epoch. Read from the
+    /// journal's read side: a stream is read only when it moved.
     pub(crate) fn waiting(&mut self, now: u64) -> Result<Vec<Waiting>, AppError> {
         let mut streams = self.journal.log().streams()?;
         streams.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(a.name.cmp(&b.name)));
@@ -121,62 +139,43 @@ impl Queue {
             if self.journal.head(&info.name)? < info.head {
                 self.journal.follow(&info.name)?;
             }
-            let state = self.journal.state(&info.name)?;
-            let open: Vec<InquiryId> = state.open_inquiries().cloned().collect();
-            for inquiry in open {
-                let label = state
-                    .policy(&inquiry)
-                    .and_then(|policy| policy.label.clone())
-                    .unwrap_or_else(|| "Assistant".to_owned());
-                let (question, progress) = match state.pending(&inquiry) {
-                    Some(Command::Prompt(prompt)) => (
-                        Some(prompt.question().text.clone()),
-                        prompt.progress.map(|p| format!("[{}/{}]", p.n, p.m)),
+            let Some(view) = self.journal.refresh(&info.name)? else {
+                continue;
+            };
+            for open in view.open() {
+                let (question, progress) = match &open.showing {
+                    Showing::Question { text, progress, .. } => (
+                        Some(text.clone()),
+                        progress.map(|p| format!("[{}/{}]", p.n, p.m)),
                     ),
-                    Some(Command::Review { .. }) => (None, None),
-                    _ => continue,
+                    Showing::Review => (None, None),
+                    Showing::Assistant { .. } => continue,
                 };
                 waiting.push(Waiting {
                     stream: info.name.clone(),
-                    inquiry: inquiry.to_string(),
-                    label,
+                    inquiry: open.inquiry.to_string(),
+                    label: open.label.clone().unwrap_or_else(|| "Assistant".to_owned()),
                     question,
                     progress,
                     since: info.created_at.to_string(),
-                    timing: Timing::default(),
+                    timing: timing(view, open, now),
                 });
             }
-        }
-        for item in &mut waiting {
-            item.timing = self.timing(&item.stream, &item.inquiry, now)?;
         }
         Ok(waiting)
     }
 
-    /// How long `inquiry` of `stream` has waited at `now`, and its time left.
+    /// How long `inquiry` of `stream` has waited at `now`, and its time left (from
+    /// the read side, brought level with the stream's session).
     fn timing(&mut self, stream: &str, inquiry: &str, now: u64) -> Result<Timing, AppError> {
-        let head = self.journal.head(stream)?;
-        let since = match self.head_times.get(stream) {
-            Some(&(seen, at)) if seen == head => at,
-            _ => match self.journal.log().read_range(stream, head, head)?.next() {
-                Some(Ok(recorded)) => {
-                    let at = recorded.at.millis();
-                    self.head_times.insert(stream.to_owned(), (head, at));
-                    at
-                }
-                _ => now,
-            },
+        let id = InquiryId::new(inquiry);
+        let Some(view) = self.journal.refresh(stream)? else {
+            return Ok(Timing::default());
         };
-        let waited_ms = now.saturating_sub(since);
-        let state = self.journal.state(stream)?;
-        // One deadline for every surface (the terminal counts to the same one).
-        let left_ms = (state.policy(&InquiryId::new(inquiry)))
-            .and_then(|policy| policy.timeout.as_ref())
-            .map(|timeout| {
-                let deadline = askuser_app::question_deadline(Timestamp(since), timeout);
-                deadline.millis().saturating_sub(now).min(timeout.after_ms)
-            });
-        Ok(Timing { waited_ms, left_ms })
+        Ok(match view.open().iter().find(|open| open.inquiry == id) {
+            Some(open) => timing(view, open, now),
+            None => Timing::default(),
+        })
     }
 
     /// The page of `inquiry` in `stream` at `now` (milliseconds since the Unix
@@ -251,19 +250,19 @@ impl Queue {
         Ok(Ok((name, open.map(|id| id.to_string()))))
     }
 
-    /// What the model got for a finished inquiry, in words.
+    /// What the model got for a finished inquiry, in words: from the read side
+    /// (how it ended, kept as the stream was followed), never a replay.
     fn result(&mut self, stream: &str, id: &InquiryId) -> Result<String, AppError> {
-        let recorded =
-            askuser_app::pending::recorded_outcome(&**self.journal.log(), stream, id.as_str())?;
-        let Some(command) = recorded else {
+        let finished = (self.journal.refresh(stream)?).and_then(|view| view.finished(id));
+        let Some(FinishedInquiry { result, call, .. }) = finished else {
             return Ok("This question is finished.".to_owned());
         };
-        let call = self.journal.call(stream, id)?;
-        Ok(match &command {
+        let call = call.as_deref().and_then(askuser_app::parse_recorded);
+        Ok(match result {
             Command::EndTurn { .. } => "The turn was ended; the assistant got no reply.".to_owned(),
             command => {
                 let result = call
-                    .as_deref()
+                    .as_ref()
                     .and_then(|call| call.tool_result(command))
                     .map(|result| match result {
                         askuser_llm::ToolResult::Success(value) => value.to_string(),
@@ -348,24 +347,22 @@ impl Queue {
             Act::EndTurn => Input::EndTurn { inquiry: id },
             Act::Submit => Input::Submit(shown),
         };
-        match self.journal.session(stream)?.handle_input(&input) {
-            Ok(handled) => Ok(match handled.commands.first() {
+        // The journal's road: what it records reaches the read side too.
+        match self.journal.input(stream, &input)? {
+            Step::Recorded { commands, .. } => Ok(match commands.first() {
                 Some(Command::InvalidAnswer { message, .. }) => {
                     Err(NotTaken::invalid(message.clone()))
                 }
                 _ => Ok(()),
             }),
-            Err(SessionError::Store(error)) => Err(error.into()),
-            Err(SessionError::Refused(refusal) | SessionError::MovedElsewhere { refusal, .. }) => {
-                Ok(Err(match refusal {
-                    Refusal::Stale { shown, current, .. } => NotTaken {
-                        message: stale_words(self.journal.state(stream)?, &shown, &current),
-                        stale: true,
-                    },
-                    Refusal::InquiryFinished { .. } => NotTaken::invalid(FINISHED_ELSEWHERE),
-                    refusal => NotTaken::invalid(refusal.to_string()),
-                }))
-            }
+            Step::Refused(refusal) => Ok(Err(match refusal {
+                Refusal::Stale { shown, current, .. } => NotTaken {
+                    message: stale_words(self.journal.state(stream)?, &shown, &current),
+                    stale: true,
+                },
+                Refusal::InquiryFinished { .. } => NotTaken::invalid(FINISHED_ELSEWHERE),
+                refusal => NotTaken::invalid(refusal.to_string()),
+            })),
         }
     }
 }

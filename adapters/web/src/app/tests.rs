@@ -824,3 +824,32 @@ async fn back_from_the_review_then_an_answer_without_a_choice_is_refused_with_th
     );
     assert_eq!(events(&log), recorded);
 }
+
+#[tokio::test]
+async fn a_finished_question_is_served_from_the_read_side_without_a_replay() {
+    let (log, app) = served();
+    ask(&log);
+    // The inbox sees the stream: its one replay.
+    assert!(open(&app, "/").await.body.contains("Apply the migration?"));
+    assert_eq!(app.queue.lock().unwrap().replays(), 1);
+    // Another process (the terminal) ends the turn.
+    let mut terminal = Session::open(log.clone(), "chat").expect("the stream opens");
+    terminal
+        .handle_input(&Input::EndTurn {
+            inquiry: InquiryId::new("call-1"),
+        })
+        .expect("the turn ends");
+    for _ in 0..3 {
+        let page = open(&app, "/q/chat/call-1").await;
+        assert!(
+            page.body
+                .contains("<p role=\"status\">The turn was ended; the assistant got no reply.</p>"),
+            "{}",
+            page.body
+        );
+    }
+    let inbox = open(&app, "/").await;
+    assert!(inbox.body.contains("No agent is waiting for an answer."));
+    // Caught up on what the terminal recorded: never replayed again.
+    assert_eq!(app.queue.lock().unwrap().replays(), 1);
+}

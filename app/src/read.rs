@@ -1,0 +1,445 @@
+//! The read side: what every stream stands at, kept current as the
+//! [`Journal`](crate::Journal)'s sessions catch up, never by replaying a stream
+//! per request. Per stream: its status (waiting, or how its last inquiry ended),
+//! its head and when the head event was recorded; per inquiry: what an open one
+//! shows (the question, the review, a question for the assistant), who asks and
+//! the engine's deadline ([`question_deadline`]); how a finished one ended, with
+//! the command that ended it and its tool call (to render the result in the
+//! call's dialect).
+//!
+//! A stream is replayed once, the first time the read side is asked about it
+//! ([`Journal::refresh`](crate::Journal::refresh)): that is how it learns how the
+//! inquiries before this process ended. After that, every event a session of the
+//! journal applies is handed to it with the commands it yielded.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use askuser_core::{
+    Command, Event, InquiryId, Origin, OutcomeStatus, Progress, Request, State, Timeout, ToolCall,
+};
+use askuser_store::{Seq, Timestamp};
+
+use crate::deadline::question_deadline;
+
+/// How an inquiry ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ending {
+    /// The answers were sent.
+    Answered,
+    /// The person replied to the assistant instead (a cancellation).
+    Replied,
+    /// The question timed out.
+    TimedOut,
+    /// The person ended the turn.
+    Ended,
+    /// The inquiry could not be asked (denied, or no one to answer).
+    Failed,
+    /// The form was rejected as invalid.
+    Rejected,
+}
+
+impl Ending {
+    /// The ending in one word or two: `answered`, `replied`, `timed out`,
+    /// `ended`, `failed`, `rejected`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Ending::Answered => "answered",
+            Ending::Replied => "replied",
+            Ending::TimedOut => "timed out",
+            Ending::Ended => "ended",
+            Ending::Failed => "failed",
+            Ending::Rejected => "rejected",
+        }
+    }
+
+    /// How `command` ends its inquiry; `None` for a command that does not.
+    pub fn of(command: &Command) -> Option<Self> {
+        Some(match command {
+            Command::Respond { outcome, .. } => match outcome.status {
+                OutcomeStatus::Completed => Ending::Answered,
+                OutcomeStatus::Cancelled => Ending::Replied,
+                OutcomeStatus::TimedOut { .. } => Ending::TimedOut,
+            },
+            Command::EndTurn { .. } => Ending::Ended,
+            Command::Fail { .. } => Ending::Failed,
+            Command::Reject { .. } => Ending::Rejected,
+            _ => return None,
+        })
+    }
+}
+
+/// Where a stream stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StreamStatus {
+    /// `inquiries` (one or more) are open.
+    Waiting {
+        /// How many inquiries are open.
+        inquiries: usize,
+    },
+    /// Nothing is open; how the last inquiry to end ended (`None`: none did).
+    Finished(Option<Ending>),
+}
+
+impl StreamStatus {
+    /// The status in words, as `askuser log list` prints it: `open: 1 inquiry
+    /// waits for an answer`, `open: 2 inquiries wait for answers`, or the last
+    /// ending (`answered`, …; `finished` when none).
+    pub fn words(self) -> String {
+        match self {
+            StreamStatus::Waiting { inquiries: 1 } => {
+                "open: 1 inquiry waits for an answer".to_owned()
+            }
+            StreamStatus::Waiting { inquiries } => {
+                format!("open: {inquiries} inquiries wait for answers")
+            }
+            StreamStatus::Finished(ending) => ending.map_or("finished", Ending::as_str).to_owned(),
+        }
+    }
+}
+
+/// What an open inquiry shows now.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Showing {
+    /// A question for a person.
+    Question {
+        /// The question's id.
+        id: String,
+        /// Its text.
+        text: String,
+        /// `[N/M]` when the form has more than one question.
+        progress: Option<Progress>,
+    },
+    /// The review of every answer, before they are sent.
+    Review,
+    /// A question for the assistant, not for a person.
+    Assistant {
+        /// The question's id.
+        question: String,
+    },
+}
+
+/// An open inquiry.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OpenInquiry {
+    /// The inquiry.
+    pub inquiry: InquiryId,
+    /// Who asks, as its prompts name it (`None`: the assistant).
+    pub label: Option<String>,
+    /// The tool call's origin.
+    pub origin: Option<Origin>,
+    /// What it shows.
+    pub showing: Showing,
+    /// Its policy's timeout.
+    pub timeout: Option<Timeout>,
+}
+
+/// A finished inquiry.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FinishedInquiry {
+    /// How it ended.
+    pub ending: Ending,
+    /// The command that ended it (`Respond` with the answers, `Fail`, `EndTurn`,
+    /// `Reject`).
+    pub result: Command,
+    /// Its tool call, when its request recorded one.
+    pub call: Option<Arc<ToolCall>>,
+}
+
+/// One stream, as the read side knows it.
+#[derive(Debug, Clone, Default)]
+pub struct StreamView {
+    head: Seq,
+    /// When the head event was recorded, when known: `(seq, at)`.
+    head_at: Option<(Seq, Timestamp)>,
+    open: Vec<OpenInquiry>,
+    /// How many inquiries are open (those in `open`, and any waiting on nothing).
+    open_count: usize,
+    last_ending: Option<Ending>,
+    finished: HashMap<InquiryId, FinishedInquiry>,
+    /// The tool calls of the open inquiries, kept for when they finish.
+    calls: HashMap<InquiryId, Arc<ToolCall>>,
+}
+
+impl StreamView {
+    /// The last event the read side has taken in.
+    pub fn head(&self) -> Seq {
+        self.head
+    }
+
+    /// When the head event was recorded (the last activity, and when what the
+    /// open inquiries show started waiting), once read.
+    pub fn last_activity(&self) -> Option<Timestamp> {
+        self.head_at
+            .filter(|(seq, _)| *seq == self.head)
+            .map(|(_, at)| at)
+    }
+
+    /// Where the stream stands.
+    pub fn status(&self) -> StreamStatus {
+        match self.open_count {
+            0 => StreamStatus::Finished(self.last_ending),
+            inquiries => StreamStatus::Waiting { inquiries },
+        }
+    }
+
+    /// The open inquiries, in the engine's order.
+    pub fn open(&self) -> &[OpenInquiry] {
+        &self.open
+    }
+
+    /// How the finished `inquiry` ended.
+    pub fn finished(&self, inquiry: &InquiryId) -> Option<&FinishedInquiry> {
+        self.finished.get(inquiry)
+    }
+
+    /// When `open`'s question times out: [`question_deadline`] from
+    /// [`StreamView::last_activity`].
+    pub fn deadline(&self, open: &OpenInquiry) -> Option<Timestamp> {
+        Some(question_deadline(
+            self.last_activity()?,
+            open.timeout.as_ref()?,
+        ))
+    }
+}
+
+/// One inquiry waiting for a person (not for the assistant), for an inbox.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Waiting<'a> {
+    /// Its stream.
+    pub stream: &'a str,
+    /// The inquiry and what it shows.
+    pub open: &'a OpenInquiry,
+    /// Since when what it shows has waited (the stream's head event), when read.
+    pub since: Option<Timestamp>,
+    /// The engine's deadline ([`question_deadline`]), when it has a timeout.
+    pub deadline: Option<Timestamp>,
+}
+
+/// Every stream's view (see the module's docs).
+#[derive(Debug, Clone, Default)]
+pub struct ReadSide {
+    streams: BTreeMap<String, StreamView>,
+    /// How many streams it replayed (once each at first sight, again only when a
+    /// session moved past it behind its back).
+    replays: u64,
+}
+
+/// What a session applied, handed to [`ReadSide`]: the event (when the journal
+/// has it) and the commands, the last event's sequence number.
+pub(crate) struct Applied<'a> {
+    pub(crate) seq: Seq,
+    /// The request, when the event was one.
+    pub(crate) request: Option<&'a Request>,
+    pub(crate) commands: &'a [Command],
+}
+
+impl<'a> Applied<'a> {
+    /// What catching up on `caught` applied.
+    pub(crate) fn caught(caught: &'a askuser_store::Caught) -> Self {
+        Self {
+            seq: caught.seq,
+            request: requested(&caught.event),
+            commands: &caught.commands,
+        }
+    }
+}
+
+/// The request `event` records, if it is one.
+pub(crate) fn requested(event: &Event) -> Option<&Request> {
+    match event {
+        Event::Requested(request) => Some(request),
+        _ => None,
+    }
+}
+
+impl ReadSide {
+    /// The view of `stream`, when the read side has seen it.
+    pub fn stream(&self, stream: &str) -> Option<&StreamView> {
+        self.streams.get(stream)
+    }
+
+    /// How many replays of a stream the read side has made: one per stream at
+    /// first sight (and one more when a session of the journal was moved past it
+    /// without handing it what it applied). Serving a page never adds one.
+    pub fn replays(&self) -> u64 {
+        self.replays
+    }
+
+    /// Every stream seen, by name.
+    pub fn streams(&self) -> impl Iterator<Item = (&str, &StreamView)> {
+        self.streams
+            .iter()
+            .map(|(name, view)| (name.as_str(), view))
+    }
+
+    /// Every inquiry waiting for a person, by stream name, then in the engine's
+    /// order.
+    pub fn waiting(&self) -> Vec<Waiting<'_>> {
+        let mut waiting = Vec::new();
+        for (stream, view) in &self.streams {
+            for open in &view.open {
+                if matches!(open.showing, Showing::Assistant { .. }) {
+                    continue;
+                }
+                waiting.push(Waiting {
+                    stream,
+                    open,
+                    since: view.last_activity(),
+                    deadline: view.deadline(open),
+                });
+            }
+        }
+        waiting
+    }
+
+    /// Forgets `stream` (the next refresh replays it once more).
+    pub(crate) fn forget(&mut self, stream: &str) {
+        self.streams.remove(stream);
+    }
+
+    /// Takes in what a session of `stream` applied, in order, and `state`, the
+    /// session's state after the last of them. Whatever the view already holds
+    /// (by sequence number) is passed over.
+    pub(crate) fn apply(&mut self, stream: &str, applied: &[Applied<'_>], state: &State) {
+        let Some(view) = self.streams.get_mut(stream) else {
+            return;
+        };
+        let mut moved = false;
+        for applied in applied {
+            if applied.seq <= view.head {
+                continue;
+            }
+            view.take(applied.request, applied.commands);
+            view.head = applied.seq;
+            moved = true;
+        }
+        if moved {
+            view.open_from(state);
+        }
+    }
+
+    /// Starts the view of `stream` (its replay is handed to
+    /// [`ReadSide::replayed`]).
+    pub(crate) fn start(&mut self, stream: &str) {
+        self.replays += 1;
+        self.streams
+            .insert(stream.to_owned(), StreamView::default());
+    }
+
+    /// One event of `stream`'s first-sight replay.
+    pub(crate) fn replayed(
+        &mut self,
+        stream: &str,
+        recorded: &askuser_store::Recorded,
+        commands: &[Command],
+    ) {
+        if let Some(view) = self.streams.get_mut(stream) {
+            view.take(requested(&recorded.event), commands);
+            view.head = recorded.seq;
+            view.head_at = Some((recorded.seq, recorded.at));
+        }
+    }
+
+    /// Ends `stream`'s first-sight replay at `head`, with the state there.
+    pub(crate) fn replay_done(&mut self, stream: &str, head: Seq, state: &State) {
+        if let Some(view) = self.streams.get_mut(stream) {
+            view.head = head;
+            view.open_from(state);
+        }
+    }
+
+    /// Whether `stream`'s head time must be read.
+    pub(crate) fn needs_time(&self, stream: &str) -> Option<Seq> {
+        let view = self.streams.get(stream)?;
+        (view.head > 0 && view.last_activity().is_none()).then_some(view.head)
+    }
+
+    /// The time event `seq` of `stream` was recorded.
+    pub(crate) fn set_time(&mut self, stream: &str, seq: Seq, at: Timestamp) {
+        if let Some(view) = self.streams.get_mut(stream) {
+            view.head_at = Some((seq, at));
+        }
+    }
+}
+
+impl StreamView {
+    /// Takes in one applied event (when known) and its commands.
+    fn take(&mut self, request: Option<&Request>, commands: &[Command]) {
+        if let Some(request) = request
+            && let Some(call) = &request.call
+        {
+            (self.calls).insert(request.inquiry.clone(), Arc::new(call.clone()));
+        }
+        for command in commands {
+            let Some(ending) = Ending::of(command) else {
+                continue;
+            };
+            let inquiry = command_inquiry(command).clone();
+            let call = self.calls.remove(&inquiry);
+            self.last_ending = Some(ending);
+            let result = command.clone();
+            (self.finished).insert(
+                inquiry,
+                FinishedInquiry {
+                    ending,
+                    result,
+                    call,
+                },
+            );
+        }
+    }
+
+    /// The open inquiries, from the session's `state`.
+    fn open_from(&mut self, state: &State) {
+        // A review carries no label: the one its prompts carried stays.
+        let before: HashMap<InquiryId, Option<String>> = (self.open.drain(..))
+            .map(|open| (open.inquiry, open.label))
+            .collect();
+        self.open_count = 0;
+        for inquiry in state.open_inquiries() {
+            self.open_count += 1;
+            if let Some(call) = state.call(inquiry) {
+                (self.calls).insert(inquiry.clone(), Arc::clone(call));
+            }
+            let pending = state.pending(inquiry);
+            let policy = state.policy(inquiry);
+            let label = match &pending {
+                Some(Command::Prompt(prompt)) => prompt.label.as_deref().map(str::to_owned),
+                _ => before.get(inquiry).cloned().flatten(),
+            }
+            .or_else(|| policy.and_then(|policy| policy.label.clone()));
+            let showing = match pending {
+                Some(Command::Prompt(prompt)) => Showing::Question {
+                    id: prompt.question().id.clone(),
+                    text: prompt.question().text.clone(),
+                    progress: prompt.progress,
+                },
+                Some(Command::Review { .. }) => Showing::Review,
+                Some(Command::AskAssistant { question, .. }) => Showing::Assistant { question },
+                _ => continue,
+            };
+            self.open.push(OpenInquiry {
+                inquiry: inquiry.clone(),
+                label,
+                origin: state.origin(inquiry).cloned(),
+                showing,
+                timeout: policy.and_then(|policy| policy.timeout),
+            });
+        }
+    }
+}
+
+/// The inquiry an ending command ends.
+fn command_inquiry(command: &Command) -> &InquiryId {
+    match command {
+        Command::Prompt(prompt) => &prompt.inquiry,
+        Command::AskAssistant { inquiry, .. }
+        | Command::Respond { inquiry, .. }
+        | Command::Fail { inquiry, .. }
+        | Command::EndTurn { inquiry }
+        | Command::Reject { inquiry, .. }
+        | Command::Review { inquiry, .. }
+        | Command::InvalidAnswer { inquiry, .. } => inquiry,
+    }
+}

@@ -1,0 +1,157 @@
+//! The read side: statuses, outcomes and the waiting list, kept current from what
+//! the journal's sessions apply.
+
+use std::sync::Arc;
+
+use askuser_app::{Ending, Journal, Showing, Step, StreamStatus};
+use askuser_core::{AnswerInput, Command, Input, InquiryId, OnTimeout, Timeout};
+use askuser_llm::Dialect;
+use askuser_store::{Log, MemLog};
+use serde_json::{Value, json};
+
+/// Asks `arguments` (jp-form) as `inquiry` of `stream`; the first prompt's
+/// command.
+fn ask(journal: &mut Journal, stream: &str, inquiry: &str, arguments: &Value) -> Command {
+    let call = Dialect::JpForm.parse(arguments).expect("a valid call");
+    let mut request = call.request(InquiryId::new(inquiry));
+    request.policy.label = Some(format!("agent of {stream}"));
+    request.policy.timeout = Some(Timeout {
+        after_ms: 60_000,
+        on_timeout: OnTimeout::Cancel,
+    });
+    let Step::Recorded { mut commands, .. } =
+        journal.request(stream, &call, arguments, request).unwrap()
+    else {
+        panic!("asked")
+    };
+    commands.remove(0)
+}
+
+fn answer(journal: &mut Journal, stream: &str, shown: &Command, value: Value) -> Vec<Command> {
+    let Command::Prompt(prompt) = shown else {
+        panic!("a prompt: {shown:?}")
+    };
+    let input = Input::from(AnswerInput::new(prompt.at(), value));
+    let Step::Recorded { commands, .. } = journal.input(stream, &input).unwrap() else {
+        panic!("answered")
+    };
+    commands
+}
+
+fn two_questions() -> Value {
+    json!({"questions": [
+        {"id": "apply", "text": "Apply the migration?", "answer_type": "boolean"},
+        {"id": "env", "text": "Where?", "answer_type": "select", "options": ["staging", "production"]}]})
+}
+
+#[test]
+fn two_streams_one_finished_one_waiting() {
+    let log: Arc<dyn Log> = Arc::new(MemLog::new());
+    let mut journal = Journal::new(Arc::clone(&log));
+    // First sight of a stream before anything is asked: none in the log.
+    assert!(journal.refresh("deploy").unwrap().is_none());
+
+    let first = ask(&mut journal, "deploy", "c1", &two_questions());
+    // Seen now: every later step is handed to the read side, no replay.
+    journal.refresh("deploy").unwrap().unwrap();
+    let second = answer(&mut journal, "deploy", &first, json!(true));
+    let view = journal.refresh("deploy").unwrap().unwrap();
+    assert_eq!(view.status(), StreamStatus::Waiting { inquiries: 1 });
+    assert_eq!(view.head(), 2);
+    let Showing::Question { id, text, progress } = &view.open()[0].showing else {
+        panic!("{:?}", view.open()[0].showing)
+    };
+    assert_eq!((id.as_str(), text.as_str()), ("env", "Where?"));
+    assert_eq!(progress.map(|p| (p.n, p.m)), Some((2, 2)));
+    let done = answer(&mut journal, "deploy", &second[0], json!("staging"));
+    assert!(matches!(done[0], Command::Respond { .. }));
+
+    // Another process asks in a second stream; this journal follows it.
+    let mut other = Journal::new(Arc::clone(&log));
+    ask(&mut other, "review", "c1", &two_questions());
+    journal.follow("review").unwrap();
+
+    let deploy = journal.refresh("deploy").unwrap().unwrap();
+    assert_eq!(
+        deploy.status(),
+        StreamStatus::Finished(Some(Ending::Answered))
+    );
+    assert_eq!(deploy.status().words(), "answered");
+    assert!(deploy.open().is_empty());
+    let finished = deploy.finished(&InquiryId::new("c1")).unwrap();
+    assert_eq!(finished.ending, Ending::Answered);
+    let Command::Respond { outcome, .. } = &finished.result else {
+        panic!("{:?}", finished.result)
+    };
+    assert_eq!(outcome.to_json(), json!({"apply": true, "env": "staging"}));
+    assert_eq!(finished.call.as_ref().unwrap().dialect, "jp-form");
+
+    let review = journal.refresh("review").unwrap().unwrap();
+    assert_eq!(
+        review.status().words(),
+        "open: 1 inquiry waits for an answer"
+    );
+    let at = log
+        .read_range("review", 1, 1)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .at;
+    assert_eq!(review.last_activity(), Some(at));
+
+    let engine_deadline = journal.deadline("review", &InquiryId::new("c1")).unwrap();
+    let waiting = journal.read().waiting();
+    assert_eq!(waiting.len(), 1);
+    let only = &waiting[0];
+    assert_eq!(only.stream, "review");
+    assert_eq!(only.open.inquiry, InquiryId::new("c1"));
+    assert_eq!(only.open.label.as_deref(), Some("agent of review"));
+    assert_eq!(only.since, Some(at));
+    assert_eq!(only.deadline.unwrap().millis(), at.millis() + 60_000);
+    assert_eq!(only.deadline, engine_deadline);
+    // The "deploy" stream was replayed once, when first seen (empty then); the
+    // "review" stream once, when first asked about; nothing since.
+    assert_eq!(journal.read().replays(), 2);
+}
+
+#[test]
+fn a_stream_recorded_before_the_process_is_replayed_once() {
+    let log: Arc<dyn Log> = Arc::new(MemLog::new());
+    let mut before = Journal::new(Arc::clone(&log));
+    let first = ask(&mut before, "old", "c1", &two_questions());
+    before
+        .input(
+            "old",
+            &Input::EndTurn {
+                inquiry: InquiryId::new("c1"),
+            },
+        )
+        .unwrap();
+    drop(first);
+    ask(&mut before, "old", "c2", &two_questions());
+
+    let mut journal = Journal::new(Arc::clone(&log));
+    // A surface follows a stream (its session opened), then reads its view.
+    journal.follow("old").unwrap();
+    for _ in 0..3 {
+        let view = journal.refresh("old").unwrap().unwrap();
+        assert_eq!(view.status().words(), "open: 1 inquiry waits for an answer");
+        let ended = view.finished(&InquiryId::new("c1")).unwrap();
+        assert_eq!(ended.ending, Ending::Ended);
+    }
+    // Ended elsewhere: caught up, not replayed.
+    before
+        .input(
+            "old",
+            &Input::EndTurn {
+                inquiry: InquiryId::new("c2"),
+            },
+        )
+        .unwrap();
+    journal.follow("old").unwrap();
+    let view = journal.refresh("old").unwrap().unwrap();
+    assert_eq!(view.status(), StreamStatus::Finished(Some(Ending::Ended)));
+    assert_eq!(view.status().words(), "ended");
+    assert_eq!(journal.read().replays(), 1);
+}

@@ -1,0 +1,295 @@
+//! Events in words: the one renderer every surface uses to tell what an event
+//! was. [`Length::Short`] is a sentence for a person (the web inbox's timeline:
+//! `Answered “Deploy now?”: Yes`); [`Length::Long`] is the full line of the
+//! record, every id and value as recorded (`askuser log replay` and `log show`:
+//! `answered c1: ok = true (by assistant)`). The transcript tells its answers
+//! with [`answer_sentence`] and [`value_words`].
+//!
+//! ```
+//! use askuser_core::{Event, InquiryId};
+//! use askuser_store::words::{Length, event_words};
+//!
+//! let back = Event::Back { inquiry: InquiryId::new("c1") };
+//! assert_eq!(event_words(&back, None, Length::Short), "Went back to the previous question");
+//! assert_eq!(event_words(&back, None, Length::Long), "back c1");
+//! ```
+
+use std::fmt::Write as _;
+
+use askuser_core::{AnsweredBy, CancelReason, Event, Form};
+use serde_json::Value;
+
+/// How much an event's words say.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Length {
+    /// A sentence for a person, with the question's text where the form is known
+    /// (the web timeline).
+    Short,
+    /// The record's line: ids and values as recorded (`log replay`, `log show`).
+    Long,
+}
+
+/// `event` in words, at `length`. `form` is the form of the event's inquiry,
+/// when known: the short form names a question by its text (else by its id); the
+/// long form always names ids.
+pub fn event_words(event: &Event, form: Option<&Form>, length: Length) -> String {
+    match length {
+        Length::Short => short(event, form),
+        Length::Long => long(event),
+    }
+}
+
+fn plural(count: usize) -> &'static str {
+    if count == 1 { "" } else { "s" }
+}
+
+/// The short form: a sentence for a person.
+fn short(event: &Event, form: Option<&Form>) -> String {
+    let inquiry = event.inquiry().as_str();
+    let question_text = |id: &str| {
+        form.and_then(|form| form.questions.iter().find(|q| q.id == id))
+            .map_or_else(|| id.to_owned(), |q| q.text.clone())
+    };
+    match event {
+        Event::Requested(request) => {
+            let count = request.form.questions.len();
+            let first = (request.form.questions.first())
+                .map(|q| q.text.as_str())
+                .unwrap_or_default();
+            let who = request.policy.label.as_deref().unwrap_or("The assistant");
+            if count == 1 {
+                format!("{who} asked (call {inquiry}): “{first}”")
+            } else {
+                format!("{who} asked {count} questions (call {inquiry}), first “{first}”")
+            }
+        }
+        Event::Rejected { problems, .. } => {
+            format!(
+                "The call {inquiry} was refused: {} problem(s)",
+                problems.len()
+            )
+        }
+        Event::Denied { message, .. } => format!("The call {inquiry} was denied: {message}"),
+        Event::Answered {
+            question,
+            value,
+            by,
+            note,
+            ..
+        } => {
+            let by = match by {
+                AnsweredBy::User => "",
+                AnsweredBy::Assistant => " (by the assistant)",
+                AnsweredBy::Config => " (from the configuration)",
+                AnsweredBy::Cache => " (remembered)",
+                AnsweredBy::Timeout => " (filled by the timeout)",
+            };
+            let note = (note.as_deref())
+                .map(|note| format!(", note: {note}"))
+                .unwrap_or_default();
+            format!(
+                "Answered “{}”: {}{by}{note}",
+                question_text(question),
+                askuser_core::text::answer_words(value)
+            )
+        }
+        Event::AnsweredAhead {
+            question, value, ..
+        } => format!(
+            "Answered “{}” ahead, in a form of several questions: {}",
+            question_text(question),
+            askuser_core::text::answer_words(value)
+        ),
+        Event::Shown { questions, .. } => {
+            format!("Showed {} question(s) in one form", questions.len())
+        }
+        Event::AnswerRefused { message, .. } => format!("An answer was refused: {message}"),
+        Event::Back { .. } => "Went back to the previous question".to_owned(),
+        Event::Cancelled {
+            reason, message, ..
+        } => match (reason, message) {
+            (CancelReason::UserReply, Some(message)) => {
+                format!("Replied to the assistant instead: {message}")
+            }
+            (CancelReason::UserReply, None) => "Replied to the assistant instead".to_owned(),
+            (reason, _) => format!("Cancelled ({})", reason.as_str()),
+        },
+        Event::TurnEnded { .. } => "Ended the turn".to_owned(),
+        Event::TimedOut { message, .. } => match message {
+            Some(message) => format!("Timed out, with the reply being typed: {message}"),
+            None => "Timed out".to_owned(),
+        },
+        Event::ReviewWanted { .. } => "A review before sending was asked for".to_owned(),
+        Event::Submitted { .. } => "Sent the reviewed answers".to_owned(),
+    }
+}
+
+/// The long form: `requested c1 (3 questions: apply, env, note)`,
+/// `answered c1: apply = true`, `back c1`, `reply c1`, `turn ended c1`,
+/// `timed out c1`.
+fn long(event: &Event) -> String {
+    match event {
+        Event::Requested(request) => {
+            let ids: Vec<&str> = (request.form.questions.iter())
+                .map(|q| q.id.as_str())
+                .collect();
+            let count = ids.len();
+            let mut text = format!(
+                "requested {} ({count} question{}: {})",
+                request.inquiry,
+                plural(count),
+                ids.join(", ")
+            );
+            if !request.policy.interactive {
+                text.push_str(", no person present");
+            }
+            if request.origin.subagent {
+                text.push_str(", from a sub-agent");
+            }
+            text
+        }
+        Event::Answered {
+            inquiry,
+            question,
+            value,
+            by,
+            ..
+        } => {
+            let mut text = format!("answered {inquiry}: {question} = {value}");
+            if *by != AnsweredBy::User {
+                let by = serde_json::to_value(by).unwrap_or(Value::Null);
+                let _ = write!(text, " (by {})", by.as_str().unwrap_or("?"));
+            }
+            text
+        }
+        Event::AnsweredAhead {
+            inquiry,
+            question,
+            value,
+        } => format!("answered ahead {inquiry}: {question} = {value}"),
+        Event::Shown { inquiry, questions } => format!("shown {inquiry}: {}", questions.join(", ")),
+        Event::Rejected {
+            inquiry, problems, ..
+        } => format!(
+            "rejected {inquiry} ({} problem{})",
+            problems.len(),
+            plural(problems.len())
+        ),
+        Event::Denied {
+            inquiry, reason, ..
+        } => format!("denied {inquiry} ({reason})"),
+        Event::AnswerRefused {
+            inquiry,
+            question,
+            message,
+        } => format!("refused an answer to {inquiry}: {question} ({message})"),
+        Event::Back { inquiry } => format!("back {inquiry}"),
+        Event::Cancelled {
+            inquiry,
+            reason,
+            message,
+        } => match (reason, message) {
+            (CancelReason::UserReply, None) => format!("reply {inquiry}"),
+            (CancelReason::UserReply, Some(message)) => format!("reply {inquiry}: {message}"),
+            (other, _) => format!("cancelled {inquiry} ({other})"),
+        },
+        Event::TurnEnded { inquiry } => format!("turn ended {inquiry}"),
+        Event::TimedOut {
+            inquiry,
+            message: None,
+        } => format!("timed out {inquiry}"),
+        Event::TimedOut {
+            inquiry,
+            message: Some(message),
+        } => format!("timed out {inquiry}, replying: {message}"),
+        Event::ReviewWanted { inquiry } => format!("review wanted {inquiry}"),
+        Event::Submitted { inquiry } => format!("submitted {inquiry}"),
+    }
+}
+
+/// A question's answer as one sentence of a transcript: who answered the question
+/// whose text is `text`, and with what (`Asked "Which database?"; the answer was
+/// PostgreSQL.`).
+pub fn answer_sentence(text: &str, value: &Value, by: AnsweredBy) -> String {
+    let value = value_words(value);
+    match by {
+        AnsweredBy::User => format!("Asked \"{text}\"; the answer was {value}."),
+        AnsweredBy::Assistant => format!("Asked \"{text}\"; the assistant answered {value}."),
+        AnsweredBy::Config => format!("\"{text}\" was answered by configuration: {value}."),
+        AnsweredBy::Cache => format!("\"{text}\" was answered as earlier in the turn: {value}."),
+        AnsweredBy::Timeout => {
+            format!("\"{text}\" was not answered in time; the timeout filled {value}.")
+        }
+    }
+}
+
+/// An answer in a sentence: yes/no, a label or text as is (quoted when it has a
+/// line break or spaces at its ends, or is empty), a list as "a, b and c".
+///
+/// ```
+/// use askuser_store::words::value_words;
+/// use serde_json::json;
+///
+/// assert_eq!(value_words(&json!(["a", "b", "c"])), "a, b and c");
+/// ```
+pub fn value_words(value: &Value) -> String {
+    match value {
+        Value::Bool(true) => "yes".to_owned(),
+        Value::Bool(false) => "no".to_owned(),
+        Value::Null => "nothing".to_owned(),
+        Value::String(text) if text.contains('\n') || text.trim() != text || text.is_empty() => {
+            format!("{text:?}")
+        }
+        Value::String(text) => text.clone(),
+        Value::Array(items) if items.iter().all(Value::is_string) => {
+            let words: Vec<String> = items.iter().map(value_words).collect();
+            match words.as_slice() {
+                [] => "none".to_owned(),
+                [one] => one.clone(),
+                [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+            }
+        }
+        other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use askuser_core::InquiryId;
+    use serde_json::json;
+
+    #[test]
+    fn answers_read_as_words() {
+        assert_eq!(value_words(&json!(true)), "yes");
+        assert_eq!(value_words(&json!("PostgreSQL")), "PostgreSQL");
+        assert_eq!(value_words(&json!(["a", "b", "c"])), "a, b and c");
+        assert_eq!(value_words(&json!([])), "none");
+        assert_eq!(value_words(&json!("two\nlines")), "\"two\\nlines\"");
+        assert_eq!(value_words(&json!({"k": 1})), "{\"k\":1}");
+    }
+
+    #[test]
+    fn an_answer_reads_short_and_long() {
+        let answered = Event::Answered {
+            inquiry: InquiryId::new("c1"),
+            question: "ok".into(),
+            value: json!(true),
+            by: AnsweredBy::Assistant,
+            remember: false,
+            note: None,
+        };
+        assert_eq!(
+            event_words(&answered, None, Length::Short),
+            "Answered “ok”: Yes (by the assistant)"
+        );
+        assert_eq!(
+            event_words(&answered, None, Length::Long),
+            "answered c1: ok = true (by assistant)"
+        );
+        assert_eq!(
+            answer_sentence("Deploy?", &json!(true), AnsweredBy::Config),
+            "\"Deploy?\" was answered by configuration: yes."
+        );
+    }
+}
