@@ -135,7 +135,7 @@ impl State {
         let open = self.check_open(&at.inquiry)?;
         let Some(question) = at.question.clone() else {
             return Err(Refusal::InReview {
-                inquiry: at.inquiry.to_string(),
+                inquiry: at.inquiry.clone(),
                 got: String::new(),
             });
         };
