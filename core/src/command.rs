@@ -5,7 +5,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use crate::answer::Answer;
-use crate::error::Problem;
+use crate::error::{AnswerError, Problem};
 use crate::event::{AnsweredBy, CancelReason, InquiryId};
 use crate::form::Question;
 use crate::input::At;
@@ -69,13 +69,21 @@ pub enum Command {
         problems: Vec<Problem>,
     },
     /// The answer did not fit; tell whoever answered. The same prompt follows.
+    ///
+    /// Each refused answer counts: after
+    /// [`MAX_REFUSED_ANSWERS`](crate::limits::MAX_REFUSED_ANSWERS) in a row to one
+    /// question the inquiry fails ([`Command::Fail`] with
+    /// [`CancelReason::TooManyInvalidAnswers`]) instead of asking again.
     InvalidAnswer {
         /// The inquiry.
         inquiry: InquiryId,
         /// The question's id.
         question: String,
-        /// Why, in words for a person.
+        /// Why, in words for a person (the text of `reason`).
         message: String,
+        /// Why, typed: what a surface matches on to mark the field. `None` for an
+        /// answer refused in a record written before reasons were recorded.
+        reason: Option<AnswerError>,
     },
 }
 

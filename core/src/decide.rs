@@ -284,6 +284,7 @@ impl State {
                 inquiry: inquiry.clone(),
                 question: question.to_owned(),
                 message: reason.to_string(),
+                reason: Some(reason),
             })),
         }
     }

@@ -344,8 +344,12 @@ pub enum FormErrorKind {
     },
 }
 
-/// Why an answer does not fit its question.
+/// Why an answer does not fit its question. Recorded in
+/// [`Event::AnswerRefused`](crate::Event::AnswerRefused) and carried by
+/// [`Command::InvalidAnswer`](crate::Command::InvalidAnswer), serialized as
+/// `{"code": "not_an_option", "value": .., "options": ..}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+#[serde(tag = "code", rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum AnswerError {
     /// A boolean question got something else.

@@ -249,8 +249,11 @@ impl State {
             } => self.answered_ahead(inquiry, question, value),
             Event::Shown { .. } => {}
             Event::AnswerRefused {
-                inquiry, message, ..
-            } => self.answer_refused(inquiry, message, out),
+                inquiry,
+                message,
+                reason,
+                ..
+            } => self.answer_refused(inquiry, message, reason.as_ref(), out),
             Event::Back { inquiry } => self.back(inquiry, out),
             Event::Cancelled {
                 inquiry,
@@ -499,7 +502,13 @@ impl State {
         }
     }
 
-    fn answer_refused(&mut self, id: &InquiryId, message: &str, out: &mut Vec<Command>) {
+    fn answer_refused(
+        &mut self,
+        id: &InquiryId,
+        message: &str,
+        reason: Option<&crate::error::AnswerError>,
+        out: &mut Vec<Command>,
+    ) {
         let Some(open) = self.open_mut(id).filter(|open| !open.reviewing()) else {
             return;
         };
@@ -507,6 +516,7 @@ impl State {
             inquiry: id.clone(),
             question: open.form.question(open.cursor).id.clone(),
             message: message.to_owned(),
+            reason: reason.cloned(),
         });
         open.refused += 1;
         if open.refused >= MAX_REFUSED_ANSWERS {

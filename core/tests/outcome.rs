@@ -106,6 +106,7 @@ fn each_way_to_finish_keeps_what_it_sent() {
         &Input::Cancel {
             inquiry: id("cancel"),
             reason: CancelReason::BackendError,
+            message: Some("the backend is down".into()),
         },
     )
     .unwrap();

@@ -359,6 +359,7 @@ pub fn describe_event(event: &Event) -> String {
             inquiry,
             question,
             message,
+            ..
         } => format!("refused an answer to {inquiry}: {question} ({message})"),
         Event::Back { inquiry } => format!("back {inquiry}"),
         Event::Cancelled {
