@@ -6,7 +6,7 @@
 use askuser_core::strategies::Scenario;
 use askuser_core::{
     AnswerInput, CancelReason, Command, FINISHED_REMEMBERED, Finished, Input, InquiryId, OnTimeout,
-    Policy, Request, State, Timeout, parse_form,
+    Origin, Policy, Request, State, Timeout, parse_form,
 };
 use proptest::prelude::*;
 use serde_json::json;
@@ -72,7 +72,7 @@ fn ask(state: &mut State, id: &str) -> Vec<Command> {
             inquiry: InquiryId::new(id),
             form: form.form().clone(),
             policy: policy(),
-            origin: Default::default(),
+            origin: Origin::default(),
             call: None,
         }),
     )
