@@ -5,7 +5,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use crate::answer::Answer;
-use crate::error::Problem;
+use crate::error::{AnswerError, Problem};
 use crate::event::{AnsweredBy, CancelReason, InquiryId};
 use crate::form::Question;
 use crate::input::At;
@@ -69,13 +69,21 @@ pub enum Command {
         problems: Vec<Problem>,
     },
     /// The answer did not fit; tell whoever answered. The same prompt follows.
+    ///
+    /// Each refused answer counts: after
+    /// [`MAX_REFUSED_ANSWERS`](crate::limits::MAX_REFUSED_ANSWERS) in a row to one
+    /// question the inquiry fails ([`Command::Fail`] with
+    /// [`CancelReason::TooManyInvalidAnswers`]) instead of asking again.
     InvalidAnswer {
         /// The inquiry.
         inquiry: InquiryId,
         /// The question's id.
         question: String,
-        /// Why, in words for a person.
+        /// Why, in words for a person (the text of `reason`).
         message: String,
+        /// Why, typed: what a surface matches on to mark the field. `None` for an
+        /// answer refused in a record written before reasons were recorded.
+        reason: Option<AnswerError>,
     },
 }
 
@@ -147,7 +155,8 @@ pub struct Slot {
 }
 
 /// How an inquiry ended with a response to the model.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum OutcomeStatus {
     /// Every asked question was answered.
     Completed,
@@ -162,7 +171,12 @@ pub enum OutcomeStatus {
 }
 
 /// The answers of a finished inquiry, in form order.
-#[derive(Debug, Clone, PartialEq)]
+///
+/// Serialized (in a [`State`](crate::State)'s snapshot, see
+/// [`FinishedInquiry`](crate::FinishedInquiry)) with its form; reading one back
+/// checks that every answer fits its question.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(try_from = "OutcomeRecord")]
 pub struct Outcome {
     /// The form.
     pub form: ValidForm,
@@ -171,7 +185,58 @@ pub struct Outcome {
     /// Completed, cancelled by a Reply, or timed out.
     pub status: OutcomeStatus,
     /// With a Reply: the message the person typed for the model, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
+}
+
+/// The serialized shape of [`Outcome`], checked before use.
+#[derive(serde::Deserialize)]
+struct OutcomeRecord {
+    form: ValidForm,
+    answers: Vec<Option<Slot>>,
+    status: OutcomeStatus,
+    #[serde(default)]
+    message: Option<String>,
+}
+
+impl TryFrom<OutcomeRecord> for Outcome {
+    type Error = String;
+
+    fn try_from(record: OutcomeRecord) -> Result<Self, Self::Error> {
+        let count = record.form.len();
+        if record.answers.len() != count {
+            return Err(format!(
+                "inconsistent outcome: {} answer slots for a form of {count} questions",
+                record.answers.len()
+            ));
+        }
+        check_answers(&record.form, &record.answers)?;
+        Ok(Outcome {
+            form: record.form,
+            answers: record.answers,
+            status: record.status,
+            message: record.message,
+        })
+    }
+}
+
+/// Whether every answer in `answers` (one slot per question of `form`, or fewer)
+/// fits its question, as a snapshot read back must.
+pub(crate) fn check_answers(form: &ValidForm, answers: &[Option<Slot>]) -> Result<(), String> {
+    for (index, slot) in answers.iter().enumerate() {
+        if let Some(slot) = slot {
+            let fits = index < form.len() && {
+                let value = slot.answer.to_value(form.question(index));
+                form.convert(index, &value).is_some()
+            };
+            if !fits {
+                return Err(format!(
+                    "inconsistent inquiry state: the answer to question {index} does not fit it"
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 impl Outcome {

@@ -120,7 +120,7 @@ impl State {
                 let unknown = questions.iter().find(|q| open.form.index_of(q).is_none());
                 if let Some(question) = unknown.or(questions.first().filter(|_| open.reviewing())) {
                     return Err(Refusal::NotForThisQuestion {
-                        inquiry: inquiry.to_string(),
+                        inquiry: inquiry.clone(),
                         question: question.clone(),
                         why: "the form has no such question, or shows its review".to_owned(),
                     });
@@ -131,7 +131,7 @@ impl State {
                 let open = self.check_open(inquiry)?;
                 if open.back_target().is_none() {
                     return Err(Refusal::NothingToGoBackTo {
-                        inquiry: inquiry.to_string(),
+                        inquiry: inquiry.clone(),
                     });
                 }
                 Ok(Decision::accept(input))
@@ -145,7 +145,7 @@ impl State {
             Event::Submitted { inquiry } => {
                 if !self.check_open(inquiry)?.reviewing() {
                     return Err(Refusal::NotInReview {
-                        inquiry: inquiry.to_string(),
+                        inquiry: inquiry.clone(),
                     });
                 }
                 Ok(Decision::accept(input))
@@ -154,7 +154,7 @@ impl State {
                 let open = self.check_open(inquiry)?;
                 if open.policy.timeout.is_none() {
                     return Err(Refusal::NoTimeout {
-                        inquiry: inquiry.to_string(),
+                        inquiry: inquiry.clone(),
                     });
                 }
                 Ok(Decision::accept(input))
@@ -171,7 +171,7 @@ impl State {
     fn check_new(&self, inquiry: &InquiryId) -> Result<(), Refusal> {
         if self.inquiries.contains_key(inquiry) || self.used.contains(&digest(inquiry.as_str())) {
             return Err(Refusal::DuplicateInquiry {
-                inquiry: inquiry.to_string(),
+                inquiry: inquiry.clone(),
             });
         }
         Ok(())
@@ -181,15 +181,15 @@ impl State {
         match self.inquiries.get(inquiry) {
             Some(Inquiry::Open(open)) => Ok(open),
             Some(Inquiry::Finished(_)) => Err(Refusal::InquiryFinished {
-                inquiry: inquiry.to_string(),
+                inquiry: inquiry.clone(),
             }),
             None if self.used.contains(&digest(inquiry.as_str())) => {
                 Err(Refusal::InquiryFinished {
-                    inquiry: inquiry.to_string(),
+                    inquiry: inquiry.clone(),
                 })
             }
             None => Err(Refusal::UnknownInquiry {
-                inquiry: inquiry.to_string(),
+                inquiry: inquiry.clone(),
             }),
         }
     }
@@ -254,14 +254,14 @@ impl State {
         let open = self.check_open(inquiry)?;
         if open.reviewing() {
             return Err(Refusal::InReview {
-                inquiry: inquiry.to_string(),
+                inquiry: inquiry.clone(),
                 got: question.to_owned(),
             });
         }
         let current = &open.form.question(open.cursor).id;
         if current != question {
             return Err(Refusal::UnexpectedQuestion {
-                inquiry: inquiry.to_string(),
+                inquiry: inquiry.clone(),
                 expected: current.clone(),
                 got: question.to_owned(),
             });
@@ -272,10 +272,10 @@ impl State {
         };
         if by != routed_to {
             return Err(Refusal::WrongAnswerer {
-                inquiry: inquiry.to_string(),
+                inquiry: inquiry.clone(),
                 question: question.to_owned(),
-                by: answerer_name(by).to_owned(),
-                expected: answerer_name(routed_to).to_owned(),
+                by,
+                expected: open.awaiting,
             });
         }
         match open.form.check(open.cursor, value) {
@@ -284,6 +284,7 @@ impl State {
                 inquiry: inquiry.clone(),
                 question: question.to_owned(),
                 message: reason.to_string(),
+                reason: Some(reason),
             })),
         }
     }
@@ -301,7 +302,7 @@ impl State {
     ) -> Result<(), Refusal> {
         let open = self.check_open(inquiry)?;
         let refuse = |why: String| Refusal::NotForThisQuestion {
-            inquiry: inquiry.to_string(),
+            inquiry: inquiry.clone(),
             question: question.to_owned(),
             why,
         };
@@ -331,15 +332,5 @@ impl State {
             .check(index, value)
             .map(|_| ())
             .map_err(|reason| refuse(format!("the answer does not fit: {reason}")))
-    }
-}
-
-fn answerer_name(by: AnsweredBy) -> &'static str {
-    match by {
-        AnsweredBy::User => "the user",
-        AnsweredBy::Assistant => "the assistant",
-        AnsweredBy::Config => "configuration",
-        AnsweredBy::Cache => "a remembered answer",
-        AnsweredBy::Timeout => "the timeout",
     }
 }

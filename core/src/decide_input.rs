@@ -92,10 +92,14 @@ impl State {
                     message: normalized_message(message.as_deref()),
                 }
             }
-            Input::Cancel { inquiry, reason } => Event::Cancelled {
+            Input::Cancel {
+                inquiry,
+                reason,
+                message,
+            } => Event::Cancelled {
                 inquiry: inquiry.clone(),
                 reason: reason.clone(),
-                message: None,
+                message: normalized_message(message.as_deref()),
             },
             Input::EndTurn { inquiry } => Event::TurnEnded {
                 inquiry: inquiry.clone(),
@@ -135,7 +139,7 @@ impl State {
         let open = self.check_open(&at.inquiry)?;
         let Some(question) = at.question.clone() else {
             return Err(Refusal::InReview {
-                inquiry: at.inquiry.to_string(),
+                inquiry: at.inquiry.clone(),
                 got: String::new(),
             });
         };
@@ -285,6 +289,40 @@ mod tests {
         );
         let out = apply(&mut state, &Input::Submit(At::review(id, *step)));
         assert!(matches!(&out[..], [Command::Respond { .. }]));
+    }
+
+    /// A wrong-type answer is recorded with its typed reason, which the command
+    /// carries, live and replayed from the recorded event read back.
+    #[test]
+    fn an_invalid_answer_carries_its_typed_reason() {
+        let (mut state, Command::Prompt(first)) = asked(&three()) else {
+            panic!("a prompt")
+        };
+        let decision = state
+            .decide_input(&AnswerInput::new(first.at(), json!("yes")).into())
+            .unwrap();
+        let recorded: Event =
+            serde_json::from_value(serde_json::to_value(decision.event()).unwrap()).unwrap();
+        let mut replayed = state.clone();
+        let mut out = Vec::new();
+        state.apply_decision(decision, &mut out);
+        let [
+            Command::InvalidAnswer {
+                message, reason, ..
+            },
+            Command::Prompt(_),
+        ] = &out[..]
+        else {
+            panic!("an invalid answer and the prompt again: {out:?}")
+        };
+        let expected = crate::error::AnswerError::ExpectedBool {
+            found: "a string".into(),
+        };
+        assert_eq!(reason.as_ref(), Some(&expected));
+        assert_eq!(message, &expected.to_string());
+        let mut again = Vec::new();
+        replayed.apply(&recorded, &mut again);
+        assert_eq!(again, out);
     }
 
     #[test]

@@ -8,6 +8,7 @@ use crate::input::At;
 
 use serde::{Deserialize, Serialize};
 
+use crate::event::{AnsweredBy, InquiryId, Target};
 use crate::form::AnswerType;
 use crate::text::ForbiddenChar;
 
@@ -343,8 +344,12 @@ pub enum FormErrorKind {
     },
 }
 
-/// Why an answer does not fit its question.
+/// Why an answer does not fit its question. Recorded in
+/// [`Event::AnswerRefused`](crate::Event::AnswerRefused) and carried by
+/// [`Command::InvalidAnswer`](crate::Command::InvalidAnswer), serialized as
+/// `{"code": "not_an_option", "value": .., "options": ..}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+#[serde(tag = "code", rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum AnswerError {
     /// A boolean question got something else.
@@ -417,14 +422,14 @@ pub enum Refusal {
     #[error("no inquiry \"{inquiry}\" was requested; send the request first")]
     UnknownInquiry {
         /// The id given.
-        inquiry: String,
+        inquiry: InquiryId,
     },
     /// The inquiry has already been answered, cancelled, failed or ended; whoever
     /// finished it first won. Show the recorded result instead.
     #[error("inquiry \"{inquiry}\" is already finished; it takes no more events")]
     InquiryFinished {
         /// The id given.
-        inquiry: String,
+        inquiry: InquiryId,
     },
     /// A request reuses an id this stream has seen. Use a new id for a new request.
     #[error(
@@ -432,13 +437,13 @@ pub enum Refusal {
     )]
     DuplicateInquiry {
         /// The id given.
-        inquiry: String,
+        inquiry: InquiryId,
     },
     /// An answer for a question other than the one being asked. Answer that one.
     #[error("inquiry \"{inquiry}\" is waiting for question \"{expected}\", not \"{got}\"")]
     UnexpectedQuestion {
         /// The inquiry.
-        inquiry: String,
+        inquiry: InquiryId,
         /// The question being asked.
         expected: String,
         /// The question the answer named.
@@ -449,7 +454,7 @@ pub enum Refusal {
     #[error("inquiry \"{inquiry}\" is not waiting for a review to be submitted")]
     NotInReview {
         /// The inquiry.
-        inquiry: String,
+        inquiry: InquiryId,
     },
     /// An answer while every question is answered and the review is showing.
     /// Submit, go Back, or Reply instead.
@@ -458,7 +463,7 @@ pub enum Refusal {
     )]
     InReview {
         /// The inquiry.
-        inquiry: String,
+        inquiry: InquiryId,
         /// The question the answer named.
         got: String,
     },
@@ -466,23 +471,24 @@ pub enum Refusal {
     #[error("inquiry \"{inquiry}\" has no earlier answered question to go back to")]
     NothingToGoBackTo {
         /// The inquiry.
-        inquiry: String,
+        inquiry: InquiryId,
     },
     /// An answer from someone the policy did not route the question to (the
     /// assistant answering a question for the person, or a configured or remembered
     /// answer handed in by a host, which only the engine itself applies).
     #[error(
-        "question \"{question}\" of inquiry \"{inquiry}\" is for {expected}; an answer by {by} is not accepted"
+        "question \"{question}\" of inquiry \"{inquiry}\" is for {}; an answer by {} is not accepted",
+        target_name(*expected), answerer_name(*by)
     )]
     WrongAnswerer {
         /// The inquiry.
-        inquiry: String,
+        inquiry: InquiryId,
         /// The question.
         question: String,
         /// Who the answer claimed to be from.
-        by: String,
+        by: AnsweredBy,
         /// Who the question was routed to.
-        expected: String,
+        expected: Target,
     },
     /// An answer given ahead ([`Event::AnsweredAhead`](crate::Event::AnsweredAhead))
     /// or a form shown ([`Event::Shown`](crate::Event::Shown)) that does not fit
@@ -490,7 +496,7 @@ pub enum Refusal {
     #[error("inquiry \"{inquiry}\" does not take this for question \"{question}\": {why}")]
     NotForThisQuestion {
         /// The inquiry.
-        inquiry: String,
+        inquiry: InquiryId,
         /// The question named.
         question: String,
         /// What is wrong, in words for the host.
@@ -524,7 +530,7 @@ pub enum Refusal {
     #[error("inquiry \"{inquiry}\" has no timeout in its policy; it cannot time out")]
     NoTimeout {
         /// The inquiry.
-        inquiry: String,
+        inquiry: InquiryId,
     },
 }
 
@@ -568,5 +574,24 @@ impl From<&FormError> for Problem {
             path: error.path.clone(),
             message: error.message(),
         }
+    }
+}
+
+/// Who answered, in words: `"the user"`, `"the assistant"`, ...
+pub(crate) fn answerer_name(by: AnsweredBy) -> &'static str {
+    match by {
+        AnsweredBy::User => "the user",
+        AnsweredBy::Assistant => "the assistant",
+        AnsweredBy::Config => "configuration",
+        AnsweredBy::Cache => "a remembered answer",
+        AnsweredBy::Timeout => "the timeout",
+    }
+}
+
+/// Who a question is for, in words: `"the user"` or `"the assistant"`.
+fn target_name(target: Target) -> &'static str {
+    match target {
+        Target::User => "the user",
+        Target::Assistant => "the assistant",
     }
 }

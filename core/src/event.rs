@@ -11,7 +11,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::error::Problem;
+use crate::error::{AnswerError, Problem};
 use crate::form::Form;
 
 /// The id of one inquiry (typically the tool call's id). Cheap to clone.
@@ -172,6 +172,10 @@ pub enum Event {
         question: String,
         /// Why, in words for whoever answered.
         message: String,
+        /// Why, typed (`message` is its text); `None` in records written before
+        /// reasons were recorded.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<AnswerError>,
     },
     /// The person went back to the previous answered question.
     Back {
@@ -185,6 +189,8 @@ pub enum Event {
         /// Why.
         reason: CancelReason,
         /// With a Reply: the message the person typed for the model, if any.
+        /// Otherwise the host's own words, kept for a transcript (the model gets
+        /// the reason's tool error).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         message: Option<String>,
     },

@@ -86,9 +86,31 @@ pub enum Input {
         problems: Vec<Problem>,
     },
     /// An answer to the question shown.
+    ///
+    /// An answer of the wrong type or outside the options is not a [`Refusal`]:
+    /// it is recorded ([`Event::AnswerRefused`](crate::Event::AnswerRefused), with
+    /// its typed [`AnswerError`](crate::AnswerError)) and the engine answers
+    /// [`Command::InvalidAnswer`](crate::Command::InvalidAnswer) and the same
+    /// prompt. Each counts toward
+    /// [`MAX_REFUSED_ANSWERS`](crate::limits::MAX_REFUSED_ANSWERS) (ten in a row
+    /// to one question fail the inquiry with a tool error), so a host that
+    /// checks an answer itself before handing it in (with
+    /// [`ValidForm::check`](crate::ValidForm::check)) keeps a person's typos off
+    /// that count.
+    ///
+    /// [`Refusal`]: crate::Refusal
     Answer(AnswerInput),
     /// An answer to a question after the one being asked, in a form that showed
     /// several questions at once (an MCP elicitation round).
+    ///
+    /// It names its inquiry and question but no [`At`]: the question is not the
+    /// one on show, and a round's answers are handed in one after another, each
+    /// moving the inquiry's step, so a step would make every answer but the first
+    /// stale. It is checked against the inquiry as it stands instead: the question
+    /// must come after the one being asked, its `when` must hold for the answers
+    /// recorded, and the answer must fit
+    /// ([`Refusal::NotForThisQuestion`](crate::Refusal::NotForThisQuestion)
+    /// otherwise).
     AnswerAhead {
         /// The inquiry.
         inquiry: InquiryId,
@@ -98,6 +120,10 @@ pub enum Input {
         value: Value,
     },
     /// A surface showed these questions together, in this order.
+    ///
+    /// No [`At`]: it records how questions were grouped (for a replay and a
+    /// transcript), not an action on something shown, and it moves nothing; the
+    /// questions must be the open inquiry's, and not while its review shows.
     Show {
         /// The inquiry.
         inquiry: InquiryId,
@@ -115,12 +141,17 @@ pub enum Input {
         message: Option<String>,
     },
     /// The host cancels the inquiry for a reason of its own (not the person's
-    /// Reply: use [`Input::Reply`] for that).
+    /// Reply: use [`Input::Reply`] for that). The model gets the reason's tool
+    /// error.
     Cancel {
         /// The inquiry.
         inquiry: InquiryId,
         /// Why.
         reason: CancelReason,
+        /// The host's own words, recorded with the cancellation
+        /// ([`Event::Cancelled`](crate::Event::Cancelled)'s `message`) for a
+        /// transcript; the model's tool error is the reason's. Blank is none.
+        message: Option<String>,
     },
     /// The person ends the turn; no tool result is sent.
     EndTurn {
@@ -162,6 +193,9 @@ impl Input {
 }
 
 /// An answer, with what it answers and how the surface shows the form.
+///
+/// One that does not fit its question is recorded and counts toward the limit of
+/// refused answers (see [`Input::Answer`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct AnswerInput {
     /// What was shown when the person answered.

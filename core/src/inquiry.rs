@@ -104,16 +104,7 @@ impl TryFrom<OpenRecord> for Open {
                 record.cursor
             ));
         }
-        for (index, slot) in record.answers.iter().enumerate() {
-            if let Some(slot) = slot {
-                let value = slot.answer.to_value(record.form.question(index));
-                if record.form.convert(index, &value).is_none() {
-                    return Err(format!(
-                        "inconsistent inquiry state: the answer to question {index} does not fit it"
-                    ));
-                }
-            }
-        }
+        crate::command::check_answers(&record.form, &record.answers)?;
         Ok(Open {
             form: record.form,
             policy: record.policy,

@@ -55,6 +55,39 @@
 //! assert_eq!(refused.unwrap_err().to_string(), "inquiry \"call-1\" is already finished; it takes no more events");
 //! ```
 //!
+//! That refusal tells a late surface to show the recorded result: the state keeps
+//! it ([`State::outcome`], for the last [`FINISHED_REMEMBERED`] inquiries to
+//! finish), with the tool call to render the dialect's result from, and a snapshot
+//! holds it, so it is there after a compaction dropped the events.
+//!
+//! ```
+//! # use askuser_core::{AnswerInput, Command, Finished, Input, InquiryId, Request, State, ToolCall, parse_form};
+//! # use serde_json::json;
+//! let form = parse_form(&json!({"questions": [
+//!     {"id": "apply", "text": "Apply?", "answer_type": "boolean"},
+//! ]})).unwrap();
+//! let id = InquiryId::new("call-1");
+//! let mut state = State::new();
+//! let call = ToolCall { dialect: "jp".into(), arguments: json!({"question": "Apply?"}) };
+//! askuser_core::reduce_input(&mut state, &Input::Ask(Request {
+//!     inquiry: id.clone(), form: form.form().clone(), policy: Default::default(),
+//!     origin: Default::default(), call: Some(call.clone()),
+//! })).unwrap();
+//! let at = state.at(&id).unwrap();
+//! let sent = askuser_core::reduce_input(&mut state, &AnswerInput::new(at, json!(true)).into()).unwrap();
+//!
+//! // A snapshot: the state serialized, and read back after a restart.
+//! let snapshot = serde_json::to_string(&state).unwrap();
+//! let restored: State = serde_json::from_str(&snapshot).unwrap();
+//! let finished = restored.outcome(&id).expect("among the last to finish");
+//! assert_eq!(finished.how(), Finished::Completed);
+//! assert_eq!(finished.outcome().unwrap().to_json(), json!({"apply": true}));
+//! assert_eq!(finished.call(), Some(&call));
+//! // The result command itself, as applying the answer gave it.
+//! assert_eq!(restored.result(&id), Some(sent[0].clone()));
+//! assert!(matches!(restored.result(&id), Some(Command::Respond { .. })));
+//! ```
+//!
 //! The pieces:
 //! - [`form`]: the model ([`Form`], [`Question`], [`AnswerType`], [`Choice`]) and
 //!   [`when`] predicates; [`parse_form`] reads tool arguments and reports every
@@ -85,6 +118,7 @@ mod decide;
 mod decide_input;
 pub mod error;
 pub mod event;
+mod finished;
 pub mod form;
 mod gate;
 pub mod input;
@@ -112,6 +146,7 @@ pub use event::{
     AnsweredBy, CancelReason, Event, InquiryId, OnTimeout, Origin, Persistence, Policy, Request,
     Target, Timeout, ToolCall,
 };
+pub use finished::FinishedInquiry;
 pub use form::{AnswerType, Choice, Form, Question};
 pub use input::{AnswerInput, At, Input, normalize_line_breaks};
 pub use parse::{ParseOptions, parse_form, parse_form_with};

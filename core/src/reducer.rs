@@ -16,6 +16,7 @@ use crate::error::Refusal;
 use crate::event::{
     AnsweredBy, CancelReason, Event, InquiryId, OnTimeout, Origin, Persistence, Policy, Request,
 };
+use crate::finished::FinishedInquiry;
 use crate::form::Form;
 use crate::inquiry::Open;
 use crate::limits::MAX_REFUSED_ANSWERS;
@@ -26,9 +27,13 @@ use crate::valid_form::ValidForm;
 /// How many finished inquiries a [`State`] keeps a record of, the oldest forgotten
 /// first, so that the state's size does not grow with the log's length. (Every id
 /// ever requested is still known as used: see [`State::decide`].) A record is what
-/// tells a late answer or a second surface how the inquiry ended; 64 covers every
-/// race a person can run, and keeps a host that follows 1,000 streams at a few
-/// MiB of records (about 330 bytes each) whatever their length.
+/// tells a late answer or a second surface how the inquiry ended, and holds what
+/// it sent ([`State::outcome`]); 64 covers every race a person can run, and keeps
+/// a host that follows 1,000 streams at a bounded size whatever their length: a
+/// record is about 330 bytes plus the answers it sent (in memory its form is the
+/// request's, shared; a snapshot writes the form with each record: 64 finished
+/// walks of the benchmarks' 10-question form take 101 KB of JSON, 4.6 KB before
+/// results were kept).
 pub const FINISHED_REMEMBERED: usize = 64;
 
 /// Everything the engine knows: the open inquiries, a record of the last
@@ -114,15 +119,16 @@ impl std::fmt::Debug for Recent {
     }
 }
 
-/// One inquiry: open, or finished (kept so that late events get a clear refusal).
-/// Not boxed: the table's slots are reused, so an open inquiry costs no allocation
-/// of its own.
+/// One inquiry: open, or finished (kept so that late events get a clear refusal,
+/// and a host can show or send its result again). An open inquiry is not boxed:
+/// the table's slots are reused, so it costs no allocation of its own. A finished
+/// one is, so that what it ended with does not make every slot larger.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 #[allow(clippy::large_enum_variant)] // see above; a table holds ~1,000 of them
 pub(crate) enum Inquiry {
     Open(Open),
-    Finished(Finished),
+    Finished(Box<FinishedInquiry>),
 }
 
 /// How an inquiry finished.
@@ -223,8 +229,9 @@ impl State {
                     reason: reason.clone(),
                     message: message.clone(),
                 });
+                let record = FinishedInquiry::new(out.last(), None);
                 self.inquiries
-                    .insert(inquiry.clone(), Inquiry::Finished(Finished::Failed));
+                    .insert(inquiry.clone(), Inquiry::Finished(Box::new(record)));
                 self.remember_finished(inquiry);
             }
             Event::Answered {
@@ -242,8 +249,11 @@ impl State {
             } => self.answered_ahead(inquiry, question, value),
             Event::Shown { .. } => {}
             Event::AnswerRefused {
-                inquiry, message, ..
-            } => self.answer_refused(inquiry, message, out),
+                inquiry,
+                message,
+                reason,
+                ..
+            } => self.answer_refused(inquiry, message, reason.as_ref(), out),
             Event::Back { inquiry } => self.back(inquiry, out),
             Event::Cancelled {
                 inquiry,
@@ -269,9 +279,30 @@ impl State {
     /// How an inquiry finished, if it has and is among the last
     /// [`FINISHED_REMEMBERED`] to finish.
     pub fn finished(&self, inquiry: &InquiryId) -> Option<Finished> {
+        Some(self.outcome(inquiry)?.how())
+    }
+
+    /// What a finished inquiry ended with (its answers, its tool error, or the
+    /// end of the turn) and the tool call its request recorded, if it has finished
+    /// and is among the last [`FINISHED_REMEMBERED`] to finish: the recorded result
+    /// that [`Refusal::InquiryFinished`] tells a late surface to show. Kept in
+    /// the state, so a snapshot holds it after compaction dropped the events.
+    pub fn outcome(&self, inquiry: &InquiryId) -> Option<&FinishedInquiry> {
         match self.inquiries.get(inquiry)? {
-            Inquiry::Finished(how) => Some(*how),
+            Inquiry::Finished(record) => Some(record),
             Inquiry::Open(_) => None,
+        }
+    }
+
+    /// The result command a finished inquiry ended with ([`Command::Respond`],
+    /// [`Command::Fail`] or [`Command::EndTurn`]), rebuilt from the state: what
+    /// to send or show again after a restart. The finished counterpart of
+    /// [`State::pending`]; `None` while it is open, once it is forgotten, or if
+    /// a snapshot taken before results were kept says only how it finished.
+    pub fn result(&self, inquiry: &InquiryId) -> Option<Command> {
+        match self.inquiries.get_key_value(inquiry)? {
+            (id, Inquiry::Finished(record)) => record.command(id),
+            (_, Inquiry::Open(_)) => None,
         }
     }
 
@@ -379,7 +410,9 @@ impl State {
             );
             finished = open.advance(inquiry, &self.remembered, out);
             match finished {
-                Some(how) => Inquiry::Finished(how),
+                Some(_) => {
+                    Inquiry::Finished(Box::new(FinishedInquiry::new(out.last(), open.call.take())))
+                }
                 None => Inquiry::Open(open),
             }
         });
@@ -388,9 +421,17 @@ impl State {
         }
     }
 
-    fn finish(&mut self, id: &InquiryId, how: Finished) {
+    /// Marks `id` finished, `how`, with the result command just pushed: the last
+    /// in `out`.
+    fn finish(&mut self, id: &InquiryId, how: Finished, out: &[Command]) {
         if let Some(entry) = self.inquiries.get_mut(id) {
-            *entry = Inquiry::Finished(how);
+            let call = match entry {
+                Inquiry::Open(open) => open.call.take(),
+                Inquiry::Finished(_) => None,
+            };
+            let record = FinishedInquiry::new(out.last(), call);
+            debug_assert_eq!(record.how(), how, "the result pushed last is {how:?}'s");
+            *entry = Inquiry::Finished(Box::new(record));
             self.remember_finished(id);
         }
     }
@@ -439,7 +480,7 @@ impl State {
             note: note.cloned(),
         });
         if let Some(finished) = open.advance(id, remembered, out) {
-            self.finish(id, finished);
+            self.finish(id, finished, out);
         }
     }
 
@@ -461,7 +502,13 @@ impl State {
         }
     }
 
-    fn answer_refused(&mut self, id: &InquiryId, message: &str, out: &mut Vec<Command>) {
+    fn answer_refused(
+        &mut self,
+        id: &InquiryId,
+        message: &str,
+        reason: Option<&crate::error::AnswerError>,
+        out: &mut Vec<Command>,
+    ) {
         let Some(open) = self.open_mut(id).filter(|open| !open.reviewing()) else {
             return;
         };
@@ -469,12 +516,13 @@ impl State {
             inquiry: id.clone(),
             question: open.form.question(open.cursor).id.clone(),
             message: message.to_owned(),
+            reason: reason.cloned(),
         });
         open.refused += 1;
         if open.refused >= MAX_REFUSED_ANSWERS {
             let detail = open.refused.to_string();
             let how = open.fail(id, CancelReason::TooManyInvalidAnswers, &detail, out);
-            self.finish(id, how);
+            self.finish(id, how, out);
         } else {
             out.push(open.current(id));
         }
@@ -505,7 +553,7 @@ impl State {
         } else {
             open.fail(id, reason.clone(), "", out)
         };
-        self.finish(id, how);
+        self.finish(id, how, out);
     }
 
     /// The surface will review the answers: a complete form waits for
@@ -527,7 +575,7 @@ impl State {
             return;
         };
         out.push(open.respond(id, OutcomeStatus::Completed, None));
-        self.finish(id, Finished::Completed);
+        self.finish(id, Finished::Completed, out);
     }
 
     fn timed_out(&mut self, id: &InquiryId, message: Option<&str>, out: &mut Vec<Command>) {
@@ -545,12 +593,12 @@ impl State {
             OnTimeout::EndTurn => self.turn_ended(id, out),
             OnTimeout::Cancel => {
                 out.push(open.respond(id, status, message));
-                self.finish(id, Finished::TimedOut);
+                self.finish(id, Finished::TimedOut, out);
             }
             OnTimeout::Defaults => {
                 open.fill_on_timeout(remembered);
                 out.push(open.respond(id, status, message));
-                self.finish(id, Finished::TimedOut);
+                self.finish(id, Finished::TimedOut, out);
             }
         }
     }
@@ -574,9 +622,33 @@ impl State {
             out.push(Command::EndTurn {
                 inquiry: ended.clone(),
             });
-            self.finish(ended, Finished::TurnEnded);
+            self.finish(ended, Finished::TurnEnded, out);
         }
         self.remembered.clear();
         self.turn = None;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A finished inquiry is boxed: a table slot is the size of an open inquiry
+    /// (208 bytes, 224 with its id, on 64-bit targets), whatever it ended with.
+    #[test]
+    fn a_finished_inquiry_does_not_make_a_slot_larger() {
+        let slot = std::mem::size_of::<Option<(InquiryId, Inquiry)>>();
+        println!(
+            "slot {slot} bytes, Inquiry {}, Open {}, FinishedInquiry {} (boxed)",
+            std::mem::size_of::<Inquiry>(),
+            std::mem::size_of::<Open>(),
+            std::mem::size_of::<FinishedInquiry>()
+        );
+        assert_eq!(std::mem::size_of::<Inquiry>(), std::mem::size_of::<Open>());
+        assert_eq!(
+            slot,
+            std::mem::size_of::<Option<(InquiryId, Open)>>(),
+            "a slot holds an open inquiry and its id"
+        );
     }
 }

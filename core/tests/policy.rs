@@ -175,6 +175,10 @@ fn a_non_exclusive_question_without_a_person_goes_to_the_assistant() {
                 inquiry: InquiryId::new("a"),
                 question: "db".into(),
                 message: "\"mysql\" is not one of the options: \"postgres\", \"sqlite\"".into(),
+                reason: Some(askuser_core::AnswerError::NotAnOption {
+                    value: "mysql".into(),
+                    options: "\"postgres\", \"sqlite\"".into(),
+                }),
             },
             Command::AskAssistant {
                 inquiry: InquiryId::new("a"),

@@ -269,9 +269,9 @@ pub(crate) struct StreamRecord {
 
 /// The version of the reducer state's serialized shape that a snapshot holds. A
 /// snapshot of another version is not used (the log replays from an older snapshot
-/// or from the start instead). Bump it when `askuser_core::State`'s serde shape
-/// changes incompatibly.
-pub const STATE_FORMAT: u32 = 1;
+/// or from the start instead); version 1 (before finished inquiries kept what they
+/// sent) still reads. Bump it when `askuser_core::State`'s serde shape changes.
+pub const STATE_FORMAT: u32 = 2;
 
 /// A snapshot as stored (borrowing, to encode).
 #[derive(Serialize)]
@@ -307,7 +307,7 @@ pub(crate) fn open_snapshot(
     bytes: &[u8],
 ) -> Result<Option<Snapshot>> {
     let head: SnapshotHead = open_record(RecordKind::Snapshot, stream, seq, key, bytes)?;
-    if head.state_format != STATE_FORMAT {
+    if !(1..=STATE_FORMAT).contains(&head.state_format) {
         return Ok(None);
     }
     let record: SnapshotRecord = open_record(RecordKind::Snapshot, stream, seq, key, bytes)?;

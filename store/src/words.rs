@@ -182,6 +182,7 @@ fn long(event: &Event) -> String {
             inquiry,
             question,
             message,
+            ..
         } => format!("refused an answer to {inquiry}: {question} ({message})"),
         Event::Back { inquiry } => format!("back {inquiry}"),
         Event::Cancelled {

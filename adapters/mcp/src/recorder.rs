@@ -221,7 +221,7 @@ impl Recorder {
                 current,
             }),
             (Some(_), None) => Some(Refusal::InquiryFinished {
-                inquiry: inquiry.to_string(),
+                inquiry: inquiry.clone(),
             }),
         };
         let refusal = match refusal {

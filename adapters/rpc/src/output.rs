@@ -44,6 +44,7 @@ pub(crate) fn command_line(
             inquiry,
             question,
             message,
+            ..
         } => {
             json!({"type": "invalid", "inquiry": inquiry, "question": question, "message": message})
         }

@@ -296,6 +296,7 @@ impl Player<'_> {
                     CancelReason::Unknown("host_shutdown".into()),
                 ][pick(seed, 2, 2)]
                 .clone(),
+                message: MESSAGES[pick(seed, 3, MESSAGES.len())].map(str::to_owned),
             },
             Action::EndTurn => Input::EndTurn {
                 inquiry: id.clone(),

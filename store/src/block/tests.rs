@@ -63,6 +63,7 @@ fn every_kind() -> Vec<Event> {
             inquiry: inquiry.clone(),
             question: "env".to_owned(),
             message: "not an option".to_owned(),
+            reason: None,
         },
         Event::Back {
             inquiry: inquiry.clone(),
@@ -162,6 +163,7 @@ fn a_large_append_is_cut_into_bounded_blocks_keyed_by_their_first_event() {
         inquiry: InquiryId::new("q"),
         question: "note".to_owned(),
         message: "x".repeat(3 * BLOCK_TARGET),
+        reason: None,
     };
     let events = vec![scripted_event(1), huge, scripted_event(2)];
     let blocks = encode_append("s", 1, Timestamp(5), &events).unwrap();

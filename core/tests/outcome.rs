@@ -1,0 +1,194 @@
+//! What a finished inquiry ended with, read from the state: every result command
+//! the engine gives is what `State::result` rebuilds afterwards, a snapshot (the
+//! state serialized and read back) keeps it, and the oldest is forgotten past
+//! `FINISHED_REMEMBERED`.
+
+use askuser_core::strategies::Scenario;
+use askuser_core::{
+    AnswerInput, CancelReason, Command, FINISHED_REMEMBERED, Finished, Input, InquiryId, OnTimeout,
+    Origin, Policy, Request, State, Timeout, parse_form,
+};
+use proptest::prelude::*;
+use serde_json::json;
+
+fn policy() -> Policy {
+    Policy {
+        timeout: Some(Timeout {
+            after_ms: 5_000,
+            on_timeout: OnTimeout::Defaults,
+        }),
+        ..Policy::default()
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// Every Respond, Fail and EndTurn is the result the state then gives for its
+    /// inquiry, before and after a snapshot's round trip.
+    #[test]
+    fn every_result_is_read_back_from_the_state_and_its_snapshot(
+        inputs in Scenario::new(["a", "b", "c", "d"], policy()).inputs(40)
+    ) {
+        let mut state = State::new();
+        let mut results = Vec::new();
+        for input in &inputs {
+            let mut commands = Vec::new();
+            if let Ok(decision) = state.decide_input(input) {
+                state.apply_decision(decision, &mut commands);
+            }
+            for command in commands {
+                let inquiry = match &command {
+                    Command::Respond { inquiry, .. }
+                    | Command::Fail { inquiry, .. }
+                    | Command::EndTurn { inquiry } => inquiry.clone(),
+                    _ => continue,
+                };
+                prop_assert_eq!(state.result(&inquiry), Some(command.clone()));
+                prop_assert!(state.pending(&inquiry).is_none());
+                results.push((inquiry, command));
+            }
+        }
+        let snapshot = serde_json::to_vec(&state).unwrap();
+        let restored: State = serde_json::from_slice(&snapshot).unwrap();
+        prop_assert_eq!(&restored, &state);
+        for (inquiry, command) in &results {
+            prop_assert_eq!(restored.result(inquiry), Some(command.clone()));
+            let finished = restored.outcome(inquiry).unwrap();
+            prop_assert_eq!(Some(finished.how()), restored.finished(inquiry));
+        }
+    }
+}
+
+fn ask(state: &mut State, id: &str) -> Vec<Command> {
+    let form = parse_form(&json!({"questions": [
+        {"id": "apply", "text": "Apply?", "answer_type": "boolean"},
+        {"id": "env", "text": "Where?", "answer_type": "select", "options": ["staging", "production"]},
+    ]}))
+    .unwrap();
+    askuser_core::reduce_input(
+        state,
+        &Input::Ask(Request {
+            inquiry: InquiryId::new(id),
+            form: form.form().clone(),
+            policy: policy(),
+            origin: Origin::default(),
+            call: None,
+        }),
+    )
+    .unwrap()
+}
+
+/// Each way to finish keeps its own result: answers with their status, a tool
+/// error with its reason, or the end of the turn.
+#[test]
+fn each_way_to_finish_keeps_what_it_sent() {
+    let mut state = State::new();
+    let id = |name: &str| InquiryId::new(name);
+    ask(&mut state, "reply");
+    let at = state.at(&id("reply")).unwrap();
+    askuser_core::reduce_input(
+        &mut state,
+        &Input::Reply {
+            at,
+            message: Some("later".into()),
+        },
+    )
+    .unwrap();
+    let reply = state.outcome(&id("reply")).unwrap();
+    assert_eq!(reply.how(), Finished::Cancelled);
+    assert_eq!(reply.outcome().unwrap().message.as_deref(), Some("later"));
+    assert!(reply.call().is_none());
+
+    ask(&mut state, "cancel");
+    askuser_core::reduce_input(
+        &mut state,
+        &Input::Cancel {
+            inquiry: id("cancel"),
+            reason: CancelReason::BackendError,
+            message: Some("the backend is down".into()),
+        },
+    )
+    .unwrap();
+    let failed = state.outcome(&id("cancel")).unwrap();
+    assert_eq!(failed.how(), Finished::Failed);
+    assert_eq!(failed.failure().unwrap().0, &CancelReason::BackendError);
+    assert!(failed.outcome().is_none());
+
+    ask(&mut state, "late");
+    let at = state.at(&id("late")).unwrap();
+    askuser_core::reduce_input(&mut state, &AnswerInput::new(at, json!(true)).into()).unwrap();
+    askuser_core::reduce_input(
+        &mut state,
+        &Input::TimeOut {
+            inquiry: id("late"),
+            message: None,
+        },
+    )
+    .unwrap();
+    let timed_out = state.outcome(&id("late")).unwrap();
+    assert_eq!(timed_out.how(), Finished::TimedOut);
+    assert_eq!(
+        timed_out.outcome().unwrap().timed_out_after_ms(),
+        Some(5_000)
+    );
+
+    ask(&mut state, "ended");
+    askuser_core::reduce_input(
+        &mut state,
+        &Input::EndTurn {
+            inquiry: id("ended"),
+        },
+    )
+    .unwrap();
+    assert_eq!(
+        state.result(&id("ended")),
+        Some(Command::EndTurn {
+            inquiry: id("ended")
+        })
+    );
+}
+
+/// Only the last `FINISHED_REMEMBERED` results are kept.
+#[test]
+fn the_oldest_result_is_forgotten() {
+    let mut state = State::new();
+    for n in 0..=FINISHED_REMEMBERED {
+        let name = format!("q{n}");
+        ask(&mut state, &name);
+        askuser_core::reduce_input(
+            &mut state,
+            &Input::EndTurn {
+                inquiry: InquiryId::new(&name),
+            },
+        )
+        .unwrap();
+    }
+    assert!(state.outcome(&InquiryId::new("q0")).is_none());
+    assert!(state.was_requested(&InquiryId::new("q0")));
+    assert!(state.outcome(&InquiryId::new("q1")).is_some());
+}
+
+/// A snapshot of state format 1 kept only how an inquiry finished: it still
+/// loads, and says how, but has no result to rebuild.
+#[test]
+fn a_snapshot_of_the_first_state_format_still_loads() {
+    let mut state = State::new();
+    ask(&mut state, "ended");
+    askuser_core::reduce_input(
+        &mut state,
+        &Input::EndTurn {
+            inquiry: InquiryId::new("ended"),
+        },
+    )
+    .unwrap();
+    let mut snapshot = serde_json::to_value(&state).unwrap();
+    let record = &mut snapshot["inquiries"]["ended"]["finished"];
+    assert!(record.is_object(), "{snapshot}");
+    *record = json!("turn_ended");
+    let old: State = serde_json::from_value(snapshot).unwrap();
+    let id = InquiryId::new("ended");
+    assert_eq!(old.finished(&id), Some(Finished::TurnEnded));
+    assert_eq!(old.result(&id), None);
+    assert!(old.outcome(&id).unwrap().outcome().is_none());
+}
