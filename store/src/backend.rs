@@ -1,19 +1,29 @@
-//! The storage primitives each log implements; [`Log`](crate::Log)'s provided
-//! methods (reading through forks, replay, snapshots, transcripts) are built on them.
-//! Sealed: the crate's two logs are its only implementations.
+//! For log backends: the storage primitives each [`Log`](crate::Log) implements
+//! beside the trait's own required methods. [`Log`]'s provided methods (reading
+//! through forks, waiting, snapshots) and the functions over any log (replay,
+//! compaction, transcripts) are built on them.
+//!
+//! A backend (`askuser-sled`, `askuser-postgres`, or another) implements
+//! [`Backend`] and [`Log`], stores what [`crate::codec`] and [`crate::block`]
+//! encode, and passes the conformance suite of `askuser-testkit`. The helpers here
+//! are the checks every backend makes the same way.
 
 use std::sync::Arc;
 
 use askuser_core::State;
+
+pub use crate::error::expect_head;
+pub use crate::log::poll_changed;
+pub use crate::memory::check_fork_point;
 
 use crate::error::Result;
 use crate::types::{Clock, Recorded, Seq, Snapshot};
 
 /// An iterator over stored records, boxed so that the log traits stay usable as
 /// `dyn Log`.
-pub(crate) type RecordIter<'a> = Box<dyn Iterator<Item = Result<Recorded>> + Send + 'a>;
+pub type RecordIter<'a> = Box<dyn Iterator<Item = Result<Recorded>> + Send + 'a>;
 
-/// The primitives. Not nameable outside the crate.
+/// The storage primitives of a log, which [`Log`] builds on.
 pub trait Backend {
     /// The events stored in `stream` itself with sequence numbers in `from..=to`, in
     /// order. The caller has checked the range against the stream's metadata; a

@@ -273,48 +273,26 @@
 // `pub(crate)` (the workspace lints cannot add this one per crate).
 #![warn(unreachable_pub)]
 
-mod backend;
-mod block;
-mod codec;
+pub mod backend;
+pub mod block;
+pub mod codec;
 pub mod compact;
 mod error;
 pub mod export;
 mod log;
 mod memory;
-mod open;
-#[cfg(feature = "postgres")]
-mod postgres;
-mod redact;
 pub mod replay;
-mod salvage;
 mod session;
-mod shared;
-mod sled_files;
-mod sled_legacy;
-mod sled_log;
-mod sled_scan;
-mod sled_tail;
-#[cfg(feature = "testing")]
-pub mod testing;
 mod transcript;
 mod types;
 
 pub use codec::{MAX_STREAM_NAME, STATE_FORMAT};
-#[doc(hidden)]
-pub use codec::{decode_event_record, decode_event_value, encode_event_record};
 pub use error::{RecordKind, Result, StoreError};
 pub use log::{CHANGE_POLL, Events, Log, Version, WAIT_POLL};
 pub use memory::MemLog;
-pub use open::{is_postgres_url, open_log};
-#[cfg(feature = "postgres")]
-pub use postgres::{DEFAULT_SCHEMA, PgLog};
-pub use salvage::{SalvageReport, StreamSalvage, salvage};
 pub use session::{Caught, Handled, Session, SessionError};
-pub use shared::SharedSledLog;
-pub use sled_files::{DbIntent, DbPathState, Discarded, check_db_path};
-pub use sled_log::{DEFAULT_CACHE_CAPACITY, Repacked, SledLog};
 pub use transcript::transcript;
 pub use types::{
-    Clock, Durability, ForkPoint, ManualClock, Recorded, Seq, Snapshot, StreamInfo, SystemClock,
-    Timestamp,
+    Clock, Durability, ForkPoint, ManualClock, Recorded, Repacked, Seq, Snapshot, StreamInfo,
+    SystemClock, Timestamp,
 };

@@ -12,7 +12,8 @@ use askuser_app::files::{self, Links};
 use askuser_core::Command;
 use askuser_core::text::{for_display, for_display_line};
 use askuser_llm::{Call, DetectError, Dialect, FieldError, Rejection, ToolResult};
-use askuser_store::{Clock, DbIntent, Log, SharedSledLog, SledLog, StoreError, SystemClock};
+use askuser_app::location::{DbIntent, SharedSledLog, SledLog};
+use askuser_store::{Clock, Log, StoreError, SystemClock};
 use serde_json::Value;
 
 use crate::error::CliError;
@@ -129,10 +130,10 @@ pub(crate) fn note(text: &str) {
 /// error what a damaged log lost. A path that holds no askuser log is an error
 /// (no log is created).
 pub(crate) fn open_reading(path: &Path) -> Result<Arc<dyn Log>, CliError> {
-    if askuser_store::is_postgres_url(path) {
-        return Ok(askuser_store::open_log(path)?);
+    if askuser_app::is_postgres_url(path) {
+        return Ok(askuser_app::open_log(path)?);
     }
-    askuser_store::check_db_path(path, DbIntent::Existing)?;
+    askuser_app::location::check_db_path(path, DbIntent::Existing)?;
     if SledLog::closed_cleanly(path) {
         return Ok(Arc::new(SharedSledLog::open_for_reading(path)?));
     }
@@ -156,7 +157,7 @@ pub(crate) fn open_reading(path: &Path) -> Result<Arc<dyn Log>, CliError> {
 /// process that opens it, its parent directory created; or a `postgres://` URL):
 /// the one place the program opens its log.
 pub(crate) fn open_journal(path: &Path) -> Result<askuser_app::Journal, CliError> {
-    if askuser_store::is_postgres_url(path) {
+    if askuser_app::is_postgres_url(path) {
         return Ok(askuser_app::Journal::open(path)?);
     }
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {

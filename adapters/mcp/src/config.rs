@@ -4,7 +4,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use askuser_core::Policy;
-use askuser_store::{Log, SledLog};
+use askuser_app::location::SledLog;
+use askuser_store::Log;
 use serde_json::Value;
 
 use crate::recorder::OpenLog;
