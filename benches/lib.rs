@@ -9,10 +9,10 @@ use std::time::Instant;
 use std::sync::Arc;
 
 use askuser_core::{AnsweredBy, Event, InquiryId, Origin, Policy, Request, parse_form};
-use askuser_store::replay::ReplayOptions;
-use askuser_testkit::scripted_events;
 use askuser_sled::SledLog;
+use askuser_store::replay::ReplayOptions;
 use askuser_store::{Durability, Log, StoreError};
+use askuser_testkit::scripted_events;
 use serde_json::{Value, json};
 
 /// The stream the benchmark database holds.

@@ -54,14 +54,14 @@ mod deadline;
 mod error;
 pub mod files;
 mod journal;
-pub mod location;
 mod json;
+pub mod location;
 mod naming;
 pub mod pending;
 
 pub use deadline::question_deadline;
 pub use error::{AppError, Result};
 pub use journal::{Followed, Journal, Step, parse_recorded};
-pub use location::{is_postgres_url, open_log};
 pub use json::from_str_unique;
+pub use location::{is_postgres_url, open_log};
 pub use naming::{check_stream_name, fork_name};

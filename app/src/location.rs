@@ -11,8 +11,7 @@ pub use askuser_postgres::PgLog;
 #[cfg(unix)]
 pub use askuser_sled::SharedSledLog;
 pub use askuser_sled::{
-    DbIntent, DbPathState, Discarded, SalvageReport, SledLog, StreamSalvage, check_db_path,
-    salvage,
+    DbIntent, DbPathState, Discarded, SalvageReport, SledLog, StreamSalvage, check_db_path, salvage,
 };
 
 /// Whether `spec` (a `--db` value) names a PostgreSQL database rather than a sled

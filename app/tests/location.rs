@@ -26,7 +26,11 @@ fn with_dbname(url: &str, dbname: &str) -> String {
 #[test]
 fn open_log_opens_a_postgres_url_or_a_sled_path() {
     let url = pg_url();
-    let dbname = format!("d{}_{}", std::process::id(), askuser_store::SystemClock.now().millis());
+    let dbname = format!(
+        "d{}_{}",
+        std::process::id(),
+        askuser_store::SystemClock.now().millis()
+    );
     let mut client = postgres::Client::connect(&url, postgres::NoTls).unwrap();
     client
         .batch_execute(&format!("CREATE DATABASE \"{dbname}\""))

@@ -147,6 +147,10 @@ impl<'s> BlockWriter<'s> {
     }
 
     /// Adds the next event, appended at `at`.
+    ///
+    /// # Errors
+    ///
+    /// What is wrong with the block (a torn or damaged envelope, a body that does not decode), or an event that does not encode.
     pub fn push(&mut self, at: Timestamp, event: &Event) -> Result<()> {
         let encoded = self.encode(at.0, event)?;
         let form_len = encoded
@@ -284,6 +288,10 @@ impl<'s> BlockWriter<'s> {
 
 /// Encodes `events` as the blocks of one append from sequence number `first`, all
 /// stamped `at`.
+///
+/// # Errors
+///
+/// What is wrong with the block (a torn or damaged envelope, a body that does not decode), or an event that does not encode.
 pub fn encode_append(
     stream: &str,
     first: Seq,
@@ -347,6 +355,10 @@ enum Parsed {
 impl<B: AsRef<[u8]>> BlockReader<B> {
     /// Checks the block stored under `key` (its envelope, version and checksum) and
     /// reads its header. On a problem, the reason (the caller names the events).
+    ///
+    /// # Errors
+    ///
+    /// What is wrong with the block (a torn or damaged envelope, a body that does not decode), or an event that does not encode.
     pub fn open(key: &[u8], first: Seq, value: B) -> Result<Self, String> {
         let version = check_envelope(key, value.as_ref())?;
         if version != BLOCK_VERSION {

@@ -52,6 +52,10 @@ pub const MAX_STREAM_NAME: usize = 200;
 /// text: no control, bidi-control or invisible character (a name is shown to
 /// people). The one rule: `askuser_app::check_stream_name` words the same rule
 /// for a person.
+///
+/// # Errors
+///
+/// What is wrong with the name or value: a torn or damaged envelope, another key's checksum, a payload that does not decode or encode.
 pub fn check_name(name: &str) -> Result<()> {
     let reason = if name.is_empty() {
         "it is empty".to_owned()
@@ -99,6 +103,10 @@ pub fn checksum(key: &[u8], version: u8, payload: &[u8]) -> u32 {
 }
 
 /// Wraps a `MessagePack` payload in the envelope, for the record stored under `key`.
+///
+/// # Errors
+///
+/// What is wrong with the name or value: a torn or damaged envelope, another key's checksum, a payload that does not decode or encode.
 pub fn seal(key: &[u8], value: &impl Serialize) -> Result<Vec<u8>> {
     let mut out = vec![FORMAT_VERSION, 0, 0, 0, 0];
     rmp_serde::encode::write_named(&mut out, value)
@@ -110,11 +118,19 @@ pub fn seal(key: &[u8], value: &impl Serialize) -> Result<Vec<u8>> {
 
 /// Checks the envelope of the record under `key` and decodes its payload. On any
 /// problem, returns the reason (the caller names the record).
+///
+/// # Errors
+///
+/// What is wrong with the name or value: a torn or damaged envelope, another key's checksum, a payload that does not decode or encode.
 pub fn open<T: for<'de> Deserialize<'de>>(key: &[u8], bytes: &[u8]) -> Result<T, String> {
     open_versioned(key, bytes).map(|(value, _)| value)
 }
 
 /// [`open`], also giving the record's format version.
+///
+/// # Errors
+///
+/// What is wrong with the name or value: a torn or damaged envelope, another key's checksum, a payload that does not decode or encode.
 pub fn open_versioned<T: for<'de> Deserialize<'de>>(
     key: &[u8],
     bytes: &[u8],
@@ -127,6 +143,10 @@ pub fn open_versioned<T: for<'de> Deserialize<'de>>(
 
 /// Checks the envelope of the record under `key`: long enough, of a version this
 /// build reads, and its checksum right. Returns the version.
+///
+/// # Errors
+///
+/// What is wrong with the name or value: a torn or damaged envelope, another key's checksum, a payload that does not decode or encode.
 pub fn check_envelope(key: &[u8], bytes: &[u8]) -> Result<u8, String> {
     if bytes.len() < HEADER {
         return Err(format!(
@@ -152,6 +172,10 @@ pub fn check_envelope(key: &[u8], bytes: &[u8]) -> Result<u8, String> {
 }
 
 /// Like [`open`], reporting a problem as [`StoreError::Corrupt`].
+///
+/// # Errors
+///
+/// What is wrong with the name or value: a torn or damaged envelope, another key's checksum, a payload that does not decode or encode.
 pub fn open_record<T: for<'de> Deserialize<'de>>(
     kind: RecordKind,
     stream: &str,
@@ -175,6 +199,10 @@ pub fn is_single_record(bytes: &[u8]) -> bool {
 
 /// Decodes the single-event record (format 1 or 2) under `key`: event `seq` of
 /// `stream`.
+///
+/// # Errors
+///
+/// What is wrong with the name or value: a torn or damaged envelope, another key's checksum, a payload that does not decode or encode.
 pub fn open_event(stream: &str, seq: Seq, key: &[u8], bytes: &[u8]) -> Result<Recorded> {
     open_versioned::<EventRecord>(key, bytes)
         .map(|(record, version)| Recorded {
@@ -318,12 +346,11 @@ pub struct SnapshotRecord {
 /// was taken in another state format (the replay then starts from an older one or
 /// the start). Its head is decoded first, so that a state of another format is
 /// never decoded.
-pub fn open_snapshot(
-    stream: &str,
-    seq: Seq,
-    key: &[u8],
-    bytes: &[u8],
-) -> Result<Option<Snapshot>> {
+///
+/// # Errors
+///
+/// What is wrong with the name or value: a torn or damaged envelope, another key's checksum, a payload that does not decode or encode.
+pub fn open_snapshot(stream: &str, seq: Seq, key: &[u8], bytes: &[u8]) -> Result<Option<Snapshot>> {
     let head: SnapshotHead = open_record(RecordKind::Snapshot, stream, seq, key, bytes)?;
     if head.state_format != STATE_FORMAT {
         return Ok(None);

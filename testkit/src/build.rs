@@ -33,7 +33,7 @@ pub fn form(arguments: &Value) -> Arc<Form> {
     Arc::clone(parse_form(arguments).expect("a valid form").form())
 }
 
-/// "Which database should we use?" (`db`, select: PostgreSQL, SQLite, MySQL), then
+/// "Which database should we use?" (`db`, select: `PostgreSQL`, `SQLite`, `MySQL`), then
 /// "Migrate the data now?" (`migrate`, boolean).
 pub fn db_form() -> Arc<Form> {
     form(&json!({"questions": [

@@ -66,6 +66,10 @@ impl Given {
 
     /// Hands `input` (an [`Event`] or an [`Input`]) to a session holding the
     /// given events.
+    ///
+    /// # Panics
+    ///
+    /// If the engine refuses a given event, or the in-memory log fails.
     pub fn when(&self, input: impl Into<Step>) -> When {
         let mut session = self.session();
         let before = session.head();
@@ -132,7 +136,11 @@ impl When {
             Ok(handled) => handled,
             Err(error) => panic!("the input was refused: {error}"),
         };
-        assert!(check(&handled.commands), "unexpected commands: {:#?}", handled.commands);
+        assert!(
+            check(&handled.commands),
+            "unexpected commands: {:#?}",
+            handled.commands
+        );
         handled.commands
     }
 
@@ -141,6 +149,7 @@ impl When {
     /// # Panics
     ///
     /// If it recorded other events.
+    #[must_use]
     pub fn then_recorded(self, expected: &[Event]) -> Self {
         assert_eq!(self.recorded, expected, "the events recorded");
         self
@@ -157,7 +166,11 @@ impl When {
             Err(SessionError::Refused(refusal)) => refusal,
             other => panic!("expected a refusal, got {other:?}"),
         };
-        assert!(self.recorded.is_empty(), "a refused input recorded {:?}", self.recorded);
+        assert!(
+            self.recorded.is_empty(),
+            "a refused input recorded {:?}",
+            self.recorded
+        );
         assert!(check(&refusal), "unexpected refusal: {refusal:?}");
         refusal
     }

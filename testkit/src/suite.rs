@@ -16,6 +16,8 @@
 #![allow(clippy::missing_panics_doc)]
 // Each case's name is the sentence it checks.
 #![allow(missing_docs)]
+// The cases share the suite's imports and helpers.
+#![allow(clippy::wildcard_imports)]
 
 pub mod concurrency {
     //! Suite cases: names, readers and writers at once, buffering, waiting and repacking.
@@ -884,11 +886,11 @@ pub mod changes {
 
 use std::collections::BTreeSet;
 
+use crate::build::*;
+use crate::script::scripted_events;
 use askuser_core::{CancelReason, Command, Event, State};
 use askuser_store::replay::ReplayOptions;
-use crate::script::scripted_events;
 use askuser_store::{Durability, ForkPoint, Log, RecordKind, StoreError, Timestamp};
-use crate::build::*;
 use serde_json::{Value, json};
 
 pub use concurrency::*;

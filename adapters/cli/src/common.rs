@@ -9,10 +9,10 @@ use std::sync::Arc;
 
 use askuser_app::check_stream_name;
 use askuser_app::files::{self, Links};
+use askuser_app::location::{DbIntent, SharedSledLog, SledLog};
 use askuser_core::Command;
 use askuser_core::text::{for_display, for_display_line};
 use askuser_llm::{Call, DetectError, Dialect, FieldError, Rejection, ToolResult};
-use askuser_app::location::{DbIntent, SharedSledLog, SledLog};
 use askuser_store::{Clock, Log, StoreError, SystemClock};
 use serde_json::Value;
 

@@ -3,8 +3,8 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use askuser_core::Policy;
 use askuser_app::location::SledLog;
+use askuser_core::Policy;
 use askuser_store::Log;
 use serde_json::Value;
 

@@ -19,9 +19,9 @@ use postgres::Row;
 
 use super::pool::{Pool, database};
 use super::{PgLog, from_sql, sql, to_sql};
+use askuser_store::Result;
 use askuser_store::block::BlockReader;
 use askuser_store::codec::{corrupt_event, is_single_record, open_event, seq_key};
-use askuser_store::Result;
 use askuser_store::{Recorded, Seq};
 
 /// Ranges up to this many events are read in one query, without a helper thread.

@@ -10,13 +10,15 @@ use postgres::Transaction;
 use super::pool::database;
 use super::scan::PgScan;
 use super::{PgLog, from_sql, schema, sql, to_sql};
+use askuser_store::backend::check_fork_point;
 use askuser_store::backend::{Backend, RecordIter};
 use askuser_store::block::{BlockReader, encode_append, rewrite_tail};
-use askuser_store::codec::{STATE_FORMAT, SnapshotRef, check_name, key_seq, open_snapshot, seal, seq_key};
-use askuser_store::{Result, StoreError};
-use askuser_store::{Log, Version};
-use askuser_store::backend::check_fork_point;
+use askuser_store::codec::{
+    STATE_FORMAT, SnapshotRef, check_name, key_seq, open_snapshot, seal, seq_key,
+};
 use askuser_store::{Clock, Durability, ForkPoint, Seq, Snapshot, StreamInfo, Timestamp};
+use askuser_store::{Log, Version};
+use askuser_store::{Result, StoreError};
 
 /// A stream's row (`head, parent, parent_at, created_at, floor` from column
 /// `first`) as a [`StreamInfo`].

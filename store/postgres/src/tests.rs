@@ -5,8 +5,8 @@
 use postgres::{Client, NoTls};
 
 use super::PgLog;
-use askuser_store::backend::Backend;
 use askuser_store::Log;
+use askuser_store::backend::Backend;
 use askuser_testkit::scripted_events;
 
 /// A log in a fresh schema, a client on it, and the schema's name.

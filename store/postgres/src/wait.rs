@@ -8,8 +8,8 @@ use super::pool::{Conn, database};
 use super::storage::stream_info;
 use super::{PgLog, from_sql, schema, sql};
 use askuser_store::Result;
-use askuser_store::Version;
 use askuser_store::Seq;
+use askuser_store::Version;
 
 /// The longest single wait for a notification (the client adds it to the clock).
 const LONGEST_WAIT: Duration = Duration::from_secs(3600);

@@ -15,9 +15,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use askuser_core::Event;
-use askuser_testkit::{d30_form, scripted_events};
 use askuser_postgres::PgLog;
 use askuser_store::{Log, StoreError};
+use askuser_testkit::{d30_form, scripted_events};
 use common::*;
 
 const PGTEST: &str = env!("CARGO_BIN_EXE_askuser-store-pgtest");

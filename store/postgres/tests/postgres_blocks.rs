@@ -6,10 +6,10 @@
 mod common;
 
 use askuser_core::Event;
-use askuser_testkit::scripted_events;
 use askuser_postgres::PgLog;
 use askuser_store::codec::{decode_event_value, encode_event_record};
 use askuser_store::{Log, RecordKind, StoreError};
+use askuser_testkit::scripted_events;
 use common::*;
 
 /// The `(seq, last_seq)` of the rows of `stream`, in order.

@@ -9,15 +9,15 @@ use std::path::Path;
 
 use sled::{IVec, Tree};
 
+use crate::sled_files::{DbIntent, DbPathState, Discarded, check_db_path};
+use crate::sled_log::SledLog;
+use askuser_store::Log;
+use askuser_store::Seq;
 use askuser_store::backend::Backend;
 use askuser_store::codec::{
     StreamRecord, decode_event_value, encode_event_record, key_seq, open_record, seal, seq_key,
 };
 use askuser_store::{RecordKind, Result, StoreError};
-use askuser_store::Log;
-use crate::sled_files::{DbIntent, DbPathState, Discarded, check_db_path};
-use crate::sled_log::SledLog;
-use askuser_store::Seq;
 
 /// What [`salvage`] copied and what it could not.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -228,7 +228,10 @@ fn copy_from_tail(
             if value.last > tail_head {
                 continue; // An append the stream record found never committed.
             }
-            batch.insert(askuser_store::codec::seq_key(name, first), value.bytes.as_slice());
+            batch.insert(
+                askuser_store::codec::seq_key(name, first),
+                value.bytes.as_slice(),
+            );
             own.entry(name.clone())
                 .or_default()
                 .extend(first..=value.last);
@@ -388,7 +391,8 @@ fn rebuild_stream(
     record.head = new_head;
     target
         .streams
-        .insert(name.as_bytes(), seal(name.as_bytes(), &record)?).storage()?;
+        .insert(name.as_bytes(), seal(name.as_bytes(), &record)?)
+        .storage()?;
     Ok(StreamSalvage {
         name: name.to_owned(),
         record_lost,

@@ -5,8 +5,8 @@ use askuser_core::{Event, ToolCall};
 use sled::Db;
 use sled::Tree;
 
-use askuser_store::Result;
 use askuser_store::Recorded;
+use askuser_store::Result;
 
 /// The trees the first format's JSON-lines server kept beside the events: each
 /// inquiry's raw tool call (`askuser-rpc/calls`, keyed by stream ++ `0x00` ++

@@ -19,20 +19,20 @@ use sealing::Sealer;
 
 use askuser_store::Repacked;
 
+use crate::sled_files::{DbIntent, Discarded, PrivateCopy, check_db_path};
+use crate::sled_legacy::Legacy;
+use crate::sled_scan::SledScan;
+use askuser_store::Log;
+use askuser_store::backend::check_fork_point;
+use askuser_store::backend::expect_head;
 use askuser_store::backend::{Backend, RecordIter};
 use askuser_store::block::encode_append;
 use askuser_store::codec::{
     STATE_FORMAT, SnapshotRef, StreamRecord, check_name, key_seq, open_record, open_snapshot,
     prefix, seal, seq_key,
 };
-use askuser_store::backend::expect_head;
-use askuser_store::{RecordKind, Result, StoreError};
-use askuser_store::Log;
-use askuser_store::backend::check_fork_point;
-use crate::sled_files::{DbIntent, Discarded, PrivateCopy, check_db_path};
-use crate::sled_legacy::Legacy;
-use crate::sled_scan::SledScan;
 use askuser_store::{Clock, Durability, ForkPoint, Seq, Snapshot, StreamInfo, SystemClock};
+use askuser_store::{RecordKind, Result, StoreError};
 
 /// The sled page cache [`SledLog::open`] asks for, in bytes (sled's own default is
 /// 1 GiB). A log is mostly appended to and read through once, so a large cache
@@ -243,7 +243,7 @@ impl SledLog {
     ///
     /// A storage error.
     pub fn size_on_disk(&self) -> Result<u64> {
-        Ok(self.db.size_on_disk().storage()?)
+        self.db.size_on_disk().storage()
     }
 
     fn settle(&self, durability: Durability) -> Result<()> {
@@ -271,7 +271,8 @@ impl SledLog {
         let sealed = seal(name.as_bytes(), new)?;
         Ok(self
             .streams
-            .compare_and_swap(name.as_bytes(), old, Some(sealed)).storage()?
+            .compare_and_swap(name.as_bytes(), old, Some(sealed))
+            .storage()?
             .is_ok())
     }
 

@@ -4,9 +4,9 @@
 
 use sled::{IVec, Tree};
 
+use askuser_store::Result;
 use askuser_store::block::BlockReader;
 use askuser_store::codec::{corrupt_event, is_single_record, key_seq, open_event, prefix, seq_key};
-use askuser_store::Result;
 use askuser_store::{Recorded, Seq};
 
 /// An iterator over a stream's own events, in order.

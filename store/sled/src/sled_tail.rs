@@ -13,10 +13,10 @@
 
 use std::collections::BTreeMap;
 
-use askuser_store::block::BLOCK_VERSION;
-use askuser_store::codec::{HEADER, StreamRecord, decode_event_value, open_record, seq_key};
 use askuser_store::RecordKind;
 use askuser_store::Seq;
+use askuser_store::block::BLOCK_VERSION;
+use askuser_store::codec::{HEADER, StreamRecord, decode_event_value, open_record, seq_key};
 
 /// The versions of a record holding one `MessagePack` map (the envelope's first
 /// byte): an event of formats 1 and 2, a stream record of any format.

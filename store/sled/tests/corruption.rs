@@ -7,9 +7,9 @@ mod common;
 use std::path::Path;
 
 use askuser_core::Event;
-use askuser_testkit::scripted_event;
 use askuser_sled::SledLog;
 use askuser_store::{Durability, Log, RecordKind, StoreError};
+use askuser_testkit::scripted_event;
 use serde_json::json;
 
 fn key(stream: &str, seq: u64) -> Vec<u8> {

@@ -9,9 +9,9 @@ use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use askuser_testkit::scripted_event;
 use askuser_sled::SledLog;
 use askuser_store::Log;
+use askuser_testkit::scripted_event;
 
 /// A small xorshift generator, seeded from the clock (the seed is printed).
 struct Rng(u64);

@@ -13,10 +13,12 @@ use std::sync::Arc;
 
 use askuser_core::{AnswerType, ToolCall};
 use askuser_core::{CancelReason, Event, Form, InquiryId, Origin, Policy, Question, Request};
-use askuser_store::replay::{ReplayOptions, load, replay};
-use askuser_testkit::{scripted_event, scripted_events};
 use askuser_sled::SledLog;
-use askuser_store::{Durability, Log, ManualClock, Session, StoreError, Timestamp, compact, export};
+use askuser_store::replay::{ReplayOptions, load, replay};
+use askuser_store::{
+    Durability, Log, ManualClock, Session, StoreError, Timestamp, compact, export,
+};
+use askuser_testkit::{scripted_event, scripted_events};
 use common::{T0, answered, back, db_form, requested, tags_form};
 use serde_json::json;
 

@@ -4,9 +4,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use askuser_testkit::scripted_event;
 use askuser_sled::SledLog;
 use askuser_store::{Log, StoreError};
+use askuser_testkit::scripted_event;
 
 /// Every file under `dir`, with its bytes.
 fn contents(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {

@@ -8,8 +8,8 @@ mod common;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use askuser_core::Event;
-use askuser_testkit::scripted_events;
 use askuser_store::{Log, Repacked, compact};
+use askuser_testkit::scripted_events;
 use common::*;
 
 fn one_at_a_time<L: Log>(log: &L, stream: &str, count: u64) -> Vec<Event> {

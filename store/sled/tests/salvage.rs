@@ -3,9 +3,9 @@
 
 mod common;
 
-use askuser_testkit::scripted_event;
 use askuser_sled::SledLog;
 use askuser_store::{Log, StoreError};
+use askuser_testkit::scripted_event;
 
 fn key(stream: &str, seq: u64) -> Vec<u8> {
     let mut key = stream.as_bytes().to_vec();

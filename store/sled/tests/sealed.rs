@@ -11,9 +11,9 @@ use std::io::{Seek as _, SeekFrom, Write as _};
 use std::path::{Path, PathBuf};
 
 use askuser_core::Event;
-use askuser_testkit::scripted_events;
 use askuser_sled::{SharedSledLog, SledLog};
 use askuser_store::Log;
+use askuser_testkit::scripted_events;
 use common::events_of;
 use common::processes::{Helper, path_str};
 

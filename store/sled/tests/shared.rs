@@ -12,9 +12,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use askuser_core::Event;
-use askuser_testkit::{scripted_event, scripted_events};
 use askuser_sled::SharedSledLog;
 use askuser_store::{Log, Session, StoreError};
+use askuser_testkit::{scripted_event, scripted_events};
 use common::processes::{Helper, Owner, path_str};
 use common::*;
 use serde_json::json;

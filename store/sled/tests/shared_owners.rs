@@ -11,9 +11,9 @@ use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use askuser_core::Event;
-use askuser_testkit::scripted_events;
 use askuser_sled::SharedSledLog;
 use askuser_store::Log;
+use askuser_testkit::scripted_events;
 use common::processes::{Helper, path_str};
 use common::{events_of, writes_by_writer};
 

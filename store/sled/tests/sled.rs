@@ -2,10 +2,10 @@
 
 use std::time::{Duration, Instant};
 
-use askuser_store::replay::ReplayOptions;
-use askuser_testkit::{scripted_event, scripted_events};
 use askuser_sled::SledLog;
+use askuser_store::replay::ReplayOptions;
 use askuser_store::{Durability, Log, StoreError};
+use askuser_testkit::{scripted_event, scripted_events};
 
 #[test]
 fn a_long_read_dropped_early_releases_the_database() {

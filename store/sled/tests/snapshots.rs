@@ -8,10 +8,10 @@ mod common;
 use std::sync::Arc;
 
 use askuser_core::{AnsweredBy, CancelReason, Command, Event, Form, Policy};
-use askuser_store::replay::ReplayOptions;
-use askuser_testkit::d30_form;
 use askuser_sled::SledLog;
+use askuser_store::replay::ReplayOptions;
 use askuser_store::{Log, MemLog};
+use askuser_testkit::d30_form;
 use common::*;
 use proptest::prelude::*;
 use serde_json::{Value, json};

@@ -37,5 +37,4 @@ mod changes {
             assert!(writer.finish());
         });
     }
-
 }

@@ -1,7 +1,7 @@
 use super::*;
 use crate::codec::decode_event_value;
-use askuser_testkit::{d30_form, scripted_event, scripted_events};
 use askuser_core::{AnsweredBy, CancelReason, OnTimeout, Persistence, Target, Timeout};
+use askuser_testkit::{d30_form, scripted_event, scripted_events};
 use serde_json::json;
 
 fn read_all(stream: &str, blocks: &[(Vec<u8>, Vec<u8>)]) -> Vec<Recorded> {

@@ -95,4 +95,3 @@ pub fn pg_tls() -> TestPg {
         .with_clock(clock());
     TestPg { log, url: pg_url() }
 }
-

@@ -8,9 +8,9 @@
 use std::io::Write;
 use std::time::{Duration, Instant};
 
-use askuser_testkit::scripted_events;
 use askuser_sled::SledLog;
 use askuser_store::{Durability, Log};
+use askuser_testkit::scripted_events;
 
 fn main() {
     let Some(path) = std::env::args_os().nth(1) else {

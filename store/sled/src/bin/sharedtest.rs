@@ -29,7 +29,9 @@ use std::time::Duration;
 use askuser_core::{AnsweredBy, Event, InquiryId};
 use askuser_sled::test_support::owner_greeting_frame;
 use askuser_sled::{SharedSledLog, SledLog};
-use askuser_store::{Durability, Log, ManualClock, SessionError, StoreError, SystemClock, Timestamp};
+use askuser_store::{
+    Durability, Log, ManualClock, SessionError, StoreError, SystemClock, Timestamp,
+};
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();

@@ -9,8 +9,8 @@ use std::sync::{Arc, PoisonError, RwLock, Weak};
 use std::time::Duration;
 
 use super::Owned;
-use askuser_store::backend::RecordIter;
 use askuser_store::Result;
+use askuser_store::backend::RecordIter;
 use askuser_store::{Recorded, Seq};
 
 /// How often an owner looks at whether it is idle, at most.

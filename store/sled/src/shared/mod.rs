@@ -86,12 +86,12 @@ use askuser_core::Event;
 use self::client::{CallError, Client, REQUEST_TIMEOUT};
 use self::owner::{Core, Server, WAIT_SLICE};
 use self::wire::{Request, Response, is_flush};
-use askuser_store::codec::check_name;
-use askuser_store::{Result, StoreError};
-use askuser_store::backend::poll_changed;
-use askuser_store::{Log, Version};
 use crate::sled_log::SledLog;
+use askuser_store::backend::poll_changed;
+use askuser_store::codec::check_name;
 use askuser_store::{Clock, Durability, Seq, StreamInfo, SystemClock};
+use askuser_store::{Log, Version};
+use askuser_store::{Result, StoreError};
 
 /// The socket's file name, inside the database directory.
 const SOCKET_NAME: &str = "askuser.sock";

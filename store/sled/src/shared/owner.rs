@@ -19,11 +19,11 @@ use super::wire::{
     FRAME_CAP, Frame, PROTOCOL, REVISION, Request, Response, WireError, WireRecord, decode, encode,
     read_frame, write_frame,
 };
-use askuser_store::backend::Backend;
-use askuser_store::{Result, StoreError};
-use askuser_store::{Log, Version};
 use crate::sled_log::SledLog;
+use askuser_store::backend::Backend;
 use askuser_store::{Durability, Seq};
+use askuser_store::{Log, Version};
+use askuser_store::{Result, StoreError};
 
 /// An append of fewer events than this leaves its stream to be repacked when
 /// the owner is next idle.
@@ -163,7 +163,12 @@ impl Core {
     }
 
     /// A fork (a new stream is a head that moved from nothing).
-    pub(super) fn fork(&self, parent: &str, at: Seq, name: &str) -> Result<askuser_store::StreamInfo> {
+    pub(super) fn fork(
+        &self,
+        parent: &str,
+        at: Seq,
+        name: &str,
+    ) -> Result<askuser_store::StreamInfo> {
         let forked = self.sled.fork(parent, at, name);
         if forked.is_ok() {
             self.notifier.bump();

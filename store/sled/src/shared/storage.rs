@@ -13,8 +13,8 @@ use super::idle::OwnedScan;
 use super::owner::Chunk;
 use super::wire::{Request, Response};
 use askuser_store::backend::{Backend, RecordIter};
-use askuser_store::{Result, StoreError};
 use askuser_store::{Clock, Recorded, Seq, Snapshot};
+use askuser_store::{Result, StoreError};
 
 impl Backend for SharedSledLog {
     fn scan_own(&self, stream: &str, from: Seq, to: Seq) -> Result<RecordIter<'_>> {

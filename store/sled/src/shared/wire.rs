@@ -13,8 +13,8 @@ use std::io::{self, Read, Write};
 use askuser_core::{Event, State};
 use serde::{Deserialize, Serialize};
 
-use askuser_store::{RecordKind, StoreError};
 use askuser_store::{Durability, ForkPoint, Recorded, Seq, Snapshot, StreamInfo, Timestamp};
+use askuser_store::{RecordKind, StoreError};
 
 /// The protocol's version: an owner and a client of different versions refuse each
 /// other at the greeting.

@@ -1,12 +1,12 @@
 //! Dropping a stream's events up to a floor (compaction): whole values removed,
 //! a block that also holds later events rewritten with those alone.
 
-use crate::error::Storage as _;
 use super::SledLog;
-use askuser_store::block::{BlockReader, rewrite_tail};
-use askuser_store::codec::{is_single_record, key_seq, prefix, seq_key};
+use crate::error::Storage as _;
 use askuser_store::Result;
 use askuser_store::Seq;
+use askuser_store::block::{BlockReader, rewrite_tail};
+use askuser_store::codec::{is_single_record, key_seq, prefix, seq_key};
 
 /// How many removals a compaction writes per batch.
 const DROP_BATCH: usize = 4096;
@@ -25,7 +25,8 @@ impl SledLog {
             .events
             .range(prefix(stream)..=from.clone())
             .next_back()
-            .transpose().storage()?
+            .transpose()
+            .storage()?
             .map_or(from, |(key, _)| key.to_vec());
         for entry in self.events.range(first_value..=seq_key(stream, seq)) {
             let (key, value) = entry.storage()?;
@@ -51,7 +52,9 @@ impl SledLog {
             batch.remove(key);
             pending += 1;
             if pending == DROP_BATCH {
-                self.events.apply_batch(std::mem::take(&mut batch)).storage()?;
+                self.events
+                    .apply_batch(std::mem::take(&mut batch))
+                    .storage()?;
                 pending = 0;
             }
         }

@@ -4,8 +4,8 @@
 use std::path::Path;
 
 use super::{DEFAULT_CACHE_CAPACITY, ReadOnly, SledLog};
-use askuser_store::{Result, StoreError};
 use crate::sled_files::{Discarded, PrivateCopy, discarded};
+use askuser_store::{Result, StoreError};
 
 impl SledLog {
     /// Opens the database in the directory `path` for reading, without changing a

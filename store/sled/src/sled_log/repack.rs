@@ -16,8 +16,8 @@ use sled::IVec;
 use super::SledLog;
 use askuser_store::block::{BlockReader, BlockWriter};
 use askuser_store::codec::{is_single_record, key_seq, open_event, seq_key};
-use askuser_store::{Result, StoreError};
 use askuser_store::{Recorded, Repacked};
+use askuser_store::{Result, StoreError};
 
 /// A value holding fewer events than this is small: it joins a run to repack.
 const SMALL: u64 = 32;

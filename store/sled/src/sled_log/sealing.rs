@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
 
 use super::{SledLog, seal};
+use askuser_store::Seq;
 use askuser_store::codec::seq_key;
 use askuser_store::{Result, StoreError};
-use askuser_store::Seq;
 
 impl Drop for SledLog {
     fn drop(&mut self) {
@@ -117,7 +117,10 @@ impl SledLog {
         };
         for (stream, from) in &written {
             drop(self.streams.get(stream.as_bytes()));
-            visit(self.snapshots.scan_prefix(askuser_store::codec::prefix(stream)));
+            visit(
+                self.snapshots
+                    .scan_prefix(askuser_store::codec::prefix(stream)),
+            );
             if *from < Seq::MAX {
                 visit(
                     self.events
