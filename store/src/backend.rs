@@ -1,10 +1,10 @@
-//! For log backends: the storage primitives each [`Log`](crate::Log) implements
-//! beside the trait's own required methods. [`Log`]'s provided methods (reading
+//! For log backends: the storage primitives each [`Log`](crate::Log)(crate::Log) implements
+//! beside the trait's own required methods. [`Log`](crate::Log)'s provided methods (reading
 //! through forks, waiting, snapshots) and the functions over any log (replay,
 //! compaction, transcripts) are built on them.
 //!
 //! A backend (`askuser-sled`, `askuser-postgres`, or another) implements
-//! [`Backend`] and [`Log`], stores what [`crate::codec`] and [`crate::block`]
+//! [`Backend`] and [`Log`](crate::Log), stores what [`crate::codec`] and [`crate::block`]
 //! encode, and passes the conformance suite of `askuser-testkit`. The helpers here
 //! are the checks every backend makes the same way.
 
@@ -23,7 +23,7 @@ use crate::types::{Clock, Recorded, Seq, Snapshot};
 /// `dyn Log`.
 pub type RecordIter<'a> = Box<dyn Iterator<Item = Result<Recorded>> + Send + 'a>;
 
-/// The storage primitives of a log, which [`Log`] builds on.
+/// The storage primitives of a log, which [`Log`](crate::Log) builds on.
 pub trait Backend {
     /// The events stored in `stream` itself with sequence numbers in `from..=to`, in
     /// order. The caller has checked the range against the stream's metadata; a

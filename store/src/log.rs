@@ -180,7 +180,7 @@ pub trait Log: Backend + Send + Sync {
     /// recorded by another ([`Session::wait`](crate::Session::wait) catches up
     /// with it).
     ///
-    /// A [`SharedSledLog`](crate::SharedSledLog) is woken by the append itself,
+    /// A `askuser_sled::SharedSledLog` is woken by the append itself,
     /// whichever process makes it; `PgLog` by PostgreSQL's `LISTEN`/`NOTIFY` (an
     /// append on any machine wakes it within a round trip of its commit); the other
     /// logs look at the head every [`WAIT_POLL`].
@@ -218,7 +218,7 @@ pub trait Log: Backend + Send + Sync {
     /// change anywhere without polling; a `since` that is not the current version
     /// (say [`Version::default`]) returns at once.
     ///
-    /// A [`SharedSledLog`](crate::SharedSledLog) is woken by any append, fork or
+    /// A `askuser_sled::SharedSledLog` is woken by any append, fork or
     /// compaction, whichever process makes it (an owner too old to know the request
     /// is polled instead, every [`CHANGE_POLL`]); `PgLog` by PostgreSQL's
     /// `LISTEN`/`NOTIFY` on the log's channel, for any stream; the other logs look

@@ -8,7 +8,7 @@
 //! askuser_testkit::log_suite!(let log = askuser_testkit::build::mem(); &log);
 //! ```
 //!
-//! and [`a_change_anywhere_wakes_a_log_wide_waiter`] with the log's own other
+//! and [`changes::a_change_anywhere_wakes_a_log_wide_waiter`] with the log's own other
 //! writer (another thread, process or connection).
 //!
 //! Each case panics, naming what differs, when the log fails it: that is its job,
