@@ -10,7 +10,7 @@
 //! use serde_json::json;
 //!
 //! // A question of a cancelled inquiry is refused, and nothing is recorded.
-//! Given::events([requested("i1", db_form()), cancelled("i1", CancelReason::User)])
+//! Given::events([requested("i1", db_form()), cancelled("i1", CancelReason::UserReply)])
 //!     .when(answered("i1", "db", json!("SQLite")))
 //!     .then_refused(|refusal| !matches!(refusal, Refusal::Stale { .. }));
 //! ```
