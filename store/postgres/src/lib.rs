@@ -156,7 +156,8 @@ pub const DEFAULT_SCHEMA: &str = "askuser";
 ///
 /// ```no_run
 /// # use std::{sync::Arc, time::Duration};
-/// # use askuser_store::{Log, PgLog, Session};
+/// # use askuser_postgres::PgLog;
+/// # use askuser_store::{Log, Session};
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// let log = Arc::new(PgLog::connect("postgres://askuser@db.example/askuser")?);
 /// let mut session = Session::open(log.clone(), "chat-42")?;

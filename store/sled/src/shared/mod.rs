@@ -116,7 +116,8 @@ const LOCK_ATTEMPT: Duration = Duration::from_millis(100);
 ///
 /// ```
 /// use std::sync::Arc;
-/// use askuser_store::{Log, SharedSledLog};
+/// use askuser_sled::SharedSledLog;
+/// use askuser_store::Log;
 ///
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// # let dir = tempfile::tempdir()?;
