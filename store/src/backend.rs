@@ -1,4 +1,4 @@
-//! For log backends: the storage primitives each [`Log`](crate::Log)(crate::Log) implements
+//! For log backends: the storage primitives each [`Log`](crate::Log) implements
 //! beside the trait's own required methods. [`Log`](crate::Log)'s provided methods (reading
 //! through forks, waiting, snapshots) and the functions over any log (replay,
 //! compaction, transcripts) are built on them.
