@@ -9,9 +9,10 @@ use std::time::Instant;
 use std::sync::Arc;
 
 use askuser_core::{AnsweredBy, Event, InquiryId, Origin, Policy, Request, parse_form};
+use askuser_sled::SledLog;
 use askuser_store::replay::ReplayOptions;
-use askuser_store::testing::scripted_events;
-use askuser_store::{Durability, Log, SledLog, StoreError};
+use askuser_store::{Durability, Log, StoreError};
+use askuser_testkit::scripted_events;
 use serde_json::{Value, json};
 
 /// The stream the benchmark database holds.
@@ -146,7 +147,7 @@ fn sled_config(path: &Path) -> sled::Config {
     let config = sled::Config::new().path(path);
     match cache_capacity() {
         Some(bytes) => config.cache_capacity(bytes),
-        None => config.cache_capacity(askuser_store::DEFAULT_CACHE_CAPACITY),
+        None => config.cache_capacity(askuser_sled::DEFAULT_CACHE_CAPACITY),
     }
 }
 
@@ -155,7 +156,7 @@ fn open(path: &Path) -> Result<SledLog, StoreError> {
 }
 
 /// The baseline: a raw sled prefix scan of the same values, each decoded by the
-/// store's own decoder (`askuser_store::decode_event_value`: the checksum and the
+/// store's own decoder (`askuser_store::codec::decode_event_value`: the checksum and the
 /// events of each block), single-threaded, with no gap check and no reducer, from
 /// a fresh open. Returns how many events were decoded.
 ///
@@ -169,7 +170,7 @@ fn open(path: &Path) -> Result<SledLog, StoreError> {
 pub fn raw_scan_from_cold_open(path: &Path) -> Result<u64, StoreError> {
     scan_values(path, |first, value| {
         let mut count = 0;
-        for event in askuser_store::decode_event_value(STREAM, first, value) {
+        for event in askuser_store::codec::decode_event_value(STREAM, first, value) {
             std::hint::black_box(&event.expect("an event"));
             count += 1;
         }
@@ -177,17 +178,22 @@ pub fn raw_scan_from_cold_open(path: &Path) -> Result<u64, StoreError> {
     })
 }
 
+/// sled's error as the store's, as the sled log reports it.
+fn storage(error: sled::Error) -> StoreError {
+    StoreError::Storage(Box::new(askuser_sled::SledError(error)))
+}
+
 /// Opens the database at `path` (a fresh `sled::Db`) and hands each stored value of
 /// the benchmark stream, with the sequence number of its first event, to `visit`;
 /// returns the sum of what `visit` returns.
 fn scan_values(path: &Path, mut visit: impl FnMut(u64, &[u8]) -> u64) -> Result<u64, StoreError> {
-    let db = sled_config(path).open()?;
-    let events = db.open_tree("events")?;
+    let db = sled_config(path).open().map_err(storage)?;
+    let events = db.open_tree("events").map_err(storage)?;
     let mut prefix = STREAM.as_bytes().to_vec();
     prefix.push(0);
     let mut count = 0;
     for entry in events.scan_prefix(&prefix) {
-        let (key, value) = entry?;
+        let (key, value) = entry.map_err(storage)?;
         let first = u64::from_be_bytes(key[prefix.len()..].try_into().expect("a key"));
         count += visit(first, &value);
     }

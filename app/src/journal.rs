@@ -111,13 +111,13 @@ impl Journal {
 
     /// The durable journal at `location`: a sled database directory (created if
     /// needed, and shared with every other process that opens it), or a
-    /// `postgres://` URL ([`askuser_store::open_log`]); appends are flushed before
+    /// `postgres://` URL ([`open_log`](crate::open_log)); appends are flushed before
     /// they return.
     ///
     /// # Errors
     /// The store's error when the log cannot be opened.
     pub fn open(location: &Path) -> Result<Self> {
-        match askuser_store::open_log(location) {
+        match crate::open_log(location) {
             Ok(log) => Ok(Self::new(log)),
             Err(StoreError::Locked) => Err(AppError::Locked {
                 path: location.to_owned(),

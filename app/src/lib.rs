@@ -58,6 +58,7 @@ mod error;
 pub mod files;
 mod journal;
 mod json;
+pub mod location;
 mod naming;
 pub mod pending;
 mod read;
@@ -66,6 +67,7 @@ pub use deadline::question_deadline;
 pub use error::{AppError, Result};
 pub use journal::{Followed, Journal, Step, parse_recorded};
 pub use json::from_str_unique;
+pub use location::{is_postgres_url, open_log};
 pub use naming::{check_stream_name, fork_name};
 pub use read::{
     Ending, FinishedInquiry, OpenInquiry, ReadSide, Showing, StreamStatus, StreamView, Waiting,

@@ -139,7 +139,7 @@ impl PendingFile {
     ) -> Self {
         let db = db
             .map(|db| {
-                if askuser_store::is_postgres_url(db) {
+                if crate::is_postgres_url(db) {
                     db.to_owned()
                 } else {
                     fs::canonicalize(db)

@@ -19,9 +19,10 @@ use std::time::{Duration, Instant};
 
 use askuser_benches::{EVENTS, STREAM, TAIL};
 use askuser_core::Event;
+use askuser_postgres::PgLog;
 use askuser_store::replay::ReplayOptions;
-use askuser_store::testing::scripted_events;
-use askuser_store::{Durability, Log, PgLog, StoreError};
+use askuser_store::{Durability, Log, StoreError};
+use askuser_testkit::scripted_events;
 use criterion::{BatchSize, Criterion, SamplingMode, Throughput};
 
 /// The schema holding the 1M-event replay stream (kept between runs).

@@ -11,7 +11,8 @@
 use std::sync::Arc;
 
 use askuser_core::{AnsweredBy, Event, Form, InquiryId, Origin, Policy, Request, parse_form};
-use askuser_store::{Durability, Log, MemLog, Session, SledLog};
+use askuser_sled::SledLog;
+use askuser_store::{Durability, Log, MemLog, Session};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use serde_json::json;
 

@@ -13,8 +13,9 @@ use askuser_benches::{
     replay_from_cold_open, single_appends_db,
 };
 use askuser_core::Event;
-use askuser_store::testing::scripted_events;
-use askuser_store::{Durability, Log, SledLog};
+use askuser_sled::SledLog;
+use askuser_store::{Durability, Log};
+use askuser_testkit::scripted_events;
 use criterion::{BatchSize, Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
 
 /// Events to append, cycled through (the store does not look inside them).

@@ -25,7 +25,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use askuser_core::{AnsweredBy, Event, Form, InquiryId, Origin, Policy, Request, parse_form};
-use askuser_store::{Durability, Log, SledLog};
+use askuser_sled::SledLog;
+use askuser_store::{Durability, Log};
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::json;
 
@@ -260,7 +261,7 @@ fn on_postgres(_: &mut Criterion) {
 /// The same on a fresh PostgreSQL database of the server of `ASKUSER_TEST_PG`.
 #[cfg(feature = "postgres")]
 fn on_postgres(c: &mut Criterion) {
-    use askuser_store::PgLog;
+    use askuser_postgres::PgLog;
     let Ok(admin) = std::env::var("ASKUSER_TEST_PG") else {
         eprintln!("web bench: ASKUSER_TEST_PG is not set, so PostgreSQL is not measured");
         return;

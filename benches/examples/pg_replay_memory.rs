@@ -14,8 +14,9 @@
 use std::time::Instant;
 
 use askuser_benches::{EVENTS, STREAM, TAIL, peak_rss_kib, report};
+use askuser_postgres::PgLog;
+use askuser_store::Log;
 use askuser_store::replay::ReplayOptions;
-use askuser_store::{Log, PgLog};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mode = std::env::args()

@@ -17,7 +17,7 @@ use std::hint::black_box;
 use std::sync::Arc;
 
 use askuser_core::{Command, Event, State};
-use askuser_store::testing::scripted_events;
+use askuser_testkit::scripted_events;
 
 /// Events per block, as the benchmark database appends them.
 const BLOCK: u64 = 1_000;

@@ -19,8 +19,9 @@ use std::path::Path;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use askuser_store::testing::scripted_event;
-use askuser_store::{Log, SharedSledLog};
+use askuser_sled::SharedSledLog;
+use askuser_store::Log;
+use askuser_testkit::scripted_event;
 
 fn now_nanos() -> u128 {
     SystemTime::now()

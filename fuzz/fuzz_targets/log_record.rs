@@ -8,9 +8,8 @@
 #![no_main]
 
 use askuser_core::{Event, InquiryId};
-use askuser_store::{
-    StoreError, Timestamp, decode_event_record, decode_event_value, encode_event_record,
-};
+use askuser_store::codec::{decode_event_record, decode_event_value, encode_event_record};
+use askuser_store::{StoreError, Timestamp};
 use libfuzzer_sys::fuzz_target;
 
 /// `payload` in a format-3 envelope whose checksum is right for event 42 of "fuzz".

@@ -1,39 +1,69 @@
-//! The storage primitives each log implements; [`Log`](crate::Log)'s provided
-//! methods (reading through forks, replay, snapshots, transcripts) are built on them.
-//! Sealed: the crate's two logs are its only implementations.
+//! For log backends: the storage primitives each [`Log`](crate::Log) implements
+//! beside the trait's own required methods. [`Log`](crate::Log)'s provided methods (reading
+//! through forks, waiting, snapshots) and the functions over any log (replay,
+//! compaction, transcripts) are built on them.
+//!
+//! A backend (`askuser-sled`, `askuser-postgres`, or another) implements
+//! [`Backend`] and [`Log`](crate::Log), stores what [`crate::codec`] and [`crate::block`]
+//! encode, and passes the conformance suite of `askuser-testkit`. The helpers here
+//! are the checks every backend makes the same way.
 
 use std::sync::Arc;
 
 use askuser_core::State;
+
+pub use crate::error::expect_head;
+pub use crate::log::poll_changed;
+pub use crate::memory::check_fork_point;
 
 use crate::error::Result;
 use crate::types::{Clock, Recorded, Seq, Snapshot};
 
 /// An iterator over stored records, boxed so that the log traits stay usable as
 /// `dyn Log`.
-pub(crate) type RecordIter<'a> = Box<dyn Iterator<Item = Result<Recorded>> + Send + 'a>;
+pub type RecordIter<'a> = Box<dyn Iterator<Item = Result<Recorded>> + Send + 'a>;
 
-/// The primitives. Not nameable outside the crate.
+/// The storage primitives of a log, which [`Log`](crate::Log) builds on.
 pub trait Backend {
     /// The events stored in `stream` itself with sequence numbers in `from..=to`, in
     /// order. The caller has checked the range against the stream's metadata; a
     /// missing record is reported by the caller, a record that does not decode is
     /// yielded as an error and the scan goes on.
+    ///
+    /// # Errors
+    ///
+    /// A storage error, or [`StoreError::Corrupt`](crate::StoreError::Corrupt) for a damaged record.
     fn scan_own(&self, stream: &str, from: Seq, to: Seq) -> Result<RecordIter<'_>>;
 
     /// Stores a snapshot of `stream` at `seq` (replacing one already there).
+    ///
+    /// # Errors
+    ///
+    /// A storage error, or [`StoreError::Corrupt`](crate::StoreError::Corrupt) for a damaged record.
     fn put_snapshot(&self, stream: &str, seq: Seq, state: &State) -> Result<()>;
 
     /// The snapshot of `stream` at `seq`; `None` if there is none or it holds a state
     /// format this build does not read.
+    ///
+    /// # Errors
+    ///
+    /// A storage error, or [`StoreError::Corrupt`](crate::StoreError::Corrupt) for a damaged record.
     fn get_snapshot(&self, stream: &str, seq: Seq) -> Result<Option<Snapshot>>;
 
     /// The sequence numbers of `stream`'s own snapshots, ascending.
+    ///
+    /// # Errors
+    ///
+    /// A storage error, or [`StoreError::Corrupt`](crate::StoreError::Corrupt) for a damaged record.
     fn snapshot_seqs(&self, stream: &str) -> Result<Vec<Seq>>;
 
     /// Drops `stream`'s own events up to `seq` and its snapshots before `seq`, and
     /// records `seq` as the stream's floor. The caller has taken the snapshot at
     /// `seq`; the backend checks forks atomically with the change.
+    ///
+    /// # Errors
+    ///
+    /// A storage error, or [`StoreError::Corrupt`](crate::StoreError::Corrupt) for a damaged record.
     fn drop_through(&self, stream: &str, seq: Seq) -> Result<u64>;
 
     /// The clock the log stamps records with.
@@ -41,12 +71,20 @@ pub trait Backend {
 
     /// Rewrites `stream`'s events stored a few at a time as full blocks (see
     /// [`crate::compact::repack`]); a log that stores no small values does nothing.
+    ///
+    /// # Errors
+    ///
+    /// A storage error, or [`StoreError::Corrupt`](crate::StoreError::Corrupt) for a damaged record.
     fn repack(&self, _stream: &str) -> Result<crate::Repacked> {
         Ok(crate::Repacked::default())
     }
 
     /// The output lines the first format recorded beside event `seq` of `stream`
     /// (its JSON-lines server's sidecar), if there are any.
+    ///
+    /// # Errors
+    ///
+    /// A storage error, or [`StoreError::Corrupt`](crate::StoreError::Corrupt) for a damaged record.
     fn legacy_outputs(&self, _stream: &str, _seq: Seq) -> Result<Option<Vec<serde_json::Value>>> {
         Ok(None)
     }

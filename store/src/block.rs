@@ -1,3 +1,5 @@
+//! For log backends: blocks, the third format of stored events.
+//!
 //! The third format: the events of one append stored together, a few kilobytes per
 //! sled value (a *block*), under the key of the block's first event.
 //!
@@ -35,14 +37,14 @@ use crate::error::{Result, StoreError};
 use crate::types::{Recorded, Seq, Timestamp};
 
 /// The envelope version of a block.
-pub(crate) const BLOCK_VERSION: u8 = 3;
+pub const BLOCK_VERSION: u8 = 3;
 
 /// A block is closed once its body would grow past this many bytes (an event larger
 /// than this gets a block of its own). Compressed, a full block is a few kilobytes:
 /// sled 0.34 keeps up to 16 values in a page and writes a page of more than about
 /// 128 KiB as a file of its own, so pages stay inline while each page load reads
 /// hundreds of events.
-pub(crate) const BLOCK_TARGET: usize = 16 * 1024;
+pub const BLOCK_TARGET: usize = 16 * 1024;
 
 /// A body shorter than this is stored as it is.
 const COMPRESS_MIN: usize = 128;
@@ -52,7 +54,7 @@ const CODEC_LZ4: u8 = 1;
 
 /// At most this many events per block (so that a damaged block loses a bounded
 /// number of events).
-pub(crate) const BLOCK_MAX_EVENTS: u64 = 256;
+pub const BLOCK_MAX_EVENTS: u64 = 256;
 
 /// How many of an append's latest distinct forms a new request's form is compared
 /// with (by identity, then by bytes) to store it once.
@@ -100,7 +102,7 @@ struct Encoded {
 
 /// The blocks of one append (or of a rewritten tail): encodes events one by one and
 /// closes a block when it is full.
-pub(crate) struct BlockWriter<'s> {
+pub struct BlockWriter<'s> {
     stream: &'s str,
     /// The append's distinct forms (by identity), encoded once each.
     forms: Vec<(Arc<Form>, Vec<u8>)>,
@@ -135,7 +137,7 @@ impl Current {
 
 impl<'s> BlockWriter<'s> {
     /// A writer for `stream`'s events from sequence number `first`.
-    pub(crate) fn new(stream: &'s str, first: Seq) -> Self {
+    pub fn new(stream: &'s str, first: Seq) -> Self {
         Self {
             stream,
             forms: Vec::new(),
@@ -145,7 +147,11 @@ impl<'s> BlockWriter<'s> {
     }
 
     /// Adds the next event, appended at `at`.
-    pub(crate) fn push(&mut self, at: Timestamp, event: &Event) -> Result<()> {
+    ///
+    /// # Errors
+    ///
+    /// What is wrong with the block (a torn or damaged envelope, a body that does not decode), or an event that does not encode.
+    pub fn push(&mut self, at: Timestamp, event: &Event) -> Result<()> {
         let encoded = self.encode(at.0, event)?;
         let form_len = encoded
             .form
@@ -163,7 +169,7 @@ impl<'s> BlockWriter<'s> {
     }
 
     /// The finished blocks, as (key, value) pairs in sequence order.
-    pub(crate) fn finish(mut self) -> Vec<(Vec<u8>, Vec<u8>)> {
+    pub fn finish(mut self) -> Vec<(Vec<u8>, Vec<u8>)> {
         if self.current.count > 0 {
             self.close();
         }
@@ -282,7 +288,11 @@ impl<'s> BlockWriter<'s> {
 
 /// Encodes `events` as the blocks of one append from sequence number `first`, all
 /// stamped `at`.
-pub(crate) fn encode_append(
+///
+/// # Errors
+///
+/// What is wrong with the block (a torn or damaged envelope, a body that does not decode), or an event that does not encode.
+pub fn encode_append(
     stream: &str,
     first: Seq,
     at: Timestamp,
@@ -318,7 +328,7 @@ impl<B: AsRef<[u8]>> Body<B> {
 }
 
 /// Reads the events of one block, decoding each as it is asked for.
-pub(crate) struct BlockReader<B> {
+pub struct BlockReader<B> {
     body: Body<B>,
     /// The next event's position in `bytes`.
     pos: usize,
@@ -345,7 +355,11 @@ enum Parsed {
 impl<B: AsRef<[u8]>> BlockReader<B> {
     /// Checks the block stored under `key` (its envelope, version and checksum) and
     /// reads its header. On a problem, the reason (the caller names the events).
-    pub(crate) fn open(key: &[u8], first: Seq, value: B) -> Result<Self, String> {
+    ///
+    /// # Errors
+    ///
+    /// What is wrong with the block (a torn or damaged envelope, a body that does not decode), or an event that does not encode.
+    pub fn open(key: &[u8], first: Seq, value: B) -> Result<Self, String> {
         let version = check_envelope(key, value.as_ref())?;
         if version != BLOCK_VERSION {
             return Err(format!(
@@ -413,17 +427,17 @@ impl<B: AsRef<[u8]>> BlockReader<B> {
     }
 
     /// The sequence number of the block's last event.
-    pub(crate) fn last(&self) -> Seq {
+    pub fn last(&self) -> Seq {
         self.end - 1
     }
 
     /// The next event's sequence number.
-    pub(crate) fn next_seq(&self) -> Seq {
+    pub fn next_seq(&self) -> Seq {
         self.seq
     }
 
     /// Skips the events before `seq` without decoding them.
-    pub(crate) fn skip_to(&mut self, seq: Seq) {
+    pub fn skip_to(&mut self, seq: Seq) {
         while self.seq < seq.min(self.end) {
             if self.broken.is_some() {
                 self.seq = seq.min(self.end);
@@ -438,7 +452,7 @@ impl<B: AsRef<[u8]>> BlockReader<B> {
 
     /// The next event, or `None` after the last. A problem is reported for the event
     /// it concerns; after a problem with the block's structure, for every event left.
-    pub(crate) fn next_event(&mut self) -> Option<(Seq, Result<Recorded, String>)> {
+    pub fn next_event(&mut self) -> Option<(Seq, Result<Recorded, String>)> {
         if self.seq >= self.end {
             return None;
         }
@@ -550,7 +564,7 @@ impl<B: AsRef<[u8]>> BlockReader<B> {
 
 /// The events of a block from `from` on, as blocks of their own; `None` if one of
 /// them cannot be read.
-pub(crate) fn rewrite_tail(
+pub fn rewrite_tail(
     stream: &str,
     reader: &mut BlockReader<impl AsRef<[u8]>>,
     from: Seq,

@@ -1,4 +1,8 @@
-//! The on-disk encoding: keys, and the envelope around every value.
+//! For log backends: the encoding of records, keys, and the envelope around every
+//! value. A backend stores what these functions produce and reads it back with
+//! them, so that every backend stores the same bytes (the PostgreSQL log stores a
+//! sled log's values as they are) and reports damage the same way.
+//!
 //!
 //! Keys are the stream name, a `0x00` separator (names may not contain NUL), and for
 //! events and snapshots the sequence number as a big-endian `u64`, so a prefix scan of
@@ -31,15 +35,15 @@ use crate::types::{ForkPoint, Recorded, Seq, Snapshot, Timestamp};
 /// the events of an append together (blocks); version 2 stored one event per value,
 /// with its verdict (replay applies it alone); version 1, the first format,
 /// recorded inputs (replay decides them again). All three are read.
-pub(crate) const FORMAT_VERSION: u8 = 3;
+pub const FORMAT_VERSION: u8 = 3;
 /// The first format version, still read.
-pub(crate) const FIRST_FORMAT_VERSION: u8 = 1;
+pub const FIRST_FORMAT_VERSION: u8 = 1;
 /// The first format whose events carry their verdicts.
 const DECIDED_SINCE: u8 = 2;
 /// The last format that stores one event per value.
 const LAST_SINGLE_RECORD: u8 = 2;
 /// The envelope's header: the version and the checksum.
-pub(crate) const HEADER: usize = 5;
+pub const HEADER: usize = 5;
 
 /// The longest stream name, in bytes.
 pub const MAX_STREAM_NAME: usize = 200;
@@ -48,7 +52,11 @@ pub const MAX_STREAM_NAME: usize = 200;
 /// text: no control, bidi-control or invisible character (a name is shown to
 /// people). The one rule: `askuser_app::check_stream_name` words the same rule
 /// for a person.
-pub(crate) fn check_name(name: &str) -> Result<()> {
+///
+/// # Errors
+///
+/// What is wrong with the name or value: a torn or damaged envelope, another key's checksum, a payload that does not decode or encode.
+pub fn check_name(name: &str) -> Result<()> {
     let reason = if name.is_empty() {
         "it is empty".to_owned()
     } else if name.len() > MAX_STREAM_NAME {
@@ -65,7 +73,7 @@ pub(crate) fn check_name(name: &str) -> Result<()> {
 }
 
 /// The key prefix of a stream's events or snapshots: name ++ 0x00.
-pub(crate) fn prefix(stream: &str) -> Vec<u8> {
+pub fn prefix(stream: &str) -> Vec<u8> {
     let mut key = Vec::with_capacity(stream.len() + 9);
     key.extend_from_slice(stream.as_bytes());
     key.push(0);
@@ -73,20 +81,20 @@ pub(crate) fn prefix(stream: &str) -> Vec<u8> {
 }
 
 /// The key of a stream's event or snapshot `seq`.
-pub(crate) fn seq_key(stream: &str, seq: Seq) -> Vec<u8> {
+pub fn seq_key(stream: &str, seq: Seq) -> Vec<u8> {
     let mut key = prefix(stream);
     key.extend_from_slice(&seq.to_be_bytes());
     key
 }
 
 /// The sequence number at the end of an event or snapshot key.
-pub(crate) fn key_seq(key: &[u8]) -> Option<Seq> {
+pub fn key_seq(key: &[u8]) -> Option<Seq> {
     let tail: [u8; 8] = key.get(key.len().checked_sub(8)?..)?.try_into().ok()?;
     Some(Seq::from_be_bytes(tail))
 }
 
 /// The checksum of a record: its key, its version and its payload.
-pub(crate) fn checksum(key: &[u8], version: u8, payload: &[u8]) -> u32 {
+pub fn checksum(key: &[u8], version: u8, payload: &[u8]) -> u32 {
     let mut hasher = crc32fast::Hasher::new();
     hasher.update(key);
     hasher.update(&[version]);
@@ -95,7 +103,11 @@ pub(crate) fn checksum(key: &[u8], version: u8, payload: &[u8]) -> u32 {
 }
 
 /// Wraps a `MessagePack` payload in the envelope, for the record stored under `key`.
-pub(crate) fn seal(key: &[u8], value: &impl Serialize) -> Result<Vec<u8>> {
+///
+/// # Errors
+///
+/// What is wrong with the name or value: a torn or damaged envelope, another key's checksum, a payload that does not decode or encode.
+pub fn seal(key: &[u8], value: &impl Serialize) -> Result<Vec<u8>> {
     let mut out = vec![FORMAT_VERSION, 0, 0, 0, 0];
     rmp_serde::encode::write_named(&mut out, value)
         .map_err(|e| StoreError::Encode(e.to_string()))?;
@@ -106,12 +118,20 @@ pub(crate) fn seal(key: &[u8], value: &impl Serialize) -> Result<Vec<u8>> {
 
 /// Checks the envelope of the record under `key` and decodes its payload. On any
 /// problem, returns the reason (the caller names the record).
-pub(crate) fn open<T: for<'de> Deserialize<'de>>(key: &[u8], bytes: &[u8]) -> Result<T, String> {
+///
+/// # Errors
+///
+/// What is wrong with the name or value: a torn or damaged envelope, another key's checksum, a payload that does not decode or encode.
+pub fn open<T: for<'de> Deserialize<'de>>(key: &[u8], bytes: &[u8]) -> Result<T, String> {
     open_versioned(key, bytes).map(|(value, _)| value)
 }
 
 /// [`open`], also giving the record's format version.
-pub(crate) fn open_versioned<T: for<'de> Deserialize<'de>>(
+///
+/// # Errors
+///
+/// What is wrong with the name or value: a torn or damaged envelope, another key's checksum, a payload that does not decode or encode.
+pub fn open_versioned<T: for<'de> Deserialize<'de>>(
     key: &[u8],
     bytes: &[u8],
 ) -> Result<(T, u8), String> {
@@ -123,7 +143,11 @@ pub(crate) fn open_versioned<T: for<'de> Deserialize<'de>>(
 
 /// Checks the envelope of the record under `key`: long enough, of a version this
 /// build reads, and its checksum right. Returns the version.
-pub(crate) fn check_envelope(key: &[u8], bytes: &[u8]) -> Result<u8, String> {
+///
+/// # Errors
+///
+/// What is wrong with the name or value: a torn or damaged envelope, another key's checksum, a payload that does not decode or encode.
+pub fn check_envelope(key: &[u8], bytes: &[u8]) -> Result<u8, String> {
     if bytes.len() < HEADER {
         return Err(format!(
             "the record is {} bytes long, shorter than its header (torn write?)",
@@ -148,7 +172,11 @@ pub(crate) fn check_envelope(key: &[u8], bytes: &[u8]) -> Result<u8, String> {
 }
 
 /// Like [`open`], reporting a problem as [`StoreError::Corrupt`].
-pub(crate) fn open_record<T: for<'de> Deserialize<'de>>(
+///
+/// # Errors
+///
+/// What is wrong with the name or value: a torn or damaged envelope, another key's checksum, a payload that does not decode or encode.
+pub fn open_record<T: for<'de> Deserialize<'de>>(
     kind: RecordKind,
     stream: &str,
     seq: Seq,
@@ -165,13 +193,17 @@ pub(crate) fn open_record<T: for<'de> Deserialize<'de>>(
 
 /// Whether a stored event value is a record of one event (formats 1 and 2) rather
 /// than a block (format 3, or a damaged value: the block reader names the problem).
-pub(crate) fn is_single_record(bytes: &[u8]) -> bool {
+pub fn is_single_record(bytes: &[u8]) -> bool {
     matches!(bytes.first(), Some(&version) if (FIRST_FORMAT_VERSION..=LAST_SINGLE_RECORD).contains(&version))
 }
 
 /// Decodes the single-event record (format 1 or 2) under `key`: event `seq` of
 /// `stream`.
-pub(crate) fn open_event(stream: &str, seq: Seq, key: &[u8], bytes: &[u8]) -> Result<Recorded> {
+///
+/// # Errors
+///
+/// What is wrong with the name or value: a torn or damaged envelope, another key's checksum, a payload that does not decode or encode.
+pub fn open_event(stream: &str, seq: Seq, key: &[u8], bytes: &[u8]) -> Result<Recorded> {
     open_versioned::<EventRecord>(key, bytes)
         .map(|(record, version)| Recorded {
             seq,
@@ -183,7 +215,7 @@ pub(crate) fn open_event(stream: &str, seq: Seq, key: &[u8], bytes: &[u8]) -> Re
 }
 
 /// A damaged event.
-pub(crate) fn corrupt_event(stream: &str, seq: Seq, detail: String) -> StoreError {
+pub fn corrupt_event(stream: &str, seq: Seq, detail: String) -> StoreError {
     StoreError::Corrupt {
         kind: RecordKind::Event,
         stream: stream.to_owned(),
@@ -251,18 +283,24 @@ pub fn encode_event_record(
 
 /// An event as stored (owned, decoded).
 #[derive(Deserialize)]
-pub(crate) struct EventRecord {
+pub struct EventRecord {
+    /// When it was appended.
     pub at: Timestamp,
+    /// The event.
     pub event: Event,
 }
 
 /// A stream's metadata as stored.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub(crate) struct StreamRecord {
+pub struct StreamRecord {
+    /// The stream's head.
     pub head: Seq,
+    /// Where it branched from, for a fork.
     #[serde(default)]
     pub parent: Option<ForkPoint>,
+    /// When it was created.
     pub created_at: Timestamp,
+    /// The last event dropped by a compaction (0 for none).
     #[serde(default)]
     pub floor: Seq,
 }
@@ -275,24 +313,32 @@ pub const STATE_FORMAT: u32 = 2;
 
 /// A snapshot as stored (borrowing, to encode).
 #[derive(Serialize)]
-pub(crate) struct SnapshotRef<'a> {
+pub struct SnapshotRef<'a> {
+    /// [`STATE_FORMAT`].
     pub state_format: u32,
+    /// The event the state is after.
     pub seq: Seq,
+    /// When it was taken.
     pub taken_at: Timestamp,
+    /// The state.
     pub state: &'a State,
 }
 
 /// The head of a stored snapshot, decoded first to check its state format.
 #[derive(Deserialize)]
-pub(crate) struct SnapshotHead {
+pub struct SnapshotHead {
+    /// The state format of the snapshot.
     pub state_format: u32,
 }
 
 /// A snapshot as stored (owned, decoded).
 #[derive(Deserialize)]
-pub(crate) struct SnapshotRecord {
+pub struct SnapshotRecord {
+    /// The event the state is after.
     pub seq: Seq,
+    /// When it was taken.
     pub taken_at: Timestamp,
+    /// The state.
     pub state: State,
 }
 
@@ -300,12 +346,11 @@ pub(crate) struct SnapshotRecord {
 /// was taken in another state format (the replay then starts from an older one or
 /// the start). Its head is decoded first, so that a state of another format is
 /// never decoded.
-pub(crate) fn open_snapshot(
-    stream: &str,
-    seq: Seq,
-    key: &[u8],
-    bytes: &[u8],
-) -> Result<Option<Snapshot>> {
+///
+/// # Errors
+///
+/// What is wrong with the name or value: a torn or damaged envelope, another key's checksum, a payload that does not decode or encode.
+pub fn open_snapshot(stream: &str, seq: Seq, key: &[u8], bytes: &[u8]) -> Result<Option<Snapshot>> {
     let head: SnapshotHead = open_record(RecordKind::Snapshot, stream, seq, key, bytes)?;
     if !(1..=STATE_FORMAT).contains(&head.state_format) {
         return Ok(None);

@@ -117,8 +117,7 @@ pub enum StoreError {
     #[error("the log is in use by another process; close it and try again")]
     Locked,
     /// The log's location cannot be used: a PostgreSQL URL that does not parse, a
-    /// `postgres://` URL given to a build without PostgreSQL support (the store's
-    /// feature `postgres`), an `sslmode` libpq does not know or an `sslrootcert`
+    /// `postgres://` URL given to a build without PostgreSQL support, an `sslmode` libpq does not know or an `sslrootcert`
     /// that cannot be read, or a schema name outside `a-z`, `0-9` and `_`. The
     /// location is shown without its password.
     #[error("cannot open the log at {location}: {reason}")]
@@ -146,7 +145,7 @@ pub enum StoreError {
     #[error("postgres: {0}")]
     Database(String),
     /// A database path that cannot be used as a log directory (see
-    /// [`check_db_path`](crate::check_db_path)); nothing was created or changed.
+    /// `askuser_sled::check_db_path`); nothing was created or changed.
     #[error("cannot use {path:?} as an askuser log: {problem}")]
     DbPath {
         /// The path as given.
@@ -167,17 +166,18 @@ pub enum StoreError {
         detail: String,
     },
     /// A write to a log opened read-only
-    /// ([`SledLog::open_read_only`](crate::SledLog::open_read_only)); nothing was written.
+    /// (`askuser_sled::SledLog::open_read_only`); nothing was written.
     #[error("the askuser log at {0:?} was opened read-only; nothing was written")]
     ReadOnly(std::path::PathBuf),
-    /// The storage engine failed (I/O error, or sled reported a problem).
-    #[error("storage: {}", sled_words(.0))]
-    Storage(#[from] sled::Error),
+    /// The storage engine failed (an I/O error, or the engine reported a problem):
+    /// the backend's own error, which says what in words.
+    #[error("storage: {0}")]
+    Storage(Box<dyn std::error::Error + Send + Sync>),
     /// An I/O error outside the storage engine (writing an export, say).
     #[error("i/o: {0}")]
     Io(#[from] std::io::Error),
     /// Another askuser process holds the log and serves it on a socket (see
-    /// [`SharedSledLog`](crate::SharedSledLog)), and that socket could not be used,
+    /// `askuser_sled::SharedSledLog`), and that socket could not be used,
     /// and the log could not be taken over either, within a few seconds.
     #[error(
         "the log is held by another askuser process, which does not answer on {}: {detail}; if that process is stopped (Ctrl-Z), resume or end it",
@@ -199,36 +199,13 @@ pub enum StoreError {
     BadMessage(String),
 }
 
-/// A sled error in words: a corruption names the byte of the data file (`db`)
-/// sled could not read, never a debug dump.
-pub(crate) fn sled_words(error: &sled::Error) -> String {
-    match error {
-        sled::Error::Corruption {
-            at: Some(sled::DiskPtr::Inline(offset)),
-            ..
-        } => {
-            format!("the data file `db` is damaged: the record at byte {offset} fails its checksum")
-        }
-        sled::Error::Corruption {
-            at: Some(sled::DiskPtr::Blob(offset, blob)),
-            ..
-        } => format!(
-            "the blob file `blobs/{blob}` (named at byte {offset} of the data file `db`) \
-             is damaged or missing"
-        ),
-        sled::Error::Corruption { at: None, .. } => {
-            "the data file `db` or a recovery snapshot (`snap.*`) is damaged: \
-             sled's recovery found a record that fails its checksum or does not fit"
-                .to_owned()
-        }
-        sled::Error::Io(error) => format!("i/o: {error}"),
-        other => other.to_string(),
-    }
-}
-
 /// `Ok` when a stream's head is the one the appender expected, else the
 /// [`StoreError::Conflict`] that carries both.
-pub(crate) fn expect_head(stream: &str, expected: u64, actual: u64) -> Result<()> {
+///
+/// # Errors
+///
+/// [`StoreError::Conflict`] when they differ.
+pub fn expect_head(stream: &str, expected: u64, actual: u64) -> Result<()> {
     if actual == expected {
         Ok(())
     } else {

@@ -3,12 +3,13 @@
 //! Every input the askuser engine takes is an [`Event`](askuser_core::Event) appended
 //! to a stream of an append-only log. The log is the truth; any state is a replay of
 //! it through the core reducer. This crate keeps that log behind the [`Log`] trait,
-//! with implementations that pass one test suite: [`MemLog`] in memory, for
-//! embedders; [`SledLog`], durable, on [sled](https://docs.rs/sled/0.34), the
-//! embedded default, for one process; [`SharedSledLog`], the same sled database
-//! shared by many processes at once; and with the feature `postgres`, `PgLog`, in a
-//! PostgreSQL database that every host of a team shares (see "One log for a team"
-//! below). [`open_log`] opens a durable log from a `--db` value.
+//! with [`MemLog`] in memory, for embedders and tests; the durable logs are crates
+//! of their own, passing the same test suite: `askuser-sled` (`SledLog`, on sled,
+//! the embedded default, and `SharedSledLog`, one sled database shared by many
+//! processes at once) and `askuser-postgres` (`PgLog`, a PostgreSQL database every
+//! host of a team shares). `askuser_app::open_log` opens a durable log from a
+//! `--db` value. A new backend implements [`Log`] with [`backend::Backend`] and
+//! stores what [`codec`] and [`block`] encode.
 //!
 //! A host writes through a [`Session`], the one road: it decides each input
 //! (what it means is the engine's to say), appends what was decided at the head it
@@ -17,14 +18,12 @@
 //! ```
 //! use std::sync::Arc;
 //! use askuser_core::{AnswerInput, Command, InquiryId, Input, Origin, Policy, Refusal, Request, parse_form};
-//! use askuser_store::{Durability, Log, Session, SessionError, SledLog};
+//! use askuser_store::{Log, MemLog, Session, SessionError};
 //! use serde_json::json;
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! # let dir = tempfile::tempdir()?;
-//! # let path = dir.path().join("askuser.db");
-//! // Open (or create) a durable log; appends return after sled's flush.
-//! let log: Arc<dyn Log> = Arc::new(SledLog::open(&path)?.with_durability(Durability::Flush));
+//! // A log in memory (`askuser_sled::SledLog::open(path)` for one on disk).
+//! let log: Arc<dyn Log> = Arc::new(MemLog::new());
 //! let mut session = Session::open(Arc::clone(&log), "session")?;
 //!
 //! // Ask a form, then answer what each prompt shows.
@@ -79,41 +78,6 @@
 //! # }
 //! ```
 //!
-//! ## Many processes on one log: [`SharedSledLog`]
-//!
-//! sled lets one process open a database at a time. [`SharedSledLog::open`] is the
-//! log the `askuser` program opens: the first process to open a path becomes its
-//! *owner* (it holds sled) and serves every [`Log`] operation on a Unix socket in
-//! the database directory, `askuser.sock` (mode 0600, bound in a private directory
-//! and renamed into place; a socket left by a killed owner is replaced, by the
-//! holder of sled's lock only). The others find the database locked, connect, and
-//! use the same operations over length-framed `MessagePack` requests (frames capped
-//! at 64 MiB, every frame decoded as hostile input). So a terminal waiting for a
-//! person, a `serve`, `askuser answer` and `askuser log list` all use one log at
-//! once, and a [`Session`] works unchanged on any of them: two processes answering
-//! one question race through the expected-head append, the first wins, and the
-//! other catches up and is told the inquiry is already finished.
-//!
-//! When the owner exits or is killed, a client's next call fails to reach it; the
-//! client then opens the database itself and becomes the owner, or connects to
-//! whichever process did (trying for five seconds). An append whose answer was lost
-//! with its owner is settled by reading the stream back, so it is neither lost nor
-//! made twice.
-//!
-//! [`Log::wait_past`] blocks until a stream's head passes a sequence number, and
-//! [`Session::wait`] catches up when it does: the owner wakes its waiters from the
-//! append itself (a condition variable), and a client's wait is one request that the
-//! owner answers when the append lands. The append-to-wake latency between two
-//! processes is about 0.5–0.7 ms with the append's flush (`benches/README.md`).
-//! [`Log::wait_changed`] is the same for the whole log: it returns when any stream
-//! is appended to, forked or compacted (the log's [`Version`] moves).
-//!
-//! What it does not do: an owner that is stopped (Ctrl-Z) keeps the lock and answers
-//! nothing, so its clients fail after 30 s with [`StoreError::OwnerUnreachable`];
-//! a client's [`Durability::Buffered`] append lives in the owner's buffers and dies
-//! with it; and a database path too long for a Unix socket (about 100 bytes) is
-//! used by its owner alone.
-//!
 //! ## The one road: [`Session`]
 //!
 //! Every host (the JSON-lines server, the terminal, the MCP server, a program
@@ -128,12 +92,10 @@
 //! use std::sync::Arc;
 //! use askuser_core::{Command, Event, InquiryId};
 //! use askuser_llm::Dialect;
-//! use askuser_store::{Log, Session, SledLog, replay};
+//! use askuser_store::{Log, MemLog, Session, replay};
 //! use serde_json::json;
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! # let dir = tempfile::tempdir()?;
-//! # let path = dir.path().join("askuser.db");
 //! // A Claude Code AskUserQuestion call, as the model wrote it.
 //! let arguments = json!({"questions": [
 //!     {"question": "Which database should we use?", "header": "Database",
@@ -150,7 +112,7 @@
 //! };
 //!
 //! // 1. Open the stream and hand it the request (recorded with the raw call).
-//! let log: Arc<dyn Log> = Arc::new(SledLog::open(&path)?);
+//! let log: Arc<dyn Log> = Arc::new(MemLog::new());
 //! let mut session = Session::open(log.clone(), "chat-42")?;
 //! let handled = session.handle(&Event::Requested(call.recorded_request(id.clone(), &arguments)))?;
 //! let Command::Prompt(prompt) = &handled.commands[0] else { panic!() };
@@ -158,8 +120,7 @@
 //! session.handle(&answer(&first, json!("SQLite")))?;
 //!
 //! // 2. The host restarts: reopening replays the stream, and it carries on.
-//! drop((session, log));
-//! let log: Arc<dyn Log> = Arc::new(SledLog::open(&path)?);
+//! drop(session);
 //! let mut session = Session::open(log.clone(), "chat-42")?;
 //! let Some(Command::Prompt(prompt)) = session.state().pending(&id) else { panic!() };
 //! let handled = session.handle(&answer(&prompt.question().id.clone(), json!("No")))?;
@@ -200,122 +161,52 @@
 //! - [`transcript()`] tells a stream as sentences; [`export::json_lines`] writes it
 //!   as JSON lines.
 //!
-//! ## One log for a team: PostgreSQL
+//! ## One log for a team
 //!
 //! The sled log lives in one directory on one machine. When a team's agents run on
-//! many machines, point every host at one PostgreSQL database instead: any host
-//! records requests in it, any surface (a terminal in another window, another
-//! machine) records answers in it, and whoever waits is woken by `LISTEN`/`NOTIFY`.
-//!
-//! 1. The `askuser` program speaks PostgreSQL as it is; a program that embeds this
-//!    crate enables its feature `postgres`.
-//! 2. Create a role and a database for askuser once (an administrator, with `psql`
-//!    as a superuser; skip a statement whose role or database already exists):
-//!    ```sql
-//!    CREATE ROLE askuser LOGIN PASSWORD 'change-me';
-//!    CREATE DATABASE askuser OWNER askuser;
-//!    ```
-//!    askuser creates its tables itself on first use, in the schema `askuser`, and
-//!    migrates them when a newer askuser opens the database (a `schema_version`
-//!    table records their version; an older askuser refuses a newer schema rather
-//!    than damage it).
-//! 3. Give every host the same URL, with `--db` or in the environment:
-//!    ```sh
-//!    export ASKUSER_DB='postgres://askuser:change-me@db.internal:5432/askuser?sslmode=verify-full'
-//!    askuser serve                       # or: askuser serve --db "$ASKUSER_DB"
-//!    ```
-//!    Across a network, use `sslmode=verify-full`: TLS, with the server's
-//!    certificate checked against the system's roots (or the PEM file of
-//!    `sslrootcert=/path/to/ca.crt`) and the host name. The other modes are read
-//!    as libpq reads them: `disable`, `prefer` (the default: TLS when the server
-//!    offers it, its certificate not checked), `require` (TLS, not checked unless
-//!    `sslrootcert` is given), `verify-ca` (checked, but not the name). A refused
-//!    certificate is an error naming the host. A server on a Unix socket is
-//!    written with the socket's directory, percent-encoded, as the host:
-//!    `postgres://askuser@%2Fvar%2Frun%2Fpostgresql/askuser` (never encrypted: it
-//!    is local).
-//!
-//! A program calls [`open_log`] with that value and gets an `Arc<dyn Log>`: a
-//! `postgres://` URL opens the shared database, anything else a sled directory.
-//! The first answer to an inquiry wins through the expected-head append, whichever
-//! host records it; the others are told the inquiry is already answered. A bad URL
-//! or an unreachable server is an error that shows the URL without its password
-//! ([`StoreError::BadLocation`], [`StoreError::Connect`]).
-//!
-//! For the tests and benchmarks, `scripts/postgres.sh` starts a private server (a
-//! data directory and a Unix socket under `target/test-postgres`, installing
-//! PostgreSQL from Debian's packages if needed) and prints its URL:
-//! `export ASKUSER_TEST_PG="$(scripts/postgres.sh | tail -n 1)"`.
+//! many machines, every host points at one PostgreSQL database instead: see
+//! `askuser-postgres`.
 //!
 //! ## Records on disk
 //!
 //! Every value is inside an envelope `[format version: u8][crc32: u32 BE][payload]`;
-//! the CRC-32 covers the record's key, the version and the payload. Events are
-//! stored in blocks (format 3): the events of one append together, up to 16 KiB
-//! (256 events) per sled value, keyed by the block's first sequence number,
-//! `MessagePack` with named fields, a form stored once per block, LZ4-compressed.
-//! Logs of formats 1 and 2 (one value per event) are still read. The PostgreSQL
-//! log stores the same values, a row per block (see `PgLog`'s docs, feature
-//! `postgres`). A torn, flipped or
-//! misplaced value is reported as [`StoreError::Corrupt`] for each event it held,
-//! naming the stream, the sequence number and the range of the damaged block, never
-//! a panic and never a silently different event, and the rest of the log stays
-//! readable. What sled itself does with a damaged
-//! file when it opens it, what stays readable, and how to read a damaged log without
-//! changing it ([`SledLog::open_read_only`]) or copy what is left of it into a new log
-//! ([`salvage()`]) is told in [`SledLog`]'s docs. A snapshot also carries the state format ([`STATE_FORMAT`]); one of
-//! another format is skipped and the replay starts from an older one or the start.
-//!
-//! The binary `askuser-store-crashtest` is test support: the crash test runs it as a
-//! child process and kills it (see `tests/crash.rs`).
+//! the CRC-32 covers the record's key, the version and the payload ([`codec`]).
+//! Events are stored in blocks (format 3, [`block`]): the events of one append
+//! together, up to 16 KiB (256 events) per value, keyed by the block's first
+//! sequence number, `MessagePack` with named fields, a form stored once per block,
+//! LZ4-compressed. Logs of formats 1 and 2 (one value per event) are still read.
+//! Every durable backend stores these same values. A torn, flipped or misplaced
+//! value is reported as [`StoreError::Corrupt`] for each event it held, naming the
+//! stream, the sequence number and the range of the damaged block, never a panic
+//! and never a silently different event, and the rest of the log stays readable.
+//! A snapshot also carries the state format ([`STATE_FORMAT`]); one of another
+//! format is skipped and the replay starts from an older one or the start.
 
 // Every public item here is reachable from outside the crate; the rest is
 // `pub(crate)` (the workspace lints cannot add this one per crate).
 #![warn(unreachable_pub)]
 
-mod backend;
-mod block;
-mod codec;
+pub mod backend;
+pub mod block;
+pub mod codec;
 pub mod compact;
 mod error;
 pub mod export;
 mod log;
 mod memory;
-mod open;
-#[cfg(feature = "postgres")]
-mod postgres;
-mod redact;
 pub mod replay;
-mod salvage;
 mod session;
-mod shared;
-mod sled_files;
-mod sled_legacy;
-mod sled_log;
-mod sled_scan;
-mod sled_tail;
-#[cfg(feature = "testing")]
-pub mod testing;
 mod transcript;
 mod types;
 pub mod words;
 
 pub use codec::{MAX_STREAM_NAME, STATE_FORMAT};
-#[doc(hidden)]
-pub use codec::{decode_event_record, decode_event_value, encode_event_record};
 pub use error::{RecordKind, Result, StoreError};
 pub use log::{CHANGE_POLL, Events, Log, Version, WAIT_POLL};
 pub use memory::MemLog;
-pub use open::{is_postgres_url, open_log};
-#[cfg(feature = "postgres")]
-pub use postgres::{DEFAULT_SCHEMA, PgLog};
-pub use salvage::{SalvageReport, StreamSalvage, salvage};
 pub use session::{Caught, Handled, Session, SessionError};
-pub use shared::SharedSledLog;
-pub use sled_files::{DbIntent, DbPathState, Discarded, check_db_path};
-pub use sled_log::{DEFAULT_CACHE_CAPACITY, Repacked, SledLog};
 pub use transcript::transcript;
 pub use types::{
-    Clock, Durability, ForkPoint, ManualClock, Recorded, Seq, Snapshot, StreamInfo, SystemClock,
-    Timestamp,
+    Clock, Durability, ForkPoint, ManualClock, Recorded, Repacked, Seq, Snapshot, StreamInfo,
+    SystemClock, Timestamp,
 };

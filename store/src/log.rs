@@ -19,12 +19,12 @@ use crate::types::{Durability, Recorded, Seq, StreamInfo};
 /// stream is created by its first append (with `expected` 0) or by
 /// [`Log::fork`].
 ///
-/// The implementations pass the same test suite: [`MemLog`](crate::MemLog), in
-/// memory, for embedders and tests; [`SledLog`](crate::SledLog), durable, on sled,
-/// for one process; [`SharedSledLog`](crate::SharedSledLog), the same sled database
-/// used by many processes at once; and with the feature `postgres`, `PgLog`, in a
-/// shared PostgreSQL database. The trait is object safe (`Box<dyn Log>` works) and
-/// sealed: those are its implementations.
+/// The implementations pass the same test suite (`askuser-testkit`'s):
+/// [`MemLog`](crate::MemLog), in memory, for embedders and tests; `SledLog` and
+/// `SharedSledLog` (crate `askuser-sled`), durable, on sled, for one process or
+/// many; and `PgLog` (crate `askuser-postgres`), in a PostgreSQL database that
+/// many hosts share. The trait is object safe (`Box<dyn Log>` works). A new
+/// backend implements it with [`Backend`] (see [`crate::backend`]).
 pub trait Log: Backend + Send + Sync {
     /// Appends `events` to `stream`, whose head must be `expected` (optimistic
     /// concurrency): otherwise nothing is written and the result is
@@ -180,7 +180,7 @@ pub trait Log: Backend + Send + Sync {
     /// recorded by another ([`Session::wait`](crate::Session::wait) catches up
     /// with it).
     ///
-    /// A [`SharedSledLog`](crate::SharedSledLog) is woken by the append itself,
+    /// A `askuser_sled::SharedSledLog` is woken by the append itself,
     /// whichever process makes it; `PgLog` by PostgreSQL's `LISTEN`/`NOTIFY` (an
     /// append on any machine wakes it within a round trip of its commit); the other
     /// logs look at the head every [`WAIT_POLL`].
@@ -218,7 +218,7 @@ pub trait Log: Backend + Send + Sync {
     /// change anywhere without polling; a `since` that is not the current version
     /// (say [`Version::default`]) returns at once.
     ///
-    /// A [`SharedSledLog`](crate::SharedSledLog) is woken by any append, fork or
+    /// A `askuser_sled::SharedSledLog` is woken by any append, fork or
     /// compaction, whichever process makes it (an owner too old to know the request
     /// is polled instead, every [`CHANGE_POLL`]); `PgLog` by PostgreSQL's
     /// `LISTEN`/`NOTIFY` on the log's channel, for any stream; the other logs look
@@ -252,8 +252,14 @@ pub const WAIT_POLL: Duration = Duration::from_millis(5);
 /// [`WAIT_POLL`]).
 pub const CHANGE_POLL: Duration = Duration::from_millis(50);
 
-/// [`Log::wait_changed`] by looking at [`Log::version`] every [`CHANGE_POLL`].
-pub(crate) fn poll_changed<L: Log + ?Sized>(
+/// [`Log::wait_changed`] by looking at [`Log::version`] every [`CHANGE_POLL`]: for a
+/// backend that has no way to be woken by a change (re-exported as
+/// [`backend::poll_changed`](crate::backend::poll_changed)).
+///
+/// # Errors
+///
+/// As [`Log::version`].
+pub fn poll_changed<L: Log + ?Sized>(
     log: &L,
     since: Version,
     timeout: Duration,
@@ -302,13 +308,13 @@ impl Version {
         Self(sum)
     }
 
-    /// The version as a number, for the owner's socket.
-    pub(crate) fn to_wire(self) -> u64 {
+    /// The version as a number, for a backend that sends it over a wire.
+    pub fn to_wire(self) -> u64 {
         self.0
     }
 
-    /// A version read from the owner's socket.
-    pub(crate) fn from_wire(value: u64) -> Self {
+    /// A version sent by [`Version::to_wire`].
+    pub fn from_wire(value: u64) -> Self {
         Self(value)
     }
 }

@@ -250,8 +250,14 @@ impl Log for MemLog {
     }
 }
 
-/// A fork point must be within the parent and not before its compaction floor.
-pub(crate) fn check_fork_point(parent: &str, at: Seq, head: Seq, floor: Seq) -> Result<()> {
+/// `Ok` when a fork point `at` is within the parent (whose head is `head`) and
+/// not before its compaction floor `floor`.
+///
+/// # Errors
+///
+/// [`StoreError::OutOfRange`] past the head; [`StoreError::Compacted`] before the
+/// floor.
+pub fn check_fork_point(parent: &str, at: Seq, head: Seq, floor: Seq) -> Result<()> {
     if at > head {
         return Err(StoreError::OutOfRange {
             stream: parent.to_owned(),

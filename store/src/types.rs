@@ -203,6 +203,17 @@ pub struct Snapshot {
     pub state: askuser_core::State,
 }
 
+/// What a repack did (see [`compact::repack`](crate::compact::repack)).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Repacked {
+    /// The events rewritten.
+    pub events: u64,
+    /// The values they were stored in before.
+    pub values_before: u64,
+    /// The values (blocks) they are stored in now.
+    pub values_after: u64,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

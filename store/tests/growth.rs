@@ -6,7 +6,8 @@
 use std::sync::Arc;
 
 use askuser_core::{AnsweredBy, Event, InquiryId, Origin, Policy, Request, parse_form};
-use askuser_store::{Log, MemLog, Session, encode_event_record};
+use askuser_store::codec::encode_event_record;
+use askuser_store::{Log, MemLog, Session};
 use serde_json::json;
 
 #[test]

@@ -1,7 +1,8 @@
 //! The crates' dependencies point inward only (surfaces → application layer →
 //! store → core; dialects → core), read from `cargo metadata`: a new edge that
 //! breaks the layering fails here, with the edge named. Also: the core depends
-//! on no I/O crate, and only the store touches sled or PostgreSQL.
+//! on no I/O crate, and only the backend crates (`askuser-sled`,
+//! `askuser-postgres`) touch sled or PostgreSQL.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::process::Command;
@@ -14,14 +15,31 @@ use serde_json::Value;
 /// `askuser-app` is the application layer every surface uses; no surface (the
 /// terminal, JSON lines, MCP, the web inbox) depends on another. The program
 /// (`askuser-cli`) puts them together. The terminal surface needs only the core:
-/// its host hands it an engine.
+/// its host hands it an engine. The durable logs (`askuser-sled`,
+/// `askuser-postgres`) build on the store; the application layer opens them by
+/// location, and the surfaces reach them only through it. The backends' test
+/// programs use the test kit (an optional dependency, feature `test-support`).
 const ALLOWED: &[(&str, &[&str])] = &[
     ("askuser-core", &[]),
     ("askuser-llm", &["askuser-core"]),
     ("askuser-store", &["askuser-core"]),
     (
+        "askuser-sled",
+        &["askuser-core", "askuser-store", "askuser-testkit"],
+    ),
+    (
+        "askuser-postgres",
+        &["askuser-core", "askuser-store", "askuser-testkit"],
+    ),
+    (
         "askuser-app",
-        &["askuser-core", "askuser-store", "askuser-llm"],
+        &[
+            "askuser-core",
+            "askuser-store",
+            "askuser-sled",
+            "askuser-postgres",
+            "askuser-llm",
+        ],
     ),
     ("askuser-terminal", &["askuser-core"]),
     (
@@ -67,14 +85,17 @@ const ALLOWED: &[(&str, &[&str])] = &[
 ];
 
 /// Crates that test or measure the others, and may use them all.
-const TEST_CRATES: &[&str] = &["askuser-tests", "askuser-benches"];
+const TEST_CRATES: &[&str] = &["askuser-tests", "askuser-benches", "askuser-testkit"];
 
 /// What the pure core may depend on: no clock, file, socket or random source
 /// comes in through these.
 const CORE_DEPENDENCIES: &[&str] = &["serde", "serde_json", "jsonschema", "thiserror", "proptest"];
 
-/// The crates of the databases, which only the store may use.
+/// The crates of the databases, which only the backend crates may use.
 const DATABASE_CRATES: &[&str] = &["sled", "postgres", "tokio-postgres"];
+
+/// The crates of the durable logs: the only ones that touch a database.
+const BACKEND_CRATES: &[&str] = &["askuser-sled", "askuser-postgres"];
 
 /// Every workspace package: its name, and its normal and build dependencies'
 /// names.
@@ -138,7 +159,7 @@ fn dependencies_point_inward_only() {
 }
 
 #[test]
-fn the_core_depends_on_no_io_crate_and_only_the_store_on_a_database() {
+fn the_core_depends_on_no_io_crate_and_only_the_backends_on_a_database() {
     let packages = workspace();
     let core: Vec<&String> = (packages["askuser-core"].iter())
         .filter(|dependency| !CORE_DEPENDENCIES.contains(&dependency.as_str()))
@@ -146,7 +167,7 @@ fn the_core_depends_on_no_io_crate_and_only_the_store_on_a_database() {
     assert_eq!(core, Vec::<&String>::new(), "the core's dependencies");
     let mut databases = Vec::new();
     for (name, dependencies) in &packages {
-        if name == "askuser-store" || TEST_CRATES.contains(&name.as_str()) {
+        if BACKEND_CRATES.contains(&name.as_str()) || TEST_CRATES.contains(&name.as_str()) {
             continue;
         }
         for dependency in dependencies {
@@ -158,6 +179,6 @@ fn the_core_depends_on_no_io_crate_and_only_the_store_on_a_database() {
     assert_eq!(
         databases,
         Vec::<String>::new(),
-        "database crates outside the store"
+        "database crates outside the backend crates"
     );
 }

@@ -326,10 +326,10 @@ fn pending_db(db: Option<&Path>, file: &PendingFile) -> Result<PathBuf, CliError
         return default_db();
     };
     let db = PathBuf::from(db);
-    let is_log = askuser_store::is_postgres_url(&db)
+    let is_log = askuser_app::is_postgres_url(&db)
         || matches!(
-            askuser_store::check_db_path(&db, askuser_store::DbIntent::Existing),
-            Ok(askuser_store::DbPathState::Log)
+            askuser_app::location::check_db_path(&db, askuser_app::location::DbIntent::Existing),
+            Ok(askuser_app::location::DbPathState::Log)
         );
     if !is_log {
         return Err(CliError::NotALog {

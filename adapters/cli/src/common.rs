@@ -9,11 +9,12 @@ use std::sync::Arc;
 
 use askuser_app::check_stream_name;
 use askuser_app::files::{self, Links};
+use askuser_app::location::{DbIntent, SharedSledLog, SledLog};
 use askuser_core::Command;
 use askuser_core::Problem;
 use askuser_core::text::{for_display, for_display_line};
 use askuser_llm::{Call, DetectError, Dialect, Rejection, ToolResult};
-use askuser_store::{Clock, DbIntent, Log, SharedSledLog, SledLog, StoreError, SystemClock};
+use askuser_store::{Clock, Log, StoreError, SystemClock};
 use serde_json::Value;
 
 use crate::error::CliError;
@@ -130,10 +131,10 @@ pub(crate) fn note(text: &str) {
 /// error what a damaged log lost. A path that holds no askuser log is an error
 /// (no log is created).
 pub(crate) fn open_reading(path: &Path) -> Result<Arc<dyn Log>, CliError> {
-    if askuser_store::is_postgres_url(path) {
-        return Ok(askuser_store::open_log(path)?);
+    if askuser_app::is_postgres_url(path) {
+        return Ok(askuser_app::open_log(path)?);
     }
-    askuser_store::check_db_path(path, DbIntent::Existing)?;
+    askuser_app::location::check_db_path(path, DbIntent::Existing)?;
     if SledLog::closed_cleanly(path) {
         return Ok(Arc::new(SharedSledLog::open_for_reading(path)?));
     }
@@ -157,7 +158,7 @@ pub(crate) fn open_reading(path: &Path) -> Result<Arc<dyn Log>, CliError> {
 /// process that opens it, its parent directory created; or a `postgres://` URL):
 /// the one place the program opens its log.
 pub(crate) fn open_journal(path: &Path) -> Result<askuser_app::Journal, CliError> {
-    if askuser_store::is_postgres_url(path) {
+    if askuser_app::is_postgres_url(path) {
         return Ok(askuser_app::Journal::open(path)?);
     }
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {

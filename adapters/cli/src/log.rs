@@ -100,7 +100,7 @@ pub(crate) fn log(command: &LogCommand) -> Result<u8, CliError> {
 /// `askuser log salvage FROM TO`: exit 0 when every event was copied, 1 when some
 /// were lost (the report says which).
 fn salvage(from: &Path, to: &Path) -> Result<u8, CliError> {
-    let report = askuser_store::salvage(from, to)?;
+    let report = askuser_app::location::salvage(from, to)?;
     print_out(&format!("{}\n", for_display(report.to_string().trim_end())))?;
     Ok(if report.is_complete() {
         EXIT_RESULT

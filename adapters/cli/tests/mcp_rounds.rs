@@ -7,7 +7,8 @@ mod common;
 use std::sync::Arc;
 
 use askuser_core::{AnsweredBy, CancelReason, Event, InquiryId, Origin, Policy, Request};
-use askuser_store::{Log, Session, SledLog};
+use askuser_sled::SledLog;
+use askuser_store::{Log, Session};
 use common::Scratch;
 use serde_json::json;
 

@@ -11,7 +11,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use askuser_core::{AnswerInput, Input};
-use askuser_store::{Log, Session, SledLog};
+use askuser_sled::SledLog;
+use askuser_store::{Log, Session};
 use serde_json::Value;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

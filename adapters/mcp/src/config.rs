@@ -3,8 +3,9 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use askuser_app::location::SledLog;
 use askuser_core::Policy;
-use askuser_store::{Log, SledLog};
+use askuser_store::Log;
 use serde_json::Value;
 
 use crate::recorder::OpenLog;

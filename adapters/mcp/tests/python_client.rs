@@ -469,7 +469,7 @@ fn a_client_that_disconnects_mid_form_leaves_no_open_question() {
     // The server exits once it has recorded the end (it holds the log until then).
     let start = std::time::Instant::now();
     let log = loop {
-        match askuser_store::SledLog::open(scratch.db()) {
+        match askuser_sled::SledLog::open(scratch.db()) {
             Ok(log) => break log,
             Err(_) if start.elapsed() < std::time::Duration::from_secs(10) => {
                 std::thread::sleep(std::time::Duration::from_millis(50));

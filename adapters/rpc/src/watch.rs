@@ -185,8 +185,8 @@ mod tests {
     fn an_answer_given_through_the_logs_socket_is_written_as_it_lands() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("db");
-        let owner = askuser_store::SharedSledLog::open(&path).unwrap();
-        let client = askuser_store::SharedSledLog::open(&path).unwrap();
+        let owner = askuser_app::location::SharedSledLog::open(&path).unwrap();
+        let client = askuser_app::location::SharedSledLog::open(&path).unwrap();
         assert!(owner.is_owner() && !client.is_owner());
         answered_elsewhere(Arc::new(owner), Arc::new(client));
     }

@@ -23,7 +23,7 @@
 //! ```no_run
 //! use std::sync::Arc;
 //!
-//! let log = askuser_store::open_log(std::path::Path::new("/tmp/askuser.db"))?;
+//! let log = askuser_app::open_log(std::path::Path::new("/tmp/askuser.db"))?;
 //! let listen = askuser_web::Listen::loopback("127.0.0.1:0".parse()?);
 //! let server = askuser_web::Inbox::bind(log, &listen)?;
 //! println!("open {}", server.url());

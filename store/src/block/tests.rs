@@ -1,7 +1,7 @@
 use super::*;
 use crate::codec::decode_event_value;
-use crate::testing::{d30_form, scripted_event, scripted_events};
 use askuser_core::{AnsweredBy, CancelReason, OnTimeout, Persistence, Target, Timeout};
+use askuser_testkit::{d30_form, scripted_event, scripted_events};
 use serde_json::json;
 
 fn read_all(stream: &str, blocks: &[(Vec<u8>, Vec<u8>)]) -> Vec<Recorded> {
@@ -307,48 +307,4 @@ fn varints_and_zigzag_round_trip() {
         assert_eq!(unzigzag(zigzag(delta)), delta);
     }
     assert_eq!(get_varint(&[0x80; 11], &mut 0), None);
-}
-
-#[test]
-fn dropping_through_the_middle_of_a_block_keeps_the_rest_of_it() {
-    use crate::backend::Backend;
-    use crate::{Log, SledLog};
-    let log = SledLog::temporary().unwrap();
-    let events: Vec<Event> = scripted_events(1, 100).collect();
-    log.append("s", 0, &events).unwrap();
-    log.append("s", 100, &scripted_events(101, 5).collect::<Vec<_>>())
-        .unwrap();
-    // What a compaction does when another writer appended after its snapshot: drop
-    // through a sequence number inside a block.
-    crate::compact::snapshot_at(&log, "s", 37).unwrap();
-    assert_eq!(log.drop_through("s", 37).unwrap(), 37);
-    let read: Vec<Recorded> = log.read("s", 38).unwrap().map(Result::unwrap).collect();
-    let expected: Vec<Event> = scripted_events(38, 68).collect();
-    assert_eq!(
-        read.iter().map(|r| r.event.clone()).collect::<Vec<_>>(),
-        expected
-    );
-    assert_eq!(read[0].seq, 38);
-    // The rest is a block of its own now, keyed by its first event.
-    let keys: Vec<Seq> = log
-        .events
-        .scan_prefix(crate::codec::prefix("s"))
-        .keys()
-        .map(|key| crate::codec::key_seq(&key.unwrap()).unwrap())
-        .collect();
-    assert_eq!(keys, [38, 101]);
-    // And again, through the last event of a block.
-    crate::compact::snapshot_at(&log, "s", 100).unwrap();
-    assert_eq!(log.drop_through("s", 100).unwrap(), 63);
-    let read: Vec<Event> = log
-        .read("s", 101)
-        .unwrap()
-        .map(|r| r.unwrap().event)
-        .collect();
-    assert_eq!(read, scripted_events(101, 5).collect::<Vec<_>>());
-    assert_eq!(
-        crate::replay::load(&log, "s").unwrap().seq,
-        105,
-        "loads from the snapshot"
-    );
 }

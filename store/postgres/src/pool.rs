@@ -1,0 +1,242 @@
+//! Connections: parsing and showing a URL (never its password), connecting with a
+//! clear error, a small pool of idle connections with their prepared statements,
+//! and turning the client's errors into [`StoreError`]s.
+
+use std::collections::HashMap;
+use std::error::Error as _;
+use std::fmt::Write as _;
+use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use postgres::config::{Host, SslMode};
+use postgres::{Client, Config, NoTls, Statement};
+use tokio_postgres_rustls::MakeRustlsConnect;
+
+use super::tls;
+use askuser_store::{Result, StoreError};
+
+/// Idle connections kept for reuse; more may be open while busy.
+const MAX_IDLE: usize = 16;
+
+/// A connection idle for longer than this is checked (an empty query) before it is
+/// reused, so that a server restart or a dropped network connection while a host
+/// waited costs a reconnection rather than a failed append.
+const CHECK_AFTER: Duration = Duration::from_secs(1);
+
+/// How long that check may take.
+const CHECK_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// One connection and the statements prepared on it.
+pub(super) struct Conn {
+    pub client: Client,
+    statements: HashMap<&'static str, Statement>,
+    idle_since: Instant,
+}
+
+impl Conn {
+    /// The statement for `sql`, prepared on this connection the first time.
+    pub(super) fn prepared(&mut self, sql: &'static str) -> Result<Statement> {
+        if let Some(statement) = self.statements.get(sql) {
+            return Ok(statement.clone());
+        }
+        let statement = self.client.prepare(sql).map_err(database)?;
+        self.statements.insert(sql, statement.clone());
+        Ok(statement)
+    }
+}
+
+/// Opens connections to one server and keeps the idle ones.
+pub(super) struct Pool {
+    config: Config,
+    /// TLS, unless `sslmode=disable`.
+    tls: Option<MakeRustlsConnect>,
+    mode: tls::Mode,
+    shown: String,
+    /// Every connection's `search_path`: the log's schema, quoted.
+    search_path: String,
+    idle: Mutex<Vec<Conn>>,
+}
+
+impl Pool {
+    /// Parses `url` (a `postgres://` URL or a `key=value` connection string); its
+    /// connections will work in `schema` (a checked name).
+    pub(super) fn new(url: &str, schema: &str) -> Result<Self> {
+        let shown = crate::redact::redact(url);
+        let bad = |reason: String| StoreError::BadLocation {
+            location: shown.clone(),
+            reason,
+        };
+        let (rest, mut settings) = tls::split(url).map_err(bad)?;
+        let mut config: Config = rest.parse().map_err(|error| bad(format!(
+            "this is not a PostgreSQL connection URL ({}); write it as postgres://USER:PASSWORD@HOST:PORT/DATABASE?sslmode=verify-full, or postgres://USER@%2Fsocket%2Fdirectory/DATABASE for a Unix socket",
+            describe(&error)
+        )))?;
+        // A Unix socket is local and never encrypted (as libpq: sslmode is for TCP).
+        let local = config
+            .get_hosts()
+            .iter()
+            .all(|host| matches!(host, Host::Unix(_)));
+        if local && !config.get_hosts().is_empty() {
+            settings.mode = tls::Mode::Disable;
+        }
+        config.ssl_mode(match settings.mode {
+            tls::Mode::Disable => SslMode::Disable,
+            tls::Mode::Prefer => SslMode::Prefer,
+            _ => SslMode::Require,
+        });
+        let tls = tls::client_config(&settings)
+            .map_err(bad)?
+            .map(MakeRustlsConnect::new);
+        Ok(Self {
+            config,
+            tls,
+            mode: settings.mode,
+            shown,
+            search_path: format!("SET search_path TO \"{schema}\""),
+            idle: Mutex::new(Vec::new()),
+        })
+    }
+
+    /// The URL as shown in messages: without its password.
+    pub(super) fn shown(&self) -> &str {
+        &self.shown
+    }
+
+    /// A new connection, working in the log's schema.
+    pub(super) fn connect(&self) -> Result<Conn> {
+        let connected = match &self.tls {
+            Some(tls) => self.config.connect(tls.clone()),
+            None => self.config.connect(NoTls),
+        };
+        let mut client = connected.map_err(|error| StoreError::Connect {
+            url: self.shown.clone(),
+            detail: self.explain(&describe(&error)),
+        })?;
+        client.batch_execute(&self.search_path).map_err(database)?;
+        Ok(Conn {
+            client,
+            statements: HashMap::new(),
+            idle_since: Instant::now(),
+        })
+    }
+
+    /// A connection error in words: a refused certificate names the host and
+    /// what to check.
+    fn explain(&self, detail: &str) -> String {
+        if !detail.contains("invalid peer certificate") {
+            return detail.to_owned();
+        }
+        let host = match self.config.get_hosts().first() {
+            Some(Host::Tcp(name)) => name.clone(),
+            _ => "the server".to_owned(),
+        };
+        let check = if self.mode == tls::Mode::VerifyFull {
+            "signed by a root in sslrootcert (the system's when it is not given) and name the host as the URL writes it"
+        } else {
+            "signed by a root in sslrootcert (the system's when it is not given)"
+        };
+        format!(
+            "the certificate of {host} was refused ({detail}): it must be {check}; give sslrootcert=FILE with the CA that signed it, or connect by the name the certificate holds"
+        )
+    }
+
+    /// An idle connection, or a new one.
+    pub(super) fn get(&self) -> Result<Pooled<'_>> {
+        loop {
+            let idle = self
+                .idle
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .pop();
+            match idle {
+                Some(mut conn) => {
+                    let stale = conn.client.is_closed()
+                        || (conn.idle_since.elapsed() > CHECK_AFTER
+                            && conn.client.is_valid(CHECK_TIMEOUT).is_err());
+                    if !stale {
+                        return Ok(self.pooled(conn));
+                    }
+                }
+                None => return Ok(self.pooled(self.connect()?)),
+            }
+        }
+    }
+
+    /// Keeps `conn` for reuse.
+    pub(super) fn give_back(&self, conn: Conn) {
+        drop(self.pooled(conn));
+    }
+
+    fn pooled(&self, conn: Conn) -> Pooled<'_> {
+        Pooled {
+            pool: self,
+            conn: Some(conn),
+        }
+    }
+}
+
+/// A connection borrowed from the pool; back to it when dropped (unless closed).
+pub(super) struct Pooled<'a> {
+    pool: &'a Pool,
+    conn: Option<Conn>,
+}
+
+impl std::ops::Deref for Pooled<'_> {
+    type Target = Conn;
+    fn deref(&self) -> &Conn {
+        self.conn.as_ref().expect("present until dropped")
+    }
+}
+
+impl std::ops::DerefMut for Pooled<'_> {
+    fn deref_mut(&mut self) -> &mut Conn {
+        self.conn.as_mut().expect("present until dropped")
+    }
+}
+
+impl Drop for Pooled<'_> {
+    fn drop(&mut self) {
+        if let Some(mut conn) = self.conn.take()
+            && !conn.client.is_closed()
+        {
+            conn.idle_since = Instant::now();
+            let mut idle = self
+                .pool
+                .idle
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            if idle.len() < MAX_IDLE {
+                idle.push(conn);
+            }
+        }
+    }
+}
+
+/// A client error as [`StoreError::Database`] (by value, for `map_err`).
+#[allow(clippy::needless_pass_by_value)]
+pub(super) fn database(error: postgres::Error) -> StoreError {
+    StoreError::Database(describe(&error))
+}
+
+/// The client's error with its causes (the client's own `Display` says only
+/// "db error" for an error the server reported).
+pub(super) fn describe(error: &postgres::Error) -> String {
+    if let Some(db) = error.as_db_error() {
+        let mut text = format!("{}: {}", db.severity(), db.message());
+        if let Some(detail) = db.detail() {
+            let _ = write!(text, " ({detail})");
+        }
+        if let Some(hint) = db.hint() {
+            let _ = write!(text, " (hint: {hint})");
+        }
+        return text;
+    }
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}

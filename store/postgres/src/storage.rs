@@ -1,0 +1,357 @@
+//! [`Backend`] and [`Log`] for [`PgLog`].
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use askuser_core::{Event, State};
+use postgres::Row;
+use postgres::Transaction;
+
+use super::pool::database;
+use super::scan::PgScan;
+use super::{PgLog, from_sql, schema, sql, to_sql};
+use askuser_store::backend::check_fork_point;
+use askuser_store::backend::{Backend, RecordIter};
+use askuser_store::block::{BlockReader, encode_append, rewrite_tail};
+use askuser_store::codec::{
+    STATE_FORMAT, SnapshotRef, check_name, key_seq, open_snapshot, seal, seq_key,
+};
+use askuser_store::{Clock, Durability, ForkPoint, Seq, Snapshot, StreamInfo, Timestamp};
+use askuser_store::{Log, Version};
+use askuser_store::{Result, StoreError};
+
+/// A stream's row (`head, parent, parent_at, created_at, floor` from column
+/// `first`) as a [`StreamInfo`].
+pub(super) fn stream_info(name: String, row: &Row, first: usize) -> Result<StreamInfo> {
+    let head: i64 = row.try_get(first).map_err(database)?;
+    let parent: Option<String> = row.try_get(first + 1).map_err(database)?;
+    let parent_at: Option<i64> = row.try_get(first + 2).map_err(database)?;
+    let created_at: i64 = row.try_get(first + 3).map_err(database)?;
+    let floor: i64 = row.try_get(first + 4).map_err(database)?;
+    Ok(StreamInfo {
+        name,
+        head: from_sql(head),
+        parent: parent.map(|stream| ForkPoint {
+            stream,
+            at: from_sql(parent_at.unwrap_or(0)),
+        }),
+        created_at: Timestamp(from_sql(created_at)),
+        floor: from_sql(floor),
+    })
+}
+
+/// A name no stream can have (PostgreSQL text cannot hold a NUL, and the store
+/// refuses control characters in names): looked up, it is simply absent.
+fn impossible(name: &str) -> bool {
+    name.contains('\0')
+}
+
+/// Drops the events of `stream` up to `floor`, in `tx`: the rows starting up to it,
+/// and for a block holding events on both sides, its events after the floor are
+/// written again as rows of their own (as the sled log does). A straddling block
+/// that cannot be read is left as it is. Gives the number of events dropped.
+fn drop_rows(tx: &mut Transaction<'_>, stream: &str, floor: Seq) -> Result<u64> {
+    let mut kept = -1_i64;
+    let mut tail = Vec::new();
+    if let Some(row) = tx
+        .query_opt(sql::STRADDLING, &[&stream, &to_sql(floor)])
+        .map_err(database)?
+    {
+        let first = from_sql(row.try_get(0).map_err(database)?);
+        let record: &[u8] = row.try_get(2).map_err(database)?;
+        let rewritten = BlockReader::open(&seq_key(stream, first), first, record)
+            .ok()
+            .and_then(|mut reader| {
+                let last = reader.last();
+                rewrite_tail(stream, &mut reader, floor + 1).map(|blocks| (blocks, last))
+            });
+        match rewritten {
+            Some((blocks, last)) => tail = rows_of(blocks, last),
+            None => kept = to_sql(first),
+        }
+    }
+    let dropped: i64 = tx
+        .query_one(sql::DROP_EVENTS, &[&stream, &to_sql(floor), &kept])
+        .map_err(database)?
+        .try_get(0)
+        .map_err(database)?;
+    for (first, last, record) in tail {
+        tx.execute(sql::INSERT_ROW, &[&stream, &first, &last, &record])
+            .map_err(database)?;
+    }
+    Ok(from_sql(dropped))
+}
+
+/// The rows of `blocks` (keys and values, as the block writer gives them), whose
+/// last holds events up to `last`: first and last sequence numbers and value.
+fn rows_of(blocks: Vec<(Vec<u8>, Vec<u8>)>, last: Seq) -> Vec<(i64, i64, Vec<u8>)> {
+    let firsts: Vec<Seq> = blocks
+        .iter()
+        .map(|(key, _)| key_seq(key).unwrap_or(0))
+        .collect();
+    let lasts = firsts
+        .iter()
+        .skip(1)
+        .map(|next| next - 1)
+        .chain(std::iter::once(last));
+    blocks
+        .into_iter()
+        .zip(firsts.iter().zip(lasts))
+        .map(|((_, value), (&first, last))| (to_sql(first), to_sql(last), value))
+        .collect()
+}
+
+impl PgLog {
+    /// Runs `work` in a transaction on a pooled connection, committed with
+    /// `durability`.
+    fn transaction<T>(
+        &self,
+        durability: Durability,
+        work: impl FnOnce(&mut Transaction<'_>) -> Result<T>,
+    ) -> Result<T> {
+        self.with_conn(|conn| {
+            let mut tx = conn.client.transaction().map_err(database)?;
+            if durability == Durability::Buffered {
+                tx.batch_execute(sql::BUFFERED).map_err(database)?;
+            }
+            let value = work(&mut tx)?;
+            tx.commit().map_err(database)?;
+            Ok(value)
+        })
+    }
+
+    fn current_head(&self, stream: &str) -> Result<Seq> {
+        Ok(self.stream(stream)?.map_or(0, |info| info.head))
+    }
+}
+
+impl Backend for PgLog {
+    fn scan_own(&self, stream: &str, from: Seq, to: Seq) -> Result<RecordIter<'_>> {
+        Ok(Box::new(PgScan::new(self, stream, from, to)?))
+    }
+
+    fn put_snapshot(&self, stream: &str, seq: Seq, state: &State) -> Result<()> {
+        let record = seal(
+            &seq_key(stream, seq),
+            &SnapshotRef {
+                state_format: STATE_FORMAT,
+                seq,
+                taken_at: self.clock.now(),
+                state,
+            },
+        )?;
+        self.transaction(self.durability, |tx| {
+            tx.execute(sql::PUT_SNAPSHOT, &[&stream, &to_sql(seq), &record])
+                .map_err(database)?;
+            Ok(())
+        })
+    }
+
+    fn get_snapshot(&self, stream: &str, seq: Seq) -> Result<Option<Snapshot>> {
+        if impossible(stream) {
+            return Ok(None);
+        }
+        let row = self.with_conn(|conn| {
+            let statement = conn.prepared(sql::GET_SNAPSHOT)?;
+            conn.client
+                .query_opt(&statement, &[&stream, &to_sql(seq)])
+                .map_err(database)
+        })?;
+        let Some(row) = row else {
+            return Ok(None);
+        };
+        let bytes: Vec<u8> = row.try_get(0).map_err(database)?;
+        let key = seq_key(stream, seq);
+        open_snapshot(stream, seq, &key, &bytes)
+    }
+
+    fn snapshot_seqs(&self, stream: &str) -> Result<Vec<Seq>> {
+        if impossible(stream) {
+            return Ok(Vec::new());
+        }
+        let rows = self.with_conn(|conn| {
+            let statement = conn.prepared(sql::SNAPSHOT_SEQS)?;
+            conn.client.query(&statement, &[&stream]).map_err(database)
+        })?;
+        rows.iter()
+            .map(|row| row.try_get::<_, i64>(0).map(from_sql).map_err(database))
+            .collect()
+    }
+
+    fn drop_through(&self, stream: &str, seq: Seq) -> Result<u64> {
+        self.transaction(self.durability, |tx| {
+            if tx
+                .query_opt(sql::LOCK_STREAM, &[&stream])
+                .map_err(database)?
+                .is_none()
+            {
+                return Err(StoreError::NoSuchStream(stream.to_owned()));
+            }
+            if let Some(fork) = tx
+                .query_opt(sql::DEPENDENT_FORK, &[&stream, &to_sql(seq)])
+                .map_err(database)?
+            {
+                return Err(StoreError::ForkDependsOnEvents {
+                    stream: stream.to_owned(),
+                    upto: seq,
+                    fork: fork.try_get(0).map_err(database)?,
+                    at: from_sql(fork.try_get(1).map_err(database)?),
+                });
+            }
+            tx.execute(sql::SET_FLOOR, &[&stream, &to_sql(seq)])
+                .map_err(database)?;
+            let dropped = drop_rows(tx, stream, seq)?;
+            tx.execute(sql::DROP_SNAPSHOTS, &[&stream, &to_sql(seq)])
+                .map_err(database)?;
+            tx.execute(sql::NOTIFY, &[&schema::channel(&self.schema), &stream])
+                .map_err(database)?;
+            Ok(dropped)
+        })
+    }
+
+    fn clock(&self) -> &Arc<dyn Clock> {
+        &self.clock
+    }
+}
+
+impl Log for PgLog {
+    fn append_with(
+        &self,
+        stream: &str,
+        expected: Seq,
+        events: &[Event],
+        durability: Durability,
+    ) -> Result<Seq> {
+        check_name(stream)?;
+        if events.is_empty() {
+            let actual = self.current_head(stream)?;
+            askuser_store::backend::expect_head(stream, expected, actual)?;
+            return Ok(actual);
+        }
+        let at = self.clock.now();
+        let new_head = expected + events.len() as u64;
+        let (firsts, records): (Vec<i64>, Vec<Vec<u8>>) =
+            encode_append(stream, expected + 1, at, events)?
+                .into_iter()
+                .map(|(key, value)| (to_sql(key_seq(&key).unwrap_or(0)), value))
+                .unzip();
+        let row = self.with_conn(|conn| {
+            let statement = conn.prepared(sql::APPEND)?;
+            conn.client
+                .query_one(
+                    &statement,
+                    &[
+                        &stream,
+                        &to_sql(expected),
+                        &to_sql(new_head),
+                        &firsts,
+                        &records,
+                        &to_sql(at.millis()),
+                        &(durability == Durability::Flush),
+                    ],
+                )
+                .map_err(database)
+        })?;
+        let appended: bool = row.try_get(0).map_err(database)?;
+        let head = from_sql(row.try_get(1).map_err(database)?);
+        if appended {
+            Ok(head)
+        } else {
+            Err(StoreError::Conflict {
+                stream: stream.to_owned(),
+                expected,
+                actual: head,
+            })
+        }
+    }
+
+    fn durability(&self) -> Durability {
+        self.durability
+    }
+
+    fn stream(&self, stream: &str) -> Result<Option<StreamInfo>> {
+        if impossible(stream) {
+            return Ok(None);
+        }
+        let row = self.with_conn(|conn| {
+            let statement = conn.prepared(sql::STREAM)?;
+            conn.client
+                .query_opt(&statement, &[&stream])
+                .map_err(database)
+        })?;
+        row.map(|row| stream_info(stream.to_owned(), &row, 0))
+            .transpose()
+    }
+
+    fn streams(&self) -> Result<Vec<StreamInfo>> {
+        let rows = self.with_conn(|conn| {
+            let statement = conn.prepared(sql::STREAMS)?;
+            conn.client.query(&statement, &[]).map_err(database)
+        })?;
+        rows.iter()
+            .map(|row| stream_info(row.try_get(0).map_err(database)?, row, 1))
+            .collect()
+    }
+
+    fn fork(&self, parent: &str, at: Seq, name: &str) -> Result<StreamInfo> {
+        check_name(name)?;
+        let created_at = self.clock.now();
+        self.transaction(self.durability, |tx| {
+            if tx
+                .query_opt(sql::EXISTS, &[&name])
+                .map_err(database)?
+                .is_some()
+            {
+                return Err(StoreError::StreamExists(name.to_owned()));
+            }
+            let source = if impossible(parent) {
+                None
+            } else {
+                tx.query_opt(sql::LOCK_PARENT, &[&parent])
+                    .map_err(database)?
+            };
+            let Some(source) = source else {
+                return Err(StoreError::NoSuchStream(parent.to_owned()));
+            };
+            let head = from_sql(source.try_get(0).map_err(database)?);
+            let floor = from_sql(source.try_get(1).map_err(database)?);
+            check_fork_point(parent, at, head, floor)?;
+            let created = tx
+                .execute(
+                    sql::CREATE_FORK,
+                    &[&name, &to_sql(at), &parent, &to_sql(created_at.millis())],
+                )
+                .map_err(database)?;
+            if created == 0 {
+                return Err(StoreError::StreamExists(name.to_owned()));
+            }
+            tx.execute(sql::NOTIFY, &[&schema::channel(&self.schema), &name])
+                .map_err(database)?;
+            Ok(StreamInfo {
+                name: name.to_owned(),
+                head: at,
+                parent: Some(ForkPoint {
+                    stream: parent.to_owned(),
+                    at,
+                }),
+                created_at,
+                floor: 0,
+            })
+        })
+    }
+
+    fn flush(&self) -> Result<()> {
+        self.with_conn(|conn| conn.client.batch_execute(sql::FLUSH).map_err(database))
+    }
+
+    fn wait_past(&self, stream: &str, seq: Seq, timeout: Duration) -> Result<Seq> {
+        match self.wait_notified(stream, seq, timeout)? {
+            Some(head) => Ok(head),
+            None => Ok(self.stream(stream)?.map_or(0, |info| info.head)),
+        }
+    }
+
+    fn wait_changed(&self, since: Version, timeout: Duration) -> Result<Version> {
+        self.wait_any_notified(since, timeout)
+    }
+}

@@ -1,0 +1,157 @@
+//! Waiting for a stream to grow, woken by `LISTEN`/`NOTIFY`.
+
+use std::time::{Duration, Instant};
+
+use postgres::fallible_iterator::FallibleIterator;
+
+use super::pool::{Conn, database};
+use super::storage::stream_info;
+use super::{PgLog, from_sql, schema, sql};
+use askuser_store::Result;
+use askuser_store::Seq;
+use askuser_store::Version;
+
+/// The longest single wait for a notification (the client adds it to the clock).
+const LONGEST_WAIT: Duration = Duration::from_secs(3600);
+
+impl PgLog {
+    /// [`Log::wait_past`](askuser_store::Log::wait_past), woken by `LISTEN`/`NOTIFY`: every
+    /// append sends a `NOTIFY` on the log's channel (`askuser_` ++ the schema name)
+    /// with the stream's name when it commits, and the waiter `LISTEN`s on a
+    /// connection of its own, re-reading the head only when its stream is named.
+    pub(super) fn wait_notified(
+        &self,
+        stream: &str,
+        after: Seq,
+        timeout: Duration,
+    ) -> Result<Option<Seq>> {
+        // A timeout too long to add to the clock waits for ever.
+        let deadline = Instant::now().checked_add(timeout);
+        self.listening(|conn| wait(conn, stream, after, deadline))
+    }
+
+    /// Runs `waiting` on a connection that `LISTEN`s on the log's channel, then
+    /// stops listening and drops the notifications that arrived meanwhile (they
+    /// are of no use to the connection's next borrower).
+    fn listening<T>(&self, waiting: impl FnOnce(&mut Conn) -> Result<T>) -> Result<T> {
+        let channel = schema::channel(&self.schema);
+        let mut conn = self.pool.get()?;
+        conn.client
+            .batch_execute(&format!("LISTEN \"{channel}\""))
+            .map_err(database)?;
+        let waited = waiting(&mut conn);
+        let unlistened = conn
+            .client
+            .batch_execute(&format!("UNLISTEN \"{channel}\""))
+            .map_err(database);
+        let _ = conn.client.notifications().iter().count();
+        let done = waited?;
+        unlistened?;
+        Ok(done)
+    }
+}
+
+impl PgLog {
+    /// [`Log::wait_changed`](askuser_store::Log::wait_changed), woken by `LISTEN`/`NOTIFY`:
+    /// the waiter `LISTEN`s on the log's channel on a connection of its own, and
+    /// reads the version again at any notification (an append, fork or
+    /// compaction of any stream sends one when it commits), and once more when
+    /// the time runs out.
+    pub(super) fn wait_any_notified(&self, since: Version, timeout: Duration) -> Result<Version> {
+        let deadline = Instant::now().checked_add(timeout);
+        self.listening(|conn| wait_any(conn, since, deadline))
+    }
+}
+
+/// Reads the version (after `LISTEN`, so no change can slip between the two) and
+/// waits for any notification until it is no longer `since`.
+fn wait_any(conn: &mut Conn, since: Version, deadline: Option<Instant>) -> Result<Version> {
+    loop {
+        let now = version(conn)?;
+        let remaining = deadline.map_or(LONGEST_WAIT, |d| {
+            d.saturating_duration_since(Instant::now())
+        });
+        if now != since || remaining.is_zero() {
+            return Ok(now);
+        }
+        let next = conn
+            .client
+            .notifications()
+            .timeout_iter(remaining.min(LONGEST_WAIT))
+            .next()
+            .map_err(database)?;
+        if next.is_some() {
+            // Those that came with it say nothing more: one read covers them.
+            let _ = conn.client.notifications().iter().count();
+        }
+    }
+}
+
+/// The log's version, on `conn`.
+fn version(conn: &mut Conn) -> Result<Version> {
+    let statement = conn.prepared(sql::STREAMS)?;
+    let rows = conn.client.query(&statement, &[]).map_err(database)?;
+    let streams = rows
+        .iter()
+        .map(|row| stream_info(row.try_get(0).map_err(database)?, row, 1))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(Version::of(&streams))
+}
+
+/// Reads the head (after `LISTEN`, so no append can slip between the two) and
+/// waits for notifications naming `stream` until it is past `after`.
+fn wait(
+    conn: &mut Conn,
+    stream: &str,
+    after: Seq,
+    deadline: Option<Instant>,
+) -> Result<Option<Seq>> {
+    loop {
+        let now = head(conn, stream)?;
+        if now > after {
+            return Ok(Some(now));
+        }
+        loop {
+            let remaining = deadline.map_or(LONGEST_WAIT, |d| {
+                d.saturating_duration_since(Instant::now())
+            });
+            if remaining.is_zero() {
+                return Ok(None);
+            }
+            let remaining = remaining.min(LONGEST_WAIT);
+            // Whether the next notification (if any before the deadline) names us.
+            let next = conn
+                .client
+                .notifications()
+                .timeout_iter(remaining)
+                .next()
+                .map(|note| note.map(|note| note.payload() == stream));
+            match next {
+                Ok(Some(true)) => break,
+                Ok(Some(false)) => {}
+                Ok(None) => {
+                    // Timed out: one last look, in case of a notification lost to a
+                    // dropped connection.
+                    let now = head(conn, stream)?;
+                    return Ok((now > after).then_some(now));
+                }
+                Err(error) => return Err(database(error)),
+            }
+        }
+    }
+}
+
+fn head(conn: &mut Conn, stream: &str) -> Result<Seq> {
+    if stream.contains('\0') {
+        return Ok(0);
+    }
+    let statement = conn.prepared(sql::STREAM)?;
+    let row = conn
+        .client
+        .query_opt(&statement, &[&stream])
+        .map_err(database)?;
+    match row {
+        Some(row) => Ok(from_sql(row.try_get(0).map_err(database)?)),
+        None => Ok(0),
+    }
+}

@@ -1,0 +1,422 @@
+//! Behaviour particular to the PostgreSQL log, against the real server of
+//! `ASKUSER_TEST_PG` (run `scripts/postgres.sh` for one): opening and its errors,
+//! the schema's version table, waiting with
+//! `LISTEN`/`NOTIFY`, and writers on several connections and several processes.
+//! The shared `Log` suite runs against it too (`tests/suite.rs`); the rows of
+//! blocks, damage and the migration from rows of one event are in
+//! `tests/postgres_blocks.rs`.
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::time::Duration;
+
+use askuser_core::Event;
+use askuser_postgres::PgLog;
+use askuser_store::{Log, StoreError};
+use askuser_testkit::{d30_form, scripted_events};
+use common::*;
+
+const PGTEST: &str = env!("CARGO_BIN_EXE_askuser-store-pgtest");
+
+/// `url` with the parameter `key` set to `value` (a later parameter wins).
+fn with_param(url: &str, key: &str, value: &str) -> String {
+    let separator = if url.contains('?') { '&' } else { '?' };
+    format!("{url}{separator}{key}={value}")
+}
+
+fn with_dbname(url: &str, dbname: &str) -> String {
+    with_param(url, "dbname", dbname)
+}
+
+#[test]
+fn a_bad_url_and_an_unreachable_server_are_clear_errors_without_the_password() {
+    let error = PgLog::connect("postgres://alice:hunter2@db:notaport/askuser").unwrap_err();
+    assert!(matches!(error, StoreError::BadLocation { .. }), "{error:?}");
+    assert_eq!(
+        error.to_string(),
+        "cannot open the log at postgres://alice:***@db:notaport/askuser: this is not a PostgreSQL connection URL (invalid connection string: invalid value for option `port`); write it as postgres://USER:PASSWORD@HOST:PORT/DATABASE?sslmode=verify-full, or postgres://USER@%2Fsocket%2Fdirectory/DATABASE for a Unix socket"
+    );
+    let error =
+        PgLog::connect("postgres://alice:hunter2@%2Fnonexistent%2Fsocket/askuser").unwrap_err();
+    assert!(matches!(error, StoreError::Connect { .. }), "{error:?}");
+    assert_eq!(
+        error.to_string(),
+        "cannot connect to the PostgreSQL server at postgres://alice:***@%2Fnonexistent%2Fsocket/askuser: error connecting to server: No such file or directory (os error 2). Check that the server is running and that the URL names the right host (or socket directory), port, user, password and database"
+    );
+    let error = PgLog::connect("postgres://alice:hunter2@db/askuser?sslmode=verify").unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "cannot open the log at postgres://alice:***@db/askuser?sslmode=verify: sslmode=verify is not a mode: write disable, prefer, require, verify-ca or verify-full (verify-full is recommended)"
+    );
+    // The server answers, but there is no such database.
+    let url = with_dbname(&pg_url(), "no_such_database_here");
+    let error = PgLog::connect(&url).unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("FATAL: database \"no_such_database_here\" does not exist"),
+        "{error}"
+    );
+    let error = PgLog::connect_in(&pg_url(), "Bad-Name").unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "cannot open the log at schema \"Bad-Name\": a schema name is 1 to 40 of a-z, 0-9 and _, not starting with a digit"
+    );
+}
+
+#[test]
+fn the_schema_records_its_version_and_a_newer_one_is_refused() {
+    let log = pg();
+    let mut client = log.client();
+    let schema = log.schema().to_owned();
+    let version: i32 = client
+        .query_one(
+            &format!("SELECT version FROM \"{schema}\".schema_version"),
+            &[],
+        )
+        .unwrap()
+        .get(0);
+    assert_eq!(version, 2);
+    log.append("s", 0, &scripted_events(1, 3).collect::<Vec<_>>())
+        .unwrap();
+    // Opening again keeps the data and the version (no second migration).
+    let again = PgLog::connect_in(&log.url, &schema).unwrap();
+    assert_eq!(again.info("s").unwrap().head, 3);
+    client
+        .execute(
+            &format!("UPDATE \"{schema}\".schema_version SET version = 7"),
+            &[],
+        )
+        .unwrap();
+    let error = PgLog::connect_in(&log.url, &schema).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "postgres: the log's tables in schema \"{schema}\" are at version 7, newer than this askuser knows (up to 2): upgrade askuser"
+        )
+    );
+}
+
+#[test]
+fn processes_opening_a_new_schema_at_once_create_it_once() {
+    let guard = pg();
+    let schema = fresh_schema();
+    let opened: Vec<Result<PgLog, StoreError>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..6)
+            .map(|_| scope.spawn(|| PgLog::connect_in(&guard.url, &schema)))
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    for log in &opened {
+        assert!(log.is_ok(), "{log:?}");
+    }
+    let mut client = guard.client();
+    let version: i32 = client
+        .query_one(
+            &format!("SELECT version FROM \"{schema}\".schema_version"),
+            &[],
+        )
+        .unwrap()
+        .get(0);
+    let rows: i64 = client
+        .query_one(
+            &format!("SELECT count(*) FROM \"{schema}\".schema_version"),
+            &[],
+        )
+        .unwrap()
+        .get(0);
+    assert_eq!((version, rows), (2, 1));
+    client
+        .batch_execute(&format!("DROP SCHEMA \"{schema}\" CASCADE"))
+        .unwrap();
+}
+
+#[test]
+fn wait_past_times_out_and_wakes_on_an_append_from_another_connection() {
+    let log = pg();
+    log.append("s", 0, &scripted_events(1, 1).collect::<Vec<_>>())
+        .unwrap();
+    // Already past: returns at once.
+    assert_eq!(log.wait_past("s", 0, Duration::from_secs(30)).unwrap(), 1);
+    // Nothing comes: the timeout.
+    assert_eq!(
+        log.wait_past("s", 1, Duration::from_millis(200)).unwrap(),
+        1
+    );
+    // Another log (its own connections) appends while we wait; appends to another
+    // stream do not end the wait.
+    let other = PgLog::connect_in(&log.url, log.schema()).unwrap();
+    std::thread::scope(|scope| {
+        let waiter = scope.spawn(|| log.wait_past("s", 1, Duration::from_secs(60)));
+        let started = scope.spawn(|| log.wait_past("not-yet", 0, Duration::from_secs(60)));
+        std::thread::sleep(Duration::from_millis(100));
+        other
+            .append("elsewhere", 0, &scripted_events(1, 1).collect::<Vec<_>>())
+            .unwrap();
+        other
+            .append("s", 1, &scripted_events(2, 2).collect::<Vec<_>>())
+            .unwrap();
+        other
+            .append("not-yet", 0, &scripted_events(1, 1).collect::<Vec<_>>())
+            .unwrap();
+        assert_eq!(waiter.join().unwrap().unwrap(), 3);
+        assert_eq!(started.join().unwrap().unwrap(), 1);
+    });
+    // The connection went back to the pool clean: a later wait is not woken by
+    // the notifications of the earlier one.
+    assert_eq!(
+        log.wait_past("s", 3, Duration::from_millis(100)).unwrap(),
+        3
+    );
+}
+
+#[test]
+fn connections_the_server_dropped_while_idle_are_replaced() {
+    let guard = pg();
+    let application = guard.schema().to_owned();
+    let url = with_param(&guard.url, "application_name", &application);
+    let log = PgLog::connect_in(&url, guard.schema()).unwrap();
+    log.append("s", 0, &scripted_events(1, 1).collect::<Vec<_>>())
+        .unwrap();
+    let terminated: i64 = guard
+        .client()
+        .query_one(
+            "SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) FROM \
+             (SELECT pid FROM pg_stat_activity WHERE application_name = $1 OFFSET 0) AS mine",
+            &[&application],
+        )
+        .unwrap()
+        .get(0);
+    assert_eq!(terminated, 1);
+    // Idle long enough to be checked before reuse (as a host waiting for a person).
+    std::thread::sleep(Duration::from_millis(1_100));
+    log.append("s", 1, &scripted_events(2, 1).collect::<Vec<_>>())
+        .unwrap();
+    assert_eq!(log.info("s").unwrap().head, 2);
+}
+
+#[test]
+fn two_logs_on_separate_connections_lose_and_duplicate_nothing() {
+    let log = pg();
+    let logs: Vec<PgLog> = (0..4)
+        .map(|_| PgLog::connect_in(&log.url, log.schema()).unwrap())
+        .collect();
+    std::thread::scope(|scope| {
+        for (writer, other) in logs.iter().enumerate() {
+            scope.spawn(move || {
+                for k in 0..30 {
+                    let event = request(&format!("c{writer}-{k}"));
+                    loop {
+                        let head = other.stream("s").unwrap().map_or(0, |i| i.head);
+                        match other.append("s", head, std::slice::from_ref(&event)) {
+                            Ok(_) => break,
+                            Err(StoreError::Conflict { .. }) => {}
+                            Err(error) => panic!("{error}"),
+                        }
+                    }
+                }
+            });
+        }
+    });
+    assert_exactly_once(&log, "s", 4, 30, "c");
+}
+
+#[test]
+fn writer_processes_lose_and_duplicate_nothing() {
+    const WRITERS: usize = 4;
+    const COUNT: usize = 40;
+    let log = pg();
+    let children: Vec<_> = (0..WRITERS)
+        .map(|writer| {
+            Command::new(PGTEST)
+                .args(["append", &log.url, log.schema(), "s", &writer.to_string()])
+                .arg(COUNT.to_string())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("start askuser-store-pgtest")
+        })
+        .collect();
+    let mut conflicts = 0;
+    for child in children {
+        let output = child.wait_with_output().unwrap();
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(
+            output.status.success(),
+            "{stdout}{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        conflicts += stdout
+            .trim()
+            .strip_prefix("conflicts ")
+            .and_then(|n| n.parse::<usize>().ok())
+            .expect("a count of conflicts");
+    }
+    println!("{WRITERS} processes, {COUNT} appends each: {conflicts} conflicts retried");
+    assert_exactly_once(&log, "s", WRITERS, COUNT, "p");
+}
+
+#[test]
+fn a_process_waiting_is_woken_by_an_append_from_another_process() {
+    let log = pg();
+    log.append("s", 0, &scripted_events(1, 1).collect::<Vec<_>>())
+        .unwrap();
+    let mut child = Command::new(PGTEST)
+        .args(["wait", &log.url, log.schema(), "s", "1"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("start askuser-store-pgtest");
+    let mut reader = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    reader.read_line(&mut line).unwrap();
+    assert_eq!(line, "listening\n");
+    // Not a timed test: the waiter would wait a minute; it is woken at once.
+    log.append("s", 1, &scripted_events(2, 2).collect::<Vec<_>>())
+        .unwrap();
+    line.clear();
+    reader.read_line(&mut line).unwrap();
+    assert_eq!(line, "head 3\n");
+    assert!(child.wait().unwrap().success());
+}
+
+#[test]
+fn processes_racing_to_answer_one_question_have_exactly_one_winner() {
+    const RACERS: usize = 4;
+    let log = pg();
+    log.append("s", 0, &[request("race")]).unwrap();
+    let mut children: Vec<_> = (0..RACERS)
+        .map(|_| {
+            Command::new(PGTEST)
+                .args(["answer", &log.url, log.schema(), "s", "race"])
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::inherit())
+                .spawn()
+                .expect("start askuser-store-pgtest")
+        })
+        .collect();
+    // Every racer has its session open; then all are told to go at once.
+    let mut readers: Vec<_> = children
+        .iter_mut()
+        .map(|child| BufReader::new(child.stdout.take().unwrap()))
+        .collect();
+    for reader in &mut readers {
+        let mut line = String::new();
+        reader.read_line(&mut line).unwrap();
+        assert_eq!(line, "ready\n");
+    }
+    for child in &mut children {
+        child.stdin.take().unwrap().write_all(b"go\n").unwrap();
+    }
+    let mut outcomes = Vec::new();
+    for (child, mut reader) in children.into_iter().zip(readers) {
+        let mut line = String::new();
+        reader.read_line(&mut line).unwrap();
+        let mut child = child;
+        assert!(child.wait().unwrap().success(), "{line}");
+        outcomes.push(line.trim_end().to_owned());
+    }
+    outcomes.sort();
+    let mut expected = vec![
+        "refused: inquiry \"race\" is already finished; it takes no more events"
+            .to_owned();
+        RACERS - 1
+    ];
+    expected.push("won 2".to_owned());
+    expected.sort();
+    assert_eq!(outcomes, expected);
+    let events: Vec<Event> = log
+        .read("s", 1)
+        .unwrap()
+        .map(|r| r.unwrap().event)
+        .collect();
+    assert_eq!(events.len(), 2, "{events:?}");
+    assert!(matches!(&events[1], Event::Answered { question, .. } if question == "apply"));
+}
+
+#[test]
+fn a_log_shared_as_a_trait_object_works_from_many_threads() {
+    let log = pg();
+    let shared: Arc<dyn Log> = Arc::new(PgLog::connect_in(&log.url, log.schema()).unwrap());
+    std::thread::scope(|scope| {
+        for t in 0..3 {
+            let shared = Arc::clone(&shared);
+            scope.spawn(move || {
+                let name = format!("t{t}");
+                shared
+                    .append(&name, 0, &scripted_events(1, 8).collect::<Vec<_>>())
+                    .unwrap();
+                assert_eq!(askuser_store::replay::load(&*shared, &name).unwrap().seq, 8);
+            });
+        }
+    });
+    assert_eq!(shared.streams().unwrap().len(), 3);
+}
+
+#[test]
+fn a_long_read_runs_ahead_and_stops_when_dropped() {
+    let log = pg();
+    let events: Vec<Event> = scripted_events(1, 10_000).collect();
+    for (i, chunk) in events.chunks(2_500).enumerate() {
+        log.append("s", (i * 2_500) as u64, chunk).unwrap();
+    }
+    // Readers dropped after a few events leave the log usable (their helpers stop
+    // and give their connections back).
+    for _ in 0..20 {
+        let mut reader = log.read("s", 1).unwrap();
+        assert_eq!(reader.next().unwrap().unwrap().event, events[0]);
+    }
+    let mut seq = 0;
+    let mut head = 10_000;
+    for recorded in log.read("s", 1).unwrap() {
+        let recorded = recorded.unwrap();
+        seq += 1;
+        assert_eq!(recorded.seq, seq);
+        assert_eq!(recorded.event, events[usize::try_from(seq).unwrap() - 1]);
+        // Appending while a long read runs: the read ends at the head it started at.
+        if seq % 2_000 == 0 {
+            head = log
+                .append("s", head, &scripted_events(head + 1, 1).collect::<Vec<_>>())
+                .unwrap();
+        }
+    }
+    assert_eq!((seq, head), (10_000, 10_005));
+    let tail: Vec<u64> = log
+        .read("s", 9_000)
+        .unwrap()
+        .map(|r| r.unwrap().seq)
+        .collect();
+    assert_eq!(tail, (9_000..=10_005).collect::<Vec<_>>());
+}
+
+fn request(inquiry: &str) -> Event {
+    requested(inquiry, d30_form())
+}
+
+/// Stream `stream` holds exactly one request `{prefix}{w}-{k}` for every writer `w`
+/// and append `k`, numbered without gaps.
+fn assert_exactly_once(log: &PgLog, stream: &str, writers: usize, count: usize, prefix: &str) {
+    let mut seen = BTreeSet::new();
+    for (i, recorded) in log.read(stream, 1).unwrap().enumerate() {
+        let recorded = recorded.unwrap();
+        assert_eq!(recorded.seq, i as u64 + 1);
+        let Event::Requested(request) = recorded.event else {
+            panic!("not a request at {}", recorded.seq);
+        };
+        assert!(
+            seen.insert(request.inquiry.to_string()),
+            "{} recorded twice",
+            request.inquiry
+        );
+    }
+    let expected: BTreeSet<String> = (0..writers)
+        .flat_map(|w| (0..count).map(move |k| format!("{prefix}{w}-{k}")))
+        .collect();
+    assert_eq!(seen, expected, "lost or foreign requests");
+    assert_eq!(log.info(stream).unwrap().head, (writers * count) as u64);
+}

@@ -1,0 +1,317 @@
+//! This store's records in the part of sled's data file that sled's recovery no
+//! longer reads: after a damaged or torn message, sled ignores (and, when it opens
+//! the file in place, zeroes) every message written later, even intact ones. Each of
+//! this store's records carries a CRC-32 of its key and payload, so it can be found
+//! in the raw bytes and proved genuine without sled: [`find`] looks for the values
+//! of event and stream records past the damage and checks each against the keys it
+//! could have been stored under.
+//!
+//! sled writes every value as its length (sled's own varint) followed by its bytes.
+//! A stream record, or a record of one event (formats 1 and 2), is a `MessagePack`
+//! map, whose length can be read from the record itself; a block (format 3) is found by its version and
+//! codec bytes, and its length is read from sled's varint just before it.
+
+use std::collections::BTreeMap;
+
+use askuser_store::RecordKind;
+use askuser_store::Seq;
+use askuser_store::block::BLOCK_VERSION;
+use askuser_store::codec::{HEADER, StreamRecord, decode_event_value, open_record, seq_key};
+
+/// The versions of a record holding one `MessagePack` map (the envelope's first
+/// byte): an event of formats 1 and 2, a stream record of any format.
+const MAP_VERSIONS: std::ops::RangeInclusive<u8> = 1..=BLOCK_VERSION;
+/// How far past a stream's recovered head the search looks for its events.
+const SEARCH: Seq = 1 << 16;
+/// The longest block value believed (a block's body is at most a few times
+/// [`askuser_store::block::BLOCK_TARGET`] before compression).
+const MAX_BLOCK_VALUE: u64 = 1 << 20;
+
+/// A value found intact past the damage: the events it holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct FoundValue {
+    /// The sequence number of its last event (its first is its key).
+    pub last: Seq,
+    /// The value's stored bytes.
+    pub bytes: Vec<u8>,
+}
+
+/// What [`find`] found.
+#[derive(Debug, Default)]
+pub(crate) struct TailRecords {
+    /// Event values, per stream, by the sequence number of their first event.
+    pub events: BTreeMap<String, BTreeMap<Seq, FoundValue>>,
+    /// Per stream, the highest head a genuine stream record in the tail commits.
+    pub heads: BTreeMap<String, Seq>,
+}
+
+/// Looks in `data[from..]` for event and stream records of the streams in `heads`
+/// (each with the head recovered without the tail). Only records whose CRC matches
+/// a key they could have been stored under are kept.
+pub(crate) fn find(data: &[u8], from: usize, heads: &BTreeMap<String, Seq>) -> TailRecords {
+    let mut found = TailRecords::default();
+    for at in from..data.len().saturating_sub(HEADER + 1) {
+        let version = data[at];
+        if MAP_VERSIONS.contains(&version) && (0x80..=0x8f).contains(&data[at + HEADER]) {
+            // An envelope around a MessagePack map: a stream record, or one event.
+            let Some(length) = value_length(&data[at + HEADER..]) else {
+                continue;
+            };
+            let value = &data[at..at + HEADER + length];
+            let suffix = Suffix::of(value);
+            for (stream, &head) in heads {
+                let key = stream.as_bytes();
+                if let Ok(record) =
+                    open_record::<StreamRecord>(RecordKind::Stream, stream, 0, key, value)
+                {
+                    let best = found.heads.entry(stream.clone()).or_insert(0);
+                    *best = (*best).max(record.head);
+                    continue;
+                }
+                found.add_event_value(data, at, stream, head, value, suffix.as_ref());
+            }
+        }
+        if version == BLOCK_VERSION && data[at + HEADER] <= 1 {
+            for value in block_candidates(data, at) {
+                let suffix = Suffix::of(value);
+                for (stream, &head) in heads {
+                    found.add_event_value(data, at, stream, head, value, suffix.as_ref());
+                }
+            }
+        }
+    }
+    found
+}
+
+impl TailRecords {
+    /// Keeps `value` (at `at` in `data`) if it is an intact event value of `stream`
+    /// past its recovered `head`.
+    fn add_event_value(
+        &mut self,
+        data: &[u8],
+        at: usize,
+        stream: &str,
+        head: Seq,
+        value: &[u8],
+        suffix: Option<&Suffix>,
+    ) {
+        let Some((first, last)) =
+            suffix.and_then(|suffix| event_seq(data, at, stream, head, value, suffix))
+        else {
+            return;
+        };
+        let found = FoundValue {
+            last,
+            bytes: value.to_vec(),
+        };
+        self.events
+            .entry(stream.to_owned())
+            .or_default()
+            .insert(first, found);
+    }
+}
+
+/// How many bytes the `MessagePack` value at the start of `bytes` takes.
+fn value_length(bytes: &[u8]) -> Option<usize> {
+    let mut cursor = std::io::Cursor::new(bytes);
+    let mut decoder = rmp_serde::Deserializer::new(&mut cursor);
+    <serde::de::IgnoredAny as serde::Deserialize>::deserialize(&mut decoder).ok()?;
+    usize::try_from(cursor.position()).ok()
+}
+
+/// The values a block starting at `at` could be: for each way the bytes before it
+/// read as sled's length varint (of 1 to 5 bytes), the value of that length.
+fn block_candidates(data: &[u8], at: usize) -> impl Iterator<Item = &[u8]> {
+    (1..=5).filter_map(move |size| {
+        let start = at.checked_sub(size)?;
+        let (length, used) = sled_varint(&data[start..at])?;
+        if used != size || length > MAX_BLOCK_VALUE {
+            return None;
+        }
+        let end = at.checked_add(usize::try_from(length).ok()?)?;
+        (length > (HEADER + 1) as u64 && end <= data.len()).then(|| &data[at..end])
+    })
+}
+
+/// Reads sled's varint (its `u64` serialization) at the start of `bytes`: the value
+/// and how many bytes it took.
+fn sled_varint(bytes: &[u8]) -> Option<(u64, usize)> {
+    let first = *bytes.first()?;
+    match first {
+        0..=240 => Some((u64::from(first), 1)),
+        241..=248 => {
+            let low = u64::from(*bytes.get(1)?);
+            Some((240 + 256 * (u64::from(first) - 241) + low, 2))
+        }
+        249 => {
+            let high = u64::from(*bytes.get(1)?);
+            let low = u64::from(*bytes.get(2)?);
+            Some((2288 + 256 * high + low, 3))
+        }
+        _ => {
+            let size = usize::from(first) - 247;
+            let mut aligned = [0; 8];
+            aligned[..size].copy_from_slice(bytes.get(1..=size)?);
+            Some((u64::from_le_bytes(aligned), size + 1))
+        }
+    }
+}
+
+/// The size of sled's varint for `value`.
+fn sled_varint_size(value: u64) -> usize {
+    match value {
+        0..=240 => 1,
+        241..=2287 => 2,
+        2288..=67_823 => 3,
+        67_824..=0x00FF_FFFF => 4,
+        _ => 5,
+    }
+}
+
+/// The first and last sequence numbers of the events `value` (at `at` in `data`)
+/// holds as an event value of `stream`, if it is one, past `head`, and every event
+/// in it decodes. sled stores a fragment as its key (without the prefix it shares
+/// with its page), the value's length, then the value: the byte just before the
+/// length is the key's last byte, the low byte of the first sequence number. Each
+/// number past the head with that low byte is tried (a consolidated page keeps its
+/// keys elsewhere: its records are found only when the byte happens to match).
+fn event_seq(
+    data: &[u8],
+    at: usize,
+    stream: &str,
+    head: Seq,
+    value: &[u8],
+    suffix: &Suffix,
+) -> Option<(Seq, Seq)> {
+    let length_size = sled_varint_size(value.len() as u64);
+    let low = Seq::from(data[at.checked_sub(length_size + 1)?]);
+    let first = ((head + 1) & !0xff) | low;
+    (0..SEARCH / 256)
+        .map(|i| first + i * 256)
+        .filter(|seq| *seq > head)
+        .find_map(|seq| {
+            if suffix.crc_after(crc32fast::hash(&seq_key(stream, seq))) != suffix.stored {
+                return None;
+            }
+            let events = decode_event_value(stream, seq, value);
+            let all_read = !events.is_empty() && events.iter().all(Result::is_ok);
+            all_read.then(|| (seq, seq + events.len() as u64 - 1))
+        })
+}
+
+/// The checksum of a record's key and payload, for any key: a value's envelope
+/// holds a CRC-32 of key, version byte and payload, and the payload is fixed
+/// while the key is guessed (up to 256 keys per stream). CRC-32 is linear, so
+/// the checksum of `key ++ rest` is a linear map of the key's own checksum,
+/// xored with the checksum of `rest`: the map's 32 columns are worked out once
+/// per value, and each guess costs the key's checksum and 32 xors at most.
+struct Suffix {
+    /// The checksum the value's envelope holds.
+    stored: u32,
+    /// The checksum of `rest` after an empty key.
+    constant: u32,
+    /// The map's column for each bit of the key's checksum.
+    columns: [u32; 32],
+}
+
+impl Suffix {
+    /// For a value with an envelope (version byte, CRC-32, payload), if it is long
+    /// enough to have one.
+    fn of(value: &[u8]) -> Option<Self> {
+        let stored = u32::from_be_bytes(value.get(1..HEADER)?.try_into().ok()?);
+        let mut rest = crc32fast::Hasher::new();
+        rest.update(&value[..1]);
+        rest.update(&value[HEADER..]);
+        let after = |key_crc: u32| {
+            let mut crc = crc32fast::Hasher::new_with_initial(key_crc);
+            crc.combine(&rest);
+            crc.finalize()
+        };
+        let constant = after(0);
+        let columns = std::array::from_fn(|bit| after(1 << bit) ^ constant);
+        Some(Self {
+            stored,
+            constant,
+            columns,
+        })
+    }
+
+    /// The checksum of `key ++ rest`, from the key's checksum.
+    fn crc_after(&self, key_crc: u32) -> u32 {
+        let mut crc = self.constant;
+        let mut bits = key_crc;
+        while bits != 0 {
+            let bit = bits.trailing_zeros();
+            crc ^= self.columns[bit as usize];
+            bits &= bits - 1;
+        }
+        crc
+    }
+}
+
+/// The events each stream of `log` is missing past the damage that sled's
+/// recovery cleared from the data file `data_file` (`cleared`: its stretches,
+/// see [`Discarded`](crate::Discarded)): from its recovered head to the head a
+/// stream record found intact there commits. Only the cleared stretches are
+/// read (what sled did not clear, it still reads). Empty when the streams or
+/// the file cannot be read.
+pub(crate) fn missing(
+    log: &crate::SledLog,
+    data_file: &std::path::Path,
+    cleared: &[(u64, u64)],
+) -> Vec<(String, std::ops::RangeInclusive<Seq>)> {
+    use askuser_store::Log;
+    use std::os::unix::fs::FileExt as _;
+    let Ok(streams) = log.streams() else {
+        return Vec::new();
+    };
+    let Ok(file) = std::fs::File::open(data_file) else {
+        return Vec::new();
+    };
+    let heads: BTreeMap<String, Seq> = streams.into_iter().map(|s| (s.name, s.head)).collect();
+    let mut tail_heads: BTreeMap<String, Seq> = BTreeMap::new();
+    let file_length = file.metadata().map_or(0, |meta| meta.len());
+    for (from, end, start) in windows(cleared, file_length) {
+        let Ok(length) = usize::try_from(end.saturating_sub(from)) else {
+            continue;
+        };
+        let mut data = vec![0; length];
+        if file.read_exact_at(&mut data, from).is_err() {
+            continue;
+        }
+        let lead = usize::try_from(start - from).unwrap_or(0);
+        for (name, head) in find(&data, lead, &heads).heads {
+            let best = tail_heads.entry(name).or_insert(0);
+            *best = (*best).max(head);
+        }
+    }
+    tail_heads
+        .into_iter()
+        .filter_map(|(name, tail_head)| {
+            let head = *heads.get(&name)?;
+            (tail_head > head).then(|| (name, head + 1..=tail_head))
+        })
+        .collect()
+}
+
+/// The parts of the data file [`missing`] reads, `(from, end, first cleared
+/// byte)`: each cleared stretch from [`LEAD`] bytes before it (a value's length
+/// and the last byte of its key lie just before it) to [`MAX_BLOCK_VALUE`] bytes
+/// after it (a value's own last bytes may have been zeros, not counted as
+/// cleared), overlapping ones joined.
+fn windows(cleared: &[(u64, u64)], file_length: u64) -> Vec<(u64, u64, u64)> {
+    let mut windows: Vec<(u64, u64, u64)> = Vec::new();
+    for &(start, end) in cleared {
+        let from = start.saturating_sub(LEAD);
+        let end = end.saturating_add(MAX_BLOCK_VALUE).min(file_length);
+        match windows.last_mut() {
+            Some((_, last_end, _)) if from <= *last_end => *last_end = (*last_end).max(end),
+            _ => windows.push((from, end, start)),
+        }
+    }
+    windows
+}
+
+/// How far before a cleared stretch [`missing`] reads (a value's length varint
+/// and the key byte before it); it reads up to [`MAX_BLOCK_VALUE`] past it.
+const LEAD: u64 = 16;

@@ -1,0 +1,138 @@
+//! The crash test: a child process appends with `Durability::Flush` and reports each
+//! acknowledged head; it is killed with SIGKILL at random moments; the database is
+//! reopened and every acknowledged event must be there, in order, decoding to the
+//! event that was appended, with no gaps.
+//!
+//! `ASKUSER_CRASH_ROUNDS` sets the number of rounds (default 20).
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use askuser_sled::SledLog;
+use askuser_store::Log;
+use askuser_testkit::scripted_event;
+
+/// A small xorshift generator, seeded from the clock (the seed is printed).
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, bound: u64) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0 % bound
+    }
+}
+
+/// Batches start at `s` and hold `1 + s % 3` events (as the child writes them), so a
+/// surviving head must be a batch boundary.
+fn is_batch_boundary(head: u64) -> bool {
+    let mut at = 0;
+    while at < head {
+        at += 1 + (at + 1) % 3;
+    }
+    at == head
+}
+
+#[test]
+fn acknowledged_appends_survive_sigkill() {
+    let rounds: u32 = std::env::var("ASKUSER_CRASH_ROUNDS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(20);
+    let seed = std::env::var("ASKUSER_CRASH_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| {
+            SystemTime::now().duration_since(UNIX_EPOCH).map_or(1, |d| {
+                u64::from(d.subsec_nanos()) ^ d.as_secs().rotate_left(32)
+            }) | 1
+        });
+    println!("crash test: {rounds} rounds, seed {seed} (ASKUSER_CRASH_SEED to repeat)");
+    let mut rng = Rng(seed);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("crash.db");
+    let started = Instant::now();
+    let mut acknowledged_total = 0;
+    let mut last_acknowledged = 0;
+    for round in 0..rounds {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_askuser-store-crashtest"))
+            .arg(&path)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start the crash test child");
+        let stdout = child.stdout.take().unwrap();
+        let reader = std::thread::spawn(move || {
+            BufReader::new(stdout)
+                .lines()
+                .map_while(Result::ok)
+                .map(|line| line.parse::<u64>().expect("a head"))
+                .collect::<Vec<u64>>()
+        });
+        // Most rounds let the child get going; some kill it while it opens the database.
+        let delay = if rng.below(5) == 0 {
+            rng.below(30)
+        } else {
+            40 + rng.below(260)
+        };
+        std::thread::sleep(Duration::from_millis(delay));
+        child.kill().expect("SIGKILL the child");
+        let status = child.wait().unwrap();
+        let acknowledged = reader.join().unwrap();
+        let mut stderr = String::new();
+        std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+        assert!(
+            stderr.is_empty(),
+            "round {round}: the child reported an error: {stderr}"
+        );
+        assert!(
+            acknowledged.windows(2).all(|w| w[0] < w[1]),
+            "round {round}: heads out of order"
+        );
+        if let Some(&last) = acknowledged.last() {
+            last_acknowledged = last;
+        }
+        acknowledged_total += acknowledged.len();
+
+        let log = SledLog::open(&path).expect("reopen after the kill");
+        let head = log.stream("crash").unwrap().map_or(0, |s| s.head);
+        assert!(
+            head >= last_acknowledged,
+            "round {round} ({status}): the head is {head} but {last_acknowledged} was acknowledged"
+        );
+        assert!(
+            is_batch_boundary(head),
+            "round {round}: head {head} splits a batch"
+        );
+        if head == 0 {
+            continue; // killed before its first append
+        }
+        let mut expected_seq = 1;
+        for recorded in log.read("crash", 1).unwrap() {
+            let recorded = recorded.unwrap_or_else(|e| panic!("round {round}: {e}"));
+            assert_eq!(recorded.seq, expected_seq, "round {round}: a gap");
+            assert_eq!(
+                recorded.event,
+                scripted_event(recorded.seq),
+                "round {round}: event {} differs",
+                recorded.seq
+            );
+            expected_seq += 1;
+        }
+        assert_eq!(expected_seq - 1, head, "round {round}: events missing");
+        // The log replays to the script's state.
+        let replayed = askuser_store::replay::load(&log, "crash").unwrap();
+        assert_eq!(replayed.seq, head);
+        last_acknowledged = head;
+    }
+    println!(
+        "crash test: {acknowledged_total} acknowledged appends, final head {last_acknowledged}, {:.1?}",
+        started.elapsed()
+    );
+    assert!(
+        acknowledged_total > 0,
+        "the child never acknowledged an append"
+    );
+}

@@ -1,0 +1,336 @@
+//! Owners that hang or are killed at random, on a sled log shared through
+//! `SharedSledLog`: each test runs real processes (the `askuser-store-sharedtest`
+//! helper). A hung owner is one that holds sled's lock and listens on the socket
+//! but answers nobody, without being stopped.
+
+mod common;
+
+use std::os::unix::process::ExitStatusExt as _;
+use std::path::Path;
+use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use askuser_core::Event;
+use askuser_sled::SharedSledLog;
+use askuser_store::Log;
+use askuser_testkit::scripted_events;
+use common::processes::{Helper, path_str};
+use common::{events_of, writes_by_writer};
+
+/// A log with `events` in stream `s`, closed again.
+fn log_with(path: &Path, events: &[Event]) {
+    let log = SharedSledLog::open(path).unwrap();
+    log.append("s", 0, events).unwrap();
+}
+
+/// A process opening the log while its owner greets nobody ends it and takes the
+/// log over (it used to wait 5 s and fail).
+#[test]
+fn a_hung_owner_that_greets_nobody_is_ended_and_the_log_taken_over() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("db");
+    let events: Vec<Event> = scripted_events(1, 2).collect();
+    log_with(&path, &events[..1]);
+    let mut hung = Helper::start(&["hang", path_str(&path)]);
+    assert_eq!(hung.line(), "hanging");
+    let started = Instant::now();
+    let log = SharedSledLog::open(&path).unwrap();
+    let took = started.elapsed();
+    assert!(log.is_owner(), "it took the log over");
+    eprintln!("taken over in {took:?}");
+    assert!(took < Duration::from_secs(4), "took {took:?}");
+    assert_eq!(log.append("s", 1, &events[1..]).unwrap(), 2);
+    assert_eq!(hung.wait().signal(), Some(9));
+    let read = events_of(&log, "s");
+    assert_eq!(read, events);
+}
+
+/// An owner that does not greet but runs (busy, or starved of CPU) is not hung:
+/// it is waited for, never ended, and opening the log fails after five seconds
+/// with an error naming the socket.
+#[test]
+fn a_busy_owner_that_does_not_greet_is_waited_for_not_ended() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("db");
+    log_with(&path, &scripted_events(1, 1).collect::<Vec<_>>());
+    let mut busy = Helper::start(&["hang", path_str(&path), "spin"]);
+    assert_eq!(busy.line(), "hanging");
+    let error = SharedSledLog::open(&path).unwrap_err();
+    assert!(
+        matches!(error, askuser_store::StoreError::OwnerUnreachable { .. }),
+        "{error}"
+    );
+    let state = std::fs::read_to_string(format!("/proc/{}/stat", busy.pid())).unwrap();
+    let state = state.rsplit_once(')').unwrap().1.split_whitespace().next();
+    assert!(matches!(state, Some("R" | "S")), "not ended: {state:?}");
+    busy.kill();
+}
+
+/// A client whose owner greeted it and then stops answering (running, not
+/// stopped): a second connection's greeting goes unanswered too, so the owner is
+/// ended and the client's append goes through, once.
+#[test]
+fn a_client_whose_owner_hangs_mid_work_ends_it_and_appends_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("db");
+    let events: Vec<Event> = scripted_events(1, 3).collect();
+    log_with(&path, &events[..1]);
+    let mut hung = Helper::start(&["hang", path_str(&path), "greet"]);
+    assert_eq!(hung.line(), "hanging");
+    let log = SharedSledLog::open(&path).unwrap();
+    assert!(!log.is_owner(), "the hung owner greeted it");
+    let started = Instant::now();
+    assert_eq!(log.append("s", 1, &events[1..]).unwrap(), 3);
+    let took = started.elapsed();
+    assert!(log.is_owner(), "it took the log over");
+    eprintln!("taken over in {took:?}");
+    assert!(took < Duration::from_secs(4), "took {took:?}");
+    assert_eq!(hung.wait().signal(), Some(9));
+    let read = events_of(&log, "s");
+    assert_eq!(read, events);
+}
+
+/// What one writer slot saw, in order: each `from K` a (re)started writer
+/// printed, and the `k` of each append acknowledged to it.
+#[derive(Debug, Default)]
+struct Slot {
+    seen: Vec<Seen>,
+    pid: Option<u32>,
+    /// How many processes this slot started.
+    processes: usize,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Seen {
+    Started(u64),
+    Acked(u64),
+}
+
+/// A small deterministic generator (the trial is the same on every run).
+struct Lcg(u64);
+
+impl Lcg {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (self.0 >> 33) % n
+    }
+}
+
+/// Eight writer processes append to one stream while processes are killed at
+/// random (SIGKILL: the owner, or a client, mid-append or not). Each killed
+/// writer starts again after the last of its events in the stream. At the end
+/// every writer's events are there once each, in order, and no acknowledged
+/// append was lost (a restarted writer never starts at or before an append it
+/// was told had landed).
+#[test]
+fn eight_processes_killed_at_random_lose_nothing_acknowledged_and_duplicate_nothing() {
+    const WRITERS: usize = 8;
+    const EACH: u64 = 60;
+    const KILLS: usize = 16;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("db");
+    let count = EACH.to_string();
+    let slots: Vec<Mutex<Slot>> = (0..WRITERS).map(|_| Mutex::default()).collect();
+    let slots = &slots;
+    let lock = |w: usize| slots[w].lock().unwrap_or_else(PoisonError::into_inner);
+    let kills_made = std::thread::scope(|scope| {
+        for (w, slot) in slots.iter().enumerate() {
+            let (path, count) = (&path, &count);
+            scope.spawn(move || {
+                loop {
+                    let mut writer = Helper::start(&[
+                        "write",
+                        path_str(path),
+                        "s",
+                        &format!("w{w}"),
+                        count,
+                        "10",
+                    ]);
+                    let pid = writer.pid();
+                    {
+                        let mut slot = slot.lock().unwrap_or_else(PoisonError::into_inner);
+                        slot.pid = Some(pid);
+                        slot.processes += 1;
+                    }
+                    let done = follow(&mut writer, slot);
+                    slot.lock().unwrap_or_else(PoisonError::into_inner).pid = None;
+                    drop(writer);
+                    if done {
+                        return;
+                    }
+                }
+            });
+        }
+        let mut random = Lcg(0x5eed);
+        let mut kills = 0;
+        while kills < KILLS {
+            std::thread::sleep(Duration::from_millis(20 + random.below(80)));
+            // Every other kill is the owner's (the writer holding sled's lock).
+            let owner = owner_pid(&path);
+            let w = (0..WRITERS)
+                .find(|w| kills % 2 == 0 && owner.is_some() && lock(*w).pid == owner)
+                .unwrap_or_else(|| usize::try_from(random.below(WRITERS as u64)).unwrap());
+            if let Some(pid) = lock(w).pid {
+                let killed = std::process::Command::new("kill")
+                    .args(["-KILL", &pid.to_string()])
+                    .status()
+                    .unwrap();
+                kills += usize::from(killed.success());
+            }
+            if (0..WRITERS).all(|w| lock(w).pid.is_none()) {
+                break;
+            }
+        }
+        kills
+    });
+    let restarts: usize = slots
+        .iter()
+        .map(|slot| slot.lock().unwrap().processes - 1)
+        .sum();
+    eprintln!("{kills_made} kills, {restarts} writers started again");
+    assert!(kills_made >= KILLS / 2, "{kills_made} kills");
+    assert!(
+        (1..=kills_made).contains(&restarts),
+        "{restarts} writers started again after {kills_made} kills"
+    );
+    let log = SharedSledLog::open(&path).unwrap();
+    let by_writer = writes_by_writer(&log, "s");
+    let expected: Vec<u64> = (0..EACH).collect();
+    assert_eq!(by_writer.len(), WRITERS);
+    for (writer, ks) in &by_writer {
+        assert_eq!(ks, &expected, "writer {writer}: each event once, in order");
+    }
+    for (w, slot) in slots.iter().enumerate() {
+        let slot = slot.lock().unwrap();
+        let mut highest: Option<u64> = None;
+        for seen in &slot.seen {
+            match *seen {
+                Seen::Started(from) => assert!(
+                    highest.is_none_or(|h| from > h),
+                    "writer w{w} started at {from} after {highest:?} was acknowledged"
+                ),
+                Seen::Acked(k) => highest = Some(k),
+            }
+        }
+        assert_eq!(highest, Some(EACH - 1), "writer w{w}");
+    }
+}
+
+/// Reads a writer's lines into `slot` until it says `wrote` (true) or dies
+/// (false).
+fn follow(writer: &mut Helper, slot: &Mutex<Slot>) -> bool {
+    loop {
+        let line = writer.line();
+        let seen = if let Some(from) = line.strip_prefix("from ") {
+            Seen::Started(from.parse().unwrap())
+        } else if let Some(k) = line.strip_prefix("acked ") {
+            Seen::Acked(k.parse().unwrap())
+        } else {
+            return line.starts_with("wrote ");
+        };
+        slot.lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .seen
+            .push(seen);
+    }
+}
+
+/// The process holding sled's lock on the log at `path` (its owner), from
+/// `/proc/locks`.
+fn owner_pid(path: &Path) -> Option<u32> {
+    use std::os::unix::fs::MetadataExt as _;
+    let inode = std::fs::metadata(path.join("db")).ok()?.ino();
+    let locks = std::fs::read_to_string("/proc/locks").ok()?;
+    locks.lines().find_map(|line| {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        let holds = fields.get(1) == Some(&"FLOCK")
+            && fields.get(5)?.rsplit(':').next()?.parse::<u64>().ok()? == inode;
+        holds.then(|| fields.get(4)?.parse().ok()).flatten()
+    })
+}
+
+/// Polls until `log` no longer owns the log (true), for up to ten seconds.
+fn lets_go(log: &SharedSledLog) -> bool {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while Instant::now() < deadline {
+        if !log.is_owner() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    false
+}
+
+/// An owner with no client and nothing under way lets the log go after its idle
+/// time: another process then takes it, and the first one's next call reaches
+/// that process; when that one exits, the first takes the log again.
+#[test]
+fn an_idle_owner_lets_the_log_go_and_takes_it_again_when_needed() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("db");
+    let events: Vec<Event> = scripted_events(1, 3).collect();
+    let log = SharedSledLog::open(&path)
+        .unwrap()
+        .with_owner_idle(Duration::from_millis(300));
+    log.append("s", 0, &events[..1]).unwrap();
+    assert!(log.is_owner());
+    assert!(lets_go(&log), "the idle owner let the log go");
+    assert!(!log.socket_path().exists(), "its socket is gone");
+    let mut other = Helper::start(&["own", path_str(&path)]);
+    assert_eq!(other.line(), "owner", "sled's lock was released");
+    assert_eq!(log.append("s", 1, &events[1..2]).unwrap(), 2);
+    assert!(!log.is_owner(), "a client of the new owner");
+    assert!(other.finish());
+    assert_eq!(log.append("s", 2, &events[2..]).unwrap(), 3);
+    assert!(log.is_owner(), "it took the log again");
+    let read = events_of(&log, "s");
+    assert_eq!(read, events);
+}
+
+/// An owner keeps the log while a client is connected, and while one of its own
+/// waits is under way; then it lets go.
+#[test]
+fn an_owner_with_a_client_or_a_wait_under_way_is_not_idle() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("db");
+    let log = SharedSledLog::open(&path)
+        .unwrap()
+        .with_owner_idle(Duration::from_millis(200));
+    log.append("s", 0, &[scripted_events(1, 1).next().unwrap()])
+        .unwrap();
+    let mut client = Helper::start(&["own", path_str(&path)]);
+    assert_eq!(client.line(), "client");
+    std::thread::sleep(Duration::from_secs(1));
+    assert!(log.is_owner(), "a client is connected");
+    assert!(client.finish());
+    // A wait of a second in this process: still owning when it ends.
+    assert_eq!(log.wait_past("s", 1, Duration::from_secs(1)).unwrap(), 1);
+    assert!(log.is_owner(), "a wait was under way");
+    assert!(lets_go(&log));
+}
+
+/// An idle owner repacks the streams it appended to one event at a time before
+/// it lets the log go: nothing is left to repack then, and the events read the
+/// same.
+#[test]
+fn an_idle_owner_repacks_what_it_appended_one_event_at_a_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("db");
+    let events: Vec<Event> = scripted_events(1, 200).collect();
+    let log = SharedSledLog::open(&path)
+        .unwrap()
+        .with_owner_idle(Duration::from_millis(200));
+    for (seq, event) in (0..).zip(&events) {
+        log.append("s", seq, std::slice::from_ref(event)).unwrap();
+    }
+    assert!(lets_go(&log));
+    drop(log);
+    let sled = askuser_sled::SledLog::open(&path).unwrap();
+    let again = askuser_store::compact::repack(&sled, "s").unwrap();
+    assert_eq!(again.events, 0, "{again:?}");
+    let read = events_of(&sled, "s");
+    assert_eq!(read, events);
+}

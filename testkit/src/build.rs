@@ -1,0 +1,167 @@
+//! Builders for the events, requests, forms and policies tests use most: each
+//! takes what a test varies and fills the rest with the defaults (a user's
+//! answer, the default policy, no origin, no raw call).
+
+use std::sync::Arc;
+
+use askuser_core::{
+    AnsweredBy, CancelReason, Event, Form, InquiryId, Origin, Persistence, Policy, Request, Target,
+    parse_form,
+};
+use askuser_store::{Log, ManualClock, MemLog, Timestamp};
+use serde_json::{Value, json};
+
+/// 2025-03-01T00:00:00Z: where the test clock starts.
+pub const T0: Timestamp = Timestamp(1_740_787_200_000);
+
+/// A manual clock at [`T0`].
+pub fn clock() -> Arc<ManualClock> {
+    ManualClock::new(T0)
+}
+
+/// An in-memory log stamped by a clock at [`T0`].
+pub fn mem() -> MemLog {
+    MemLog::new().with_clock(clock())
+}
+
+/// The form of a tool call's `arguments` (askuser's own form format).
+///
+/// # Panics
+///
+/// If `arguments` is not a valid form.
+pub fn form(arguments: &Value) -> Arc<Form> {
+    Arc::clone(parse_form(arguments).expect("a valid form").form())
+}
+
+/// "Which database should we use?" (`db`, select: `PostgreSQL`, `SQLite`, `MySQL`), then
+/// "Migrate the data now?" (`migrate`, boolean).
+pub fn db_form() -> Arc<Form> {
+    form(&json!({"questions": [
+        {"id": "db", "text": "Which database should we use?", "answer_type": "select",
+         "options": ["PostgreSQL", "SQLite", "MySQL"]},
+        {"id": "migrate", "text": "Migrate the data now?", "answer_type": "boolean"},
+    ]}))
+}
+
+/// Tags to attach (`tags`, multi-select, others allowed), then a free-text
+/// `comment` with a default.
+pub fn tags_form() -> Arc<Form> {
+    form(&json!({"questions": [
+        {"id": "tags", "text": "Which tags apply?", "answer_type": "multi_select",
+         "options": ["bug", "feature", "docs"], "allow_other": true},
+        {"id": "comment", "text": "Any comment?", "answer_type": "text", "default": "none"},
+    ]}))
+}
+
+/// A request for `form` under the default policy, no origin, no raw call.
+pub fn request(inquiry: &str, form: Arc<Form>) -> Request {
+    Request {
+        inquiry: InquiryId::new(inquiry),
+        form,
+        policy: Policy::default(),
+        origin: Origin::default(),
+        call: None,
+    }
+}
+
+/// [`Event::Requested`] of [`request`].
+pub fn requested(inquiry: &str, form: Arc<Form>) -> Event {
+    Event::Requested(request(inquiry, form))
+}
+
+/// [`Event::Requested`] under `policy`, in the agent's turn `turn`.
+pub fn requested_with(inquiry: &str, form: Arc<Form>, policy: Policy, turn: &str) -> Event {
+    Event::Requested(Request {
+        policy,
+        origin: Origin {
+            turn: turn.to_owned(),
+            ..Origin::default()
+        },
+        ..request(inquiry, form)
+    })
+}
+
+/// The person answered `question` of `inquiry` with `value`.
+pub fn answered(inquiry: &str, question: &str, value: Value) -> Event {
+    answered_by(inquiry, question, value, AnsweredBy::User, false)
+}
+
+/// `question` of `inquiry` answered with `value` by `by`, remembered or not.
+pub fn answered_by(
+    inquiry: &str,
+    question: &str,
+    value: Value,
+    by: AnsweredBy,
+    remember: bool,
+) -> Event {
+    Event::Answered {
+        inquiry: InquiryId::new(inquiry),
+        question: question.to_owned(),
+        value,
+        by,
+        remember,
+        note: None,
+    }
+}
+
+/// The person went back a question in `inquiry`.
+pub fn back(inquiry: &str) -> Event {
+    Event::Back {
+        inquiry: InquiryId::new(inquiry),
+    }
+}
+
+/// `inquiry` was cancelled for `reason`, with no message.
+pub fn cancelled(inquiry: &str, reason: CancelReason) -> Event {
+    Event::Cancelled {
+        inquiry: InquiryId::new(inquiry),
+        reason,
+        message: None,
+    }
+}
+
+/// The person ended the agent's turn at `inquiry`.
+pub fn turn_ended(inquiry: &str) -> Event {
+    Event::TurnEnded {
+        inquiry: InquiryId::new(inquiry),
+    }
+}
+
+/// A policy that routes to the assistant and remembers answers for the turn.
+pub fn assistant_policy() -> Policy {
+    Policy {
+        target: Target::Assistant,
+        exclusive: false,
+        persistence: Persistence::Turn,
+        label: None,
+        ..Policy::default()
+    }
+}
+
+/// A policy with no person present (exclusive: the inquiry fails).
+pub fn headless_policy() -> Policy {
+    Policy {
+        interactive: false,
+        ..Policy::default()
+    }
+}
+
+/// A user policy that remembers answers for the turn.
+pub fn remembering_policy() -> Policy {
+    Policy {
+        persistence: Persistence::Turn,
+        ..Policy::default()
+    }
+}
+
+/// Every event of `stream`, read from its first.
+///
+/// # Panics
+///
+/// If the stream cannot be read or an event is damaged.
+pub fn events_of(log: &dyn Log, stream: &str) -> Vec<Event> {
+    log.read(stream, 1)
+        .unwrap()
+        .map(|r| r.unwrap().event)
+        .collect()
+}

@@ -1,0 +1,37 @@
+//! # askuser-testkit: test support for askuser (not published)
+//!
+//! What the workspace's tests and benchmarks share, kept out of the library
+//! crates' public APIs:
+//!
+//! - [`build`]: builders for the common events, requests, forms and policies
+//!   ([`build::requested`], [`build::answered`], [`build::back`], ...), and a fixed
+//!   test clock ([`build::T0`]).
+//! - [`given`]: a small given/when/then over the core's `State` and the store's
+//!   `Session`: [`Given::events`], then [`Given::when`] an input, then check the
+//!   commands, the events recorded, or the refusal.
+//! - [`script`]: a deterministic script of events (RFD D30's migration form walked
+//!   over and over), for logs of any size.
+//! - [`suite`]: the conformance suite every [`Log`](askuser_store::Log)
+//!   implementation passes; a backend's tests run it with [`log_suite!`].
+//!
+//! ```
+//! use askuser_core::Command;
+//! use askuser_testkit::build::{answered, db_form, requested};
+//! use askuser_testkit::Given;
+//! use serde_json::json;
+//!
+//! Given::events([requested("i1", db_form())])
+//!     .when(answered("i1", "db", json!("SQLite")))
+//!     .then_commands(|commands| matches!(commands, [Command::Prompt(prompt)]
+//!         if prompt.question().id == "migrate"));
+//! ```
+
+#![warn(unreachable_pub)]
+
+pub mod build;
+pub mod given;
+pub mod script;
+pub mod suite;
+
+pub use given::{Given, When};
+pub use script::{EVENTS_PER_INQUIRY, copy_dir, d30_form, scripted_event, scripted_events};
