@@ -273,36 +273,17 @@ impl Journal {
         Ok(())
     }
 
-    /// Records `events` as one atomic append at `head`, then applies them: the
-    /// events must have been decided one after another (each by
-    /// [`State::decide`], the next on the state the previous one left) on a copy
-    /// of `stream`'s state at `head`, which must be this journal's head of the
-    /// stream. All are recorded or none is. Returns what applying each yielded, or
-    /// `None` when the stream moved past `head` (another process appended first):
-    /// nothing was written then, and the caller catches up
-    /// ([`Journal::catch_up_events`]) and decides again.
+    /// Decides `inputs` in order and records what they stand for as one atomic
+    /// append (the store's batch lane, [`Session::handle_inputs`]): all of them or,
+    /// when the engine refuses one (another process moved the inquiry first, say),
+    /// none, with the refusal.
     ///
     /// # Errors
     /// When the log cannot be read or written; nothing was recorded then.
-    pub(crate) fn append_decided(
-        &mut self,
-        stream: &str,
-        head: Seq,
-        events: &[Event],
-    ) -> Result<Option<Vec<Caught>>> {
-        if self.head(stream)? != head {
-            return Ok(None);
-        }
+    pub(crate) fn inputs(&mut self, stream: &str, inputs: &[Input]) -> Result<Step> {
         let durability = self.durability();
-        let last = match self.log.append_with(stream, head, events, durability) {
-            Ok(last) => last,
-            Err(StoreError::Conflict { .. }) => return Ok(None),
-            Err(other) => return Err(other.into()),
-        };
-        let mut caught = self.catch_up_events(stream)?;
-        // Whatever another process appended right after is applied too, not returned.
-        caught.retain(|caught| caught.seq <= last);
-        Ok(Some(caught))
+        let handled = self.session(stream)?.handle_inputs_with(inputs, durability);
+        self.recorded(stream, handled, None)
     }
 
     /// Applies what other processes recorded in `stream` since this journal last

@@ -17,7 +17,7 @@ use std::fs;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-use askuser_core::{AnswerInput, At, Command, Event, Input, InquiryId, Question};
+use askuser_core::{AnswerInput, Command, Event, Input, InquiryId, Question};
 use askuser_core::{UiInput, ui_answer};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -26,7 +26,7 @@ use askuser_core::text::{Lines, for_display_line, forbidden_char};
 
 use crate::error::{AppError, Result};
 use crate::files::{Links, MAX_INPUT_BYTES, check_kind, read_regular_file};
-use crate::journal::Journal;
+use crate::journal::{Journal, Step};
 use crate::naming::check_stream_name;
 
 /// The value of a pending file's `format` field.
@@ -486,7 +486,6 @@ enum Attempt {
 fn attempt(journal: &mut Journal, file: &PendingFile, answers: &[Value]) -> Result<Attempt> {
     let id = InquiryId::new(&file.inquiry);
     let stream = file.stream.as_str();
-    let head = journal.head(stream)?;
     let state = journal.state(stream)?;
     let Some(form) = state.form(&id).cloned() else {
         if !state.was_requested(&id) {
@@ -502,24 +501,21 @@ fn attempt(journal: &mut Journal, file: &PendingFile, answers: &[Value]) -> Resu
     if !given.is_empty() {
         return Ok(Attempt::Refused(NotRecorded::PartlyAnswered(given)));
     }
-    let events = match walk(state.clone(), &id, &form, answers)? {
-        Ok(events) => events,
+    let walked = match walk(state.clone(), &id, &form, answers)? {
+        Ok(walked) => walked,
         Err(problems) => return Ok(Attempt::Refused(NotRecorded::Problems(problems))),
     };
-    let caught = if events.is_empty() {
-        Vec::new()
-    } else {
-        match journal.append_decided(stream, head, &events)? {
-            Some(caught) => caught,
-            None => return Ok(Attempt::Moved),
+    if !walked.inputs.is_empty() {
+        // Decided again by the session on its own state, and recorded in one
+        // append; refused when another process moved the inquiry first.
+        match journal.inputs(stream, &walked.inputs)? {
+            Step::Recorded { .. } => {}
+            Step::Refused(_) => return Ok(Attempt::Moved),
         }
-    };
+    }
     Ok(Attempt::Recorded(Recorded {
-        commands: caught
-            .last()
-            .map(|c| c.commands.clone())
-            .unwrap_or_default(),
-        answers: recorded_answers(&form, &events),
+        commands: walked.last_commands,
+        answers: recorded_answers(&form, &walked.events),
     }))
 }
 
@@ -578,9 +574,20 @@ fn answered_so_far(
         .collect()
 }
 
+/// What walking a pending file's answers through the form decided.
+struct Walked {
+    /// The inputs, in order: an answer for each question asked, and the Submit
+    /// of a review another surface asked for.
+    inputs: Vec<Input>,
+    /// The events they stand for, decided on the copy of the state.
+    events: Vec<Event>,
+    /// What the last input yielded: the inquiry's result.
+    last_commands: Vec<Command>,
+}
+
 /// Walks the form on `trial` (a copy of the state), answering each question the
-/// engine asks with its answer from `answers`; returns the events decided, in
-/// order, or every problem.
+/// engine asks with its answer from `answers`; returns the inputs that do it (with
+/// the events they were decided into), or every problem.
 ///
 /// # Errors
 /// [`AppError::AnswerNotTaken`] when the engine refuses an answer outright (never
@@ -591,9 +598,12 @@ fn walk(
     id: &InquiryId,
     form: &askuser_core::ValidForm,
     answers: &[Value],
-) -> Result<std::result::Result<Vec<Event>, Vec<AnswerProblem>>> {
-    let mut events = Vec::new();
-    let mut commands = Vec::new();
+) -> Result<std::result::Result<Walked, Vec<AnswerProblem>>> {
+    let mut walked = Walked {
+        inputs: Vec::new(),
+        events: Vec::new(),
+        last_commands: Vec::new(),
+    };
     while let Some(Command::Prompt(prompt)) = trial.pending(id) {
         let index = prompt.index;
         let question = prompt.question();
@@ -613,21 +623,24 @@ fn walk(
         if let Event::AnswerRefused { message, .. } = decision.event() {
             return Ok(Err(later_problems(form, answers, index, message.clone())));
         }
-        events.extend(decision.events().iter().cloned());
-        commands.clear();
-        trial.apply_decision(decision, &mut commands);
+        walked.events.extend(decision.events().iter().cloned());
+        walked.inputs.push(input);
+        walked.last_commands.clear();
+        trial.apply_decision(decision, &mut walked.last_commands);
     }
-    if let Some(Command::Review { .. }) = trial.pending(id) {
+    if let Some(at) = trial.at(id).filter(|at| at.question.is_none()) {
         // Another surface asked for a review before sending (the web inbox does,
         // just before its first answer) and answered nothing: the file's answers,
         // printed beside their questions, are the person's to send.
-        let at = trial.at(id).unwrap_or_else(|| At::review(id.clone(), 0));
-        let decision = (trial.decide_input(&Input::Submit(at)))
-            .map_err(|refusal| AppError::NotSent(Box::new(refusal)))?;
-        events.extend(decision.events().iter().cloned());
-        trial.apply_decision(decision, &mut commands);
+        let input = Input::Submit(at);
+        let decision =
+            (trial.decide_input(&input)).map_err(|refusal| AppError::NotSent(Box::new(refusal)))?;
+        walked.events.extend(decision.events().iter().cloned());
+        walked.inputs.push(input);
+        walked.last_commands.clear();
+        trial.apply_decision(decision, &mut walked.last_commands);
     }
-    Ok(Ok(events))
+    Ok(Ok(walked))
 }
 
 /// Each question of `form` with the answer `events` record for it.

@@ -26,7 +26,14 @@ use crate::types::{Durability, Recorded, Seq, StreamInfo};
 /// many hosts share. The trait is object safe (`Box<dyn Log>` works). A new
 /// backend implements it with [`Backend`] (see [`crate::backend`]).
 pub trait Log: Backend + Send + Sync {
-    /// Appends `events` to `stream`, whose head must be `expected` (optimistic
+    /// Appends `events` to `stream` as they are, undecided: a host never calls it
+    /// (it records through a [`Session`](crate::Session), which appends only what
+    /// the engine decided, one input at a time or as one batch,
+    /// [`Session::handle_inputs`](crate::Session::handle_inputs)); it is the
+    /// storage call a backend implements, and what copies recorded events (a
+    /// salvage, the conformance suite) use.
+    ///
+    /// `stream`'s head must be `expected` (optimistic
     /// concurrency): otherwise nothing is written and the result is
     /// [`StoreError::Conflict`] carrying the expected and actual heads. The check and
     /// the write are one atomic step, and the append is all or nothing. Returns the

@@ -261,6 +261,124 @@ impl Session {
         self.run(|state| state.decide_input(input), durability)
     }
 
+    /// The batch lane: decides `inputs` in order (each on the state the ones before
+    /// it leave), records every event they stand for in **one** append, applies
+    /// them, and returns the commands of all of them, in order. All or nothing: if
+    /// the engine refuses any input, nothing is recorded and the error says why
+    /// (after this session caught up with the log, as [`Session::handle_input`]
+    /// does); if another process appends first, the whole batch is decided again
+    /// on what it recorded. A host answering a whole form at once (a pending
+    /// file's answers) uses it, so that a crash or a rival writer never leaves
+    /// half of it. An empty batch records nothing.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use askuser_core::{AnswerInput, At, Command, Input, InquiryId, Request, parse_form};
+    /// use askuser_store::{Log, MemLog, Session};
+    /// use serde_json::json;
+    ///
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let log = Arc::new(MemLog::new());
+    /// let mut session = Session::open(log.clone(), "chat-42")?;
+    /// let form = parse_form(&json!({"questions": [
+    ///     {"id": "ok", "text": "Deploy now?", "answer_type": "boolean"},
+    ///     {"id": "why", "text": "Why?", "answer_type": "text"}]}))?;
+    /// let id = InquiryId::new("call-1");
+    /// session.handle_input(&Input::Ask(Request {
+    ///     inquiry: id.clone(), form: form.form().clone(),
+    ///     policy: Default::default(), origin: Default::default(), call: None,
+    /// }))?;
+    /// let handled = session.handle_inputs(&[
+    ///     AnswerInput::new(At::question(id.clone(), "ok", 0), json!(true)).into(),
+    ///     AnswerInput::new(At::question(id.clone(), "why", 1), json!("tests pass")).into(),
+    /// ])?;
+    /// assert_eq!(handled.seq, 3); // two answers, one append
+    /// let Some(Command::Respond { outcome, .. }) = handled.commands.last() else { panic!() };
+    /// assert_eq!(outcome.to_json(), json!({"ok": true, "why": "tests pass"}));
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`Session::handle`]; nothing of the batch is recorded then.
+    pub fn handle_inputs(&mut self, inputs: &[Input]) -> Result<Handled, SessionError> {
+        self.handle_inputs_with(inputs, self.log.durability())
+    }
+
+    /// [`Session::handle_inputs`], appending with `durability` (see
+    /// [`Session::handle_with`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`Session::handle`].
+    pub fn handle_inputs_with(
+        &mut self,
+        inputs: &[Input],
+        durability: Durability,
+    ) -> Result<Handled, SessionError> {
+        let mut caught = Vec::new();
+        for _ in 0..RETRIES {
+            let (trial, events, commands) = match self.decide_batch(inputs) {
+                Ok(decided) => decided,
+                Err(refusal) => {
+                    let more = self.catch_up()?;
+                    if more.is_empty() {
+                        if caught.is_empty() {
+                            return Err(refusal.into());
+                        }
+                        return Err(SessionError::MovedElsewhere {
+                            refusal,
+                            caught: caught.into_boxed_slice(),
+                        });
+                    }
+                    caught.extend(more);
+                    continue;
+                }
+            };
+            if events.is_empty() {
+                return Ok(Handled {
+                    seq: self.head,
+                    commands,
+                    caught,
+                });
+            }
+            match (self.log).append_with(&self.stream, self.head, &events, durability) {
+                Ok(seq) => {
+                    self.state = trial;
+                    self.head = seq;
+                    return Ok(Handled {
+                        seq,
+                        commands,
+                        caught,
+                    });
+                }
+                Err(StoreError::Conflict { .. }) => caught.extend(self.catch_up()?),
+                Err(other) => return Err(other.into()),
+            }
+        }
+        Err(StoreError::Conflict {
+            stream: self.stream.clone(),
+            expected: self.head,
+            actual: self.log.info(&self.stream)?.head,
+        }
+        .into())
+    }
+
+    /// Decides `inputs` in order on a copy of the state: the state they leave,
+    /// the events to record and the commands they yield.
+    fn decide_batch(&self, inputs: &[Input]) -> Result<(State, Vec<Event>, Vec<Command>), Refusal> {
+        let mut trial = self.state.clone();
+        let mut events = Vec::with_capacity(inputs.len());
+        let mut commands = Vec::new();
+        for input in inputs {
+            let decision = trial.decide_input(input)?;
+            events.extend(decision.events().iter().cloned());
+            trial.apply_decision(decision, &mut commands);
+        }
+        Ok((trial, events, commands))
+    }
+
     /// Decides with `decide`, appends what it decided at the expected head, and
     /// applies it; on a lost race, catches up and decides again.
     fn run<'a>(
