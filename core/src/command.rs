@@ -180,8 +180,10 @@ pub enum OutcomeStatus {
 pub struct Outcome {
     /// The form.
     pub form: ValidForm,
-    /// One slot per question: `None` for a skipped (or, on Reply, unanswered) question.
-    pub answers: Vec<Option<Slot>>,
+    /// One slot per question: `None` for a skipped (or, on Reply, unanswered)
+    /// question. Shared, not copied, between the command that sends them and the
+    /// state's record of the finished inquiry ([`crate::State::outcome`]).
+    pub answers: Arc<[Option<Slot>]>,
     /// Completed, cancelled by a Reply, or timed out.
     pub status: OutcomeStatus,
     /// With a Reply: the message the person typed for the model, if any.
@@ -213,7 +215,7 @@ impl TryFrom<OutcomeRecord> for Outcome {
         check_answers(&record.form, &record.answers)?;
         Ok(Outcome {
             form: record.form,
-            answers: record.answers,
+            answers: record.answers.into(),
             status: record.status,
             message: record.message,
         })

@@ -167,7 +167,7 @@ impl Open {
             inquiry: id.clone(),
             outcome: Outcome {
                 form: self.form.clone(),
-                answers: self.answers.clone(),
+                answers: self.answers.as_slice().into(),
                 status: OutcomeStatus::Completed,
                 message: None,
             },
@@ -375,7 +375,7 @@ impl Open {
             inquiry: id.clone(),
             outcome: Outcome {
                 form: self.form.clone(),
-                answers: std::mem::take(&mut self.answers),
+                answers: std::mem::take(&mut self.answers).into(),
                 status,
                 message: message.map(str::to_owned),
             },

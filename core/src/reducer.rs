@@ -120,15 +120,16 @@ impl std::fmt::Debug for Recent {
 }
 
 /// One inquiry: open, or finished (kept so that late events get a clear refusal,
-/// and a host can show or send its result again). An open inquiry is not boxed:
-/// the table's slots are reused, so it costs no allocation of its own. A finished
-/// one is, so that what it ended with does not make every slot larger.
+/// and a host can show or send its result again). Neither is boxed: the table's
+/// slots are reused, so an inquiry costs no allocation of its own, and what a
+/// finished one ended with (its answers shared with the command that sent them)
+/// is smaller than an open one, so it does not make any slot larger.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 #[allow(clippy::large_enum_variant)] // see above; a table holds ~1,000 of them
 pub(crate) enum Inquiry {
     Open(Open),
-    Finished(Box<FinishedInquiry>),
+    Finished(FinishedInquiry),
 }
 
 /// How an inquiry finished.
@@ -231,7 +232,7 @@ impl State {
                 });
                 let record = FinishedInquiry::new(out.last(), None);
                 self.inquiries
-                    .insert(inquiry.clone(), Inquiry::Finished(Box::new(record)));
+                    .insert(inquiry.clone(), Inquiry::Finished(record));
                 self.remember_finished(inquiry);
             }
             Event::Answered {
@@ -410,9 +411,7 @@ impl State {
             );
             finished = open.advance(inquiry, &self.remembered, out);
             match finished {
-                Some(_) => {
-                    Inquiry::Finished(Box::new(FinishedInquiry::new(out.last(), open.call.take())))
-                }
+                Some(_) => Inquiry::Finished(FinishedInquiry::new(out.last(), open.call.take())),
                 None => Inquiry::Open(open),
             }
         });
@@ -431,7 +430,7 @@ impl State {
             };
             let record = FinishedInquiry::new(out.last(), call);
             debug_assert_eq!(record.how(), how, "the result pushed last is {how:?}'s");
-            *entry = Inquiry::Finished(Box::new(record));
+            *entry = Inquiry::Finished(record);
             self.remember_finished(id);
         }
     }
@@ -633,18 +632,20 @@ impl State {
 mod tests {
     use super::*;
 
-    /// A finished inquiry is boxed: a table slot is the size of an open inquiry
-    /// (208 bytes, 224 with its id, on 64-bit targets), whatever it ended with.
+    /// A finished inquiry is smaller than an open one (its answers are shared): a
+    /// table slot is the size of an open inquiry (208 bytes, 224 with its id, on
+    /// 64-bit targets), whatever it ended with.
     #[test]
     fn a_finished_inquiry_does_not_make_a_slot_larger() {
         let slot = std::mem::size_of::<Option<(InquiryId, Inquiry)>>();
         println!(
-            "slot {slot} bytes, Inquiry {}, Open {}, FinishedInquiry {} (boxed)",
+            "slot {slot} bytes, Inquiry {}, Open {}, FinishedInquiry {}",
             std::mem::size_of::<Inquiry>(),
             std::mem::size_of::<Open>(),
             std::mem::size_of::<FinishedInquiry>()
         );
         assert_eq!(std::mem::size_of::<Inquiry>(), std::mem::size_of::<Open>());
+        assert!(std::mem::size_of::<FinishedInquiry>() < std::mem::size_of::<Open>());
         assert_eq!(
             slot,
             std::mem::size_of::<Option<(InquiryId, Open)>>(),

@@ -107,7 +107,8 @@ fn rfd_d30_return_shape_maps_every_id_with_null_for_unanswered() {
                 note: None,
             }),
             None,
-        ],
+        ]
+        .into(),
         status: OutcomeStatus::Completed,
         message: None,
     };
@@ -246,7 +247,7 @@ fn pi_cancel_is_atomic_and_details_echo_the_metadata() {
     assert_eq!(success(result), cancelled);
     let outcome = Outcome {
         form: call.form().clone(),
-        answers: vec![None, None],
+        answers: vec![None, None].into(),
         status: OutcomeStatus::Cancelled,
         message: None,
     };

@@ -188,7 +188,7 @@ fn got(outcome: &Outcome) -> Vec<String> {
         }
     };
     let mut lines = vec![head.to_owned()];
-    for (question, slot) in outcome.form.questions().iter().zip(&outcome.answers) {
+    for (question, slot) in outcome.form.questions().iter().zip(outcome.answers.iter()) {
         let shown = match slot {
             Some(slot) => match &slot.note {
                 Some(note) => format!(

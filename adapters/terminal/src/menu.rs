@@ -361,7 +361,8 @@ mod tests {
                     note: None,
                 }),
                 None,
-            ],
+            ]
+            .into(),
             form,
             status: askuser_core::OutcomeStatus::Completed,
             message: None,

@@ -220,7 +220,7 @@ mod tests {
         let call = Dialect::Jp.parse(&json!({"question": "Ok?"})).unwrap();
         let outcome = Outcome {
             form: call.form().clone(),
-            answers: vec![None],
+            answers: vec![None].into(),
             status: OutcomeStatus::Cancelled,
             message: None,
         };

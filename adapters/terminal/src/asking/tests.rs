@@ -302,7 +302,7 @@ fn the_review_changes_only_answers_the_person_gave() {
         })
     };
     let outcome = Outcome {
-        answers: vec![slot(json!(false), AnsweredBy::User), None, None],
+        answers: vec![slot(json!(false), AnsweredBy::User), None, None].into(),
         form: form.clone(),
         status: askuser_core::OutcomeStatus::Completed,
         message: None,
@@ -331,7 +331,9 @@ fn the_review_changes_only_answers_the_person_gave() {
     let (_, done) = asking.step(View::Question, Key::Char('1'));
     assert_eq!(done, Some(Done::Change(0)));
     let mut configured = outcome;
-    configured.answers[0] = slot(json!(false), AnsweredBy::Config);
+    let mut answers = configured.answers.to_vec();
+    answers[0] = slot(json!(false), AnsweredBy::Config);
+    configured.answers = answers.into();
     let list = List::new(menu::review_entries(&configured), Mode::Menu, 0, &[]);
     let mut asking = Asking::new(&prompt, &settings, Body::Review(list, configured));
     assert_eq!(asking.step(View::Question, Key::Char('1')).1, None);
