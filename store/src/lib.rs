@@ -196,6 +196,7 @@ mod log;
 mod memory;
 pub mod replay;
 mod session;
+mod stream_name;
 mod transcript;
 mod types;
 pub mod words;
@@ -205,6 +206,7 @@ pub use error::{RecordKind, Result, StoreError};
 pub use log::{CHANGE_POLL, Events, Log, Version, WAIT_POLL};
 pub use memory::MemLog;
 pub use session::{Caught, Handled, Session, SessionError};
+pub use stream_name::{IntoStreamName, StreamName, StreamNameError};
 pub use transcript::transcript;
 pub use types::{
     Clock, Durability, ForkPoint, ManualClock, Recorded, Repacked, Seq, Snapshot, StreamInfo,

@@ -14,7 +14,7 @@ use askuser_core::{Event, State};
 use serde::{Deserialize, Serialize};
 
 use askuser_store::{Durability, ForkPoint, Recorded, Seq, Snapshot, StreamInfo, Timestamp};
-use askuser_store::{RecordKind, StoreError};
+use askuser_store::{RecordKind, StoreError, StreamNameError};
 
 /// The protocol's version: an owner and a client of different versions refuse each
 /// other at the greeting.
@@ -267,7 +267,7 @@ pub(crate) enum WireError {
     StreamExists(String),
     InvalidStreamName {
         name: String,
-        reason: String,
+        reason: StreamNameError,
     },
     OutOfRange {
         stream: String,
@@ -370,11 +370,11 @@ impl From<WireError> for StoreError {
             },
             WireError::NoSuchStream(name) => Self::NoSuchStream(name),
             WireError::StreamExists(name) => Self::StreamExists(name),
-            // The owner's words, made safe to show (it is another process).
-            WireError::InvalidStreamName { name, reason } => Self::InvalidStreamName {
-                name,
-                reason: askuser_core::text::for_display_line(&reason).into_owned(),
-            },
+            // Typed, not the owner's words: its text is this process's own (the
+            // name is shown escaped).
+            WireError::InvalidStreamName { name, reason } => {
+                Self::InvalidStreamName { name, reason }
+            }
             WireError::OutOfRange { stream, seq, head } => Self::OutOfRange { stream, seq, head },
             WireError::Compacted { stream, floor } => Self::Compacted { stream, floor },
             WireError::ForkDependsOnEvents {
@@ -621,11 +621,11 @@ mod tests {
         );
         let name = StoreError::from(WireError::InvalidStreamName {
             name: String::new(),
-            reason: "it is empty".into(),
+            reason: StreamNameError::Empty,
         });
         assert_eq!(
             name.to_string(),
-            "invalid stream name \"\": it is empty; a stream name is 1 to 200 bytes of plain text on one line, such as \"session-1\""
+            "invalid stream name \"\": it is empty; a stream name is 1 to 200 bytes of plain text, such as \"session-1\""
         );
     }
 }
