@@ -14,6 +14,9 @@
 //! A host writes through a [`Session`], the one road: it decides each input
 //! (what it means is the engine's to say), appends what was decided at the head it
 //! expects, and applies it. The log itself is for reading, forking and compacting.
+//! A stream is named by a [`StreamName`], checked once where a person or a host
+//! handed it in; the [`Log`] methods take `&str` and every backend checks it again
+//! (a caller may be another process).
 //!
 //! ```
 //! use std::sync::Arc;

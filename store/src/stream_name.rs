@@ -1,23 +1,5 @@
 //! [`StreamName`]: a stream's name, checked once against the one rule, so
 //! everything past the edge that parsed it can rely on it.
-//!
-//! The rule: 1 to [`MAX_STREAM_NAME`] bytes of one line of plain text, with no
-//! control, bidi-control or invisible character
-//! ([`forbidden_char`](askuser_core::text::forbidden_char) with
-//! [`Lines::One`]): a name is shown to people, in terminals and on web pages.
-//! Every other character is allowed (spaces, `/`, a leading `-`, any script).
-//!
-//! ```
-//! use askuser_store::{StreamName, StreamNameError};
-//!
-//! let name: StreamName = "session-1".parse().unwrap();
-//! assert_eq!(name.as_str(), "session-1");
-//! assert_eq!(StreamName::try_from(""), Err(StreamNameError::Empty));
-//! assert_eq!(
-//!     StreamName::try_from("a\u{202e}b").unwrap_err().to_string(),
-//!     "has U+202E RIGHT-TO-LEFT OVERRIDE at character 2; a stream name is 1 to 200 bytes of plain text, such as \"session-1\""
-//! );
-//! ```
 
 use std::borrow::Borrow;
 use std::fmt;
@@ -32,10 +14,26 @@ use crate::error::StoreError;
 /// The rule in words, after what is wrong.
 const RULE: &str = "a stream name is 1 to 200 bytes of plain text, such as \"session-1\"";
 
-/// A stream's name that keeps the rule (see the [module](self)): made only by
-/// [`TryFrom`], [`FromStr`] or [`Deserialize`], each of which checks it.
+/// A stream's name that keeps the one rule: 1 to [`MAX_STREAM_NAME`] bytes of
+/// one line of plain text, with no control, bidi-control or invisible character
+/// ([`forbidden_char`] with [`Lines::One`]): a name is shown to people, in
+/// terminals and on web pages. Every other character is allowed (spaces, `/`, a
+/// leading `-`, any script). Made only by [`TryFrom`], [`FromStr`],
+/// [`Deserialize`] or [`IntoStreamName`], each of which checks it.
 ///
-/// It borrows as a `str`, so a map keyed by it is looked up by `&str`.
+/// It derefs and borrows as a `str`, so a map keyed by it is looked up by `&str`.
+///
+/// ```
+/// use askuser_store::{StreamName, StreamNameError};
+///
+/// let name: StreamName = "session-1".parse().unwrap();
+/// assert_eq!(name.as_str(), "session-1");
+/// assert_eq!(StreamName::try_from(""), Err(StreamNameError::Empty));
+/// assert_eq!(
+///     StreamName::try_from("a\u{202e}b").unwrap_err().to_string(),
+///     "has U+202E RIGHT-TO-LEFT OVERRIDE at character 2; a stream name is 1 to 200 bytes of plain text, such as \"session-1\""
+/// );
+/// ```
 #[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct StreamName(String);
 

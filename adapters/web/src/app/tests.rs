@@ -374,8 +374,8 @@ async fn a_request_for_another_host_is_refused() {
 async fn a_path_whose_stream_name_breaks_the_rule_is_not_found() {
     let (log, app) = served();
     ask(&log);
-    let long = "s".repeat(201);
-    for stream in ["a%E2%80%AEb", "a%1B%5B2J", "a%0Ab", long.as_str()] {
+    let too_long = "s".repeat(201);
+    for stream in ["a%E2%80%AEb", "a%1B%5B2J", "a%0Ab", too_long.as_str()] {
         for uri in [
             format!("/q/{stream}/call-1"),
             format!("/q/{stream}/call-1/reply"),
