@@ -14,7 +14,7 @@ use askuser_core::{Event, State};
 use serde::{Deserialize, Serialize};
 
 use askuser_store::{Durability, ForkPoint, Recorded, Seq, Snapshot, StreamInfo, Timestamp};
-use askuser_store::{RecordKind, StoreError, StreamNameError};
+use askuser_store::{RecordKind, StoreError, StreamName};
 
 /// The protocol's version: an owner and a client of different versions refuse each
 /// other at the greeting.
@@ -265,9 +265,11 @@ pub(crate) enum WireError {
     },
     NoSuchStream(String),
     StreamExists(String),
+    /// The reason travels as text (as it always has: the protocol's shape is
+    /// kept); the client finds it again from the name, by the same rule.
     InvalidStreamName {
         name: String,
-        reason: StreamNameError,
+        reason: String,
     },
     OutOfRange {
         stream: String,
@@ -317,9 +319,10 @@ impl From<StoreError> for WireError {
             },
             StoreError::NoSuchStream(name) => Self::NoSuchStream(name),
             StoreError::StreamExists(name) => Self::StreamExists(name),
-            StoreError::InvalidStreamName { name, reason } => {
-                Self::InvalidStreamName { name, reason }
-            }
+            StoreError::InvalidStreamName { name, reason } => Self::InvalidStreamName {
+                name,
+                reason: reason.to_string(),
+            },
             StoreError::OutOfRange { stream, seq, head } => Self::OutOfRange { stream, seq, head },
             StoreError::Compacted { stream, floor } => Self::Compacted { stream, floor },
             StoreError::ForkDependsOnEvents {
@@ -370,11 +373,16 @@ impl From<WireError> for StoreError {
             },
             WireError::NoSuchStream(name) => Self::NoSuchStream(name),
             WireError::StreamExists(name) => Self::StreamExists(name),
-            // Typed, not the owner's words: its text is this process's own (the
-            // name is shown escaped).
-            WireError::InvalidStreamName { name, reason } => {
-                Self::InvalidStreamName { name, reason }
-            }
+            // The reason found again from the name by this process's rule, so the
+            // text is its own; an owner that refused a name the rule takes is
+            // answering something else (its words made safe to show).
+            WireError::InvalidStreamName { name, reason } => match StreamName::check(&name) {
+                Err(reason) => Self::InvalidStreamName { name, reason },
+                Ok(()) => Self::BadMessage(format!(
+                    "the owner refused the stream name {name:?}: {}",
+                    askuser_core::text::for_display_line(&reason)
+                )),
+            },
             WireError::OutOfRange { stream, seq, head } => Self::OutOfRange { stream, seq, head },
             WireError::Compacted { stream, floor } => Self::Compacted { stream, floor },
             WireError::ForkDependsOnEvents {
@@ -621,11 +629,21 @@ mod tests {
         );
         let name = StoreError::from(WireError::InvalidStreamName {
             name: String::new(),
-            reason: StreamNameError::Empty,
+            reason: "it is empty".into(),
         });
         assert_eq!(
             name.to_string(),
             "invalid stream name \"\": it is empty; a stream name is 1 to 200 bytes of plain text, such as \"session-1\""
+        );
+        // An owner that refuses a name the rule takes is not believed about it.
+        let lying = StoreError::from(WireError::InvalidStreamName {
+            name: "s".into(),
+            reason: "no\u{1b}]2;pwned\u{7}".into(),
+        });
+        assert!(matches!(&lying, StoreError::BadMessage(_)), "{lying:?}");
+        assert!(
+            lying.to_string().contains("no\\u{1b}]2;pwned\\u{7}"),
+            "{lying}"
         );
     }
 }
