@@ -14,7 +14,8 @@ use askuser_core::{Command, Event, Input, InquiryId, Refusal, State, ToolCall};
 use askuser_llm::{Call, Dialect};
 use askuser_store::replay::{ReplayOptions, replay_with};
 use askuser_store::{
-    Caught, Durability, Handled, Log, MemLog, Seq, Session, SessionError, StoreError,
+    Caught, Durability, Handled, IntoStreamName, Log, MemLog, Seq, Session, SessionError,
+    StoreError, StreamName,
 };
 use serde_json::Value;
 
@@ -67,18 +68,23 @@ pub struct Followed {
 /// let Step::Recorded { commands, .. } = journal.input("s", &yes).unwrap() else { panic!() };
 /// assert!(matches!(commands[0], Command::Respond { .. }));
 /// ```
+///
+/// A stream is named by `&str` in its methods: the name is checked once, when
+/// its session is first opened ([`StoreError::InvalidStreamName`] otherwise), and
+/// every map here is keyed by the checked [`StreamName`] (looked up by `&str`);
+/// what is kept per inquiry is kept by (stream, inquiry).
 pub struct Journal {
     log: Arc<dyn Log>,
-    sessions: HashMap<String, Session>,
+    sessions: HashMap<StreamName, Session>,
     /// Parsed calls by stream, then inquiry (an id such as `call-1` recurs in
     /// every stream), so a result is not parsed again per line.
-    calls: HashMap<String, HashMap<InquiryId, Arc<Call>>>,
+    calls: HashMap<StreamName, HashMap<InquiryId, Arc<Call>>>,
     /// Set by [`Journal::defer_flush`]: appends are buffered until [`Journal::flush`].
     deferred: bool,
     /// What a session caught up on while it recorded an input (another writer
     /// appended first), by stream: returned by the next catch-up, so a host
     /// still sends the lines of what another surface did.
-    missed: HashMap<String, Vec<Caught>>,
+    missed: HashMap<StreamName, Vec<Caught>>,
     /// The read side, fed what the sessions apply.
     read: ReadSide,
 }
@@ -136,10 +142,27 @@ impl Journal {
     /// # Errors
     /// When the stream's name is invalid or the log cannot be read.
     pub fn session(&mut self, stream: &str) -> Result<&mut Session> {
-        match self.sessions.entry(stream.to_owned()) {
+        let name = match self.sessions.get_key_value(stream) {
+            Some((name, _)) => name.clone(),
+            None => stream.into_stream_name()?,
+        };
+        match self.sessions.entry(name) {
             Entry::Occupied(entry) => Ok(entry.into_mut()),
-            Entry::Vacant(entry) => Ok(entry.insert(Session::open(Arc::clone(&self.log), stream)?)),
+            Entry::Vacant(entry) => {
+                let session = Session::open(Arc::clone(&self.log), entry.key())?;
+                Ok(entry.insert(session))
+            }
         }
+    }
+
+    /// The checked name of `stream`: its open session's (every input and
+    /// catch-up goes through [`Journal::session`] first), else checked now.
+    fn name(&self, stream: &str) -> Option<StreamName> {
+        (self
+            .sessions
+            .get(stream)
+            .map(|session| session.stream().clone()))
+        .or_else(|| StreamName::try_from(stream).ok())
     }
 
     /// The engine state of `stream` (loaded from the log the first time).
@@ -180,13 +203,19 @@ impl Journal {
 
     /// Keeps `caught` for the next catch-up of `stream`.
     fn missed(&mut self, stream: &str, caught: Vec<Caught>) {
-        if !caught.is_empty() {
-            (self.missed.entry(stream.to_owned()).or_default()).extend(caught);
+        if !caught.is_empty()
+            && let Some(name) = self.name(stream)
+        {
+            (self.missed.entry(name).or_default()).extend(caught);
         }
     }
 
+    /// Keeps `call`, parsed, for `inquiry` of `stream` (an open stream: a call
+    /// is remembered after its stream's state was read).
     fn remember_call(&mut self, stream: &str, inquiry: InquiryId, call: Arc<Call>) {
-        (self.calls.entry(stream.to_owned()).or_default()).insert(inquiry, call);
+        if let Some(name) = self.name(stream) {
+            (self.calls.entry(name).or_default()).insert(inquiry, call);
+        }
     }
 
     fn forget_call(&mut self, stream: &str, inquiry: &InquiryId) {
@@ -515,6 +544,10 @@ impl Journal {
     /// its first event kept; `false` when the log has no such stream.
     fn first_sight(&mut self, stream: &str, to: Option<Seq>) -> Result<bool> {
         self.read.forget(stream);
+        // A name that breaks the rule names no stream of the log.
+        let Some(name) = self.name(stream) else {
+            return Ok(false);
+        };
         if self.log.stream(stream)?.is_none() {
             return Ok(false);
         }
@@ -528,7 +561,7 @@ impl Journal {
                 ReplayOptions::latest()
             };
             options.to = to;
-            self.read.start(stream);
+            self.read.start(name.clone());
             let read = &mut self.read;
             let replayed = replay_with(&*self.log, stream, options, &mut |recorded, commands| {
                 read.replayed(stream, recorded, commands);

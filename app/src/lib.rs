@@ -16,7 +16,8 @@
 //!   questions written to a file with what was shown, answered later from the file
 //!   or a list, refused when the file no longer matches the log, recorded in one
 //!   atomic append.
-//! - Naming: [`check_stream_name`] (the one rule for a stream's name) and
+//! - Naming: [`check_stream_name`] (a stream's name parsed into an
+//!   [`askuser_store::StreamName`], the one rule) and
 //!   [`fork_name`]; [`question_deadline`], the one deadline of a question every
 //!   surface counts down to; [`files`], files read with a cap, never through a
 //!   link.

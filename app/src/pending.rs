@@ -208,7 +208,7 @@ impl PendingFile {
                 ),
             ));
         }
-        check_stream_name(&file.stream).map_err(|m| ("/stream", m))?;
+        check_stream_name(&file.stream).map_err(|m| ("/stream", m.to_string()))?;
         if file.inquiry.is_empty() {
             return Err((
                 "/inquiry",

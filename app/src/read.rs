@@ -18,7 +18,7 @@ use std::sync::Arc;
 use askuser_core::{
     Command, Event, InquiryId, Origin, OutcomeStatus, Progress, Request, State, Timeout, ToolCall,
 };
-use askuser_store::{Seq, Timestamp};
+use askuser_store::{Seq, StreamName, Timestamp};
 
 use crate::deadline::question_deadline;
 
@@ -219,7 +219,7 @@ pub struct Waiting<'a> {
 /// Every stream's view (see the module's docs).
 #[derive(Debug, Clone, Default)]
 pub struct ReadSide {
-    streams: BTreeMap<String, StreamView>,
+    streams: BTreeMap<StreamName, StreamView>,
     /// How many streams it replayed (once each at first sight, again only when a
     /// session moved past it behind its back).
     replays: u64,
@@ -283,7 +283,7 @@ impl ReadSide {
                     continue;
                 }
                 waiting.push(Waiting {
-                    stream,
+                    stream: stream.as_str(),
                     open,
                     since: view.last_activity(),
                     deadline: view.deadline(open),
@@ -321,10 +321,9 @@ impl ReadSide {
 
     /// Starts the view of `stream` (its replay is handed to
     /// [`ReadSide::replayed`]).
-    pub(crate) fn start(&mut self, stream: &str) {
+    pub(crate) fn start(&mut self, stream: StreamName) {
         self.replays += 1;
-        self.streams
-            .insert(stream.to_owned(), StreamView::default());
+        self.streams.insert(stream, StreamView::default());
     }
 
     /// One event of `stream`'s first-sight replay.

@@ -24,7 +24,6 @@
 //! `block.rs`), under the key of the block's first event. Every format is
 //! read; format 3 is written.
 
-use askuser_core::text::Lines;
 use askuser_core::{Event, State};
 use serde::{Deserialize, Serialize};
 
@@ -48,25 +47,15 @@ pub const HEADER: usize = 5;
 /// The longest stream name, in bytes.
 pub const MAX_STREAM_NAME: usize = 200;
 
-/// Checks a stream name: 1 to [`MAX_STREAM_NAME`] bytes of one line of plain
-/// text: no control, bidi-control or invisible character (a name is shown to
-/// people). The one rule: `askuser_app::check_stream_name` words the same rule
-/// for a person.
+/// Checks a stream name against the one rule ([`StreamName`](crate::StreamName)):
+/// what every backend does with a name it is handed as `&str` (by any caller,
+/// another process included) before it reads or writes anything.
 ///
 /// # Errors
 ///
-/// What is wrong with the name or value: a torn or damaged envelope, another key's checksum, a payload that does not decode or encode.
+/// [`StoreError::InvalidStreamName`], naming what is wrong.
 pub fn check_name(name: &str) -> Result<()> {
-    let reason = if name.is_empty() {
-        "it is empty".to_owned()
-    } else if name.len() > MAX_STREAM_NAME {
-        "it is longer than 200 bytes".to_owned()
-    } else if let Some(found) = askuser_core::text::forbidden_char(name, Lines::One) {
-        format!("it has {found}")
-    } else {
-        return Ok(());
-    };
-    Err(StoreError::InvalidStreamName {
+    crate::StreamName::check(name).map_err(|reason| StoreError::InvalidStreamName {
         name: name.to_owned(),
         reason,
     })

@@ -46,15 +46,14 @@ pub enum StoreError {
     /// A stream with that name already exists (a fork must name a new stream).
     #[error("a stream named \"{0}\" already exists")]
     StreamExists(String),
-    /// A stream name that cannot be used.
-    #[error(
-        "invalid stream name {name:?}: {reason}; a stream name is 1 to 200 bytes of plain text on one line, such as \"session-1\""
-    )]
+    /// A stream name that breaks the rule of [`StreamName`](crate::StreamName):
+    /// name the stream as the reason says.
+    #[error("invalid stream name {name:?}: it {reason}")]
     InvalidStreamName {
         /// The name as given.
         name: String,
-        /// Why it cannot be used.
-        reason: String,
+        /// What is wrong with it.
+        reason: crate::StreamNameError,
     },
     /// A sequence number past the stream's head (a fork point, a snapshot point, or
     /// the end of a range).

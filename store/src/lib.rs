@@ -14,6 +14,9 @@
 //! A host writes through a [`Session`], the one road: it decides each input
 //! (what it means is the engine's to say), appends what was decided at the head it
 //! expects, and applies it. The log itself is for reading, forking and compacting.
+//! A stream is named by a [`StreamName`], checked once where a person or a host
+//! handed it in; the [`Log`] methods take `&str` and every backend checks it again
+//! (a caller may be another process).
 //!
 //! ```
 //! use std::sync::Arc;
@@ -198,6 +201,7 @@ mod log;
 mod memory;
 pub mod replay;
 mod session;
+mod stream_name;
 mod transcript;
 mod types;
 pub mod words;
@@ -207,6 +211,7 @@ pub use error::{RecordKind, Result, StoreError};
 pub use log::{CHANGE_POLL, Events, Log, Version, WAIT_POLL};
 pub use memory::MemLog;
 pub use session::{Caught, Handled, Session, SessionError};
+pub use stream_name::{IntoStreamName, StreamName, StreamNameError};
 pub use transcript::transcript;
 pub use types::{
     Clock, Durability, ForkPoint, ManualClock, Recorded, Repacked, Seq, Snapshot, StreamInfo,

@@ -5,10 +5,10 @@ use std::time::Duration;
 
 use askuser_core::{Command, Decision, Event, Input, Refusal, State};
 
-use crate::codec::check_name;
 use crate::error::StoreError;
 use crate::log::Log;
 use crate::replay::{apply_recorded, load};
+use crate::stream_name::{IntoStreamName, StreamName};
 use crate::types::{Durability, Seq};
 
 /// How many times [`Session::handle`] decides again after losing a race to another
@@ -68,7 +68,7 @@ const RETRIES: usize = 16;
 /// ```
 pub struct Session {
     log: Arc<dyn Log>,
-    stream: String,
+    stream: StreamName,
     state: State,
     head: Seq,
 }
@@ -151,12 +151,11 @@ impl Session {
     ///
     /// # Errors
     ///
-    /// [`StoreError::InvalidStreamName`] for a name that is empty, longer than
-    /// [`MAX_STREAM_NAME`](crate::MAX_STREAM_NAME) bytes or holds a control
-    /// character; a replay error (a damaged or compacted stream).
-    pub fn open(log: Arc<dyn Log>, stream: impl Into<String>) -> Result<Self, StoreError> {
-        let stream = stream.into();
-        check_name(&stream)?;
+    /// [`StoreError::InvalidStreamName`] for a name that breaks the rule of
+    /// [`StreamName`] (a [`StreamName`] is taken as it is); a replay error (a
+    /// damaged or compacted stream).
+    pub fn open(log: Arc<dyn Log>, stream: impl IntoStreamName) -> Result<Self, StoreError> {
+        let stream = stream.into_stream_name()?;
         let (state, head) = if log.stream(&stream)?.is_some() {
             let replayed = load(&*log, &stream)?;
             (replayed.state, replayed.seq)
@@ -430,7 +429,7 @@ impl Session {
             }
         }
         Err(StoreError::Conflict {
-            stream: self.stream.clone(),
+            stream: self.stream.to_string(),
             expected: self.head,
             actual: self.log.info(&self.stream)?.head,
         }
@@ -497,7 +496,7 @@ impl Session {
     }
 
     /// The stream's name.
-    pub fn stream(&self) -> &str {
+    pub fn stream(&self) -> &StreamName {
         &self.stream
     }
 

@@ -14,6 +14,7 @@ use askuser_core::Command;
 use askuser_core::Problem;
 use askuser_core::text::{for_display, for_display_line};
 use askuser_llm::{Call, DetectError, Dialect, Rejection, ToolResult};
+use askuser_store::StreamName;
 use askuser_store::{Clock, Log, StoreError, SystemClock};
 use serde_json::Value;
 
@@ -266,14 +267,12 @@ pub(crate) fn read_text(file: &Path) -> Result<String, CliError> {
 
 /// The stream named by `--stream`, checked before anything is opened or recorded,
 /// or a new name `<kind>-<time>-<pid>`.
-pub(crate) fn stream_option(stream: Option<&str>, kind: &str) -> Result<String, CliError> {
-    match stream {
-        None => Ok(new_stream_name(kind)),
-        Some(name) => match check_stream_name(name) {
-            Ok(()) => Ok(name.to_owned()),
-            Err(problem) => Err(CliError::Usage(format!("--stream {problem}"))),
-        },
-    }
+pub(crate) fn stream_option(stream: Option<&str>, kind: &str) -> Result<StreamName, CliError> {
+    let (option, name) = match stream {
+        None => ("a new stream's name", new_stream_name(kind)),
+        Some(name) => ("--stream", name.to_owned()),
+    };
+    check_stream_name(&name).map_err(|problem| CliError::Usage(format!("{option} {problem}")))
 }
 
 /// A call's arguments from text: the parsed call, or the rejection to send back

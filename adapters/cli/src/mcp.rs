@@ -19,10 +19,11 @@ pub(crate) fn mcp(args: &McpArgs) -> Result<u8, CliError> {
         .as_deref()
         .map(askuser_mcp::policy_with)
         .transpose()?;
+    // Checked before anything is opened.
+    let stream = stream_option(args.stream.as_deref(), "mcp")?;
     let db = db_path(args.db.db.as_deref())?;
     // One log for the server's life, shared with every other askuser process.
     let log = Arc::clone(open_journal(&db)?.log());
-    let stream = stream_option(args.stream.as_deref(), "mcp")?;
     let without_elicitation = match &args.pending_dir {
         Some(dir) => WithoutElicitation::Pending { dir: dir.clone() },
         None => WithoutElicitation::Fail,

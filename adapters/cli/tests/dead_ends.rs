@@ -102,7 +102,7 @@ fn hints_quote_the_db_and_the_file_for_a_shell() {
         (fork.code, scratch.redact(&fork.stderr)),
         (
             1,
-            "askuser: the event log: invalid stream name \"f\\u{202e}x\": it has U+202E RIGHT-TO-LEFT OVERRIDE at character 2; a stream name is 1 to 200 bytes of plain text on one line, such as \"session-1\"\n"
+            "askuser: the event log: invalid stream name \"f\\u{202e}x\": it has U+202E RIGHT-TO-LEFT OVERRIDE at character 2; a stream name is 1 to 200 bytes of plain text, such as \"session-1\"\n"
                 .to_owned()
         )
     );

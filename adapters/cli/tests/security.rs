@@ -123,8 +123,11 @@ fn stream_names_are_checked_before_serving() {
         ("s\u{1b}[2J", "has U+001B ESCAPE at character 2"),
         (long.as_str(), "is 201 bytes long"),
     ];
-    for (name, problem) in cases {
-        let run = scratch.run_db(&["serve", "--stream", name], "");
+    for ((name, problem), command) in cases
+        .iter()
+        .flat_map(|case| [(case, "serve"), (case, "mcp")])
+    {
+        let run = scratch.run_db(&[command, "--stream", name], "");
         assert_eq!(
             (run.code, run.stdout.as_str(), run.stderr),
             (
@@ -133,7 +136,8 @@ fn stream_names_are_checked_before_serving() {
                 format!(
                     "askuser: --stream {problem}; a stream name is 1 to 200 bytes of plain text, such as \"session-1\"\n"
                 )
-            )
+            ),
+            "{command}"
         );
     }
     assert!(!scratch.path("log.db").exists(), "no log was opened");

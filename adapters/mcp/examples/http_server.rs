@@ -12,7 +12,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (Some(db), Some(stream)) = (args.next(), args.next()) else {
         return Err("usage: http_server DB STREAM".into());
     };
-    let config = Config::sled(PathBuf::from(db), stream, WithoutElicitation::Fail);
+    let config = Config::sled(PathBuf::from(db), stream.parse()?, WithoutElicitation::Fail);
     askuser_mcp::serve_http(config, "127.0.0.1:0".parse()?, |addr| {
         println!("http://{addr}/mcp");
         let _ = std::io::stdout().flush();

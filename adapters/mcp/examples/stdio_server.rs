@@ -19,7 +19,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         },
         None => WithoutElicitation::Fail,
     };
-    let mut config = Config::sled(PathBuf::from(db), stream, without);
+    let mut config = Config::sled(PathBuf::from(db), stream.parse()?, without);
     if let Ok(policy) = std::env::var("ASKUSER_MCP_POLICY") {
         config.policy = Some(askuser_mcp::policy_with(&policy)?);
     }

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use askuser_app::location::SledLog;
 use askuser_core::Policy;
-use askuser_store::Log;
+use askuser_store::{Log, StreamName};
 use serde_json::Value;
 
 use crate::recorder::OpenLog;
@@ -32,8 +32,9 @@ pub struct Config {
     /// The log database's path, written into pending files so `askuser answer`
     /// finds it; `None` for a log that is not a file.
     pub db: Option<PathBuf>,
-    /// The stream this MCP session is recorded as.
-    pub stream: String,
+    /// The stream this MCP session is recorded as (checked where the host named
+    /// it: `askuser mcp --stream`).
+    pub stream: StreamName,
     /// What to do for a client without elicitation.
     pub without_elicitation: WithoutElicitation,
     /// The policy every call is recorded with, in place of its dialect's (whether
@@ -88,7 +89,7 @@ impl std::fmt::Debug for Config {
 impl Config {
     /// A configuration recording into the sled database at `db` (opened for each
     /// step and closed again, so `askuser answer` can use it meanwhile).
-    pub fn sled(db: PathBuf, stream: String, without_elicitation: WithoutElicitation) -> Self {
+    pub fn sled(db: PathBuf, stream: StreamName, without_elicitation: WithoutElicitation) -> Self {
         let path = db.clone();
         Config {
             open_log: Arc::new(move || Ok(Arc::new(SledLog::open(&path)?) as Arc<dyn Log>)),

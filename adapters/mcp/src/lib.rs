@@ -44,7 +44,7 @@
 //! let server = AskServer::new(Config {
 //!     open_log: Arc::new(move || Ok(Arc::clone(&log))),
 //!     db: None,
-//!     stream: "mcp-1".to_owned(),
+//!     stream: "mcp-1".parse().unwrap(),
 //!     without_elicitation: WithoutElicitation::Fail,
 //!     policy: None,
 //! });

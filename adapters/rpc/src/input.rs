@@ -2,6 +2,7 @@
 
 use askuser_core::AnsweredBy;
 use askuser_llm::Dialect;
+use askuser_store::StreamName;
 use serde_json::{Map, Value};
 
 /// The longest line a host may send, in bytes (1 MiB).
@@ -105,8 +106,9 @@ pub struct Ask {
     pub dialect: Dialect,
     /// The tool call's arguments.
     pub arguments: Value,
-    /// The log stream to record into (default: the server's).
-    pub stream: Option<String>,
+    /// The log stream to record into (default: the server's), checked as the
+    /// line was read.
+    pub stream: Option<StreamName>,
     /// Whether a person is at the host's UI (default true).
     pub interactive: Option<bool>,
     /// Whether a sub-agent made the call (`"origin":{"subagent":true}`).
@@ -317,7 +319,7 @@ fn parse_ask(object: &Map<String, Value>) -> Result<Ask, String> {
         None | Some(Value::Null) => None,
         Some(_) => {
             let stream = string_field(object, "stream")?;
-            askuser_app::check_stream_name(&stream)
+            let stream = askuser_app::check_stream_name(&stream)
                 .map_err(|problem| format!("\"stream\" {problem}"))?;
             Some(stream)
         }

@@ -415,7 +415,10 @@ impl Server {
                 ),
             )];
         }
-        let stream = ask.stream.clone().unwrap_or_else(|| self.stream.clone());
+        let stream = ask
+            .stream
+            .clone()
+            .map_or_else(|| self.stream.clone(), String::from);
         if let Err(error) = self.adopt(&stream) {
             return vec![inquiry_error(&inquiry, &not_recorded(&error))];
         }

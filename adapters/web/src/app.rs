@@ -5,6 +5,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
+use askuser_store::StreamName;
 use axum::Router;
 use axum::extract::{DefaultBodyLimit, Form, Path, Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
@@ -403,7 +404,7 @@ pub(crate) fn trouble(text: &str) -> Response {
 /// person sent (`typed`) put back into the inputs, so nothing typed is lost.
 async fn render(
     app: &App,
-    stream: String,
+    stream: StreamName,
     inquiry: String,
     error: Option<String>,
     typed: Option<Fields>,
@@ -442,7 +443,7 @@ async fn render(
             };
             page(status, pages::finished(&text))
         }
-        Ok(Page::Missing) => page(StatusCode::NOT_FOUND, pages::missing(&stream_name)),
+        Ok(Page::Missing) => missing(&stream_name),
         Err(error) => trouble(&error.to_string()),
     }
 }
@@ -455,6 +456,9 @@ async fn question(
     if let Some(refused) = check(&app, &headers, false) {
         return refused;
     }
+    let Ok(stream) = StreamName::try_from(stream.as_str()) else {
+        return missing(&stream);
+    };
     render(&app, stream, inquiry, None, None).await
 }
 
@@ -466,6 +470,9 @@ async fn reply(
     if let Some(refused) = check(&app, &headers, false) {
         return refused;
     }
+    let Ok(stream) = StreamName::try_from(stream.as_str()) else {
+        return missing(&stream);
+    };
     let queue = Arc::clone(&app.queue);
     let (s, i) = (stream.clone(), inquiry.clone());
     match blocking(move || lock(&queue).current_at(&s, &i)).await {
@@ -490,6 +497,12 @@ async fn end_turn(
     Path((stream, inquiry)): Path<(String, String)>,
 ) -> Response {
     side_page(&app, &headers, &stream, &inquiry, form::end_turn)
+}
+
+/// The page of a question the log does not have (404): what a path whose
+/// stream name breaks the rule gets too, as it names no stream of the log.
+fn missing(stream: &str) -> Response {
+    page(StatusCode::NOT_FOUND, pages::missing(stream))
 }
 
 /// A page beside a question's (Reply, End Turn): `make` builds it from the
@@ -540,6 +553,9 @@ async fn act(
     if let Some(refused) = form_token_ok(&app, &fields) {
         return refused;
     }
+    let Ok(stream) = StreamName::try_from(stream.as_str()) else {
+        return missing(&stream);
+    };
     let typed = fields.clone();
     let queue = Arc::clone(&app.queue);
     let (s, i) = (stream.clone(), inquiry.clone());

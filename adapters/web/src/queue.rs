@@ -6,6 +6,7 @@
 use askuser_app::{AppError, FinishedInquiry, Journal, OpenInquiry, Showing, Step, StreamView};
 use askuser_core::text::{answer_words, for_display_line};
 use askuser_core::{AnswerInput, At, Command, Input, InquiryId, Outcome, Prompt, Refusal, State};
+use askuser_store::StreamName;
 
 use crate::answer::{Fields, value_from};
 
@@ -236,12 +237,15 @@ impl Queue {
     /// `-3`… when taken); the new stream's name and its open inquiry, if any.
     pub(crate) fn fork(
         &mut self,
-        stream: &str,
+        stream: &StreamName,
         at: u64,
-    ) -> Result<Result<(String, Option<String>), String>, AppError> {
+    ) -> Result<Result<(StreamName, Option<String>), String>, AppError> {
         let log = std::sync::Arc::clone(self.journal.log());
         let taken: Vec<String> = log.streams()?.into_iter().map(|s| s.name).collect();
-        let name = askuser_app::fork_name(stream, at, &taken);
+        let name = match askuser_app::fork_name(stream, at, &taken) {
+            Ok(name) => name,
+            Err(error) => return Ok(Err(format!("the fork's name {error}"))),
+        };
         if let Err(error) = log.fork(stream, at, &name) {
             return Ok(Err(error.to_string()));
         }

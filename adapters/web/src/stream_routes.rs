@@ -7,10 +7,14 @@ use axum::extract::{Form, Path, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::Response;
 
+use askuser_store::StreamName;
+
 use crate::answer::Fields;
 use crate::app::{App, blocking, check, form_token_ok, lock, page, see_other, trouble};
 use crate::{history, pages};
 
+/// The page of a stream the log does not have (404): what a path whose stream
+/// name breaks the rule gets too, as it names no stream of the log.
 fn missing() -> Response {
     page(
         StatusCode::NOT_FOUND,
@@ -27,6 +31,9 @@ pub(crate) async fn history(
     if let Some(refused) = check(&app, &headers, false) {
         return refused;
     }
+    let Ok(stream) = StreamName::try_from(stream) else {
+        return missing();
+    };
     let queue = Arc::clone(&app.queue);
     match blocking(move || lock(&queue).history(&stream)).await {
         Ok(Some(found)) => page(StatusCode::OK, history::page(&found, &app.csrf)),
@@ -55,6 +62,9 @@ pub(crate) async fn transcript(
     if let Some(refused) = check(&app, &headers, false) {
         return refused;
     }
+    let Ok(stream) = StreamName::try_from(stream) else {
+        return missing();
+    };
     let queue = Arc::clone(&app.queue);
     let made = blocking(move || {
         let log = Arc::clone(lock(&queue).log());
@@ -80,6 +90,9 @@ pub(crate) async fn export(
     if let Some(refused) = check(&app, &headers, false) {
         return refused;
     }
+    let Ok(stream) = StreamName::try_from(stream) else {
+        return missing();
+    };
     let queue = Arc::clone(&app.queue);
     let file = format!("attachment; filename=\"{}.jsonl\"", pages::segment(&stream));
     let made = blocking(move || {
@@ -114,6 +127,9 @@ pub(crate) async fn fork(
     if let Some(refused) = form_token_ok(&app, &fields) {
         return refused;
     }
+    let Ok(stream) = StreamName::try_from(stream) else {
+        return missing();
+    };
     let Some(at) = fields.get("at").and_then(|at| at.parse::<u64>().ok()) else {
         return page(
             StatusCode::BAD_REQUEST,

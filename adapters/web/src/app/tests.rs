@@ -371,6 +371,52 @@ async fn a_request_for_another_host_is_refused() {
 }
 
 #[tokio::test]
+async fn a_path_whose_stream_name_breaks_the_rule_is_not_found() {
+    let (log, app) = served();
+    ask(&log);
+    let too_long = "s".repeat(201);
+    for stream in ["a%E2%80%AEb", "a%1B%5B2J", "a%0Ab", too_long.as_str()] {
+        for uri in [
+            format!("/q/{stream}/call-1"),
+            format!("/q/{stream}/call-1/reply"),
+            format!("/s/{stream}"),
+            format!("/s/{stream}/transcript"),
+            format!("/s/{stream}/export"),
+        ] {
+            assert_eq!(
+                open(&app, &uri).await.status,
+                StatusCode::NOT_FOUND,
+                "{uri}"
+            );
+        }
+        let answer = [("csrf", CSRF), ("action", "answer"), ("answer", "true")];
+        let posted = send(&app, post(&format!("/q/{stream}/call-1"), &answer)).await;
+        assert_eq!(posted.status, StatusCode::NOT_FOUND, "{stream}");
+        let fork = [("csrf", CSRF), ("at", "1")];
+        let forked = send(&app, post(&format!("/s/{stream}/fork"), &fork)).await;
+        assert_eq!(
+            forked,
+            refusal(
+                StatusCode::NOT_FOUND,
+                "No such stream",
+                "The log has no stream of that name."
+            ),
+            "{stream}"
+        );
+    }
+    // The page names the stream as a person can read it, escapes shown.
+    let page = open(&app, "/q/a%1B%5B2J/call-1").await;
+    assert!(
+        page.body
+            .contains("No question of that name waits in stream a\\u{1b}[2J."),
+        "{}",
+        page.body
+    );
+    assert_eq!(log.streams().unwrap().len(), 1, "nothing was forked");
+    assert_eq!(events(&log), [requested(&log)]);
+}
+
+#[tokio::test]
 async fn a_post_from_another_site_is_refused_and_nothing_recorded() {
     let (log, app) = served();
     ask(&log);

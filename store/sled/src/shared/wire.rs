@@ -14,7 +14,7 @@ use askuser_core::{Event, State};
 use serde::{Deserialize, Serialize};
 
 use askuser_store::{Durability, ForkPoint, Recorded, Seq, Snapshot, StreamInfo, Timestamp};
-use askuser_store::{RecordKind, StoreError};
+use askuser_store::{RecordKind, StoreError, StreamName};
 
 /// The protocol's version: an owner and a client of different versions refuse each
 /// other at the greeting.
@@ -275,6 +275,8 @@ pub(crate) enum WireError {
     },
     NoSuchStream(String),
     StreamExists(String),
+    /// The reason travels as text (as it always has: the protocol's shape is
+    /// kept); the client finds it again from the name, by the same rule.
     InvalidStreamName {
         name: String,
         reason: String,
@@ -327,9 +329,10 @@ impl From<StoreError> for WireError {
             },
             StoreError::NoSuchStream(name) => Self::NoSuchStream(name),
             StoreError::StreamExists(name) => Self::StreamExists(name),
-            StoreError::InvalidStreamName { name, reason } => {
-                Self::InvalidStreamName { name, reason }
-            }
+            StoreError::InvalidStreamName { name, reason } => Self::InvalidStreamName {
+                name,
+                reason: reason.to_string(),
+            },
             StoreError::OutOfRange { stream, seq, head } => Self::OutOfRange { stream, seq, head },
             StoreError::Compacted { stream, floor } => Self::Compacted { stream, floor },
             StoreError::ForkDependsOnEvents {
@@ -380,10 +383,15 @@ impl From<WireError> for StoreError {
             },
             WireError::NoSuchStream(name) => Self::NoSuchStream(name),
             WireError::StreamExists(name) => Self::StreamExists(name),
-            // The owner's words, made safe to show (it is another process).
-            WireError::InvalidStreamName { name, reason } => Self::InvalidStreamName {
-                name,
-                reason: askuser_core::text::for_display_line(&reason).into_owned(),
+            // The reason found again from the name by this process's rule, so the
+            // text is its own; an owner that refused a name the rule takes is
+            // answering something else (its words made safe to show).
+            WireError::InvalidStreamName { name, reason } => match StreamName::check(&name) {
+                Err(reason) => Self::InvalidStreamName { name, reason },
+                Ok(()) => Self::BadMessage(format!(
+                    "the owner refused the stream name {name:?}: {}",
+                    askuser_core::text::for_display_line(&reason)
+                )),
             },
             WireError::OutOfRange { stream, seq, head } => Self::OutOfRange { stream, seq, head },
             WireError::Compacted { stream, floor } => Self::Compacted { stream, floor },
@@ -635,7 +643,17 @@ mod tests {
         });
         assert_eq!(
             name.to_string(),
-            "invalid stream name \"\": it is empty; a stream name is 1 to 200 bytes of plain text on one line, such as \"session-1\""
+            "invalid stream name \"\": it is empty; a stream name is 1 to 200 bytes of plain text, such as \"session-1\""
+        );
+        // An owner that refuses a name the rule takes is not believed about it.
+        let lying = StoreError::from(WireError::InvalidStreamName {
+            name: "s".into(),
+            reason: "no\u{1b}]2;pwned\u{7}".into(),
+        });
+        assert!(matches!(&lying, StoreError::BadMessage(_)), "{lying:?}");
+        assert!(
+            lying.to_string().contains("no\\u{1b}]2;pwned\\u{7}"),
+            "{lying}"
         );
     }
 }
