@@ -357,7 +357,7 @@ impl Session {
             }
         }
         Err(StoreError::Conflict {
-            stream: self.stream.clone(),
+            stream: self.stream.to_string(),
             expected: self.head,
             actual: self.log.info(&self.stream)?.head,
         }
