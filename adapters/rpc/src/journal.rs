@@ -109,17 +109,6 @@ impl Journal {
         self.lines(stream, step, Some(call))
     }
 
-    /// Hands a host's `event` to `stream`'s session (see
-    /// [`askuser_app::Journal::apply`]), with the lines it yields.
-    ///
-    /// # Errors
-    /// When the log cannot be read or written; nothing was recorded then.
-    pub fn apply(&mut self, stream: &str, event: &Event) -> Result<Step> {
-        let call = self.app.call(stream, event.inquiry())?;
-        let step = self.app.apply(stream, event)?;
-        self.lines(stream, step, call.as_deref())
-    }
-
     /// Hands a host's or a person's `input` to `stream`'s session (see
     /// [`askuser_app::Journal::input`]), with the lines it yields.
     ///
