@@ -104,6 +104,15 @@ pub fn answered_by(
     }
 }
 
+/// The person answered `question` of `inquiry` with `value`, with a note beside it.
+pub fn answered_with_note(inquiry: &str, question: &str, value: Value, note: &str) -> Event {
+    let mut event = answered(inquiry, question, value);
+    if let Event::Answered { note: slot, .. } = &mut event {
+        *slot = Some(note.to_owned());
+    }
+    event
+}
+
 /// The person went back a question in `inquiry`.
 pub fn back(inquiry: &str) -> Event {
     Event::Back {
@@ -140,7 +149,10 @@ pub fn cancelled_with(inquiry: &str, reason: CancelReason, message: &str) -> Eve
 pub fn shown(inquiry: &str, questions: &[&str]) -> Event {
     Event::Shown {
         inquiry: InquiryId::new(inquiry),
-        questions: questions.iter().map(|&question| question.to_owned()).collect(),
+        questions: questions
+            .iter()
+            .map(|&question| question.to_owned())
+            .collect(),
     }
 }
 
