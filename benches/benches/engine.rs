@@ -88,7 +88,7 @@ fn dialect_round_trip(c: &mut Criterion) {
     let inquiry = InquiryId::new("bench");
     let mut state = State::new();
     let mut commands =
-        askuser_core::reduce(&mut state, &Event::Requested(call.request(inquiry.clone())))
+        askuser_core::reduce_input(&mut state, &Input::Ask(call.request(inquiry.clone())))
             .expect("a new inquiry");
     for (question, value) in [
         ("q1", json!("PostgreSQL")),

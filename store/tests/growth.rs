@@ -6,9 +6,9 @@
 use std::sync::Arc;
 
 use askuser_core::{Event, parse_form};
-use askuser_testkit::build::{answered, requested};
 use askuser_store::codec::encode_event_record;
 use askuser_store::{Log, MemLog, Session};
+use askuser_testkit::build::{answered, requested};
 use serde_json::json;
 
 #[test]
@@ -42,9 +42,7 @@ fn a_refused_answer_costs_the_log_what_the_answer_costs_not_the_form() {
     session.handle(&requested("q", form)).unwrap();
     let wrong = "x".repeat(60);
     for _ in 0..5 {
-        session
-            .handle(&answered("q", "ok", json!(wrong)))
-            .unwrap();
+        session.handle(&answered("q", "ok", json!(wrong))).unwrap();
     }
     let mut sizes = Vec::new();
     for recorded in log.read("s", 1).unwrap() {

@@ -106,9 +106,14 @@ struct Builds {
 
 impl Builds {
     fn macro_arguments(&mut self, mac: &Macro) {
+        // `matches!(value, Pattern)`: only the value is an expression.
+        let only_first = mac.path.is_ident("matches");
         let parsed = mac.parse_body_with(Punctuated::<Expr, Token![,]>::parse_terminated);
         if let Ok(arguments) = parsed {
-            for argument in &arguments {
+            for argument in arguments
+                .iter()
+                .take(if only_first { 1 } else { usize::MAX })
+            {
                 self.visit_expr(argument);
             }
         } else if let Ok(arguments) =
@@ -158,10 +163,17 @@ fn doc_builds(source: &str) -> Vec<usize> {
             continue;
         };
         let code = doc.trim_start().trim_start_matches("# ");
-        if VARIANTS.iter().any(|variant| {
-            code.contains(&format!("Event::{variant} {{"))
-                || code.contains(&format!("Event::{variant}("))
-        }) {
+        // A pattern (`let Event::X(..) = e else`, `Event::X { .. } =>`) reads.
+        let pattern = code.contains("=>")
+            || ["let ", "if let ", "while let "]
+                .iter()
+                .any(|start| code.trim_start().starts_with(&format!("{start}Event::")));
+        if !pattern
+            && VARIANTS.iter().any(|variant| {
+                code.contains(&format!("Event::{variant} {{"))
+                    || code.contains(&format!("Event::{variant}("))
+            })
+        {
             lines.push(index + 1);
         }
     }
@@ -215,12 +227,14 @@ fn the_scan_sees_events_built_in_code_macros_and_docs() {
     let source = r#"
 /// ```
 /// let e = Event::Back { inquiry };
+/// let Event::Requested(request) = e else { panic!() };
 /// ```
 fn f() {
     let a = Event::TurnEnded { inquiry: id.clone() };
     let b = vec![Event::Requested(request), other];
     match e { Event::Back { .. } => {}, _ => {} }
     assert_eq!(x, askuser_core::Event::Submitted { inquiry });
+    assert!(matches!(e, Event::Back { .. }));
 }
 "#;
     let syntax = syn::parse_file(source).expect("parses");
@@ -228,5 +242,5 @@ fn f() {
     builds.visit_file(&syntax);
     builds.lines.extend(doc_builds(source));
     builds.lines.sort_unstable();
-    assert_eq!(builds.lines, vec![3, 6, 7, 9]);
+    assert_eq!(builds.lines, vec![3, 7, 8, 10]);
 }

@@ -87,8 +87,7 @@ fn walk_through(dialect: Dialect, arguments: &Value, text: &str) {
     };
     let id = InquiryId::new("p");
     let mut state = State::new();
-    let mut commands =
-        reduce_input(&mut state, &Input::Ask(call.request(id))).unwrap_or_default();
+    let mut commands = reduce_input(&mut state, &Input::Ask(call.request(id))).unwrap_or_default();
     for _ in 0..=call.form().len() * 2 {
         let [Command::Prompt(prompt)] = commands.as_slice() else {
             break;

@@ -49,7 +49,9 @@ pub fn walk(call: &Call, steps: Vec<Step>) -> Option<ToolResult> {
             }
             Step::Back => Input::Back(at),
             Step::Reply => Input::Reply { at, message: None },
-            Step::EndTurn => Input::EndTurn { inquiry: at.inquiry },
+            Step::EndTurn => Input::EndTurn {
+                inquiry: at.inquiry,
+            },
         };
         commands = reduce_input(&mut state, &input).expect("the engine accepts the step");
         if let [Command::InvalidAnswer { message, .. }] = commands.as_slice() {
