@@ -9,6 +9,7 @@ use askuser_llm::Dialect;
 use askuser_rpc::{Journal, Server, Step, replay};
 use askuser_store::{Log, MemLog};
 use askuser_terminal::{Action, ScriptedPrompter, run_inquiry};
+use askuser_testkit::build::answered;
 use serde_json::{Value, json};
 
 fn migration() -> Value {
@@ -150,14 +151,7 @@ fn a_fork_continues_with_a_different_answer_and_both_replay() {
             .collect::<Vec<_>>(),
         ["a"]
     );
-    let event = askuser_core::Event::Answered {
-        inquiry: InquiryId::new("a"),
-        question: "apply".into(),
-        value: json!(true),
-        by: askuser_core::AnsweredBy::User,
-        remember: false,
-        note: None,
-    };
+    let event = answered("a", "apply", json!(true));
     let Step::Recorded { seq, outputs, .. } = journal.apply("what-if", &event).unwrap() else {
         panic!("the answer fits");
     };
