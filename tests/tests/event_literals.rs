@@ -224,7 +224,7 @@ fn events_are_built_only_where_they_are_decided_recorded_or_built_for_tests() {
 
 #[test]
 fn the_scan_sees_events_built_in_code_macros_and_docs() {
-    let source = r#"
+    let source = r"
 /// ```
 /// let e = Event::Back { inquiry };
 /// let Event::Requested(request) = e else { panic!() };
@@ -236,7 +236,7 @@ fn f() {
     assert_eq!(x, askuser_core::Event::Submitted { inquiry });
     assert!(matches!(e, Event::Back { .. }));
 }
-"#;
+";
     let syntax = syn::parse_file(source).expect("parses");
     let mut builds = Builds::default();
     builds.visit_file(&syntax);
