@@ -15,7 +15,7 @@ use serde_json::Value;
 use crate::output::command_line;
 use askuser_app::Result;
 
-/// What became of an input given to [`Journal::apply`] or [`Journal::input`].
+/// What became of an input given to [`Journal::request`] or [`Journal::input`].
 #[derive(Debug, Clone, PartialEq)]
 pub enum Step {
     /// The input was decided and recorded, its last event as `seq`; these are the
