@@ -334,6 +334,8 @@ pub struct SnapshotHead {
 /// A snapshot as stored (owned, decoded).
 #[derive(Deserialize)]
 pub struct SnapshotRecord {
+    /// The state format of the snapshot.
+    pub state_format: u32,
     /// The event the state is after.
     pub seq: Seq,
     /// When it was taken.
@@ -365,6 +367,7 @@ impl From<SnapshotRecord> for Snapshot {
             seq: record.seq,
             taken_at: record.taken_at,
             state: record.state,
+            state_format: record.state_format,
         }
     }
 }

@@ -175,8 +175,10 @@
 //! value is reported as [`StoreError::Corrupt`] for each event it held, naming the
 //! stream, the sequence number and the range of the damaged block, never a panic
 //! and never a silently different event, and the rest of the log stays readable.
-//! A snapshot also carries the state format ([`STATE_FORMAT`]); one of another
-//! format is skipped and the replay starts from an older one or the start.
+//! A snapshot also carries the state format ([`STATE_FORMAT`]); one of a format
+//! this build does not read is skipped and the replay starts from an older one or
+//! the start. One of format 1 (before finished inquiries kept what they sent)
+//! still reads, and is used only where the events it stands for were dropped.
 
 // Every public item here is reachable from outside the crate; the rest is
 // `pub(crate)` (the workspace lints cannot add this one per crate).

@@ -110,6 +110,7 @@ impl Backend for MemLog {
             seq,
             taken_at,
             state: state.clone(),
+            state_format: STATE_FORMAT,
         };
         entry.snapshots.insert(seq, (STATE_FORMAT, snapshot));
         Ok(())

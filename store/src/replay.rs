@@ -63,7 +63,10 @@ pub struct Replayed {
 
 /// The latest usable snapshot for `stream` at or before event `at`: the stream's
 /// own, or an ancestor's up to the branch point. Snapshots of a state format this
-/// build does not read are passed over.
+/// build does not read are passed over. A snapshot of an older format that still
+/// reads (format 1 lacks what finished inquiries sent) is used only where the
+/// events it stands for were dropped; while they are kept, the replay reads them
+/// instead, so the state it gives is the whole state.
 ///
 /// # Errors
 ///
@@ -74,6 +77,7 @@ pub fn latest_snapshot<L: Log + ?Sized>(
     stream: &str,
     at: Seq,
 ) -> Result<Option<Snapshot>> {
+    // (snapshot seq, stream it belongs to, that stream's compaction floor)
     let mut candidates = Vec::new();
     let mut name = stream.to_owned();
     let mut high = at;
@@ -81,7 +85,7 @@ pub fn latest_snapshot<L: Log + ?Sized>(
         let info = log.info(&name)?;
         for seq in log.snapshots(&name)? {
             if seq <= high {
-                candidates.push((seq, name.clone()));
+                candidates.push((seq, name.clone(), info.floor));
             }
         }
         match info.parent {
@@ -93,12 +97,21 @@ pub fn latest_snapshot<L: Log + ?Sized>(
         }
     }
     candidates.sort_by_key(|candidate| std::cmp::Reverse(candidate.0));
-    for (seq, name) in candidates {
+    let mut older = None;
+    for (seq, name, floor) in candidates {
+        if older.is_some() && seq < floor {
+            break; // what is below the floor cannot be replayed from here
+        }
         if let Some(snapshot) = log.get_snapshot(&name, seq)? {
-            return Ok(Some(snapshot));
+            if snapshot.state_format == crate::STATE_FORMAT {
+                return Ok(Some(snapshot));
+            }
+            if floor > 0 && older.is_none() {
+                older = Some(snapshot);
+            }
         }
     }
-    Ok(None)
+    Ok(older)
 }
 
 /// Replays `stream` (see [`ReplayOptions`]), calling `each` with every event applied

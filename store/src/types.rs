@@ -201,6 +201,10 @@ pub struct Snapshot {
     pub taken_at: Timestamp,
     /// The state.
     pub state: askuser_core::State,
+    /// The shape the state was stored in ([`STATE_FORMAT`](crate::STATE_FORMAT)
+    /// for a snapshot taken by this askuser; an older format still reads, but
+    /// holds less: see [`replay::latest_snapshot`](crate::replay::latest_snapshot)).
+    pub state_format: u32,
 }
 
 /// What a repack did (see [`compact::repack`](crate::compact::repack)).

@@ -232,6 +232,14 @@ pub(crate) struct WireSnapshot {
     seq: Seq,
     taken_at: Timestamp,
     state: State,
+    /// Absent from an owner of before format 2: it sent only snapshots it read
+    /// whole, which then meant format 1.
+    #[serde(default = "first_state_format")]
+    state_format: u32,
+}
+
+fn first_state_format() -> u32 {
+    1
 }
 
 impl From<Snapshot> for WireSnapshot {
@@ -240,6 +248,7 @@ impl From<Snapshot> for WireSnapshot {
             seq: s.seq,
             taken_at: s.taken_at,
             state: s.state,
+            state_format: s.state_format,
         }
     }
 }
@@ -250,6 +259,7 @@ impl From<WireSnapshot> for Snapshot {
             seq: s.seq,
             taken_at: s.taken_at,
             state: s.state,
+            state_format: s.state_format,
         }
     }
 }
