@@ -8,10 +8,11 @@ use std::time::Instant;
 
 use std::sync::Arc;
 
-use askuser_core::{AnsweredBy, Event, InquiryId, Origin, Policy, Request, parse_form};
+use askuser_core::{Event, parse_form};
 use askuser_sled::SledLog;
 use askuser_store::replay::ReplayOptions;
 use askuser_store::{Durability, Log, StoreError};
+use askuser_testkit::build::{answered, back, requested};
 use askuser_testkit::scripted_events;
 use serde_json::{Value, json};
 
@@ -260,28 +261,17 @@ pub fn form_arguments() -> Value {
 pub fn walk_events() -> Vec<Event> {
     let data = bench_data();
     let form = parse_form(&form_arguments()).expect("the bench form is valid");
-    let inquiry = InquiryId::new("bench");
-    let mut events = vec![Event::Requested(Request {
-        inquiry: inquiry.clone(),
-        form: Arc::clone(form.form()),
-        policy: Policy::default(),
-        origin: Origin::default(),
-        call: None,
-    })];
+    let inquiry = "bench";
+    let mut events = vec![requested(inquiry, Arc::clone(form.form()))];
     for step in data["walk"].as_array().expect("a walk") {
         events.push(if step[0] == "back" {
-            Event::Back {
-                inquiry: inquiry.clone(),
-            }
+            back(inquiry)
         } else {
-            Event::Answered {
-                inquiry: inquiry.clone(),
-                question: step[1].as_str().expect("a question id").to_owned(),
-                value: step[2].clone(),
-                by: AnsweredBy::User,
-                remember: false,
-                note: None,
-            }
+            answered(
+                inquiry,
+                step[1].as_str().expect("a question id"),
+                step[2].clone(),
+            )
         });
     }
     events

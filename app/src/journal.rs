@@ -173,6 +173,20 @@ impl Journal {
         Ok(self.session(stream)?.state())
     }
 
+    /// Applies what other processes recorded in `stream` since this journal last
+    /// looked, and keeps those events for the next [`Journal::follow`]: a host
+    /// that acts on what an inquiry shows now (a line that names no step) reads
+    /// it from [`Journal::state`] after this, as deciding would see it.
+    ///
+    /// # Errors
+    /// When the log cannot be read.
+    pub fn look(&mut self, stream: &str) -> Result<()> {
+        let caught = self.session(stream)?.catch_up()?;
+        self.feed(stream, &caught);
+        self.missed(stream, caught);
+        Ok(())
+    }
+
     /// The head of `stream` as this journal last saw it.
     ///
     /// # Errors

@@ -6,8 +6,9 @@
 use std::hint::black_box;
 
 use askuser_benches::{form_arguments, walk_events};
-use askuser_core::{AnsweredBy, Command, Event, InquiryId, State, parse_form};
+use askuser_core::{Command, Input, InquiryId, State, parse_form};
 use askuser_llm::Dialect;
+use askuser_testkit::build::answered;
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use serde_json::{Value, json};
 
@@ -88,7 +89,7 @@ fn dialect_round_trip(c: &mut Criterion) {
     let inquiry = InquiryId::new("bench");
     let mut state = State::new();
     let mut commands =
-        askuser_core::reduce(&mut state, &Event::Requested(call.request(inquiry.clone())))
+        askuser_core::reduce_input(&mut state, &Input::Ask(call.request(inquiry.clone())))
             .expect("a new inquiry");
     for (question, value) in [
         ("q1", json!("PostgreSQL")),
@@ -96,18 +97,8 @@ fn dialect_round_trip(c: &mut Criterion) {
         ("q3", json!("3")),
         ("q4", json!("Yes")),
     ] {
-        commands = askuser_core::reduce(
-            &mut state,
-            &Event::Answered {
-                inquiry: inquiry.clone(),
-                question: question.into(),
-                value,
-                by: AnsweredBy::User,
-                remember: false,
-                note: None,
-            },
-        )
-        .expect("the question being asked");
+        commands = askuser_core::reduce(&mut state, &answered("bench", question, value))
+            .expect("the question being asked");
     }
     let Some(Command::Respond { outcome, .. }) = commands.first() else {
         panic!("the claude walk completes: {commands:?}");

@@ -10,9 +10,10 @@
 
 use std::sync::Arc;
 
-use askuser_core::{AnsweredBy, Event, Form, InquiryId, Origin, Policy, Request, parse_form};
+use askuser_core::{Event, Form, parse_form};
 use askuser_sled::SledLog;
 use askuser_store::{Durability, Log, MemLog, Session};
+use askuser_testkit::build::{answered, requested};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use serde_json::json;
 
@@ -29,24 +30,11 @@ fn form() -> Arc<Form> {
 }
 
 fn request(form: &Arc<Form>, id: &str) -> Event {
-    Event::Requested(Request {
-        inquiry: InquiryId::new(id),
-        form: Arc::clone(form),
-        policy: Policy::default(),
-        origin: Origin::default(),
-        call: None,
-    })
+    requested(id, Arc::clone(form))
 }
 
 fn answer(id: &str) -> Event {
-    Event::Answered {
-        inquiry: InquiryId::new(id),
-        question: "env".into(),
-        value: json!("staging"),
-        by: AnsweredBy::User,
-        remember: false,
-        note: None,
-    }
+    answered(id, "env", json!("staging"))
 }
 
 /// A session on `log` with `open` inquiries waiting for a person.

@@ -24,9 +24,10 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use askuser_core::{AnsweredBy, Event, Form, InquiryId, Origin, Policy, Request, parse_form};
+use askuser_core::{Form, parse_form};
 use askuser_sled::SledLog;
 use askuser_store::{Durability, Log};
+use askuser_testkit::build::{answered, requested};
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::json;
 
@@ -54,28 +55,13 @@ fn form() -> Arc<Form> {
 /// The log: every stream's events appended in one batch (stored as blocks).
 fn build(log: &dyn Log, answered_per_stream: usize) {
     let form = form();
-    let request = |id: &str| {
-        Event::Requested(Request {
-            inquiry: InquiryId::new(id),
-            form: Arc::clone(&form),
-            policy: Policy::default(),
-            origin: Origin::default(),
-            call: None,
-        })
-    };
+    let request = |id: &str| requested(id, Arc::clone(&form));
     for stream in 0..STREAMS {
         let mut events = Vec::with_capacity(2 * answered_per_stream + 1);
         for n in 0..answered_per_stream {
             let id = format!("q{n}");
             events.push(request(&id));
-            events.push(Event::Answered {
-                inquiry: InquiryId::new(&id),
-                question: "ok".into(),
-                value: json!(true),
-                by: AnsweredBy::User,
-                remember: false,
-                note: None,
-            });
+            events.push(answered(&id, "ok", json!(true)));
         }
         events.push(request("waiting"));
         log.append(&format!("agent-{stream:04}"), 0, &events)

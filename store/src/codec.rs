@@ -400,13 +400,11 @@ mod tests {
 #[cfg(test)]
 mod record_tests {
     use super::*;
-    use askuser_core::InquiryId;
+    use askuser_testkit::build::back;
 
     #[test]
     fn an_event_record_round_trips_and_every_flipped_byte_is_caught() {
-        let event = Event::Back {
-            inquiry: InquiryId::new("call-1"),
-        };
+        let event = back("call-1");
         let at = Timestamp(1_700_000_000_000);
         let bytes = encode_event_record("s", 7, at, &event).unwrap();
         let read = decode_event_record("s", 7, &bytes).unwrap();

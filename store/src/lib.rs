@@ -93,7 +93,7 @@
 //!
 //! ```
 //! use std::sync::Arc;
-//! use askuser_core::{Command, Event, InquiryId};
+//! use askuser_core::{AnswerInput, Command, Event, Input, InquiryId};
 //! use askuser_llm::Dialect;
 //! use askuser_store::{Log, MemLog, Session, replay};
 //! use serde_json::json;
@@ -109,24 +109,20 @@
 //!                  {"label": "No", "description": "later"}], "multiSelect": false}]});
 //! let call = Dialect::Claude.parse(&arguments)?;
 //! let id = InquiryId::new("toolu_01");
-//! let answer = |question: &str, value| Event::Answered {
-//!     inquiry: id.clone(), question: question.into(), value,
-//!     by: Default::default(), remember: false, note: None,
-//! };
 //!
 //! // 1. Open the stream and hand it the request (recorded with the raw call).
 //! let log: Arc<dyn Log> = Arc::new(MemLog::new());
 //! let mut session = Session::open(log.clone(), "chat-42")?;
-//! let handled = session.handle(&Event::Requested(call.recorded_request(id.clone(), &arguments)))?;
+//! let handled = session.handle_input(&Input::Ask(call.recorded_request(id.clone(), &arguments)))?;
 //! let Command::Prompt(prompt) = &handled.commands[0] else { panic!() };
-//! let first = prompt.question().id.clone();
-//! session.handle(&answer(&first, json!("SQLite")))?;
+//! // An answer names what it answers: the question as shown.
+//! session.handle_input(&AnswerInput::new(prompt.at(), json!("SQLite")).into())?;
 //!
 //! // 2. The host restarts: reopening replays the stream, and it carries on.
 //! drop(session);
 //! let mut session = Session::open(log.clone(), "chat-42")?;
 //! let Some(Command::Prompt(prompt)) = session.state().pending(&id) else { panic!() };
-//! let handled = session.handle(&answer(&prompt.question().id.clone(), json!("No")))?;
+//! let handled = session.handle_input(&AnswerInput::new(prompt.at(), json!("No")).into())?;
 //! assert!(matches!(handled.commands[..], [Command::Respond { .. }]));
 //!
 //! // 3. The dialect's tool result, rendered from the log alone.

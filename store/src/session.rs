@@ -40,7 +40,7 @@ const RETRIES: usize = 16;
 ///
 /// ```
 /// use std::sync::Arc;
-/// use askuser_core::{Command, Event, InquiryId, Request, parse_form};
+/// use askuser_core::{AnswerInput, At, Command, Input, InquiryId, Request, parse_form};
 /// use askuser_store::{MemLog, Session, SessionError};
 /// use serde_json::json;
 ///
@@ -50,17 +50,15 @@ const RETRIES: usize = 16;
 /// let form = parse_form(&json!({"questions": [
 ///     {"id": "ok", "text": "Deploy now?", "answer_type": "boolean"}]}))?;
 /// let id = InquiryId::new("call-1");
-/// let handled = session.handle(&Event::Requested(Request {
+/// let handled = session.handle_input(&Input::Ask(Request {
 ///     inquiry: id.clone(), form: form.form().clone(), policy: Default::default(),
 ///     origin: Default::default(), call: None,
 /// }))?;
 /// assert!(matches!(handled.commands[..], [Command::Prompt(_)]));
 ///
 /// // A host answering a question that is not being asked is refused, unrecorded.
-/// let wrong = session.handle(&Event::Answered {
-///     inquiry: id.clone(), question: "nope".into(), value: json!(true),
-///     by: Default::default(), remember: false, note: None,
-/// });
+/// let nope = At::question(id.clone(), "nope", 0);
+/// let wrong = session.handle_input(&AnswerInput::new(nope, json!(true)).into());
 /// assert!(matches!(wrong, Err(SessionError::Refused(_))));
 /// assert_eq!(session.head(), 1);
 /// # Ok(())
@@ -172,6 +170,10 @@ impl Session {
 
     /// Decides `input`, records it, applies it, and returns the commands (see the
     /// type's docs for the order and what each step guarantees).
+    ///
+    /// An event as input is how tests and replays drive a session; a host hands
+    /// it what a person or a model did as an [`Input`] instead
+    /// ([`Session::handle_input`]), so it records only what the engine decided.
     ///
     /// # Errors
     ///

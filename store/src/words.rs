@@ -6,10 +6,23 @@
 //! with [`answer_sentence`] and [`value_words`].
 //!
 //! ```
-//! use askuser_core::{Event, InquiryId};
+//! use askuser_core::{Input, InquiryId, Request, State, parse_form, reduce_input};
 //! use askuser_store::words::{Length, event_words};
+//! use serde_json::json;
 //!
-//! let back = Event::Back { inquiry: InquiryId::new("c1") };
+//! let form = parse_form(&json!({"questions": [
+//!     {"id": "ok", "text": "Ok?", "answer_type": "boolean"},
+//!     {"id": "why", "text": "Why?", "answer_type": "text"}]})).unwrap();
+//! let mut state = State::new();
+//! # let id = InquiryId::new("c1");
+//! # let request = Request { inquiry: id.clone(), form: form.form().clone(),
+//! #     policy: Default::default(), origin: Default::default(), call: None };
+//! # let answer = askuser_core::AnswerInput::new(askuser_core::At::question(id.clone(), "ok", 0), json!(true));
+//! # reduce_input(&mut state, &Input::Ask(request)).unwrap();
+//! # reduce_input(&mut state, &answer.into()).unwrap();
+//! // The person went back from the second question of inquiry c1.
+//! let decision = state.decide_input(&Input::Back(state.at(&id).unwrap())).unwrap();
+//! let back = decision.event();
 //! assert_eq!(event_words(&back, None, Length::Short), "Went back to the previous question");
 //! assert_eq!(event_words(&back, None, Length::Long), "back c1");
 //! ```
@@ -257,7 +270,7 @@ pub fn value_words(value: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use askuser_core::InquiryId;
+    use askuser_testkit::build::answered_by;
     use serde_json::json;
 
     #[test]
@@ -272,14 +285,7 @@ mod tests {
 
     #[test]
     fn an_answer_reads_short_and_long() {
-        let answered = Event::Answered {
-            inquiry: InquiryId::new("c1"),
-            question: "ok".into(),
-            value: json!(true),
-            by: AnsweredBy::Assistant,
-            remember: false,
-            note: None,
-        };
+        let answered = answered_by("c1", "ok", json!(true), AnsweredBy::Assistant, false);
         assert_eq!(
             event_words(&answered, None, Length::Short),
             "Answered “ok”: Yes (by the assistant)"

@@ -5,9 +5,10 @@
 
 use std::sync::Arc;
 
-use askuser_core::{AnsweredBy, Event, InquiryId, Origin, Policy, Request, parse_form};
+use askuser_core::{Event, parse_form};
 use askuser_store::codec::encode_event_record;
 use askuser_store::{Log, MemLog, Session};
+use askuser_testkit::build::{answered, requested};
 use serde_json::json;
 
 #[test]
@@ -38,26 +39,10 @@ fn a_refused_answer_costs_the_log_what_the_answer_costs_not_the_form() {
         .clone();
     let log: Arc<dyn Log> = Arc::new(MemLog::new());
     let mut session = Session::open(Arc::clone(&log), "s").unwrap();
-    let request = Event::Requested(Request {
-        inquiry: InquiryId::new("q"),
-        form,
-        policy: Policy::default(),
-        origin: Origin::default(),
-        call: None,
-    });
-    session.handle(&request).unwrap();
+    session.handle(&requested("q", form)).unwrap();
     let wrong = "x".repeat(60);
     for _ in 0..5 {
-        session
-            .handle(&Event::Answered {
-                inquiry: InquiryId::new("q"),
-                question: "ok".into(),
-                value: json!(wrong),
-                by: AnsweredBy::User,
-                remember: false,
-                note: None,
-            })
-            .unwrap();
+        session.handle(&answered("q", "ok", json!(wrong))).unwrap();
     }
     let mut sizes = Vec::new();
     for recorded in log.read("s", 1).unwrap() {

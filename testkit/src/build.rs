@@ -5,8 +5,8 @@
 use std::sync::Arc;
 
 use askuser_core::{
-    AnsweredBy, CancelReason, Event, Form, InquiryId, Origin, Persistence, Policy, Request, Target,
-    parse_form,
+    AnswerError, AnsweredBy, CancelReason, Event, Form, InquiryId, Origin, Persistence, Policy,
+    Problem, Request, Target, parse_form,
 };
 use askuser_store::{Log, ManualClock, MemLog, Timestamp};
 use serde_json::{Value, json};
@@ -104,6 +104,15 @@ pub fn answered_by(
     }
 }
 
+/// The person answered `question` of `inquiry` with `value`, with a note beside it.
+pub fn answered_with_note(inquiry: &str, question: &str, value: Value, note: &str) -> Event {
+    let mut event = answered(inquiry, question, value);
+    if let Event::Answered { note: slot, .. } = &mut event {
+        *slot = Some(note.to_owned());
+    }
+    event
+}
+
 /// The person went back a question in `inquiry`.
 pub fn back(inquiry: &str) -> Event {
     Event::Back {
@@ -124,6 +133,91 @@ pub fn cancelled(inquiry: &str, reason: CancelReason) -> Event {
 pub fn turn_ended(inquiry: &str) -> Event {
     Event::TurnEnded {
         inquiry: InquiryId::new(inquiry),
+    }
+}
+
+/// `inquiry` was cancelled for `reason`, with the message `message`.
+pub fn cancelled_with(inquiry: &str, reason: CancelReason, message: &str) -> Event {
+    Event::Cancelled {
+        inquiry: InquiryId::new(inquiry),
+        reason,
+        message: Some(message.to_owned()),
+    }
+}
+
+/// A surface showed `questions` of `inquiry` together, in this order.
+pub fn shown(inquiry: &str, questions: &[&str]) -> Event {
+    Event::Shown {
+        inquiry: InquiryId::new(inquiry),
+        questions: questions
+            .iter()
+            .map(|&question| question.to_owned())
+            .collect(),
+    }
+}
+
+/// `question` of `inquiry`, after the one being asked, answered ahead with `value`.
+pub fn answered_ahead(inquiry: &str, question: &str, value: Value) -> Event {
+    Event::AnsweredAhead {
+        inquiry: InquiryId::new(inquiry),
+        question: question.to_owned(),
+        value,
+    }
+}
+
+/// An answer to `question` of `inquiry` refused with `message` (and `reason`,
+/// when typed).
+pub fn answer_refused(
+    inquiry: &str,
+    question: &str,
+    message: &str,
+    reason: Option<AnswerError>,
+) -> Event {
+    Event::AnswerRefused {
+        inquiry: InquiryId::new(inquiry),
+        question: question.to_owned(),
+        message: message.to_owned(),
+        reason,
+    }
+}
+
+/// `inquiry` timed out (`message`: a Reply the person was typing).
+pub fn timed_out(inquiry: &str, message: Option<&str>) -> Event {
+    Event::TimedOut {
+        inquiry: InquiryId::new(inquiry),
+        message: message.map(str::to_owned),
+    }
+}
+
+/// A surface of `inquiry` will show a review before sending.
+pub fn review_wanted(inquiry: &str) -> Event {
+    Event::ReviewWanted {
+        inquiry: InquiryId::new(inquiry),
+    }
+}
+
+/// The person sent the answers of `inquiry`'s review.
+pub fn submitted(inquiry: &str) -> Event {
+    Event::Submitted {
+        inquiry: InquiryId::new(inquiry),
+    }
+}
+
+/// A call to `tool` rejected with `problems`.
+pub fn rejected(inquiry: &str, tool: &str, problems: Vec<Problem>) -> Event {
+    Event::Rejected {
+        inquiry: InquiryId::new(inquiry),
+        tool: tool.to_owned(),
+        problems,
+    }
+}
+
+/// A request of `inquiry` denied by its policy for `reason`, with `message`.
+pub fn denied(inquiry: &str, reason: CancelReason, message: &str) -> Event {
+    Event::Denied {
+        inquiry: InquiryId::new(inquiry),
+        reason,
+        message: message.to_owned(),
     }
 }
 

@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 use std::sync::Arc;
 
-use askuser_core::{Command, InquiryId};
+use askuser_core::{AnswerInput, Command, Input, InquiryId};
 use askuser_llm::Dialect;
 use askuser_rpc::{Journal, Server, Step, replay};
 use askuser_store::{Log, MemLog};
@@ -150,15 +150,9 @@ fn a_fork_continues_with_a_different_answer_and_both_replay() {
             .collect::<Vec<_>>(),
         ["a"]
     );
-    let event = askuser_core::Event::Answered {
-        inquiry: InquiryId::new("a"),
-        question: "apply".into(),
-        value: json!(true),
-        by: askuser_core::AnsweredBy::User,
-        remember: false,
-        note: None,
-    };
-    let Step::Recorded { seq, outputs, .. } = journal.apply("what-if", &event).unwrap() else {
+    let at = state.at(&InquiryId::new("a")).expect("a question on show");
+    let answer = Input::Answer(AnswerInput::new(at, json!(true)));
+    let Step::Recorded { seq, outputs, .. } = journal.input("what-if", &answer).unwrap() else {
         panic!("the answer fits");
     };
     assert_eq!(seq, 2);

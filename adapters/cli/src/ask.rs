@@ -278,15 +278,15 @@ fn walk(
         Ok(_) if last.is_empty() => first,
         Ok(_) => last,
         Err(TerminalError::NotATerminal) => {
-            let event = Event::Cancelled {
+            let cancel = Input::Cancel {
                 inquiry: InquiryId::new(inquiry),
                 reason: CancelReason::NoPromptBackend,
                 message: None,
             };
-            match journal.apply(stream, &event)? {
+            match journal.input(stream, &cancel)? {
                 Step::Recorded { commands, .. } => commands,
                 // Another surface finished it first: its result is the result.
-                Step::Refused(_) if journal.state(stream)?.finished(event.inquiry()).is_some() => {
+                Step::Refused(_) if journal.state(stream)?.finished(cancel.inquiry()).is_some() => {
                     pending::recorded_outcome(&**journal.log(), stream, inquiry)?
                         .into_iter()
                         .collect()

@@ -6,9 +6,10 @@ mod common;
 
 use std::sync::Arc;
 
-use askuser_core::{AnsweredBy, CancelReason, Event, InquiryId, Origin, Policy, Request};
+use askuser_core::CancelReason;
 use askuser_sled::SledLog;
 use askuser_store::{Log, Session};
+use askuser_testkit::build::{answered, answered_ahead, cancelled, requested, shown};
 use common::Scratch;
 use serde_json::json;
 
@@ -22,41 +23,16 @@ fn record(scratch: &Scratch, second: &[&str]) {
         {"id": "note", "text": "Anything the migration should know?", "answer_type": "text"}
     ]}))
     .unwrap();
-    let id = InquiryId::new("call-1");
-    let shown = |questions: &[&str]| Event::Shown {
-        inquiry: id.clone(),
-        questions: questions.iter().map(|q| (*q).to_owned()).collect(),
-    };
+    let id = "call-1";
     let log: Arc<dyn Log> = Arc::new(SledLog::open(scratch.db()).unwrap());
     let mut session = Session::open(log, "s".to_owned()).unwrap();
     for event in [
-        Event::Requested(Request {
-            inquiry: id.clone(),
-            form: form.form().clone(),
-            policy: Policy::default(),
-            origin: Origin::default(),
-            call: None,
-        }),
-        shown(&["apply", "note"]),
-        Event::Answered {
-            inquiry: id.clone(),
-            question: "apply".to_owned(),
-            value: json!(true),
-            by: AnsweredBy::User,
-            remember: false,
-            note: None,
-        },
-        Event::AnsweredAhead {
-            inquiry: id.clone(),
-            question: "note".to_owned(),
-            value: json!("tonight"),
-        },
-        shown(second),
-        Event::Cancelled {
-            inquiry: id.clone(),
-            reason: CancelReason::UserReply,
-            message: None,
-        },
+        requested(id, form.form().clone()),
+        shown(id, &["apply", "note"]),
+        answered(id, "apply", json!(true)),
+        answered_ahead(id, "note", json!("tonight")),
+        shown(id, second),
+        cancelled(id, CancelReason::UserReply),
     ] {
         session.handle(&event).unwrap();
     }

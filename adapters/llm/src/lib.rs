@@ -10,7 +10,7 @@
 //! "Other" the same way.)
 //!
 //! ```
-//! use askuser_core::{reduce, AnsweredBy, Command, Event, InquiryId, State};
+//! use askuser_core::{reduce_input, AnswerInput, Command, InquiryId, Input, State};
 //! use askuser_llm::{Dialect, ToolResult};
 //! use serde_json::json;
 //!
@@ -24,14 +24,11 @@
 //! // Walk it through the engine; the person picks two options.
 //! let mut state = State::new();
 //! let id = InquiryId::new("toolu_01");
-//! let commands = reduce(&mut state, &Event::Requested(call.request(id.clone()))).unwrap();
+//! let commands = reduce_input(&mut state, &Input::Ask(call.request(id))).unwrap();
 //! let Command::Prompt(prompt) = &commands[0] else { panic!("expected a prompt") };
-//! let question = prompt.question().id.clone(); // "q1"
-//! let commands = reduce(&mut state, &Event::Answered {
-//!     inquiry: id, question, value: json!(["Admin", "Auth"]),
-//!     by: AnsweredBy::User, remember: false,
-//!     note: None,
-//! }).unwrap();
+//! // The answer names what it answers: question "q1" as shown.
+//! let answer = AnswerInput::new(prompt.at(), json!(["Admin", "Auth"]));
+//! let commands = reduce_input(&mut state, &answer.into()).unwrap();
 //!
 //! // The tool result, in the dialect's shape.
 //! assert_eq!(

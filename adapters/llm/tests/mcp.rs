@@ -1,9 +1,7 @@
 //! The `mcp` dialect: an elicitation `requestedSchema` to a form and back, and the
-//! client's response to the engine's events.
+//! client's response to the engine's inputs.
 
-use askuser_core::{
-    AnsweredBy, CancelReason, Command, Event, InquiryId, State, parse_form, reduce,
-};
+use askuser_core::{AnswerInput, At, Command, Input, InquiryId, State, parse_form, reduce_input};
 use askuser_llm::dialect::mcp::{Response, read_field, round_schema};
 use askuser_llm::{Dialect, ToolResult};
 use serde_json::{Map, Value, json};
@@ -35,24 +33,13 @@ fn walk(dialect: Dialect, arguments: &Value, answers: &[Value]) -> Vec<Command> 
     let call = dialect.parse(arguments).expect("a valid call");
     let mut state = State::new();
     let id = InquiryId::new("e1");
-    let mut commands = reduce(&mut state, &Event::Requested(call.request(id.clone()))).unwrap();
+    let mut commands = reduce_input(&mut state, &Input::Ask(call.request(id))).unwrap();
     for value in answers {
         let Some(Command::Prompt(prompt)) = commands.first() else {
             break;
         };
-        let question = prompt.question().id.clone();
-        commands = reduce(
-            &mut state,
-            &Event::Answered {
-                inquiry: id.clone(),
-                question,
-                value: value.clone(),
-                by: AnsweredBy::User,
-                remember: false,
-                note: None,
-            },
-        )
-        .unwrap();
+        let answer = AnswerInput::new(prompt.at(), value.clone());
+        commands = reduce_input(&mut state, &answer.into()).unwrap();
     }
     commands
 }
@@ -132,9 +119,10 @@ fn a_schema_answer_out_of_range_is_refused_and_a_reply_declines() {
     let call = Dialect::Mcp.parse(&arguments()).unwrap();
     let mut state = State::new();
     let id = InquiryId::new("e1");
-    reduce(&mut state, &Event::Requested(call.request(id.clone()))).unwrap();
+    reduce_input(&mut state, &Input::Ask(call.request(id.clone()))).unwrap();
     let decline = Response::read(&json!({"action": "decline"})).unwrap();
-    let commands = reduce(&mut state, &decline.event(&id).unwrap()).unwrap();
+    let at = state.at(&id).unwrap();
+    let commands = reduce_input(&mut state, &decline.input(at).unwrap()).unwrap();
     assert_eq!(
         call.tool_result(&commands[0]),
         Some(ToolResult::Success(json!({"action": "decline"})))
@@ -142,8 +130,8 @@ fn a_schema_answer_out_of_range_is_refused_and_a_reply_declines() {
 }
 
 #[test]
-fn responses_read_into_events() {
-    let id = InquiryId::new("e1");
+fn responses_read_into_inputs() {
+    let at = At::question(InquiryId::new("e1"), "name", 0);
     assert_eq!(
         Response::read(&json!({"action": "accept", "content": {"a": 1}})),
         Ok(Response::Accept(Map::from_iter([(
@@ -154,19 +142,18 @@ fn responses_read_into_events() {
     assert_eq!(
         Response::read(&json!({"action": "decline"}))
             .unwrap()
-            .event(&id),
-        Some(Event::Cancelled {
-            inquiry: id.clone(),
-            reason: CancelReason::UserReply,
+            .input(at.clone()),
+        Some(Input::Reply {
+            at: at.clone(),
             message: None
         })
     );
     assert_eq!(
         Response::read(&json!({"action": "cancel"}))
             .unwrap()
-            .event(&id),
-        Some(Event::TurnEnded {
-            inquiry: id.clone()
+            .input(at.clone()),
+        Some(Input::EndTurn {
+            inquiry: at.inquiry.clone()
         })
     );
     assert_eq!(

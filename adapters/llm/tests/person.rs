@@ -3,8 +3,7 @@
 //! notes beside answers. The exact texts are snapshots.
 
 use askuser_core::{
-    AnswerInput, AnswerType, AnsweredBy, CancelReason, Command, Event, Input, InquiryId, OnTimeout,
-    State, Timeout, reduce, reduce_input,
+    AnswerInput, AnswerType, Command, Input, InquiryId, OnTimeout, State, Timeout, reduce_input,
 };
 use askuser_llm::{Call, Dialect, ToolResult};
 use serde_json::{Map, Value, json};
@@ -112,21 +111,15 @@ fn walk(call: &Call, first: Option<&Value>, then: Then) -> Value {
         });
     }
     let mut state = State::new();
-    let commands = reduce(&mut state, &Event::Requested(request)).unwrap();
+    let commands = reduce_input(&mut state, &Input::Ask(request)).unwrap();
     let mut commands = commands;
     if let Some(value) = first {
         let [Command::Prompt(prompt)] = commands.as_slice() else {
             panic!("expected a prompt, got {commands:?}");
         };
-        let answer = Event::Answered {
-            inquiry: id(),
-            question: prompt.question().id.clone(),
-            value: value.clone(),
-            by: AnsweredBy::User,
-            remember: false,
-            note: Some("it is what production runs".into()),
-        };
-        commands = reduce(&mut state, &answer).unwrap();
+        let answer = AnswerInput::new(prompt.at(), value.clone())
+            .with_note(Some("it is what production runs".into()));
+        commands = reduce_input(&mut state, &answer.into()).unwrap();
         if let (Then::BackThenAnswerAll, [Command::Prompt(second)]) = (then, commands.as_slice()) {
             let back = reduce_input(&mut state, &Input::Back(second.at())).unwrap();
             let [Command::Prompt(again)] = back.as_slice() else {
@@ -152,34 +145,26 @@ fn walk(call: &Call, first: Option<&Value>, then: Then) -> Value {
                 None if question.answer_type == AnswerType::Boolean => json!(true),
                 None => json!("to keep it simple"),
             };
-            let answer = Event::Answered {
-                inquiry: id(),
-                question: question.id.clone(),
-                value,
-                by: AnsweredBy::User,
-                remember: false,
-                note: note.take(),
-            };
-            commands = reduce(&mut state, &answer).unwrap();
+            let answer = AnswerInput::new(prompt.at(), value).with_note(note.take());
+            commands = reduce_input(&mut state, &answer.into()).unwrap();
         }
         let [command] = commands.as_slice() else {
             panic!("expected one command, got {commands:?}");
         };
         return shown(call.tool_result(command));
     }
-    let event = match then {
-        Then::TimedOut(_) => Event::TimedOut {
+    let input = match then {
+        Then::TimedOut(_) => Input::TimeOut {
             inquiry: id(),
             message: None,
         },
-        Then::Reply(message) => Event::Cancelled {
-            inquiry: id(),
-            reason: CancelReason::UserReply,
+        Then::Reply(message) => Input::Reply {
+            at: state.at(&id()).expect("an open inquiry"),
             message: message.map(str::to_owned),
         },
         Then::AnswerAll | Then::BackThenAnswerAll => unreachable!("answered above"),
     };
-    let commands = reduce(&mut state, &event).unwrap();
+    let commands = reduce_input(&mut state, &input).unwrap();
     let [command] = commands.as_slice() else {
         panic!("expected one command, got {commands:?}");
     };

@@ -132,29 +132,12 @@ pub fn rounds_text(checks: &[RoundCheck]) -> String {
 mod tests {
     use std::sync::Arc;
 
-    use askuser_core::{Event, InquiryId, Request, parse_form};
+    use askuser_core::{Event, parse_form};
     use askuser_store::{Log, MemLog, Session};
-    use serde_json::{Value, json};
+    use askuser_testkit::build::{answered, answered_ahead, requested, shown};
+    use serde_json::json;
 
     use super::{check_rounds, rounds_text};
-
-    fn shown(inquiry: &InquiryId, questions: &[&str]) -> Event {
-        Event::Shown {
-            inquiry: inquiry.clone(),
-            questions: questions.iter().map(|q| (*q).to_owned()).collect(),
-        }
-    }
-
-    fn answered(inquiry: &InquiryId, question: &str, value: Value) -> Event {
-        Event::Answered {
-            inquiry: inquiry.clone(),
-            question: question.to_owned(),
-            value,
-            by: askuser_core::AnsweredBy::User,
-            remember: false,
-            note: None,
-        }
-    }
 
     /// A replay derives the rounds as the server sent them, and finds a round
     /// recorded with another grouping.
@@ -167,7 +150,7 @@ mod tests {
             {"id": "note", "text": "Note?", "answer_type": "text"}
         ]}))
         .unwrap();
-        let id = InquiryId::new("call-1");
+        let id = "call-1";
         let session = |events: &[Event]| {
             let log: Arc<dyn Log> = Arc::new(MemLog::new());
             let mut session = Session::open(Arc::clone(&log), "s".to_owned()).unwrap();
@@ -176,25 +159,15 @@ mod tests {
             }
             log
         };
-        let request = Event::Requested(Request {
-            inquiry: id.clone(),
-            form: form.form().clone(),
-            policy: askuser_core::Policy::default(),
-            origin: askuser_core::Origin::default(),
-            call: None,
-        });
-        let ahead = Event::AnsweredAhead {
-            inquiry: id.clone(),
-            question: "note".to_owned(),
-            value: json!("n"),
-        };
+        let request = requested(id, form.form().clone());
+        let ahead = answered_ahead(id, "note", json!("n"));
         let first = [
             request.clone(),
-            shown(&id, &["apply", "note"]),
-            answered(&id, "apply", json!(true)),
+            shown(id, &["apply", "note"]),
+            answered(id, "apply", json!(true)),
             ahead.clone(),
         ];
-        let good = session(&[&first[..], &[shown(&id, &["env"])]].concat());
+        let good = session(&[&first[..], &[shown(id, &["env"])]].concat());
         let checks = check_rounds(&*good, "s").unwrap();
         assert!(checks.iter().all(super::RoundCheck::matches), "{checks:?}");
         assert_eq!(
@@ -202,7 +175,7 @@ mod tests {
             "rounds: the 2 elicitation rounds recorded are derived again from the events before each\n"
         );
         // `note` was answered ahead: a round showing it again is not the walk's.
-        let bad = session(&[&first[..], &[shown(&id, &["env", "note"])]].concat());
+        let bad = session(&[&first[..], &[shown(id, &["env", "note"])]].concat());
         let checks = check_rounds(&*bad, "s").unwrap();
         assert_eq!(
             rounds_text(&checks),

@@ -25,25 +25,6 @@ pub(crate) enum Taken {
     Moved(Box<Moved>),
 }
 
-/// What a walk records: a person's or a host's action, or a host's own
-/// cancellation, recorded with its message.
-#[derive(Clone, Copy)]
-pub(crate) enum Record<'a> {
-    /// An action, decided by the engine.
-    Input(&'a Input),
-    /// A cancellation with the host's message (`Cancelled`, `TurnEnded`).
-    Event(&'a Event),
-}
-
-impl Record<'_> {
-    fn inquiry(&self) -> &InquiryId {
-        match self {
-            Record::Input(input) => input.inquiry(),
-            Record::Event(event) => event.inquiry(),
-        }
-    }
-}
-
 /// A recorded input.
 pub(crate) struct Step {
     /// The commands it yielded.
@@ -195,7 +176,7 @@ impl Recorder {
         Ok((inquiry, recorded))
     }
 
-    /// Decides, records and applies `record`, which a walk took on what it was
+    /// Decides, records and applies `input`, which a walk took on what it was
     /// shown (`shown`: what the inquiry showed then, `None` for an input that
     /// stands whatever it shows, such as a cancellation; `seen`: the stream's head
     /// the walk last saw). An answer, Back, Reply or submit names what it was
@@ -206,13 +187,13 @@ impl Recorder {
     /// ([`Taken::Moved`]) instead of the refusal.
     pub(crate) fn take(
         &self,
-        record: Record<'_>,
+        input: &Input,
         shown: Option<&At>,
         seen: Seq,
     ) -> Result<Taken, StoreError> {
         let _guard = self.lock.lock().unwrap_or_else(PoisonError::into_inner);
         let mut session = self.session()?;
-        let inquiry = record.inquiry();
+        let inquiry = input.inquiry();
         let refusal = match (shown, session.state().at(inquiry)) {
             (None, _) => None,
             (Some(shown), Some(current)) if current == *shown => None,
@@ -226,10 +207,7 @@ impl Recorder {
         };
         let refusal = match refusal {
             Some(refusal) => refusal,
-            None => match match record {
-                Record::Input(input) => session.handle_input(input),
-                Record::Event(event) => session.handle(event),
-            } {
+            None => match session.handle_input(input) {
                 Ok(handled) => {
                     return Ok(Taken::Recorded(Step {
                         commands: handled.commands,

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use askuser_core::{CancelReason, Command, Event, Input, InquiryId, Problem};
+use askuser_core::{CancelReason, Command, Input, InquiryId, Problem};
 use askuser_llm::{Call, Dialect, ToolResult};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ElicitResult,
@@ -21,7 +21,7 @@ use crate::elsewhere::{self, Elsewhere, Unsent};
 use crate::mrtr::{MRTR_VERSION, Retry, Sealer, elicit_params};
 use crate::pending::write_pending;
 use crate::progress::{HEARTBEAT, Progress};
-use crate::recorder::{Record, Recorder, Taken};
+use crate::recorder::{Recorder, Taken};
 use crate::tools::{call_result, dialect_of, dismissed, instructions, no_forms, tools};
 use crate::walk::{Done, Next, Round, Walk};
 
@@ -370,12 +370,12 @@ impl AskServer {
         reason: CancelReason,
         error: &dyn std::fmt::Display,
     ) -> CallToolResult {
-        let event = Event::Cancelled {
+        let cancel = Input::Cancel {
             inquiry: inquiry.clone(),
             reason,
             message: Some(error.to_string()),
         };
-        record_final(&self.recorder, call, &event)
+        record_final(&self.recorder, call, &cancel)
     }
 }
 
@@ -398,8 +398,8 @@ pub(crate) fn end_turn(recorder: &Recorder, call: &Call, walk: &mut Walk) -> Cal
 
 /// Records a host's cancellation and returns its result; when another surface
 /// finished the inquiry first, the result it produced.
-fn record_final(recorder: &Recorder, call: &Call, event: &Event) -> CallToolResult {
-    match recorder.take(Record::Event(event), None, 0) {
+fn record_final(recorder: &Recorder, call: &Call, cancel: &Input) -> CallToolResult {
+    match recorder.take(cancel, None, 0) {
         Ok(Taken::Recorded(step)) => match step.commands.last() {
             Some(command) => finish(call, command),
             None => error_result(dismissed(call.tool_name())),

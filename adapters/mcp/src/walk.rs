@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use crate::elsewhere::{Elsewhere, Unsent, news, review_lines};
-use crate::recorder::{Moved, Now, Record, Recorder, Taken};
+use crate::recorder::{Moved, Now, Recorder, Taken};
 use crate::rounds::{plan, progress};
 
 /// How many times a walk builds its round again because the log moved under it
@@ -290,10 +290,10 @@ impl Walk {
         self.at.as_ref().is_some_and(|at| at.question.is_none())
     }
 
-    /// Records `record` on what the walk last saw, and follows what it yielded.
-    fn take(&mut self, recorder: &Recorder, record: Record<'_>) -> Result<Flow, StoreError> {
+    /// Records `input` on what the walk last saw, and follows what it yielded.
+    fn take(&mut self, recorder: &Recorder, input: &Input) -> Result<Flow, StoreError> {
         let shown = self.at.clone();
-        Ok(match recorder.take(record, shown.as_ref(), self.seen)? {
+        Ok(match recorder.take(input, shown.as_ref(), self.seen)? {
             Taken::Recorded(step) => {
                 self.at = step.at;
                 self.seen = step.head;
@@ -405,7 +405,7 @@ impl Walk {
             .by(AnsweredBy::Assistant)
             .into();
         self.refused.remove(&index);
-        Ok(match self.take(recorder, Record::Input(&input))? {
+        Ok(match self.take(recorder, &input)? {
             Flow::Finished(finished) => Sampled::Done(Done::Finished(finished)),
             Flow::Moved(moved) => match self.overtaken(moved, Unsent::Nothing) {
                 Some(done) => Sampled::Done(done),
@@ -444,7 +444,7 @@ impl Walk {
                     .map(|&i| self.form.question(i).id.clone())
                     .collect(),
             };
-            match self.take(recorder, Record::Input(&input)) {
+            match self.take(recorder, &input) {
                 Ok(Flow::On) => return Ok(Next::Ask(round)),
                 Ok(Flow::Refused(why)) => return Err(why),
                 Ok(Flow::Finished(finished)) => return Ok(Next::Done(Done::Finished(finished))),
@@ -630,14 +630,14 @@ impl Walk {
         let Some(at) = self.at.clone() else {
             return Ok(Flow::On);
         };
-        self.take(recorder, Record::Input(&Input::Submit(at)))
+        self.take(recorder, &Input::Submit(at))
     }
 
     /// Goes Back from the review to the last answered question, offered again
     /// with its answer filled in.
     fn take_back(&mut self, recorder: &Recorder, at: At) -> Result<Flow, StoreError> {
         let shown = Some(at.clone());
-        match recorder.take(Record::Input(&Input::Back(at)), shown.as_ref(), self.seen)? {
+        match recorder.take(&Input::Back(at), shown.as_ref(), self.seen)? {
             Taken::Recorded(step) => {
                 self.seen = step.head;
                 let prompt = step.commands.into_iter().find_map(|c| match c {
@@ -700,7 +700,7 @@ impl Walk {
     ) -> Result<Done, StoreError> {
         for _ in 0..MOVES_PER_ROUND {
             let Some(at) = self.at.clone() else { break };
-            match self.take(recorder, Record::Input(&make(at)))? {
+            match self.take(recorder, &make(at))? {
                 Flow::Finished(finished) => return Ok(Done::Finished(finished)),
                 Flow::Moved(moved) => {
                     if let Some(done) = self.overtaken(moved, unsent.clone()) {
@@ -726,7 +726,7 @@ impl Walk {
             };
             let input: Input = AnswerInput::new(at, value.clone()).into();
             self.refused.remove(&index);
-            match self.take(recorder, Record::Input(&input))? {
+            match self.take(recorder, &input)? {
                 Flow::On => {}
                 Flow::Refused(message) => {
                     self.refused.insert(index, message);
@@ -768,7 +768,7 @@ impl Walk {
                 question: self.form.question(index).id.clone(),
                 value,
             };
-            match self.take(recorder, Record::Input(&input))? {
+            match self.take(recorder, &input)? {
                 Flow::On => {
                     self.ahead.insert(index);
                 }

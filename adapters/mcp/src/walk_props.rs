@@ -11,11 +11,12 @@ use std::sync::Arc;
 
 use askuser_core::strategies::{arb_form, invalid_answer, sample_answer};
 use askuser_core::{
-    AnswerInput, AnswerType, Command, Event, Input, InquiryId, Request, State, reduce, validate,
+    AnswerInput, AnswerType, Command, Input, InquiryId, Request, State, reduce, validate,
 };
 use askuser_core::{UiInput, ui_answer};
 use askuser_llm::dialect::mcp::{FieldKind, field_kind, other_field};
 use askuser_store::{Log, MemLog, Session};
+use askuser_testkit::build::{answered, requested};
 use proptest::prelude::*;
 use rmcp::model::ElicitationSchema;
 use serde_json::{Map, Value};
@@ -64,19 +65,11 @@ fn content_of(
 /// The outcome of answering question by question.
 fn one_at_a_time(form: &askuser_core::ValidForm, answer: &dyn Fn(usize) -> Value) -> Value {
     let mut state = State::new();
-    let id = InquiryId::new("ref");
-    let mut commands = reduce(&mut state, &Event::Requested(request(form, id.clone()))).unwrap();
+    let mut commands = reduce(&mut state, &requested("ref", form.form().clone())).unwrap();
     loop {
         match commands.first() {
             Some(Command::Prompt(prompt)) => {
-                let event = Event::Answered {
-                    inquiry: id.clone(),
-                    question: prompt.question().id.clone(),
-                    value: answer(prompt.index),
-                    by: askuser_core::AnsweredBy::User,
-                    remember: false,
-                    note: None,
-                };
+                let event = answered("ref", &prompt.question().id, answer(prompt.index));
                 commands = reduce(&mut state, &event).unwrap();
             }
             Some(Command::Respond { outcome, .. }) => return outcome.to_json(),

@@ -15,7 +15,7 @@ use serde_json::Value;
 use crate::output::command_line;
 use askuser_app::Result;
 
-/// What became of an input given to [`Journal::apply`] or [`Journal::input`].
+/// What became of an input given to [`Journal::request`] or [`Journal::input`].
 #[derive(Debug, Clone, PartialEq)]
 pub enum Step {
     /// The input was decided and recorded, its last event as `seq`; these are the
@@ -107,17 +107,6 @@ impl Journal {
     ) -> Result<Step> {
         let step = self.app.request(stream, call, arguments, request)?;
         self.lines(stream, step, Some(call))
-    }
-
-    /// Hands a host's `event` to `stream`'s session (see
-    /// [`askuser_app::Journal::apply`]), with the lines it yields.
-    ///
-    /// # Errors
-    /// When the log cannot be read or written; nothing was recorded then.
-    pub fn apply(&mut self, stream: &str, event: &Event) -> Result<Step> {
-        let call = self.app.call(stream, event.inquiry())?;
-        let step = self.app.apply(stream, event)?;
-        self.lines(stream, step, call.as_deref())
     }
 
     /// Hands a host's or a person's `input` to `stream`'s session (see

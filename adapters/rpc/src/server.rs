@@ -3,7 +3,7 @@
 use std::collections::{BTreeSet, HashMap};
 use std::io::{self, BufRead, Write};
 
-use askuser_core::{AnswerInput, At, CancelReason, Command, Event, InquiryId, Persistence, Policy};
+use askuser_core::{AnswerInput, At, Command, InquiryId, Policy};
 use askuser_core::{UiInput, ui_answer};
 use serde_json::{Value, json};
 
@@ -237,8 +237,8 @@ impl Server {
             Err(error) => return vec![inquiry_error(inquiry, &not_recorded(&error))],
         };
         let step = match &action {
-            Action::Record(event) => self.journal.apply(stream, event),
-            Action::Decide(input) => self.journal.input(stream, input),
+            Action::Decide(input) | Action::Current(input) => self.journal.input(stream, input),
+            Action::Refuse(refusal) => Ok(Step::Refused(refusal.clone())),
         };
         let id = InquiryId::new(inquiry);
         if let Ok(Step::Refused(refusal)) = &step
@@ -257,7 +257,10 @@ impl Server {
             // yet, but moves the step: the prompt comes again with the new one.
             Ok(Step::Recorded { outputs, .. })
                 if outputs.is_empty()
-                    && matches!(action, Action::Record(Event::ReviewWanted { .. })) =>
+                    && matches!(
+                        action,
+                        Action::Current(askuser_core::Input::WantReview { .. })
+                    ) =>
             {
                 lines.extend(self.shows_now(stream, &id));
             }
@@ -266,10 +269,12 @@ impl Server {
         lines
     }
 
-    /// What a message stands for: an action naming what was shown (it has a
-    /// `step`), decided as an [`askuser_core::Input`]; else the event to record.
-    /// `None` for an `ask`, which names no inquiry of the session yet.
+    /// What a message stands for, as an [`askuser_core::Input`]: an action
+    /// naming what was shown (it has a `step`) is decided on that; one that names
+    /// no step on what the inquiry shows now. `None` for an `ask`, which names no
+    /// inquiry of the session yet.
     fn action(&mut self, stream: &str, input: Input) -> Result<Option<Action>> {
+        use askuser_core::Input as Core;
         let id = |inquiry: &str| InquiryId::new(inquiry);
         Ok(Some(match input {
             Input::Answer {
@@ -282,68 +287,97 @@ impl Server {
                 step,
             } => {
                 let value = self.normalize(stream, &inquiry, &question, value)?;
-                if let Some(step) = step {
-                    let at = At::question(id(&inquiry), question, step);
-                    let mut answer = AnswerInput::new(at, value).with_note(note).by(by);
-                    answer.remember = remember;
-                    Action::Decide(answer.into())
-                } else {
-                    // Recorded only where the policy lets an answer be remembered.
-                    let remember = remember
-                        && self
-                            .journal
-                            .state(stream)?
-                            .policy(&id(&inquiry))
-                            .is_some_and(|policy| policy.persistence == Persistence::Turn);
-                    Action::Record(Event::Answered {
-                        inquiry: id(&inquiry),
-                        question,
-                        value,
-                        by,
-                        remember,
-                        note,
-                    })
+                let at = match step {
+                    Some(step) => At::question(id(&inquiry), question, step),
+                    None => match self.current_question(stream, &id(&inquiry), question)? {
+                        Ok(at) => at,
+                        Err(refusal) => return Ok(Some(Action::Refuse(refusal))),
+                    },
+                };
+                let mut answer = AnswerInput::new(at, value).with_note(note).by(by);
+                answer.remember = remember;
+                match step {
+                    Some(_) => Action::Decide(answer.into()),
+                    None => Action::Current(answer.into()),
                 }
             }
             Input::Back { inquiry, shown } => match shown {
-                Some(shown) => Action::Decide(askuser_core::Input::Back(at(&inquiry, shown))),
-                None => Action::Record(Event::Back {
-                    inquiry: id(&inquiry),
-                }),
+                Some(shown) => Action::Decide(Core::Back(at(&inquiry, shown))),
+                None => Action::Current(Core::Back(self.current(stream, &id(&inquiry))?)),
             },
             Input::Reply {
                 inquiry,
                 message,
                 shown,
             } => match shown {
-                Some(shown) => Action::Decide(askuser_core::Input::Reply {
+                Some(shown) => Action::Decide(Core::Reply {
                     at: at(&inquiry, shown),
                     message,
                 }),
-                None => Action::Record(Event::Cancelled {
-                    inquiry: id(&inquiry),
-                    reason: CancelReason::UserReply,
+                None => Action::Current(Core::Reply {
+                    at: self.current(stream, &id(&inquiry))?,
                     message,
                 }),
             },
             Input::Submit { inquiry, shown } => match shown {
-                Some(shown) => Action::Decide(askuser_core::Input::Submit(at(&inquiry, shown))),
-                None => Action::Record(Event::Submitted {
-                    inquiry: id(&inquiry),
-                }),
+                Some(shown) => Action::Decide(Core::Submit(at(&inquiry, shown))),
+                None => Action::Current(Core::Submit(self.current(stream, &id(&inquiry))?)),
             },
-            Input::TimedOut { inquiry, message } => Action::Record(Event::TimedOut {
+            Input::TimedOut { inquiry, message } => Action::Current(Core::TimeOut {
                 inquiry: id(&inquiry),
                 message,
             }),
-            Input::Review { inquiry } => Action::Record(Event::ReviewWanted {
+            Input::Review { inquiry } => Action::Current(Core::WantReview {
                 inquiry: id(&inquiry),
             }),
-            Input::EndTurn { inquiry } => Action::Record(Event::TurnEnded {
+            Input::EndTurn { inquiry } => Action::Current(Core::EndTurn {
                 inquiry: id(&inquiry),
             }),
             Input::Ask(_) => return Ok(None),
         }))
+    }
+
+    /// What `inquiry` shows now, for a line that names no step (what other
+    /// surfaces recorded is applied first, and passed on with the next line
+    /// that names a step); `None` when it is not open.
+    fn shows(&mut self, stream: &str, inquiry: &InquiryId) -> Result<Option<At>> {
+        self.journal.look(stream)?;
+        Ok(self.journal.state(stream)?.at(inquiry))
+    }
+
+    /// What `inquiry` shows now; of an inquiry that is not open, any `At`: the
+    /// engine refuses it as not open.
+    fn current(&mut self, stream: &str, inquiry: &InquiryId) -> Result<At> {
+        Ok(self
+            .shows(stream, inquiry)?
+            .unwrap_or_else(|| At::review(inquiry.clone(), 0)))
+    }
+
+    /// What a stepless answer to `question` answers: the question `inquiry` shows
+    /// now. When it shows another question or its review, the refusal the engine
+    /// gives an answer to a question not asked.
+    fn current_question(
+        &mut self,
+        stream: &str,
+        inquiry: &InquiryId,
+        question: String,
+    ) -> Result<std::result::Result<At, askuser_core::Refusal>> {
+        Ok(match self.shows(stream, inquiry)? {
+            Some(current) => match &current.question {
+                Some(shown) if *shown == question => Ok(current),
+                Some(shown) => Err(askuser_core::Refusal::UnexpectedQuestion {
+                    inquiry: inquiry.clone(),
+                    expected: shown.clone(),
+                    got: question,
+                }),
+                None => Err(askuser_core::Refusal::InReview {
+                    inquiry: inquiry.clone(),
+                    got: question,
+                }),
+            },
+            // Not open: the engine says why.
+            None => Ok(At::question(inquiry.clone(), question, 0)),
+        })
     }
 
     /// The lines of what other surfaces recorded in `stream` since this server
@@ -352,7 +386,7 @@ impl Server {
     fn caught_up_before(&mut self, stream: &str, action: &Action) -> Result<Vec<Value>> {
         match action {
             Action::Decide(_) => self.journal.catch_up(stream),
-            Action::Record(_) => Ok(Vec::new()),
+            Action::Current(_) | Action::Refuse(_) => Ok(Vec::new()),
         }
     }
 
@@ -435,7 +469,7 @@ impl Server {
             // What the model did is part of the session: the rejected call is
             // recorded with its problems (not its arguments).
             Err(rejection) => {
-                let event = Event::Rejected {
+                let rejected = askuser_core::Input::RejectCall {
                     inquiry: InquiryId::new(&inquiry),
                     tool: rejection.tool.to_owned(),
                     problems: rejection
@@ -449,7 +483,7 @@ impl Server {
                 };
                 let step = self
                     .journal
-                    .apply(&stream, &event)
+                    .input(&stream, &rejected)
                     .map_err(|e| not_recorded(&e));
                 return finish(&inquiry, step);
             }
@@ -483,10 +517,13 @@ impl Server {
 
 /// What a host's message stands for.
 enum Action {
-    /// An event to record as it is (a line that names no step).
-    Record(Event),
     /// An action that names what was shown, for the engine to decide.
     Decide(askuser_core::Input),
+    /// A line that names no step, decided on what the inquiry shows now.
+    Current(askuser_core::Input),
+    /// A stepless answer to a question the inquiry does not show: the engine's
+    /// refusal, as an answer to a question not asked gets it.
+    Refuse(askuser_core::Refusal),
 }
 
 /// What a `back`, `reply` or `submit` line says was shown, for the engine.

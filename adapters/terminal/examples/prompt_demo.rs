@@ -13,7 +13,7 @@
 
 use std::process::ExitCode;
 
-use askuser_core::{Event, InquiryId, Request, State, parse_form, reduce};
+use askuser_core::{Input, InquiryId, Request, State, parse_form, reduce_input};
 use askuser_terminal::{Finish, TerminalError, TerminalPrompter, run_with_engine};
 use serde_json::{Value, json};
 
@@ -58,9 +58,9 @@ fn main() -> ExitCode {
         }
     };
     let mut state = State::new();
-    let first = reduce(
+    let first = reduce_input(
         &mut state,
-        &Event::Requested(Request {
+        &Input::Ask(Request {
             inquiry: InquiryId::new("demo-1"),
             form: form.form().clone(),
             policy: askuser_core::Policy::default(),

@@ -82,17 +82,16 @@ impl Action {
     ///
     /// ```
     /// use askuser_terminal::Action;
-    /// # use askuser_core::{Command, Event, InquiryId, Request, State, parse_form, reduce};
+    /// # use askuser_core::{Command, Input, InquiryId, Request, State, parse_form, reduce_input};
     /// # use serde_json::json;
     /// # let form = parse_form(&json!({"questions": [
     /// #     {"id": "ok", "text": "Ok?", "answer_type": "boolean"}]})).unwrap();
     /// # let mut state = State::new();
-    /// # let commands = reduce(&mut state, &Event::Requested(Request {
+    /// # let commands = reduce_input(&mut state, &Input::Ask(Request {
     /// #     inquiry: InquiryId::new("c"), form: form.form().clone(),
     /// #     policy: Default::default(), origin: Default::default(),
     /// #     call: None, })).unwrap();
     /// # let Command::Prompt(prompt) = &commands[0] else { unreachable!() };
-    /// use askuser_core::Input;
     /// assert_eq!(
     ///     Action::Reply { message: Some("use staging".into()) }.to_input(prompt),
     ///     Input::Reply { at: prompt.at(), message: Some("use staging".into()) }

@@ -135,14 +135,14 @@ pub enum Finish {
 /// [`Prompter::show_invalid`] and the prompt after it is asked again.
 ///
 /// ```
-/// use askuser_core::{Event, InquiryId, Request, State, parse_form, reduce, reduce_input};
+/// use askuser_core::{Input, InquiryId, Request, State, parse_form, reduce_input};
 /// use askuser_terminal::{Action, Finish, ScriptedPrompter, run_inquiry};
 /// use serde_json::json;
 ///
 /// let form = parse_form(&json!({"questions": [
 ///     {"id": "ok", "text": "Proceed?", "answer_type": "boolean"}]})).unwrap();
 /// let mut state = State::new();
-/// let first = reduce(&mut state, &Event::Requested(Request {
+/// let first = reduce_input(&mut state, &Input::Ask(Request {
 ///     inquiry: InquiryId::new("call-1"), form: form.form().clone(),
 ///     policy: Default::default(), origin: Default::default(), call: None,
 /// })).unwrap();
@@ -172,7 +172,7 @@ where
 /// [`run_inquiry`] over an [`Engine`].
 ///
 /// ```
-/// use askuser_core::{Event, InquiryId, Request, State, parse_form, reduce};
+/// use askuser_core::{Input, InquiryId, Request, State, parse_form, reduce_input};
 /// use askuser_terminal::{Action, Finish, Review, ScriptedPrompter, run_with_engine};
 /// use serde_json::json;
 ///
@@ -180,7 +180,7 @@ where
 ///     {"id": "ok", "text": "Proceed?", "answer_type": "boolean"},
 ///     {"id": "why", "text": "Why?", "answer_type": "text"}]})).unwrap();
 /// let mut state = State::new();
-/// let first = reduce(&mut state, &Event::Requested(Request {
+/// let first = reduce_input(&mut state, &Input::Ask(Request {
 ///     inquiry: InquiryId::new("call-1"), form: form.form().clone(),
 ///     policy: Default::default(), origin: Default::default(), call: None,
 /// })).unwrap();

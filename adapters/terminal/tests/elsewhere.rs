@@ -6,12 +6,13 @@
 use std::collections::VecDeque;
 
 use askuser_core::{
-    AnsweredBy, CancelReason, Command, Event, Input, InquiryId, Policy, Refusal, Request, State,
-    parse_form, reduce, reduce_input,
+    CancelReason, Command, Event, Input, InquiryId, Policy, Refusal, Request, State, parse_form,
+    reduce, reduce_input,
 };
 use askuser_terminal::{
     Action, Elsewhere, Engine, Finish, Review, ScriptedPrompter, run_with_engine,
 };
+use askuser_testkit::build;
 use serde_json::{Value, json};
 
 fn migration() -> Value {
@@ -58,9 +59,9 @@ impl Racing {
         let mut state = State::new();
         let inquiry = InquiryId::new("c1");
         let form = parse_form(arguments).expect("a valid form");
-        let first = reduce(
+        let first = reduce_input(
             &mut state,
-            &Event::Requested(Request {
+            &Input::Ask(Request {
                 inquiry: inquiry.clone(),
                 form: form.form().clone(),
                 policy: Policy::default(),
@@ -117,15 +118,9 @@ impl Engine for Racing {
     }
 }
 
+/// The person answered `question` of inquiry c1 elsewhere.
 fn answered(question: &str, value: Value) -> Event {
-    Event::Answered {
-        inquiry: InquiryId::new("c1"),
-        question: question.into(),
-        value,
-        by: AnsweredBy::User,
-        remember: false,
-        note: None,
-    }
+    build::answered("c1", question, value)
 }
 
 fn outcome_json(finish: Finish) -> Value {
@@ -207,9 +202,7 @@ fn an_inquiry_finished_elsewhere_ends_as_it_ended_there() {
         vec![
             answered("env", json!("staging")),
             answered("note", json!("from the browser")),
-            Event::Submitted {
-                inquiry: InquiryId::new("c1"),
-            },
+            build::submitted("c1"),
         ],
         When::BeforeTheCheck,
         1,
@@ -246,11 +239,7 @@ fn a_submit_the_engine_refuses_after_a_reply_elsewhere_ends_with_the_reply() {
     // lands between the check and the append of the person's submit.
     let (mut engine, first) = Racing::new(
         &migration(),
-        vec![Event::Cancelled {
-            inquiry: InquiryId::new("c1"),
-            reason: CancelReason::UserReply,
-            message: Some("wait".into()),
-        }],
+        vec![build::cancelled_with("c1", CancelReason::UserReply, "wait")],
         When::BeforeTheAppend,
         3,
     );
@@ -283,9 +272,7 @@ fn a_submit_the_engine_refuses_after_a_reply_elsewhere_ends_with_the_reply() {
 fn the_turn_ended_elsewhere_ends_the_walk_without_a_result() {
     let (mut engine, first) = Racing::new(
         &migration(),
-        vec![Event::TurnEnded {
-            inquiry: InquiryId::new("c1"),
-        }],
+        vec![build::turn_ended("c1")],
         When::BeforeTheCheck,
         0,
     );
@@ -342,12 +329,7 @@ fn an_answer_to_a_question_asked_again_elsewhere_is_not_recorded_from_the_old_sc
     // the step it was shown at) and the person sees the question anew.
     let (mut engine, first) = Racing::new(
         &migration(),
-        vec![
-            Event::Back {
-                inquiry: InquiryId::new("c1"),
-            },
-            answered("apply", json!(true)),
-        ],
+        vec![build::back("c1"), answered("apply", json!(true))],
         When::BeforeTheAppend,
         1,
     );

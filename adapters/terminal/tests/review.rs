@@ -3,7 +3,7 @@
 
 use askuser_core::{
     AnsweredBy, Command, Event, Input, InquiryId, Origin, Persistence, Policy, Request, State,
-    parse_form, reduce,
+    parse_form, reduce_input,
 };
 use askuser_terminal::{Action, Finish, Review, ScriptedPrompter, run_with_engine};
 use serde_json::{Value, json};
@@ -20,9 +20,9 @@ fn migration() -> Value {
 
 fn request(state: &mut State, id: &str, arguments: &Value, policy: Policy) -> Vec<Command> {
     let form = parse_form(arguments).expect("a valid form");
-    reduce(
+    reduce_input(
         state,
-        &Event::Requested(Request {
+        &Input::Ask(Request {
             inquiry: InquiryId::new(id),
             form: form.form().clone(),
             policy,

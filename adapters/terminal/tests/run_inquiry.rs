@@ -2,9 +2,10 @@
 //! apply / env / note form.
 
 use askuser_core::{
-    CancelReason, Event, InquiryId, Policy, Request, State, parse_form, reduce, reduce_input,
+    CancelReason, Event, Input, InquiryId, Policy, Request, State, parse_form, reduce_input,
 };
 use askuser_terminal::{Action, Asked, Finish, ScriptedPrompter, TerminalError, run_inquiry};
+use askuser_testkit::build;
 use serde_json::{Value, json};
 
 fn migration_form() -> Value {
@@ -26,9 +27,9 @@ fn run_with(
 ) -> (Result<Finish, TerminalError>, ScriptedPrompter, Vec<Event>) {
     let form = parse_form(arguments).expect("a valid form");
     let mut state = State::new();
-    let first = reduce(
+    let first = reduce_input(
         &mut state,
-        &Event::Requested(Request {
+        &Input::Ask(Request {
             inquiry: InquiryId::new("call-1"),
             form: form.form().clone(),
             policy,
@@ -91,22 +92,10 @@ fn answering_everything_gives_the_full_map() {
         json!({"apply": true, "env": "production", "note": "weekly run"})
     );
     // The review is wanted before the first answer (events[0]).
-    assert_eq!(
-        events[0],
-        Event::ReviewWanted {
-            inquiry: InquiryId::new("call-1")
-        }
-    );
+    assert_eq!(events[0], build::review_wanted("call-1"));
     assert_eq!(
         events[2],
-        Event::Answered {
-            inquiry: InquiryId::new("call-1"),
-            question: "env".into(),
-            value: json!("production"),
-            by: askuser_core::AnsweredBy::User,
-            remember: false,
-            note: None,
-        }
+        build::answered("call-1", "env", json!("production"))
     );
 }
 
@@ -143,11 +132,7 @@ fn reply_after_apply_returns_the_cancel_marker() {
     ]);
     assert_eq!(
         events[2],
-        Event::Cancelled {
-            inquiry: InquiryId::new("call-1"),
-            reason: CancelReason::UserReply,
-            message: None,
-        }
+        build::cancelled("call-1", CancelReason::UserReply)
     );
     assert_eq!(
         result_json(finish),
@@ -165,12 +150,7 @@ fn end_turn_sends_no_response() {
         })
     );
     assert_eq!(prompter.remaining(), 0);
-    assert_eq!(
-        events.last(),
-        Some(&Event::TurnEnded {
-            inquiry: InquiryId::new("call-1")
-        })
-    );
+    assert_eq!(events.last(), Some(&build::turn_ended("call-1")));
 }
 
 #[test]
@@ -247,9 +227,9 @@ fn no_commands_is_a_stall_and_engine_refusals_are_typed() {
     let stalled = run_inquiry(&mut prompter, Vec::new(), |_| Ok(Vec::new()));
     assert!(matches!(stalled, Err(TerminalError::Stalled)));
     let mut state = State::new();
-    let commands = reduce(
+    let commands = reduce_input(
         &mut state,
-        &Event::Requested(Request {
+        &Input::Ask(Request {
             inquiry: InquiryId::new("call-1"),
             form: askuser_core::parse_form(&migration_form())
                 .unwrap()

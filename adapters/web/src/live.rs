@@ -84,16 +84,10 @@ mod tests {
     use std::sync::Arc;
     use std::sync::mpsc;
 
-    use askuser_core::{Event, InquiryId};
     use askuser_store::MemLog;
+    use askuser_testkit::build::back;
 
     use super::*;
-
-    fn back(inquiry: &str) -> Event {
-        Event::Back {
-            inquiry: InquiryId::new(inquiry),
-        }
-    }
 
     /// An append to a stream no page looks at wakes the watcher: the counter
     /// moves to 1 and `on_change` runs, once per change.

@@ -7,9 +7,10 @@
 //! seals it, see `SledLog::closed_cleanly`, when its last session's writes
 //! could be settled in time). Prints the events written.
 
-use askuser_core::{AnsweredBy, Event, InquiryId};
+use askuser_core::Event;
 use askuser_sled::SledLog;
 use askuser_store::{Durability, Log};
+use askuser_testkit::build::answered;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
@@ -46,12 +47,9 @@ fn answer(events: &mut u64) -> Event {
             char::from(b'#' + u8::try_from(x % 56).unwrap_or(0))
         })
         .collect();
-    Event::Answered {
-        inquiry: InquiryId::new(format!("q{events}")),
-        question: "note".into(),
-        value: serde_json::Value::String(text),
-        by: AnsweredBy::User,
-        remember: false,
-        note: None,
-    }
+    answered(
+        &format!("q{events}"),
+        "note",
+        serde_json::Value::String(text),
+    )
 }

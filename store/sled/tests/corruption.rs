@@ -9,6 +9,7 @@ use std::path::Path;
 use askuser_core::Event;
 use askuser_sled::SledLog;
 use askuser_store::{Durability, Log, RecordKind, StoreError};
+use askuser_testkit::build::answered;
 use askuser_testkit::scripted_event;
 use serde_json::json;
 
@@ -272,14 +273,7 @@ const MARKER: &str = "FLIP-ME-0123456789abcdef";
 
 fn expected(seq: u64) -> Event {
     if seq == MARKED {
-        Event::Answered {
-            inquiry: format!("i{}", (seq - 1) / 4).as_str().into(),
-            question: "note".into(),
-            value: json!(MARKER),
-            by: askuser_core::AnsweredBy::User,
-            remember: false,
-            note: None,
-        }
+        answered(&format!("i{}", (seq - 1) / 4), "note", json!(MARKER))
     } else {
         scripted_event(seq)
     }

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use askuser_sled::SledLog;
 use askuser_store::{Log, StoreError};
+use askuser_testkit::build::answered;
 use askuser_testkit::scripted_event;
 
 /// Every file under `dir`, with its bytes.
@@ -320,14 +321,7 @@ fn a_page_sled_cannot_read_is_named_in_words() {
             .with_durability(askuser_store::Durability::Buffered);
         for seq in 1..=2000_u64 {
             let event = if seq == 1000 {
-                askuser_core::Event::Answered {
-                    inquiry: "i249".into(),
-                    question: "note".into(),
-                    value: serde_json::json!(MARKER),
-                    by: askuser_core::AnsweredBy::User,
-                    remember: false,
-                    note: None,
-                }
+                answered("i249", "note", serde_json::json!(MARKER))
             } else {
                 scripted_event(seq)
             };

@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use askuser_core::Event;
 use askuser_sled::{SharedSledLog, SledLog};
 use askuser_store::Log;
+use askuser_testkit::build::answered;
 use askuser_testkit::scripted_events;
 use common::events_of;
 use common::processes::{Helper, path_str};
@@ -243,12 +244,5 @@ fn big_answer(n: u64) -> Event {
             char::from(b'#' + u8::try_from(x % 56).unwrap())
         })
         .collect();
-    Event::Answered {
-        inquiry: askuser_core::InquiryId::new(format!("q{n}")),
-        question: "note".into(),
-        value: serde_json::Value::String(text),
-        by: askuser_core::AnsweredBy::User,
-        remember: false,
-        note: None,
-    }
+    answered(&format!("q{n}"), "note", serde_json::Value::String(text))
 }

@@ -5,10 +5,10 @@ mod common;
 
 use std::sync::Arc;
 
-use askuser_core::{Event, InquiryId, OnTimeout, Policy, Request, Timeout};
+use askuser_core::{Event, OnTimeout, Policy, Request, Timeout};
 use askuser_store::replay::{ReplayOptions, replay_commands};
 use askuser_store::{Log, Session};
-use common::{answered, db_form, requested_with, sled};
+use common::{answered, db_form, requested_with, sled, timed_out};
 use serde_json::json;
 
 fn timed_policy(on_timeout: OnTimeout) -> Policy {
@@ -29,14 +29,8 @@ fn a_timeout_recorded_in_sled_replays_to_the_same_commands_after_a_restart() {
         requested_with("c1", db_form(), timed_policy(OnTimeout::Defaults), "t1"),
         requested_with("c2", db_form(), timed_policy(OnTimeout::Cancel), "t1"),
         answered("c1", "db", json!("SQLite")),
-        Event::TimedOut {
-            inquiry: InquiryId::new("c1"),
-            message: None,
-        },
-        Event::TimedOut {
-            inquiry: InquiryId::new("c2"),
-            message: None,
-        },
+        timed_out("c1", None),
+        timed_out("c2", None),
     ];
     let mut session = Session::open(Arc::clone(&log), "s").unwrap();
     let mut sent = Vec::new();

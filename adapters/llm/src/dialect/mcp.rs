@@ -15,7 +15,7 @@
 //!   (`accept` = answers, `decline` = Reply, `cancel` = End Turn).
 
 use askuser_core::json::{escape_pointer, json_type};
-use askuser_core::{AnswerType, CancelReason, Choice, Event, InquiryId, Outcome, Question};
+use askuser_core::{AnswerType, At, Choice, Input, Outcome, Question};
 use serde_json::{Map, Value, json};
 
 pub use super::mcp_round::{FieldKind, field_kind, other_field, read_field, round_schema};
@@ -69,19 +69,16 @@ impl Response {
         }
     }
 
-    /// The event a `decline` or `cancel` stands for: a Reply (`Cancelled` with
-    /// [`CancelReason::UserReply`]) or the end of the turn. `None` for `accept`,
-    /// whose fields are answers ([`read_field`]).
-    pub fn event(&self, inquiry: &InquiryId) -> Option<Event> {
+    /// The input a `decline` or `cancel` stands for, taken on what was shown
+    /// (`at`): a Reply with no message ([`Input::Reply`]) or the end of the turn
+    /// ([`Input::EndTurn`]). `None` for `accept`, whose fields are answers
+    /// ([`read_field`]).
+    pub fn input(&self, at: At) -> Option<Input> {
         match self {
             Response::Accept(_) => None,
-            Response::Decline => Some(Event::Cancelled {
-                inquiry: inquiry.clone(),
-                reason: CancelReason::UserReply,
-                message: None,
-            }),
-            Response::Cancel => Some(Event::TurnEnded {
-                inquiry: inquiry.clone(),
+            Response::Decline => Some(Input::Reply { at, message: None }),
+            Response::Cancel => Some(Input::EndTurn {
+                inquiry: at.inquiry,
             }),
         }
     }

@@ -2,7 +2,7 @@
 
 #![allow(dead_code)] // each test file uses a part
 
-use askuser_core::{AnsweredBy, CancelReason, Command, Event, InquiryId, State, reduce};
+use askuser_core::{AnswerInput, Command, Input, InquiryId, State, reduce_input};
 use askuser_core::{UiInput, ui_answer};
 use askuser_llm::{Call, Dialect, ToolResult};
 use serde_json::Value;
@@ -33,32 +33,27 @@ pub fn parse(dialect: Dialect, arguments: &Value) -> Call {
 pub fn walk(call: &Call, steps: Vec<Step>) -> Option<ToolResult> {
     let inquiry = InquiryId::new("call-1");
     let mut state = State::new();
-    let mut commands = reduce(&mut state, &Event::Requested(call.request(inquiry.clone())))
-        .expect("a new inquiry");
+    let mut commands =
+        reduce_input(&mut state, &Input::Ask(call.request(inquiry))).expect("a new inquiry");
     for step in steps {
         let [Command::Prompt(prompt)] = commands.as_slice() else {
             panic!("expected a prompt before the next step, got {commands:?}");
         };
-        let event = match step {
-            Step::Answer(value) => answered(&inquiry, &prompt.question().id, value),
+        let at = prompt.at();
+        let input = match step {
+            Step::Answer(value) => AnswerInput::new(at, value).into(),
             Step::Ui(input) => {
                 let value = ui_answer(prompt.question(), input)
                     .unwrap_or_else(|e| panic!("ui_answer refused: {e}"));
-                answered(&inquiry, &prompt.question().id, value)
+                AnswerInput::new(at, value).into()
             }
-            Step::Back => Event::Back {
-                inquiry: inquiry.clone(),
-            },
-            Step::Reply => Event::Cancelled {
-                inquiry: inquiry.clone(),
-                reason: CancelReason::UserReply,
-                message: None,
-            },
-            Step::EndTurn => Event::TurnEnded {
-                inquiry: inquiry.clone(),
+            Step::Back => Input::Back(at),
+            Step::Reply => Input::Reply { at, message: None },
+            Step::EndTurn => Input::EndTurn {
+                inquiry: at.inquiry,
             },
         };
-        commands = reduce(&mut state, &event).expect("the engine accepts the step");
+        commands = reduce_input(&mut state, &input).expect("the engine accepts the step");
         if let [Command::InvalidAnswer { message, .. }] = commands.as_slice() {
             panic!("the engine refused an answer: {message}");
         }
@@ -66,17 +61,6 @@ pub fn walk(call: &Call, steps: Vec<Step>) -> Option<ToolResult> {
     match commands.as_slice() {
         [command] if !matches!(command, Command::Prompt(_)) => call.tool_result(command),
         other => panic!("expected the walk to finish, got {other:?}"),
-    }
-}
-
-fn answered(inquiry: &InquiryId, question: &str, value: Value) -> Event {
-    Event::Answered {
-        inquiry: inquiry.clone(),
-        question: question.to_owned(),
-        value,
-        by: AnsweredBy::User,
-        remember: false,
-        note: None,
     }
 }
 

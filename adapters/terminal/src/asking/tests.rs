@@ -1,6 +1,6 @@
 //! One prompt driven key by key, its frames asserted whole (on a 60×22 screen).
 
-use askuser_core::{Event, InquiryId, Policy, Request, State, parse_form, reduce, reduce_input};
+use askuser_core::{Input, InquiryId, Policy, Request, State, parse_form, reduce_input};
 use serde_json::{Value, json};
 
 use super::*;
@@ -12,9 +12,9 @@ const HEIGHT: usize = 22;
 fn prompt_at(arguments: &Value, answers: &[Value]) -> Prompt {
     let form = parse_form(arguments).unwrap();
     let mut state = State::new();
-    let mut commands = reduce(
+    let mut commands = reduce_input(
         &mut state,
-        &Event::Requested(Request {
+        &Input::Ask(Request {
             inquiry: InquiryId::new("c"),
             form: form.form().clone(),
             policy: Policy::default(),

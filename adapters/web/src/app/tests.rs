@@ -5,10 +5,9 @@
 
 use std::sync::{Arc, Mutex};
 
-use askuser_core::{
-    AnswerInput, AnsweredBy, At, Event, Input, InquiryId, Request, ToolCall, parse_form,
-};
+use askuser_core::{AnswerInput, At, Event, Input, InquiryId, Request, ToolCall, parse_form};
 use askuser_store::{Log, ManualClock, MemLog, Session, Timestamp};
+use askuser_testkit::build;
 use axum::body::Body;
 use axum::http::{self, StatusCode};
 use http_body_util::BodyExt as _;
@@ -591,22 +590,12 @@ async fn an_answer_to_the_question_shown_is_recorded() {
         ],
     );
     assert_eq!(send(&app, answer).await, see_other("/q/chat/call-1", &[]));
-    let inquiry = InquiryId::new("call-1");
     assert_eq!(
         events(&log),
         [
             requested(&log),
-            Event::ReviewWanted {
-                inquiry: inquiry.clone()
-            },
-            Event::Answered {
-                inquiry,
-                question: "apply".into(),
-                value: json!(true),
-                by: AnsweredBy::User,
-                remember: false,
-                note: Some("careful".into()),
-            },
+            build::review_wanted("call-1"),
+            build::answered_with_note("call-1", "apply", json!(true), "careful"),
         ]
     );
     assert_eq!(
@@ -715,12 +704,7 @@ async fn the_review_shows_every_answer_and_submit_sends_them() {
     };
     assert_eq!(send(&app, submit()).await, see_other("/q/chat/call-1", &[]));
     let recorded = events(&log);
-    assert_eq!(
-        recorded.last(),
-        Some(&Event::Submitted {
-            inquiry: InquiryId::new("call-1")
-        })
-    );
+    assert_eq!(recorded.last(), Some(&build::submitted("call-1")));
     let got = "Answered; the assistant got: {&quot;apply&quot;:true,&quot;env&quot;:&quot;production&quot;,\
                &quot;_notes&quot;:{&quot;apply&quot;:&quot;careful&quot;}}";
     let done = |status, text: &str| {
@@ -837,12 +821,7 @@ async fn back_from_the_review_then_an_answer_without_a_choice_is_refused_with_th
         &[("csrf", CSRF), ("at_step", "3"), ("action", "back")],
     );
     assert_eq!(send(&app, back).await, see_other("/q/chat/call-1", &[]));
-    assert_eq!(
-        events(&log).last(),
-        Some(&Event::Back {
-            inquiry: InquiryId::new("call-1")
-        })
-    );
+    assert_eq!(events(&log).last(), Some(&build::back("call-1")));
     assert_eq!(
         open(&app, "/q/chat/call-1").await,
         second_question(StatusCode::OK, 4, "", "", true)

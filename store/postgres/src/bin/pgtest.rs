@@ -18,9 +18,9 @@
 use std::io::BufRead;
 use std::sync::Arc;
 
-use askuser_core::{AnsweredBy, Event, InquiryId, Origin, Policy, Request};
 use askuser_postgres::PgLog;
 use askuser_store::{Log, Session, SessionError, StoreError};
+use askuser_testkit::build::{answered, requested};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -56,13 +56,7 @@ fn connect(url: &str, schema: &str) -> Result<PgLog, StoreError> {
 fn append(log: &PgLog, stream: &str, writer: &str, count: u64) -> Result<(), StoreError> {
     let mut conflicts = 0;
     for k in 0..count {
-        let event = Event::Requested(Request {
-            inquiry: InquiryId::new(format!("p{writer}-{k}")),
-            form: askuser_testkit::d30_form(),
-            policy: Policy::default(),
-            origin: Origin::default(),
-            call: None,
-        });
+        let event = requested(&format!("p{writer}-{k}"), askuser_testkit::d30_form());
         loop {
             let head = log.stream(stream)?.map_or(0, |info| info.head);
             match log.append(stream, head, std::slice::from_ref(&event)) {
@@ -81,14 +75,7 @@ fn answer(log: PgLog, stream: &str, inquiry: &str) -> Result<(), StoreError> {
     println!("ready");
     let mut line = String::new();
     std::io::stdin().lock().read_line(&mut line)?;
-    let input = Event::Answered {
-        inquiry: InquiryId::new(inquiry),
-        question: "apply".to_owned(),
-        value: serde_json::json!(false),
-        by: AnsweredBy::User,
-        remember: false,
-        note: None,
-    };
+    let input = answered(inquiry, "apply", serde_json::json!(false));
     match session.handle(&input) {
         Ok(handled) => println!("won {}", handled.seq),
         Err(SessionError::Refused(refusal) | SessionError::MovedElsewhere { refusal, .. }) => {

@@ -26,12 +26,13 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use askuser_core::{AnsweredBy, Event, InquiryId};
+use askuser_core::Event;
 use askuser_sled::test_support::owner_greeting_frame;
 use askuser_sled::{SharedSledLog, SledLog};
 use askuser_store::{
     Durability, Log, ManualClock, SessionError, StoreError, SystemClock, Timestamp,
 };
+use askuser_testkit::build::{answered, back};
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -83,9 +84,7 @@ fn run(args: &[&str]) -> Result<(), Box<dyn std::error::Error>> {
             let from = next_of_writer(&log, stream, writer)?;
             say(&format!("from {from}"));
             for k in from..count {
-                let event = Event::Back {
-                    inquiry: InquiryId::new(format!("{writer}-{k}")),
-                };
+                let event = back(&format!("{writer}-{k}"));
                 loop {
                     let head = log.stream(stream)?.map_or(0, |info| info.head);
                     match log.append(stream, head, std::slice::from_ref(&event)) {
@@ -114,14 +113,7 @@ fn run(args: &[&str]) -> Result<(), Box<dyn std::error::Error>> {
             let mut session = askuser_store::Session::open(log, *stream)?;
             say("ready");
             read_line();
-            let answer = Event::Answered {
-                inquiry: InquiryId::new(*inquiry),
-                question: (*question).to_owned(),
-                value: serde_json::from_str(value)?,
-                by: AnsweredBy::User,
-                remember: false,
-                note: None,
-            };
+            let answer = answered(inquiry, question, serde_json::from_str(value)?);
             match session.handle(&answer) {
                 Ok(handled) => say(&format!("recorded {}", handled.seq)),
                 Err(

@@ -614,9 +614,7 @@ mod tests {
 
     #[test]
     fn requests_and_errors_round_trip() {
-        let events = [Event::Back {
-            inquiry: askuser_core::InquiryId::new("q"),
-        }];
+        let events = [askuser_testkit::build::back("q")];
         let request = Request::Append {
             stream: "s".into(),
             expected: 3,

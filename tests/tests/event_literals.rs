@@ -1,0 +1,246 @@
+//! What the log records (`askuser_core::Event`) is built in the core (which
+//! decides it), the application layer (which records what a surface's action was
+//! decided to be) and the test kit (the builders every test uses) only. A surface
+//! hands the application layer an `Input`; it never writes an event itself, so no
+//! surface can record what the engine did not decide.
+//!
+//! The scan parses every Rust file of the workspace (with `syn`, including the
+//! arguments of macros such as `vec!` and `assert_eq!`, and the code blocks of doc
+//! comments) and lists each place an `Event::…` value is *built* (a struct or tuple
+//! variant expression); matching on an event is reading, and is allowed anywhere.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use syn::punctuated::Punctuated;
+use syn::visit::Visit;
+use syn::{Expr, Macro, Token};
+
+/// Where building an event belongs: the crates that decide, record or build
+/// events for tests.
+const ALLOWED_CRATES: &[&str] = &["core/", "app/", "testkit/"];
+
+/// Files outside those crates that build events on purpose, each with why.
+const EXCEPTIONS: &[(&str, &str)] = &[
+    (
+        "store/src/block.rs",
+        "the block decoder builds the Requested it reads (its form shared by reference)",
+    ),
+    (
+        "store/src/block/fast.rs",
+        "the fast decoding path builds the Answered it reads, field by field",
+    ),
+    (
+        "store/src/block/tests.rs",
+        "codec fixtures: every variant with every field set, to round-trip byte for byte",
+    ),
+    (
+        "store/src/block/fast/tests.rs",
+        "the fast decoder's property test builds arbitrary Answered events field by field",
+    ),
+    (
+        "store/sled/tests/log_v2_fixture.rs",
+        "writes the committed v2 log fixture field by field, as that format recorded it",
+    ),
+];
+
+/// This file: its self-test's source text builds events on purpose.
+const SELF: &str = "tests/tests/event_literals.rs";
+
+/// The variants of `Event`, as written after `Event::`.
+const VARIANTS: &[&str] = &[
+    "Requested",
+    "Rejected",
+    "Denied",
+    "Answered",
+    "AnsweredAhead",
+    "Shown",
+    "AnswerRefused",
+    "Back",
+    "Cancelled",
+    "TurnEnded",
+    "TimedOut",
+    "ReviewWanted",
+    "Submitted",
+];
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("the workspace")
+        .to_path_buf()
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if path.is_dir() {
+            if !matches!(name.as_ref(), "target" | ".git" | "node_modules" | ".venv") {
+                rust_files(&path, out);
+            }
+        } else if name.ends_with(".rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// Whether a path names an event variant: `Event::Answered`, or
+/// `askuser_core::Event::Answered`.
+fn is_event_variant(path: &syn::Path) -> bool {
+    let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    match segments.as_slice() {
+        [.., event, variant] => event == "Event" && VARIANTS.contains(&variant.as_str()),
+        _ => false,
+    }
+}
+
+#[derive(Default)]
+struct Builds {
+    lines: Vec<usize>,
+}
+
+impl Builds {
+    fn macro_arguments(&mut self, mac: &Macro) {
+        // `matches!(value, Pattern)`: only the value is an expression.
+        let only_first = mac.path.is_ident("matches");
+        let parsed = mac.parse_body_with(Punctuated::<Expr, Token![,]>::parse_terminated);
+        if let Ok(arguments) = parsed {
+            for argument in arguments
+                .iter()
+                .take(if only_first { 1 } else { usize::MAX })
+            {
+                self.visit_expr(argument);
+            }
+        } else if let Ok(arguments) =
+            mac.parse_body_with(Punctuated::<Expr, Token![;]>::parse_terminated)
+        {
+            for argument in &arguments {
+                self.visit_expr(argument);
+            }
+        }
+    }
+}
+
+impl<'ast> Visit<'ast> for Builds {
+    fn visit_expr_struct(&mut self, node: &'ast syn::ExprStruct) {
+        if is_event_variant(&node.path) {
+            self.lines
+                .push(node.path.segments[0].ident.span().start().line);
+        }
+        syn::visit::visit_expr_struct(self, node);
+    }
+
+    fn visit_expr_call(&mut self, node: &'ast syn::ExprCall) {
+        if let Expr::Path(path) = &*node.func
+            && is_event_variant(&path.path)
+        {
+            self.lines
+                .push(path.path.segments[0].ident.span().start().line);
+        }
+        syn::visit::visit_expr_call(self, node);
+    }
+
+    fn visit_macro(&mut self, node: &'ast Macro) {
+        self.macro_arguments(node);
+        syn::visit::visit_macro(self, node);
+    }
+}
+
+/// The lines of doc comments' code that build an event (a doc test is code too).
+fn doc_builds(source: &str) -> Vec<usize> {
+    let mut lines = Vec::new();
+    for (index, line) in source.lines().enumerate() {
+        let trimmed = line.trim_start();
+        let Some(doc) = trimmed
+            .strip_prefix("//!")
+            .or_else(|| trimmed.strip_prefix("///"))
+        else {
+            continue;
+        };
+        let code = doc.trim_start().trim_start_matches("# ");
+        // A pattern (`let Event::X(..) = e else`, `Event::X { .. } =>`) reads.
+        let pattern = code.contains("=>")
+            || ["let ", "if let ", "while let "]
+                .iter()
+                .any(|start| code.trim_start().starts_with(&format!("{start}Event::")));
+        if !pattern
+            && VARIANTS.iter().any(|variant| {
+                code.contains(&format!("Event::{variant} {{"))
+                    || code.contains(&format!("Event::{variant}("))
+            })
+        {
+            lines.push(index + 1);
+        }
+    }
+    lines
+}
+
+fn builds_in(file: &Path) -> Vec<usize> {
+    let source = std::fs::read_to_string(file).expect("a readable source file");
+    let syntax = syn::parse_file(&source)
+        .unwrap_or_else(|error| panic!("{} does not parse: {error}", file.display()));
+    let mut builds = Builds::default();
+    builds.visit_file(&syntax);
+    builds.lines.extend(doc_builds(&source));
+    builds.lines.sort_unstable();
+    builds.lines.dedup();
+    builds.lines
+}
+
+#[test]
+fn events_are_built_only_where_they_are_decided_recorded_or_built_for_tests() {
+    let root = root();
+    let mut files = Vec::new();
+    rust_files(&root, &mut files);
+    files.sort();
+    let mut wrong = String::new();
+    for file in &files {
+        let relative = file.strip_prefix(&root).expect("under the root");
+        let relative = relative.to_string_lossy().replace('\\', "/");
+        if ALLOWED_CRATES.iter().any(|dir| relative.starts_with(dir))
+            || relative.starts_with("fuzz/")
+            || relative == SELF
+            || EXCEPTIONS.iter().any(|(path, _)| *path == relative)
+        {
+            continue;
+        }
+        let lines = builds_in(file);
+        if !lines.is_empty() {
+            let lines: Vec<String> = lines.iter().map(ToString::to_string).collect();
+            let _ = writeln!(wrong, "{relative}:{}", lines.join(","));
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "these build an Event outside the core, the application layer and the test kit \
+         (hand the application layer an Input, or build it with askuser-testkit):\n{wrong}"
+    );
+}
+
+#[test]
+fn the_scan_sees_events_built_in_code_macros_and_docs() {
+    let source = r"
+/// ```
+/// let e = Event::Back { inquiry };
+/// let Event::Requested(request) = e else { panic!() };
+/// ```
+fn f() {
+    let a = Event::TurnEnded { inquiry: id.clone() };
+    let b = vec![Event::Requested(request), other];
+    match e { Event::Back { .. } => {}, _ => {} }
+    assert_eq!(x, askuser_core::Event::Submitted { inquiry });
+    assert!(matches!(e, Event::Back { .. }));
+}
+";
+    let syntax = syn::parse_file(source).expect("parses");
+    let mut builds = Builds::default();
+    builds.visit_file(&syntax);
+    builds.lines.extend(doc_builds(source));
+    builds.lines.sort_unstable();
+    assert_eq!(builds.lines, vec![3, 7, 8, 10]);
+}
