@@ -160,6 +160,48 @@
 //! - [`transcript()`] tells a stream as sentences; [`export::json_lines`] writes it
 //!   as JSON lines.
 //!
+//! ## A finished inquiry's result, after compaction
+//!
+//! The state keeps what each of the last
+//! [`FINISHED_REMEMBERED`](askuser_core::FINISHED_REMEMBERED) inquiries to finish
+//! sent ([`State::result`](askuser_core::State::result),
+//! [`State::outcome`](askuser_core::State::outcome)), and a snapshot keeps the
+//! state: so a host shows or sends a result again from the state alone, even
+//! once compaction dropped the events that made it.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use askuser_core::{AnswerInput, Command, InquiryId, Input, Request, parse_form};
+//! use askuser_store::{Log, MemLog, Session, compact};
+//! use serde_json::json;
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let log: Arc<dyn Log> = Arc::new(MemLog::new());
+//! let mut session = Session::open(Arc::clone(&log), "chat-42")?;
+//! let form = parse_form(&json!({"questions": [
+//!     {"id": "ok", "text": "Deploy now?", "answer_type": "boolean"}]}))?;
+//! let id = InquiryId::new("call-1");
+//! let asked = session.handle_input(&Input::Ask(Request {
+//!     inquiry: id.clone(), form: form.form().clone(),
+//!     policy: Default::default(), origin: Default::default(), call: None,
+//! }))?;
+//! let Command::Prompt(prompt) = &asked.commands[0] else { unreachable!() };
+//! session.handle_input(&AnswerInput::new(prompt.at(), json!(true)).into())?;
+//!
+//! // Snapshot the stream and drop every event it covers.
+//! let compaction = compact::compact(&*log, "chat-42", true)?;
+//! assert_eq!(compaction.dropped, 2);
+//!
+//! // A new session starts from the snapshot, and the result is still there.
+//! let reopened = Session::open(Arc::clone(&log), "chat-42")?;
+//! let Some(Command::Respond { outcome, .. }) = reopened.state().result(&id) else {
+//!     panic!("the result is kept")
+//! };
+//! assert_eq!(outcome.to_json(), json!({"ok": true}));
+//! # Ok(())
+//! # }
+//! ```
+//!
 //! ## One log for a team
 //!
 //! The sled log lives in one directory on one machine. When a team's agents run on
