@@ -12,7 +12,7 @@
 //! inquiries before this process ended. After that, every event a session of the
 //! journal applies is handed to it with the commands it yielded.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::Arc;
 
 use askuser_core::{
@@ -134,6 +134,10 @@ pub struct OpenInquiry {
     pub timeout: Option<Timeout>,
 }
 
+/// How many finished inquiries of a stream the read side keeps (the latest): a
+/// page of one finished before them says only that it is finished.
+pub const FINISHED_KEPT: usize = 256;
+
 /// A finished inquiry.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FinishedInquiry {
@@ -157,6 +161,10 @@ pub struct StreamView {
     open_count: usize,
     last_ending: Option<Ending>,
     finished: HashMap<InquiryId, FinishedInquiry>,
+    /// The finished inquiries, oldest first: the first is let go when more than
+    /// [`FINISHED_KEPT`] have finished, so an inbox kept open all day does not
+    /// grow with every question it ever showed.
+    finished_order: VecDeque<InquiryId>,
     /// The tool calls of the open inquiries, kept for when they finish.
     calls: HashMap<InquiryId, Arc<ToolCall>>,
 }
@@ -378,14 +386,19 @@ impl StreamView {
             let call = self.calls.remove(&inquiry);
             self.last_ending = Some(ending);
             let result = command.clone();
-            (self.finished).insert(
-                inquiry,
-                FinishedInquiry {
-                    ending,
-                    result,
-                    call,
-                },
-            );
+            let record = FinishedInquiry {
+                ending,
+                result,
+                call,
+            };
+            if self.finished.insert(inquiry.clone(), record).is_none() {
+                self.finished_order.push_back(inquiry);
+            }
+            while self.finished_order.len() > FINISHED_KEPT {
+                if let Some(oldest) = self.finished_order.pop_front() {
+                    self.finished.remove(&oldest);
+                }
+            }
         }
     }
 

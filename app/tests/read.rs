@@ -155,3 +155,29 @@ fn a_stream_recorded_before_the_process_is_replayed_once() {
     assert_eq!(view.status().words(), "ended");
     assert_eq!(journal.read().replays(), 1);
 }
+
+#[test]
+fn an_inbox_open_all_day_keeps_the_latest_finished_inquiries_of_a_stream() {
+    let log: Arc<dyn Log> = Arc::new(MemLog::new());
+    let mut journal = Journal::new(Arc::clone(&log));
+    let one = json!({"questions": [
+        {"id": "ok", "text": "Proceed?", "answer_type": "boolean"}]});
+    let first = ask(&mut journal, "busy", "c0", &one);
+    journal.refresh("busy").unwrap().unwrap();
+    answer(&mut journal, "busy", &first, json!(true));
+    for n in 1..=askuser_app::FINISHED_KEPT {
+        let shown = ask(&mut journal, "busy", &format!("c{n}"), &one);
+        answer(&mut journal, "busy", &shown, json!(n % 2 == 0));
+    }
+    let view = journal.refresh("busy").unwrap().unwrap();
+    // The oldest is let go; the latest FINISHED_KEPT are kept, with their results.
+    assert_eq!(view.finished(&InquiryId::new("c0")), None);
+    let latest = InquiryId::new(format!("c{}", askuser_app::FINISHED_KEPT));
+    let kept = view.finished(&latest).expect("the latest is kept");
+    let Command::Respond { outcome, .. } = &kept.result else {
+        panic!("a response: {:?}", kept.result)
+    };
+    assert_eq!(outcome.to_json(), json!({"ok": true}));
+    assert!(view.finished(&InquiryId::new("c1")).is_some());
+    assert_eq!(journal.read().replays(), 1);
+}
