@@ -20,7 +20,7 @@ use askuser_store::{
 use serde_json::Value;
 
 use crate::error::{AppError, Result};
-use crate::read::{Applied, ReadSide, StreamView, requested};
+use crate::read::{Applied, ReadSide, StreamView};
 
 /// What became of an input given to [`Journal::input`] (or [`Journal::apply`]).
 #[derive(Debug, Clone, PartialEq)]
@@ -326,7 +326,7 @@ impl Journal {
     pub(crate) fn inputs(&mut self, stream: &str, inputs: &[Input]) -> Result<Step> {
         let durability = self.durability();
         let handled = self.session(stream)?.handle_inputs_with(inputs, durability);
-        self.recorded(stream, handled, None)
+        self.recorded(stream, handled)
     }
 
     /// Applies what other processes recorded in `stream` since this journal last
@@ -369,17 +369,13 @@ impl Journal {
     pub fn input(&mut self, stream: &str, input: &Input) -> Result<Step> {
         let durability = self.durability();
         let handled = self.session(stream)?.handle_input_with(input, durability);
-        let request = match input {
-            Input::Ask(request) => Some(request),
-            _ => None,
-        };
-        self.recorded(stream, handled, request)
+        self.recorded(stream, handled)
     }
 
     fn handle(&mut self, stream: &str, event: &Event) -> Result<Step> {
         let durability = self.durability();
         let handled = self.session(stream)?.handle_with(event, durability);
-        self.recorded(stream, handled, requested(event))
+        self.recorded(stream, handled)
     }
 
     /// The step a session's answer makes.
@@ -387,7 +383,6 @@ impl Journal {
         &mut self,
         stream: &str,
         handled: std::result::Result<Handled, SessionError>,
-        request: Option<&askuser_core::Request>,
     ) -> Result<Step> {
         let mut handled = match handled {
             Ok(handled) => handled,
@@ -406,7 +401,6 @@ impl Journal {
                 handled.caught.iter().map(Applied::caught).collect();
             applied.push(Applied {
                 seq: handled.seq,
-                request,
                 commands: &handled.commands,
             });
             self.read.apply(stream, &applied, session.state());

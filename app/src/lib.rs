@@ -71,6 +71,5 @@ pub use json::from_str_unique;
 pub use location::{is_postgres_url, open_log};
 pub use naming::{check_stream_name, fork_name};
 pub use read::{
-    Ending, FINISHED_KEPT, FinishedInquiry, OpenInquiry, ReadSide, Showing, StreamStatus,
-    StreamView, Waiting,
+    Ending, FINISHED_KEPT, OpenInquiry, ReadSide, Showing, StreamStatus, StreamView, Waiting,
 };

@@ -13,11 +13,8 @@
 //! journal applies is handed to it with the commands it yielded.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
-use std::sync::Arc;
 
-use askuser_core::{
-    Command, Event, InquiryId, Origin, OutcomeStatus, Progress, Request, State, Timeout, ToolCall,
-};
+use askuser_core::{Command, InquiryId, Origin, OutcomeStatus, Progress, State, Timeout};
 use askuser_store::{Seq, StreamName, Timestamp};
 
 use crate::deadline::question_deadline;
@@ -134,21 +131,13 @@ pub struct OpenInquiry {
     pub timeout: Option<Timeout>,
 }
 
-/// How many finished inquiries of a stream the read side keeps (the latest): a
-/// page of one finished before them says only that it is finished.
+/// How many finished inquiries of a stream the read side knows the ending of
+/// (the latest), so that an inbox open all day does not grow with every question
+/// it showed. What each sent is the engine's to keep
+/// ([`State::result`](askuser_core::State::result), for the last
+/// [`FINISHED_REMEMBERED`](askuser_core::FINISHED_REMEMBERED) of a stream): the
+/// read side keeps no second copy.
 pub const FINISHED_KEPT: usize = 256;
-
-/// A finished inquiry.
-#[derive(Debug, Clone, PartialEq)]
-pub struct FinishedInquiry {
-    /// How it ended.
-    pub ending: Ending,
-    /// The command that ended it (`Respond` with the answers, `Fail`, `EndTurn`,
-    /// `Reject`).
-    pub result: Command,
-    /// Its tool call, when its request recorded one.
-    pub call: Option<Arc<ToolCall>>,
-}
 
 /// One stream, as the read side knows it.
 #[derive(Debug, Clone, Default)]
@@ -160,13 +149,10 @@ pub struct StreamView {
     /// How many inquiries are open (those in `open`, and any waiting on nothing).
     open_count: usize,
     last_ending: Option<Ending>,
-    finished: HashMap<InquiryId, FinishedInquiry>,
-    /// The finished inquiries, oldest first: the first is let go when more than
-    /// [`FINISHED_KEPT`] have finished, so an inbox kept open all day does not
-    /// grow with every question it ever showed.
+    /// How the latest finished inquiries ended.
+    finished: HashMap<InquiryId, Ending>,
+    /// Those inquiries, oldest first: the first is let go past [`FINISHED_KEPT`].
     finished_order: VecDeque<InquiryId>,
-    /// The tool calls of the open inquiries, kept for when they finish.
-    calls: HashMap<InquiryId, Arc<ToolCall>>,
 }
 
 impl StreamView {
@@ -196,9 +182,10 @@ impl StreamView {
         &self.open
     }
 
-    /// How the finished `inquiry` ended.
-    pub fn finished(&self, inquiry: &InquiryId) -> Option<&FinishedInquiry> {
-        self.finished.get(inquiry)
+    /// How the finished `inquiry` ended, if it is among the latest
+    /// [`FINISHED_KEPT`] to finish (what it sent: [`State::result`](askuser_core::State::result)).
+    pub fn finished(&self, inquiry: &InquiryId) -> Option<Ending> {
+        self.finished.get(inquiry).copied()
     }
 
     /// When `open`'s question times out: [`question_deadline`] from
@@ -233,12 +220,10 @@ pub struct ReadSide {
     replays: u64,
 }
 
-/// What a session applied, handed to [`ReadSide`]: the event (when the journal
-/// has it) and the commands, the last event's sequence number.
+/// What a session applied, handed to [`ReadSide`]: the commands, and the last
+/// event's sequence number.
 pub(crate) struct Applied<'a> {
     pub(crate) seq: Seq,
-    /// The request, when the event was one.
-    pub(crate) request: Option<&'a Request>,
     pub(crate) commands: &'a [Command],
 }
 
@@ -247,17 +232,8 @@ impl<'a> Applied<'a> {
     pub(crate) fn caught(caught: &'a askuser_store::Caught) -> Self {
         Self {
             seq: caught.seq,
-            request: requested(&caught.event),
             commands: &caught.commands,
         }
-    }
-}
-
-/// The request `event` records, if it is one.
-pub(crate) fn requested(event: &Event) -> Option<&Request> {
-    match event {
-        Event::Requested(request) => Some(request),
-        _ => None,
     }
 }
 
@@ -318,7 +294,7 @@ impl ReadSide {
             if applied.seq <= view.head {
                 continue;
             }
-            view.take(applied.request, applied.commands);
+            view.take(applied.commands);
             view.head = applied.seq;
             moved = true;
         }
@@ -342,7 +318,7 @@ impl ReadSide {
         commands: &[Command],
     ) {
         if let Some(view) = self.streams.get_mut(stream) {
-            view.take(requested(&recorded.event), commands);
+            view.take(commands);
             view.head = recorded.seq;
             view.head_at = Some((recorded.seq, recorded.at));
         }
@@ -372,26 +348,14 @@ impl ReadSide {
 
 impl StreamView {
     /// Takes in one applied event (when known) and its commands.
-    fn take(&mut self, request: Option<&Request>, commands: &[Command]) {
-        if let Some(request) = request
-            && let Some(call) = &request.call
-        {
-            (self.calls).insert(request.inquiry.clone(), Arc::new(call.clone()));
-        }
+    fn take(&mut self, commands: &[Command]) {
         for command in commands {
             let Some(ending) = Ending::of(command) else {
                 continue;
             };
             let inquiry = command_inquiry(command).clone();
-            let call = self.calls.remove(&inquiry);
             self.last_ending = Some(ending);
-            let result = command.clone();
-            let record = FinishedInquiry {
-                ending,
-                result,
-                call,
-            };
-            if self.finished.insert(inquiry.clone(), record).is_none() {
+            if self.finished.insert(inquiry.clone(), ending).is_none() {
                 self.finished_order.push_back(inquiry);
             }
             while self.finished_order.len() > FINISHED_KEPT {
@@ -411,9 +375,6 @@ impl StreamView {
         self.open_count = 0;
         for inquiry in state.open_inquiries() {
             self.open_count += 1;
-            if let Some(call) = state.call(inquiry) {
-                (self.calls).insert(inquiry.clone(), Arc::clone(call));
-            }
             let pending = state.pending(inquiry);
             let policy = state.policy(inquiry);
             let label = match &pending {

@@ -3,7 +3,7 @@
 //! adapter's [`Journal`], as `askuser answer` and the terminal use it). Blocking:
 //! the handlers call it on tokio's blocking threads.
 
-use askuser_app::{AppError, FinishedInquiry, Journal, OpenInquiry, Showing, Step, StreamView};
+use askuser_app::{AppError, Journal, OpenInquiry, Showing, Step, StreamView};
 use askuser_core::text::{answer_words, for_display_line};
 use askuser_core::{AnswerInput, At, Command, Input, InquiryId, Outcome, Prompt, Refusal, State};
 use askuser_store::StreamName;
@@ -254,20 +254,24 @@ impl Queue {
         Ok(Ok((name, open.map(|id| id.to_string()))))
     }
 
-    /// What the model got for a finished inquiry, in words: from the read side
-    /// (how it ended, kept as the stream was followed), never a replay.
+    /// What the model got for a finished inquiry, in words: from what the engine's
+    /// state keeps of it (`State::result`, the last inquiries of the stream to
+    /// finish), never a replay.
     fn result(&mut self, stream: &str, id: &InquiryId) -> Result<String, AppError> {
-        let finished = (self.journal.refresh(stream)?).and_then(|view| view.finished(id));
-        let Some(FinishedInquiry { result, call, .. }) = finished else {
+        self.journal.refresh(stream)?;
+        let state = self.journal.state(stream)?;
+        let Some((result, call)) = (state.outcome(id)).and_then(|record| {
+            let call = record.call().and_then(askuser_app::parse_recorded);
+            Some((record.command(id)?, call))
+        }) else {
             return Ok("This question is finished.".to_owned());
         };
-        let call = call.as_deref().and_then(askuser_app::parse_recorded);
         Ok(match result {
             Command::EndTurn { .. } => "The turn was ended; the assistant got no reply.".to_owned(),
             command => {
                 let result = call
                     .as_ref()
-                    .and_then(|call| call.tool_result(command))
+                    .and_then(|call| call.tool_result(&command))
                     .map(|result| match result {
                         askuser_llm::ToolResult::Success(value) => value.to_string(),
                         askuser_llm::ToolResult::Error(text)
