@@ -70,6 +70,4 @@ pub use journal::{Followed, Journal, Step, parse_recorded};
 pub use json::from_str_unique;
 pub use location::{is_postgres_url, open_log};
 pub use naming::{check_stream_name, fork_name};
-pub use read::{
-    Ending, FINISHED_KEPT, OpenInquiry, ReadSide, Showing, StreamStatus, StreamView, Waiting,
-};
+pub use read::{Ending, OpenInquiry, ReadSide, Showing, StreamStatus, StreamView, Waiting};

@@ -12,7 +12,7 @@
 //! inquiries before this process ended. After that, every event a session of the
 //! journal applies is handed to it with the commands it yielded.
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap};
 
 use askuser_core::{Command, InquiryId, Origin, OutcomeStatus, Progress, State, Timeout};
 use askuser_store::{Seq, StreamName, Timestamp};
@@ -131,14 +131,6 @@ pub struct OpenInquiry {
     pub timeout: Option<Timeout>,
 }
 
-/// How many finished inquiries of a stream the read side knows the ending of
-/// (the latest), so that an inbox open all day does not grow with every question
-/// it showed. What each sent is the engine's to keep
-/// ([`State::result`](askuser_core::State::result), for the last
-/// [`FINISHED_REMEMBERED`](askuser_core::FINISHED_REMEMBERED) of a stream): the
-/// read side keeps no second copy.
-pub const FINISHED_KEPT: usize = 256;
-
 /// One stream, as the read side knows it.
 #[derive(Debug, Clone, Default)]
 pub struct StreamView {
@@ -148,11 +140,13 @@ pub struct StreamView {
     open: Vec<OpenInquiry>,
     /// How many inquiries are open (those in `open`, and any waiting on nothing).
     open_count: usize,
+    /// How the stream's last inquiry to finish ended. How each finished and what
+    /// it sent is the engine's state's to keep ([`State::finished`],
+    /// [`State::result`], for the last
+    /// [`FINISHED_REMEMBERED`](askuser_core::FINISHED_REMEMBERED) of a stream):
+    /// the read side keeps no second copy, so an inbox open all day does not grow
+    /// with every question it showed.
     last_ending: Option<Ending>,
-    /// How the latest finished inquiries ended.
-    finished: HashMap<InquiryId, Ending>,
-    /// Those inquiries, oldest first: the first is let go past [`FINISHED_KEPT`].
-    finished_order: VecDeque<InquiryId>,
 }
 
 impl StreamView {
@@ -180,12 +174,6 @@ impl StreamView {
     /// The open inquiries, in the engine's order.
     pub fn open(&self) -> &[OpenInquiry] {
         &self.open
-    }
-
-    /// How the finished `inquiry` ended, if it is among the latest
-    /// [`FINISHED_KEPT`] to finish (what it sent: [`State::result`](askuser_core::State::result)).
-    pub fn finished(&self, inquiry: &InquiryId) -> Option<Ending> {
-        self.finished.get(inquiry).copied()
     }
 
     /// When `open`'s question times out: [`question_deadline`] from
@@ -349,20 +337,8 @@ impl ReadSide {
 impl StreamView {
     /// Takes in one applied event (when known) and its commands.
     fn take(&mut self, commands: &[Command]) {
-        for command in commands {
-            let Some(ending) = Ending::of(command) else {
-                continue;
-            };
-            let inquiry = command_inquiry(command).clone();
+        if let Some(ending) = commands.iter().filter_map(Ending::of).last() {
             self.last_ending = Some(ending);
-            if self.finished.insert(inquiry.clone(), ending).is_none() {
-                self.finished_order.push_back(inquiry);
-            }
-            while self.finished_order.len() > FINISHED_KEPT {
-                if let Some(oldest) = self.finished_order.pop_front() {
-                    self.finished.remove(&oldest);
-                }
-            }
         }
     }
 
@@ -400,19 +376,5 @@ impl StreamView {
                 timeout: policy.and_then(|policy| policy.timeout),
             });
         }
-    }
-}
-
-/// The inquiry an ending command ends.
-fn command_inquiry(command: &Command) -> &InquiryId {
-    match command {
-        Command::Prompt(prompt) => &prompt.inquiry,
-        Command::AskAssistant { inquiry, .. }
-        | Command::Respond { inquiry, .. }
-        | Command::Fail { inquiry, .. }
-        | Command::EndTurn { inquiry }
-        | Command::Reject { inquiry, .. }
-        | Command::Review { inquiry, .. }
-        | Command::InvalidAnswer { inquiry, .. } => inquiry,
     }
 }

@@ -79,8 +79,7 @@ fn two_streams_one_finished_one_waiting() {
     assert_eq!(deploy.status().words(), "answered");
     assert!(deploy.open().is_empty());
     let c1 = InquiryId::new("c1");
-    assert_eq!(deploy.finished(&c1), Some(Ending::Answered));
-    // What it sent is the engine's to keep, with its call: no second copy.
+    // How it ended and what it sent are the engine's to keep, with its call.
     let state = journal.state("deploy").unwrap();
     let Some(Command::Respond { outcome, .. }) = state.result(&c1) else {
         panic!("{:?}", state.result(&c1))
@@ -140,7 +139,12 @@ fn a_stream_recorded_before_the_process_is_replayed_once() {
     for _ in 0..3 {
         let view = journal.refresh("old").unwrap().unwrap();
         assert_eq!(view.status().words(), "open: 1 inquiry waits for an answer");
-        assert_eq!(view.finished(&InquiryId::new("c1")), Some(Ending::Ended));
+        assert_eq!(view.status().words(), "open: 1 inquiry waits for an answer");
+        let finished = journal
+            .state("old")
+            .unwrap()
+            .finished(&InquiryId::new("c1"));
+        assert_eq!(finished, Some(askuser_core::Finished::TurnEnded));
     }
     // Ended elsewhere: caught up, not replayed.
     before
@@ -159,7 +163,7 @@ fn a_stream_recorded_before_the_process_is_replayed_once() {
 }
 
 #[test]
-fn an_inbox_open_all_day_keeps_the_latest_finished_inquiries_of_a_stream() {
+fn an_inbox_open_all_day_keeps_the_engines_latest_results_and_no_copy() {
     let log: Arc<dyn Log> = Arc::new(MemLog::new());
     let mut journal = Journal::new(Arc::clone(&log));
     let one = json!({"questions": [
@@ -167,21 +171,23 @@ fn an_inbox_open_all_day_keeps_the_latest_finished_inquiries_of_a_stream() {
     let first = ask(&mut journal, "busy", "c0", &one);
     journal.refresh("busy").unwrap().unwrap();
     answer(&mut journal, "busy", &first, json!(true));
-    for n in 1..=askuser_app::FINISHED_KEPT {
+    let last = askuser_core::FINISHED_REMEMBERED;
+    for n in 1..=last {
         let shown = ask(&mut journal, "busy", &format!("c{n}"), &one);
         answer(&mut journal, "busy", &shown, json!(n % 2 == 0));
     }
     let view = journal.refresh("busy").unwrap().unwrap();
-    // The oldest ending is let go; the latest FINISHED_KEPT are kept.
-    assert_eq!(view.finished(&InquiryId::new("c0")), None);
-    assert_eq!(view.finished(&InquiryId::new("c1")), Some(Ending::Answered));
-    let latest = InquiryId::new(format!("c{}", askuser_app::FINISHED_KEPT));
-    assert_eq!(view.finished(&latest), Some(Ending::Answered));
+    assert_eq!(
+        view.status(),
+        StreamStatus::Finished(Some(Ending::Answered))
+    );
     assert_eq!(journal.read().replays(), 1);
-    // What the latest sent is the engine's state's.
-    let Some(Command::Respond { outcome, .. }) = journal.state("busy").unwrap().result(&latest)
+    // The engine keeps the latest FINISHED_REMEMBERED results; the oldest is let go.
+    let state = journal.state("busy").unwrap();
+    assert_eq!(state.result(&InquiryId::new("c0")), None);
+    let Some(Command::Respond { outcome, .. }) = state.result(&InquiryId::new(format!("c{last}")))
     else {
         panic!("the latest result is kept")
     };
-    assert_eq!(outcome.to_json(), json!({"ok": true}));
+    assert_eq!(outcome.to_json(), json!({"ok": last % 2 == 0}));
 }
