@@ -337,7 +337,7 @@ impl ReadSide {
 impl StreamView {
     /// Takes in one applied event (when known) and its commands.
     fn take(&mut self, commands: &[Command]) {
-        if let Some(ending) = commands.iter().filter_map(Ending::of).last() {
+        if let Some(ending) = commands.iter().rev().find_map(Ending::of) {
             self.last_ending = Some(ending);
         }
     }

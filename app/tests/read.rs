@@ -174,7 +174,7 @@ fn an_inbox_open_all_day_keeps_the_engines_latest_results_and_no_copy() {
     let last = askuser_core::FINISHED_REMEMBERED;
     for n in 1..=last {
         let shown = ask(&mut journal, "busy", &format!("c{n}"), &one);
-        answer(&mut journal, "busy", &shown, json!(n % 2 == 0));
+        answer(&mut journal, "busy", &shown, json!(n.is_multiple_of(2)));
     }
     let view = journal.refresh("busy").unwrap().unwrap();
     assert_eq!(
@@ -189,5 +189,5 @@ fn an_inbox_open_all_day_keeps_the_engines_latest_results_and_no_copy() {
     else {
         panic!("the latest result is kept")
     };
-    assert_eq!(outcome.to_json(), json!({"ok": last % 2 == 0}));
+    assert_eq!(outcome.to_json(), json!({"ok": last.is_multiple_of(2)}));
 }

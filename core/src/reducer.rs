@@ -28,13 +28,14 @@ use crate::valid_form::ValidForm;
 /// first, so that the state's size does not grow with the log's length. (Every id
 /// ever requested is still known as used: see [`State::decide`].) A record is what
 /// tells a late answer or a second surface how the inquiry ended, and holds what
-/// it sent ([`State::outcome`]); 64 covers every race a person can run, and keeps
-/// a host that follows 1,000 streams at a bounded size whatever their length: a
-/// record is about 330 bytes plus the answers it sent (in memory its form is the
-/// request's, shared; a snapshot writes the form with each record: 64 finished
-/// walks of the benchmarks' 10-question form take 101 KB of JSON, 4.6 KB before
-/// results were kept).
-pub const FINISHED_REMEMBERED: usize = 64;
+/// it sent ([`State::outcome`]); 32 covers every race a person can run (a race is
+/// on the inquiry just finished, from another window or process), and keeps a
+/// host that follows 1,000 streams at a bounded size whatever their length: a
+/// record is its slot plus the answers it sent and its call (in memory its form is
+/// the request's, shared; a snapshot writes the form with each record). It was
+/// 64 until records held results: at 64, an inbox following 1,000 streams of 500
+/// finished inquiries each took 75 MB against 64 MB before (benches/README.md).
+pub const FINISHED_REMEMBERED: usize = 32;
 
 /// Everything the engine knows: the open inquiries, a record of the last
 /// [`FINISHED_REMEMBERED`] finished ones, the ids ever requested, and the answers
