@@ -16,9 +16,8 @@
 //!   questions written to a file with what was shown, answered later from the file
 //!   or a list, refused when the file no longer matches the log, recorded in one
 //!   atomic append.
-//! - Naming: [`check_stream_name`] (a stream's name parsed into an
-//!   [`askuser_store::StreamName`], the one rule) and
-//!   [`fork_name`]; [`question_deadline`], the one deadline of a question every
+//! - Naming: [`fork_name`] (a stream's name itself is an
+//!   [`askuser_store::StreamName`], the one rule); [`question_deadline`], the one deadline of a question every
 //!   surface counts down to; [`files`], files read with a cap, never through a
 //!   link.
 //! - [`ReadSide`] ([`Journal::refresh`], [`Journal::read`]): each stream's status,
@@ -69,5 +68,5 @@ pub use error::{AppError, Result};
 pub use journal::{Followed, Journal, Step, parse_recorded};
 pub use json::from_str_unique;
 pub use location::{is_postgres_url, open_log};
-pub use naming::{check_stream_name, fork_name};
+pub use naming::fork_name;
 pub use read::{Ending, OpenInquiry, ReadSide, Showing, StreamStatus, StreamView, Waiting};

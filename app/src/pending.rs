@@ -27,7 +27,6 @@ use askuser_core::text::{Lines, for_display_line, forbidden_char};
 use crate::error::{AppError, Result};
 use crate::files::{Links, MAX_INPUT_BYTES, check_kind, read_regular_file};
 use crate::journal::{Journal, Step};
-use crate::naming::check_stream_name;
 
 /// The value of a pending file's `format` field.
 pub const PENDING_FORMAT: &str = "askuser-pending/1";
@@ -208,7 +207,7 @@ impl PendingFile {
                 ),
             ));
         }
-        check_stream_name(&file.stream).map_err(|m| ("/stream", m.to_string()))?;
+        askuser_store::StreamName::check(&file.stream).map_err(|m| ("/stream", m.to_string()))?;
         if file.inquiry.is_empty() {
             return Err((
                 "/inquiry",

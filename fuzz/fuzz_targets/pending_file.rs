@@ -4,7 +4,6 @@
 
 #![no_main]
 
-use askuser_app::check_stream_name;
 use askuser_app::pending::{PENDING_FORMAT, PendingFile};
 use libfuzzer_sys::fuzz_target;
 
@@ -15,7 +14,7 @@ fuzz_target!(|data: &[u8]| {
     match PendingFile::parse(text) {
         Ok(file) => {
             assert_eq!(file.format, PENDING_FORMAT);
-            assert!(check_stream_name(&file.stream).is_ok());
+            assert!(askuser_store::StreamName::check(&file.stream).is_ok());
             assert!(!file.inquiry.is_empty());
             let written = serde_json::to_string_pretty(&file).expect("serializes");
             assert_eq!(PendingFile::parse(&written).expect("reads back"), file);

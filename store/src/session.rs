@@ -318,80 +318,22 @@ impl Session {
         inputs: &[Input],
         durability: Durability,
     ) -> Result<Handled, SessionError> {
-        let mut caught = Vec::new();
-        for _ in 0..RETRIES {
-            let (trial, events, commands) = match self.decide_batch(inputs) {
-                Ok(decided) => decided,
-                Err(refusal) => {
-                    let more = self.catch_up()?;
-                    if more.is_empty() {
-                        if caught.is_empty() {
-                            return Err(refusal.into());
-                        }
-                        return Err(SessionError::MovedElsewhere {
-                            refusal,
-                            caught: caught.into_boxed_slice(),
-                        });
-                    }
-                    caught.extend(more);
-                    continue;
-                }
-            };
-            if events.is_empty() {
-                return Ok(Handled {
-                    seq: self.head,
-                    commands,
-                    caught,
-                });
-            }
-            match (self.log).append_with(&self.stream, self.head, &events, durability) {
-                Ok(seq) => {
-                    self.state = trial;
-                    self.head = seq;
-                    return Ok(Handled {
-                        seq,
-                        commands,
-                        caught,
-                    });
-                }
-                Err(StoreError::Conflict { .. }) => caught.extend(self.catch_up()?),
-                Err(other) => return Err(other.into()),
-            }
-        }
-        Err(StoreError::Conflict {
-            stream: self.stream.to_string(),
-            expected: self.head,
-            actual: self.log.info(&self.stream)?.head,
-        }
-        .into())
-    }
-
-    /// Decides `inputs` in order on a copy of the state: the state they leave,
-    /// the events to record and the commands they yield.
-    fn decide_batch(&self, inputs: &[Input]) -> Result<(State, Vec<Event>, Vec<Command>), Refusal> {
-        let mut trial = self.state.clone();
-        let mut events = Vec::with_capacity(inputs.len());
-        let mut commands = Vec::new();
-        for input in inputs {
-            let decision = trial.decide_input(input)?;
-            events.extend(decision.events().iter().cloned());
-            trial.apply_decision(decision, &mut commands);
-        }
-        Ok((trial, events, commands))
+        self.run(|state| Batch::decide(state, inputs), durability)
     }
 
     /// Decides with `decide`, appends what it decided at the expected head, and
-    /// applies it; on a lost race, catches up and decides again.
-    fn run<'a>(
+    /// applies it; on a lost race, catches up and decides again. Nothing to record
+    /// (an empty batch) is applied without an append.
+    fn run<D: Decided>(
         &mut self,
-        decide: impl Fn(&State) -> Result<Decision<'a>, Refusal>,
+        decide: impl Fn(&State) -> Result<D, Refusal>,
         durability: Durability,
     ) -> Result<Handled, SessionError> {
         // What this call caught up on, returned with a refusal it led to.
         let mut caught = Vec::new();
         for _ in 0..RETRIES {
-            let decision = match decide(&self.state) {
-                Ok(decision) => decision,
+            let decided = match decide(&self.state) {
+                Ok(decided) => decided,
                 // Refused on what this session knows: another process may have
                 // changed the stream (asked this inquiry, finished it). Decide on the
                 // latest before saying no.
@@ -410,13 +352,14 @@ impl Session {
                     continue;
                 }
             };
-            let appended =
-                self.log
-                    .append_with(&self.stream, self.head, decision.events(), durability);
+            let appended = match decided.events() {
+                [] => Ok(self.head),
+                events => (self.log).append_with(&self.stream, self.head, events, durability),
+            };
             match appended {
                 Ok(seq) => {
                     let mut commands = Vec::with_capacity(1);
-                    self.state.apply_decision(decision, &mut commands);
+                    decided.apply(&mut self.state, &mut commands);
                     self.head = seq;
                     return Ok(Handled {
                         seq,
@@ -437,7 +380,6 @@ impl Session {
         }
         .into())
     }
-
     /// Applies the events other processes appended to the stream since this
     /// session's head, returning them with the commands they yielded (an answer
     /// recorded elsewhere shows up here as its `Respond`).
@@ -505,5 +447,59 @@ impl Session {
     /// The log.
     pub fn log(&self) -> &Arc<dyn Log> {
         &self.log
+    }
+}
+
+/// What deciding gave [`Session::run`]: the events to record, and how to apply
+/// them once they are recorded.
+trait Decided {
+    /// The events to append.
+    fn events(&self) -> &[Event];
+    /// Applies what was recorded, pushing the commands it yields.
+    fn apply(self, state: &mut State, out: &mut Vec<Command>);
+}
+
+impl Decided for Decision<'_> {
+    fn events(&self) -> &[Event] {
+        Decision::events(self)
+    }
+
+    fn apply(self, state: &mut State, out: &mut Vec<Command>) {
+        state.apply_decision(self, out);
+    }
+}
+
+/// Inputs decided in order on a copy of the state ([`Session::handle_inputs`]):
+/// the state they leave, the events to record and the commands they yield.
+struct Batch {
+    state: State,
+    events: Vec<Event>,
+    commands: Vec<Command>,
+}
+
+impl Batch {
+    fn decide(state: &State, inputs: &[Input]) -> Result<Self, Refusal> {
+        let mut batch = Batch {
+            state: state.clone(),
+            events: Vec::with_capacity(inputs.len()),
+            commands: Vec::new(),
+        };
+        for input in inputs {
+            let decision = batch.state.decide_input(input)?;
+            batch.events.extend(decision.events().iter().cloned());
+            batch.state.apply_decision(decision, &mut batch.commands);
+        }
+        Ok(batch)
+    }
+}
+
+impl Decided for Batch {
+    fn events(&self) -> &[Event] {
+        &self.events
+    }
+
+    fn apply(self, state: &mut State, out: &mut Vec<Command>) {
+        *state = self.state;
+        out.extend(self.commands);
     }
 }

@@ -7,7 +7,6 @@ use std::io::{IsTerminal, Write as _};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use askuser_app::check_stream_name;
 use askuser_app::files::{self, Links};
 use askuser_app::location::{DbIntent, SharedSledLog, SledLog};
 use askuser_core::Command;
@@ -272,7 +271,7 @@ pub(crate) fn stream_option(stream: Option<&str>, kind: &str) -> Result<StreamNa
         None => ("a new stream's name", new_stream_name(kind)),
         Some(name) => ("--stream", name.to_owned()),
     };
-    check_stream_name(&name).map_err(|problem| CliError::Usage(format!("{option} {problem}")))
+    StreamName::try_from(name).map_err(|problem| CliError::Usage(format!("{option} {problem}")))
 }
 
 /// A call's arguments from text: the parsed call, or the rejection to send back

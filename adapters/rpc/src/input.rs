@@ -319,7 +319,7 @@ fn parse_ask(object: &Map<String, Value>) -> Result<Ask, String> {
         None | Some(Value::Null) => None,
         Some(_) => {
             let stream = string_field(object, "stream")?;
-            let stream = askuser_app::check_stream_name(&stream)
+            let stream = askuser_store::StreamName::try_from(stream)
                 .map_err(|problem| format!("\"stream\" {problem}"))?;
             Some(stream)
         }
