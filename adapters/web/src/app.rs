@@ -5,20 +5,35 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
+use askuser_core::limits::MAX_ANSWER_BYTES;
 use askuser_store::StreamName;
 use axum::Router;
-use axum::extract::{DefaultBodyLimit, Form, Path, Query, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::extract::{DefaultBodyLimit, Form, Path, Query, Request, State};
+use axum::handler::Handler as _;
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header};
+use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 
 use crate::answer::Fields;
 use crate::queue::{Act, NotTaken, Page, Queue};
 use crate::{SharedLog, WebError};
-use crate::{form, guard, live, notify, pages, stream_routes, tls};
+use crate::{form, guard, live, notify, pages, serve, stream_routes, tls};
 
-/// The most bytes a request body may hold.
-const MAX_BODY: usize = 64 * 1024;
+/// The most bytes of text a page's own text inputs take: `maxlength="4096"`
+/// characters, each at most 4 bytes of UTF-8.
+const FORM_TEXT_BYTES: usize = 4 * 4096;
+
+/// The largest body a question's form posts: the answer (at most
+/// [`MAX_ANSWER_BYTES`], which the engine checks), the "Other" text, the note and
+/// the reply's message, each byte percent-encoded in at most 3, and 4 KiB for
+/// the hidden fields, the action and a multi-select's ticks (at most
+/// `MAX_OPTIONS` of `&pick=63`).
+const MAX_ANSWER_FORM: usize = 3 * (MAX_ANSWER_BYTES + 3 * FORM_TEXT_BYTES) + 4 * 1024;
+
+/// The largest body "Answer again from here" posts: the form token and an
+/// event's number.
+pub(crate) const MAX_FORK_FORM: usize = 1024;
 
 /// The Content-Security-Policy of every page: nothing but this server's
 /// stylesheet and script (no inline script, no `eval`), connections only here,
@@ -80,6 +95,8 @@ pub struct Inbox {
     url: String,
     /// `scheme://host`, for the links of notifications.
     origin: String,
+    /// The bounds on every connection.
+    pub(crate) limits: serve::Limits,
 }
 
 impl Inbox {
@@ -138,6 +155,7 @@ impl Inbox {
                 changes: None,
             },
             url,
+            limits: serve::Limits::default(),
         })
     }
 
@@ -178,15 +196,10 @@ impl Inbox {
             });
             self.listener.set_nonblocking(true)?;
             let listener = tokio::net::TcpListener::from_std(self.listener)?;
-            match self.tls {
-                Some(config) => {
-                    let listener = tls::TlsListener::new(listener, config)?;
-                    axum::serve(listener, router(app)).await
-                }
-                None => axum::serve(listener, router(app)).await,
-            }
-        })?;
-        Ok(())
+            let routes = router(app.clone());
+            serve::serve(listener, self.tls, routes, app, self.limits).await;
+            Ok::<_, WebError>(())
+        })
     }
 }
 
@@ -196,7 +209,10 @@ fn router(app: App) -> Router {
         .route("/style.css", get(style))
         .route("/app.js", get(script))
         .route("/events", get(events))
-        .route("/q/{stream}/{inquiry}", get(question).post(act))
+        .route(
+            "/q/{stream}/{inquiry}",
+            get(question).post(act.layer(DefaultBodyLimit::max(MAX_ANSWER_FORM))),
+        )
         .route("/q/{stream}/{inquiry}/reply", get(reply))
         .route("/q/{stream}/{inquiry}/end", get(end_turn))
         .route("/s/{stream}", get(stream_routes::history))
@@ -204,9 +220,37 @@ fn router(app: App) -> Router {
         .route("/s/{stream}/export", get(stream_routes::export))
         .route("/s/{stream}/fork", post(stream_routes::fork))
         .fallback(no_such_page)
-        .layer(DefaultBodyLimit::max(MAX_BODY))
+        .layer(DefaultBodyLimit::max(MAX_FORK_FORM))
+        .layer(axum::middleware::from_fn_with_state(
+            app.clone(),
+            guard_before_body,
+        ))
         .layer(axum::middleware::map_response(secured))
         .with_state(app)
+}
+
+/// Every request that may carry a body (any method but GET and HEAD) passes
+/// the guard on its head, before any byte of its body is read: without the
+/// cookie, from another site or for another host it gets the refusal a bodiless
+/// one gets, whatever its body's type or size. (The form token, in the body, is
+/// checked first thing once the body, capped per route, is read.)
+async fn guard_before_body(State(app): State<App>, request: Request, next: Next) -> Response {
+    let reads_body = !matches!(*request.method(), Method::GET | Method::HEAD);
+    if reads_body && let Some(refused) = check(&app, request.headers(), true) {
+        return refused;
+    }
+    next.run(request).await
+}
+
+/// Whether a request shows this server's secret on its head: a `Host` it
+/// answers to, and the token cookie or the printed link's `?token=`.
+pub(crate) fn admitted(app: &App, headers: &HeaderMap, uri: &Uri) -> bool {
+    let text = |name| headers.get(name).and_then(|v| v.to_str().ok());
+    let token = guard::cookie_token(text(header::COOKIE)).or_else(|| {
+        (uri.query().unwrap_or_default().split('&')).find_map(|pair| pair.strip_prefix("token="))
+    });
+    guard::host_allowed(text(header::HOST), &app.hosts)
+        && token.is_some_and(|token| guard::same_secret(token, &app.token))
 }
 
 /// A path this server does not serve: a page that says so.

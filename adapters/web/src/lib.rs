@@ -45,6 +45,7 @@ mod notify;
 mod pages;
 mod queue;
 mod schema_form;
+mod serve;
 mod stream_routes;
 mod tls;
 

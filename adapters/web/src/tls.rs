@@ -1,28 +1,18 @@
 //! TLS for the inbox (rustls, `ring` provider): the certificate chain and key
-//! from PEM files, and a listener that hands axum connections whose handshake
-//! finished. Handshakes run side by side, each with a time limit, so a slow or
-//! silent client never holds up the others.
+//! from PEM files. The handshakes run in the accept loop ([`crate::serve`]),
+//! side by side, each with a time limit and counted against the connection
+//! caps, so a slow or silent client never holds up the others.
 
-use std::io;
-use std::net::SocketAddr;
 use std::path::Path;
 use std::sync::Arc;
-use std::time::Duration;
 
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
-use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::mpsc;
-use tokio_rustls::TlsAcceptor;
-use tokio_rustls::server::TlsStream;
 
 use crate::WebError;
 
 /// The largest PEM file read (a chain of a few certificates is a few KiB).
 const MAX_PEM: u64 = 1024 * 1024;
-
-/// How long a client has to finish its handshake.
-const HANDSHAKE: Duration = Duration::from_secs(10);
 
 /// A server configuration from a PEM certificate chain and a PEM private key.
 pub(crate) fn config(cert: &Path, key: &Path) -> Result<Arc<rustls::ServerConfig>, WebError> {
@@ -67,57 +57,6 @@ fn read_pem(path: &Path) -> Result<Vec<u8>, WebError> {
         return Err(problem("is larger than 1 MiB: not a PEM file".into()));
     }
     Ok(bytes)
-}
-
-/// Connections whose TLS handshake finished.
-pub(crate) struct TlsListener {
-    ready: mpsc::Receiver<(TlsStream<TcpStream>, SocketAddr)>,
-    addr: SocketAddr,
-}
-
-impl TlsListener {
-    /// Accepts on `tcp` (on the current runtime) with `config`.
-    pub(crate) fn new(tcp: TcpListener, config: Arc<rustls::ServerConfig>) -> io::Result<Self> {
-        let addr = tcp.local_addr()?;
-        let acceptor = TlsAcceptor::from(config);
-        let (send, ready) = mpsc::channel(64);
-        tokio::spawn(async move {
-            loop {
-                let Ok((stream, peer)) = tcp.accept().await else {
-                    tokio::time::sleep(Duration::from_millis(50)).await;
-                    continue;
-                };
-                if send.is_closed() {
-                    return;
-                }
-                let (acceptor, send) = (acceptor.clone(), send.clone());
-                tokio::spawn(async move {
-                    let handshake = tokio::time::timeout(HANDSHAKE, acceptor.accept(stream));
-                    if let Ok(Ok(tls)) = handshake.await {
-                        let _ = send.send((tls, peer)).await;
-                    }
-                });
-            }
-        });
-        Ok(Self { ready, addr })
-    }
-}
-
-impl axum::serve::Listener for TlsListener {
-    type Io = TlsStream<TcpStream>;
-    type Addr = SocketAddr;
-
-    async fn accept(&mut self) -> (Self::Io, Self::Addr) {
-        match self.ready.recv().await {
-            Some(connection) => connection,
-            // The accepting task never ends while this listener lives.
-            None => std::future::pending().await,
-        }
-    }
-
-    fn local_addr(&self) -> io::Result<SocketAddr> {
-        Ok(self.addr)
-    }
 }
 
 /// A TLS client stream to `host` over `tcp`, checked against the Mozilla roots

@@ -878,3 +878,99 @@ async fn a_finished_question_is_served_from_the_read_side_without_a_replay() {
     // Caught up on what the terminal recorded: never replayed again.
     assert_eq!(app.queue.lock().unwrap().replays(), 1);
 }
+
+#[tokio::test]
+async fn a_post_is_refused_on_its_head_before_its_body_is_read() {
+    let (log, app) = served();
+    ask(&log);
+    let large = format!("csrf={CSRF}&note={}", "x".repeat(70 * 1024));
+    let bodies = [
+        ("application/json", "{\"answer\": true}".to_owned()),
+        ("application/x-www-form-urlencoded", large.clone()),
+        ("text/plain", large),
+    ];
+    let wrong_address = refusal(
+        StatusCode::MISDIRECTED_REQUEST,
+        "Wrong address",
+        "This server answers only at the address askuser web printed.",
+    );
+    let from_elsewhere = refusal(
+        StatusCode::FORBIDDEN,
+        "Refused",
+        "A form from another site cannot answer here.",
+    );
+    let request = |uri: &str, kind: &str, body: &str| {
+        http::Request::post(uri)
+            .header(http::header::HOST, HOST)
+            .header(http::header::CONTENT_TYPE, kind)
+            .body(Body::from(body.to_owned()))
+            .unwrap()
+    };
+    let cookie = http::HeaderValue::from_str(&format!("askuser_token={TOKEN}")).unwrap();
+    for uri in ["/q/chat/call-1", "/s/chat/fork", "/no/such/page"] {
+        for (kind, body) in &bodies {
+            let bare = request(uri, kind, body);
+            assert_eq!(send(&app, bare).await, no_cookie(), "{uri} {kind}");
+            let mut rebound = request(uri, kind, body);
+            (rebound.headers_mut()).insert(http::header::COOKIE, cookie.clone());
+            (rebound.headers_mut()).insert(
+                http::header::HOST,
+                http::HeaderValue::from_static("evil.example:8080"),
+            );
+            assert_eq!(send(&app, rebound).await, wrong_address, "{uri} {kind}");
+            let mut cross_site = request(uri, kind, body);
+            (cross_site.headers_mut()).insert(http::header::COOKIE, cookie.clone());
+            (cross_site.headers_mut()).insert(
+                http::header::ORIGIN,
+                http::HeaderValue::from_static("http://evil.example"),
+            );
+            assert_eq!(send(&app, cross_site).await, from_elsewhere, "{uri} {kind}");
+        }
+    }
+    assert_eq!(events(&log), [requested(&log)]);
+}
+
+#[tokio::test]
+async fn each_form_takes_the_body_it_needs_and_no_more() {
+    let (log, app) = served();
+    ask(&log);
+    // A note as long as the page lets one be typed (4,096 characters of 4
+    // bytes), next to a 64 KiB answer, percent-encoded: read whole (and
+    // refused in words, as a yes-or-no question's answer), not cut off.
+    let note = "\u{1F600}".repeat(4096);
+    let answer = "y".repeat(64 * 1024 - 2);
+    let fields = [
+        ("csrf", CSRF),
+        ("at_step", "0"),
+        ("at_question", "apply"),
+        ("answer", answer.as_str()),
+        ("note", note.as_str()),
+        ("action", "answer"),
+    ];
+    let read = send(&app, post("/q/chat/call-1", &fields)).await;
+    assert_eq!(read.status, StatusCode::CONFLICT);
+    assert!(read.body.contains("choose Yes or No"), "{}", read.body);
+    // One byte over a form's cap is refused with the security headers.
+    let over = |uri: &str, len: usize| {
+        let body = format!("csrf={CSRF}&pad={}", "x".repeat(len - CSRF.len() - 10));
+        let mut request = post(uri, &[]);
+        *request.body_mut() = Body::from(body);
+        request
+    };
+    for (uri, cap) in [
+        ("/q/chat/call-1", super::MAX_ANSWER_FORM),
+        ("/s/chat/fork", super::MAX_FORK_FORM),
+    ] {
+        let refused = send(&app, over(uri, cap + 1)).await;
+        assert_eq!(
+            (refused.status, refused.headers, refused.body),
+            (
+                StatusCode::PAYLOAD_TOO_LARGE,
+                headers("text/plain; charset=utf-8", &[], 56),
+                "Failed to buffer the request body: length limit exceeded".to_owned()
+            ),
+            "{uri}"
+        );
+    }
+    assert_eq!(events(&log), [requested(&log)]);
+}
