@@ -2,13 +2,17 @@
 //! the real binaries: hostile text from the model shown as text (sled and
 //! PostgreSQL), a wrong `Host`, a cross-site POST and a missing token refused,
 //! axe-core finding no violation, HTTPS with a certificate made by openssl, an
-//! address other machines reach refused without TLS, and `--notify` posting to a
-//! webhook with retries.
+//! address other machines reach refused without TLS, `--notify` posting to a
+//! webhook with retries, and the person answered while others hold every
+//! connection they can.
 
 mod common;
 
 use std::io::{BufRead, BufReader, Read, Write};
-use std::process::{Command, Stdio};
+use std::net::TcpStream;
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, channel};
 use std::time::Duration;
 
@@ -444,4 +448,194 @@ fn notify_posts_each_question_that_starts_waiting_and_retries_a_failure() {
     );
     let _ = web.kill();
     let _ = web.wait();
+}
+
+/// `askuser web` on a free port with at most `descriptors` open files (as a
+/// small `ulimit -n` would have it): its process, port and URL.
+fn web_with_descriptors(scratch: &Scratch, db: &str, descriptors: u32) -> (Child, u16, String) {
+    let port = free_port();
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg(format!("ulimit -n {descriptors} && exec \"$0\" \"$@\""))
+        .arg(BIN)
+        .args(["web", "--db", db, "--listen", &format!("127.0.0.1:{port}")])
+        .current_dir(scratch.dir.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut url = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut url)
+        .unwrap();
+    (child, port, url.trim().to_owned())
+}
+
+/// Whether the server closed `stream` (a read finds its end, or an error).
+fn closed(stream: &TcpStream) -> bool {
+    let mut byte = [0u8];
+    stream.set_nonblocking(true).unwrap();
+    let closed = match stream.peek(&mut byte) {
+        Ok(0) => true,
+        Ok(_) => false,
+        Err(error) => error.kind() != std::io::ErrorKind::WouldBlock,
+    };
+    stream.set_nonblocking(false).unwrap();
+    closed
+}
+
+/// An attacker on the person's own loopback address: keeps `silent`
+/// connections open that send nothing and `trickling` ones that send a header
+/// line every half second, opening a new one each time the server closes one,
+/// until `stop`; counts the closed ones in `closed_count`. Gives back the
+/// connections open when stopped.
+fn hold_connections(
+    port: u16,
+    silent: usize,
+    trickling: usize,
+    stop: &Arc<AtomicBool>,
+    closed_count: &Arc<AtomicUsize>,
+) -> std::thread::JoinHandle<Vec<TcpStream>> {
+    let (stop, closed_count) = (Arc::clone(stop), Arc::clone(closed_count));
+    std::thread::spawn(move || {
+        let address = std::net::SocketAddr::from(([127, 0, 0, 1], port));
+        let open = || TcpStream::connect_timeout(&address, Duration::from_secs(2)).ok();
+        let mut held: Vec<Option<TcpStream>> = (0..silent + trickling).map(|_| open()).collect();
+        for stream in held.iter_mut().skip(silent).flatten() {
+            let _ = stream.write_all(b"GET / HTTP/1.1\r\n");
+        }
+        let mut round = 0;
+        while !stop.load(Ordering::Relaxed) {
+            std::thread::sleep(Duration::from_millis(500));
+            round += 1;
+            for (n, slot) in held.iter_mut().enumerate() {
+                let gone = slot.as_ref().is_none_or(|stream| {
+                    closed(stream)
+                        || (n >= silent && write!(&*stream, "X-Trickle-{round}: 1\r\n").is_err())
+                });
+                if gone {
+                    closed_count.fetch_add(1, Ordering::Relaxed);
+                    *slot = open();
+                    if n >= silent
+                        && let Some(stream) = slot
+                    {
+                        let _ = stream.write_all(b"GET / HTTP/1.1\r\n");
+                    }
+                }
+            }
+        }
+        held.into_iter().flatten().collect()
+    })
+}
+
+#[test]
+fn the_person_is_answered_while_others_hold_every_connection_they_can() {
+    let scratch = Scratch::new();
+    let mut serve = Serve::start(&scratch, &scratch.db(), "s");
+    serve.send(&migration("c1"));
+    serve.next_of("prompt");
+    // 256 descriptors: before the connections were bounded, 300 idle ones
+    // took them all and every request of the person's hung.
+    let (mut web, port, url) = web_with_descriptors(&scratch, &scratch.db(), 256);
+    let stop = Arc::new(AtomicBool::new(false));
+    let closed_count = Arc::new(AtomicUsize::new(0));
+    let attacker = hold_connections(port, 300, 20, &stop, &closed_count);
+    std::thread::sleep(Duration::from_secs(2));
+    let browser = Browser::start();
+    browser.go(&url);
+    assert_eq!(browser.wait_title("(1) askuser inbox"), "(1) askuser inbox");
+    browser.go(&format!("http://127.0.0.1:{port}/q/s/c1"));
+    assert_eq!(
+        browser.wait_title("[1/3] Apply the proposed migration?"),
+        "[1/3] Apply the proposed migration?"
+    );
+    browser.click("#c0");
+    browser.click("button[value=answer]");
+    assert_eq!(
+        browser.wait_title("[2/3] Which environment?"),
+        "[2/3] Which environment?"
+    );
+    stop.store(true, Ordering::Relaxed);
+    let held = attacker.join().unwrap();
+    // The server closed connections all along (each newer one closes the
+    // oldest of its address's unproven ones), and closes the ones still held
+    // once their head is 5 s late.
+    assert!(closed_count.load(Ordering::Relaxed) >= 300 - 32);
+    for mut stream in held {
+        stream
+            .set_read_timeout(Some(Duration::from_secs(20)))
+            .unwrap();
+        let mut rest = Vec::new();
+        match stream.read_to_end(&mut rest) {
+            Ok(_) => assert_eq!(String::from_utf8_lossy(&rest), ""),
+            Err(error) => assert_eq!(error.kind(), std::io::ErrorKind::ConnectionReset),
+        }
+    }
+    let _ = web.kill();
+    let _ = web.wait();
+}
+
+#[test]
+fn a_post_without_the_cookie_is_refused_on_its_head_whatever_its_body() {
+    let scratch = Scratch::new();
+    let mut serve = Serve::start(&scratch, &scratch.db(), "s");
+    serve.send(&migration("c1"));
+    serve.next_of("prompt");
+    let web = Web::start(&scratch, &scratch.db());
+    let port = web.port;
+    let cookie = format!("askuser_token={}", web.token());
+    // The status line and the security headers of the answer to a POST.
+    let posted = |host: &str, more: &str, kind: &str, body: &str| {
+        let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+        let request = format!(
+            "POST /q/s/c1 HTTP/1.1\r\nHost: {host}\r\n{more}Content-Type: {kind}\r\n\
+             Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        );
+        // The server answers on the head and may close before the body is all
+        // sent: a write cut short is no failure.
+        let _ = stream.write_all(request.as_bytes());
+        let mut answer = String::new();
+        let _ = stream.read_to_string(&mut answer);
+        let head = answer.split("\r\n\r\n").next().unwrap_or_default();
+        (head.lines())
+            .filter(|line| {
+                line.starts_with("HTTP/")
+                    || line.starts_with("content-type:")
+                    || line.starts_with("content-security-policy:")
+                    || line.starts_with("x-content-type-options:")
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let ours = format!("127.0.0.1:{port}");
+    let json = "{\"answer\": true}";
+    let large = format!("note={}", "x".repeat(70 * 1024));
+    let headers = "content-type: text/html; charset=utf-8\n\
+                   content-security-policy: default-src 'none'; style-src 'self'; script-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'\n\
+                   x-content-type-options: nosniff";
+    let form = "application/x-www-form-urlencoded";
+    for (kind, body) in [("application/json", json), (form, large.as_str())] {
+        assert_eq!(
+            posted(&ours, "", kind, body),
+            format!("HTTP/1.1 401 Unauthorized\n{headers}"),
+            "{kind}"
+        );
+        assert_eq!(
+            posted(
+                "rebound.example",
+                &format!("Cookie: {cookie}\r\n"),
+                kind,
+                body
+            ),
+            format!("HTTP/1.1 421 Misdirected Request\n{headers}"),
+            "{kind}"
+        );
+        let cross_site = format!("Cookie: {cookie}\r\nOrigin: http://evil.example\r\n");
+        assert_eq!(
+            posted(&ours, &cross_site, kind, body),
+            format!("HTTP/1.1 403 Forbidden\n{headers}"),
+            "{kind}"
+        );
+    }
 }

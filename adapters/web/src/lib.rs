@@ -18,7 +18,12 @@
 //! `Origin`, when sent, must be the server's own, with a per-server form token
 //! besides; pages carry a strict Content-Security-Policy (no script at all);
 //! every text from a model or a person is escaped for HTML after being
-//! neutralised as the terminal neutralises it; request bodies are capped.
+//! neutralised as the terminal neutralises it; a request that may carry a body
+//! is checked on its head before its body, capped per form, is read. Every
+//! connection is bounded in time and number (a request's head within 5 s, the
+//! idle time between requests too; its body and answer within 30 s; at most 32
+//! connections of one address that have not shown the token, a newer one
+//! closing the oldest), so holding connections open cannot lock the person out.
 //!
 //! ```no_run
 //! use std::sync::Arc;

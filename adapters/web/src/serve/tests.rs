@@ -315,10 +315,34 @@ fn self_signed(dir: &std::path::Path) -> (PathBuf, PathBuf) {
     (cert, key)
 }
 
-#[test]
-fn a_connection_idle_after_its_tls_handshake_is_closed_after_the_head_timeout() {
+/// A TLS client for `cert`: makes a stream over a TCP connection, handshaken.
+fn tls_client(
+    cert: &std::path::Path,
+) -> impl Fn(TcpStream) -> rustls::StreamOwned<rustls::ClientConnection, TcpStream> {
     use rustls::pki_types::CertificateDer;
     use rustls::pki_types::pem::PemObject as _;
+    let mut roots = rustls::RootCertStore::empty();
+    roots
+        .add(CertificateDer::from_pem_file(cert).unwrap())
+        .unwrap();
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let config = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    move |mut tcp: TcpStream| {
+        let name = rustls::pki_types::ServerName::try_from("127.0.0.1").unwrap();
+        let mut client = rustls::ClientConnection::new(Arc::new(config.clone()), name).unwrap();
+        while client.is_handshaking() {
+            client.complete_io(&mut tcp).unwrap();
+        }
+        rustls::StreamOwned::new(client, tcp)
+    }
+}
+
+#[test]
+fn a_connection_idle_after_its_tls_handshake_is_closed_after_the_head_timeout() {
     let dir = tempfile::tempdir().unwrap();
     let (cert, key) = self_signed(dir.path());
     let server = Server::start(
@@ -328,25 +352,7 @@ fn a_connection_idle_after_its_tls_handshake_is_closed_after_the_head_timeout() 
         },
         Some((cert.clone(), key)),
     );
-    let mut roots = rustls::RootCertStore::empty();
-    roots
-        .add(CertificateDer::from_pem_file(&cert).unwrap())
-        .unwrap();
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let config = rustls::ClientConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .unwrap()
-        .with_root_certificates(roots)
-        .with_no_client_auth();
-    let tls = |tcp: TcpStream| {
-        let name = rustls::pki_types::ServerName::try_from("127.0.0.1").unwrap();
-        let mut client = rustls::ClientConnection::new(Arc::new(config.clone()), name).unwrap();
-        let mut tcp = tcp;
-        while client.is_handshaking() {
-            client.complete_io(&mut tcp).unwrap();
-        }
-        rustls::StreamOwned::new(client, tcp)
-    };
+    let tls = tls_client(&cert);
     // Handshaken, then silent: closed by the head timeout.
     let mut silent = tls(server.connect());
     assert_eq!(until_closed(&mut silent), "");
@@ -355,4 +361,32 @@ fn a_connection_idle_after_its_tls_handshake_is_closed_after_the_head_timeout() 
     person.write_all(server.person().as_bytes()).unwrap();
     assert_eq!(status_of(&response(&mut person)), "HTTP/1.1 200 OK");
     assert_eq!(until_closed(&mut person), "");
+}
+
+#[test]
+fn over_tls_a_connection_over_the_cap_gets_the_503_page_after_its_handshake() {
+    let dir = tempfile::tempdir().unwrap();
+    let (cert, key) = self_signed(dir.path());
+    let server = Server::start(
+        Limits {
+            connections: 1,
+            ..roomy()
+        },
+        Some((cert.clone(), key)),
+    );
+    let tls = tls_client(&cert);
+    let mut person = tls(server.connect());
+    person.write_all(server.person().as_bytes()).unwrap();
+    assert_eq!(status_of(&response(&mut person)), "HTTP/1.1 200 OK");
+    let mut second = tls(server.connect());
+    second.write_all(server.person().as_bytes()).unwrap();
+    assert_eq!(
+        response(&mut second),
+        refusal(
+            "503 Service Unavailable",
+            "Too many connections",
+            "This inbox has too many connections open; close some of its tabs, or try again in a moment."
+        )
+    );
+    assert_eq!(until_closed(&mut second), "");
 }
