@@ -33,7 +33,7 @@ const MAX_ANSWER_FORM: usize = 3 * (MAX_ANSWER_BYTES + 3 * FORM_TEXT_BYTES) + 4 
 
 /// The largest body "Answer again from here" posts: the form token and an
 /// event's number.
-pub(crate) const MAX_FORK_FORM: usize = 1024;
+const MAX_FORK_FORM: usize = 1024;
 
 /// The Content-Security-Policy of every page: nothing but this server's
 /// stylesheet and script (no inline script, no `eval`), connections only here,

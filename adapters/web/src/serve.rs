@@ -358,7 +358,7 @@ fn closing(mut response: Response<Body>) -> Response<Body> {
 }
 
 /// The 503 page of a connection over the cap.
-pub(crate) fn busy() -> Response<Body> {
+fn busy() -> Response<Body> {
     closing(page(
         StatusCode::SERVICE_UNAVAILABLE,
         pages::refused(
@@ -369,7 +369,7 @@ pub(crate) fn busy() -> Response<Body> {
 }
 
 /// The 408 page of a request not answered within `deadline`.
-pub(crate) fn too_slow(deadline: Duration) -> Response<Body> {
+fn too_slow(deadline: Duration) -> Response<Body> {
     closing(page(
         StatusCode::REQUEST_TIMEOUT,
         pages::refused(

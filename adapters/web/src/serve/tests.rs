@@ -290,6 +290,16 @@ fn a_body_that_does_not_arrive_in_time_is_answered_408_and_closed() {
     assert_eq!(until_closed(&mut stream), "");
 }
 
+#[test]
+fn a_peer_is_an_ipv4_address_or_an_ipv6_64() {
+    let peer = |ip: &str| super::peer_of(ip.parse().unwrap()).to_string();
+    assert_eq!(peer("192.0.2.7"), "192.0.2.7");
+    assert_eq!(peer("::ffff:192.0.2.7"), "192.0.2.7");
+    assert_eq!(peer("2001:db8:1:2:3:4:5:6"), "2001:db8:1:2::");
+    assert_eq!(peer("2001:db8:1:2::9"), "2001:db8:1:2::");
+    assert_eq!(peer("::1"), "::");
+}
+
 /// A self-signed certificate for 127.0.0.1 made by openssl, as (cert, key).
 fn self_signed(dir: &std::path::Path) -> (PathBuf, PathBuf) {
     let (cert, key) = (dir.join("cert.pem"), dir.join("key.pem"));
