@@ -164,10 +164,11 @@ impl Inbox {
         &self.url
     }
 
-    /// Serves until the process ends.
+    /// Serves until the process ends, every connection bounded in time and
+    /// number (a connection's own failure never stops the server).
     ///
     /// # Errors
-    /// [`WebError::Io`] when the server stops on an I/O error.
+    /// [`WebError::Io`] when the runtime or the listener cannot be set up.
     pub fn run(self) -> Result<(), WebError> {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
