@@ -112,6 +112,6 @@ pub mod test_support;
 pub use error::SledError;
 pub use salvage::{SalvageReport, StreamSalvage, salvage};
 #[cfg(unix)]
-pub use shared::SharedSledLog;
+pub use shared::{SharedSledLog, hand_over_when_stopped};
 pub use sled_files::{DbIntent, DbPathState, Discarded, check_db_path};
 pub use sled_log::{DEFAULT_CACHE_CAPACITY, SledLog};

@@ -334,3 +334,90 @@ fn an_idle_owner_repacks_what_it_appended_one_event_at_a_time() {
     let read = events_of(&sled, "s");
     assert_eq!(read, events);
 }
+
+/// The state letter of process `pid` (`/proc/PID/stat`), if it exists.
+fn state_of(pid: u32) -> Option<char> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    stat.rsplit_once(')')?
+        .1
+        .split_whitespace()
+        .next()?
+        .chars()
+        .next()
+}
+
+/// An unrelated process (`sleep`) given process id `pid`, which is free: the
+/// kernel hands out the next id after `ns_last_pid` (root only; `None` if it
+/// cannot be arranged).
+fn sleeper_with_pid(pid: u32) -> Option<std::process::Child> {
+    for _ in 0..200 {
+        std::fs::write("/proc/sys/kernel/ns_last_pid", (pid - 1).to_string()).ok()?;
+        let mut child = std::process::Command::new("sleep").arg("60").spawn().ok()?;
+        if child.id() == pid {
+            return Some(child);
+        }
+        drop(child.kill());
+        drop(child.wait());
+    }
+    None
+}
+
+/// An owner that left sled's lock and its listening socket to a child and
+/// exited (as across a fork), its process id then given to an unrelated
+/// process: the socket's peer and `/proc/locks` still name that id, but
+/// neither the unrelated process nor the stopped child is the owner recorded
+/// beside the socket, so neither is ended, and opening the log fails saying
+/// why and what to do. (It used to end the unrelated process.)
+#[test]
+fn a_process_that_only_inherited_the_lock_and_socket_is_never_ended() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("db");
+    log_with(&path, &scripted_events(1, 1).collect::<Vec<_>>());
+    let mut forked = Helper::start(&["inherit", path_str(&path)]);
+    let child: u32 = forked.line().parse().unwrap();
+    let exited = forked.pid();
+    assert!(forked.wait().success());
+    while state_of(child) != Some('T') {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let mut sleeper =
+        sleeper_with_pid(exited).expect("the exited owner's pid given to sleep (as root)");
+    let error = SharedSledLog::open(&path).unwrap_err();
+    let (socket, record, lock) = (
+        path.join("askuser.sock"),
+        path.join("askuser.owner"),
+        path.join("db"),
+    );
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "the log is held by another askuser process, which does not answer on {}: no answer within 5 s, and pid {exited} is not the owner recorded in {}: that process has exited, and its number was given to another, so nothing was ended: end the process that holds {} (`fuser {}` names it); if that process is stopped (Ctrl-Z), resume or end it",
+            socket.display(),
+            record.display(),
+            lock.display(),
+            lock.display()
+        )
+    );
+    assert_eq!(
+        sleeper.try_wait().unwrap(),
+        None,
+        "the unrelated process lives"
+    );
+    assert_eq!(
+        state_of(child),
+        Some('T'),
+        "the stopped child is left alone"
+    );
+    drop(sleeper.kill());
+    drop(sleeper.wait());
+    kill(child);
+}
+
+/// Ends process `pid` (a test's own helper).
+fn kill(pid: u32) {
+    let status = std::process::Command::new("kill")
+        .args(["-KILL", &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+}

@@ -68,12 +68,17 @@
 //! name) is still opened and used by its owner, but cannot be shared: other
 //! processes get [`StoreError::OwnerUnreachable`].
 
+mod budget;
 mod client;
 mod idle;
 mod notifier;
 mod owner;
+pub(crate) mod record;
+mod stop;
 mod storage;
 pub(crate) mod wire;
+
+pub use stop::hand_over_when_stopped;
 
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
@@ -198,13 +203,15 @@ impl SharedSledLog {
     /// The log at `path`, not yet reaching an owner nor being one.
     fn unattached(path: &Path, durability: Durability, clock: Arc<dyn Clock>, quiet: bool) -> Self {
         let socket = path.join(SOCKET_NAME);
+        let owned = Arc::default();
+        stop::register(&owned);
         Self {
             client: Client::new(&socket),
             path: path.to_owned(),
             socket,
             clock,
             durability,
-            owned: Arc::default(),
+            owned,
             idle_after: Arc::new(AtomicU64::new(idle::millis(OWNER_IDLE))),
             quiet,
             recovering: Mutex::new(()),
@@ -266,12 +273,19 @@ impl SharedSledLog {
 
     /// Connects to the owner, or becomes it, trying for five seconds.
     fn attach(&self) -> Result<()> {
-        let deadline = Instant::now() + TAKEOVER_PATIENCE;
+        let mut deadline = Instant::now() + TAKEOVER_PATIENCE;
         loop {
             let detail = match self.client.reconnect() {
                 Ok(()) => return Ok(()),
                 Err(detail) => detail,
             };
+            // Not while this process stops (see `hand_over_when_stopped`); once
+            // it is continued, it has its patience again.
+            let (_taking, waited) = stop::taking();
+            if waited {
+                deadline = Instant::now() + TAKEOVER_PATIENCE;
+                continue;
+            }
             match SledLog::open_within(&self.path, LOCK_ATTEMPT, self.quiet) {
                 Ok(sled) => {
                     self.own(sled);
@@ -546,7 +560,12 @@ impl Log for SharedSledLog {
             });
             if let Some(owned) = self.owned() {
                 let _busy = owned.core.busy();
-                return owned.core.wait_past(stream, seq, left);
+                let head = owned.core.wait_past(stream, seq, left)?;
+                // Cut short as this process let the log go: waited for on.
+                if head > seq || left.is_zero() || !owned.core.is_stopping() {
+                    return Ok(head);
+                }
+                continue;
             }
             let slice = left.min(WAIT_SLICE);
             let request = Request::Wait {
@@ -582,7 +601,12 @@ impl Log for SharedSledLog {
             });
             if let Some(owned) = self.owned() {
                 let _busy = owned.core.busy();
-                return owned.core.wait_changed(since, left);
+                let now = owned.core.wait_changed(since, left)?;
+                // Cut short as this process let the log go: waited for on.
+                if now != since || left.is_zero() || !owned.core.is_stopping() {
+                    return Ok(now);
+                }
+                continue;
             }
             let slice = left.min(WAIT_SLICE);
             let now = if self.client.owner_revision() >= 1 {
