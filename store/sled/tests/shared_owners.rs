@@ -421,3 +421,76 @@ fn kill(pid: u32) {
         .unwrap();
     assert!(status.success());
 }
+
+/// Sends `signal` (`-TSTP`, `-CONT`, ...) to process `pid`.
+fn signal(pid: u32, signal: &str) {
+    let status = std::process::Command::new("kill")
+        .args([signal, &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+/// Waits until process `pid` is stopped.
+fn until_stopped(pid: u32) {
+    let started = Instant::now();
+    while state_of(pid) != Some('T') {
+        assert!(started.elapsed() < Duration::from_secs(20), "not stopped");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// A person's process (`askuser ask`) that owns the log and is stopped with
+/// Ctrl-Z (`SIGTSTP`) lets the log go before it stops: another process takes
+/// it over at once, ends nothing, and the stopped process, continued (`fg`),
+/// carries on as a client. (A stopped owner used to be ended after a second.)
+#[test]
+fn a_persons_owner_hands_the_log_over_before_it_stops_and_carries_on_after() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("db");
+    let mut person = Helper::start(&["person", path_str(&path)]);
+    assert_eq!(person.line(), "owner");
+    person.send("append s");
+    assert_eq!(person.line(), "appended 1 as owner");
+    signal(person.pid(), "-TSTP");
+    until_stopped(person.pid());
+    let log = SharedSledLog::open(&path).unwrap();
+    assert!(log.is_owner(), "the log was handed over");
+    assert_eq!(
+        log.append("s", 1, &scripted_events(1, 1).collect::<Vec<_>>())
+            .unwrap(),
+        2
+    );
+    assert_eq!(state_of(person.pid()), Some('T'), "not ended");
+    signal(person.pid(), "-CONT");
+    person.send("append s");
+    assert_eq!(person.line(), "appended 3 as client");
+    assert!(person.finish());
+}
+
+/// A person's owner stopped by other means (`SIGSTOP`, a debugger), which it
+/// cannot hand the log over for, is never ended: opening the log fails saying
+/// to resume it.
+#[test]
+fn a_persons_owner_stopped_otherwise_is_never_ended() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("db");
+    let mut person = Helper::start(&["person", path_str(&path)]);
+    assert_eq!(person.line(), "owner");
+    let pid = person.pid();
+    signal(pid, "-STOP");
+    until_stopped(pid);
+    let error = SharedSledLog::open(&path).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "the log is held by another askuser process, which does not answer on {}: the askuser process that holds the log (pid {pid}) is a person's (askuser ask or resume) and is stopped; it is never ended: resume it (fg, or kill -CONT {pid}); if that process is stopped (Ctrl-Z), resume or end it",
+            path.join("askuser.sock").display()
+        )
+    );
+    assert_eq!(state_of(pid), Some('T'), "not ended");
+    signal(pid, "-CONT");
+    person.send("append s");
+    assert_eq!(person.line(), "appended 1 as owner");
+    assert!(person.finish());
+}

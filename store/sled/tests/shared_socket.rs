@@ -77,3 +77,27 @@ fn a_flood_of_connections_and_unfinished_frames_leaves_the_owner_bounded_and_ser
     );
     assert!(frames.finish());
 }
+
+/// A connection that sends nothing is closed by the owner after a minute
+/// (not before 50 s, by 120 s at the latest), so idle clients do not hold
+/// connections, nor keep the owner from letting the log go. (It used to be held
+/// for as long as the client kept it.)
+#[test]
+fn a_connection_that_sends_nothing_is_closed_after_a_minute() {
+    use std::io::Read as _;
+    let owner = Owner::start();
+    let mut idle =
+        std::os::unix::net::UnixStream::connect(owner.path.join("askuser.sock")).unwrap();
+    idle.set_read_timeout(Some(std::time::Duration::from_secs(120)))
+        .unwrap();
+    let started = std::time::Instant::now();
+    let mut byte = [0u8; 1];
+    assert_eq!(idle.read(&mut byte).unwrap(), 0, "closed by the owner");
+    let after = started.elapsed();
+    assert!(
+        after >= std::time::Duration::from_secs(50),
+        "closed after {after:?}"
+    );
+    let client = SharedSledLog::open(&owner.path).unwrap();
+    assert!(client.streams().unwrap().is_empty());
+}

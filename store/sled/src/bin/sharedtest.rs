@@ -17,6 +17,10 @@
 //! - `inherit DB`: holds sled's lock on the log and listens on its socket as
 //!   its recorded owner, then leaves both to a child (`sit`) and exits, as an
 //!   owner that forked would; prints the child's pid.
+//! - `person DB`: a person's process ([`askuser_sled::hand_over_when_stopped`]):
+//!   opens the log, prints `owner` or `client`; then for each line `append
+//!   STREAM` it reads, appends an event at the head and prints `appended HEAD as
+//!   owner` (or `client`), until its input closes.
 //! - `sit`: stops itself (`SIGSTOP`), and does nothing once continued.
 //! - `flood DB CONNECTIONS`: connects `CONNECTIONS` times to the log's socket,
 //!   greeting none; prints `connected N, turned away M` (those the owner
@@ -135,6 +139,7 @@ fn run(args: &[&str]) -> Result<(), Box<dyn std::error::Error>> {
             Ok(())
         }
         ["inherit", db] => inherit(Path::new(db)),
+        ["person", db] => person(db),
         ["flood", db, count] => flood(Path::new(db), count.parse()?),
         ["frames", db, count] => frames(Path::new(db), count.parse()?),
         ["sit"] => {
@@ -284,4 +289,21 @@ fn frames(db: &Path, count: usize) -> Result<(), Box<dyn std::error::Error>> {
     }
     while !read_line().is_empty() {}
     Ok(())
+}
+
+/// A person's process on the log (see `person` in the module docs).
+fn person(db: &str) -> Result<(), Box<dyn std::error::Error>> {
+    askuser_sled::hand_over_when_stopped()?;
+    let log = SharedSledLog::open(db)?;
+    let role = |log: &SharedSledLog| if log.is_owner() { "owner" } else { "client" };
+    say(role(&log));
+    loop {
+        let line = read_line();
+        let Some(stream) = line.trim().strip_prefix("append ") else {
+            return Ok(());
+        };
+        let head = log.stream(stream)?.map_or(0, |info| info.head);
+        let head = log.append(stream, head, &[back(&format!("p-{head}"))])?;
+        say(&format!("appended {head} as {}", role(&log)));
+    }
 }

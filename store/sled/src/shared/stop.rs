@@ -40,13 +40,18 @@ const CLOSE_PATIENCE: Duration = Duration::from_secs(5);
 /// is a person's, so a client that finds it stopped by other means (`SIGSTOP`,
 /// a debugger) or hung never ends it, and says to resume it instead.
 ///
+/// Calling it again does nothing more.
+///
 /// # Errors
 ///
 /// When the signal handler cannot be installed or its thread started.
 pub fn hand_over_when_stopped() -> std::io::Result<()> {
     use std::sync::atomic::Ordering;
     let mut signals = signal_hook::iterator::Signals::new([signal_hook::consts::SIGTSTP])?;
-    INTERACTIVE.store(true, Ordering::SeqCst);
+    // Once per process: a second call keeps the first's thread.
+    if INTERACTIVE.swap(true, Ordering::SeqCst) {
+        return Ok(());
+    }
     std::thread::Builder::new()
         .name("askuser-log-stop".to_owned())
         .spawn(move || {
