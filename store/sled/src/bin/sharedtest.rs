@@ -256,12 +256,23 @@ fn flood(db: &Path, count: usize) -> Result<(), Box<dyn std::error::Error>> {
     let held: Vec<_> = (0..count)
         .map(|_| std::os::unix::net::UnixStream::connect(&socket))
         .collect::<Result<_, _>>()?;
-    // The owner turns the last ones away at once.
-    std::thread::sleep(Duration::from_secs(1));
-    let turned_away = held
-        .iter()
-        .filter(|stream| answer_on(stream, Duration::from_millis(1)).is_some())
-        .count();
+    // The owner turns the last ones away as it accepts them: counted until no
+    // more answers come for a second (or ten seconds pass).
+    let mut answered = vec![false; held.len()];
+    let started = std::time::Instant::now();
+    let mut last_change = started;
+    while last_change.elapsed() < Duration::from_secs(1)
+        && started.elapsed() < Duration::from_secs(10)
+    {
+        for (stream, seen) in held.iter().zip(answered.iter_mut()) {
+            if !*seen && answer_on(stream, Duration::from_millis(1)).is_some() {
+                *seen = true;
+                last_change = std::time::Instant::now();
+            }
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let turned_away = answered.iter().filter(|seen| **seen).count();
     say(&format!(
         "connected {}, turned away {turned_away}",
         held.len()
