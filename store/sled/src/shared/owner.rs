@@ -506,8 +506,9 @@ fn bind_private(socket: &Path) -> io::Result<UnixListener> {
         let listener = UnixListener::bind(&temporary)?;
         fs::set_permissions(&temporary, fs::Permissions::from_mode(0o600))?;
         // Recorded before the socket is in place: a client that reaches it can
-        // check who it is.
-        record::write(socket, &listener)?;
+        // check who it is. An owner that cannot record itself (no `/proc`)
+        // still serves, and is never ended.
+        drop(record::write(socket, &listener));
         match fs::symlink_metadata(socket) {
             Ok(meta) if !meta.file_type().is_socket() => {
                 return Err(io::Error::new(
