@@ -375,6 +375,7 @@ fn a_process_that_only_inherited_the_lock_and_socket_is_never_ended() {
     log_with(&path, &scripted_events(1, 1).collect::<Vec<_>>());
     let mut forked = Helper::start(&["inherit", path_str(&path)]);
     let child: u32 = forked.line().parse().unwrap();
+    let _child = KilledWhenDropped(child);
     let exited = forked.pid();
     assert!(forked.wait().success());
     while state_of(child) != Some('T') {
@@ -410,16 +411,19 @@ fn a_process_that_only_inherited_the_lock_and_socket_is_never_ended() {
     );
     drop(sleeper.kill());
     drop(sleeper.wait());
-    kill(child);
 }
 
-/// Ends process `pid` (a test's own helper).
-fn kill(pid: u32) {
-    let status = std::process::Command::new("kill")
-        .args(["-KILL", &pid.to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success());
+/// A helper's child, ended (`SIGKILL`) when the test ends, even on failure.
+struct KilledWhenDropped(u32);
+
+impl Drop for KilledWhenDropped {
+    fn drop(&mut self) {
+        drop(
+            std::process::Command::new("kill")
+                .args(["-KILL", &self.0.to_string()])
+                .status(),
+        );
+    }
 }
 
 /// Sends `signal` (`-TSTP`, `-CONT`, ...) to process `pid`.
