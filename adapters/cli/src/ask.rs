@@ -17,8 +17,9 @@ use askuser_terminal::{Elsewhere, Engine, TerminalError, TerminalPrompter, run_w
 
 use crate::args::{AskArgs, ResumeArgs};
 use crate::common::{
-    EXIT_NO_PERSON, EXIT_PENDING, EXIT_REJECTED, call_dialect, conclude, db_hint, db_path, note,
-    open_journal, parse_call, person_present, print_out, read_text, shell_word, stream_option,
+    EXIT_NO_PERSON, EXIT_PENDING, EXIT_REJECTED, as_a_persons_process, call_dialect, conclude,
+    db_hint, db_path, note, open_journal, parse_call, person_present, print_out, read_text,
+    shell_word, stream_option,
 };
 use crate::error::CliError;
 
@@ -51,6 +52,9 @@ pub(crate) fn ask(args: &AskArgs) -> Result<u8, CliError> {
     let timeout = timeout_of(args);
     let target = pending.map(PendingTarget::prepare).transpose()?;
     let db = db_path(args.db.db.as_deref())?;
+    if pending.is_none() {
+        as_a_persons_process();
+    }
     let mut journal = open_journal(&db)?;
     let inquiry = match &args.inquiry {
         Some(inquiry) => inquiry.clone(),
@@ -139,6 +143,7 @@ fn no_terminal_hint(args: &AskArgs, db: &Path) -> String {
 pub(crate) fn resume(args: &ResumeArgs) -> Result<u8, CliError> {
     let stream = args.stream.as_str();
     let db = db_path(args.db.db.as_deref())?;
+    as_a_persons_process();
     let mut journal = open_journal(&db)?;
     journal.log().info(stream)?;
     let shown = for_display_line(stream);

@@ -304,6 +304,21 @@ pub(crate) fn parse_call(dialect: Dialect, text: &str) -> (Value, Result<Call, R
 /// Whether a person can be asked here: standard error (where prompts are drawn)
 /// is a terminal, and keys can be read (standard input is a terminal, or
 /// `/dev/tty` opens).
+/// Makes this process a person's, when a person is at the terminal: it lets
+/// go of a sled log it owns before it stops (Ctrl-Z, here or in the editor it
+/// opened), and is never ended by another process that needs the log (see
+/// [`askuser_sled::hand_over_when_stopped`]).
+pub(crate) fn as_a_persons_process() {
+    if person_present()
+        && let Err(error) = askuser_sled::hand_over_when_stopped()
+    {
+        note(&format!(
+            "askuser: warning: Ctrl-Z cannot hand the log over to other processes ({}); do not stop this one while they need the log",
+            for_display(&error.to_string())
+        ));
+    }
+}
+
 pub(crate) fn person_present() -> bool {
     std::io::stderr().is_terminal()
         && (std::io::stdin().is_terminal() || std::fs::File::open("/dev/tty").is_ok())

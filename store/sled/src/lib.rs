@@ -56,7 +56,12 @@
 //! client then opens the database itself and becomes the owner, or connects to
 //! whichever process did (trying for five seconds). An append whose answer was lost
 //! with its owner is settled by reading the stream back, so it is neither lost nor
-//! made twice.
+//! made twice. A client ends an owner that is stopped or hung only when it is
+//! the owner recorded beside the socket (`askuser.owner`: checked against
+//! `/proc`, never a process that inherited the lock or the socket, or reused a
+//! pid), and never a person's process, which lets the log go before it stops
+//! ([`hand_over_when_stopped`]). The socket is bounded: 512 connections, and one
+//! 128 MiB budget for the frames being read across them.
 //!
 //! [`Log::wait_past`](askuser_store::Log::wait_past) blocks until a stream's head passes a sequence number, and
 //! [`Session::wait`](askuser_store::Session::wait) catches up when it does: the owner wakes its waiters from the
@@ -112,6 +117,6 @@ pub mod test_support;
 pub use error::SledError;
 pub use salvage::{SalvageReport, StreamSalvage, salvage};
 #[cfg(unix)]
-pub use shared::SharedSledLog;
+pub use shared::{SharedSledLog, hand_over_when_stopped};
 pub use sled_files::{DbIntent, DbPathState, Discarded, check_db_path};
 pub use sled_log::{DEFAULT_CACHE_CAPACITY, SledLog};

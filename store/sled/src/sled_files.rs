@@ -42,6 +42,7 @@ pub enum DbPathState {
 /// The names sled 0.34 keeps in a database directory, and those of the socket a
 /// [`SharedSledLog`](crate::SharedSledLog) owner serves beside them (`askuser.sock`,
 /// and the private `.<pid>.<n>` directory it is bound in before it is moved there),
+/// and its record, `askuser.owner`, written as `.askuser.owner.<random>` first),
 /// and of the seal of a log closed cleanly (`askuser.seal`, written as
 /// `askuser.seal.<pid>` first).
 fn is_sled_name(name: &str) -> bool {
@@ -57,7 +58,13 @@ fn is_sled_name(name: &str) -> bool {
         || name
             .strip_prefix("askuser.seal.")
             .is_some_and(|pid| !pid.is_empty() && pid.chars().all(|c| c.is_ascii_digit()));
-    matches!(name, "conf" | "db" | "blobs" | "askuser.sock")
+    let record = name
+        .strip_prefix(".askuser.owner.")
+        .is_some_and(|rest| !rest.is_empty() && rest.chars().all(|c| c.is_ascii_alphanumeric()));
+    matches!(
+        name,
+        "conf" | "db" | "blobs" | "askuser.sock" | "askuser.owner"
+    ) || record
         || name.starts_with("snap.")
         || binding
         || seal

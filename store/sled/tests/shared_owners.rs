@@ -334,3 +334,167 @@ fn an_idle_owner_repacks_what_it_appended_one_event_at_a_time() {
     let read = events_of(&sled, "s");
     assert_eq!(read, events);
 }
+
+/// The state letter of process `pid` (`/proc/PID/stat`), if it exists.
+fn state_of(pid: u32) -> Option<char> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    stat.rsplit_once(')')?
+        .1
+        .split_whitespace()
+        .next()?
+        .chars()
+        .next()
+}
+
+/// An unrelated process (`sleep`) given process id `pid`, which is free: the
+/// kernel hands out the next id after `ns_last_pid` (root only; `None` if it
+/// cannot be arranged).
+fn sleeper_with_pid(pid: u32) -> Option<std::process::Child> {
+    for _ in 0..200 {
+        std::fs::write("/proc/sys/kernel/ns_last_pid", (pid - 1).to_string()).ok()?;
+        let mut child = std::process::Command::new("sleep").arg("60").spawn().ok()?;
+        if child.id() == pid {
+            return Some(child);
+        }
+        drop(child.kill());
+        drop(child.wait());
+    }
+    None
+}
+
+/// An owner that left sled's lock and its listening socket to a child and
+/// exited (as across a fork), its process id then given to an unrelated
+/// process: the socket's peer and `/proc/locks` still name that id, but
+/// neither the unrelated process nor the stopped child is the owner recorded
+/// beside the socket, so neither is ended, and opening the log fails saying
+/// why and what to do. (It used to end the unrelated process.)
+#[test]
+fn a_process_that_only_inherited_the_lock_and_socket_is_never_ended() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("db");
+    log_with(&path, &scripted_events(1, 1).collect::<Vec<_>>());
+    let mut forked = Helper::start(&["inherit", path_str(&path)]);
+    let child: u32 = forked.line().parse().unwrap();
+    let _child = KilledWhenDropped(child);
+    let exited = forked.pid();
+    assert!(forked.wait().success());
+    while state_of(child) != Some('T') {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let mut sleeper =
+        sleeper_with_pid(exited).expect("the exited owner's pid given to sleep (as root)");
+    let error = SharedSledLog::open(&path).unwrap_err();
+    let (socket, record, lock) = (
+        path.join("askuser.sock"),
+        path.join("askuser.owner"),
+        path.join("db"),
+    );
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "the log is held by another askuser process, which does not answer on {}: no answer within 5 s, and pid {exited} is not the owner recorded in {}: that process has exited, and its number was given to another, so nothing was ended: end the process that holds {} (`fuser {}` names it); if that process is stopped (Ctrl-Z), resume or end it",
+            socket.display(),
+            record.display(),
+            lock.display(),
+            lock.display()
+        )
+    );
+    assert_eq!(
+        sleeper.try_wait().unwrap(),
+        None,
+        "the unrelated process lives"
+    );
+    assert_eq!(
+        state_of(child),
+        Some('T'),
+        "the stopped child is left alone"
+    );
+    drop(sleeper.kill());
+    drop(sleeper.wait());
+}
+
+/// A helper's child, ended (`SIGKILL`) when the test ends, even on failure.
+struct KilledWhenDropped(u32);
+
+impl Drop for KilledWhenDropped {
+    fn drop(&mut self) {
+        drop(
+            std::process::Command::new("kill")
+                .args(["-KILL", &self.0.to_string()])
+                .status(),
+        );
+    }
+}
+
+/// Sends `signal` (`-TSTP`, `-CONT`, ...) to process `pid`.
+fn signal(pid: u32, signal: &str) {
+    let status = std::process::Command::new("kill")
+        .args([signal, &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+/// Waits until process `pid` is stopped.
+fn until_stopped(pid: u32) {
+    let started = Instant::now();
+    while state_of(pid) != Some('T') {
+        assert!(started.elapsed() < Duration::from_secs(20), "not stopped");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// A person's process (`askuser ask`) that owns the log and is stopped with
+/// Ctrl-Z (`SIGTSTP`) lets the log go before it stops: another process takes
+/// it over at once, ends nothing, and the stopped process, continued (`fg`),
+/// carries on as a client. (A stopped owner used to be ended after a second.)
+#[test]
+fn a_persons_owner_hands_the_log_over_before_it_stops_and_carries_on_after() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("db");
+    let mut person = Helper::start(&["person", path_str(&path)]);
+    assert_eq!(person.line(), "owner");
+    person.send("append s");
+    assert_eq!(person.line(), "appended 1 as owner");
+    signal(person.pid(), "-TSTP");
+    until_stopped(person.pid());
+    let log = SharedSledLog::open(&path).unwrap();
+    assert!(log.is_owner(), "the log was handed over");
+    assert_eq!(
+        log.append("s", 1, &scripted_events(1, 1).collect::<Vec<_>>())
+            .unwrap(),
+        2
+    );
+    assert_eq!(state_of(person.pid()), Some('T'), "not ended");
+    signal(person.pid(), "-CONT");
+    person.send("append s");
+    assert_eq!(person.line(), "appended 3 as client");
+    assert!(person.finish());
+}
+
+/// A person's owner stopped by other means (`SIGSTOP`, a debugger), which it
+/// cannot hand the log over for, is never ended: opening the log fails saying
+/// to resume it.
+#[test]
+fn a_persons_owner_stopped_otherwise_is_never_ended() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("db");
+    let mut person = Helper::start(&["person", path_str(&path)]);
+    assert_eq!(person.line(), "owner");
+    let pid = person.pid();
+    signal(pid, "-STOP");
+    until_stopped(pid);
+    let error = SharedSledLog::open(&path).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "the log is held by another askuser process, which does not answer on {}: the askuser process that holds the log (pid {pid}) is a person's (askuser ask or resume) and is stopped; it is never ended: resume it (fg, or kill -CONT {pid}); if that process is stopped (Ctrl-Z), resume or end it",
+            path.join("askuser.sock").display()
+        )
+    );
+    assert_eq!(state_of(pid), Some('T'), "not ended");
+    signal(pid, "-CONT");
+    person.send("append s");
+    assert_eq!(person.line(), "appended 1 as owner");
+    assert!(person.finish());
+}

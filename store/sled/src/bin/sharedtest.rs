@@ -14,6 +14,21 @@
 //!   owner); prints `hanging`. With `greet`, it greets its first connection as an
 //!   owner does, then answers nothing more on it; with `spin`, a thread of it
 //!   runs all the time (a busy owner, not a hung one).
+//! - `inherit DB`: holds sled's lock on the log and listens on its socket as
+//!   its recorded owner, then leaves both to a child (`sit`) and exits, as an
+//!   owner that forked would; prints the child's pid.
+//! - `person DB`: a person's process ([`askuser_sled::hand_over_when_stopped`]):
+//!   opens the log, prints `owner` or `client`; then for each line `append
+//!   STREAM` it reads, appends an event at the head and prints `appended HEAD as
+//!   owner` (or `client`), until its input closes.
+//! - `sit`: stops itself (`SIGSTOP`), and does nothing once continued.
+//! - `flood DB CONNECTIONS`: connects `CONNECTIONS` times to the log's socket,
+//!   greeting none; prints `connected N, turned away M` (those the owner
+//!   closed at once), then holds them until its input closes.
+//! - `frames DB COUNT`: on `COUNT` connections, one after the other, starts a
+//!   frame of the largest size and sends all of it but its last byte; prints
+//!   for each `open`, or `refused: WHY` (the owner's error frame), then holds
+//!   them until its input closes.
 //! - `wait DB STREAM SEQ`: prints `waiting`, waits (up to a minute) for the head
 //!   of `STREAM` to pass `SEQ`, and prints the head.
 //! - `answer DB STREAM INQUIRY QUESTION JSON`: opens a session on `STREAM`, prints
@@ -27,7 +42,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use askuser_core::Event;
-use askuser_sled::test_support::owner_greeting_frame;
+use askuser_sled::test_support::{owner_greeting_frame, write_owner_record};
 use askuser_sled::{SharedSledLog, SledLog};
 use askuser_store::{
     Durability, Log, ManualClock, SessionError, StoreError, SystemClock, Timestamp,
@@ -123,6 +138,17 @@ fn run(args: &[&str]) -> Result<(), Box<dyn std::error::Error>> {
             }
             Ok(())
         }
+        ["inherit", db] => inherit(Path::new(db)),
+        ["person", db] => person(db),
+        ["flood", db, count] => flood(Path::new(db), count.parse()?),
+        ["frames", db, count] => frames(Path::new(db), count.parse()?),
+        ["sit"] => {
+            let me = rustix::process::getpid();
+            rustix::process::kill_process(me, rustix::process::Signal::STOP)?;
+            loop {
+                std::thread::sleep(Duration::from_secs(60));
+            }
+        }
         ["hang", db] => hang(Path::new(db), false),
         ["hang", db, "greet"] => hang(Path::new(db), true),
         ["hang", db, "spin"] => {
@@ -166,6 +192,7 @@ fn hang(db: &Path, greet_first: bool) -> Result<(), Box<dyn std::error::Error>> 
     let socket = db.join("askuser.sock");
     drop(std::fs::remove_file(&socket));
     let listener = UnixListener::bind(&socket)?;
+    write_owner_record(&socket, &listener)?;
     say("hanging");
     let mut held = Vec::new();
     for connection in listener.incoming() {
@@ -181,4 +208,113 @@ fn hang(db: &Path, greet_first: bool) -> Result<(), Box<dyn std::error::Error>> 
         held.push(connection);
     }
     Ok(())
+}
+
+/// An owner that forked: the lock and the socket, recorded as this process's,
+/// left to a stopped child when this process exits.
+fn inherit(db: &Path) -> Result<(), Box<dyn std::error::Error>> {
+    use fs2::FileExt as _;
+    drop(SledLog::open(db)?);
+    let lock = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(db.join("db"))?;
+    lock.try_lock_exclusive()?;
+    let socket = db.join("askuser.sock");
+    drop(std::fs::remove_file(&socket));
+    let listener = UnixListener::bind(&socket)?;
+    write_owner_record(&socket, &listener)?;
+    // Inherited by the child, as across a fork.
+    rustix::io::fcntl_setfd(&lock, rustix::io::FdFlags::empty())?;
+    rustix::io::fcntl_setfd(&listener, rustix::io::FdFlags::empty())?;
+    let child = std::process::Command::new(std::env::current_exe()?)
+        .arg("sit")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .spawn()?;
+    say(&child.id().to_string());
+    Ok(())
+}
+
+/// The answer waiting on `stream`, if any within `wait`: `refused: WHY` for the
+/// owner's error frame.
+fn answer_on(stream: &std::os::unix::net::UnixStream, wait: Duration) -> Option<String> {
+    stream.set_read_timeout(Some(wait)).ok()?;
+    let mut length = [0u8; 4];
+    let mut reader = stream;
+    reader.read_exact(&mut length).ok()?;
+    let mut payload = vec![0u8; usize::try_from(u32::from_be_bytes(length)).ok()?];
+    reader.read_exact(&mut payload).ok()?;
+    Some(match askuser_sled::test_support::error_of_frame(&payload) {
+        Some(why) => format!("refused: {why}"),
+        None => "answered".to_owned(),
+    })
+}
+
+fn flood(db: &Path, count: usize) -> Result<(), Box<dyn std::error::Error>> {
+    let socket = db.join("askuser.sock");
+    let held: Vec<_> = (0..count)
+        .map(|_| std::os::unix::net::UnixStream::connect(&socket))
+        .collect::<Result<_, _>>()?;
+    // The owner turns the last ones away as it accepts them: counted until no
+    // more answers come for a second (or ten seconds pass).
+    let mut answered = vec![false; held.len()];
+    let started = std::time::Instant::now();
+    let mut last_change = started;
+    while last_change.elapsed() < Duration::from_secs(1)
+        && started.elapsed() < Duration::from_secs(10)
+    {
+        for (stream, seen) in held.iter().zip(answered.iter_mut()) {
+            if !*seen && answer_on(stream, Duration::from_millis(1)).is_some() {
+                *seen = true;
+                last_change = std::time::Instant::now();
+            }
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let turned_away = answered.iter().filter(|seen| **seen).count();
+    say(&format!(
+        "connected {}, turned away {turned_away}",
+        held.len()
+    ));
+    while !read_line().is_empty() {}
+    Ok(())
+}
+
+fn frames(db: &Path, count: usize) -> Result<(), Box<dyn std::error::Error>> {
+    let socket = db.join("askuser.sock");
+    let cap = askuser_sled::test_support::FRAME_CAP;
+    let body = vec![0x90u8; cap - 1];
+    let mut held = Vec::new();
+    for _ in 0..count {
+        let mut stream = std::os::unix::net::UnixStream::connect(&socket)?;
+        let sent = stream
+            .write_all(&u32::try_from(cap)?.to_be_bytes())
+            .and_then(|()| stream.write_all(&body));
+        let answer = answer_on(
+            &stream,
+            Duration::from_millis(if sent.is_ok() { 200 } else { 5000 }),
+        );
+        say(&answer.unwrap_or_else(|| "open".to_owned()));
+        held.push(stream);
+    }
+    while !read_line().is_empty() {}
+    Ok(())
+}
+
+/// A person's process on the log (see `person` in the module docs).
+fn person(db: &str) -> Result<(), Box<dyn std::error::Error>> {
+    askuser_sled::hand_over_when_stopped()?;
+    let log = SharedSledLog::open(db)?;
+    let role = |log: &SharedSledLog| if log.is_owner() { "owner" } else { "client" };
+    say(role(&log));
+    loop {
+        let line = read_line();
+        let Some(stream) = line.trim().strip_prefix("append ") else {
+            return Ok(());
+        };
+        let head = log.stream(stream)?.map_or(0, |info| info.head);
+        let head = log.append(stream, head, &[back(&format!("p-{head}"))])?;
+        say(&format!("appended {head} as {}", role(&log)));
+    }
 }

@@ -2,6 +2,7 @@
 //! threads (one waiting, others appending) never queue behind each other.
 
 use std::io::{self, BufRead as _, BufReader, BufWriter};
+use std::os::fd::OwnedFd;
 use std::os::unix::fs::MetadataExt;
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
@@ -9,6 +10,7 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
+use super::record;
 use super::wire::{
     Frame, PROTOCOL, Request, Response, WireError, decode, encode, read_frame, write_frame,
 };
@@ -24,6 +26,11 @@ const GREETING_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// How many idle connections are kept.
 const IDLE_CONNECTIONS: usize = 8;
+
+/// How long an idle connection is kept: well within the time after which the
+/// owner drops a connection that sends nothing
+/// ([`CONNECTION_IDLE`](super::owner::CONNECTION_IDLE)).
+const KEEP_IDLE: Duration = Duration::from_secs(20);
 
 /// While waiting for an answer, how often the owner is looked at.
 const LOOK: Duration = Duration::from_millis(250);
@@ -62,24 +69,37 @@ struct Connection {
     reader: BufReader<UnixStream>,
     writer: BufWriter<UnixStream>,
     generation: u64,
-    /// The owner's process id, when it is the process holding sled's lock on
-    /// `lock_file` (only such a process is ever ended, see [`owner_stopped`]).
+    /// The owner's process id, when it is the owner recorded beside the socket
+    /// (see [`record::verify`]; only such a process is ever ended, and only
+    /// after it is checked again).
     owner: Option<u32>,
+    /// Why the process listening on the socket is not taken for the recorded
+    /// owner, when it is not (said when it does not answer).
+    unverified: Option<String>,
     lock_file: PathBuf,
     socket: PathBuf,
     /// Whether the owner has greeted this connection: until it has, the pending
     /// greeting is itself the test of the owner's lease.
     greeted: bool,
+    /// When it was last put back in the pool.
+    idle_since: std::time::Instant,
 }
 
 impl Connection {
     fn exchange(&mut self, payload: &[u8], timeout: Duration) -> Result<Response, CallError> {
+        let generation = self.generation;
         let lost = |sent, detail: String| CallError::Lost {
             sent,
-            generation: self.generation,
+            generation,
             detail,
         };
-        write_frame(&mut self.writer, payload).map_err(|e| lost(false, e.to_string()))?;
+        if let Err(error) = write_frame(&mut self.writer, payload) {
+            // An owner that turned this connection away said why first.
+            return match self.parting_words() {
+                Some(response) => Ok(response),
+                None => Err(lost(false, error.to_string())),
+            };
+        }
         // Until the answer starts, look at the owner every `LOOK`: one that is
         // stopped would never answer, and holds the log from everyone.
         let started = std::time::Instant::now();
@@ -90,10 +110,7 @@ impl Connection {
         loop {
             let left = timeout.saturating_sub(started.elapsed());
             if left.is_zero() {
-                return Err(lost(
-                    true,
-                    format!("no answer within {} s", timeout.as_secs()),
-                ));
+                return Err(lost(true, self.silence(timeout)));
             }
             self.reader
                 .get_ref()
@@ -111,16 +128,16 @@ impl Connection {
                 Err(error) => return Err(lost(true, error.to_string())),
             }
             let Some(pid) = self.owner else { continue };
-            if owner_stopped(pid) && holds_lock(pid, &self.lock_file) {
+            if owner_stopped(pid) {
                 let since = *stopped_since.get_or_insert_with(std::time::Instant::now);
                 if since.elapsed() >= STOPPED_PATIENCE {
-                    return Err(lost(true, end_owner(pid, Verdict::Stopped)));
+                    return Err(lost(true, self.end_owner(pid, Verdict::Stopped)));
                 }
                 continue;
             }
             stopped_since = None;
             if self.lease_broken(pid, &mut window, &mut probed) {
-                return Err(lost(true, end_owner(pid, Verdict::Hung)));
+                return Err(lost(true, self.end_owner(pid, Verdict::Hung)));
             }
         }
         self.reader
@@ -141,10 +158,7 @@ impl Connection {
                     io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
                 ) =>
             {
-                Err(lost(
-                    true,
-                    format!("no answer within {} s", timeout.as_secs()),
-                ))
+                Err(lost(true, self.silence(timeout)))
             }
             Err(error) => Err(lost(true, error.to_string())),
         }
@@ -152,6 +166,60 @@ impl Connection {
 }
 
 impl Connection {
+    /// The error frame an owner sent before it closed this connection (it
+    /// serves too many, say), if there is one.
+    fn parting_words(&mut self) -> Option<Response> {
+        self.reader
+            .get_ref()
+            .set_read_timeout(Some(Duration::from_millis(100)))
+            .ok()?;
+        match read_frame(&mut self.reader) {
+            Ok(Frame::Payload(bytes)) => match decode(&bytes, "the owner's answer") {
+                Ok(response @ Response::Error(_)) => Some(response),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// What a request left unanswered for `timeout` says: that, and when the
+    /// process listening on the socket is not the recorded owner, why it was
+    /// left alone and what to do.
+    fn silence(&self, timeout: Duration) -> String {
+        match &self.unverified {
+            None => format!("no answer within {} s", timeout.as_secs()),
+            Some(why) => format!(
+                "no answer within {} s, and {why}, so nothing was ended: end the process that holds {} (`fuser {}` names it)",
+                timeout.as_secs(),
+                self.lock_file.display(),
+                self.lock_file.display()
+            ),
+        }
+    }
+
+    /// Ends the owner `pid`, stopped or hung, once it is checked again to be
+    /// the owner recorded beside the socket and not a person's; the reason, in
+    /// words (see [`end_owner`]).
+    fn end_owner(&self, pid: u32, verdict: Verdict) -> String {
+        match record::verify(&self.socket, &self.lock_file, pid) {
+            Ok(verified) if verified.interactive => {
+                let state = match verdict {
+                    Verdict::Stopped => "is stopped",
+                    Verdict::Hung => "does not answer",
+                };
+                format!(
+                    "the askuser process that holds the log (pid {pid}) is a person's (askuser ask or resume) and {state}; it is never ended: resume it (fg, or kill -CONT {pid})"
+                )
+            }
+            Ok(verified) => end_owner(pid, &verified.pidfd, verdict),
+            Err(why) => format!(
+                "{why}, so nothing was ended: end the process that holds {} (`fuser {}` names it)",
+                self.lock_file.display(),
+                self.lock_file.display()
+            ),
+        }
+    }
+
     /// Whether the owner (`pid`, checked to hold sled's lock) has broken its lease
     /// while this connection waits for an answer: its greeting of this
     /// connection, or of a second one (made every [`PROBE_EVERY`], `probed` being
@@ -199,7 +267,7 @@ fn cpu_ticks(pid: u32) -> Option<u64> {
 /// The fields of `/proc/PID/stat` after the command name, from the state on. The
 /// name is in parentheses and may hold anything, so they are read after the last
 /// ')'.
-fn stat_fields(pid: u32) -> Option<Vec<String>> {
+pub(super) fn stat_fields(pid: u32) -> Option<Vec<String>> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     let (_, rest) = stat.rsplit_once(')')?;
     Some(rest.split_whitespace().map(str::to_owned).collect())
@@ -260,8 +328,9 @@ fn process_state(pid: u32) -> Option<char> {
 }
 
 /// Whether process `pid` holds the lock sled takes on `file` (a `FLOCK` line of
-/// `/proc/locks` naming the file's inode): the owner of the log, and nothing else.
-fn holds_lock(pid: u32, file: &Path) -> bool {
+/// `/proc/locks` naming the file's inode; a lock left to a child names its
+/// creator still, so this alone proves nothing, see [`record::verify`]).
+pub(super) fn holds_lock(pid: u32, file: &Path) -> bool {
     let Ok(inode) = std::fs::metadata(file).map(|meta| meta.ino()) else {
         return false;
     };
@@ -287,11 +356,11 @@ fn holds_lock(pid: u32, file: &Path) -> bool {
 /// released and this process can take the log over; what it acknowledged was
 /// flushed before it answered, and an append of ours it may have carried out is
 /// settled by reading the stream. The reason, in words.
-fn end_owner(pid: u32, verdict: Verdict) -> String {
-    let ended = i32::try_from(pid)
-        .ok()
-        .and_then(rustix::process::Pid::from_raw)
-        .map(|pid| rustix::process::kill_process(pid, rustix::process::Signal::KILL));
+fn end_owner(pid: u32, pidfd: &OwnedFd, verdict: Verdict) -> String {
+    let ended = Some(rustix::process::pidfd_send_signal(
+        pidfd,
+        rustix::process::Signal::KILL,
+    ));
     let state = match verdict {
         Verdict::Stopped => "was stopped".to_owned(),
         Verdict::Hung => format!("did not answer for {} ms", LEASE.as_millis()),
@@ -415,18 +484,26 @@ impl Client {
         // The process that listens (the owner), from the socket itself: watched
         // from the greeting on, so a stopped owner is found even before it greets.
         let lock_file = self.socket.with_file_name("db");
-        let owner = rustix::net::sockopt::socket_peercred(&stream)
+        let peer = rustix::net::sockopt::socket_peercred(&stream)
             .ok()
-            .and_then(|cred| u32::try_from(cred.pid.as_raw_nonzero().get()).ok())
-            .filter(|pid| holds_lock(*pid, &lock_file));
+            .and_then(|cred| u32::try_from(cred.pid.as_raw_nonzero().get()).ok());
+        let (owner, unverified) = match peer {
+            Some(pid) => match record::verify(&self.socket, &lock_file, pid) {
+                Ok(_) => (Some(pid), None),
+                Err(why) => (None, Some(why)),
+            },
+            None => (None, None),
+        };
         let mut connection = Connection {
             reader: BufReader::new(stream),
             writer: BufWriter::new(write_half),
             generation,
             owner,
+            unverified,
             lock_file,
             socket: self.socket.clone(),
             greeted: false,
+            idle_since: std::time::Instant::now(),
         };
         let hello = encode(&Request::Hello { protocol: PROTOCOL }).map_err(|e| e.to_string())?;
         match connection.exchange(&hello, GREETING_TIMEOUT) {
@@ -440,6 +517,10 @@ impl Client {
             Ok(Response::Hello { protocol, pid, .. }) => Err(format!(
                 "the askuser process that holds it (pid {pid}) speaks protocol {protocol}, this one {PROTOCOL}: let it finish, or use the same askuser"
             )),
+            // Turned away (too many connections): the owner's words.
+            Ok(Response::Error(WireError::Failed(why))) => {
+                Err(askuser_core::text::for_display_line(&why).into_owned())
+            }
             Ok(other) => Err(format!("the greeting was answered with {other:?}")),
             Err(CallError::Lost { detail, .. }) => Err(detail),
             Err(CallError::Store(error)) => Err(error.to_string()),
@@ -447,11 +528,11 @@ impl Client {
     }
 
     fn check_out(&self) -> Result<Connection, CallError> {
-        let idle = self
-            .idle
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .pop();
+        let idle = {
+            let mut idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner);
+            idle.retain(|c| c.idle_since.elapsed() < KEEP_IDLE);
+            idle.pop()
+        };
         match idle {
             Some(connection) => Ok(connection),
             None => self.connect().map_err(|detail| CallError::Lost {
@@ -462,7 +543,8 @@ impl Client {
         }
     }
 
-    fn check_in(&self, connection: Connection) {
+    fn check_in(&self, mut connection: Connection) {
+        connection.idle_since = std::time::Instant::now();
         if connection.generation != self.generation() {
             return;
         }
@@ -481,8 +563,12 @@ impl Client {
         let payload = encode(request).map_err(CallError::Store)?;
         let mut connection = self.check_out()?;
         let response = connection.exchange(&payload, timeout)?;
-        // A protocol breach ends the connection (the owner closes it too).
-        if !matches!(response, Response::Error(WireError::BadMessage(_))) {
+        // A protocol breach ends the connection (the owner closes it too), and
+        // so may a failure (a request over the owner's budget).
+        if !matches!(
+            response,
+            Response::Error(WireError::BadMessage(_) | WireError::Failed(_))
+        ) {
             self.check_in(connection);
         }
         Ok(response)

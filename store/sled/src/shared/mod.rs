@@ -43,24 +43,71 @@
 //! no live owner can be listening there. Frames are capped at 64 MiB and decoded as
 //! hostile input (a bad frame is an error and ends the connection, never a panic).
 //!
-//! **A stopped or hung owner.** An owner stopped with Ctrl-Z (`SIGSTOP`, a
-//! debugger) holds sled's lock and answers nobody; so does one that is hung. A
-//! client waiting for an answer (or a greeting) looks at the owner every 250 ms:
-//! the process listening on the socket (`SO_PEERCRED`), and only when it is the
-//! process holding sled's lock on this log's `db` file (`/proc/locks`). Seen
-//! stopped for a second, it is ended (`SIGKILL`: a stopped process acts on
-//! nothing gentler). The owner also holds a **lease**: it greets every new
-//! connection at once, from a thread of its own, whatever its other threads are
-//! doing (a long wait or scan, an fsync). A greeting left unanswered for 750 ms
-//! (the client's own, or, while a request goes unanswered, a second connection's
-//! made every 500 ms) while the owner did not run at all (its CPU time in
-//! `/proc/PID/stat` did not move) means the owner is hung, and it is ended the
-//! same way; one that runs (busy, or starved on a loaded machine) is waited for. The
-//! lock is then released, and the client takes the log over as after any lost
-//! owner, within about 1.5 s; an append the ended owner may have carried out is
-//! settled by reading the stream, so nothing acknowledged is lost and nothing is
-//! appended twice. An owner that greets but never answers a request (a bug) is
-//! waited for up to 30 seconds, then [`StoreError::OwnerUnreachable`].
+//! **The socket is bounded**, even against processes of the same user. A
+//! frame's declared length is reserved from one budget shared by every
+//! connection (128 MiB: two frames of the largest size) before any of its
+//! bytes are buffered, and its bytes are read as they come; a frame that does
+//! not fit is refused with an error frame ("the log's owner is holding N MiB of
+//! other requests, ...: try again") and its connection closed, so clients that
+//! start large frames and never finish them cost the owner at most the budget.
+//! Frames up to 64 KiB (every request but a large append or snapshot) are not
+//! counted against it: at most 512 × 64 KiB of them. A frame must arrive
+//! within 30 s of its length. The owner serves 512 connections; the next is
+//! answered with an error frame saying so and what to do, which the client
+//! reports. A connection that sends nothing for 60 s is closed (a client keeps
+//! an idle connection for 20 s at most).
+//!
+//! **Who may be ended: the recorded owner.** The owner records itself in
+//! `askuser.owner` beside the socket, before the socket is in place: its
+//! process id, its start time (`/proc/PID/stat`), its executable
+//! (`/proc/PID/exe`), the inode of the listening socket it holds, and whether
+//! it is a person's. A process id alone names the wrong process once the
+//! owner has exited and its number was reused; and the socket's peer
+//! (`SO_PEERCRED`) and `/proc/locks` keep naming the process that created the
+//! socket and the lock, even after it exited and left them to a child. So a
+//! client ends a process only when it is that record's: it opens a pidfd on
+//! the socket's peer, then checks the record (written by this user), the start
+//! time, the executable, that the process holds the recorded socket, and that
+//! it holds sled's lock on this log's `db` file, and signals through the pidfd
+//! (the very process checked, even if its id were reused meanwhile). A process
+//! that only inherited the lock or the socket, or took a dead owner's id, is
+//! never ended; opening the log then fails after five seconds saying why and
+//! that the process holding `db` is to be ended by hand (`fuser` names it).
+//!
+//! **A stopped or hung owner.** An owner stopped (`SIGSTOP`, a debugger) holds
+//! sled's lock and answers nobody; so does one that is hung. A client waiting
+//! for an answer (or a greeting) looks at the owner every 250 ms, when it is
+//! the recorded owner (above). Seen stopped for a second, it is ended
+//! (`SIGKILL`: a stopped process acts on nothing gentler). The owner also
+//! holds a **lease**: it greets every new connection at once, from a thread of
+//! its own, whatever its other threads are doing (a long wait or scan, an
+//! fsync). A greeting left unanswered for 750 ms (the client's own, or, while a
+//! request goes unanswered, a second connection's made every 500 ms) while the
+//! owner did not run at all (its CPU time in `/proc/PID/stat` did not move)
+//! means the owner is hung, and it is ended the same way; one that runs (busy,
+//! or starved on a loaded machine) is waited for. The lock is then released,
+//! and the client takes the log over as after any lost owner, within about 1.5
+//! s; an append the ended owner may have carried out is settled by reading the
+//! stream, so nothing acknowledged is lost and nothing is appended twice. An
+//! owner that greets but never answers a request (a bug) is waited for up to
+//! 30 seconds, then [`StoreError::OwnerUnreachable`].
+//!
+//! **A person's process is never ended, and never holds the log while it is
+//! stopped** ([`hand_over_when_stopped`], which `askuser ask` and `resume`
+//! call at a terminal). Ctrl-Z (at the terminal, or in the editor the form
+//! opened, which stops its process group) sends `SIGTSTP`; a thread of the
+//! process catches it, lets go of every log the process owns (the waits and
+//! calls of its own under way are cut short and carried on later; its server
+//! stops; its socket and record are removed; sled is closed, releasing its
+//! lock), and only then stops the process (`SIGSTOP`); no thread of it takes a
+//! log meanwhile. The others find no owner and take the log over at once. On
+//! `fg` (`SIGCONT`) its calls reach whichever process owns the log, or take it
+//! again. Its record says it is a person's, so when it is stopped by other
+//! means (`SIGSTOP`, a debugger, which no handler sees) or hangs, no client
+//! ends it: they fail saying to resume it. This was chosen over an owner in a
+//! background process of its own (which the person's process would never
+//! be): it needs no second process to start, find and let exit, and the
+//! person's process stays the owner while it runs, as any other.
 //!
 //! **Limits.** A client's [`Durability::Buffered`] append is
 //! in the owner's buffers, and lost if the owner is killed before they are written
@@ -68,12 +115,17 @@
 //! name) is still opened and used by its owner, but cannot be shared: other
 //! processes get [`StoreError::OwnerUnreachable`].
 
+mod budget;
 mod client;
 mod idle;
 mod notifier;
 mod owner;
+pub(crate) mod record;
+mod stop;
 mod storage;
 pub(crate) mod wire;
+
+pub use stop::hand_over_when_stopped;
 
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
@@ -198,13 +250,15 @@ impl SharedSledLog {
     /// The log at `path`, not yet reaching an owner nor being one.
     fn unattached(path: &Path, durability: Durability, clock: Arc<dyn Clock>, quiet: bool) -> Self {
         let socket = path.join(SOCKET_NAME);
+        let owned = Arc::default();
+        stop::register(&owned);
         Self {
             client: Client::new(&socket),
             path: path.to_owned(),
             socket,
             clock,
             durability,
-            owned: Arc::default(),
+            owned,
             idle_after: Arc::new(AtomicU64::new(idle::millis(OWNER_IDLE))),
             quiet,
             recovering: Mutex::new(()),
@@ -266,12 +320,19 @@ impl SharedSledLog {
 
     /// Connects to the owner, or becomes it, trying for five seconds.
     fn attach(&self) -> Result<()> {
-        let deadline = Instant::now() + TAKEOVER_PATIENCE;
+        let mut deadline = Instant::now() + TAKEOVER_PATIENCE;
         loop {
             let detail = match self.client.reconnect() {
                 Ok(()) => return Ok(()),
                 Err(detail) => detail,
             };
+            // Not while this process stops (see `hand_over_when_stopped`); once
+            // it is continued, it has its patience again.
+            let (_taking, waited) = stop::taking();
+            if waited {
+                deadline = Instant::now() + TAKEOVER_PATIENCE;
+                continue;
+            }
             match SledLog::open_within(&self.path, LOCK_ATTEMPT, self.quiet) {
                 Ok(sled) => {
                     self.own(sled);
@@ -546,7 +607,12 @@ impl Log for SharedSledLog {
             });
             if let Some(owned) = self.owned() {
                 let _busy = owned.core.busy();
-                return owned.core.wait_past(stream, seq, left);
+                let head = owned.core.wait_past(stream, seq, left)?;
+                // Cut short as this process let the log go: waited for on.
+                if head > seq || left.is_zero() || !owned.core.is_stopping() {
+                    return Ok(head);
+                }
+                continue;
             }
             let slice = left.min(WAIT_SLICE);
             let request = Request::Wait {
@@ -582,7 +648,12 @@ impl Log for SharedSledLog {
             });
             if let Some(owned) = self.owned() {
                 let _busy = owned.core.busy();
-                return owned.core.wait_changed(since, left);
+                let now = owned.core.wait_changed(since, left)?;
+                // Cut short as this process let the log go: waited for on.
+                if now != since || left.is_zero() || !owned.core.is_stopping() {
+                    return Ok(now);
+                }
+                continue;
             }
             let slice = left.min(WAIT_SLICE);
             let now = if self.client.owner_revision() >= 1 {

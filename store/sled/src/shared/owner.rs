@@ -14,10 +14,12 @@ use std::time::{Duration, Instant};
 
 use askuser_core::Event;
 
+use super::budget::{Budget, Next, next_frame};
 use super::notifier::Notifier;
+use super::record;
 use super::wire::{
-    FRAME_CAP, Frame, PROTOCOL, REVISION, Request, Response, WireError, WireRecord, decode, encode,
-    read_frame, write_frame,
+    FRAME_CAP, PROTOCOL, REVISION, Request, Response, WireError, WireRecord, decode, encode,
+    write_frame,
 };
 use crate::sled_log::SledLog;
 use askuser_store::backend::Backend;
@@ -36,8 +38,13 @@ const SCAN_CHUNK: usize = 512;
 /// waiting longer asks again.
 pub(super) const WAIT_SLICE: Duration = Duration::from_secs(10);
 
-/// How many clients may be connected at once; more are turned away (they retry).
-const MAX_CONNECTIONS: usize = 512;
+/// How many clients may be connected at once; more are turned away with an
+/// error frame saying so.
+pub(super) const MAX_CONNECTIONS: usize = 512;
+
+/// A connection that sends nothing for this long between requests is closed (a
+/// client keeps an idle connection for less, see `client.rs`).
+pub(super) const CONNECTION_IDLE: Duration = Duration::from_secs(60);
 
 /// The stack of a connection thread (decoding nests as deep as a frame allows).
 const CONNECTION_STACK: usize = 8 << 20;
@@ -85,6 +92,18 @@ impl Core {
             born: Instant::now(),
             to_repack: Mutex::default(),
         }
+    }
+
+    /// Stops serving: waits under way return at once (the process lets the log
+    /// go, see `stop.rs`).
+    pub(super) fn stop(&self) {
+        self.stopping.store(true, Ordering::SeqCst);
+        self.notifier.bump();
+    }
+
+    /// Whether [`Core::stop`] was called, or the server stopped.
+    pub(super) fn is_stopping(&self) -> bool {
+        self.stopping.load(Ordering::SeqCst)
     }
 
     /// Marks an operation under way until the guard is dropped.
@@ -423,9 +442,10 @@ impl Server {
             // behind without keeping the database open.
             let core = Arc::downgrade(&core);
             let connections = Arc::clone(&connections);
+            let budget = Arc::new(Budget::default());
             std::thread::Builder::new()
                 .name("askuser-log-owner".to_owned())
-                .spawn(move || accept(&listener, &core, &connections))?
+                .spawn(move || accept(&listener, &core, &connections, &budget))?
         };
         Ok(Self {
             core,
@@ -447,6 +467,7 @@ impl Drop for Server {
         {
             drop(acceptor.join());
         }
+        record::remove(&self.socket);
         drop(fs::remove_file(&self.socket));
         let connections = std::mem::take(
             &mut *self
@@ -484,6 +505,10 @@ fn bind_private(socket: &Path) -> io::Result<UnixListener> {
         let temporary = private.join("s");
         let listener = UnixListener::bind(&temporary)?;
         fs::set_permissions(&temporary, fs::Permissions::from_mode(0o600))?;
+        // Recorded before the socket is in place: a client that reaches it can
+        // check who it is. An owner that cannot record itself (no `/proc`)
+        // still serves, and is never ended.
+        drop(record::write(socket, &listener));
         match fs::symlink_metadata(socket) {
             Ok(meta) if !meta.file_type().is_socket() => {
                 return Err(io::Error::new(
@@ -503,7 +528,12 @@ fn bind_private(socket: &Path) -> io::Result<UnixListener> {
     bound
 }
 
-fn accept(listener: &UnixListener, core: &Weak<Core>, connections: &Arc<Mutex<Vec<Connection>>>) {
+fn accept(
+    listener: &UnixListener,
+    core: &Weak<Core>,
+    connections: &Arc<Mutex<Vec<Connection>>>,
+    budget: &Arc<Budget>,
+) {
     for incoming in listener.incoming() {
         let Some(core) = core.upgrade() else { return };
         if core.stopping.load(Ordering::SeqCst) {
@@ -517,15 +547,17 @@ fn accept(listener: &UnixListener, core: &Weak<Core>, connections: &Arc<Mutex<Ve
         let mut registry = connections.lock().unwrap_or_else(PoisonError::into_inner);
         registry.retain(|c: &Connection| c.thread.as_ref().is_some_and(|t| !t.is_finished()));
         if registry.len() >= MAX_CONNECTIONS {
+            turn_away(&stream);
             continue;
         }
         let Ok(registered) = stream.try_clone() else {
             continue;
         };
+        let budget = Arc::clone(budget);
         let spawned = std::thread::Builder::new()
             .name("askuser-log-client".to_owned())
             .stack_size(CONNECTION_STACK)
-            .spawn(move || serve_connection(stream, &core));
+            .spawn(move || serve_connection(stream, &core, &budget));
         if let Ok(thread) = spawned {
             registry.push(Connection {
                 stream: registered,
@@ -535,26 +567,49 @@ fn accept(listener: &UnixListener, core: &Weak<Core>, connections: &Arc<Mutex<Ve
     }
 }
 
-/// Answers one client until it hangs up or breaks the protocol, then closes the
-/// connection (the server's registry holds another handle to it).
-fn serve_connection(stream: UnixStream, core: &Core) {
+/// Tells a client that connected past [`MAX_CONNECTIONS`] why it is turned
+/// away (its greeting's answer), and closes the connection.
+fn turn_away(stream: &UnixStream) {
+    let refusal = Response::Error(WireError::Failed(format!(
+        "the log's owner serves {MAX_CONNECTIONS} connections, the most it takes: end some of the processes that use this log (askuser serve, mcp, web, ask), or wait for them to finish, and try again"
+    )));
+    if stream
+        .set_write_timeout(Some(Duration::from_millis(100)))
+        .is_ok()
+    {
+        let mut writer = BufWriter::new(stream);
+        drop(write_frame(&mut writer, &encode_response(refusal)));
+    }
+    drop(stream.shutdown(std::net::Shutdown::Both));
+}
+
+/// Answers one client until it hangs up, breaks the protocol or sends nothing
+/// for [`CONNECTION_IDLE`], then closes the connection (the server's registry
+/// holds another handle to it).
+fn serve_connection(stream: UnixStream, core: &Core, budget: &Arc<Budget>) {
     if let Ok(read_half) = stream.try_clone() {
         let shutdown = stream.try_clone();
-        converse(read_half, stream, core);
+        converse(read_half, stream, core, budget);
         if let Ok(shutdown) = shutdown {
             drop(shutdown.shutdown(std::net::Shutdown::Both));
         }
     }
 }
 
-fn converse(read_half: UnixStream, stream: UnixStream, core: &Core) {
+fn converse(read_half: UnixStream, stream: UnixStream, core: &Core, budget: &Arc<Budget>) {
     let mut reader = BufReader::new(read_half);
     let mut writer = BufWriter::new(stream);
     let mut greeted = false;
     loop {
-        let payload = match read_frame(&mut reader) {
-            Ok(Frame::Payload(payload)) => payload,
-            Ok(Frame::Closed) => return,
+        // The reservation is held until the request is answered.
+        let (payload, _reserved) = match next_frame(&mut reader, budget, CONNECTION_IDLE) {
+            Ok(Next::Frame(payload, reserved)) => (payload, reserved),
+            Ok(Next::Closed) => return,
+            Ok(Next::OverBudget(why)) => {
+                let refusal = Response::Error(WireError::Failed(why));
+                drop(write_frame(&mut writer, &encode_response(refusal)));
+                return;
+            }
             Err(error) => {
                 let refusal = Response::Error(WireError::BadMessage(error.to_string()));
                 drop(write_frame(&mut writer, &encode_response(refusal)));

@@ -493,11 +493,30 @@ pub(crate) enum Frame {
 /// An I/O error (a connection closed inside a frame is `UnexpectedEof`), or
 /// `InvalidData` for a frame past the cap.
 pub(crate) fn read_frame(reader: &mut impl Read) -> io::Result<Frame> {
+    let Some(length) = read_length(reader)? else {
+        return Ok(Frame::Closed);
+    };
+    let mut payload = Vec::with_capacity(length.min(64 << 10));
+    reader
+        .take(u64::try_from(length).unwrap_or(u64::MAX))
+        .read_to_end(&mut payload)?;
+    if payload.len() < length {
+        return Err(io::ErrorKind::UnexpectedEof.into());
+    }
+    Ok(Frame::Payload(payload))
+}
+
+/// Reads a frame's length, refusing one past [`FRAME_CAP`]; `None` when the
+/// peer closed the connection before it.
+///
+/// # Errors
+/// As [`read_frame`].
+pub(crate) fn read_length(reader: &mut impl Read) -> io::Result<Option<usize>> {
     let mut length = [0u8; 4];
     let mut filled = 0;
     while filled < length.len() {
         match reader.read(&mut length[filled..]) {
-            Ok(0) if filled == 0 => return Ok(Frame::Closed),
+            Ok(0) if filled == 0 => return Ok(None),
             Ok(0) => return Err(io::ErrorKind::UnexpectedEof.into()),
             Ok(n) => filled += n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
@@ -511,14 +530,7 @@ pub(crate) fn read_frame(reader: &mut impl Read) -> io::Result<Frame> {
             format!("a frame of {length} bytes is larger than the cap of {FRAME_CAP}"),
         ));
     }
-    let mut payload = Vec::with_capacity(length.min(64 << 10));
-    reader
-        .take(u64::try_from(length).unwrap_or(u64::MAX))
-        .read_to_end(&mut payload)?;
-    if payload.len() < length {
-        return Err(io::ErrorKind::UnexpectedEof.into());
-    }
-    Ok(Frame::Payload(payload))
+    Ok(Some(length))
 }
 
 #[cfg(test)]

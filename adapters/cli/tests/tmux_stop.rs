@@ -1,0 +1,195 @@
+//! A person stops `askuser ask` (Ctrl-Z) while another process needs the log
+//! (issue 28, item 3): the form's process hands the log over before it stops,
+//! so `askuser serve` goes on without ending it, and `fg` carries the form on.
+//! A real terminal: tmux on a private socket running an interactive shell (job
+//! control: Ctrl-Z, `fg`), polling the screen (never sleeping a fixed time).
+
+mod common;
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use common::tmux::TIMEOUT;
+use common::{BIN, Scratch};
+
+/// A tmux server on a private socket running `bash` with job control in
+/// `dir`; killed when dropped.
+struct Shell {
+    socket: String,
+}
+
+impl Shell {
+    /// The shell, with `$EDITOR` set to `editor`.
+    fn start(name: &str, scratch: &Scratch, editor: &str) -> Self {
+        let shell = Self {
+            socket: format!("askuser-{name}-{}", std::process::id()),
+        };
+        let command = format!(
+            "cd '{}' && env HOME=. PS1='$ ' EDITOR='{editor}' VISUAL= bash --norc --noprofile -i",
+            scratch.dir.path().display()
+        );
+        shell.tmux(&[
+            "-f",
+            "/dev/null",
+            "new-session",
+            "-d",
+            "-x",
+            "100",
+            "-y",
+            "30",
+            &command,
+        ]);
+        shell
+    }
+
+    fn tmux(&self, args: &[&str]) -> String {
+        let output = Command::new("tmux")
+            .arg("-L")
+            .arg(&self.socket)
+            .args(args)
+            .output()
+            .expect("tmux runs");
+        assert!(
+            output.status.success(),
+            "tmux {args:?} failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    }
+
+    fn screen(&self) -> String {
+        self.tmux(&["capture-pane", "-p"]).trim_end().to_owned()
+    }
+
+    fn wait_for(&self, needle: &str) -> String {
+        let start = Instant::now();
+        loop {
+            let screen = self.screen();
+            if screen.contains(needle) {
+                return screen;
+            }
+            assert!(
+                start.elapsed() < TIMEOUT,
+                "timed out waiting for {needle:?}; the screen:\n{screen}"
+            );
+            std::thread::sleep(Duration::from_millis(40));
+        }
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys"];
+        args.extend(keys);
+        self.tmux(&args);
+    }
+
+    fn line(&self, text: &str) {
+        self.tmux(&["send-keys", "-l", text]);
+        self.keys(&["Enter"]);
+    }
+}
+
+impl Drop for Shell {
+    fn drop(&mut self) {
+        drop(
+            Command::new("tmux")
+                .args(["-L", &self.socket, "kill-server"])
+                .output(),
+        );
+    }
+}
+
+/// Ctrl-Z while `askuser ask` waits on the person's editor (which, reading the
+/// terminal, is stopped with it, as vim stops its process group), then `askuser
+/// serve` appends to the same log, then `fg`: nothing was ended, and the
+/// answer typed in the editor is the form's result. (The stopped form used to
+/// own the log, and `serve` ended it after a second: `fg` found the job gone.)
+#[test]
+fn ctrl_z_in_ask_while_serve_appends_ends_nothing_and_fg_carries_the_form_on() {
+    let scratch = Scratch::new();
+    let form = scratch.path("form.json");
+    std::fs::write(
+        &form,
+        r#"{"questions": [{"id": "why", "text": "Why ship today?", "answer_type": "text"}]}"#,
+    )
+    .unwrap();
+    let editor = scratch.path("editor.sh");
+    std::fs::write(
+        &editor,
+        "#!/bin/sh\necho 'editor: your answer?'\nread -r line\nprintf '%s\\n' \"$line\" > \"$1\"\n",
+    )
+    .unwrap();
+    let editor = editor.display().to_string();
+    // The job: `ask`, then its exit status written (by a shell that waits
+    // through the stop, as the person's shell would).
+    let job = scratch.path("ask.sh");
+    std::fs::write(
+        &job,
+        format!(
+            "#!/bin/sh\n'{BIN}' ask --db '{}' --stream s '{}' > out\necho $? > code.tmp && mv code.tmp code\n",
+            scratch.db(),
+            form.display()
+        ),
+    )
+    .unwrap();
+    for script in [&editor, &job.display().to_string()] {
+        assert!(
+            Command::new("chmod")
+                .arg("+x")
+                .arg(script)
+                .status()
+                .unwrap()
+                .success()
+        );
+    }
+    let shell = Shell::start("stop", &scratch, &editor);
+    shell.wait_for("$");
+    shell.line("./ask.sh");
+    shell.wait_for("Why ship today?");
+    shell.keys(&["Escape"]);
+    shell.wait_for("e) Edit the answer in");
+    shell.keys(&["e", "Enter"]);
+    shell.wait_for("editor: your answer?");
+    shell.keys(&["C-z"]);
+    shell.wait_for("Stopped");
+    let ask = r#"{"type": "ask", "inquiry": "t1", "interactive": false, "arguments": {"questions": [{"id": "q", "text": "Deploy?", "answer_type": "text"}]}}"#;
+    let served = scratch.run_db(&["serve", "--stream", "t"], &format!("{ask}\n"));
+    assert_eq!((served.code, served.stderr.as_str()), (0, ""));
+    shell.line("fg");
+    shell.line("the fix is small");
+    let answered = shell.wait_for("> the fix is small");
+    assert!(
+        answered.ends_with(
+            "? Assistant asks: Why ship today?\n\
+             > the fix is small\n\
+             [Enter sends · Alt+Enter new line · Ctrl+U/W/A/E edit · Alt+N note · Esc for Reply / End Turn]"
+        ),
+        "{answered}"
+    );
+    shell.keys(&["Enter"]);
+    let code = scratch.path("code");
+    let start = Instant::now();
+    while !code.exists() {
+        assert!(start.elapsed() < TIMEOUT, "{}", shell.screen());
+        std::thread::sleep(Duration::from_millis(40));
+    }
+    assert_eq!(
+        (
+            std::fs::read_to_string(code).unwrap(),
+            std::fs::read_to_string(scratch.path("out")).unwrap()
+        ),
+        (
+            "0\n".to_owned(),
+            "{\"why\":\"the fix is small\"}\n".to_owned()
+        )
+    );
+    // Both in the log: the form's answer, and what `serve` recorded meanwhile.
+    let listed = scratch.run_db(&["log", "list"], "");
+    assert_eq!(
+        (listed.code, scratch.redact(&listed.stdout)),
+        (
+            0,
+            "s  2 events, created <time>; answered\nt  1 event, created <time>; failed\n"
+                .to_owned()
+        )
+    );
+}

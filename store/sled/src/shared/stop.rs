@@ -1,0 +1,122 @@
+//! A person's process gives up the logs it owns before it stops (Ctrl-Z): see
+//! [`hand_over_when_stopped`].
+
+use std::sync::{Arc, Condvar, Mutex, PoisonError, RwLock, RwLockReadGuard, Weak};
+use std::time::{Duration, Instant};
+
+use super::Owned;
+use super::owner::Core;
+use super::record::INTERACTIVE;
+
+/// Where a [`SharedSledLog`](super::SharedSledLog) keeps the log while this
+/// process owns it.
+pub(super) type Slot = RwLock<Option<Arc<Owned>>>;
+
+/// Whether this process is about to stop, or stopped: no log is taken meanwhile.
+static PAUSED: Mutex<bool> = Mutex::new(false);
+/// Notified when the process carries on after a stop.
+static RESUMED: Condvar = Condvar::new();
+/// Held (shared) while a thread takes a log; the stop waits for those under way.
+static GATE: RwLock<()> = RwLock::new(());
+/// The logs of this process, owned or not.
+static SLOTS: Mutex<Vec<Weak<Slot>>> = Mutex::new(Vec::new());
+
+/// How long a stop waits for the logs to close (operations under way to end,
+/// sled to settle) before the process stops regardless.
+const CLOSE_PATIENCE: Duration = Duration::from_secs(5);
+
+/// Makes this process a person's (`askuser ask`, `resume`): it never holds a
+/// [`SharedSledLog`](super::SharedSledLog) while it is stopped, and no other
+/// process ever ends it.
+///
+/// On `SIGTSTP` (Ctrl-Z at the terminal, or an editor it runs that stops its
+/// process group, as vim does) a thread of its own first lets go of every log
+/// the process owns, as an idle owner does (its waits and other calls under way
+/// are cut short and carried on later; its server stops, its socket and owner
+/// record are removed, sled is closed and its lock released), then stops the
+/// process (`SIGSTOP`). While it lets go and while it is stopped, no thread of
+/// it takes a log again. When it is continued (`fg`), its calls reach whichever
+/// process owns the log then, or take it again. Its owner record also says it
+/// is a person's, so a client that finds it stopped by other means (`SIGSTOP`,
+/// a debugger) or hung never ends it, and says to resume it instead.
+///
+/// Calling it again does nothing more.
+///
+/// # Errors
+///
+/// When the signal handler cannot be installed or its thread started.
+pub fn hand_over_when_stopped() -> std::io::Result<()> {
+    use std::sync::atomic::Ordering;
+    let mut signals = signal_hook::iterator::Signals::new([signal_hook::consts::SIGTSTP])?;
+    // Once per process: a second call keeps the first's thread.
+    if INTERACTIVE.swap(true, Ordering::SeqCst) {
+        return Ok(());
+    }
+    std::thread::Builder::new()
+        .name("askuser-log-stop".to_owned())
+        .spawn(move || {
+            for _ in signals.forever() {
+                stop_without_the_logs();
+            }
+        })?;
+    Ok(())
+}
+
+/// Keeps `slot` among the logs let go of before a stop.
+pub(super) fn register(slot: &Arc<Slot>) {
+    let mut slots = SLOTS.lock().unwrap_or_else(PoisonError::into_inner);
+    slots.retain(|slot| slot.strong_count() > 0);
+    slots.push(Arc::downgrade(slot));
+}
+
+/// Held while a thread takes a log: waits first while the process is about to
+/// stop or stopped; `true` if it waited.
+pub(super) fn taking() -> (RwLockReadGuard<'static, ()>, bool) {
+    let mut waited = false;
+    loop {
+        {
+            let mut paused = PAUSED.lock().unwrap_or_else(PoisonError::into_inner);
+            while *paused {
+                waited = true;
+                paused = RESUMED.wait(paused).unwrap_or_else(PoisonError::into_inner);
+            }
+        }
+        let gate = GATE.read().unwrap_or_else(PoisonError::into_inner);
+        if !*PAUSED.lock().unwrap_or_else(PoisonError::into_inner) {
+            return (gate, waited);
+        }
+    }
+}
+
+/// Lets go of every log this process owns, stops it, and when it is
+/// continued, lets its threads take logs again.
+fn stop_without_the_logs() {
+    *PAUSED.lock().unwrap_or_else(PoisonError::into_inner) = true;
+    // No take-over is under way past this point.
+    drop(GATE.write().unwrap_or_else(PoisonError::into_inner));
+    let slots: Vec<Arc<Slot>> = SLOTS
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .iter()
+        .filter_map(Weak::upgrade)
+        .collect();
+    let cores: Vec<Weak<Core>> = slots
+        .iter()
+        .filter_map(|slot| slot.write().unwrap_or_else(PoisonError::into_inner).take())
+        .map(|owned| {
+            // Waits under way in this process return, and carry on later.
+            owned.core.stop();
+            Arc::downgrade(&owned.core)
+        })
+        .collect();
+    drop(slots);
+    let started = Instant::now();
+    while cores.iter().any(|core| core.strong_count() > 0) && started.elapsed() < CLOSE_PATIENCE {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    // Cannot fail: a process may always signal itself.
+    let _stopped =
+        rustix::process::kill_process(rustix::process::getpid(), rustix::process::Signal::STOP);
+    *PAUSED.lock().unwrap_or_else(PoisonError::into_inner) = false;
+    RESUMED.notify_all();
+}
