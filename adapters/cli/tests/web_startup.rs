@@ -1,0 +1,144 @@
+//! The web inbox facing a hostile network and hostile files, against the real
+//! binary: `--insecure-http` warns on every start who can read the token; a
+//! FIFO, a directory, a device or an oversized file given as the certificate is
+//! refused at once, by name.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Read};
+use std::process::{Command, Stdio};
+use std::sync::mpsc::channel;
+use std::time::{Duration, Instant};
+
+use common::browser::free_port;
+use common::{BIN, Scratch};
+
+/// `--insecure-http` says on every start, after the URL, who can read the
+/// token, then how to stop the inbox.
+#[test]
+fn insecure_http_warns_on_every_start_who_can_read_the_token() {
+    let scratch = Scratch::new();
+    let port = free_port();
+    for _ in 0..2 {
+        let mut web = Command::new(BIN)
+            .args(["web", "--db", &scratch.db(), "--insecure-http"])
+            .args(["--listen", &format!("0.0.0.0:{port}")])
+            .current_dir(scratch.dir.path())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let (send, lines) = channel();
+        let stderr = web.stderr.take().unwrap();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                let _ = send.send(line);
+            }
+        });
+        // Up to the line that says how to stop it (or 10 s).
+        let mut seen = Vec::new();
+        while let Ok(line) = lines.recv_timeout(Duration::from_secs(10)) {
+            let last = line.ends_with("Ctrl+C stops it");
+            seen.push(line);
+            if last {
+                break;
+            }
+        }
+        let _ = web.kill();
+        let _ = web.wait();
+        assert_eq!(
+            seen,
+            [
+                format!("askuser: warning: --insecure-http serves the inbox as plain HTTP on 0.0.0.0:{port}: anyone on the network path between a browser and this host can read the token in the URL above and the cookie that carries it, and with them read and answer every question; serve HTTPS with --tls-cert and --tls-key instead"),
+                "askuser: the web inbox is open at the URL above (keep it secret: it holds the token); Ctrl+C stops it".to_owned(),
+            ]
+        );
+    }
+}
+
+/// Runs `askuser web --tls-cert CERT --tls-key KEY`, which must end within 10 s
+/// (a FIFO once hung it for good): its exit code and standard error.
+fn start_with(scratch: &Scratch, cert: &str, key: &str) -> (Option<i32>, String) {
+    let mut web = Command::new(BIN)
+        .args(["web", "--db", &scratch.db(), "--tls-cert", cert])
+        .args(["--tls-key", key])
+        .current_dir(scratch.dir.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = web.try_wait().unwrap() {
+            break status;
+        }
+        if started.elapsed() > Duration::from_secs(10) {
+            let _ = web.kill();
+            let _ = web.wait();
+            panic!("askuser web --tls-cert {cert} still runs after 10 s");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let mut stderr = String::new();
+    web.stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    (status.code(), stderr)
+}
+
+/// A FIFO, a directory, a device or a file over 1 MiB given as the certificate
+/// is refused before anything is read from it, naming the file and what to give.
+#[test]
+fn a_certificate_that_is_not_a_small_regular_file_is_refused_at_once() {
+    let scratch = Scratch::new();
+    let path = |name: &str| scratch.dir.path().join(name).display().to_string();
+    let fifo = path("cert.fifo");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let key = path("key.pem");
+    std::fs::write(&key, "").unwrap();
+    assert_eq!(
+        start_with(&scratch, &fifo, &key),
+        (
+            Some(1),
+            format!(
+                "askuser: TLS: {fifo} is a FIFO (named pipe), not a regular file; give --tls-cert the path of a PEM file\n"
+            )
+        )
+    );
+    let dir = scratch.dir.path().display().to_string();
+    assert_eq!(
+        start_with(&scratch, &dir, &key),
+        (
+            Some(1),
+            format!(
+                "askuser: TLS: {dir} is a directory, not a regular file; give --tls-cert the path of a PEM file\n"
+            )
+        )
+    );
+    assert_eq!(
+        start_with(&scratch, "/dev/zero", &key),
+        (
+            Some(1),
+            "askuser: TLS: /dev/zero is a character device, not a regular file; give --tls-cert the path of a PEM file\n".to_owned()
+        )
+    );
+    let large = path("large.pem");
+    std::fs::write(&large, vec![b'-'; 2 << 20]).unwrap();
+    assert_eq!(
+        start_with(&scratch, &large, &key),
+        (
+            Some(1),
+            format!(
+                "askuser: TLS: {large} is larger than 1 MiB (2097152 bytes), more than a PEM certificate chain or key; give --tls-cert the PEM file itself\n"
+            )
+        )
+    );
+}
