@@ -1,17 +1,92 @@
 //! The web inbox facing a hostile network and hostile files, against the real
-//! binary: `--insecure-http` warns on every start who can read the token; a
-//! FIFO, a directory, a device or an oversized file given as the certificate is
-//! refused at once, by name.
+//! binary: `--notify` against a webhook that never answers keeps one sender
+//! thread however many questions wait; `--insecure-http` warns on every start
+//! who can read the token; a FIFO, a directory, a device or an oversized file
+//! given as the certificate is refused at once, by name.
 
 mod common;
 
 use std::io::{BufRead, BufReader, Read};
+use std::net::TcpListener;
 use std::process::{Command, Stdio};
 use std::sync::mpsc::channel;
 use std::time::{Duration, Instant};
 
 use common::browser::free_port;
+use common::web::{Serve, migration};
 use common::{BIN, Scratch};
+
+/// The threads of process `pid`, from `/proc/PID/task`.
+fn threads(pid: u32) -> usize {
+    std::fs::read_dir(format!("/proc/{pid}/task"))
+        .unwrap()
+        .count()
+}
+
+/// A webhook that accepts every connection and never answers: each accepted
+/// connection is held, and counted on the channel.
+fn hanging_webhook() -> (u16, std::sync::mpsc::Receiver<()>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let (send, accepted) = channel();
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for stream in listener.incoming() {
+            held.push(stream);
+            if send.send(()).is_err() {
+                return;
+            }
+        }
+    });
+    (port, accepted)
+}
+
+/// 200 questions start waiting while the webhook hangs: they queue for one
+/// sender thread, so the inbox's threads stay as they were after the first.
+#[test]
+fn a_hanging_webhook_and_200_waiting_questions_keep_one_sender() {
+    let scratch = Scratch::new();
+    let db = scratch.db();
+    let mut serve = Serve::start(&scratch, &db, "n");
+    let (hook, accepted) = hanging_webhook();
+    let port = free_port();
+    let mut web = Command::new(BIN)
+        .args(["web", "--db", &db, "--listen", &format!("127.0.0.1:{port}")])
+        .args(["--notify", &format!("http://127.0.0.1:{hook}/askuser")])
+        .current_dir(scratch.dir.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut url = String::new();
+    BufReader::new(web.stdout.take().unwrap())
+        .read_line(&mut url)
+        .unwrap();
+    // The first question reaches the webhook: the notifier is running.
+    let first = Instant::now();
+    loop {
+        serve.send(&migration(&format!("warm-{}", first.elapsed().as_millis())));
+        serve.next_of("prompt");
+        if accepted.recv_timeout(Duration::from_secs(1)).is_ok() {
+            break;
+        }
+        assert!(first.elapsed() < Duration::from_secs(30), "never notified");
+    }
+    let before = threads(web.id());
+    for n in 0..200 {
+        serve.send(&migration(&format!("c{n}")));
+        serve.next_of("prompt");
+    }
+    // The inbox has seen them all (it is told of a change at once).
+    std::thread::sleep(Duration::from_secs(2));
+    let after = threads(web.id());
+    let _ = web.kill();
+    let _ = web.wait();
+    assert!(
+        after <= before + 2,
+        "{before} threads before 200 questions, {after} after"
+    );
+}
 
 /// `--insecure-http` says on every start, after the URL, who can read the
 /// token, then how to stop the inbox.
