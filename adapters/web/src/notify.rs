@@ -367,7 +367,7 @@ fn left(deadline: Instant) -> io::Result<Duration> {
 }
 
 /// A connection whose every read and write ends by one deadline.
-pub(crate) struct Deadlined {
+struct Deadlined {
     tcp: TcpStream,
     deadline: Instant,
 }
