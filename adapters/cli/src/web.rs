@@ -21,9 +21,19 @@ pub(crate) fn web(args: &WebArgs) -> Result<u8, CliError> {
     };
     let inbox = Inbox::bind(log, &listen)?;
     crate::common::print_out(&format!("{}\n", inbox.url()))?;
+    if args.insecure_http {
+        note(&insecure_http_warning(args.listen));
+    }
     note(
         "askuser: the web inbox is open at the URL above (keep it secret: it holds the token); Ctrl+C stops it",
     );
     inbox.run()?;
     Ok(EXIT_RESULT)
+}
+
+/// What `--insecure-http` costs, said on every start: who can read the token.
+fn insecure_http_warning(addr: std::net::SocketAddr) -> String {
+    format!(
+        "askuser: warning: --insecure-http serves the inbox as plain HTTP on {addr}: anyone on the network path between a browser and this host can read the token in the URL above and the cookie that carries it, and with them read and answer every question; serve HTTPS with --tls-cert and --tls-key instead"
+    )
 }

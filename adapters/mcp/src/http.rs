@@ -10,11 +10,14 @@ use std::sync::atomic::AtomicUsize;
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use hyper_util::server::conn::auto::Builder;
 use hyper_util::service::TowerToHyperService;
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 
 use crate::mrtr::Sealer;
 use crate::{AskServer, Config, ServeError};
+
+mod sessions;
+
+use sessions::{Limits, Sessions};
 
 /// Serves MCP over streamable HTTP at `addr`, which must be a loopback address
 /// (`127.0.0.1`, `::1`; port 0 picks a free one), until the process ends.
@@ -24,12 +27,28 @@ use crate::{AskServer, Config, ServeError};
 /// (`http://127.0.0.1:PORT`, `http://localhost:PORT`, `http://[::1]:PORT`): any
 /// other, `null` included, gets 403, as the MCP transport spec asks.
 ///
+/// At most 64 MCP sessions live at once: a new one closes the session idle the
+/// longest (with no request under way) first, or is refused (HTTP 500, saying
+/// so) when every session has a request under way; a session with no request
+/// under way for 2 minutes is closed (looked for every 30 s). A client whose
+/// session was closed gets 404 and starts a new one.
+///
 /// # Errors
 /// [`ServeError::NotLoopback`] for another address; [`ServeError::Runtime`] when
 /// the runtime cannot start or the address cannot be bound.
 pub fn serve_http(
     config: Config,
     addr: SocketAddr,
+    ready: impl FnOnce(SocketAddr),
+) -> Result<(), ServeError> {
+    serve_with(config, addr, Limits::DEFAULT, ready)
+}
+
+/// [`serve_http`] with `limits` on its sessions.
+fn serve_with(
+    config: Config,
+    addr: SocketAddr,
+    limits: Limits,
     ready: impl FnOnce(SocketAddr),
 ) -> Result<(), ServeError> {
     if !addr.ip().is_loopback() {
@@ -55,9 +74,18 @@ pub fn serve_http(
                 Arc::clone(&sessions),
             ))
         };
+        let manager = Arc::new(Sessions::new(limits));
+        let sweeping = Arc::clone(&manager);
+        tokio::spawn(async move {
+            let mut sweep = tokio::time::interval(limits.sweep());
+            loop {
+                sweep.tick().await;
+                sweeping.expire().await;
+            }
+        });
         let service = TowerToHyperService::new(StreamableHttpService::new(
             handler,
-            LocalSessionManager::default().into(),
+            manager,
             StreamableHttpServerConfig::default()
                 .with_allowed_origins([
                     format!("http://127.0.0.1:{port}"),
@@ -79,3 +107,6 @@ pub fn serve_http(
         }
     })
 }
+
+#[cfg(test)]
+mod tests;

@@ -344,6 +344,66 @@ fn over_streamable_http_in_both_protocol_generations() {
     }
 }
 
+/// Opens 3,000 MCP sessions, one after another, at `$MCP_URL`, then sends each
+/// a notification: 202 while it lives, 404 once closed. Writes
+/// `{"opened": N, "live": [indices]}` to the file named first.
+const FLOOD: &str = r#"
+import http.client, json, os, sys
+from urllib.parse import urlsplit
+url = urlsplit(os.environ["MCP_URL"])
+def post(body, session=None):
+    connection = http.client.HTTPConnection(url.hostname, url.port, timeout=60)
+    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+               "MCP-Protocol-Version": "2025-11-25"}
+    if session:
+        headers["Mcp-Session-Id"] = session
+    connection.request("POST", url.path, body=json.dumps(body), headers=headers)
+    response = connection.getresponse()
+    response.read()
+    connection.close()
+    return response.status, response.getheader("mcp-session-id")
+initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+    "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "flood", "version": "1"}}}
+sessions = [post(initialize)[1] for _ in range(3000)]
+live = [n for n, session in enumerate(sessions)
+        if post({"jsonrpc": "2.0", "method": "notifications/initialized"}, session)[0] == 202]
+with open(sys.argv[1], "w") as out:
+    json.dump({"opened": len([s for s in sessions if s]), "live": live}, out)
+"#;
+
+/// 3,000 sessions opened in a loop while a real client's call waits on the
+/// person: 64 live at most, so the newest 63 stay beside the client's, whose
+/// call (a request under way) is never the one closed; its form goes on, and a
+/// second call in the same session works.
+#[test]
+fn a_flood_of_sessions_is_capped_and_a_waiting_client_carries_on() {
+    let scratch = Scratch::new();
+    let report = scratch.dir.path().join("flood.json");
+    let responses = [
+        accept(&json!({"apply": true, "note": "n"})),
+        accept(&json!({"env": "staging", "limits": "{\"cpu\": 1}"})),
+    ];
+    let call = json!({"tool": "ask_user", "arguments": migration(), "responses": responses});
+    let mut flooded = call.clone();
+    flooded["elsewhere"] = json!([{"round": 1, "actions": []}]);
+    let out = scratch.drive_http(
+        "flood",
+        json!({"mode": "legacy", "calls": [flooded, call],
+               "elsewhere_command": [common::python(), "-c", FLOOD, report]}),
+    );
+    let flood: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    assert_eq!(
+        flood,
+        json!({"opened": 3000, "live": (2937..3000).collect::<Vec<_>>()})
+    );
+    let expected = json!({"apply": true, "env": "staging", "confirm": null,
+                          "note": "n", "limits": {"cpu": 1}});
+    for call in out["calls"].as_array().unwrap() {
+        assert_eq!(call["structuredContent"], expected);
+    }
+    assert_eq!(out["calls"].as_array().unwrap().len(), 2);
+}
+
 /// A request whose `Origin` is not the server's own loopback origin is refused
 /// with 403 before it reaches MCP (the transport spec's rule against browsers
 /// on other sites); the server's own origin, and no `Origin`, pass.

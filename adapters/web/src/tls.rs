@@ -3,6 +3,7 @@
 //! side by side, each with a time limit and counted against the connection
 //! caps, so a slow or silent client never holds up the others.
 
+use std::io;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -20,7 +21,7 @@ pub(crate) fn config(cert: &Path, key: &Path) -> Result<Arc<rustls::ServerConfig
         path: path.display().to_string(),
         reason,
     };
-    let chain = CertificateDer::pem_slice_iter(&read_pem(cert)?)
+    let chain = CertificateDer::pem_slice_iter(&read_pem(cert, "--tls-cert")?)
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| problem(cert, format!("not a PEM certificate chain ({e})")))?;
     if chain.is_empty() {
@@ -29,7 +30,7 @@ pub(crate) fn config(cert: &Path, key: &Path) -> Result<Arc<rustls::ServerConfig
             "holds no certificate (-----BEGIN CERTIFICATE-----)".into(),
         ));
     }
-    let private = PrivateKeyDer::from_pem_slice(&read_pem(key)?)
+    let private = PrivateKeyDer::from_pem_slice(&read_pem(key, "--tls-key")?)
         .map_err(|e| problem(key, format!("holds no PEM private key ({e})")))?;
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let config = rustls::ServerConfig::builder_with_provider(provider)
@@ -41,30 +42,92 @@ pub(crate) fn config(cert: &Path, key: &Path) -> Result<Arc<rustls::ServerConfig
     Ok(Arc::new(config))
 }
 
-/// A file's bytes, at most [`MAX_PEM`].
-fn read_pem(path: &Path) -> Result<Vec<u8>, WebError> {
+/// The bytes of `path`, given as `option`, only when it is a regular file of at
+/// most [`MAX_PEM`]: a FIFO, a device, a socket or a directory is refused before
+/// it is opened (a FIFO would hang the start), the file is opened without
+/// blocking and looked at again through the handle.
+fn read_pem(path: &Path, option: &str) -> Result<Vec<u8>, WebError> {
     use std::io::Read as _;
     let problem = |reason: String| WebError::Tls {
         path: path.display().to_string(),
         reason,
     };
-    let file = std::fs::File::open(path).map_err(|e| problem(format!("cannot be read ({e})")))?;
+    let cannot = |error: io::Error| problem(format!("cannot be read ({error})"));
+    let regular = |metadata: &std::fs::Metadata| {
+        if !metadata.is_file() {
+            return Err(problem(format!(
+                "is {}, not a regular file; give {option} the path of a PEM file",
+                kind(metadata.file_type())
+            )));
+        }
+        if metadata.len() > MAX_PEM {
+            return Err(problem(format!(
+                "is larger than 1 MiB ({} bytes), more than a PEM certificate chain or key; give {option} the PEM file itself",
+                metadata.len()
+            )));
+        }
+        Ok(())
+    };
+    regular(&std::fs::metadata(path).map_err(cannot)?)?;
+    let file = open_without_blocking(path).map_err(cannot)?;
+    regular(&file.metadata().map_err(cannot)?)?;
     let mut bytes = Vec::new();
     file.take(MAX_PEM + 1)
         .read_to_end(&mut bytes)
-        .map_err(|e| problem(format!("cannot be read ({e})")))?;
+        .map_err(cannot)?;
     if bytes.len() as u64 > MAX_PEM {
-        return Err(problem("is larger than 1 MiB: not a PEM file".into()));
+        return Err(problem(format!(
+            "grew past 1 MiB while it was read; give {option} a PEM file that stays as it is"
+        )));
     }
     Ok(bytes)
 }
 
+#[cfg(unix)]
+fn open_without_blocking(path: &Path) -> io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt as _;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+}
+
+#[cfg(not(unix))]
+fn open_without_blocking(path: &Path) -> io::Result<std::fs::File> {
+    std::fs::File::open(path)
+}
+
+/// What a file that is not a regular file is, in words.
+fn kind(kind: std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt as _;
+        if kind.is_fifo() {
+            return "a FIFO (named pipe)";
+        }
+        if kind.is_char_device() {
+            return "a character device";
+        }
+        if kind.is_block_device() {
+            return "a block device";
+        }
+        if kind.is_socket() {
+            return "a socket";
+        }
+    }
+    if kind.is_dir() {
+        "a directory"
+    } else {
+        "not a file"
+    }
+}
+
 /// A TLS client stream to `host` over `tcp`, checked against the Mozilla roots
 /// (`webpki-roots`), for `--notify https://…`.
-pub(crate) fn client(
+pub(crate) fn client<S: io::Read + io::Write>(
     host: &str,
-    tcp: std::net::TcpStream,
-) -> Result<rustls::StreamOwned<rustls::ClientConnection, std::net::TcpStream>, String> {
+    tcp: S,
+) -> Result<rustls::StreamOwned<rustls::ClientConnection, S>, String> {
     let roots: rustls::RootCertStore = webpki_roots::TLS_SERVER_ROOTS.iter().cloned().collect();
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let config = rustls::ClientConfig::builder_with_provider(provider)

@@ -51,6 +51,7 @@ from mcp.client.stdio import StdioServerParameters
 
 
 async def main(scenario):
+    global scenario_url
     command = scenario.get("command")
     queue = []
     rounds = []
@@ -90,7 +91,7 @@ async def main(scenario):
         return types.ElicitResult(action=response["action"], content=response.get("content"))
 
     if "url" in scenario:
-        server = scenario["url"]
+        server = scenario_url = scenario["url"]
     else:
         server = StdioServerParameters(command=command[0], args=command[1:],
                                        env=scenario.get("env"))
@@ -161,11 +162,16 @@ async def main(scenario):
     sys.stdout.write("\n")
 
 
+scenario_url = ""
+
+
 async def elsewhere(command, actions):
-    """Runs another surface's actions on the log; ends the client if they fail."""
+    """Runs another surface's actions on the log; ends the client if they fail.
+    Over HTTP, the server's URL is in its environment as MCP_URL."""
     process = await asyncio.create_subprocess_exec(
         *command, json.dumps(actions),
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        env={**os.environ, "MCP_URL": scenario_url})
     out, err = await process.communicate()
     if process.returncode != 0:
         sys.stderr.write("elsewhere failed: " + err.decode() + out.decode())

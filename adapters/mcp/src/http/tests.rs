@@ -1,0 +1,174 @@
+//! The cap and the idle expiry of MCP sessions, over real HTTP against the
+//! server on a free loopback port.
+
+use std::io::{Read as _, Write as _};
+use std::net::TcpStream;
+use std::time::{Duration, Instant};
+
+use super::*;
+use crate::WithoutElicitation;
+
+/// Serves on a free port with `limits`, recording into a log in `dir`.
+fn server(dir: &tempfile::TempDir, limits: Limits) -> SocketAddr {
+    let config = Config::sled(
+        dir.path().join("log.db"),
+        "s".parse().unwrap(),
+        WithoutElicitation::Fail,
+    );
+    let (told, bound) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        serve_with(config, "127.0.0.1:0".parse().unwrap(), limits, |addr| {
+            let _ = told.send(addr);
+        })
+    });
+    bound.recv_timeout(Duration::from_secs(30)).unwrap()
+}
+
+/// Sends a POST of `body` to `/mcp` (in session `session`) and leaves the
+/// connection open.
+fn send(addr: SocketAddr, session: Option<&str>, body: &str) -> TcpStream {
+    let session = session
+        .map(|id| format!("Mcp-Session-Id: {id}\r\n"))
+        .unwrap_or_default();
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    write!(
+        stream,
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\n{session}Content-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-11-25\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    stream
+}
+
+/// A POST answered in full: its status, its session id and its body.
+fn post(addr: SocketAddr, session: Option<&str>, body: &str) -> (u16, Option<String>, String) {
+    let mut answer = String::new();
+    let _ = send(addr, session, body).read_to_string(&mut answer);
+    let (head, body) = answer.split_once("\r\n\r\n").unwrap_or((&answer, ""));
+    let status = head.get(9..12).and_then(|s| s.parse().ok()).unwrap_or(0);
+    let session = head.lines().find_map(|line| {
+        let (name, value) = line.split_once(':')?;
+        name.eq_ignore_ascii_case("mcp-session-id")
+            .then(|| value.trim().to_owned())
+    });
+    (status, session, body.to_owned())
+}
+
+const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"t","version":"1"}}}"#;
+const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+
+/// A new session's id.
+fn open(addr: SocketAddr) -> String {
+    let (status, session, body) = post(addr, None, INITIALIZE);
+    assert_eq!(status, 200, "{body}");
+    session.unwrap()
+}
+
+/// 202 while `session` lives, 404 once it is closed.
+fn probe(addr: SocketAddr, session: &str) -> u16 {
+    post(addr, Some(session), INITIALIZED).0
+}
+
+/// A session whose tool call waits on the person: the connection that carries
+/// the call, open until dropped, once the form was sent.
+fn asking(addr: SocketAddr) -> (String, TcpStream) {
+    let session = open(addr);
+    assert_eq!(probe(addr, &session), 202);
+    let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"ask_user","arguments":{"questions":[{"id":"ok","text":"Deploy now?","answer_type":"boolean"}]}}}"#;
+    let mut stream = send(addr, Some(&session), call);
+    let mut seen = Vec::new();
+    let mut chunk = [0_u8; 4096];
+    while !String::from_utf8_lossy(&seen).contains("elicitation/create") {
+        let n = stream.read(&mut chunk).unwrap();
+        assert!(n > 0, "{}", String::from_utf8_lossy(&seen));
+        seen.extend_from_slice(&chunk[..n]);
+    }
+    (session, stream)
+}
+
+/// Past the cap, a new session closes the one idle the longest: the oldest,
+/// unless it was used since.
+#[test]
+fn a_session_past_the_cap_closes_the_one_idle_the_longest() {
+    let dir = tempfile::tempdir().unwrap();
+    let limits = Limits {
+        most: 3,
+        idle: Duration::from_secs(3600),
+    };
+    let addr = server(&dir, limits);
+    let first = [open(addr), open(addr), open(addr)];
+    assert_eq!(probe(addr, &first[0]), 202);
+    let fourth = open(addr);
+    assert_eq!(
+        [&first[0], &first[1], &first[2], &fourth].map(|s| probe(addr, s)),
+        [202, 404, 202, 202]
+    );
+    // Now the first was probed first, so it is the one idle the longest.
+    let fifth = open(addr);
+    assert_eq!(
+        [&first[0], &first[2], &fourth, &fifth].map(|s| probe(addr, s)),
+        [404, 202, 202, 202]
+    );
+}
+
+/// A session with no request under way is closed once idle; one whose call
+/// waits on the person lives on, however long the person takes.
+#[test]
+fn an_idle_session_is_closed_and_one_waiting_on_the_person_is_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let limits = Limits {
+        most: 8,
+        idle: Duration::from_secs(1),
+    };
+    let addr = server(&dir, limits);
+    let idle = open(addr);
+    let (waiting, call) = asking(addr);
+    // Idle for 1 s, looked for every 250 ms: gone well within 5 s.
+    std::thread::sleep(Duration::from_secs(5));
+    assert_eq!(probe(addr, &idle), 404);
+    assert_eq!(probe(addr, &waiting), 202);
+    drop(call);
+}
+
+/// When every session has a call under way, a new one is refused, saying why;
+/// once a call's connection is gone, its session is idle and makes room.
+#[test]
+fn with_every_session_waiting_on_the_person_a_new_one_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let limits = Limits {
+        most: 2,
+        idle: Duration::from_secs(3600),
+    };
+    let addr = server(&dir, limits);
+    let (first, call) = asking(addr);
+    let (second, _call) = asking(addr);
+    assert_eq!(
+        post(addr, None, INITIALIZE),
+        (
+            500,
+            None,
+            "Encounter an error when create session: 2 MCP sessions are open, each with a request under way; wait for one to end, or close a client, and connect again".to_owned()
+        )
+    );
+    drop(call);
+    let started = Instant::now();
+    let third = loop {
+        match post(addr, None, INITIALIZE) {
+            (200, Some(session), _) => break session,
+            refused => assert!(
+                started.elapsed() < Duration::from_secs(60),
+                "still refused: {refused:?}"
+            ),
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    assert_eq!(
+        [&first, &second, &third].map(|s| probe(addr, s)),
+        [404, 202, 202]
+    );
+}
