@@ -98,14 +98,10 @@ impl Drop for Shell {
     }
 }
 
-/// Ctrl-Z while `askuser ask` waits on the person's editor (which, reading the
-/// terminal, is stopped with it, as vim stops its process group), then `askuser
-/// serve` appends to the same log, then `fg`: nothing was ended, and the
-/// answer typed in the editor is the form's result. (The stopped form used to
-/// own the log, and `serve` ended it after a second: `fg` found the job gone.)
-#[test]
-fn ctrl_z_in_ask_while_serve_appends_ends_nothing_and_fg_carries_the_form_on() {
-    let scratch = Scratch::new();
+/// Writes the editor (asks for a line, writes it as the answer), the form and
+/// the job (`ask`, then its exit status written by a shell that waits through
+/// the stop, as the person's shell would); returns the editor's path.
+fn write_job(scratch: &Scratch) -> String {
     let form = scratch.path("form.json");
     std::fs::write(
         &form,
@@ -119,8 +115,6 @@ fn ctrl_z_in_ask_while_serve_appends_ends_nothing_and_fg_carries_the_form_on() {
     )
     .unwrap();
     let editor = editor.display().to_string();
-    // The job: `ask`, then its exit status written (by a shell that waits
-    // through the stop, as the person's shell would).
     let job = scratch.path("ask.sh");
     std::fs::write(
         &job,
@@ -141,21 +135,21 @@ fn ctrl_z_in_ask_while_serve_appends_ends_nothing_and_fg_carries_the_form_on() {
                 .success()
         );
     }
-    let shell = Shell::start("stop", &scratch, &editor);
-    shell.wait_for("$");
-    shell.line("./ask.sh");
-    shell.wait_for("Why ship today?");
-    shell.keys(&["Escape"]);
-    shell.wait_for("e) Edit the answer in");
-    shell.keys(&["e", "Enter"]);
-    shell.wait_for("editor: your answer?");
-    shell.keys(&["C-z"]);
-    shell.wait_for("Stopped");
+    editor
+}
+
+/// `askuser serve` records an inquiry on another stream of the same log while
+/// the form is stopped, and exits cleanly.
+fn serve_appends(scratch: &Scratch) {
     let ask = r#"{"type": "ask", "inquiry": "t1", "interactive": false, "arguments": {"questions": [{"id": "q", "text": "Deploy?", "answer_type": "text"}]}}"#;
     let served = scratch.run_db(&["serve", "--stream", "t"], &format!("{ask}\n"));
     assert_eq!((served.code, served.stderr.as_str()), (0, ""));
-    shell.line("fg");
-    shell.line("the fix is small");
+}
+
+/// The answer shown at the form's prompt is sent with Enter: the job ends 0
+/// with it as the result, and the log holds both the form's answer and what
+/// `serve` recorded meanwhile.
+fn the_form_answers(shell: &Shell, scratch: &Scratch) {
     let answered = shell.wait_for("> the fix is small");
     assert!(
         answered.ends_with(
@@ -182,7 +176,6 @@ fn ctrl_z_in_ask_while_serve_appends_ends_nothing_and_fg_carries_the_form_on() {
             "{\"why\":\"the fix is small\"}\n".to_owned()
         )
     );
-    // Both in the log: the form's answer, and what `serve` recorded meanwhile.
     let listed = scratch.run_db(&["log", "list"], "");
     assert_eq!(
         (listed.code, scratch.redact(&listed.stdout)),
@@ -192,4 +185,54 @@ fn ctrl_z_in_ask_while_serve_appends_ends_nothing_and_fg_carries_the_form_on() {
                 .to_owned()
         )
     );
+}
+
+/// Ctrl-Z while `askuser ask` waits on the person's editor (which, reading the
+/// terminal, is stopped with it, as vim stops its process group), then `askuser
+/// serve` appends to the same log, then `fg`: nothing was ended, and the
+/// answer typed in the editor is the form's result. (The stopped form used to
+/// own the log, and `serve` ended it after a second: `fg` found the job gone.)
+#[test]
+fn ctrl_z_in_ask_while_serve_appends_ends_nothing_and_fg_carries_the_form_on() {
+    let scratch = Scratch::new();
+    let editor = write_job(&scratch);
+    let shell = Shell::start("stop", &scratch, &editor);
+    shell.wait_for("$");
+    shell.line("./ask.sh");
+    shell.wait_for("Why ship today?");
+    shell.keys(&["Escape"]);
+    shell.wait_for("e) Edit the answer in");
+    shell.keys(&["e", "Enter"]);
+    shell.wait_for("editor: your answer?");
+    shell.keys(&["C-z"]);
+    shell.wait_for("Stopped");
+    serve_appends(&scratch);
+    shell.line("fg");
+    shell.line("the fix is small");
+    the_form_answers(&shell, &scratch);
+}
+
+/// Ctrl-Z at the form's own prompt (raw mode: the key reaches askuser, not
+/// the terminal) stops the job as it would any program, handing the log over
+/// first; `serve` appends meanwhile; `fg` draws the form again and it
+/// answers. (The key used to do nothing.)
+#[test]
+fn ctrl_z_at_the_prompt_stops_the_form_and_fg_draws_it_again() {
+    let scratch = Scratch::new();
+    let editor = write_job(&scratch);
+    let shell = Shell::start("stop-prompt", &scratch, &editor);
+    shell.wait_for("$");
+    shell.line("./ask.sh");
+    shell.wait_for("Why ship today?");
+    shell.keys(&["C-z"]);
+    let stopped = shell.wait_for("Stopped");
+    assert!(
+        stopped.ends_with("Stopped                 ./ask.sh\n$"),
+        "{stopped}"
+    );
+    serve_appends(&scratch);
+    shell.line("fg");
+    shell.wait_for("$ fg\n./ask.sh\n");
+    shell.tmux(&["send-keys", "-l", "the fix is small"]);
+    the_form_answers(&shell, &scratch);
 }

@@ -18,6 +18,7 @@ use crate::list::{List, Listed, Mode};
 use crate::menu::{self, Pick};
 use crate::render::{self, wrap};
 use crate::screen::Screen;
+use crate::stop;
 
 /// How the prompter behaves, from its builder.
 #[derive(Debug, Clone, Default)]
@@ -236,6 +237,10 @@ impl<'a> Asking<'a> {
                 }
                 self.error = None;
                 view = View::EndTurn(end_turn_list(), true);
+                continue;
+            }
+            if key == Key::Ctrl('z') {
+                screen.suspended(stop::until_continued)?;
                 continue;
             }
             let (next, done) = self.step(view, key);

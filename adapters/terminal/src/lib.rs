@@ -117,6 +117,7 @@ mod render;
 mod run;
 mod schema_text;
 mod screen;
+mod stop;
 
 pub use action::{Action, Asked, Prompter, Review, ScriptedPrompter};
 pub use elsewhere::Elsewhere;
