@@ -9,7 +9,7 @@ use askuser_store::{Log, Result};
 
 pub use askuser_postgres::PgLog;
 #[cfg(unix)]
-pub use askuser_sled::SharedSledLog;
+pub use askuser_sled::{SharedSledLog, hand_over_when_stopped};
 pub use askuser_sled::{
     DbIntent, DbPathState, Discarded, SalvageReport, SledLog, StreamSalvage, check_db_path, salvage,
 };

@@ -307,10 +307,10 @@ pub(crate) fn parse_call(dialect: Dialect, text: &str) -> (Value, Result<Call, R
 /// Makes this process a person's, when a person is at the terminal: it lets
 /// go of a sled log it owns before it stops (Ctrl-Z, here or in the editor it
 /// opened), and is never ended by another process that needs the log (see
-/// [`askuser_sled::hand_over_when_stopped`]).
+/// [`askuser_app::location::hand_over_when_stopped`]).
 pub(crate) fn as_a_persons_process() {
     if person_present()
-        && let Err(error) = askuser_sled::hand_over_when_stopped()
+        && let Err(error) = askuser_app::location::hand_over_when_stopped()
     {
         note(&format!(
             "askuser: warning: Ctrl-Z cannot hand the log over to other processes ({}); do not stop this one while they need the log",
