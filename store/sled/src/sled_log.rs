@@ -19,7 +19,9 @@ use sealing::Sealer;
 
 use askuser_store::Repacked;
 
-use crate::sled_files::{DbIntent, Discarded, PrivateCopy, check_db_path};
+use crate::sled_files::{
+    DbIntent, Discarded, PrivateCopy, check_db_path, prepare_private, settle_private,
+};
 use crate::sled_legacy::Legacy;
 use crate::sled_scan::SledScan;
 use askuser_store::Log;
@@ -122,13 +124,16 @@ impl SledLog {
     /// about a second, [`StoreError::Recovery`] when sled cannot recover it, or a
     /// storage error.
     pub fn open(path: impl AsRef<Path>) -> Result<Self> {
-        check_db_path(path.as_ref(), DbIntent::Create)?;
-        Self::from_config(
+        let path = path.as_ref();
+        check_db_path(path, DbIntent::Create)?;
+        prepare_private(path)?;
+        let log = Self::from_config(
             &sled::Config::new()
-                .path(path.as_ref())
+                .path(path)
                 .cache_capacity(DEFAULT_CACHE_CAPACITY),
-        )
-        .map(|log| log.sealed_on_close(path.as_ref()))
+        )?;
+        settle_private(path);
+        Ok(log.sealed_on_close(path))
     }
 
     /// A database in a temporary directory, deleted when the log is dropped.
@@ -179,7 +184,10 @@ impl SledLog {
         } else {
             config
         };
-        Self::from_config_within(&config, patience).map(|log| log.sealed_on_close(path))
+        prepare_private(path)?;
+        let log = Self::from_config_within(&config, patience)?;
+        settle_private(path);
+        Ok(log.sealed_on_close(path))
     }
 
     fn from_config_within(config: &sled::Config, patience: std::time::Duration) -> Result<Self> {
