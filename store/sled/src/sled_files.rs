@@ -305,6 +305,12 @@ pub struct Discarded {
     /// The events each stream is missing because of it: from the head sled
     /// recovered to the head a stream record found intact past the damage commits.
     pub missing: Vec<(String, std::ops::RangeInclusive<askuser_store::Seq>)>,
+    /// Whether it is only the last write, cut off by a crash: every message of
+    /// sled's that recovery left out is intact or was never written, none
+    /// damaged (see `cut_by_crash` in `sled_tail.rs`). A log that flushes each
+    /// append before acknowledging it (as askuser does) then lacks nothing
+    /// that was acknowledged, and `missing` is what that write held.
+    pub cut_by_crash: bool,
     /// The stretches of the data file it cleared (start, end), in order; bytes
     /// less than [`GAP`] apart are one stretch.
     pub(crate) cleared: Vec<(u64, u64)>,
@@ -315,17 +321,29 @@ const GAP: u64 = 4096;
 
 impl std::fmt::Display for Discarded {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "The data file `db` is damaged or torn at byte {}: sled's recovery does not \
-             read the {} bytes written after it, so the events appended last are missing \
-             (each stream reads up to the head it had then); `askuser log salvage` copies \
-             those still intact into a new log.",
-            self.first_byte, self.bytes
-        )?;
+        if self.cut_by_crash {
+            f.write_str(
+                "The last write to this log was cut off by a crash; everything acknowledged \
+                 is there (the write that was cut off had not been acknowledged, and is left out).",
+            )?;
+        } else {
+            write!(
+                f,
+                "The data file `db` is damaged or torn at byte {}: sled's recovery does not \
+                 read the {} bytes written after it, so the events appended last are missing \
+                 (each stream reads up to the head it had then); `askuser log salvage` copies \
+                 those still intact into a new log.",
+                self.first_byte, self.bytes
+            )?;
+        }
+        let title = if self.cut_by_crash {
+            " Left out with it:"
+        } else {
+            " Missing past it:"
+        };
         for (i, (stream, range)) in self.missing.iter().enumerate() {
             let name = askuser_core::text::for_display_line(stream);
-            let lead = if i == 0 { " Missing past it:" } else { "," };
+            let lead = if i == 0 { title } else { "," };
             if range.start() == range.end() {
                 write!(f, "{lead} stream \"{name}\" event {}", range.start())?;
             } else {
@@ -367,6 +385,7 @@ pub(crate) fn discarded(original: &Path, copy: &Path) -> io::Result<Option<Disca
                     first_byte: at,
                     bytes: 0,
                     missing: Vec::new(),
+                    cut_by_crash: false,
                     cleared: Vec::new(),
                 });
                 entry.bytes += 1;
@@ -481,7 +500,8 @@ pub fn open_to_others(path: &Path) -> bool {
     [path.to_path_buf(), path.join("conf"), path.join("db")]
         .iter()
         .any(|file| {
-            fs::symlink_metadata(file).is_ok_and(|meta| meta.permissions().mode() & GROUP_OTHER != 0)
+            fs::symlink_metadata(file)
+                .is_ok_and(|meta| meta.permissions().mode() & GROUP_OTHER != 0)
         })
 }
 

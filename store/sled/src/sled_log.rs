@@ -14,7 +14,7 @@ mod repack;
 mod seal;
 mod sealing;
 
-pub(crate) use seal::is_sealed;
+pub(crate) use seal::{is_sealed, segment_size};
 use sealing::Sealer;
 
 use askuser_store::Repacked;
@@ -117,6 +117,13 @@ impl SledLog {
     /// Opens (creating if needed) the database in the directory `path`, with
     /// [`Durability::Flush`] appends, the system clock, and a sled cache of
     /// [`DEFAULT_CACHE_CAPACITY`] bytes.
+    ///
+    /// A log it creates is its user's alone, whatever the umask: the directory
+    /// (and any parent it creates) is made 0700 before sled creates a file in
+    /// it, and the files sled makes (`conf`, `db`, `snap.*`, blob files) are made
+    /// 0600 once it has opened, and again when the log is sealed. An existing
+    /// log keeps its modes ([`open_to_others`](crate::open_to_others) tells
+    /// whether others can read it).
     ///
     /// # Errors
     ///

@@ -190,7 +190,7 @@ fn data_crcs(data: &File, length: u64, segment: u64) -> io::Result<(u32, u32)> {
 }
 
 /// The segment size sled's settings file names, or sled's default.
-fn segment_size(conf: &[u8]) -> u64 {
+pub(crate) fn segment_size(conf: &[u8]) -> u64 {
     String::from_utf8_lossy(conf)
         .lines()
         .find_map(|line| line.strip_prefix("segment_size: "))
