@@ -332,19 +332,38 @@ const LEAD: u64 = 16;
 /// So this walks sled's messages through the stretch where recovery stopped
 /// (the first one not starting at a segment's first byte: whole later segments
 /// are zeroed after any crash) to the end of its segment: true when each is
-/// intact or never written. A log appended with
+/// intact or never written. A segment zeroed whole must have an intact header
+/// (one that fails its CRC makes recovery drop a segment of live data); when
+/// only whole segments were zeroed (recovery stopped where the file held
+/// nothing more), no record committing events may have been found in them
+/// (`nothing_found`). A log appended with
 /// [`Durability::Flush`](askuser_store::Durability::Flush) acknowledges an
 /// append only once everything before it is on disk, so such a tail holds
 /// nothing that was acknowledged.
-pub(crate) fn cut_by_crash(dir: &std::path::Path, cleared: &[(u64, u64)]) -> bool {
+pub(crate) fn cut_by_crash(
+    dir: &std::path::Path,
+    cleared: &[(u64, u64)],
+    nothing_found: bool,
+) -> bool {
     use std::os::unix::fs::FileExt as _;
     let conf = crate::sled_files::read_capped(&dir.join("conf"), 4096).unwrap_or_default();
     let segment = crate::sled_log::segment_size(&conf);
-    let Some(&(start, _)) = cleared.iter().find(|(start, _)| start % segment != 0) else {
-        return true;
-    };
     let Ok(file) = std::fs::File::open(dir.join("db")) else {
         return false;
+    };
+    // A segment zeroed whole after a crash has an intact header (or none).
+    let headers_intact = cleared
+        .iter()
+        .filter(|(start, _)| start % segment == 0)
+        .all(|&(start, _)| {
+            let mut header = [0; SEGMENT_HEAD];
+            file.read_exact_at(&mut header, start).is_ok() && segment_header_intact(&header)
+        });
+    if !headers_intact {
+        return false;
+    }
+    let Some(&(start, _)) = cleared.iter().find(|(start, _)| start % segment != 0) else {
+        return nothing_found;
     };
     let segment_end = (start / segment + 1) * segment;
     let length = file
@@ -359,6 +378,16 @@ pub(crate) fn cut_by_crash(dir: &std::path::Path, cleared: &[(u64, u64)]) -> boo
     }
     let mut data = vec![0; size];
     file.read_exact_at(&mut data, start).is_ok() && only_intact_or_unwritten(&data)
+}
+
+/// The length of sled's segment header: a CRC-32 (little-endian, inverted) of
+/// the 16 bytes after it, the segment's first LSN and the highest stable one.
+const SEGMENT_HEAD: usize = 20;
+
+/// Whether a segment's header was never written (zeros) or passes its CRC.
+fn segment_header_intact(header: &[u8; SEGMENT_HEAD]) -> bool {
+    let stored = u32::from_le_bytes([header[0], header[1], header[2], header[3]]);
+    header.iter().all(|&byte| byte == 0) || stored ^ u32::MAX == crc32fast::hash(&header[4..])
 }
 
 /// The largest segment [`cut_by_crash`] reads (sled's default is 512 KiB).

@@ -208,20 +208,26 @@ fn a_cut_or_a_flip_in_the_last_write_is_damage_not_a_crash() {
         data
     };
     let cut = data[..last - 2].to_vec();
-    for damaged in [flipped, cut] {
+    // The segment's header flipped: recovery drops the segment whole.
+    let header = {
+        let mut data = data.clone();
+        data[2] ^= 0x10;
+        data
+    };
+    for damaged in [flipped, cut, header] {
         std::fs::write(path.join("db"), &damaged).unwrap();
         let log = SledLog::open_read_only(&path).unwrap();
         let discarded = log.discarded().expect("the damage is reported").clone();
         assert!(!discarded.cut_by_crash, "{discarded:?}");
-        assert_eq!(
-            discarded.to_string(),
-            format!(
+        assert!(
+            discarded.to_string().starts_with(&format!(
                 "The data file `db` is damaged or torn at byte {}: sled's recovery does not \
                  read the {} bytes written after it, so the events appended last are missing \
                  (each stream reads up to the head it had then); `askuser log salvage` copies \
                  those still intact into a new log.",
                 discarded.first_byte, discarded.bytes
-            )
+            )),
+            "{discarded}"
         );
     }
 }
