@@ -451,8 +451,9 @@ pub(crate) fn prepare_private(path: &Path) -> io::Result<()> {
 
 /// After sled opened (or closed) the log in `path`: when the directory is
 /// private (no group or other bits), every file sled made in it (`conf`, `db`,
-/// `snap.*`, the blob files) is made 0600 and `blobs/` 0700, since sled creates
-/// them with the umask's modes. A log whose directory others may enter is left
+/// `snap.*`, the blob files) and `blobs/` lose their group and other bits
+/// (0666 and 0777 become 0600 and 0700), since sled creates them with the
+/// umask's modes; the owner's bits are left. A log whose directory others may enter is left
 /// as it is (see [`open_to_others`]). Errors are ignored: a file sled removed
 /// meanwhile has no mode to set, and the directory keeps the others out.
 #[cfg(unix)]
@@ -470,17 +471,12 @@ pub(crate) fn settle_private(path: &Path) {
             let (Ok(kind), Ok(meta)) = (entry.file_type(), entry.metadata()) else {
                 continue;
             };
-            let wanted = if kind.is_file() {
-                PRIVATE_FILE
-            } else if kind.is_dir() && entry.file_name() == "blobs" {
-                PRIVATE_DIR
-            } else {
-                continue;
-            };
-            if meta.permissions().mode() & 0o7777 != wanted {
+            let ours = kind.is_file() || (kind.is_dir() && entry.file_name() == "blobs");
+            let mode = meta.permissions().mode() & 0o7777;
+            if ours && mode & GROUP_OTHER != 0 {
                 drop(fs::set_permissions(
                     entry.path(),
-                    fs::Permissions::from_mode(wanted),
+                    fs::Permissions::from_mode(mode & !GROUP_OTHER),
                 ));
             }
         }

@@ -120,10 +120,11 @@ impl SledLog {
     ///
     /// A log it creates is its user's alone, whatever the umask: the directory
     /// (and any parent it creates) is made 0700 before sled creates a file in
-    /// it, and the files sled makes (`conf`, `db`, `snap.*`, blob files) are made
-    /// 0600 once it has opened, and again when the log is sealed. An existing
-    /// log keeps its modes ([`open_to_others`](crate::open_to_others) tells
-    /// whether others can read it).
+    /// it, and the files sled makes (`conf`, `db`, `snap.*`, blob files) lose
+    /// their group and other bits (0600) once it has opened, and again when the
+    /// log is sealed. A log whose directory others may enter keeps its modes
+    /// ([`open_to_others`](crate::open_to_others) tells whether others can
+    /// read it).
     ///
     /// # Errors
     ///
