@@ -11,7 +11,8 @@ pub use askuser_postgres::PgLog;
 #[cfg(unix)]
 pub use askuser_sled::{SharedSledLog, hand_over_when_stopped};
 pub use askuser_sled::{
-    DbIntent, DbPathState, Discarded, SalvageReport, SledLog, StreamSalvage, check_db_path, salvage,
+    DbIntent, DbPathState, Discarded, SalvageReport, SledLog, StreamSalvage, check_db_path,
+    open_to_others, salvage,
 };
 
 /// Whether `spec` (a `--db` value) names a PostgreSQL database rather than a sled

@@ -49,6 +49,15 @@ pub const BLOCK_TARGET: usize = 16 * 1024;
 /// A body shorter than this is stored as it is.
 const COMPRESS_MIN: usize = 128;
 
+/// The largest decompressed body a block is believed to have (32 MiB), and so
+/// the most memory reading one block's value takes for its body. A block closes
+/// once it passes [`BLOCK_TARGET`], so its body is at most that plus one event,
+/// and the largest event the engine records (a request with a form of
+/// `askuser_core::limits::MAX_FORM_BYTES`, or a result of
+/// `askuser_core::limits::MAX_QUESTIONS` answers of
+/// `askuser_core::limits::MAX_ANSWER_BYTES`, with its call) stays under 8 MiB.
+pub const MAX_BLOCK_BODY: usize = 32 << 20;
+
 const CODEC_NONE: u8 = 0;
 const CODEC_LZ4: u8 = 1;
 
@@ -410,6 +419,14 @@ impl<B: AsRef<[u8]>> BlockReader<B> {
                     return Err(format!(
                         "the block claims {len} bytes from {} compressed",
                         compressed.len()
+                    ));
+                }
+                // Nor one no block of this store holds: the claim is checked
+                // before the body is allocated, so a hostile value (a valid
+                // checksum over a small stream of zeros, say) costs at most this.
+                if len > MAX_BLOCK_BODY {
+                    return Err(format!(
+                        "the block claims {len} bytes, more than a block holds ({MAX_BLOCK_BODY})"
                     ));
                 }
                 let mut body = vec![0; len];

@@ -135,6 +135,7 @@ pub(crate) fn open_reading(path: &Path) -> Result<Arc<dyn Log>, CliError> {
         return Ok(askuser_app::open_log(path)?);
     }
     askuser_app::location::check_db_path(path, DbIntent::Existing)?;
+    warn_if_open_to_others(path);
     if SledLog::closed_cleanly(path) {
         return Ok(Arc::new(SharedSledLog::open_for_reading(path)?));
     }
@@ -162,12 +163,49 @@ pub(crate) fn open_journal(path: &Path) -> Result<askuser_app::Journal, CliError
         return Ok(askuser_app::Journal::open(path)?);
     }
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent).map_err(|error| CliError::File {
+        private_dir_all(parent).map_err(|error| CliError::File {
             path: parent.to_owned(),
             error,
         })?;
     }
+    warn_if_open_to_others(path);
     Ok(askuser_app::Journal::open(path)?)
+}
+
+/// Creates the directory `dir` and its missing parents, each of mode 0700 (the
+/// log's own directory is made 0700 by the store): a directory askuser makes
+/// for its log is its user's alone.
+fn private_dir_all(dir: &Path) -> std::io::Result<()> {
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder.create(dir)
+}
+
+/// Says once per process and log, on standard error, that the sled log at
+/// `path` can be read by other users of this machine (its directory, settings or
+/// data file gives group or others access: a log made by an askuser before logs
+/// were private, or loosened since), with the command that makes it private.
+/// The log is used all the same. Nothing is said of a new path or a URL.
+pub(crate) fn warn_if_open_to_others(path: &Path) {
+    static WARNED: std::sync::Mutex<Vec<std::path::PathBuf>> = std::sync::Mutex::new(Vec::new());
+    if askuser_app::is_postgres_url(path) || !askuser_app::location::open_to_others(path) {
+        return;
+    }
+    let key = std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
+    let mut warned = WARNED
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if warned.contains(&key) {
+        return;
+    }
+    warned.push(key);
+    let word = shell_word(path.as_os_str());
+    note(&format!(
+        "askuser: warning: other users of this machine can read the log {word} (its directory \
+         or files give group or others access); make it yours alone with: chmod -R go-rwx {word}"
+    ));
 }
 
 /// The dialect of a call: `given` (`--dialect`), else read from the call's shape

@@ -11,6 +11,7 @@ use crate::error::CliError;
 /// stopped; its secret URL goes to standard output.
 pub(crate) fn web(args: &WebArgs) -> Result<u8, CliError> {
     let db = db_path(args.db.db.as_deref())?;
+    crate::common::warn_if_open_to_others(&db);
     let log = askuser_app::open_log(&db)?;
     let listen = Listen {
         addr: args.listen,

@@ -33,7 +33,12 @@ pub(crate) fn write_pending(
         call,
         SystemClock.now().to_string(),
     );
-    let reserved = OpenOptions::new().write(true).create_new(true).open(&path);
+    let mut options = OpenOptions::new();
+    options.write(true).create_new(true);
+    // The person's alone, as the file that replaces it (created 0600).
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let reserved = options.open(&path);
     let written = reserved
         .map_err(|e| e.to_string())
         .and_then(|_| file.write(&path).map_err(|e| e.to_string()));

@@ -118,5 +118,5 @@ pub use error::SledError;
 pub use salvage::{SalvageReport, StreamSalvage, salvage};
 #[cfg(unix)]
 pub use shared::{SharedSledLog, hand_over_when_stopped};
-pub use sled_files::{DbIntent, DbPathState, Discarded, check_db_path};
+pub use sled_files::{DbIntent, DbPathState, Discarded, check_db_path, open_to_others};
 pub use sled_log::{DEFAULT_CACHE_CAPACITY, SledLog};

@@ -312,6 +312,12 @@ pub struct Discarded {
     /// The events each stream is missing because of it: from the head sled
     /// recovered to the head a stream record found intact past the damage commits.
     pub missing: Vec<(String, std::ops::RangeInclusive<askuser_store::Seq>)>,
+    /// Whether it is only the last write, cut off by a crash: every message of
+    /// sled's that recovery left out is intact or was never written, none
+    /// damaged (see `cut_by_crash` in `sled_tail.rs`). A log that flushes each
+    /// append before acknowledging it (as askuser does) then lacks nothing
+    /// that was acknowledged, and `missing` is what that write held.
+    pub cut_by_crash: bool,
     /// The stretches of the data file it cleared (start, end), in order; bytes
     /// less than [`GAP`] apart are one stretch.
     pub(crate) cleared: Vec<(u64, u64)>,
@@ -322,17 +328,29 @@ const GAP: u64 = 4096;
 
 impl std::fmt::Display for Discarded {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "The data file `db` is damaged or torn at byte {}: sled's recovery does not \
-             read the {} bytes written after it, so the events appended last are missing \
-             (each stream reads up to the head it had then); `askuser log salvage` copies \
-             those still intact into a new log.",
-            self.first_byte, self.bytes
-        )?;
+        if self.cut_by_crash {
+            f.write_str(
+                "The last write to this log was cut off by a crash; everything acknowledged \
+                 is there (the write that was cut off had not been acknowledged, and is left out).",
+            )?;
+        } else {
+            write!(
+                f,
+                "The data file `db` is damaged or torn at byte {}: sled's recovery does not \
+                 read the {} bytes written after it, so the events appended last are missing \
+                 (each stream reads up to the head it had then); `askuser log salvage` copies \
+                 those still intact into a new log.",
+                self.first_byte, self.bytes
+            )?;
+        }
+        let title = if self.cut_by_crash {
+            " Left out with it:"
+        } else {
+            " Missing past it:"
+        };
         for (i, (stream, range)) in self.missing.iter().enumerate() {
             let name = askuser_core::text::for_display_line(stream);
-            let lead = if i == 0 { " Missing past it:" } else { "," };
+            let lead = if i == 0 { title } else { "," };
             if range.start() == range.end() {
                 write!(f, "{lead} stream \"{name}\" event {}", range.start())?;
             } else {
@@ -374,6 +392,7 @@ pub(crate) fn discarded(original: &Path, copy: &Path) -> io::Result<Option<Disca
                     first_byte: at,
                     bytes: 0,
                     missing: Vec::new(),
+                    cut_by_crash: false,
                     cleared: Vec::new(),
                 });
                 entry.bytes += 1;
@@ -397,4 +416,110 @@ fn fill(reader: &mut impl io::Read, buf: &mut [u8]) -> io::Result<usize> {
         }
     }
     Ok(filled)
+}
+
+/// The permission bits of a file's group and of other users.
+#[cfg(unix)]
+const GROUP_OTHER: u32 = 0o077;
+/// The mode of a log directory askuser creates: its user only.
+#[cfg(unix)]
+const PRIVATE_DIR: u32 = 0o700;
+/// The mode of every file askuser creates in a log: its user only.
+#[cfg(unix)]
+pub(crate) const PRIVATE_FILE: u32 = 0o600;
+
+/// Before sled opens the log directory `path` for writing: a path with nothing
+/// there is created as a directory of mode 0700, and an empty directory (where
+/// the log is about to be created) is made 0700, whatever the umask, so that no
+/// file sled then creates in it can be reached by another user, even before
+/// [`settle_private`] sets its own mode. A directory that already holds a log
+/// keeps its mode (a looser one is reported by [`open_to_others`]).
+///
+/// # Errors
+///
+/// When the directory cannot be created or its mode set.
+#[cfg(unix)]
+pub(crate) fn prepare_private(path: &Path) -> io::Result<()> {
+    use std::os::unix::fs::{DirBuilderExt as _, PermissionsExt as _};
+    match fs::symlink_metadata(path) {
+        Err(error) if error.kind() == io::ErrorKind::NotFound => {
+            // Its parents too, as sled would (their mode then is 0700 as well).
+            fs::DirBuilder::new()
+                .recursive(true)
+                .mode(PRIVATE_DIR)
+                .create(path)?;
+        }
+        Ok(metadata) if metadata.is_dir() && list_names(path)?.is_empty() => {}
+        _ => return Ok(()),
+    }
+    // The mode given at creation passes through the umask: set it exactly.
+    fs::set_permissions(path, fs::Permissions::from_mode(PRIVATE_DIR))
+}
+
+/// After sled opened (or closed) the log in `path`: when the directory is
+/// private (no group or other bits), every file sled made in it (`conf`, `db`,
+/// `snap.*`, the blob files) and `blobs/` lose their group and other bits
+/// (0666 and 0777 become 0600 and 0700), since sled creates them with the
+/// umask's modes; the owner's bits are left. A log whose directory others may enter is left
+/// as it is (see [`open_to_others`]). Errors are ignored: a file sled removed
+/// meanwhile has no mode to set, and the directory keeps the others out.
+#[cfg(unix)]
+pub(crate) fn settle_private(path: &Path) {
+    use std::os::unix::fs::PermissionsExt as _;
+    let private = |meta: &fs::Metadata| meta.permissions().mode() & GROUP_OTHER == 0;
+    if !fs::symlink_metadata(path).is_ok_and(|meta| meta.is_dir() && private(&meta)) {
+        return;
+    }
+    let settle = |dir: &Path| {
+        let Ok(entries) = fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let (Ok(kind), Ok(meta)) = (entry.file_type(), entry.metadata()) else {
+                continue;
+            };
+            let ours = kind.is_file() || (kind.is_dir() && entry.file_name() == "blobs");
+            let mode = meta.permissions().mode() & 0o7777;
+            if ours && mode & GROUP_OTHER != 0 {
+                drop(fs::set_permissions(
+                    entry.path(),
+                    fs::Permissions::from_mode(mode & !GROUP_OTHER),
+                ));
+            }
+        }
+    };
+    settle(path);
+    settle(&path.join("blobs"));
+}
+
+/// Whether users other than its owner may read the log in the directory `path`
+/// (an existing log): its directory, or its settings or data file (`conf`,
+/// `db`), has a group or other permission bit. Such a log (one made by an
+/// askuser before logs were private, or loosened since) is still used; the
+/// program says so, with the command that makes it private.
+#[cfg(unix)]
+pub fn open_to_others(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt as _;
+    [path.to_path_buf(), path.join("conf"), path.join("db")]
+        .iter()
+        .any(|file| {
+            fs::symlink_metadata(file)
+                .is_ok_and(|meta| meta.permissions().mode() & GROUP_OTHER != 0)
+        })
+}
+
+/// Elsewhere than Unix, a new log directory is created as sled creates it.
+#[cfg(not(unix))]
+pub(crate) fn prepare_private(_path: &Path) -> io::Result<()> {
+    Ok(())
+}
+
+/// Elsewhere than Unix, modes are not set.
+#[cfg(not(unix))]
+pub(crate) fn settle_private(_path: &Path) {}
+
+/// Elsewhere than Unix, modes are not read.
+#[cfg(not(unix))]
+pub fn open_to_others(_path: &Path) -> bool {
+    false
 }

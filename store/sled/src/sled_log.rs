@@ -14,12 +14,14 @@ mod repack;
 mod seal;
 mod sealing;
 
-pub(crate) use seal::is_sealed;
+pub(crate) use seal::{is_sealed, segment_size};
 use sealing::Sealer;
 
 use askuser_store::Repacked;
 
-use crate::sled_files::{DbIntent, Discarded, PrivateCopy, check_db_path};
+use crate::sled_files::{
+    DbIntent, Discarded, PrivateCopy, check_db_path, prepare_private, settle_private,
+};
 use crate::sled_legacy::Legacy;
 use crate::sled_scan::SledScan;
 use askuser_store::Log;
@@ -116,19 +118,30 @@ impl SledLog {
     /// [`Durability::Flush`] appends, the system clock, and a sled cache of
     /// [`DEFAULT_CACHE_CAPACITY`] bytes.
     ///
+    /// A log it creates is its user's alone, whatever the umask: the directory
+    /// (and any parent it creates) is made 0700 before sled creates a file in
+    /// it, and the files sled makes (`conf`, `db`, `snap.*`, blob files) lose
+    /// their group and other bits (0600) once it has opened, and again when the
+    /// log is sealed. A log whose directory others may enter keeps its modes
+    /// ([`open_to_others`](crate::open_to_others) tells whether others can
+    /// read it).
+    ///
     /// # Errors
     ///
     /// [`StoreError::Locked`] when another process still holds the database after
     /// about a second, [`StoreError::Recovery`] when sled cannot recover it, or a
     /// storage error.
     pub fn open(path: impl AsRef<Path>) -> Result<Self> {
-        check_db_path(path.as_ref(), DbIntent::Create)?;
-        Self::from_config(
+        let path = path.as_ref();
+        check_db_path(path, DbIntent::Create)?;
+        prepare_private(path)?;
+        let log = Self::from_config(
             &sled::Config::new()
-                .path(path.as_ref())
+                .path(path)
                 .cache_capacity(DEFAULT_CACHE_CAPACITY),
-        )
-        .map(|log| log.sealed_on_close(path.as_ref()))
+        )?;
+        settle_private(path);
+        Ok(log.sealed_on_close(path))
     }
 
     /// A database in a temporary directory, deleted when the log is dropped.
@@ -179,7 +192,10 @@ impl SledLog {
         } else {
             config
         };
-        Self::from_config_within(&config, patience).map(|log| log.sealed_on_close(path))
+        prepare_private(path)?;
+        let log = Self::from_config_within(&config, patience)?;
+        settle_private(path);
+        Ok(log.sealed_on_close(path))
     }
 
     fn from_config_within(config: &sled::Config, patience: std::time::Duration) -> Result<Self> {

@@ -315,3 +315,135 @@ fn windows(cleared: &[(u64, u64)], file_length: u64) -> Vec<(u64, u64, u64)> {
 /// How far before a cleared stretch [`missing`] reads (a value's length varint
 /// and the key byte before it); it reads up to [`MAX_BLOCK_VALUE`] past it.
 const LEAD: u64 = 16;
+
+/// Whether what sled's recovery discarded from the data file `data_file`
+/// (`cleared`: its stretches, see [`Discarded`](crate::Discarded)) is only a
+/// write a crash cut off, so that nothing that was written whole is lost.
+///
+/// sled's recovery stops at the first message of its unstable tail that it
+/// cannot take: one that fails its checksum, one that was never written (zeros:
+/// space reserved for a message that a crash kept from being filled), or the
+/// manifest of a batch (one append: its events and its stream record) whose
+/// messages do not all follow. It then zeroes the rest of that segment, and
+/// every later segment whole. A crash leaves only the last two behind: the
+/// messages it discarded are each intact (their checksums pass), or zeros. A
+/// flipped bit, a cut or a message written over leaves a message that fails.
+///
+/// So this walks sled's messages through the stretch where recovery stopped
+/// (the first one not starting at a segment's first byte: whole later segments
+/// are zeroed after any crash) to the end of its segment: true when each is
+/// intact or never written. A segment zeroed whole must have an intact header
+/// (one that fails its CRC makes recovery drop a segment of live data); when
+/// only whole segments were zeroed (recovery stopped where the file held
+/// nothing more), no record committing events may have been found in them
+/// (`nothing_found`). A log appended with
+/// [`Durability::Flush`](askuser_store::Durability::Flush) acknowledges an
+/// append only once everything before it is on disk, so such a tail holds
+/// nothing that was acknowledged.
+pub(crate) fn cut_by_crash(
+    dir: &std::path::Path,
+    cleared: &[(u64, u64)],
+    nothing_found: bool,
+) -> bool {
+    use std::os::unix::fs::FileExt as _;
+    let conf = crate::sled_files::read_capped(&dir.join("conf"), 4096).unwrap_or_default();
+    let segment = crate::sled_log::segment_size(&conf);
+    let Ok(file) = std::fs::File::open(dir.join("db")) else {
+        return false;
+    };
+    // A segment zeroed whole after a crash has an intact header (or none).
+    let headers_intact = cleared
+        .iter()
+        .filter(|(start, _)| start % segment == 0)
+        .all(|&(start, _)| {
+            let mut header = [0; SEGMENT_HEAD];
+            file.read_exact_at(&mut header, start).is_ok() && segment_header_intact(&header)
+        });
+    if !headers_intact {
+        return false;
+    }
+    let Some(&(start, _)) = cleared.iter().find(|(start, _)| start % segment != 0) else {
+        return nothing_found;
+    };
+    let segment_end = (start / segment + 1) * segment;
+    let length = file
+        .metadata()
+        .map_or(0, |meta| meta.len())
+        .min(segment_end);
+    let Ok(size) = usize::try_from(length.saturating_sub(start)) else {
+        return false;
+    };
+    if size > MAX_SEGMENT {
+        return false;
+    }
+    let mut data = vec![0; size];
+    file.read_exact_at(&mut data, start).is_ok() && only_intact_or_unwritten(&data)
+}
+
+/// The length of sled's segment header: a CRC-32 (little-endian, inverted) of
+/// the 16 bytes after it, the segment's first LSN and the highest stable one.
+const SEGMENT_HEAD: usize = 20;
+
+/// Whether a segment's header was never written (zeros) or passes its CRC.
+fn segment_header_intact(header: &[u8; SEGMENT_HEAD]) -> bool {
+    let stored = u32::from_le_bytes([header[0], header[1], header[2], header[3]]);
+    header.iter().all(|&byte| byte == 0) || stored ^ u32::MAX == crc32fast::hash(&header[4..])
+}
+
+/// The largest segment [`cut_by_crash`] reads (sled's default is 512 KiB).
+const MAX_SEGMENT: usize = 8 << 20;
+
+/// Whether every sled message in `data` (from a message's start to the end of
+/// its segment) is intact, or zeros (never written).
+fn only_intact_or_unwritten(data: &[u8]) -> bool {
+    let mut at = 0;
+    while at < data.len() {
+        if data[at..].iter().take(MESSAGE_HEAD).all(|&byte| byte == 0) {
+            // Never written: go on at the next byte written, which begins a
+            // message (whose checksum may begin with zero bytes).
+            let Some(next) = data[at..].iter().position(|&byte| byte != 0) else {
+                return true;
+            };
+            let next = at + next;
+            match (next.saturating_sub(3)..=next).find_map(|from| {
+                (from >= at)
+                    .then(|| sled_message(&data[from..]))
+                    .flatten()
+                    .map(|length| from + length)
+            }) {
+                Some(end) => at = end,
+                None => return false,
+            }
+            continue;
+        }
+        match sled_message(&data[at..]) {
+            Some(length) => at += length,
+            None => return false,
+        }
+    }
+    true
+}
+
+/// A sled message's checksum and kind.
+const MESSAGE_HEAD: usize = 5;
+
+/// The length of the sled message at the start of `bytes` if it is intact:
+/// its header (a CRC-32, little-endian; its kind; its body's length, segment
+/// number and page id, each sled's varint) and body, the CRC covering the body
+/// and the rest of the header, inverted. Kind 0 is sled's "corrupted".
+fn sled_message(bytes: &[u8]) -> Option<usize> {
+    let stored = u32::from_le_bytes(bytes.get(..4)?.try_into().ok()?);
+    let kind = *bytes.get(4)?;
+    let mut at = MESSAGE_HEAD;
+    let (length, used) = sled_varint(bytes.get(at..)?)?;
+    at += used;
+    for _ in 0..2 {
+        at += sled_varint(bytes.get(at..)?)?.1;
+    }
+    let end = at.checked_add(usize::try_from(length).ok()?)?;
+    let body = bytes.get(at..end)?;
+    let mut crc = crc32fast::Hasher::new();
+    crc.update(body);
+    crc.update(&bytes[4..at]);
+    (kind != 0 && crc.finalize() ^ u32::MAX == stored).then_some(end)
+}

@@ -35,6 +35,45 @@ fn is_batch_boundary(head: u64) -> bool {
     at == head
 }
 
+/// What a read-only open says of a log whose last write a crash cut off.
+const CRASH_WORDS: &str = "The last write to this log was cut off by a crash; everything \
+    acknowledged is there (the write that was cut off had not been acknowledged, and is left out).";
+
+/// Whether the read-only open of the log at `path` says that a write was cut
+/// off by the crash; it must not say anything else, nor leave out an event up
+/// to `last_acknowledged`.
+fn cut_off_by_the_crash(path: &std::path::Path, round: u32, last_acknowledged: u64) -> bool {
+    use std::fmt::Write as _;
+    let reader = SledLog::open_read_only(path).expect("read after the kill");
+    let Some(discarded) = reader.discarded() else {
+        return false;
+    };
+    assert!(discarded.cut_by_crash, "round {round}: {discarded:?}");
+    let mut words = CRASH_WORDS.to_owned();
+    for (i, (stream, range)) in discarded.missing.iter().enumerate() {
+        assert!(
+            stream == "crash" && *range.start() > last_acknowledged,
+            "round {round}: acknowledged events left out: {discarded:?}"
+        );
+        let lead = if i == 0 { " Left out with it:" } else { "," };
+        let _ = if range.start() == range.end() {
+            write!(words, "{lead} stream \"crash\" event {}", range.start())
+        } else {
+            write!(
+                words,
+                "{lead} stream \"crash\" events {}-{}",
+                range.start(),
+                range.end()
+            )
+        };
+    }
+    if !discarded.missing.is_empty() {
+        words.push('.');
+    }
+    assert_eq!(discarded.to_string(), words, "round {round}");
+    true
+}
+
 #[test]
 fn acknowledged_appends_survive_sigkill() {
     let rounds: u32 = std::env::var("ASKUSER_CRASH_ROUNDS")
@@ -56,6 +95,7 @@ fn acknowledged_appends_survive_sigkill() {
     let started = Instant::now();
     let mut acknowledged_total = 0;
     let mut last_acknowledged = 0;
+    let mut cut_off = 0;
     for round in 0..rounds {
         let mut child = Command::new(env!("CARGO_BIN_EXE_askuser-store-crashtest"))
             .arg(&path)
@@ -96,6 +136,11 @@ fn acknowledged_appends_survive_sigkill() {
         }
         acknowledged_total += acknowledged.len();
 
+        // Read without changing a byte first: what a crash cut off is said to be
+        // a crash's, never damage, and holds nothing that was acknowledged.
+        if cut_off_by_the_crash(&path, round, last_acknowledged) {
+            cut_off += 1;
+        }
         let log = SledLog::open(&path).expect("reopen after the kill");
         let head = log.stream("crash").unwrap().map_or(0, |s| s.head);
         assert!(
@@ -128,11 +173,61 @@ fn acknowledged_appends_survive_sigkill() {
         last_acknowledged = head;
     }
     println!(
-        "crash test: {acknowledged_total} acknowledged appends, final head {last_acknowledged}, {:.1?}",
+        "crash test: {acknowledged_total} acknowledged appends, final head {last_acknowledged}, \
+         {cut_off} rounds with a write cut off, {:.1?}",
         started.elapsed()
     );
     assert!(
         acknowledged_total > 0,
         "the child never acknowledged an append"
     );
+}
+
+/// A log of 60 appends, closed; the data file's bytes.
+fn closed_log(path: &std::path::Path) -> Vec<u8> {
+    // No background flush thread, so that the file's layout is the same every run.
+    let config = sled::Config::new().path(path).flush_every_ms(None);
+    let log = SledLog::from_config(&config).unwrap();
+    for seq in 1..=60 {
+        log.append("s", seq - 1, &[scripted_event(seq)]).unwrap();
+    }
+    drop(log);
+    std::fs::read(path.join("db")).unwrap()
+}
+
+#[test]
+fn a_cut_or_a_flip_in_the_last_write_is_damage_not_a_crash() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("db");
+    let data = closed_log(&path);
+    let last = data.iter().rposition(|&byte| byte != 0).unwrap();
+    // A byte of the last message flipped; the file cut inside that message.
+    let flipped = {
+        let mut data = data.clone();
+        data[last - 2] ^= 0x10;
+        data
+    };
+    let cut = data[..last - 2].to_vec();
+    // The segment's header flipped: recovery drops the segment whole.
+    let header = {
+        let mut data = data.clone();
+        data[2] ^= 0x10;
+        data
+    };
+    for damaged in [flipped, cut, header] {
+        std::fs::write(path.join("db"), &damaged).unwrap();
+        let log = SledLog::open_read_only(&path).unwrap();
+        let discarded = log.discarded().expect("the damage is reported").clone();
+        assert!(!discarded.cut_by_crash, "{discarded:?}");
+        assert!(
+            discarded.to_string().starts_with(&format!(
+                "The data file `db` is damaged or torn at byte {}: sled's recovery does not \
+                 read the {} bytes written after it, so the events appended last are missing \
+                 (each stream reads up to the head it had then); `askuser log salvage` copies \
+                 those still intact into a new log.",
+                discarded.first_byte, discarded.bytes
+            )),
+            "{discarded}"
+        );
+    }
 }

@@ -156,6 +156,10 @@ fn build_tracked(path: &Path, reopen: bool) -> Vec<(String, u64, u64)> {
 #[derive(Debug, Default)]
 struct Trial {
     readable: BTreeSet<(String, u64)>,
+    /// How many events the read-only open read.
+    read: u64,
+    /// Whether it said the last write was cut off by a crash.
+    called_a_crash: bool,
     loss_stated: bool,
     refused: Option<String>,
 }
@@ -174,11 +178,14 @@ fn salvage_trial(damaged: &Path, scratch: &Path) -> Trial {
     let before = contents(damaged);
     let mut trial = Trial::default();
     match read_everything(damaged) {
-        Ok(_)
-        | Err(StoreError::Damaged { .. } | StoreError::Corrupt { .. } | StoreError::Storage(_)) => {
-        }
+        Ok(read) => trial.read = read,
+        Err(StoreError::Damaged { .. } | StoreError::Corrupt { .. } | StoreError::Storage(_)) => {}
         Err(other) => panic!("unexpected error: {other}"),
     }
+    trial.called_a_crash = SledLog::open_read_only(damaged)
+        .ok()
+        .and_then(|log| log.discarded().map(|d| d.cut_by_crash))
+        .unwrap_or(false);
     let to = scratch.join("salvaged");
     match askuser_sled::salvage(damaged, &to) {
         Ok(report) => {
@@ -210,6 +217,7 @@ fn flipped_bytes_and_torn_tails_lose_nothing_before_the_damage() {
     let dir = tempfile::tempdir().unwrap();
     let original = dir.path().join("original");
     let appended = build_tracked(&original, false);
+    let complete = read_everything(&original).unwrap();
     let data = std::fs::read(original.join("db")).unwrap();
     let mut rng = Rng(0x5eed_0001);
     let mut figures = Vec::new();
@@ -242,6 +250,12 @@ fn flipped_bytes_and_torn_tails_lose_nothing_before_the_damage() {
             trial.refused_note()
         ));
         assert_eq!(kept_safe, safe.len(), "{}", figures.last().unwrap());
+        // Every event here was acknowledged: losing one is never a crash's doing.
+        assert!(
+            trial.read == complete || !trial.called_a_crash,
+            "a loss called a crash: {}",
+            figures.last().unwrap()
+        );
         if trial.readable.len() < total {
             assert!(
                 trial.loss_stated,

@@ -501,6 +501,7 @@ fn bind_private(socket: &Path) -> io::Result<UnixListener> {
     // database's lock, so no live owner uses it).
     drop(fs::remove_dir_all(&private));
     fs::DirBuilder::new().mode(0o700).create(&private)?;
+    fs::set_permissions(&private, fs::Permissions::from_mode(0o700))?; // whatever the umask
     let bound = (|| {
         let temporary = private.join("s");
         let listener = UnixListener::bind(&temporary)?;

@@ -80,6 +80,11 @@ impl SledLog {
         if let Some(discarded) = &mut discarded {
             discarded.missing =
                 crate::sled_tail::missing(&log, &origin.join("db"), &discarded.cleared);
+            discarded.cut_by_crash = crate::sled_tail::cut_by_crash(
+                origin,
+                &discarded.cleared,
+                discarded.missing.is_empty(),
+            );
         }
         copy.release();
         log.read_only = Some(ReadOnly {

@@ -26,7 +26,9 @@ use std::fs::{self, File};
 use std::io::{self, Read as _, Seek as _, SeekFrom, Write as _};
 use std::path::{Path, PathBuf};
 
-use crate::sled_files::read_capped;
+#[cfg(unix)]
+use crate::sled_files::PRIVATE_FILE;
+use crate::sled_files::{read_capped, settle_private};
 
 /// The seal's file name, beside the data file.
 const SEAL_NAME: &str = "askuser.seal";
@@ -77,7 +79,12 @@ pub(crate) fn seal(dir: &Path) -> io::Result<()> {
     loop {
         match std::panic::catch_unwind(|| sled::Config::new().path(dir).flush_every_ms(None).open())
         {
-            Ok(Ok(db)) => break drop(db),
+            Ok(Ok(db)) => {
+                drop(db);
+                // The reopen may have written a snapshot, with the umask's mode.
+                settle_private(dir);
+                break;
+            }
             Ok(Err(sled::Error::Io(error)))
                 if error.to_string().contains("could not acquire lock")
                     && started.elapsed() < REOPEN_PATIENCE =>
@@ -95,16 +102,30 @@ pub(crate) fn seal(dir: &Path) -> io::Result<()> {
         let text = describe(dir, &data)?;
         let temporary = dir.join(format!("{SEAL_NAME}.{}", std::process::id()));
         drop(fs::remove_file(&temporary));
-        let mut file = fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&temporary)?;
+        let mut file = private_file(&temporary)?;
         file.write_all(text.as_bytes())?;
         file.sync_all()?;
         fs::rename(&temporary, dir.join(SEAL_NAME))
     })();
     drop(fs2::FileExt::unlock(&data));
     written
+}
+
+/// Creates the file `path` (a new one, never one that exists) with mode 0600,
+/// whatever the umask.
+fn private_file(path: &Path) -> io::Result<File> {
+    let mut options = fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{OpenOptionsExt as _, PermissionsExt as _};
+        let file = options.mode(PRIVATE_FILE).open(path)?;
+        // The mode given at creation passes through the umask: set it exactly.
+        file.set_permissions(fs::Permissions::from_mode(PRIVATE_FILE))?;
+        Ok(file)
+    }
+    #[cfg(not(unix))]
+    options.open(path)
 }
 
 /// Whether the log in `dir` carries a seal that its files match now (see the
@@ -169,7 +190,7 @@ fn data_crcs(data: &File, length: u64, segment: u64) -> io::Result<(u32, u32)> {
 }
 
 /// The segment size sled's settings file names, or sled's default.
-fn segment_size(conf: &[u8]) -> u64 {
+pub(crate) fn segment_size(conf: &[u8]) -> u64 {
     String::from_utf8_lossy(conf)
         .lines()
         .find_map(|line| line.strip_prefix("segment_size: "))
