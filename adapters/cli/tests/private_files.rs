@@ -146,6 +146,7 @@ fn web_makes_the_log_and_its_socket_private_whatever_the_umask() {
         assert_eq!(
             running,
             [
+                "600 f new/log.db/askuser.owner",
                 "600 f new/log.db/conf",
                 "600 f new/log.db/db",
                 "600 s new/log.db/askuser.sock",
