@@ -198,6 +198,22 @@ pub(crate) fn look(text: &str) -> String {
     unicode_security::skeleton(&folded).collect()
 }
 
+/// Whether two texts could be mistaken for each other by a person: the same
+/// once compatibility forms and confusable characters are folded (NFKC, then
+/// UTS #39's skeleton). What validation refuses between two labels of one
+/// question.
+///
+/// ```
+/// use askuser_core::text::looks_alike;
+///
+/// assert!(looks_alike("ＳＱＬｉｔｅ", "SQLite"));
+/// assert!(looks_alike("\u{410}pprove", "Approve"));
+/// assert!(!looks_alike("Approve", "Reject"));
+/// ```
+pub fn looks_alike(a: &str, b: &str) -> bool {
+    look(a) == look(b)
+}
+
 /// Where two different texts that look alike differ, in words: `character 1
 /// is U+0410 here but U+0041 there`, or how long each is when one is the
 /// other's start.
