@@ -41,9 +41,12 @@
 use std::borrow::Cow;
 use std::fmt;
 use std::fmt::Write as _;
+use std::sync::OnceLock;
 
-use unicode_normalization::UnicodeNormalization as _;
+use unicode_normalization::{IsNormalized, UnicodeNormalization as _};
 use unicode_properties::{GeneralCategory, UnicodeGeneralCategory as _};
+use unicode_security::GeneralSecurityProfile as _;
+use unicode_security::general_security_profile::IdentifierType;
 
 /// Whether a field may span lines.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -191,11 +194,39 @@ fn for_display_lines(text: &str, lines: Lines) -> Cow<'_, str> {
 /// dropped). Two texts with the same look can be mistaken for each other.
 pub(crate) fn look(text: &str) -> String {
     if text.is_ascii() {
-        // NFKC leaves ASCII as it is.
+        // NFKC and NFD leave ASCII as it is, so its skeleton is its characters'
+        // prototypes one after the other, when those are ASCII too.
+        let looks = ascii_looks();
+        let mut out = String::with_capacity(text.len());
+        for b in text.bytes() {
+            match looks.get(usize::from(b)) {
+                Some(Some(shape)) => out.push_str(shape),
+                _ => return unicode_security::skeleton(text).collect(),
+            }
+        }
+        return out;
+    }
+    // Most text is in NFKC already, which the quick check tells without
+    // normalising.
+    if unicode_normalization::is_nfkc_quick(text.chars()) == IsNormalized::Yes {
         return unicode_security::skeleton(text).collect();
     }
     let folded: String = text.nfkc().collect();
     unicode_security::skeleton(&folded).collect()
+}
+
+/// Each ASCII character's skeleton, where it is ASCII (`1` is `l`, `m` is `rn`),
+/// computed once: labels are mostly ASCII, and this spares the normalisation.
+fn ascii_looks() -> &'static [Option<Box<str>>; 128] {
+    static LOOKS: OnceLock<[Option<Box<str>>; 128]> = OnceLock::new();
+    LOOKS.get_or_init(|| {
+        std::array::from_fn(|i| {
+            let c = char::from(u8::try_from(i).unwrap_or_default());
+            let mut buffer = [0; 4];
+            let shape: String = unicode_security::skeleton(c.encode_utf8(&mut buffer)).collect();
+            shape.is_ascii().then(|| shape.into_boxed_str())
+        })
+    })
 }
 
 /// Whether two texts could be mistaken for each other by a person: the same
@@ -257,14 +288,30 @@ pub(crate) fn same_text(a: &str, b: &str) -> bool {
 /// Hangul fillers, reserved ignorables). Unicode's own properties, not a list of
 /// ours, so a character added to them is refused without a change here.
 fn is_unsafe(c: char) -> bool {
-    c.is_control()
-        || matches!(
-            c.general_category(),
-            GeneralCategory::Format
-                | GeneralCategory::LineSeparator
-                | GeneralCategory::ParagraphSeparator
-        )
-        || is_default_ignorable(c)
+    if c.is_ascii() {
+        return c.is_ascii_control();
+    }
+    match c.general_category() {
+        GeneralCategory::Control
+        | GeneralCategory::Format
+        | GeneralCategory::LineSeparator
+        | GeneralCategory::ParagraphSeparator => true,
+        // Unicode derives Default_Ignorable_Code_Point from format characters,
+        // variation selectors and Other_Default_Ignorable_Code_Point, whose
+        // members are nonspacing marks, other letters (the Hangul fillers) and
+        // unassigned code points: only these need the (slower) look-up, and of
+        // them only those UTS #39 gives no identifier type, or the types
+        // Default_Ignorable or Deprecated (letters of a script need not).
+        GeneralCategory::NonspacingMark
+        | GeneralCategory::OtherLetter
+        | GeneralCategory::Unassigned => {
+            matches!(
+                c.identifier_type(),
+                None | Some(IdentifierType::Default_Ignorable | IdentifierType::Deprecated)
+            ) && is_default_ignorable(c)
+        }
+        _ => false,
+    }
 }
 
 /// Unicode's `Default_Ignorable_Code_Point`: what a renderer draws as nothing.
@@ -335,7 +382,9 @@ mod tests {
     #[test]
     fn default_ignorables_are_unicodes() {
         // Compared once with ICU4X's `DefaultIgnorableCodePoint` over every code
-        // point: the same set. Its ranges' ends, and neighbours that are not in it.
+        // point: the same set, and every member a format character, nonspacing
+        // mark, other letter or unassigned (what `is_unsafe` looks up). Its
+        // ranges' ends, and neighbours that are not in it.
         let ignorable = [
             '\u{ad}',
             '\u{34f}',
@@ -365,8 +414,38 @@ mod tests {
             '\u{1bca4}',
             'é',
         ];
-        assert!(ignorable.iter().all(|&c| is_default_ignorable(c)));
+        assert!(
+            ignorable
+                .iter()
+                .all(|&c| is_default_ignorable(c) && is_unsafe(c))
+        );
         assert!(!not.iter().any(|&c| is_default_ignorable(c)));
+    }
+
+    #[test]
+    fn every_default_ignorable_and_format_character_is_unsafe() {
+        // Over every code point, against ICU4X's tables: `is_unsafe` is exactly
+        // controls, format characters, separators and default-ignorables (its
+        // short cuts by category and identifier type lose none).
+        use icu_properties::props::{DefaultIgnorableCodePoint, GeneralCategory as Icu};
+        use icu_properties::{CodePointMapData, CodePointSetData};
+        let ignorable = CodePointSetData::new::<DefaultIgnorableCodePoint>();
+        let category = CodePointMapData::<Icu>::new();
+        let missed: Vec<char> = ('\0'..=char::MAX)
+            .filter(|&c| {
+                let expected = ignorable.contains(c)
+                    || matches!(
+                        category.get(c),
+                        Icu::Control | Icu::Format | Icu::LineSeparator | Icu::ParagraphSeparator
+                    );
+                // ICU's data may be of an older Unicode than unicode-security's:
+                // a code point ICU does not know yet is left out (but for the
+                // unassigned it already counts as default-ignorable).
+                let known = category.get(c) != Icu::Unassigned || ignorable.contains(c);
+                known && expected != is_unsafe(c)
+            })
+            .collect();
+        assert_eq!(missed, Vec::<char>::new());
     }
 
     #[test]
@@ -375,6 +454,21 @@ mod tests {
         assert_eq!(look("\u{410}pprove"), look("Approve"));
         assert_ne!(look("Approve"), look("approve"));
         assert_ne!(look("日本語"), look("中文"));
+        // The ASCII shortcut gives the skeleton itself.
+        let printable: String = (' '..='~').collect();
+        for text in [printable.as_str(), "Admin", "l0g", "rn|1I", "a`b^c~"] {
+            assert_eq!(
+                look(text),
+                unicode_security::skeleton(text).collect::<String>()
+            );
+        }
+        for c in '\0'..='\u{7f}' {
+            let text = c.to_string();
+            assert_eq!(
+                look(&text),
+                unicode_security::skeleton(&text).collect::<String>()
+            );
+        }
         assert_eq!(
             first_difference("ab", "abc"),
             "it has 2 characters and the other 3"
