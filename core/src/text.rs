@@ -453,6 +453,8 @@ mod tests {
         assert_eq!(look("ＳＱＬｉｔｅ"), look("SQLite"));
         assert_eq!(look("\u{410}pprove"), look("Approve"));
         assert_ne!(look("Approve"), look("approve"));
+        assert!(looks_alike("rn", "m") && looks_alike("0", "O") && looks_alike("I", "l"));
+        assert!(looks_alike("1", "l") && !looks_alike("a", "A"));
         assert_ne!(look("日本語"), look("中文"));
         // The ASCII shortcut gives the skeleton itself.
         let printable: String = (' '..='~').collect();
