@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::event::{AnsweredBy, InquiryId, Target};
 use crate::form::AnswerType;
-use crate::text::ForbiddenChar;
+use crate::text::{ForbiddenChar, first_difference, for_display_line};
 
 /// One problem with a submitted form: where it is (a JSON pointer into the tool
 /// arguments, such as `/questions/1/options`) and what is wrong.
@@ -123,8 +123,10 @@ pub enum FormErrorKind {
     #[error("must be a single line; put the extra lines in `context`")]
     MultiLineText,
     /// A field holds a character that could act on a terminal or disguise the text:
-    /// a control character (anywhere but a newline or tab in a multi-line field), or a
-    /// bidi control or invisible character in an id, label, header or question text.
+    /// a control character (anywhere but a newline or tab in a multi-line field), a
+    /// line or paragraph separator, or a format (bidi controls among them) or other
+    /// default-ignorable character (in a multi-line field, all but the joiners,
+    /// marks and tags scripts and emoji need).
     #[error("has {found}; {fix}")]
     ForbiddenCharacter {
         /// The character, and its position in the field.
@@ -179,6 +181,24 @@ pub enum FormErrorKind {
         /// The repeated label.
         label: String,
         /// The index of its first appearance.
+        first: usize,
+    },
+    /// Two options' labels differ, but only in characters that look alike once
+    /// compatibility forms and confusable characters are folded (NFKC and UTS
+    /// #39's skeleton): fullwidth `ＳＱＬｉｔｅ` and `SQLite`, Cyrillic `Аpprove`
+    /// and Latin `Approve`. A person could not tell which is which.
+    #[error(
+        "option \"{}\" looks the same as option \"{}\" (index {first}): {}; reword one of them so that a person can tell every option apart",
+        for_display_line(label),
+        for_display_line(like),
+        first_difference(label, like)
+    )]
+    LookAlikeLabel {
+        /// The later label.
+        label: String,
+        /// The earlier label it looks like.
+        like: String,
+        /// The index of the earlier label.
         first: usize,
     },
     /// `allow_other` on a type that takes no options.

@@ -8,11 +8,21 @@
 //!
 //! - [`for_display`] neutralises a string at the one place it reaches a terminal or a
 //!   human-readable output (the terminal prompts, the program's printing, the
-//!   transcript): every control, bidi-control and invisible character becomes a
-//!   visible `\u{…}` escape, so nothing in it can act on the terminal and nothing is
+//!   transcript): every control, format (bidi controls among them), line- or
+//!   paragraph-separating and default-ignorable character becomes a visible
+//!   `\u{…}` escape, so nothing in it can act on the terminal and nothing is
 //!   hidden. Right-to-left *text* (Arabic, Hebrew) is left as it is.
 //! - [`forbidden_char`] is what validation refuses in ids, labels, headers and
-//!   question texts, naming the character and its position.
+//!   question texts, naming the character and its position: the same characters,
+//!   from Unicode's own properties (`General_Category` `Cc`, `Cf`, `Zl`, `Zp` and
+//!   `Default_Ignorable_Code_Point`), so a string validation took is shown as it
+//!   is. Free text ([`forbidden_control`]) keeps the joiners, marks and tags that
+//!   scripts and emoji need.
+//!
+//! Validation also refuses two labels of one question that look the same once
+//! compatibility forms and confusable characters are folded (NFKC, then UTS #39's
+//! skeleton): fullwidth `ＳＱＬｉｔｅ` beside `SQLite`, Cyrillic `Аpprove` beside
+//! Latin `Approve`.
 //!
 //! ```
 //! use askuser_core::text::{for_display, forbidden_char, Lines};
@@ -31,6 +41,12 @@
 use std::borrow::Cow;
 use std::fmt;
 use std::fmt::Write as _;
+use std::sync::OnceLock;
+
+use unicode_normalization::{IsNormalized, UnicodeNormalization as _};
+use unicode_properties::{GeneralCategory, UnicodeGeneralCategory as _};
+use unicode_security::GeneralSecurityProfile as _;
+use unicode_security::general_security_profile::IdentifierType;
 
 /// Whether a field may span lines.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -64,8 +80,11 @@ impl fmt::Display for ForbiddenChar {
 
 /// The first character of `text` that validation refuses: a C0 or C1 control
 /// character or DEL (newline and tab are allowed where `lines` is [`Lines::Many`]),
-/// a bidi override, embedding, isolate or mark, or an invisible (zero-width)
-/// character.
+/// a format character (Unicode's `Cf`: bidi overrides, embeddings, isolates and
+/// marks, zero-width characters and joiners, invisible operators, tags…), a line
+/// or paragraph separator (U+2028, U+2029), or any other default-ignorable code
+/// point (variation selectors, Hangul fillers): whatever acts on a terminal or
+/// draws nothing, so that a text could look like another.
 pub fn forbidden_char(text: &str, lines: Lines) -> Option<ForbiddenChar> {
     let allowed = |c: char| lines == Lines::Many && (c == '\n' || c == '\t');
     if text.is_ascii() {
@@ -87,17 +106,23 @@ pub fn forbidden_char(text: &str, lines: Lines) -> Option<ForbiddenChar> {
         })
 }
 
-/// The first C0 or C1 control character or DEL of `text` other than newline and
-/// tab, or bidi override, embedding or isolate (U+202A–U+202E, U+2066–U+2069, which
-/// can make a text read backwards): what validation refuses in free text that may
-/// hold any script and any joiner (context, option descriptions, string defaults,
-/// strings inside a schema). The bidi marks (LRM, RLM, ALM) and joiners stay
-/// allowed: right-to-left scripts and emoji need them.
+/// The first character of `text` that validation refuses in free text that may
+/// hold any script and any emoji (context, option descriptions, string defaults,
+/// strings inside a schema): a C0 or C1 control character or DEL other than
+/// newline and tab, a bidi override, embedding or isolate (U+202A–U+202E,
+/// U+2066–U+2069, which can make a text read backwards), a line or paragraph
+/// separator (U+2028, U+2029: write a newline), or another invisible format
+/// or default-ignorable character. Kept, because scripts and emoji need them:
+/// the joiners (ZWNJ, ZWJ), the bidi marks (LRM, RLM, ALM), the zero-width
+/// space, the word joiner, the soft hyphen, emoji's tag characters and every
+/// nonspacing mark (variation selectors among them).
 pub fn forbidden_control(text: &str) -> Option<ForbiddenChar> {
-    let bidi_control = |c: char| matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
+    if text.is_ascii() {
+        return forbidden_char(text, Lines::Many);
+    }
     text.chars()
         .enumerate()
-        .find(|&(_, c)| (c.is_control() && c != '\n' && c != '\t') || bidi_control(c))
+        .find(|&(_, c)| c != '\n' && c != '\t' && is_unsafe(c) && !kept_in_free_text(c))
         .map(|(i, ch)| ForbiddenChar {
             ch,
             position: i + 1,
@@ -162,6 +187,88 @@ fn for_display_lines(text: &str, lines: Lines) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// What `text` looks like to a person, for telling look-alike labels apart: its
+/// NFKC form (fullwidth letters, ligatures and other compatibility forms folded
+/// to their plain letters) taken to its UTS #39 confusable skeleton (Cyrillic
+/// `А` to Latin `A`, `ｌ`, `1` and `I` to `l`, default-ignorable characters
+/// dropped). Two texts with the same look can be mistaken for each other.
+pub(crate) fn look(text: &str) -> String {
+    if text.is_ascii() {
+        // NFKC and NFD leave ASCII as it is, so its skeleton is its characters'
+        // prototypes one after the other, when those are ASCII too.
+        let looks = ascii_looks();
+        let mut out = String::with_capacity(text.len());
+        for b in text.bytes() {
+            match looks.get(usize::from(b)) {
+                Some(Some(shape)) => out.push_str(shape),
+                _ => return unicode_security::skeleton(text).collect(),
+            }
+        }
+        return out;
+    }
+    // Most text is in NFKC already, which the quick check tells without
+    // normalising.
+    if unicode_normalization::is_nfkc_quick(text.chars()) == IsNormalized::Yes {
+        return unicode_security::skeleton(text).collect();
+    }
+    let folded: String = text.nfkc().collect();
+    unicode_security::skeleton(&folded).collect()
+}
+
+/// Each ASCII character's skeleton, where it is ASCII (`1` is `l`, `m` is `rn`),
+/// computed once: labels are mostly ASCII, and this spares the normalisation.
+fn ascii_looks() -> &'static [Option<Box<str>>; 128] {
+    static LOOKS: OnceLock<[Option<Box<str>>; 128]> = OnceLock::new();
+    LOOKS.get_or_init(|| {
+        std::array::from_fn(|i| {
+            let c = char::from(u8::try_from(i).unwrap_or_default());
+            let mut buffer = [0; 4];
+            let shape: String = unicode_security::skeleton(c.encode_utf8(&mut buffer)).collect();
+            shape.is_ascii().then(|| shape.into_boxed_str())
+        })
+    })
+}
+
+/// Whether two texts could be mistaken for each other by a person: the same
+/// once compatibility forms and confusable characters are folded (NFKC, then
+/// UTS #39's skeleton). What validation refuses between two labels of one
+/// question.
+///
+/// ```
+/// use askuser_core::text::looks_alike;
+///
+/// assert!(looks_alike("ＳＱＬｉｔｅ", "SQLite"));
+/// assert!(looks_alike("\u{410}pprove", "Approve"));
+/// assert!(!looks_alike("Approve", "Reject"));
+/// ```
+pub fn looks_alike(a: &str, b: &str) -> bool {
+    look(a) == look(b)
+}
+
+/// Where two different texts that look alike differ, in words: `character 1
+/// is U+0410 here but U+0041 there`, or how long each is when one is the
+/// other's start.
+pub(crate) fn first_difference(here: &str, there: &str) -> String {
+    let differing = here
+        .chars()
+        .zip(there.chars())
+        .enumerate()
+        .find(|(_, (a, b))| a != b);
+    match differing {
+        Some((i, (a, b))) => format!(
+            "character {} is U+{:04X} here but U+{:04X} there",
+            i + 1,
+            u32::from(a),
+            u32::from(b)
+        ),
+        None => format!(
+            "it has {} characters and the other {}",
+            here.chars().count(),
+            there.chars().count()
+        ),
+    }
+}
+
 /// Whether two texts are equal, as `==` says, but two empty texts are never
 /// handed to `memcmp`. An empty `String`'s pointer is dangling (`0x1`), and glibc's
 /// AVX-512 `memcmp` (`__memcmp_evex_movbe`) reads up to 32 bytes there with a masked
@@ -173,42 +280,61 @@ pub(crate) fn same_text(a: &str, b: &str) -> bool {
     a.len() == b.len() && (a.is_empty() || a == b)
 }
 
-/// Whether `c` is a control, bidi-control or invisible character.
+/// Whether `c` is a control, format, line-separating or invisible character:
+/// a control (`Cc`), a format character (`Cf`: the bidi controls, zero-width
+/// characters, the byte-order mark, invisible operators, tag characters, the
+/// musical and shorthand format controls…), a line or paragraph separator (`Zl`,
+/// `Zp`), or any other Unicode default-ignorable code point (variation selectors,
+/// Hangul fillers, reserved ignorables). Unicode's own properties, not a list of
+/// ours, so a character added to them is refused without a change here.
 fn is_unsafe(c: char) -> bool {
-    c.is_control() || is_bidi_control(c) || is_invisible(c)
+    if c.is_ascii() {
+        return c.is_ascii_control();
+    }
+    match c.general_category() {
+        GeneralCategory::Control
+        | GeneralCategory::Format
+        | GeneralCategory::LineSeparator
+        | GeneralCategory::ParagraphSeparator => true,
+        // Unicode derives Default_Ignorable_Code_Point from format characters,
+        // variation selectors and Other_Default_Ignorable_Code_Point, whose
+        // members are nonspacing marks, other letters (the Hangul fillers) and
+        // unassigned code points: only these need the (slower) look-up, and of
+        // them only those UTS #39 gives no identifier type, or the types
+        // Default_Ignorable or Deprecated (letters of a script need not).
+        GeneralCategory::NonspacingMark
+        | GeneralCategory::OtherLetter
+        | GeneralCategory::Unassigned => {
+            matches!(
+                c.identifier_type(),
+                None | Some(IdentifierType::Default_Ignorable | IdentifierType::Deprecated)
+            ) && is_default_ignorable(c)
+        }
+        _ => false,
+    }
 }
 
-/// The bidi embeddings, overrides, isolates and marks (Unicode's `Bidi_Control`).
-fn is_bidi_control(c: char) -> bool {
-    matches!(
-        c,
-        '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}'
-    )
+/// Unicode's `Default_Ignorable_Code_Point`: what a renderer draws as nothing.
+/// UTS #39's skeleton removes exactly these (it takes the canonical decomposition
+/// first, and no default-ignorable character decomposes), so a character whose
+/// skeleton is empty is one; `unicode-security` keeps the table.
+fn is_default_ignorable(c: char) -> bool {
+    let mut buffer = [0; 4];
+    unicode_security::skeleton(c.encode_utf8(&mut buffer))
+        .next()
+        .is_none()
 }
 
-/// Characters that draw nothing: zero-width spaces and joiners, the word joiner and
-/// invisible operators, the byte-order mark, soft hyphen, Hangul fillers, the
-/// interlinear annotation and tag characters.
-fn is_invisible(c: char) -> bool {
+/// The invisible characters free text keeps, because scripts and emoji need
+/// them: the joiners (ZWNJ, ZWJ), the bidi marks (LRM, RLM, ALM), the zero-width
+/// space and word joiner (word breaks in Thai, Khmer, Lao), the soft hyphen, the
+/// tag characters of emoji flags (U+E0020–U+E007F), and every nonspacing mark
+/// (variation selectors, the combining grapheme joiner).
+fn kept_in_free_text(c: char) -> bool {
     matches!(
         c,
-        '\u{00AD}'
-            | '\u{034F}'
-            | '\u{115F}'
-            | '\u{1160}'
-            | '\u{17B4}'
-            | '\u{17B5}'
-            | '\u{180B}'..='\u{180F}'
-            | '\u{200B}'..='\u{200D}'
-            | '\u{2060}'..='\u{2064}'
-            | '\u{206A}'..='\u{206F}'
-            | '\u{3164}'
-            | '\u{FE00}'..='\u{FE0F}'
-            | '\u{FEFF}'
-            | '\u{FFA0}'
-            | '\u{FFF9}'..='\u{FFFB}'
-            | '\u{E0000}'..='\u{E007F}'
-    )
+        '\u{00AD}' | '\u{061C}' | '\u{200B}'..='\u{200F}' | '\u{2060}' | '\u{E0020}'..='\u{E007F}'
+    ) || c.general_category() == GeneralCategory::NonspacingMark
 }
 
 /// A short name for a refused character, for error messages.
@@ -241,8 +367,10 @@ fn char_name(c: char) -> &'static str {
         '\u{2060}' => "WORD JOINER",
         '\u{FEFF}' => "ZERO WIDTH NO-BREAK SPACE",
         '\u{00AD}' => "SOFT HYPHEN",
+        '\u{2028}' => "LINE SEPARATOR",
+        '\u{2029}' => "PARAGRAPH SEPARATOR",
         c if c.is_control() => "control character",
-        c if is_bidi_control(c) => "bidi control",
+        c if c.general_category() == GeneralCategory::Format => "format character",
         _ => "invisible character",
     }
 }
@@ -250,6 +378,104 @@ fn char_name(c: char) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn default_ignorables_are_unicodes() {
+        // Compared once with ICU4X's `DefaultIgnorableCodePoint` over every code
+        // point: the same set, and every member a format character, nonspacing
+        // mark, other letter or unassigned (what `is_unsafe` looks up). Its
+        // ranges' ends, and neighbours that are not in it.
+        let ignorable = [
+            '\u{ad}',
+            '\u{34f}',
+            '\u{61c}',
+            '\u{115f}',
+            '\u{17b5}',
+            '\u{180f}',
+            '\u{200b}',
+            '\u{206f}',
+            '\u{3164}',
+            '\u{fe0f}',
+            '\u{feff}',
+            '\u{ffa0}',
+            '\u{fff8}',
+            '\u{1bca3}',
+            '\u{1d17a}',
+            '\u{e0000}',
+            '\u{e0fff}',
+        ];
+        let not = [
+            'a',
+            ' ',
+            '\u{a0}',
+            '\u{3000}',
+            '\u{fff9}',
+            '\u{1d172}',
+            '\u{1bca4}',
+            'é',
+        ];
+        assert!(
+            ignorable
+                .iter()
+                .all(|&c| is_default_ignorable(c) && is_unsafe(c))
+        );
+        assert!(!not.iter().any(|&c| is_default_ignorable(c)));
+    }
+
+    #[test]
+    fn every_default_ignorable_and_format_character_is_unsafe() {
+        // Over every code point, against ICU4X's tables: `is_unsafe` is exactly
+        // controls, format characters, separators and default-ignorables (its
+        // short cuts by category and identifier type lose none).
+        use icu_properties::props::{DefaultIgnorableCodePoint, GeneralCategory as Icu};
+        use icu_properties::{CodePointMapData, CodePointSetData};
+        let ignorable = CodePointSetData::new::<DefaultIgnorableCodePoint>();
+        let category = CodePointMapData::<Icu>::new();
+        let missed: Vec<char> = ('\0'..=char::MAX)
+            .filter(|&c| {
+                let expected = ignorable.contains(c)
+                    || matches!(
+                        category.get(c),
+                        Icu::Control | Icu::Format | Icu::LineSeparator | Icu::ParagraphSeparator
+                    );
+                // ICU's data may be of an older Unicode than unicode-security's:
+                // a code point ICU does not know yet is left out (but for the
+                // unassigned it already counts as default-ignorable).
+                let known = category.get(c) != Icu::Unassigned || ignorable.contains(c);
+                known && expected != is_unsafe(c)
+            })
+            .collect();
+        assert_eq!(missed, Vec::<char>::new());
+    }
+
+    #[test]
+    fn looks_fold_compatibility_forms_and_confusables() {
+        assert_eq!(look("ＳＱＬｉｔｅ"), look("SQLite"));
+        assert_eq!(look("\u{410}pprove"), look("Approve"));
+        assert_ne!(look("Approve"), look("approve"));
+        assert!(looks_alike("rn", "m") && looks_alike("0", "O") && looks_alike("I", "l"));
+        assert!(looks_alike("1", "l") && !looks_alike("a", "A"));
+        assert_ne!(look("日本語"), look("中文"));
+        // The ASCII shortcut gives the skeleton itself.
+        let printable: String = (' '..='~').collect();
+        for text in [printable.as_str(), "Admin", "l0g", "rn|1I", "a`b^c~"] {
+            assert_eq!(
+                look(text),
+                unicode_security::skeleton(text).collect::<String>()
+            );
+        }
+        for c in '\0'..='\u{7f}' {
+            let text = c.to_string();
+            assert_eq!(
+                look(&text),
+                unicode_security::skeleton(&text).collect::<String>()
+            );
+        }
+        assert_eq!(
+            first_difference("ab", "abc"),
+            "it has 2 characters and the other 3"
+        );
+    }
 
     #[test]
     fn plain_text_is_borrowed() {
@@ -275,6 +501,14 @@ mod tests {
             ("nul\0", "nul\\u{0}"),
             ("cr\rlf", "cr\\u{d}lf"),
             ("tag\u{E0041}", "tag\\u{e0041}"),
+            // Issue 28: format characters outside the old list, separators and
+            // other default-ignorables (as an old log may still hold them).
+            ("Appr\u{1d173}ove", "Appr\\u{1d173}ove"),
+            ("Appro\u{1bca0}ve", "Appro\\u{1bca0}ve"),
+            ("Approve\u{2028}", "Approve\\u{2028}"),
+            ("para\u{2029}", "para\\u{2029}"),
+            ("\u{3164}\u{ffa0}", "\\u{3164}\\u{ffa0}"),
+            ("x\u{e01ef}\u{2065}", "x\\u{e01ef}\\u{2065}"),
         ];
         for (input, shown) in cases {
             assert_eq!(for_display(input), shown, "{input:?}");
@@ -308,8 +542,34 @@ mod tests {
             assert_eq!(found.to_string(), message);
         }
         assert_eq!(forbidden_char("line\n\tnext", Lines::Many), None);
+        assert_eq!(
+            forbidden_char("ok\u{2028}", Lines::Many).map(|f| f.to_string()),
+            Some("U+2028 LINE SEPARATOR at character 3".to_owned())
+        );
         assert_eq!(forbidden_char("שלום", Lines::One), None);
         assert_eq!(forbidden_control("پنجره\u{200c}ها\n\tok"), None);
+        // What scripts and emoji need stays in free text; what only hides goes.
+        assert_eq!(
+            forbidden_control(
+                "👩\u{200d}💻 ❤\u{fe0f} 🏴\u{e0067}\u{e0062}\u{e007f} ไทย\u{200b}x \u{200f}\u{ad}\u{2060}\u{34f}"
+            ),
+            None
+        );
+        for (text, message) in [
+            ("a\u{2029}", "U+2029 PARAGRAPH SEPARATOR at character 2"),
+            ("a\u{1d173}", "U+1D173 format character at character 2"),
+            (
+                "\u{feff}",
+                "U+FEFF ZERO WIDTH NO-BREAK SPACE at character 1",
+            ),
+            ("\u{3164}", "U+3164 invisible character at character 1"),
+            ("\u{e0001}", "U+E0001 format character at character 1"),
+        ] {
+            assert_eq!(
+                forbidden_control(text).map(|f| f.to_string()).as_deref(),
+                Some(message)
+            );
+        }
         assert_eq!(
             forbidden_control("a\u{200b}\u{9b}").map(|f| f.to_string()),
             Some("U+009B CONTROL SEQUENCE INTRODUCER at character 3".to_owned())

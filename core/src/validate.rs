@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use crate::answer::check_answer;
 use crate::error::{FormError, FormErrorKind, FormErrors};
-use crate::form::{AnswerType, Form, Question};
+use crate::form::{AnswerType, Choice, Form, Question};
 use crate::gate::Gate;
 use crate::limits::{
     MAX_FORM_BYTES, MAX_ID_BYTES, MAX_OPTIONS, MAX_QUESTIONS, MAX_SCHEMA_BYTES, MAX_TEXT_BYTES,
@@ -14,7 +14,7 @@ use crate::limits::{
 };
 use crate::pointer::At;
 use crate::schema;
-use crate::text::{Lines, forbidden_char, forbidden_control};
+use crate::text::{Lines, forbidden_char, forbidden_control, look};
 use crate::valid_form::{Compiled, ValidForm};
 use crate::when::When;
 
@@ -26,6 +26,20 @@ const ONE_LINE_FIX: &str =
     "write it as one line of plain text, without control, bidi-control or invisible characters";
 const LABEL_FIX: &str = "write the label as one line of plain text, without control, bidi-control or invisible characters; put any detail in `description`";
 const FREE_TEXT_FIX: &str = "remove it: of the control characters only newline and tab may appear here, and no bidi override, embedding or isolate";
+const SEPARATOR_FIX: &str =
+    "write a newline (\\n) instead; a terminal shows this separator as nothing";
+const FORMAT_FIX: &str = "remove it: it draws nothing, so the text could pass for another (the invisible characters allowed here are joiners, bidi marks, variation selectors, the zero-width space, the word joiner, the soft hyphen and emoji tags)";
+
+/// What to write instead of `ch` in free text.
+fn free_text_fix(ch: char) -> &'static str {
+    match ch {
+        '\u{2028}' | '\u{2029}' => SEPARATOR_FIX,
+        c if c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}') => {
+            FREE_TEXT_FIX
+        }
+        _ => FORMAT_FIX,
+    }
+}
 
 /// Validates a form, reporting every problem at once.
 ///
@@ -206,7 +220,7 @@ impl Checker {
         if let Some(found) = forbidden_control(text) {
             let kind = FormErrorKind::ForbiddenCharacter {
                 found,
-                fix: FREE_TEXT_FIX,
+                fix: free_text_fix(found.ch),
             };
             self.push(at, kind);
         } else {
@@ -220,7 +234,7 @@ impl Checker {
         let check = |this: &mut Self, at: &At<'_>, text: &str| match forbidden_control(text) {
             None => true,
             Some(found) => {
-                let fix = FREE_TEXT_FIX;
+                let fix = free_text_fix(found.ch);
                 this.push(at, FormErrorKind::ForbiddenCharacter { found, fix });
                 false
             }
@@ -269,32 +283,7 @@ impl Checker {
                 };
                 self.push(&field, kind);
             }
-            (Some(options), true) => {
-                for (j, option) in options.iter().enumerate() {
-                    let item = field.index(j);
-                    let label = if option.description.is_some() {
-                        item.key("label")
-                    } else {
-                        item
-                    };
-                    if is_blank(&option.label) {
-                        self.push(&label, FormErrorKind::EmptyLabel);
-                    } else if self.one_line(&label, &option.label, LABEL_FIX)
-                        && self.fits(&label, &option.label, MAX_TEXT_BYTES)
-                        && let Some(first) =
-                            options[..j].iter().position(|o| o.label == option.label)
-                    {
-                        let kind = FormErrorKind::DuplicateLabel {
-                            label: option.label.clone(),
-                            first,
-                        };
-                        self.push(&label, kind);
-                    }
-                    if let Some(description) = &option.description {
-                        self.free_text(&item.key("description"), description);
-                    }
-                }
-            }
+            (Some(options), true) => self.labels(options, &field),
             (Some(_), false) => self.push(&field, FormErrorKind::UnexpectedOptions { answer_type }),
             (None, false) => {}
         }
@@ -304,6 +293,51 @@ impl Checker {
             self.push(&at.key("allow_other"), kind);
         }
         sound
+    }
+
+    /// Each option's label (and description): not blank, one line of plain text,
+    /// within the limit, and neither the same as an earlier label nor looking
+    /// the same ([`look`]: NFKC and the confusable skeleton).
+    fn labels(&mut self, options: &[Choice], field: &At<'_>) {
+        // Each sound label's look, computed only where there is another label.
+        let mut looks: Vec<Option<String>> = Vec::with_capacity(options.len());
+        for (j, option) in options.iter().enumerate() {
+            let item = field.index(j);
+            let label = if option.description.is_some() {
+                item.key("label")
+            } else {
+                item
+            };
+            let mut seen = None;
+            if is_blank(&option.label) {
+                self.push(&label, FormErrorKind::EmptyLabel);
+            } else if self.one_line(&label, &option.label, LABEL_FIX)
+                && self.fits(&label, &option.label, MAX_TEXT_BYTES)
+            {
+                if let Some(first) = options[..j].iter().position(|o| o.label == option.label) {
+                    let kind = FormErrorKind::DuplicateLabel {
+                        label: option.label.clone(),
+                        first,
+                    };
+                    self.push(&label, kind);
+                } else if options.len() > 1 {
+                    let shape = look(&option.label);
+                    if let Some(first) = looks.iter().position(|l| l.as_ref() == Some(&shape)) {
+                        let kind = FormErrorKind::LookAlikeLabel {
+                            label: option.label.clone(),
+                            like: options[first].label.clone(),
+                            first,
+                        };
+                        self.push(&label, kind);
+                    }
+                    seen = Some(shape);
+                }
+            }
+            looks.push(seen);
+            if let Some(description) = &option.description {
+                self.free_text(&item.key("description"), description);
+            }
+        }
     }
 
     /// `schema` against the answer type; the compiled schema, and whether it is usable.

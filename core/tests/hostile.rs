@@ -227,3 +227,124 @@ fn a_pick_repeated_with_spaces_is_a_duplicate() {
         "\" b \" is not one of the options: \"a\", \"b\""
     );
 }
+
+const LABEL: &str = "write the label as one line of plain text, without control, bidi-control or invisible characters; put any detail in `description`";
+
+#[test]
+fn every_format_ignorable_and_separator_character_is_refused_in_one_line_fields_and_scripts_stay_welcome()
+ {
+    // Issue 28: characters outside the old list of invisible characters let
+    // several options read `Approve` on a terminal. Now Unicode's own properties
+    // decide: every format character (Cf), line and paragraph separator (Zl, Zp)
+    // and default-ignorable code point.
+    let question = json!({
+        "id": "go\u{e0001}",
+        "text": "Approve\u{180e}?",
+        "header": "Release\u{2029}",
+        "answer_type": "select",
+        "options": [
+            "Approve",
+            "Appr\u{1d173}ove",
+            "Appro\u{1bca0}ve",
+            "Approve\u{2028}",
+            "Ap\u{3164}prove",
+            "Approv\u{fe0f}e",
+            "A\u{fff9}pprove"
+        ]
+    });
+    assert_eq!(
+        one(question),
+        [
+            "/questions/0/id: has U+E0001 format character at character 3; use a short plain id such as \"env\"".to_owned(),
+            "/questions/0/text: has U+180E format character at character 8; write the question as plain text, without control, bidi-control or invisible characters".to_owned(),
+            format!("/questions/0/header: has U+2029 PARAGRAPH SEPARATOR at character 8; {ONE_LINE}"),
+            format!("/questions/0/options/1: has U+1D173 format character at character 5; {LABEL}"),
+            format!("/questions/0/options/2: has U+1BCA0 format character at character 6; {LABEL}"),
+            format!("/questions/0/options/3: has U+2028 LINE SEPARATOR at character 8; {LABEL}"),
+            format!("/questions/0/options/4: has U+3164 invisible character at character 3; {LABEL}"),
+            format!("/questions/0/options/5: has U+FE0F invisible character at character 7; {LABEL}"),
+            format!("/questions/0/options/6: has U+FFF9 format character at character 2; {LABEL}"),
+        ]
+    );
+    // What scripts, accents and emoji need stays welcome: joiners, marks,
+    // variation selectors and emoji tags in free text, any script in labels.
+    let question = json!({
+        "id": "言語",
+        "text": "Which language? どの言語? 어느 언어?",
+        "header": "Langue préférée",
+        "context": "Emoji: 👨\u{200d}👩\u{200d}👧 ❤\u{fe0f} 🏴\u{e0067}\u{e0062}\u{e0073}\u{e0063}\u{e0074}\u{e007f}\n\
+                    ไทย\u{200b}ภาษา, فارسی: می\u{200c}خواهم, \u{200f}עברית\u{200e}, Zeilen\u{ad}umbruch",
+        "answer_type": "select",
+        "options": [
+            "日本語", "中文", "한국어", "हिन्दी", "ไทย", "العربية", "עברית", "Ελληνικά", "Русский",
+            "café", "Cafe", "naïve", "Ångström", "👍 Yes", "👎 No",
+            {"label": "Español", "description": "👩\u{200d}💻 con ñ"}
+        ]
+    });
+    assert_eq!(one(question), Vec::<String>::new());
+}
+
+const LOOK_ALIKE: &str = "reword one of them so that a person can tell every option apart";
+
+#[test]
+fn labels_that_look_the_same_are_refused_naming_both() {
+    let question = json!({
+        "id": "a", "text": "Ship it?", "answer_type": "select",
+        "options": [
+            "Approve",
+            "\u{410}pprove",
+            "SQLite",
+            {"label": "ＳＱＬｉｔｅ", "description": "fullwidth"},
+            "Reject",
+        ]
+    });
+    let multi = json!({
+        "id": "b", "text": "Which?", "answer_type": "multi_select",
+        "options": ["file", "ﬁle", "l0g", "lOg", "version 1", "version l"]
+    });
+    assert_eq!(
+        errors(json!({ "questions": [question, multi] })),
+        [
+            format!(
+                "/questions/0/options/1: option \"\u{410}pprove\" looks the same as option \"Approve\" (index 0): character 1 is U+0410 here but U+0041 there; {LOOK_ALIKE}"
+            ),
+            format!(
+                "/questions/0/options/3/label: option \"ＳＱＬｉｔｅ\" looks the same as option \"SQLite\" (index 2): character 1 is U+FF33 here but U+0053 there; {LOOK_ALIKE}"
+            ),
+            format!(
+                "/questions/1/options/1: option \"ﬁle\" looks the same as option \"file\" (index 0): character 1 is U+FB01 here but U+0066 there; {LOOK_ALIKE}"
+            ),
+            format!(
+                "/questions/1/options/3: option \"lOg\" looks the same as option \"l0g\" (index 2): character 2 is U+004F here but U+0030 there; {LOOK_ALIKE}"
+            ),
+            format!(
+                "/questions/1/options/5: option \"version l\" looks the same as option \"version 1\" (index 4): character 9 is U+006C here but U+0031 there; {LOOK_ALIKE}"
+            ),
+        ]
+    );
+    // The same labels in different questions are no problem: each question's
+    // options are read together.
+    let apart = json!({"questions": [
+        {"id": "a", "text": "A?", "answer_type": "select", "options": ["Approve", "Reject"]},
+        {"id": "b", "text": "B?", "answer_type": "select", "options": ["\u{410}pprove", "Reject"]}
+    ]});
+    assert_eq!(errors(apart), Vec::<String>::new());
+}
+
+#[test]
+fn separators_and_invisible_format_characters_in_free_text_are_refused() {
+    let question = json!({
+        "id": "a", "text": "Which?", "answer_type": "select",
+        "context": "Plan:\u{2028}wipe",
+        "options": [{"label": "x", "description": "fine\u{1d173} print"}],
+    });
+    let text = json!({"id": "b", "text": "Name?", "answer_type": "text", "default": "\u{3164}"});
+    assert_eq!(
+        errors(json!({ "questions": [question, text] })),
+        [
+            "/questions/0/context: has U+2028 LINE SEPARATOR at character 6; write a newline (\\n) instead; a terminal shows this separator as nothing",
+            "/questions/0/options/0/description: has U+1D173 format character at character 5; remove it: it draws nothing, so the text could pass for another (the invisible characters allowed here are joiners, bidi marks, variation selectors, the zero-width space, the word joiner, the soft hyphen and emoji tags)",
+            "/questions/1/default: has U+3164 invisible character at character 1; remove it: it draws nothing, so the text could pass for another (the invisible characters allowed here are joiners, bidi marks, variation selectors, the zero-width space, the word joiner, the soft hyphen and emoji tags)",
+        ]
+    );
+}

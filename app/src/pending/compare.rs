@@ -6,7 +6,7 @@
 use std::collections::BTreeSet;
 
 use askuser_core::Question;
-use askuser_core::text::for_display_line;
+use askuser_core::text::{for_display_line, looks_alike};
 use serde_json::Value;
 
 use super::{PendingFile, PendingQuestion};
@@ -53,11 +53,10 @@ pub fn compare(file: &PendingFile, recorded: &[Question]) -> Option<Mismatch> {
     for (index, (found, question)) in file.questions.iter().zip(recorded).enumerate() {
         let expected = PendingQuestion::from_question(question);
         if found.id != expected.id {
+            let (file, log, note) = quotes(&found.id, &expected.id);
             differences.push(format!(
-                "question {} is {} in the file but {} in the log",
-                index + 1,
-                quote(&found.id),
-                quote(&expected.id)
+                "question {} is {file} in the file but {log} in the log{note}",
+                index + 1
             ));
         }
         differ(&mut differences, found, &expected);
@@ -69,34 +68,43 @@ pub fn compare(file: &PendingFile, recorded: &[Question]) -> Option<Mismatch> {
 /// id, naming the question by the log's id.
 fn differ(out: &mut Vec<String>, found: &PendingQuestion, expected: &PendingQuestion) {
     let id = quote(&expected.id);
-    let mut text = |what: String, file: String, log: String| {
-        out.push(format!("{what} {file} in the file but {log} in the log"));
+    let mut text = |what: String, (file, log, note): (String, String, String)| {
+        out.push(format!(
+            "{what} {file} in the file but {log} in the log{note}"
+        ));
     };
     if found.question != expected.question {
-        let (file, log) = (quote(&found.question), quote(&expected.question));
-        text(format!("question {id} reads"), file, log);
+        let shown = quotes(&found.question, &expected.question);
+        text(format!("question {id} reads"), shown);
     }
     if found.context != expected.context {
-        let (file, log) = (
-            optional(found.context.as_deref()),
-            optional(expected.context.as_deref()),
-        );
-        text(format!("the context of question {id} is"), file, log);
+        let shown = optionals(found.context.as_deref(), expected.context.as_deref());
+        text(format!("the context of question {id} is"), shown);
     }
     if found.header != expected.header {
-        let (file, log) = (
-            optional(found.header.as_deref()),
-            optional(expected.header.as_deref()),
-        );
-        text(format!("the header of question {id} is"), file, log);
+        let shown = optionals(found.header.as_deref(), expected.header.as_deref());
+        text(format!("the header of question {id} is"), shown);
     }
     if found.answer_type != expected.answer_type {
-        let (file, log) = (quote(&found.answer_type), quote(&expected.answer_type));
-        text(format!("the answer type of question {id} is"), file, log);
+        let shown = quotes(&found.answer_type, &expected.answer_type);
+        text(format!("the answer type of question {id} is"), shown);
     }
     if found.options != expected.options {
         let (file, log) = (labels(&found.options), labels(&expected.options));
-        text(format!("the options of question {id} are"), file, log);
+        let mut note = String::new();
+        let same_length = found.options.len() == expected.options.len();
+        let mut pairs = found.options.iter().zip(&expected.options).enumerate();
+        if let Some((n, (a, b))) = pairs.find(|(_, (a, b))| a != b)
+            && same_length
+            && (file == log || looks_alike(a, b))
+        {
+            // Labels that read the same but are not: say where.
+            note = format!(" (option {}: {})", n + 1, where_differs(a, b));
+        }
+        text(
+            format!("the options of question {id} are"),
+            (file, log, note),
+        );
     }
     if found.option_descriptions != expected.option_descriptions {
         let described: BTreeSet<&String> = found
@@ -112,7 +120,7 @@ fn differ(out: &mut Vec<String>, found: &PendingQuestion, expected: &PendingQues
                     "the description of option {} of question {id} is",
                     quote(label)
                 );
-                text(what, optional(file), optional(log));
+                text(what, optionals(file, log));
             }
         }
     }
@@ -155,6 +163,51 @@ fn quote(text: &str) -> String {
     match shown.char_indices().nth(QUOTED_CHARS) {
         Some((end, _)) => format!("\"{}…\"", &shown[..end]),
         None => format!("\"{shown}\""),
+    }
+}
+
+/// [`quote`] of the file's text and of the log's; when the two read the same
+/// (look-alike or hidden characters, a difference past the quoted part), the
+/// third is where they differ, ` (character 1 is U+0410 in the file but
+/// U+0041 in the log)`, to follow the sentence; otherwise empty.
+fn quotes(file: &str, log: &str) -> (String, String, String) {
+    let (shown_file, shown_log) = (quote(file), quote(log));
+    let note = if shown_file == shown_log || looks_alike(file, log) {
+        format!(" ({})", where_differs(file, log))
+    } else {
+        String::new()
+    };
+    (shown_file, shown_log, note)
+}
+
+/// [`quotes`] of texts that may be absent (`none`).
+fn optionals(file: Option<&str>, log: Option<&str>) -> (String, String, String) {
+    match (file, log) {
+        (Some(file), Some(log)) => quotes(file, log),
+        _ => (optional(file), optional(log), String::new()),
+    }
+}
+
+/// Where two different texts first differ, for a person who cannot see it:
+/// `character 1 is U+0410 in the file but U+0041 in the log`.
+fn where_differs(file: &str, log: &str) -> String {
+    let differing = file
+        .chars()
+        .zip(log.chars())
+        .enumerate()
+        .find(|(_, (a, b))| a != b);
+    match differing {
+        Some((i, (a, b))) => format!(
+            "character {} is U+{:04X} in the file but U+{:04X} in the log",
+            i + 1,
+            u32::from(a),
+            u32::from(b)
+        ),
+        None => format!(
+            "{} characters in the file but {} in the log",
+            file.chars().count(),
+            log.chars().count()
+        ),
     }
 }
 
