@@ -8,12 +8,12 @@ use std::sync::Arc;
 use askuser_store::{Log, Result};
 
 pub use askuser_postgres::PgLog;
-#[cfg(unix)]
-pub use askuser_sled::{SharedSledLog, hand_over_when_stopped};
 pub use askuser_sled::{
     DbIntent, DbPathState, Discarded, SalvageReport, SledLog, StreamSalvage, check_db_path,
     open_to_others, salvage,
 };
+#[cfg(unix)]
+pub use askuser_sled::{SharedSledLog, hand_over_when_stopped};
 
 /// Whether `spec` (a `--db` value) names a PostgreSQL database rather than a sled
 /// directory: a `postgres://` or `postgresql://` URL.
