@@ -88,8 +88,18 @@ const ALLOWED: &[(&str, &[&str])] = &[
 const TEST_CRATES: &[&str] = &["askuser-tests", "askuser-benches", "askuser-testkit"];
 
 /// What the pure core may depend on: no clock, file, socket or random source
-/// comes in through these.
-const CORE_DEPENDENCIES: &[&str] = &["serde", "serde_json", "jsonschema", "thiserror", "proptest"];
+/// comes in through these (the `unicode-*` crates are Unicode's tables, for
+/// validation's character classes, NFKC and confusable skeletons).
+const CORE_DEPENDENCIES: &[&str] = &[
+    "serde",
+    "serde_json",
+    "jsonschema",
+    "thiserror",
+    "proptest",
+    "unicode-normalization",
+    "unicode-properties",
+    "unicode-security",
+];
 
 /// The crates of the databases, which only the backend crates may use.
 const DATABASE_CRATES: &[&str] = &["sled", "postgres", "tokio-postgres"];
