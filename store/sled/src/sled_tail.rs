@@ -330,13 +330,14 @@ const LEAD: u64 = 16;
 /// flipped bit, a cut or a message written over leaves a message that fails.
 ///
 /// So this walks sled's messages through the stretch where recovery stopped
-/// (the first one not starting at a segment's first byte: whole later segments
-/// are zeroed after any crash) to the end of its segment: true when each is
-/// intact or never written. A segment zeroed whole must have an intact header
-/// (one that fails its CRC makes recovery drop a segment of live data); when
-/// only whole segments were zeroed (recovery stopped where the file held
-/// nothing more), no record committing events may have been found in them
-/// (`nothing_found`). A log appended with
+/// (the first one not starting in a segment's header: whole later segments are
+/// zeroed after any crash, and a stretch may start a few bytes late where the
+/// bytes it begins with were zeros already) to the end of its segment: true
+/// when each is intact or never written. A segment zeroed whole must have an
+/// intact header (one that fails its CRC makes recovery drop a segment of live
+/// data); when only whole segments were zeroed (recovery stopped at a
+/// segment's end), the first one's messages must be intact or never written,
+/// or no record committing events found in them (`nothing_found`). A log appended with
 /// [`Durability::Flush`](askuser_store::Durability::Flush) acknowledges an
 /// append only once everything before it is on disk, so such a tail holds
 /// nothing that was acknowledged.
@@ -351,26 +352,58 @@ pub(crate) fn cut_by_crash(
     let Ok(file) = std::fs::File::open(dir.join("db")) else {
         return false;
     };
+    // A stretch that starts inside a segment's header is that segment zeroed
+    // whole, whose first bytes happened to be zeros already.
+    let in_header = |start: u64| start % segment < SEGMENT_HEAD as u64;
+    let segment_start = |start: u64| start - start % segment;
     // A segment zeroed whole after a crash has an intact header (or none).
-    let headers_intact = cleared
-        .iter()
-        .filter(|(start, _)| start % segment == 0)
-        .all(|&(start, _)| {
-            let mut header = [0; SEGMENT_HEAD];
-            file.read_exact_at(&mut header, start).is_ok() && segment_header_intact(&header)
-        });
+    let headers_intact =
+        cleared
+            .iter()
+            .filter(|&&(start, _)| in_header(start))
+            .all(|&(start, _)| {
+                let mut header = [0; SEGMENT_HEAD];
+                file.read_exact_at(&mut header, segment_start(start))
+                    .is_ok()
+                    && segment_header_intact(&header)
+            });
     if !headers_intact {
         return false;
     }
-    let Some(&(start, _)) = cleared.iter().find(|(start, _)| start % segment != 0) else {
-        return nothing_found;
-    };
+    let file_length = file.metadata().map_or(0, |meta| meta.len());
+    match cleared.iter().find(|&&(start, _)| !in_header(start)) {
+        // Where recovery stopped inside a segment: a message starts there, or
+        // up to three bytes before (its checksum's first bytes were zeros).
+        Some(&(start, _)) => {
+            let earliest =
+                (segment_start(start) + SEGMENT_HEAD as u64).max(start.saturating_sub(3));
+            (earliest..=start)
+                .any(|from| messages_intact_or_unwritten(&file, from, segment, file_length))
+        }
+        // Only whole segments: recovery stopped at a segment's end. Their
+        // messages are the cut-off write's (intact, never written) unless
+        // damaged; or nothing committing events was found in them.
+        None => {
+            nothing_found
+                || cleared.first().is_some_and(|&(start, _)| {
+                    let first = segment_start(start) + SEGMENT_HEAD as u64;
+                    messages_intact_or_unwritten(&file, first, segment, file_length)
+                })
+        }
+    }
+}
+
+/// Whether sled's messages in `file` from `start` (a message's first byte) to
+/// the end of its segment are each intact or never written.
+fn messages_intact_or_unwritten(
+    file: &std::fs::File,
+    start: u64,
+    segment: u64,
+    file_length: u64,
+) -> bool {
+    use std::os::unix::fs::FileExt as _;
     let segment_end = (start / segment + 1) * segment;
-    let length = file
-        .metadata()
-        .map_or(0, |meta| meta.len())
-        .min(segment_end);
-    let Ok(size) = usize::try_from(length.saturating_sub(start)) else {
+    let Ok(size) = usize::try_from(file_length.min(segment_end).saturating_sub(start)) else {
         return false;
     };
     if size > MAX_SEGMENT {
@@ -446,4 +479,82 @@ fn sled_message(bytes: &[u8]) -> Option<usize> {
     crc.update(body);
     crc.update(&bytes[4..at]);
     (kind != 0 && crc.finalize() ^ u32::MAX == stored).then_some(end)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SEGMENT: u64 = 512 * 1024;
+
+    /// An intact sled message of `kind` with `body`, its checksum's first byte
+    /// a zero when `zero_first` (the page id is varied until it is).
+    fn message(body: &[u8], zero_first: bool) -> Vec<u8> {
+        (1..=240u8)
+            .map(|page| {
+                let mut rest = vec![1, u8::try_from(body.len()).unwrap(), 1, page];
+                rest.extend_from_slice(body);
+                let mut crc = crc32fast::Hasher::new();
+                crc.update(body);
+                crc.update(&rest[..4]);
+                let mut bytes = (crc.finalize() ^ u32::MAX).to_le_bytes().to_vec();
+                bytes.extend(rest);
+                bytes
+            })
+            .find(|bytes| !zero_first || bytes[0] == 0)
+            .unwrap()
+    }
+
+    /// A segment header that passes its CRC, whose first byte is a zero.
+    fn header_starting_with_zero() -> [u8; SEGMENT_HEAD] {
+        (0..=u64::MAX)
+            .map(|lsn| {
+                let mut header = [0; SEGMENT_HEAD];
+                header[4..12].copy_from_slice(&(SEGMENT + lsn).to_le_bytes());
+                let crc = crc32fast::hash(&header[4..]) ^ u32::MAX;
+                header[..4].copy_from_slice(&crc.to_le_bytes());
+                header
+            })
+            .find(|header| header[0] == 0)
+            .unwrap()
+    }
+
+    /// A data file of two segments, the second written from `second` on.
+    fn log_with(second: &[u8]) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        let mut db = vec![7; usize::try_from(SEGMENT).unwrap()];
+        db.extend_from_slice(second);
+        db.resize(usize::try_from(2 * SEGMENT).unwrap(), 0);
+        std::fs::write(dir.path().join("db"), db).unwrap();
+        dir
+    }
+
+    #[test]
+    fn a_segment_zeroed_whole_whose_header_began_with_a_zero_is_a_crash_or_damage_by_its_messages()
+    {
+        let mut second = header_starting_with_zero().to_vec();
+        second.extend(message(b"an event of the cut-off write", false));
+        let crash = log_with(&second);
+        // The stretch starts one byte late: the header's first byte was a zero.
+        let cleared = [(SEGMENT + 1, 2 * SEGMENT)];
+        assert!(cut_by_crash(crash.path(), &cleared, false));
+        second[SEGMENT_HEAD + 9] ^= 1;
+        let damaged = log_with(&second);
+        assert!(!cut_by_crash(damaged.path(), &cleared, false));
+    }
+
+    #[test]
+    fn a_stretch_starting_inside_a_checksum_that_began_with_a_zero_is_walked_from_the_message() {
+        let mut second = header_starting_with_zero().to_vec();
+        second.extend(message(b"written whole", false));
+        let stopped_at = SEGMENT + u64::try_from(second.len()).unwrap();
+        second.extend(message(b"the cut-off write", true));
+        let crash = log_with(&second);
+        let cleared = [(stopped_at + 1, 2 * SEGMENT)];
+        assert!(cut_by_crash(crash.path(), &cleared, false));
+        let at = second.len() - 2;
+        second[at] ^= 1;
+        let damaged = log_with(&second);
+        assert!(!cut_by_crash(damaged.path(), &cleared, false));
+    }
 }
