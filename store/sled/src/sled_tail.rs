@@ -377,8 +377,10 @@ pub(crate) fn cut_by_crash(
         Some(&(start, _)) => {
             let earliest =
                 (segment_start(start) + SEGMENT_HEAD as u64).max(start.saturating_sub(3));
-            (earliest..=start)
-                .any(|from| messages_intact_or_unwritten(&file, from, segment, file_length))
+            let from = (earliest..start)
+                .find(|&from| message_header_at(&file, from, segment))
+                .unwrap_or(start);
+            messages_intact_or_unwritten(&file, from, segment, file_length)
         }
         // Only whole segments: recovery stopped at a segment's end. Their
         // messages are the cut-off write's (intact, never written) unless
@@ -394,7 +396,8 @@ pub(crate) fn cut_by_crash(
 }
 
 /// Whether sled's messages in `file` from `start` (a message's first byte) to
-/// the end of its segment are each intact or never written.
+/// the end of its segment are each intact, never written, or stale (see
+/// [`only_intact_or_unwritten`]); the segment's header names its generation.
 fn messages_intact_or_unwritten(
     file: &std::fs::File,
     start: u64,
@@ -402,7 +405,13 @@ fn messages_intact_or_unwritten(
     file_length: u64,
 ) -> bool {
     use std::os::unix::fs::FileExt as _;
-    let segment_end = (start / segment + 1) * segment;
+    let segment_start = start - start % segment;
+    let mut header = [0; SEGMENT_HEAD];
+    if file.read_exact_at(&mut header, segment_start).is_err() || !segment_header_intact(&header) {
+        return false;
+    }
+    let generation = segment_generation(&header, segment);
+    let segment_end = segment_start + segment;
     let Ok(size) = usize::try_from(file_length.min(segment_end).saturating_sub(start)) else {
         return false;
     };
@@ -410,7 +419,25 @@ fn messages_intact_or_unwritten(
         return false;
     }
     let mut data = vec![0; size];
-    file.read_exact_at(&mut data, start).is_ok() && only_intact_or_unwritten(&data)
+    file.read_exact_at(&mut data, start).is_ok() && only_intact_or_unwritten(&data, generation)
+}
+
+/// Whether a message of its segment's generation starts at `at` in `file`.
+fn message_header_at(file: &std::fs::File, at: u64, segment: u64) -> bool {
+    use std::os::unix::fs::FileExt as _;
+    let (mut header, mut bytes) = ([0; SEGMENT_HEAD], [0; 32]);
+    file.read_exact_at(&mut header, at - at % segment).is_ok()
+        && file.read_at(&mut bytes, at).is_ok()
+        && of_generation(&bytes, segment_generation(&header, segment))
+}
+
+/// The generation of a segment (its first LSN over the segment size), which
+/// every message written in it carries as its segment number: bytes left from
+/// an earlier use of the segment carry an older one.
+fn segment_generation(header: &[u8; SEGMENT_HEAD], segment: u64) -> u64 {
+    let mut lsn = [0; 8];
+    lsn.copy_from_slice(&header[4..12]);
+    (u64::from_le_bytes(lsn) ^ 0x7FFF_FFFF_FFFF_FFFF) / segment.max(1)
 }
 
 /// The length of sled's segment header: a CRC-32 (little-endian, inverted) of
@@ -426,35 +453,39 @@ fn segment_header_intact(header: &[u8; SEGMENT_HEAD]) -> bool {
 /// The largest segment [`cut_by_crash`] reads (sled's default is 512 KiB).
 const MAX_SEGMENT: usize = 8 << 20;
 
-/// Whether every sled message in `data` (from a message's start to the end of
-/// its segment) is intact, or zeros (never written).
-fn only_intact_or_unwritten(data: &[u8]) -> bool {
+/// Whether the messages in `data` (from where sled's recovery stopped to the
+/// end of its segment) are what a crash leaves: intact messages of
+/// `generation`, up to the first place where none starts (zeros, or the
+/// bytes a reused segment keeps from an earlier generation: a buffer sled
+/// reserved and never wrote, or the end of what this generation wrote). Past
+/// that place nothing was acknowledged, since a flush makes a prefix of the
+/// log stable; so the walk stops there. It fails at a message of this
+/// generation that fails its checksum or is cut short: damage.
+fn only_intact_or_unwritten(data: &[u8], generation: u64) -> bool {
     let mut at = 0;
     while at < data.len() {
-        if data[at..].iter().take(MESSAGE_HEAD).all(|&byte| byte == 0) {
-            // Never written: go on at the next byte written, which begins a
-            // message (whose checksum may begin with zero bytes).
-            let Some(next) = data[at..].iter().position(|&byte| byte != 0) else {
-                return true;
-            };
-            let next = at + next;
-            match (next.saturating_sub(3)..=next).find_map(|from| {
-                (from >= at)
-                    .then(|| sled_message(&data[from..]))
-                    .flatten()
-                    .map(|length| from + length)
-            }) {
-                Some(end) => at = end,
-                None => return false,
-            }
-            continue;
-        }
-        match sled_message(&data[at..]) {
+        match sled_message(&data[at..], generation) {
             Some(length) => at += length,
-            None => return false,
+            None => return !of_generation(&data[at..], generation),
         }
     }
     true
+}
+
+/// The largest kind of message sled 0.34 writes.
+const MAX_KIND: u8 = 12;
+
+/// The header of a message of `generation` at the start of `bytes`: a known
+/// kind and this segment number, whatever its checksum.
+fn of_generation(bytes: &[u8], generation: u64) -> bool {
+    let header = || {
+        let kind = *bytes.get(4)?;
+        let mut at = MESSAGE_HEAD;
+        at += sled_varint(bytes.get(at..)?)?.1;
+        let (number, _) = sled_varint(bytes.get(at..)?)?;
+        Some((1..=MAX_KIND).contains(&kind) && number == generation)
+    };
+    header().unwrap_or(false)
 }
 
 /// A sled message's checksum and kind.
@@ -464,9 +495,11 @@ const MESSAGE_HEAD: usize = 5;
 /// its header (a CRC-32, little-endian; its kind; its body's length, segment
 /// number and page id, each sled's varint) and body, the CRC covering the body
 /// and the rest of the header, inverted. Kind 0 is sled's "corrupted".
-fn sled_message(bytes: &[u8]) -> Option<usize> {
+fn sled_message(bytes: &[u8], generation: u64) -> Option<usize> {
+    if !of_generation(bytes, generation) {
+        return None;
+    }
     let stored = u32::from_le_bytes(bytes.get(..4)?.try_into().ok()?);
-    let kind = *bytes.get(4)?;
     let mut at = MESSAGE_HEAD;
     let (length, used) = sled_varint(bytes.get(at..)?)?;
     at += used;
@@ -478,7 +511,7 @@ fn sled_message(bytes: &[u8]) -> Option<usize> {
     let mut crc = crc32fast::Hasher::new();
     crc.update(body);
     crc.update(&bytes[4..at]);
-    (kind != 0 && crc.finalize() ^ u32::MAX == stored).then_some(end)
+    (crc.finalize() ^ u32::MAX == stored).then_some(end)
 }
 
 #[cfg(test)]
@@ -487,12 +520,13 @@ mod tests {
 
     const SEGMENT: u64 = 512 * 1024;
 
-    /// An intact sled message of `kind` with `body`, its checksum's first byte
-    /// a zero when `zero_first` (the page id is varied until it is).
-    fn message(body: &[u8], zero_first: bool) -> Vec<u8> {
+    /// An intact sled message of generation `generation` with `body`, its
+    /// checksum's first byte a zero when `zero_first` (the page id is varied
+    /// until it is).
+    fn message(generation: u8, body: &[u8], zero_first: bool) -> Vec<u8> {
         (1..=240u8)
             .map(|page| {
-                let mut rest = vec![1, u8::try_from(body.len()).unwrap(), 1, page];
+                let mut rest = vec![8, u8::try_from(body.len()).unwrap(), generation, page];
                 rest.extend_from_slice(body);
                 let mut crc = crc32fast::Hasher::new();
                 crc.update(body);
@@ -505,12 +539,14 @@ mod tests {
             .unwrap()
     }
 
-    /// A segment header that passes its CRC, whose first byte is a zero.
+    /// The header of the second segment, generation 1, that passes its CRC and
+    /// whose first byte is a zero.
     fn header_starting_with_zero() -> [u8; SEGMENT_HEAD] {
         (0..=u64::MAX)
-            .map(|lsn| {
+            .map(|stable| {
                 let mut header = [0; SEGMENT_HEAD];
-                header[4..12].copy_from_slice(&(SEGMENT + lsn).to_le_bytes());
+                header[4..12].copy_from_slice(&(SEGMENT ^ 0x7FFF_FFFF_FFFF_FFFF).to_le_bytes());
+                header[12..20].copy_from_slice(&(stable ^ 0x7FFF_FFFF_FFFF_FFFF).to_le_bytes());
                 let crc = crc32fast::hash(&header[4..]) ^ u32::MAX;
                 header[..4].copy_from_slice(&crc.to_le_bytes());
                 header
@@ -533,7 +569,7 @@ mod tests {
     fn a_segment_zeroed_whole_whose_header_began_with_a_zero_is_a_crash_or_damage_by_its_messages()
     {
         let mut second = header_starting_with_zero().to_vec();
-        second.extend(message(b"an event of the cut-off write", false));
+        second.extend(message(1, b"an event of the cut-off write", false));
         let crash = log_with(&second);
         // The stretch starts one byte late: the header's first byte was a zero.
         let cleared = [(SEGMENT + 1, 2 * SEGMENT)];
@@ -546,14 +582,45 @@ mod tests {
     #[test]
     fn a_stretch_starting_inside_a_checksum_that_began_with_a_zero_is_walked_from_the_message() {
         let mut second = header_starting_with_zero().to_vec();
-        second.extend(message(b"written whole", false));
+        second.extend(message(1, b"written whole", false));
         let stopped_at = SEGMENT + u64::try_from(second.len()).unwrap();
-        second.extend(message(b"the cut-off write", true));
+        second.extend(message(1, b"the cut-off write", true));
         let crash = log_with(&second);
         let cleared = [(stopped_at + 1, 2 * SEGMENT)];
         assert!(cut_by_crash(crash.path(), &cleared, false));
         let at = second.len() - 2;
         second[at] ^= 1;
+        let damaged = log_with(&second);
+        assert!(!cut_by_crash(damaged.path(), &cleared, false));
+    }
+
+    /// A reused segment: past what this generation wrote lie the bytes of an
+    /// earlier one (the end of a message, then whole messages of generation
+    /// 0), which a crash's recovery clears as it clears the cut-off write.
+    #[test]
+    fn the_stale_bytes_of_a_reused_segment_after_a_cut_off_write_are_a_crash() {
+        let mut second = header_starting_with_zero().to_vec();
+        let stopped_at = SEGMENT + u64::try_from(second.len()).unwrap();
+        second.extend(message(1, b"the cut-off write", false));
+        let stale = [
+            message(0, b"an old page", false),
+            message(0, b"another", false),
+        ]
+        .concat();
+        second.extend(&stale[7..]);
+        let crash = log_with(&second);
+        let cleared = [(stopped_at, 2 * SEGMENT)];
+        assert!(cut_by_crash(crash.path(), &cleared, false));
+        // A message after the stale bytes (written after a reserved buffer
+        // that never was), even damaged, is past what a flush made stable.
+        let mut after_a_gap = second.clone();
+        let mut late = message(1, b"written after a gap", false);
+        late[12] ^= 1;
+        after_a_gap.extend(late);
+        let crash = log_with(&after_a_gap);
+        assert!(cut_by_crash(crash.path(), &cleared, false));
+        // The cut-off write itself damaged: its header is this generation's.
+        second[SEGMENT_HEAD + 9] ^= 1;
         let damaged = log_with(&second);
         assert!(!cut_by_crash(damaged.path(), &cleared, false));
     }
