@@ -81,7 +81,7 @@ pub(crate) struct WebArgs {
     /// Serve plain HTTP on a non-loopback address: anyone on the network path can read the questions and the token
     #[arg(long, conflicts_with = "tls_cert")]
     pub(crate) insecure_http: bool,
-    /// Post a small JSON (stream, inquiry, question, link) to this http(s) URL each time a question starts waiting (an IPv6 host in brackets: http://[::1]:9000/hook; 3 tries of at most 5 s each)
+    /// Post a small JSON (stream, inquiry, question, link) to this http(s) URL each time a question starts waiting (an IPv6 host in brackets; 3 tries of at most 5 s each)
     #[arg(long, value_name = "URL")]
     pub(crate) notify: Option<String>,
     /// The log.
