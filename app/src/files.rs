@@ -86,8 +86,14 @@ pub(crate) fn check_kind(path: &Path, links: Links) -> Result<(), String> {
     Ok(())
 }
 
+/// Opens `path` for reading without blocking (a FIFO does not wait for a
+/// writer), following a symbolic link only with [`Links::Follow`]; look at the
+/// handle's metadata before reading from it.
+///
+/// # Errors
+/// When it cannot be opened (with [`Links::Refuse`], a link cannot).
 #[cfg(unix)]
-fn open_without_blocking(path: &Path, links: Links) -> std::io::Result<File> {
+pub fn open_without_blocking(path: &Path, links: Links) -> std::io::Result<File> {
     use std::os::unix::fs::OpenOptionsExt as _;
     let mut flags = libc::O_NONBLOCK;
     if links == Links::Refuse {
@@ -96,8 +102,12 @@ fn open_without_blocking(path: &Path, links: Links) -> std::io::Result<File> {
     OpenOptions::new().read(true).custom_flags(flags).open(path)
 }
 
+/// Opens `path` for reading (elsewhere than Unix, as it comes).
+///
+/// # Errors
+/// When it cannot be opened.
 #[cfg(not(unix))]
-fn open_without_blocking(path: &Path, _links: Links) -> std::io::Result<File> {
+pub fn open_without_blocking(path: &Path, _links: Links) -> std::io::Result<File> {
     OpenOptions::new().read(true).open(path)
 }
 
@@ -112,7 +122,9 @@ fn not_regular(kind: fs::FileType) -> String {
     )
 }
 
-fn kind_name(kind: fs::FileType) -> &'static str {
+/// What a file that is not a regular file is, in words: `a FIFO (named pipe)`,
+/// `a directory`, `a symbolic link`...
+pub fn kind_name(kind: fs::FileType) -> &'static str {
     #[cfg(unix)]
     {
         use std::os::unix::fs::FileTypeExt as _;

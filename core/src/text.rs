@@ -245,19 +245,31 @@ pub fn looks_alike(a: &str, b: &str) -> bool {
     look(a) == look(b)
 }
 
+/// Where two texts first differ: the first character that is not the same in
+/// both (counted from 1) and the two characters there; `None` when one is the
+/// other's start (or they are equal).
+///
+/// ```
+/// use askuser_core::text::first_differing_char;
+///
+/// assert_eq!(first_differing_char("\u{410}pprove", "Approve"), Some((1, '\u{410}', 'A')));
+/// assert_eq!(first_differing_char("beta", "bet"), None);
+/// ```
+pub fn first_differing_char(a: &str, b: &str) -> Option<(usize, char, char)> {
+    a.chars()
+        .zip(b.chars())
+        .enumerate()
+        .find(|(_, (a, b))| a != b)
+        .map(|(i, (a, b))| (i + 1, a, b))
+}
+
 /// Where two different texts that look alike differ, in words: `character 1
 /// is U+0410 here but U+0041 there`, or how long each is when one is the
 /// other's start.
 pub(crate) fn first_difference(here: &str, there: &str) -> String {
-    let differing = here
-        .chars()
-        .zip(there.chars())
-        .enumerate()
-        .find(|(_, (a, b))| a != b);
-    match differing {
-        Some((i, (a, b))) => format!(
-            "character {} is U+{:04X} here but U+{:04X} there",
-            i + 1,
+    match first_differing_char(here, there) {
+        Some((at, a, b)) => format!(
+            "character {at} is U+{:04X} here but U+{:04X} there",
             u32::from(a),
             u32::from(b)
         ),

@@ -9,24 +9,13 @@ mod common;
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 
-use common::{BIN, Scratch};
+use common::{Scratch, askuser_in};
 
 /// Starts `askuser args...` in `dir` under `umask`, with pipes.
 fn start(dir: &Path, umask: &str, args: &[&str]) -> Child {
-    Command::new("sh")
-        .arg("-c")
-        .arg(format!("umask {umask}; exec \"$0\" \"$@\""))
-        .arg(BIN)
-        .args(args)
-        .current_dir(dir)
-        .env_remove("ASKUSER_DB")
-        .env("HOME", dir)
-        .env_remove("XDG_DATA_HOME")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
+    askuser_in(dir, Some(&format!("umask {umask}")), args)
         .spawn()
         .expect("the binary starts")
 }

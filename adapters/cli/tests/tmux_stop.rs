@@ -9,93 +9,23 @@ mod common;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use common::tmux::TIMEOUT;
+use common::tmux::{TIMEOUT, Tmux};
 use common::{BIN, Scratch};
 
 /// A tmux server on a private socket running `bash` with job control in
-/// `dir`; killed when dropped.
-struct Shell {
-    socket: String,
+/// `scratch`, with `$EDITOR` set to `editor`.
+fn shell(name: &str, scratch: &Scratch, editor: &str) -> Tmux {
+    let command = format!(
+        "cd '{}' && env HOME=. PS1='$ ' EDITOR='{editor}' VISUAL= bash --norc --noprofile -i",
+        scratch.dir.path().display()
+    );
+    Tmux::shell(name, scratch, &command)
 }
 
-impl Shell {
-    /// The shell, with `$EDITOR` set to `editor`.
-    fn start(name: &str, scratch: &Scratch, editor: &str) -> Self {
-        let shell = Self {
-            socket: format!("askuser-{name}-{}", std::process::id()),
-        };
-        let command = format!(
-            "cd '{}' && env HOME=. PS1='$ ' EDITOR='{editor}' VISUAL= bash --norc --noprofile -i",
-            scratch.dir.path().display()
-        );
-        shell.tmux(&[
-            "-f",
-            "/dev/null",
-            "new-session",
-            "-d",
-            "-x",
-            "100",
-            "-y",
-            "30",
-            &command,
-        ]);
-        shell
-    }
-
-    fn tmux(&self, args: &[&str]) -> String {
-        let output = Command::new("tmux")
-            .arg("-L")
-            .arg(&self.socket)
-            .args(args)
-            .output()
-            .expect("tmux runs");
-        assert!(
-            output.status.success(),
-            "tmux {args:?} failed: {}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        String::from_utf8_lossy(&output.stdout).into_owned()
-    }
-
-    fn screen(&self) -> String {
-        self.tmux(&["capture-pane", "-p"]).trim_end().to_owned()
-    }
-
-    fn wait_for(&self, needle: &str) -> String {
-        let start = Instant::now();
-        loop {
-            let screen = self.screen();
-            if screen.contains(needle) {
-                return screen;
-            }
-            assert!(
-                start.elapsed() < TIMEOUT,
-                "timed out waiting for {needle:?}; the screen:\n{screen}"
-            );
-            std::thread::sleep(Duration::from_millis(40));
-        }
-    }
-
-    fn keys(&self, keys: &[&str]) {
-        let mut args = vec!["send-keys"];
-        args.extend(keys);
-        self.tmux(&args);
-    }
-
-    fn line(&self, text: &str) {
-        self.tmux(&["send-keys", "-l", text]);
-        self.keys(&["Enter"]);
-    }
-}
-
-impl Drop for Shell {
-    fn drop(&mut self) {
-        drop(
-            Command::new("tmux")
-                .args(["-L", &self.socket, "kill-server"])
-                .output(),
-        );
-    }
+/// Types `text` and Enter.
+fn line(shell: &Tmux, text: &str) {
+    shell.text(text);
+    shell.keys(&["Enter"]);
 }
 
 /// Writes the editor (asks for a line, writes it as the answer), the form and
@@ -149,7 +79,7 @@ fn serve_appends(scratch: &Scratch) {
 /// The answer shown at the form's prompt is sent with Enter: the job ends 0
 /// with it as the result, and the log holds both the form's answer and what
 /// `serve` recorded meanwhile.
-fn the_form_answers(shell: &Shell, scratch: &Scratch) {
+fn the_form_answers(shell: &Tmux, scratch: &Scratch) {
     let answered = shell.wait_for("> the fix is small");
     assert!(
         answered.ends_with(
@@ -196,9 +126,9 @@ fn the_form_answers(shell: &Shell, scratch: &Scratch) {
 fn ctrl_z_in_ask_while_serve_appends_ends_nothing_and_fg_carries_the_form_on() {
     let scratch = Scratch::new();
     let editor = write_job(&scratch);
-    let shell = Shell::start("stop", &scratch, &editor);
+    let shell = shell("stop", &scratch, &editor);
     shell.wait_for("$");
-    shell.line("./ask.sh");
+    line(&shell, "./ask.sh");
     shell.wait_for("Why ship today?");
     shell.keys(&["Escape"]);
     shell.wait_for("e) Edit the answer in");
@@ -207,8 +137,8 @@ fn ctrl_z_in_ask_while_serve_appends_ends_nothing_and_fg_carries_the_form_on() {
     shell.keys(&["C-z"]);
     shell.wait_for("Stopped");
     serve_appends(&scratch);
-    shell.line("fg");
-    shell.line("the fix is small");
+    line(&shell, "fg");
+    line(&shell, "the fix is small");
     the_form_answers(&shell, &scratch);
 }
 
@@ -220,9 +150,9 @@ fn ctrl_z_in_ask_while_serve_appends_ends_nothing_and_fg_carries_the_form_on() {
 fn ctrl_z_at_the_prompt_stops_the_form_and_fg_draws_it_again() {
     let scratch = Scratch::new();
     let editor = write_job(&scratch);
-    let shell = Shell::start("stop-prompt", &scratch, &editor);
+    let shell = shell("stop-prompt", &scratch, &editor);
     shell.wait_for("$");
-    shell.line("./ask.sh");
+    line(&shell, "./ask.sh");
     shell.wait_for("Why ship today?");
     shell.keys(&["C-z"]);
     let stopped = shell.wait_for("Stopped");
@@ -231,8 +161,10 @@ fn ctrl_z_at_the_prompt_stops_the_form_and_fg_draws_it_again() {
         "{stopped}"
     );
     serve_appends(&scratch);
-    shell.line("fg");
-    shell.wait_for("$ fg\n./ask.sh\n");
-    shell.tmux(&["send-keys", "-l", "the fix is small"]);
+    line(&shell, "fg");
+    shell.wait_until("the job continued", |screen| {
+        screen.contains("$ fg\n./ask.sh\n")
+    });
+    shell.text("the fix is small");
     the_form_answers(&shell, &scratch);
 }

@@ -10,7 +10,7 @@ mod common;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, channel};
@@ -450,27 +450,6 @@ fn notify_posts_each_question_that_starts_waiting_and_retries_a_failure() {
     let _ = web.wait();
 }
 
-/// `askuser web` on a free port with at most `descriptors` open files (as a
-/// small `ulimit -n` would have it): its process, port and URL.
-fn web_with_descriptors(scratch: &Scratch, db: &str, descriptors: u32) -> (Child, u16, String) {
-    let port = free_port();
-    let mut child = Command::new("sh")
-        .arg("-c")
-        .arg(format!("ulimit -n {descriptors} && exec \"$0\" \"$@\""))
-        .arg(BIN)
-        .args(["web", "--db", db, "--listen", &format!("127.0.0.1:{port}")])
-        .current_dir(scratch.dir.path())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut url = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut url)
-        .unwrap();
-    (child, port, url.trim().to_owned())
-}
-
 /// Whether the server closed `stream` (a read finds its end, or an error).
 fn closed(stream: &TcpStream) -> bool {
     let mut byte = [0u8];
@@ -536,7 +515,8 @@ fn the_person_is_answered_while_others_hold_every_connection_they_can() {
     serve.next_of("prompt");
     // 256 descriptors: before the connections were bounded, 300 idle ones
     // took them all and every request of the person's hung.
-    let (mut web, port, url) = web_with_descriptors(&scratch, &scratch.db(), 256);
+    let web = Web::start_with(&scratch, &scratch.db(), &[], Some("ulimit -n 256"));
+    let (port, url) = (web.port, web.url.clone());
     let stop = Arc::new(AtomicBool::new(false));
     let closed_count = Arc::new(AtomicUsize::new(0));
     let attacker = hold_connections(port, 300, 20, &stop, &closed_count);
@@ -571,8 +551,6 @@ fn the_person_is_answered_while_others_hold_every_connection_they_can() {
             Err(error) => assert_eq!(error.kind(), std::io::ErrorKind::ConnectionReset),
         }
     }
-    let _ = web.kill();
-    let _ = web.wait();
 }
 
 #[test]

@@ -13,7 +13,7 @@ use std::sync::mpsc::channel;
 use std::time::{Duration, Instant};
 
 use common::browser::free_port;
-use common::web::{Serve, migration};
+use common::web::{Serve, Web, migration};
 use common::{BIN, Scratch};
 
 /// The threads of process `pid`, from `/proc/PID/task`.
@@ -49,19 +49,8 @@ fn a_hanging_webhook_and_200_waiting_questions_keep_one_sender() {
     let db = scratch.db();
     let mut serve = Serve::start(&scratch, &db, "n");
     let (hook, accepted) = hanging_webhook();
-    let port = free_port();
-    let mut web = Command::new(BIN)
-        .args(["web", "--db", &db, "--listen", &format!("127.0.0.1:{port}")])
-        .args(["--notify", &format!("http://127.0.0.1:{hook}/askuser")])
-        .current_dir(scratch.dir.path())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut url = String::new();
-    BufReader::new(web.stdout.take().unwrap())
-        .read_line(&mut url)
-        .unwrap();
+    let notify = format!("http://127.0.0.1:{hook}/askuser");
+    let web = Web::start_with(&scratch, &db, &["--notify", &notify], None);
     // The first question reaches the webhook: the notifier is running.
     let first = Instant::now();
     loop {
@@ -72,16 +61,15 @@ fn a_hanging_webhook_and_200_waiting_questions_keep_one_sender() {
         }
         assert!(first.elapsed() < Duration::from_secs(30), "never notified");
     }
-    let before = threads(web.id());
+    let before = threads(web.child.id());
     for n in 0..200 {
         serve.send(&migration(&format!("c{n}")));
         serve.next_of("prompt");
     }
     // The inbox has seen them all (it is told of a change at once).
     std::thread::sleep(Duration::from_secs(2));
-    let after = threads(web.id());
-    let _ = web.kill();
-    let _ = web.wait();
+    let after = threads(web.child.id());
+    drop(web);
     assert!(
         after <= before + 2,
         "{before} threads before 200 questions, {after} after"

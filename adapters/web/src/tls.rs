@@ -10,6 +10,8 @@ use std::sync::Arc;
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 
+use askuser_app::files::{Links, kind_name, open_without_blocking};
+
 use crate::WebError;
 
 /// The largest PEM file read (a chain of a few certificates is a few KiB).
@@ -57,7 +59,7 @@ fn read_pem(path: &Path, option: &str) -> Result<Vec<u8>, WebError> {
         if !metadata.is_file() {
             return Err(problem(format!(
                 "is {}, not a regular file; give {option} the path of a PEM file",
-                kind(metadata.file_type())
+                kind_name(metadata.file_type())
             )));
         }
         if metadata.len() > MAX_PEM {
@@ -69,7 +71,7 @@ fn read_pem(path: &Path, option: &str) -> Result<Vec<u8>, WebError> {
         Ok(())
     };
     regular(&std::fs::metadata(path).map_err(cannot)?)?;
-    let file = open_without_blocking(path).map_err(cannot)?;
+    let file = open_without_blocking(path, Links::Follow).map_err(cannot)?;
     regular(&file.metadata().map_err(cannot)?)?;
     let mut bytes = Vec::new();
     file.take(MAX_PEM + 1)
@@ -81,45 +83,6 @@ fn read_pem(path: &Path, option: &str) -> Result<Vec<u8>, WebError> {
         )));
     }
     Ok(bytes)
-}
-
-#[cfg(unix)]
-fn open_without_blocking(path: &Path) -> io::Result<std::fs::File> {
-    use std::os::unix::fs::OpenOptionsExt as _;
-    std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(path)
-}
-
-#[cfg(not(unix))]
-fn open_without_blocking(path: &Path) -> io::Result<std::fs::File> {
-    std::fs::File::open(path)
-}
-
-/// What a file that is not a regular file is, in words.
-fn kind(kind: std::fs::FileType) -> &'static str {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt as _;
-        if kind.is_fifo() {
-            return "a FIFO (named pipe)";
-        }
-        if kind.is_char_device() {
-            return "a character device";
-        }
-        if kind.is_block_device() {
-            return "a block device";
-        }
-        if kind.is_socket() {
-            return "a socket";
-        }
-    }
-    if kind.is_dir() {
-        "a directory"
-    } else {
-        "not a file"
-    }
 }
 
 /// A TLS client stream to `host` over `tcp`, checked against the Mozilla roots

@@ -191,15 +191,9 @@ fn optionals(file: Option<&str>, log: Option<&str>) -> (String, String, String) 
 /// Where two different texts first differ, for a person who cannot see it:
 /// `character 1 is U+0410 in the file but U+0041 in the log`.
 fn where_differs(file: &str, log: &str) -> String {
-    let differing = file
-        .chars()
-        .zip(log.chars())
-        .enumerate()
-        .find(|(_, (a, b))| a != b);
-    match differing {
-        Some((i, (a, b))) => format!(
-            "character {} is U+{:04X} in the file but U+{:04X} in the log",
-            i + 1,
+    match askuser_core::text::first_differing_char(file, log) {
+        Some((at, a, b)) => format!(
+            "character {at} is U+{:04X} in the file but U+{:04X} in the log",
             u32::from(a),
             u32::from(b)
         ),

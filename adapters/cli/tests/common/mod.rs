@@ -65,8 +65,22 @@ impl Scratch {
     }
 }
 
-pub fn run_in(dir: &Path, args: &[&str], stdin: &str) -> Run {
-    let mut child = Command::new(BIN)
+/// `askuser args...` to run in `dir` (its home too, with no `ASKUSER_DB` or
+/// `XDG_DATA_HOME`), every stream piped; after the shell command `limit`
+/// (`umask 000`, `ulimit -n 256`) when one is given.
+pub fn askuser_in(dir: &Path, limit: Option<&str>, args: &[&str]) -> Command {
+    let mut command = match limit {
+        Some(limit) => {
+            let mut shell = Command::new("sh");
+            shell
+                .arg("-c")
+                .arg(format!("{limit} && exec \"$0\" \"$@\""))
+                .arg(BIN);
+            shell
+        }
+        None => Command::new(BIN),
+    };
+    command
         .args(args)
         .current_dir(dir)
         .env_remove("ASKUSER_DB")
@@ -74,7 +88,12 @@ pub fn run_in(dir: &Path, args: &[&str], stdin: &str) -> Run {
         .env_remove("XDG_DATA_HOME")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
+        .stderr(Stdio::piped());
+    command
+}
+
+pub fn run_in(dir: &Path, args: &[&str], stdin: &str) -> Run {
+    let mut child = askuser_in(dir, None, args)
         .spawn()
         .expect("the binary starts");
     let mut input = child.stdin.take().expect("stdin is piped");

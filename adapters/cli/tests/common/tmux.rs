@@ -85,6 +85,27 @@ impl Tmux {
         tmux
     }
 
+    /// Runs a shell `command` (say, an interactive `bash` with job control) in
+    /// a fresh 100x30 pane, instead of askuser; nothing is recorded.
+    pub fn shell(name: &str, scratch: &Scratch, command: &str) -> Self {
+        let tmux = Tmux {
+            socket: format!("askuser-{name}-{}", std::process::id()),
+            raw: scratch.path("terminal.raw"),
+        };
+        tmux.tmux(&[
+            "-f",
+            "/dev/null",
+            "new-session",
+            "-d",
+            "-x",
+            "100",
+            "-y",
+            "30",
+            command,
+        ]);
+        tmux
+    }
+
     fn tmux(&self, args: &[&str]) -> String {
         let output = Command::new("tmux")
             .arg("-L")
@@ -114,16 +135,24 @@ impl Tmux {
     /// Waits until a line of the screen holds `needle` and the screen stays the
     /// same for a moment (a frame fully drawn); returns the screen.
     pub fn wait_for(&self, needle: &str) -> String {
+        self.wait_until(needle, |screen| {
+            screen.lines().any(|line| line.contains(needle))
+        })
+    }
+
+    /// Waits until `done` holds of the screen and it stays the same for a
+    /// moment; returns the screen. `what` names it when the wait times out.
+    pub fn wait_until(&self, what: &str, done: impl Fn(&str) -> bool) -> String {
         let start = Instant::now();
         let mut last = String::new();
         loop {
             let screen = self.screen();
-            if screen == last && screen.lines().any(|l| l.contains(needle)) {
+            if screen == last && done(&screen) {
                 return screen;
             }
             assert!(
                 start.elapsed() < TIMEOUT,
-                "timed out waiting for {needle:?}; the screen:\n{screen}"
+                "timed out waiting for {what:?}; the screen:\n{screen}"
             );
             last = screen;
             std::thread::sleep(Duration::from_millis(60));

@@ -11,7 +11,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::browser::{Browser, free_port};
-use super::{BIN, Scratch};
+use super::{BIN, Scratch, askuser_in};
 
 /// `askuser serve` with its stdin open, its stdout lines arriving on a channel.
 pub struct Serve {
@@ -86,15 +86,23 @@ pub struct Web {
 
 impl Web {
     pub fn start(scratch: &Scratch, db: &str) -> Self {
+        Self::start_with(scratch, db, &[], None)
+    }
+
+    /// [`Web::start`] with more arguments (`--notify URL`, say), after the
+    /// shell command `limit` (`ulimit -n 256`) when one is given.
+    pub fn start_with(scratch: &Scratch, db: &str, args: &[&str], limit: Option<&str>) -> Self {
         let port = free_port();
-        let mut child = Command::new(BIN)
-            .args(["web", "--db", db, "--listen", &format!("127.0.0.1:{port}")])
-            .current_dir(scratch.dir.path())
-            .env("HOME", scratch.dir.path())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
+        let listen = format!("127.0.0.1:{port}");
+        let mut child = askuser_in(
+            scratch.dir.path(),
+            limit,
+            &["web", "--db", db, "--listen", &listen],
+        )
+        .args(args)
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
         let mut url = String::new();
         BufReader::new(child.stdout.take().unwrap())
             .read_line(&mut url)
