@@ -78,6 +78,10 @@ fn a_killed_writer_leaves_a_log_that_says_it_was_cut_off_not_damaged() {
         seed ^= seed << 17;
         let results = serve_until_killed(&scratch, round, 150 + seed % 600);
         acknowledged += results;
+        // A kill before `serve` made the log leaves nothing to read.
+        if acknowledged == 0 && !std::path::Path::new(&scratch.db()).join("db").exists() {
+            continue;
+        }
         let listed = scratch.run_db(&["log", "list"], "");
         assert_eq!(listed.code, 0, "round {round}: {}", listed.stderr);
         let said = listed.stderr.trim_end();

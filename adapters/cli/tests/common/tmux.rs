@@ -39,21 +39,7 @@ impl Tmux {
         args: &[&str],
         (columns, rows): (u16, u16),
     ) -> Self {
-        let (columns, rows) = (columns.to_string(), rows.to_string());
-        let tmux = Tmux {
-            socket: format!("askuser-{name}-{}", std::process::id()),
-            raw: scratch.path("terminal.raw"),
-        };
-        tmux.tmux(&[
-            "-f",
-            "/dev/null",
-            "new-session",
-            "-d",
-            "-x",
-            &columns,
-            "-y",
-            &rows,
-        ]);
+        let tmux = Self::session(name, scratch, (columns, rows), &[]);
         let command = std::iter::once(BIN)
             .chain(args.iter().copied())
             .map(|arg| format!("'{arg}'"))
@@ -88,21 +74,34 @@ impl Tmux {
     /// Runs a shell `command` (say, an interactive `bash` with job control) in
     /// a fresh 100x30 pane, instead of askuser; nothing is recorded.
     pub fn shell(name: &str, scratch: &Scratch, command: &str) -> Self {
+        Self::session(name, scratch, (100, 30), &[command])
+    }
+
+    /// A tmux server named after `name` with one session in a pane of
+    /// `(columns, rows)`, running `command` (tmux's default shell if empty).
+    fn session(
+        name: &str,
+        scratch: &Scratch,
+        (columns, rows): (u16, u16),
+        command: &[&str],
+    ) -> Self {
         let tmux = Tmux {
             socket: format!("askuser-{name}-{}", std::process::id()),
             raw: scratch.path("terminal.raw"),
         };
-        tmux.tmux(&[
+        let (columns, rows) = (columns.to_string(), rows.to_string());
+        let mut args = vec![
             "-f",
             "/dev/null",
             "new-session",
             "-d",
             "-x",
-            "100",
+            &columns,
             "-y",
-            "30",
-            command,
-        ]);
+            &rows,
+        ];
+        args.extend(command);
+        tmux.tmux(&args);
         tmux
     }
 
