@@ -204,7 +204,7 @@ pub(crate) fn warn_if_open_to_others(path: &Path) {
     let word = shell_word(path.as_os_str());
     note(&format!(
         "askuser: warning: other users of this machine can read the log {word} (its directory \
-         or files give group or others access); make it yours alone with: chmod -R go-rwx {word}"
+         gives group or others access); make it yours alone with: chmod -R go-rwx {word}"
     ));
 }
 

@@ -213,7 +213,7 @@ fn a_log_others_can_read_is_used_and_said_so_once_with_the_chmod() {
     .unwrap();
     let warning = format!(
         "askuser: warning: other users of this machine can read the log '{db}' (its directory \
-         or files give group or others access); make it yours alone with: chmod -R go-rwx '{db}'\n"
+         gives group or others access); make it yours alone with: chmod -R go-rwx '{db}'\n"
     );
     // A command that records (and opens the log more than once) and one that reads.
     let args = ["ask", "--db", db, "--pending", "q2.json", "-"];

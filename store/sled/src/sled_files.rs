@@ -117,6 +117,10 @@ pub fn check_db_path(path: &Path, intent: DbIntent) -> Result<DbPathState> {
             "it is not a directory (a device, FIFO or socket); give a log directory or a new path",
         ));
     }
+    // A log being created by another process now has some of its files and not
+    // yet others: wait until it is (see `OpeningLock`); past the patience, the
+    // files are judged as they are.
+    let _opening = OpeningLock::take(path, false, OPENING_PATIENCE).ok();
     let names = list_names(path).map_err(|error| {
         refuse(&format!(
             "the directory cannot be read ({error}); check its permissions"
@@ -208,6 +212,59 @@ pub(crate) fn read_capped(path: &Path, cap: u64) -> io::Result<Vec<u8>> {
     Ok(bytes)
 }
 
+/// How long a check of a log's files waits for a process opening it.
+const OPENING_PATIENCE: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// A lock on a log's directory, held while sled opens the log (exclusive) or
+/// while the log is copied for reading (shared).
+///
+/// sled reads a log's settings file (`conf`) before it takes its own lock on
+/// the data file, and writes a new one in two writes: a process opening a log
+/// that another process is creating at that moment could read half of it, and
+/// sled would then call the log damaged (seen once in eight processes asking at
+/// once on a log that did not exist yet). Every askuser process holds this lock
+/// on the directory meanwhile, so the second waits until the first has written
+/// the settings and taken sled's lock. Released when dropped.
+#[derive(Debug)]
+pub(crate) struct OpeningLock {
+    _dir: File,
+}
+
+impl OpeningLock {
+    /// Takes the lock on the directory `dir`, exclusive or shared, trying for
+    /// at most `patience`. `None` where the directory cannot be opened to be
+    /// locked (it does not exist yet, or elsewhere than Unix): sled then says
+    /// what is wrong with the path.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Locked`] when another process still holds it after `patience`.
+    pub(crate) fn take(
+        dir: &Path,
+        exclusive: bool,
+        patience: std::time::Duration,
+    ) -> Result<Option<Self>> {
+        let Ok(file) = File::open(dir) else {
+            return Ok(None);
+        };
+        let started = std::time::Instant::now();
+        loop {
+            let taken = if exclusive {
+                fs2::FileExt::try_lock_exclusive(&file)
+            } else {
+                fs2::FileExt::try_lock_shared(&file)
+            };
+            if taken.is_ok() {
+                return Ok(Some(Self { _dir: file }));
+            }
+            if started.elapsed() >= patience {
+                return Err(StoreError::Locked);
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+    }
+}
+
 /// A private copy of a database directory, in a temporary directory only this
 /// process can use (created exclusively, mode 0700); deleted when dropped.
 #[derive(Debug)]
@@ -234,6 +291,7 @@ impl PrivateCopy {
         })?;
         // sled's threads may hold the lock a moment after its last handle is dropped.
         let started = std::time::Instant::now();
+        let _opening = OpeningLock::take(from, false, OPENING_PATIENCE)?;
         while fs2::FileExt::try_lock_shared(&data).is_err() {
             if started.elapsed() >= std::time::Duration::from_secs(1) {
                 return Err(StoreError::Locked);
@@ -493,19 +551,17 @@ pub(crate) fn settle_private(path: &Path) {
 }
 
 /// Whether users other than its owner may read the log in the directory `path`
-/// (an existing log): its directory, or its settings or data file (`conf`,
-/// `db`), has a group or other permission bit. Such a log (one made by an
-/// askuser before logs were private, or loosened since) is still used; the
-/// program says so, with the command that makes it private.
+/// (an existing log): its directory has a group or other permission bit. The
+/// modes of the files inside do not matter while the directory keeps others
+/// out (and a log being created has, for a moment, files with the umask's
+/// modes in its private directory: another process opening it then must not
+/// call it open to others). Such a log (one made by an askuser before logs were
+/// private, or loosened since) is still used; the program says so, with the
+/// command that makes it private.
 #[cfg(unix)]
 pub fn open_to_others(path: &Path) -> bool {
     use std::os::unix::fs::PermissionsExt as _;
-    [path.to_path_buf(), path.join("conf"), path.join("db")]
-        .iter()
-        .any(|file| {
-            fs::symlink_metadata(file)
-                .is_ok_and(|meta| meta.permissions().mode() & GROUP_OTHER != 0)
-        })
+    fs::symlink_metadata(path).is_ok_and(|meta| meta.permissions().mode() & GROUP_OTHER != 0)
 }
 
 /// Elsewhere than Unix, a new log directory is created as sled creates it.

@@ -20,7 +20,7 @@ use sealing::Sealer;
 use askuser_store::Repacked;
 
 use crate::sled_files::{
-    DbIntent, Discarded, PrivateCopy, check_db_path, prepare_private, settle_private,
+    DbIntent, Discarded, OpeningLock, PrivateCopy, check_db_path, prepare_private, settle_private,
 };
 use crate::sled_legacy::Legacy;
 use crate::sled_scan::SledScan;
@@ -135,12 +135,14 @@ impl SledLog {
         let path = path.as_ref();
         check_db_path(path, DbIntent::Create)?;
         prepare_private(path)?;
+        let opening = OpeningLock::take(path, true, LOCK_PATIENCE)?;
         let log = Self::from_config(
             &sled::Config::new()
                 .path(path)
                 .cache_capacity(DEFAULT_CACHE_CAPACITY),
         )?;
         settle_private(path);
+        drop(opening);
         Ok(log.sealed_on_close(path))
     }
 
@@ -193,8 +195,10 @@ impl SledLog {
             config
         };
         prepare_private(path)?;
+        let opening = OpeningLock::take(path, true, patience)?;
         let log = Self::from_config_within(&config, patience)?;
         settle_private(path);
+        drop(opening);
         Ok(log.sealed_on_close(path))
     }
 

@@ -165,3 +165,39 @@ fn an_unreadable_directory_is_refused() {
         );
     }
 }
+
+/// Many openers of a log that does not exist yet: sled reads its settings file
+/// before it takes its lock, so without askuser's lock on the directory one of
+/// them could read the settings half written and call the new log damaged. Each
+/// opener either has the log or is told another process holds it.
+#[test]
+fn openers_racing_to_create_a_log_each_get_it_or_are_told_it_is_locked() {
+    for round in 0..24 {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(format!("log-{round}"));
+        let barrier = std::sync::Barrier::new(6);
+        let outcomes: Vec<String> = std::thread::scope(|scope| {
+            let openers: Vec<_> = (0..6)
+                .map(|_| {
+                    scope.spawn(|| {
+                        barrier.wait();
+                        match SledLog::open(&path) {
+                            Ok(log) => {
+                                drop(log);
+                                "opened".to_owned()
+                            }
+                            Err(error) => error.to_string(),
+                        }
+                    })
+                })
+                .collect();
+            openers.into_iter().map(|o| o.join().unwrap()).collect()
+        });
+        for outcome in outcomes {
+            assert!(
+                outcome == "opened" || outcome.contains("lock"),
+                "round {round}: {outcome}"
+            );
+        }
+    }
+}

@@ -28,7 +28,7 @@ use std::path::{Path, PathBuf};
 
 #[cfg(unix)]
 use crate::sled_files::PRIVATE_FILE;
-use crate::sled_files::{read_capped, settle_private};
+use crate::sled_files::{OpeningLock, read_capped, settle_private};
 
 /// The seal's file name, beside the data file.
 const SEAL_NAME: &str = "askuser.seal";
@@ -76,6 +76,11 @@ pub(crate) fn seal(dir: &Path) -> io::Result<()> {
     // sled's threads may hold its lock a moment after the last handle is gone;
     // a lock held longer is another handle's or process's.
     let started = std::time::Instant::now();
+    // Another process opening the log meanwhile waits (see `OpeningLock`); one
+    // that holds the directory longer is opening the log, which is not closed.
+    let Ok(_opening) = OpeningLock::take(dir, true, REOPEN_PATIENCE) else {
+        return Ok(());
+    };
     loop {
         match std::panic::catch_unwind(|| sled::Config::new().path(dir).flush_every_ms(None).open())
         {
