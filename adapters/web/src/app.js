@@ -1,11 +1,14 @@
-// askuser web: live updates, the countdown, notifications and shortcuts.
-// Everything here shows what the server sends; answering is the forms' job, and
-// every page works the same with this script off.
+// askuser web: live updates, times as a person reads them, the countdown,
+// notifications and shortcuts. Everything here shows what the server sends;
+// answering is the forms' job, and every page works the same with this script
+// off (the server's own words for times are then what shows).
 (function () {
   'use strict';
   var main = document.querySelector('main');
   var live = document.getElementById('live');
   if (!main || !live) return;
+  // The shortcuts' hints show only when the shortcuts work.
+  document.documentElement.classList.add('js');
 
   function say(text) {
     live.textContent = text;
@@ -23,11 +26,37 @@
     return Math.floor(secs / 3600) + ' h' + (rest ? ' ' + rest + ' min' : '');
   }
 
-  // The countdown: from the time left when the page was made.
+  // Ages in one unit, as the server words them.
+  function age(secs) {
+    if (secs < 60) return secs + ' s';
+    if (secs < 3600) return Math.floor(secs / 60) + ' min';
+    if (secs < 86400) return Math.floor(secs / 3600) + ' h';
+    return Math.floor(secs / 86400) + ' d';
+  }
+
+  // The countdown and the relative times: from the time left and the ages the
+  // server gave when the page was made, so the browser's clock does not
+  // matter; a time's title is its exact moment in the person's time zone.
   function arm() {
     var now = Date.now();
     document.querySelectorAll('[data-left-ms]').forEach(function (el) {
       el.dataset.deadline = String(now + Number(el.dataset.leftMs));
+    });
+    document.querySelectorAll('time[data-age-ms]').forEach(function (el) {
+      el.dataset.born = String(now - Number(el.dataset.ageMs));
+    });
+    document.querySelectorAll('time[datetime]').forEach(function (el) {
+      var at = new Date(el.getAttribute('datetime'));
+      if (!isNaN(at.getTime())) el.title = at.toLocaleString();
+    });
+  }
+
+  function ages() {
+    var now = Date.now();
+    document.querySelectorAll('time[data-born]').forEach(function (el) {
+      var secs = Math.max(0, Math.floor((now - Number(el.dataset.born)) / 1000));
+      var text = el.classList.contains('ago') ? age(secs) + ' ago' : age(secs);
+      if (el.textContent !== text) el.textContent = text;
     });
   }
 
@@ -83,6 +112,7 @@
           document.title = page.title;
           arm();
           tick();
+          ages();
           setupNotify();
           if (after > before) {
             var text = after === 1 ? 'A question is waiting.' : after + ' questions are waiting.';
@@ -117,16 +147,27 @@
     say('This question was answered or changed elsewhere.');
   }
 
-  // Shortcuts: 1-9 open the inbox's questions; Ctrl+Enter answers.
+  // Shortcuts: 1-9 open the inbox's questions, or pick a question's options;
+  // Ctrl+Enter presses the page's main button (Answer, Send).
   document.addEventListener('keydown', function (event) {
-    var typing = /^(INPUT|TEXTAREA|SELECT)$/.test(event.target.tagName);
-    if (main.dataset.page === 'inbox' && !typing && /^[1-9]$/.test(event.key)) {
-      var links = main.querySelectorAll('li > a');
-      var link = links[Number(event.key) - 1];
-      if (link) link.click();
+    var typing = /^(TEXTAREA|SELECT)$/.test(event.target.tagName) ||
+      (event.target.tagName === 'INPUT' && /^(text|number|search)$/.test(event.target.type));
+    var plain = !event.ctrlKey && !event.metaKey && !event.altKey;
+    if (!typing && plain && /^[1-9]$/.test(event.key)) {
+      var n = Number(event.key) - 1;
+      if (main.dataset.page === 'inbox') {
+        var link = main.querySelectorAll('a.question')[n];
+        if (link) link.click();
+      } else {
+        var option = document.getElementById('c' + n);
+        if (option) {
+          option.click();
+          option.focus();
+        }
+      }
     }
     if ((event.ctrlKey || event.metaKey) && event.key === 'Enter') {
-      var button = main.querySelector('button[value="answer"], button[value="submit"]');
+      var button = main.querySelector('button.primary');
       if (button && button.form) button.form.requestSubmit(button);
     }
   });
@@ -134,6 +175,7 @@
   arm();
   tick();
   setInterval(tick, 1000);
+  setInterval(ages, 5000);
   setupNotify();
   if ('EventSource' in window && main.dataset.page) {
     new EventSource('/events').addEventListener('change', refresh);

@@ -392,7 +392,7 @@ async fn events(State(app): State<App>, headers: HeaderMap) -> Response {
 }
 
 /// The wall clock, in milliseconds since the Unix epoch.
-fn now_ms() -> u64 {
+pub(crate) fn now_ms() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
@@ -425,8 +425,9 @@ async fn inbox(
         return refused;
     }
     let queue = Arc::clone(&app.queue);
-    match blocking(move || lock(&queue).waiting(now_ms())).await {
-        Ok(waiting) => page(StatusCode::OK, pages::inbox(&waiting)),
+    let now = now_ms();
+    match blocking(move || lock(&queue).waiting(now)).await {
+        Ok(waiting) => page(StatusCode::OK, pages::inbox(&waiting, now)),
         Err(error) => trouble(&error.to_string()),
     }
 }
@@ -463,12 +464,14 @@ async fn render(
     } else {
         StatusCode::OK
     };
-    match blocking(move || lock(&queue).page(&stream, &inquiry, now_ms())).await {
+    let now = now_ms();
+    match blocking(move || lock(&queue).page(&stream, &inquiry, now)).await {
         Ok(Page::Prompt(prompt, time)) => page(
             status,
             form::question(
                 &prompt,
                 &time,
+                now,
                 &path,
                 &csrf,
                 form::Refusal {
@@ -479,7 +482,7 @@ async fn render(
         ),
         Ok(Page::Review(outcome, at, time)) => page(
             status,
-            form::review(&outcome, &at, &time, &path, &csrf, error.as_deref()),
+            form::review(&outcome, &at, &time, now, &path, &csrf, error.as_deref()),
         ),
         Ok(Page::Finished(text)) => {
             let text = match error {

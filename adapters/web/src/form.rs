@@ -1,32 +1,29 @@
 //! The pages that ask: a question as an HTML form (by its answer type,
-//! prefilled), the review, Reply and End Turn. They work without JavaScript.
-
-use std::fmt::Write as _;
+//! prefilled), the review, Reply and End Turn. They work without JavaScript;
+//! the first input of a question is focused, and the shortcuts the script
+//! offers (1-9 pick an option, Ctrl+Enter answers) are shown beside their
+//! controls.
 
 use askuser_core::{AnswerType, At, InquiryId, Outcome, Prompt};
+use maud::{Markup, html};
 use serde_json::Value;
 
 use crate::answer::Fields;
-use crate::pages::{Shape, esc, hidden, layout, timing};
+use crate::markdown::{self, Flow};
+use crate::pages::{Shape, hidden, keys, layout, links, shown, timing};
 use crate::queue::Timing;
 use crate::schema_form;
 
 /// The hidden fields that say what a page shows (its question, or the review,
 /// and the inquiry's step), so the engine can tell an action on a stale page
 /// from one on the current question.
-fn at_fields(at: &At) -> String {
-    let mut out = format!(
-        "<input type=\"hidden\" name=\"at_step\" value=\"{}\">\n",
-        at.step
-    );
-    if let Some(question) = &at.question {
-        let _ = writeln!(
-            out,
-            "<input type=\"hidden\" name=\"at_question\" value=\"{}\">",
-            esc(question)
-        );
+fn at_fields(at: &At) -> Markup {
+    html! {
+        input type="hidden" name="at_step" value=(at.step);
+        @if let Some(question) = &at.question {
+            input type="hidden" name="at_question" value=(shown(question));
+        }
     }
-    out
 }
 
 /// What a posted form says it was shown on (see [`at_fields`]); `None` when it
@@ -69,72 +66,107 @@ pub(crate) struct Refusal<'a> {
     pub(crate) typed: Option<&'a Fields>,
 }
 
+/// The header of an inquiry's pages: the way back to the inbox, who asks, and
+/// how long the question has waited.
+fn asker(who: Option<&str>, time: &Timing, now: u64) -> Markup {
+    html! {
+        (links("Inbox", &[("/", "← All questions")]))
+        @if let Some(who) = who {
+            h1.who { (shown(who)) " asks" }
+        }
+        p.meta { (timing(time, now)) }
+    }
+}
+
+/// The buttons of a form: the main one with its shortcut, then the others.
+fn actions(main: &Markup, others: &Markup) -> Markup {
+    html! {
+        div.actions {
+            (main)
+            (keys(&["Ctrl", "Enter"]))
+            (others)
+        }
+    }
+}
+
+/// The links beside a question or the review: Reply and End Turn.
+fn side_links(path: &str) -> Markup {
+    let reply = format!("{path}/reply");
+    let end = format!("{path}/end");
+    links(
+        "Instead of answering",
+        &[
+            (&reply, "Reply to the assistant instead"),
+            (&end, "End the turn"),
+        ],
+    )
+}
+
 /// A question's page: the question as a form, Back when offered, and links to
 /// Reply and End Turn.
 pub(crate) fn question(
     prompt: &Prompt,
     time: &Timing,
+    now: u64,
     path: &str,
     csrf: &str,
     refusal: Refusal<'_>,
 ) -> String {
     let question = prompt.question();
     let who = prompt.label.as_deref().unwrap_or("Assistant");
-    let progress = prompt
-        .progress
-        .map(|p| format!("[{}/{}] ", p.n, p.m))
-        .unwrap_or_default();
-    let mut body = format!(
-        "<h1 class=\"who\">{} asks</h1>\n<p class=\"who\">{} · <a href=\"/\">all questions</a></p>\n",
-        esc(who),
-        timing(time)
-    );
-    if let Some(context) = &question.context {
-        let _ = writeln!(body, "<pre class=\"context\">{}</pre>", esc(context));
-    }
-    let _ = write!(
-        body,
-        "<form method=\"post\" action=\"{path}\">\n{}{}<fieldset>\n<legend>{}{}</legend>\n",
-        hidden(csrf),
-        at_fields(&prompt.at()),
-        esc(&progress),
-        esc(&question.text)
-    );
-    body.push_str(&answer_inputs(prompt, refusal));
-    if let Some(error) = refusal.error {
-        let _ = writeln!(body, "<p class=\"error\" role=\"alert\">{}</p>", esc(error));
-    }
+    let progress = prompt.progress.map(|p| format!("[{}/{}]", p.n, p.m));
     let note = match refusal.typed {
         Some(typed) => typed.get("note").unwrap_or_default(),
         None => prompt.prefill_note.as_deref().unwrap_or_default(),
     };
-    let _ = write!(
-        body,
-        "<label for=\"note\">A note for the assistant (optional)</label>\n\
-         <input type=\"text\" id=\"note\" name=\"note\" maxlength=\"4096\" value=\"{}\">\n\
-         </fieldset>\n<button type=\"submit\" name=\"action\" value=\"answer\">Answer</button>\n",
-        esc(note)
-    );
-    if prompt.can_back {
-        body.push_str(
-            "<button type=\"submit\" name=\"action\" value=\"back\" formnovalidate>Back</button>\n",
-        );
-    }
-    let _ = write!(
-        body,
-        "</form>\n<p><a href=\"{path}/reply\">Reply to the assistant instead</a> · \
-         <a href=\"{path}/end\">End the turn</a></p>\n"
-    );
+    let body = html! {
+            (asker(Some(who), time, now))
+            @if let Some(context) = &question.context {
+                div.context { (markdown::render(context, Flow::Block)) }
+            }
+            form method="post" action=(path) {
+                (hidden(csrf))
+                (at_fields(&prompt.at()))
+                fieldset {
+                    legend {
+                        @if let Some(progress) = &progress { span.progress { (progress) } " " }
+                        (markdown::render(&question.text, Flow::Inline))
+                    }
+                    (answer_inputs(prompt, refusal))
+                    @if let Some(error) = refusal.error {
+                        p.error role="alert" { (shown(error)) }
+                    }
+                    div.field {
+                        label for="note" { "A note for the assistant (optional)" }
+                        input #note type="text" name="note" maxlength="4096" value=(shown(note));
+                    }
+                }
+                (actions(
+                    &html! { button.primary type="submit" name="action" value="answer" { "Answer" } },
+                    &html! {
+                        @if prompt.can_back {
+                            button type="submit" name="action" value="back" formnovalidate { "Back" }
+                        }
+                    },
+    ))
+            }
+            (side_links(path))
+        };
+    let title = match &progress {
+        Some(progress) => format!("{progress} {}", question.text),
+        None => question.text.clone(),
+    };
     layout(
-        &format!("{}{}", esc(&progress), esc(&question.text)),
+        &title,
         &body,
         &Shape::Inquiry(format!("prompt {}", prompt.index)),
     )
 }
 
 /// The inputs of a question, by its answer type, prefilled with what the person
-/// sent (after a refusal), or else the earlier answer or the default.
-fn answer_inputs(prompt: &Prompt, refusal: Refusal<'_>) -> String {
+/// sent (after a refusal), or else the earlier answer or the default; the first
+/// is focused.
+fn answer_inputs(prompt: &Prompt, refusal: Refusal<'_>) -> Markup {
     let question = prompt.question();
     let typed = refusal.typed;
     let prefill = match typed {
@@ -143,12 +175,14 @@ fn answer_inputs(prompt: &Prompt, refusal: Refusal<'_>) -> String {
     };
     match question.answer_type {
         AnswerType::Boolean => {
-            let mut out = String::new();
             let yes = prefill == Some(Value::Bool(true));
             let no = prefill == Some(Value::Bool(false));
-            choice(&mut out, "radio", "true", "Yes", yes, 0);
-            choice(&mut out, "radio", "false", "No", no, 1);
-            out
+            html! {
+                div.options {
+                    (choice(&Choice { multi: false, value: "true", n: 0, checked: yes }, &html! { "Yes" }))
+                    (choice(&Choice { multi: false, value: "false", n: 1, checked: no }, &html! { "No" }))
+                }
+            }
         }
         AnswerType::Select | AnswerType::MultiSelect => choices(prompt, prefill.as_ref(), typed),
         AnswerType::Schema
@@ -172,30 +206,50 @@ fn answer_inputs(prompt: &Prompt, refusal: Refusal<'_>) -> String {
             } else {
                 "Your answer"
             };
-            format!(
-                "<label for=\"answer\">{hint}</label>\n\
-                 <textarea id=\"answer\" name=\"answer\" rows=\"4\">{}</textarea>\n",
-                esc(&text)
-            )
+            html! {
+                div.field {
+                    label for="answer" { (hint) }
+                    textarea #answer name="answer" rows="4" autofocus { (shown(&text)) }
+                }
+            }
         }
     }
 }
 
-/// One radio button or check box (`kind`) and its label (already escaped).
-fn choice(out: &mut String, kind: &str, value: &str, label: &str, checked: bool, n: usize) {
-    let checked = if checked { " checked" } else { "" };
-    let _ = writeln!(
-        out,
-        "<div><input type=\"{kind}\" id=\"c{n}\" name=\"{}\" value=\"{}\"{checked}>\
-         <label for=\"c{n}\">{label}</label></div>",
-        if kind == "checkbox" { "pick" } else { "answer" },
-        esc(value)
-    );
+/// One radio button or check box.
+struct Choice<'a> {
+    /// A check box (a multi-select's), else a radio button.
+    multi: bool,
+    /// What it sends.
+    value: &'a str,
+    /// Its place: `c{n}` is its id, and the first is focused.
+    n: usize,
+    /// Whether it is ticked.
+    checked: bool,
+}
+
+/// One radio button or check box in its label (the whole line is the target),
+/// with the key that picks it when it is one of the first nine.
+fn choice(choice: &Choice<'_>, label: &Markup) -> Markup {
+    let id = format!("c{}", choice.n);
+    let (kind, name) = if choice.multi {
+        ("checkbox", "pick")
+    } else {
+        ("radio", "answer")
+    };
+    html! {
+        label.option for=(id) {
+            input #(id) type=(kind) name=(name) value=(choice.value)
+                checked[choice.checked] autofocus[choice.n == 0];
+            span.choice { (label) }
+            @if choice.n < 9 { (keys(&[&(choice.n + 1).to_string()])) }
+        }
+    }
 }
 
 /// The options of a select or multi-select, with their descriptions, and the
 /// "Other" text field when the question allows one.
-fn choices(prompt: &Prompt, prefill: Option<&Value>, typed: Option<&Fields>) -> String {
+fn choices(prompt: &Prompt, prefill: Option<&Value>, typed: Option<&Fields>) -> Markup {
     let question = prompt.question();
     let multi = question.answer_type == AnswerType::MultiSelect;
     let picked = |label: &str| match prefill {
@@ -203,47 +257,36 @@ fn choices(prompt: &Prompt, prefill: Option<&Value>, typed: Option<&Fields>) -> 
         Some(Value::Array(items)) => items.iter().any(|i| i.as_str() == Some(label)),
         _ => false,
     };
-    let mut out = String::new();
-    for (n, option) in question.choices().iter().enumerate() {
-        let mut label = esc(&option.label);
-        if let Some(description) = &option.description {
-            let _ = write!(
-                label,
-                " <span class=\"description\">— {}</span>",
-                esc(description)
-            );
+    let other = typed.and_then(|t| t.get("other")).unwrap_or_default();
+    let other_chosen = typed.and_then(|t| t.get("answer")) == Some("other");
+    html! {
+            div.options {
+                @for (n, option) in question.choices().iter().enumerate() {
+                    @let value = n.to_string();
+                    (choice(
+                        &Choice { multi, value: &value, n, checked: picked(&option.label) },
+                        &html! {
+                            (shown(&option.label))
+                            @if let Some(description) = &option.description {
+                                span.description { (markdown::render(description, Flow::InlineNoLinks)) }
+                            }
+                        },
+    ))
+                }
+                @if question.allow_other && !multi {
+                    (choice(
+                        &Choice { multi: false, value: "other", n: 999, checked: other_chosen },
+                        &html! { "Other (type below)" },
+    ))
+                }
+            }
+            @if question.allow_other {
+                div.field {
+                    label for="other" { "Your own answer" }
+                    input #other type="text" name="other" maxlength="4096" value=(shown(other));
+                }
+            }
         }
-        let kind = if multi { "checkbox" } else { "radio" };
-        choice(
-            &mut out,
-            kind,
-            &n.to_string(),
-            &label,
-            picked(&option.label),
-            n,
-        );
-    }
-    if question.allow_other {
-        let other = typed.and_then(|t| t.get("other")).unwrap_or_default();
-        if !multi {
-            let chosen = typed.and_then(|t| t.get("answer")) == Some("other");
-            choice(
-                &mut out,
-                "radio",
-                "other",
-                "Other (type below)",
-                chosen,
-                999,
-            );
-        }
-        let _ = writeln!(
-            out,
-            "<label for=\"other\">Your own answer</label>\n\
-             <input type=\"text\" id=\"other\" name=\"other\" maxlength=\"4096\" value=\"{}\">",
-            esc(other)
-        );
-    }
-    out
 }
 
 /// The review: every answer, then Send, Back (changes the last answer) and the
@@ -252,49 +295,45 @@ pub(crate) fn review(
     outcome: &Outcome,
     at: &At,
     time: &Timing,
+    now: u64,
     path: &str,
     csrf: &str,
     error: Option<&str>,
 ) -> String {
     let answers = outcome.to_map();
-    let mut body = format!(
-        "<p class=\"who\">{} · <a href=\"/\">all questions</a></p>\n<h1>Review your answers</h1>\n<dl>\n",
-        timing(time)
-    );
-    for (index, question) in outcome.form.questions().iter().enumerate() {
-        let answer = answers.get(&question.id).unwrap_or(&Value::Null);
-        let shown = match answer {
-            Value::Null => "(not asked)".to_owned(),
-            answer => askuser_core::text::answer_words(answer),
+    let body = html! {
+            (asker(None, time, now))
+            h1 { "Review your answers" }
+            dl.answers {
+                @for (index, question) in outcome.form.questions().iter().enumerate() {
+                    @let answer = answers.get(&question.id).unwrap_or(&Value::Null);
+                    @let note = outcome.answers.get(index).and_then(Option::as_ref)
+                        .and_then(|slot| slot.note.as_deref());
+                    dt { (markdown::render(&question.text, Flow::Inline)) }
+                    dd {
+                        @match answer {
+                            Value::Null => span.unasked { "(not asked)" },
+                            answer => span.answer { (shown(&askuser_core::text::answer_words(answer))) },
+                        }
+                        @if let Some(note) = note {
+                            " " span.note { "(note: " (shown(note)) ")" }
+                        }
+                    }
+                }
+            }
+            @if let Some(error) = error {
+                p.error role="alert" { (shown(error)) }
+            }
+            form method="post" action=(path) {
+                (hidden(csrf))
+                (at_fields(at))
+                (actions(
+                    &html! { button.primary type="submit" name="action" value="submit" { "Send these answers" } },
+                    &html! { button type="submit" name="action" value="back" { "Back (change the last answer)" } },
+    ))
+            }
+            (side_links(path))
         };
-        let note = outcome
-            .answers
-            .get(index)
-            .and_then(Option::as_ref)
-            .and_then(|slot| slot.note.as_deref())
-            .map(|note| format!(" <span class=\"note\">(note: {})</span>", esc(note)))
-            .unwrap_or_default();
-        let _ = writeln!(
-            body,
-            "<dt>{}</dt><dd>{}{note}</dd>",
-            esc(&question.text),
-            esc(&shown)
-        );
-    }
-    body.push_str("</dl>\n");
-    if let Some(error) = error {
-        let _ = writeln!(body, "<p class=\"error\" role=\"alert\">{}</p>", esc(error));
-    }
-    let _ = write!(
-        body,
-        "<form method=\"post\" action=\"{path}\">\n{}{}\
-         <button type=\"submit\" name=\"action\" value=\"submit\">Send these answers</button>\n\
-         <button type=\"submit\" name=\"action\" value=\"back\">Back (change the last answer)</button>\n\
-         </form>\n<p><a href=\"{path}/reply\">Reply to the assistant instead</a> · \
-         <a href=\"{path}/end\">End the turn</a></p>\n",
-        hidden(csrf),
-        at_fields(at)
-    );
     layout(
         "Review your answers",
         &body,
@@ -309,35 +348,44 @@ pub(crate) fn review(
 /// After a refusal (the inquiry moved on elsewhere), the page says why and keeps
 /// the message the person typed.
 pub(crate) fn reply(path: &str, csrf: &str, at: &At, refusal: Refusal<'_>) -> String {
-    let error = refusal
-        .error
-        .map(|error| format!("<p class=\"error\" role=\"alert\">{}</p>\n", esc(error)))
-        .unwrap_or_default();
     let message = refusal
         .typed
         .and_then(|typed| typed.get("message"))
         .unwrap_or_default();
-    let body = format!(
-        "<h1>Reply to the assistant instead</h1>\n{error}<form method=\"post\" action=\"{path}\">\n{}{}\
-         <label for=\"message\">Your message (optional; the answers given so far go with it)</label>\n\
-         <textarea id=\"message\" name=\"message\" rows=\"4\" maxlength=\"4096\">{}</textarea>\n\
-         <button type=\"submit\" name=\"action\" value=\"reply\">Send the reply</button>\n\
-         </form>\n<p><a href=\"{path}\">Back to the question</a></p>\n",
-        hidden(csrf),
-        at_fields(at),
-        esc(message)
-    );
+    let body = html! {
+            h1 { "Reply to the assistant instead" }
+            @if let Some(error) = refusal.error {
+                p.error role="alert" { (shown(error)) }
+            }
+            form method="post" action=(path) {
+                (hidden(csrf))
+                (at_fields(at))
+                div.field {
+                    label for="message" { "Your message (optional; the answers given so far go with it)" }
+                    textarea #message name="message" rows="4" maxlength="4096" autofocus { (shown(message)) }
+                }
+                (actions(
+                    &html! { button.primary type="submit" name="action" value="reply" { "Send the reply" } },
+                    &html! {},
+    ))
+            }
+            (links("Next", &[(path, "Back to the question")]))
+        };
     layout("Reply to the assistant", &body, &Shape::Other)
 }
 
 /// The End Turn confirmation.
 pub(crate) fn end_turn(path: &str, csrf: &str) -> String {
-    let body = format!(
-        "<h1>End the turn?</h1>\n<p>Your answers so far are not sent, and the assistant gets no reply.</p>\n\
-         <form method=\"post\" action=\"{path}\">\n{}\
-         <button type=\"submit\" name=\"action\" value=\"end_turn\">Yes, end the turn</button>\n\
-         </form>\n<p><a href=\"{path}\">No, back to the question</a></p>\n",
-        hidden(csrf)
-    );
+    let body = html! {
+        h1 { "End the turn?" }
+        p { "Your answers so far are not sent, and the assistant gets no reply." }
+        form method="post" action=(path) {
+            (hidden(csrf))
+            div.actions {
+                button.danger type="submit" name="action" value="end_turn" { "Yes, end the turn" }
+            }
+        }
+        (links("Next", &[(path, "No, back to the question")]))
+    };
     layout("End the turn?", &body, &Shape::Other)
 }

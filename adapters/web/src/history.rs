@@ -6,13 +6,13 @@
 //! the original stream is never changed.
 
 use std::collections::HashMap;
-use std::fmt::Write as _;
 
 use askuser_core::{Event, Form};
 use askuser_store::words::{Length, event_words};
 use askuser_store::{Recorded, StreamInfo};
+use maud::{Markup, html};
 
-use crate::pages::{Shape, esc, hidden, layout, stream_path};
+use crate::pages::{Shape, Since, hidden, layout, links, relative, shown, stream_path};
 
 /// The most events a history page shows (the latest); the export has them all.
 pub(crate) const MAX_SHOWN: u64 = 1000;
@@ -27,90 +27,86 @@ pub(crate) struct History {
     pub(crate) forks: Vec<String>,
 }
 
-/// The history page of a stream.
-pub(crate) fn page(history: &History, csrf: &str) -> String {
+/// The history page of a stream at `now`: every time relative to it.
+pub(crate) fn page(history: &History, csrf: &str, now: u64) -> String {
     let info = &history.info;
     let path = stream_path(&info.name);
-    let mut body = format!(
-        "<p class=\"who\"><a href=\"/\">all questions</a></p>\n<h1>Stream {}</h1>\n\
-         <p>{} events since {} · <a href=\"{path}/transcript\">transcript</a> · \
-         <a href=\"{path}/export\" download>export (JSON lines)</a></p>\n",
-        esc(&info.name),
-        info.head,
-        info.created_at
-    );
-    if let Some(parent) = &info.parent {
-        let _ = writeln!(
-            body,
-            "<p>Forked from <a href=\"{}\">{}</a> after its event #{}.</p>",
-            stream_path(&parent.stream),
-            esc(&parent.stream),
-            parent.at
-        );
-    }
-    if !history.forks.is_empty() {
-        body.push_str("<p>Forks: ");
-        for (n, fork) in history.forks.iter().enumerate() {
-            let comma = if n == 0 { "" } else { ", " };
-            let _ = write!(
-                body,
-                "{comma}<a href=\"{}\">{}</a>",
-                stream_path(fork),
-                esc(fork)
-            );
-        }
-        body.push_str("</p>\n");
-    }
-    if info.floor > 0 {
-        let _ = writeln!(
-            body,
-            "<p>Events up to #{} were compacted (their state is kept).</p>",
-            info.floor
-        );
-    }
+    let transcript = format!("{path}/transcript");
     let first = history.events.first().map_or(0, |r| r.seq);
-    if first > info.floor + 1 {
-        let _ = writeln!(
-            body,
-            "<p>Events before #{first} are not shown here; the export has every event kept.</p>"
-        );
-    }
-    body.push_str("<ol class=\"timeline\">\n");
+    let body = html! {
+        (links("Inbox", &[("/", "← All questions")]))
+        h1 { "Stream " (shown(&info.name)) }
+        p.meta { (info.head) " events · started " (relative(info.created_at, now, Since::Ago)) }
+        nav.links aria-label="This stream" {
+            a href=(transcript) { "Transcript" }
+            a href=(format!("{path}/export")) download { "Export (JSON lines)" }
+        }
+        @if let Some(parent) = &info.parent {
+            p {
+                "Forked from " a.inline href=(stream_path(&parent.stream)) { (shown(&parent.stream)) }
+                " after its event #" (parent.at) "."
+            }
+        }
+        @if !history.forks.is_empty() {
+            p {
+                "Forks: "
+                @for (n, fork) in history.forks.iter().enumerate() {
+                    @if n > 0 { ", " }
+                    a.inline href=(stream_path(fork)) { (shown(fork)) }
+                }
+            }
+        }
+        @if info.floor > 0 {
+            p { "Events up to #" (info.floor) " were compacted (their state is kept)." }
+        }
+        @if first > info.floor + 1 {
+            p { "Events before #" (first) " are not shown here; the export has every event kept." }
+        }
+        (timeline(history, &path, csrf, now))
+    };
+    layout(&format!("History of {}", info.name), &body, &Shape::Other)
+}
+
+/// The events, each a line: when, what, and "Answer again from here" where a
+/// fork can start.
+fn timeline(history: &History, path: &str, csrf: &str, now: u64) -> Markup {
+    let floor = history.info.floor;
     let mut forms: HashMap<&str, &Form> = HashMap::new();
-    for recorded in &history.events {
-        if let Event::Requested(request) = &recorded.event {
-            forms.insert(request.inquiry.as_str(), &request.form);
+    let fork_path = format!("{path}/fork");
+    html! {
+        ol.timeline {
+            @for recorded in &history.events {
+                @let words = {
+                    if let Event::Requested(request) = &recorded.event {
+                        forms.insert(request.inquiry.as_str(), &request.form);
+                    }
+                    let form = forms.get(recorded.event.inquiry().as_str()).copied();
+                    event_words(&recorded.event, form, Length::Short)
+                };
+                @let fork_at = fork_at(recorded).filter(|at| *at > floor);
+                li value=(recorded.seq) {
+                    (relative(recorded.at, now, Since::Ago))
+                    " "
+                    span.what { (shown(&words)) }
+                    @if let Some(at) = fork_at {
+                        form.inline method="post" action=(fork_path) {
+                            (hidden(csrf))
+                            input type="hidden" name="at" value=(at);
+                            button type="submit" { "Answer again from here" }
+                        }
+                    }
+                }
+            }
         }
-        let form = forms.get(recorded.event.inquiry().as_str()).copied();
-        let words = event_words(&recorded.event, form, Length::Short);
-        let fork_at = match &recorded.event {
-            Event::Requested(_) => Some(recorded.seq),
-            Event::Answered { .. } => Some(recorded.seq - 1),
-            _ => None,
-        }
-        .filter(|at| *at > info.floor);
-        let _ = write!(
-            body,
-            "<li value=\"{}\"><time>{}</time> {}",
-            recorded.seq,
-            recorded.at,
-            esc(&words)
-        );
-        if let Some(at) = fork_at {
-            let _ = write!(
-                body,
-                " <form method=\"post\" action=\"{path}/fork\" class=\"inline\">{}\
-                 <input type=\"hidden\" name=\"at\" value=\"{at}\">\
-                 <button type=\"submit\">Answer again from here</button></form>",
-                hidden(csrf).trim_end()
-            );
-        }
-        body.push_str("</li>\n");
     }
-    body.push_str("</ol>\n");
-    layout(
-        &format!("History of {}", esc(&info.name)),
-        &body,
-        &Shape::Other,
-    )
+}
+
+/// Where "Answer again from here" forks for `recorded`: just after a question
+/// was asked, or just before an answer.
+fn fork_at(recorded: &Recorded) -> Option<u64> {
+    match &recorded.event {
+        Event::Requested(_) => Some(recorded.seq),
+        Event::Answered { .. } => Some(recorded.seq - 1),
+        _ => None,
+    }
 }

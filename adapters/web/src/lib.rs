@@ -46,6 +46,7 @@ mod form;
 pub mod guard;
 mod history;
 mod live;
+mod markdown;
 mod notify;
 mod pages;
 mod queue;

@@ -1,13 +1,18 @@
-//! The pages, as HTML built on the server. Every text from a model or a person
-//! goes through [`esc`]: neutralised as the terminal neutralises it (control,
-//! bidi-control and invisible characters shown as visible escapes), then escaped
-//! for HTML. Forms work without JavaScript; the one script (`app.js`) only
-//! keeps pages live and never answers by itself.
+//! The pages, as HTML built on the server with [`maud`]: every value put in a
+//! page is escaped by construction, and every text from a model or a person is
+//! first neutralised as the terminal neutralises it ([`shown`]: control,
+//! bidi-control and invisible characters shown as visible escapes), in text
+//! and attribute values alike. Markdown from the model is built as markup by
+//! [`crate::markdown`], never passed through. Forms work without JavaScript;
+//! the one script (`app.js`) keeps pages live, shows times in the person's
+//! time zone and offers shortcuts, and never answers by itself.
 
-use std::fmt::Write as _;
-
-use crate::queue::{Timing, Waiting};
 use askuser_core::text::for_display;
+use askuser_store::Timestamp;
+use maud::{DOCTYPE, Markup, Render, html};
+
+use crate::markdown::{self, Flow};
+use crate::queue::{Timing, Waiting};
 
 /// The stylesheet, served as `/style.css`.
 pub(crate) const STYLE: &str = include_str!("style.css");
@@ -15,21 +20,20 @@ pub(crate) const STYLE: &str = include_str!("style.css");
 /// The script, served as `/app.js`.
 pub(crate) const SCRIPT: &str = include_str!("app.js");
 
-/// `text` safe in HTML text and attribute values.
-pub(crate) fn esc(text: &str) -> String {
-    let shown = for_display(text);
-    let mut out = String::with_capacity(shown.len());
-    for c in shown.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
+/// Text from outside (a model, a person, the log), safe to put in a page: shown
+/// as [`for_display`] shows it, then escaped for HTML by [`maud`].
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Shown<'a>(&'a str);
+
+impl Render for Shown<'_> {
+    fn render_to(&self, buffer: &mut String) {
+        for_display(self.0).as_ref().render_to(buffer);
     }
-    out
+}
+
+/// `text`, to be shown in a page (see [`Shown`]).
+pub(crate) fn shown(text: &str) -> Shown<'_> {
+    Shown(text)
 }
 
 /// `text` for a URL path segment: every byte but letters, digits, `-`, `_` and
@@ -48,6 +52,11 @@ pub(crate) fn inquiry_path(stream: &str, inquiry: &str) -> String {
     format!("/q/{}/{}", segment(stream), segment(inquiry))
 }
 
+/// The path of a stream's history.
+pub(crate) fn stream_path(stream: &str) -> String {
+    format!("/s/{}", segment(stream))
+}
+
 /// What a page is, for the script that keeps it live: the inbox is replaced
 /// whenever the log changes; an inquiry's page is left alone (the person may be
 /// typing) and told when what it shows changed elsewhere.
@@ -60,31 +69,39 @@ pub(crate) enum Shape {
     Other,
 }
 
-/// A whole page: `title` (already escaped) and `body`. Every page loads
-/// `/app.js` (live updates, the countdown, notifications, shortcuts), and has a
-/// live region where they are announced; without JavaScript the inbox reloads
-/// itself every five seconds instead.
-pub(crate) fn layout(title: &str, body: &str, shape: &Shape) -> String {
-    let (refresh, main) = match shape {
-        Shape::Inbox => (
-            "<noscript><meta http-equiv=\"refresh\" content=\"5\"></noscript>\n",
-            "<main data-page=\"inbox\">".to_owned(),
-        ),
-        Shape::Inquiry(state) => (
-            "",
-            format!("<main data-page=\"inquiry\" data-state=\"{}\">", esc(state)),
-        ),
-        Shape::Other => ("", "<main>".to_owned()),
+/// A whole page titled `title` (plain text) around `body`. Every page loads
+/// `/app.js` (live updates, times, the countdown, notifications, shortcuts),
+/// and has a live region where they are announced; without JavaScript the
+/// inbox reloads itself every five seconds instead.
+pub(crate) fn layout(title: &str, body: &Markup, shape: &Shape) -> String {
+    let main = match shape {
+        Shape::Inbox => html! { main data-page="inbox" { (body) } },
+        Shape::Inquiry(state) => {
+            html! { main data-page="inquiry" data-state=(shown(state)) { (body) } }
+        }
+        Shape::Other => html! { main { (body) } },
     };
-    format!(
-        "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
-         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n{refresh}\
-         <title>{title}</title>\n<link rel=\"stylesheet\" href=\"/style.css\">\n\
-         <script src=\"/app.js\" defer></script>\n</head>\n\
-         <body>\n{main}\n{body}</main>\n\
-         <div id=\"live\" class=\"live\" role=\"status\" aria-live=\"polite\"></div>\n\
-         </body>\n</html>\n"
-    )
+    let page = html! {
+        (DOCTYPE)
+        html lang="en" {
+            head {
+                meta charset="utf-8";
+                meta name="viewport" content="width=device-width, initial-scale=1";
+                meta name="color-scheme" content="light dark";
+                @if matches!(shape, Shape::Inbox) {
+                    noscript { meta http-equiv="refresh" content="5"; }
+                }
+                title { (shown(title)) }
+                link rel="stylesheet" href="/style.css";
+                script src="/app.js" defer {}
+            }
+            body {
+                (main)
+                div #live .live role="status" aria-live="polite" {}
+            }
+        }
+    };
+    page.into_string()
 }
 
 /// A duration in words: `12 s`, `3 min`, `2 h 5 min`.
@@ -98,72 +115,125 @@ pub(crate) fn duration_words(ms: u64) -> String {
     }
 }
 
-/// How long a question has waited and, with a timeout, the countdown: the
-/// script counts it down each second (from the time left when the page was
-/// made, so the browser's clock does not matter).
-pub(crate) fn timing(timing: &Timing) -> String {
-    let mut out = format!(
-        "<span class=\"waited\">waiting for {}</span>",
-        duration_words(timing.waited_ms)
-    );
-    if let Some(left) = timing.left_ms {
-        let _ = write!(
-            out,
-            " · <span class=\"countdown\" data-left-ms=\"{left}\">{} left</span>",
-            duration_words(left)
-        );
+/// A duration in one unit, as an age is read: `14 s`, `3 min`, `2 h`, `5 d`.
+pub(crate) fn age_words(ms: u64) -> String {
+    let secs = ms / 1000;
+    match secs {
+        0..60 => format!("{secs} s"),
+        60..3600 => format!("{} min", secs / 60),
+        3600..86_400 => format!("{} h", secs / 3600),
+        _ => format!("{} d", secs / 86_400),
     }
-    out
 }
 
-/// The path of a stream's history.
-pub(crate) fn stream_path(stream: &str) -> String {
-    format!("/s/{}", segment(stream))
+/// A moment as a person reads it exactly: `2026-11-27 14:01:24 UTC` (the
+/// script shows it in the person's own time zone).
+pub(crate) fn exact(at: Timestamp) -> String {
+    let text = at.to_string();
+    let (date, time) = text.split_once('T').unwrap_or((&text, ""));
+    format!("{date} {} UTC", time.get(..8).unwrap_or(time))
 }
 
-/// The inbox: every inquiry that waits, grouped by stream, each with how long it
-/// has waited and its countdown. Its title counts what waits.
-pub(crate) fn inbox(waiting: &[Waiting]) -> String {
-    let mut body = String::from(
-        "<h1>Questions waiting for you</h1>\n\
-         <p><button type=\"button\" id=\"notify\" hidden>Notify me of new questions</button></p>\n",
-    );
-    if waiting.is_empty() {
-        body.push_str("<p>No agent is waiting for an answer.</p>\n");
+/// How a time reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Since {
+    /// `3 min ago`.
+    Ago,
+    /// `3 min` (after "waiting").
+    For,
+}
+
+/// The moment `at` relative to `now`, in a `<time>` with the exact moment as
+/// its `datetime` and `title`; the script counts it on from the age the server
+/// gave (so the browser's clock does not matter).
+pub(crate) fn relative(at: Timestamp, now: u64, since: Since) -> Markup {
+    age_of(at, now.saturating_sub(at.millis()), since)
+}
+
+/// The moment `at`, `age` milliseconds ago, as [`relative`] shows it.
+fn age_of(at: Timestamp, age: u64, since: Since) -> Markup {
+    let (class, words) = match since {
+        Since::Ago => ("ago", format!("{} ago", age_words(age))),
+        Since::For => ("for", age_words(age)),
+    };
+    html! {
+        time class=(class) datetime=(at) title=(exact(at)) data-age-ms=(age) { (words) }
     }
-    let mut stream = None;
-    for item in waiting {
-        if stream != Some(&item.stream) {
-            if stream.is_some() {
-                body.push_str("</ul>\n</section>\n");
+}
+
+/// How long a question has waited and, with a timeout, the countdown to its
+/// deadline: the script counts it down each second (from the time left when
+/// the page was made).
+pub(crate) fn timing(timing: &Timing, now: u64) -> Markup {
+    let started = timing.started;
+    html! {
+        span.waited { "waiting " (age_of(started, timing.waited_ms, Since::For)) }
+        @if let Some(left) = timing.left_ms {
+            " · "
+            @let deadline = Timestamp(now.saturating_add(left));
+            time.countdown datetime=(deadline) title=(exact(deadline)) data-left-ms=(left) {
+                (duration_words(left)) " left"
             }
-            let _ = write!(
-                body,
-                "<section>\n<h2>Stream {} <small>since {} · <a href=\"{}\">history</a></small></h2>\n<ul>\n",
-                esc(&item.stream),
-                esc(&item.since),
-                stream_path(&item.stream)
-            );
-            stream = Some(&item.stream);
         }
-        let what = match (&item.question, &item.progress) {
-            (Some(question), Some(progress)) => format!("{} {}", esc(progress), esc(question)),
-            (Some(question), None) => esc(question),
-            (None, _) => "Review the answers before they are sent".to_owned(),
-        };
-        let _ = writeln!(
-            body,
-            "<li><a href=\"{}\">{}</a> <span class=\"who\">{} asks (call {}) · {}</span></li>",
-            inquiry_path(&item.stream, &item.inquiry),
-            what,
-            esc(&item.label),
-            esc(&item.inquiry),
-            timing(&item.timing)
-        );
     }
-    if stream.is_some() {
-        body.push_str("</ul>\n</section>\n");
+}
+
+/// A keyboard shortcut's hint, shown beside its control when the script runs
+/// (the keys are the script's).
+pub(crate) fn keys(keys: &[&str]) -> Markup {
+    html! {
+        span.keys aria-hidden="true" {
+            @for (n, key) in keys.iter().enumerate() {
+                @if n > 0 { "+" }
+                kbd { (key) }
+            }
+        }
     }
+}
+
+/// The inquiries of one stream, for the inbox.
+fn groups(waiting: &[Waiting]) -> Vec<&[Waiting]> {
+    let mut groups = Vec::new();
+    let mut rest = waiting;
+    while let Some(first) = rest.first() {
+        let len = rest.iter().take_while(|w| w.stream == first.stream).count();
+        let (group, after) = rest.split_at(len);
+        groups.push(group);
+        rest = after;
+    }
+    groups
+}
+
+/// The inbox: every inquiry that waits, under the agent that asks (one stream
+/// is one agent's conversation), each with how long it has waited and its
+/// countdown; the stream and the call stay one line below. The first nine
+/// have the shortcut that opens them. Its title counts what waits.
+pub(crate) fn inbox(waiting: &[Waiting], now: u64) -> String {
+    let mut shortcut = 0;
+    let body = html! {
+        h1 { "Questions waiting for you" }
+        p { button #notify type="button" hidden { "Notify me of new questions" } }
+        @if waiting.is_empty() {
+            p.empty { "No agent is waiting for an answer." }
+        }
+        @for (n, group) in groups(waiting).into_iter().enumerate() {
+            @let first = &group[0];
+            section.agent aria-labelledby=(format!("agent-{n}")) {
+                h2 #(format!("agent-{n}")) { (shown(&first.label)) }
+                p.meta {
+                    "stream " span.id { (shown(&first.stream)) }
+                    " · started " (relative(first.since, now, Since::Ago))
+                    " · " a href=(stream_path(&first.stream)) { "history" }
+                }
+                ul.questions {
+                    @for item in group {
+                        @let key = { shortcut += 1; shortcut };
+                        li { (inbox_line(item, &first.label, key, now)) }
+                    }
+                }
+            }
+        }
+    };
     let title = match waiting.len() {
         0 => "askuser inbox".to_owned(),
         n => format!("({n}) askuser inbox"),
@@ -171,42 +241,77 @@ pub(crate) fn inbox(waiting: &[Waiting]) -> String {
     layout(&title, &body, &Shape::Inbox)
 }
 
-/// The hidden fields every form carries.
-pub(crate) fn hidden(csrf: &str) -> String {
-    format!(
-        "<input type=\"hidden\" name=\"csrf\" value=\"{}\">\n",
-        esc(csrf)
-    )
+/// One inquiry of the inbox: its question (a link to its page), how long it
+/// has waited, and its call; who asks when it is not the stream's agent.
+fn inbox_line(item: &Waiting, agent: &str, key: usize, now: u64) -> Markup {
+    html! {
+        a.question href=(inquiry_path(&item.stream, &item.inquiry)) {
+            @if key <= 9 { (keys(&[&key.to_string()])) }
+            span {
+                @match (&item.question, &item.progress) {
+                    (Some(question), progress) => {
+                        @if let Some(progress) = progress {
+                            span.progress { (shown(progress)) } " "
+                        }
+                        (markdown::render(question, Flow::InlineNoLinks))
+                    }
+                    (None, _) => "Review the answers before they are sent",
+                }
+            }
+        }
+        p.meta {
+            @if item.label != agent { (shown(&item.label)) " asks · " }
+            (timing(&item.timing, now))
+            " · call " span.id { (shown(&item.inquiry)) }
+        }
+    }
+}
+
+/// The hidden field every form carries: the form token.
+pub(crate) fn hidden(csrf: &str) -> Markup {
+    html! { input type="hidden" name="csrf" value=(csrf); }
+}
+
+/// Links of a page, named `label` for those who move by landmarks: each a
+/// target a finger can hit.
+pub(crate) fn links(label: &str, links: &[(&str, &str)]) -> Markup {
+    html! {
+        nav.links aria-label=(label) {
+            @for (href, text) in links { a href=(href) { (text) } }
+        }
+    }
 }
 
 /// A finished inquiry's page.
 pub(crate) fn finished(text: &str) -> String {
-    let body = format!(
-        "<h1>Done</h1>\n<p role=\"status\">{}</p>\n<p><a href=\"/\">All questions</a></p>\n",
-        esc(text)
-    );
+    let body = html! {
+        h1 { "Done" }
+        p.outcome role="status" { (shown(text)) }
+        (links("Next", &[("/", "All questions")]))
+    };
     layout("Done", &body, &Shape::Inquiry("done".into()))
 }
 
-/// A page that says why a request was refused.
 /// The page of an inquiry that does not wait in `stream`: never asked there, or
 /// answered long enough ago that only the stream's history still tells it.
 pub(crate) fn missing(stream: &str) -> String {
-    let body = format!(
-        "<h1>No such question</h1>\n<p role=\"alert\">No question of that name waits in stream {}. \
-         If it was asked there, it was answered or ended earlier: <a href=\"{}\">the stream's history</a> \
-         tells how. <a href=\"/\">All questions</a></p>\n",
-        esc(stream),
-        stream_path(stream)
-    );
+    let history = stream_path(stream);
+    let body = html! {
+        h1 { "No such question" }
+        p role="alert" {
+            "No question of that name waits in stream " (shown(stream)) ". If it was asked there, \
+             it was answered or ended earlier: the stream's history tells how."
+        }
+        (links("Next", &[(&history, "The stream's history"), ("/", "All questions")]))
+    };
     layout("No such question", &body, &Shape::Other)
 }
 
+/// A page that says why a request was refused.
 pub(crate) fn refused(title: &str, text: &str) -> String {
-    let body = format!(
-        "<h1>{}</h1>\n<p role=\"alert\">{}</p>\n",
-        esc(title),
-        esc(text)
-    );
-    layout(&esc(title), &body, &Shape::Other)
+    let body = html! {
+        h1 { (shown(title)) }
+        p role="alert" { (shown(text)) }
+    };
+    layout(title, &body, &Shape::Other)
 }

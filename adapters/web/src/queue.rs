@@ -23,8 +23,8 @@ pub(crate) struct Waiting {
     pub(crate) question: Option<String>,
     /// `[N/M]` when the form has more than one question.
     pub(crate) progress: Option<String>,
-    /// When the stream was created (RFC 3339).
-    pub(crate) since: String,
+    /// When the stream was created.
+    pub(crate) since: askuser_store::Timestamp,
     /// How long it has waited, and the time left to answer.
     pub(crate) timing: Timing,
 }
@@ -37,6 +37,8 @@ pub(crate) struct Waiting {
 pub(crate) struct Timing {
     /// Milliseconds since the question started waiting.
     pub(crate) waited_ms: u64,
+    /// When it started waiting.
+    pub(crate) started: askuser_store::Timestamp,
     /// Milliseconds left before the timeout, when there is one.
     pub(crate) left_ms: Option<u64>,
 }
@@ -107,6 +109,7 @@ fn timing(view: &StreamView, open: &OpenInquiry, now: u64) -> Timing {
     });
     Timing {
         waited_ms: now.saturating_sub(since),
+        started: askuser_store::Timestamp(since),
         left_ms,
     }
 }
@@ -158,7 +161,7 @@ impl Queue {
                     label: open.label.clone().unwrap_or_else(|| "Assistant".to_owned()),
                     question,
                     progress,
-                    since: info.created_at.to_string(),
+                    since: info.created_at,
                     timing: timing(view, open, now),
                 });
             }

@@ -8,12 +8,12 @@
 //! what is wrong; each part of it that names a property is shown beside that
 //! property's input.
 
-use std::fmt::Write as _;
-
+use maud::{Markup, html};
 use serde_json::{Map, Value};
 
 use crate::answer::Fields;
-use crate::pages::esc;
+use crate::markdown::{self, Flow};
+use crate::pages::shown;
 
 /// The most properties a generated form shows; a larger schema is answered as JSON.
 const MAX_FIELDS: usize = 32;
@@ -109,85 +109,82 @@ fn kind_of(property: &Map<String, Value>) -> Option<Kind<'_>> {
 /// The inputs, prefilled from what the person typed (`typed`, after a refusal)
 /// or else from `prefill` (an earlier answer, or the question's default); each
 /// property named in `error` gets its part of the message beside its input.
+/// The first input is focused.
 pub(crate) fn render(
     fields: &[Field<'_>],
     prefill: Option<&Value>,
     typed: Option<&Fields>,
     error: Option<&str>,
-) -> String {
-    let mut out = String::new();
-    for (n, field) in fields.iter().enumerate() {
-        let name = format!("f{n}");
-        let typed = typed.and_then(|t| t.get(&name)).map(str::to_owned);
-        let given = prefill.and_then(|p| p.get(field.key));
-        let own_error = error.and_then(|e| error_for(e, field.key));
-        let mut described = Vec::new();
-        let _ = write!(
-            out,
-            "<div class=\"field\">\n<label for=\"{name}\">{}{}</label>\n",
-            esc(field.label),
-            if field.required { " (required)" } else { "" }
-        );
-        if let Some(description) = field.description {
-            let _ = writeln!(
-                out,
-                "<p class=\"description\" id=\"{name}-about\">{}</p>",
-                esc(description)
-            );
-            described.push(format!("{name}-about"));
+) -> Markup {
+    html! {
+        @for (n, field) in fields.iter().enumerate() {
+            @let name = format!("f{n}");
+            @let own_error = error.and_then(|e| error_for(e, field.key));
+            @let described: Vec<String> = (field.description.map(|_| format!("{name}-about")).into_iter())
+                .chain(own_error.as_ref().map(|_| format!("{name}-error")))
+                .collect();
+            div.field {
+                label for=(name) {
+                    (shown(field.label))
+                    @if field.required { " (required)" }
+                }
+                @if let Some(description) = field.description {
+                    p.description id=(format!("{name}-about")) {
+                        (markdown::render(description, Flow::Inline))
+                    }
+                }
+                (input(field, &Input {
+                    name: &name,
+                    described: (!described.is_empty()).then(|| described.join(" ")),
+                    invalid: own_error.is_some(),
+                    first: n == 0,
+                }, typed.and_then(|t| t.get(&name)), prefill.and_then(|p| p.get(field.key))))
+                @if let Some(message) = &own_error {
+                    p.error id=(format!("{name}-error")) { (shown(message)) }
+                }
+            }
         }
-        if own_error.is_some() {
-            described.push(format!("{name}-error"));
-        }
-        let mut attributes = String::new();
-        if !described.is_empty() {
-            let _ = write!(attributes, " aria-describedby=\"{}\"", described.join(" "));
-        }
-        if own_error.is_some() {
-            attributes.push_str(" aria-invalid=\"true\"");
-        }
-        out.push_str(&input(field, &name, &attributes, typed, given));
-        if let Some(message) = own_error {
-            let _ = writeln!(
-                out,
-                "<p class=\"error\" id=\"{name}-error\">{}</p>",
-                esc(&message)
-            );
-        }
-        out.push_str("</div>\n");
     }
-    out
+}
+
+/// What an input carries besides its value.
+struct Input<'a> {
+    /// Its name and id.
+    name: &'a str,
+    /// The ids of what describes it (its description, its error).
+    described: Option<String>,
+    /// Whether the engine refused what it holds.
+    invalid: bool,
+    /// The form's first input, focused.
+    first: bool,
 }
 
 /// One input: a `<select>` for Yes/No and lists, a text input otherwise.
-fn input(
-    field: &Field<'_>,
-    name: &str,
-    attributes: &str,
-    typed: Option<String>,
-    given: Option<&Value>,
-) -> String {
+fn input(field: &Field<'_>, at: &Input<'_>, typed: Option<&str>, given: Option<&Value>) -> Markup {
+    let invalid = at.invalid.then_some("true");
     let options: Vec<(String, String)> = match field.kind {
         Kind::Boolean => vec![("true".into(), "Yes".into()), ("false".into(), "No".into())],
         Kind::Choice(values) => values
             .iter()
             .enumerate()
-            .map(|(i, v)| (i.to_string(), shown(v)))
+            .map(|(i, v)| (i.to_string(), shown_value(v)))
             .collect(),
         Kind::Text | Kind::Integer | Kind::Number => {
-            let value = typed.unwrap_or_else(|| given.map(shown).unwrap_or_default());
+            let value =
+                typed.map_or_else(|| given.map(shown_value).unwrap_or_default(), str::to_owned);
             let mode = match field.kind {
-                Kind::Integer => " inputmode=\"numeric\"",
-                Kind::Number => " inputmode=\"decimal\"",
-                _ => "",
+                Kind::Integer => Some("numeric"),
+                Kind::Number => Some("decimal"),
+                _ => None,
             };
-            return format!(
-                "<input type=\"text\" id=\"{name}\" name=\"{name}\" value=\"{}\"{mode}{attributes}>\n",
-                esc(&value)
-            );
+            return html! {
+                input #(at.name) type="text" name=(at.name) value=(shown(&value))
+                    inputmode=[mode] aria-describedby=[&at.described] aria-invalid=[invalid]
+                    autofocus[at.first];
+            };
         }
     };
-    let selected = typed.or_else(|| {
+    let selected = typed.map(str::to_owned).or_else(|| {
         let given = given?;
         match field.kind {
             Kind::Boolean => given.as_bool().map(|b| b.to_string()),
@@ -198,27 +195,19 @@ fn input(
             _ => None,
         }
     });
-    let mut out = format!(
-        "<select id=\"{name}\" name=\"{name}\"{attributes}>\n<option value=\"\">(no answer)</option>\n"
-    );
-    for (value, label) in options {
-        let mark = if selected.as_deref() == Some(&value) {
-            " selected"
-        } else {
-            ""
-        };
-        let _ = writeln!(
-            out,
-            "<option value=\"{value}\"{mark}>{}</option>",
-            esc(&label)
-        );
+    html! {
+        select #(at.name) name=(at.name) aria-describedby=[&at.described]
+            aria-invalid=[invalid] autofocus[at.first] {
+            option value="" { "(no answer)" }
+            @for (value, label) in &options {
+                option value=(value) selected[selected.as_deref() == Some(value)] { (shown(label)) }
+            }
+        }
     }
-    out.push_str("</select>\n");
-    out
 }
 
 /// A value as a person reads it: a string as itself, anything else as JSON.
-fn shown(value: &Value) -> String {
+fn shown_value(value: &Value) -> String {
     match value {
         Value::String(text) => text.clone(),
         other => other.to_string(),
@@ -298,7 +287,7 @@ mod tests {
             "size": {"enum": ["S", "M", 3]}
         }});
         let fields = flat_fields(&schema).expect("flat");
-        let html = render(&fields, None, None, None);
+        let html = render(&fields, None, None, None).into_string();
         assert!(
             html.contains("<label for=\"f0\">Your name (required)</label>"),
             "{html}"

@@ -10,7 +10,7 @@ use axum::response::Response;
 use askuser_store::StreamName;
 
 use crate::answer::Fields;
-use crate::app::{App, blocking, check, form_token_ok, lock, page, see_other, trouble};
+use crate::app::{App, blocking, check, form_token_ok, lock, now_ms, page, see_other, trouble};
 use crate::{history, pages};
 
 /// The page of a stream the log does not have (404): what a path whose stream
@@ -36,7 +36,7 @@ pub(crate) async fn history(
     };
     let queue = Arc::clone(&app.queue);
     match blocking(move || lock(&queue).history(&stream)).await {
-        Ok(Some(found)) => page(StatusCode::OK, history::page(&found, &app.csrf)),
+        Ok(Some(found)) => page(StatusCode::OK, history::page(&found, &app.csrf, now_ms())),
         Ok(None) => missing(),
         Err(error) => trouble(&error.to_string()),
     }

@@ -187,13 +187,28 @@ fn see_other(location: &str, more: &[(&str, &str)]) -> Answer {
 /// it and what `main` holds.
 fn document(head: &str, title: &str, main: &str, body: &str) -> String {
     format!(
-        "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
-         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n{head}\
-         <title>{title}</title>\n<link rel=\"stylesheet\" href=\"/style.css\">\n\
-         <script src=\"/app.js\" defer></script>\n</head>\n<body>\n{main}\n{body}</main>\n\
-         <div id=\"live\" class=\"live\" role=\"status\" aria-live=\"polite\"></div>\n\
-         </body>\n</html>\n"
+        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
+         <meta name=\"color-scheme\" content=\"light dark\">{head}\
+         <title>{title}</title><link rel=\"stylesheet\" href=\"/style.css\">\
+         <script src=\"/app.js\" defer></script></head><body>{main}{body}</main>\
+         <div class=\"live\" id=\"live\" role=\"status\" aria-live=\"polite\"></div>\
+         </body></html>"
     )
+}
+
+/// `answer` is an HTML page with `status` and the headers of every page; its
+/// body, one tag a line, is the snapshot `name`.
+#[track_caller]
+fn assert_page(answer: &Answer, status: StatusCode, name: &str) {
+    assert_eq!(
+        (answer.status, &answer.headers),
+        (
+            status,
+            &headers("text/html; charset=utf-8", &[], answer.body.len())
+        )
+    );
+    insta::assert_snapshot!(name, answer.body.replace("><", ">\n<"));
 }
 
 /// The page of a refused request.
@@ -204,7 +219,7 @@ fn refusal(status: StatusCode, title: &str, text: &str) -> Answer {
             "",
             title,
             "<main>",
-            &format!("<h1>{title}</h1>\n<p role=\"alert\">{text}</p>\n"),
+            &format!("<h1>{title}</h1><p role=\"alert\">{text}</p>"),
         ),
     )
 }
@@ -215,58 +230,6 @@ fn no_cookie() -> Answer {
         StatusCode::UNAUTHORIZED,
         "Open the link askuser web printed",
         "This inbox needs its secret link (it ends with ?token=…); open it once in this browser.",
-    )
-}
-
-/// The inbox titled `title`, listing `body`.
-fn inbox_page(title: &str, body: &str) -> Answer {
-    let head = "<noscript><meta http-equiv=\"refresh\" content=\"5\"></noscript>\n";
-    let body = format!(
-        "<h1>Questions waiting for you</h1>\n\
-         <p><button type=\"button\" id=\"notify\" hidden>Notify me of new questions</button></p>\n\
-         {body}"
-    );
-    html(
-        StatusCode::OK,
-        document(head, title, "<main data-page=\"inbox\">", &body),
-    )
-}
-
-/// An inquiry's page showing `state` (`prompt 0`, `review`, `done`).
-fn inquiry_page(status: StatusCode, title: &str, state: &str, body: &str) -> Answer {
-    let main = format!("<main data-page=\"inquiry\" data-state=\"{state}\">");
-    html(status, document("", title, &main, body))
-}
-
-/// The page of the second question, `Which environment?`, shown at `step`,
-/// with `error` and `note` (what the person typed) when a POST was refused,
-/// and `production` picked when `picked`.
-fn second_question(status: StatusCode, step: u32, error: &str, note: &str, picked: bool) -> Answer {
-    let checked = if picked { " checked" } else { "" };
-    inquiry_page(
-        status,
-        "[2/2] Which environment?",
-        "prompt 1",
-        &format!(
-            "<h1 class=\"who\">Assistant asks</h1>\n\
-             <p class=\"who\"><span class=\"waited\">waiting for 0 s</span> · <a href=\"/\">all questions</a></p>\n\
-             <form method=\"post\" action=\"/q/chat/call-1\">\n\
-             <input type=\"hidden\" name=\"csrf\" value=\"{CSRF}\">\n\
-             <input type=\"hidden\" name=\"at_step\" value=\"{step}\">\n\
-             <input type=\"hidden\" name=\"at_question\" value=\"env\">\n\
-             <fieldset>\n<legend>[2/2] Which environment?</legend>\n\
-             <div><input type=\"radio\" id=\"c0\" name=\"answer\" value=\"0\"><label for=\"c0\">staging</label></div>\n\
-             <div><input type=\"radio\" id=\"c1\" name=\"answer\" value=\"1\"{checked}><label for=\"c1\">production</label></div>\n\
-             {error}\
-             <label for=\"note\">A note for the assistant (optional)</label>\n\
-             <input type=\"text\" id=\"note\" name=\"note\" maxlength=\"4096\" value=\"{note}\">\n\
-             </fieldset>\n\
-             <button type=\"submit\" name=\"action\" value=\"answer\">Answer</button>\n\
-             <button type=\"submit\" name=\"action\" value=\"back\" formnovalidate>Back</button>\n\
-             </form>\n\
-             <p><a href=\"/q/chat/call-1/reply\">Reply to the assistant instead</a> · \
-             <a href=\"/q/chat/call-1/end\">End the turn</a></p>\n"
-        ),
     )
 }
 
@@ -363,7 +326,7 @@ async fn a_request_for_another_host_is_refused() {
         refusal(
             StatusCode::UNAUTHORIZED,
             "Wrong link",
-            "This link&#39;s token is not this server&#39;s."
+            "This link's token is not this server's."
         )
     );
     assert_eq!(events(&log), [requested(&log)]);
@@ -453,7 +416,7 @@ async fn a_post_without_the_form_token_is_refused_and_nothing_recorded() {
     let out_of_date = refusal(
         StatusCode::FORBIDDEN,
         "Refused",
-        "The form is out of date or not this server&#39;s; reload the page.",
+        "The form is out of date or not this server's; reload the page.",
     );
     for csrf in [None, Some(""), Some("fedcba9876543210fedcba987654321f")] {
         let mut fields = vec![
@@ -500,7 +463,7 @@ async fn the_token_link_sets_the_cookie_and_goes_to_the_inbox() {
         refusal(
             StatusCode::UNAUTHORIZED,
             "Wrong link",
-            "This link&#39;s token is not this server&#39;s."
+            "This link's token is not this server's."
         )
     );
 }
@@ -508,69 +471,24 @@ async fn the_token_link_sets_the_cookie_and_goes_to_the_inbox() {
 #[tokio::test]
 async fn the_inbox_lists_every_inquiry_that_waits() {
     let (log, app) = served();
-    assert_eq!(
-        open(&app, "/").await,
-        inbox_page(
-            "askuser inbox",
-            "<p>No agent is waiting for an answer.</p>\n"
-        )
-    );
+    assert_page(&open(&app, "/").await, StatusCode::OK, "inbox_empty");
     ask(&log);
-    assert_eq!(
-        open(&app, "/").await,
-        inbox_page(
-            "(1) askuser inbox",
-            "<section>\n\
-             <h2>Stream chat <small>since 2100-01-01T00:00:00.000Z · <a href=\"/s/chat\">history</a></small></h2>\n\
-             <ul>\n\
-             <li><a href=\"/q/chat/call-1\">[1/2] Apply the migration?</a> \
-             <span class=\"who\">Assistant asks (call call-1) · <span class=\"waited\">waiting for 0 s</span></span></li>\n\
-             </ul>\n</section>\n"
-        )
-    );
+    assert_page(&open(&app, "/").await, StatusCode::OK, "inbox_one");
 }
 
 #[tokio::test]
 async fn a_question_page_is_a_form_that_says_what_it_shows() {
     let (log, app) = served();
     ask(&log);
-    assert_eq!(
-        open(&app, "/q/chat/call-1").await,
-        inquiry_page(
-            StatusCode::OK,
-            "[1/2] Apply the migration?",
-            "prompt 0",
-            "<h1 class=\"who\">Assistant asks</h1>\n\
-             <p class=\"who\"><span class=\"waited\">waiting for 0 s</span> · <a href=\"/\">all questions</a></p>\n\
-             <form method=\"post\" action=\"/q/chat/call-1\">\n\
-             <input type=\"hidden\" name=\"csrf\" value=\"fedcba9876543210fedcba9876543210\">\n\
-             <input type=\"hidden\" name=\"at_step\" value=\"0\">\n\
-             <input type=\"hidden\" name=\"at_question\" value=\"apply\">\n\
-             <fieldset>\n<legend>[1/2] Apply the migration?</legend>\n\
-             <div><input type=\"radio\" id=\"c0\" name=\"answer\" value=\"true\"><label for=\"c0\">Yes</label></div>\n\
-             <div><input type=\"radio\" id=\"c1\" name=\"answer\" value=\"false\"><label for=\"c1\">No</label></div>\n\
-             <label for=\"note\">A note for the assistant (optional)</label>\n\
-             <input type=\"text\" id=\"note\" name=\"note\" maxlength=\"4096\" value=\"\">\n\
-             </fieldset>\n\
-             <button type=\"submit\" name=\"action\" value=\"answer\">Answer</button>\n\
-             </form>\n\
-             <p><a href=\"/q/chat/call-1/reply\">Reply to the assistant instead</a> · \
-             <a href=\"/q/chat/call-1/end\">End the turn</a></p>\n"
-        )
+    assert_page(
+        &open(&app, "/q/chat/call-1").await,
+        StatusCode::OK,
+        "question_boolean",
     );
-    assert_eq!(
-        open(&app, "/q/chat/call-2").await,
-        html(
-            StatusCode::NOT_FOUND,
-            document(
-                "",
-                "No such question",
-                "<main>",
-                "<h1>No such question</h1>\n<p role=\"alert\">No question of that name waits in stream chat. \
-                 If it was asked there, it was answered or ended earlier: <a href=\"/s/chat\">the stream's history</a> \
-                 tells how. <a href=\"/\">All questions</a></p>\n"
-            )
-        )
+    assert_page(
+        &open(&app, "/q/chat/call-2").await,
+        StatusCode::NOT_FOUND,
+        "question_missing",
     );
 }
 
@@ -598,9 +516,10 @@ async fn an_answer_to_the_question_shown_is_recorded() {
             build::answered_with_note("call-1", "apply", json!(true), "careful"),
         ]
     );
-    assert_eq!(
-        open(&app, "/q/chat/call-1").await,
-        second_question(StatusCode::OK, 2, "", "", false)
+    assert_page(
+        &open(&app, "/q/chat/call-1").await,
+        StatusCode::OK,
+        "question_select",
     );
 }
 
@@ -627,17 +546,10 @@ async fn an_answer_on_a_stale_page_is_refused_with_the_question_now_asked() {
             ("action", "answer"),
         ],
     );
-    assert_eq!(
-        send(&app, late).await,
-        second_question(
-            StatusCode::CONFLICT,
-            1,
-            "<p class=\"error\" role=\"alert\">While this page was open, “Apply the migration?” was answered \
-             elsewhere (in another tab or the terminal): Yes. It now asks “Which environment?”. \
-             Nothing you sent was recorded; what you typed is kept.</p>\n",
-            "typed &lt;here&gt;",
-            false
-        )
+    assert_page(
+        &send(&app, late).await,
+        StatusCode::CONFLICT,
+        "question_select_stale",
     );
     assert_eq!(events(&log), recorded);
     assert_eq!(recorded.len(), 2);
@@ -675,26 +587,10 @@ async fn the_review_shows_every_answer_and_submit_sends_them() {
     let (log, app) = served();
     ask(&log);
     answer_both(&app).await;
-    assert_eq!(
-        open(&app, "/q/chat/call-1").await,
-        inquiry_page(
-            StatusCode::OK,
-            "Review your answers",
-            "review",
-            "<p class=\"who\"><span class=\"waited\">waiting for 0 s</span> · <a href=\"/\">all questions</a></p>\n\
-             <h1>Review your answers</h1>\n<dl>\n\
-             <dt>Apply the migration?</dt><dd>Yes <span class=\"note\">(note: careful)</span></dd>\n\
-             <dt>Which environment?</dt><dd>production</dd>\n\
-             </dl>\n\
-             <form method=\"post\" action=\"/q/chat/call-1\">\n\
-             <input type=\"hidden\" name=\"csrf\" value=\"fedcba9876543210fedcba9876543210\">\n\
-             <input type=\"hidden\" name=\"at_step\" value=\"3\">\n\
-             <button type=\"submit\" name=\"action\" value=\"submit\">Send these answers</button>\n\
-             <button type=\"submit\" name=\"action\" value=\"back\">Back (change the last answer)</button>\n\
-             </form>\n\
-             <p><a href=\"/q/chat/call-1/reply\">Reply to the assistant instead</a> · \
-             <a href=\"/q/chat/call-1/end\">End the turn</a></p>\n"
-        )
+    assert_page(
+        &open(&app, "/q/chat/call-1").await,
+        StatusCode::OK,
+        "review",
     );
     let submit = || {
         post(
@@ -705,39 +601,19 @@ async fn the_review_shows_every_answer_and_submit_sends_them() {
     assert_eq!(send(&app, submit()).await, see_other("/q/chat/call-1", &[]));
     let recorded = events(&log);
     assert_eq!(recorded.last(), Some(&build::submitted("call-1")));
-    let got = "Answered; the assistant got: {&quot;apply&quot;:true,&quot;env&quot;:&quot;production&quot;,\
-               &quot;_notes&quot;:{&quot;apply&quot;:&quot;careful&quot;}}";
-    let done = |status, text: &str| {
-        inquiry_page(
-            status,
-            "Done",
-            "done",
-            &format!(
-                "<h1>Done</h1>\n<p role=\"status\">{text}</p>\n<p><a href=\"/\">All questions</a></p>\n"
-            ),
-        )
-    };
-    assert_eq!(
-        open(&app, "/q/chat/call-1").await,
-        done(StatusCode::OK, got)
-    );
+    assert_page(&open(&app, "/q/chat/call-1").await, StatusCode::OK, "done");
     // Sent twice (a second tab, a reload): the page says it is over.
-    assert_eq!(
-        send(&app, submit()).await,
-        done(
-            StatusCode::CONFLICT,
-            &format!(
-                "This question was already finished (here, in another tab or in the terminal) \
-                 before this arrived; nothing you sent now was recorded. {got}"
-            )
-        )
+    assert_page(
+        &send(&app, submit()).await,
+        StatusCode::CONFLICT,
+        "done_twice",
     );
     assert_eq!(events(&log), recorded);
     let inbox = open(&app, "/").await;
     assert!(
         inbox
             .body
-            .contains("<p>No agent is waiting for an answer.</p>\n")
+            .contains("<p class=\"empty\">No agent is waiting for an answer.</p>")
     );
 }
 
@@ -822,9 +698,10 @@ async fn back_from_the_review_then_an_answer_without_a_choice_is_refused_with_th
     );
     assert_eq!(send(&app, back).await, see_other("/q/chat/call-1", &[]));
     assert_eq!(events(&log).last(), Some(&build::back("call-1")));
-    assert_eq!(
-        open(&app, "/q/chat/call-1").await,
-        second_question(StatusCode::OK, 4, "", "", true)
+    assert_page(
+        &open(&app, "/q/chat/call-1").await,
+        StatusCode::OK,
+        "question_select_after_back",
     );
     let recorded = events(&log);
     let unpicked = post(
@@ -837,15 +714,10 @@ async fn back_from_the_review_then_an_answer_without_a_choice_is_refused_with_th
             ("action", "answer"),
         ],
     );
-    assert_eq!(
-        send(&app, unpicked).await,
-        second_question(
-            StatusCode::CONFLICT,
-            4,
-            "<p class=\"error\" role=\"alert\">choose one of the options</p>\n",
-            "later",
-            false
-        )
+    assert_page(
+        &send(&app, unpicked).await,
+        StatusCode::CONFLICT,
+        "question_select_unpicked",
     );
     assert_eq!(events(&log), recorded);
 }
@@ -868,7 +740,7 @@ async fn a_finished_question_is_served_from_the_read_side_without_a_replay() {
         let page = open(&app, "/q/chat/call-1").await;
         assert!(
             page.body
-                .contains("<p role=\"status\">The turn was ended; the assistant got no reply.</p>"),
+                .contains("<p class=\"outcome\" role=\"status\">The turn was ended; the assistant got no reply.</p>"),
             "{}",
             page.body
         );

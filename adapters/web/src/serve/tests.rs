@@ -140,13 +140,14 @@ fn until_closed(stream: &mut impl Read) -> String {
 /// close`, and the page titled `title` saying `text`.
 fn refusal(status: &str, title: &str, text: &str) -> String {
     let body = format!(
-        "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
-         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-         <title>{title}</title>\n<link rel=\"stylesheet\" href=\"/style.css\">\n\
-         <script src=\"/app.js\" defer></script>\n</head>\n<body>\n<main>\n\
-         <h1>{title}</h1>\n<p role=\"alert\">{text}</p>\n</main>\n\
-         <div id=\"live\" class=\"live\" role=\"status\" aria-live=\"polite\"></div>\n\
-         </body>\n</html>\n"
+        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
+         <meta name=\"color-scheme\" content=\"light dark\">\
+         <title>{title}</title><link rel=\"stylesheet\" href=\"/style.css\">\
+         <script src=\"/app.js\" defer></script></head><body><main>\
+         <h1>{title}</h1><p role=\"alert\">{text}</p></main>\
+         <div class=\"live\" id=\"live\" role=\"status\" aria-live=\"polite\"></div>\
+         </body></html>"
     );
     format!(
         "HTTP/1.1 {status}\r\ncontent-type: text/html; charset=utf-8\r\n\
