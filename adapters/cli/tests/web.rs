@@ -26,9 +26,9 @@ fn a_person_answers_a_branching_form_in_the_browser_with_back_a_note_and_the_rev
     browser.go(&web.url);
     assert_eq!(browser.wait_title("(1) askuser inbox"), "(1) askuser inbox");
     assert_eq!(
-        browser.text(),
-        "Questions waiting for you\nStream agent-1 since ".to_owned()
-            + &browser.text()["Questions waiting for you\nStream agent-1 since ".len()..]
+        masked(&browser.text()),
+        "Questions waiting for you\nAssistant\nstream agent-1 · started N s ago ·\nhistory\n\
+         [1/3] Apply the proposed migration?\nwaiting N s · call c1"
     );
     keep_screenshot(&browser, "inbox.png");
     browser.click("a[href='/q/agent-1/c1']");
@@ -71,7 +71,7 @@ fn a_person_answers_a_branching_form_in_the_browser_with_back_a_note_and_the_rev
     );
     assert_eq!(
         masked(&browser.text()),
-        "waiting for N s · all questions\nReview your answers\nApply the proposed migration?\nYes\nWhich environment?\nstaging (note: after the backup)\nOptional note for the migration log\nweekly run\nSend these answers Back (change the last answer)\nReply to the assistant instead · End the turn"
+        "← All questions\nwaiting N s\nReview your answers\nApply the proposed migration?\nYes\nWhich environment?\nstaging (note: after the backup)\nOptional note for the migration log\nweekly run\nSend these answers\nBack (change the last answer)\nReply to the assistant instead\nEnd the turn"
     );
     keep_screenshot(&browser, "review.png");
     browser.click("button[value=submit]");
@@ -111,7 +111,7 @@ fn a_typed_answer_gets_a_generated_form_and_the_engines_error_beside_its_field(p
     at(&browser, "[1/2] How should it deploy?");
     assert_eq!(
         masked(&browser.text()),
-        "Assistant asks\nwaiting for N s · all questions\n[1/2] How should it deploy?\nReplicas (required)\nregion (required)\nwhere it runs\n(no answer)\neu-west\nus-east\ncanary\n(no answer)\nYes\nNo\nowner\nA note for the assistant (optional)\nAnswer\nReply to the assistant instead · End the turn"
+        "← All questions\nAssistant asks\nwaiting N s\n[1/2] How should it deploy?\nReplicas (required)\nregion (required)\nwhere it runs\n(no answer)\neu-west\nus-east\ncanary\n(no answer)\nYes\nNo\nowner\nA note for the assistant (optional)\nAnswer\nReply to the assistant instead\nEnd the turn"
     );
     // A number that is not one, and a required choice left blank: the engine
     // says why beside each field, and what was typed stays.
@@ -239,7 +239,7 @@ fn reply_end_turn_and_a_race_with_askuser_answer(place: &Place) {
     assert_eq!(browser.wait_title("No such question"), "No such question");
     assert_eq!(
         browser.text(),
-        "No such question\nNo question of that name waits in stream s. If it was asked there, it was answered or ended earlier: the stream's history tells how. All questions"
+        "No such question\nNo question of that name waits in stream s. If it was asked there, it was answered or ended earlier: the stream's history tells how.\nThe stream's history\nAll questions"
     );
 }
 
@@ -271,7 +271,7 @@ fn two_tabs_and_the_terminal_race_on_one_inquiry(place: &Place) {
     at(&browser, "[2/3] Which environment?");
     assert_eq!(
         masked(&browser.text()),
-        "Assistant asks\nwaiting for N s · all questions\n[2/3] Which environment?\nstaging — safe to try\nproduction\nWhile this page was open, “Apply the proposed migration?” was answered elsewhere (in another tab or the terminal): Yes. It now asks “Which environment?”. Nothing you sent was recorded; what you typed is kept.\nA note for the assistant (optional)\nAnswer Back\nReply to the assistant instead · End the turn"
+        "← All questions\nAssistant asks\nwaiting N s\n[2/3] Which environment?\nstaging\nsafe to try\nproduction\nWhile this page was open, “Apply the proposed migration?” was answered elsewhere (in another tab or the terminal): Yes. It now asks “Which environment?”. Nothing you sent was recorded; what you typed is kept.\nA note for the assistant (optional)\nAnswer\nBack\nReply to the assistant instead\nEnd the turn"
     );
     assert_eq!(browser.value_of("#note"), "careful with prod");
     assert!(
@@ -296,7 +296,7 @@ fn two_tabs_and_the_terminal_race_on_one_inquiry(place: &Place) {
     at(&browser, "Review your answers");
     assert_eq!(
         masked(&browser.text()),
-        "waiting for N s · all questions\nReview your answers\nApply the proposed migration?\nYes\nWhich environment?\nstaging (note: careful with prod)\nOptional note for the migration log\nweekly\nrun\nWhile this page was open, “Optional note for the migration log” was answered elsewhere (in another tab or the terminal): weekly run. Every question is answered: review the answers below. Nothing you sent was recorded; what you typed is kept.\nSend these answers Back (change the last answer)\nReply to the assistant instead · End the turn"
+        "← All questions\nwaiting N s\nReview your answers\nApply the proposed migration?\nYes\nWhich environment?\nstaging (note: careful with prod)\nOptional note for the migration log\nweekly\nrun\nWhile this page was open, “Optional note for the migration log” was answered elsewhere (in another tab or the terminal): weekly run. Every question is answered: review the answers below. Nothing you sent was recorded; what you typed is kept.\nSend these answers\nBack (change the last answer)\nReply to the assistant instead\nEnd the turn"
     );
 
     // A goes Back from the review; B's Send is then stale.
@@ -308,7 +308,7 @@ fn two_tabs_and_the_terminal_race_on_one_inquiry(place: &Place) {
     at(&browser, "[3/3] Optional note for the migration log");
     assert_eq!(
         masked(&browser.text()),
-        "Assistant asks\nwaiting for N s · all questions\n[3/3] Optional note for the migration log\nYour answer weekly\nrun\nWhile this page was open, the answers under review changed elsewhere (in another tab or the terminal). It now asks “Optional note for the migration log”. Nothing you sent was recorded.\nA note for the assistant (optional)\nAnswer Back\nReply to the assistant instead · End the turn"
+        "← All questions\nAssistant asks\nwaiting N s\n[3/3] Optional note for the migration log\nYour answer\nweekly\nrun\nWhile this page was open, the answers under review changed elsewhere (in another tab or the terminal). It now asks “Optional note for the migration log”. Nothing you sent was recorded.\nA note for the assistant (optional)\nAnswer\nBack\nReply to the assistant instead\nEnd the turn"
     );
     assert_eq!(browser.value_of("#answer"), "weekly\nrun");
     browser.click("button[value=answer]");
@@ -350,7 +350,7 @@ fn with_script_the_inbox_is_live_and_a_page_is_told_when_another_surface_answers
     let row = browser.text_of("li");
     assert_eq!(
         masked(&row),
-        "Deploy now? Assistant asks (call t1) · waiting for N s · N min left"
+        "1\nDeploy now?\nwaiting N s · N min left · call t1"
     );
     browser.click("a[href='/q/live/t1']");
     assert_eq!(browser.wait_title("Deploy now?"), "Deploy now?");
@@ -412,14 +412,14 @@ fn the_history_shows_every_step_and_a_fork_answers_again_from_a_question(place: 
     assert_eq!(browser.wait_title("History of h"), "History of h");
     assert_eq!(
         masked(&browser.text()),
-        "all questions\nStream h\n7 events since TIME · transcript · export (JSON lines)\n\
-         TIME Assistant asked 3 questions (call c1), first “Apply the proposed migration?” Answer again from here\n\
-         TIME A review before sending was asked for\n\
-         TIME Answered “Apply the proposed migration?”: Yes Answer again from here\n\
-         TIME Went back to the previous question\n\
-         TIME Answered “Apply the proposed migration?”: Yes Answer again from here\n\
-         TIME Answered “Which environment?”: production Answer again from here\n\
-         TIME Replied to the assistant instead: wait, production needs a ticket"
+        "← All questions\nStream h\n7 events · started N s ago\nTranscript\nExport (JSON lines)\n\
+         N s ago Assistant asked 3 questions (call c1), first “Apply the proposed migration?” Answer again from here\n\
+         N s ago A review before sending was asked for\n\
+         N s ago Answered “Apply the proposed migration?”: Yes Answer again from here\n\
+         N s ago Went back to the previous question\n\
+         N s ago Answered “Apply the proposed migration?”: Yes Answer again from here\n\
+         N s ago Answered “Which environment?”: production Answer again from here\n\
+         N s ago Replied to the assistant instead: wait, production needs a ticket"
     );
     browser.click("a[href='/s/h/transcript']");
     assert_eq!(
@@ -453,11 +453,13 @@ fn the_history_shows_every_step_and_a_fork_answers_again_from_a_question(place: 
     );
     browser.go(&format!("{base}/s/h.fork-5"));
     assert_eq!(
-        masked(&browser.text()).lines().take(4).collect::<Vec<_>>(),
+        masked(&browser.text()).lines().take(6).collect::<Vec<_>>(),
         [
-            "all questions",
+            "← All questions",
             "Stream h.fork-5",
-            "8 events since TIME · transcript · export (JSON lines)",
+            "8 events · started N s ago",
+            "Transcript",
+            "Export (JSON lines)",
             "Forked from h after its event #5."
         ]
     );

@@ -18,7 +18,7 @@ use std::time::Duration;
 
 use common::browser::{Browser, free_port};
 use common::place::Place;
-use common::web::{Serve, Web, masked, migration};
+use common::web::{Serve, Web, at, masked, migration};
 use common::{BIN, Scratch};
 use serde_json::json;
 
@@ -136,19 +136,42 @@ fn axe_violations(browser: &Browser) -> Vec<String> {
     serde_json::from_value(found.clone()).unwrap_or_else(|_| panic!("axe: {found}"))
 }
 
-#[test]
-fn axe_core_finds_no_violation_on_any_page() {
-    let scratch = Scratch::new();
-    let mut serve = Serve::start(&scratch, &scratch.db(), "a11y");
+/// The controls of the page on show that a finger cannot hit: every link,
+/// button, input, list and label whose target (a control inside its label: the
+/// label) is under 44x44 CSS px, as `tag#id "text" WxH` lines. A link inside the
+/// model's own text (its context, a description, the question) runs with its
+/// sentence, as WCAG 2.5.8 allows.
+fn small_targets(browser: &Browser) -> Vec<String> {
+    let found = browser.run(
+        "var small = [];\
+         document.querySelectorAll('a, button, input, select, textarea, label').forEach(function (el) {\
+           if (el.type === 'hidden' || el.closest('.context, .description, legend, dt')) return;\
+           var target = el.closest('label') || el;\
+           var r = target.getBoundingClientRect();\
+           if (r.width === 0 && r.height === 0) return;\
+           if (r.width < 44 || r.height < 44) small.push(el.tagName.toLowerCase() + (el.id ? '#' + el.id : '')\
+             + ' \"' + (el.textContent || el.value || '').trim().slice(0, 30) + '\" '\
+             + Math.round(r.width) + 'x' + Math.round(r.height));\
+         });\
+         return small;",
+    );
+    serde_json::from_value(found.clone()).unwrap_or_else(|_| panic!("targets: {found}"))
+}
+
+/// Two inquiries of a stream `a11y`: c1 a select with context, a multi-select
+/// and a text question (10 min to answer); c2 a generated form.
+fn ask_every_kind(serve: &mut Serve) {
     serve.send(
         &json!({"type": "ask", "inquiry": "c1", "arguments": {"questions": [
-        {"id": "env", "text": "Which environment?", "context": "We are about to deploy.",
+        {"id": "env", "text": "Which **environment**?",
+         "context": "We are about to deploy `billing-api`:\n\n- run the migration\n- restart\n\n```json\n{\"replicas\": 3}\n```\n\nSee [the runbook](https://example.com/runbook).",
          "answer_type": "select", "allow_other": true,
          "options": [{"label": "staging", "description": "safe to try"}, "production"]},
         {"id": "checks", "text": "Which checks?", "answer_type": "multi_select",
          "options": ["lint", "test"]},
         {"id": "note", "text": "Anything else?", "answer_type": "text"}]},
-        "policy": {"timeout": {"after_ms": 600_000, "on_timeout": "cancel"}}}),
+        "policy": {"label": "Claude (repo: billing-api)",
+                   "timeout": {"after_ms": 600_000, "on_timeout": "cancel"}}}),
     );
     serve.next_of("prompt");
     serve.send(
@@ -160,15 +183,33 @@ fn axe_core_finds_no_violation_on_any_page() {
             "canary": {"type": "boolean"}}}}]}}),
     );
     serve.next_of("prompt");
+}
+
+/// Every page, with the script on: axe-core finds no violation in the light
+/// theme nor in the dark one (at 1280 px), and every target is at least 44x44
+/// CSS px on a 390 px phone.
+#[test]
+fn axe_core_finds_no_violation_on_any_page_in_either_theme_and_every_target_is_44_px() {
+    let scratch = Scratch::new();
+    let mut serve = Serve::start(&scratch, &scratch.db(), "a11y");
+    ask_every_kind(&mut serve);
     let web = Web::start(&scratch, &scratch.db());
     let browser = Browser::start_with_script();
     browser.go(&web.url);
     let base = format!("http://127.0.0.1:{}", web.port);
     let mut report = Vec::new();
     let mut check = |page: &str| {
-        for violation in axe_violations(&browser) {
-            report.push(format!("{page}: {violation}"));
+        for (width, dark, theme) in [(1280, false, "light"), (1280, true, "dark")] {
+            browser.emulate(width, dark);
+            for violation in axe_violations(&browser) {
+                report.push(format!("{page} ({theme}): {violation}"));
+            }
         }
+        browser.emulate(390, false);
+        for small in small_targets(&browser) {
+            report.push(format!("{page} (390 px): {small}"));
+        }
+        browser.emulate(1280, false);
     };
     assert_eq!(browser.wait_title("(2) askuser inbox"), "(2) askuser inbox");
     check("inbox");
@@ -184,8 +225,8 @@ fn axe_core_finds_no_violation_on_any_page() {
     check("generated form with an error");
     browser.go(&format!("{base}/q/a11y/c1"));
     assert_eq!(
-        browser.wait_title("[1/3] Which environment?"),
-        "[1/3] Which environment?"
+        browser.wait_title("[1/3] Which **environment**?"),
+        "[1/3] Which **environment**?"
     );
     check("select");
     browser.click("#c0");
@@ -215,11 +256,82 @@ fn axe_core_finds_no_violation_on_any_page() {
     check("end turn");
     browser.go(&format!("{base}/s/a11y"));
     check("history");
+    browser.go(&format!("{base}/q/a11y/c9"));
+    check("no such question");
     browser.go(&format!("{base}/q/a11y/c1"));
     browser.click("button[value=submit]");
     assert_eq!(browser.wait_title("Done"), "Done");
     check("done");
     assert_eq!(report, Vec::<String>::new());
+}
+
+/// Lighthouse's accessibility score of `url` (0 to 100, from a pinned npm
+/// `lighthouse` run against headless Debian chromium with the inbox's cookie),
+/// and the audits that failed.
+fn lighthouse(url: &str, token: &str) -> (f64, Vec<String>) {
+    let cli = std::env::var("ASKUSER_TEST_LIGHTHOUSE").expect(
+        "ASKUSER_TEST_LIGHTHOUSE is not set: run the tests with scripts/test (it installs lighthouse from npm)",
+    );
+    let headers = json!({"Cookie": format!("askuser_token={token}")}).to_string();
+    let out = Command::new("node")
+        .arg(&cli)
+        .arg(url)
+        .args([
+            "--only-categories=accessibility",
+            "--output=json",
+            "--output-path=stdout",
+            "--quiet",
+            "--chrome-flags=--headless=new --no-sandbox --disable-gpu",
+            "--blocked-url-patterns=*/events",
+        ])
+        .arg(format!("--extra-headers={headers}"))
+        .env("CHROME_PATH", "/usr/bin/chromium")
+        .output()
+        .expect("node runs lighthouse");
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|_| {
+        panic!(
+            "lighthouse gave no report: {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    let score = report["categories"]["accessibility"]["score"]
+        .as_f64()
+        .unwrap_or_else(|| panic!("no accessibility score: {}", report["runtimeError"]));
+    let failed = (report["audits"].as_object().into_iter().flatten())
+        .filter(|(_, audit)| audit["score"].as_f64() == Some(0.0))
+        .map(|(id, audit)| format!("{id}: {}", audit["title"]))
+        .collect();
+    (score * 100.0, failed)
+}
+
+#[test]
+fn lighthouse_scores_the_inbox_a_question_and_the_review_at_least_95_for_accessibility() {
+    let scratch = Scratch::new();
+    let mut serve = Serve::start(&scratch, &scratch.db(), "a11y");
+    ask_every_kind(&mut serve);
+    serve.send(&migration("c3"));
+    serve.next_of("prompt");
+    let web = Web::start(&scratch, &scratch.db());
+    let base = format!("http://127.0.0.1:{}", web.port);
+    {
+        // c3 to its review, answered in the browser.
+        let browser = Browser::start();
+        browser.go(&web.url);
+        browser.go(&format!("{base}/q/a11y/c3"));
+        browser.click("#c1");
+        browser.click("button[value=answer]");
+        at(&browser, "[3/3] Optional note for the migration log");
+        browser.click("button[value=answer]");
+        at(&browser, "Review your answers");
+    }
+    let mut low = Vec::new();
+    for path in ["/", "/q/a11y/c1", "/q/a11y/c3"] {
+        let (score, failed) = lighthouse(&format!("{base}{path}"), web.token());
+        if score < 95.0 {
+            low.push(format!("{path}: {score} ({failed:?})"));
+        }
+    }
+    assert_eq!(low, Vec::<String>::new());
 }
 
 /// A self-signed certificate for `localhost` and 127.0.0.1 (openssl), as

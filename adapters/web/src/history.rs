@@ -89,6 +89,7 @@ fn timeline(history: &History, path: &str, csrf: &str, now: u64) -> Markup {
                     " "
                     span.what { (shown(&words)) }
                     @if let Some(at) = fork_at {
+                        " "
                         form.inline method="post" action=(fork_path) {
                             (hidden(csrf))
                             input type="hidden" name="at" value=(at);

@@ -333,6 +333,46 @@ impl Browser {
         }
     }
 
+    /// Runs `script` in the page (a function body); what it returns.
+    pub fn run(&self, script: &str) -> Value {
+        self.session_call(
+            "POST",
+            "/execute/sync",
+            Some(json!({ "script": script, "args": [] })),
+        )
+    }
+
+    /// Runs the Chrome DevTools Protocol command `cmd` with `params` on the tab
+    /// (chromedriver's `goog/cdp/execute`); its result.
+    pub fn cdp(&self, cmd: &str, params: Value) -> Value {
+        self.session_call(
+            "POST",
+            "/goog/cdp/execute",
+            Some(json!({ "cmd": cmd, "params": params })),
+        )
+    }
+
+    /// Shows pages as a device `width` CSS px wide shows them (a phone, with
+    /// touch, under 600 px), in the dark theme or the light one
+    /// (`prefers-color-scheme`), from now on, on every page of the tab.
+    pub fn emulate(&self, width: u32, dark: bool) {
+        let phone = width < 600;
+        let height = if phone { 844 } else { 900 };
+        self.cdp(
+            "Emulation.setDeviceMetricsOverride",
+            json!({"width": width, "height": height, "deviceScaleFactor": 1, "mobile": phone}),
+        );
+        self.cdp(
+            "Emulation.setTouchEmulationEnabled",
+            json!({"enabled": phone, "maxTouchPoints": 5}),
+        );
+        let scheme = if dark { "dark" } else { "light" };
+        self.cdp(
+            "Emulation.setEmulatedMedia",
+            json!({"features": [{"name": "prefers-color-scheme", "value": scheme}]}),
+        );
+    }
+
     /// A PNG screenshot of the page.
     pub fn screenshot(&self) -> Vec<u8> {
         let encoded = self.session_call("GET", "/screenshot", None);
