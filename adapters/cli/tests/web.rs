@@ -465,6 +465,115 @@ fn the_history_shows_every_step_and_a_fork_answers_again_from_a_question(place: 
     );
 }
 
+/// A question written in Markdown, as models write them: its context's fenced
+/// block is preformatted text, a `<script>` inside it (and raw HTML outside
+/// it) shown as text, emphasis and code as such, and a `javascript:` link
+/// not a link at all.
+fn a_markdown_question_shows_its_fenced_block_and_a_script_in_it_as_text(place: &Place) {
+    let scratch = Scratch::new();
+    let db = place.db(&scratch);
+    let mut serve = Serve::start(&scratch, &db, "md");
+    serve.send(
+        &json!({"type": "ask", "inquiry": "g1", "arguments": {"questions": [
+        {"id": "write", "text": "Write `config.json` with **these** settings?",
+         "context": "The file:\n\n```json\n{\"debug\": true}\n<script>alert(1)</script>\n```\n\n\
+                     Also <b>raw</b> HTML and [a link](javascript:alert(1)).",
+         "answer_type": "boolean"}]}}),
+    );
+    serve.next_of("prompt");
+    let web = Web::start(&scratch, &db);
+    let browser = Browser::start_with_script();
+    browser.go(&web.url);
+    browser.go(&format!("http://127.0.0.1:{}/q/md/g1", web.port));
+    at(&browser, "Write `config.json` with **these** settings?");
+    assert_eq!(
+        browser.run("return document.querySelector('.context').innerHTML"),
+        json!(
+            "<p>The file:</p><pre><code>{\"debug\": true}\n&lt;script&gt;alert(1)&lt;/script&gt;\n</code></pre>\
+               <p>Also &lt;b&gt;raw&lt;/b&gt; HTML and a link (javascript:alert(1)).</p>"
+        )
+    );
+    assert_eq!(
+        browser.text_of(".context pre"),
+        "{\"debug\": true}\n<script>alert(1)</script>"
+    );
+    assert_eq!(
+        browser.run("return document.querySelector('legend').innerHTML"),
+        json!("Write <code>config.json</code> with <strong>these</strong> settings?")
+    );
+    assert_eq!(
+        browser.run("return document.querySelectorAll('main script, main b, main a[href^=javascript]').length"),
+        json!(0)
+    );
+    browser.click("#c0");
+    browser.click("button[value=answer]");
+    at(&browser, "Review your answers");
+    assert_eq!(
+        browser.run("return document.querySelector('dt').innerHTML"),
+        json!("Write <code>config.json</code> with <strong>these</strong> settings?")
+    );
+    browser.click("button[value=submit]");
+    assert_eq!(
+        serve.next_of("result"),
+        r#"{"type":"result","inquiry":"g1","result":{"write":true},"cancelled":false}"#
+    );
+}
+
+/// The inbox with two agents and a question, at 1280 px and on a 390 px phone,
+/// light and dark: nothing wider than the screen (no sideways scrolling), and
+/// the screenshots docs/web.md shows (saved when `ASKUSER_SCREENSHOTS` is set).
+#[test]
+fn the_inbox_and_a_question_fit_a_phone_and_a_desktop_in_both_themes() {
+    let scratch = Scratch::new();
+    let db = scratch.db();
+    let mut billing = Serve::start(&scratch, &db, "billing-api-1");
+    billing.send(&json!({"type": "ask", "inquiry": "toolu_B1", "arguments": {"questions": [
+        {"id": "env", "text": "Deploy the **billing** migration to which environment?",
+         "context": "The migration adds `invoices.due_at`:\n\n```sql\nALTER TABLE invoices ADD COLUMN due_at timestamptz;\n```\n\nIt takes about 2 minutes on production.",
+         "answer_type": "select", "allow_other": true,
+         "options": [{"label": "staging", "description": "safe to try; *reset nightly*"},
+                     {"label": "production", "description": "needs the on-call's OK"}]},
+        {"id": "notify", "text": "Tell the team on Slack?", "answer_type": "boolean"}]},
+        "policy": {"label": "Claude Code (billing-api)",
+                   "timeout": {"after_ms": 900_000, "on_timeout": "cancel"}}}));
+    billing.next_of("prompt");
+    let mut docs = Serve::start(&scratch, &db, "docs-site-1");
+    docs.send(&json!({"type": "ask", "inquiry": "call-7", "dialect": "jp",
+        "arguments": {"question": "Publish the `v2` docs now?", "answer_type": "boolean"},
+        "policy": {"label": "Gemini CLI (docs-site)"}}));
+    docs.next_of("prompt");
+    let web = Web::start(&scratch, &db);
+    let browser = Browser::start_with_script();
+    browser.go(&web.url);
+    at(&browser, "(2) askuser inbox");
+    let base = format!("http://127.0.0.1:{}", web.port);
+    let mut wide = Vec::new();
+    for (page, path) in [("inbox", "/"), ("question", "/q/billing-api-1/toolu_B1")] {
+        browser.go(&format!("{base}{path}"));
+        for (width, dark) in [(1280, false), (1280, true), (390, false), (390, true)] {
+            browser.emulate(width, dark);
+            let scroll = browser.run("return document.documentElement.scrollWidth");
+            if scroll.as_u64() > Some(u64::from(width)) {
+                wide.push(format!("{page} at {width} px: {scroll} px wide"));
+            }
+            let theme = if dark { "dark" } else { "light" };
+            keep_screenshot(&browser, &format!("{page}-{width}-{theme}.png"));
+        }
+        browser.emulate(1280, false);
+    }
+    assert_eq!(wide, Vec::<String>::new());
+}
+
+#[test]
+fn a_markdown_question_shows_its_fenced_block_and_a_script_in_it_as_text_on_sled() {
+    a_markdown_question_shows_its_fenced_block_and_a_script_in_it_as_text(&Place::Sled);
+}
+
+#[test]
+fn a_markdown_question_shows_its_fenced_block_and_a_script_in_it_as_text_on_postgres() {
+    a_markdown_question_shows_its_fenced_block_and_a_script_in_it_as_text(&Place::postgres());
+}
+
 #[test]
 fn a_person_answers_a_branching_form_in_the_browser_with_back_a_note_and_the_review_on_sled() {
     a_person_answers_a_branching_form_in_the_browser_with_back_a_note_and_the_review(&Place::Sled);

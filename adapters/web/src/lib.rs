@@ -16,9 +16,13 @@
 //! carries a secret token that becomes an `HttpOnly`, `SameSite=Strict` cookie;
 //! the `Host` header must name the server (no DNS rebinding) and a POST's
 //! `Origin`, when sent, must be the server's own, with a per-server form token
-//! besides; pages carry a strict Content-Security-Policy (no script at all);
-//! every text from a model or a person is escaped for HTML after being
-//! neutralised as the terminal neutralises it; a request that may carry a body
+//! besides; pages carry a strict Content-Security-Policy (no inline script or
+//! style, only the server's own `/app.js` and `/style.css`); pages are built
+//! with `maud`, which escapes every value by construction, and every text from
+//! a model or a person is neutralised first as the terminal neutralises it;
+//! the model's Markdown is rendered by the crate's own renderer (no raw HTML
+//! passes, links only to `http`/`https` and with their target shown); a
+//! request that may carry a body
 //! is checked on its head before its body, capped per form, is read. Every
 //! connection is bounded in time and number (a request's head within 5 s, the
 //! idle time between requests too; its body and answer within 30 s; at most 32

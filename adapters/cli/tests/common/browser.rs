@@ -342,9 +342,9 @@ impl Browser {
         )
     }
 
-    /// Runs the Chrome DevTools Protocol command `cmd` with `params` on the tab
+    /// Runs the Chrome `DevTools` Protocol command `cmd` with `params` on the tab
     /// (chromedriver's `goog/cdp/execute`); its result.
-    pub fn cdp(&self, cmd: &str, params: Value) -> Value {
+    pub fn cdp(&self, cmd: &str, params: &Value) -> Value {
         self.session_call(
             "POST",
             "/goog/cdp/execute",
@@ -360,16 +360,16 @@ impl Browser {
         let height = if phone { 844 } else { 900 };
         self.cdp(
             "Emulation.setDeviceMetricsOverride",
-            json!({"width": width, "height": height, "deviceScaleFactor": 1, "mobile": phone}),
+            &json!({"width": width, "height": height, "deviceScaleFactor": 1, "mobile": phone}),
         );
         self.cdp(
             "Emulation.setTouchEmulationEnabled",
-            json!({"enabled": phone, "maxTouchPoints": 5}),
+            &json!({"enabled": phone, "maxTouchPoints": 5}),
         );
         let scheme = if dark { "dark" } else { "light" };
         self.cdp(
             "Emulation.setEmulatedMedia",
-            json!({"features": [{"name": "prefers-color-scheme", "value": scheme}]}),
+            &json!({"features": [{"name": "prefers-color-scheme", "value": scheme}]}),
         );
     }
 
