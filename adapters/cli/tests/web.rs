@@ -27,7 +27,7 @@ fn a_person_answers_a_branching_form_in_the_browser_with_back_a_note_and_the_rev
     assert_eq!(browser.wait_title("(1) askuser inbox"), "(1) askuser inbox");
     assert_eq!(
         masked(&browser.text()),
-        "Questions waiting for you\nAssistant\nstream agent-1 · started N s ago ·\nhistory\n\
+        "Questions waiting for you\nAssistant\nstream agent-1 · started N s ago · history\n\
          [1/3] Apply the proposed migration?\nwaiting N s · call c1"
     );
     keep_screenshot(&browser, "inbox.png");
