@@ -246,7 +246,8 @@ fn choices(prompt: &Prompt, prefill: Option<&Value>, typed: Option<&Fields>) -> 
     out
 }
 
-/// The review: every answer, then Send, Back (changes the last answer) and the
+/// The review: every answer, each the person gave with its Change button (back
+/// to that question in one step, the later answers kept), then Send and the
 /// links to Reply and End Turn.
 pub(crate) fn review(
     outcome: &Outcome,
@@ -258,8 +259,11 @@ pub(crate) fn review(
 ) -> String {
     let answers = outcome.to_map();
     let mut body = format!(
-        "<p class=\"who\">{} · <a href=\"/\">all questions</a></p>\n<h1>Review your answers</h1>\n<dl>\n",
-        timing(time)
+        "<p class=\"who\">{} · <a href=\"/\">all questions</a></p>\n<h1>Review your answers</h1>\n\
+         <form method=\"post\" action=\"{path}\">\n{}{}<dl>\n",
+        timing(time),
+        hidden(csrf),
+        at_fields(at)
     );
     for (index, question) in outcome.form.questions().iter().enumerate() {
         let answer = answers.get(&question.id).unwrap_or(&Value::Null);
@@ -274,9 +278,25 @@ pub(crate) fn review(
             .and_then(|slot| slot.note.as_deref())
             .map(|note| format!(" <span class=\"note\">(note: {})</span>", esc(note)))
             .unwrap_or_default();
+        // An answer the person gave can be changed in one step (the engine keeps
+        // the later answers where their question still shows).
+        let by_person = outcome
+            .answers
+            .get(index)
+            .and_then(Option::as_ref)
+            .is_some_and(|slot| slot.by == askuser_core::AnsweredBy::User);
+        let change = if by_person {
+            format!(
+                " <button type=\"submit\" name=\"change\" value=\"{}\" class=\"change\" aria-label=\"Change the answer to “{}”\">Change</button>",
+                esc(&question.id),
+                esc(&question.text)
+            )
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             body,
-            "<dt>{}</dt><dd>{}{note}</dd>",
+            "<dt>{}</dt><dd>{}{note}{change}</dd>",
             esc(&question.text),
             esc(&shown)
         );
@@ -287,13 +307,9 @@ pub(crate) fn review(
     }
     let _ = write!(
         body,
-        "<form method=\"post\" action=\"{path}\">\n{}{}\
-         <button type=\"submit\" name=\"action\" value=\"submit\">Send these answers</button>\n\
-         <button type=\"submit\" name=\"action\" value=\"back\">Back (change the last answer)</button>\n\
+        "<button type=\"submit\" name=\"action\" value=\"submit\">Send these answers</button>\n\
          </form>\n<p><a href=\"{path}/reply\">Reply to the assistant instead</a> · \
-         <a href=\"{path}/end\">End the turn</a></p>\n",
-        hidden(csrf),
-        at_fields(at)
+         <a href=\"{path}/end\">End the turn</a></p>\n"
     );
     layout(
         "Review your answers",
