@@ -142,6 +142,21 @@ impl State {
                 self.check_open(inquiry)?;
                 Ok(Decision::accept(input))
             }
+            Event::ChangeWanted { inquiry, question } => {
+                let open = self.check_open(inquiry)?;
+                if !open.reviewing() {
+                    return Err(Refusal::NotInReview {
+                        inquiry: inquiry.clone(),
+                    });
+                }
+                if open.person_answered(question).is_none() {
+                    return Err(Refusal::NotTheirAnswer {
+                        inquiry: inquiry.clone(),
+                        question: question.clone(),
+                    });
+                }
+                Ok(Decision::accept(input))
+            }
             Event::Submitted { inquiry } => {
                 if !self.check_open(inquiry)?.reviewing() {
                     return Err(Refusal::NotInReview {

@@ -117,6 +117,13 @@ impl State {
                     inquiry: at.inquiry.clone(),
                 }
             }
+            Input::Change { at, question } => {
+                self.check_at(at)?;
+                Event::ChangeWanted {
+                    inquiry: at.inquiry.clone(),
+                    question: question.clone(),
+                }
+            }
         };
         self.decide(&event).map(Decision::into_owned)
     }
@@ -179,7 +186,7 @@ fn normalized_message(text: Option<&str>) -> Option<String> {
 mod tests {
     use super::*;
     use crate::command::Command;
-    use crate::event::{InquiryId, Request};
+    use crate::event::{AnsweredBy, InquiryId, Request};
     use crate::parse::parse_form;
     use serde_json::{Value, json};
 
@@ -247,6 +254,183 @@ mod tests {
             state.decide_input(&Input::Submit(At::review(id, 2))),
             Err(Refusal::Stale { .. })
         ));
+    }
+
+    /// A form whose second question shows only when the first is true.
+    fn gated() -> Value {
+        json!({"questions": [
+            {"id": "deploy", "text": "Deploy?", "answer_type": "boolean"},
+            {"id": "env", "text": "Where?", "answer_type": "select", "options": ["staging", "production"],
+             "when": {"question_id": "deploy", "equals": true}},
+            {"id": "note", "text": "Anything else?", "answer_type": "text"},
+        ]})
+    }
+
+    /// Answers every question of `form` in turn with `answers` (each reviewed,
+    /// the first with a note); the review's step.
+    fn reviewed(form: &Value, answers: &[Value]) -> (State, InquiryId, u32) {
+        let (mut state, Command::Prompt(first)) = asked(form) else {
+            panic!("a prompt")
+        };
+        let id = first.inquiry.clone();
+        let mut out = Vec::new();
+        for (k, value) in answers.iter().enumerate() {
+            let at = state.at(&id).unwrap();
+            let answer = AnswerInput::new(at, value.clone()).reviewed();
+            let answer = if k == 2 {
+                answer.with_note(Some("see the runbook".into()))
+            } else {
+                answer
+            };
+            out = apply(&mut state, &answer.into());
+        }
+        let [Command::Review { step, .. }] = &out[..] else {
+            panic!("a review: {out:?}")
+        };
+        (state, id, *step)
+    }
+
+    fn change(state: &mut State, id: &InquiryId, step: u32, question: &str) -> Vec<Command> {
+        let input = Input::Change {
+            at: At::review(id.clone(), step),
+            question: question.to_owned(),
+        };
+        let decision = state.decide_input(&input).unwrap();
+        assert_eq!(
+            decision.events().len(),
+            1,
+            "one event: {:?}",
+            decision.events()
+        );
+        let mut out = Vec::new();
+        state.apply_decision(decision, &mut out);
+        out
+    }
+
+    #[test]
+    fn changing_the_first_answer_from_the_review_takes_one_step_and_keeps_the_later_ones() {
+        let (mut state, id, step) =
+            reviewed(&three(), &[json!(true), json!("staging"), json!("x")]);
+        let out = change(&mut state, &id, step, "apply");
+        let [Command::Prompt(prompt)] = &out[..] else {
+            panic!("the first question again: {out:?}")
+        };
+        assert_eq!(
+            (prompt.index, prompt.prefill.clone()),
+            (0, Some(crate::answer::Answer::Bool(true)))
+        );
+        let out = apply(
+            &mut state,
+            &AnswerInput::new(prompt.at(), json!(false))
+                .reviewed()
+                .into(),
+        );
+        let [Command::Review { outcome, .. }] = &out[..] else {
+            panic!("straight back to the review: {out:?}")
+        };
+        assert_eq!(outcome.get("apply"), Some(json!(false)));
+        assert_eq!(outcome.get("env"), Some(json!("staging")));
+        assert_eq!(outcome.get("note"), Some(json!("x")));
+        let note = outcome.answers[2].as_ref().unwrap();
+        assert_eq!(
+            (note.by, note.note.as_deref()),
+            (AnsweredBy::User, Some("see the runbook"))
+        );
+    }
+
+    #[test]
+    fn a_change_asks_a_question_that_shows_only_now_and_drops_one_that_no_longer_shows() {
+        let (mut state, id, step) = reviewed(&gated(), &[json!(false), json!("x")]);
+        // deploy = false hid "Where?"; changing it to true shows it: it is asked,
+        // then the note is given again.
+        let out = change(&mut state, &id, step, "deploy");
+        let [Command::Prompt(prompt)] = &out[..] else {
+            panic!("{out:?}")
+        };
+        let out = apply(
+            &mut state,
+            &AnswerInput::new(prompt.at(), json!(true)).reviewed().into(),
+        );
+        let [Command::Prompt(env)] = &out[..] else {
+            panic!("the question that shows now: {out:?}")
+        };
+        assert_eq!((env.index, env.prefill.clone()), (1, None));
+        let out = apply(
+            &mut state,
+            &AnswerInput::new(env.at(), json!("production"))
+                .reviewed()
+                .into(),
+        );
+        let [Command::Review { outcome, step, .. }] = &out[..] else {
+            panic!("{out:?}")
+        };
+        assert_eq!(outcome.get("note"), Some(json!("x")));
+        // Back to false: "Where?" no longer shows, so its answer is not sent.
+        let step = *step;
+        let out = change(&mut state, &id, step, "deploy");
+        let [Command::Prompt(prompt)] = &out[..] else {
+            panic!("{out:?}")
+        };
+        let out = apply(
+            &mut state,
+            &AnswerInput::new(prompt.at(), json!(false))
+                .reviewed()
+                .into(),
+        );
+        let [Command::Review { outcome, .. }] = &out[..] else {
+            panic!("{out:?}")
+        };
+        assert!(outcome.answers[1].is_none(), "{outcome:?}");
+        assert_eq!(outcome.get("note"), Some(json!("x")));
+    }
+
+    #[test]
+    fn a_change_is_refused_off_the_review_for_an_unanswered_question_and_from_a_stale_review() {
+        let (mut state, id, step) = reviewed(&gated(), &[json!(false), json!("x")]);
+        let refuse = |state: &State, step: u32, question: &str| {
+            let input = Input::Change {
+                at: At::review(id.clone(), step),
+                question: question.to_owned(),
+            };
+            state.decide_input(&input).unwrap_err().to_string()
+        };
+        assert_eq!(
+            refuse(&state, step, "env"),
+            "question \"env\" of inquiry \"R1\" has no answer the person gave, so there is none to change"
+        );
+        assert_eq!(
+            refuse(&state, step, "nope"),
+            "question \"nope\" of inquiry \"R1\" has no answer the person gave, so there is none to change"
+        );
+        assert!(refuse(&state, step + 7, "deploy").starts_with("inquiry \"R1\" moved on since"));
+        change(&mut state, &id, step, "deploy");
+        let at = state.at(&id).unwrap();
+        let input = Input::Change {
+            at,
+            question: "deploy".into(),
+        };
+        assert_eq!(
+            state.decide_input(&input).unwrap_err().to_string(),
+            "inquiry \"R1\" is not waiting for a review to be submitted"
+        );
+        // A Back during the change ends it: nothing is given again by itself.
+        let (mut state, id, step) =
+            reviewed(&three(), &[json!(true), json!("staging"), json!("x")]);
+        change(&mut state, &id, step, "env");
+        let at = state.at(&id).unwrap();
+        apply(&mut state, &Input::Back(at));
+        let at = state.at(&id).unwrap();
+        let out = apply(
+            &mut state,
+            &AnswerInput::new(at, json!(true)).reviewed().into(),
+        );
+        let [Command::Prompt(env)] = &out[..] else {
+            panic!("{out:?}")
+        };
+        assert_eq!(
+            (env.index, env.prefill.clone()),
+            (1, Some(crate::answer::Answer::Choice(0)))
+        );
     }
 
     #[test]

@@ -487,6 +487,18 @@ pub enum Refusal {
         /// The question the answer named.
         got: String,
     },
+    /// A change of an answer (from the review) to a question the person did not
+    /// answer: it was skipped, or answered by the configuration or a remembered
+    /// answer. Change one of the answers the person gave.
+    #[error(
+        "question \"{question}\" of inquiry \"{inquiry}\" has no answer the person gave, so there is none to change"
+    )]
+    NotTheirAnswer {
+        /// The inquiry.
+        inquiry: InquiryId,
+        /// The question named.
+        question: String,
+    },
     /// `Back` with no earlier question the person answered.
     #[error("inquiry \"{inquiry}\" has no earlier answered question to go back to")]
     NothingToGoBackTo {

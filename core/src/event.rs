@@ -226,6 +226,17 @@ pub enum Event {
         /// The inquiry.
         inquiry: InquiryId,
     },
+    /// From the review, the person changes their answer to `question`
+    /// ([`Input::Change`](crate::Input::Change)): the inquiry goes back to it
+    /// (its answer and every later one kept as prefills), and once it is
+    /// answered again, the later answers the person gave are given again where
+    /// their question still shows, up to the review.
+    ChangeWanted {
+        /// The inquiry.
+        inquiry: InquiryId,
+        /// The id of the question whose answer changes.
+        question: String,
+    },
 }
 
 impl Event {
@@ -244,7 +255,8 @@ impl Event {
             | Event::TurnEnded { inquiry }
             | Event::TimedOut { inquiry, .. }
             | Event::ReviewWanted { inquiry }
-            | Event::Submitted { inquiry } => inquiry,
+            | Event::Submitted { inquiry }
+            | Event::ChangeWanted { inquiry, .. } => inquiry,
         }
     }
 }

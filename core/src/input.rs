@@ -172,6 +172,22 @@ pub enum Input {
     },
     /// The person sends the answers of the review that was shown.
     Submit(At),
+    /// From the review that was shown, the person changes their answer to
+    /// `question`, in one step: the inquiry goes back to it (its answer and
+    /// every later one kept as prefills, as [`Input::Back`] keeps them), and
+    /// once it is answered again, every later answer the person gave is given
+    /// again where its question still shows, up to the review. A question that
+    /// shows only now (its `when` holds after the change) is asked.
+    ///
+    /// Refused unless the review is showing
+    /// ([`Refusal::NotInReview`](crate::Refusal::NotInReview)) and the person
+    /// answered `question` ([`Refusal::NotTheirAnswer`](crate::Refusal::NotTheirAnswer)).
+    Change {
+        /// The review that was shown.
+        at: At,
+        /// The id of the question whose answer the person changes.
+        question: String,
+    },
 }
 
 impl Input {
@@ -180,7 +196,10 @@ impl Input {
         match self {
             Input::Ask(request) => &request.inquiry,
             Input::Answer(answer) => &answer.at.inquiry,
-            Input::Back(at) | Input::Reply { at, .. } | Input::Submit(at) => &at.inquiry,
+            Input::Back(at)
+            | Input::Reply { at, .. }
+            | Input::Submit(at)
+            | Input::Change { at, .. } => &at.inquiry,
             Input::RejectCall { inquiry, .. }
             | Input::AnswerAhead { inquiry, .. }
             | Input::Show { inquiry, .. }

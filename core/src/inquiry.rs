@@ -56,6 +56,13 @@ pub(crate) struct Open {
     /// action on something shown before a move is told apart.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub(crate) step: u32,
+    /// While the person changes one answer from the review
+    /// ([`Event::ChangeWanted`](crate::Event::ChangeWanted)): the later
+    /// questions they had answered when the review showed. Walking forward, each
+    /// that still shows is given the answer Back kept for it again; emptied at
+    /// the review, or by a Back (the person then walks by hand).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) give_again: Vec<usize>,
 }
 
 #[allow(clippy::trivially_copy_pass_by_ref)] // serde's skip_serializing_if passes a reference
@@ -86,6 +93,8 @@ struct OpenRecord {
     discarded_notes: Vec<Option<String>>,
     #[serde(default)]
     step: u32,
+    #[serde(default)]
+    give_again: Vec<usize>,
 }
 
 impl TryFrom<OpenRecord> for Open {
@@ -94,7 +103,8 @@ impl TryFrom<OpenRecord> for Open {
     fn try_from(record: OpenRecord) -> Result<Self, Self::Error> {
         let count = record.form.len();
         let discarded_fits = (record.discarded.is_empty() || record.discarded.len() == count)
-            && (record.discarded_notes.is_empty() || record.discarded_notes.len() == count);
+            && (record.discarded_notes.is_empty() || record.discarded_notes.len() == count)
+            && record.give_again.iter().all(|&index| index < count);
         // The cursor is past the last question only while a review is showing.
         let cursor_fits = record.cursor < count || (record.review && record.cursor == count);
         if record.answers.len() != count || !cursor_fits || !discarded_fits {
@@ -123,6 +133,7 @@ impl TryFrom<OpenRecord> for Open {
             review: record.review,
             discarded_notes: record.discarded_notes,
             step: record.step,
+            give_again: record.give_again,
         })
     }
 }
@@ -152,6 +163,7 @@ impl Open {
             review: false,
             discarded_notes: Vec::new(),
             step: 0,
+            give_again: Vec::new(),
         }
     }
 
@@ -200,12 +212,48 @@ impl Open {
         })
     }
 
+    /// The index of `question` when the person answered it (not the
+    /// configuration or a remembered answer).
+    pub(crate) fn person_answered(&self, question: &str) -> Option<usize> {
+        let index = self.form.index_of(question)?;
+        self.answers[index]
+            .as_ref()
+            .is_some_and(|slot| slot.by == AnsweredBy::User)
+            .then_some(index)
+    }
+
+    /// Goes back to `question`, which the person answered, in one step (as
+    /// many Backs as it takes), and starts a change: once it is answered again,
+    /// [`Open::advance`] gives the later answers the person had given again,
+    /// where their question still shows. Whether the inquiry moved.
+    pub(crate) fn change(&mut self, question: &str) -> bool {
+        let Some(index) = self.person_answered(question) else {
+            return false;
+        };
+        let later: Vec<usize> = (index + 1..self.answers.len())
+            .filter(|&k| {
+                self.answers[k]
+                    .as_ref()
+                    .is_some_and(|slot| slot.by == AnsweredBy::User)
+            })
+            .collect();
+        while self.cursor > index {
+            if !self.back() {
+                break;
+            }
+        }
+        self.give_again = later;
+        true
+    }
+
     /// Goes back to the last question the person answered: its answer and every
     /// later one are kept as prefills. Whether there was one to go back to.
+    /// A change under way ([`Open::change`]) ends: the person walks by hand.
     pub(crate) fn back(&mut self) -> bool {
         let Some(target) = self.back_target() else {
             return false;
         };
+        self.give_again.clear();
         let count = self.answers.len();
         for index in target..count {
             if let Some(slot) = self.answers[index].take() {
@@ -237,6 +285,7 @@ impl Open {
         loop {
             let index = self.cursor;
             if index >= self.form.len() {
+                self.give_again.clear();
                 if self.review {
                     self.awaiting = Target::User;
                     out.push(self.review_command(id));
@@ -255,6 +304,10 @@ impl Open {
                 continue;
             }
             if let Some(slot) = self.automatic_answer(index, remembered) {
+                self.accept(slot);
+                continue;
+            }
+            if let Some(slot) = self.kept_answer(index) {
                 self.accept(slot);
                 continue;
             }
@@ -278,6 +331,22 @@ impl Open {
                 }
             };
         }
+    }
+
+    /// During a change from the review, the answer (and note) the person gave
+    /// question `index` before it, which Back kept: given again, as theirs
+    /// (only to a question they had answered when the review showed).
+    fn kept_answer(&mut self, index: usize) -> Option<Slot> {
+        if !self.give_again.contains(&index) {
+            return None;
+        }
+        let answer = self.discarded[index].take()?;
+        let note = self.discarded_notes.get_mut(index).and_then(Option::take);
+        Some(Slot {
+            answer,
+            by: AnsweredBy::User,
+            note,
+        })
     }
 
     /// A configured or remembered answer to question `index`, if it has one.

@@ -268,6 +268,7 @@ impl State {
             }
             Event::ReviewWanted { inquiry } => self.review_wanted(inquiry, out),
             Event::Submitted { inquiry } => self.submitted(inquiry, out),
+            Event::ChangeWanted { inquiry, question } => self.change_wanted(inquiry, question, out),
         }
     }
 
@@ -567,6 +568,17 @@ impl State {
         open.step = open.step.wrapping_add(1);
         if open.reviewing() {
             out.push(open.review_command(id));
+        }
+    }
+
+    /// Back to `question` from the review, in one step; the later answers the
+    /// person gave come back once it is answered (see [`Open::change`]).
+    fn change_wanted(&mut self, id: &InquiryId, question: &str, out: &mut Vec<Command>) {
+        let Some(open) = self.open_mut(id).filter(|open| open.reviewing()) else {
+            return;
+        };
+        if open.change(question) {
+            out.push(Command::Prompt(open.prompt(id)));
         }
     }
 

@@ -136,6 +136,7 @@ fn kind(input: &Input) -> &'static str {
         Input::TimeOut { .. } => "time_out",
         Input::WantReview { .. } => "want_review",
         Input::Submit(_) => "submit",
+        Input::Change { .. } => "change",
     }
 }
 
@@ -154,6 +155,7 @@ fn event_kind(event: &Event) -> &'static str {
         Event::TimedOut { .. } => "timed_out",
         Event::ReviewWanted { .. } => "review_wanted",
         Event::Submitted { .. } => "submitted",
+        Event::ChangeWanted { .. } => "change_wanted",
     }
 }
 
@@ -206,6 +208,7 @@ fn most_inputs_target_what_is_current_and_every_kind_is_generated() {
         "ask",
         "back",
         "cancel",
+        "change",
         "end_turn",
         "reject_call",
         "reply",
@@ -220,6 +223,7 @@ fn most_inputs_target_what_is_current_and_every_kind_is_generated() {
         "answered_ahead",
         "back",
         "cancelled",
+        "change_wanted",
         "rejected",
         "requested",
         "review_wanted",

@@ -134,6 +134,10 @@ fn short(event: &Event, form: Option<&Form>) -> String {
         },
         Event::ReviewWanted { .. } => "A review before sending was asked for".to_owned(),
         Event::Submitted { .. } => "Sent the reviewed answers".to_owned(),
+        Event::ChangeWanted { question, .. } => format!(
+            "Went back from the review to change the answer to “{}” (the later answers are kept)",
+            question_text(question)
+        ),
     }
 }
 
@@ -218,6 +222,7 @@ fn long(event: &Event) -> String {
         } => format!("timed out {inquiry}, replying: {message}"),
         Event::ReviewWanted { inquiry } => format!("review wanted {inquiry}"),
         Event::Submitted { inquiry } => format!("submitted {inquiry}"),
+        Event::ChangeWanted { inquiry, question } => format!("change {inquiry}: {question}"),
     }
 }
 

@@ -71,9 +71,24 @@ fn a_person_answers_a_branching_form_in_the_browser_with_back_a_note_and_the_rev
     );
     assert_eq!(
         masked(&browser.text()),
-        "← All questions\nwaiting N s\nReview your answers\nApply the proposed migration?\nYes\nWhich environment?\nstaging (note: after the backup)\nOptional note for the migration log\nweekly run\nSend these answers\nBack (change the last answer)\nReply to the assistant instead\nEnd the turn"
+        "← All questions\nwaiting N s\nReview your answers\nApply the proposed migration?\nYes\nChange\nWhich environment?\nstaging (note: after the backup)\nChange\nOptional note for the migration log\nweekly run\nChange\nSend these answers\nReply to the assistant instead\nEnd the turn"
     );
     keep_screenshot(&browser, "review.png");
+    // Change answer 1 of 3 in one step: asked again (its answer checked), then
+    // straight back to the review, answers 2 and 3 kept.
+    let review = browser.text();
+    browser.click("button[name=change][value=apply]");
+    assert_eq!(
+        browser.wait_title("[1/3] Apply the proposed migration?"),
+        "[1/3] Apply the proposed migration?"
+    );
+    assert!(browser.source().contains("value=\"true\" checked"));
+    browser.click("button[value=answer]");
+    assert_eq!(
+        browser.wait_title("Review your answers"),
+        "Review your answers"
+    );
+    assert_eq!(masked(&browser.text()), masked(&review));
     browser.click("button[value=submit]");
     assert_eq!(
         serve.next_of("result"),
@@ -152,10 +167,10 @@ fn a_typed_answer_gets_a_generated_form_and_the_engines_error_beside_its_field(p
     browser.type_into("#answer", "[\"fast\"]");
     browser.click("button[value=answer]");
     at(&browser, "Review your answers");
-    // Back from the review: the generated form comes back filled in.
-    browser.click("button[value=back]");
-    at(&browser, "[2/2] Any extra settings?");
-    browser.click("button[value=back]");
+    // Change the first answer from the review in one step: the generated form
+    // comes back filled in, and once it is answered the review shows again,
+    // the later answer kept.
+    browser.click("button[name=change][value=deploy]");
     at(&browser, "[1/2] How should it deploy?");
     let source = browser.source();
     assert!(source.contains("name=\"f0\" value=\"3\""), "{source}");
@@ -163,8 +178,6 @@ fn a_typed_answer_gets_a_generated_form_and_the_engines_error_beside_its_field(p
         source.contains("<option value=\"1\" selected=\"\">us-east</option>"),
         "{source}"
     );
-    browser.click("button[value=answer]");
-    at(&browser, "[2/2] Any extra settings?");
     browser.click("button[value=answer]");
     at(&browser, "Review your answers");
     browser.click("button[value=submit]");
@@ -296,12 +309,12 @@ fn two_tabs_and_the_terminal_race_on_one_inquiry(place: &Place) {
     at(&browser, "Review your answers");
     assert_eq!(
         masked(&browser.text()),
-        "← All questions\nwaiting N s\nReview your answers\nApply the proposed migration?\nYes\nWhich environment?\nstaging (note: careful with prod)\nOptional note for the migration log\nweekly\nrun\nWhile this page was open, “Optional note for the migration log” was answered elsewhere (in another tab or the terminal): weekly run. Every question is answered: review the answers below. Nothing you sent was recorded; what you typed is kept.\nSend these answers\nBack (change the last answer)\nReply to the assistant instead\nEnd the turn"
+        "← All questions\nwaiting N s\nReview your answers\nApply the proposed migration?\nYes\nChange\nWhich environment?\nstaging (note: careful with prod)\nChange\nOptional note for the migration log\nweekly\nrun\nChange\nWhile this page was open, “Optional note for the migration log” was answered elsewhere (in another tab or the terminal): weekly run. Every question is answered: review the answers below. Nothing you sent was recorded; what you typed is kept.\nSend these answers\nReply to the assistant instead\nEnd the turn"
     );
 
-    // A goes Back from the review; B's Send is then stale.
+    // A changes the last answer from the review; B's Send is then stale.
     browser.switch_to(&a);
-    browser.click("button[value=back]");
+    browser.click("button[name=change][value=note]");
     at(&browser, "[3/3] Optional note for the migration log");
     browser.switch_to(&b);
     browser.click("button[value=submit]");

@@ -9,7 +9,8 @@ use serde_json::{Map, Value};
 pub const MAX_LINE_BYTES: usize = 1 << 20;
 
 /// The message types a host may send.
-pub const INPUT_TYPES: &str = "ask, answer, back, reply, end_turn, timed_out, review, submit";
+pub const INPUT_TYPES: &str =
+    "ask, answer, back, reply, end_turn, timed_out, review, submit, change";
 
 /// One message from a host.
 #[derive(Debug, Clone, PartialEq)]
@@ -84,6 +85,18 @@ pub enum Input {
         /// line says.
         shown: Option<Shown>,
     },
+    /// `{"type":"change","inquiry","question","step"?}`: from the review, change
+    /// the answer to `question` in one step; once it is answered again, the later
+    /// answers are given again where their question still shows, and the review
+    /// comes back.
+    Change {
+        /// The inquiry.
+        inquiry: String,
+        /// The id of the question whose answer changes (`"question"`).
+        question: String,
+        /// The `step` of the `review` line acted on (`"step"`), if given.
+        step: Option<u32>,
+    },
 }
 
 /// What a `back`, `reply` or `submit` line says the person was shown: the
@@ -130,7 +143,8 @@ impl Input {
             | Input::EndTurn { inquiry }
             | Input::TimedOut { inquiry, .. }
             | Input::Review { inquiry }
-            | Input::Submit { inquiry, .. } => inquiry,
+            | Input::Submit { inquiry, .. }
+            | Input::Change { inquiry, .. } => inquiry,
         }
     }
 }
@@ -209,6 +223,16 @@ pub fn parse_input(line: &str) -> Result<Input, String> {
         "submit" => Ok(Input::Submit {
             inquiry: inquiry()?,
             shown: shown(&object)?,
+        }),
+        "change" => Ok(Input::Change {
+            inquiry: inquiry()?,
+            question: string_field(&object, "question").map_err(|error| {
+                error.replace(
+                    "id of the question being answered",
+                    "id of the question whose answer to change",
+                )
+            })?,
+            step: step_field(&object)?,
         }),
         other => Err(format!(
             "unknown \"type\" \"{other}\"; use one of {INPUT_TYPES}"
@@ -432,11 +456,11 @@ mod tests {
         );
         assert_eq!(
             err("{}"),
-            "\"type\" is missing; use one of ask, answer, back, reply, end_turn, timed_out, review, submit"
+            "\"type\" is missing; use one of ask, answer, back, reply, end_turn, timed_out, review, submit, change"
         );
         assert_eq!(
             err(r#"{"type":"hello"}"#),
-            "unknown \"type\" \"hello\"; use one of ask, answer, back, reply, end_turn, timed_out, review, submit"
+            "unknown \"type\" \"hello\"; use one of ask, answer, back, reply, end_turn, timed_out, review, submit, change"
         );
         assert_eq!(
             err(r#"{"type":"answer","inquiry":"c","question":"q","value":1,"remember":"yes"}"#),
@@ -495,6 +519,18 @@ mod tests {
                     step: 1
                 }),
             }
+        );
+        assert_eq!(
+            parse_input(r#"{"type":"change","inquiry":"c","question":"env","step":4}"#).unwrap(),
+            Input::Change {
+                inquiry: "c".into(),
+                question: "env".into(),
+                step: Some(4),
+            }
+        );
+        assert_eq!(
+            parse_input(r#"{"type":"change","inquiry":"c","step":4}"#).unwrap_err(),
+            "\"question\" is missing; give the id of the question whose answer to change"
         );
         assert_eq!(
             parse_input(r#"{"type":"submit","inquiry":"c","step":4}"#).unwrap(),

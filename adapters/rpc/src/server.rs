@@ -323,6 +323,20 @@ impl Server {
                 Some(shown) => Action::Decide(Core::Submit(at(&inquiry, shown))),
                 None => Action::Current(Core::Submit(self.current(stream, &id(&inquiry))?)),
             },
+            Input::Change {
+                inquiry,
+                question,
+                step,
+            } => match step {
+                Some(step) => Action::Decide(Core::Change {
+                    at: At::review(id(&inquiry), step),
+                    question,
+                }),
+                None => Action::Current(Core::Change {
+                    at: self.current(stream, &id(&inquiry))?,
+                    question,
+                }),
+            },
             Input::TimedOut { inquiry, message } => Action::Current(Core::TimeOut {
                 inquiry: id(&inquiry),
                 message,

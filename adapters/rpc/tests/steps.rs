@@ -347,3 +347,48 @@ fn a_review_wanted_elsewhere_is_passed_on_as_the_prompt_with_its_new_step() {
     let caught: Vec<String> = host.catch_up().iter().map(Value::to_string).collect();
     assert_eq!(caught, [env(2)]);
 }
+
+/// `change` from the review: the first answer is prompted again in one step,
+/// prefilled; once answered, the later answers come back and so does the
+/// review. Off the review, or for a question nobody answered, it is refused.
+#[test]
+fn change_from_the_review_asks_that_question_again_and_keeps_the_later_answers() {
+    let (_log, mut host, _other) = two_surfaces();
+    one(&mut host, r#"{"type":"review","inquiry":"c1"}"#);
+    for line in [
+        r#"{"type":"answer","inquiry":"c1","question":"apply","value":true,"step":1}"#,
+        r#"{"type":"answer","inquiry":"c1","question":"env","value":"staging","step":2}"#,
+        r#"{"type":"answer","inquiry":"c1","question":"note","value":"ok","step":3}"#,
+    ] {
+        one(&mut host, line);
+    }
+    let prompt = one(
+        &mut host,
+        r#"{"type":"change","inquiry":"c1","question":"apply","step":4}"#,
+    );
+    assert_eq!(
+        prompt,
+        apply(7).replace(r#""prefill":null"#, r#""prefill":true"#)
+    );
+    assert_eq!(
+        send(
+            &mut host,
+            r#"{"type":"change","inquiry":"c1","question":"apply","step":7}"#
+        ),
+        [
+            r#"{"type":"error","inquiry":"c1","code":"stale","message":"inquiry \"c1\" moved on since the review (step 7) was shown: it now shows question \"apply\" (step 7)","current":{"inquiry":"c1","question":"apply","step":7}}"#,
+            prompt.as_str()
+        ]
+    );
+    assert_eq!(
+        one(
+            &mut host,
+            r#"{"type":"answer","inquiry":"c1","question":"apply","value":true,"step":7}"#
+        ),
+        review(10)
+    );
+    assert_eq!(
+        one(&mut host, r#"{"type":"submit","inquiry":"c1","step":10}"#),
+        RESULT
+    );
+}

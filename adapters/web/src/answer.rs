@@ -53,15 +53,7 @@ pub(crate) fn value_from(prompt: &Prompt, fields: &Fields) -> Result<Value, Stri
             Some("false") => UiInput::Bool(false),
             _ => return Err("choose Yes or No".into()),
         },
-        AnswerType::Select => match fields.get("answer") {
-            Some("other") => UiInput::Text(
-                fields
-                    .text("other")
-                    .ok_or("type your own answer, or choose an option")?,
-            ),
-            Some(picked) => UiInput::Pick(index(picked)?),
-            None => return Err("choose one of the options".into()),
-        },
+        AnswerType::Select => select(prompt, fields)?,
         AnswerType::MultiSelect => {
             let picks = (fields.all("pick").map(index)).collect::<Result<Vec<usize>, _>>()?;
             let labels = ui_answer(question, UiInput::Picks(picks)).map_err(|e| e.to_string())?;
@@ -84,6 +76,41 @@ pub(crate) fn value_from(prompt: &Prompt, fields: &Fields) -> Result<Value, Stri
         }
     };
     ui_answer(question, given).map_err(|error| error.to_string())
+}
+
+/// A single choice, read so that nothing the person did is dropped: their own
+/// answer typed with no option picked is that answer; typed beside a picked
+/// option (other than that option's own label), it asks which one they meant.
+fn select(prompt: &Prompt, fields: &Fields) -> Result<UiInput, String> {
+    let typed = fields.text("other");
+    match (fields.get("answer"), typed) {
+        (Some("other") | None, Some(text)) => Ok(UiInput::Text(text)),
+        (Some("other"), None) => Err("type your own answer, or choose an option".into()),
+        (None, None) => Err("choose one of the options".into()),
+        (Some(picked), typed) => {
+            let picked = picked
+                .parse::<usize>()
+                .map_err(|_| "choose one of the options")?;
+            let label = prompt
+                .question()
+                .choices()
+                .get(picked)
+                .map(|c| c.label.as_str());
+            match (label, typed) {
+                (Some(label), Some(text))
+                    if ui_answer(prompt.question(), UiInput::Text(text.clone())).ok()
+                        != Some(Value::String(label.to_owned())) =>
+                {
+                    Err(format!(
+                        "You picked “{label}” and also typed “{text}” as your own answer: \
+                         which did you mean? Pick “Your own answer” to send what you typed, \
+                         or clear it to send “{label}”"
+                    ))
+                }
+                _ => Ok(UiInput::Pick(picked)),
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -131,6 +158,30 @@ mod tests {
         assert_eq!(
             value_from(&select, &fields(&[("answer", "7")])),
             Err("there is no option 8; pick 1 to 2".to_owned())
+        );
+        // Typed with no option picked: the typed answer.
+        assert_eq!(
+            value_from(&select, &fields(&[("other", "DynamoDB")])),
+            Ok(json!("DynamoDB"))
+        );
+        // Typed beside a picked option: which one was meant is asked.
+        assert_eq!(
+            value_from(&select, &fields(&[("answer", "0"), ("other", "DynamoDB")])),
+            Err(
+                "You picked “PostgreSQL” and also typed “DynamoDB” as your own answer: which did \
+                 you mean? Pick “Your own answer” to send what you typed, or clear it to send \
+                 “PostgreSQL”"
+                    .to_owned()
+            )
+        );
+        // Typed as the picked option's own label: that option.
+        assert_eq!(
+            value_from(&select, &fields(&[("answer", "1"), ("other", " SQLite")])),
+            Ok(json!("SQLite"))
+        );
+        assert_eq!(
+            value_from(&select, &fields(&[])),
+            Err("choose one of the options".to_owned())
         );
         let multi = prompt_of(&json!({"id": "f", "text": "Which features?",
             "answer_type": "multi_select", "options": ["auth", "api"], "allow_other": true}));

@@ -608,7 +608,13 @@ async fn act(
     let queue = Arc::clone(&app.queue);
     let (s, i) = (stream.clone(), inquiry.clone());
     let outcome = blocking(move || {
-        let act = match fields.get("action") {
+        // A review's Change button names its question in its own field.
+        let action = match fields.get("change") {
+            Some(_) => Some("change"),
+            None => fields.get("action"),
+        };
+        let act = match action {
+            Some("change") => Act::Change,
             Some("answer") => Act::Answer,
             Some("back") => Act::Back,
             Some("reply") => Act::Reply,
@@ -624,7 +630,7 @@ async fn act(
         };
         let at = form::read_at(&i, &fields);
         let mut queue = lock(&queue);
-        let outcome = queue.act(&s, &i, at, act, &fields)?;
+        let outcome = queue.act(&s, &i, at, act, &fields, now_ms())?;
         // A Reply that was not taken stays on the Reply page, its message kept.
         let reply_at = match (&outcome, act) {
             (Err(not_taken), Act::Reply) if not_taken.stale => queue.current_at(&s, &i)?,

@@ -289,7 +289,8 @@ fn choices(prompt: &Prompt, prefill: Option<&Value>, typed: Option<&Fields>) -> 
         }
 }
 
-/// The review: every answer, then Send, Back (changes the last answer) and the
+/// The review: every answer, each the person gave with its Change button (back
+/// to that question in one step, the later answers kept), then Send and the
 /// links to Reply and End Turn.
 pub(crate) fn review(
     outcome: &Outcome,
@@ -302,21 +303,35 @@ pub(crate) fn review(
 ) -> String {
     let answers = outcome.to_map();
     let body = html! {
-            (asker(None, time, now))
-            h1 { "Review your answers" }
+        (asker(None, time, now))
+        h1 { "Review your answers" }
+        form method="post" action=(path) {
+            (hidden(csrf))
+            (at_fields(at))
             dl.answers {
                 @for (index, question) in outcome.form.questions().iter().enumerate() {
                     @let answer = answers.get(&question.id).unwrap_or(&Value::Null);
-                    @let note = outcome.answers.get(index).and_then(Option::as_ref)
-                        .and_then(|slot| slot.note.as_deref());
+                    @let slot = outcome.answers.get(index).and_then(Option::as_ref);
+                    @let note = slot.and_then(|slot| slot.note.as_deref());
+                    // An answer the person gave can be changed in one step (the
+                    // engine keeps the later answers where their question still shows).
+                    @let by_person = slot.is_some_and(|slot| slot.by == askuser_core::AnsweredBy::User);
                     dt { (markdown::render(&question.text, Flow::Inline)) }
                     dd {
-                        @match answer {
-                            Value::Null => span.unasked { "(not asked)" },
-                            answer => span.answer { (shown(&askuser_core::text::answer_words(answer))) },
+                        span {
+                            @match answer {
+                                Value::Null => span.unasked { "(not asked)" },
+                                answer => span.answer { (shown(&askuser_core::text::answer_words(answer))) },
+                            }
+                            @if let Some(note) = note {
+                                " " span.note { "(note: " (shown(note)) ")" }
+                            }
                         }
-                        @if let Some(note) = note {
-                            " " span.note { "(note: " (shown(note)) ")" }
+                        @if by_person {
+                            button.change type="submit" name="change" value=(shown(&question.id))
+                                aria-label=(shown(&format!("Change the answer to “{}”", question.text))) {
+                                "Change"
+                            }
                         }
                     }
                 }
@@ -324,16 +339,13 @@ pub(crate) fn review(
             @if let Some(error) = error {
                 p.error role="alert" { (shown(error)) }
             }
-            form method="post" action=(path) {
-                (hidden(csrf))
-                (at_fields(at))
-                (actions(
-                    &html! { button.primary type="submit" name="action" value="submit" { "Send these answers" } },
-                    &html! { button type="submit" name="action" value="back" { "Back (change the last answer)" } },
-    ))
-            }
-            (side_links(path))
-        };
+            (actions(
+                &html! { button.primary type="submit" name="action" value="submit" { "Send these answers" } },
+                &html! {},
+            ))
+        }
+        (side_links(path))
+    };
     layout(
         "Review your answers",
         &body,

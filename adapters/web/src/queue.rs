@@ -5,7 +5,9 @@
 
 use askuser_app::{AppError, Journal, OpenInquiry, Showing, Step, StreamView};
 use askuser_core::text::{answer_words, for_display_line};
-use askuser_core::{AnswerInput, At, Command, Input, InquiryId, Outcome, Prompt, Refusal, State};
+use askuser_core::{
+    AnswerInput, At, Command, Input, InquiryId, Outcome, OutcomeStatus, Prompt, Refusal, State,
+};
 use askuser_store::StreamName;
 
 use crate::answer::{Fields, value_from};
@@ -69,6 +71,9 @@ pub(crate) enum Act {
     EndTurn,
     /// Send the reviewed answers.
     Submit,
+    /// From the review, change the answer to the question the form's `change`
+    /// field names.
+    Change,
 }
 
 /// Why the person's action was not recorded, in words for them.
@@ -190,6 +195,7 @@ impl Queue {
         }
         self.journal.follow(stream)?;
         let id = InquiryId::new(inquiry);
+        self.time_out_if_due(stream, &id, now)?;
         let state = self.journal.state(stream)?;
         match state.pending(&id) {
             Some(Command::Prompt(prompt)) => Ok(Page::Prompt(
@@ -269,21 +275,47 @@ impl Queue {
         }) else {
             return Ok("This question is finished.".to_owned());
         };
-        Ok(match result {
-            Command::EndTurn { .. } => "The turn was ended; the assistant got no reply.".to_owned(),
-            command => {
-                let result = call
-                    .as_ref()
-                    .and_then(|call| call.tool_result(&command))
-                    .map(|result| match result {
-                        askuser_llm::ToolResult::Success(value) => value.to_string(),
-                        askuser_llm::ToolResult::Error(text)
-                        | askuser_llm::ToolResult::Text(text) => text,
-                    })
-                    .unwrap_or_default();
-                format!("Answered; the assistant got: {result}")
-            }
-        })
+        let got = call
+            .as_ref()
+            .and_then(|call| call.tool_result(&result))
+            .map(|result| match result {
+                askuser_llm::ToolResult::Success(value) => value.to_string(),
+                askuser_llm::ToolResult::Error(text) | askuser_llm::ToolResult::Text(text) => text,
+            })
+            .unwrap_or_default();
+        Ok(done_words(&result, &got))
+    }
+
+    /// At the engine's deadline (the one every surface counts to), the time to
+    /// answer `id` is up: the timeout is recorded, as the waiting host would
+    /// record it (the first to record it wins), so that the page stops taking
+    /// answers and says what the agent was sent, even with no host to fire it.
+    /// Whether it was recorded now.
+    fn time_out_if_due(
+        &mut self,
+        stream: &str,
+        id: &InquiryId,
+        now: u64,
+    ) -> Result<bool, AppError> {
+        let due = self.journal.refresh(stream)?.is_some_and(|view| {
+            view.open().iter().any(|open| {
+                open.inquiry == *id
+                    && view
+                        .deadline(open)
+                        .is_some_and(|deadline| deadline.millis() <= now)
+            })
+        });
+        if !due {
+            return Ok(false);
+        }
+        let input = Input::TimeOut {
+            inquiry: id.clone(),
+            message: None,
+        };
+        Ok(matches!(
+            self.journal.input(stream, &input)?,
+            Step::Recorded { .. }
+        ))
     }
 
     /// What `inquiry` of `stream` shows now, after catching up with the log;
@@ -310,12 +342,20 @@ impl Queue {
         at: Option<At>,
         act: Act,
         fields: &Fields,
+        now: u64,
     ) -> Result<Result<(), NotTaken>, AppError> {
         self.journal.follow(stream)?;
         let id = InquiryId::new(inquiry);
+        if self.time_out_if_due(stream, &id, now)? {
+            return Ok(Err(NotTaken::invalid(TIME_RAN_OUT)));
+        }
         let state = self.journal.state(stream)?;
         let Some(current) = state.at(&id) else {
-            return Ok(Err(NotTaken::invalid(FINISHED_ELSEWHERE)));
+            let finished = match (act, state.result(&id)) {
+                (Act::EndTurn, Some(Command::EndTurn { .. })) => TURN_ALREADY_ENDED,
+                _ => FINISHED_ELSEWHERE,
+            };
+            return Ok(Err(NotTaken::invalid(finished)));
         };
         let needs_at = act != Act::EndTurn;
         let shown = match at {
@@ -357,6 +397,10 @@ impl Queue {
             },
             Act::EndTurn => Input::EndTurn { inquiry: id },
             Act::Submit => Input::Submit(shown),
+            Act::Change => Input::Change {
+                at: shown,
+                question: fields.get("change").unwrap_or_default().to_owned(),
+            },
         };
         // The journal's road: what it records reaches the read side too.
         match self.journal.input(stream, &input)? {
@@ -377,6 +421,40 @@ impl Queue {
         }
     }
 }
+
+/// What a finished inquiry's page says happened, from its result command and
+/// what the model got for it (`got`: the tool result's text).
+fn done_words(result: &Command, got: &str) -> String {
+    match result {
+        Command::EndTurn { .. } => "You ended the turn; the assistant got no reply.".to_owned(),
+        Command::Respond { outcome, .. } => match &outcome.status {
+            OutcomeStatus::Completed => format!("Answered; the assistant got: {got}"),
+            OutcomeStatus::Cancelled => match &outcome.message {
+                Some(message) => format!(
+                    "You replied instead, with the message “{}”; the assistant got: {got}",
+                    for_display_line(message)
+                ),
+                None => format!("You replied instead, without a message; the assistant got: {got}"),
+            },
+            OutcomeStatus::TimedOut { after_ms } => format!(
+                "The time to answer ({}) ran out; the assistant got: {got}",
+                crate::pages::duration_words(*after_ms)
+            ),
+        },
+        Command::Fail { .. } | Command::Reject { .. } => {
+            format!("This question ended without answers; the assistant got the error: {got}")
+        }
+        _ => "This question is finished.".to_owned(),
+    }
+}
+
+/// What a page says when the time to answer ran out as the person acted.
+const TIME_RAN_OUT: &str =
+    "The time to answer ran out before this arrived; nothing you sent was recorded";
+
+/// What End Turn on a question whose turn was already ended says.
+const TURN_ALREADY_ENDED: &str =
+    "The turn was already ended (here, in another tab or in the terminal); nothing more was sent";
 
 /// What a page says when its inquiry finished while it was open (another surface
 /// finished it, or this page was sent twice: the log cannot tell which).

@@ -278,6 +278,25 @@ impl Player<'_> {
         })
     }
 
+    /// One of the questions of `id` the person answered (chosen by `seed`),
+    /// for a change from the review; `None` every other seed, so that Back
+    /// from the review is generated too.
+    fn answered_by_person(&self, id: &InquiryId, seed: usize) -> Option<String> {
+        if pick(seed, 4, 2) == 0 {
+            return None;
+        }
+        let form = self.state.form(id)?;
+        let answered: Vec<usize> = (self.state.answers(id)?.iter().enumerate())
+            .filter(|(_, slot)| {
+                slot.as_ref()
+                    .is_some_and(|slot| slot.by == AnsweredBy::User)
+            })
+            .map(|(index, _)| index)
+            .collect();
+        let index = *answered.get(pick(seed, 5, answered.len().max(1)))?;
+        Some(form.question(index).id.clone())
+    }
+
     /// An input on what inquiry `id` shows now.
     fn on_current(&self, id: &InquiryId, action: Action, seed: usize) -> Option<Input> {
         let at = self.state.at(id)?;
@@ -309,10 +328,12 @@ impl Player<'_> {
                 inquiry: id.clone(),
             },
             Action::Answer | Action::Submit | Action::AnswerInvalid if reviewing => {
-                if action == Action::AnswerInvalid {
-                    Input::Back(at)
-                } else {
+                if action != Action::AnswerInvalid {
                     Input::Submit(at)
+                } else if let Some(question) = self.answered_by_person(id, seed) {
+                    Input::Change { at, question }
+                } else {
+                    Input::Back(at)
                 }
             }
             Action::AnswerInvalid => self.answer(id, at, seed, false)?,

@@ -38,7 +38,12 @@ struct Answer {
 
 /// A memory log whose clock stays at [`STAMP`], and the app over it.
 fn served() -> (Arc<MemLog>, App) {
-    let log = Arc::new(MemLog::new().with_clock(ManualClock::new(STAMP)));
+    served_at(STAMP)
+}
+
+/// A memory log whose clock stays at `stamp`, and the app over it.
+fn served_at(stamp: Timestamp) -> (Arc<MemLog>, App) {
+    let log = Arc::new(MemLog::new().with_clock(ManualClock::new(stamp)));
     let shared: crate::SharedLog = log.clone();
     let app = App {
         queue: Arc::new(Mutex::new(Queue::new(askuser_app::Journal::new(shared)))),
@@ -65,6 +70,11 @@ fn arguments() -> Value {
 
 /// Asks [`arguments`] as inquiry `call-1` of stream `chat`, as a host does.
 fn ask(log: &Arc<MemLog>) {
+    ask_with(log, askuser_core::Policy::default());
+}
+
+/// Asks the migration form in stream `chat` as call `call-1`, with `policy`.
+fn ask_with(log: &Arc<MemLog>, policy: askuser_core::Policy) {
     let arguments = arguments();
     let form = parse_form(&arguments).expect("the form is valid");
     let mut session = Session::open(log.clone(), "chat").expect("the stream opens");
@@ -72,7 +82,7 @@ fn ask(log: &Arc<MemLog>) {
         .handle_input(&Input::Ask(Request {
             inquiry: InquiryId::new("call-1"),
             form: form.form().clone(),
-            policy: askuser_core::Policy::default(),
+            policy,
             origin: askuser_core::Origin::default(),
             call: Some(ToolCall {
                 dialect: "jp-form".into(),
@@ -740,7 +750,7 @@ async fn a_finished_question_is_served_from_the_read_side_without_a_replay() {
         let page = open(&app, "/q/chat/call-1").await;
         assert!(
             page.body
-                .contains("<p class=\"outcome\" role=\"status\">The turn was ended; the assistant got no reply.</p>"),
+                .contains("<p class=\"outcome\" role=\"status\">You ended the turn; the assistant got no reply.</p>"),
             "{}",
             page.body
         );
@@ -845,4 +855,142 @@ async fn each_form_takes_the_body_it_needs_and_no_more() {
         );
     }
     assert_eq!(events(&log), [requested(&log)]);
+}
+
+/// At the engine's deadline the page stops taking answers: opened after it,
+/// the timeout is recorded (as the waiting host would) and the page says what
+/// the assistant got; an answer sent after it is not recorded.
+#[tokio::test]
+async fn at_the_deadline_the_page_stops_taking_answers_and_says_what_was_sent() {
+    // The log's clock says the question showed in 1970: its deadline is past.
+    let (log, app) = served_at(Timestamp(1_000));
+    ask_with(
+        &log,
+        askuser_core::Policy {
+            timeout: Some(askuser_core::Timeout {
+                after_ms: 1,
+                on_timeout: askuser_core::OnTimeout::Cancel,
+            }),
+            ..askuser_core::Policy::default()
+        },
+    );
+    // The deadline (1 ms after the question showed) passed before this answer.
+    let late = post(
+        "/q/chat/call-1",
+        &[
+            ("csrf", CSRF),
+            ("at_step", "0"),
+            ("at_question", "apply"),
+            ("answer", "true"),
+            ("action", "answer"),
+        ],
+    );
+    let page = send(&app, late).await;
+    assert_eq!(page.status, StatusCode::CONFLICT);
+    let recorded = events(&log);
+    assert_eq!(
+        recorded.last(),
+        Some(&Event::TimedOut {
+            inquiry: InquiryId::new("call-1"),
+            message: None
+        })
+    );
+    assert!(
+        page.body.contains(
+            "<p class=\"outcome\" role=\"status\">The time to answer ran out before this arrived; nothing you sent \
+             was recorded. The time to answer (0 s) ran out; the assistant got: "
+        ),
+        "{}",
+        page.body
+    );
+    // Opened again, it says only what happened; nothing more is recorded.
+    let again = open(&app, "/q/chat/call-1").await;
+    assert!(
+        again
+            .body
+            .contains("<p class=\"outcome\" role=\"status\">The time to answer (0 s) ran out; the assistant got: "),
+        "{}",
+        again.body
+    );
+    assert_eq!(events(&log), recorded);
+}
+
+/// A Reply's Done page says the person replied, with their message.
+#[tokio::test]
+async fn a_reply_says_it_was_a_reply_with_its_message() {
+    let (log, app) = served();
+    ask(&log);
+    let reply = post(
+        "/q/chat/call-1",
+        &[
+            ("csrf", CSRF),
+            ("at_step", "0"),
+            ("at_question", "apply"),
+            ("message", "use the staging copy"),
+            ("action", "reply"),
+        ],
+    );
+    assert_eq!(send(&app, reply).await, see_other("/q/chat/call-1", &[]));
+    let done = open(&app, "/q/chat/call-1").await.body;
+    assert!(
+        done.contains(
+            "<p class=\"outcome\" role=\"status\">You replied instead, with the message “use the staging copy”; \
+             the assistant got: "
+        ),
+        "{done}"
+    );
+}
+
+/// Changing the first answer from the review takes one step: the form asks it
+/// again; once it is answered, the review shows again with the later answer
+/// kept, and Send sends them.
+#[tokio::test]
+async fn changing_the_first_answer_from_the_review_takes_one_step() {
+    let (log, app) = served();
+    ask(&log);
+    answer_both(&app).await;
+    let change = post(
+        "/q/chat/call-1",
+        &[("csrf", CSRF), ("at_step", "3"), ("change", "apply")],
+    );
+    assert_eq!(send(&app, change).await, see_other("/q/chat/call-1", &[]));
+    let again = post(
+        "/q/chat/call-1",
+        &[
+            ("csrf", CSRF),
+            ("at_step", "5"),
+            ("at_question", "apply"),
+            ("answer", "true"),
+            ("note", "careful, again"),
+            ("action", "answer"),
+        ],
+    );
+    assert_eq!(send(&app, again).await, see_other("/q/chat/call-1", &[]));
+    let review = open(&app, "/q/chat/call-1").await.body;
+    assert!(
+        review.contains(
+            "<dt>Which environment?</dt><dd><span><span class=\"answer\">production</span></span>\
+             <button class=\"change\""
+        ),
+        "{review}"
+    );
+    let submit = || {
+        post(
+            "/q/chat/call-1",
+            &[("csrf", CSRF), ("at_step", "7"), ("action", "submit")],
+        )
+    };
+    assert_eq!(send(&app, submit()).await, see_other("/q/chat/call-1", &[]));
+    let recorded = events(&log);
+    assert_eq!(
+        recorded[recorded.len() - 3..],
+        [
+            Event::ChangeWanted {
+                inquiry: askuser_core::InquiryId::new("call-1"),
+                question: "apply".into()
+            },
+            build::answered_with_note("call-1", "apply", serde_json::json!(true), "careful, again"),
+            build::submitted("call-1")
+        ]
+    );
 }
