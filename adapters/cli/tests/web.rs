@@ -365,6 +365,16 @@ fn with_script_the_inbox_is_live_and_a_page_is_told_when_another_surface_answers
         masked(&row),
         "1\nDeploy now?\nwaiting N s · N min left · call t1"
     );
+    // Times read as ages, with the exact moment in the person's time zone.
+    assert_eq!(
+        browser.wait_script(
+            "var t = document.querySelector('li time.for'); var at = t && t.getAttribute('datetime');\
+             return at && /^\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z$/.test(at)\
+               && t.title === new Date(at).toLocaleString() ? 'local' : 'not yet';",
+            "local"
+        ),
+        "local"
+    );
     browser.click("a[href='/q/live/t1']");
     assert_eq!(browser.wait_title("Deploy now?"), "Deploy now?");
     // The countdown runs each second (from 10 min: 9 min … left).

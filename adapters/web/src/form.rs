@@ -276,7 +276,7 @@ fn choices(prompt: &Prompt, prefill: Option<&Value>, typed: Option<&Fields>) -> 
                 @if question.allow_other && !multi {
                     (choice(
                         &Choice { multi: false, value: "other", n: 999, checked: other_chosen },
-                        &html! { "Other (type below)" },
+                        &html! { "Your own answer (typed below)" },
     ))
                 }
             }
