@@ -315,3 +315,51 @@ pub(crate) fn refused(title: &str, text: &str) -> String {
     };
     layout(title, &body, &Shape::Other)
 }
+
+#[cfg(test)]
+mod tests {
+    use askuser_store::Timestamp;
+    use maud::html;
+
+    use super::{Since, Timing, age_words, exact, relative, shown, timing};
+
+    /// 2026-11-27T14:01:24.651Z.
+    const AT: Timestamp = Timestamp(1_795_788_084_651);
+
+    #[test]
+    fn a_time_is_relative_with_its_exact_moment_in_datetime_and_title() {
+        assert_eq!(
+            relative(AT, AT.0 + 125_000, Since::Ago).into_string(),
+            "<time class=\"ago\" datetime=\"2026-11-27T14:01:24.651Z\" \
+             title=\"2026-11-27 14:01:24 UTC\" data-age-ms=\"125000\">2 min ago</time>"
+        );
+        let waited = Timing {
+            waited_ms: 14_000,
+            started: AT,
+            left_ms: Some(600_000),
+        };
+        assert_eq!(
+            timing(&waited, AT.0 + 14_000).into_string(),
+            "<span class=\"waited\">waiting <time class=\"for\" datetime=\"2026-11-27T14:01:24.651Z\" \
+             title=\"2026-11-27 14:01:24 UTC\" data-age-ms=\"14000\">14 s</time></span> · \
+             <time class=\"countdown\" datetime=\"2026-11-27T14:11:38.651Z\" \
+             title=\"2026-11-27 14:11:38 UTC\" data-left-ms=\"600000\">10 min left</time>"
+        );
+        assert_eq!(exact(AT), "2026-11-27 14:01:24 UTC");
+        let ages = [59_999, 60_000, 3_599_999, 3_600_000, 86_400_000 * 3];
+        assert_eq!(
+            ages.map(age_words),
+            ["59 s", "1 min", "59 min", "1 h", "3 d"]
+        );
+    }
+
+    #[test]
+    fn outside_text_is_neutralised_then_escaped_in_text_and_attributes() {
+        let hostile = "a\"><script>x</script>\u{202e}&";
+        assert_eq!(
+            html! { p title=(shown(hostile)) { (shown(hostile)) } }.into_string(),
+            "<p title=\"a&quot;&gt;&lt;script&gt;x&lt;/script&gt;\\u{202e}&amp;\">\
+             a&quot;&gt;&lt;script&gt;x&lt;/script&gt;\\u{202e}&amp;</p>"
+        );
+    }
+}
