@@ -219,7 +219,9 @@ pub(crate) fn inbox(waiting: &[Waiting], now: u64) -> String {
         @for (n, group) in groups(waiting).into_iter().enumerate() {
             @let first = &group[0];
             section.agent aria-labelledby=(format!("agent-{n}")) {
-                h2 #(format!("agent-{n}")) { (shown(&first.label)) }
+                div.agent-head {
+                    h2 #(format!("agent-{n}")) { (shown(&first.label)) }
+                }
                 p.meta {
                     "stream " span.id { (shown(&first.stream)) }
                     " · started " (relative(first.since, now, Since::Ago))
