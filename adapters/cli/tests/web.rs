@@ -528,8 +528,27 @@ fn a_markdown_question_shows_its_fenced_block_and_a_script_in_it_as_text(place: 
         browser.run("return document.querySelectorAll('main script, main b, main a[href^=javascript]').length"),
         json!(0)
     );
-    browser.click("#c0");
-    browser.click("button[value=answer]");
+    // The shortcuts, shown beside their controls: 1-9 pick an option (the
+    // first is focused), Ctrl+Enter answers.
+    assert_eq!(
+        browser.run(
+            "return Array.from(document.querySelectorAll('.keys')).map(function (k) {\
+               return getComputedStyle(k).display + ' ' + k.textContent; }).join(', ')"
+        ),
+        json!("flex 1, flex 2, flex Ctrl+Enter")
+    );
+    assert_eq!(browser.run("return document.activeElement.id"), json!("c0"));
+    browser.type_into("#c0", "2");
+    assert_eq!(
+        browser.run("return document.querySelector('input:checked').id"),
+        json!("c1")
+    );
+    browser.type_into("#c1", "1");
+    assert_eq!(
+        browser.run("return document.querySelector('input:checked').id"),
+        json!("c0")
+    );
+    browser.type_into("#c0", "\u{E009}\u{E007}");
     at(&browser, "Review your answers");
     assert_eq!(
         browser.run("return document.querySelector('dt').innerHTML"),

@@ -168,7 +168,14 @@
     }
     if ((event.ctrlKey || event.metaKey) && event.key === 'Enter') {
       var button = main.querySelector('button.primary');
-      if (button && button.form) button.form.requestSubmit(button);
+      if (button && button.form) {
+        // Out of the key's event: a submission made while Ctrl is down opens
+        // in a new tab.
+        event.preventDefault();
+        setTimeout(function () {
+          button.form.requestSubmit(button);
+        }, 0);
+      }
     }
   });
 
