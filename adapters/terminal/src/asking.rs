@@ -133,7 +133,14 @@ impl<'a> Asking<'a> {
                 } else {
                     Mode::Select
                 };
-                Body::List(List::new(entries, mode, cursor, &[]))
+                let list = List::new(entries, mode, cursor, &[]);
+                // A yes/no question without a default (or earlier answer) takes
+                // y or n: Enter alone does not mean Yes.
+                if question.answer_type == AnswerType::Boolean && prefill.is_none() {
+                    Body::List(list.unchosen())
+                } else {
+                    Body::List(list)
+                }
             }
             AnswerType::MultiSelect => {
                 let entries = menu::option_entries(question);
@@ -485,6 +492,10 @@ impl<'a> Asking<'a> {
                     (View::Other(Editor::new(&self.other, false), picks), None)
                 }
                 Listed::Sent(picks) => self.finish_multi(&picks, None),
+                Listed::Unchosen => {
+                    self.error = Some(render::NO_DEFAULT.to_owned());
+                    (View::Question, None)
+                }
                 Listed::Changed | Listed::Ignored => (View::Question, None),
             },
         }

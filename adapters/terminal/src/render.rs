@@ -31,6 +31,11 @@ pub(crate) const END_TURN_TITLE: &str =
 /// The title of the review.
 pub(crate) const REVIEW_TITLE: &str = "Review your answers";
 
+/// The error under a yes/no question without a default when Enter is pressed
+/// before a choice.
+pub(crate) const NO_DEFAULT: &str =
+    "this question has no default: press y for Yes or n for No (or ↑↓ then Enter)";
+
 /// What the line left after a timeout says.
 pub(crate) const TIMED_OUT: &str = "no answer in time";
 
@@ -90,6 +95,21 @@ pub(crate) fn hint(question: &Question, can_back: bool, remember: bool, digits: 
         AnswerType::Schema => format!(
             "[Enter checks and sends · Alt+Enter new line · Ctrl+U/W/A/E edit · Alt+N note · Esc for {menu}]"
         ),
+    }
+}
+
+/// The first line of an inquiry: who asks, and how many questions
+/// (`Claude (repo: billing-api) asks you 2 questions`); `The assistant` when
+/// the inquiry has no label. Safe for one line (not yet cut to a width).
+pub(crate) fn who_asks(label: Option<&str>, questions: usize) -> String {
+    let label = label.map(str::trim).filter(|l| !l.is_empty());
+    let who = label.map_or(
+        std::borrow::Cow::Borrowed("The assistant"),
+        for_display_line,
+    );
+    match questions {
+        1 => format!("{who} asks you a question"),
+        n => format!("{who} asks you {n} questions"),
     }
 }
 

@@ -17,6 +17,7 @@ struct Builder {
     rows: Vec<String>,
     cursor: Option<Cursor>,
     marked: std::ops::Range<usize>,
+    typing: bool,
 }
 
 impl Builder {
@@ -40,6 +41,7 @@ impl Builder {
         let (lines, at) = editor.layout("> ", "  ", self.width);
         let room = self.height.saturating_sub(self.rows.len() + 3).max(3);
         let start = (at.row + 1).saturating_sub(room);
+        self.typing = true;
         self.cursor = Some(Cursor {
             row: self.rows.len() + at.row - start,
             column: at.column,
@@ -63,6 +65,7 @@ impl Asking<'_> {
             rows: Vec::new(),
             cursor: None,
             marked: 0..0,
+            typing: false,
         };
         let hint = match view {
             View::Question | View::Editing => self.question_rows(&mut frame),
@@ -135,6 +138,7 @@ impl Asking<'_> {
             rows: frame.rows,
             cursor: frame.cursor,
             marked: frame.marked,
+            typing: frame.typing,
         }
     }
 
