@@ -111,6 +111,7 @@ mod error;
 mod external;
 mod keys;
 mod list;
+mod markdown;
 mod menu;
 mod prompter;
 mod render;

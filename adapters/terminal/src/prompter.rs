@@ -181,7 +181,7 @@ impl Prompter for TerminalPrompter {
     fn ask(&mut self, prompt: &Prompt) -> Result<Action, TerminalError> {
         let mut screen = self.open_for(prompt, prompt.index)?;
         let mark = screen.printed();
-        screen.print(&render::preamble(prompt.question()))?;
+        screen.print_lines(&render::preamble(prompt.question(), Screen::width()))?;
         if self.settings.bell {
             screen.bell()?;
         }

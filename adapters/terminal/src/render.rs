@@ -3,11 +3,12 @@
 //! the screen once a prompt is done, and reading a typed answer. Every text that
 //! comes from a model or a person passes [`for_display`] or [`for_display_line`].
 
-use askuser_core::text::{for_display, for_display_line};
+use askuser_core::text::for_display_line;
 use askuser_core::{AnswerType, Progress, Prompt, Question, ValidForm};
 use serde_json::Value;
 use unicode_width::UnicodeWidthChar;
 
+use crate::markdown::{self, Line};
 use crate::schema_text;
 
 /// A typed answer longer than this many characters gets a soft warning (the person
@@ -201,7 +202,8 @@ pub(crate) fn answer_text(value: &Value) -> String {
 ///
 /// `[N/M]` comes first when the form has more than one question, then the short
 /// `header` (if any) followed by ` · `, then `<label> asks: ` when there is a
-/// "who's asking" label, then the question; all safe for one line.
+/// "who's asking" label, then the question (Markdown, its marks removed); all
+/// safe for one line.
 pub(crate) fn header_line(
     progress: Option<Progress>,
     label: Option<&str>,
@@ -221,7 +223,7 @@ pub(crate) fn header_line(
         line.push_str(&for_display_line(label));
         line.push_str(" asks: ");
     }
-    line.push_str(&for_display_line(text));
+    line.push_str(&markdown::inline(text));
     line
 }
 
@@ -236,24 +238,25 @@ pub(crate) fn prompt_header(prompt: &Prompt) -> String {
     )
 }
 
-/// The lines shown above the prompt: the question's `context` (each line as
-/// written, made safe), then for a schema question the answer it expects, in
-/// words (see [`schema_text`]).
-pub(crate) fn preamble(question: &Question) -> Vec<String> {
-    let mut lines: Vec<String> = question
+/// The rows shown above the prompt, at most `width` columns wide: the
+/// question's `context` (Markdown, see [`markdown`]), then for a schema
+/// question the answer it expects, in words (see [`schema_text`]).
+pub(crate) fn preamble(question: &Question, width: usize) -> Vec<Line> {
+    let mut lines = question
         .context
         .as_deref()
-        .map(|context| {
-            for_display(context.trim_end())
-                .lines()
-                .map(|line| for_display_line(line).into_owned())
-                .collect()
-        })
+        .map(|context| markdown::lines(context, width))
         .unwrap_or_default();
     if question.answer_type == AnswerType::Schema
         && let Some(schema) = &question.schema
     {
-        lines.extend(schema_text::describe(schema));
+        let described = schema_text::describe(schema);
+        lines.extend(
+            described
+                .iter()
+                .flat_map(|line| wrap(line, width))
+                .map(Line::plain),
+        );
     }
     lines
 }
@@ -385,8 +388,9 @@ mod tests {
             .with_context("We found two configs.\nPick \u{1b}[2Jthe fields.\n")
             .with_schema(json!({"type": "object", "required": ["replicas"],
                 "properties": {"replicas": {"type": "integer", "minimum": 1}}}));
+        let shown: Vec<String> = preamble(&q, 60).iter().map(Line::text).collect();
         assert_eq!(
-            preamble(&q),
+            shown,
             [
                 "We found two configs.",
                 "Pick \\u{1b}[2Jthe fields.",
@@ -396,7 +400,7 @@ mod tests {
         );
         let plain =
             Question::new("s", "Which?", AnswerType::Select).with_options([Choice::new("a")]);
-        assert!(preamble(&plain).is_empty());
+        assert!(preamble(&plain, 60).is_empty());
     }
 
     #[test]

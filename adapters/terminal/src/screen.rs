@@ -28,6 +28,7 @@ use crossterm::{event, queue};
 use crate::editor::Cursor;
 use crate::error::TerminalError;
 use crate::keys::{self, Input, Key};
+use crate::markdown::Line;
 
 /// A frame: its rows, where the cursor goes (`None`: after the last row), and
 /// the rows to highlight (the list entry under the cursor).
@@ -231,6 +232,17 @@ impl Screen {
         self.out.flush()?;
         self.drawn = false;
         Ok(())
+    }
+
+    /// [`Screen::print`] for styled rows: their styles as escape sequences,
+    /// or their text alone on a plain screen.
+    pub(crate) fn print_lines(&mut self, lines: &[Line]) -> Result<(), TerminalError> {
+        let plain = self.plain.is_some();
+        let rows: Vec<String> = lines
+            .iter()
+            .map(|line| if plain { line.text() } else { line.styled() })
+            .collect();
+        self.print(&rows)
     }
 
     /// The rows [`Screen::print`] has left on the screen since it opened.
