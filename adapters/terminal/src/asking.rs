@@ -578,5 +578,7 @@ mod frame;
 
 mod summary;
 
+pub(crate) use summary::answered_line;
+
 #[cfg(test)]
 mod tests;

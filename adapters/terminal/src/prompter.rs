@@ -3,12 +3,12 @@
 //! Everything is written to standard error, so standard output stays free for a
 //! program's result.
 
-use askuser_core::{InquiryId, Outcome, Prompt};
+use askuser_core::{AnsweredBy, InquiryId, Outcome, Progress, Prompt};
 
 use crate::action::{Action, Prompter, Review};
 use std::time::{Duration, Instant};
 
-use crate::asking::{Asking, Body, Done, Settings, Timeout};
+use crate::asking::{Asking, Body, Done, Settings, Timeout, answered_line};
 use crate::error::TerminalError;
 use crate::list::{List, Mode};
 use crate::menu;
@@ -68,6 +68,9 @@ pub struct TerminalPrompter {
 struct Shown {
     inquiry: Option<InquiryId>,
     rows: Vec<(Option<usize>, usize)>,
+    /// The questions whose lines were erased since the last review: those not
+    /// asked again (their answers kept) get their line back there.
+    erased: Vec<usize>,
 }
 
 /// The question index a review's rows are kept under: after every question, so
@@ -106,7 +109,7 @@ impl TerminalPrompter {
         if self.shown.inquiry.as_ref() != Some(&prompt.inquiry) {
             self.shown = Shown {
                 inquiry: Some(prompt.inquiry.clone()),
-                rows: Vec::new(),
+                ..Shown::default()
             };
             let line = render::who_asks(prompt.label.as_deref(), prompt.form.len());
             screen.print(&[render::fit(&line, Screen::width())])?;
@@ -127,8 +130,50 @@ impl TerminalPrompter {
         {
             let rows = self.shown.rows.split_off(from);
             screen.erase_printed(rows.iter().map(|(_, n)| n).sum())?;
+            let erased = rows.iter().filter_map(|(asked, _)| *asked);
+            self.shown.erased.extend(erased.filter(|&asked| asked != REVIEWED));
         }
         Ok(screen)
+    }
+
+    /// Before a review: the lines of answers kept while an earlier one changed
+    /// (erased with it, not asked again), in form order.
+    fn kept_lines(
+        &mut self,
+        screen: &mut Screen,
+        prompt: &Prompt,
+        outcome: &Outcome,
+    ) -> Result<(), TerminalError> {
+        let mut erased = std::mem::take(&mut self.shown.erased);
+        erased.sort_unstable();
+        erased.dedup();
+        let answers = outcome.to_map();
+        let m = outcome.form.len();
+        for index in erased {
+            let asked_again = (self.shown.rows.iter()).any(|(asked, _)| *asked == Some(index));
+            let slot = outcome.answers.get(index).and_then(Option::as_ref);
+            let question = outcome.form.question(index);
+            let (Some(slot), Some(value), false) =
+                (slot, answers.get(&question.id), asked_again)
+            else {
+                continue;
+            };
+            if slot.by != AnsweredBy::User || value.is_null() {
+                continue;
+            }
+            let progress = (m > 1).then_some(Progress { n: index + 1, m });
+            let header = render::header_line(
+                progress,
+                prompt.label.as_deref(),
+                question.header.as_deref(),
+                &question.text,
+            );
+            let line = answered_line(&header, value, slot.note.as_deref());
+            let mark = screen.printed();
+            screen.print(&render::wrap(&line, Screen::width()))?;
+            self.note_rows(screen, mark, Some(index));
+        }
+        Ok(())
     }
 
     /// Notes the rows `screen` printed since `mark` as left by question `index`.
@@ -221,6 +266,7 @@ impl Prompter for TerminalPrompter {
 
     fn review(&mut self, prompt: &Prompt, outcome: &Outcome) -> Result<Review, TerminalError> {
         let mut screen = self.open_for(prompt, REVIEWED)?;
+        self.kept_lines(&mut screen, prompt, outcome)?;
         let mark = screen.printed();
         let list = List::new(menu::review_entries(outcome), Mode::Menu, 0, &[]);
         let mut asking = Asking::new(prompt, &self.settings, Body::Review(list, outcome.clone()));
