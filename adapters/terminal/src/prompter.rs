@@ -131,7 +131,9 @@ impl TerminalPrompter {
             let rows = self.shown.rows.split_off(from);
             screen.erase_printed(rows.iter().map(|(_, n)| n).sum())?;
             let erased = rows.iter().filter_map(|(asked, _)| *asked);
-            self.shown.erased.extend(erased.filter(|&asked| asked != REVIEWED));
+            self.shown
+                .erased
+                .extend(erased.filter(|&asked| asked != REVIEWED));
         }
         Ok(screen)
     }
@@ -153,8 +155,7 @@ impl TerminalPrompter {
             let asked_again = (self.shown.rows.iter()).any(|(asked, _)| *asked == Some(index));
             let slot = outcome.answers.get(index).and_then(Option::as_ref);
             let question = outcome.form.question(index);
-            let (Some(slot), Some(value), false) =
-                (slot, answers.get(&question.id), asked_again)
+            let (Some(slot), Some(value), false) = (slot, answers.get(&question.id), asked_again)
             else {
                 continue;
             };
