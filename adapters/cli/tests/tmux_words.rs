@@ -182,8 +182,13 @@ fn markdown_is_drawn_and_plain_under_no_color() {
         // Bold and code are drawn with their attributes (escape and bidi
         // characters never get this far: the engine refuses them in a context,
         // and the renderer shows any as text, see the terminal's markdown tests).
-        assert!(raw.contains("\u{1b}[1mreplaces\u{1b}[0m"), "{raw:?}");
-        assert!(raw.contains("\u{1b}[36mretries\u{1b}[0m"), "{raw:?}");
+        assert!(raw.contains("\u{1b}[1mreplaces\u{1b}[22m"), "{raw:?}");
+        assert!(raw.contains("\u{1b}[36mretries\u{1b}[39m"), "{raw:?}");
+        // The question's own marks too, in its title.
+        assert!(
+            raw.contains("Write \u{1b}[1m\u{1b}[36mconfig.json\u{1b}[39m\u{1b}[22m"),
+            "{raw:?}"
+        );
         let plain_scratch = Scratch::new();
         let call = form(&plain_scratch, MARKDOWN);
         let plain = ask(

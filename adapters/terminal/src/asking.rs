@@ -15,6 +15,7 @@ use crate::error::TerminalError;
 use crate::external;
 use crate::keys::{Input, Key};
 use crate::list::{List, Listed, Mode};
+use crate::markdown::Line;
 use crate::menu::{self, Pick};
 use crate::render::{self, wrap};
 use crate::screen::Screen;
@@ -93,6 +94,8 @@ pub(crate) struct Asking<'a> {
     prompt: &'a Prompt,
     settings: &'a Settings,
     header: String,
+    /// The header with the question's styles.
+    styled: Line,
     body: Body,
     /// The draft at the start, to tell whether End Turn would lose work.
     start: String,
@@ -161,14 +164,16 @@ impl<'a> Asking<'a> {
 
     /// A prompt showing `body`.
     pub(crate) fn new(prompt: &'a Prompt, settings: &'a Settings, body: Body) -> Self {
-        let header = match &body {
-            Body::Review(..) => render::REVIEW_TITLE.to_owned(),
-            _ => render::prompt_header(prompt),
+        let styled = match &body {
+            Body::Review(..) => Line::plain(render::REVIEW_TITLE),
+            _ => render::prompt_header_styled(prompt),
         };
+        let header = styled.text();
         let mut asking = Self {
             prompt,
             settings,
             header,
+            styled,
             body,
             start: String::new(),
             other: String::new(),

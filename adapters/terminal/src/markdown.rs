@@ -51,28 +51,43 @@ impl Line {
         self.spans.iter().map(|(_, text)| text.as_str()).collect()
     }
 
-    /// The row with its styles as SGR escape sequences (each styled piece ends
-    /// with a reset).
+    /// The row with its styles as SGR escape sequences; each styled piece
+    /// turns off only what it turned on (a highlighted row stays highlighted).
     pub(crate) fn styled(&self) -> String {
         let mut out = String::new();
         for (style, text) in &self.spans {
-            if *style == Style::default() {
-                out.push_str(text);
-                continue;
-            }
-            if style.bold {
-                out.push_str("\u{1b}[1m");
-            }
-            if style.italic {
-                out.push_str("\u{1b}[3m");
-            }
-            if style.code {
-                out.push_str("\u{1b}[36m");
+            let codes = [
+                (style.bold, "\u{1b}[1m", "\u{1b}[22m"),
+                (style.italic, "\u{1b}[3m", "\u{1b}[23m"),
+                (style.code, "\u{1b}[36m", "\u{1b}[39m"),
+            ];
+            for (on, start, _) in codes {
+                if on {
+                    out.push_str(start);
+                }
             }
             out.push_str(text);
-            out.push_str("\u{1b}[0m");
+            for (on, _, end) in codes.iter().rev() {
+                if *on {
+                    out.push_str(end);
+                }
+            }
         }
         out
+    }
+
+    /// The row broken into rows of at most `width` columns, between words,
+    /// each piece keeping its style.
+    pub(crate) fn wrap(&self, width: usize) -> Vec<Line> {
+        let chars: Vec<(char, Style)> = self
+            .spans
+            .iter()
+            .flat_map(|(style, text)| text.chars().map(|c| (c, *style)))
+            .collect();
+        wrap(&chars, width)
+            .iter()
+            .map(|row| Line { spans: group(row) })
+            .collect()
     }
 }
 
@@ -94,20 +109,32 @@ pub(crate) fn lines(markdown: &str, width: usize) -> Vec<Line> {
 /// one line. A line that Markdown would read as a block of its own (a heading,
 /// a list item, a quote, HTML) is shown as written: `1. Pick one` keeps its `1.`.
 pub(crate) fn inline(text: &str) -> String {
+    inline_line(text).text()
+}
+
+/// [`inline`] with its styles (bold, emphasis, code).
+pub(crate) fn inline_line(text: &str) -> Line {
     let mut events = Parser::new_ext(text, Options::empty());
+    let written = || Line::plain(for_display_line(text));
     if !matches!(events.next(), Some(Event::Start(Tag::Paragraph))) {
-        return for_display_line(text).into_owned();
+        return written();
     }
     let mut writer = Writer::new(usize::MAX);
     for event in events {
         if is_block(&event) {
-            return for_display_line(text).into_owned();
+            return written();
         }
         writer.event(event);
     }
     writer.flush();
-    let rows: Vec<String> = writer.out.iter().map(Line::text).collect();
-    rows.join(" ")
+    let mut line = Line::default();
+    for (at, row) in writer.out.into_iter().enumerate() {
+        if at > 0 {
+            line.spans.push((Style::default(), " ".to_owned()));
+        }
+        line.spans.extend(row.spans);
+    }
+    line
 }
 
 /// Turns parser events into rows.

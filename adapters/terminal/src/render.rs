@@ -210,6 +210,16 @@ pub(crate) fn header_line(
     header: Option<&str>,
     text: &str,
 ) -> String {
+    header_styled(progress, label, header, text).text()
+}
+
+/// [`header_line`] with the question's styles (bold, emphasis, code).
+pub(crate) fn header_styled(
+    progress: Option<Progress>,
+    label: Option<&str>,
+    header: Option<&str>,
+    text: &str,
+) -> Line {
     let mut line = String::new();
     if let Some(progress) = progress.filter(|p| p.m > 1) {
         line.push_str(&progress.to_string());
@@ -223,14 +233,15 @@ pub(crate) fn header_line(
         line.push_str(&for_display_line(label));
         line.push_str(" asks: ");
     }
-    line.push_str(&markdown::inline(text));
-    line
+    let mut styled = Line::plain(line);
+    styled.spans.extend(markdown::inline_line(text).spans);
+    styled
 }
 
-/// [`header_line`] for a prompt.
-pub(crate) fn prompt_header(prompt: &Prompt) -> String {
+/// [`header_styled`] for a prompt.
+pub(crate) fn prompt_header_styled(prompt: &Prompt) -> Line {
     let question = prompt.question();
-    header_line(
+    header_styled(
         prompt.progress,
         prompt.label.as_deref(),
         question.header.as_deref(),
@@ -379,7 +390,10 @@ mod tests {
             label: Some("Assistant".into()),
             step: 1,
         };
-        assert_eq!(prompt_header(&prompt), "[2/2] Assistant asks: Why?");
+        assert_eq!(
+            prompt_header_styled(&prompt).text(),
+            "[2/2] Assistant asks: Why?"
+        );
     }
 
     #[test]

@@ -44,6 +44,9 @@ pub(crate) struct Frame {
     /// (so typing writes only the new characters); other rows (a question above
     /// its options) keep their order.
     pub(crate) typing: bool,
+    /// Rows drawn with styles (their escape sequences; the same text as in
+    /// `rows`): written in place of those rows unless the screen is plain.
+    pub(crate) styles: Vec<(usize, String)>,
 }
 
 /// Whether the environment asks for plain output: `NO_COLOR` set and not empty
@@ -148,6 +151,8 @@ impl Screen {
             if index > 0 {
                 self.out.write_all(b"\r\n")?;
             }
+            let styled = frame.styles.iter().find(|(at, _)| *at == index);
+            let row = styled.map_or(row, |(_, styled)| styled);
             if frame.marked.contains(&index) {
                 queue!(self.out, SetAttribute(Attribute::Reverse))?;
                 self.out.write_all(row.as_bytes())?;

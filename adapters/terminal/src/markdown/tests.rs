@@ -40,7 +40,7 @@ fn a_fenced_block_shows_escape_and_bidi_characters_visibly() {
     let styled: Vec<String> = lines(markdown, 60).iter().map(Line::styled).collect();
     assert_eq!(
         styled[2],
-        "    \u{1b}[36mecho \\u{1b}[2J \\u{202e}gnp.exe\u{1b}[0m"
+        "    \u{1b}[36mecho \\u{1b}[2J \\u{202e}gnp.exe\u{1b}[39m"
     );
     assert!(styled.iter().all(|row| !row.contains('\u{202e}')));
 }
@@ -144,6 +144,36 @@ fn one_line_text_loses_its_marks_but_not_its_block_starts() {
     assert_eq!(inline("# of files?"), "# of files?");
     assert_eq!(inline("a \u{1b}[2J b"), "a \\u{1b}[2J b");
     assert_eq!(inline(""), "");
+}
+
+#[test]
+fn styles_turn_off_only_what_they_turned_on() {
+    let line = inline_line("a **`b`** *c*");
+    assert_eq!(
+        line.styled(),
+        "a \u{1b}[1m\u{1b}[36mb\u{1b}[39m\u{1b}[22m \u{1b}[3mc\u{1b}[23m"
+    );
+    assert_eq!(
+        line.wrap(3),
+        [
+            Line {
+                spans: vec![
+                    (PLAIN, "a ".into()),
+                    (
+                        Style {
+                            bold: true,
+                            italic: false,
+                            code: true
+                        },
+                        "b".into()
+                    ),
+                ]
+            },
+            Line {
+                spans: vec![(ITALIC, "c".into())]
+            },
+        ]
+    );
 }
 
 #[test]
