@@ -374,6 +374,27 @@ mod tests {
     }
 
     #[test]
+    fn the_first_line_says_who_asks_in_words() {
+        assert_eq!(
+            who_asks(Some("Claude (repo: billing-api)"), 2),
+            "Claude (repo: billing-api) asks you 2 questions"
+        );
+        assert_eq!(who_asks(None, 1), "The assistant asks you a question");
+        assert_eq!(
+            who_asks(Some("  "), 3),
+            "The assistant asks you 3 questions"
+        );
+        assert_eq!(
+            who_asks(Some("A\u{1b}]0;x\u{7}\u{202e}"), 1),
+            "A\\u{1b}]0;x\\u{7}\\u{202e} asks you a question"
+        );
+        assert_eq!(
+            fit(&who_asks(Some("Claude (repo: billing-api)"), 2), 39),
+            "Claude (repo: billing-api) asks you 2 …"
+        );
+    }
+
+    #[test]
     fn the_prompt_header_reads_the_prompt() {
         let form = parse_form(&json!({"questions": [
             {"id": "a", "text": "Apply?", "answer_type": "boolean"},
