@@ -184,6 +184,19 @@ impl Asking<'_> {
                 frame.editor(editor);
             }
         }
+        // A note written for this answer shows as attached before it is sent.
+        if let (Some(note), false) = (&self.note, matches!(self.body, Body::Review(..))) {
+            let first = note.lines().next().unwrap_or_default();
+            let more = if note.lines().nth(1).is_some() {
+                " …"
+            } else {
+                ""
+            };
+            frame.line(&format!(
+                "  ✎ note attached: {}{more} (Alt+N changes it)",
+                for_display_line(first)
+            ));
+        }
         match &self.body {
             Body::Review(_, outcome) => format!(
                 "[Enter submits · 1-{} change that answer · Esc for Reply / End Turn]",

@@ -400,3 +400,24 @@ fn the_countdown_line_says_what_happens_then() {
         "⏱ [1/3] Assistant asks: Apply the proposed migration?: no answer in time"
     );
 }
+
+#[test]
+fn a_note_shows_as_attached_before_the_answer_is_sent() {
+    let prompt = prompt_at(&migration(), &[]);
+    let mut keys = vec![Key::Alt('n')];
+    keys.extend(typed("after the backup"));
+    keys.push(Key::Enter);
+    let (rows, done) = drive(&prompt, &Settings::default(), &keys);
+    assert_eq!(done, None);
+    assert_eq!(
+        rows,
+        [
+            "? [1/3] Assistant asks: Apply the proposed migration?",
+            "  y) Yes",
+            "  n) No",
+            "  ✎ note attached: after the backup (Alt+N changes it)",
+            "[y Yes · n No · ↑↓ and Enter · Alt+N note · Esc for Reply /",
+            "End Turn]",
+        ]
+    );
+}
