@@ -203,6 +203,14 @@ pub fn submitted(inquiry: &str) -> Event {
     }
 }
 
+/// From the review of `inquiry`, the person changes the answer to `question`.
+pub fn change_wanted(inquiry: &str, question: &str) -> Event {
+    Event::ChangeWanted {
+        inquiry: InquiryId::new(inquiry),
+        question: question.to_owned(),
+    }
+}
+
 /// A call to `tool` rejected with `problems`.
 pub fn rejected(inquiry: &str, tool: &str, problems: Vec<Problem>) -> Event {
     Event::Rejected {

@@ -209,7 +209,7 @@ pub(crate) fn warn_if_open_to_others(path: &Path) {
 }
 
 /// The dialect of a call: `given` (`--dialect`), else read from the call's shape
-/// (said on standard error). A call no dialect accepts is read in the one it looks
+/// (said on standard error, unless it is a terminal: a person sees who asks). A call no dialect accepts is read in the one it looks
 /// most like, else in `jp-form`, so its rejection names its problems.
 pub(crate) fn call_dialect(given: Option<Dialect>, text: &str) -> Result<Dialect, CliError> {
     if let Some(dialect) = given {
@@ -219,6 +219,9 @@ pub(crate) fn call_dialect(given: Option<Dialect>, text: &str) -> Result<Dialect
         return Ok(Dialect::JpForm);
     };
     match Dialect::detect(&arguments) {
+        // A person at a terminal is told who asks (the terminal's first line),
+        // not how the call was read: that note is for programs and logs.
+        Ok(found) if std::io::IsTerminal::is_terminal(&std::io::stderr()) => Ok(found),
         Ok(found) => {
             note(&format!(
                 "askuser: an agent's question form, read as {} ({found}); --dialect picks another",

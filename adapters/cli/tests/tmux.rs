@@ -31,7 +31,7 @@ fn typing_s_filters_to_scala_and_enter_picks_it() {
     tmux.keys(&["s"]);
     assert_eq!(
         tmux.wait_for("Which language? s"),
-        "askuser: an agent's question form, read as askuser's own form (jp-form); --dialect picks another\n\
+        "Assistant asks you a question\n\
          ? Assistant asks: Which language? s\n\
          > 4) scala\n  \
          2) rust\n  \
@@ -48,7 +48,7 @@ fn typing_s_filters_to_scala_and_enter_picks_it() {
     );
     assert_eq!(
         tmux.screen(),
-        "askuser: an agent's question form, read as askuser's own form (jp-form); --dialect picks another\n\
+        "Assistant asks you a question\n\
          > Assistant asks: Which language? scala\n\
          > Review your answers: Submit\n\
          askuser: recorded as stream \"s\" in ./log.db"

@@ -135,11 +135,9 @@ fn the_review_changes_an_earlier_answer_and_keeps_the_later_ones() {
             "#3 answered call-1: apply = true",
             "#4 answered call-1: env = \"staging\"",
             "#5 answered call-1: note = \"weekly run\"",
-            "#6 back call-1",
-            "#7 back call-1",
-            "#8 answered call-1: env = \"production\"",
-            "#9 answered call-1: note = \"weekly run\"",
-            "#10 submitted call-1",
+            "#6 change call-1: env",
+            "#7 answered call-1: env = \"production\"",
+            "#8 submitted call-1",
         ]
     );
 }

@@ -168,7 +168,8 @@ fn digits_filter_a_list_of_versions() {
         [
             "> [1/2] Assistant asks: Which Rust version? 1.7",
             "? [2/2] Assistant asks: Pin it?",
-            "> y) Yes",
+            // A yes/no without a default: no answer is highlighted.
+            "  y) Yes",
             "  n) No",
             "[y Yes · n No · ↑↓ and Enter · Alt+N note · Esc for Back / Reply / End Turn]",
         ]

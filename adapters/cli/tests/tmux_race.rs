@@ -13,8 +13,8 @@ use common::tmux::{Tmux, events, finished};
 use common::{Scratch, example};
 
 /// The first lines of every screen of the migration form.
-const HEAD: &str = "askuser: an agent's question form, read as askuser's own form (jp-form); --dialect picks another\n\
-                    The migration adds a `tenants` table and backfills 12,000 rows.";
+const HEAD: &str = "Assistant asks you 3 questions\n\
+                    The migration adds a tenants table and backfills 12,000 rows.";
 
 /// Another surface on the same log: `askuser serve --stream s` given `lines`
 /// (then the end of its input). Returns what it wrote after its `ready` line
@@ -130,6 +130,7 @@ fn resumed_text_typed_for_a_question_answered_elsewhere_stays_in_the_next_field(
     assert_eq!(
         screen,
         "askuser: resuming inquiry \"call-1\" of stream \"s\"; nothing is answered yet\n\
+         Assistant asks you 2 questions\n\
          > [1/2] Assistant asks: Why ship today? the fix is small\n\
          ↻ Answered elsewhere: \"Why ship today?\" → customers wait\n\
          ✗ Your answer was not sent; it is filled in below.\n\
@@ -368,16 +369,18 @@ fn a_resumed_question_counts_down_from_when_it_was_recorded() {
         screen.replace(&format!("⏳ {seconds} s"), "⏳ N s"),
         format!(
             "askuser: resuming inquiry \"call-1\" of stream \"s\"; nothing is answered yet\n\
-             The migration adds a `tenants` table and backfills 12,000 rows.\n\
-             ? [1/3] Assistant asks: Apply the proposed migration?\n\
-             > y) Yes\n  \
+             Assistant asks you 3 questions\n\
+             The migration adds a tenants table and backfills 12,000 rows.\n\
+             ? [1/3] Assistant asks: Apply the proposed migration?\n  \
+             y) Yes\n  \
              n) No\n\
              [y Yes · n No · ↑↓ and Enter · Alt+N note · Esc for Reply / End Turn]\n\
              ⏳ N s left to answer; then the answers so far are sent, marked as not answered in time."
         )
     );
-    // Keys do not move the deadline.
-    tmux.keys(&["Down"]);
+    // Keys do not move the deadline (Up, on a yes/no with nothing chosen,
+    // chooses No).
+    tmux.keys(&["Up"]);
     let after = tmux.wait_for("> n) No");
     let later: u64 = after
         .lines()

@@ -15,6 +15,7 @@ use crate::error::TerminalError;
 use crate::external;
 use crate::keys::{Input, Key};
 use crate::list::{List, Listed, Mode};
+use crate::markdown::Line;
 use crate::menu::{self, Pick};
 use crate::render::{self, wrap};
 use crate::screen::Screen;
@@ -93,6 +94,8 @@ pub(crate) struct Asking<'a> {
     prompt: &'a Prompt,
     settings: &'a Settings,
     header: String,
+    /// The header with the question's styles.
+    styled: Line,
     body: Body,
     /// The draft at the start, to tell whether End Turn would lose work.
     start: String,
@@ -133,7 +136,14 @@ impl<'a> Asking<'a> {
                 } else {
                     Mode::Select
                 };
-                Body::List(List::new(entries, mode, cursor, &[]))
+                let list = List::new(entries, mode, cursor, &[]);
+                // A yes/no question without a default (or earlier answer) takes
+                // y or n: Enter alone does not mean Yes.
+                if question.answer_type == AnswerType::Boolean && prefill.is_none() {
+                    Body::List(list.unchosen())
+                } else {
+                    Body::List(list)
+                }
             }
             AnswerType::MultiSelect => {
                 let entries = menu::option_entries(question);
@@ -154,14 +164,16 @@ impl<'a> Asking<'a> {
 
     /// A prompt showing `body`.
     pub(crate) fn new(prompt: &'a Prompt, settings: &'a Settings, body: Body) -> Self {
-        let header = match &body {
-            Body::Review(..) => render::REVIEW_TITLE.to_owned(),
-            _ => render::prompt_header(prompt),
+        let styled = match &body {
+            Body::Review(..) => Line::plain(render::REVIEW_TITLE),
+            _ => render::prompt_header_styled(prompt),
         };
+        let header = styled.text();
         let mut asking = Self {
             prompt,
             settings,
             header,
+            styled,
             body,
             start: String::new(),
             other: String::new(),
@@ -485,6 +497,10 @@ impl<'a> Asking<'a> {
                     (View::Other(Editor::new(&self.other, false), picks), None)
                 }
                 Listed::Sent(picks) => self.finish_multi(&picks, None),
+                Listed::Unchosen => {
+                    self.error = Some(render::NO_DEFAULT.to_owned());
+                    (View::Question, None)
+                }
                 Listed::Changed | Listed::Ignored => (View::Question, None),
             },
         }
@@ -566,6 +582,8 @@ fn replying(view: &View) -> Option<String> {
 mod frame;
 
 mod summary;
+
+pub(crate) use summary::answered_line;
 
 #[cfg(test)]
 mod tests;

@@ -5,7 +5,7 @@
 
 use std::fmt::Write as _;
 
-use askuser_core::text::for_display_line;
+use crate::markdown;
 use askuser_core::{CancelReason, Command, Event, Outcome, OutcomeStatus, Prompt, ValidForm};
 use serde_json::Value;
 
@@ -126,7 +126,7 @@ fn answered(
         .map_or(question, |index| form.question(index).text.as_str());
     let mut line = format!(
         "↻ {what}: \"{}\" → {}",
-        for_display_line(asked),
+        markdown::inline(asked),
         answer(value)
     );
     if let Some(note) = note {
@@ -200,7 +200,7 @@ fn got(outcome: &Outcome) -> Vec<String> {
             },
             None => "(not answered)".to_owned(),
         };
-        lines.push(format!("  {} — {shown}", for_display_line(&question.text)));
+        lines.push(format!("  {} — {shown}", markdown::inline(&question.text)));
     }
     if let (OutcomeStatus::Cancelled, Some(message)) = (outcome.status, &outcome.message) {
         lines.push(format!("  and the message: {}", text(message)));

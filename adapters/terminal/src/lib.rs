@@ -12,9 +12,17 @@
 //!   ahead (`&mut State`, or a host's own) gets a review before a form of more
 //!   than one question is sent.
 //!
-//! What the person sees (RFD D30, as issues 14 and 19 changed it): `[N/M]`
-//! before each question when the form has more than one, and the "who's asking"
-//! label. Back, Reply, End Turn and a note are behind Esc on every prompt (the
+//! What the person sees (RFD D30, as issues 14, 19 and 29 changed it): a first
+//! line saying who asks and how many questions (`Claude (repo: billing-api) asks
+//! you 2 questions`, from the inquiry's label), `[N/M]` before each question
+//! when the form has more than one, and the "who's asking" label. A question's
+//! context, text and option descriptions are Markdown: bold, emphasis, code,
+//! lists, links with their target, code blocks indented and never reflowed, raw
+//! HTML shown as text (plain text alone on a plain screen). A yes/no question
+//! without a default takes `y` or `n` (Enter alone picks nothing); with one,
+//! Enter takes it. When a question is asked again (Back, or a change from the
+//! review), its earlier lines are erased, so the new answer replaces the old
+//! one on the screen. Back, Reply, End Turn and a note are behind Esc on every prompt (the
 //! hint line says so); on that menu a letter only highlights its entry and Enter
 //! acts, and any other typing closes it and goes to the answer, so nothing typed
 //! can act by accident (Esc then `system` types "system"). Typing filters a
@@ -43,7 +51,8 @@
 //! inquiry as it is now, or says how it ended and what the assistant got. Labels, answers and
 //! the highlighted option's description wrap, never cut; the highlighted row is
 //! in reverse video, and with `NO_COLOR` or `TERM=dumb` not one escape byte is
-//! written. `$VISUAL`/`$EDITOR` run on the controlling terminal, never on this
+//! written (each question is written before its options, a typed answer's
+//! input row last). `$VISUAL`/`$EDITOR` run on the controlling terminal, never on this
 //! process's standard streams. Every text from a model or a person is shown
 //! through [`askuser_core::text::for_display_line`], so no escape sequence reaches
 //! the terminal.
@@ -111,6 +120,7 @@ mod error;
 mod external;
 mod keys;
 mod list;
+mod markdown;
 mod menu;
 mod prompter;
 mod render;

@@ -45,6 +45,9 @@ pub(crate) enum Listed {
     Remembered(Pick),
     /// The person sent a multi-select with these ticked entries, in list order.
     Sent(Vec<Pick>),
+    /// Enter on a list with no entry chosen yet (a yes/no question without a
+    /// default): the person must press a key that picks.
+    Unchosen,
     /// A key the list does not use.
     Ignored,
 }
@@ -59,6 +62,10 @@ pub(crate) struct List {
     ticked: Vec<bool>,
     /// Whether digits pick options: no option's label starts with a digit.
     digits_pick: bool,
+    /// Whether the cursor is on an entry: `false` for a yes/no question without
+    /// a default until an arrow key moves it (no row is highlighted, Enter picks
+    /// nothing).
+    chosen: bool,
 }
 
 impl List {
@@ -86,7 +93,15 @@ impl List {
             mode,
             filter: Editor::new("", false),
             ticked: marks,
+            chosen: true,
         }
+    }
+
+    /// The list with no entry under the cursor until an arrow key moves it:
+    /// Enter then picks nothing ([`Listed::Unchosen`]).
+    pub(crate) fn unchosen(mut self) -> Self {
+        self.chosen = false;
+        self
     }
 
     /// The text typed to filter the options.
@@ -198,6 +213,24 @@ impl List {
     /// Applies a key.
     pub(crate) fn handle(&mut self, key: Key) -> Listed {
         let count = self.visible().len();
+        if !self.chosen {
+            match key {
+                // The first arrow puts the cursor on the first (Down) or the last
+                // (Up) entry.
+                Key::Up | Key::Ctrl('p') | Key::End | Key::PageDown => {
+                    self.chosen = true;
+                    self.cursor = count.saturating_sub(1);
+                    return Listed::Changed;
+                }
+                Key::Down | Key::Ctrl('n') | Key::Tab | Key::Home | Key::PageUp => {
+                    self.chosen = true;
+                    self.cursor = 0;
+                    return Listed::Changed;
+                }
+                Key::Enter => return Listed::Unchosen,
+                _ => {}
+            }
+        }
         match key {
             Key::Up | Key::Ctrl('p') => self.cursor = (self.cursor + count - 1) % count.max(1),
             Key::Down | Key::Ctrl('n') | Key::Tab => self.cursor = (self.cursor + 1) % count.max(1),
@@ -301,8 +334,9 @@ impl List {
         let mut marked = 0..0;
         for (at, &index) in visible.iter().enumerate().skip(start).take(page) {
             let first = rows.len();
-            rows.extend(self.entry_rows(index, at == self.cursor, width));
-            if at == self.cursor {
+            let current = self.chosen && at == self.cursor;
+            rows.extend(self.entry_rows(index, current, width));
+            if current {
                 marked = first..rows.len();
             }
         }

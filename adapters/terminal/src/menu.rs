@@ -161,7 +161,7 @@ pub(crate) fn review_entries(outcome: &Outcome) -> Vec<Entry> {
         };
         entries.push(Entry {
             key,
-            label: question.text.clone(),
+            label: crate::markdown::inline(&question.text),
             description: Some(shown),
             pick: Pick::Change(index),
         });
@@ -184,7 +184,8 @@ pub(crate) fn option_entries(question: &Question) -> Vec<Entry> {
                 String::new()
             },
             label: choice.label.clone(),
-            description: choice.description.clone(),
+            // A description is Markdown, shown with its marks removed.
+            description: choice.description.as_deref().map(crate::markdown::inline),
             pick: Pick::Option(index),
         });
     let other = question

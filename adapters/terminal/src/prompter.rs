@@ -3,12 +3,12 @@
 //! Everything is written to standard error, so standard output stays free for a
 //! program's result.
 
-use askuser_core::{Outcome, Prompt};
+use askuser_core::{AnsweredBy, InquiryId, Outcome, Progress, Prompt};
 
 use crate::action::{Action, Prompter, Review};
 use std::time::{Duration, Instant};
 
-use crate::asking::{Asking, Body, Done, Settings, Timeout};
+use crate::asking::{Asking, Body, Done, Settings, Timeout, answered_line};
 use crate::error::TerminalError;
 use crate::list::{List, Mode};
 use crate::menu;
@@ -48,11 +48,34 @@ pub const BELL_VARIABLE: &str = "ASKUSER_BELL";
 /// - **Another surface first**: when the web inbox or another process moved the
 ///   inquiry while the person was at a prompt, what it did is said in words
 ///   ([`Prompter::show_elsewhere`]) and the inquiry goes on from where it is.
-/// - **Plain**: with `NO_COLOR` or `TERM=dumb`, no escape sequence is written.
+/// - **Who asks**: an inquiry's first prompt starts with a line saying who asks
+///   and how many questions (`Claude (repo: billing-api) asks you 2 questions`).
+/// - **A changed answer replaces the old one**: when a question is asked again
+///   (Back, or a change from the review), the lines its first asking left (and
+///   everything after them) are erased, so the new answer takes their place.
+/// - **Plain**: with `NO_COLOR` or `TERM=dumb`, no escape sequence is written
+///   (and nothing printed is erased).
 #[derive(Debug, Clone, Default)]
 pub struct TerminalPrompter {
     settings: Settings,
+    shown: Shown,
 }
+
+/// What this prompter left on the screen for the inquiry it asks: each prompt's
+/// rows, by the question it asked (`None`: the first line, or lines said between
+/// prompts; [`REVIEWED`] for the review).
+#[derive(Debug, Clone, Default)]
+struct Shown {
+    inquiry: Option<InquiryId>,
+    rows: Vec<(Option<usize>, usize)>,
+    /// The questions whose lines were erased since the last review: those not
+    /// asked again (their answers kept) get their line back there.
+    erased: Vec<usize>,
+}
+
+/// The question index a review's rows are kept under: after every question, so
+/// asking any question again erases them.
+const REVIEWED: usize = usize::MAX;
 
 impl TerminalPrompter {
     /// A prompter for the terminal this process runs in, set from the
@@ -74,7 +97,89 @@ impl TerminalPrompter {
                 timeout: None,
                 deadline: None,
             },
+            shown: Shown::default(),
         }
+    }
+
+    /// Opens the screen for `prompt`: the first line when its inquiry is new
+    /// here, else the rows left by an earlier asking of this question (and all
+    /// after them) erased.
+    fn open_for(&mut self, prompt: &Prompt, index: usize) -> Result<Screen, TerminalError> {
+        let mut screen = Screen::open()?;
+        if self.shown.inquiry.as_ref() != Some(&prompt.inquiry) {
+            self.shown = Shown {
+                inquiry: Some(prompt.inquiry.clone()),
+                ..Shown::default()
+            };
+            let line = render::who_asks(prompt.label.as_deref(), prompt.form.len());
+            screen.print(&[render::fit(&line, Screen::width())])?;
+            self.shown.rows.push((None, screen.printed()));
+            return Ok(screen);
+        }
+        let from = self
+            .shown
+            .rows
+            .iter()
+            .position(|(asked, _)| asked.is_some_and(|asked| asked >= index));
+        // Lines said between prompts (an invalid answer, what another surface
+        // did) stay: nothing is erased over them.
+        let said = |from: usize| self.shown.rows[from..].iter().any(|(i, _)| i.is_none());
+        if let Some(from) = from
+            && !screen.is_plain()
+            && !said(from)
+        {
+            let rows = self.shown.rows.split_off(from);
+            screen.erase_printed(rows.iter().map(|(_, n)| n).sum())?;
+            let erased = rows.iter().filter_map(|(asked, _)| *asked);
+            self.shown
+                .erased
+                .extend(erased.filter(|&asked| asked != REVIEWED));
+        }
+        Ok(screen)
+    }
+
+    /// Before a review: the lines of answers kept while an earlier one changed
+    /// (erased with it, not asked again), in form order.
+    fn kept_lines(
+        &mut self,
+        screen: &mut Screen,
+        prompt: &Prompt,
+        outcome: &Outcome,
+    ) -> Result<(), TerminalError> {
+        let mut erased = std::mem::take(&mut self.shown.erased);
+        erased.sort_unstable();
+        erased.dedup();
+        let answers = outcome.to_map();
+        let m = outcome.form.len();
+        for index in erased {
+            let asked_again = (self.shown.rows.iter()).any(|(asked, _)| *asked == Some(index));
+            let slot = outcome.answers.get(index).and_then(Option::as_ref);
+            let question = outcome.form.question(index);
+            let (Some(slot), Some(value), false) = (slot, answers.get(&question.id), asked_again)
+            else {
+                continue;
+            };
+            if slot.by != AnsweredBy::User || value.is_null() {
+                continue;
+            }
+            let progress = (m > 1).then_some(Progress { n: index + 1, m });
+            let header = render::header_line(
+                progress,
+                prompt.label.as_deref(),
+                question.header.as_deref(),
+                &question.text,
+            );
+            let line = answered_line(&header, value, slot.note.as_deref());
+            let mark = screen.printed();
+            screen.print(&render::wrap(&line, Screen::width()))?;
+            self.note_rows(screen, mark, Some(index));
+        }
+        Ok(())
+    }
+
+    /// Notes the rows `screen` printed since `mark` as left by question `index`.
+    fn note_rows(&mut self, screen: &Screen, mark: usize, index: Option<usize>) {
+        self.shown.rows.push((index, screen.printed() - mark));
     }
 
     /// Rings the bell (or not) when a question starts waiting.
@@ -120,25 +225,28 @@ impl TerminalPrompter {
 
 impl Prompter for TerminalPrompter {
     fn ask(&mut self, prompt: &Prompt) -> Result<Action, TerminalError> {
-        let mut screen = Screen::open()?;
-        screen.print(&render::preamble(prompt.question()))?;
+        let mut screen = self.open_for(prompt, prompt.index)?;
+        let mark = screen.printed();
+        screen.print_lines(&render::preamble(prompt.question(), Screen::width()))?;
         if self.settings.bell {
             screen.bell()?;
         }
-        Ok(
-            match Asking::question(prompt, &self.settings).run(&mut screen)? {
-                Done::Act(action) => action,
-                Done::TimedOut(message) => Action::TimedOut { message },
-                // A question's prompt never ends as a review does.
-                Done::Submit | Done::Change(_) => Action::EndTurn,
-            },
-        )
+        let done = Asking::question(prompt, &self.settings).run(&mut screen)?;
+        self.note_rows(&screen, mark, Some(prompt.index));
+        Ok(match done {
+            Done::Act(action) => action,
+            Done::TimedOut(message) => Action::TimedOut { message },
+            // A question's prompt never ends as a review does.
+            Done::Submit | Done::Change(_) => Action::EndTurn,
+        })
     }
 
     fn show_invalid(&mut self, message: &str) -> Result<(), TerminalError> {
         let mut screen = Screen::open()?;
         let line = format!("✗ {}", askuser_core::text::for_display_line(message));
-        screen.print(&render::wrap(&line, Screen::width()))
+        screen.print(&render::wrap(&line, Screen::width()))?;
+        self.note_rows(&screen, 0, None);
+        Ok(())
     }
 
     fn show_elsewhere(&mut self, lines: &[String]) -> Result<(), TerminalError> {
@@ -148,7 +256,9 @@ impl Prompter for TerminalPrompter {
             .iter()
             .flat_map(|line| render::wrap(line, width))
             .collect();
-        screen.print(&rows)
+        screen.print(&rows)?;
+        self.note_rows(&screen, 0, None);
+        Ok(())
     }
 
     fn set_deadline(&mut self, deadline: Option<Instant>) {
@@ -156,10 +266,14 @@ impl Prompter for TerminalPrompter {
     }
 
     fn review(&mut self, prompt: &Prompt, outcome: &Outcome) -> Result<Review, TerminalError> {
-        let mut screen = Screen::open()?;
+        let mut screen = self.open_for(prompt, REVIEWED)?;
+        self.kept_lines(&mut screen, prompt, outcome)?;
+        let mark = screen.printed();
         let list = List::new(menu::review_entries(outcome), Mode::Menu, 0, &[]);
         let mut asking = Asking::new(prompt, &self.settings, Body::Review(list, outcome.clone()));
-        Ok(match asking.run(&mut screen)? {
+        let done = asking.run(&mut screen)?;
+        self.note_rows(&screen, mark, Some(REVIEWED));
+        Ok(match done {
             Done::Change(index) => Review::Change(index),
             Done::Act(Action::Reply { message }) => Review::Reply { message },
             Done::Act(Action::EndTurn) => Review::EndTurn,

@@ -3,11 +3,12 @@
 //! the screen once a prompt is done, and reading a typed answer. Every text that
 //! comes from a model or a person passes [`for_display`] or [`for_display_line`].
 
-use askuser_core::text::{for_display, for_display_line};
+use askuser_core::text::for_display_line;
 use askuser_core::{AnswerType, Progress, Prompt, Question, ValidForm};
 use serde_json::Value;
 use unicode_width::UnicodeWidthChar;
 
+use crate::markdown::{self, Line};
 use crate::schema_text;
 
 /// A typed answer longer than this many characters gets a soft warning (the person
@@ -30,6 +31,11 @@ pub(crate) const END_TURN_TITLE: &str =
 
 /// The title of the review.
 pub(crate) const REVIEW_TITLE: &str = "Review your answers";
+
+/// The error under a yes/no question without a default when Enter is pressed
+/// before a choice.
+pub(crate) const NO_DEFAULT: &str =
+    "this question has no default: press y for Yes or n for No (or ↑↓ then Enter)";
 
 /// What the line left after a timeout says.
 pub(crate) const TIMED_OUT: &str = "no answer in time";
@@ -90,6 +96,21 @@ pub(crate) fn hint(question: &Question, can_back: bool, remember: bool, digits: 
         AnswerType::Schema => format!(
             "[Enter checks and sends · Alt+Enter new line · Ctrl+U/W/A/E edit · Alt+N note · Esc for {menu}]"
         ),
+    }
+}
+
+/// The first line of an inquiry: who asks, and how many questions
+/// (`Claude (repo: billing-api) asks you 2 questions`); `The assistant` when
+/// the inquiry has no label. Safe for one line (not yet cut to a width).
+pub(crate) fn who_asks(label: Option<&str>, questions: usize) -> String {
+    let label = label.map(str::trim).filter(|l| !l.is_empty());
+    let who = label.map_or(
+        std::borrow::Cow::Borrowed("The assistant"),
+        for_display_line,
+    );
+    match questions {
+        1 => format!("{who} asks you a question"),
+        n => format!("{who} asks you {n} questions"),
     }
 }
 
@@ -181,13 +202,24 @@ pub(crate) fn answer_text(value: &Value) -> String {
 ///
 /// `[N/M]` comes first when the form has more than one question, then the short
 /// `header` (if any) followed by ` · `, then `<label> asks: ` when there is a
-/// "who's asking" label, then the question; all safe for one line.
+/// "who's asking" label, then the question (Markdown, its marks removed); all
+/// safe for one line.
 pub(crate) fn header_line(
     progress: Option<Progress>,
     label: Option<&str>,
     header: Option<&str>,
     text: &str,
 ) -> String {
+    header_styled(progress, label, header, text).text()
+}
+
+/// [`header_line`] with the question's styles (bold, emphasis, code).
+pub(crate) fn header_styled(
+    progress: Option<Progress>,
+    label: Option<&str>,
+    header: Option<&str>,
+    text: &str,
+) -> Line {
     let mut line = String::new();
     if let Some(progress) = progress.filter(|p| p.m > 1) {
         line.push_str(&progress.to_string());
@@ -201,14 +233,15 @@ pub(crate) fn header_line(
         line.push_str(&for_display_line(label));
         line.push_str(" asks: ");
     }
-    line.push_str(&for_display_line(text));
-    line
+    let mut styled = Line::plain(line);
+    styled.spans.extend(markdown::inline_line(text).spans);
+    styled
 }
 
-/// [`header_line`] for a prompt.
-pub(crate) fn prompt_header(prompt: &Prompt) -> String {
+/// [`header_styled`] for a prompt.
+pub(crate) fn prompt_header_styled(prompt: &Prompt) -> Line {
     let question = prompt.question();
-    header_line(
+    header_styled(
         prompt.progress,
         prompt.label.as_deref(),
         question.header.as_deref(),
@@ -216,24 +249,25 @@ pub(crate) fn prompt_header(prompt: &Prompt) -> String {
     )
 }
 
-/// The lines shown above the prompt: the question's `context` (each line as
-/// written, made safe), then for a schema question the answer it expects, in
-/// words (see [`schema_text`]).
-pub(crate) fn preamble(question: &Question) -> Vec<String> {
-    let mut lines: Vec<String> = question
+/// The rows shown above the prompt, at most `width` columns wide: the
+/// question's `context` (Markdown, see [`markdown`]), then for a schema
+/// question the answer it expects, in words (see [`schema_text`]).
+pub(crate) fn preamble(question: &Question, width: usize) -> Vec<Line> {
+    let mut lines = question
         .context
         .as_deref()
-        .map(|context| {
-            for_display(context.trim_end())
-                .lines()
-                .map(|line| for_display_line(line).into_owned())
-                .collect()
-        })
+        .map(|context| markdown::lines(context, width))
         .unwrap_or_default();
     if question.answer_type == AnswerType::Schema
         && let Some(schema) = &question.schema
     {
-        lines.extend(schema_text::describe(schema));
+        let described = schema_text::describe(schema);
+        lines.extend(
+            described
+                .iter()
+                .flat_map(|line| wrap(line, width))
+                .map(Line::plain),
+        );
     }
     lines
 }
@@ -340,6 +374,27 @@ mod tests {
     }
 
     #[test]
+    fn the_first_line_says_who_asks_in_words() {
+        assert_eq!(
+            who_asks(Some("Claude (repo: billing-api)"), 2),
+            "Claude (repo: billing-api) asks you 2 questions"
+        );
+        assert_eq!(who_asks(None, 1), "The assistant asks you a question");
+        assert_eq!(
+            who_asks(Some("  "), 3),
+            "The assistant asks you 3 questions"
+        );
+        assert_eq!(
+            who_asks(Some("A\u{1b}]0;x\u{7}\u{202e}"), 1),
+            "A\\u{1b}]0;x\\u{7}\\u{202e} asks you a question"
+        );
+        assert_eq!(
+            fit(&who_asks(Some("Claude (repo: billing-api)"), 2), 39),
+            "Claude (repo: billing-api) asks you 2 …"
+        );
+    }
+
+    #[test]
     fn the_prompt_header_reads_the_prompt() {
         let form = parse_form(&json!({"questions": [
             {"id": "a", "text": "Apply?", "answer_type": "boolean"},
@@ -356,7 +411,10 @@ mod tests {
             label: Some("Assistant".into()),
             step: 1,
         };
-        assert_eq!(prompt_header(&prompt), "[2/2] Assistant asks: Why?");
+        assert_eq!(
+            prompt_header_styled(&prompt).text(),
+            "[2/2] Assistant asks: Why?"
+        );
     }
 
     #[test]
@@ -365,8 +423,9 @@ mod tests {
             .with_context("We found two configs.\nPick \u{1b}[2Jthe fields.\n")
             .with_schema(json!({"type": "object", "required": ["replicas"],
                 "properties": {"replicas": {"type": "integer", "minimum": 1}}}));
+        let shown: Vec<String> = preamble(&q, 60).iter().map(Line::text).collect();
         assert_eq!(
-            preamble(&q),
+            shown,
             [
                 "We found two configs.",
                 "Pick \\u{1b}[2Jthe fields.",
@@ -376,7 +435,7 @@ mod tests {
         );
         let plain =
             Question::new("s", "Which?", AnswerType::Select).with_options([Choice::new("a")]);
-        assert!(preamble(&plain).is_empty());
+        assert!(preamble(&plain, 60).is_empty());
     }
 
     #[test]

@@ -1,12 +1,11 @@
 //! [`run_inquiry`]: the loop from the engine's commands to a person's actions and
 //! back, until the inquiry finishes.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
 use askuser_core::{
-    AnsweredBy, At, CancelReason, Command, Input, InquiryId, Outcome, Problem, Progress, Prompt,
-    Refusal, State,
+    At, CancelReason, Command, Input, InquiryId, Outcome, Problem, Progress, Prompt, Refusal, State,
 };
 use serde_json::Value;
 
@@ -263,13 +262,10 @@ where
 struct Walk {
     /// The prompt shown last (the review is drawn under its header).
     last: Option<Prompt>,
-    /// Answers (and their notes) to give again, by question index, after a
-    /// change on the review.
-    keep: BTreeMap<usize, (Value, Option<String>)>,
 }
 
 impl Walk {
-    /// Asks `prompt` (or gives its kept answer again); the commands that follow.
+    /// Asks `prompt`; the commands that follow.
     fn prompt<P, E>(
         &mut self,
         prompter: &mut P,
@@ -280,28 +276,16 @@ impl Walk {
         P: Prompter + ?Sized,
         E: Engine + ?Sized,
     {
-        if let Some((value, note)) = self.keep.remove(&prompt.index)
-            && prompt.form.check(prompt.index, &value).is_ok()
-        {
-            let action = match note {
-                Some(note) => Action::AnswerWithNote { value, note },
-                None => Action::Answer(value),
-            };
-            let input = action.to_input(&prompt);
-            let step = self.record(prompter, engine, &prompt, Some(&action), &input)?;
-            self.last = Some(prompt);
-            return Ok(step.into_commands());
-        }
         prompter.set_deadline(deadline(engine, &prompt.inquiry));
         let action = prompter.ask(&prompt)?;
         if action != Action::EndTurn
             && let Some(moved) = engine.elsewhere(&prompt.inquiry)
         {
-            return self.caught_up(prompter, &prompt, Some(&action), &moved);
+            return Self::caught_up(prompter, &prompt, Some(&action), &moved);
         }
         // The engine records the review the form calls for with the first answer.
         let input = action.to_input(&prompt);
-        let step = self.record(prompter, engine, &prompt, Some(&action), &input)?;
+        let step = Self::record(prompter, engine, &prompt, Some(&action), &input)?;
         self.last = Some(prompt);
         Ok(step.into_commands())
     }
@@ -340,14 +324,16 @@ impl Walk {
         if review != Review::EndTurn
             && let Some(moved) = engine.elsewhere(&inquiry)
         {
-            return self.caught_up(prompter, &prompt, action.as_ref(), &moved);
+            return Self::caught_up(prompter, &prompt, action.as_ref(), &moved);
         }
         let input = match review {
             Review::Submit => Input::Submit(at.clone()),
-            Review::Change(index) => {
-                self.keep = later_answers(outcome, index);
-                return self.back_to(prompter, engine, &prompt, at.clone(), index);
-            }
+            // One input: the engine goes back to the question and, once it is
+            // answered again, gives the later answers again (where they show).
+            Review::Change(index) => Input::Change {
+                at: at.clone(),
+                question: outcome.form.question(index).id.clone(),
+            },
             Review::Reply { message } => Input::Reply {
                 at: at.clone(),
                 message,
@@ -355,48 +341,13 @@ impl Walk {
             Review::EndTurn => Input::EndTurn { inquiry },
             Review::TimedOut { message } => Input::TimeOut { inquiry, message },
         };
-        Ok(self
-            .record(prompter, engine, &prompt, action.as_ref(), &input)?
-            .into_commands())
-    }
-
-    /// Goes Back until the prompt is at or before question `index`; returns the
-    /// commands of the last Back (or, when another surface moved the inquiry
-    /// meanwhile, those of where it is now).
-    fn back_to<P, E>(
-        &mut self,
-        prompter: &mut P,
-        engine: &mut E,
-        asked: &Prompt,
-        mut from: At,
-        index: usize,
-    ) -> Result<VecDeque<Command>, TerminalError>
-    where
-        P: Prompter + ?Sized,
-        E: Engine + ?Sized,
-    {
-        loop {
-            let back = Input::Back(from);
-            let commands = match self.record(prompter, engine, asked, None, &back)? {
-                Step::Applied(commands) => commands,
-                Step::CaughtUp(commands) => return Ok(commands),
-            };
-            let next = commands.iter().find_map(|command| match command {
-                Command::Prompt(p) if p.can_back && p.index > index => Some(p.at()),
-                _ => None,
-            });
-            match next {
-                Some(at) => from = at,
-                None => return Ok(commands),
-            }
-        }
+        Ok(Self::record(prompter, engine, &prompt, action.as_ref(), &input)?.into_commands())
     }
 
     /// Hands `input`, taken at `asked` (the person's `action`, when it holds
     /// something they typed), to the engine; when the engine refuses it because
     /// another surface moved the inquiry first, catches up instead.
     fn record<P, E>(
-        &mut self,
         prompter: &mut P,
         engine: &mut E,
         asked: &Prompt,
@@ -410,9 +361,9 @@ impl Walk {
         match engine.handle(input) {
             Ok(commands) => Ok(Step::Applied(commands.into())),
             Err(refusal) => match engine.elsewhere(input.inquiry()) {
-                Some(moved) => Ok(Step::CaughtUp(
-                    self.caught_up(prompter, asked, action, &moved)?,
-                )),
+                Some(moved) => Ok(Step::CaughtUp(Self::caught_up(
+                    prompter, asked, action, &moved,
+                )?)),
                 None => Err(refusal.into()),
             },
         }
@@ -422,7 +373,6 @@ impl Walk {
     /// keeps their answer in the next prompt's field where it fits, and returns
     /// the commands of the inquiry as it is now.
     fn caught_up<P>(
-        &mut self,
         prompter: &mut P,
         asked: &Prompt,
         action: Option<&Action>,
@@ -431,7 +381,6 @@ impl Walk {
     where
         P: Prompter + ?Sized,
     {
-        self.keep.clear();
         let mut commands: VecDeque<Command> = moved.commands.iter().cloned().collect();
         let carried = match (action, commands.front_mut()) {
             (Some(action), Some(Command::Prompt(next))) => elsewhere::carry(action, asked, next),
@@ -462,25 +411,6 @@ impl Step {
 /// The moment the prompt for `inquiry` times out, from the engine's time left.
 fn deadline<E: Engine + ?Sized>(engine: &mut E, inquiry: &InquiryId) -> Option<Instant> {
     engine.time_left(inquiry).map(|left| Instant::now() + left)
-}
-
-/// The person's answers (with their notes) after question `index`, to give
-/// again unchanged.
-fn later_answers(outcome: &Outcome, index: usize) -> BTreeMap<usize, (Value, Option<String>)> {
-    let questions = outcome.form.questions();
-    outcome
-        .answers
-        .iter()
-        .enumerate()
-        .skip(index + 1)
-        .filter_map(|(at, slot)| {
-            let slot = slot.as_ref().filter(|slot| slot.by == AnsweredBy::User)?;
-            Some((
-                at,
-                (slot.answer.to_value(&questions[at]), slot.note.clone()),
-            ))
-        })
-        .collect()
 }
 
 /// A prompt for the last question of `outcome`'s form, to head a review shown

@@ -28,6 +28,7 @@ use crossterm::{event, queue};
 use crate::editor::Cursor;
 use crate::error::TerminalError;
 use crate::keys::{self, Input, Key};
+use crate::markdown::Line;
 
 /// A frame: its rows, where the cursor goes (`None`: after the last row), and
 /// the rows to highlight (the list entry under the cursor).
@@ -39,6 +40,13 @@ pub(crate) struct Frame {
     pub(crate) cursor: Option<Cursor>,
     /// The rows shown highlighted.
     pub(crate) marked: Range<usize>,
+    /// Whether the cursor's row is a typed input: a plain screen writes it last
+    /// (so typing writes only the new characters); other rows (a question above
+    /// its options) keep their order.
+    pub(crate) typing: bool,
+    /// Rows drawn with styles (their escape sequences; the same text as in
+    /// `rows`): written in place of those rows unless the screen is plain.
+    pub(crate) styles: Vec<(usize, String)>,
 }
 
 /// Whether the environment asks for plain output: `NO_COLOR` set and not empty
@@ -63,6 +71,8 @@ pub(crate) struct Screen {
     drawn: bool,
     /// No escape sequence at all ([`plain_wanted`]); the rows written last.
     plain: Option<Vec<String>>,
+    /// The rows left on the screen for good by [`Screen::print`] so far.
+    printed: usize,
 }
 
 impl Screen {
@@ -84,6 +94,7 @@ impl Screen {
             column: 0,
             drawn: false,
             plain: plain_wanted().then(Vec::new),
+            printed: 0,
         };
         if screen.plain.is_none() {
             queue!(screen.out, EnableBracketedPaste)?;
@@ -140,6 +151,8 @@ impl Screen {
             if index > 0 {
                 self.out.write_all(b"\r\n")?;
             }
+            let styled = frame.styles.iter().find(|(at, _)| *at == index);
+            let row = styled.map_or(row, |(_, styled)| styled);
             if frame.marked.contains(&index) {
                 queue!(self.out, SetAttribute(Attribute::Reverse))?;
                 self.out.write_all(row.as_bytes())?;
@@ -165,14 +178,14 @@ impl Screen {
         Ok(())
     }
 
-    /// Draws `frame` with no escape sequence: its cursor row last; only the
-    /// characters typed or erased at the end of that row when nothing else
-    /// changed, else the whole frame again below the last.
+    /// Draws `frame` with no escape sequence: its input row last (when it has
+    /// one); only the characters typed or erased at the end of the last row when
+    /// nothing else changed, else the whole frame again below the last.
     fn draw_plain(&mut self, frame: &Frame) -> Result<(), TerminalError> {
         let last = frame.rows.len().saturating_sub(1);
         let at = frame.cursor.map_or(last, |c| c.row.min(last));
         let mut rows: Vec<String> = frame.rows.clone();
-        if at < rows.len() {
+        if frame.typing && at < rows.len() {
             let cursor_row = rows.remove(at);
             rows.push(cursor_row);
         }
@@ -220,8 +233,48 @@ impl Screen {
             self.out.write_all(line.as_bytes())?;
             self.out.write_all(b"\r\n")?;
         }
+        self.printed += lines.len();
         self.out.flush()?;
         self.drawn = false;
+        Ok(())
+    }
+
+    /// [`Screen::print`] for styled rows: their styles as escape sequences,
+    /// or their text alone on a plain screen.
+    pub(crate) fn print_lines(&mut self, lines: &[Line]) -> Result<(), TerminalError> {
+        let plain = self.plain.is_some();
+        let rows: Vec<String> = lines
+            .iter()
+            .map(|line| if plain { line.text() } else { line.styled() })
+            .collect();
+        self.print(&rows)
+    }
+
+    /// The rows [`Screen::print`] has left on the screen since it opened.
+    pub(crate) fn printed(&self) -> usize {
+        self.printed
+    }
+
+    /// Whether the screen is plain (no escape sequence: nothing printed can be
+    /// erased).
+    pub(crate) fn is_plain(&self) -> bool {
+        self.plain.is_some()
+    }
+
+    /// Erases the last `rows` rows printed above (before any frame is drawn), so
+    /// what comes next takes their place; nothing on a plain screen.
+    pub(crate) fn erase_printed(&mut self, rows: usize) -> Result<(), TerminalError> {
+        if self.plain.is_some() || rows == 0 {
+            return Ok(());
+        }
+        self.erase_frame()?;
+        queue!(
+            self.out,
+            MoveUp(to_u16(rows)),
+            MoveToColumn(0),
+            Clear(ClearType::FromCursorDown)
+        )?;
+        self.out.flush()?;
         Ok(())
     }
 

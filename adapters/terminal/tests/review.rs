@@ -107,7 +107,7 @@ fn a_change_that_gates_questions_in_asks_them_and_only_them() {
 }
 
 #[test]
-fn every_answer_is_recorded_before_the_review_and_changing_the_last_goes_back_once() {
+fn every_answer_is_recorded_before_the_review_and_changing_the_last_is_one_change() {
     let mut state = State::new();
     let first = request(&mut state, "c1", &migration(), Policy::default());
     let mut events = Vec::new();
@@ -136,7 +136,7 @@ fn every_answer_is_recorded_before_the_review_and_changing_the_last_goes_back_on
             "answered apply",
             "answered env",
             "answered note",
-            "back",
+            "change note",
             "answered note",
             "submitted"
         ]
@@ -149,6 +149,7 @@ fn askuser_rpc_free_describe(event: &Event) -> String {
         Event::Answered { question, .. } => format!("answered {question}"),
         Event::ReviewWanted { .. } => "review_wanted".into(),
         Event::Back { .. } => "back".into(),
+        Event::ChangeWanted { question, .. } => format!("change {question}"),
         Event::Submitted { .. } => "submitted".into(),
         other => format!("{other:?}"),
     }

@@ -7,6 +7,7 @@ use super::{Asking, Body, View};
 use crate::clock::COUNTDOWN;
 use crate::editor::{Cursor, Editor};
 use crate::list::List;
+use crate::markdown::{Line, Style};
 use crate::render::{self, wrap};
 use crate::screen::Frame;
 
@@ -17,12 +18,30 @@ struct Builder {
     rows: Vec<String>,
     cursor: Option<Cursor>,
     marked: std::ops::Range<usize>,
+    typing: bool,
+    styles: Vec<(usize, String)>,
 }
 
 impl Builder {
     /// `? <text>`, wrapped.
     fn title(&mut self, text: &str) {
         self.rows.extend(wrap(&format!("? {text}"), self.width));
+    }
+
+    /// `? <line>`, wrapped, its styles kept.
+    fn styled_title(&mut self, line: &Line) {
+        let mut title = Line::plain("? ");
+        title.spans.extend(line.spans.iter().cloned());
+        for row in title.wrap(self.width) {
+            if row
+                .spans
+                .iter()
+                .any(|(style, _)| *style != Style::default())
+            {
+                self.styles.push((self.rows.len(), row.styled()));
+            }
+            self.rows.push(row.text());
+        }
     }
 
     /// A list's rows, a page of them.
@@ -40,6 +59,7 @@ impl Builder {
         let (lines, at) = editor.layout("> ", "  ", self.width);
         let room = self.height.saturating_sub(self.rows.len() + 3).max(3);
         let start = (at.row + 1).saturating_sub(room);
+        self.typing = true;
         self.cursor = Some(Cursor {
             row: self.rows.len() + at.row - start,
             column: at.column,
@@ -63,6 +83,8 @@ impl Asking<'_> {
             rows: Vec::new(),
             cursor: None,
             marked: 0..0,
+            typing: false,
+            styles: Vec::new(),
         };
         let hint = match view {
             View::Question | View::Editing => self.question_rows(&mut frame),
@@ -135,6 +157,8 @@ impl Asking<'_> {
             rows: frame.rows,
             cursor: frame.cursor,
             marked: frame.marked,
+            typing: frame.typing,
+            styles: frame.styles,
         }
     }
 
@@ -144,7 +168,7 @@ impl Asking<'_> {
             Body::List(list) | Body::Review(list, _) => {
                 let filter = for_display_line(&list.filter()).into_owned();
                 if filter.is_empty() {
-                    frame.title(&self.header);
+                    frame.styled_title(&self.styled);
                 } else {
                     frame.title(&format!("{} {filter}", self.header));
                 }
@@ -156,9 +180,22 @@ impl Asking<'_> {
                 frame.list(list);
             }
             Body::Text(editor) => {
-                frame.title(&self.header);
+                frame.styled_title(&self.styled);
                 frame.editor(editor);
             }
+        }
+        // A note written for this answer shows as attached before it is sent.
+        if let (Some(note), false) = (&self.note, matches!(self.body, Body::Review(..))) {
+            let first = note.lines().next().unwrap_or_default();
+            let more = if note.lines().nth(1).is_some() {
+                " …"
+            } else {
+                ""
+            };
+            frame.line(&format!(
+                "  ✎ note attached: {}{more} (Alt+N changes it)",
+                for_display_line(first)
+            ));
         }
         match &self.body {
             Body::Review(_, outcome) => format!(

@@ -12,9 +12,7 @@ impl Asking<'_> {
     pub(super) fn summary(&self, done: &Done) -> String {
         let header = &self.header;
         match done {
-            Done::Act(Action::Answer(value)) => {
-                format!("> {header} {}", shortened(value))
-            }
+            Done::Act(Action::Answer(value)) => answered_line(header, value, None),
             Done::Act(Action::Remember(value)) => {
                 format!("> {header} {} (remembered for this turn)", shortened(value))
             }
@@ -44,13 +42,25 @@ impl Asking<'_> {
                 render::TIMED_OUT,
                 shortened(&Value::String(message.clone()))
             ),
-            Done::Act(Action::AnswerWithNote { value, note }) => format!(
-                "> {header} {} (note: {})",
-                shortened(value),
-                shortened(&Value::String(note.clone()))
-            ),
+            Done::Act(Action::AnswerWithNote { value, note }) => {
+                answered_line(header, value, Some(note))
+            }
             Done::Change(index) => format!("> {header}: change answer {}", index + 1),
         }
+    }
+}
+
+/// The line an answer leaves (`> [2/3] Assistant asks: Which environment?
+/// staging`), with its note when it has one: also for an answer kept while an
+/// earlier one changed, which is not asked again.
+pub(crate) fn answered_line(header: &str, value: &Value, note: Option<&str>) -> String {
+    match note {
+        None => format!("> {header} {}", shortened(value)),
+        Some(note) => format!(
+            "> {header} {} (note: {})",
+            shortened(value),
+            shortened(&Value::String(note.to_owned()))
+        ),
     }
 }
 

@@ -76,7 +76,7 @@ fn uppercase_remembers_only_when_allowed() {
         rows,
         [
             "? [1/3] Assistant asks: Apply the proposed migration?",
-            "> y) Yes",
+            "  y) Yes",
             "  n) No",
             "[y Yes · n No · Y or N also remembers it for this turn ·",
             "Alt+N note · Esc for Reply / End Turn]",
@@ -89,6 +89,36 @@ fn uppercase_remembers_only_when_allowed() {
         ["> [1/3] Assistant asks: Apply the proposed migration? No (remembered for this turn)"]
     );
     let (_, done) = drive(&prompt, &Settings::default(), &[Key::Char('N')]);
+    assert_eq!(done, Some(Done::Act(Action::Answer(json!(false)))));
+}
+
+#[test]
+fn a_yes_no_without_a_default_needs_y_or_n() {
+    let prompt = prompt_at(&migration(), &[]);
+    let settings = Settings::default();
+    let (rows, done) = drive(&prompt, &settings, &[Key::Enter]);
+    assert_eq!(done, None);
+    assert_eq!(
+        rows,
+        [
+            "? [1/3] Assistant asks: Apply the proposed migration?",
+            "  y) Yes",
+            "  n) No",
+            "✗ this question has no default: press y for Yes or n for No",
+            "(or ↑↓ then Enter)",
+            "[y Yes · n No · ↑↓ and Enter · Alt+N note · Esc for Reply /",
+            "End Turn]",
+        ]
+    );
+    let (_, done) = drive(&prompt, &settings, &[Key::Up, Key::Enter]);
+    assert_eq!(done, Some(Done::Act(Action::Answer(json!(false)))));
+    let (_, done) = drive(&prompt, &settings, &[Key::Enter, Key::Char('y')]);
+    assert_eq!(done, Some(Done::Act(Action::Answer(json!(true)))));
+    // With a default, Enter takes it.
+    let mut form = migration();
+    form["questions"][0]["default"] = json!(false);
+    let prompt = prompt_at(&form, &[]);
+    let (_, done) = drive(&prompt, &settings, &[Key::Enter]);
     assert_eq!(done, Some(Done::Act(Action::Answer(json!(false)))));
 }
 
@@ -357,7 +387,7 @@ fn the_countdown_line_says_what_happens_then() {
         asking.frame(&View::Question, WIDTH, HEIGHT).rows,
         [
             "? [1/3] Assistant asks: Apply the proposed migration?",
-            "> y) Yes",
+            "  y) Yes",
             "  n) No",
             "[y Yes · n No · ↑↓ and Enter · Alt+N note · Esc for Reply /",
             "End Turn]",
@@ -368,5 +398,26 @@ fn the_countdown_line_says_what_happens_then() {
     assert_eq!(
         asking.summary(&Done::TimedOut(None)),
         "⏱ [1/3] Assistant asks: Apply the proposed migration?: no answer in time"
+    );
+}
+
+#[test]
+fn a_note_shows_as_attached_before_the_answer_is_sent() {
+    let prompt = prompt_at(&migration(), &[]);
+    let mut keys = vec![Key::Alt('n')];
+    keys.extend(typed("after the backup"));
+    keys.push(Key::Enter);
+    let (rows, done) = drive(&prompt, &Settings::default(), &keys);
+    assert_eq!(done, None);
+    assert_eq!(
+        rows,
+        [
+            "? [1/3] Assistant asks: Apply the proposed migration?",
+            "  y) Yes",
+            "  n) No",
+            "  ✎ note attached: after the backup (Alt+N changes it)",
+            "[y Yes · n No · ↑↓ and Enter · Alt+N note · Esc for Reply /",
+            "End Turn]",
+        ]
     );
 }

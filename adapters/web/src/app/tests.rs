@@ -888,13 +888,7 @@ async fn at_the_deadline_the_page_stops_taking_answers_and_says_what_was_sent() 
     let page = send(&app, late).await;
     assert_eq!(page.status, StatusCode::CONFLICT);
     let recorded = events(&log);
-    assert_eq!(
-        recorded.last(),
-        Some(&Event::TimedOut {
-            inquiry: InquiryId::new("call-1"),
-            message: None
-        })
-    );
+    assert_eq!(recorded.last(), Some(&build::timed_out("call-1", None)));
     assert!(
         page.body.contains(
             "<p class=\"outcome\" role=\"status\">The time to answer ran out before this arrived; nothing you sent \
@@ -985,10 +979,7 @@ async fn changing_the_first_answer_from_the_review_takes_one_step() {
     assert_eq!(
         recorded[recorded.len() - 3..],
         [
-            Event::ChangeWanted {
-                inquiry: askuser_core::InquiryId::new("call-1"),
-                question: "apply".into()
-            },
+            build::change_wanted("call-1", "apply"),
             build::answered_with_note("call-1", "apply", serde_json::json!(true), "careful, again"),
             build::submitted("call-1")
         ]
