@@ -45,7 +45,7 @@ fn hostile_text_from_the_model_is_shown_as_text(place: &Place) {
     assert!(!source.contains('\u{200f}'), "{source}");
     assert_eq!(
         masked(&browser.text()),
-        "Assistant asks\nwaiting for N s · all questions\nctx <script>alert(1)</script><img src=x onerror=alert(2)>\\u{200f}\nPick <script>alert(1)</script><img src=x onerror=alert(2)>\na\"><b>bold</b> — d <script>alert(1)</script><img src=x onerror=alert(2)>\nb\nA note for the assistant (optional)\nAnswer\nReply to the assistant instead · End the turn"
+        "← All questions\nAssistant asks\nwaiting N s\nctx <script>alert(1)</script><img src=x onerror=alert(2)>\\u{200f}\nPick <script>alert(1)</script><img src=x onerror=alert(2)>\na\"><b>bold</b>\nd <script>alert(1)</script><img src=x onerror=alert(2)>\nb\nA note for the assistant (optional)\nAnswer\nReply to the assistant instead\nEnd the turn"
     );
     // A generated form's titles, descriptions, keys and listed values too.
     serve.send(&json!({"type": "ask", "inquiry": "y", "arguments": {"questions": [
@@ -63,7 +63,7 @@ fn hostile_text_from_the_model_is_shown_as_text(place: &Place) {
     assert!(!source.contains('\u{200f}'), "{source}");
     assert_eq!(
         masked(&browser.text()),
-        "Assistant asks\nwaiting for N s · all questions\nSettings\nk<script>alert(1)</script><img src=x onerror=alert(2)>\nt<script>alert(1)</script><img src=x onerror=alert(2)>\\u{200f}\nd<script>alert(1)</script><img src=x onerror=alert(2)>\ne\n(no answer)\nv<script>alert(1)</script><img src=x onerror=alert(2)>\n1\nA note for the assistant (optional)\nAnswer\nReply to the assistant instead · End the turn"
+        "← All questions\nAssistant asks\nwaiting N s\nSettings\nk<script>alert(1)</script><img src=x onerror=alert(2)>\nt<script>alert(1)</script><img src=x onerror=alert(2)>\\u{200f}\nd<script>alert(1)</script><img src=x onerror=alert(2)>\ne\n(no answer)\nv<script>alert(1)</script><img src=x onerror=alert(2)>\n1\nA note for the assistant (optional)\nAnswer\nReply to the assistant instead\nEnd the turn"
     );
 }
 
@@ -94,7 +94,7 @@ fn a_wrong_host_a_cross_site_post_and_a_missing_token_are_refused() {
     ));
     let csrf = page.1.split("name=\"csrf\" value=\"").nth(1).unwrap()[..32].to_owned();
     // The page says what it shows (the question and the inquiry's step).
-    assert!(page.1.contains("<input type=\"hidden\" name=\"at_step\" value=\"0\">\n<input type=\"hidden\" name=\"at_question\" value=\"apply\">"));
+    assert!(page.1.contains("<input type=\"hidden\" name=\"at_step\" value=\"0\"><input type=\"hidden\" name=\"at_question\" value=\"apply\">"));
     let send_form = |origin: &str, csrf: &str| {
         let body = format!("csrf={csrf}&at_step=0&at_question=apply&action=answer&answer=true");
         web.raw(&format!(
