@@ -509,7 +509,7 @@ fn a_markdown_question_shows_its_fenced_block_and_a_script_in_it_as_text(place: 
     let browser = Browser::start_with_script();
     browser.go(&web.url);
     browser.go(&format!("http://127.0.0.1:{}/q/md/g1", web.port));
-    at(&browser, "Write `config.json` with **these** settings?");
+    at(&browser, "Write config.json with these settings?");
     assert_eq!(
         browser.run("return document.querySelector('.context').innerHTML"),
         json!(

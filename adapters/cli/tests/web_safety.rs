@@ -225,8 +225,8 @@ fn axe_core_finds_no_violation_on_any_page_in_either_theme_and_every_target_is_4
     check("generated form with an error");
     browser.go(&format!("{base}/q/a11y/c1"));
     assert_eq!(
-        browser.wait_title("[1/3] Which **environment**?"),
-        "[1/3] Which **environment**?"
+        browser.wait_title("[1/3] Which environment?"),
+        "[1/3] Which environment?"
     );
     check("select");
     browser.click("#c0");

@@ -152,9 +152,10 @@ pub(crate) fn question(
             }
             (side_links(path))
         };
+    let text = markdown::plain(&question.text);
     let title = match &progress {
-        Some(progress) => format!("{progress} {}", question.text),
-        None => question.text.clone(),
+        Some(progress) => format!("{progress} {text}"),
+        None => text,
     };
     layout(
         &title,
@@ -329,7 +330,7 @@ pub(crate) fn review(
                         }
                         @if by_person {
                             button.change type="submit" name="change" value=(shown(&question.id))
-                                aria-label=(shown(&format!("Change the answer to “{}”", question.text))) {
+                                aria-label=(shown(&format!("Change the answer to “{}”", markdown::plain(&question.text)))) {
                                 "Change"
                             }
                         }

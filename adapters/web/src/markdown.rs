@@ -69,6 +69,37 @@ pub(crate) fn render(text: &str, flow: Flow) -> Markup {
     children(&parse(text), flow)
 }
 
+/// `text`'s words without their Markdown marks, for where no markup goes (a
+/// page's title, an `aria-label`): a link is its label and its target, as on
+/// the page. Not yet safe to show: it goes through [`shown`] like any text.
+pub(crate) fn plain(text: &str) -> String {
+    let nodes = parse(text);
+    let mut out = String::new();
+    plain_into(&nodes, &mut out);
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn plain_into(nodes: &[Node], out: &mut String) {
+    for node in nodes {
+        match node {
+            Node::Text(text) | Node::Code(text) => out.push_str(text),
+            Node::Break | Node::Rule => out.push(' '),
+            Node::Element(Kind::Link(target) | Kind::Image(target), children) => {
+                plain_into(children, out);
+                if joined(children) != *target {
+                    out.push_str(&format!(" ({target})"));
+                }
+            }
+            Node::Element(_, children) => {
+                plain_into(children, out);
+                if is_block(node) {
+                    out.push(' ');
+                }
+            }
+        }
+    }
+}
+
 /// The tree of `text`'s Markdown.
 fn parse(text: &str) -> Vec<Node> {
     let mut stack: Vec<(Kind, Vec<Node>)> = vec![(Kind::Other, Vec::new())];
@@ -320,6 +351,16 @@ mod tests {
         assert_eq!(
             block("# Deploy\n\n![a chart](https://x.org/c.png)"),
             "<p class=\"heading\"><strong>Deploy</strong></p><p>a chart (https://x.org/c.png)</p>"
+        );
+    }
+
+    #[test]
+    fn plain_text_drops_the_marks_and_keeps_link_targets() {
+        assert_eq!(
+            super::plain(
+                "Write `config.json` with **these** [settings](https://x.org)?\n\n- a\n- b"
+            ),
+            "Write config.json with these settings (https://x.org)? a b"
         );
     }
 
