@@ -87,7 +87,9 @@ fn plain_into(nodes: &[Node], out: &mut String) {
             Node::Element(Kind::Link(target) | Kind::Image(target), children) => {
                 plain_into(children, out);
                 if joined(children) != *target {
-                    out.push_str(&format!(" ({target})"));
+                    out.push_str(" (");
+                    out.push_str(target);
+                    out.push(')');
                 }
             }
             Node::Element(_, children) => {
