@@ -430,7 +430,10 @@ impl Journal {
         self.feed(stream, &caught);
         let mut followed = Vec::with_capacity(caught.len());
         for caught in caught {
-            let call = self.call(stream, caught.event.inquiry())?;
+            let call = match caught.event.inquiry() {
+                Some(inquiry) => self.call(stream, inquiry)?,
+                None => None,
+            };
             if let Some(Command::Respond { inquiry, .. } | Command::Fail { inquiry, .. }) =
                 caught.commands.last()
             {

@@ -154,6 +154,8 @@ fn event_kind(event: &Event) -> &'static str {
         Event::TimedOut { .. } => "timed_out",
         Event::ReviewWanted { .. } => "review_wanted",
         Event::Submitted { .. } => "submitted",
+        Event::Attached { .. } => "attached",
+        Event::Detached { .. } => "detached",
     }
 }
 

@@ -210,17 +210,24 @@ pub(crate) fn resume(args: &ResumeArgs) -> Result<u8, CliError> {
 /// How a stream with no open inquiry ended, in words: from its last event and how
 /// the state says that event's inquiry finished.
 fn how_it_ended(log: &dyn Log, state: &State, stream: &str) -> String {
+    // The last event of an inquiry: after it, a process may have recorded that
+    // it stopped waiting (a few such events at most).
     let last = log
         .info(stream)
         .ok()
         .filter(|info| info.head > 0)
-        .and_then(|info| log.read_range(stream, info.head, info.head).ok())
-        .and_then(|mut events| events.next())
-        .and_then(Result::ok);
-    let Some(last) = last else {
+        .and_then(|info| {
+            let from = info.head.saturating_sub(7).max(info.floor + 1);
+            log.read_range(stream, from, info.head).ok()
+        })
+        .and_then(|events| {
+            (events.filter_map(Result::ok))
+                .filter(|recorded| recorded.event.inquiry().is_some())
+                .last()
+        });
+    let Some((last, Some(inquiry))) = last.as_ref().map(|last| (last, last.event.inquiry())) else {
         return "it records no inquiry that can be read".to_owned();
     };
-    let inquiry = last.event.inquiry();
     let how = match (&last.event, state.finished(inquiry)) {
         (Event::Rejected { .. }, _) => "the call was rejected (the model got its problems)",
         (Event::Denied { .. }, _) => "the policy refused the call (the model got a tool error)",
@@ -410,7 +417,7 @@ impl Recorder<'_> {
         let mut events = Vec::new();
         for recorded in log.read_range(self.stream, self.seen + 1, head)? {
             let recorded = recorded?;
-            if recorded.event.inquiry() == inquiry {
+            if recorded.event.inquiry() == Some(inquiry) {
                 events.push(recorded.event);
             }
         }
