@@ -261,8 +261,27 @@ impl PresenceGuard {
         origin: AgentOrigin,
     ) -> std::result::Result<Self, SessionError> {
         session.attach(&origin)?;
-        let log = Arc::clone(session.log());
-        let stream = session.stream().clone();
+        Ok(Self::attached(
+            Arc::clone(session.log()),
+            session.stream().clone(),
+            holder,
+            origin,
+        )?)
+    }
+
+    /// Takes the lease for a stream whose [`Event::Attached`](askuser_core::Event::Attached)
+    /// this process recorded already (it created the stream with it, say), and
+    /// renews it every [`RENEW_EVERY`] until dropped, as [`PresenceGuard::start`].
+    ///
+    /// # Errors
+    /// The log failing to take the lease ([`StoreError::BadLease`] for a holder id
+    /// or origin that does not fit).
+    pub fn attached(
+        log: Arc<dyn Log>,
+        stream: StreamName,
+        holder: String,
+        origin: AgentOrigin,
+    ) -> Result<Self> {
         log.renew_lease(&stream, &holder, &origin, LEASE_TTL)?;
         let stop = Arc::new((Mutex::new(false), Condvar::new()));
         let renewer = {
@@ -275,8 +294,7 @@ impl PresenceGuard {
             );
             std::thread::Builder::new()
                 .name("askuser-presence".into())
-                .spawn(move || renew_until_stopped(&*log, &stream, &holder, &origin, &stop))
-                .map_err(StoreError::from)?
+                .spawn(move || renew_until_stopped(&*log, &stream, &holder, &origin, &stop))?
         };
         Ok(Self {
             log,

@@ -17,9 +17,9 @@ use askuser_terminal::{Elsewhere, Engine, TerminalError, TerminalPrompter, run_w
 
 use crate::args::{AskArgs, ResumeArgs};
 use crate::common::{
-    EXIT_NO_PERSON, EXIT_PENDING, EXIT_REJECTED, as_a_persons_process, call_dialect, conclude,
-    db_hint, db_path, note, open_journal, parse_call, person_present, print_out, read_text,
-    shell_word, stream_option,
+    EXIT_NO_PERSON, EXIT_PENDING, EXIT_REJECTED, agent_stream, as_a_persons_process, call_dialect,
+    conclude, db_hint, db_path, hold_presence, note, open_journal, parse_call, person_present,
+    print_out, read_text, shell_word, stream_option,
 };
 use crate::error::CliError;
 
@@ -35,7 +35,7 @@ pub(crate) fn ask(args: &AskArgs) -> Result<u8, CliError> {
         }
         None => Path::new("-"),
     };
-    let stream = stream_option(args.stream.as_deref(), "ask")?;
+    let stream = stream_option(args.stream.as_deref())?;
     let text = read_text(file)?;
     let dialect = call_dialect(args.dialect, &text)?;
     let (arguments, call) = parse_call(dialect, &text);
@@ -56,6 +56,14 @@ pub(crate) fn ask(args: &AskArgs) -> Result<u8, CliError> {
         as_a_persons_process();
     }
     let mut journal = open_journal(&db)?;
+    let log = std::sync::Arc::clone(journal.log());
+    let host = args.agent.clone().unwrap_or_else(|| dialect.to_string());
+    let label =
+        (call.request(InquiryId::new("label")).policy.label).filter(|label| label != "Assistant");
+    let origin = askuser_app::origin::here(Some(&host), label.as_deref());
+    // Not claimed: the request records the stream first, so its first inquiry
+    // keeps the id `call-1`.
+    let (stream, _) = agent_stream(&*log, stream, "ask", &origin, false)?;
     let inquiry = match &args.inquiry {
         Some(inquiry) => inquiry.clone(),
         None => format!("call-{}", journal.head(&stream)? + 1),
@@ -76,7 +84,14 @@ pub(crate) fn ask(args: &AskArgs) -> Result<u8, CliError> {
         write_pending(path, target, &db, &stream, &InquiryId::new(&inquiry), &call)?;
         return Ok(EXIT_PENDING);
     }
+    // Held while this process waits for the person: the inbox sees it.
+    let presence = first
+        .iter()
+        .any(|command| matches!(command, Command::Prompt(_)))
+        .then(|| hold_presence(&log, &stream, origin, false))
+        .flatten();
     let code = walk(&mut journal, &stream, &inquiry, &call, first, timeout)?;
+    drop(presence);
     note(&format!(
         "askuser: recorded as stream \"{}\" in {}",
         for_display_line(&stream),
