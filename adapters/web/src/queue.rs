@@ -5,8 +5,11 @@
 
 use askuser_app::{AppError, Journal, OpenInquiry, Showing, Step, StreamView};
 use askuser_core::text::{answer_words, for_display_line};
-use askuser_core::{AnswerInput, At, Command, Input, InquiryId, Outcome, Prompt, Refusal, State};
-use askuser_store::StreamName;
+use askuser_core::{
+    AgentOrigin, AnswerInput, At, Command, Input, InquiryId, Outcome, Prompt, Refusal, State,
+};
+use askuser_store::presence::presence_of;
+use askuser_store::{Leases, Presence as StorePresence, StreamInfo, StreamName};
 
 use crate::answer::{Fields, value_from};
 
@@ -27,6 +30,72 @@ pub(crate) struct Waiting {
     pub(crate) since: String,
     /// How long it has waited, and the time left to answer.
     pub(crate) timing: Timing,
+    /// Who asks and from where: the origin a live lease holds, else the one the
+    /// stream recorded last; `None` when neither says.
+    pub(crate) origin: Option<AgentOrigin>,
+    /// Whether anyone waits for the answer.
+    pub(crate) presence: Presence,
+}
+
+/// Whether anyone waits on a stream, as the inbox tells it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Presence {
+    /// A process waits on it now.
+    Waiting,
+    /// The agent that waited stopped (killed: its lease expired; or stopped
+    /// cleanly), this long ago in milliseconds (`None`: it is not known when).
+    Gone {
+        /// How long ago, by the log's clock.
+        ago_ms: Option<u64>,
+    },
+    /// A fork: no process listens on it.
+    Fork,
+    /// Nothing is known (a log that keeps no presence, or a stream no agent
+    /// ever said it waited on).
+    Unknown,
+}
+
+impl Presence {
+    /// Whether anyone waits on the stream `info`, from the log's `leases` (`None`:
+    /// it keeps none); `known` says the stream recorded an agent's origin, so a
+    /// stream without any lease is one whose agent is gone rather than unknown.
+    fn of(info: &StreamInfo, leases: Option<&Leases>, known: bool) -> Self {
+        match presence_of(info, false, leases) {
+            StorePresence::Waiting(_) => Presence::Waiting,
+            StorePresence::Gone { since: Some(since) } => Presence::Gone {
+                ago_ms: Some(leases.map_or(0, |l| l.now.millis().saturating_sub(since.millis()))),
+            },
+            StorePresence::Gone { since: None } if known => Presence::Gone { ago_ms: None },
+            StorePresence::Fork => Presence::Fork,
+            StorePresence::Gone { .. } | StorePresence::Unknown => Presence::Unknown,
+        }
+    }
+
+    /// In words, for the inbox: `waiting now`, `the agent stopped 3 min ago`,
+    /// `a fork: nobody waits`; `None` when nothing is known.
+    pub(crate) fn words(self) -> Option<String> {
+        match self {
+            Presence::Waiting => Some("waiting now".to_owned()),
+            Presence::Gone { ago_ms: Some(ago) } => {
+                Some(format!("the agent stopped {}", ago_words(ago)))
+            }
+            Presence::Gone { ago_ms: None } => Some("the agent stopped".to_owned()),
+            Presence::Fork => Some("a fork: nobody waits".to_owned()),
+            Presence::Unknown => None,
+        }
+    }
+}
+
+/// How long ago, in words: `less than a minute ago`, `3 min ago`, `2 h ago`,
+/// `4 days ago`.
+pub(crate) fn ago_words(ms: u64) -> String {
+    let seconds = ms / 1000;
+    match seconds {
+        0..60 => "less than a minute ago".to_owned(),
+        60..3600 => format!("{} min ago", seconds / 60),
+        3600..172_800 => format!("{} h ago", seconds / 3600),
+        _ => format!("{} days ago", seconds / 86_400),
+    }
 }
 
 /// How long an inquiry has waited (since the last event of its stream: the
@@ -134,12 +203,24 @@ impl Queue {
     pub(crate) fn waiting(&mut self, now: u64) -> Result<Vec<Waiting>, AppError> {
         let mut streams = self.journal.log().streams()?;
         streams.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(a.name.cmp(&b.name)));
+        // Presence is shown where the log keeps it; a failure to read it only
+        // leaves it unknown.
+        let leases = self.journal.log().leases().ok().flatten();
         let mut waiting = Vec::new();
         for info in streams {
             // One listing gives every head: a stream is read only when it moved.
             if self.journal.head(&info.name)? < info.head {
                 self.journal.follow(&info.name)?;
             }
+            let agent = self.journal.state(&info.name)?.agent().cloned();
+            let live = leases.as_ref().and_then(|leases| {
+                (leases.leases.iter())
+                    .filter(|lease| lease.stream == info.name && lease.live_at(leases.now))
+                    .max_by_key(|lease| lease.renewed_at)
+                    .map(|lease| lease.origin.clone())
+            });
+            let presence = Presence::of(&info, leases.as_ref(), agent.is_some());
+            let origin = live.or(agent);
             let Some(view) = self.journal.refresh(&info.name)? else {
                 continue;
             };
@@ -160,6 +241,8 @@ impl Queue {
                     progress,
                     since: info.created_at.to_string(),
                     timing: timing(view, open, now),
+                    origin: origin.clone(),
+                    presence,
                 });
             }
         }
@@ -266,8 +349,19 @@ impl Queue {
         }) else {
             return Ok("This question is finished.".to_owned());
         };
+        let nobody = self.nobody_waited(stream, id)?;
         Ok(match result {
-            Command::EndTurn { .. } => "The turn was ended; the assistant got no reply.".to_owned(),
+            Command::EndTurn { .. } => match nobody {
+                Some(Nobody::Fork) => {
+                    "The turn was ended. This is a fork: nobody waits on it, so nothing was sent."
+                        .to_owned()
+                }
+                Some(Nobody::Stopped(ago)) => format!(
+                    "The turn was ended. The agent stopped {}; nothing will be sent.",
+                    ago_words(ago)
+                ),
+                None => "The turn was ended; the assistant got no reply.".to_owned(),
+            },
             command => {
                 let result = call
                     .as_ref()
@@ -278,9 +372,55 @@ impl Queue {
                         | askuser_llm::ToolResult::Text(text) => text,
                     })
                     .unwrap_or_default();
-                format!("Answered; the assistant got: {result}")
+                match nobody {
+                    Some(Nobody::Fork) => format!(
+                        "Answered in a fork. Nobody waits on a fork, so no agent got this; it is kept in the fork's history: {result}"
+                    ),
+                    Some(Nobody::Stopped(ago)) => format!(
+                        "Answered. The agent stopped {}; your answer will be kept for when it resumes: {result}",
+                        ago_words(ago)
+                    ),
+                    None => format!("Answered; the assistant got: {result}"),
+                }
             }
         })
+    }
+
+    /// Whether nobody waited when `inquiry` of `stream` finished: a fork nobody
+    /// attached to, or an agent whose presence ended (its lease expired or ended)
+    /// before the inquiry's last event was recorded, with how long ago it stopped.
+    /// `None` when an agent waited then, or nothing is known.
+    fn nobody_waited(
+        &mut self,
+        stream: &str,
+        inquiry: &InquiryId,
+    ) -> Result<Option<Nobody>, AppError> {
+        let log = std::sync::Arc::clone(self.journal.log());
+        let Some(info) = log.stream(stream)? else {
+            return Ok(None);
+        };
+        let Some(leases) = log.leases().ok().flatten() else {
+            return Ok(None);
+        };
+        let since = match presence_of(&info, false, Some(&leases)) {
+            StorePresence::Fork => return Ok(Some(Nobody::Fork)),
+            StorePresence::Gone { since: Some(since) } => since,
+            _ => return Ok(None),
+        };
+        // The inquiry's last event, among the stream's latest.
+        let from = (info.floor + 1).max(info.head.saturating_sub(FINISH_SCAN));
+        let mut finished_at = None;
+        if info.head >= from {
+            for recorded in log.read_range(stream, from, info.head)? {
+                let recorded = recorded?;
+                if recorded.event.inquiry() == Some(inquiry) {
+                    finished_at = Some(recorded.at);
+                }
+            }
+        }
+        Ok(finished_at
+            .filter(|at| *at >= since)
+            .map(|_| Nobody::Stopped(leases.now.millis().saturating_sub(since.millis()))))
     }
 
     /// What `inquiry` of `stream` shows now, after catching up with the log;
@@ -373,6 +513,19 @@ impl Queue {
             })),
         }
     }
+}
+
+/// How many of a stream's latest events are looked through for the one that
+/// finished an inquiry (after it, at most the agent's own stop is recorded).
+const FINISH_SCAN: u64 = 16;
+
+/// Nobody waited for a finished inquiry's result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Nobody {
+    /// A fork nobody attached to.
+    Fork,
+    /// The agent stopped this many milliseconds ago, before the inquiry finished.
+    Stopped(u64),
 }
 
 /// What a page says when its inquiry finished while it was open (another surface
