@@ -3,13 +3,15 @@
 //! adapter's [`Journal`], as `askuser answer` and the terminal use it). Blocking:
 //! the handlers call it on tokio's blocking threads.
 
+use std::collections::{BTreeMap, BTreeSet};
+
 use askuser_app::{AppError, Journal, OpenInquiry, Showing, Step, StreamView};
 use askuser_core::text::{answer_words, for_display_line};
 use askuser_core::{
     AgentOrigin, AnswerInput, At, Command, Input, InquiryId, Outcome, Prompt, Refusal, State,
 };
 use askuser_store::presence::presence_of;
-use askuser_store::{Leases, Presence as StorePresence, StreamInfo, StreamName};
+use askuser_store::{Lease, Leases, Presence as StorePresence, StreamInfo, StreamName, Timestamp};
 
 use crate::answer::{Fields, value_from};
 
@@ -161,7 +163,15 @@ impl NotTaken {
 /// The engine's side of the inbox.
 pub(crate) struct Queue {
     journal: Journal,
+    /// Every lease this inbox has seen, by stream and holder: a sled log's
+    /// owner keeps leases in memory, so when the agent that owned the log is
+    /// killed, the new owner knows none of them; the inbox still knows when the
+    /// agent was last seen, and so since when it is gone.
+    seen: BTreeMap<(String, String), Lease>,
 }
+
+/// The most leases an inbox remembers (the oldest gone are forgotten first).
+const SEEN_LEASES: usize = 4096;
 
 /// How long `open` of the stream `view` has waited at `now` (since the stream's
 /// head event, else now), and its time left to the engine's deadline.
@@ -182,7 +192,40 @@ fn timing(view: &StreamView, open: &OpenInquiry, now: u64) -> Timing {
 
 impl Queue {
     pub(crate) fn new(journal: Journal) -> Self {
-        Self { journal }
+        Self {
+            journal,
+            seen: BTreeMap::new(),
+        }
+    }
+
+    /// The log's leases, with those seen before and since lost (an owner that
+    /// changed) kept as they were last seen; `None` when the log keeps none. A
+    /// failure to read them only leaves presence unknown.
+    fn leases(&mut self) -> Option<Leases> {
+        let mut leases = self.journal.log().leases().ok().flatten()?;
+        for lease in &leases.leases {
+            self.seen
+                .insert((lease.stream.clone(), lease.holder.clone()), lease.clone());
+        }
+        let now = leases.now;
+        if self.seen.len() > SEEN_LEASES {
+            let mut gone: Vec<((String, String), Timestamp)> = (self.seen.iter())
+                .filter_map(|(key, lease)| Some((key.clone(), lease.gone_since(now)?)))
+                .collect();
+            gone.sort_by_key(|(_, since)| *since);
+            for (key, _) in gone.into_iter().take(self.seen.len() - SEEN_LEASES) {
+                self.seen.remove(&key);
+            }
+        }
+        let current: BTreeSet<(&str, &str)> = (leases.leases.iter())
+            .map(|lease| (lease.stream.as_str(), lease.holder.as_str()))
+            .collect();
+        let lost: Vec<Lease> = (self.seen.values())
+            .filter(|lease| !current.contains(&(lease.stream.as_str(), lease.holder.as_str())))
+            .cloned()
+            .collect();
+        leases.leases.extend(lost);
+        Some(leases)
     }
 
     /// How many stream replays the read side has made (one per stream at first
@@ -203,9 +246,7 @@ impl Queue {
     pub(crate) fn waiting(&mut self, now: u64) -> Result<Vec<Waiting>, AppError> {
         let mut streams = self.journal.log().streams()?;
         streams.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(a.name.cmp(&b.name)));
-        // Presence is shown where the log keeps it; a failure to read it only
-        // leaves it unknown.
-        let leases = self.journal.log().leases().ok().flatten();
+        let leases = self.leases();
         let mut waiting = Vec::new();
         for info in streams {
             // One listing gives every head: a stream is read only when it moved.
@@ -399,7 +440,7 @@ impl Queue {
         let Some(info) = log.stream(stream)? else {
             return Ok(None);
         };
-        let Some(leases) = log.leases().ok().flatten() else {
+        let Some(leases) = self.leases() else {
             return Ok(None);
         };
         let since = match presence_of(&info, false, Some(&leases)) {
