@@ -36,11 +36,17 @@ pub fn repository_of(dir: &Path) -> Option<String> {
         .map(|name| name.to_string_lossy().into_owned())
 }
 
-/// The machine's host name, as the kernel has it (`None` where it cannot be read).
+/// The machine's name: `ASKUSER_MACHINE` when set (a container's host name is
+/// often a random id: name the machine as its people know it), else the host
+/// name as the kernel has it (`None` where it cannot be read).
 pub fn machine_name() -> Option<String> {
-    ["/proc/sys/kernel/hostname", "/etc/hostname"]
-        .iter()
-        .find_map(|file| std::fs::read_to_string(file).ok())
+    std::env::var("ASKUSER_MACHINE")
+        .ok()
+        .or_else(|| {
+            ["/proc/sys/kernel/hostname", "/etc/hostname"]
+                .iter()
+                .find_map(|file| std::fs::read_to_string(file).ok())
+        })
         .or_else(|| std::env::var("HOSTNAME").ok())
         .map(|name| name.trim().to_owned())
         .filter(|name| !name.is_empty())

@@ -37,6 +37,7 @@ impl Serve {
             .args(args)
             .current_dir(dir)
             .env("HOME", home)
+            .env("ASKUSER_MACHINE", "laptop")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
