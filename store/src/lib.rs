@@ -148,6 +148,10 @@
 //! - **Streams and forks**: [`Log::streams`] lists them with their heads and parents;
 //!   [`Log::fork`] branches a stream after event N by reference.
 //! - **Snapshots**: [`Log::snapshots`] lists a stream's own.
+//! - **Presence**: [`Log::renew_lease`], [`Log::end_lease`] and [`Log::leases`]
+//!   keep who waits on which stream, beside the events (see [`presence`]; a
+//!   [`PresenceGuard`] holds a lease while a process waits, and records in the
+//!   stream when it starts and stops).
 //!
 //! Functions over any log, each in one place:
 //! - [`replay`]: [`replay::load`] (latest snapshot, then the tail),

@@ -615,3 +615,122 @@ fn stale_words(state: &State, shown: &At, current: &At) -> String {
     };
     format!("{what}{now}{kept}")
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use askuser_core::{AgentOrigin, Input, Request, parse_form};
+    use askuser_store::{Log, ManualClock, MemLog, Session};
+    use serde_json::json;
+
+    use super::*;
+
+    fn origin() -> AgentOrigin {
+        AgentOrigin {
+            host: Some("Claude Code".into()),
+            repository: Some("billing-api".into()),
+            machine: Some("laptop".into()),
+            ..AgentOrigin::default()
+        }
+    }
+
+    /// A stream `s` whose agent attached and asked one yes/no question.
+    fn asked(log: &Arc<dyn Log>) {
+        let mut session = Session::open(Arc::clone(log), "s").unwrap();
+        session.attach(&origin()).unwrap();
+        let form = parse_form(&json!({"questions": [
+            {"id": "ok", "text": "Deploy now?", "answer_type": "boolean"}]}))
+        .unwrap();
+        session
+            .handle_input(&Input::Ask(Request {
+                inquiry: InquiryId::new("c1"),
+                form: form.form().clone(),
+                policy: askuser_core::Policy::default(),
+                origin: askuser_core::Origin::default(),
+                call: None,
+            }))
+            .unwrap();
+    }
+
+    fn answer(queue: &mut Queue, stream: &str) -> String {
+        let at = queue.current_at(stream, "c1").unwrap();
+        let fields = Fields(vec![("answer".to_owned(), "true".to_owned())]);
+        queue
+            .act(stream, "c1", at, Act::Answer, &fields)
+            .unwrap()
+            .unwrap();
+        let at = queue.current_at(stream, "c1").unwrap();
+        queue
+            .act(stream, "c1", at, Act::Submit, &fields)
+            .unwrap()
+            .unwrap();
+        match queue.page(stream, "c1", 0).unwrap() {
+            Page::Finished(text) => text,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn times_ago_read_as_words() {
+        let words: Vec<String> = [0, 59_999, 60_000, 3_599_999, 3_600_000, 172_800_000]
+            .map(ago_words)
+            .into();
+        assert_eq!(
+            words,
+            [
+                "less than a minute ago",
+                "less than a minute ago",
+                "1 min ago",
+                "59 min ago",
+                "1 h ago",
+                "2 days ago"
+            ]
+        );
+    }
+
+    #[test]
+    fn the_inbox_says_who_waits_and_answering_a_gone_agent_or_a_fork_says_so() {
+        let clock = ManualClock::new(Timestamp(1_000_000));
+        let log: Arc<dyn Log> = Arc::new(MemLog::new().with_clock(clock.clone()));
+        asked(&log);
+        log.fork("s", 2, "s.fork-2").unwrap();
+        let ttl = std::time::Duration::from_secs(6);
+        log.renew_lease("s", "laptop:1:1", &origin(), ttl).unwrap();
+        let mut queue = Queue::new(Journal::new(Arc::clone(&log)));
+        let seen = |queue: &mut Queue| -> Vec<(String, Option<String>, Option<String>)> {
+            (queue.waiting(0).unwrap().into_iter())
+                .map(|w| (w.stream, w.origin.map(|o| o.line()), w.presence.words()))
+                .collect()
+        };
+        let line = Some("Claude Code · billing-api · laptop".to_owned());
+        assert_eq!(
+            seen(&mut queue),
+            [
+                ("s".to_owned(), line.clone(), Some("waiting now".to_owned())),
+                (
+                    "s.fork-2".to_owned(),
+                    line.clone(),
+                    Some("a fork: nobody waits".to_owned())
+                ),
+            ]
+        );
+        clock.advance(6_000 + 180_000);
+        assert_eq!(
+            seen(&mut queue)[0],
+            (
+                "s".to_owned(),
+                line,
+                Some("the agent stopped 3 min ago".to_owned())
+            )
+        );
+        assert_eq!(
+            answer(&mut queue, "s"),
+            "Answered. The agent stopped 3 min ago; your answer will be kept for when it resumes: "
+        );
+        assert_eq!(
+            answer(&mut queue, "s.fork-2"),
+            "Answered in a fork. Nobody waits on a fork, so no agent got this; it is kept in the fork's history: "
+        );
+    }
+}
