@@ -61,13 +61,19 @@ pub(crate) fn ask(args: &AskArgs) -> Result<u8, CliError> {
     let label =
         (call.request(InquiryId::new("label")).policy.label).filter(|label| label != "Assistant");
     let origin = askuser_app::origin::here(Some(&host), label.as_deref());
-    // Not claimed: the request records the stream first, so its first inquiry
-    // keeps the id `call-1`.
+    // Not claimed: the inquiry's id is counted from the head before this
+    // process records where it runs, so a new stream's first is `call-1`.
     let (stream, _) = agent_stream(&*log, stream, "ask", &origin, false)?;
     let inquiry = match &args.inquiry {
         Some(inquiry) => inquiry.clone(),
         None => format!("call-{}", journal.head(&stream)? + 1),
     };
+    // Held while this process waits for a person, so the inbox sees it: taken
+    // before the request, so the request stays the event its question's
+    // deadline counts from.
+    let presence = (pending.is_none() && person_present())
+        .then(|| hold_presence(&log, &stream, origin, false))
+        .flatten();
     let mut request = call.request(InquiryId::new(&inquiry));
     request.policy.interactive = pending.is_some() || person_present();
     request.policy.timeout = timeout;
@@ -84,12 +90,6 @@ pub(crate) fn ask(args: &AskArgs) -> Result<u8, CliError> {
         write_pending(path, target, &db, &stream, &InquiryId::new(&inquiry), &call)?;
         return Ok(EXIT_PENDING);
     }
-    // Held while this process waits for the person: the inbox sees it.
-    let presence = first
-        .iter()
-        .any(|command| matches!(command, Command::Prompt(_)))
-        .then(|| hold_presence(&log, &stream, origin, false))
-        .flatten();
     let code = walk(&mut journal, &stream, &inquiry, &call, first, timeout)?;
     drop(presence);
     note(&format!(
