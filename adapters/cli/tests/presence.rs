@@ -167,3 +167,64 @@ fn a_killed_agent_is_shown_gone_and_answering_it_says_so_on_sled() {
 fn a_killed_agent_is_shown_gone_and_answering_it_says_so_on_postgres() {
     a_killed_agent_is_shown_gone_and_answering_it_says_so(&Place::postgres());
 }
+
+/// `askuser mcp` records who asks from the client's `clientInfo` (its name and
+/// version) once its first call is recorded, and that it stopped when its client
+/// closes the connection.
+#[test]
+fn mcp_names_the_agent_from_the_clients_info() {
+    use std::io::{BufRead, BufReader, Write};
+    let scratch = Scratch::new();
+    let db = scratch.db();
+    let pending = scratch.path("pending").display().to_string();
+    let mut child = common::askuser_in(
+        scratch.dir.path(),
+        None,
+        &[
+            "mcp",
+            "--db",
+            &db,
+            "--stream",
+            "s",
+            "--pending-dir",
+            &pending,
+        ],
+    )
+    .spawn()
+    .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    let mut output = BufReader::new(child.stdout.take().unwrap());
+    for line in [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "Claude Code", "version": "2.1.3"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "ask_user", "arguments": {"questions": [
+                {"id": "answer", "text": "Deploy now?", "answer_type": "boolean"}]}}}),
+    ] {
+        writeln!(input, "{line}").unwrap();
+    }
+    input.flush().unwrap();
+    loop {
+        let mut line = String::new();
+        assert_ne!(
+            output.read_line(&mut line).unwrap(),
+            0,
+            "no answer to the call"
+        );
+        if serde_json::from_str::<Value>(&line).unwrap()["id"] == 2 {
+            break;
+        }
+    }
+    drop(input);
+    assert!(child.wait().unwrap().success());
+    let show = scratch.run_db(&["log", "show", "s"], "");
+    assert_eq!(
+        scratch.redact(&show.stdout),
+        "stream \"s\": 3 events\n\
+         #1 <time>  requested call-1 (1 question: answer)\n\
+         #2 <time>  attached host=Claude Code 2.1.3, machine=laptop, directory=<tmp>\n\
+         #3 <time>  detached host=Claude Code 2.1.3, machine=laptop, directory=<tmp>\n"
+    );
+}

@@ -246,13 +246,15 @@ pub fn events(scratch: &Scratch) -> Vec<String> {
         "",
     );
     assert_eq!(run.code, 0, "{}", run.stderr);
+    // The agent's working directory (the scratch one) is recorded where it runs.
+    let dir = scratch.dir.path().display().to_string();
     run.stdout
         .lines()
         .skip(1)
         .map(|l| {
             let (seq, rest) = l.split_once(' ').unwrap();
             let (_, event) = rest.split_once("  ").unwrap();
-            format!("{seq} {event}")
+            format!("{seq} {event}").replace(&dir, "<tmp>")
         })
         .collect()
 }
