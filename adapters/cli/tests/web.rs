@@ -25,11 +25,17 @@ fn a_person_answers_a_branching_form_in_the_browser_with_back_a_note_and_the_rev
     let browser = Browser::start();
     browser.go(&web.url);
     assert_eq!(browser.wait_title("(1) askuser inbox"), "(1) askuser inbox");
-    assert_eq!(
-        browser.text(),
-        "Questions waiting for you\nStream agent-1 since ".to_owned()
-            + &browser.text()["Questions waiting for you\nStream agent-1 since ".len()..]
-    );
+    // Who asks, from where (the agent's working directory, the machine), and
+    // that it waits, in place of the stream's name.
+    let dir = scratch
+        .dir
+        .path()
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    let head = format!("Questions waiting for you\n{dir} · laptop waiting now · since ");
+    assert_eq!(browser.text(), head.clone() + &browser.text()[head.len()..]);
     keep_screenshot(&browser, "inbox.png");
     browser.click("a[href='/q/agent-1/c1']");
     assert_eq!(
@@ -423,9 +429,18 @@ fn the_history_shows_every_step_and_a_fork_answers_again_from_a_question(place: 
     serve.next_of("result");
     browser.go(&format!("{base}/s/h"));
     assert_eq!(browser.wait_title("History of h"), "History of h");
+    let dir = scratch
+        .dir
+        .path()
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
     assert_eq!(
         masked(&browser.text()),
-        "all questions\nStream h\n7 events since TIME · transcript · export (JSON lines)\n\
+        format!(
+            "all questions\nStream h\n8 events since TIME · transcript · export (JSON lines)\n\
+         TIME {dir} · laptop started waiting\n\
          TIME Assistant asked 3 questions (call c1), first “Apply the proposed migration?” Answer again from here\n\
          TIME A review before sending was asked for\n\
          TIME Answered “Apply the proposed migration?”: Yes Answer again from here\n\
@@ -433,15 +448,17 @@ fn the_history_shows_every_step_and_a_fork_answers_again_from_a_question(place: 
          TIME Answered “Apply the proposed migration?”: Yes Answer again from here\n\
          TIME Answered “Which environment?”: production Answer again from here\n\
          TIME Replied to the assistant instead: wait, production needs a ticket"
+        )
     );
     browser.click("a[href='/s/h/transcript']");
     assert_eq!(
         browser.text(),
-        "Asked \"Apply the proposed migration?\"; the answer was yes.\nAsked \"Which environment?\"; the answer was production.\nThe user chose to reply instead of answering \"Optional note for the migration log\".\nThe user replied: wait, production needs a ticket"
+        format!("{dir} · laptop started waiting.\n\n")
+            + "Asked \"Apply the proposed migration?\"; the answer was yes.\nAsked \"Which environment?\"; the answer was production.\nThe user chose to reply instead of answering \"Optional note for the migration log\".\nThe user replied: wait, production needs a ticket"
     );
     browser.go(&format!("{base}/s/h"));
     // Answer again from the environment question: a fork, the original kept.
-    browser.click("li:nth-child(6) button");
+    browser.click("li:nth-child(7) button");
     assert_eq!(
         browser.wait_title("[2/3] Which environment?"),
         "[2/3] Which environment?"
@@ -462,16 +479,16 @@ fn the_history_shows_every_step_and_a_fork_answers_again_from_a_question(place: 
     assert_eq!(browser.wait_title("Done"), "Done");
     assert_eq!(
         browser.text(),
-        "Done\nAnswered; the assistant got: {\"apply\":true,\"env\":\"staging\",\"note\":\"staging first\"}\nAll questions"
+        "Done\nAnswered in a fork. Nobody waits on a fork, so no agent got this; it is kept in the fork's history: {\"apply\":true,\"env\":\"staging\",\"note\":\"staging first\"}\nAll questions"
     );
-    browser.go(&format!("{base}/s/h.fork-5"));
+    browser.go(&format!("{base}/s/h.fork-6"));
     assert_eq!(
         masked(&browser.text()).lines().take(4).collect::<Vec<_>>(),
         [
             "all questions",
-            "Stream h.fork-5",
-            "8 events since TIME · transcript · export (JSON lines)",
-            "Forked from h after its event #5."
+            "Stream h.fork-6",
+            "9 events since TIME · transcript · export (JSON lines)",
+            "Forked from h after its event #6."
         ]
     );
 }

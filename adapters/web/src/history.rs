@@ -81,7 +81,8 @@ pub(crate) fn page(history: &History, csrf: &str) -> String {
         if let Event::Requested(request) = &recorded.event {
             forms.insert(request.inquiry.as_str(), &request.form);
         }
-        let form = forms.get(recorded.event.inquiry().as_str()).copied();
+        let form =
+            (recorded.event.inquiry()).and_then(|inquiry| forms.get(inquiry.as_str()).copied());
         let words = event_words(&recorded.event, form, Length::Short);
         let fork_at = match &recorded.event {
             Event::Requested(_) => Some(recorded.seq),

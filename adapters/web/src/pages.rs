@@ -7,6 +7,7 @@
 use std::fmt::Write as _;
 
 use crate::queue::{Timing, Waiting};
+use askuser_core::AgentOrigin;
 use askuser_core::text::for_display;
 
 /// The stylesheet, served as `/style.css`.
@@ -137,10 +138,27 @@ pub(crate) fn inbox(waiting: &[Waiting]) -> String {
             if stream.is_some() {
                 body.push_str("</ul>\n</section>\n");
             }
+            // Who asks and from where, in place of the stream's name (one click
+            // away, on the history link), and whether anyone still waits.
+            let origin_line = item
+                .origin
+                .as_ref()
+                .map(AgentOrigin::line)
+                .unwrap_or_default();
+            let (who, link) = if origin_line.is_empty() {
+                (
+                    format!("Stream {}", esc(&item.stream)),
+                    "history".to_owned(),
+                )
+            } else {
+                (esc(&origin_line), format!("stream {}", esc(&item.stream)))
+            };
+            let presence = (item.presence.words())
+                .map(|words| format!("{} · ", esc(&words)))
+                .unwrap_or_default();
             let _ = write!(
                 body,
-                "<section>\n<h2>Stream {} <small>since {} · <a href=\"{}\">history</a></small></h2>\n<ul>\n",
-                esc(&item.stream),
+                "<section>\n<h2>{who} <small>{presence}since {} · <a href=\"{}\">{link}</a></small></h2>\n<ul>\n",
                 esc(&item.since),
                 stream_path(&item.stream)
             );
