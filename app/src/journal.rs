@@ -97,6 +97,10 @@ impl std::fmt::Debug for Journal {
     }
 }
 
+/// How many of a stream's last events [`Journal::deadline`] looks through for
+/// the last one of an inquiry.
+const DEADLINE_SCAN: u64 = 16;
+
 impl Journal {
     /// A journal over `log`.
     pub fn new(log: Arc<dyn Log>) -> Self {
@@ -402,6 +406,7 @@ impl Journal {
             applied.push(Applied {
                 seq: handled.seq,
                 commands: &handled.commands,
+                inquiry: true,
             });
             self.read.apply(stream, &applied, session.state());
         }
@@ -430,7 +435,10 @@ impl Journal {
         self.feed(stream, &caught);
         let mut followed = Vec::with_capacity(caught.len());
         for caught in caught {
-            let call = self.call(stream, caught.event.inquiry())?;
+            let call = match caught.event.inquiry() {
+                Some(inquiry) => self.call(stream, inquiry)?,
+                None => None,
+            };
             if let Some(Command::Respond { inquiry, .. } | Command::Fail { inquiry, .. }) =
                 caught.commands.last()
             {
@@ -491,10 +499,22 @@ impl Journal {
         if head == 0 {
             return Ok(None);
         }
-        let Some(recorded) = self.log.read_range(stream, head, head)?.next() else {
-            return Ok(None);
-        };
-        Ok(Some(crate::question_deadline(recorded?.at, &timeout)))
+        // The question waits since the stream's last event of an inquiry: a
+        // process attaching or detaching later moves no question (looked for
+        // among the last few events; past them, the head's time stands in).
+        let from = head.saturating_sub(DEADLINE_SCAN - 1).max(1);
+        let mut last = None;
+        let mut inquiry = None;
+        for recorded in self.log.read_range(stream, from, head)? {
+            let recorded = recorded?;
+            if recorded.event.inquiry().is_some() {
+                inquiry = Some(recorded.at);
+            }
+            last = Some(recorded.at);
+        }
+        Ok(inquiry
+            .or(last)
+            .map(|since| crate::question_deadline(since, &timeout)))
     }
 
     /// Forgets what this journal holds in memory about `stream`; the next use reads

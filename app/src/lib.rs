@@ -60,6 +60,7 @@ mod journal;
 mod json;
 pub mod location;
 mod naming;
+pub mod origin;
 pub mod pending;
 mod read;
 
@@ -68,5 +69,5 @@ pub use error::{AppError, Result};
 pub use journal::{Followed, Journal, Step, parse_recorded};
 pub use json::from_str_unique;
 pub use location::{is_postgres_url, open_log};
-pub use naming::fork_name;
+pub use naming::{claim_new_stream, fork_name, new_stream_name};
 pub use read::{Ending, OpenInquiry, ReadSide, Showing, StreamStatus, StreamView, Waiting};

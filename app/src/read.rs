@@ -135,7 +135,10 @@ pub struct OpenInquiry {
 #[derive(Debug, Clone, Default)]
 pub struct StreamView {
     head: Seq,
-    /// When the head event was recorded, when known: `(seq, at)`.
+    /// The last event that belongs to an inquiry (not a process attaching or
+    /// detaching, which moves no question): what a question waits since.
+    activity: Seq,
+    /// When the `activity` event was recorded, when known: `(seq, at)`.
     head_at: Option<(Seq, Timestamp)>,
     open: Vec<OpenInquiry>,
     /// How many inquiries are open (those in `open`, and any waiting on nothing).
@@ -155,11 +158,13 @@ impl StreamView {
         self.head
     }
 
-    /// When the head event was recorded (the last activity, and when what the
-    /// open inquiries show started waiting), once read.
+    /// When the last event of an inquiry was recorded (the last activity, and
+    /// when what the open inquiries show started waiting), once read. A process
+    /// attaching to the stream or detaching from it later moves no question, so
+    /// it moves neither this nor a question's deadline.
     pub fn last_activity(&self) -> Option<Timestamp> {
         self.head_at
-            .filter(|(seq, _)| *seq == self.head)
+            .filter(|(seq, _)| *seq == self.activity)
             .map(|(_, at)| at)
     }
 
@@ -213,6 +218,8 @@ pub struct ReadSide {
 pub(crate) struct Applied<'a> {
     pub(crate) seq: Seq,
     pub(crate) commands: &'a [Command],
+    /// The event belongs to an inquiry (see [`StreamView::last_activity`]).
+    pub(crate) inquiry: bool,
 }
 
 impl<'a> Applied<'a> {
@@ -221,6 +228,7 @@ impl<'a> Applied<'a> {
         Self {
             seq: caught.seq,
             commands: &caught.commands,
+            inquiry: caught.event.inquiry().is_some(),
         }
     }
 }
@@ -284,6 +292,9 @@ impl ReadSide {
             }
             view.take(applied.commands);
             view.head = applied.seq;
+            if applied.inquiry {
+                view.activity = applied.seq;
+            }
             moved = true;
         }
         if moved {
@@ -308,7 +319,10 @@ impl ReadSide {
         if let Some(view) = self.streams.get_mut(stream) {
             view.take(commands);
             view.head = recorded.seq;
-            view.head_at = Some((recorded.seq, recorded.at));
+            if recorded.event.inquiry().is_some() {
+                view.activity = recorded.seq;
+                view.head_at = Some((recorded.seq, recorded.at));
+            }
         }
     }
 
@@ -316,14 +330,19 @@ impl ReadSide {
     pub(crate) fn replay_done(&mut self, stream: &str, head: Seq, state: &State) {
         if let Some(view) = self.streams.get_mut(stream) {
             view.head = head;
+            // A replay from a snapshot saw no inquiry event: the head stands in.
+            if view.activity == 0 {
+                view.activity = head;
+            }
             view.open_from(state);
         }
     }
 
-    /// Whether `stream`'s head time must be read.
+    /// Whether the time of `stream`'s last inquiry event must be read (its
+    /// sequence number).
     pub(crate) fn needs_time(&self, stream: &str) -> Option<Seq> {
         let view = self.streams.get(stream)?;
-        (view.head > 0 && view.last_activity().is_none()).then_some(view.head)
+        (view.activity > 0 && view.last_activity().is_none()).then_some(view.activity)
     }
 
     /// The time event `seq` of `stream` was recorded.

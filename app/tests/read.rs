@@ -191,3 +191,36 @@ fn an_inbox_open_all_day_keeps_the_engines_latest_results_and_no_copy() {
     };
     assert_eq!(outcome.to_json(), json!({"ok": last.is_multiple_of(2)}));
 }
+
+/// A process attaching to a stream (or detaching) while its question waits
+/// moves no question: what the question waits since, and its deadline, stay the
+/// question's, whether the read side saw the attach applied or replayed it.
+#[test]
+fn an_agent_attaching_later_moves_no_question_s_deadline() {
+    let clock = askuser_store::ManualClock::new(askuser_store::Timestamp(1_000));
+    let log: Arc<dyn Log> = Arc::new(MemLog::new().with_clock(clock.clone()));
+    let mut journal = Journal::new(Arc::clone(&log));
+    ask(&mut journal, "s", "c1", &two_questions());
+    journal.refresh("s").unwrap().unwrap();
+    clock.advance(30_000);
+    let mut other = askuser_store::Session::open(Arc::clone(&log), "s").unwrap();
+    other
+        .attach(&askuser_core::AgentOrigin {
+            host: Some("Claude Code".into()),
+            ..askuser_core::AgentOrigin::default()
+        })
+        .unwrap();
+    journal.follow("s").unwrap();
+    let seen = journal.refresh("s").unwrap().unwrap();
+    assert_eq!(seen.head(), 2);
+    assert_eq!(seen.last_activity(), Some(askuser_store::Timestamp(1_000)));
+    let deadline = journal.deadline("s", &InquiryId::new("c1")).unwrap();
+    assert_eq!(deadline, Some(askuser_store::Timestamp(61_000)));
+    // A journal that first sees the stream now replays it: the same.
+    let mut fresh = Journal::new(Arc::clone(&log));
+    let replayed = fresh.refresh("s").unwrap().unwrap();
+    assert_eq!(
+        replayed.last_activity(),
+        Some(askuser_store::Timestamp(1_000))
+    );
+}

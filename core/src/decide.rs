@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use crate::command::failure_message;
 use crate::error::{Problem, Refusal};
-use crate::event::{AnsweredBy, CancelReason, Event, InquiryId, Request, Target};
+use crate::event::{AgentOrigin, AnsweredBy, CancelReason, Event, InquiryId, Request, Target};
 use crate::reducer::{Inquiry, State, digest};
 use crate::valid_form::ValidForm;
 use crate::validate::validate;
@@ -174,6 +174,10 @@ impl State {
                 }
                 Ok(Decision::accept(input))
             }
+            Event::Attached { origin } | Event::Detached { origin } => {
+                origin.check()?;
+                Ok(Decision::accept(input))
+            }
             Event::AnswerRefused { .. } => Err(Refusal::NotAnInput {
                 kind: "answer_refused".into(),
             }),
@@ -181,6 +185,30 @@ impl State {
                 kind: "denied".into(),
             }),
         }
+    }
+
+    /// Decides that a process starts waiting on the stream, from `origin`:
+    /// [`Event::Attached`], or a refusal of an origin too long or not plain text.
+    ///
+    /// # Errors
+    /// [`Refusal::BadOrigin`].
+    pub fn decide_attach(&self, origin: &AgentOrigin) -> Result<Decision<'static>, Refusal> {
+        origin.check()?;
+        Ok(Decision::verdict(Event::Attached {
+            origin: origin.clone(),
+        }))
+    }
+
+    /// Decides that a process that waited on the stream stops cleanly:
+    /// [`Event::Detached`], checked as [`State::decide_attach`] checks.
+    ///
+    /// # Errors
+    /// [`Refusal::BadOrigin`].
+    pub fn decide_detach(&self, origin: &AgentOrigin) -> Result<Decision<'static>, Refusal> {
+        origin.check()?;
+        Ok(Decision::verdict(Event::Detached {
+            origin: origin.clone(),
+        }))
     }
 
     fn check_new(&self, inquiry: &InquiryId) -> Result<(), Refusal> {

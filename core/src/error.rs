@@ -564,6 +564,16 @@ pub enum Refusal {
         /// The inquiry.
         inquiry: InquiryId,
     },
+    /// An agent's origin ([`AgentOrigin`](crate::AgentOrigin)) with a field that is
+    /// too long or not one line of plain text. Send the field shorter, without
+    /// control, bidi-control or invisible characters, or leave it out.
+    #[error("the agent's origin cannot be recorded: its {field} {why}")]
+    BadOrigin {
+        /// The field's name (`host`, `directory`, ...).
+        field: String,
+        /// What is wrong with it, in words.
+        why: String,
+    },
 }
 
 /// One problem with a rejected tool call, as recorded: the JSON pointer of the

@@ -237,12 +237,27 @@ pub enum Event {
         /// The id of the question whose answer changes.
         question: String,
     },
+    /// A process started waiting on the stream (a `serve`, an `ask`, an MCP
+    /// server, an embedder's session), recorded once per stream by each: who is
+    /// asking and from where. It belongs to no inquiry and changes none; the state
+    /// remembers the latest ([`State::agent`](crate::State::agent)).
+    Attached {
+        /// Who is asking, from where.
+        origin: AgentOrigin,
+    },
+    /// A process that waited on the stream stopped cleanly (one killed records
+    /// nothing: its presence lease expires instead). Changes no inquiry.
+    Detached {
+        /// Who stopped waiting, as it attached.
+        origin: AgentOrigin,
+    },
 }
 
 impl Event {
-    /// The inquiry the event belongs to.
-    pub fn inquiry(&self) -> &InquiryId {
-        match self {
+    /// The inquiry the event belongs to; `None` for an event about the stream
+    /// ([`Event::Attached`], [`Event::Detached`]).
+    pub fn inquiry(&self) -> Option<&InquiryId> {
+        Some(match self {
             Event::Requested(request) => &request.inquiry,
             Event::Rejected { inquiry, .. }
             | Event::Denied { inquiry, .. }
@@ -257,7 +272,106 @@ impl Event {
             | Event::ReviewWanted { inquiry }
             | Event::Submitted { inquiry }
             | Event::ChangeWanted { inquiry, .. } => inquiry,
+            Event::Attached { .. } | Event::Detached { .. } => return None,
+        })
+    }
+}
+
+/// Who is asking on a stream, and from where: what a process that waits on it
+/// records once ([`Event::Attached`]) and holds its presence lease with. Every
+/// field is a fact the host passed in (the core reads no host name, directory or
+/// environment), one line of plain text of at most
+/// [`MAX_ORIGIN_FIELD_BYTES`](crate::limits::MAX_ORIGIN_FIELD_BYTES); an absent
+/// field is unknown.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(default)]
+pub struct AgentOrigin {
+    /// The agent's "who's asking" label (`Claude (repo: billing-api)`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// The host program: an MCP client's name and version (`Claude Code 2.1`),
+    /// the dialect, or what `--agent NAME` said.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
+    /// The machine's host name (`laptop`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub machine: Option<String>,
+    /// The working directory, as the host saw it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub directory: Option<String>,
+    /// The name of the repository the directory is in (the directory holding
+    /// `.git`), `billing-api`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub repository: Option<String>,
+}
+
+impl AgentOrigin {
+    /// Each field with its name, in order: what deciding checks.
+    pub fn fields(&self) -> [(&'static str, Option<&str>); 5] {
+        [
+            ("label", self.label.as_deref()),
+            ("host", self.host.as_deref()),
+            ("machine", self.machine.as_deref()),
+            ("directory", self.directory.as_deref()),
+            ("repository", self.repository.as_deref()),
+        ]
+    }
+
+    /// Whether the origin may be recorded: each field one line of plain text
+    /// (no control, bidi-control or invisible character) within
+    /// [`MAX_ORIGIN_FIELD_BYTES`](crate::limits::MAX_ORIGIN_FIELD_BYTES), counted
+    /// as the log writes it, escapes included. What deciding
+    /// [`Event::Attached`] checks; a store checks a presence lease's origin alike.
+    ///
+    /// # Errors
+    /// [`Refusal::BadOrigin`](crate::Refusal::BadOrigin), naming the first field
+    /// that does not fit.
+    pub fn check(&self) -> Result<(), crate::Refusal> {
+        use crate::limits::{MAX_ORIGIN_FIELD_BYTES, json_string_bytes};
+        use crate::text::{Lines, forbidden_char};
+        for (field, text) in self.fields() {
+            let Some(text) = text else { continue };
+            let bytes = json_string_bytes(text);
+            let why = if bytes > MAX_ORIGIN_FIELD_BYTES {
+                format!("is {bytes} bytes long; at most {MAX_ORIGIN_FIELD_BYTES} are kept")
+            } else if let Some(found) = forbidden_char(text, Lines::One) {
+                format!("holds {found}; write it as one line of plain text")
+            } else {
+                continue;
+            };
+            return Err(crate::Refusal::BadOrigin {
+                field: field.to_owned(),
+                why,
+            });
         }
+        Ok(())
+    }
+
+    /// The place: the repository's name, else the working directory's last
+    /// component.
+    pub fn place(&self) -> Option<&str> {
+        self.repository.as_deref().or_else(|| {
+            let directory = self.directory.as_deref()?;
+            directory
+                .trim_end_matches(['/', '\\'])
+                .rsplit(['/', '\\'])
+                .next()
+                .filter(|name| !name.is_empty())
+        })
+    }
+
+    /// Who asks and from where, in one line a person reads: the host (else the
+    /// label), the place and the machine, joined by ` · ` (`Claude Code ·
+    /// billing-api · laptop`); empty when nothing is known. As recorded: a
+    /// surface shows it through [`for_display_line`](crate::text::for_display_line).
+    pub fn line(&self) -> String {
+        let who = self.host.as_deref().or(self.label.as_deref());
+        [who, self.place(), self.machine.as_deref()]
+            .into_iter()
+            .flatten()
+            .filter(|part| !part.trim().is_empty())
+            .collect::<Vec<_>>()
+            .join(" · ")
     }
 }
 
@@ -522,6 +636,35 @@ mod tests {
         }
         let absent: Policy = serde_json::from_value(serde_json::json!({})).unwrap();
         assert_eq!(absent, Policy::default());
+    }
+
+    #[test]
+    fn an_origin_reads_as_one_line_of_who_and_where() {
+        let origin = AgentOrigin {
+            label: Some("Claude (repo: billing-api)".into()),
+            host: Some("Claude Code".into()),
+            machine: Some("laptop".into()),
+            directory: Some("/home/ana/src/billing-api/web/".into()),
+            repository: None,
+        };
+        assert_eq!(origin.line(), "Claude Code · web · laptop");
+        let named = AgentOrigin {
+            repository: Some("billing-api".into()),
+            host: None,
+            ..origin
+        };
+        assert_eq!(
+            named.line(),
+            "Claude (repo: billing-api) · billing-api · laptop"
+        );
+        assert_eq!(AgentOrigin::default().line(), "");
+        let json = serde_json::to_value(&named).unwrap();
+        assert_eq!(
+            json,
+            serde_json::json!({"label": "Claude (repo: billing-api)", "machine": "laptop",
+                "directory": "/home/ana/src/billing-api/web/", "repository": "billing-api"})
+        );
+        assert_eq!(serde_json::from_value::<AgentOrigin>(json).unwrap(), named);
     }
 
     #[test]

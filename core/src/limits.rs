@@ -22,6 +22,9 @@ pub const MAX_FORM_BYTES: usize = 256 * 1024;
 pub const MAX_WHEN_DEPTH: usize = 16;
 /// The longest answer a person may give, in bytes of compact JSON.
 pub const MAX_ANSWER_BYTES: usize = 64 * 1024;
+/// The longest field of an agent's origin ([`AgentOrigin`](crate::AgentOrigin):
+/// its label, host, machine, directory, repository), in bytes of compact JSON.
+pub const MAX_ORIGIN_FIELD_BYTES: usize = 512;
 /// How many answers in a row to one question may be refused before the inquiry fails
 /// (each refused answer is recorded, so this bounds what a confused answerer costs).
 pub const MAX_REFUSED_ANSWERS: u32 = 10;

@@ -14,7 +14,8 @@ use crate::command::{Command, OutcomeStatus, Slot};
 use crate::decide::Decision;
 use crate::error::Refusal;
 use crate::event::{
-    AnsweredBy, CancelReason, Event, InquiryId, OnTimeout, Origin, Persistence, Policy, Request,
+    AgentOrigin, AnsweredBy, CancelReason, Event, InquiryId, OnTimeout, Origin, Persistence,
+    Policy, Request,
 };
 use crate::finished::FinishedInquiry;
 use crate::form::Form;
@@ -54,6 +55,11 @@ pub struct State {
     turn: Option<String>,
     /// Answers remembered for the turn: tool name → question id → answer.
     remembered: BTreeMap<String, BTreeMap<String, Value>>,
+    /// Who is asking on this stream, from where: the origin the last
+    /// [`Event::Attached`] recorded.
+    /// (Boxed: most streams have none, and a state stays small.)
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    agent: Option<Box<AgentOrigin>>,
     /// What the last request applied used, reused by the next one that shares it.
     #[serde(skip)]
     recent: Recent,
@@ -249,7 +255,7 @@ impl State {
                 question,
                 value,
             } => self.answered_ahead(inquiry, question, value),
-            Event::Shown { .. } => {}
+            Event::Shown { .. } | Event::Detached { .. } => {}
             Event::AnswerRefused {
                 inquiry,
                 message,
@@ -269,7 +275,15 @@ impl State {
             Event::ReviewWanted { inquiry } => self.review_wanted(inquiry, out),
             Event::Submitted { inquiry } => self.submitted(inquiry, out),
             Event::ChangeWanted { inquiry, question } => self.change_wanted(inquiry, question, out),
+            Event::Attached { origin } => self.agent = Some(Box::new(origin.clone())),
         }
+    }
+
+    /// Who is asking on this stream and from where: the origin the last
+    /// [`Event::Attached`] recorded (kept after a [`Event::Detached`], so a
+    /// surface can still say whose questions these are).
+    pub fn agent(&self) -> Option<&AgentOrigin> {
+        self.agent.as_deref()
     }
 
     /// The ids of the open inquiries, in id order.

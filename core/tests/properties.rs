@@ -18,10 +18,12 @@ fn run_checked(events: &[Event]) -> Result<(State, Vec<Vec<Command>>), TestCaseE
             !commands.is_empty(),
             "every accepted input yields a command: {event:?}"
         );
-        if let [Command::InvalidAnswer { .. }, _] = commands.as_slice() {
+        if let ([Command::InvalidAnswer { .. }, _], Some(inquiry)) =
+            (commands.as_slice(), event.inquiry())
+        {
             prop_assert_eq!(
-                before.answers(event.inquiry()),
-                state.answers(event.inquiry()),
+                before.answers(inquiry),
+                state.answers(inquiry),
                 "a refused answer recorded an answer"
             );
         }

@@ -156,6 +156,8 @@ fn event_kind(event: &Event) -> &'static str {
         Event::ReviewWanted { .. } => "review_wanted",
         Event::Submitted { .. } => "submitted",
         Event::ChangeWanted { .. } => "change_wanted",
+        Event::Attached { .. } => "attached",
+        Event::Detached { .. } => "detached",
     }
 }
 

@@ -196,6 +196,10 @@ pub enum StoreError {
     /// answer to another question); the connection was dropped.
     #[error("a malformed message on the log's socket: {0}")]
     BadMessage(String),
+    /// A presence lease the log cannot keep (a holder id or origin that does not
+    /// fit, too many processes waiting); what is wrong, in words.
+    #[error("a presence lease cannot be kept: {0}")]
+    BadLease(String),
 }
 
 /// `Ok` when a stream's head is the one the appender expected, else the

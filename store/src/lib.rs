@@ -148,6 +148,10 @@
 //! - **Streams and forks**: [`Log::streams`] lists them with their heads and parents;
 //!   [`Log::fork`] branches a stream after event N by reference.
 //! - **Snapshots**: [`Log::snapshots`] lists a stream's own.
+//! - **Presence**: [`Log::renew_lease`], [`Log::end_lease`] and [`Log::leases`]
+//!   keep who waits on which stream, beside the events (see [`presence`]; a
+//!   [`PresenceGuard`] holds a lease while a process waits, and records in the
+//!   stream when it starts and stops).
 //!
 //! Functions over any log, each in one place:
 //! - [`replay`]: [`replay::load`] (latest snapshot, then the tail),
@@ -237,6 +241,7 @@ mod error;
 pub mod export;
 mod log;
 mod memory;
+pub mod presence;
 pub mod replay;
 mod session;
 mod stream_name;
@@ -248,6 +253,7 @@ pub use codec::{MAX_STREAM_NAME, STATE_FORMAT};
 pub use error::{RecordKind, Result, StoreError};
 pub use log::{CHANGE_POLL, Events, Log, Version, WAIT_POLL};
 pub use memory::MemLog;
+pub use presence::{Lease, Leases, Presence, PresenceGuard};
 pub use session::{Caught, Handled, Session, SessionError};
 pub use stream_name::{IntoStreamName, StreamName, StreamNameError};
 pub use transcript::transcript;

@@ -5,10 +5,11 @@
 
 use std::time::{Duration, Instant};
 
-use askuser_core::Event;
+use askuser_core::{AgentOrigin, Event};
 
 use crate::backend::{Backend, RecordIter};
 use crate::error::{RecordKind, Result, StoreError};
+use crate::presence::Leases;
 use crate::types::{Durability, Recorded, Seq, StreamInfo};
 
 /// An append-only log of engine events, kept in named streams.
@@ -247,6 +248,48 @@ pub trait Log: Backend + Send + Sync {
     fn snapshots(&self, stream: &str) -> Result<Vec<Seq>> {
         self.info(stream)?;
         self.snapshot_seqs(stream)
+    }
+
+    /// Takes or renews `holder`'s presence lease on `stream` (see
+    /// [`crate::presence`]): it lasts `ttl` after now, on the log's clock, unless
+    /// renewed again. Returns whether the log keeps presence; the default keeps
+    /// none and returns `false`, and [`Log::leases`] then reports none.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::BadLease`] for a holder id or origin that does not fit; a
+    /// storage error.
+    fn renew_lease(
+        &self,
+        stream: &str,
+        holder: &str,
+        origin: &AgentOrigin,
+        ttl: Duration,
+    ) -> Result<bool> {
+        let _ = (stream, holder, origin, ttl);
+        Ok(false)
+    }
+
+    /// Ends `holder`'s lease on `stream` now (a clean stop); nothing if it holds
+    /// none. The default does nothing.
+    ///
+    /// # Errors
+    ///
+    /// A storage error.
+    fn end_lease(&self, stream: &str, holder: &str) -> Result<()> {
+        let _ = (stream, holder);
+        Ok(())
+    }
+
+    /// Every presence lease the log knows (live, ended and expired), with the
+    /// log's time now; `None` when it keeps no presence (the default), which a
+    /// reader shows as unknown.
+    ///
+    /// # Errors
+    ///
+    /// A storage error.
+    fn leases(&self) -> Result<Option<Leases>> {
+        Ok(None)
     }
 }
 

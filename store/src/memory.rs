@@ -3,12 +3,15 @@
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-use askuser_core::{Event, State};
+use std::time::Duration;
+
+use askuser_core::{AgentOrigin, Event, State};
 
 use crate::backend::{Backend, RecordIter};
 use crate::codec::{STATE_FORMAT, check_name};
 use crate::error::{Result, StoreError, expect_head};
 use crate::log::Log;
+use crate::presence::{LeaseTable, Leases};
 use crate::types::{
     Clock, Durability, ForkPoint, Recorded, Seq, Snapshot, StreamInfo, SystemClock, Timestamp,
 };
@@ -26,6 +29,7 @@ pub struct MemLog {
     inner: RwLock<Inner>,
     clock: Arc<dyn Clock>,
     durability: Durability,
+    leases: LeaseTable,
 }
 
 #[derive(Debug, Default)]
@@ -68,6 +72,7 @@ impl MemLog {
             inner: RwLock::default(),
             clock: Arc::new(SystemClock),
             durability: Durability::Flush,
+            leases: LeaseTable::new(),
         }
     }
 
@@ -168,6 +173,28 @@ impl Backend for MemLog {
 }
 
 impl Log for MemLog {
+    fn renew_lease(
+        &self,
+        stream: &str,
+        holder: &str,
+        origin: &AgentOrigin,
+        ttl: Duration,
+    ) -> Result<bool> {
+        check_name(stream)?;
+        self.leases
+            .renew(stream, holder, origin, ttl, self.clock.now())?;
+        Ok(true)
+    }
+
+    fn end_lease(&self, stream: &str, holder: &str) -> Result<()> {
+        self.leases.end(stream, holder, self.clock.now());
+        Ok(())
+    }
+
+    fn leases(&self) -> Result<Option<Leases>> {
+        Ok(Some(self.leases.read(self.clock.now())))
+    }
+
     fn append_with(
         &self,
         stream: &str,

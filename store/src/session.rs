@@ -262,6 +262,32 @@ impl Session {
         self.run(|state| state.decide_input(input), durability)
     }
 
+    /// Records that this process starts waiting on the stream, from `origin`
+    /// ([`Event::Attached`](askuser_core::Event::Attached)): once per stream per
+    /// process, by a [`PresenceGuard`](crate::PresenceGuard), which also takes
+    /// the presence lease. It changes no inquiry and yields no command.
+    ///
+    /// # Errors
+    ///
+    /// [`SessionError::Refused`] with
+    /// [`Refusal::BadOrigin`](askuser_core::Refusal::BadOrigin) for an origin too
+    /// long or not plain text; [`SessionError::Store`].
+    pub fn attach(&mut self, origin: &askuser_core::AgentOrigin) -> Result<Handled, SessionError> {
+        let durability = self.log.durability();
+        self.run(|state| state.decide_attach(origin), durability)
+    }
+
+    /// Records that this process stopped waiting on the stream cleanly
+    /// ([`Event::Detached`](askuser_core::Event::Detached)).
+    ///
+    /// # Errors
+    ///
+    /// As [`Session::attach`].
+    pub fn detach(&mut self, origin: &askuser_core::AgentOrigin) -> Result<Handled, SessionError> {
+        let durability = self.log.durability();
+        self.run(|state| state.decide_detach(origin), durability)
+    }
+
     /// The batch lane: decides `inputs` in order (each on the state the ones before
     /// it leave), records every event they stand for in **one** append, applies
     /// them, and returns the commands of all of them, in order. All or nothing: if

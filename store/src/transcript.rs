@@ -13,7 +13,7 @@ use crate::error::{Result, StoreError};
 use crate::log::Log;
 use crate::replay::{fold, latest_snapshot};
 use crate::types::{Recorded, Snapshot};
-use crate::words::{answer_sentence, value_words};
+use crate::words::{agent_words, answer_sentence, value_words};
 
 /// A readable summary of what was asked and answered in `stream`, one sentence per
 /// line (`Asked "Which database?"; the answer was PostgreSQL.`): the text an agent
@@ -121,6 +121,12 @@ impl Transcriber {
                 if let Some(given) = self.given.get_mut(inquiry) {
                     given.pop();
                 }
+            }
+            Event::Attached { origin } => {
+                let _ = writeln!(self.out, "{} started waiting.", agent_words(origin));
+            }
+            Event::Detached { origin } => {
+                let _ = writeln!(self.out, "{} stopped waiting.", agent_words(origin));
             }
             _ => {}
         }

@@ -29,7 +29,7 @@
 
 use std::fmt::Write as _;
 
-use askuser_core::{AnsweredBy, CancelReason, Event, Form};
+use askuser_core::{AgentOrigin, AnsweredBy, CancelReason, Event, Form, InquiryId};
 use serde_json::Value;
 
 /// How much an event's words say.
@@ -58,7 +58,7 @@ fn plural(count: usize) -> &'static str {
 
 /// The short form: a sentence for a person.
 fn short(event: &Event, form: Option<&Form>) -> String {
-    let inquiry = event.inquiry().as_str();
+    let inquiry = event.inquiry().map_or("", InquiryId::as_str);
     let question_text = |id: &str| {
         form.and_then(|form| form.questions.iter().find(|q| q.id == id))
             .map_or_else(|| id.to_owned(), |q| q.text.clone())
@@ -138,6 +138,19 @@ fn short(event: &Event, form: Option<&Form>) -> String {
             "Went back from the review to change the answer to “{}” (the later answers are kept)",
             question_text(question)
         ),
+        Event::Attached { origin } => format!("{} started waiting", agent_words(origin)),
+        Event::Detached { origin } => format!("{} stopped waiting", agent_words(origin)),
+    }
+}
+
+/// Who is asking and from where, for a sentence: the origin's line
+/// (`Claude Code · billing-api · laptop`), or `An agent` when nothing is known.
+pub fn agent_words(origin: &AgentOrigin) -> String {
+    let line = origin.line();
+    if line.is_empty() {
+        "An agent".to_owned()
+    } else {
+        line
     }
 }
 
@@ -223,6 +236,21 @@ fn long(event: &Event) -> String {
         Event::ReviewWanted { inquiry } => format!("review wanted {inquiry}"),
         Event::Submitted { inquiry } => format!("submitted {inquiry}"),
         Event::ChangeWanted { inquiry, question } => format!("change {inquiry}: {question}"),
+        Event::Attached { origin } => format!("attached {}", fields(origin)),
+        Event::Detached { origin } => format!("detached {}", fields(origin)),
+    }
+}
+
+/// Every known field of an origin, as recorded: `host=Claude Code, machine=laptop`
+/// (`nothing known` when none is).
+fn fields(origin: &AgentOrigin) -> String {
+    let known: Vec<String> = (origin.fields().into_iter())
+        .filter_map(|(name, text)| Some(format!("{name}={}", text?)))
+        .collect();
+    if known.is_empty() {
+        "(nothing known)".to_owned()
+    } else {
+        known.join(", ")
     }
 }
 

@@ -117,7 +117,7 @@ pub mod concurrency {
                     let Event::Requested(previous) = &read[i - 1].2 else {
                         panic!("an answer separated from its request at {seq}");
                     };
-                    assert_eq!(previous.inquiry, *event.inquiry());
+                    assert_eq!(Some(&previous.inquiry), event.inquiry());
                 }
             }
             assert_eq!(requests.len(), WRITERS_PER_STREAM * APPENDS);

@@ -62,6 +62,8 @@ const VARIANTS: &[&str] = &[
     "TimedOut",
     "ReviewWanted",
     "Submitted",
+    "Attached",
+    "Detached",
 ];
 
 fn root() -> PathBuf {

@@ -106,9 +106,12 @@ pub(crate) struct AskArgs {
     /// The log.
     #[command(flatten)]
     pub(crate) db: DbArg,
-    /// The stream to record in (default: a new one, ask-TIME-PID)
+    /// The stream to record in (default: a new one named after the repository or directory, billing-api-1; ask-TIME-PID when there is no usable name)
     #[arg(long, value_name = "NAME")]
     pub(crate) stream: Option<String>,
+    /// The agent's name, shown in the inbox as who is asking (default: the dialect)
+    #[arg(long, value_name = "NAME")]
+    pub(crate) agent: Option<String>,
     /// The inquiry's id (default: call-N, where N is the next event number)
     #[arg(long, value_name = "ID")]
     pub(crate) inquiry: Option<String>,
@@ -162,9 +165,12 @@ pub(crate) struct ServeArgs {
     /// The log.
     #[command(flatten)]
     pub(crate) db: DbArg,
-    /// The stream to record in (default: a new one, serve-TIME-PID)
+    /// The stream to record in (default: a new one named after the repository or directory, billing-api-1; serve-TIME-PID when there is no usable name)
     #[arg(long, value_name = "NAME")]
     pub(crate) stream: Option<String>,
+    /// The agent's name, shown in the inbox as who is asking (`Claude Code`)
+    #[arg(long, value_name = "NAME")]
+    pub(crate) agent: Option<String>,
 }
 
 /// `askuser mcp`.
@@ -173,9 +179,12 @@ pub(crate) struct McpArgs {
     /// The log.
     #[command(flatten)]
     pub(crate) db: DbArg,
-    /// The stream to record in (default: a new one, mcp-TIME-PID)
+    /// The stream to record in (default: a new one named after the repository or directory, billing-api-1; mcp-TIME-PID when there is no usable name)
     #[arg(long, value_name = "NAME")]
     pub(crate) stream: Option<String>,
+    /// The agent's name, shown in the inbox as who is asking (default: the name and version the MCP client gives)
+    #[arg(long, value_name = "NAME")]
+    pub(crate) agent: Option<String>,
     /// For a client that cannot show forms: write the questions to a pending file in DIR (else the call fails, saying this client cannot show forms)
     #[arg(long, value_name = "DIR")]
     pub(crate) pending_dir: Option<PathBuf>,

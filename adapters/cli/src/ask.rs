@@ -17,9 +17,9 @@ use askuser_terminal::{Elsewhere, Engine, TerminalError, TerminalPrompter, run_w
 
 use crate::args::{AskArgs, ResumeArgs};
 use crate::common::{
-    EXIT_NO_PERSON, EXIT_PENDING, EXIT_REJECTED, as_a_persons_process, call_dialect, conclude,
-    db_hint, db_path, note, open_journal, parse_call, person_present, print_out, read_text,
-    shell_word, stream_option,
+    EXIT_NO_PERSON, EXIT_PENDING, EXIT_REJECTED, agent_stream, as_a_persons_process, call_dialect,
+    conclude, db_hint, db_path, hold_presence, note, open_journal, parse_call, person_present,
+    print_out, read_text, shell_word, stream_option,
 };
 use crate::error::CliError;
 
@@ -35,7 +35,7 @@ pub(crate) fn ask(args: &AskArgs) -> Result<u8, CliError> {
         }
         None => Path::new("-"),
     };
-    let stream = stream_option(args.stream.as_deref(), "ask")?;
+    let stream = stream_option(args.stream.as_deref())?;
     let text = read_text(file)?;
     let dialect = call_dialect(args.dialect, &text)?;
     let (arguments, call) = parse_call(dialect, &text);
@@ -56,10 +56,24 @@ pub(crate) fn ask(args: &AskArgs) -> Result<u8, CliError> {
         as_a_persons_process();
     }
     let mut journal = open_journal(&db)?;
+    let log = std::sync::Arc::clone(journal.log());
+    let host = args.agent.clone().unwrap_or_else(|| dialect.to_string());
+    let label =
+        (call.request(InquiryId::new("label")).policy.label).filter(|label| label != "Assistant");
+    let origin = askuser_app::origin::here(Some(&host), label.as_deref());
+    // Not claimed: the inquiry's id is counted from the head before this
+    // process records where it runs, so a new stream's first is `call-1`.
+    let (stream, _) = agent_stream(&*log, stream, "ask", &origin, false)?;
     let inquiry = match &args.inquiry {
         Some(inquiry) => inquiry.clone(),
         None => format!("call-{}", journal.head(&stream)? + 1),
     };
+    // Held while this process waits for a person, so the inbox sees it: taken
+    // before the request, so the request stays the event its question's
+    // deadline counts from.
+    let presence = (pending.is_none() && person_present())
+        .then(|| hold_presence(&log, &stream, origin, false))
+        .flatten();
     let mut request = call.request(InquiryId::new(&inquiry));
     request.policy.interactive = pending.is_some() || person_present();
     request.policy.timeout = timeout;
@@ -77,6 +91,7 @@ pub(crate) fn ask(args: &AskArgs) -> Result<u8, CliError> {
         return Ok(EXIT_PENDING);
     }
     let code = walk(&mut journal, &stream, &inquiry, &call, first, timeout)?;
+    drop(presence);
     note(&format!(
         "askuser: recorded as stream \"{}\" in {}",
         for_display_line(&stream),
@@ -210,17 +225,24 @@ pub(crate) fn resume(args: &ResumeArgs) -> Result<u8, CliError> {
 /// How a stream with no open inquiry ended, in words: from its last event and how
 /// the state says that event's inquiry finished.
 fn how_it_ended(log: &dyn Log, state: &State, stream: &str) -> String {
+    // The last event of an inquiry: after it, a process may have recorded that
+    // it stopped waiting (a few such events at most).
     let last = log
         .info(stream)
         .ok()
         .filter(|info| info.head > 0)
-        .and_then(|info| log.read_range(stream, info.head, info.head).ok())
-        .and_then(|mut events| events.next())
-        .and_then(Result::ok);
-    let Some(last) = last else {
+        .and_then(|info| {
+            let from = info.head.saturating_sub(7).max(info.floor + 1);
+            log.read_range(stream, from, info.head).ok()
+        })
+        .and_then(|events| {
+            (events.filter_map(Result::ok))
+                .filter(|recorded| recorded.event.inquiry().is_some())
+                .last()
+        });
+    let Some((last, Some(inquiry))) = last.as_ref().map(|last| (last, last.event.inquiry())) else {
         return "it records no inquiry that can be read".to_owned();
     };
-    let inquiry = last.event.inquiry();
     let how = match (&last.event, state.finished(inquiry)) {
         (Event::Rejected { .. }, _) => "the call was rejected (the model got its problems)",
         (Event::Denied { .. }, _) => "the policy refused the call (the model got a tool error)",
@@ -410,7 +432,7 @@ impl Recorder<'_> {
         let mut events = Vec::new();
         for recorded in log.read_range(self.stream, self.seen + 1, head)? {
             let recorded = recorded?;
-            if recorded.event.inquiry() == inquiry {
+            if recorded.event.inquiry() == Some(inquiry) {
                 events.push(recorded.event);
             }
         }

@@ -9,12 +9,12 @@ use std::sync::Arc;
 
 use askuser_app::files::{self, Links};
 use askuser_app::location::{DbIntent, SharedSledLog, SledLog};
-use askuser_core::Command;
 use askuser_core::Problem;
 use askuser_core::text::{for_display, for_display_line};
+use askuser_core::{AgentOrigin, Command};
 use askuser_llm::{Call, DetectError, Dialect, Rejection, ToolResult};
-use askuser_store::StreamName;
 use askuser_store::{Clock, Log, StoreError, SystemClock};
+use askuser_store::{PresenceGuard, Session, StreamName};
 use serde_json::Value;
 
 use crate::error::CliError;
@@ -305,14 +305,75 @@ pub(crate) fn read_text(file: &Path) -> Result<String, CliError> {
     })
 }
 
-/// The stream named by `--stream`, checked before anything is opened or recorded,
-/// or a new name `<kind>-<time>-<pid>`.
-pub(crate) fn stream_option(stream: Option<&str>, kind: &str) -> Result<StreamName, CliError> {
-    let (option, name) = match stream {
-        None => ("a new stream's name", new_stream_name(kind)),
-        Some(name) => ("--stream", name.to_owned()),
+/// The stream named by `--stream`, checked before anything is opened or recorded;
+/// `None` for a new one (see [`agent_stream`]).
+pub(crate) fn stream_option(stream: Option<&str>) -> Result<Option<StreamName>, CliError> {
+    stream
+        .map(|name| {
+            StreamName::try_from(name)
+                .map_err(|problem| CliError::Usage(format!("--stream {problem}")))
+        })
+        .transpose()
+}
+
+/// The stream an agent from `origin` waits on: `stream` as `--stream` named it,
+/// else a new one named after the origin's place (`billing-api-1`, the first
+/// free counter), else `<kind>-<time>-<pid>`. With `claim`, a new stream is
+/// created at once by recording the origin as its first event (so two agents
+/// starting together never share it): the second value says so.
+pub(crate) fn agent_stream(
+    log: &dyn Log,
+    stream: Option<StreamName>,
+    kind: &str,
+    origin: &AgentOrigin,
+    claim: bool,
+) -> Result<(StreamName, bool), CliError> {
+    if let Some(stream) = stream {
+        return Ok((stream, false));
+    }
+    let named = if claim {
+        askuser_app::claim_new_stream(log, origin)?.map(|name| (name, true))
+    } else {
+        let taken: Vec<String> = log.streams()?.into_iter().map(|info| info.name).collect();
+        askuser_app::new_stream_name(origin, &taken).map(|name| (name, false))
     };
-    StreamName::try_from(name).map_err(|problem| CliError::Usage(format!("{option} {problem}")))
+    match named {
+        Some(named) => Ok(named),
+        None => StreamName::try_from(new_stream_name(kind))
+            .map(|name| (name, false))
+            .map_err(|problem| CliError::Usage(format!("a new stream's name {problem}"))),
+    }
+}
+
+/// This process's presence on `stream` while it waits there: the origin
+/// recorded (unless `attached`: the stream was created with it) and the lease
+/// held until the guard is dropped. Best effort: a log that cannot keep it
+/// leaves a note and the process goes on.
+pub(crate) fn hold_presence(
+    log: &Arc<dyn Log>,
+    stream: &StreamName,
+    origin: AgentOrigin,
+    attached: bool,
+) -> Option<PresenceGuard> {
+    let holder = askuser_store::presence::holder_id(origin.machine.as_deref());
+    let guard = if attached {
+        PresenceGuard::attached(Arc::clone(log), stream.clone(), holder, origin)
+            .map_err(|error| error.to_string())
+    } else {
+        Session::open(Arc::clone(log), stream.clone())
+            .map_err(|error| error.to_string())
+            .and_then(|mut session| {
+                PresenceGuard::start(&mut session, holder, origin).map_err(|e| e.to_string())
+            })
+    };
+    guard
+        .map_err(|error| {
+            note(&format!(
+                "askuser: the inbox will not see that this process waits ({})",
+                for_display_line(&error)
+            ));
+        })
+        .ok()
 }
 
 /// A call's arguments from text: the parsed call, or the rejection to send back

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use askuser_mcp::{AskServer, Config, WithoutElicitation};
 
 use crate::args::McpArgs;
-use crate::common::{EXIT_RESULT, db_path, open_journal, stream_option};
+use crate::common::{EXIT_RESULT, agent_stream, db_path, open_journal, stream_option};
 use crate::error::CliError;
 
 /// `askuser mcp`: without `--pending-dir`, a client that cannot show forms gets the
@@ -20,10 +20,13 @@ pub(crate) fn mcp(args: &McpArgs) -> Result<u8, CliError> {
         .map(askuser_mcp::policy_with)
         .transpose()?;
     // Checked before anything is opened.
-    let stream = stream_option(args.stream.as_deref(), "mcp")?;
+    let stream = stream_option(args.stream.as_deref())?;
     let db = db_path(args.db.db.as_deref())?;
     // One log for the server's life, shared with every other askuser process.
     let log = Arc::clone(open_journal(&db)?.log());
+    // The client's name comes with its first call, when `--agent` does not say.
+    let origin = askuser_app::origin::here(args.agent.as_deref(), None);
+    let (stream, _) = agent_stream(&*log, stream, "mcp", &origin, false)?;
     let without_elicitation = match &args.pending_dir {
         Some(dir) => WithoutElicitation::Pending { dir: dir.clone() },
         None => WithoutElicitation::Fail,
@@ -34,6 +37,7 @@ pub(crate) fn mcp(args: &McpArgs) -> Result<u8, CliError> {
         stream,
         without_elicitation,
         policy,
+        origin: Some(origin),
     };
     let served = match args.http {
         Some(addr) => askuser_mcp::serve_http(config, addr, |bound| {

@@ -3,14 +3,20 @@
 use askuser_rpc::Server;
 
 use crate::args::ServeArgs;
-use crate::common::{EXIT_RESULT, db_path, open_journal, stream_option};
+use crate::common::{
+    EXIT_RESULT, agent_stream, db_path, hold_presence, open_journal, stream_option,
+};
 use crate::error::CliError;
 
-/// `askuser serve [--db PATH] [--stream NAME]`
+/// `askuser serve [--db PATH] [--stream NAME] [--agent NAME]`
 pub(crate) fn serve(args: &ServeArgs) -> Result<u8, CliError> {
-    let stream = stream_option(args.stream.as_deref(), "serve")?;
+    let stream = stream_option(args.stream.as_deref())?;
     let journal = open_journal(&db_path(args.db.db.as_deref())?)?;
     let log = std::sync::Arc::clone(journal.log());
+    let origin = askuser_app::origin::here(args.agent.as_deref(), None);
+    let (stream, attached) = agent_stream(&*log, stream, "serve", &origin, true)?;
+    // Held while this process serves: the inbox sees whether anyone waits.
+    let presence = hold_presence(&log, &stream, origin, attached);
     let mut server = Server::new(journal.into(), stream.clone())?;
     // Input is read on a thread of its own while the log is watched, so an answer
     // another process records (`askuser answer`, another terminal) reaches the
@@ -20,6 +26,7 @@ pub(crate) fn serve(args: &ServeArgs) -> Result<u8, CliError> {
     let output = std::io::BufWriter::new(std::io::stdout().lock());
     server.serve_watching(input, output)?;
     drop(server);
+    drop(presence);
     // The stream's events were appended one step at a time: store them as full
     // blocks now that this host is done with it, so a later replay reads them fast.
     if let Err(error) = askuser_store::compact::repack(&*log, &stream) {

@@ -209,13 +209,14 @@ fn export_of_a_compacted_stream_starts_with_its_snapshot() {
     let compact = scratch.run(&["log", "compact", "s", "--drop", "--db", &db], "");
     assert_eq!(
         compact.stdout,
-        "stream \"s\": snapshot at #2; dropped 2 events\n"
+        "stream \"s\": snapshot at #4; dropped 4 events\n"
     );
     let export = scratch.run(&["log", "export", "s", "--db", &db], "");
     assert_eq!((export.code, export.stderr.as_str()), (0, ""));
     insta::assert_snapshot!("export_compacted", scratch.redact(&export.stdout));
 
-    // Events after the snapshot follow it.
+    // Events after the snapshot follow it (the second `serve` records where it
+    // runs when it starts and that it stopped, around its request).
     let more = lines(&[jp_ask("c2")]);
     assert_eq!(
         scratch
@@ -229,10 +230,19 @@ fn export_of_a_compacted_stream_starts_with_its_snapshot() {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    assert_eq!(exported.len(), 2);
-    assert_eq!(exported[0]["snapshot"]["seq"], 2);
-    assert_eq!(exported[1]["seq"], 3);
-    assert_eq!(exported[1]["event"]["requested"]["inquiry"], json!("c2"));
+    assert_eq!(exported.len(), 4);
+    assert_eq!(exported[0]["snapshot"]["seq"], 4);
+    assert_eq!(exported[1]["seq"], 5);
+    assert_eq!(
+        exported[1]["event"]["attached"]["origin"]["machine"],
+        json!("laptop")
+    );
+    assert_eq!(exported[2]["seq"], 6);
+    assert_eq!(exported[2]["event"]["requested"]["inquiry"], json!("c2"));
+    assert_eq!(
+        exported[3]["event"]["detached"]["origin"]["machine"],
+        json!("laptop")
+    );
 }
 
 #[test]

@@ -33,6 +33,7 @@ fn events_line(scratch: &Scratch) -> String {
 }
 
 /// Runs `askuser serve --stream s` with these lines (another surface).
+/// Each `serve` records where it runs when it starts, and that it stopped.
 fn serve(scratch: &Scratch, lines: &[Value]) {
     let input = lines
         .iter()
@@ -161,7 +162,7 @@ fn a_file_answered_from_another_surface_first_prints_what_the_assistant_got() {
                 .to_owned()
         )
     );
-    assert_eq!(events_line(&scratch), "stream \"s\": 2 events");
+    assert_eq!(events_line(&scratch), "stream \"s\": 4 events");
 
     // Finished elsewhere: the answers given here are not recorded; the result is
     // the one recorded there, with its exit status.
@@ -176,7 +177,7 @@ fn a_file_answered_from_another_surface_first_prints_what_the_assistant_got() {
                 .to_owned()
         )
     );
-    assert_eq!(events_line(&scratch), "stream \"s\": 3 events");
+    assert_eq!(events_line(&scratch), "stream \"s\": 7 events");
     let file = read(&pending);
     assert_eq!(
         (&file["status"], &file["result"]),

@@ -186,8 +186,10 @@ fn mcp_makes_the_log_and_its_pending_files_private_whatever_the_umask() {
             .find(|entry| entry.contains("pending/askuser-"))
             .cloned()
             .expect("a pending file");
+        // The stream is named after the working directory (`.tmpXXXX-1`).
         assert!(
-            pending.starts_with("600 f pending/askuser-mcp-"),
+            pending.starts_with("600 f pending/askuser-_tmp")
+                && pending.ends_with("-1-call-1.json"),
             "{pending}"
         );
         expected.push(pending);

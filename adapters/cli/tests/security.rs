@@ -59,22 +59,34 @@ fn the_log_is_printed_without_raw_escapes() {
     ]);
     assert_eq!(scratch.run_db(&["serve", "--stream", "s"], &input).code, 0);
     let transcript = scratch.run_db(&["log", "transcript", "s"], "");
+    let dir = scratch
+        .dir
+        .path()
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
     assert_eq!(
         transcript.stdout,
-        "Asked \"Name?\"; the answer was \\u{1b}]2;pwned\\u{7}\\u{202e}evil\\u{9b}2J.\n"
+        format!(
+            "{dir} · laptop started waiting.\n\nAsked \"Name?\"; the answer was \\u{{1b}}]2;pwned\\u{{7}}\\u{{202e}}evil\\u{{9b}}2J.\n{dir} · laptop stopped waiting.\n"
+        )
     );
     let show = scratch.run_db(&["log", "show", "s"], "");
     assert_eq!(
         scratch.redact(&show.stdout),
-        "stream \"s\": 2 events\n\
-         #1 <time>  requested c1 (1 question: n)\n\
-         #2 <time>  answered c1: n = \"\\u001b]2;pwned\\u0007\\u{202e}evil\\u{9b}2J\"\n"
+        "stream \"s\": 4 events\n\
+         #1 <time>  attached machine=laptop, directory=<tmp>\n\
+         #2 <time>  requested c1 (1 question: n)\n\
+         #3 <time>  answered c1: n = \"\\u001b]2;pwned\\u0007\\u{202e}evil\\u{9b}2J\"\n\
+         #4 <time>  detached machine=laptop, directory=<tmp>\n"
     );
     let export = scratch.run_db(&["log", "export", "s"], "");
-    let last = export.stdout.lines().last().unwrap();
+    // The answer, before the line saying the agent stopped waiting.
+    let last = export.stdout.lines().rev().nth(1).unwrap();
     assert_eq!(
         scratch.redact(last),
-        r#"{"stream":"s","seq":2,"at":"<time>","event":{"answered":{"inquiry":"c1","question":"n","value":"\u001b]2;pwned\u0007\u202eevil\u009b2J","by":"user"}}}"#
+        r#"{"stream":"s","seq":3,"at":"<time>","event":{"answered":{"inquiry":"c1","question":"n","value":"\u001b]2;pwned\u0007\u202eevil\u009b2J","by":"user"}}}"#
     );
     for text in [&transcript.stdout, &show.stdout, &export.stdout] {
         assert!(

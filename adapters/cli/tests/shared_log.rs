@@ -25,6 +25,7 @@ fn serve(scratch: &Scratch, db: &str, open: &str) -> (Child, BufReader<ChildStdo
         .args(["serve", "--stream", "s", "--db", db])
         .current_dir(scratch.dir.path())
         .env("HOME", scratch.dir.path())
+        .env("ASKUSER_MACHINE", "laptop")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -123,7 +124,7 @@ fn the_log_is_read_while_serve_runs_and_serve_sees_an_answer_given_elsewhere(pla
         (listed.code, scratch.redact(&listed.stdout)),
         (
             0,
-            "s  1 event, created <time>; open: 1 inquiry waits for an answer\n".to_owned()
+            "s  2 events, created <time>; open: 1 inquiry waits for an answer\n".to_owned()
         ),
         "{}",
         listed.stderr
@@ -133,7 +134,7 @@ fn the_log_is_read_while_serve_runs_and_serve_sees_an_answer_given_elsewhere(pla
         (shown.code, scratch.redact(&shown.stdout)),
         (
             0,
-            "stream \"s\": 1 event\n#1 <time>  requested t1 (1 question: ok)\n".to_owned()
+            "stream \"s\": 2 events\n#1 <time>  attached machine=laptop, directory=<tmp>\n#2 <time>  requested t1 (1 question: ok)\n".to_owned()
         ),
         "{}",
         shown.stderr

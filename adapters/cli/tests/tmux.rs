@@ -108,14 +108,16 @@ fn every_answer_type_digits_and_a_schema_answer_rejected_then_accepted() {
     assert_eq!(
         events(&scratch),
         [
-            "#1 requested call-1 (5 questions: ship, channel, checks, notes, rollout)",
-            "#2 review wanted call-1",
-            "#3 answered call-1: ship = true",
-            "#4 answered call-1: channel = \"qa\"",
-            "#5 answered call-1: checks = [\"lint\",\"smoke tests\"]",
-            "#6 answered call-1: notes = \"we ship it!\"",
-            "#7 answered call-1: rollout = {\"percent\":5}",
-            "#8 submitted call-1",
+            "#1 attached host=jp-form, machine=laptop, directory=<tmp>",
+            "#2 requested call-1 (5 questions: ship, channel, checks, notes, rollout)",
+            "#3 review wanted call-1",
+            "#4 answered call-1: ship = true",
+            "#5 answered call-1: channel = \"qa\"",
+            "#6 answered call-1: checks = [\"lint\",\"smoke tests\"]",
+            "#7 answered call-1: notes = \"we ship it!\"",
+            "#8 answered call-1: rollout = {\"percent\":5}",
+            "#9 submitted call-1",
+            "#10 detached host=jp-form, machine=laptop, directory=<tmp>",
         ]
     );
 }
@@ -164,8 +166,8 @@ fn multi_select_ticks_survive_the_menu_and_ctrl_c_ends_the_turn_with_a_line() {
     assert_eq!((code, out.as_str()), (4, ""));
     insta::assert_snapshot!("ctrl_c_screen", scratch.redact(&tmux.screen()));
     assert_eq!(
-        events(&scratch).last().map(String::as_str),
-        Some("#6 turn ended call-1")
+        events(&scratch).iter().rev().nth(1).map(String::as_str),
+        Some("#7 turn ended call-1")
     );
 }
 
@@ -270,8 +272,10 @@ fn end_turn_with_nothing_to_lose_ends_at_once() {
     assert_eq!(
         events(&scratch),
         [
-            "#1 requested call-1 (2 questions: q1, q2)",
-            "#2 turn ended call-1",
+            "#1 attached host=claude, machine=laptop, directory=<tmp>",
+            "#2 requested call-1 (2 questions: q1, q2)",
+            "#3 turn ended call-1",
+            "#4 detached host=claude, machine=laptop, directory=<tmp>",
         ]
     );
 }

@@ -60,16 +60,18 @@ fn back_then_forward_shows_the_earlier_answers_prefilled() {
     assert_eq!(
         events(&scratch),
         [
-            "#1 requested call-1 (3 questions: apply, env, note)",
-            "#2 review wanted call-1",
-            "#3 answered call-1: apply = true",
-            "#4 answered call-1: env = \"production\"",
-            "#5 back call-1",
+            "#1 attached host=jp-form, machine=laptop, directory=<tmp>",
+            "#2 requested call-1 (3 questions: apply, env, note)",
+            "#3 review wanted call-1",
+            "#4 answered call-1: apply = true",
+            "#5 answered call-1: env = \"production\"",
             "#6 back call-1",
-            "#7 answered call-1: apply = true",
-            "#8 answered call-1: env = \"production\"",
-            "#9 answered call-1: note = \"second try\"",
-            "#10 submitted call-1",
+            "#7 back call-1",
+            "#8 answered call-1: apply = true",
+            "#9 answered call-1: env = \"production\"",
+            "#10 answered call-1: note = \"second try\"",
+            "#11 submitted call-1",
+            "#12 detached host=jp-form, machine=laptop, directory=<tmp>",
         ]
     );
 }
@@ -130,14 +132,16 @@ fn the_review_changes_an_earlier_answer_and_keeps_the_later_ones() {
     assert_eq!(
         events(&scratch),
         [
-            "#1 requested call-1 (3 questions: apply, env, note)",
-            "#2 review wanted call-1",
-            "#3 answered call-1: apply = true",
-            "#4 answered call-1: env = \"staging\"",
-            "#5 answered call-1: note = \"weekly run\"",
-            "#6 change call-1: env",
-            "#7 answered call-1: env = \"production\"",
-            "#8 submitted call-1",
+            "#1 attached host=jp-form, machine=laptop, directory=<tmp>",
+            "#2 requested call-1 (3 questions: apply, env, note)",
+            "#3 review wanted call-1",
+            "#4 answered call-1: apply = true",
+            "#5 answered call-1: env = \"staging\"",
+            "#6 answered call-1: note = \"weekly run\"",
+            "#7 change call-1: env",
+            "#8 answered call-1: env = \"production\"",
+            "#9 submitted call-1",
+            "#10 detached host=jp-form, machine=laptop, directory=<tmp>",
         ]
     );
 }
@@ -266,7 +270,7 @@ fn a_fork_is_resumed_in_the_terminal_from_its_open_question() {
     let fork = run_in(
         scratch.dir.path(),
         &[
-            "log", "fork", "first", "--at", "2", "--into", "s", "--db", &db,
+            "log", "fork", "first", "--at", "3", "--into", "s", "--db", &db,
         ],
         "",
     );
@@ -291,12 +295,13 @@ fn a_fork_is_resumed_in_the_terminal_from_its_open_question() {
     assert_eq!(
         events(&scratch),
         [
-            "#1 requested m1 (3 questions: apply, env, note)",
-            "#2 answered m1: apply = true",
-            "#3 review wanted m1",
-            "#4 answered m1: env = \"production\"",
-            "#5 answered m1: note = \"in production this time\"",
-            "#6 submitted m1",
+            "#1 attached machine=laptop, directory=<tmp>",
+            "#2 requested m1 (3 questions: apply, env, note)",
+            "#3 answered m1: apply = true",
+            "#4 review wanted m1",
+            "#5 answered m1: env = \"production\"",
+            "#6 answered m1: note = \"in production this time\"",
+            "#7 submitted m1",
         ]
     );
 }

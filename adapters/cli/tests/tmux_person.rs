@@ -53,22 +53,33 @@ fn reply_from_the_review_sends_every_answer_it_showed() {
     assert_eq!(
         events(&scratch),
         [
-            "#1 requested call-1 (3 questions: apply, env, note)",
-            "#2 review wanted call-1",
-            "#3 answered call-1: apply = true",
-            "#4 answered call-1: env = \"production\"",
-            "#5 answered call-1: note = \"after the backup\"",
-            "#6 reply call-1: wait for the backup",
+            "#1 attached host=jp-form, machine=laptop, directory=<tmp>",
+            "#2 requested call-1 (3 questions: apply, env, note)",
+            "#3 review wanted call-1",
+            "#4 answered call-1: apply = true",
+            "#5 answered call-1: env = \"production\"",
+            "#6 answered call-1: note = \"after the backup\"",
+            "#7 reply call-1: wait for the backup",
+            "#8 detached host=jp-form, machine=laptop, directory=<tmp>",
         ]
     );
     let transcript = scratch.run_db(&["log", "transcript", "s"], "");
+    let dir = scratch
+        .dir
+        .path()
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
     assert_eq!(
         transcript.stdout,
-        "Asked \"Apply the proposed migration?\"; the answer was yes.\n\
+        format!("jp-form · {dir} · laptop started waiting.\n\n")
+            + "Asked \"Apply the proposed migration?\"; the answer was yes.\n\
          Asked \"Which environment?\"; the answer was production.\n\
          Asked \"Optional note for the migration log\"; the answer was after the backup.\n\
          The user reviewed these answers and chose to reply instead of sending them.\n\
          The user replied: wait for the backup\n"
+            + &format!("jp-form · {dir} · laptop stopped waiting.\n")
     );
 }
 
@@ -313,11 +324,20 @@ fn ctrl_c_on_the_review_asks_first_and_the_transcript_keeps_the_answers() {
     let (code, out) = finished(&tmux, &scratch);
     assert_eq!((code, out.as_str()), (4, ""));
     let transcript = scratch.run_db(&["log", "transcript", "s"], "");
+    let dir = scratch
+        .dir
+        .path()
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
     assert_eq!(
         transcript.stdout,
-        "Asked \"Apply the proposed migration?\"; the answer was yes (not sent: the turn ended).\n\
+        format!("jp-form · {dir} · laptop started waiting.\n\n")
+            + "Asked \"Apply the proposed migration?\"; the answer was yes (not sent: the turn ended).\n\
          Asked \"Which environment?\"; the answer was staging (not sent: the turn ended).\n\
          Asked \"Optional note for the migration log\"; the answer was \"\" (not sent: the turn ended).\n\
          The user ended the turn on the review of these answers; none was sent.\n"
+            + &format!("jp-form · {dir} · laptop stopped waiting.\n")
     );
 }

@@ -93,12 +93,16 @@ fn a_question_answered_elsewhere_is_said_in_words_and_the_next_question_is_asked
     assert_eq!(
         events(&scratch),
         [
-            "#1 requested call-1 (3 questions: apply, env, note)",
-            "#2 review wanted call-1",
-            "#3 answered call-1: apply = true",
-            "#4 answered call-1: env = \"staging\"",
-            "#5 answered call-1: note = \"weekly run\"",
-            "#6 submitted call-1",
+            "#1 attached host=jp-form, machine=laptop, directory=<tmp>",
+            "#2 requested call-1 (3 questions: apply, env, note)",
+            "#3 review wanted call-1",
+            "#4 answered call-1: apply = true",
+            "#5 attached machine=laptop, directory=<tmp>",
+            "#6 answered call-1: env = \"staging\"",
+            "#7 detached machine=laptop, directory=<tmp>",
+            "#8 answered call-1: note = \"weekly run\"",
+            "#9 submitted call-1",
+            "#10 detached host=jp-form, machine=laptop, directory=<tmp>",
         ]
     );
 }
@@ -280,10 +284,14 @@ fn a_review_changed_elsewhere_is_shown_again_as_it_is_now() {
     assert_eq!(
         events(&scratch)[4..],
         [
-            "#5 answered call-1: note = \"weekly run\"",
-            "#6 back call-1",
-            "#7 answered call-1: note = \"monthly run\"",
-            "#8 submitted call-1",
+            "#5 answered call-1: env = \"staging\"",
+            "#6 answered call-1: note = \"weekly run\"",
+            "#7 attached machine=laptop, directory=<tmp>",
+            "#8 back call-1",
+            "#9 answered call-1: note = \"monthly run\"",
+            "#10 detached machine=laptop, directory=<tmp>",
+            "#11 submitted call-1",
+            "#12 detached host=jp-form, machine=laptop, directory=<tmp>",
         ]
     );
 }

@@ -15,6 +15,13 @@ use common::place::Place;
 use common::web::{Serve, Web, at, keep_screenshot, masked, migration};
 use serde_json::json;
 
+/// The name of the scratch directory: the place `serve` records as where its
+/// agent runs.
+fn dir_name(scratch: &Scratch) -> String {
+    let path = scratch.dir.path().file_name().unwrap();
+    path.to_string_lossy().into_owned()
+}
+
 fn a_person_answers_a_branching_form_in_the_browser_with_back_a_note_and_the_review(place: &Place) {
     let scratch = Scratch::new();
     let db = place.db(&scratch);
@@ -25,10 +32,16 @@ fn a_person_answers_a_branching_form_in_the_browser_with_back_a_note_and_the_rev
     let browser = Browser::start();
     browser.go(&web.url);
     assert_eq!(browser.wait_title("(1) askuser inbox"), "(1) askuser inbox");
+    // Who asks, from where (the agent's working directory, the machine), and
+    // that it waits.
+    let dir = dir_name(&scratch);
     assert_eq!(
         masked(&browser.text()),
-        "Questions waiting for you\nAssistant\nstream agent-1 · started N s ago · history\n\
-         [1/3] Apply the proposed migration?\nwaiting N s · call c1"
+        format!(
+            "Questions waiting for you\nAssistant\nwaiting now\n{dir} · laptop\n\
+             stream agent-1 · started N s ago · history\n\
+             [1/3] Apply the proposed migration?\nwaiting N s · call c1"
+        )
     );
     keep_screenshot(&browser, "inbox.png");
     browser.click("a[href='/q/agent-1/c1']");
@@ -434,25 +447,30 @@ fn the_history_shows_every_step_and_a_fork_answers_again_from_a_question(place: 
     serve.next_of("result");
     browser.go(&format!("{base}/s/h"));
     assert_eq!(browser.wait_title("History of h"), "History of h");
+    let dir = dir_name(&scratch);
     assert_eq!(
         masked(&browser.text()),
-        "← All questions\nStream h\n7 events · started N s ago\nTranscript\nExport (JSON lines)\n\
-         N s ago Assistant asked 3 questions (call c1), first “Apply the proposed migration?” Answer again from here\n\
-         N s ago A review before sending was asked for\n\
-         N s ago Answered “Apply the proposed migration?”: Yes Answer again from here\n\
-         N s ago Went back to the previous question\n\
-         N s ago Answered “Apply the proposed migration?”: Yes Answer again from here\n\
-         N s ago Answered “Which environment?”: production Answer again from here\n\
-         N s ago Replied to the assistant instead: wait, production needs a ticket"
+        format!(
+            "← All questions\nStream h\n8 events · started N s ago\nTranscript\nExport (JSON lines)\n\
+             N s ago {dir} · laptop started waiting\n\
+             N s ago Assistant asked 3 questions (call c1), first “Apply the proposed migration?” Answer again from here\n\
+             N s ago A review before sending was asked for\n\
+             N s ago Answered “Apply the proposed migration?”: Yes Answer again from here\n\
+             N s ago Went back to the previous question\n\
+             N s ago Answered “Apply the proposed migration?”: Yes Answer again from here\n\
+             N s ago Answered “Which environment?”: production Answer again from here\n\
+             N s ago Replied to the assistant instead: wait, production needs a ticket"
+        )
     );
     browser.click("a[href='/s/h/transcript']");
     assert_eq!(
         browser.text(),
-        "Asked \"Apply the proposed migration?\"; the answer was yes.\nAsked \"Which environment?\"; the answer was production.\nThe user chose to reply instead of answering \"Optional note for the migration log\".\nThe user replied: wait, production needs a ticket"
+        format!("{dir} · laptop started waiting.\n\n")
+            + "Asked \"Apply the proposed migration?\"; the answer was yes.\nAsked \"Which environment?\"; the answer was production.\nThe user chose to reply instead of answering \"Optional note for the migration log\".\nThe user replied: wait, production needs a ticket"
     );
     browser.go(&format!("{base}/s/h"));
     // Answer again from the environment question: a fork, the original kept.
-    browser.click("li:nth-child(6) button");
+    browser.click("li:nth-child(7) button");
     assert_eq!(
         browser.wait_title("[2/3] Which environment?"),
         "[2/3] Which environment?"
@@ -473,18 +491,18 @@ fn the_history_shows_every_step_and_a_fork_answers_again_from_a_question(place: 
     assert_eq!(browser.wait_title("Done"), "Done");
     assert_eq!(
         browser.text(),
-        "Done\nAnswered; the assistant got: {\"apply\":true,\"env\":\"staging\",\"note\":\"staging first\"}\nAll questions"
+        "Done\nAnswered in a fork. Nobody waits on a fork, so no agent got this; it is kept in the fork's history: {\"apply\":true,\"env\":\"staging\",\"note\":\"staging first\"}\nAll questions"
     );
-    browser.go(&format!("{base}/s/h.fork-5"));
+    browser.go(&format!("{base}/s/h.fork-6"));
     assert_eq!(
         masked(&browser.text()).lines().take(6).collect::<Vec<_>>(),
         [
             "← All questions",
-            "Stream h.fork-5",
-            "8 events · started N s ago",
+            "Stream h.fork-6",
+            "9 events · started N s ago",
             "Transcript",
             "Export (JSON lines)",
-            "Forked from h after its event #5."
+            "Forked from h after its event #6."
         ]
     );
 }

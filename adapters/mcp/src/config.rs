@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use askuser_app::location::SledLog;
-use askuser_core::Policy;
+use askuser_core::{AgentOrigin, Policy};
 use askuser_store::{Log, StreamName};
 use serde_json::Value;
 
@@ -42,6 +42,12 @@ pub struct Config {
     /// (a person answers). A policy targeting the assistant and not exclusive
     /// (RFD 028) has its questions answered through the client's sampling.
     pub policy: Option<Policy>,
+    /// Where this server runs (machine, directory, repository; `host` from
+    /// `--agent NAME`, else the client's `clientInfo` fills it): with it, the
+    /// server records it in its stream and holds a presence lease there while it
+    /// serves, so the inbox sees who asks and whether anyone waits; `None`: neither
+    /// (a log opened for each step, which must not be held).
+    pub origin: Option<AgentOrigin>,
 }
 
 /// A `--policy` that does not read as a policy.
@@ -82,6 +88,7 @@ impl std::fmt::Debug for Config {
             .field("stream", &self.stream)
             .field("without_elicitation", &self.without_elicitation)
             .field("policy", &self.policy)
+            .field("origin", &self.origin)
             .finish_non_exhaustive()
     }
 }
@@ -97,6 +104,7 @@ impl Config {
             stream,
             without_elicitation,
             policy: None,
+            origin: None,
         }
     }
 }

@@ -47,6 +47,7 @@
 //!     stream: "mcp-1".parse().unwrap(),
 //!     without_elicitation: WithoutElicitation::Fail,
 //!     policy: None,
+//!     origin: None,
 //! });
 //! // askuser_mcp::serve_stdio(server) serves it on stdin/stdout.
 //! # drop(server);

@@ -288,7 +288,7 @@ fn caught(
         let recorded = recorded?;
         let mut commands = Vec::new();
         apply_recorded(&mut state, &recorded, &mut commands);
-        if recorded.event.inquiry() == inquiry {
+        if recorded.event.inquiry() == Some(inquiry) {
             caught.push(Caught {
                 seq: recorded.seq,
                 event: recorded.event,

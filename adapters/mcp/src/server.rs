@@ -1,12 +1,13 @@
 //! [`AskServer`]: the MCP server's handler (`tools/list`, `tools/call`), walking each
 //! call's form through the client's elicitation.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use askuser_core::{CancelReason, Command, Input, InquiryId, Problem};
 use askuser_llm::{Call, Dialect, ToolResult};
+use askuser_store::{PresenceGuard, Session};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ElicitResult,
     ElicitationAction, Implementation, InitializeResult, ListToolsResult, PaginatedRequestParams,
@@ -36,6 +37,20 @@ pub struct AskServer {
     pub(crate) asking: Arc<AtomicUsize>,
     /// How often a progress heartbeat goes out while a form is open.
     heartbeat: Duration,
+    /// This session's presence on its stream, from its first recorded call
+    /// until the last handle of the session is dropped (with
+    /// [`Config::origin`] only).
+    presence: Arc<Mutex<Presence>>,
+}
+
+/// What the session knows of its presence.
+#[derive(Default)]
+struct Presence {
+    /// The client's name and version, from `clientInfo`.
+    client: Option<String>,
+    /// Tried already (held, or the log could not keep it).
+    tried: bool,
+    guard: Option<PresenceGuard>,
 }
 
 /// One tool call counted in [`AskServer::asking`] while it lives.
@@ -103,7 +118,44 @@ impl AskServer {
             sealer,
             asking: Arc::new(AtomicUsize::new(0)),
             heartbeat: HEARTBEAT,
+            presence: Arc::default(),
         }
+    }
+
+    /// Notes the client's `clientInfo` (its title or name, and version): who is
+    /// asking, unless `--agent` said.
+    fn note_client(&self, client: Option<Implementation>) {
+        let Some(client) = client else { return };
+        let name = client.title.unwrap_or(client.name);
+        let host = format!("{name} {}", client.version);
+        let mut presence = self.presence.lock().unwrap_or_else(PoisonError::into_inner);
+        presence.client.get_or_insert(host.trim().to_owned());
+    }
+
+    /// Records where this server runs in its stream and holds its presence
+    /// there, once (after its first call is recorded, so that call keeps the id
+    /// `call-1`); nothing without [`Config::origin`]. Best effort: a log that
+    /// cannot keep it changes nothing else.
+    fn attend(&self) {
+        let Some(origin) = &self.config.origin else {
+            return;
+        };
+        let mut presence = self.presence.lock().unwrap_or_else(PoisonError::into_inner);
+        if std::mem::replace(&mut presence.tried, true) {
+            return;
+        }
+        let mut origin = origin.clone();
+        if origin.host.is_none() {
+            origin.host = presence
+                .client
+                .as_deref()
+                .and_then(askuser_app::origin::plain);
+        }
+        let holder = askuser_store::presence::holder_id(origin.machine.as_deref());
+        presence.guard = (self.config.open_log)()
+            .and_then(|log| Session::open(log, self.recorder.stream().to_owned()))
+            .ok()
+            .and_then(|mut session| PresenceGuard::start(&mut session, holder, origin).ok());
     }
 
     /// The same server, sending a progress heartbeat every `every` while a form
@@ -161,7 +213,10 @@ impl AskServer {
             Input::Ask(request)
         });
         let (inquiry, step) = match requested {
-            Ok((inquiry, Ok(step))) => (inquiry, step),
+            Ok((inquiry, Ok(step))) => {
+                self.attend();
+                (inquiry, step)
+            }
             Ok((_, Err(refusal))) => {
                 return Err(Box::new(not_recorded(tool, &refusal)));
             }
@@ -467,6 +522,7 @@ impl ServerHandler for AskServer {
             ));
         };
         let arguments = Value::Object(request.arguments.unwrap_or_default());
+        self.note_client(context.client_info());
         let can_elicit = context
             .client_capabilities()
             .and_then(|c| c.elicitation)

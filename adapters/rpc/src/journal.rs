@@ -157,7 +157,7 @@ impl Journal {
         let mut lines = Vec::new();
         let mut reviewed: Vec<InquiryId> = Vec::new();
         for Followed { caught, call } in followed {
-            reviewed.retain(|inquiry| inquiry != caught.event.inquiry());
+            reviewed.retain(|inquiry| Some(inquiry) != caught.event.inquiry());
             if let Event::ReviewWanted { inquiry } = &caught.event
                 && caught.commands.is_empty()
             {

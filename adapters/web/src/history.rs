@@ -80,7 +80,8 @@ fn timeline(history: &History, path: &str, csrf: &str, now: u64) -> Markup {
                     if let Event::Requested(request) = &recorded.event {
                         forms.insert(request.inquiry.as_str(), &request.form);
                     }
-                    let form = forms.get(recorded.event.inquiry().as_str()).copied();
+                    let form = (recorded.event.inquiry())
+                        .and_then(|inquiry| forms.get(inquiry.as_str()).copied());
                     event_words(&recorded.event, form, Length::Short)
                 };
                 @let fork_at = fork_at(recorded).filter(|at| *at > floor);

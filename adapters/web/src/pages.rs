@@ -7,12 +7,13 @@
 //! the one script (`app.js`) keeps pages live, shows times in the person's
 //! time zone and offers shortcuts, and never answers by itself.
 
+use askuser_core::AgentOrigin;
 use askuser_core::text::for_display;
 use askuser_store::Timestamp;
 use maud::{DOCTYPE, Markup, Render, html};
 
 use crate::markdown::{self, Flow};
-use crate::queue::{Timing, Waiting};
+use crate::queue::{Presence, Timing, Waiting};
 
 /// The stylesheet, served as `/style.css`.
 pub(crate) const STYLE: &str = include_str!("style.css");
@@ -221,6 +222,10 @@ pub(crate) fn inbox(waiting: &[Waiting], now: u64) -> String {
             section.agent aria-labelledby=(format!("agent-{n}")) {
                 div.agent-head {
                     h2 #(format!("agent-{n}")) { (shown(&first.label)) }
+                    (presence_badge(first.presence))
+                }
+                @if let Some(place) = first.origin.as_ref().map(AgentOrigin::line).filter(|l| !l.is_empty()) {
+                    p.place { (shown(&place)) }
                 }
                 p.meta {
                     "stream " span.id { (shown(&first.stream)) }
@@ -241,6 +246,22 @@ pub(crate) fn inbox(waiting: &[Waiting], now: u64) -> String {
         n => format!("({n}) askuser inbox"),
     };
     layout(&title, &body, &Shape::Inbox)
+}
+
+/// Whether anyone still waits on a stream, as a badge (nothing when it is not
+/// known).
+fn presence_badge(presence: Presence) -> Markup {
+    let class = match presence {
+        Presence::Waiting => "badge waiting",
+        Presence::Gone { .. } => "badge gone",
+        Presence::Fork => "badge fork",
+        Presence::Unknown => "badge",
+    };
+    html! {
+        @if let Some(words) = presence.words() {
+            span class=(class) { (words) }
+        }
+    }
 }
 
 /// One inquiry of the inbox: its question (a link to its page), how long it

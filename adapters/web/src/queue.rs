@@ -3,12 +3,16 @@
 //! adapter's [`Journal`], as `askuser answer` and the terminal use it). Blocking:
 //! the handlers call it on tokio's blocking threads.
 
+use std::collections::{BTreeMap, BTreeSet};
+
 use askuser_app::{AppError, Journal, OpenInquiry, Showing, Step, StreamView};
 use askuser_core::text::{answer_words, for_display_line};
 use askuser_core::{
-    AnswerInput, At, Command, Input, InquiryId, Outcome, OutcomeStatus, Prompt, Refusal, State,
+    AgentOrigin, AnswerInput, At, Command, Input, InquiryId, Outcome, OutcomeStatus, Prompt,
+    Refusal, State,
 };
-use askuser_store::StreamName;
+use askuser_store::presence::presence_of;
+use askuser_store::{Lease, Leases, Presence as StorePresence, StreamInfo, StreamName, Timestamp};
 
 use crate::answer::{Fields, value_from};
 
@@ -29,6 +33,72 @@ pub(crate) struct Waiting {
     pub(crate) since: askuser_store::Timestamp,
     /// How long it has waited, and the time left to answer.
     pub(crate) timing: Timing,
+    /// Who asks and from where: the origin a live lease holds, else the one the
+    /// stream recorded last; `None` when neither says.
+    pub(crate) origin: Option<AgentOrigin>,
+    /// Whether anyone waits for the answer.
+    pub(crate) presence: Presence,
+}
+
+/// Whether anyone waits on a stream, as the inbox tells it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Presence {
+    /// A process waits on it now.
+    Waiting,
+    /// The agent that waited stopped (killed: its lease expired; or stopped
+    /// cleanly), this long ago in milliseconds (`None`: it is not known when).
+    Gone {
+        /// How long ago, by the log's clock.
+        ago_ms: Option<u64>,
+    },
+    /// A fork: no process listens on it.
+    Fork,
+    /// Nothing is known (a log that keeps no presence, or a stream no agent
+    /// ever said it waited on).
+    Unknown,
+}
+
+impl Presence {
+    /// Whether anyone waits on the stream `info`, from the log's `leases` (`None`:
+    /// it keeps none); `known` says the stream recorded an agent's origin, so a
+    /// stream without any lease is one whose agent is gone rather than unknown.
+    fn of(info: &StreamInfo, leases: Option<&Leases>, known: bool) -> Self {
+        match presence_of(info, false, leases) {
+            StorePresence::Waiting(_) => Presence::Waiting,
+            StorePresence::Gone { since: Some(since) } => Presence::Gone {
+                ago_ms: Some(leases.map_or(0, |l| l.now.millis().saturating_sub(since.millis()))),
+            },
+            StorePresence::Gone { since: None } if known => Presence::Gone { ago_ms: None },
+            StorePresence::Fork => Presence::Fork,
+            StorePresence::Gone { .. } | StorePresence::Unknown => Presence::Unknown,
+        }
+    }
+
+    /// In words, for the inbox: `waiting now`, `the agent stopped 3 min ago`,
+    /// `a fork: nobody waits`; `None` when nothing is known.
+    pub(crate) fn words(self) -> Option<String> {
+        match self {
+            Presence::Waiting => Some("waiting now".to_owned()),
+            Presence::Gone { ago_ms: Some(ago) } => {
+                Some(format!("the agent stopped {}", ago_words(ago)))
+            }
+            Presence::Gone { ago_ms: None } => Some("the agent stopped".to_owned()),
+            Presence::Fork => Some("a fork: nobody waits".to_owned()),
+            Presence::Unknown => None,
+        }
+    }
+}
+
+/// How long ago, in words: `less than a minute ago`, `3 min ago`, `2 h ago`,
+/// `4 days ago`.
+pub(crate) fn ago_words(ms: u64) -> String {
+    let seconds = ms / 1000;
+    match seconds {
+        0..60 => "less than a minute ago".to_owned(),
+        60..3600 => format!("{} min ago", seconds / 60),
+        3600..172_800 => format!("{} h ago", seconds / 3600),
+        _ => format!("{} days ago", seconds / 86_400),
+    }
 }
 
 /// How long an inquiry has waited (since the last event of its stream: the
@@ -99,7 +169,15 @@ impl NotTaken {
 /// The engine's side of the inbox.
 pub(crate) struct Queue {
     journal: Journal,
+    /// Every lease this inbox has seen, by stream and holder: a sled log's
+    /// owner keeps leases in memory, so when the agent that owned the log is
+    /// killed, the new owner knows none of them; the inbox still knows when the
+    /// agent was last seen, and so since when it is gone.
+    seen: BTreeMap<(String, String), Lease>,
 }
+
+/// The most leases an inbox remembers (the oldest gone are forgotten first).
+const SEEN_LEASES: usize = 4096;
 
 /// How long `open` of the stream `view` has waited at `now` (since the stream's
 /// head event, else now), and its time left to the engine's deadline.
@@ -121,7 +199,40 @@ fn timing(view: &StreamView, open: &OpenInquiry, now: u64) -> Timing {
 
 impl Queue {
     pub(crate) fn new(journal: Journal) -> Self {
-        Self { journal }
+        Self {
+            journal,
+            seen: BTreeMap::new(),
+        }
+    }
+
+    /// The log's leases, with those seen before and since lost (an owner that
+    /// changed) kept as they were last seen; `None` when the log keeps none. A
+    /// failure to read them only leaves presence unknown.
+    fn leases(&mut self) -> Option<Leases> {
+        let mut leases = self.journal.log().leases().ok().flatten()?;
+        for lease in &leases.leases {
+            self.seen
+                .insert((lease.stream.clone(), lease.holder.clone()), lease.clone());
+        }
+        let now = leases.now;
+        if self.seen.len() > SEEN_LEASES {
+            let mut gone: Vec<((String, String), Timestamp)> = (self.seen.iter())
+                .filter_map(|(key, lease)| Some((key.clone(), lease.gone_since(now)?)))
+                .collect();
+            gone.sort_by_key(|(_, since)| *since);
+            for (key, _) in gone.into_iter().take(self.seen.len() - SEEN_LEASES) {
+                self.seen.remove(&key);
+            }
+        }
+        let current: BTreeSet<(&str, &str)> = (leases.leases.iter())
+            .map(|lease| (lease.stream.as_str(), lease.holder.as_str()))
+            .collect();
+        let lost: Vec<Lease> = (self.seen.values())
+            .filter(|lease| !current.contains(&(lease.stream.as_str(), lease.holder.as_str())))
+            .cloned()
+            .collect();
+        leases.leases.extend(lost);
+        Some(leases)
     }
 
     /// How many stream replays the read side has made (one per stream at first
@@ -142,12 +253,22 @@ impl Queue {
     pub(crate) fn waiting(&mut self, now: u64) -> Result<Vec<Waiting>, AppError> {
         let mut streams = self.journal.log().streams()?;
         streams.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(a.name.cmp(&b.name)));
+        let leases = self.leases();
         let mut waiting = Vec::new();
         for info in streams {
             // One listing gives every head: a stream is read only when it moved.
             if self.journal.head(&info.name)? < info.head {
                 self.journal.follow(&info.name)?;
             }
+            let agent = self.journal.state(&info.name)?.agent().cloned();
+            let live = leases.as_ref().and_then(|leases| {
+                (leases.leases.iter())
+                    .filter(|lease| lease.stream == info.name && lease.live_at(leases.now))
+                    .max_by_key(|lease| lease.renewed_at)
+                    .map(|lease| lease.origin.clone())
+            });
+            let presence = Presence::of(&info, leases.as_ref(), agent.is_some());
+            let origin = live.or(agent);
             let Some(view) = self.journal.refresh(&info.name)? else {
                 continue;
             };
@@ -168,6 +289,8 @@ impl Queue {
                     progress,
                     since: info.created_at,
                     timing: timing(view, open, now),
+                    origin: origin.clone(),
+                    presence,
                 });
             }
         }
@@ -283,7 +406,8 @@ impl Queue {
                 askuser_llm::ToolResult::Error(text) | askuser_llm::ToolResult::Text(text) => text,
             })
             .unwrap_or_default();
-        Ok(done_words(&result, &got))
+        let nobody = self.nobody_waited(stream, id)?;
+        Ok(done_words(&result, &got, nobody))
     }
 
     /// At the engine's deadline (the one every surface counts to), the time to
@@ -316,6 +440,43 @@ impl Queue {
             self.journal.input(stream, &input)?,
             Step::Recorded { .. }
         ))
+    }
+
+    /// Whether nobody waited when `inquiry` of `stream` finished: a fork nobody
+    /// attached to, or an agent whose presence ended (its lease expired or ended)
+    /// before the inquiry's last event was recorded, with how long ago it stopped.
+    /// `None` when an agent waited then, or nothing is known.
+    fn nobody_waited(
+        &mut self,
+        stream: &str,
+        inquiry: &InquiryId,
+    ) -> Result<Option<Nobody>, AppError> {
+        let log = std::sync::Arc::clone(self.journal.log());
+        let Some(info) = log.stream(stream)? else {
+            return Ok(None);
+        };
+        let Some(leases) = self.leases() else {
+            return Ok(None);
+        };
+        let since = match presence_of(&info, false, Some(&leases)) {
+            StorePresence::Fork => return Ok(Some(Nobody::Fork)),
+            StorePresence::Gone { since: Some(since) } => since,
+            _ => return Ok(None),
+        };
+        // The inquiry's last event, among the stream's latest.
+        let from = (info.floor + 1).max(info.head.saturating_sub(FINISH_SCAN));
+        let mut finished_at = None;
+        if info.head >= from {
+            for recorded in log.read_range(stream, from, info.head)? {
+                let recorded = recorded?;
+                if recorded.event.inquiry() == Some(inquiry) {
+                    finished_at = Some(recorded.at);
+                }
+            }
+        }
+        Ok(finished_at
+            .filter(|at| *at >= since)
+            .map(|_| Nobody::Stopped(leases.now.millis().saturating_sub(since.millis()))))
     }
 
     /// What `inquiry` of `stream` shows now, after catching up with the log;
@@ -422,29 +583,51 @@ impl Queue {
     }
 }
 
-/// What a finished inquiry's page says happened, from its result command and
-/// what the model got for it (`got`: the tool result's text).
-fn done_words(result: &Command, got: &str) -> String {
-    match result {
-        Command::EndTurn { .. } => "You ended the turn; the assistant got no reply.".to_owned(),
+/// What a finished inquiry's page says happened, from its result command, what
+/// the model got for it (`got`: the tool result's text), and whether anybody
+/// waited for it (`nobody`: a fork, or an agent that had stopped).
+fn done_words(result: &Command, got: &str, nobody: Option<Nobody>) -> String {
+    let what = match result {
+        Command::EndTurn { .. } => "You ended the turn".to_owned(),
         Command::Respond { outcome, .. } => match &outcome.status {
-            OutcomeStatus::Completed => format!("Answered; the assistant got: {got}"),
+            OutcomeStatus::Completed => "Answered".to_owned(),
             OutcomeStatus::Cancelled => match &outcome.message {
                 Some(message) => format!(
-                    "You replied instead, with the message “{}”; the assistant got: {got}",
+                    "You replied instead, with the message “{}”",
                     for_display_line(message)
                 ),
-                None => format!("You replied instead, without a message; the assistant got: {got}"),
+                None => "You replied instead, without a message".to_owned(),
             },
             OutcomeStatus::TimedOut { after_ms } => format!(
-                "The time to answer ({}) ran out; the assistant got: {got}",
+                "The time to answer ({}) ran out",
                 crate::pages::duration_words(*after_ms)
             ),
         },
         Command::Fail { .. } | Command::Reject { .. } => {
-            format!("This question ended without answers; the assistant got the error: {got}")
+            "This question ended without answers".to_owned()
         }
-        _ => "This question is finished.".to_owned(),
+        _ => return "This question is finished.".to_owned(),
+    };
+    let ended = matches!(result, Command::EndTurn { .. });
+    let error = matches!(result, Command::Fail { .. } | Command::Reject { .. });
+    match (nobody, ended) {
+        (None, true) => format!("{what}; the assistant got no reply."),
+        (None, false) if error => format!("{what}; the assistant got the error: {got}"),
+        (None, false) => format!("{what}; the assistant got: {got}"),
+        (Some(Nobody::Fork), true) => {
+            format!("{what}. This is a fork: nobody waits on it, so nothing was sent.")
+        }
+        (Some(Nobody::Fork), false) => format!(
+            "{what} in a fork. Nobody waits on a fork, so no agent got this; it is kept in the fork's history: {got}"
+        ),
+        (Some(Nobody::Stopped(ago)), true) => format!(
+            "{what}. The agent stopped {}; nothing will be sent.",
+            ago_words(ago)
+        ),
+        (Some(Nobody::Stopped(ago)), false) => format!(
+            "{what}. The agent stopped {}; your answer will be kept for when it resumes: {got}",
+            ago_words(ago)
+        ),
     }
 }
 
@@ -455,6 +638,19 @@ const TIME_RAN_OUT: &str =
 /// What End Turn on a question whose turn was already ended says.
 const TURN_ALREADY_ENDED: &str =
     "The turn was already ended (here, in another tab or in the terminal); nothing more was sent";
+
+/// How many of a stream's latest events are looked through for the one that
+/// finished an inquiry (after it, at most the agent's own stop is recorded).
+const FINISH_SCAN: u64 = 16;
+
+/// Nobody waited for a finished inquiry's result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Nobody {
+    /// A fork nobody attached to.
+    Fork,
+    /// The agent stopped this many milliseconds ago, before the inquiry finished.
+    Stopped(u64),
+}
 
 /// What a page says when its inquiry finished while it was open (another surface
 /// finished it, or this page was sent twice: the log cannot tell which).
@@ -501,4 +697,123 @@ fn stale_words(state: &State, shown: &At, current: &At) -> String {
         " Nothing you sent was recorded."
     };
     format!("{what}{now}{kept}")
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use askuser_core::{AgentOrigin, Input, Request, parse_form};
+    use askuser_store::{Log, ManualClock, MemLog, Session};
+    use serde_json::json;
+
+    use super::*;
+
+    fn origin() -> AgentOrigin {
+        AgentOrigin {
+            host: Some("Claude Code".into()),
+            repository: Some("billing-api".into()),
+            machine: Some("laptop".into()),
+            ..AgentOrigin::default()
+        }
+    }
+
+    /// A stream `s` whose agent attached and asked one yes/no question.
+    fn asked(log: &Arc<dyn Log>) {
+        let mut session = Session::open(Arc::clone(log), "s").unwrap();
+        session.attach(&origin()).unwrap();
+        let form = parse_form(&json!({"questions": [
+            {"id": "ok", "text": "Deploy now?", "answer_type": "boolean"}]}))
+        .unwrap();
+        session
+            .handle_input(&Input::Ask(Request {
+                inquiry: InquiryId::new("c1"),
+                form: form.form().clone(),
+                policy: askuser_core::Policy::default(),
+                origin: askuser_core::Origin::default(),
+                call: None,
+            }))
+            .unwrap();
+    }
+
+    fn answer(queue: &mut Queue, stream: &str) -> String {
+        let at = queue.current_at(stream, "c1").unwrap();
+        let fields = Fields(vec![("answer".to_owned(), "true".to_owned())]);
+        queue
+            .act(stream, "c1", at, Act::Answer, &fields, 0)
+            .unwrap()
+            .unwrap();
+        let at = queue.current_at(stream, "c1").unwrap();
+        queue
+            .act(stream, "c1", at, Act::Submit, &fields, 0)
+            .unwrap()
+            .unwrap();
+        match queue.page(stream, "c1", 0).unwrap() {
+            Page::Finished(text) => text,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn times_ago_read_as_words() {
+        let words: Vec<String> = [0, 59_999, 60_000, 3_599_999, 3_600_000, 172_800_000]
+            .map(ago_words)
+            .into();
+        assert_eq!(
+            words,
+            [
+                "less than a minute ago",
+                "less than a minute ago",
+                "1 min ago",
+                "59 min ago",
+                "1 h ago",
+                "2 days ago"
+            ]
+        );
+    }
+
+    #[test]
+    fn the_inbox_says_who_waits_and_answering_a_gone_agent_or_a_fork_says_so() {
+        let clock = ManualClock::new(Timestamp(1_000_000));
+        let log: Arc<dyn Log> = Arc::new(MemLog::new().with_clock(clock.clone()));
+        asked(&log);
+        log.fork("s", 2, "s.fork-2").unwrap();
+        let ttl = std::time::Duration::from_secs(6);
+        log.renew_lease("s", "laptop:1:1", &origin(), ttl).unwrap();
+        let mut queue = Queue::new(Journal::new(Arc::clone(&log)));
+        let seen = |queue: &mut Queue| -> Vec<(String, Option<String>, Option<String>)> {
+            (queue.waiting(0).unwrap().into_iter())
+                .map(|w| (w.stream, w.origin.map(|o| o.line()), w.presence.words()))
+                .collect()
+        };
+        let line = Some("Claude Code · billing-api · laptop".to_owned());
+        assert_eq!(
+            seen(&mut queue),
+            [
+                ("s".to_owned(), line.clone(), Some("waiting now".to_owned())),
+                (
+                    "s.fork-2".to_owned(),
+                    line.clone(),
+                    Some("a fork: nobody waits".to_owned())
+                ),
+            ]
+        );
+        clock.advance(6_000 + 180_000);
+        assert_eq!(
+            seen(&mut queue)[0],
+            (
+                "s".to_owned(),
+                line,
+                Some("the agent stopped 3 min ago".to_owned())
+            )
+        );
+        assert_eq!(
+            answer(&mut queue, "s"),
+            "Answered. The agent stopped 3 min ago; your answer will be kept for when it resumes: "
+        );
+        assert_eq!(
+            answer(&mut queue, "s.fork-2"),
+            "Answered in a fork. Nobody waits on a fork, so no agent got this; it is kept in the fork's history: "
+        );
+    }
 }

@@ -134,10 +134,25 @@ BEGIN
 END
 $fn$;
 ",
+    // 3: presence leases: who waits on which stream, renewed every few seconds
+    // (times in milliseconds on the database's clock; `origin` the agent's
+    // origin as JSON text). A row whose lease ended or expired a day ago is
+    // deleted by the next renewal.
+    r#"
+CREATE TABLE {schema}.presence (
+    stream text COLLATE "C" NOT NULL,
+    holder text COLLATE "C" NOT NULL,
+    origin text NOT NULL,
+    renewed_at bigint NOT NULL,
+    ttl_ms bigint NOT NULL,
+    ended_at bigint,
+    PRIMARY KEY (stream, holder)
+);
+"#,
 ];
 
 /// The schema version this build writes.
-pub(super) const VERSION: i32 = 2;
+pub(super) const VERSION: i32 = 3;
 
 /// The longest schema name, in bytes (the notification channel adds to it and
 /// PostgreSQL identifiers stop at 63 bytes).

@@ -66,3 +66,26 @@ pub(super) const BUFFERED: &str = "SET LOCAL synchronous_commit = off";
 /// the transaction commits: the appends send their own (see the schema); a fork
 /// and a compaction send this one, for [`Log::wait_changed`](askuser_store::Log::wait_changed).
 pub(super) const NOTIFY: &str = "SELECT pg_notify($1, $2)";
+
+/// Takes or renews a presence lease at the database's time (`$1` stream, `$2`
+/// holder, `$3` origin as JSON text, `$4` ttl in milliseconds).
+pub(super) const RENEW_LEASE: &str = "INSERT INTO presence (stream, holder, origin, renewed_at, ttl_ms) \
+     VALUES ($1, $2, $3, (extract(epoch from clock_timestamp()) * 1000)::bigint, $4) \
+     ON CONFLICT (stream, holder) DO UPDATE SET origin = excluded.origin, \
+     renewed_at = excluded.renewed_at, ttl_ms = excluded.ttl_ms, ended_at = NULL";
+
+/// Forgets leases that ended or expired more than a day ago.
+pub(super) const PRUNE_LEASES: &str = "DELETE FROM presence \
+     WHERE coalesce(ended_at, renewed_at + ttl_ms) \
+         < (extract(epoch from clock_timestamp()) * 1000)::bigint - 86400000";
+
+/// Ends a lease at the database's time.
+pub(super) const END_LEASE: &str = "UPDATE presence \
+     SET ended_at = (extract(epoch from clock_timestamp()) * 1000)::bigint \
+     WHERE stream = $1 AND holder = $2 AND ended_at IS NULL";
+
+/// The database's time, then the latest leases (at most 4096, the latest renewed
+/// first).
+pub(super) const LEASES: &str = "SELECT (extract(epoch from clock_timestamp()) * 1000)::bigint, \
+     stream, holder, origin, renewed_at, ttl_ms, ended_at FROM presence \
+     ORDER BY renewed_at DESC LIMIT 4096";

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use askuser_core::{Event, State};
+use askuser_core::{AgentOrigin, Event, State};
 use postgres::Row;
 use postgres::Transaction;
 
@@ -16,8 +16,9 @@ use askuser_store::block::{BlockReader, encode_append, rewrite_tail};
 use askuser_store::codec::{
     STATE_FORMAT, SnapshotRef, check_name, key_seq, open_snapshot, seal, seq_key,
 };
+use askuser_store::presence::check_lease;
 use askuser_store::{Clock, Durability, ForkPoint, Seq, Snapshot, StreamInfo, Timestamp};
-use askuser_store::{Log, Version};
+use askuser_store::{Lease, Leases, Log, Version};
 use askuser_store::{Result, StoreError};
 
 /// A stream's row (`head, parent, parent_at, created_at, floor` from column
@@ -123,6 +124,19 @@ impl PgLog {
     fn current_head(&self, stream: &str) -> Result<Seq> {
         Ok(self.stream(stream)?.map_or(0, |info| info.head))
     }
+
+    /// The database's clock now.
+    fn database_now(&self) -> Result<Timestamp> {
+        let row = self.with_conn(|conn| {
+            conn.client
+                .query_one(
+                    "SELECT (extract(epoch from clock_timestamp()) * 1000)::bigint",
+                    &[],
+                )
+                .map_err(database)
+        })?;
+        Ok(Timestamp(from_sql(row.try_get(0).map_err(database)?)))
+    }
 }
 
 impl Backend for PgLog {
@@ -215,6 +229,73 @@ impl Backend for PgLog {
 }
 
 impl Log for PgLog {
+    /// A row of table `presence`, its times on the database's clock.
+    fn renew_lease(
+        &self,
+        stream: &str,
+        holder: &str,
+        origin: &AgentOrigin,
+        ttl: Duration,
+    ) -> Result<bool> {
+        check_name(stream)?;
+        check_lease(holder, origin)?;
+        let origin =
+            serde_json::to_string(origin).map_err(|e| StoreError::Encode(e.to_string()))?;
+        let ttl = i64::try_from(ttl.as_millis()).unwrap_or(i64::MAX);
+        self.with_conn(|conn| {
+            let renew = conn.prepared(sql::RENEW_LEASE)?;
+            conn.client
+                .execute(&renew, &[&stream, &holder, &origin, &ttl])
+                .map_err(database)?;
+            let prune = conn.prepared(sql::PRUNE_LEASES)?;
+            conn.client.execute(&prune, &[]).map_err(database)
+        })?;
+        Ok(true)
+    }
+
+    fn end_lease(&self, stream: &str, holder: &str) -> Result<()> {
+        if impossible(stream) || holder.contains('\0') {
+            return Ok(());
+        }
+        self.with_conn(|conn| {
+            let end = conn.prepared(sql::END_LEASE)?;
+            conn.client
+                .execute(&end, &[&stream, &holder])
+                .map_err(database)
+        })?;
+        Ok(())
+    }
+
+    fn leases(&self) -> Result<Option<Leases>> {
+        let rows = self.with_conn(|conn| {
+            let statement = conn.prepared(sql::LEASES)?;
+            conn.client.query(&statement, &[]).map_err(database)
+        })?;
+        let mut leases = Leases::default();
+        for row in &rows {
+            let now: i64 = row.try_get(0).map_err(database)?;
+            leases.now = Timestamp(from_sql(now));
+            let origin: String = row.try_get(3).map_err(database)?;
+            let ended_at: Option<i64> = row.try_get(6).map_err(database)?;
+            leases.leases.push(Lease {
+                stream: row.try_get(1).map_err(database)?,
+                holder: row.try_get(2).map_err(database)?,
+                // A row another build wrote, unreadable here: an unknown origin.
+                origin: serde_json::from_str(&origin).unwrap_or_default(),
+                renewed_at: Timestamp(from_sql(row.try_get(4).map_err(database)?)),
+                ttl_ms: from_sql(row.try_get(5).map_err(database)?),
+                ended_at: ended_at.map(|at| Timestamp(from_sql(at))),
+            });
+        }
+        if rows.is_empty() {
+            leases.now = self.database_now()?;
+        }
+        leases
+            .leases
+            .sort_by(|a, b| (&a.stream, &a.holder).cmp(&(&b.stream, &b.holder)));
+        Ok(Some(leases))
+    }
+
     fn append_with(
         &self,
         stream: &str,

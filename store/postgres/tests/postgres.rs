@@ -80,7 +80,7 @@ fn the_schema_records_its_version_and_a_newer_one_is_refused() {
         )
         .unwrap()
         .get(0);
-    assert_eq!(version, 2);
+    assert_eq!(version, 3);
     log.append("s", 0, &scripted_events(1, 3).collect::<Vec<_>>())
         .unwrap();
     // Opening again keeps the data and the version (no second migration).
@@ -96,7 +96,7 @@ fn the_schema_records_its_version_and_a_newer_one_is_refused() {
     assert_eq!(
         error.to_string(),
         format!(
-            "postgres: the log's tables in schema \"{schema}\" are at version 7, newer than this askuser knows (up to 2): upgrade askuser"
+            "postgres: the log's tables in schema \"{schema}\" are at version 7, newer than this askuser knows (up to 3): upgrade askuser"
         )
     );
 }
@@ -129,7 +129,7 @@ fn processes_opening_a_new_schema_at_once_create_it_once() {
         )
         .unwrap()
         .get(0);
-    assert_eq!((version, rows), (2, 1));
+    assert_eq!((version, rows), (3, 1));
     client
         .batch_execute(&format!("DROP SCHEMA \"{schema}\" CASCADE"))
         .unwrap();

@@ -269,7 +269,7 @@ fn a_database_of_rows_of_one_event_is_migrated_and_reads_back_the_same() {
         .query_one(&format!("SELECT version FROM {quoted}.schema_version"), &[])
         .unwrap()
         .get(0);
-    assert_eq!(version, 2);
+    assert_eq!(version, 3);
     let old_rows: Vec<(i64, i64)> = (1..=2500).map(|seq| (seq, seq)).collect();
     assert_eq!(rows(&log, "s"), old_rows);
     let ok: Vec<_> = old.iter().cloned().map(Ok).collect();

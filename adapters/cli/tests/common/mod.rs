@@ -85,6 +85,7 @@ pub fn askuser_in(dir: &Path, limit: Option<&str>, args: &[&str]) -> Command {
         .current_dir(dir)
         .env_remove("ASKUSER_DB")
         .env("HOME", dir)
+        .env("ASKUSER_MACHINE", "laptop")
         .env_remove("XDG_DATA_HOME")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

@@ -54,7 +54,7 @@ impl Tmux {
         let code = scratch.path("code");
         // The program starts once the recording is on (the `go` file).
         let script = format!(
-            "cd '{}' && while [ ! -e go ]; do sleep 0.02; done; HOME=. {vars}{command} > '{}'; echo $? > '{}.tmp' && mv '{}.tmp' '{}'; sleep 600",
+            "cd '{}' && while [ ! -e go ]; do sleep 0.02; done; HOME=. ASKUSER_MACHINE=laptop {vars}{command} > '{}'; echo $? > '{}.tmp' && mv '{}.tmp' '{}'; sleep 600",
             scratch.dir.path().display(),
             out.display(),
             code.display(),
@@ -246,13 +246,15 @@ pub fn events(scratch: &Scratch) -> Vec<String> {
         "",
     );
     assert_eq!(run.code, 0, "{}", run.stderr);
+    // The agent's working directory (the scratch one) is recorded where it runs.
+    let dir = scratch.dir.path().display().to_string();
     run.stdout
         .lines()
         .skip(1)
         .map(|l| {
             let (seq, rest) = l.split_once(' ').unwrap();
             let (_, event) = rest.split_once("  ").unwrap();
-            format!("{seq} {event}")
+            format!("{seq} {event}").replace(&dir, "<tmp>")
         })
         .collect()
 }

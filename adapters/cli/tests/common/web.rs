@@ -18,14 +18,26 @@ pub struct Serve {
     pub child: Child,
     pub stdin: ChildStdin,
     pub lines: Receiver<String>,
+    /// Its first line, `{"type":"ready","stream":...}`.
+    pub ready: String,
 }
 
 impl Serve {
     pub fn start(scratch: &Scratch, db: &str, stream: &str) -> Self {
+        Self::start_in(
+            scratch.dir.path(),
+            scratch.dir.path(),
+            &["serve", "--db", db, "--stream", stream],
+        )
+    }
+
+    /// `askuser ARGS` (a `serve`) in the directory `dir`, with `home` its home.
+    pub fn start_in(dir: &std::path::Path, home: &std::path::Path, args: &[&str]) -> Self {
         let mut child = Command::new(BIN)
-            .args(["serve", "--db", db, "--stream", stream])
-            .current_dir(scratch.dir.path())
-            .env("HOME", scratch.dir.path())
+            .args(args)
+            .current_dir(dir)
+            .env("HOME", home)
+            .env("ASKUSER_MACHINE", "laptop")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -41,12 +53,13 @@ impl Serve {
                 }
             }
         });
-        let serve = Serve {
+        let mut serve = Serve {
             child,
             stdin,
             lines,
+            ready: String::new(),
         };
-        serve.next_of("ready");
+        serve.ready = serve.next_of("ready");
         serve
     }
 

@@ -31,6 +31,10 @@
 //!   them until its input closes.
 //! - `wait DB STREAM SEQ`: prints `waiting`, waits (up to a minute) for the head
 //!   of `STREAM` to pass `SEQ`, and prints the head.
+//! - `wait-on DB STREAM HOST`: an agent waiting on `STREAM` (a
+//!   [`PresenceGuard`](askuser_store::PresenceGuard) with the origin `HOST` on
+//!   machine `test`); prints `waiting as HOLDER`, and stops cleanly (the guard
+//!   dropped) when its input closes, printing `stopped`.
 //! - `answer DB STREAM INQUIRY QUESTION JSON`: opens a session on `STREAM`, prints
 //!   `ready`, reads a line, answers, and prints `recorded SEQ` or `refused: WHY`.
 
@@ -116,6 +120,7 @@ fn run(args: &[&str]) -> Result<(), Box<dyn std::error::Error>> {
             say(&format!("wrote {count}"));
             Ok(())
         }
+        ["wait-on", db, stream, host] => wait_on(db, stream, host),
         ["wait", db, stream, seq] => {
             let log = SharedSledLog::open(db)?;
             say("waiting");
@@ -317,4 +322,22 @@ fn person(db: &str) -> Result<(), Box<dyn std::error::Error>> {
         let head = log.append(stream, head, &[back(&format!("p-{head}"))])?;
         say(&format!("appended {head} as {}", role(&log)));
     }
+}
+
+/// `wait-on DB STREAM HOST`: an agent that waits on `STREAM` until its input closes.
+fn wait_on(db: &str, stream: &str, host: &str) -> Result<(), Box<dyn std::error::Error>> {
+    let log: Arc<dyn Log> = Arc::new(SharedSledLog::open(db)?);
+    let mut session = askuser_store::Session::open(log, stream)?;
+    let origin = askuser_core::AgentOrigin {
+        host: Some(host.to_owned()),
+        machine: Some("test".to_owned()),
+        ..askuser_core::AgentOrigin::default()
+    };
+    let holder = askuser_store::presence::holder_id(Some("test"));
+    let guard = askuser_store::PresenceGuard::start(&mut session, holder, origin)?;
+    say(&format!("waiting as {}", guard.holder()));
+    while !read_line().is_empty() {}
+    drop(guard);
+    say("stopped");
+    Ok(())
 }

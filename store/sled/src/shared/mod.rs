@@ -133,7 +133,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::time::{Duration, Instant};
 
-use askuser_core::Event;
+use askuser_core::{AgentOrigin, Event};
 
 use self::client::{CallError, Client, REQUEST_TIMEOUT};
 use self::owner::{Core, Server, WAIT_SLICE};
@@ -142,7 +142,7 @@ use crate::sled_log::SledLog;
 use askuser_store::backend::poll_changed;
 use askuser_store::codec::check_name;
 use askuser_store::{Clock, Durability, Seq, StreamInfo, SystemClock};
-use askuser_store::{Log, Version};
+use askuser_store::{Leases, Log, Version};
 use askuser_store::{Result, StoreError};
 
 /// The socket's file name, inside the database directory.
@@ -409,6 +409,22 @@ impl SharedSledLog {
         self.run_noting(request, timeout, local, remote, &mut false)
     }
 
+    /// [`SharedSledLog::run`] for a presence request (protocol revision 2):
+    /// `None` when the owner is too old to keep leases (it announced an older
+    /// revision, or refused the request as one it cannot decode).
+    fn run_presence<T>(
+        &self,
+        request: &Request<'_>,
+        local: impl Fn(&Core) -> Result<T>,
+        remote: impl Fn(Response) -> Option<T>,
+    ) -> Result<Option<T>> {
+        match self.run(request, REQUEST_TIMEOUT, local, remote) {
+            Ok(answer) => Ok(Some(answer)),
+            Err(StoreError::BadMessage(_)) if self.client.owner_revision() < 2 => Ok(None),
+            Err(other) => Err(other),
+        }
+    }
+
     /// [`SharedSledLog::run`], setting `resent` when the request may have been
     /// carried out by an owner that went away before answering.
     fn run_noting<T>(
@@ -479,6 +495,57 @@ impl SharedSledLog {
 }
 
 impl Log for SharedSledLog {
+    /// Renewed with the owner (in memory there, on its clock); an owner too old
+    /// to keep leases (its greeting announces no revision 2) keeps none: `false`.
+    fn renew_lease(
+        &self,
+        stream: &str,
+        holder: &str,
+        origin: &AgentOrigin,
+        ttl: Duration,
+    ) -> Result<bool> {
+        check_name(stream)?;
+        let request = Request::RenewLease {
+            stream: stream.into(),
+            holder: holder.into(),
+            origin: Cow::Borrowed(origin),
+            ttl_millis: u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX),
+        };
+        self.run_presence(
+            &request,
+            |core| core.renew_lease(stream, holder, origin, ttl),
+            |r| matches!(r, Response::Done).then_some(()),
+        )
+        .map(|kept| kept.is_some())
+    }
+
+    fn end_lease(&self, stream: &str, holder: &str) -> Result<()> {
+        let request = Request::EndLease {
+            stream: stream.into(),
+            holder: holder.into(),
+        };
+        self.run_presence(
+            &request,
+            |core| {
+                core.end_lease(stream, holder);
+                Ok(())
+            },
+            |r| matches!(r, Response::Done).then_some(()),
+        )
+        .map(|_| ())
+    }
+
+    fn leases(&self) -> Result<Option<Leases>> {
+        self.run_presence(
+            &Request::Leases,
+            |core| Ok(core.leases()),
+            |r| match r {
+                Response::Leases(leases) => Some(leases),
+                _ => None,
+            },
+        )
+    }
+
     fn append_with(
         &self,
         stream: &str,

@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use askuser_core::Event;
+use askuser_core::{AgentOrigin, Event};
 
 use super::budget::{Budget, Next, next_frame};
 use super::notifier::Notifier;
@@ -23,8 +23,10 @@ use super::wire::{
 };
 use crate::sled_log::SledLog;
 use askuser_store::backend::Backend;
+use askuser_store::codec::check_name;
+use askuser_store::presence::LeaseTable;
 use askuser_store::{Durability, Seq};
-use askuser_store::{Log, Version};
+use askuser_store::{Leases, Log, Version};
 use askuser_store::{Result, StoreError};
 
 /// An append of fewer events than this leaves its stream to be repacked when
@@ -70,6 +72,9 @@ pub(super) struct Core {
     born: Instant,
     /// Streams appended a few events at a time since they were last repacked.
     to_repack: Mutex<BTreeSet<String>>,
+    /// The presence leases of this process and its clients, in memory only: a
+    /// new owner knows none until the holders renew them (every two seconds).
+    leases: LeaseTable,
 }
 
 /// An operation under way on a [`Core`], from [`Core::busy`] until dropped.
@@ -91,7 +96,33 @@ impl Core {
             last_active: AtomicU64::new(0),
             born: Instant::now(),
             to_repack: Mutex::default(),
+            leases: LeaseTable::new(),
         }
+    }
+
+    /// Takes or renews a presence lease, on the owner's clock (a lease lasts at
+    /// most an hour unless renewed).
+    pub(super) fn renew_lease(
+        &self,
+        stream: &str,
+        holder: &str,
+        origin: &AgentOrigin,
+        ttl: Duration,
+    ) -> Result<()> {
+        check_name(stream)?;
+        let ttl = ttl.min(Duration::from_secs(3600));
+        let now = self.sled.clock().now();
+        self.leases.renew(stream, holder, origin, ttl, now)
+    }
+
+    /// Ends a presence lease, on the owner's clock.
+    pub(super) fn end_lease(&self, stream: &str, holder: &str) {
+        self.leases.end(stream, holder, self.sled.clock().now());
+    }
+
+    /// Every presence lease, with the owner's time now.
+    pub(super) fn leases(&self) -> Leases {
+        self.leases.read(self.sled.clock().now())
     }
 
     /// Stops serving: waits under way return at once (the process lets the log
@@ -309,6 +340,21 @@ impl Core {
                 let timeout = Duration::from_millis(millis).min(WAIT_SLICE);
                 Response::Head(self.wait_past(&stream, past, timeout)?)
             }
+            Request::RenewLease {
+                stream,
+                holder,
+                origin,
+                ttl_millis,
+            } => {
+                let ttl = Duration::from_millis(ttl_millis);
+                self.renew_lease(&stream, &holder, &origin, ttl)?;
+                Response::Done
+            }
+            Request::EndLease { stream, holder } => {
+                self.end_lease(&stream, &holder);
+                Response::Done
+            }
+            Request::Leases => Response::Leases(self.leases()),
             Request::WaitChanged { since, millis } => {
                 let timeout = Duration::from_millis(millis).min(WAIT_SLICE);
                 let now = self.wait_changed(Version::from_wire(since), timeout)?;

@@ -10,11 +10,11 @@
 use std::borrow::Cow;
 use std::io::{self, Read, Write};
 
-use askuser_core::{Event, State};
+use askuser_core::{AgentOrigin, Event, State};
 use serde::{Deserialize, Serialize};
 
 use askuser_store::{Durability, ForkPoint, Recorded, Seq, Snapshot, StreamInfo, Timestamp};
-use askuser_store::{RecordKind, StoreError, StreamName};
+use askuser_store::{Leases, RecordKind, StoreError, StreamName};
 
 /// The protocol's version: an owner and a client of different versions refuse each
 /// other at the greeting.
@@ -22,9 +22,10 @@ pub(crate) const PROTOCOL: u32 = 1;
 
 /// The revision of [`PROTOCOL`] this build speaks: requests added later, which an
 /// owner announces in its greeting (an older owner announces none: revision 0).
-/// Revision 1 added [`Request::WaitChanged`]. A client asks an owner only what its
+/// Revision 1 added [`Request::WaitChanged`]; revision 2 the presence leases
+/// ([`Request::RenewLease`], [`Request::EndLease`], [`Request::Leases`]). A client asks an owner only what its
 /// revision knows, so builds of one protocol still work together.
-pub(crate) const REVISION: u32 = 1;
+pub(crate) const REVISION: u32 = 2;
 
 /// The largest payload of one frame, in bytes. A read of many events is split into
 /// several frames; one event or snapshot larger than this cannot cross the socket.
@@ -99,6 +100,23 @@ pub(crate) enum Request<'a> {
         since: u64,
         millis: u64,
     },
+    /// Takes or renews `holder`'s presence lease on `stream` for `ttl_millis`
+    /// on the owner's clock (revision 2); answered with [`Response::Done`].
+    RenewLease {
+        stream: Cow<'a, str>,
+        holder: Cow<'a, str>,
+        origin: Cow<'a, AgentOrigin>,
+        ttl_millis: u64,
+    },
+    /// Ends `holder`'s lease on `stream` (revision 2); answered with
+    /// [`Response::Done`].
+    EndLease {
+        stream: Cow<'a, str>,
+        holder: Cow<'a, str>,
+    },
+    /// Every lease the owner keeps (revision 2); answered with
+    /// [`Response::Leases`].
+    Leases,
 }
 
 /// The owner's answer to one request.
@@ -137,6 +155,10 @@ pub(crate) enum Response {
     },
     /// The log's version (revision 1).
     Version(u64),
+    /// The owner's leases, with its clock's time (revision 2): at most
+    /// [`MAX_LEASES`](askuser_store::presence::MAX_LEASES) of a few KiB each, well
+    /// within a frame.
+    Leases(Leases),
 }
 
 impl Response {
@@ -157,6 +179,7 @@ impl Response {
             Self::Error(_) => "an error",
             Self::Repacked { .. } => "a repack's figures",
             Self::Version(_) => "a version",
+            Self::Leases(_) => "presence leases",
         }
     }
 }

@@ -1,0 +1,234 @@
+//! Who is asking, from where, and whether anyone still waits (issue 29, items 1
+//! and 2), against the real binaries and a real browser: two agents started in two
+//! repositories (`askuser serve --agent NAME`, no `--stream`) get streams named
+//! after the repository, and the inbox shows each by name and place; an agent
+//! killed while its question waits is shown gone within a few seconds, and
+//! answering its question says so. Every test runs on sled and on PostgreSQL.
+
+mod common;
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use common::Scratch;
+use common::browser::Browser;
+use common::place::Place;
+use common::web::{Serve, Web, at, masked};
+use serde_json::{Value, json};
+
+/// A repository `name` in the scratch directory (a directory holding `.git`), and
+/// a working directory inside it.
+fn repository(scratch: &Scratch, name: &str) -> std::path::PathBuf {
+    let repo = scratch.path(name);
+    std::fs::create_dir_all(repo.join(".git")).unwrap();
+    std::fs::create_dir_all(repo.join("src")).unwrap();
+    repo.join("src")
+}
+
+/// `askuser serve --agent AGENT` in `dir`, with no `--stream`: the stream its
+/// `ready` line names.
+fn agent(scratch: &Scratch, dir: &Path, db: &str, name: &str) -> (Serve, String) {
+    let serve = Serve::start_in(
+        dir,
+        scratch.dir.path(),
+        &["serve", "--db", db, "--agent", name],
+    );
+    let ready: Value = serde_json::from_str(&serve.ready).unwrap();
+    let stream = ready["stream"].as_str().unwrap().to_owned();
+    (serve, stream)
+}
+
+/// An `ask` line of one yes/no question, with the agent's label.
+fn ask(inquiry: &str, label: &str, question: &str) -> Value {
+    json!({"type": "ask", "inquiry": inquiry, "dialect": "jp",
+        "policy": {"label": label},
+        "arguments": {"question": question, "answer_type": "boolean"}})
+}
+
+/// The inbox's text, its times masked (the machine is `laptop`: the tests set
+/// `ASKUSER_MACHINE`).
+fn inbox(browser: &Browser, web: &Web) -> String {
+    browser.go(&format!("http://127.0.0.1:{}/", web.port));
+    masked(&browser.text())
+}
+
+fn two_agents_in_two_repositories_are_shown_by_name_and_place(place: &Place) {
+    let scratch = Scratch::new();
+    let db = place.db(&scratch);
+    let billing = repository(&scratch, "billing-api");
+    let infra = repository(&scratch, "infra");
+    let (mut claude, first) = agent(&scratch, &billing, &db, "Claude Code");
+    let (mut codex, other) = agent(&scratch, &infra, &db, "Codex");
+    let (again, second) = agent(&scratch, &billing, &db, "Claude Code");
+    assert_eq!(
+        [first.as_str(), other.as_str(), second.as_str()],
+        ["billing-api-1", "infra-1", "billing-api-2"]
+    );
+    claude.send(&ask(
+        "c1",
+        "Claude (repo: billing-api)",
+        "Run the billing migration?",
+    ));
+    claude.next_of("prompt");
+    codex.send(&ask("c1", "Codex (repo: infra)", "Scale the cluster down?"));
+    codex.next_of("prompt");
+    let web = Web::start(&scratch, &db);
+    let browser = Browser::start();
+    browser.go(&web.url);
+    at(&browser, "(2) askuser inbox");
+    assert_eq!(
+        inbox(&browser, &web),
+        "Questions waiting for you\n\
+         Codex (repo: infra)\nwaiting now\nCodex · infra · laptop\n\
+         stream infra-1 · started N s ago · history\n\
+         Scale the cluster down?\nwaiting N s · call c1\n\
+         Claude (repo: billing-api)\nwaiting now\nClaude Code · billing-api · laptop\n\
+         stream billing-api-1 · started N s ago · history\n\
+         Run the billing migration?\nwaiting N s · call c1"
+    );
+    // The stream's name is one click away.
+    browser.click("a[href='/s/billing-api-1']");
+    at(&browser, "History of billing-api-1");
+    drop((claude, codex, again));
+}
+
+fn a_killed_agent_is_shown_gone_and_answering_it_says_so(place: &Place) {
+    let scratch = Scratch::new();
+    let db = place.db(&scratch);
+    let billing = repository(&scratch, "billing-api");
+    let (mut serve, _) = agent(&scratch, &billing, &db, "Claude Code");
+    serve.send(&ask(
+        "c1",
+        "Claude (repo: billing-api)",
+        "Run the billing migration?",
+    ));
+    serve.next_of("prompt");
+    let web = Web::start(&scratch, &db);
+    let browser = Browser::start();
+    browser.go(&web.url);
+    at(&browser, "(1) askuser inbox");
+    assert_eq!(
+        inbox(&browser, &web),
+        "Questions waiting for you\n\
+         Claude (repo: billing-api)\nwaiting now\nClaude Code · billing-api · laptop\n\
+         stream billing-api-1 · started N s ago · history\n\
+         Run the billing migration?\nwaiting N s · call c1"
+    );
+
+    // SIGKILL: nothing is recorded; the lease is not renewed and expires.
+    serve.child.kill().unwrap();
+    serve.child.wait().unwrap();
+    let started = Instant::now();
+    let gone = loop {
+        let text = inbox(&browser, &web);
+        if !text.contains("waiting now") {
+            break text;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "still waiting: {text}"
+        );
+        std::thread::sleep(Duration::from_millis(500));
+    };
+    assert_eq!(
+        gone,
+        "Questions waiting for you\n\
+         Claude (repo: billing-api)\nthe agent stopped less than a minute ago\nClaude Code · billing-api · laptop\n\
+         stream billing-api-1 · started N s ago · history\n\
+         Run the billing migration?\nwaiting N s · call c1"
+    );
+
+    // Answering it never claims the agent got it.
+    browser.click("a[href='/q/billing-api-1/c1']");
+    at(&browser, "Run the billing migration?");
+    browser.click("#c0");
+    browser.click("button[value=answer]");
+    at(&browser, "Review your answers");
+    browser.click("button[value=submit]");
+    at(&browser, "Done");
+    assert_eq!(
+        browser.text(),
+        "Done\nAnswered. The agent stopped less than a minute ago; your answer will be kept for when it resumes: {\"answer_type\":\"boolean\",\"answer\":true}\nAll questions"
+    );
+}
+
+#[test]
+fn two_agents_in_two_repositories_are_shown_by_name_and_place_on_sled() {
+    two_agents_in_two_repositories_are_shown_by_name_and_place(&Place::Sled);
+}
+
+#[test]
+fn two_agents_in_two_repositories_are_shown_by_name_and_place_on_postgres() {
+    two_agents_in_two_repositories_are_shown_by_name_and_place(&Place::postgres());
+}
+
+#[test]
+fn a_killed_agent_is_shown_gone_and_answering_it_says_so_on_sled() {
+    a_killed_agent_is_shown_gone_and_answering_it_says_so(&Place::Sled);
+}
+
+#[test]
+fn a_killed_agent_is_shown_gone_and_answering_it_says_so_on_postgres() {
+    a_killed_agent_is_shown_gone_and_answering_it_says_so(&Place::postgres());
+}
+
+/// `askuser mcp` records who asks from the client's `clientInfo` (its name and
+/// version) once its first call is recorded, and that it stopped when its client
+/// closes the connection.
+#[test]
+fn mcp_names_the_agent_from_the_clients_info() {
+    use std::io::{BufRead, BufReader, Write};
+    let scratch = Scratch::new();
+    let db = scratch.db();
+    let pending = scratch.path("pending").display().to_string();
+    let mut child = common::askuser_in(
+        scratch.dir.path(),
+        None,
+        &[
+            "mcp",
+            "--db",
+            &db,
+            "--stream",
+            "s",
+            "--pending-dir",
+            &pending,
+        ],
+    )
+    .spawn()
+    .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    let mut output = BufReader::new(child.stdout.take().unwrap());
+    for line in [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "Claude Code", "version": "2.1.3"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "ask_user", "arguments": {"questions": [
+                {"id": "answer", "text": "Deploy now?", "answer_type": "boolean"}]}}}),
+    ] {
+        writeln!(input, "{line}").unwrap();
+    }
+    input.flush().unwrap();
+    loop {
+        let mut line = String::new();
+        assert_ne!(
+            output.read_line(&mut line).unwrap(),
+            0,
+            "no answer to the call"
+        );
+        if serde_json::from_str::<Value>(&line).unwrap()["id"] == 2 {
+            break;
+        }
+    }
+    drop(input);
+    assert!(child.wait().unwrap().success());
+    let show = scratch.run_db(&["log", "show", "s"], "");
+    assert_eq!(
+        scratch.redact(&show.stdout),
+        "stream \"s\": 3 events\n\
+         #1 <time>  requested call-1 (1 question: answer)\n\
+         #2 <time>  attached host=Claude Code 2.1.3, machine=laptop, directory=<tmp>\n\
+         #3 <time>  detached host=Claude Code 2.1.3, machine=laptop, directory=<tmp>\n"
+    );
+}

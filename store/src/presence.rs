@@ -1,0 +1,371 @@
+//! Presence: whether anyone still waits on a stream.
+//!
+//! Every process that waits on a stream (`askuser serve`, `ask`, `mcp`, an
+//! embedder's [`Session`]) holds a **lease**: a fact the store keeps beside the
+//! log, not an event, saying "holder H waits on stream S, with origin O, renewed
+//! at T". A [`PresenceGuard`] records [`Event::Attached`](askuser_core::Event::Attached)
+//! when it starts, renews the lease every [`RENEW_EVERY`] on a thread, and when it
+//! is dropped ends the lease and records
+//! [`Event::Detached`](askuser_core::Event::Detached). A process killed records
+//! nothing: its lease is not renewed, and [`LEASE_TTL`] after its last renewal a
+//! reader sees it gone ([`presence_of`]).
+//!
+//! A log keeps leases through [`Log::renew_lease`], [`Log::end_lease`] and
+//! [`Log::leases`]; a log that keeps none (the defaults) reports
+//! [`Presence::Unknown`]. The time of every lease is the log's own clock (the
+//! owner's, the database's), so the hosts' clocks need not agree.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use askuser_core::AgentOrigin;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Result, StoreError};
+use crate::log::Log;
+use crate::session::{Session, SessionError};
+use crate::stream_name::StreamName;
+use crate::types::{StreamInfo, Timestamp};
+
+/// How often a [`PresenceGuard`] renews its lease.
+pub const RENEW_EVERY: Duration = Duration::from_secs(2);
+
+/// How long a lease lasts after its last renewal: three missed renewals, so a
+/// killed agent shows as gone within a few seconds and a busy one does not flicker.
+pub const LEASE_TTL: Duration = Duration::from_secs(6);
+
+/// The longest holder id, in bytes.
+pub const MAX_HOLDER_BYTES: usize = 128;
+
+/// The most leases an in-memory [`LeaseTable`] keeps; past it, the leases that
+/// ended or expired longest ago are forgotten first, and a new one is refused
+/// only when every kept lease is live.
+pub const MAX_LEASES: usize = 4096;
+
+/// One process's presence on one stream, as the log keeps it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Lease {
+    /// The stream waited on.
+    pub stream: String,
+    /// Who holds it: an id unique to one guard (`laptop:5081:1`).
+    pub holder: String,
+    /// Who is asking, from where.
+    pub origin: AgentOrigin,
+    /// When it was last renewed, on the log's clock.
+    pub renewed_at: Timestamp,
+    /// How long it lasts after `renewed_at`, in milliseconds.
+    pub ttl_ms: u64,
+    /// When its holder ended it cleanly, on the log's clock; `None` while held.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ended_at: Option<Timestamp>,
+}
+
+impl Lease {
+    /// When it expires unless renewed.
+    pub fn expires_at(&self) -> Timestamp {
+        Timestamp(self.renewed_at.0.saturating_add(self.ttl_ms))
+    }
+
+    /// Whether it is held at `now`: not ended and not expired.
+    pub fn live_at(&self, now: Timestamp) -> bool {
+        self.ended_at.is_none() && now < self.expires_at()
+    }
+
+    /// Since when nobody holds it: when it was ended, else when it expired
+    /// (`None` while it is live at `now`).
+    pub fn gone_since(&self, now: Timestamp) -> Option<Timestamp> {
+        match self.ended_at {
+            Some(ended) => Some(ended),
+            None if now >= self.expires_at() => Some(self.expires_at()),
+            None => None,
+        }
+    }
+}
+
+/// Every lease a log knows, with the log's time now (what `live` is judged at).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Leases {
+    /// The log's clock when the leases were read.
+    pub now: Timestamp,
+    /// The leases, live, ended and expired, by stream then holder.
+    pub leases: Vec<Lease>,
+}
+
+/// Whether anyone waits on a stream, as a reader tells it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Presence {
+    /// A process holds a live lease on it: who, from where.
+    Waiting(AgentOrigin),
+    /// Nobody holds a live lease: the last one ended or expired at `since`
+    /// (`None`: no lease is known, as after the log's owner restarted).
+    Gone {
+        /// When the last lease ended or expired.
+        since: Option<Timestamp>,
+    },
+    /// A fork that no process attached to: nobody listens on it.
+    Fork,
+    /// The log keeps no presence (an older owner, a backend without it).
+    Unknown,
+}
+
+/// Whether anyone waits on `stream` (`info`), from the leases a log reported
+/// (`None`: it keeps none). A live lease wins; a fork without one is
+/// [`Presence::Fork`] unless `attached` (an [`Event::Attached`](askuser_core::Event::Attached)
+/// of its own: a process waited on it once); otherwise it is gone since its
+/// latest lease ended or expired.
+pub fn presence_of(info: &StreamInfo, attached: bool, leases: Option<&Leases>) -> Presence {
+    let Some(leases) = leases else {
+        return Presence::Unknown;
+    };
+    let mine = || leases.leases.iter().filter(|l| l.stream == info.name);
+    if let Some(live) = mine()
+        .filter(|l| l.live_at(leases.now))
+        .max_by_key(|l| l.renewed_at)
+    {
+        return Presence::Waiting(live.origin.clone());
+    }
+    let since = mine().filter_map(|l| l.gone_since(leases.now)).max();
+    if info.parent.is_some() && !attached && since.is_none() {
+        return Presence::Fork;
+    }
+    Presence::Gone { since }
+}
+
+/// Checks a lease's holder id and origin before a log keeps them.
+///
+/// # Errors
+/// [`StoreError::BadLease`].
+pub fn check_lease(holder: &str, origin: &AgentOrigin) -> Result<()> {
+    if holder.is_empty()
+        || holder.len() > MAX_HOLDER_BYTES
+        || holder.chars().any(|c| c.is_control() || c.is_whitespace())
+    {
+        return Err(StoreError::BadLease(format!(
+            "a holder id is 1 to {MAX_HOLDER_BYTES} bytes of printable text without spaces"
+        )));
+    }
+    origin
+        .check()
+        .map_err(|refusal| StoreError::BadLease(refusal.to_string()))
+}
+
+/// The leases of a log that keeps them in memory ([`MemLog`](crate::MemLog),
+/// the sled log, the shared sled log's owner), at most [`MAX_LEASES`].
+#[derive(Debug, Default)]
+pub struct LeaseTable {
+    leases: Mutex<BTreeMap<(String, String), Lease>>,
+}
+
+impl LeaseTable {
+    /// An empty table.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Renews (or takes) `holder`'s lease on `stream` at `now` for `ttl`.
+    ///
+    /// # Errors
+    /// [`StoreError::BadLease`]: a holder id or origin that does not fit, or a
+    /// table full of live leases.
+    pub fn renew(
+        &self,
+        stream: &str,
+        holder: &str,
+        origin: &AgentOrigin,
+        ttl: Duration,
+        now: Timestamp,
+    ) -> Result<()> {
+        check_lease(holder, origin)?;
+        let mut leases = self.leases.lock().unwrap_or_else(PoisonError::into_inner);
+        let key = (stream.to_owned(), holder.to_owned());
+        if !leases.contains_key(&key) && leases.len() >= MAX_LEASES {
+            let oldest = (leases.iter())
+                .filter_map(|(key, lease)| Some((lease.gone_since(now)?, key.clone())))
+                .min();
+            let Some((_, oldest)) = oldest else {
+                return Err(StoreError::BadLease(format!(
+                    "{MAX_LEASES} processes already wait on this log"
+                )));
+            };
+            leases.remove(&oldest);
+        }
+        leases.insert(
+            key,
+            Lease {
+                stream: stream.to_owned(),
+                holder: holder.to_owned(),
+                origin: origin.clone(),
+                renewed_at: now,
+                ttl_ms: u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX),
+                ended_at: None,
+            },
+        );
+        Ok(())
+    }
+
+    /// Ends `holder`'s lease on `stream` at `now` (nothing if it holds none).
+    pub fn end(&self, stream: &str, holder: &str, now: Timestamp) {
+        let mut leases = self.leases.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(lease) = leases.get_mut(&(stream.to_owned(), holder.to_owned())) {
+            lease.ended_at.get_or_insert(now);
+        }
+    }
+
+    /// Every lease, read at `now`.
+    pub fn read(&self, now: Timestamp) -> Leases {
+        let leases = self.leases.lock().unwrap_or_else(PoisonError::into_inner);
+        Leases {
+            now,
+            leases: leases.values().cloned().collect(),
+        }
+    }
+}
+
+/// A process's presence on one stream while it waits: started by
+/// [`PresenceGuard::start`], which records [`Event::Attached`](askuser_core::Event::Attached)
+/// and takes the lease; renewed every [`RENEW_EVERY`] on its own thread; ended
+/// when dropped (the lease ended and [`Event::Detached`](askuser_core::Event::Detached)
+/// recorded, each best effort: a log that fails then leaves the lease to expire).
+pub struct PresenceGuard {
+    log: Arc<dyn Log>,
+    stream: StreamName,
+    holder: String,
+    origin: AgentOrigin,
+    stop: Arc<(Mutex<bool>, Condvar)>,
+    renewer: Option<JoinHandle<()>>,
+}
+
+impl std::fmt::Debug for PresenceGuard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PresenceGuard")
+            .field("stream", &self.stream)
+            .field("holder", &self.holder)
+            .finish_non_exhaustive()
+    }
+}
+
+impl PresenceGuard {
+    /// Starts waiting on `session`'s stream as `holder` (unique to this guard:
+    /// see [`holder_id`]) from `origin`: records the origin in the stream
+    /// ([`Session::attach`]), takes the lease, and renews it every
+    /// [`RENEW_EVERY`] until dropped.
+    ///
+    /// # Errors
+    /// A refused origin ([`SessionError::Refused`]); the log failing to record
+    /// it or to take the lease.
+    pub fn start(
+        session: &mut Session,
+        holder: String,
+        origin: AgentOrigin,
+    ) -> std::result::Result<Self, SessionError> {
+        session.attach(&origin)?;
+        Ok(Self::attached(
+            Arc::clone(session.log()),
+            session.stream().clone(),
+            holder,
+            origin,
+        )?)
+    }
+
+    /// Takes the lease for a stream whose [`Event::Attached`](askuser_core::Event::Attached)
+    /// this process recorded already (it created the stream with it, say), and
+    /// renews it every [`RENEW_EVERY`] until dropped, as [`PresenceGuard::start`].
+    ///
+    /// # Errors
+    /// The log failing to take the lease ([`StoreError::BadLease`] for a holder id
+    /// or origin that does not fit).
+    pub fn attached(
+        log: Arc<dyn Log>,
+        stream: StreamName,
+        holder: String,
+        origin: AgentOrigin,
+    ) -> Result<Self> {
+        log.renew_lease(&stream, &holder, &origin, LEASE_TTL)?;
+        let stop = Arc::new((Mutex::new(false), Condvar::new()));
+        let renewer = {
+            let (log, stream, holder, origin, stop) = (
+                Arc::clone(&log),
+                stream.to_string(),
+                holder.clone(),
+                origin.clone(),
+                Arc::clone(&stop),
+            );
+            std::thread::Builder::new()
+                .name("askuser-presence".into())
+                .spawn(move || renew_until_stopped(&*log, &stream, &holder, &origin, &stop))?
+        };
+        Ok(Self {
+            log,
+            stream,
+            holder,
+            origin,
+            stop,
+            renewer: Some(renewer),
+        })
+    }
+
+    /// The holder id.
+    pub fn holder(&self) -> &str {
+        &self.holder
+    }
+}
+
+/// Renews the lease every [`RENEW_EVERY`] until `stop` is set (a failed renewal
+/// is tried again at the next one: the log may be changing owners).
+fn renew_until_stopped(
+    log: &dyn Log,
+    stream: &str,
+    holder: &str,
+    origin: &AgentOrigin,
+    stop: &(Mutex<bool>, Condvar),
+) {
+    let (stopped, wake) = stop;
+    let mut stopped = stopped.lock().unwrap_or_else(PoisonError::into_inner);
+    loop {
+        let (guard, _) = wake
+            .wait_timeout_while(stopped, RENEW_EVERY, |stopped| !*stopped)
+            .unwrap_or_else(PoisonError::into_inner);
+        stopped = guard;
+        if *stopped {
+            return;
+        }
+        drop(stopped);
+        let _ = log.renew_lease(stream, holder, origin, LEASE_TTL);
+        stopped = stop.0.lock().unwrap_or_else(PoisonError::into_inner);
+    }
+}
+
+impl Drop for PresenceGuard {
+    fn drop(&mut self) {
+        *self.stop.0.lock().unwrap_or_else(PoisonError::into_inner) = true;
+        self.stop.1.notify_all();
+        if let Some(renewer) = self.renewer.take() {
+            let _ = renewer.join();
+        }
+        let _ = self.log.end_lease(&self.stream, &self.holder);
+        if let Ok(mut session) = Session::open(Arc::clone(&self.log), self.stream.clone()) {
+            let _ = session.detach(&self.origin);
+        }
+    }
+}
+
+/// A holder id unique to this process and call: `machine:pid:n`, with the
+/// machine's name cut to fit and made plain (`-` for what is not a letter,
+/// digit, `.` or `-`).
+pub fn holder_id(machine: Option<&str>) -> String {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let machine: String = (machine.unwrap_or("host").chars())
+        .take(64)
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    format!("{machine}:{}:{n}", std::process::id())
+}
