@@ -587,7 +587,14 @@ fn a_markdown_question_shows_its_fenced_block_and_a_script_in_it_as_text(place: 
 fn the_inbox_and_a_question_fit_a_phone_and_a_desktop_in_both_themes() {
     let scratch = Scratch::new();
     let db = scratch.db();
-    let mut billing = Serve::start(&scratch, &db, "billing-api-1");
+    // Two agents, each in its repository: streams named after them.
+    let start = |repo: &str, agent: &str, stream: &str| {
+        let dir = scratch.path(repo);
+        std::fs::create_dir_all(dir.join(".git")).unwrap();
+        let args = ["serve", "--db", &db, "--agent", agent, "--stream", stream];
+        Serve::start_in(&dir, scratch.dir.path(), &args)
+    };
+    let mut billing = start("billing-api", "Claude Code", "billing-api-1");
     billing.send(&json!({"type": "ask", "inquiry": "toolu_B1", "arguments": {"questions": [
         {"id": "env", "text": "Deploy the **billing** migration to which environment?",
          "context": "The migration adds `invoices.due_at`:\n\n```sql\nALTER TABLE invoices ADD COLUMN due_at timestamptz;\n```\n\nIt takes about 2 minutes on production.",
@@ -598,7 +605,7 @@ fn the_inbox_and_a_question_fit_a_phone_and_a_desktop_in_both_themes() {
         "policy": {"label": "Claude Code (billing-api)",
                    "timeout": {"after_ms": 900_000, "on_timeout": "cancel"}}}));
     billing.next_of("prompt");
-    let mut docs = Serve::start(&scratch, &db, "docs-site-1");
+    let mut docs = start("docs-site", "Gemini CLI", "docs-site-1");
     docs.send(&json!({"type": "ask", "inquiry": "call-7", "dialect": "jp",
         "arguments": {"question": "Publish the `v2` docs now?", "answer_type": "boolean"},
         "policy": {"label": "Gemini CLI (docs-site)"}}));
