@@ -580,6 +580,58 @@ fn a_markdown_question_shows_its_fenced_block_and_a_script_in_it_as_text(place: 
     );
 }
 
+/// "Other" typed beside a picked option: the page asks which one the person
+/// meant and records nothing; picking "Your own answer" sends what they typed.
+fn other_typed_beside_a_picked_option_asks_which_was_meant(place: &Place) {
+    let scratch = Scratch::new();
+    let db = place.db(&scratch);
+    let mut serve = Serve::start(&scratch, &db, "db");
+    serve.send(
+        &json!({"type": "ask", "inquiry": "o1", "arguments": {"questions": [
+        {"id": "db", "text": "Which database?", "answer_type": "select",
+         "options": ["PostgreSQL", "SQLite"], "allow_other": true}]}}),
+    );
+    serve.next_of("prompt");
+    let web = Web::start(&scratch, &db);
+    let browser = Browser::start();
+    browser.go(&web.url);
+    browser.go(&format!("http://127.0.0.1:{}/q/db/o1", web.port));
+    at(&browser, "Which database?");
+    browser.click("#c0");
+    browser.type_into("#other", "DynamoDB");
+    browser.click("button[value=answer]");
+    assert_eq!(
+        browser.wait_text(
+            ".error",
+            "You picked “PostgreSQL” and also typed “DynamoDB” as your own answer: which did \
+             you mean? Pick “Your own answer” to send what you typed, or clear it to send \
+             “PostgreSQL”"
+        ),
+        "You picked “PostgreSQL” and also typed “DynamoDB” as your own answer: which did \
+         you mean? Pick “Your own answer” to send what you typed, or clear it to send \
+         “PostgreSQL”"
+    );
+    assert_eq!(browser.value_of("#other"), "DynamoDB");
+    browser.click("input[name=answer][value=other]");
+    browser.click("button[value=answer]");
+    at(&browser, "Review your answers");
+    browser.click("button[value=submit]");
+    assert_eq!(
+        serve.next_of("result"),
+        r#"{"type":"result","inquiry":"o1","result":{"db":"DynamoDB"},"cancelled":false}"#
+    );
+}
+
+#[test]
+fn other_typed_beside_a_picked_option_asks_which_was_meant_on_sled() {
+    other_typed_beside_a_picked_option_asks_which_was_meant(&Place::Sled);
+}
+
+#[test]
+fn other_typed_beside_a_picked_option_asks_which_was_meant_on_postgres() {
+    other_typed_beside_a_picked_option_asks_which_was_meant(&Place::postgres());
+}
+
 /// The inbox with two agents and a question, at 1280 px and on a 390 px phone,
 /// light and dark: nothing wider than the screen (no sideways scrolling), and
 /// the screenshots docs/web.md shows (saved when `ASKUSER_SCREENSHOTS` is set).

@@ -60,13 +60,30 @@
     });
   }
 
+  // Whether the person typed something on this page (a reload would lose it).
+  function typed() {
+    return Array.prototype.some.call(
+      document.querySelectorAll('textarea, input[type="text"]'),
+      function (el) { return el.value !== el.defaultValue; });
+  }
+
+  var reloading = false;
   function tick() {
     var now = Date.now();
+    var up = false;
     document.querySelectorAll('[data-deadline]').forEach(function (el) {
       var left = Math.max(0, Math.round((Number(el.dataset.deadline) - now) / 1000));
       el.textContent = left > 0 ? words(left) + ' left' : 'time is up';
       el.classList.toggle('soon', left <= 20);
+      if (left === 0) up = true;
     });
+    // At the deadline the server records the timeout when the page is asked
+    // for again, and says what the agent got: ask for it (a moment after the
+    // deadline), unless the person typed something the reload would lose.
+    if (up && !reloading && main && !typed()) {
+      reloading = true;
+      setTimeout(function () { location.reload(); }, 1500);
+    }
   }
 
   // Notifications, when the person allows them.

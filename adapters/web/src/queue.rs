@@ -272,6 +272,7 @@ impl Queue {
             let Some(view) = self.journal.refresh(&info.name)? else {
                 continue;
             };
+            let mut due = Vec::new();
             for open in view.open() {
                 let (question, progress) = match &open.showing {
                     Showing::Question { text, progress, .. } => (
@@ -281,6 +282,12 @@ impl Queue {
                     Showing::Review => (None, None),
                     Showing::Assistant { .. } => continue,
                 };
+                let timing = timing(view, open, now);
+                // Past the engine's deadline it no longer waits (below).
+                if timing.left_ms == Some(0) {
+                    due.push(open.inquiry.clone());
+                    continue;
+                }
                 waiting.push(Waiting {
                     stream: info.name.clone(),
                     inquiry: open.inquiry.to_string(),
@@ -288,10 +295,15 @@ impl Queue {
                     question,
                     progress,
                     since: info.created_at,
-                    timing: timing(view, open, now),
+                    timing,
                     origin: origin.clone(),
                     presence,
                 });
+            }
+            // The time to answer is up: recorded, so that it stops waiting on
+            // every surface (the agent, when it is there, gets its result).
+            for inquiry in due {
+                self.time_out_if_due(&info.name, &inquiry, now)?;
             }
         }
         Ok(waiting)

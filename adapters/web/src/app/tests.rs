@@ -985,3 +985,27 @@ async fn changing_the_first_answer_from_the_review_takes_one_step() {
         ]
     );
 }
+
+/// Past its deadline a question no longer waits in the inbox either: the
+/// inbox records the timeout (as the waiting host would) and lists nothing.
+#[tokio::test]
+async fn past_its_deadline_a_question_leaves_the_inbox_timed_out() {
+    let (log, app) = served_at(Timestamp(1_000));
+    ask_with(
+        &log,
+        askuser_core::Policy {
+            timeout: Some(askuser_core::Timeout {
+                after_ms: 1,
+                on_timeout: askuser_core::OnTimeout::Cancel,
+            }),
+            ..askuser_core::Policy::default()
+        },
+    );
+    let inbox = open(&app, "/").await.body;
+    assert!(!inbox.contains("Apply the migration?"), "{inbox}");
+    assert_eq!(events(&log).last(), Some(&build::timed_out("call-1", None)));
+    // Asked for again, nothing more is recorded.
+    let recorded = events(&log);
+    open(&app, "/").await;
+    assert_eq!(events(&log), recorded);
+}
