@@ -150,9 +150,18 @@ pub struct StreamView {
     /// the read side keeps no second copy, so an inbox open all day does not grow
     /// with every question it showed.
     last_ending: Option<Ending>,
+    /// Who asks on the stream and from where: the latest process to attach
+    /// ([`State::agent`]).
+    agent: Option<askuser_core::AgentOrigin>,
 }
 
 impl StreamView {
+    /// Who asks on the stream and from where, as the latest process to attach
+    /// to it recorded ([`askuser_core::Event::Attached`]); `None` when none did.
+    pub fn agent(&self) -> Option<&askuser_core::AgentOrigin> {
+        self.agent.as_ref()
+    }
+
     /// The last event the read side has taken in.
     pub fn head(&self) -> Seq {
         self.head
@@ -363,6 +372,9 @@ impl StreamView {
 
     /// The open inquiries, from the session's `state`.
     fn open_from(&mut self, state: &State) {
+        if self.agent.as_ref() != state.agent() {
+            self.agent = state.agent().cloned();
+        }
         // A review carries no label: the one its prompts carried stays.
         let before: HashMap<InquiryId, Option<String>> = (self.open.drain(..))
             .map(|open| (open.inquiry, open.label))

@@ -104,6 +104,12 @@ fn plain_into(nodes: &[Node], out: &mut String) {
 
 /// The tree of `text`'s Markdown.
 fn parse(text: &str) -> Vec<Node> {
+    if is_plain(text) {
+        return vec![Node::Element(
+            Kind::Paragraph,
+            vec![Node::Text(text.to_owned())],
+        )];
+    }
     let mut stack: Vec<(Kind, Vec<Node>)> = vec![(Kind::Other, Vec::new())];
     for event in Parser::new_ext(text, Options::empty()) {
         match event {
@@ -148,6 +154,21 @@ fn parse(text: &str) -> Vec<Node> {
         }
     }
     stack.pop().map(|(_, nodes)| nodes).unwrap_or_default()
+}
+
+/// Whether `CommonMark` reads `text` as one paragraph of exactly itself: one
+/// line that starts with a letter, of letters, digits, single spaces and
+/// punctuation that marks nothing (no `*`, `_`, `` ` ``, `[`, `<`, `&`, `\`,
+/// `#`, `!`, `~`, `|`). Such text is not handed to the parser: the inbox shows
+/// a thousand question lines, and most are plain (a test checks both roads
+/// agree).
+fn is_plain(text: &str) -> bool {
+    text.chars().next().is_some_and(char::is_alphabetic)
+        && !text.ends_with(' ')
+        && !text.contains("  ")
+        && text
+            .chars()
+            .all(|c| c.is_alphanumeric() || " ,.;:?'\"()/@%$^+=-".contains(c))
 }
 
 fn push(stack: &mut [(Kind, Vec<Node>)], node: Node) {
@@ -281,7 +302,7 @@ fn link(target: &str, nodes: &[Node], inner: &Markup, flow: Flow) -> Markup {
 
 #[cfg(test)]
 mod tests {
-    use super::{Flow, render};
+    use super::{Flow, is_plain, render};
 
     fn block(text: &str) -> String {
         render(text, Flow::Block).into_string()
@@ -373,5 +394,34 @@ mod tests {
             "Use <strong><code>main</code></strong>? <code>x</code>"
         );
         assert_eq!(render("- a\n- b", Flow::Inline).into_string(), "• a • b");
+    }
+
+    proptest::proptest! {
+        /// Plain text skips the parser: both roads give the same nodes.
+        #[test]
+        fn plain_text_reads_as_the_parser_reads_it(text in "[A-Za-zé][A-Za-z0-9é ,.;:?'\"()/@%$^+=-]{0,60}") {
+            if is_plain(&text) {
+                let mut parsed = Vec::new();
+                let mut stack = vec![(super::Kind::Other, Vec::new())];
+                for event in pulldown_cmark::Parser::new_ext(&text, pulldown_cmark::Options::empty()) {
+                    match event {
+                        pulldown_cmark::Event::Start(tag) => stack.push((super::kind_of(tag), Vec::new())),
+                        pulldown_cmark::Event::End(_) => {
+                            let (kind, children) = stack.pop().unwrap();
+                            super::push(&mut stack, super::Node::Element(kind, children));
+                        }
+                        pulldown_cmark::Event::Text(t) => super::push(&mut stack, super::Node::Text(t.into_string())),
+                        other => panic!("{other:?} in {text:?}"),
+                    }
+                }
+                parsed.extend(stack.pop().unwrap().1);
+                // The parser may hand one text in pieces: join them.
+                let joined: Vec<super::Node> = parsed.into_iter().map(|node| match node {
+                    super::Node::Element(kind, children) => super::Node::Element(kind, vec![super::Node::Text(super::joined(&children))]),
+                    other => other,
+                }).collect();
+                proptest::prop_assert_eq!(super::parse(&text), joined);
+            }
+        }
     }
 }

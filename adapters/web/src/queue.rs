@@ -260,18 +260,20 @@ impl Queue {
             if self.journal.head(&info.name)? < info.head {
                 self.journal.follow(&info.name)?;
             }
-            let agent = self.journal.state(&info.name)?.agent().cloned();
             let live = leases.as_ref().and_then(|leases| {
                 (leases.leases.iter())
                     .filter(|lease| lease.stream == info.name && lease.live_at(leases.now))
                     .max_by_key(|lease| lease.renewed_at)
                     .map(|lease| lease.origin.clone())
             });
-            let presence = Presence::of(&info, leases.as_ref(), agent.is_some());
-            let origin = live.or(agent);
+            // Read from the read side, which holds every stream's state once
+            // (a session per stream would replay each a second time).
             let Some(view) = self.journal.refresh(&info.name)? else {
                 continue;
             };
+            let agent = view.agent().cloned();
+            let presence = Presence::of(&info, leases.as_ref(), agent.is_some());
+            let origin = live.or(agent);
             let mut due = Vec::new();
             for open in view.open() {
                 let (question, progress) = match &open.showing {
