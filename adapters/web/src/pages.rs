@@ -40,22 +40,43 @@ pub(crate) fn shown(text: &str) -> Shown<'_> {
 /// `text` for a URL path segment: every byte but letters, digits, `-`, `_` and
 /// `.` percent-encoded.
 pub(crate) fn segment(text: &str) -> String {
-    text.bytes()
-        .map(|b| match b {
-            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'-' | b'_' | b'.' => (b as char).to_string(),
-            b => format!("%{b:02X}"),
-        })
-        .collect()
+    let mut out = String::with_capacity(text.len());
+    push_segment(&mut out, text);
+    out
+}
+
+/// [`segment`], written at the end of `out` (the inbox writes two paths per
+/// question, a thousand questions a page).
+fn push_segment(out: &mut String, text: &str) {
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    for b in text.bytes() {
+        match b {
+            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'-' | b'_' | b'.' => out.push(char::from(b)),
+            b => {
+                out.push('%');
+                out.push(char::from(HEX[usize::from(b >> 4)]));
+                out.push(char::from(HEX[usize::from(b & 15)]));
+            }
+        }
+    }
 }
 
 /// The path of an inquiry's page.
 pub(crate) fn inquiry_path(stream: &str, inquiry: &str) -> String {
-    format!("/q/{}/{}", segment(stream), segment(inquiry))
+    let mut out = String::with_capacity(4 + stream.len() + inquiry.len());
+    out.push_str("/q/");
+    push_segment(&mut out, stream);
+    out.push('/');
+    push_segment(&mut out, inquiry);
+    out
 }
 
 /// The path of a stream's history.
 pub(crate) fn stream_path(stream: &str) -> String {
-    format!("/s/{}", segment(stream))
+    let mut out = String::with_capacity(3 + stream.len());
+    out.push_str("/s/");
+    push_segment(&mut out, stream);
+    out
 }
 
 /// What a page is, for the script that keeps it live: the inbox is replaced
@@ -75,34 +96,49 @@ pub(crate) enum Shape {
 /// and has a live region where they are announced; without JavaScript the
 /// inbox reloads itself every five seconds instead.
 pub(crate) fn layout(title: &str, body: &Markup, shape: &Shape) -> String {
+    // Every piece is built by the templates; they are joined around `body`
+    // (already escaped) so that the inbox's large body is copied once, into a
+    // page sized for it, rather than once per enclosing element.
     let main = match shape {
-        Shape::Inbox => html! { main data-page="inbox" { (body) } },
-        Shape::Inquiry(state) => {
-            html! { main data-page="inquiry" data-state=(shown(state)) { (body) } }
-        }
-        Shape::Other => html! { main { (body) } },
-    };
-    let page = html! {
+        Shape::Inbox => html! { main data-page="inbox" {} },
+        Shape::Inquiry(state) => html! { main data-page="inquiry" data-state=(shown(state)) {} },
+        Shape::Other => html! { main {} },
+    }
+    .into_string();
+    let main_open = main.strip_suffix("</main>").unwrap_or(&main);
+    let head = html! {
         (DOCTYPE)
-        html lang="en" {
-            head {
-                meta charset="utf-8";
-                meta name="viewport" content="width=device-width, initial-scale=1";
-                meta name="color-scheme" content="light dark";
-                @if matches!(shape, Shape::Inbox) {
-                    noscript { meta http-equiv="refresh" content="5"; }
-                }
-                title { (shown(title)) }
-                link rel="stylesheet" href="/style.css";
-                script src="/app.js" defer {}
+        head {
+            meta charset="utf-8";
+            meta name="viewport" content="width=device-width, initial-scale=1";
+            meta name="color-scheme" content="light dark";
+            @if matches!(shape, Shape::Inbox) {
+                noscript { meta http-equiv="refresh" content="5"; }
             }
-            body {
-                (main)
-                div #live .live role="status" aria-live="polite" {}
-            }
+            title { (shown(title)) }
+            link rel="stylesheet" href="/style.css";
+            script src="/app.js" defer {}
         }
-    };
-    page.into_string()
+    }
+    .into_string();
+    let (doctype, head) = head.split_at(head.find("<head>").unwrap_or(0));
+    let live = html! { div #live .live role="status" aria-live="polite" {} }.into_string();
+    let body = body.0.as_str();
+    let mut page = String::with_capacity(doctype.len() + head.len() + body.len() + 256);
+    for piece in [
+        doctype,
+        "<html lang=\"en\">",
+        head,
+        "<body>",
+        main_open,
+        body,
+        "</main>",
+        &live,
+        "</body></html>",
+    ] {
+        page.push_str(piece);
+    }
+    page
 }
 
 /// A duration in words: `12 s`, `3 min`, `2 h 5 min`.
@@ -130,9 +166,18 @@ pub(crate) fn age_words(ms: u64) -> String {
 /// A moment as a person reads it exactly: `2026-11-27 14:01:24 UTC` (the
 /// script shows it in the person's own time zone).
 pub(crate) fn exact(at: Timestamp) -> String {
-    let text = at.to_string();
-    let (date, time) = text.split_once('T').unwrap_or((&text, ""));
-    format!("{date} {} UTC", time.get(..8).unwrap_or(time))
+    exact_of(&at.to_string())
+}
+
+/// [`exact`] of a moment already written as RFC 3339 (`rfc3339`).
+fn exact_of(rfc3339: &str) -> String {
+    let (date, time) = rfc3339.split_once('T').unwrap_or((rfc3339, ""));
+    let mut out = String::with_capacity(24);
+    out.push_str(date);
+    out.push(' ');
+    out.push_str(time.get(..8).unwrap_or(time));
+    out.push_str(" UTC");
+    out
 }
 
 /// How a time reads.
@@ -157,8 +202,9 @@ fn age_of(at: Timestamp, age: u64, since: Since) -> Markup {
         Since::Ago => ("ago", format!("{} ago", age_words(age))),
         Since::For => ("for", age_words(age)),
     };
+    let datetime = at.to_string();
     html! {
-        time class=(class) datetime=(at) title=(exact(at)) data-age-ms=(age) { (words) }
+        time class=(class) datetime=(datetime) title=(exact_of(&datetime)) data-age-ms=(age) { (words) }
     }
 }
 
