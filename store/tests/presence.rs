@@ -12,12 +12,7 @@ use askuser_store::{
 };
 
 fn origin(host: &str) -> AgentOrigin {
-    AgentOrigin {
-        host: Some(host.into()),
-        machine: Some("laptop".into()),
-        repository: Some("billing-api".into()),
-        ..AgentOrigin::default()
-    }
+    askuser_testkit::build::agent(host)
 }
 
 #[test]

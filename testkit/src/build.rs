@@ -203,6 +203,17 @@ pub fn submitted(inquiry: &str) -> Event {
     }
 }
 
+/// An agent's origin: the host program `host` in the repository
+/// `billing-api` on the machine `laptop`.
+pub fn agent(host: &str) -> askuser_core::AgentOrigin {
+    askuser_core::AgentOrigin {
+        host: Some(host.into()),
+        machine: Some("laptop".into()),
+        repository: Some("billing-api".into()),
+        ..askuser_core::AgentOrigin::default()
+    }
+}
+
 /// From the review of `inquiry`, the person changes the answer to `question`.
 pub fn change_wanted(inquiry: &str, question: &str) -> Event {
     Event::ChangeWanted {

@@ -222,13 +222,7 @@ fn log_list_show_transcript_and_export() {
     let transcript = scratch.run_db(&["log", "transcript", "s"], "");
     assert_eq!(transcript.code, 0);
     // The scratch directory's own name is random: the agent's place.
-    let place = scratch
-        .dir
-        .path()
-        .file_name()
-        .unwrap()
-        .to_string_lossy()
-        .into_owned();
+    let place = scratch.dir_name();
     insta::assert_snapshot!("transcript", transcript.stdout.replace(&place, "<dir>"));
     let export = scratch.run_db(&["log", "export", "s"], "");
     assert_eq!(export.code, 0);

@@ -59,13 +59,7 @@ fn the_log_is_printed_without_raw_escapes() {
     ]);
     assert_eq!(scratch.run_db(&["serve", "--stream", "s"], &input).code, 0);
     let transcript = scratch.run_db(&["log", "transcript", "s"], "");
-    let dir = scratch
-        .dir
-        .path()
-        .file_name()
-        .unwrap()
-        .to_string_lossy()
-        .into_owned();
+    let dir = scratch.dir_name();
     assert_eq!(
         transcript.stdout,
         format!(

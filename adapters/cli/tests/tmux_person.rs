@@ -64,13 +64,7 @@ fn reply_from_the_review_sends_every_answer_it_showed() {
         ]
     );
     let transcript = scratch.run_db(&["log", "transcript", "s"], "");
-    let dir = scratch
-        .dir
-        .path()
-        .file_name()
-        .unwrap()
-        .to_string_lossy()
-        .into_owned();
+    let dir = scratch.dir_name();
     assert_eq!(
         transcript.stdout,
         format!("jp-form · {dir} · laptop started waiting.\n\n")
@@ -324,13 +318,7 @@ fn ctrl_c_on_the_review_asks_first_and_the_transcript_keeps_the_answers() {
     let (code, out) = finished(&tmux, &scratch);
     assert_eq!((code, out.as_str()), (4, ""));
     let transcript = scratch.run_db(&["log", "transcript", "s"], "");
-    let dir = scratch
-        .dir
-        .path()
-        .file_name()
-        .unwrap()
-        .to_string_lossy()
-        .into_owned();
+    let dir = scratch.dir_name();
     assert_eq!(
         transcript.stdout,
         format!("jp-form · {dir} · laptop started waiting.\n\n")

@@ -15,13 +15,6 @@ use common::place::Place;
 use common::web::{Serve, Web, at, keep_screenshot, masked, migration};
 use serde_json::json;
 
-/// The name of the scratch directory: the place `serve` records as where its
-/// agent runs.
-fn dir_name(scratch: &Scratch) -> String {
-    let path = scratch.dir.path().file_name().unwrap();
-    path.to_string_lossy().into_owned()
-}
-
 fn a_person_answers_a_branching_form_in_the_browser_with_back_a_note_and_the_review(place: &Place) {
     let scratch = Scratch::new();
     let db = place.db(&scratch);
@@ -34,7 +27,7 @@ fn a_person_answers_a_branching_form_in_the_browser_with_back_a_note_and_the_rev
     assert_eq!(browser.wait_title("(1) askuser inbox"), "(1) askuser inbox");
     // Who asks, from where (the agent's working directory, the machine), and
     // that it waits.
-    let dir = dir_name(&scratch);
+    let dir = scratch.dir_name();
     assert_eq!(
         masked(&browser.text()),
         format!(
@@ -447,7 +440,7 @@ fn the_history_shows_every_step_and_a_fork_answers_again_from_a_question(place: 
     serve.next_of("result");
     browser.go(&format!("{base}/s/h"));
     assert_eq!(browser.wait_title("History of h"), "History of h");
-    let dir = dir_name(&scratch);
+    let dir = scratch.dir_name();
     assert_eq!(
         masked(&browser.text()),
         format!(

@@ -724,12 +724,7 @@ mod tests {
     use super::*;
 
     fn origin() -> AgentOrigin {
-        AgentOrigin {
-            host: Some("Claude Code".into()),
-            repository: Some("billing-api".into()),
-            machine: Some("laptop".into()),
-            ..AgentOrigin::default()
-        }
+        askuser_testkit::build::agent("Claude Code")
     }
 
     /// A stream `s` whose agent attached and asked one yes/no question.

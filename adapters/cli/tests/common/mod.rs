@@ -59,6 +59,17 @@ impl Scratch {
         self.run(&all, stdin)
     }
 
+    /// The scratch directory's own name (random): the place a process started
+    /// in it records as where its agent runs.
+    pub fn dir_name(&self) -> String {
+        let name = self
+            .dir
+            .path()
+            .file_name()
+            .expect("a temporary directory has a name");
+        name.to_string_lossy().into_owned()
+    }
+
     /// Replaces the scratch path by `<tmp>` and every timestamp by `<time>`.
     pub fn redact(&self, text: &str) -> String {
         redact_times(&text.replace(&self.dir.path().display().to_string(), "<tmp>"))
