@@ -58,6 +58,7 @@
 #![warn(unreachable_pub)]
 
 mod check;
+pub mod clients;
 mod config;
 mod elsewhere;
 mod http;
