@@ -52,7 +52,7 @@ pub const KNOWN_CLIENTS: &[Client] = &[
         key: "claude-code",
         names: &["claude-code"],
         forms: Forms::Full,
-        tool_timeout: Some(Duration::from_millis(100_000_000)),
+        tool_timeout: Some(Duration::from_secs(100_000)),
         timeout_setting: "`MCP_TOOL_TIMEOUT` (milliseconds) in the environment or in `env` of `settings.json`",
     },
     Client {
