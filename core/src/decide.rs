@@ -127,6 +127,10 @@ impl State {
                 }
                 Ok(Decision::accept(input))
             }
+            Event::ClientNoted { inquiry, .. } => {
+                self.check_open(inquiry)?;
+                Ok(Decision::accept(input))
+            }
             Event::Back { inquiry } => {
                 let open = self.check_open(inquiry)?;
                 if open.back_target().is_none() {

@@ -78,6 +78,10 @@ impl State {
                 inquiry: inquiry.clone(),
                 questions: questions.clone(),
             },
+            Input::NoteClient { inquiry, note } => Event::ClientNoted {
+                inquiry: inquiry.clone(),
+                note: note.clone(),
+            },
             Input::Back(at) => {
                 self.check_at(at)?;
                 Event::Back {

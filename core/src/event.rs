@@ -251,6 +251,65 @@ pub enum Event {
         /// Who stopped waiting, as it attached.
         origin: AgentOrigin,
     },
+    /// What the client asking the inquiry did that is not the person's choice
+    /// (no person at it, a form it cannot show, an answer after its own
+    /// timeout), noted so a transcript and the inbox say so. The inquiry must be
+    /// open; nothing else changes, so the questions stay answerable from every
+    /// other surface.
+    ClientNoted {
+        /// The inquiry.
+        inquiry: InquiryId,
+        /// What the client did.
+        note: ClientNote,
+    },
+}
+
+/// What a client's form came back with, when that was not the person's doing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FormAction {
+    /// `cancel`: dismissed.
+    Cancel,
+    /// `decline`: declined.
+    Decline,
+}
+
+impl std::fmt::Display for FormAction {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            FormAction::Cancel => "cancel",
+            FormAction::Decline => "decline",
+        })
+    }
+}
+
+/// What a client did with an inquiry's form that is not the person's choice
+/// ([`Event::ClientNoted`]). The host measures and judges; the core records.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ClientNote {
+    /// The client has no forms: the questions wait for another surface.
+    NoForms,
+    /// The client's form came back cancelled or declined faster than a person
+    /// can read one: nobody is at the client (a headless run), so that was not
+    /// the person's choice, and the questions wait for another surface.
+    NoPerson {
+        /// What came back.
+        action: FormAction,
+        /// How long after the form went out, in milliseconds.
+        after_ms: u64,
+    },
+    /// The client's form came back empty or unusable twice: it cannot show
+    /// these questions, and they wait for another surface.
+    CannotShow,
+    /// What the client sent came after its own tool-call timeout had passed:
+    /// the model had stopped waiting, so the answers it brings are late.
+    Late {
+        /// The client's tool-call timeout, in milliseconds.
+        timeout_ms: u64,
+        /// How long after the tool call it came, in milliseconds.
+        after_ms: u64,
+    },
 }
 
 impl Event {
@@ -271,7 +330,8 @@ impl Event {
             | Event::TimedOut { inquiry, .. }
             | Event::ReviewWanted { inquiry }
             | Event::Submitted { inquiry }
-            | Event::ChangeWanted { inquiry, .. } => inquiry,
+            | Event::ChangeWanted { inquiry, .. }
+            | Event::ClientNoted { inquiry, .. } => inquiry,
             Event::Attached { .. } | Event::Detached { .. } => return None,
         })
     }

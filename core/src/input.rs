@@ -130,6 +130,15 @@ pub enum Input {
         /// The ids of the questions shown, in the order shown.
         questions: Vec<String>,
     },
+    /// The client asking `inquiry` did something that is not the person's
+    /// choice ([`ClientNote`](crate::ClientNote)): noted, with no [`At`], for it
+    /// moves nothing; the inquiry must be open.
+    NoteClient {
+        /// The inquiry.
+        inquiry: InquiryId,
+        /// What the client did.
+        note: crate::ClientNote,
+    },
     /// Back from what was shown to the previous answered question.
     Back(At),
     /// The person replies to the assistant instead, from what was shown, with an
@@ -203,6 +212,7 @@ impl Input {
             Input::RejectCall { inquiry, .. }
             | Input::AnswerAhead { inquiry, .. }
             | Input::Show { inquiry, .. }
+            | Input::NoteClient { inquiry, .. }
             | Input::Cancel { inquiry, .. }
             | Input::EndTurn { inquiry }
             | Input::TimeOut { inquiry, .. }

@@ -143,8 +143,8 @@ pub use command::{Command, Outcome, OutcomeStatus, Progress, Prompt, Slot};
 pub use decide::Decision;
 pub use error::{AnswerError, FormError, FormErrorKind, FormErrors, Problem, Refusal};
 pub use event::{
-    AgentOrigin, AnsweredBy, CancelReason, Event, InquiryId, OnTimeout, Origin, Persistence,
-    Policy, Request, Target, Timeout, ToolCall,
+    AgentOrigin, AnsweredBy, CancelReason, ClientNote, Event, FormAction, InquiryId, OnTimeout,
+    Origin, Persistence, Policy, Request, Target, Timeout, ToolCall,
 };
 pub use finished::FinishedInquiry;
 pub use form::{AnswerType, Choice, Form, Question};

@@ -255,7 +255,7 @@ impl State {
                 question,
                 value,
             } => self.answered_ahead(inquiry, question, value),
-            Event::Shown { .. } | Event::Detached { .. } => {}
+            Event::Shown { .. } | Event::Detached { .. } | Event::ClientNoted { .. } => {}
             Event::AnswerRefused {
                 inquiry,
                 message,

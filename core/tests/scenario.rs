@@ -129,6 +129,7 @@ fn kind(input: &Input) -> &'static str {
         Input::Answer(_) => "answer",
         Input::AnswerAhead { .. } => "answer_ahead",
         Input::Show { .. } => "show",
+        Input::NoteClient { .. } => "note_client",
         Input::Back(_) => "back",
         Input::Reply { .. } => "reply",
         Input::Cancel { .. } => "cancel",
@@ -158,6 +159,7 @@ fn event_kind(event: &Event) -> &'static str {
         Event::ChangeWanted { .. } => "change_wanted",
         Event::Attached { .. } => "attached",
         Event::Detached { .. } => "detached",
+        Event::ClientNoted { .. } => "client_noted",
     }
 }
 
@@ -212,6 +214,7 @@ fn most_inputs_target_what_is_current_and_every_kind_is_generated() {
         "cancel",
         "change",
         "end_turn",
+        "note_client",
         "reject_call",
         "reply",
         "show",
@@ -226,6 +229,7 @@ fn most_inputs_target_what_is_current_and_every_kind_is_generated() {
         "back",
         "cancelled",
         "change_wanted",
+        "client_noted",
         "rejected",
         "requested",
         "review_wanted",

@@ -29,7 +29,7 @@
 
 use std::fmt::Write as _;
 
-use askuser_core::{AgentOrigin, AnsweredBy, CancelReason, Event, Form, InquiryId};
+use askuser_core::{AgentOrigin, AnsweredBy, CancelReason, ClientNote, Event, Form, InquiryId};
 use serde_json::Value;
 
 /// How much an event's words say.
@@ -140,6 +140,30 @@ fn short(event: &Event, form: Option<&Form>) -> String {
         ),
         Event::Attached { origin } => format!("{} started waiting", agent_words(origin)),
         Event::Detached { origin } => format!("{} stopped waiting", agent_words(origin)),
+        Event::ClientNoted { note, .. } => note_words(note),
+    }
+}
+
+/// A client's note, for a person.
+fn note_words(note: &ClientNote) -> String {
+    match note {
+        ClientNote::NoForms => {
+            "The client cannot show forms: the questions waited for another window".to_owned()
+        }
+        ClientNote::NoPerson { action, after_ms } => format!(
+            "No person at the client: its form came back ({action}) {after_ms} ms after it went out, faster than anyone reads; the questions waited for another window"
+        ),
+        ClientNote::CannotShow => {
+            "The client's form came back empty twice: it cannot show these questions; they waited for another window".to_owned()
+        }
+        ClientNote::Late {
+            timeout_ms,
+            after_ms,
+        } => format!(
+            "Late: what the client sent came {} s after the call, past its own {} s timeout; the model had stopped waiting",
+            after_ms / 1000,
+            timeout_ms / 1000
+        ),
     }
 }
 
@@ -238,6 +262,17 @@ fn long(event: &Event) -> String {
         Event::ChangeWanted { inquiry, question } => format!("change {inquiry}: {question}"),
         Event::Attached { origin } => format!("attached {}", fields(origin)),
         Event::Detached { origin } => format!("detached {}", fields(origin)),
+        Event::ClientNoted { inquiry, note } => match note {
+            ClientNote::NoForms => format!("client noted {inquiry}: no forms"),
+            ClientNote::NoPerson { action, after_ms } => {
+                format!("client noted {inquiry}: no person ({action} after {after_ms} ms)")
+            }
+            ClientNote::CannotShow => format!("client noted {inquiry}: cannot show the form"),
+            ClientNote::Late {
+                timeout_ms,
+                after_ms,
+            } => format!("client noted {inquiry}: late ({after_ms} ms, timeout {timeout_ms} ms)"),
+        },
     }
 }
 

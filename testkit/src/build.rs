@@ -156,6 +156,14 @@ pub fn shown(inquiry: &str, questions: &[&str]) -> Event {
     }
 }
 
+/// The client asking `inquiry` did something that is not the person's choice.
+pub fn client_noted(inquiry: &str, note: askuser_core::ClientNote) -> Event {
+    Event::ClientNoted {
+        inquiry: InquiryId::new(inquiry),
+        note,
+    }
+}
+
 /// `question` of `inquiry`, after the one being asked, answered ahead with `value`.
 pub fn answered_ahead(inquiry: &str, question: &str, value: Value) -> Event {
     Event::AnsweredAhead {

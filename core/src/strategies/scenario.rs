@@ -172,6 +172,8 @@ pub enum Action {
     AnswerAhead,
     /// The questions from the current one on, shown together ([`Input::Show`]).
     Show,
+    /// The client's form came back with nobody at it ([`Input::NoteClient`]).
+    NoteClient,
     /// Back from what is shown (refused at the first question).
     Back,
     /// Reply from what is shown, with or without a message.
@@ -206,6 +208,7 @@ pub fn arb_moves(max: usize) -> impl Strategy<Value = Vec<Move>> {
         5 => Just(Action::AnswerInvalid),
         4 => Just(Action::AnswerAhead),
         2 => Just(Action::Show),
+        1 => Just(Action::NoteClient),
         6 => Just(Action::Back),
         2 => Just(Action::Reply),
         1 => Just(Action::Cancel),
@@ -341,6 +344,13 @@ impl Player<'_> {
                 .ahead(id, seed)
                 .or_else(|| self.answer(id, at.clone(), seed, true))?,
             Action::Show => self.show(id).or_else(|| self.answer(id, at, seed, true))?,
+            Action::NoteClient => Input::NoteClient {
+                inquiry: id.clone(),
+                note: crate::ClientNote::NoPerson {
+                    action: crate::FormAction::Cancel,
+                    after_ms: seed as u64 % 500,
+                },
+            },
             Action::Submit => match self.answer(id, at, seed, true)? {
                 Input::Answer(answer) => Input::Answer(answer.reviewed()),
                 other => other,
