@@ -127,10 +127,6 @@ impl State {
                 }
                 Ok(Decision::accept(input))
             }
-            Event::ClientNoted { inquiry, .. } => {
-                self.check_open(inquiry)?;
-                Ok(Decision::accept(input))
-            }
             Event::Back { inquiry } => {
                 let open = self.check_open(inquiry)?;
                 if open.back_target().is_none() {
@@ -142,7 +138,8 @@ impl State {
             }
             Event::Cancelled { inquiry, .. }
             | Event::TurnEnded { inquiry }
-            | Event::ReviewWanted { inquiry } => {
+            | Event::ReviewWanted { inquiry }
+            | Event::ClientNoted { inquiry, .. } => {
                 self.check_open(inquiry)?;
                 Ok(Decision::accept(input))
             }
