@@ -185,9 +185,15 @@ pub(crate) struct McpArgs {
     /// The agent's name, shown in the inbox as who is asking (default: the name and version the MCP client gives)
     #[arg(long, value_name = "NAME")]
     pub(crate) agent: Option<String>,
-    /// For a client that cannot show forms: write the questions to a pending file in DIR (else the call fails, saying this client cannot show forms)
+    /// For a client that cannot show forms: also write the questions to a pending file in DIR, answered later with askuser answer (else, once the wait runs out, the call fails, saying this client cannot show forms)
     #[arg(long, value_name = "DIR")]
     pub(crate) pending_dir: Option<PathBuf>,
+    /// When nobody can answer at the client (no forms, no person at it): how many seconds the call waits for an answer from another window (askuser web, askuser answer, askuser resume); 0: not at all (default: 5 s less than the client's own tool-call timeout, at most 600)
+    #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(0..=86_400))]
+    pub(crate) wait: Option<u64>,
+    /// A form cancelled or declined sooner than this many milliseconds after it went out is taken as no person at the client (a headless run), not as the person's choice; 0: never
+    #[arg(long, value_name = "MS", default_value_t = 500, value_parser = clap::value_parser!(u64).range(0..=60_000))]
+    pub(crate) no_person_below: u64,
     /// Serve streamable HTTP at this loopback address (`127.0.0.1:PORT` or `[::1]:PORT`) instead of stdio
     #[arg(long, value_name = "ADDR")]
     pub(crate) http: Option<std::net::SocketAddr>,

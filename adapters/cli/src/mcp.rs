@@ -1,8 +1,9 @@
 //! `askuser mcp`: the MCP server on stdin/stdout (see the askuser-mcp crate).
 
 use std::sync::Arc;
+use std::time::Duration;
 
-use askuser_mcp::{AskServer, Config, WithoutElicitation};
+use askuser_mcp::{AskServer, Config, Waiting, WithoutElicitation};
 
 use crate::args::McpArgs;
 use crate::common::{EXIT_RESULT, agent_stream, db_path, open_journal, stream_option};
@@ -38,6 +39,11 @@ pub(crate) fn mcp(args: &McpArgs) -> Result<u8, CliError> {
         without_elicitation,
         policy,
         origin: Some(origin),
+        waiting: Waiting {
+            wait: args.wait.map(Duration::from_secs),
+            no_person_below: Duration::from_millis(args.no_person_below),
+            client_timeout: client_timeout(),
+        },
     };
     let served = match args.http {
         Some(addr) => askuser_mcp::serve_http(config, addr, |bound| {
@@ -49,4 +55,12 @@ pub(crate) fn mcp(args: &McpArgs) -> Result<u8, CliError> {
     };
     served?;
     Ok(EXIT_RESULT)
+}
+
+/// The client's tool-call timeout when the environment it started this server
+/// in says it: Claude Code passes its own `MCP_TOOL_TIMEOUT` (milliseconds) to
+/// the servers it starts. Anything but a whole number is ignored.
+fn client_timeout() -> Option<Duration> {
+    let millis = std::env::var("MCP_TOOL_TIMEOUT").ok()?;
+    millis.trim().parse().ok().map(Duration::from_millis)
 }

@@ -2,11 +2,18 @@
 //! `stdio_server DB STREAM [PENDING_DIR]` serves one MCP session on stdin/stdout.
 //! `ASKUSER_MCP_HEARTBEAT_MS` sets how often progress heartbeats go out;
 //! `ASKUSER_MCP_POLICY` (a JSON object of policy fields, as `askuser mcp
-//! --policy`) the policy calls are recorded with.
+//! --policy`) the policy calls are recorded with. `ASKUSER_MCP_WAIT_MS` sets how
+//! long a call nobody can answer at the client waits for another window, and
+//! `ASKUSER_MCP_NO_PERSON_MS` below how long a cancelled or declined form is
+//! nobody's choice; both 0 when unset (a test's scripted client answers at once,
+//! and a call without forms ends at once), unlike `askuser mcp`.
+//! `ASKUSER_MCP_CLIENT_TIMEOUT_MS` stands for the client's own tool-call timeout
+//! (Claude Code's `MCP_TOOL_TIMEOUT`).
 
 use std::path::PathBuf;
+use std::time::Duration;
 
-use askuser_mcp::{AskServer, Config, WithoutElicitation};
+use askuser_mcp::{AskServer, Config, Waiting, WithoutElicitation};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
@@ -23,6 +30,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     if let Ok(policy) = std::env::var("ASKUSER_MCP_POLICY") {
         config.policy = Some(askuser_mcp::policy_with(&policy)?);
     }
+    let millis = |name: &str| {
+        std::env::var(name)
+            .ok()
+            .and_then(|ms| ms.parse().ok())
+            .map_or(Duration::ZERO, Duration::from_millis)
+    };
+    config.waiting = Waiting {
+        wait: Some(millis("ASKUSER_MCP_WAIT_MS")),
+        no_person_below: millis("ASKUSER_MCP_NO_PERSON_MS"),
+        client_timeout: std::env::var("ASKUSER_MCP_CLIENT_TIMEOUT_MS")
+            .ok()
+            .and_then(|ms| ms.parse().ok())
+            .map(Duration::from_millis),
+    };
     let mut server = AskServer::new(config);
     if let Some(ms) = std::env::var("ASKUSER_MCP_HEARTBEAT_MS")
         .ok()

@@ -2,12 +2,14 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 use askuser_app::location::SledLog;
 use askuser_core::{AgentOrigin, Policy};
 use askuser_store::{Log, StreamName};
 use serde_json::Value;
 
+use crate::clients::Client;
 use crate::recorder::OpenLog;
 
 /// What the server does when the client declared no elicitation capability. It
@@ -48,6 +50,68 @@ pub struct Config {
     /// serves, so the inbox sees who asks and whether anyone waits; `None`: neither
     /// (a log opened for each step, which must not be held).
     pub origin: Option<AgentOrigin>,
+    /// How a call waits for an answer from another surface when nobody can
+    /// answer at the client.
+    pub waiting: Waiting,
+}
+
+/// How a call waits for an answer from another surface (the web inbox,
+/// `askuser answer`, `askuser resume`) when nobody can answer at the client: it
+/// has no forms, its form came back faster than a person reads, or it could not
+/// show the questions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Waiting {
+    /// How long a call waits (`--wait`); `None`: what fits the client's own
+    /// tool-call timeout ([`Waiting::wait_for`]).
+    pub wait: Option<Duration>,
+    /// A round cancelled or declined sooner than this after it went out was
+    /// nobody's choice: no person is at the client (`--no-person-below`). Zero:
+    /// every response is the person's.
+    pub no_person_below: Duration,
+    /// The client's tool-call timeout when the environment it started the server
+    /// in says it (Claude Code's `MCP_TOOL_TIMEOUT`); `None`: the client table's.
+    pub client_timeout: Option<Duration>,
+}
+
+/// The longest a call waits by default, whatever the client's timeout.
+pub const MOST_WAIT: Duration = Duration::from_secs(600);
+
+/// How much sooner than the client's timeout a default wait ends, so the tool
+/// result reaches the client before it gives up.
+const MARGIN: Duration = Duration::from_secs(5);
+
+/// A response sooner than this after its form went out is nobody's choice, by
+/// default: `claude -p` cancels in 15–40 ms and `codex exec` declines in about
+/// 1 ms, while a person takes seconds to read even one question.
+pub const NO_PERSON_BELOW: Duration = Duration::from_millis(500);
+
+impl Default for Waiting {
+    fn default() -> Self {
+        Waiting {
+            wait: None,
+            no_person_below: NO_PERSON_BELOW,
+            client_timeout: None,
+        }
+    }
+}
+
+impl Waiting {
+    /// The client's tool-call timeout: the environment's, else the table's.
+    #[must_use]
+    pub fn timeout_of(&self, client: &Client) -> Option<Duration> {
+        self.client_timeout.or(client.tool_timeout)
+    }
+
+    /// How long a call of `client` waits: `--wait`, else 5 s less than the
+    /// client's timeout, at most [`MOST_WAIT`].
+    #[must_use]
+    pub fn wait_for(&self, client: &Client) -> Duration {
+        self.wait.unwrap_or_else(|| {
+            self.timeout_of(client)
+                .map_or(MOST_WAIT, |timeout| timeout.saturating_sub(MARGIN))
+                .min(MOST_WAIT)
+        })
+    }
 }
 
 /// A `--policy` that does not read as a policy.
@@ -89,6 +153,7 @@ impl std::fmt::Debug for Config {
             .field("without_elicitation", &self.without_elicitation)
             .field("policy", &self.policy)
             .field("origin", &self.origin)
+            .field("waiting", &self.waiting)
             .finish_non_exhaustive()
     }
 }
@@ -105,6 +170,7 @@ impl Config {
             without_elicitation,
             policy: None,
             origin: None,
+            waiting: Waiting::default(),
         }
     }
 }

@@ -48,6 +48,7 @@
 //!     without_elicitation: WithoutElicitation::Fail,
 //!     policy: None,
 //!     origin: None,
+//!     waiting: Default::default(),
 //! });
 //! // askuser_mcp::serve_stdio(server) serves it on stdin/stdout.
 //! # drop(server);
@@ -70,12 +71,15 @@ mod rounds;
 mod sampling;
 mod server;
 mod tools;
+mod waiting;
 mod walk;
 #[cfg(test)]
 mod walk_props;
 
 pub use check::{RoundCheck, check_rounds, rounds_text};
-pub use config::{Config, PolicyError, WithoutElicitation, policy_with};
+pub use config::{
+    Config, MOST_WAIT, NO_PERSON_BELOW, PolicyError, Waiting, WithoutElicitation, policy_with,
+};
 pub use http::serve_http;
 pub use recorder::OpenLog;
 pub use server::AskServer;

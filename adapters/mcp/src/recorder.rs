@@ -254,6 +254,18 @@ impl Recorder {
         Ok(false)
     }
 
+    /// How `inquiry` ended, once it has: the command that finished it (its
+    /// result, a failure, End Turn); `None` while it is open.
+    pub(crate) fn ending(&self, inquiry: &InquiryId) -> Result<Option<Command>, StoreError> {
+        let _guard = self.lock.lock().unwrap_or_else(PoisonError::into_inner);
+        let session = self.session()?;
+        let state = session.state();
+        if state.at(inquiry).is_some() {
+            return Ok(None);
+        }
+        Ok(state.result(inquiry))
+    }
+
     /// What the log says of an open inquiry: the command it waits on and the tool
     /// call it records; `None` when it is not open.
     pub(crate) fn open_inquiry(

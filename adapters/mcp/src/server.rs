@@ -3,9 +3,11 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use askuser_core::{CancelReason, Command, Input, InquiryId, Problem};
+use askuser_core::{
+    CancelReason, ClientNote, Command, FormAction, Input, InquiryId, Problem, Target,
+};
 use askuser_llm::{Call, Dialect, ToolResult};
 use askuser_store::{PresenceGuard, Session};
 use rmcp::model::{
@@ -17,10 +19,10 @@ use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, Peer, ServerHandler};
 use serde_json::{Map, Value};
 
+use crate::clients::Client;
 use crate::config::{Config, WithoutElicitation};
 use crate::elsewhere::{self, Elsewhere, Unsent};
 use crate::mrtr::{MRTR_VERSION, Retry, Sealer, elicit_params};
-use crate::pending::write_pending;
 use crate::progress::{HEARTBEAT, Progress};
 use crate::recorder::{Recorder, Taken};
 use crate::tools::{call_result, dialect_of, dismissed, instructions, no_forms, tools};
@@ -36,7 +38,7 @@ pub struct AskServer {
     /// ended before it exits.
     pub(crate) asking: Arc<AtomicUsize>,
     /// How often a progress heartbeat goes out while a form is open.
-    heartbeat: Duration,
+    pub(crate) heartbeat: Duration,
     /// This session's presence on its stream, from its first recorded call
     /// until the last handle of the session is dropped (with
     /// [`Config::origin`] only).
@@ -51,6 +53,23 @@ struct Presence {
     /// Tried already (held, or the log could not keep it).
     tried: bool,
     guard: Option<PresenceGuard>,
+}
+
+/// Who asks one tool call, and since when.
+struct Asker {
+    /// The client, as the table knows it.
+    client: Client,
+    /// Whether it shows forms.
+    can_elicit: bool,
+    /// When the call came.
+    started: Instant,
+}
+
+/// The calling client, from its `clientInfo`.
+fn client_of(context: &RequestContext<RoleServer>) -> Client {
+    context.client_info().map_or_else(Client::spec, |info| {
+        Client::from_info(&info.name, &info.version)
+    })
 }
 
 /// One tool call counted in [`AskServer::asking`] while it lives.
@@ -177,12 +196,26 @@ impl AskServer {
         &self,
         dialect: Dialect,
         arguments: &Value,
-        can_elicit: bool,
+        client: Asker,
         context: &RequestContext<RoleServer>,
     ) -> CallToolResult {
         let _asking = Asking::new(&self.asking);
-        match self.start(dialect, arguments, can_elicit) {
-            Ok((call, inquiry, walk)) => self.elicit_rounds(&call, &inquiry, walk, context).await,
+        match self.start(dialect, arguments, client.can_elicit) {
+            // No forms is not no answer: another window may answer.
+            Ok((call, inquiry, walk)) if !client.can_elicit && walk.for_assistant().is_none() => {
+                self.wait_elsewhere(
+                    &call,
+                    &inquiry,
+                    ClientNote::NoForms,
+                    &client.client,
+                    context,
+                )
+                .await
+            }
+            Ok((call, inquiry, walk)) => {
+                self.elicit_rounds(&call, &inquiry, walk, &client, context)
+                    .await
+            }
             Err(result) => *result,
         }
     }
@@ -199,7 +232,10 @@ impl AskServer {
         let call = dialect
             .parse(arguments)
             .map_err(|rejection| Box::new(self.reject(&rejection)))?;
+        // Without forms, the call waits for another window (with a pending
+        // file, that file is answered later): someone may still answer.
         let interactive = can_elicit
+            || self.config.waiting.wait != Some(Duration::ZERO)
             || matches!(
                 self.config.without_elicitation,
                 WithoutElicitation::Pending { .. }
@@ -232,20 +268,6 @@ impl AskServer {
                 _ => Box::new(finish(&call, &finished)),
             },
         )?;
-        // Questions for the assistant are asked through sampling, not a file.
-        if let (false, WithoutElicitation::Pending { dir }, None) = (
-            can_elicit,
-            &self.config.without_elicitation,
-            walk.for_assistant(),
-        ) {
-            return Err(Box::new(write_pending(
-                &self.config,
-                self.recorder.stream(),
-                dir,
-                &call,
-                &inquiry,
-            )));
-        }
         Ok((call, inquiry, walk))
     }
 
@@ -276,6 +298,7 @@ impl AskServer {
         call: &Call,
         inquiry: &InquiryId,
         mut walk: Walk,
+        client: &Asker,
         request: &RequestContext<RoleServer>,
     ) -> CallToolResult {
         let tool = call.tool_name();
@@ -295,6 +318,7 @@ impl AskServer {
                 Ok(Next::Assistant) => continue,
                 Err(error) => return not_recorded(tool, &error),
             };
+            let sent = Instant::now();
             let result = match self
                 .elicit(call, inquiry, &round, &mut progress, request)
                 .await
@@ -302,6 +326,11 @@ impl AskServer {
                 Ok(result) => result,
                 Err(ended) => return *ended,
             };
+            if let Some(note) = self.no_person(&result.action, sent.elapsed()) {
+                return self
+                    .wait_elsewhere(call, inquiry, note, &client.client, request)
+                    .await;
+            }
             let response = match result.action {
                 ElicitationAction::Accept => match result.content {
                     Some(Value::Object(content)) => content,
@@ -311,6 +340,7 @@ impl AskServer {
                 // `cancel`, and any action a later protocol adds: dismissed.
                 _ => return end_turn(&self.recorder, call, &mut walk),
             };
+            self.note_late(inquiry, client);
             // A form sent back empty is asked again once, saying what is
             // missing; empty again, it is a decline (a Reply with what was given).
             let empty = response
@@ -332,6 +362,41 @@ impl AskServer {
             "too_many_rounds",
             &"the form kept coming back incomplete",
         )
+    }
+
+    /// A response that came back sooner than a person can read its form
+    /// (`--no-person-below`): cancelled or declined by no person.
+    fn no_person(&self, action: &ElicitationAction, took: Duration) -> Option<ClientNote> {
+        let action = match action {
+            ElicitationAction::Cancel => FormAction::Cancel,
+            ElicitationAction::Decline => FormAction::Decline,
+            _ => return None,
+        };
+        (took < self.config.waiting.no_person_below).then(|| ClientNote::NoPerson {
+            action,
+            after_ms: u64::try_from(took.as_millis()).unwrap_or(u64::MAX),
+        })
+    }
+
+    /// Notes that what the client sent came after its own tool-call timeout
+    /// (the model had stopped waiting), before it is recorded.
+    fn note_late(&self, inquiry: &InquiryId, client: &Asker) {
+        let Some(timeout) = self.config.waiting.timeout_of(&client.client) else {
+            return;
+        };
+        let after = client.started.elapsed();
+        if after <= timeout {
+            return;
+        }
+        let millis = |d: Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
+        let late = Input::NoteClient {
+            inquiry: inquiry.clone(),
+            note: ClientNote::Late {
+                timeout_ms: millis(timeout),
+                after_ms: millis(after),
+            },
+        };
+        let _ = self.recorder.take(&late, None, 0);
     }
 
     /// Sends one round and waits for the person's response, with a progress
@@ -502,9 +567,19 @@ impl ServerHandler for AskServer {
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(tools()))
+        // The model is told how long a call may wait for another window.
+        let wait = self.config.waiting.wait_for(&client_of(&context));
+        let mut tools = tools();
+        if !wait.is_zero() {
+            let words = crate::waiting::wait_words(wait);
+            for tool in &mut tools {
+                let description = tool.description.as_deref().unwrap_or_default();
+                tool.description = Some(format!("{description}\n\n{words}").into());
+            }
+        }
+        Ok(ListToolsResult::with_all_items(tools))
     }
 
     async fn call_tool(
@@ -530,16 +605,21 @@ impl ServerHandler for AskServer {
         let modern = context
             .protocol_version()
             .is_some_and(|v| v.as_str() >= MRTR_VERSION);
-        if modern {
+        let for_assistant =
+            (self.config.policy.as_ref()).is_some_and(|p| p.target == Target::Assistant);
+        // A modern client without forms waits here too, for another window.
+        if modern && (can_elicit || for_assistant) {
             let retry = Retry {
                 state: request.request_state,
                 responses: request.input_responses,
             };
             return Ok(self.ask_mrtr(dialect, &arguments, can_elicit, retry));
         }
-        Ok(self
-            .ask(dialect, &arguments, can_elicit, &context)
-            .await
-            .into())
+        let client = Asker {
+            client: client_of(&context),
+            can_elicit,
+            started: Instant::now(),
+        };
+        Ok(self.ask(dialect, &arguments, client, &context).await.into())
     }
 }

@@ -24,6 +24,10 @@ per step: {"state": "latest"|"first"|"forged", "response": {...}} retries with t
 latest requestState issued, the first one (a replay) or the latest with one
 character changed; each step records the round asked or the final result.
 
+A call with "elsewhere_while_waiting": {"after": SECONDS, "actions": [...]} has
+another surface act that long after the call went out, whatever the client shows
+(for a call that waits for another window).
+
 A call with "elsewhere": [{"round": N, "actions": [...]}, ...] has another
 surface act on the log while round N is shown, before the form is answered:
 the command of "elsewhere_command" (`examples/elsewhere.rs`: DB STREAM) runs
@@ -145,8 +149,16 @@ async def main(scenario):
                 told.append([value, message])
 
             callback = progress if call.get("progress") else None
+            waiting = call.get("elsewhere_while_waiting")
+            if waiting:
+                async def act_later(waiting=waiting):
+                    await asyncio.sleep(waiting["after"])
+                    await elsewhere(scenario["elsewhere_command"], waiting["actions"])
+                later = asyncio.create_task(act_later())
             result = await client.call_tool(call["tool"], call["arguments"],
                                             progress_callback=callback)
+            if waiting:
+                await later
             done = {
                 "rounds": list(rounds),
                 "isError": bool(result.is_error),

@@ -1,0 +1,157 @@
+//! No forms is not no answer: when nobody can answer at the client (it has no
+//! forms, its form came back faster than a person reads, or it could not show
+//! the questions), the call notes why in the log and waits for an answer from
+//! any other surface on the log (the web inbox, `askuser answer`, `askuser
+//! resume`), with progress notifications meanwhile, for as long as
+//! [`Waiting::wait_for`](crate::Waiting::wait_for) allows. The pending file is
+//! written first where `--pending-dir` is given. When time runs out, the call
+//! ends as it did before it waited: the pending file's instructions, or the
+//! "cannot show forms" failure.
+
+use std::time::{Duration, Instant};
+
+use askuser_core::{CancelReason, ClientNote, Command, FormAction, Input, InquiryId};
+use askuser_llm::Call;
+use rmcp::model::CallToolResult;
+use rmcp::service::{RequestContext, RoleServer};
+
+use crate::clients::Client;
+use crate::config::WithoutElicitation;
+use crate::pending::write_pending;
+use crate::progress::Progress;
+use crate::server::{AskServer, error_result, finish, not_recorded};
+use crate::tools::no_forms;
+
+/// How often the log is looked at while a call waits.
+const POLL: Duration = Duration::from_millis(250);
+
+impl AskServer {
+    /// Notes `note` on `inquiry` and waits for another surface to finish it:
+    /// its result, or, when the wait runs out, the pending file's instructions
+    /// or the failure for `note`.
+    pub(crate) async fn wait_elsewhere(
+        &self,
+        call: &Call,
+        inquiry: &InquiryId,
+        note: ClientNote,
+        client: &Client,
+        request: &RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        let noted = Input::NoteClient {
+            inquiry: inquiry.clone(),
+            note: note.clone(),
+        };
+        // A note refused means the inquiry finished meanwhile: its result below.
+        let _ = self.recorder.take(&noted, None, 0);
+        let pending = match &self.config.without_elicitation {
+            WithoutElicitation::Pending { dir } => {
+                let written =
+                    write_pending(&self.config, self.recorder.stream(), dir, call, inquiry);
+                if written.is_error == Some(true) {
+                    return written;
+                }
+                Some(written)
+            }
+            WithoutElicitation::Fail => None,
+        };
+        let wait = self.config.waiting.wait_for(client);
+        let message = waiting_message(wait);
+        let mut progress = Progress::new(request);
+        progress.tell(&message).await;
+        let until = Instant::now() + wait;
+        let mut beat = Instant::now() + self.heartbeat;
+        loop {
+            match self.recorder.ending(inquiry) {
+                Ok(Some(command)) => return finish(call, &command),
+                Ok(None) => {}
+                Err(error) => return not_recorded(call.tool_name(), &error),
+            }
+            let now = Instant::now();
+            if now >= until {
+                break;
+            }
+            if now >= beat {
+                progress.tell(&message).await;
+                beat = now + self.heartbeat;
+            }
+            tokio::select! {
+                () = tokio::time::sleep(POLL.min(until - now)) => {}
+                () = request.ct.cancelled() => return self.stopped(call, inquiry, &request.peer),
+            }
+        }
+        // The file stays answerable; the inquiry stays open for it.
+        if let Some(written) = pending {
+            return written;
+        }
+        let why = format!(
+            "nobody answered from another window within {}",
+            seconds(wait)
+        );
+        let _ = self.fail_with(call, inquiry, CancelReason::NoPromptBackend, &why);
+        match self.recorder.ending(inquiry) {
+            Ok(
+                Some(Command::Fail {
+                    reason: CancelReason::NoPromptBackend,
+                    ..
+                })
+                | None,
+            ) => error_result(nobody_answered(call.tool_name(), &note, wait)),
+            // Another window finished it first.
+            Ok(Some(command)) => finish(call, &command),
+            Err(error) => not_recorded(call.tool_name(), &error),
+        }
+    }
+}
+
+/// What the tools' descriptions say of the wait.
+pub(crate) fn wait_words(wait: Duration) -> String {
+    format!(
+        "When the person cannot answer in this client (it shows no forms, or nobody is at it), the call waits up to {} for them to answer in another window (the askuser web inbox or a terminal) before it ends.",
+        seconds(wait)
+    )
+}
+
+/// The progress message while a call waits.
+fn waiting_message(wait: Duration) -> String {
+    format!(
+        "Waiting up to {} for the answers in another window: the askuser web inbox (askuser web) or a terminal (askuser resume)",
+        seconds(wait)
+    )
+}
+
+/// `55 s`, `9 min 55 s` (`600 ms` under a second).
+fn seconds(duration: Duration) -> String {
+    let total = duration.as_secs();
+    if total == 0 {
+        return format!("{} ms", duration.as_millis());
+    }
+    match (total / 60, total % 60) {
+        (0, s) => format!("{s} s"),
+        (m, 0) => format!("{m} min"),
+        (m, s) => format!("{m} min {s} s"),
+    }
+}
+
+/// The tool error when nobody answered a call no person could answer at the
+/// client (for a client without forms, the "cannot show forms" error).
+pub(crate) fn nobody_answered(tool: &str, note: &ClientNote, wait: Duration) -> String {
+    let why = match note {
+        ClientNote::NoPerson { action, after_ms } => {
+            let done = match action {
+                FormAction::Cancel => "dismissed",
+                FormAction::Decline => "declined",
+            };
+            format!(
+                "nobody is at this client to answer its form (it was {done} {after_ms} ms after it went out, faster than anyone reads)"
+            )
+        }
+        ClientNote::CannotShow => {
+            "this client's form came back empty twice, so it cannot show these questions".to_owned()
+        }
+        ClientNote::NoForms | ClientNote::Late { .. } => return no_forms(tool),
+    };
+    format!(
+        "{tool}: {why}, and nobody answered them in another window (the askuser web inbox or a terminal) within {}. Do not retry this tool call in this turn; continue without the answers, or end your turn.",
+        seconds(wait)
+    )
+}

@@ -1,0 +1,170 @@
+//! No forms is not no answer: when nobody can answer at the client (it has no
+//! forms, or its form comes back faster than a person reads), the call notes why
+//! in the log and waits for an answer from another window (`examples/elsewhere.rs`,
+//! a `Session` on the same sled log, as the web inbox or a terminal), which then
+//! reaches the model in the same turn; when nobody answers in time, the call ends
+//! as it did before it waited. An answer the client sends after its own tool-call
+//! timeout is noted as late. With the MCP Python SDK (`ASKUSER_TEST_PYTHON`).
+
+// Not every helper of `common` is used here.
+#[allow(dead_code)]
+mod common;
+
+use common::Scratch;
+use serde_json::{Value, json};
+
+/// The events of `stream` after its request, in words, with the milliseconds
+/// a client took written as `N`.
+fn events(stream: &str, scratch: &Scratch) -> Vec<String> {
+    let log = scratch.log();
+    let report = askuser_rpc::replay(&*log, stream).unwrap();
+    report
+        .events
+        .iter()
+        .skip(1)
+        .map(|e| {
+            let words = askuser_rpc::describe_event(&e.event);
+            match words.find(" after ") {
+                Some(at) if words.contains("no person") => {
+                    let end = words[at + 7..]
+                        .find(' ')
+                        .map_or(words.len(), |n| at + 7 + n);
+                    format!("{} after N{}", &words[..at], &words[end..])
+                }
+                _ => words,
+            }
+        })
+        .collect()
+}
+
+fn apply() -> Value {
+    json!({"questions": [
+        {"id": "apply", "text": "Apply the proposed migration?", "answer_type": "boolean"}]})
+}
+
+/// What a call's result shows the model.
+fn result(call: &Value) -> Value {
+    json!({"isError": call["isError"], "text": call["text"],
+           "structuredContent": call["structuredContent"]})
+}
+
+const WAITING: &str = "Waiting up to 20 s for the answers in another window: the askuser web inbox (askuser web) or a terminal (askuser resume)";
+
+#[test]
+fn without_forms_the_call_waits_and_an_answer_from_another_window_reaches_the_model() {
+    let scratch = Scratch::new();
+    let out = scratch.drive(
+        "waits",
+        None,
+        json!({"elicit": false, "env": {"ASKUSER_MCP_WAIT_MS": "20000"}, "calls": [
+            {"tool": "ask_user", "arguments": apply(), "progress": true,
+             "elsewhere_while_waiting": {"after": 1.0, "actions": [{"answer": true}, {"submit": true}]}}]}),
+    );
+    let call = &out["calls"][0];
+    assert_eq!(
+        result(call),
+        json!({"isError": false, "text": ["{\"apply\":true}"],
+               "structuredContent": {"apply": true}})
+    );
+    assert_eq!(call["rounds"], json!([]));
+    assert_eq!(call["progress"], json!([[1.0, WAITING]]));
+    assert_eq!(
+        events("waits", &scratch),
+        [
+            "client noted call-1: no forms",
+            "review wanted call-1",
+            "answered call-1: apply = true",
+            "submitted call-1",
+        ]
+    );
+}
+
+#[test]
+fn a_form_dismissed_faster_than_a_person_reads_is_no_person_and_the_call_waits() {
+    let scratch = Scratch::new();
+    let out = scratch.drive(
+        "headless",
+        None,
+        json!({"env": {"ASKUSER_MCP_WAIT_MS": "20000", "ASKUSER_MCP_NO_PERSON_MS": "5000"},
+               "calls": [
+            {"tool": "ask_user", "arguments": apply(),
+             "responses": [{"action": "cancel"}],
+             "elsewhere_while_waiting": {"after": 1.0, "actions": [{"answer": false}, {"submit": true}]}}]}),
+    );
+    let call = &out["calls"][0];
+    assert_eq!(
+        result(call),
+        json!({"isError": false, "text": ["{\"apply\":false}"],
+               "structuredContent": {"apply": false}})
+    );
+    assert_eq!(
+        events("headless", &scratch),
+        [
+            "shown call-1: apply",
+            "client noted call-1: no person (cancel after N ms)",
+            "review wanted call-1",
+            "answered call-1: apply = false",
+            "submitted call-1",
+        ]
+    );
+}
+
+#[test]
+fn when_nobody_answers_in_time_the_call_ends_as_it_did_before_it_waited() {
+    let scratch = Scratch::new();
+    let out = scratch.drive(
+        "nobody",
+        None,
+        json!({"elicit": false, "env": {"ASKUSER_MCP_WAIT_MS": "600"}, "calls": [
+            {"tool": "ask_user", "arguments": apply()}]}),
+    );
+    assert_eq!(
+        result(&out["calls"][0]),
+        json!({"isError": true, "structuredContent": null, "text": [
+            "ask_user: this MCP client cannot show forms (it does not support elicitation), so the user cannot be asked here. Do not retry this tool call in this turn; ask the user in plain words instead. Tell the user that to answer such questions with this client, askuser mcp can be started with --pending-dir DIR: the questions then wait in a file, answered with `askuser answer FILE` or from a browser with `askuser web`."]})
+    );
+    assert_eq!(
+        events("nobody", &scratch),
+        [
+            "client noted call-1: no forms",
+            "cancelled call-1 (no_prompt_backend)",
+        ]
+    );
+
+    let out = scratch.drive(
+        "declined",
+        None,
+        json!({"env": {"ASKUSER_MCP_WAIT_MS": "600", "ASKUSER_MCP_NO_PERSON_MS": "5000"},
+               "calls": [{"tool": "ask_user", "arguments": apply(),
+                          "responses": [{"action": "decline"}]}]}),
+    );
+    let text = out["calls"][0]["text"][0].as_str().unwrap().to_owned();
+    let (head, tail) = text.split_once(" ms after").unwrap();
+    let head = head.trim_end_matches(|c: char| c.is_ascii_digit());
+    assert_eq!(
+        format!("{head}N ms after{tail}"),
+        "ask_user: nobody is at this client to answer its form (it was declined N ms after it went out, faster than anyone reads), and nobody answered them in another window (the askuser web inbox or a terminal) within 600 ms. Do not retry this tool call in this turn; continue without the answers, or end your turn."
+    );
+}
+
+#[test]
+fn an_answer_after_the_clients_own_timeout_is_noted_as_late() {
+    let scratch = Scratch::new();
+    let out = scratch.drive(
+        "late",
+        None,
+        json!({"env": {"ASKUSER_MCP_CLIENT_TIMEOUT_MS": "200"}, "calls": [
+            {"tool": "ask_user", "arguments": apply(), "delay": 0.6,
+             "responses": [{"action": "accept", "content": {"apply": true}}]}]}),
+    );
+    assert_eq!(out["calls"][0]["structuredContent"], json!({"apply": true}));
+    let events = events("late", &scratch);
+    assert_eq!(events.len(), 3, "{events:?}");
+    assert_eq!(events[0], "shown call-1: apply");
+    assert!(
+        events[1].starts_with("client noted call-1: late (")
+            && events[1].ends_with(" ms, timeout 200 ms)"),
+        "{events:?}"
+    );
+    assert_eq!(events[2], "answered call-1: apply = true");
+}
