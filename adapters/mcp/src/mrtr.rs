@@ -10,7 +10,7 @@
 use std::io::Read as _;
 use std::time::Duration;
 
-use askuser_core::{CancelReason, InquiryId};
+use askuser_core::{CancelReason, ClientNote, FormAction, InquiryId};
 use askuser_llm::dialect::mcp::Response;
 use askuser_llm::{Call, Dialect};
 use askuser_store::StoreError;
@@ -22,6 +22,7 @@ use rmcp::model::{RequestStateCodec, SealOptions};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::clients::Client;
 use crate::recorder::Recorder;
 use crate::sampling::no_sampling;
 use crate::server::{AskServer, done_result, end_turn, error_result, not_recorded, reply};
@@ -53,6 +54,47 @@ struct State {
     stream: String,
     inquiry: String,
     walk: Saved,
+    /// When the round went out (milliseconds since the epoch, this server's
+    /// clock): a response much sooner came from no person.
+    #[serde(default)]
+    issued_ms: u64,
+    /// When the call first came: a response after the client's own timeout is
+    /// late.
+    #[serde(default)]
+    called_ms: u64,
+}
+
+/// This server's clock, in milliseconds since the epoch.
+fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |since| {
+            u64::try_from(since.as_millis()).unwrap_or(u64::MAX)
+        })
+}
+
+/// What a `tools/call` of a 2026-07-28 client comes to.
+pub(crate) enum Mrtr {
+    /// Its response.
+    Response(CallToolResponse),
+    /// Its round came back dismissed or declined by no person: the call waits
+    /// for another window.
+    NoPerson {
+        /// The stream of the call.
+        recorder: Recorder,
+        /// The call.
+        call: Call,
+        /// Its inquiry.
+        inquiry: InquiryId,
+        /// What the client did.
+        note: ClientNote,
+    },
+}
+
+impl From<CallToolResponse> for Mrtr {
+    fn from(response: CallToolResponse) -> Self {
+        Mrtr::Response(response)
+    }
 }
 
 impl Sealer {
@@ -111,30 +153,55 @@ impl AskServer {
         arguments: &Value,
         can_elicit: bool,
         retry: Retry,
-    ) -> CallToolResponse {
+        client: &Client,
+    ) -> Mrtr {
         let Some(sealed) = retry.state else {
             return match self.start(dialect, arguments, can_elicit) {
-                Ok((call, _, mut walk)) => {
-                    self.input_required(&self.recorder, &call, arguments, &mut walk)
-                }
-                Err(result) => (*result).into(),
+                Ok((call, _, mut walk)) => self
+                    .input_required(&self.recorder, &call, arguments, &mut walk, now_ms())
+                    .into(),
+                Err(result) => CallToolResponse::from(*result).into(),
             };
         };
-        let (recorder, call, mut walk) = match self.resume(dialect, arguments, &sealed) {
+        let (recorder, call, mut walk, times) = match self.resume(dialect, arguments, &sealed) {
             Ok(resumed) => resumed,
-            Err(result) => return (*result).into(),
+            Err(result) => return CallToolResponse::from(*result).into(),
         };
+        let (issued_ms, called_ms) = times;
         let round = walk.round();
         let response = retry
             .responses
             .as_ref()
             .and_then(|responses| responses.get(ROUND_KEY))
             .map(Response::read);
-        match response {
+        if let Some(Ok(Response::Decline | Response::Cancel)) = &response {
+            let action = if matches!(&response, Some(Ok(Response::Decline))) {
+                FormAction::Decline
+            } else {
+                FormAction::Cancel
+            };
+            let took = now_ms().saturating_sub(issued_ms);
+            if issued_ms > 0 && Duration::from_millis(took) < self.config.waiting.no_person_below {
+                let inquiry = walk.inquiry().clone();
+                return Mrtr::NoPerson {
+                    recorder,
+                    call,
+                    inquiry,
+                    note: ClientNote::NoPerson {
+                        action,
+                        after_ms: took,
+                    },
+                };
+            }
+        }
+        let response: CallToolResponse = match response {
             Some(Ok(Response::Accept(content))) => {
+                self.note_late_mrtr(&recorder, &walk, client, called_ms);
                 match walk.accept(&recorder, &round, &content) {
                     Ok(Some(done)) => done_result(&call, &done).into(),
-                    Ok(None) => self.input_required(&recorder, &call, arguments, &mut walk),
+                    Ok(None) => {
+                        self.input_required(&recorder, &call, arguments, &mut walk, called_ms)
+                    }
                     Err(error) => not_recorded(call.tool_name(), &error).into(),
                 }
             }
@@ -150,7 +217,29 @@ impl AskServer {
                 call.tool_name()
             ))
             .into(),
+        };
+        response.into()
+    }
+
+    /// Notes that a round came back after the client's own tool-call timeout,
+    /// counted from when the call first came (`called_ms`).
+    fn note_late_mrtr(&self, recorder: &Recorder, walk: &Walk, client: &Client, called_ms: u64) {
+        let Some(timeout) = self.config.waiting.timeout_of(client) else {
+            return;
+        };
+        let after_ms = now_ms().saturating_sub(called_ms);
+        let timeout_ms = u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX);
+        if called_ms == 0 || after_ms <= timeout_ms {
+            return;
         }
+        let late = askuser_core::Input::NoteClient {
+            inquiry: walk.inquiry().clone(),
+            note: ClientNote::Late {
+                timeout_ms,
+                after_ms,
+            },
+        };
+        let _ = recorder.take(&late, None, 0);
     }
 
     /// The `input_required` result asking the walk's next round (built from what
@@ -162,6 +251,7 @@ impl AskServer {
         call: &Call,
         arguments: &Value,
         walk: &mut Walk,
+        called_ms: u64,
     ) -> CallToolResponse {
         let next = if walk.for_assistant().is_some() {
             Ok(Next::Assistant)
@@ -183,6 +273,8 @@ impl AskServer {
             stream: recorder.stream().to_owned(),
             inquiry: walk.inquiry().as_str().to_owned(),
             walk: walk.save(),
+            issued_ms: now_ms(),
+            called_ms,
         };
         let sealed = self.sealer.seal(&state, &bound(call.dialect(), arguments));
         let (Ok(params), Some(sealed)) = (elicit_params(&round), sealed) else {
@@ -212,7 +304,7 @@ impl AskServer {
         dialect: Dialect,
         arguments: &Value,
         sealed: &str,
-    ) -> Result<(Recorder, Call, Walk), Box<CallToolResult>> {
+    ) -> Result<(Recorder, Call, Walk, (u64, u64)), Box<CallToolResult>> {
         let tool = dialect.tool_name();
         let refused = |why: &str| {
             Box::new(error_result(format!(
@@ -243,8 +335,9 @@ impl AskServer {
         let call = dialect
             .parse(arguments)
             .map_err(|_| refused("the arguments changed"))?;
+        let times = (state.issued_ms, state.called_ms);
         let walk = Walk::restore(call.form().clone(), inquiry, state.walk)
             .ok_or_else(|| refused("it does not fit the questions"))?;
-        Ok((recorder, call, walk))
+        Ok((recorder, call, walk, times))
     }
 }

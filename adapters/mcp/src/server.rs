@@ -22,7 +22,7 @@ use serde_json::{Map, Value};
 use crate::clients::Client;
 use crate::config::{Config, WithoutElicitation};
 use crate::elsewhere::{self, Elsewhere, Unsent};
-use crate::mrtr::{MRTR_VERSION, Retry, Sealer, elicit_params};
+use crate::mrtr::{MRTR_VERSION, Mrtr, Retry, Sealer, elicit_params};
 use crate::progress::{HEARTBEAT, Progress};
 use crate::recorder::{Recorder, Taken};
 use crate::tools::{call_result, dialect_of, dismissed, instructions, no_forms, tools};
@@ -204,6 +204,7 @@ impl AskServer {
             // No forms is not no answer: another window may answer.
             Ok((call, inquiry, walk)) if !client.can_elicit && walk.for_assistant().is_none() => {
                 self.wait_elsewhere(
+                    &self.recorder,
                     &call,
                     &inquiry,
                     ClientNote::NoForms,
@@ -328,7 +329,7 @@ impl AskServer {
             };
             if let Some(note) = self.no_person(&result.action, sent.elapsed()) {
                 return self
-                    .wait_elsewhere(call, inquiry, note, &client.client, request)
+                    .wait_elsewhere(&self.recorder, call, inquiry, note, &client.client, request)
                     .await;
             }
             let response = match result.action {
@@ -518,7 +519,7 @@ pub(crate) fn end_turn(recorder: &Recorder, call: &Call, walk: &mut Walk) -> Cal
 
 /// Records a host's cancellation and returns its result; when another surface
 /// finished the inquiry first, the result it produced.
-fn record_final(recorder: &Recorder, call: &Call, cancel: &Input) -> CallToolResult {
+pub(crate) fn record_final(recorder: &Recorder, call: &Call, cancel: &Input) -> CallToolResult {
     match recorder.take(cancel, None, 0) {
         Ok(Taken::Recorded(step)) => match step.commands.last() {
             Some(command) => finish(call, command),
@@ -613,7 +614,23 @@ impl ServerHandler for AskServer {
                 state: request.request_state,
                 responses: request.input_responses,
             };
-            return Ok(self.ask_mrtr(dialect, &arguments, can_elicit, retry));
+            let client = client_of(&context);
+            return Ok(
+                match self.ask_mrtr(dialect, &arguments, can_elicit, retry, &client) {
+                    Mrtr::Response(response) => response,
+                    Mrtr::NoPerson {
+                        recorder,
+                        call,
+                        inquiry,
+                        note,
+                    } => {
+                        let _asking = Asking::new(&self.asking);
+                        self.wait_elsewhere(&recorder, &call, &inquiry, note, &client, &context)
+                            .await
+                            .into()
+                    }
+                },
+            );
         }
         let client = Asker {
             client: client_of(&context),

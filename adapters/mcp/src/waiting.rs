@@ -19,7 +19,8 @@ use crate::clients::Client;
 use crate::config::WithoutElicitation;
 use crate::pending::write_pending;
 use crate::progress::Progress;
-use crate::server::{AskServer, error_result, finish, not_recorded};
+use crate::recorder::Recorder;
+use crate::server::{AskServer, error_result, finish, not_recorded, record_final};
 use crate::tools::no_forms;
 
 /// How often the log is looked at while a call waits.
@@ -31,6 +32,7 @@ impl AskServer {
     /// or the failure for `note`.
     pub(crate) async fn wait_elsewhere(
         &self,
+        recorder: &Recorder,
         call: &Call,
         inquiry: &InquiryId,
         note: ClientNote,
@@ -42,11 +44,10 @@ impl AskServer {
             note: note.clone(),
         };
         // A note refused means the inquiry finished meanwhile: its result below.
-        let _ = self.recorder.take(&noted, None, 0);
+        let _ = recorder.take(&noted, None, 0);
         let pending = match &self.config.without_elicitation {
             WithoutElicitation::Pending { dir } => {
-                let written =
-                    write_pending(&self.config, self.recorder.stream(), dir, call, inquiry);
+                let written = write_pending(&self.config, recorder.stream(), dir, call, inquiry);
                 if written.is_error == Some(true) {
                     return written;
                 }
@@ -61,7 +62,7 @@ impl AskServer {
         let until = Instant::now() + wait;
         let mut beat = Instant::now() + self.heartbeat;
         loop {
-            match self.recorder.ending(inquiry) {
+            match recorder.ending(inquiry) {
                 Ok(Some(command)) => return finish(call, &command),
                 Ok(None) => {}
                 Err(error) => return not_recorded(call.tool_name(), &error),
@@ -76,7 +77,10 @@ impl AskServer {
             }
             tokio::select! {
                 () = tokio::time::sleep(POLL.min(until - now)) => {}
-                () = request.ct.cancelled() => return self.stopped(call, inquiry, &request.peer),
+                () = request.ct.cancelled() => {
+                    let why = "the client cancelled the tool call (notifications/cancelled)";
+                    return end(recorder, call, inquiry, "client_cancelled", why);
+                }
             }
         }
         // The file stays answerable; the inquiry stays open for it.
@@ -87,8 +91,13 @@ impl AskServer {
             "nobody answered from another window within {}",
             seconds(wait)
         );
-        let _ = self.fail_with(call, inquiry, CancelReason::NoPromptBackend, &why);
-        match self.recorder.ending(inquiry) {
+        let cancel = Input::Cancel {
+            inquiry: inquiry.clone(),
+            reason: CancelReason::NoPromptBackend,
+            message: Some(why),
+        };
+        let _ = record_final(recorder, call, &cancel);
+        match recorder.ending(inquiry) {
             Ok(
                 Some(Command::Fail {
                     reason: CancelReason::NoPromptBackend,
@@ -101,6 +110,22 @@ impl AskServer {
             Err(error) => not_recorded(call.tool_name(), &error),
         }
     }
+}
+
+/// Ends `inquiry` for a system reason (recorded): its result.
+fn end(
+    recorder: &Recorder,
+    call: &Call,
+    inquiry: &InquiryId,
+    reason: &str,
+    why: &str,
+) -> CallToolResult {
+    let cancel = Input::Cancel {
+        inquiry: inquiry.clone(),
+        reason: CancelReason::Unknown(reason.to_owned()),
+        message: Some(why.to_owned()),
+    };
+    record_final(recorder, call, &cancel)
 }
 
 /// What the tools' descriptions say of the wait.

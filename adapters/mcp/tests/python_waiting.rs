@@ -79,34 +79,42 @@ fn without_forms_the_call_waits_and_an_answer_from_another_window_reaches_the_mo
     );
 }
 
+/// In both protocol generations: a 2026-07-28 client's retry carrying the
+/// dismissal waits as the elicitation's response does.
 #[test]
 fn a_form_dismissed_faster_than_a_person_reads_is_no_person_and_the_call_waits() {
-    let scratch = Scratch::new();
-    let out = scratch.drive(
-        "headless",
-        None,
-        json!({"env": {"ASKUSER_MCP_WAIT_MS": "20000", "ASKUSER_MCP_NO_PERSON_MS": "5000"},
-               "calls": [
-            {"tool": "ask_user", "arguments": apply(),
-             "responses": [{"action": "cancel"}],
-             "elsewhere_while_waiting": {"after": 1.0, "actions": [{"answer": false}, {"submit": true}]}}]}),
-    );
-    let call = &out["calls"][0];
-    assert_eq!(
-        result(call),
-        json!({"isError": false, "text": ["{\"apply\":false}"],
-               "structuredContent": {"apply": false}})
-    );
-    assert_eq!(
-        events("headless", &scratch),
-        [
-            "shown call-1: apply",
-            "client noted call-1: no person (cancel after N ms)",
-            "review wanted call-1",
-            "answered call-1: apply = false",
-            "submitted call-1",
-        ]
-    );
+    for (mode, stream) in [("legacy", "headless"), ("2026-07-28", "stateless")] {
+        let scratch = Scratch::new();
+        let out = scratch.drive(
+            stream,
+            None,
+            json!({"mode": mode,
+                   "env": {"ASKUSER_MCP_WAIT_MS": "20000", "ASKUSER_MCP_NO_PERSON_MS": "5000"},
+                   "calls": [
+                {"tool": "ask_user", "arguments": apply(),
+                 "responses": [{"action": "cancel"}],
+                 "elsewhere_while_waiting": {"after": 1.0,
+                                             "actions": [{"answer": false}, {"submit": true}]}}]}),
+        );
+        let call = &out["calls"][0];
+        assert_eq!(
+            result(call),
+            json!({"isError": false, "text": ["{\"apply\":false}"],
+                   "structuredContent": {"apply": false}}),
+            "{mode}"
+        );
+        assert_eq!(
+            events(stream, &scratch),
+            [
+                "shown call-1: apply",
+                "client noted call-1: no person (cancel after N ms)",
+                "review wanted call-1",
+                "answered call-1: apply = false",
+                "submitted call-1",
+            ],
+            "{mode}"
+        );
+    }
 }
 
 #[test]
