@@ -22,6 +22,7 @@ use rmcp::model::{RequestStateCodec, SealOptions};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::clients::Forms;
 use crate::recorder::Recorder;
 use crate::sampling::no_sampling;
 use crate::server::{AskServer, done_result, end_turn, error_result, not_recorded, reply};
@@ -92,9 +93,9 @@ fn bound(dialect: Dialect, arguments: &Value) -> Vec<u8> {
     format!("{}\n{arguments}", dialect.tool_name()).into_bytes()
 }
 
-/// The elicitation of a round.
+/// The elicitation of a round, in the fields the client's form shows.
 pub(crate) fn elicit_params(round: &Round) -> Result<ElicitRequestParams, serde_json::Error> {
-    let requested_schema: ElicitationSchema = serde_json::from_value(round.schema.clone())?;
+    let requested_schema: ElicitationSchema = serde_json::from_value(round.requested().clone())?;
     Ok(ElicitRequestParams::FormElicitationParams {
         meta: None,
         message: round.message.clone(),
@@ -109,12 +110,13 @@ impl AskServer {
         &self,
         dialect: Dialect,
         arguments: &Value,
-        can_elicit: bool,
+        (can_elicit, forms): (bool, Forms),
         retry: Retry,
     ) -> CallToolResponse {
         let Some(sealed) = retry.state else {
             return match self.start(dialect, arguments, can_elicit) {
-                Ok((call, _, mut walk)) => {
+                Ok((call, _, walk)) => {
+                    let mut walk = walk.showing(forms.fields());
                     self.input_required(&self.recorder, &call, arguments, &mut walk)
                 }
                 Err(result) => (*result).into(),

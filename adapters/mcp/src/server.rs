@@ -17,13 +17,16 @@ use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, Peer, ServerHandler};
 use serde_json::{Map, Value};
 
+use crate::clients::{Client, Forms};
 use crate::config::{Config, WithoutElicitation};
 use crate::elsewhere::{self, Elsewhere, Unsent};
 use crate::mrtr::{MRTR_VERSION, Retry, Sealer, elicit_params};
 use crate::pending::write_pending;
 use crate::progress::{HEARTBEAT, Progress};
 use crate::recorder::{Recorder, Taken};
-use crate::tools::{call_result, dialect_of, dismissed, instructions, no_forms, tools};
+use crate::tools::{
+    call_result, came_back_empty, dialect_of, dismissed, instructions, no_forms, tools,
+};
 use crate::walk::{Done, Next, Round, Walk};
 
 /// The handler of one MCP session: its tools, recorded as one stream.
@@ -177,12 +180,15 @@ impl AskServer {
         &self,
         dialect: Dialect,
         arguments: &Value,
-        can_elicit: bool,
+        (can_elicit, forms): (bool, Forms),
         context: &RequestContext<RoleServer>,
     ) -> CallToolResult {
         let _asking = Asking::new(&self.asking);
         match self.start(dialect, arguments, can_elicit) {
-            Ok((call, inquiry, walk)) => self.elicit_rounds(&call, &inquiry, walk, context).await,
+            Ok((call, inquiry, walk)) => {
+                let walk = walk.showing(forms.fields());
+                self.elicit_rounds(&call, &inquiry, walk, context).await
+            }
             Err(result) => *result,
         }
     }
@@ -312,12 +318,13 @@ impl AskServer {
                 _ => return end_turn(&self.recorder, call, &mut walk),
             };
             // A form sent back empty is asked again once, saying what is
-            // missing; empty again, it is a decline (a Reply with what was given).
+            // missing; empty again, this client may not show these questions:
+            // not asked a third time.
             let empty = response
                 .values()
                 .all(|v| v.is_null() || v.as_str().is_some_and(|s| s.trim().is_empty()));
             if empty && empty_before {
-                return reply(&self.recorder, call, &mut walk);
+                return self.no_answer_here(call, inquiry, &mut walk, request).await;
             }
             empty_before = empty;
             match walk.accept(&self.recorder, &round, &response) {
@@ -432,6 +439,19 @@ impl AskServer {
         };
         record_final(&self.recorder, call, &cancel)
     }
+
+    /// The client's form came back empty twice for one round: it may not show
+    /// these questions. Nothing is recorded; the inquiry stays open for the
+    /// other surfaces (the web inbox, `askuser resume`), and the model is told.
+    async fn no_answer_here(
+        &self,
+        call: &Call,
+        _inquiry: &InquiryId,
+        _walk: &mut Walk,
+        _request: &RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        error_result(came_back_empty(call.tool_name()))
+    }
 }
 
 /// Records a `decline` (a Reply with the answers so far) and returns its result.
@@ -522,6 +542,9 @@ impl ServerHandler for AskServer {
             ));
         };
         let arguments = Value::Object(request.arguments.unwrap_or_default());
+        let client = context.client_info().map_or_else(Client::spec, |info| {
+            Client::from_info(&info.name, &info.version)
+        });
         self.note_client(context.client_info());
         let can_elicit = context
             .client_capabilities()
@@ -535,10 +558,10 @@ impl ServerHandler for AskServer {
                 state: request.request_state,
                 responses: request.input_responses,
             };
-            return Ok(self.ask_mrtr(dialect, &arguments, can_elicit, retry));
+            return Ok(self.ask_mrtr(dialect, &arguments, (can_elicit, client.forms), retry));
         }
         Ok(self
-            .ask(dialect, &arguments, can_elicit, &context)
+            .ask(dialect, &arguments, (can_elicit, client.forms), &context)
             .await
             .into())
     }
