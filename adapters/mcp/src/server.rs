@@ -443,6 +443,8 @@ impl AskServer {
     /// The client's form came back empty twice for one round: it may not show
     /// these questions. Nothing is recorded; the inquiry stays open for the
     /// other surfaces (the web inbox, `askuser resume`), and the model is told.
+    // Async: it is to wait for an answer from the other surfaces.
+    #[allow(clippy::unused_async)]
     async fn no_answer_here(
         &self,
         call: &Call,

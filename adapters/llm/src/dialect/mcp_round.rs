@@ -427,10 +427,10 @@ fn option_fields(question: &Question, field: &Value) -> Vec<Value> {
             if let (0, Some(Value::String(about))) = (k, field.get("description")) {
                 parts.push(about.clone());
             }
-            if let Some(about) = choice.description.as_deref().map(str::trim) {
-                if !about.is_empty() {
-                    parts.push(for_display(about).into_owned());
-                }
+            if let Some(about) = choice.description.as_deref().map(str::trim)
+                && !about.is_empty()
+            {
+                parts.push(for_display(about).into_owned());
             }
             if !parts.is_empty() {
                 option["description"] = Value::String(parts.join("\n\n"));
@@ -444,31 +444,29 @@ fn option_fields(question: &Question, field: &Value) -> Vec<Value> {
 /// A number's full `field` as a text field: its range said in its description,
 /// its default as text.
 fn number_field(field: &Value, integer: bool) -> Value {
-    let mut hint = String::from(if integer {
+    let kind = if integer {
         "Type a whole number"
     } else {
         "Type a number"
-    });
+    };
     let bound = |key: &str| {
         field
             .get(key)
             .filter(|v| v.is_number())
             .map(Value::to_string)
     };
-    match (bound("minimum"), bound("maximum")) {
-        (Some(min), Some(max)) => hint.push_str(&format!(" from {min} to {max}")),
-        (Some(min), None) => hint.push_str(&format!(", at least {min}")),
-        (None, Some(max)) => hint.push_str(&format!(", at most {max}")),
-        (None, None) => {}
-    }
-    hint.push('.');
+    let hint = match (bound("minimum"), bound("maximum")) {
+        (Some(min), Some(max)) => format!("{kind} from {min} to {max}."),
+        (Some(min), None) => format!("{kind}, at least {min}."),
+        (None, Some(max)) => format!("{kind}, at most {max}."),
+        (None, None) => format!("{kind}."),
+    };
     let description = match field.get("description").and_then(Value::as_str) {
         Some(about) => format!("{about}\n\n{hint}"),
         None => hint,
     };
-    let mut text =
-        json!({"type": "string", "title": field.get("title").cloned().unwrap_or(Value::Null)});
-    text["description"] = Value::String(description);
+    let title = field.get("title").cloned().unwrap_or(Value::Null);
+    let mut text = json!({"type": "string", "title": title, "description": description});
     match field.get("default") {
         Some(Value::Number(n)) => text["default"] = Value::String(n.to_string()),
         Some(Value::String(s)) => text["default"] = Value::String(s.clone()),
@@ -564,4 +562,99 @@ fn ticked(
         }
     }
     Ok(any.then_some(Value::Array(labels)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{limited_schema, read_field, read_limited, round_schema};
+    use askuser_core::parse_form;
+    use serde_json::{Map, Value, json};
+
+    fn form() -> askuser_core::ValidForm {
+        parse_form(&json!({"questions": [
+            {"id": "features", "text": "Which features?", "answer_type": "multi_select",
+             "options": ["A", "B", "C", "D", "E", "F", "G", "H", "I", "J"], "allow_other": true},
+            {"id": "cpu", "text": "CPUs?", "answer_type": "schema",
+             "schema": {"type": "number", "minimum": 0.5, "maximum": 8}, "default": 2},
+            {"id": "ok", "text": "OK?", "answer_type": "boolean"}
+        ]}))
+        .unwrap()
+    }
+
+    fn content(value: Value) -> Map<String, Value> {
+        match value {
+            Value::Object(map) => map,
+            other => panic!("not an object: {other}"),
+        }
+    }
+
+    /// Ten options get two-digit numbers, so their names sort in option order
+    /// and the own answer after them; a number's range and default go to text.
+    #[test]
+    fn limited_names_sort_in_question_and_option_order() {
+        let form = form();
+        let full = round_schema(&form, &[0, 1, 2], |_| None);
+        let limited = limited_schema(&form, &[0, 1, 2], &full);
+        let names: Vec<&String> = limited["properties"].as_object().unwrap().keys().collect();
+        let mut sorted = names.clone();
+        sorted.sort();
+        assert_eq!(names, sorted);
+        assert_eq!(names.first().map(|n| n.as_str()), Some("1.features.01"));
+        assert_eq!(names[9], "1.features.10");
+        assert_eq!(names[10], "1.features.other");
+        assert_eq!(
+            limited["properties"]["2.cpu"],
+            json!({"type": "string", "title": "CPUs?",
+                   "description": "Type a number from 0.5 to 8.", "default": "2"})
+        );
+        assert_eq!(limited["required"], json!(["2.cpu", "3.ok"]));
+    }
+
+    /// Ticked options come back as their labels in option order, with the own
+    /// answer last; a number's text as the number; other text as text for the
+    /// engine to refuse; nothing of a question as no answer.
+    #[test]
+    fn limited_content_reads_back_as_the_full_content() {
+        let form = form();
+        let sent = content(json!({
+            "1.features.03": true, "1.features.01": true, "1.features.02": false,
+            "1.features.other": "Z", "2.cpu": " 1.5 ", "3.ok": false}));
+        let (full, refused) = read_limited(&form, &[0, 1, 2], &sent);
+        assert!(refused.is_empty());
+        assert_eq!(
+            Value::Object(full.clone()),
+            json!({"features": ["A", "C"], "features.other": "Z", "cpu": 1.5, "ok": false})
+        );
+        assert_eq!(read_field(&form, 0, &full), Ok(json!(["A", "C", "Z"])));
+        assert_eq!(read_field(&form, 1, &full), Ok(json!(1.5)));
+
+        let (full, refused) = read_limited(&form, &[0, 1], &content(json!({"2.cpu": "two"})));
+        assert!(refused.is_empty());
+        assert_eq!(Value::Object(full), json!({"cpu": "two"}));
+
+        let (full, _) = read_limited(&form, &[0, 1], &content(json!({"2.cpu": "  "})));
+        assert_eq!(
+            Value::Object(full),
+            json!({}),
+            "blank text and no option: no answer"
+        );
+
+        let (full, _) = read_limited(&form, &[0], &content(json!({"1.features.04": false})));
+        assert_eq!(Value::Object(full), json!({"features": []}), "none ticked");
+    }
+
+    #[test]
+    fn an_option_that_is_not_yes_or_no_is_refused() {
+        let form = form();
+        let (full, refused) = read_limited(&form, &[0], &content(json!({"1.features.01": "yes"})));
+        assert_eq!(Value::Object(full), json!({}));
+        assert_eq!(
+            refused,
+            [(
+                0,
+                "“A” must be true or false (the form's yes/no switch), not a string \"yes\""
+                    .to_owned()
+            )]
+        );
+    }
 }
