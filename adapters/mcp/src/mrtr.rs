@@ -26,6 +26,7 @@ use crate::clients::Forms;
 use crate::recorder::Recorder;
 use crate::sampling::no_sampling;
 use crate::server::{AskServer, done_result, end_turn, error_result, not_recorded, reply};
+use crate::tools::came_back_empty;
 use crate::walk::{Next, Round, Saved, Walk};
 
 /// The first protocol version whose clients are asked through MRTR.
@@ -133,6 +134,10 @@ impl AskServer {
             .and_then(|responses| responses.get(ROUND_KEY))
             .map(Response::read);
         match response {
+            // Empty twice: not asked a third time; the questions stay open.
+            Some(Ok(Response::Accept(content))) if walk.empty_twice(&content) => {
+                error_result(came_back_empty(call.tool_name())).into()
+            }
             Some(Ok(Response::Accept(content))) => {
                 match walk.accept(&recorder, &round, &content) {
                     Ok(Some(done)) => done_result(&call, &done).into(),

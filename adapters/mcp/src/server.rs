@@ -286,7 +286,6 @@ impl AskServer {
     ) -> CallToolResult {
         let tool = call.tool_name();
         let most = 3 * call.form().len() + 3;
-        let mut empty_before = false;
         let mut progress = Progress::new(request);
         for _ in 0..most {
             if let Some(index) = walk.for_assistant() {
@@ -320,13 +319,9 @@ impl AskServer {
             // A form sent back empty is asked again once, saying what is
             // missing; empty again, this client may not show these questions:
             // not asked a third time.
-            let empty = response
-                .values()
-                .all(|v| v.is_null() || v.as_str().is_some_and(|s| s.trim().is_empty()));
-            if empty && empty_before {
+            if walk.empty_twice(&response) {
                 return self.no_answer_here(call, inquiry, &mut walk, request).await;
             }
-            empty_before = empty;
             match walk.accept(&self.recorder, &round, &response) {
                 Ok(Some(done)) => return done_result(call, &done),
                 Ok(None) => {}

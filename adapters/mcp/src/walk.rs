@@ -84,6 +84,8 @@ pub(crate) struct Walk {
     lost: bool,
     /// The fields the client's form shows.
     fields: Fields,
+    /// Whether the client's last form came back empty.
+    empty: bool,
 }
 
 /// How a walk ended.
@@ -137,6 +139,9 @@ pub(crate) struct Saved {
     /// retry rebuilds the round it answers.
     #[serde(default)]
     limited: bool,
+    /// Whether the client's last form came back empty.
+    #[serde(default)]
+    empty: bool,
 }
 
 impl Saved {
@@ -194,6 +199,7 @@ impl Walk {
             news: Vec::new(),
             lost: false,
             fields: Fields::Full,
+            empty: false,
         };
         match walk.follow(commands) {
             Some(finished) => Err(finished),
@@ -205,6 +211,17 @@ impl Walk {
     pub(crate) fn showing(mut self, fields: Fields) -> Walk {
         self.fields = fields;
         self
+    }
+
+    /// Notes a form the client sent back (`content`): whether it came back empty
+    /// (every field left out or blank) this time and the time before. A form
+    /// empty once is asked again, saying what is missing; empty twice, the
+    /// client may not be able to show it, and it is not asked a third time.
+    pub(crate) fn empty_twice(&mut self, content: &Map<String, Value>) -> bool {
+        let empty = content
+            .values()
+            .all(|v| v.is_null() || v.as_str().is_some_and(|s| s.trim().is_empty()));
+        std::mem::replace(&mut self.empty, empty) && empty
     }
 
     /// The inquiry walked.
@@ -231,6 +248,7 @@ impl Walk {
             seen: self.seen,
             kept: self.kept.clone(),
             limited: self.fields == Fields::Limited,
+            empty: self.empty,
         }
     }
 
@@ -276,6 +294,7 @@ impl Walk {
             } else {
                 Fields::Full
             },
+            empty: saved.empty,
         })
     }
 

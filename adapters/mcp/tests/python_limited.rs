@@ -175,38 +175,80 @@ fn codex_text_that_is_no_number_is_asked_again_with_the_reason() {
 /// with the empty text, as for any client: a blank field is its answer.)
 #[test]
 fn a_form_empty_twice_ends_the_call_and_leaves_the_questions_open() {
-    let scratch = Scratch::new();
-    let out = scratch.drive(
-        "empty",
-        None,
-        json!({"client_info": codex(), "calls": [{"tool": "ask_user", "arguments": every_kind(),
-               "responses": [accept(&json!({})), accept(&json!({}))]}]}),
+    for mode in ["legacy", "2026-07-28"] {
+        let scratch = Scratch::new();
+        let out = scratch.drive(
+            "empty",
+            None,
+            json!({"mode": mode, "client_info": codex(), "calls": [{"tool": "ask_user",
+                   "arguments": every_kind(), "responses": [accept(&json!({})), accept(&json!({}))]}]}),
+        );
+        let call = &out["calls"][0];
+        assert_eq!(call["rounds"].as_array().unwrap().len(), 2, "{mode}");
+        assert_eq!(call["isError"], true, "{mode}");
+        assert_eq!(
+            call["text"],
+            json!([
+                "ask_user: this client's form came back empty twice, so it may not be able to show these questions. They stay open in the askuser web inbox (`askuser web`) and `askuser resume`; do not retry this tool call in this turn."
+            ]),
+            "{mode}"
+        );
+        let log = scratch.log();
+        assert_eq!(
+            events(&*log, "empty"),
+            [
+                "shown call-1: features, extras, budget, replicas, deploy, note, env",
+                "answered ahead call-1: note = \"\"",
+                "shown call-1: features, extras, budget, replicas, deploy, env",
+            ],
+            "{mode}"
+        );
+        let session = Session::open(log, "empty".to_owned()).unwrap();
+        let at = session.state().at(&InquiryId::new("call-1"));
+        assert_eq!(
+            at.and_then(|at| at.question),
+            Some("features".to_owned()),
+            "{mode}: the inquiry is open, asking its first question"
+        );
+    }
+}
+
+/// Claude Code's `AskUserQuestion` with `multiSelect` on Codex: one yes/no per
+/// option beside the own-answer field; the model gets what a full client's
+/// answers give.
+#[test]
+fn codex_answers_ask_user_question_with_multi_select() {
+    let arguments = json!({"questions": [
+        {"question": "Which features?", "header": "Features", "multiSelect": true,
+         "options": [{"label": "Auth", "description": "Sign-in"}, {"label": "API"}]}]});
+    let drive = |client: Value, answers: Value| {
+        let mut scenario = json!({"calls": [{"tool": "AskUserQuestion", "arguments": arguments,
+                                             "responses": [accept(&answers)]}]});
+        if !client.is_null() {
+            scenario["client_info"] = client;
+        }
+        Scratch::new().drive("claude", None, scenario)["calls"][0].clone()
+    };
+    let call = drive(
+        codex(),
+        json!({"1.q1.1": true, "1.q1.2": false, "1.q1.other": "Billing"}),
     );
-    let call = &out["calls"][0];
-    assert_eq!(call["rounds"].as_array().unwrap().len(), 2);
-    assert_eq!(call["isError"], true);
     assert_eq!(
-        call["text"],
-        json!([
-            "ask_user: this client's form came back empty twice, so it may not be able to show these questions. They stay open in the askuser web inbox (`askuser web`) and `askuser resume`; do not retry this tool call in this turn."
-        ])
+        call["rounds"][0]["requestedSchema"],
+        json!({"type": "object", "properties": {
+            "1.q1.1": {"type": "boolean", "title": "Which features? \u{2014} Auth",
+                       "description": "Sign-in", "default": false},
+            "1.q1.2": {"type": "boolean", "title": "Which features? \u{2014} API", "default": false},
+            "1.q1.other": {"type": "string", "title": "Or your own answer to: Which features?"}},
+            "required": []})
     );
-    let log = scratch.log();
+    let full = drive(Value::Null, json!({"q1": ["Auth"], "q1.other": "Billing"}));
     assert_eq!(
-        events(&*log, "empty"),
-        [
-            "shown call-1: features, extras, budget, replicas, deploy, note, env",
-            "answered ahead call-1: note = \"\"",
-            "shown call-1: features, extras, budget, replicas, deploy, env",
-        ]
+        call["structuredContent"],
+        json!({"answers": {"Which features?": "Auth, Billing"}})
     );
-    let session = Session::open(log, "empty".to_owned()).unwrap();
-    let at = session.state().at(&InquiryId::new("call-1"));
-    assert_eq!(
-        at.and_then(|at| at.question),
-        Some("features".to_owned()),
-        "the inquiry is open, asking its first question"
-    );
+    assert_eq!(call["text"], full["text"]);
+    assert_eq!(call["structuredContent"], full["structuredContent"]);
 }
 
 /// The stream's events after the request, in words.
