@@ -111,7 +111,8 @@ impl AskServer {
         &self,
         dialect: Dialect,
         arguments: &Value,
-        (can_elicit, forms): (bool, Forms),
+        can_elicit: bool,
+        forms: Forms,
         retry: Retry,
     ) -> CallToolResponse {
         let Some(sealed) = retry.state else {

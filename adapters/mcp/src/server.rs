@@ -180,7 +180,8 @@ impl AskServer {
         &self,
         dialect: Dialect,
         arguments: &Value,
-        (can_elicit, forms): (bool, Forms),
+        can_elicit: bool,
+        forms: Forms,
         context: &RequestContext<RoleServer>,
     ) -> CallToolResult {
         let _asking = Asking::new(&self.asking);
@@ -555,10 +556,10 @@ impl ServerHandler for AskServer {
                 state: request.request_state,
                 responses: request.input_responses,
             };
-            return Ok(self.ask_mrtr(dialect, &arguments, (can_elicit, client.forms), retry));
+            return Ok(self.ask_mrtr(dialect, &arguments, can_elicit, client.forms, retry));
         }
         Ok(self
-            .ask(dialect, &arguments, (can_elicit, client.forms), &context)
+            .ask(dialect, &arguments, can_elicit, client.forms, &context)
             .await
             .into())
     }
