@@ -10,6 +10,8 @@
 
 use std::time::Duration;
 
+use askuser_llm::dialect::mcp::Fields;
+
 /// What a client's elicitation form can show.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Forms {
@@ -26,6 +28,17 @@ pub enum Forms {
     },
     /// No elicitation at all: the call waits for an answer from another surface.
     None,
+}
+
+impl Forms {
+    /// The fields a round is sent in: the limited ones for [`Forms::Limited`]
+    /// (a client without forms is never sent one).
+    pub(crate) fn fields(self) -> Fields {
+        match self {
+            Forms::Limited { .. } => Fields::Limited,
+            Forms::Full | Forms::None => Fields::Full,
+        }
+    }
 }
 
 /// One MCP client, as askuser knows it.

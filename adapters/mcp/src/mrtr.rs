@@ -22,7 +22,7 @@ use rmcp::model::{RequestStateCodec, SealOptions};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::clients::Client;
+use crate::clients::{Client, Forms};
 use crate::recorder::Recorder;
 use crate::sampling::no_sampling;
 use crate::server::{AskServer, done_result, end_turn, error_result, not_recorded, reply};
@@ -64,6 +64,10 @@ struct State {
     called_ms: u64,
 }
 
+/// A retry's walk, checked: its stream, call and walk, and when its round went
+/// out and its call first came (`issued_ms`, `called_ms`).
+type Resumed = (Recorder, Call, Walk, (u64, u64));
+
 /// This server's clock, in milliseconds since the epoch.
 fn now_ms() -> u64 {
     std::time::SystemTime::now()
@@ -77,9 +81,10 @@ fn now_ms() -> u64 {
 pub(crate) enum Mrtr {
     /// Its response.
     Response(CallToolResponse),
-    /// Its round came back dismissed or declined by no person: the call waits
-    /// for another window.
-    NoPerson {
+    /// Nobody can answer at the client (its round came back dismissed or
+    /// declined by no person, or empty twice): the call waits for another
+    /// window.
+    Wait {
         /// The stream of the call.
         recorder: Recorder,
         /// The call.
@@ -134,9 +139,9 @@ fn bound(dialect: Dialect, arguments: &Value) -> Vec<u8> {
     format!("{}\n{arguments}", dialect.tool_name()).into_bytes()
 }
 
-/// The elicitation of a round.
+/// The elicitation of a round, in the fields the client's form shows.
 pub(crate) fn elicit_params(round: &Round) -> Result<ElicitRequestParams, serde_json::Error> {
-    let requested_schema: ElicitationSchema = serde_json::from_value(round.schema.clone())?;
+    let requested_schema: ElicitationSchema = serde_json::from_value(round.requested().clone())?;
     Ok(ElicitRequestParams::FormElicitationParams {
         meta: None,
         message: round.message.clone(),
@@ -152,14 +157,17 @@ impl AskServer {
         dialect: Dialect,
         arguments: &Value,
         can_elicit: bool,
+        forms: Forms,
         retry: Retry,
         client: &Client,
     ) -> Mrtr {
         let Some(sealed) = retry.state else {
             return match self.start(dialect, arguments, can_elicit) {
-                Ok((call, _, mut walk)) => self
-                    .input_required(&self.recorder, &call, arguments, &mut walk, now_ms())
-                    .into(),
+                Ok((call, _, walk)) => {
+                    let mut walk = walk.showing(forms.fields());
+                    self.input_required(&self.recorder, &call, arguments, &mut walk, now_ms())
+                        .into()
+                }
                 Err(result) => CallToolResponse::from(*result).into(),
             };
         };
@@ -183,7 +191,7 @@ impl AskServer {
             let took = now_ms().saturating_sub(issued_ms);
             if issued_ms > 0 && Duration::from_millis(took) < self.config.waiting.no_person_below {
                 let inquiry = walk.inquiry().clone();
-                return Mrtr::NoPerson {
+                return Mrtr::Wait {
                     recorder,
                     call,
                     inquiry,
@@ -193,6 +201,18 @@ impl AskServer {
                     },
                 };
             }
+        }
+        // Empty twice: not asked a third time; the call waits for another window.
+        if let Some(Ok(Response::Accept(content))) = &response
+            && walk.empty_twice(content)
+        {
+            let inquiry = walk.inquiry().clone();
+            return Mrtr::Wait {
+                recorder,
+                call,
+                inquiry,
+                note: ClientNote::CannotShow,
+            };
         }
         let response: CallToolResponse = match response {
             Some(Ok(Response::Accept(content))) => {
@@ -304,7 +324,7 @@ impl AskServer {
         dialect: Dialect,
         arguments: &Value,
         sealed: &str,
-    ) -> Result<(Recorder, Call, Walk, (u64, u64)), Box<CallToolResult>> {
+    ) -> Result<Resumed, Box<CallToolResult>> {
         let tool = dialect.tool_name();
         let refused = |why: &str| {
             Box::new(error_result(format!(

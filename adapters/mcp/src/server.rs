@@ -214,6 +214,7 @@ impl AskServer {
                 .await
             }
             Ok((call, inquiry, walk)) => {
+                let walk = walk.showing(client.client.forms.fields());
                 self.elicit_rounds(&call, &inquiry, walk, &client, context)
                     .await
             }
@@ -304,7 +305,6 @@ impl AskServer {
     ) -> CallToolResult {
         let tool = call.tool_name();
         let most = 3 * call.form().len() + 3;
-        let mut empty_before = false;
         let mut progress = Progress::new(request);
         for _ in 0..most {
             if let Some(index) = walk.for_assistant() {
@@ -343,14 +343,14 @@ impl AskServer {
             };
             self.note_late(inquiry, client);
             // A form sent back empty is asked again once, saying what is
-            // missing; empty again, it is a decline (a Reply with what was given).
-            let empty = response
-                .values()
-                .all(|v| v.is_null() || v.as_str().is_some_and(|s| s.trim().is_empty()));
-            if empty && empty_before {
-                return reply(&self.recorder, call, &mut walk);
+            // missing; empty again, this client may not show these questions:
+            // not asked a third time.
+            if walk.empty_twice(&response) {
+                let note = ClientNote::CannotShow;
+                return self
+                    .wait_elsewhere(&self.recorder, call, inquiry, note, &client.client, request)
+                    .await;
             }
-            empty_before = empty;
             match walk.accept(&self.recorder, &round, &response) {
                 Ok(Some(done)) => return done_result(call, &done),
                 Ok(None) => {}
@@ -598,6 +598,9 @@ impl ServerHandler for AskServer {
             ));
         };
         let arguments = Value::Object(request.arguments.unwrap_or_default());
+        let client = context.client_info().map_or_else(Client::spec, |info| {
+            Client::from_info(&info.name, &info.version)
+        });
         self.note_client(context.client_info());
         let can_elicit = context
             .client_capabilities()
@@ -614,11 +617,17 @@ impl ServerHandler for AskServer {
                 state: request.request_state,
                 responses: request.input_responses,
             };
-            let client = client_of(&context);
             return Ok(
-                match self.ask_mrtr(dialect, &arguments, can_elicit, retry, &client) {
+                match self.ask_mrtr(
+                    dialect,
+                    &arguments,
+                    can_elicit,
+                    client.forms,
+                    retry,
+                    &client,
+                ) {
                     Mrtr::Response(response) => response,
-                    Mrtr::NoPerson {
+                    Mrtr::Wait {
                         recorder,
                         call,
                         inquiry,
@@ -633,7 +642,7 @@ impl ServerHandler for AskServer {
             );
         }
         let client = Asker {
-            client: client_of(&context),
+            client,
             can_elicit,
             started: Instant::now(),
         };

@@ -85,6 +85,14 @@ pub(crate) fn no_forms(tool: &str) -> String {
     )
 }
 
+/// The tool error when the client's form came back empty twice for one round:
+/// the questions stay open for the other surfaces.
+pub(crate) fn came_back_empty(tool: &str) -> String {
+    format!(
+        "{tool}: this client's form came back empty twice, so it may not be able to show these questions. They stay open in the askuser web inbox (`askuser web`) and `askuser resume`; do not retry this tool call in this turn."
+    )
+}
+
 /// The tool error after the person dismissed the form (`cancel`).
 pub(crate) fn dismissed(tool: &str) -> String {
     format!(

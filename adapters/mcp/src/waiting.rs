@@ -21,7 +21,7 @@ use crate::pending::write_pending;
 use crate::progress::Progress;
 use crate::recorder::Recorder;
 use crate::server::{AskServer, error_result, finish, not_recorded, record_final};
-use crate::tools::no_forms;
+use crate::tools::{came_back_empty, no_forms};
 
 /// How often the log is looked at while a call waits.
 const POLL: Duration = Duration::from_millis(250);
@@ -86,6 +86,11 @@ impl AskServer {
         // The file stays answerable; the inquiry stays open for it.
         if let Some(written) = pending {
             return written;
+        }
+        // The client may have a person another time: the questions stay open
+        // in the inbox. A client without forms ends them as it always did.
+        if note != ClientNote::NoForms {
+            return error_result(nobody_answered(call.tool_name(), &note, wait));
         }
         let why = format!(
             "nobody answered from another window within {}",
@@ -160,6 +165,9 @@ fn seconds(duration: Duration) -> String {
 /// The tool error when nobody answered a call no person could answer at the
 /// client (for a client without forms, the "cannot show forms" error).
 pub(crate) fn nobody_answered(tool: &str, note: &ClientNote, wait: Duration) -> String {
+    if *note == ClientNote::CannotShow && wait.is_zero() {
+        return came_back_empty(tool);
+    }
     let why = match note {
         ClientNote::NoPerson { action, after_ms } => {
             let done = match action {
@@ -171,12 +179,12 @@ pub(crate) fn nobody_answered(tool: &str, note: &ClientNote, wait: Duration) -> 
             )
         }
         ClientNote::CannotShow => {
-            "this client's form came back empty twice, so it cannot show these questions".to_owned()
+            "this client's form came back empty twice, so it may not be able to show these questions".to_owned()
         }
         ClientNote::NoForms | ClientNote::Late { .. } => return no_forms(tool),
     };
     format!(
-        "{tool}: {why}, and nobody answered them in another window (the askuser web inbox or a terminal) within {}. Do not retry this tool call in this turn; continue without the answers, or end your turn.",
+        "{tool}: {why}, and nobody answered them in another window within {}. They stay open in the askuser web inbox (`askuser web`) and `askuser resume`; do not retry this tool call in this turn; continue without the answers, or end your turn.",
         seconds(wait)
     )
 }

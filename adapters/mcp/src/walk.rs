@@ -4,12 +4,15 @@
 //! inbox, a terminal, `askuser answer` answered, went Back or finished the
 //! inquiry while the form was shown) is never recorded over what it did.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
 use askuser_core::{
     Answer, AnswerInput, AnsweredBy, At, Command, Input, InquiryId, Prompt, ValidForm,
 };
-use askuser_llm::dialect::mcp::{FieldKind, field_kind, read_field, round_schema};
+use askuser_llm::dialect::mcp::{
+    FieldKind, Fields, field_kind, limited_schema, read_field, read_limited, round_schema,
+};
 use askuser_store::{Seq, StoreError};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
@@ -32,8 +35,18 @@ pub(crate) struct Round {
     pub(crate) questions: Vec<usize>,
     /// The elicitation's message.
     pub(crate) message: String,
-    /// The flat `requestedSchema`.
+    /// The flat `requestedSchema`, each question a field named by its id.
     pub(crate) schema: Value,
+    /// For a client with limited forms ([`Fields::Limited`]), the same round in
+    /// the fields it shows ([`limited_schema`]): what is sent instead.
+    pub(crate) limited: Option<Value>,
+}
+
+impl Round {
+    /// The `requestedSchema` sent to the client.
+    pub(crate) fn requested(&self) -> &Value {
+        self.limited.as_ref().unwrap_or(&self.schema)
+    }
 }
 
 /// Where a form's walk stands.
@@ -69,6 +82,10 @@ pub(crate) struct Walk {
     news: Vec<String>,
     /// Whether the person's last form was overtaken, not sent.
     lost: bool,
+    /// The fields the client's form shows.
+    fields: Fields,
+    /// Whether the client's last form came back empty.
+    empty: bool,
 }
 
 /// How a walk ended.
@@ -118,6 +135,13 @@ pub(crate) struct Saved {
     seen: Seq,
     #[serde(default)]
     kept: Map<String, Value>,
+    /// Whether the client's form shows limited fields ([`Fields::Limited`]), so a
+    /// retry rebuilds the round it answers.
+    #[serde(default)]
+    limited: bool,
+    /// Whether the client's last form came back empty.
+    #[serde(default)]
+    empty: bool,
 }
 
 impl Saved {
@@ -174,11 +198,30 @@ impl Walk {
             kept: Map::new(),
             news: Vec::new(),
             lost: false,
+            fields: Fields::Full,
+            empty: false,
         };
         match walk.follow(commands) {
             Some(finished) => Err(finished),
             None => Ok(walk),
         }
+    }
+
+    /// The same walk, its rounds in the fields the client's form shows.
+    pub(crate) fn showing(mut self, fields: Fields) -> Walk {
+        self.fields = fields;
+        self
+    }
+
+    /// Notes a form the client sent back (`content`): whether it came back empty
+    /// (every field left out or blank) this time and the time before. A form
+    /// empty once is asked again, saying what is missing; empty twice, the
+    /// client may not be able to show it, and it is not asked a third time.
+    pub(crate) fn empty_twice(&mut self, content: &Map<String, Value>) -> bool {
+        let empty = content
+            .values()
+            .all(|v| v.is_null() || v.as_str().is_some_and(|s| s.trim().is_empty()));
+        std::mem::replace(&mut self.empty, empty) && empty
     }
 
     /// The inquiry walked.
@@ -204,6 +247,8 @@ impl Walk {
             at: self.at.clone(),
             seen: self.seen,
             kept: self.kept.clone(),
+            limited: self.fields == Fields::Limited,
+            empty: self.empty,
         }
     }
 
@@ -244,6 +289,12 @@ impl Walk {
             kept: saved.kept,
             news: Vec::new(),
             lost: false,
+            fields: if saved.limited {
+                Fields::Limited
+            } else {
+                Fields::Full
+            },
+            empty: saved.empty,
         })
     }
 
@@ -489,10 +540,13 @@ impl Walk {
         });
         let filled = self.fill_in(&mut schema);
         self.tell_news(&mut message, filled);
+        let limited = (self.fields == Fields::Limited)
+            .then(|| limited_schema(&self.form, &questions, &schema));
         Round {
             questions,
             message,
             schema,
+            limited,
         }
     }
 
@@ -555,6 +609,7 @@ impl Walk {
             questions: Vec::new(),
             message,
             schema,
+            limited: None,
         }
     }
 
@@ -574,10 +629,21 @@ impl Walk {
         if self.reviewing() {
             return self.accept_review(recorder, content);
         }
-        let typed = typed(round, content);
+        let (content, unread) = match round.limited {
+            Some(_) => {
+                let (full, unread) = read_limited(&self.form, &round.questions, content);
+                (Cow::Owned(full), unread)
+            }
+            None => (Cow::Borrowed(content), Vec::new()),
+        };
+        let typed = typed(round, &content);
         self.kept.clear();
         for &index in &round.questions {
-            match read_field(&self.form, index, content) {
+            let read = match unread.iter().find(|(i, _)| *i == index) {
+                Some((_, message)) => Err(message.clone()),
+                None => read_field(&self.form, index, &content),
+            };
+            match read {
                 Ok(value) => {
                     self.held.insert(index, value);
                     self.ahead.remove(&index);

@@ -4,7 +4,9 @@
 //! the outcome of asking the same answers one question at a time; and so it
 //! does when another surface answers the question asked while a round is shown
 //! (the round is not recorded over it; the walk goes on from there, each round
-//! derived again from the log).
+//! derived again from the log). For a client with limited forms the rounds are
+//! the same, sent only as yes/no and text fields named in question order, and
+//! what such a client sends back reads as the answers it stands for.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -14,12 +16,14 @@ use askuser_core::{
     AnswerInput, AnswerType, Command, Input, InquiryId, Request, State, reduce, validate,
 };
 use askuser_core::{UiInput, ui_answer};
-use askuser_llm::dialect::mcp::{FieldKind, field_kind, other_field};
+use askuser_llm::dialect::mcp::{
+    FieldKind, Fields, field_kind, other_field, read_field, read_limited,
+};
 use askuser_store::{Log, MemLog, Session};
 use askuser_testkit::build::{answered, requested};
 use proptest::prelude::*;
 use rmcp::model::ElicitationSchema;
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
 
 use crate::recorder::Recorder;
 use crate::walk::{Done, Next, Walk};
@@ -192,6 +196,145 @@ proptest! {
             Done::Refused(why) => panic!("refused: {why}"),
         };
         let Command::Respond { outcome, .. } = command else { panic!("{command:?}") };
+        prop_assert_eq!(outcome.to_json(), expected);
+        for check in crate::check_rounds(&*log, "s").unwrap() {
+            prop_assert!(check.matches(), "{:?}", check);
+        }
+    }
+}
+
+/// The name of question `i`'s field in a limited round: `"<n>.<id>"`, `n` its
+/// 1-based number zero-padded to the width of the form's length.
+fn limited_name(form: &askuser_core::ValidForm, i: usize) -> String {
+    let width = form.len().to_string().len();
+    format!("{:0width$}.{}", i + 1, form.question(i).id)
+}
+
+/// What a client with limited forms sends for `questions` answering each with
+/// `answer`: a multi-select's options ticked or not, a number as its text, an
+/// own answer in `.other`; `wrong(i)`: an unusable first value instead (text
+/// for a number, `"yes"` for an option).
+fn limited_content_of(
+    form: &askuser_core::ValidForm,
+    questions: &[usize],
+    answer: &dyn Fn(usize) -> Value,
+    wrong: &dyn Fn(usize) -> bool,
+) -> Map<String, Value> {
+    let mut content = Map::new();
+    for &i in questions {
+        let question = form.question(i);
+        let name = limited_name(form, i);
+        let value = answer(i);
+        match question.answer_type {
+            AnswerType::MultiSelect => {
+                let width = question.choices().len().to_string().len();
+                for (k, choice) in question.choices().iter().enumerate() {
+                    let picked = value
+                        .as_array()
+                        .is_some_and(|v| v.iter().any(|l| l == choice.label.as_str()));
+                    let sent = if wrong(i) {
+                        json!("yes")
+                    } else {
+                        Value::Bool(picked)
+                    };
+                    content.insert(format!("{name}.{:0width$}", k + 1), sent);
+                }
+            }
+            AnswerType::Select
+                if question.allow_other
+                    && !question.choices().iter().any(|c| value == c.label.as_str()) =>
+            {
+                content.insert(format!("{name}.other"), value);
+            }
+            AnswerType::Schema if wrong(i) => {
+                content.insert(name, json!("a few"));
+            }
+            AnswerType::Schema => {
+                content.insert(name, Value::String(value.to_string()));
+            }
+            _ => {
+                content.insert(name, value);
+            }
+        }
+    }
+    content
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// Decoding a limited round's content gives the values the full round's
+    /// content gives, question by question.
+    #[test]
+    fn limited_content_reads_as_the_full_content(
+        form in arb_form(),
+        seeds in prop::collection::vec(any::<usize>(), 6),
+    ) {
+        let form = validate(form).unwrap();
+        let all: Vec<usize> = (0..form.len()).collect();
+        let answer = |i: usize| sample_answer(form.question(i), seeds[i % seeds.len()]);
+        let limited = limited_content_of(&form, &all, &answer, &|_| false);
+        let (decoded, refused) = read_limited(&form, &all, &limited);
+        prop_assert!(refused.is_empty(), "{:?}", refused);
+        let full = content_of(&form, &all, &answer);
+        for i in all {
+            prop_assert_eq!(read_field(&form, i, &decoded), read_field(&form, i, &full));
+            prop_assert_eq!(read_field(&form, i, &decoded), Ok(answer(i)));
+        }
+    }
+
+    /// Walking a form for a client with limited forms: the same rounds (derived
+    /// again on replay), each only yes/no and text fields named in question
+    /// order, unusable values asked again once, and the outcome of asking the
+    /// same answers one question at a time.
+    #[test]
+    fn limited_rounds_end_as_one_question_at_a_time(
+        form in arb_form(),
+        seeds in prop::collection::vec(any::<usize>(), 6),
+        bad in prop::collection::vec(any::<bool>(), 6),
+    ) {
+        let form = validate(form).unwrap();
+        let answer = |i: usize| sample_answer(form.question(i), seeds[i % seeds.len()]);
+        let expected = one_at_a_time(&form, &answer);
+
+        let log: Arc<dyn Log> = Arc::new(MemLog::new());
+        let shared = Arc::clone(&log);
+        let recorder = Recorder::new(Arc::new(move || Ok(Arc::clone(&shared))), "s");
+        let (inquiry, Ok(step)) =
+            recorder.request(|id| Input::Ask(request(&form, id))).unwrap() else { panic!("refused") };
+        let mut walk = Walk::start(form.clone(), inquiry, step.commands, step.at, step.head)
+            .ok().unwrap().showing(Fields::Limited);
+        let mut asked: BTreeMap<usize, usize> = BTreeMap::new();
+        let mut rounds = 0;
+        let finished = loop {
+            let Ok(Next::Ask(round)) = walk.next_round(&recorder) else { panic!("no round") };
+            rounds += 1;
+            prop_assert!(rounds <= 2 * form.len());
+            let sent = round.requested();
+            prop_assert!(serde_json::from_value::<ElicitationSchema>(sent.clone()).is_ok(), "{}", sent);
+            let names: Vec<&String> = sent["properties"].as_object().unwrap().keys().collect();
+            let mut sorted = names.clone();
+            sorted.sort();
+            prop_assert_eq!(&names, &sorted);
+            for field in sent["properties"].as_object().unwrap().values() {
+                prop_assert!(matches!(field["type"].as_str(), Some("boolean" | "string")), "{}", field);
+            }
+            for &i in &round.questions {
+                *asked.entry(i).or_default() += 1;
+            }
+            let wrong = |i: usize| {
+                bad[i % bad.len()]
+                    && asked[&i] == 1
+                    && matches!(form.question(i).answer_type, AnswerType::Schema | AnswerType::MultiSelect)
+            };
+            let content = limited_content_of(&form, &round.questions, &answer, &wrong);
+            if let Some(done) = walk.accept(&recorder, &round, &content).unwrap() {
+                break done;
+            }
+        };
+        prop_assert!(asked.values().all(|times| *times <= 2), "{:?}", asked);
+        let Done::Finished(finished) = finished else { panic!("finished elsewhere") };
+        let Command::Respond { outcome, .. } = *finished else { panic!("{finished:?}") };
         prop_assert_eq!(outcome.to_json(), expected);
         for check in crate::check_rounds(&*log, "s").unwrap() {
             prop_assert!(check.matches(), "{:?}", check);

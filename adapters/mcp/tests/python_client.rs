@@ -453,10 +453,11 @@ fn a_foreign_origin_is_refused_over_http() {
 }
 
 /// A yes/no field answered with a string ("yes") is asked again with the reason;
-/// a form sent back empty is asked again once, then taken as a decline (never six
-/// rounds and `too_many_rounds`).
+/// a form sent back empty is asked again once, then not a third time: the call
+/// ends with a tool error and the question stays open for the other surfaces
+/// (never six rounds and `too_many_rounds`).
 #[test]
-fn a_boolean_string_is_asked_again_and_an_empty_form_twice_is_a_decline() {
+fn a_boolean_string_is_asked_again_and_an_empty_form_twice_ends_the_call() {
     let scratch = Scratch::new();
     let one = json!({"questions": [
         {"id": "ok", "text": "Deploy now?", "answer_type": "boolean"}]});
@@ -481,11 +482,38 @@ fn a_boolean_string_is_asked_again_and_an_empty_form_twice_is_a_decline() {
         empty["rounds"][1]["requestedSchema"]["properties"]["ok"]["description"],
         "Your last answer was not accepted: no answer was given; fill in this field"
     );
-    assert_eq!(empty["isError"], false);
+    assert_eq!(empty["isError"], true);
     assert_eq!(
-        empty["structuredContent"],
-        json!({"cancelled": true, "answered": {}})
+        empty["text"],
+        json!([
+            "ask_user: this client's form came back empty twice, so it may not be able to show these questions. They stay open in the askuser web inbox (`askuser web`) and `askuser resume`; do not retry this tool call in this turn."
+        ])
     );
+    // Nothing is recorded for the empty forms but why the call ended; the second
+    // call's inquiry is open.
+    let log = scratch.log();
+    let report = askuser_rpc::replay(&*log, "strict").unwrap();
+    let events: Vec<String> = report
+        .events
+        .iter()
+        .map(|e| askuser_rpc::describe_event(&e.event))
+        .collect();
+    assert_eq!(
+        events,
+        [
+            "requested call-1 (1 question: ok)",
+            "shown call-1: ok",
+            "shown call-1: ok",
+            "answered call-1: ok = true",
+            "requested call-5 (1 question: ok)",
+            "shown call-5: ok",
+            "shown call-5: ok",
+            "client noted call-5: cannot show the form",
+        ]
+    );
+    let session = askuser_store::Session::open(log, "strict".to_owned()).unwrap();
+    let open = session.state().at(&askuser_core::InquiryId::new("call-5"));
+    assert_eq!(open.and_then(|at| at.question), Some("ok".to_owned()));
 }
 
 /// The client cancels the call while round 2 is shown (`notifications/cancelled`,

@@ -151,7 +151,15 @@ fn when_nobody_answers_in_time_the_call_ends_as_it_did_before_it_waited() {
     let head = head.trim_end_matches(|c: char| c.is_ascii_digit());
     assert_eq!(
         format!("{head}N ms after{tail}"),
-        "ask_user: nobody is at this client to answer its form (it was declined N ms after it went out, faster than anyone reads), and nobody answered them in another window (the askuser web inbox or a terminal) within 600 ms. Do not retry this tool call in this turn; continue without the answers, or end your turn."
+        "ask_user: nobody is at this client to answer its form (it was declined N ms after it went out, faster than anyone reads), and nobody answered them in another window within 600 ms. They stay open in the askuser web inbox (`askuser web`) and `askuser resume`; do not retry this tool call in this turn; continue without the answers, or end your turn."
+    );
+    // The client may have a person another time: the questions stay open.
+    assert_eq!(
+        events("declined", &scratch),
+        [
+            "shown call-1: apply",
+            "client noted call-1: no person (decline after N ms)",
+        ]
     );
 }
 

@@ -18,7 +18,10 @@ use askuser_core::json::{escape_pointer, json_type};
 use askuser_core::{AnswerType, At, Choice, Input, Outcome, Question};
 use serde_json::{Map, Value, json};
 
-pub use super::mcp_round::{FieldKind, field_kind, other_field, read_field, round_schema};
+pub use super::mcp_round::{
+    FieldKind, Fields, field_kind, limited_schema, other_field, read_field, read_limited,
+    round_schema,
+};
 use super::questions::{Parsed, finish};
 use crate::call::ToolResult;
 use crate::read::Reader;

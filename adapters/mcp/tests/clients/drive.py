@@ -34,6 +34,9 @@ the command of "elsewhere_command" (`examples/elsewhere.rs`: DB STREAM) runs
 with the actions as JSON, as the web inbox or a terminal would; a failure ends
 the client with its message.
 
+With "client_info": {"name", "version"} the client introduces itself so (as
+Codex does: "codex-mcp-client"); otherwise as the SDK's default.
+
 With "sampling": true the client offers sampling: its callback answers each
 `sampling/createMessage` with the next text of the call's "samples" (an error
 when none is left) and the call reports each request as "sampled" (the
@@ -100,6 +103,8 @@ async def main(scenario):
         server = StdioServerParameters(command=command[0], args=command[1:],
                                        env=scenario.get("env"))
     options = {"mode": scenario.get("mode", "legacy")}
+    if "client_info" in scenario:
+        options["client_info"] = types.Implementation(**scenario["client_info"])
     if scenario.get("elicit", True):
         options["elicitation_callback"] = elicit
     if scenario.get("sampling"):
