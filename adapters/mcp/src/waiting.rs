@@ -39,12 +39,6 @@ impl AskServer {
         client: &Client,
         request: &RequestContext<RoleServer>,
     ) -> CallToolResult {
-        let noted = Input::NoteClient {
-            inquiry: inquiry.clone(),
-            note: note.clone(),
-        };
-        // A note refused means the inquiry finished meanwhile: its result below.
-        let _ = recorder.take(&noted, None, 0);
         let pending = match &self.config.without_elicitation {
             WithoutElicitation::Pending { dir } => {
                 let written = write_pending(&self.config, recorder.stream(), dir, call, inquiry);
@@ -55,6 +49,12 @@ impl AskServer {
             }
             WithoutElicitation::Fail => None,
         };
+        let noted = Input::NoteClient {
+            inquiry: inquiry.clone(),
+            note: note.clone(),
+        };
+        // A note refused means the inquiry finished meanwhile: its result below.
+        let _ = recorder.take(&noted, None, 0);
         let wait = self.config.waiting.wait_for(client);
         let message = waiting_message(wait);
         let mut progress = Progress::new(request);
