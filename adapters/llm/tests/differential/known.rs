@@ -28,7 +28,7 @@ pub struct Known {
 }
 
 /// Every known disagreement.
-pub const KNOWN: [Known; 19] = [
+pub const KNOWN: [Known; 21] = [
     Known {
         name: "null is absent",
         host_accepts: false,
@@ -41,6 +41,7 @@ pub const KNOWN: [Known; 19] = [
             Host::Claude,
             Host::ClaudeEarlier,
             Host::Mcp,
+            Host::McpEarlier,
         ],
         applies: |call| any_value(call, &mut Value::is_null),
         fix: Some(drop_nulls),
@@ -270,6 +271,8 @@ pub const KNOWN: [Known; 19] = [
     known_mcp::DEFAULT,
     known_mcp::OPTION_TEXT,
     known_mcp::NO_MESSAGE,
+    known_mcp::MULTI_SELECT,
+    known_mcp::URL_MODE,
 ];
 
 /// The top-level fields of Claude Code's `AskUserQuestion` input.
@@ -293,7 +296,7 @@ const ALL_QUESTION_HOSTS: &[Host] = &[
 /// but show differently, because askuser follows the current release where an
 /// earlier one showed the call otherwise. `host_accepts` is true for each (both
 /// accept); explained, like [`KNOWN`], only when the fixed call agrees.
-pub const MEANINGS: [Known; 3] = [
+pub const MEANINGS: [Known; 4] = [
     Known {
         name: "a literal \\n kept as written",
         host_accepts: true,
@@ -346,6 +349,7 @@ pub const MEANINGS: [Known; 3] = [
         }),
         reason: "Gemini CLI 0.29.0's dialog offers no free text beside Yes and No; 0.61.0 adds it (its schema says \"optional 'Other' feedback\" since 0.40.0), as askuser does: it cannot tell which release calls (both send `type: \"yesno\"`), and free text only adds a way to answer",
     },
+    known_mcp::TITLED_SELECT,
 ];
 
 /// Applies `f` to every text Gemini CLI unescapes: question, header, placeholder,

@@ -257,17 +257,27 @@ fn compare(
 
 /// The known rules that explain a disagreement on `call`, the one that names it
 /// first: where one side refuses, the [`KNOWN`] rules of that direction; where both
-/// accept with different meanings, the [`MEANINGS`]. The meaning rules that apply
-/// come last either way, so that the fixed call is free of every known cause.
+/// accept with different meanings, the [`MEANINGS`]. Empty when none names it.
+/// Every other known rule that applies follows, so that the fixed call is free of
+/// every known cause (a call may have one that each side refuses for).
 fn known_rules(host: Host, call: &Value, verdict: &Verdict, ours: &Verdict) -> Vec<&'static Known> {
     let host_accepts = matches!(verdict, Verdict::Accept(_));
     let both_accept = host_accepts && matches!(ours, Verdict::Accept(_));
     let applies = |k: &&Known| k.hosts.contains(&host) && (k.applies)(call);
-    let direction = KNOWN
+    let (naming, others): (Vec<&Known>, Vec<&Known>) = KNOWN
         .iter()
-        .filter(|k| !both_accept && k.host_accepts == host_accepts)
-        .filter(applies);
-    direction.chain(MEANINGS.iter().filter(applies)).collect()
+        .filter(applies)
+        .partition(|k| !both_accept && k.host_accepts == host_accepts);
+    let meanings = MEANINGS.iter().filter(applies);
+    let mut rules: Vec<&Known> = if both_accept {
+        meanings.collect()
+    } else {
+        naming.into_iter().chain(meanings).collect()
+    };
+    if !rules.is_empty() {
+        rules.extend(others);
+    }
+    rules
 }
 
 /// Generates the calls, runs both sides, prints the figures and asserts that
@@ -352,6 +362,14 @@ fn claude_agrees_with_claude_code_2_0_ask_user_question_schema() {
     let Some(dir) = hosts_dir() else { return };
     differential(Host::ClaudeEarlier, Dialect::Claude, &|calls| {
         node_verdicts("claude-2.0", &dir, calls)
+    });
+}
+
+#[test]
+fn mcp_agrees_with_the_mcp_typescript_sdk_1_17_elicitation_schema() {
+    let Some(dir) = hosts_dir() else { return };
+    differential(Host::McpEarlier, Dialect::Mcp, &|calls| {
+        node_verdicts("mcp-1.17", &dir, calls)
     });
 }
 

@@ -1,9 +1,10 @@
 // The hosts' own ask-tool validators, as an oracle for askuser's parser
-// (adapters/llm/tests/differential.rs).
+// (adapters/llm/tests/differential/).
 //
 //   node validate.mjs <host> <dir>
 //
-// host: gemini | gemini-0.29 | opencode | opencode-1.1 | claude | claude-2.0 | mcp
+// host: gemini | gemini-0.29 | opencode | opencode-1.1 | claude | claude-2.0 | mcp |
+// mcp-1.17
 // (the pinned current release of each, and an earlier one: docs/dialects.md,
 // "Versions").
 //
@@ -260,8 +261,6 @@ function claude_2_0() {
 // question, its description the context, `message` the first field's context.
 function mcp() {
   const { ElicitRequestFormParamsSchema } = require('@modelcontextprotocol/sdk/types.js');
-  const blank = (s) => s === undefined || s.trim() === '';
-  const described = (label, title) => [label, title === undefined || title === label ? null : title];
   const field = (id, f) => {
     let kind = 'schema';
     let options = null;
@@ -281,19 +280,60 @@ function mcp() {
     } else if (f.type === 'string' && ['minLength', 'maxLength', 'format'].every((k) => !(k in f))) {
       kind = 'text';
     }
-    const question = blank(f.title) ? id : f.title.trim();
-    const context = blank(f.description) ? null : f.description;
-    return { id, question, kind, options, context, default: f.default ?? null };
+    return mcpQuestion(id, f, kind, options);
   };
-  return (call) => {
-    const params = ElicitRequestFormParamsSchema.parse(call);
-    const questions = Object.entries(params.requestedSchema.properties).map(([id, f]) => field(id, f));
-    const first = questions[0];
-    if (first && !blank(params.message)) {
-      first.context = first.context === null ? params.message : `${params.message}\n\n${first.context}`;
+  return (call) => mcpForm(ElicitRequestFormParamsSchema.parse(call), field);
+}
+
+// MCP elicitation as specification 2025-06-18 defined it: the TypeScript SDK
+// 1.17.5's own `ElicitRequestSchema` params (npm alias `mcp-sdk-1-17`,
+// dist/cjs/types.js, zod 3): `requestedSchema.properties` of
+// `PrimitiveSchemaDefinitionSchema` (boolean, string with `minLength`, `maxLength`,
+// `format`, number or integer with `minimum`, `maximum`, string with `enum` and
+// `enumNames`; no arrays), every object `passthrough` (unknown keys such as `oneOf`,
+// `default` on any field or `mode` kept, not checked). A 2025-06-18 client shows
+// what that specification defines: a string's `enum` of strings as a single-select
+// (`enumNames` its titles), other strings as text or, with `minLength`, `maxLength`
+// or `format`, checked text; it knows no `oneOf`.
+function mcp_1_17() {
+  const { ElicitRequestSchema } = require('mcp-sdk-1-17/types.js');
+  const params = ElicitRequestSchema.shape.params;
+  const strings = (v) => Array.isArray(v) && v.every((s) => typeof s === 'string');
+  const field = (id, f) => {
+    let kind = 'schema';
+    let options = null;
+    if (f.type === 'boolean') {
+      kind = 'boolean';
+    } else if (f.type === 'string' && strings(f.enum)) {
+      kind = 'select';
+      const names = strings(f.enumNames) ? f.enumNames : [];
+      options = f.enum.map((v, i) => described(v, names[i]));
+    } else if (f.type === 'string' && ['minLength', 'maxLength', 'format'].every((k) => !(k in f))) {
+      kind = 'text';
     }
-    return { questions };
+    return mcpQuestion(id, f, kind, options);
   };
+  return (call) => mcpForm(params.parse(call), field);
+}
+
+const blank = (s) => s === undefined || s.trim() === '';
+const described = (label, title) => [label, title === undefined || title === label ? null : title];
+
+// One field's question: its title (else its name), its description as context.
+function mcpQuestion(id, f, kind, options) {
+  const question = blank(f.title) ? id : f.title.trim();
+  const context = blank(f.description) ? null : f.description;
+  return { id, question, kind, options, context, default: f.default ?? null };
+}
+
+// The form of parsed params, `message` the first question's context.
+function mcpForm(params, field) {
+  const questions = Object.entries(params.requestedSchema.properties).map(([id, f]) => field(id, f));
+  const first = questions[0];
+  if (first && !blank(params.message)) {
+    first.context = first.context === null ? params.message : `${params.message}\n\n${first.context}`;
+  }
+  return { questions };
 }
 
 const validators = {
@@ -304,6 +344,7 @@ const validators = {
   claude,
   'claude-2.0': claude_2_0,
   mcp,
+  'mcp-1.17': mcp_1_17,
 };
 if (!validators[dialect]) {
   console.error(`unknown dialect ${dialect}; known: ${Object.keys(validators).join(', ')}`);
