@@ -265,7 +265,7 @@ pub const KNOWN: [Known; 21] = [
                 map.retain(|k, _| CLAUDE_2_0_TOP.contains(&k.as_str()));
             }
         }),
-        reason: "Claude Code 2.0.77's input is a strict object of `questions` and `answers` only (2.1 added `annotations` and `metadata`); askuser ignores unknown fields",
+        reason: "Claude Code 2.0.77's input is a strict object of `questions` and `answers` only (later releases added `annotations` and `metadata`: 2.1.100 has both); askuser ignores unknown fields",
     },
     known_mcp::NO_FIELDS,
     known_mcp::DEFAULT,

@@ -225,7 +225,7 @@ function claudeShown(q) {
   };
 }
 
-// Claude Code 2.0.77, the last release shipped as JavaScript (npm
+// Claude Code 2.0.77, an earlier release shipped as JavaScript (npm
 // `@anthropic-ai/claude-code` 2.0.77, cli.js: `YN0`, the tool's `inputSchema`):
 // a strict top-level object of `questions` (1-4) and `answers` (a record of
 // strings) only (no `annotations` nor `metadata` yet), refined as in 2.1.332;
