@@ -1,7 +1,7 @@
 //! Dialect `gemini` (Gemini CLI's `ask_user`, google-gemini/gemini-cli
 //! `packages/core/src/tools/ask-user.ts`, its schema in
 //! `packages/core/src/tools/definitions/model-family-sets/gemini-3.ts`):
-//! `{"questions": [{question, header, type: "choice"|"text"|"yesno", options?:
+//! `{"questions": [{question, header, type?: "choice"|"text"|"yesno", options?:
 //! [{label, description}], multiSelect?, placeholder?}]}` (1 to 4 questions),
 //! answered as `{"answers": {"0": "<answer>"}}` keyed by position.
 //!
