@@ -551,7 +551,7 @@ fn check_reads_an_almost_claude_call_as_claude_and_says_what_it_tried() {
             2,
             "AskUserQuestion: the call was not run. Fix this problem and call the tool again:\n\
              - /questions/0/multiSelect: must be true or false, not a string\n",
-            "askuser: no dialect accepts the call; read as a claude call, the one with the fewest problems (tried claude: 1 problem, pi: 1 problem, jp: 2 problems, opencode: 2 problems, codex: 3 problems, gemini: 4 problems, jp-form: 5 problems, mcp: 1 problem)\n"
+            "askuser: no dialect accepts the call; read as a claude call, the one with the fewest problems (tried claude: 1 problem, pi: 1 problem, jp: 2 problems, opencode: 2 problems, gemini: 3 problems, codex: 3 problems, jp-form: 5 problems, mcp: 1 problem)\n"
         )
     );
 }

@@ -95,7 +95,7 @@ pub(crate) fn gemini() -> Value {
                         "type": {
                             "type": "string",
                             "enum": ["choice", "text", "yesno"],
-                            "description": "\"choice\" to pick among options, \"text\" for free text, \"yesno\" for a yes/no confirmation."
+                            "description": "\"choice\" (the default) to pick among options, \"text\" for free text, \"yesno\" for a yes/no confirmation."
                         },
                         "options": {
                             "type": "array",
@@ -106,7 +106,7 @@ pub(crate) fn gemini() -> Value {
                         "multiSelect": {"type": "boolean", "description": "For type \"choice\": let the user pick several options."},
                         "placeholder": {"type": "string", "description": "A hint shown in the text input."}
                     },
-                    "required": ["question", "header", "type"]
+                    "required": ["question", "header"]
                 }
             }
         },

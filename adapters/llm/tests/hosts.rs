@@ -148,6 +148,83 @@ fn gemini_ask_user() {
 }
 
 #[test]
+fn gemini_ask_user_from_gemini_cli_0_29() {
+    // Real calls of Gemini CLI core 0.29.0, where a question's `type` was optional
+    // and defaulted to a choice: its own tests (npm @google/gemini-cli-core 0.29.0,
+    // dist/src/tools/ask-user.test.js: "should return user answers after
+    // confirmation", "should handle cancellation", "should return error if type is
+    // omitted and options missing (defaults to choice)"). The result is the shape
+    // 0.29.0 returns (`{"answers": {"0": ...}}`, the dismissal text), the same as
+    // 0.61.0's; picks joined with ", " (its AskUserDialog's buildAnswerString).
+    let proceed = json!({"questions": [
+        {"question": "How should we proceed with this task?", "header": "Approach",
+         "options": [
+            {"label": "Quick fix (Recommended)",
+             "description": "Apply the most direct solution to resolve the immediate issue."},
+            {"label": "Comprehensive refactor",
+             "description": "Restructure the affected code for better long-term maintainability."}],
+         "multiSelect": false}]});
+    let docs = json!({"questions": [
+        {"question": "Which sections of the documentation should be updated?", "header": "Docs",
+         "options": [
+            {"label": "User Guide", "description": "Update the main user-facing documentation."},
+            {"label": "API Reference", "description": "Update the detailed API documentation."}],
+         "multiSelect": true}]});
+    insta::assert_json_snapshot!(
+        "gemini_0_29_answers",
+        json!([
+            outcome(
+                Dialect::Gemini,
+                &proceed,
+                vec![answer(json!("Quick fix (Recommended)"))]
+            ),
+            outcome(
+                Dialect::Gemini,
+                &docs,
+                vec![answer(json!(["API Reference", "User Guide"]))]
+            ),
+            outcome(Dialect::Gemini, &docs, vec![Step::Reply]),
+        ])
+    );
+    insta::assert_snapshot!(
+        "gemini_0_29_refused",
+        refusal(
+            Dialect::Gemini,
+            &json!({"questions": [{"question": "Pick one?", "header": "Choice"}]})
+        )
+    );
+}
+
+#[test]
+fn mcp_elicitation_from_a_2025_06_18_server() {
+    // The 2025-06-18 specification's own example (server/elicitation, "Requesting
+    // structured data"): no titles, a number field, `required` a subset; the
+    // result is the `ElicitResult` that version's example shows. The 2025-06-18
+    // SDK (npm @modelcontextprotocol/sdk 1.17.5) parses it as the current one does.
+    let call = json!({"message": "Please provide your contact information",
+        "requestedSchema": {"type": "object", "properties": {
+            "name": {"type": "string", "description": "Your full name"},
+            "email": {"type": "string", "format": "email", "description": "Your email address"},
+            "age": {"type": "number", "minimum": 18, "description": "Your age"}},
+        "required": ["name", "email"]}});
+    insta::assert_json_snapshot!(
+        "mcp_2025_06_18_answers",
+        json!([
+            outcome(
+                Dialect::Mcp,
+                &call,
+                vec![
+                    answer(json!("Monalisa Octocat")),
+                    answer(json!("octocat@github.com")),
+                    answer(json!(30)),
+                ]
+            ),
+            outcome(Dialect::Mcp, &call, vec![Step::Reply]),
+        ])
+    );
+}
+
+#[test]
 fn claude_accepts_what_claude_code_shows() {
     // Calls real models sent to Claude Code and Claude Code showed (issue 11): a
     // 15-character header, a single option, `preview` next to `description`, unknown
@@ -228,6 +305,18 @@ fn the_dialect_is_read_from_the_call() {
             Err(DetectError::Ambiguous {
                 candidates: vec![Dialect::Claude, Dialect::OpenCode],
             }),
+        ),
+        // Gemini CLI 0.29.0's calls without `type`: read as gemini where they use
+        // its own fields only, otherwise as the dialect they read the same in.
+        (
+            json!({"questions": [{"question": "Name?", "header": "H", "placeholder": "my-app",
+                "options": [{"label": "a", "description": "d"}, {"label": "b", "description": "d"}]}]}),
+            Ok(Dialect::Gemini),
+        ),
+        (
+            json!({"questions": [{"question": "Which?", "header": "H", "multiSelect": true,
+                "options": [{"label": "a", "description": "d"}, {"label": "b", "description": "d"}]}]}),
+            Ok(Dialect::Claude),
         ),
         (
             json!({"questions": [{"question": "Deploy?", "header": "H", "type": "maybe"}]}),

@@ -4,7 +4,10 @@
 //! The rule: the dialects whose parser accepts the call are the candidates; among
 //! them, those whose own fields (below) appear most in the call win; `pi` gives way
 //! to `claude` (pi's shape is claude's without limits: a call within claude's limits
-//! is read as claude unless it carries pi's `metadata`). One winner is the dialect;
+//! is read as claude unless it carries pi's `metadata`); `gemini` gives way to the
+//! others when no question says its `type` (only Gemini CLI 0.27.0 to 0.29.0 sent
+//! such calls, which read as claude's or opencode's too; named, `gemini` takes
+//! them: see `docs/dialects.md`, "Versions"). One winner is the dialect;
 //! several are [`DetectError::Ambiguous`]. A call that uses one dialect's own fields
 //! most but is refused by it is [`DetectError::NoMatch`] naming that dialect, not a
 //! weaker match elsewhere.
@@ -105,6 +108,14 @@ fn score(dialect: Dialect, arguments: &Value) -> usize {
     in_top + in_questions + in_options
 }
 
+/// Whether a question of the call has a `type` (Gemini CLI's own field).
+fn says_type(arguments: &Value) -> bool {
+    arguments
+        .get("questions")
+        .and_then(Value::as_array)
+        .is_some_and(|qs| qs.iter().any(|q| q.get("type").is_some()))
+}
+
 /// See [`Dialect::detect`].
 pub(super) fn detect(arguments: &Value) -> Result<Dialect, DetectError> {
     let scored: Vec<(Dialect, usize)> = Dialect::ALL
@@ -144,6 +155,9 @@ pub(super) fn detect(arguments: &Value) -> Result<Dialect, DetectError> {
         .collect();
     if candidates.contains(&Dialect::Claude) {
         candidates.retain(|d| *d != Dialect::Pi);
+    }
+    if candidates.len() > 1 && !says_type(arguments) {
+        candidates.retain(|d| *d != Dialect::Gemini);
     }
     match candidates.as_slice() {
         [one] => Ok(*one),

@@ -1,12 +1,17 @@
 //! Dialect `gemini` (Gemini CLI's `ask_user`, google-gemini/gemini-cli
 //! `packages/core/src/tools/ask-user.ts`, its schema in
 //! `packages/core/src/tools/definitions/model-family-sets/gemini-3.ts`):
-//! `{"questions": [{question, header, type: "choice"|"text"|"yesno", options?:
+//! `{"questions": [{question, header, type?: "choice"|"text"|"yesno", options?:
 //! [{label, description}], multiSelect?, placeholder?}]}` (1 to 4 questions),
 //! answered as `{"answers": {"0": "<answer>"}}` keyed by position.
 //!
 //! The rules match Gemini CLI core 0.61.0 (npm), checked against its own
-//! `AskUserTool` by `tests/differential.rs`.
+//! `AskUserTool` by `tests/differential`, and take what the earlier releases took:
+//! a question without `type` is a `choice`, as Gemini CLI core 0.27.0 to 0.29.0
+//! made it (`q.type ?? QuestionType.CHOICE` in `ask-user.js`, where `type` was not
+//! yet required), also checked against core 0.29.0's own `AskUserTool`. Both
+//! releases answer in the same shape, so the result does not depend on the caller's
+//! version (see `docs/dialects.md`, "Versions").
 //!
 //! Gemini CLI checks the arguments against its JSON Schema (ajv: the messages
 //! below are ajv's), then `validateToolParamValues` (a choice takes 2 to 4
@@ -104,7 +109,12 @@ fn read_question(reader: &mut Reader, item: &Value, index: usize) -> (Question, 
     };
     let text = string(reader, "question", true).unwrap_or_default();
     let header = string(reader, "header", true);
-    let kind = string(reader, "type", true);
+    // Optional, as in Gemini CLI core 0.27.0 to 0.29.0: absent is a choice.
+    let kind = string(reader, "type", false);
+    let kind = match (kind, map.get("type")) {
+        (None, None | Some(Value::Null)) => Some("choice".to_owned()),
+        (kind, _) => kind,
+    };
     let _placeholder = string(reader, "placeholder", false);
     let multi = reader.host_bool(map, &path, "multiSelect", must_be("boolean"));
     let options = read_options(reader, map, &path);
@@ -117,7 +127,7 @@ fn read_question(reader: &mut Reader, item: &Value, index: usize) -> (Question, 
             let yes_no = vec![Choice::new("Yes"), Choice::new("No")];
             shaped_question(id, &text, header, Some(yes_no), false)
         }
-        // "text", or a missing type (reported above).
+        // "text", or a `type` of the wrong JSON type (reported above).
         Some("text") | None => shaped_question(id, &text, header, None, false),
         Some(_) => {
             reader.error(

@@ -32,7 +32,7 @@ use crate::rejection::Rejection;
 /// | [`Pi`](Dialect::Pi) | `ask_user` | `questions` of `{question, header?, options?, multiSelect?}`, `metadata?` | `{"answered": true, "answers": [...]}` |
 /// | [`OpenCode`](Dialect::OpenCode) | `question` | `questions` of `{question, header, options, multiple?}` | `User has answered your questions: "<question>"="<label>". ...` |
 /// | [`Codex`](Dialect::Codex) | `request_user_input` | `questions` of `{id, header, question, options}` | `{"answers": {"<id>": {"answers": ["<label>"]}}}` |
-/// | [`Gemini`](Dialect::Gemini) | `ask_user` | `questions` (1–4) of `{question, header, type, options?, multiSelect?, placeholder?}` | `{"answers": {"0": "<label>"}}` |
+/// | [`Gemini`](Dialect::Gemini) | `ask_user` | `questions` (1–4) of `{question, header, type?, options?, multiSelect?, placeholder?}` | `{"answers": {"0": "<label>"}}` |
 /// | [`Mcp`](Dialect::Mcp) | `elicitation` | `message`, `requestedSchema` (a flat object of fields) | `{"action": "accept", "content": {"<field>": ...}}` |
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Dialect {

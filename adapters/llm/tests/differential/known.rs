@@ -28,16 +28,20 @@ pub struct Known {
 }
 
 /// Every known disagreement.
-pub const KNOWN: [Known; 15] = [
+pub const KNOWN: [Known; 21] = [
     Known {
         name: "null is absent",
         host_accepts: false,
         hosts: &[
             Host::Gemini,
+            Host::GeminiEarlier,
             Host::OpenCode,
+            Host::OpenCodeEarlier,
             Host::Codex,
             Host::Claude,
+            Host::ClaudeEarlier,
             Host::Mcp,
+            Host::McpEarlier,
         ],
         applies: |call| any_value(call, &mut Value::is_null),
         fix: Some(drop_nulls),
@@ -46,7 +50,7 @@ pub const KNOWN: [Known; 15] = [
     Known {
         name: "blank text",
         host_accepts: true,
-        hosts: &[Host::Gemini, Host::OpenCode, Host::Codex, Host::Claude],
+        hosts: ALL_QUESTION_HOSTS,
         applies: |call| any_text(call, &mut |s| s.trim().is_empty()),
         fix: Some(|call| {
             map_texts(call, &mut |s| {
@@ -60,7 +64,13 @@ pub const KNOWN: [Known; 15] = [
     Known {
         name: "repeated label",
         host_accepts: true,
-        hosts: &[Host::Gemini, Host::OpenCode, Host::Codex],
+        hosts: &[
+            Host::Gemini,
+            Host::GeminiEarlier,
+            Host::OpenCode,
+            Host::OpenCodeEarlier,
+            Host::Codex,
+        ],
         applies: repeated_label,
         fix: Some(renumber_labels),
         reason: "the core refuses two options with the same label in a question: the answer names the option by its label",
@@ -68,7 +78,7 @@ pub const KNOWN: [Known; 15] = [
     Known {
         name: "label or header on several lines",
         host_accepts: true,
-        hosts: &[Host::Gemini, Host::OpenCode, Host::Codex, Host::Claude],
+        hosts: ALL_QUESTION_HOSTS,
         applies: |call| {
             let broken = |s: &str| s.contains('\n') || s.contains("\\n");
             any_label(call, &mut |s| broken(s)) || any_header(call, &mut |s| broken(s))
@@ -83,7 +93,7 @@ pub const KNOWN: [Known; 15] = [
     Known {
         name: "over the core's size limits",
         host_accepts: true,
-        hosts: &[Host::Gemini, Host::OpenCode, Host::Codex, Host::Claude],
+        hosts: ALL_QUESTION_HOSTS,
         applies: |call| any_text(call, &mut |s| s.len() > 4 * 1024),
         fix: Some(|call| {
             map_texts(call, &mut |s| {
@@ -97,7 +107,7 @@ pub const KNOWN: [Known; 15] = [
     Known {
         name: "no questions",
         host_accepts: true,
-        hosts: &[Host::OpenCode, Host::Codex],
+        hosts: &[Host::OpenCode, Host::OpenCodeEarlier, Host::Codex],
         applies: |call| {
             call.get("questions")
                 .and_then(Value::as_array)
@@ -109,7 +119,7 @@ pub const KNOWN: [Known; 15] = [
     Known {
         name: "a single option",
         host_accepts: false,
-        hosts: &[Host::Claude],
+        hosts: &[Host::Claude, Host::ClaudeEarlier],
         applies: |call| {
             any_question(call, |q| {
                 q.get("options")
@@ -131,7 +141,7 @@ pub const KNOWN: [Known; 15] = [
     Known {
         name: "options as plain strings",
         host_accepts: false,
-        hosts: &[Host::Claude],
+        hosts: &[Host::Claude, Host::ClaudeEarlier],
         applies: |call| {
             any_question(call, |q| {
                 q.get("options")
@@ -153,7 +163,7 @@ pub const KNOWN: [Known; 15] = [
     Known {
         name: "an option without a description",
         host_accepts: false,
-        hosts: &[Host::Claude],
+        hosts: &[Host::Claude, Host::ClaudeEarlier],
         applies: |call| {
             any_question(call, |q| {
                 q.get("options").and_then(Value::as_array).is_some_and(|o| {
@@ -180,7 +190,7 @@ pub const KNOWN: [Known; 15] = [
     Known {
         name: "a question without a header",
         host_accepts: false,
-        hosts: &[Host::Claude],
+        hosts: &[Host::Claude, Host::ClaudeEarlier],
         applies: |call| any_question(call, |q| q.get("header").is_none_or(Value::is_null)),
         fix: Some(|call| {
             for q in questions(call) {
@@ -206,14 +216,169 @@ pub const KNOWN: [Known; 15] = [
         }),
         reason: "Claude Code 2.1.332's input is a strict object; askuser ignores unknown fields, as earlier Claude Code did with `autoResolutionMs` (issue 11's real calls)",
     },
+    Known {
+        name: "a question without a type",
+        host_accepts: false,
+        hosts: &[Host::Gemini],
+        applies: |call| any_question(call, |q| q.get("type").is_none_or(Value::is_null)),
+        fix: Some(|call| {
+            for q in questions(call) {
+                if q.get("type").is_none_or(Value::is_null) {
+                    q.insert("type".into(), "choice".into());
+                }
+            }
+        }),
+        reason: "Gemini CLI 0.30.0 and later require `type`; askuser takes a question without it as a choice, as Gemini CLI 0.27.0 to 0.29.0 did (`q.type ?? QuestionType.CHOICE`)",
+    },
+    Known {
+        name: "a header over 16 characters",
+        host_accepts: false,
+        hosts: &[Host::GeminiEarlier],
+        applies: |call| any_header(call, &mut |s| s.chars().count() > 16),
+        fix: Some(|call| map_headers(call, &mut |s| *s = s.chars().take(16).collect())),
+        reason: "Gemini CLI 0.29.0's schema has `maxLength: 16` on `header`; 0.36.0 and later have no limit, and askuser accepts what any release accepted",
+    },
+    Known {
+        name: "a header over 12 characters",
+        host_accepts: false,
+        hosts: &[Host::OpenCodeEarlier],
+        applies: |call| any_header(call, &mut |s| s.encode_utf16().count() > 12),
+        fix: Some(|call| {
+            map_headers(call, &mut |s| {
+                while s.encode_utf16().count() > 12 {
+                    s.pop();
+                }
+            });
+        }),
+        reason: "OpenCode 1.1.16's `header` is `.max(12)` (1.1.34 made it 30, later releases no limit); askuser accepts what any release accepted",
+    },
+    Known {
+        name: "a top-level field of later releases, or an unknown one",
+        host_accepts: false,
+        hosts: &[Host::ClaudeEarlier],
+        applies: |call| {
+            call.as_object()
+                .is_some_and(|m| m.keys().any(|k| !CLAUDE_2_0_TOP.contains(&k.as_str())))
+        },
+        fix: Some(|call| {
+            if let Some(map) = call.as_object_mut() {
+                map.retain(|k, _| CLAUDE_2_0_TOP.contains(&k.as_str()));
+            }
+        }),
+        reason: "Claude Code 2.0.77's input is a strict object of `questions` and `answers` only (later releases added `annotations` and `metadata`: 2.1.100 has both); askuser ignores unknown fields",
+    },
     known_mcp::NO_FIELDS,
     known_mcp::DEFAULT,
     known_mcp::OPTION_TEXT,
     known_mcp::NO_MESSAGE,
+    known_mcp::MULTI_SELECT,
+    known_mcp::URL_MODE,
 ];
 
 /// The top-level fields of Claude Code's `AskUserQuestion` input.
 const CLAUDE_TOP: [&str; 4] = ["questions", "answers", "annotations", "metadata"];
+
+/// The top-level fields of Claude Code 2.0.77's `AskUserQuestion` input.
+const CLAUDE_2_0_TOP: [&str; 2] = ["questions", "answers"];
+
+/// The hosts whose calls are question lists, every release.
+const ALL_QUESTION_HOSTS: &[Host] = &[
+    Host::Gemini,
+    Host::GeminiEarlier,
+    Host::OpenCode,
+    Host::OpenCodeEarlier,
+    Host::Codex,
+    Host::Claude,
+    Host::ClaudeEarlier,
+];
+
+/// The known differences in meaning: calls that the host and askuser both accept
+/// but show differently, because askuser follows the current release where an
+/// earlier one showed the call otherwise. `host_accepts` is true for each (both
+/// accept); explained, like [`KNOWN`], only when the fixed call agrees.
+pub const MEANINGS: [Known; 4] = [
+    Known {
+        name: "a literal \\n kept as written",
+        host_accepts: true,
+        hosts: &[Host::GeminiEarlier],
+        applies: |call| {
+            let mut found = false;
+            map_gemini_texts(&mut call.clone(), &mut |s| found |= s.contains("\\n"));
+            found
+        },
+        fix: Some(|call| {
+            map_gemini_texts(call, &mut |s| {
+                *s = s.replace("\\r\\n", " ").replace("\\n", " ");
+            });
+        }),
+        reason: "Gemini CLI 0.29.0 shows a literal `\\n` as written; 0.45.0 and later turn it into a line break, as askuser does",
+    },
+    Known {
+        name: "a description with spaces around it",
+        host_accepts: true,
+        hosts: &[Host::GeminiEarlier],
+        applies: |call| {
+            let mut found = false;
+            map_descriptions(&mut call.clone(), &mut |s| found |= s.trim() != s);
+            found
+        },
+        fix: Some(|call| map_descriptions(call, &mut |s| *s = s.trim().to_owned())),
+        reason: "Gemini CLI 0.29.0 shows an option's description untrimmed; 0.45.0 and later trim it (a blank one is none), as askuser does",
+    },
+    Known {
+        name: "a yes/no question with free text",
+        host_accepts: true,
+        hosts: &[Host::GeminiEarlier],
+        applies: |call| {
+            any_question(call, |q| {
+                q.get("type").and_then(Value::as_str) == Some("yesno")
+            })
+        },
+        fix: Some(|call| {
+            for q in questions(call) {
+                if q.get("type").and_then(Value::as_str) == Some("yesno") {
+                    q.insert("type".into(), "choice".into());
+                    q.remove("multiSelect");
+                    q.insert(
+                        "options".into(),
+                        serde_json::json!([{"label": "Yes", "description": ""},
+                                           {"label": "No", "description": ""}]),
+                    );
+                }
+            }
+        }),
+        reason: "Gemini CLI 0.29.0's dialog offers no free text beside Yes and No; 0.61.0 adds it (its schema says \"optional 'Other' feedback\" since 0.40.0), as askuser does: it cannot tell which release calls (both send `type: \"yesno\"`), and free text only adds a way to answer",
+    },
+    known_mcp::TITLED_SELECT,
+];
+
+/// Applies `f` to every text Gemini CLI unescapes: question, header, placeholder,
+/// option label and description.
+fn map_gemini_texts(call: &mut Value, f: &mut impl FnMut(&mut String)) {
+    for q in questions(call) {
+        for field in ["question", "header", "placeholder"] {
+            if let Some(Value::String(s)) = q.get_mut(field) {
+                f(s);
+            }
+        }
+    }
+    map_labels(call, f);
+    map_descriptions(call, f);
+}
+
+/// Applies `f` to every option's description.
+fn map_descriptions(call: &mut Value, f: &mut impl FnMut(&mut String)) {
+    for q in questions(call) {
+        let Some(Value::Array(options)) = q.get_mut("options") else {
+            continue;
+        };
+        for option in options.iter_mut().filter_map(Value::as_object_mut) {
+            if let Some(Value::String(s)) = option.get_mut("description") {
+                f(s);
+            }
+        }
+    }
+}
 
 /// Whether any question object of the call satisfies `test`.
 fn any_question(call: &Value, test: impl Fn(&Map<String, Value>) -> bool) -> bool {
