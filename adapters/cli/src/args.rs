@@ -194,6 +194,9 @@ pub(crate) struct McpArgs {
     /// Policy fields every call is recorded with, as a JSON object (`{"target": "assistant", "exclusive": false}`: the client's model answers, through sampling)
     #[arg(long, value_name = "JSON")]
     pub(crate) policy: Option<String>,
+    /// Serve the tools as PREFIX_ask_user and PREFIX_AskUserQuestion, for a host whose own tools would shadow theirs (Gemini CLI's ask_user)
+    #[arg(long, value_name = "PREFIX")]
+    pub(crate) tool_prefix: Option<String>,
 }
 
 /// `askuser schema`.

@@ -45,6 +45,9 @@ pub(crate) enum CliError {
     /// `--policy` of `askuser mcp` is not a policy.
     #[error("{0}")]
     Policy(#[from] askuser_mcp::PolicyError),
+    /// `--tool-prefix` of `askuser mcp` cannot begin a tool's name.
+    #[error("{0}")]
+    ToolPrefix(#[from] askuser_mcp::ToolPrefixError),
     /// The MCP server failed.
     #[error("{0}")]
     Mcp(#[from] askuser_mcp::ServeError),

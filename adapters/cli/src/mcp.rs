@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use askuser_mcp::{AskServer, Config, WithoutElicitation};
+use askuser_mcp::{AskServer, Config, ToolNames, WithoutElicitation};
 
 use crate::args::McpArgs;
 use crate::common::{EXIT_RESULT, agent_stream, db_path, open_journal, stream_option};
@@ -12,13 +12,18 @@ use crate::error::CliError;
 /// "cannot show forms" error; with `--http 127.0.0.1:PORT`, streamable HTTP
 /// on that loopback address instead of stdio; with `--policy JSON`, every call is
 /// recorded with that policy (one targeting the assistant is answered through
-/// the client's sampling).
+/// the client's sampling); with `--tool-prefix PREFIX`, the tools are served as
+/// `PREFIX_ask_user` and `PREFIX_AskUserQuestion`.
 pub(crate) fn mcp(args: &McpArgs) -> Result<u8, CliError> {
     let policy = args
         .policy
         .as_deref()
         .map(askuser_mcp::policy_with)
         .transpose()?;
+    let tool_names = match &args.tool_prefix {
+        Some(prefix) => ToolNames::prefixed(prefix)?,
+        None => ToolNames::plain(),
+    };
     // Checked before anything is opened.
     let stream = stream_option(args.stream.as_deref())?;
     let db = db_path(args.db.db.as_deref())?;
@@ -38,6 +43,7 @@ pub(crate) fn mcp(args: &McpArgs) -> Result<u8, CliError> {
         without_elicitation,
         policy,
         origin: Some(origin),
+        tool_names,
     };
     let served = match args.http {
         Some(addr) => askuser_mcp::serve_http(config, addr, |bound| {

@@ -2,7 +2,8 @@
 //! `stdio_server DB STREAM [PENDING_DIR]` serves one MCP session on stdin/stdout.
 //! `ASKUSER_MCP_HEARTBEAT_MS` sets how often progress heartbeats go out;
 //! `ASKUSER_MCP_POLICY` (a JSON object of policy fields, as `askuser mcp
-//! --policy`) the policy calls are recorded with.
+//! --policy`) the policy calls are recorded with; `ASKUSER_MCP_TOOL_PREFIX` (as
+//! `askuser mcp --tool-prefix`) the prefix the tools are served behind.
 
 use std::path::PathBuf;
 
@@ -22,6 +23,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut config = Config::sled(PathBuf::from(db), stream.parse()?, without);
     if let Ok(policy) = std::env::var("ASKUSER_MCP_POLICY") {
         config.policy = Some(askuser_mcp::policy_with(&policy)?);
+    }
+    if let Ok(prefix) = std::env::var("ASKUSER_MCP_TOOL_PREFIX") {
+        config.tool_names = askuser_mcp::ToolNames::prefixed(&prefix)?;
     }
     let mut server = AskServer::new(config);
     if let Some(ms) = std::env::var("ASKUSER_MCP_HEARTBEAT_MS")

@@ -9,6 +9,7 @@ use askuser_store::{Log, StreamName};
 use serde_json::Value;
 
 use crate::recorder::OpenLog;
+use crate::tools::ToolNames;
 
 /// What the server does when the client declared no elicitation capability. It
 /// never answers on the person's behalf.
@@ -48,6 +49,9 @@ pub struct Config {
     /// serves, so the inbox sees who asks and whether anyone waits; `None`: neither
     /// (a log opened for each step, which must not be held).
     pub origin: Option<AgentOrigin>,
+    /// The names the tools are served under (`askuser mcp --tool-prefix`): their
+    /// own, or behind a prefix for a host whose own tools would shadow them.
+    pub tool_names: ToolNames,
 }
 
 /// A `--policy` that does not read as a policy.
@@ -89,6 +93,7 @@ impl std::fmt::Debug for Config {
             .field("without_elicitation", &self.without_elicitation)
             .field("policy", &self.policy)
             .field("origin", &self.origin)
+            .field("tool_names", &self.tool_names)
             .finish_non_exhaustive()
     }
 }
@@ -105,6 +110,7 @@ impl Config {
             without_elicitation,
             policy: None,
             origin: None,
+            tool_names: ToolNames::plain(),
         }
     }
 }

@@ -37,7 +37,7 @@
 //!
 //! ```
 //! use std::sync::Arc;
-//! use askuser_mcp::{AskServer, Config, WithoutElicitation};
+//! use askuser_mcp::{AskServer, Config, ToolNames, WithoutElicitation};
 //! use askuser_store::{Log, MemLog};
 //!
 //! let log: Arc<dyn Log> = Arc::new(MemLog::new());
@@ -48,6 +48,7 @@
 //!     without_elicitation: WithoutElicitation::Fail,
 //!     policy: None,
 //!     origin: None,
+//!     tool_names: ToolNames::plain(),
 //! });
 //! // askuser_mcp::serve_stdio(server) serves it on stdin/stdout.
 //! # drop(server);
@@ -79,7 +80,7 @@ pub use config::{Config, PolicyError, WithoutElicitation, policy_with};
 pub use http::serve_http;
 pub use recorder::OpenLog;
 pub use server::AskServer;
-pub use tools::TOOLS;
+pub use tools::{MAX_PREFIX_CHARS, TOOLS, ToolNames, ToolPrefixError};
 
 /// Why the server stopped.
 #[derive(Debug, thiserror::Error)]

@@ -23,7 +23,7 @@ use crate::mrtr::{MRTR_VERSION, Retry, Sealer, elicit_params};
 use crate::pending::write_pending;
 use crate::progress::{HEARTBEAT, Progress};
 use crate::recorder::{Recorder, Taken};
-use crate::tools::{call_result, dialect_of, dismissed, instructions, no_forms, tools};
+use crate::tools::{call_result, dismissed, instructions, no_forms, tools};
 use crate::walk::{Done, Next, Round, Walk};
 
 /// The handler of one MCP session: its tools, recorded as one stream.
@@ -496,7 +496,10 @@ impl ServerHandler for AskServer {
     fn get_info(&self) -> ServerConfig {
         InitializeResult::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("askuser", env!("CARGO_PKG_VERSION")))
-            .with_instructions(instructions(&self.config.without_elicitation))
+            .with_instructions(instructions(
+                &self.config.without_elicitation,
+                &self.config.tool_names,
+            ))
     }
 
     async fn list_tools(
@@ -504,7 +507,9 @@ impl ServerHandler for AskServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(tools()))
+        Ok(ListToolsResult::with_all_items(tools(
+            &self.config.tool_names,
+        )))
     }
 
     async fn call_tool(
@@ -512,11 +517,13 @@ impl ServerHandler for AskServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let Some(dialect) = dialect_of(&request.name) else {
+        let names = &self.config.tool_names;
+        let Some(dialect) = names.dialect_of(&request.name) else {
             return Err(ErrorData::invalid_params(
                 format!(
-                    "there is no tool \"{}\"; askuser's tools are ask_user and AskUserQuestion",
-                    request.name
+                    "there is no tool \"{}\"; askuser's tools are {}",
+                    request.name,
+                    names.listed()
                 ),
                 None,
             ));
@@ -535,11 +542,10 @@ impl ServerHandler for AskServer {
                 state: request.request_state,
                 responses: request.input_responses,
             };
-            return Ok(self.ask_mrtr(dialect, &arguments, can_elicit, retry));
+            let response = self.ask_mrtr(dialect, &arguments, can_elicit, retry);
+            return Ok(names.served_response(dialect, response));
         }
-        Ok(self
-            .ask(dialect, &arguments, can_elicit, &context)
-            .await
-            .into())
+        let result = self.ask(dialect, &arguments, can_elicit, &context).await;
+        Ok(names.served_response(dialect, result.into()))
     }
 }
