@@ -45,6 +45,11 @@ impl Home {
     /// `askuser setup ARGS...` with this home, run in it, with none of the
     /// hosts' own directory variables set.
     fn setup(&self, args: &[&str]) -> Run {
+        self.setup_with(&[], args)
+    }
+
+    /// `askuser setup ARGS...` as [`Home::setup`], with the variables `env`.
+    fn setup_with(&self, env: &[(&str, &Path)], args: &[&str]) -> Run {
         let mut command = askuser_in(&self.path(), None, &[]);
         command
             .arg("setup")
@@ -53,7 +58,8 @@ impl Home {
             .env_remove("XDG_CONFIG_HOME")
             .env_remove("CODEX_HOME")
             .env_remove("CLAUDE_CONFIG_DIR")
-            .env_remove("GEMINI_CLI_HOME");
+            .env_remove("GEMINI_CLI_HOME")
+            .envs(env.iter().copied());
         let output = command.output().expect("the binary runs");
         Run {
             code: output.status.code().unwrap_or(-1),
@@ -183,7 +189,7 @@ fn a_jsonc_file_keeps_its_other_servers_and_comments() {
 The host runs: <askuser> mcp --db /var/askuser/log.db --tool-prefix askuser
 It sets \"trust\": true: askuser's tools run without a confirmation prompt first, and in gemini -p at all (it denies untrusted tools).
 The tools are served as askuser_ask_user and askuser_AskUserQuestion, so the host's own tools do not shadow them (the model sees mcp_askuser_askuser_ask_user).
-Next: Restart Gemini CLI, then run /mcp list: askuser is listed as ready, with askuser_ask_user and askuser_AskUserQuestion.
+Next: Restart Gemini CLI in a folder you trust (it starts no MCP server in an untrusted one, and asks), then run /mcp list: askuser is listed as connected, with askuser_ask_user and askuser_AskUserQuestion.
 "
     );
     assert_eq!(
@@ -284,6 +290,51 @@ fn the_project_scope_writes_the_project_s_file() {
     );
     #[cfg(unix)]
     assert_eq!(mode(&home.file(".vscode/mcp.json")) & 0o600, 0o600);
+}
+
+#[test]
+fn a_host_s_own_directory_variable_and_a_symbolic_link_are_followed() {
+    let home = Home::new();
+    let codex_home = home.file("elsewhere/codex");
+    home.write("dotfiles/config.toml", "model = \"o4\"");
+    std::fs::create_dir_all(&codex_home).unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(
+        home.file("dotfiles/config.toml"),
+        codex_home.join("config.toml"),
+    )
+    .unwrap();
+    #[cfg(not(unix))]
+    std::fs::copy(
+        home.file("dotfiles/config.toml"),
+        codex_home.join("config.toml"),
+    )
+    .unwrap();
+    let run = home.setup_with(&[("CODEX_HOME", &codex_home)], &["codex", "--db", "/l.db"]);
+    assert_eq!((run.code, run.stderr.as_str()), (0, ""));
+    #[cfg(unix)]
+    {
+        assert_eq!(
+            run.stdout.lines().next(),
+            Some("askuser setup codex: added askuser's entry to <home>/dotfiles/config.toml.")
+        );
+        assert!(
+            std::fs::symlink_metadata(codex_home.join("config.toml"))
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(
+            home.redact(&home.read("dotfiles/config.toml")),
+            "model = \"o4\"
+
+[mcp_servers.askuser]
+command = \"<askuser>\"
+args = [\"mcp\", \"--db\", \"/l.db\"]
+tool_timeout_sec = 600
+"
+        );
+    }
 }
 
 #[test]

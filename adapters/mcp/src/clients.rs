@@ -164,6 +164,7 @@ pub const KNOWN_CLIENTS: &[Client] = &[
         // true` keeps the server's tools out of tool search ("never deferred
         // behind tool search"), where `ENABLE_TOOL_SEARCH=false` would turn it
         // off for every server. Tools reach the model as `mcp__<server>__<tool>`.
+        // Checked: `claude mcp list` shows the written entry connected.
         setup: Some(Setup {
             user: UserFile {
                 dir_env: Some("CLAUDE_CONFIG_DIR"),
@@ -202,7 +203,8 @@ pub const KNOWN_CLIENTS: &[Client] = &[
         // `$CODEX_HOME/config.toml`, else `~/.codex/config.toml`, or in a
         // trusted project's `.codex/config.toml`; `command`, `args`,
         // `tool_timeout_sec` (60 by default). Tools reach the model as
-        // `mcp__<server>__<tool>`.
+        // `mcp__<server>__<tool>`. Checked: `codex mcp list` lists the written
+        // entry, enabled.
         setup: Some(Setup {
             user: UserFile {
                 dir_env: Some("CODEX_HOME"),
@@ -243,6 +245,8 @@ pub const KNOWN_CLIENTS: &[Client] = &[
         // "deny"). Gemini CLI has its own `ask_user`, and leaves out of `gemini
         // -p` any MCP tool whose unqualified name is `ask_user`
         // (`ToolRegistry.isActiveTool` checks both names): hence the prefix.
+        // In a folder the person has not trusted, no MCP server starts.
+        // Checked: `gemini mcp list` shows the written entry connected.
         // Tools reach the model as `mcp_<server>_<tool>`.
         setup: Some(Setup {
             user: UserFile {
@@ -264,7 +268,7 @@ pub const KNOWN_CLIENTS: &[Client] = &[
             }],
             tool_prefix: Some("askuser"),
             model_sees: "`mcp_askuser_askuser_ask_user`",
-            next: "Restart Gemini CLI, then run /mcp list: askuser is listed as ready, with askuser_ask_user and askuser_AskUserQuestion.",
+            next: "Restart Gemini CLI in a folder you trust (it starts no MCP server in an untrusted one, and asks), then run /mcp list: askuser is listed as connected, with askuser_ask_user and askuser_AskUserQuestion.",
         }),
     },
     Client {
@@ -282,7 +286,8 @@ pub const KNOWN_CLIENTS: &[Client] = &[
         // [program, ...args], environment?, enabled?, timeout?}`; a tool call's
         // timeout (`timeout`, else `experimental.mcp_timeout`, else the SDK's
         // 60 s) restarts at each progress notification. Tools reach the model
-        // as `<server>_<tool>`.
+        // as `<server>_<tool>`. Checked: `opencode mcp list` shows the written
+        // entry connected.
         setup: Some(Setup {
             user: UserFile {
                 dir_env: None,

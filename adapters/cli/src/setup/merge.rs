@@ -83,7 +83,8 @@ pub(crate) fn json(
     }
     let change = set_json_entry(&container, entry, &options);
     let mut merged = root.to_string();
-    if !merged.ends_with('\n') {
+    // A new file ends with a line break; an old one as it did.
+    if !merged.ends_with('\n') && text.is_none_or(|old| old.ends_with('\n')) {
         merged.push('\n');
     }
     Ok((merged, change))
@@ -281,6 +282,15 @@ mod tests {
             refused.unwrap_err().to_string(),
             "the file is not a JSON object"
         );
+    }
+
+    #[test]
+    fn a_new_file_ends_with_a_line_break_and_an_old_one_as_it_did() {
+        let (new, _) = json(None, false, &["mcpServers"], &entry()).unwrap();
+        assert!(new.ends_with("}\n"));
+        let (old, change) = json(Some("{\"a\": 1}"), false, &["m"], &entry()).unwrap();
+        assert_eq!(change, Change::Added);
+        assert!(old.ends_with('}'), "{old}");
     }
 
     #[test]
