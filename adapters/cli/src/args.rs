@@ -512,6 +512,22 @@ mod tests {
         words
     }
 
+    /// `askuser setup`'s line in `askuser help` names every host it knows.
+    #[test]
+    fn the_setup_command_names_every_host_of_the_table() {
+        let keys: Vec<&str> = askuser_mcp::clients::KNOWN_CLIENTS
+            .iter()
+            .map(|client| client.key)
+            .collect();
+        let command = Cli::command();
+        let setup = command.find_subcommand("setup").expect("askuser setup");
+        let about = setup
+            .get_about()
+            .map(ToString::to_string)
+            .unwrap_or_default();
+        assert!(about.contains(&format!("({})", keys.join(", "))), "{about}");
+    }
+
     #[test]
     fn the_readme_table_is_rendered_from_the_definitions() {
         let readme = include_str!("../../../README.md");
