@@ -61,6 +61,8 @@ pub(crate) enum Commands {
     Schema(SchemaArgs),
     /// Checks a call's arguments and prints every problem
     Check(CheckArgs),
+    /// Adds askuser's MCP server to a host's configuration (claude-code, codex, gemini-cli, opencode, vscode, cursor), keeping the rest of the file
+    Setup(SetupArgs),
 }
 
 /// `askuser web`.
@@ -200,6 +202,26 @@ pub(crate) struct McpArgs {
     /// Policy fields every call is recorded with, as a JSON object (`{"target": "assistant", "exclusive": false}`: the client's model answers, through sampling)
     #[arg(long, value_name = "JSON")]
     pub(crate) policy: Option<String>,
+    /// Serve the tools as `PREFIX_ask_user` and `PREFIX_AskUserQuestion`, for a host whose own tools would shadow theirs (Gemini CLI's `ask_user`)
+    #[arg(long, value_name = "PREFIX")]
+    pub(crate) tool_prefix: Option<String>,
+}
+
+/// `askuser setup`.
+#[derive(Debug, Args)]
+pub(crate) struct SetupArgs {
+    /// The host to set up
+    #[arg(value_name = "HOST", value_parser = host_parser())]
+    pub(crate) host: String,
+    /// The log the host's askuser records in (made absolute)
+    #[command(flatten)]
+    pub(crate) db: DbArg,
+    /// Whose configuration: the person's own (user), or the project's in this directory (project)
+    #[arg(long, value_name = "SCOPE", value_parser = ["user", "project"], default_value = "user")]
+    pub(crate) scope: String,
+    /// Print the change as a diff of the file, and write nothing
+    #[arg(long)]
+    pub(crate) dry_run: bool,
 }
 
 /// `askuser schema`.
@@ -287,6 +309,16 @@ pub(crate) enum LogCommand {
 fn dialect_parser() -> impl TypedValueParser<Value = Dialect> {
     PossibleValuesParser::new(Dialect::ALL.map(Dialect::name))
         .try_map(|name| Dialect::from_name(&name).ok_or("an unknown dialect"))
+}
+
+/// The hosts `askuser setup` knows, by key.
+fn host_parser() -> PossibleValuesParser {
+    PossibleValuesParser::new(
+        askuser_mcp::clients::KNOWN_CLIENTS
+            .iter()
+            .filter(|client| client.setup.is_some())
+            .map(|client| client.key),
+    )
 }
 
 fn format_parser() -> impl TypedValueParser<Value = Provider> {
@@ -484,6 +516,22 @@ mod tests {
             words.push(word);
         }
         words
+    }
+
+    /// `askuser setup`'s line in `askuser help` names every host it knows.
+    #[test]
+    fn the_setup_command_names_every_host_of_the_table() {
+        let keys: Vec<&str> = askuser_mcp::clients::KNOWN_CLIENTS
+            .iter()
+            .map(|client| client.key)
+            .collect();
+        let command = Cli::command();
+        let setup = command.find_subcommand("setup").expect("askuser setup");
+        let about = setup
+            .get_about()
+            .map(ToString::to_string)
+            .unwrap_or_default();
+        assert!(about.contains(&format!("({})", keys.join(", "))), "{about}");
     }
 
     #[test]

@@ -45,6 +45,26 @@ pub(crate) enum CliError {
     /// `--policy` of `askuser mcp` is not a policy.
     #[error("{0}")]
     Policy(#[from] askuser_mcp::PolicyError),
+    /// `--tool-prefix` of `askuser mcp` cannot begin a tool's name.
+    #[error("{0}")]
+    ToolPrefix(#[from] askuser_mcp::ToolPrefixError),
+    /// `askuser setup` refused a host's configuration file that it cannot
+    /// merge into.
+    #[error(
+        "{path}: {refusal}. askuser setup changed nothing: fix the file (or move it away), then run it again"
+    )]
+    ConfigRefused {
+        /// The file.
+        path: String,
+        /// Where and why.
+        refusal: String,
+    },
+    /// A host's configuration file changed while `askuser setup` wrote it.
+    #[error("{path} changed while askuser setup was writing it; nothing was changed: run it again")]
+    ConfigChanged {
+        /// The file.
+        path: String,
+    },
     /// The MCP server failed.
     #[error("{0}")]
     Mcp(#[from] askuser_mcp::ServeError),

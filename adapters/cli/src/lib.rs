@@ -28,6 +28,7 @@ mod error;
 mod log;
 mod mcp;
 mod serve;
+mod setup;
 mod tools;
 mod usage;
 mod web;
@@ -85,5 +86,6 @@ fn dispatch(cli: Cli) -> Result<u8, CliError> {
         Commands::Log(command) => log::log(&command),
         Commands::Schema(args) => tools::schema(&args),
         Commands::Check(args) => tools::check(&args),
+        Commands::Setup(args) => setup::setup(&args),
     }
 }

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use askuser_mcp::{AskServer, Config, Waiting, WithoutElicitation};
+use askuser_mcp::{AskServer, Config, ToolNames, Waiting, WithoutElicitation};
 
 use crate::args::McpArgs;
 use crate::common::{EXIT_RESULT, agent_stream, db_path, open_journal, stream_option};
@@ -13,13 +13,18 @@ use crate::error::CliError;
 /// "cannot show forms" error; with `--http 127.0.0.1:PORT`, streamable HTTP
 /// on that loopback address instead of stdio; with `--policy JSON`, every call is
 /// recorded with that policy (one targeting the assistant is answered through
-/// the client's sampling).
+/// the client's sampling); with `--tool-prefix PREFIX`, the tools are served as
+/// `PREFIX_ask_user` and `PREFIX_AskUserQuestion`.
 pub(crate) fn mcp(args: &McpArgs) -> Result<u8, CliError> {
     let policy = args
         .policy
         .as_deref()
         .map(askuser_mcp::policy_with)
         .transpose()?;
+    let tool_names = match &args.tool_prefix {
+        Some(prefix) => ToolNames::prefixed(prefix)?,
+        None => ToolNames::plain(),
+    };
     // Checked before anything is opened.
     let stream = stream_option(args.stream.as_deref())?;
     let db = db_path(args.db.db.as_deref())?;
@@ -44,6 +49,7 @@ pub(crate) fn mcp(args: &McpArgs) -> Result<u8, CliError> {
             no_person_below: Duration::from_millis(args.no_person_below),
             client_timeout: client_timeout(),
         },
+        tool_names,
     };
     let served = match args.http {
         Some(addr) => askuser_mcp::serve_http(config, addr, |bound| {

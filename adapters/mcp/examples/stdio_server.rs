@@ -8,7 +8,8 @@
 //! nobody's choice; both 0 when unset (a test's scripted client answers at once,
 //! and a call without forms ends at once), unlike `askuser mcp`.
 //! `ASKUSER_MCP_CLIENT_TIMEOUT_MS` stands for the client's own tool-call timeout
-//! (Claude Code's `MCP_TOOL_TIMEOUT`).
+//! (Claude Code's `MCP_TOOL_TIMEOUT`); `ASKUSER_MCP_TOOL_PREFIX` (as `askuser mcp
+//! --tool-prefix`) the prefix the tools are served behind.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -44,6 +45,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .and_then(|ms| ms.parse().ok())
             .map(Duration::from_millis),
     };
+    if let Ok(prefix) = std::env::var("ASKUSER_MCP_TOOL_PREFIX") {
+        config.tool_names = askuser_mcp::ToolNames::prefixed(&prefix)?;
+    }
     let mut server = AskServer::new(config);
     if let Some(ms) = std::env::var("ASKUSER_MCP_HEARTBEAT_MS")
         .ok()

@@ -11,6 +11,7 @@ use serde_json::Value;
 
 use crate::clients::Client;
 use crate::recorder::OpenLog;
+use crate::tools::ToolNames;
 
 /// What the server does when the client declared no elicitation capability. It
 /// never answers on the person's behalf.
@@ -53,6 +54,9 @@ pub struct Config {
     /// How a call waits for an answer from another surface when nobody can
     /// answer at the client.
     pub waiting: Waiting,
+    /// The names the tools are served under (`askuser mcp --tool-prefix`): their
+    /// own, or behind a prefix for a host whose own tools would shadow them.
+    pub tool_names: ToolNames,
 }
 
 /// How a call waits for an answer from another surface (the web inbox,
@@ -154,6 +158,7 @@ impl std::fmt::Debug for Config {
             .field("policy", &self.policy)
             .field("origin", &self.origin)
             .field("waiting", &self.waiting)
+            .field("tool_names", &self.tool_names)
             .finish_non_exhaustive()
     }
 }
@@ -171,6 +176,7 @@ impl Config {
             policy: None,
             origin: None,
             waiting: Waiting::default(),
+            tool_names: ToolNames::plain(),
         }
     }
 }

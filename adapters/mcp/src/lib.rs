@@ -37,7 +37,7 @@
 //!
 //! ```
 //! use std::sync::Arc;
-//! use askuser_mcp::{AskServer, Config, WithoutElicitation};
+//! use askuser_mcp::{AskServer, Config, ToolNames, WithoutElicitation};
 //! use askuser_store::{Log, MemLog};
 //!
 //! let log: Arc<dyn Log> = Arc::new(MemLog::new());
@@ -49,6 +49,7 @@
 //!     policy: None,
 //!     origin: None,
 //!     waiting: Default::default(),
+//!     tool_names: ToolNames::plain(),
 //! });
 //! // askuser_mcp::serve_stdio(server) serves it on stdin/stdout.
 //! # drop(server);
@@ -83,7 +84,7 @@ pub use config::{
 pub use http::serve_http;
 pub use recorder::OpenLog;
 pub use server::AskServer;
-pub use tools::TOOLS;
+pub use tools::{MAX_PREFIX_CHARS, TOOLS, ToolNames, ToolPrefixError};
 
 /// Why the server stopped.
 #[derive(Debug, thiserror::Error)]

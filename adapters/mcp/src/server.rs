@@ -25,7 +25,7 @@ use crate::elsewhere::{self, Elsewhere, Unsent};
 use crate::mrtr::{MRTR_VERSION, Mrtr, Retry, Sealer, elicit_params};
 use crate::progress::{HEARTBEAT, Progress};
 use crate::recorder::{Recorder, Taken};
-use crate::tools::{call_result, dialect_of, dismissed, instructions, no_forms, tools};
+use crate::tools::{call_result, dismissed, instructions, no_forms, tools};
 use crate::walk::{Done, Next, Round, Walk};
 
 /// The handler of one MCP session: its tools, recorded as one stream.
@@ -562,7 +562,10 @@ impl ServerHandler for AskServer {
     fn get_info(&self) -> ServerConfig {
         InitializeResult::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("askuser", env!("CARGO_PKG_VERSION")))
-            .with_instructions(instructions(&self.config.without_elicitation))
+            .with_instructions(instructions(
+                &self.config.without_elicitation,
+                &self.config.tool_names,
+            ))
     }
 
     async fn list_tools(
@@ -572,7 +575,7 @@ impl ServerHandler for AskServer {
     ) -> Result<ListToolsResult, ErrorData> {
         // The model is told how long a call may wait for another window.
         let wait = self.config.waiting.wait_for(&client_of(&context));
-        let mut tools = tools();
+        let mut tools = tools(&self.config.tool_names);
         if !wait.is_zero() {
             let words = crate::waiting::wait_words(wait);
             for tool in &mut tools {
@@ -588,19 +591,19 @@ impl ServerHandler for AskServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let Some(dialect) = dialect_of(&request.name) else {
+        let names = &self.config.tool_names;
+        let Some(dialect) = names.dialect_of(&request.name) else {
             return Err(ErrorData::invalid_params(
                 format!(
-                    "there is no tool \"{}\"; askuser's tools are ask_user and AskUserQuestion",
-                    request.name
+                    "there is no tool \"{}\"; askuser's tools are {}",
+                    request.name,
+                    names.listed()
                 ),
                 None,
             ));
         };
         let arguments = Value::Object(request.arguments.unwrap_or_default());
-        let client = context.client_info().map_or_else(Client::spec, |info| {
-            Client::from_info(&info.name, &info.version)
-        });
+        let client = client_of(&context);
         self.note_client(context.client_info());
         let can_elicit = context
             .client_capabilities()
@@ -626,7 +629,7 @@ impl ServerHandler for AskServer {
                     retry,
                     &client,
                 ) {
-                    Mrtr::Response(response) => response,
+                    Mrtr::Response(response) => names.served_response(dialect, response),
                     Mrtr::Wait {
                         recorder,
                         call,
@@ -634,9 +637,10 @@ impl ServerHandler for AskServer {
                         note,
                     } => {
                         let _asking = Asking::new(&self.asking);
-                        self.wait_elsewhere(&recorder, &call, &inquiry, note, &client, &context)
-                            .await
-                            .into()
+                        let result = self
+                            .wait_elsewhere(&recorder, &call, &inquiry, note, &client, &context)
+                            .await;
+                        names.served_response(dialect, result.into())
                     }
                 },
             );
@@ -646,6 +650,7 @@ impl ServerHandler for AskServer {
             can_elicit,
             started: Instant::now(),
         };
-        Ok(self.ask(dialect, &arguments, client, &context).await.into())
+        let result = self.ask(dialect, &arguments, client, &context).await;
+        Ok(names.served_response(dialect, result.into()))
     }
 }

@@ -1,0 +1,359 @@
+//! `askuser setup HOST`: askuser's MCP server entry merged into a host's own
+//! configuration file (the table of hosts, where each keeps its file and what
+//! it needs switched on, is `askuser_mcp::clients`). The entry runs this very
+//! program (`std::env::current_exe`) as `askuser mcp --db ABSOLUTE_PATH`, with
+//! the tool names the host needs. The rest of the file is kept (other servers,
+//! settings, comments); a file that does not parse is refused and left as it
+//! is; the new file replaces the old one atomically (a temporary file in the
+//! same directory, renamed over it) with the old one's permissions. A second
+//! run changes nothing, and says so. `--dry-run` prints the change as a diff
+//! and writes nothing.
+
+mod merge;
+
+use std::fmt::Write as _;
+use std::fs::{self, OpenOptions};
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use askuser_core::text::for_display;
+use askuser_mcp::clients::{
+    Client, CommandForm, Format, Root, Setting, SettingValue, Setup, UserFile,
+};
+use serde_json::{Value, json};
+
+use crate::args::SetupArgs;
+use crate::common::{EXIT_RESULT, db_path, print_out, shell_word};
+use crate::error::CliError;
+use merge::Change;
+
+/// The largest configuration file `askuser setup` reads (`~/.claude.json`
+/// grows with every project, but not this far).
+const MAX_CONFIG_BYTES: u64 = 16 << 20;
+
+/// `askuser setup HOST [--db PATH] [--scope user|project] [--dry-run]`.
+pub(crate) fn setup(args: &SetupArgs) -> Result<u8, CliError> {
+    let (client, setup) = Client::by_key(&args.host)
+        .and_then(|client| Some((client, client.setup?)))
+        .ok_or_else(|| CliError::Usage(format!("unknown host \"{}\"", args.host)))?;
+    let db = std::path::absolute(db_path(args.db.db.as_deref())?)?;
+    let exe = std::env::current_exe()?;
+    let words = command_words(&setup, &exe, &db)?;
+    let entry = entry(&setup, &words);
+    let path = match args.scope.as_str() {
+        "project" => first_existing(&std::env::current_dir()?, setup.project),
+        _ => user_file(&setup.user)?,
+    };
+    let (target, old) = read_config(&path)?;
+    let merged = match setup.format {
+        Format::Json => merge::json(old.as_deref(), false, setup.servers, &entry),
+        Format::Jsonc => merge::json(old.as_deref(), true, setup.servers, &entry),
+        Format::Toml => merge::toml(old.as_deref(), setup.servers, &entry),
+    };
+    let (new, change) = merged.map_err(|refusal| CliError::ConfigRefused {
+        path: target.display().to_string(),
+        refusal: refusal.to_string(),
+    })?;
+    let shown = target.display().to_string();
+    let mut out = String::new();
+    if args.dry_run {
+        dry_run(&mut out, client.key, &shown, old.as_deref(), &new, change);
+    } else {
+        if change != Change::Unchanged {
+            let project = args.scope == "project";
+            write_atomically(&target, &new, old.as_deref(), project)?;
+        }
+        said(&mut out, client.key, &shown, old.is_some(), change);
+    }
+    what_it_runs(&mut out, &setup, &words);
+    // Writing to a String cannot fail.
+    let _ = writeln!(out, "Next: {}", setup.next);
+    print_out(&for_display(&out))?;
+    Ok(EXIT_RESULT)
+}
+
+/// The program and its arguments: this askuser, `mcp --db DB`, and the tool
+/// prefix the host needs.
+fn command_words(setup: &Setup, exe: &Path, db: &Path) -> Result<Vec<String>, CliError> {
+    let text = |path: &Path| {
+        path.to_str().map(str::to_owned).ok_or_else(|| {
+            CliError::Usage(format!(
+                "{} is not UTF-8, and a host's configuration holds text: use a path that is",
+                shell_word(path.as_os_str())
+            ))
+        })
+    };
+    let mut words = vec![text(exe)?, "mcp".into(), "--db".into(), text(db)?];
+    if let Some(prefix) = setup.tool_prefix {
+        words.extend(["--tool-prefix".into(), prefix.to_owned()]);
+    }
+    Ok(words)
+}
+
+/// askuser's server entry in the host's shape, key by key.
+fn entry(setup: &Setup, words: &[String]) -> Vec<(String, Value)> {
+    let mut entry = Vec::new();
+    if let Some(kind) = setup.kind {
+        entry.push(("type".to_owned(), json!(kind)));
+    }
+    match setup.command {
+        CommandForm::Split => {
+            entry.push(("command".to_owned(), json!(words[0])));
+            entry.push(("args".to_owned(), json!(words[1..])));
+        }
+        CommandForm::List => entry.push(("command".to_owned(), json!(words))),
+    }
+    for setting in setup.settings {
+        let value = match setting.value {
+            SettingValue::Bool(b) => json!(b),
+            SettingValue::Integer(i) => json!(i),
+        };
+        entry.push((setting.key.to_owned(), value));
+    }
+    entry
+}
+
+/// The host's own file for the person: in the directory its environment
+/// variable names, else under the home (or the configuration) directory.
+fn user_file(file: &UserFile) -> Result<PathBuf, CliError> {
+    let env = |name: &str| {
+        std::env::var_os(name)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    if let Some(dir) = file.dir_env.and_then(env) {
+        return Ok(first_existing(&dir, file.files));
+    }
+    let home = file
+        .home_env
+        .and_then(env)
+        .or_else(|| env("HOME"))
+        .ok_or_else(|| {
+            CliError::Usage("no home directory: set HOME, or use --scope project".into())
+        })?;
+    let config = || {
+        env("XDG_CONFIG_HOME")
+            .filter(|dir| dir.is_absolute())
+            .unwrap_or_else(|| home.join(".config"))
+    };
+    let root = match file.root {
+        Root::Home => home.clone(),
+        Root::AppData if cfg!(target_os = "macos") => home.join("Library/Application Support"),
+        Root::XdgConfig | Root::AppData => config(),
+    };
+    Ok(first_existing(&root.join(file.dir), file.files))
+}
+
+/// The first of `names` in `dir` that exists, else the first.
+fn first_existing(dir: &Path, names: &[&str]) -> PathBuf {
+    let paths: Vec<PathBuf> = names.iter().map(|name| dir.join(name)).collect();
+    paths
+        .iter()
+        .find(|path| path.exists())
+        .or(paths.first())
+        .cloned()
+        .unwrap_or_else(|| dir.to_owned())
+}
+
+/// The file to write (the target of a symbolic link, so the link stays) and
+/// its text; `None` when there is none yet.
+fn read_config(path: &Path) -> Result<(PathBuf, Option<String>), CliError> {
+    let file_error = |error| CliError::File {
+        path: path.to_owned(),
+        error,
+    };
+    let target = match fs::canonicalize(path) {
+        Ok(target) => target,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            return Ok((path.to_owned(), None));
+        }
+        Err(error) => return Err(file_error(error)),
+    };
+    let meta = fs::metadata(&target).map_err(file_error)?;
+    let unreadable = |reason: &str| CliError::Unreadable {
+        name: path.display().to_string(),
+        reason: reason.to_owned(),
+    };
+    if !meta.is_file() {
+        return Err(unreadable(
+            "not a regular file; askuser setup changed nothing",
+        ));
+    }
+    if meta.len() > MAX_CONFIG_BYTES {
+        return Err(unreadable(
+            "larger than 16 MiB; askuser setup changed nothing",
+        ));
+    }
+    let bytes = fs::read(&target).map_err(file_error)?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| unreadable("not UTF-8 text; askuser setup changed nothing"))?;
+    Ok((target, Some(text)))
+}
+
+/// Replaces `path` by `text`: written to a new file in the same directory
+/// (created with the old file's permissions, else 0600 for the person's own
+/// file and 0644 for a project's), flushed, then renamed over it, unless the
+/// file changed since it was read.
+fn write_atomically(
+    path: &Path,
+    text: &str,
+    old: Option<&str>,
+    project: bool,
+) -> Result<(), CliError> {
+    let file_error = |error| CliError::File {
+        path: path.to_owned(),
+        error,
+    };
+    let dir = path.parent().unwrap_or(Path::new("."));
+    fs::create_dir_all(dir).map_err(file_error)?;
+    let mode = mode_of(path).unwrap_or(if project { 0o644 } else { 0o600 });
+    let (temp, mut file) = temp_file(path, mode).map_err(file_error)?;
+    let written = file
+        .write_all(text.as_bytes())
+        .and_then(|()| file.sync_all())
+        .and_then(|()| set_mode(&temp, mode, old.is_some()));
+    drop(file);
+    let now = match fs::read(path) {
+        Ok(bytes) => Some(bytes),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => None,
+        Err(error) => Some(error.to_string().into_bytes()),
+    };
+    let result = match written {
+        Err(error) => Err(file_error(error)),
+        Ok(()) if now.as_deref() != old.map(str::as_bytes) => Err(CliError::ConfigChanged {
+            path: path.display().to_string(),
+        }),
+        Ok(()) => fs::rename(&temp, path).map_err(file_error),
+    };
+    if result.is_err() {
+        let _ = fs::remove_file(&temp);
+    }
+    result
+}
+
+/// A new file beside `path` (`.NAME.askuser-PID-N.tmp`), never one that exists.
+fn temp_file(path: &Path, mode: u32) -> std::io::Result<(PathBuf, fs::File)> {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut attempt = 0;
+    loop {
+        let temp = path.with_file_name(format!(
+            ".{name}.askuser-{}-{attempt}.tmp",
+            std::process::id()
+        ));
+        let mut options = OpenOptions::new();
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, mode);
+        #[cfg(not(unix))]
+        let _ = mode;
+        match options.open(&temp) {
+            Ok(file) => return Ok((temp, file)),
+            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists && attempt < 100 => {
+                attempt += 1;
+            }
+            Err(error) => return Err(error),
+        }
+    }
+}
+
+/// The permission bits of the file at `path`, if it exists.
+fn mode_of(path: &Path) -> Option<u32> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        fs::metadata(path)
+            .ok()
+            .map(|m| m.permissions().mode() & 0o7777)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        None
+    }
+}
+
+/// Gives `path` exactly the old file's permission bits (the process's umask
+/// applies to a new file only).
+fn set_mode(path: &Path, mode: u32, replacing: bool) -> std::io::Result<()> {
+    #[cfg(unix)]
+    if replacing {
+        use std::os::unix::fs::PermissionsExt as _;
+        fs::set_permissions(path, fs::Permissions::from_mode(mode))?;
+    }
+    let _ = (path, mode, replacing);
+    Ok(())
+}
+
+/// What was done.
+fn said(out: &mut String, host: &str, path: &str, existed: bool, change: Change) {
+    let _ = match change {
+        Change::Unchanged => writeln!(
+            out,
+            "askuser setup {host}: {path} already has askuser's entry as it would be written; nothing was changed."
+        ),
+        Change::Added if !existed => writeln!(
+            out,
+            "askuser setup {host}: wrote {path} with askuser's entry."
+        ),
+        Change::Added => writeln!(
+            out,
+            "askuser setup {host}: added askuser's entry to {path}."
+        ),
+        Change::Updated => writeln!(
+            out,
+            "askuser setup {host}: updated askuser's entry in {path}."
+        ),
+    };
+}
+
+/// What would be done, and the change as a unified diff.
+fn dry_run(out: &mut String, host: &str, path: &str, old: Option<&str>, new: &str, change: Change) {
+    if change == Change::Unchanged {
+        let _ = writeln!(
+            out,
+            "askuser setup {host} --dry-run: {path} already has askuser's entry as it would be written; nothing would change."
+        );
+        return;
+    }
+    let what = match (old, change) {
+        (None, _) => "would write the new file",
+        (Some(_), Change::Added) => "would add askuser's entry to",
+        _ => "would update askuser's entry in",
+    };
+    let _ = writeln!(
+        out,
+        "askuser setup {host} --dry-run: {what} {path} (nothing was written):"
+    );
+    let old = old.unwrap_or("");
+    let diff = similar::TextDiff::from_lines(old, new);
+    let _ = write!(
+        out,
+        "{}",
+        diff.unified_diff()
+            .context_radius(3)
+            .header(path, &format!("{path} (new)"))
+    );
+}
+
+/// The command the entry runs, and what it switches on.
+fn what_it_runs(out: &mut String, setup: &Setup, words: &[String]) {
+    let command: Vec<String> = words
+        .iter()
+        .map(|w| shell_word(std::ffi::OsStr::new(w)))
+        .collect();
+    let _ = writeln!(out, "The host runs: {}", command.join(" "));
+    for Setting { key, value, why } in setup.settings {
+        let set = setup.format.assignment(key, *value);
+        let _ = writeln!(out, "It sets {}: {why}.", set.trim_matches('`'));
+    }
+    if let Some(prefix) = setup.tool_prefix {
+        let _ = writeln!(
+            out,
+            "The tools are served as {prefix}_ask_user and {prefix}_AskUserQuestion, so the host's own tools do not shadow them (the model sees {}).",
+            setup.model_sees.trim_matches('`')
+        );
+    }
+}

@@ -1,0 +1,311 @@
+//! Merging askuser's server entry into a host's configuration file, keeping
+//! the rest of it (other servers, other settings, comments, layout): JSON and
+//! JSON with comments through a concrete syntax tree (`jsonc-parser`), TOML
+//! through `toml_edit`. A file that does not parse is refused, never rewritten.
+
+use jsonc_parser::ParseOptions;
+use jsonc_parser::cst::{CstInputValue, CstObject, CstRootNode};
+use serde_json::Value;
+
+/// The server's name in every host's table of servers.
+pub(crate) const SERVER: &str = "askuser";
+
+/// What the merge did to askuser's entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Change {
+    /// There was none: it was added.
+    Added,
+    /// There was one, and some of its keys were set.
+    Updated,
+    /// The entry already held every key as askuser would write it.
+    Unchanged,
+}
+
+/// Why a file cannot be merged into; nothing is written.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum Refusal {
+    /// It does not parse.
+    #[error("line {line}, column {column}: {reason}")]
+    Malformed {
+        /// 1-based.
+        line: usize,
+        /// 1-based, in characters.
+        column: usize,
+        /// The parser's words.
+        reason: String,
+    },
+    /// A key on the way to askuser's entry holds something else than an
+    /// object (a table).
+    #[error("{0} is not {1}")]
+    Shape(String, &'static str),
+}
+
+/// The entry askuser writes: each key and its value, in order.
+pub(crate) type Entry = [(String, Value)];
+
+/// `text` (JSON, with comments and trailing commas when `jsonc`) with
+/// askuser's entry set under the keys `servers`; `None` for a new file.
+pub(crate) fn json(
+    text: Option<&str>,
+    jsonc: bool,
+    servers: &[&str],
+    entry: &Entry,
+) -> Result<(String, Change), Refusal> {
+    let options = ParseOptions {
+        allow_comments: jsonc,
+        allow_loose_object_property_names: false,
+        allow_trailing_commas: jsonc,
+        allow_missing_commas: false,
+        allow_single_quoted_strings: false,
+        allow_hexadecimal_numbers: false,
+        allow_unary_plus_numbers: false,
+        allow_bare_decimal_point_numbers: false,
+        allow_non_finite_numbers: false,
+        allow_extended_string_escapes: false,
+    };
+    let source = text.unwrap_or("");
+    let malformed = |e: jsonc_parser::errors::ParseError| Refusal::Malformed {
+        line: e.line_display(),
+        column: e.column_display(),
+        reason: e.kind().to_string(),
+    };
+    // The syntax tree keeps whatever it meets; the file is checked as the host
+    // reads it first.
+    jsonc_parser::parse_to_serde_value::<Value>(source, &options).map_err(malformed)?;
+    let root = CstRootNode::parse(source, &options).map_err(malformed)?;
+    let mut container = root
+        .object_value_or_create()
+        .ok_or_else(|| Refusal::Shape("the file".into(), "a JSON object"))?;
+    for key in servers {
+        container = container
+            .object_value_or_create(key)
+            .ok_or_else(|| Refusal::Shape(format!("\"{key}\""), "an object"))?;
+    }
+    let change = set_json_entry(&container, entry, &options);
+    let mut merged = root.to_string();
+    // A new file ends with a line break; an old one as it did.
+    if !merged.ends_with('\n') && text.is_none_or(|old| old.ends_with('\n')) {
+        merged.push('\n');
+    }
+    Ok((merged, change))
+}
+
+/// Sets askuser's entry in `servers`, key by key where it is an object already.
+fn set_json_entry(servers: &CstObject, entry: &Entry, options: &ParseOptions) -> Change {
+    let Some(prop) = servers.get(SERVER) else {
+        servers.append(SERVER, object_input(entry));
+        return Change::Added;
+    };
+    let Some(existing) = prop.object_value() else {
+        prop.set_value(object_input(entry));
+        return Change::Updated;
+    };
+    let mut change = Change::Unchanged;
+    for (key, value) in entry {
+        let Some(old) = existing.get(key) else {
+            existing.append(key, input(value));
+            change = Change::Updated;
+            continue;
+        };
+        let text = old.value().map(|v| v.to_string()).unwrap_or_default();
+        let same = jsonc_parser::parse_to_serde_value::<Value>(&text, options)
+            .is_ok_and(|old| &old == value);
+        if !same {
+            old.set_value(input(value));
+            change = Change::Updated;
+        }
+    }
+    change
+}
+
+fn object_input(entry: &Entry) -> CstInputValue {
+    CstInputValue::Object(entry.iter().map(|(k, v)| (k.clone(), input(v))).collect())
+}
+
+fn input(value: &Value) -> CstInputValue {
+    match value {
+        Value::Null => CstInputValue::Null,
+        Value::Bool(b) => CstInputValue::Bool(*b),
+        Value::Number(n) => CstInputValue::Number(n.to_string()),
+        Value::String(s) => CstInputValue::String(s.clone()),
+        Value::Array(items) => CstInputValue::Array(items.iter().map(input).collect()),
+        Value::Object(map) => {
+            CstInputValue::Object(map.iter().map(|(k, v)| (k.clone(), input(v))).collect())
+        }
+    }
+}
+
+/// `text` (TOML) with askuser's entry set as the table `servers.askuser`;
+/// `None` for a new file.
+pub(crate) fn toml(
+    text: Option<&str>,
+    servers: &[&str],
+    entry: &Entry,
+) -> Result<(String, Change), Refusal> {
+    let source = text.unwrap_or("");
+    let mut doc: toml_edit::DocumentMut = source.parse().map_err(|e: toml_edit::TomlError| {
+        let at = e.span().map_or(0, |span| span.start).min(source.len());
+        let (line, column) = line_column(source, at);
+        Refusal::Malformed {
+            line,
+            column,
+            reason: e.message().trim_end().to_owned(),
+        }
+    })?;
+    let mut table: &mut dyn toml_edit::TableLike = doc.as_table_mut();
+    let mut path = String::new();
+    for key in servers {
+        path = if path.is_empty() {
+            (*key).to_owned()
+        } else {
+            format!("{path}.{key}")
+        };
+        let item = table.entry(key).or_insert_with(|| {
+            let mut new = toml_edit::Table::new();
+            new.set_implicit(true);
+            toml_edit::Item::Table(new)
+        });
+        table = item
+            .as_table_like_mut()
+            .ok_or_else(|| Refusal::Shape(format!("[{path}]"), "a table"))?;
+    }
+    let change = set_toml_entry(table, entry);
+    Ok((doc.to_string(), change))
+}
+
+/// Sets askuser's table in `servers`, key by key where it is a table already.
+fn set_toml_entry(servers: &mut dyn toml_edit::TableLike, entry: &Entry) -> Change {
+    let existing = servers
+        .get_mut(SERVER)
+        .and_then(|item| item.as_table_like_mut());
+    let Some(existing) = existing else {
+        let change = if servers.contains_key(SERVER) {
+            Change::Updated
+        } else {
+            Change::Added
+        };
+        let mut table = toml_edit::Table::new();
+        for (key, value) in entry {
+            table.insert(key, toml_edit::Item::Value(toml_value(value)));
+        }
+        servers.insert(SERVER, toml_edit::Item::Table(table));
+        return change;
+    };
+    let mut change = Change::Unchanged;
+    for (key, value) in entry {
+        let same = existing
+            .get(key)
+            .and_then(toml_edit::Item::as_value)
+            .and_then(json_value)
+            .is_some_and(|old| &old == value);
+        if !same {
+            existing.insert(key, toml_edit::Item::Value(toml_value(value)));
+            change = Change::Updated;
+        }
+    }
+    change
+}
+
+fn toml_value(value: &Value) -> toml_edit::Value {
+    match value {
+        Value::Bool(b) => (*b).into(),
+        Value::Number(n) => match n.as_i64() {
+            Some(i) => i.into(),
+            None => n.as_f64().unwrap_or_default().into(),
+        },
+        Value::Array(items) => {
+            toml_edit::Value::Array(items.iter().map(toml_value).collect::<toml_edit::Array>())
+        }
+        Value::String(s) => s.as_str().into(),
+        // askuser's entries hold no null and no object.
+        Value::Null | Value::Object(_) => "".into(),
+    }
+}
+
+/// A TOML value as JSON, for the kinds askuser's entries hold.
+fn json_value(value: &toml_edit::Value) -> Option<Value> {
+    match value {
+        toml_edit::Value::String(s) => Some(Value::from(s.value().as_str())),
+        toml_edit::Value::Integer(i) => Some(Value::from(*i.value())),
+        toml_edit::Value::Boolean(b) => Some(Value::from(*b.value())),
+        toml_edit::Value::Array(items) => items.iter().map(json_value).collect(),
+        _ => None,
+    }
+}
+
+/// The 1-based line and column (in characters) of byte `at` of `text`.
+fn line_column(text: &str, at: usize) -> (usize, usize) {
+    let before = text.get(..at).unwrap_or(text);
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
+    (line, column)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn entry() -> Vec<(String, Value)> {
+        vec![
+            ("command".into(), json!("/bin/askuser")),
+            ("args".into(), json!(["mcp", "--db", "/d/log.db"])),
+        ]
+    }
+
+    #[test]
+    fn a_jsonc_file_keeps_its_comments_and_other_servers() {
+        let text = "{\n  // mine\n  \"servers\": {\n    \"other\": {\"command\": \"x\"}, // keep\n  },\n}\n";
+        let (merged, change) = json(Some(text), true, &["servers"], &entry()).unwrap();
+        assert_eq!(change, Change::Added);
+        assert_eq!(
+            merged,
+            "{\n  // mine\n  \"servers\": {\n    \"other\": {\"command\": \"x\"}, // keep\n    \"askuser\": {\n      \"command\": \"/bin/askuser\",\n      \"args\": [\"mcp\", \"--db\", \"/d/log.db\"],\n    },\n  },\n}\n"
+        );
+        let (again, change) = json(Some(&merged), true, &["servers"], &entry()).unwrap();
+        assert_eq!(
+            (again.as_str(), change),
+            (merged.as_str(), Change::Unchanged)
+        );
+    }
+
+    #[test]
+    fn strict_json_refuses_a_comment_with_its_line() {
+        let refused = json(Some("{\n  // no\n}"), false, &["mcpServers"], &entry());
+        assert_eq!(
+            refused.unwrap_err().to_string(),
+            "line 2, column 3: Comments are not allowed"
+        );
+        let refused = json(Some("[1]"), false, &["mcpServers"], &entry());
+        assert_eq!(
+            refused.unwrap_err().to_string(),
+            "the file is not a JSON object"
+        );
+    }
+
+    #[test]
+    fn a_new_file_ends_with_a_line_break_and_an_old_one_as_it_did() {
+        let (new, _) = json(None, false, &["mcpServers"], &entry()).unwrap();
+        assert!(new.ends_with("}\n"));
+        let (old, change) = json(Some("{\"a\": 1}"), false, &["m"], &entry()).unwrap();
+        assert_eq!(change, Change::Added);
+        assert!(old.ends_with('}'), "{old}");
+    }
+
+    #[test]
+    fn toml_keeps_comments_and_sets_only_what_differs() {
+        let text = "# top\nmodel = \"o3\"\n\n[mcp_servers.askuser]\ncommand = \"/bin/askuser\" # here\nargs = [\"mcp\"]\nenv = { A = \"1\" }\n";
+        let (merged, change) = toml(Some(text), &["mcp_servers"], &entry()).unwrap();
+        assert_eq!(change, Change::Updated);
+        assert_eq!(
+            merged,
+            "# top\nmodel = \"o3\"\n\n[mcp_servers.askuser]\ncommand = \"/bin/askuser\" # here\nargs = [\"mcp\", \"--db\", \"/d/log.db\"]\nenv = { A = \"1\" }\n"
+        );
+        let refused = toml(Some("a = 1\nb = = 2\n"), &["mcp_servers"], &entry());
+        assert_eq!(
+            refused.unwrap_err().to_string(),
+            "line 2, column 5: extra `=`, expected nothing"
+        );
+    }
+}

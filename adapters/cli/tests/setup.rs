@@ -1,0 +1,414 @@
+//! `askuser setup HOST`, run as a person would, against a scratch home: each
+//! host's dry run, a written file and a second run that changes nothing, a merge
+//! into a file with other servers and comments, a malformed file refused, an
+//! unknown host; and `docs/mcp.md`'s client table, generated from the same
+//! table of hosts (`ASKUSER_BLESS=1 cargo test -p askuser-cli --test setup`
+//! writes it).
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{BIN, Run, askuser_in};
+
+/// A scratch home (and project directory) for one test.
+struct Home {
+    dir: tempfile::TempDir,
+}
+
+impl Home {
+    fn new() -> Self {
+        Self {
+            dir: tempfile::tempdir().expect("a temporary directory"),
+        }
+    }
+
+    /// The home, as the program sees it (symbolic links resolved).
+    fn path(&self) -> PathBuf {
+        std::fs::canonicalize(self.dir.path()).expect("the scratch directory")
+    }
+
+    fn file(&self, name: &str) -> PathBuf {
+        self.path().join(name)
+    }
+
+    fn write(&self, name: &str, text: &str) {
+        let path = self.file(name);
+        std::fs::create_dir_all(path.parent().expect("a directory")).expect("its directory");
+        std::fs::write(path, text).expect("the file is written");
+    }
+
+    fn read(&self, name: &str) -> String {
+        std::fs::read_to_string(self.file(name)).expect("the file is there")
+    }
+
+    /// `askuser setup ARGS...` with this home, run in it, with none of the
+    /// hosts' own directory variables set.
+    fn setup(&self, args: &[&str]) -> Run {
+        self.setup_with(&[], args)
+    }
+
+    /// `askuser setup ARGS...` as [`Home::setup`], with the variables `env`.
+    fn setup_with(&self, env: &[(&str, &Path)], args: &[&str]) -> Run {
+        let mut command = askuser_in(&self.path(), None, &[]);
+        command
+            .arg("setup")
+            .args(args)
+            .env("HOME", self.path())
+            .env_remove("XDG_CONFIG_HOME")
+            .env_remove("CODEX_HOME")
+            .env_remove("CLAUDE_CONFIG_DIR")
+            .env_remove("GEMINI_CLI_HOME")
+            .envs(env.iter().copied());
+        let output = command.output().expect("the binary runs");
+        Run {
+            code: output.status.code().unwrap_or(-1),
+            stdout: self.redact(&String::from_utf8(output.stdout).expect("UTF-8")),
+            stderr: self.redact(&String::from_utf8(output.stderr).expect("UTF-8")),
+        }
+    }
+
+    /// `text` with the program's path as `<askuser>` and the home as `<home>`.
+    fn redact(&self, text: &str) -> String {
+        let bin = std::fs::canonicalize(BIN).expect("the binary");
+        text.replace(&bin.display().to_string(), "<askuser>")
+            .replace(&self.path().display().to_string(), "<home>")
+    }
+
+    /// Every file under the home, relative to it, sorted.
+    fn files(&self) -> Vec<String> {
+        fn walk(dir: &Path, root: &Path, out: &mut Vec<String>) {
+            for entry in std::fs::read_dir(dir).expect("a directory") {
+                let path = entry.expect("an entry").path();
+                if path.is_dir() {
+                    walk(&path, root, out);
+                } else {
+                    let relative = path.strip_prefix(root).expect("under the root");
+                    out.push(relative.display().to_string());
+                }
+            }
+        }
+        let mut out = Vec::new();
+        walk(&self.path(), &self.path(), &mut out);
+        out.sort();
+        out
+    }
+}
+
+#[cfg(unix)]
+fn mode(path: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::metadata(path)
+        .expect("the file")
+        .permissions()
+        .mode()
+        & 0o777
+}
+
+#[test]
+fn each_host_s_dry_run_prints_the_new_file_and_writes_nothing() {
+    for host in [
+        "claude-code",
+        "codex",
+        "gemini-cli",
+        "opencode",
+        "vscode",
+        "cursor",
+    ] {
+        let home = Home::new();
+        let run = home.setup(&[host, "--dry-run", "--db", "log.db"]);
+        assert_eq!((run.code, run.stderr.as_str()), (0, ""), "{host}");
+        insta::assert_snapshot!(format!("dry_run_{host}"), run.stdout);
+        assert_eq!(home.files(), Vec::<String>::new(), "{host} wrote nothing");
+    }
+}
+
+#[test]
+fn a_written_file_is_left_as_it_is_by_a_second_run() {
+    let home = Home::new();
+    let first = home.setup(&["codex"]);
+    assert_eq!((first.code, first.stderr.as_str()), (0, ""));
+    assert_eq!(
+        first.stdout,
+        "askuser setup codex: wrote <home>/.codex/config.toml with askuser's entry.
+The host runs: <askuser> mcp --db <home>/.local/share/askuser/log.db
+It sets tool_timeout_sec = 600: a call may wait 10 minutes for the person, not Codex's default 60 seconds.
+Next: Restart Codex (a project's .codex/config.toml is read only in a trusted project), then run /mcp: askuser is listed with its tools ask_user and AskUserQuestion.
+"
+    );
+    let written = home.read(".codex/config.toml");
+    assert_eq!(
+        home.redact(&written),
+        "[mcp_servers.askuser]
+command = \"<askuser>\"
+args = [\"mcp\", \"--db\", \"<home>/.local/share/askuser/log.db\"]
+tool_timeout_sec = 600
+"
+    );
+    #[cfg(unix)]
+    assert_eq!(mode(&home.file(".codex/config.toml")), 0o600);
+    let again = home.setup(&["codex"]);
+    assert_eq!((again.code, again.stderr.as_str()), (0, ""));
+    assert_eq!(
+        again.stdout,
+        "askuser setup codex: <home>/.codex/config.toml already has askuser's entry as it would be written; nothing was changed.
+The host runs: <askuser> mcp --db <home>/.local/share/askuser/log.db
+It sets tool_timeout_sec = 600: a call may wait 10 minutes for the person, not Codex's default 60 seconds.
+Next: Restart Codex (a project's .codex/config.toml is read only in a trusted project), then run /mcp: askuser is listed with its tools ask_user and AskUserQuestion.
+"
+    );
+    assert_eq!(home.read(".codex/config.toml"), written);
+    assert_eq!(home.files(), [".codex/config.toml"]);
+    let dry = home.setup(&["codex", "--dry-run"]);
+    assert_eq!(
+        dry.stdout.lines().next(),
+        Some(
+            "askuser setup codex --dry-run: <home>/.codex/config.toml already has askuser's entry as it would be written; nothing would change."
+        )
+    );
+}
+
+#[test]
+fn a_jsonc_file_keeps_its_other_servers_and_comments() {
+    let home = Home::new();
+    let before = "{
+  // The theme I like.
+  \"ui\": {\"theme\": \"dark\"},
+  \"mcpServers\": {
+    /* The docs server. */
+    \"docs\": {\"command\": \"docs-server\", \"args\": [\"--port\", \"0\"]},
+  },
+}
+";
+    home.write(".gemini/settings.json", before);
+    let run = home.setup(&["gemini-cli", "--db", "/var/askuser/log.db"]);
+    assert_eq!((run.code, run.stderr.as_str()), (0, ""));
+    assert_eq!(
+        run.stdout,
+        "askuser setup gemini-cli: added askuser's entry to <home>/.gemini/settings.json.
+The host runs: <askuser> mcp --db /var/askuser/log.db --tool-prefix askuser
+It sets \"trust\": true: askuser's tools run without a confirmation prompt first, and in gemini -p at all (it denies untrusted tools).
+The tools are served as askuser_ask_user and askuser_AskUserQuestion, so the host's own tools do not shadow them (the model sees mcp_askuser_askuser_ask_user).
+Next: Restart Gemini CLI in a folder you trust (it starts no MCP server in an untrusted one, and asks), then run /mcp list: askuser is listed as connected, with askuser_ask_user and askuser_AskUserQuestion.
+"
+    );
+    assert_eq!(
+        home.redact(&home.read(".gemini/settings.json")),
+        "{
+  // The theme I like.
+  \"ui\": {\"theme\": \"dark\"},
+  \"mcpServers\": {
+    /* The docs server. */
+    \"docs\": {\"command\": \"docs-server\", \"args\": [\"--port\", \"0\"]},
+    \"askuser\": {
+      \"command\": \"<askuser>\",
+      \"args\": [\"mcp\", \"--db\", \"/var/askuser/log.db\", \"--tool-prefix\", \"askuser\"],
+      \"trust\": true,
+    },
+  },
+}
+"
+    );
+}
+
+#[test]
+fn a_toml_entry_is_updated_key_by_key_keeping_the_person_s_own_keys_and_mode() {
+    let home = Home::new();
+    home.write(
+        ".codex/config.toml",
+        "# Codex, my way.
+model = \"o4\"
+
+[mcp_servers.docs]
+command = \"docs-server\" # the docs
+
+[mcp_servers.askuser]
+command = \"askuser\"
+args = [\"mcp\"]
+env = { ASKUSER_TIMEOUT = \"60\" } # mine
+",
+    );
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        let path = home.file(".codex/config.toml");
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).unwrap();
+    }
+    let run = home.setup(&["codex", "--db", "/var/askuser/log.db"]);
+    assert_eq!((run.code, run.stderr.as_str()), (0, ""));
+    assert_eq!(
+        run.stdout.lines().next(),
+        Some("askuser setup codex: updated askuser's entry in <home>/.codex/config.toml.")
+    );
+    assert_eq!(
+        home.redact(&home.read(".codex/config.toml")),
+        "# Codex, my way.
+model = \"o4\"
+
+[mcp_servers.docs]
+command = \"docs-server\" # the docs
+
+[mcp_servers.askuser]
+command = \"<askuser>\"
+args = [\"mcp\", \"--db\", \"/var/askuser/log.db\"]
+env = { ASKUSER_TIMEOUT = \"60\" } # mine
+tool_timeout_sec = 600
+"
+    );
+    #[cfg(unix)]
+    assert_eq!(mode(&home.file(".codex/config.toml")), 0o640);
+    assert_eq!(home.files(), [".codex/config.toml"]);
+}
+
+#[test]
+fn the_project_scope_writes_the_project_s_file() {
+    let home = Home::new();
+    let run = home.setup(&[
+        "vscode",
+        "--scope",
+        "project",
+        "--db",
+        "/var/askuser/log.db",
+    ]);
+    assert_eq!((run.code, run.stderr.as_str()), (0, ""));
+    assert_eq!(
+        run.stdout.lines().next(),
+        Some("askuser setup vscode: wrote <home>/.vscode/mcp.json with askuser's entry.")
+    );
+    assert_eq!(
+        home.redact(&home.read(".vscode/mcp.json")),
+        "{
+  \"servers\": {
+    \"askuser\": {
+      \"type\": \"stdio\",
+      \"command\": \"<askuser>\",
+      \"args\": [\"mcp\", \"--db\", \"/var/askuser/log.db\"]
+    }
+  }
+}
+"
+    );
+    #[cfg(unix)]
+    assert_eq!(mode(&home.file(".vscode/mcp.json")) & 0o600, 0o600);
+}
+
+#[test]
+fn a_host_s_own_directory_variable_and_a_symbolic_link_are_followed() {
+    let home = Home::new();
+    let codex_home = home.file("elsewhere/codex");
+    home.write("dotfiles/config.toml", "model = \"o4\"");
+    std::fs::create_dir_all(&codex_home).unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(
+        home.file("dotfiles/config.toml"),
+        codex_home.join("config.toml"),
+    )
+    .unwrap();
+    #[cfg(not(unix))]
+    std::fs::copy(
+        home.file("dotfiles/config.toml"),
+        codex_home.join("config.toml"),
+    )
+    .unwrap();
+    let run = home.setup_with(&[("CODEX_HOME", &codex_home)], &["codex", "--db", "/l.db"]);
+    assert_eq!((run.code, run.stderr.as_str()), (0, ""));
+    #[cfg(unix)]
+    {
+        assert_eq!(
+            run.stdout.lines().next(),
+            Some("askuser setup codex: added askuser's entry to <home>/dotfiles/config.toml.")
+        );
+        assert!(
+            std::fs::symlink_metadata(codex_home.join("config.toml"))
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(
+            home.redact(&home.read("dotfiles/config.toml")),
+            "model = \"o4\"
+
+[mcp_servers.askuser]
+command = \"<askuser>\"
+args = [\"mcp\", \"--db\", \"/l.db\"]
+tool_timeout_sec = 600
+"
+        );
+    }
+}
+
+#[test]
+fn a_malformed_file_is_refused_naming_its_line_and_left_as_it_is() {
+    let home = Home::new();
+    // ~/.claude.json is plain JSON: Claude Code reads no comments.
+    let claude = "{\n  \"numStartups\": 3,\n  // a note\n  \"mcpServers\": {}\n}\n";
+    home.write(".claude.json", claude);
+    let run = home.setup(&["claude-code"]);
+    assert_eq!((run.code, run.stdout.as_str()), (1, ""));
+    assert_eq!(
+        run.stderr,
+        "askuser: <home>/.claude.json: line 3, column 3: Comments are not allowed. askuser setup changed nothing: fix the file (or move it away), then run it again\n"
+    );
+    assert_eq!(home.read(".claude.json"), claude);
+    let codex = "[mcp_servers.askuser]\ncommand = askuser\n";
+    home.write(".codex/config.toml", codex);
+    let run = home.setup(&["codex", "--dry-run"]);
+    assert_eq!((run.code, run.stdout.as_str()), (1, ""));
+    assert_eq!(
+        run.stderr,
+        "askuser: <home>/.codex/config.toml: line 2, column 11: string values must be quoted, expected literal string. askuser setup changed nothing: fix the file (or move it away), then run it again\n"
+    );
+    assert_eq!(home.read(".codex/config.toml"), codex);
+    home.write(".cursor/mcp.json", "{\"mcpServers\": [\"askuser\"]}\n");
+    let run = home.setup(&["cursor"]);
+    assert_eq!(
+        (run.code, run.stderr.as_str()),
+        (
+            1,
+            "askuser: <home>/.cursor/mcp.json: \"mcpServers\" is not an object. askuser setup changed nothing: fix the file (or move it away), then run it again\n"
+        )
+    );
+    assert_eq!(
+        home.files(),
+        [".claude.json", ".codex/config.toml", ".cursor/mcp.json"]
+    );
+}
+
+#[test]
+fn an_unknown_host_is_refused_with_the_known_ones() {
+    let home = Home::new();
+    let run = home.setup(&["claude"]);
+    assert_eq!((run.code, run.stdout.as_str()), (1, ""));
+    assert_eq!(
+        run.stderr,
+        "askuser: invalid value 'claude' for '<HOST>'
+  [possible values: claude-code, codex, gemini-cli, opencode, vscode, cursor]
+
+  tip: a similar value exists: 'claude-code'
+
+For more information, try '--help'.
+"
+    );
+    assert_eq!(home.files(), Vec::<String>::new());
+}
+
+/// `docs/mcp.md`'s client table is the one `askuser_mcp::clients` renders.
+#[test]
+fn the_docs_client_table_is_generated_from_the_table_of_hosts() {
+    const BEGIN: &str = "<!-- clients:begin -->\n";
+    const END: &str = "<!-- clients:end -->";
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/mcp.md");
+    let docs = std::fs::read_to_string(&path).expect("docs/mcp.md");
+    let start = docs.find(BEGIN).expect("docs/mcp.md has the begin marker") + BEGIN.len();
+    let end = docs.find(END).expect("docs/mcp.md has the end marker");
+    let table = askuser_mcp::clients::markdown_table();
+    if std::env::var_os("ASKUSER_BLESS").is_some() {
+        let blessed = format!("{}{table}{}", &docs[..start], &docs[end..]);
+        std::fs::write(&path, blessed).expect("docs/mcp.md is written");
+        return;
+    }
+    assert!(
+        docs[start..end] == table,
+        "docs/mcp.md's client table differs from adapters/mcp/src/clients.rs; regenerate it with\n  ASKUSER_BLESS=1 cargo test -p askuser-cli --test setup\nIt should read:\n{table}"
+    );
+}
