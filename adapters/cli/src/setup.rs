@@ -87,6 +87,9 @@ fn command_words(setup: &Setup, exe: &Path, db: &Path) -> Result<Vec<String>, Cl
     if let Some(prefix) = setup.tool_prefix {
         words.extend(["--tool-prefix".into(), prefix.to_owned()]);
     }
+    if let Some(seconds) = setup.wait {
+        words.extend(["--wait".into(), seconds.to_string()]);
+    }
     Ok(words)
 }
 
@@ -354,6 +357,12 @@ fn what_it_runs(out: &mut String, setup: &Setup, words: &[String]) {
             out,
             "The tools are served as {prefix}_ask_user and {prefix}_AskUserQuestion, so the host's own tools do not shadow them (the model sees {}).",
             setup.model_sees.trim_matches('`')
+        );
+    }
+    if let Some(seconds) = setup.wait {
+        let _ = writeln!(
+            out,
+            "A call nobody can answer in the host (no person at it, as in a headless run) waits up to {seconds} s for an answer from another window (askuser web), inside the host's raised timeout."
         );
     }
 }

@@ -131,8 +131,9 @@ fn a_written_file_is_left_as_it_is_by_a_second_run() {
     assert_eq!(
         first.stdout,
         "askuser setup codex: wrote <home>/.codex/config.toml with askuser's entry.
-The host runs: <askuser> mcp --db <home>/.local/share/askuser/log.db
+The host runs: <askuser> mcp --db <home>/.local/share/askuser/log.db --wait 595
 It sets tool_timeout_sec = 600: a call may wait 10 minutes for the person, not Codex's default 60 seconds.
+A call nobody can answer in the host (no person at it, as in a headless run) waits up to 595 s for an answer from another window (askuser web), inside the host's raised timeout.
 Next: Restart Codex (a project's .codex/config.toml is read only in a trusted project), then run /mcp: askuser is listed with its tools ask_user and AskUserQuestion.
 "
     );
@@ -141,7 +142,7 @@ Next: Restart Codex (a project's .codex/config.toml is read only in a trusted pr
         home.redact(&written),
         "[mcp_servers.askuser]
 command = \"<askuser>\"
-args = [\"mcp\", \"--db\", \"<home>/.local/share/askuser/log.db\"]
+args = [\"mcp\", \"--db\", \"<home>/.local/share/askuser/log.db\", \"--wait\", \"595\"]
 tool_timeout_sec = 600
 "
     );
@@ -152,8 +153,9 @@ tool_timeout_sec = 600
     assert_eq!(
         again.stdout,
         "askuser setup codex: <home>/.codex/config.toml already has askuser's entry as it would be written; nothing was changed.
-The host runs: <askuser> mcp --db <home>/.local/share/askuser/log.db
+The host runs: <askuser> mcp --db <home>/.local/share/askuser/log.db --wait 595
 It sets tool_timeout_sec = 600: a call may wait 10 minutes for the person, not Codex's default 60 seconds.
+A call nobody can answer in the host (no person at it, as in a headless run) waits up to 595 s for an answer from another window (askuser web), inside the host's raised timeout.
 Next: Restart Codex (a project's .codex/config.toml is read only in a trusted project), then run /mcp: askuser is listed with its tools ask_user and AskUserQuestion.
 "
     );
@@ -250,7 +252,7 @@ command = \"docs-server\" # the docs
 
 [mcp_servers.askuser]
 command = \"<askuser>\"
-args = [\"mcp\", \"--db\", \"/var/askuser/log.db\"]
+args = [\"mcp\", \"--db\", \"/var/askuser/log.db\", \"--wait\", \"595\"]
 env = { ASKUSER_TIMEOUT = \"60\" } # mine
 tool_timeout_sec = 600
 "
@@ -330,7 +332,7 @@ fn a_host_s_own_directory_variable_and_a_symbolic_link_are_followed() {
 
 [mcp_servers.askuser]
 command = \"<askuser>\"
-args = [\"mcp\", \"--db\", \"/l.db\"]
+args = [\"mcp\", \"--db\", \"/l.db\", \"--wait\", \"595\"]
 tool_timeout_sec = 600
 "
         );

@@ -85,6 +85,10 @@ pub struct Setup {
     /// The prefix the tools are served behind (`askuser mcp --tool-prefix`),
     /// for a host whose own tools would shadow askuser's.
     pub tool_prefix: Option<&'static str>,
+    /// How many seconds a call nobody can answer at the client waits for
+    /// another window (`askuser mcp --wait`), where the entry raises the host's
+    /// timeout beyond the one [`Client::tool_timeout`] says.
+    pub wait: Option<u64>,
     /// The name the model sees for `ask_user`, in words for docs and messages.
     pub model_sees: &'static str,
     /// What the person does next: restart the host, and how to check.
@@ -197,6 +201,7 @@ pub const KNOWN_CLIENTS: &[Client] = &[
                 why: "the tools are always in the model's prompt, never deferred behind tool search",
             }],
             tool_prefix: None,
+            wait: None,
             model_sees: "`mcp__askuser__ask_user`",
             next: "Restart Claude Code (for a project's .mcp.json, approve the server when it asks), then run /mcp: askuser is listed as connected, with mcp__askuser__ask_user and mcp__askuser__AskUserQuestion among its tools.",
         }),
@@ -237,6 +242,7 @@ pub const KNOWN_CLIENTS: &[Client] = &[
                 why: "a call may wait 10 minutes for the person, not Codex's default 60 seconds",
             }],
             tool_prefix: None,
+            wait: Some(595),
             model_sees: "`mcp__askuser__ask_user`",
             next: "Restart Codex (a project's .codex/config.toml is read only in a trusted project), then run /mcp: askuser is listed with its tools ask_user and AskUserQuestion.",
         }),
@@ -280,6 +286,7 @@ pub const KNOWN_CLIENTS: &[Client] = &[
                 why: "askuser's tools run without a confirmation prompt first, and in gemini -p at all (it denies untrusted tools)",
             }],
             tool_prefix: Some("askuser"),
+            wait: None,
             model_sees: "`mcp_askuser_askuser_ask_user`",
             next: "Restart Gemini CLI in a folder you trust (it starts no MCP server in an untrusted one, and asks), then run /mcp list: askuser is listed as connected, with askuser_ask_user and askuser_AskUserQuestion.",
         }),
@@ -321,6 +328,7 @@ pub const KNOWN_CLIENTS: &[Client] = &[
             command: CommandForm::List,
             settings: &[],
             tool_prefix: None,
+            wait: None,
             model_sees: "`askuser_ask_user`",
             next: "Restart OpenCode, then run opencode mcp list: askuser is listed as connected.",
         }),
@@ -353,6 +361,7 @@ pub const KNOWN_CLIENTS: &[Client] = &[
             command: CommandForm::Split,
             settings: &[],
             tool_prefix: None,
+            wait: None,
             model_sees: "`ask_user`, namespaced by the server",
             next: "Reload VS Code, run MCP: List Servers, start askuser and trust it when asked; its tools are then in the chat's tool picker.",
         }),
@@ -382,6 +391,7 @@ pub const KNOWN_CLIENTS: &[Client] = &[
             command: CommandForm::Split,
             settings: &[],
             tool_prefix: None,
+            wait: None,
             model_sees: "`ask_user`",
             next: "Restart Cursor, open Cursor Settings > MCP (Customize > MCPs) and switch askuser on: it is listed with ask_user and AskUserQuestion.",
         }),
@@ -505,6 +515,7 @@ pub fn markdown_table() -> String {
                     .iter()
                     .map(|s| setup.format.assignment(s.key, s.value))
                     .chain(setup.tool_prefix.map(|p| format!("`--tool-prefix {p}`")))
+                    .chain(setup.wait.map(|s| format!("`--wait {s}`")))
                     .collect();
                 if !switched.is_empty() {
                     command = format!("{command} (writes {})", switched.join(", "));
