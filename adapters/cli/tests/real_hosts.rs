@@ -124,6 +124,15 @@ fn submit(tmux: &Tmux, then: &str) -> String {
     }
 }
 
+/// A person reads a form before they decline or dismiss it: askuser takes a
+/// round cancelled or declined faster than a person can read it (500 ms by
+/// default, issue 30 item 3) for "no person at this client", so the test's
+/// person is never that fast. This is the person's pace, not a wait for the
+/// program: nothing is assumed to have happened after it.
+fn read_the_form() {
+    std::thread::sleep(Duration::from_millis(1200));
+}
+
 /// Types `keys` and waits until the screen shows `then`.
 fn step(tmux: &Tmux, keys: &[&str], then: &str) -> String {
     tmux.keys(keys);
@@ -240,6 +249,7 @@ fn claude_code_decline_replies_with_the_answers_of_earlier_rounds() {
     step(&tmux, &[], "Anything the migration should know?: tonight");
     step(&tmux, &["Down"], "❯ Accept");
     submit(&tmux, "Question 3 of 3");
+    read_the_form();
     step(&tmux, &["Down"], "❯ Accept");
     let screen = step(&tmux, &["Right"], "❯ Decline");
     assert_eq!(
@@ -318,6 +328,120 @@ fn answer_pending(scratch: &Scratch, dir: &str, answers: &str, gone: impl Fn() -
         "",
     );
     assert_eq!(run.code, 0, "{}", run.stderr);
+}
+
+#[test]
+fn claude_code_esc_ends_the_turn() {
+    let scratch = Scratch::new();
+    let model = Model::start("ask_user", migration());
+    let host = hosts::claude(&scratch, &model, &[]);
+    let tmux = start(
+        "claude-esc",
+        &scratch,
+        &host,
+        "shift+tab to cycle",
+        "Please ask me.",
+    );
+
+    wait_for(&tmux, "Accept    Decline");
+    read_the_form();
+    tmux.keys(&["Escape"]);
+
+    let seen = model.wait_for_result(LIMIT, || tmux.screen());
+    assert_eq!(
+        seen,
+        Seen {
+            text: "ask_user: the user dismissed the questions. Do not retry this tool call in this turn; continue without the answers, or end your turn.".into(),
+            error: true
+        }
+    );
+    wait_for(&tmux, FINAL_TEXT);
+    assert_eq!(
+        events(&scratch),
+        [
+            "#1 requested call-1 (3 questions: apply, env, note)",
+            "#2 attached host=Claude Code 2.1.332, machine=laptop, directory=<tmp>/project",
+            "#3 shown call-1: apply, note",
+            "#4 turn ended call-1",
+        ]
+    );
+}
+
+#[test]
+fn claude_code_asks_askuserquestion_with_a_multi_select() {
+    let scratch = Scratch::new();
+    let model = Model::start(
+        "AskUserQuestion",
+        json!({"questions": [
+            {"question": "Which regions get the release?", "header": "Regions", "multiSelect": true,
+             "options": [{"label": "eu", "description": "Europe"},
+                         {"label": "us", "description": "North America"},
+                         {"label": "asia", "description": "Asia"}]},
+            {"question": "Which channel?", "header": "Channel", "multiSelect": false,
+             "options": [{"label": "beta", "description": "Early adopters"},
+                         {"label": "stable", "description": "Everyone"}]}
+        ]}),
+    );
+    let host = hosts::claude(&scratch, &model, &[]);
+    let tmux = start(
+        "claude-auq",
+        &scratch,
+        &host,
+        "shift+tab to cycle",
+        "Please ask me.",
+    );
+
+    let screen = wait_for(&tmux, "Accept    Decline");
+    // Each choice with descriptions, and its free-text alternative ("Other").
+    assert_eq!(
+        from(&screen, CLAUDE_FORM),
+        "  MCP server “askuser” requests your input
+
+  Questions 1–2 of 2
+
+  ❯   Which regions get the release?: ▸ not set
+
+      Or your own answer to: Which regions get the re…: not set
+
+      Which channel?: not set
+
+      Or your own answer to: Which channel?: not set
+
+    Accept    Decline
+
+  Esc to cancel · ↑/↓ to navigate · Backspace to unset · → to expand"
+    );
+    step(&tmux, &["Right"], "❯ ☐ eu: Europe");
+    step(&tmux, &["Space"], "❯ ☒ eu: Europe");
+    step(&tmux, &["Down"], "❯ ☐ us: North America");
+    step(&tmux, &["Down"], "❯ ☐ asia: Asia");
+    step(&tmux, &["Space"], "❯ ☒ asia: Asia");
+    step(
+        &tmux,
+        &["Left"],
+        "Which regions get the release?: ▸ eu: Europe, asia: Asia",
+    );
+    step(&tmux, &["Down"], "❯   Or your own answer to: Which regions");
+    step(&tmux, &["Down"], "❯   Which channel?: ▸ not set");
+    step(&tmux, &["Right"], "❯ ◯ beta: Early adopters");
+    step(&tmux, &["Down"], "❯ ◯ stable: Everyone");
+    step(&tmux, &["Space"], "Which channel?: ▸ stable: Everyone");
+    step(
+        &tmux,
+        &["Down"],
+        "❯   Or your own answer to: Which channel?",
+    );
+    step(&tmux, &["Down"], "❯ Accept");
+    submit(&tmux, FINAL_TEXT);
+
+    let seen = model.wait_for_result(LIMIT, || tmux.screen());
+    assert_eq!(
+        seen,
+        Seen {
+            text: r#"{"answers":{"Which regions get the release?":"eu, asia","Which channel?":"stable"}}"#.into(),
+            error: false
+        }
+    );
 }
 
 /// Runs a headless host (`command`) while a person answers the waiting question
