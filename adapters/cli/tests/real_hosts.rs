@@ -71,6 +71,27 @@ fn from(screen: &str, from: &str) -> String {
     lines[start..].join("\n")
 }
 
+/// The events recorded in `stream`, without their timestamps, the scratch
+/// directory as `<tmp>` (as [`events`] for stream `s`).
+fn events_in(scratch: &Scratch, stream: &str) -> Vec<String> {
+    let run = run_in(
+        scratch.dir.path(),
+        &["log", "show", stream, "--db", &scratch.db()],
+        "",
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let dir = scratch.dir.path().display().to_string();
+    run.stdout
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let (seq, rest) = l.split_once(' ').expect("a numbered event");
+            let (_, event) = rest.split_once("  ").expect("a timed event");
+            format!("{seq} {event}").replace(&dir, "<tmp>")
+        })
+        .collect()
+}
+
 /// The stream's transcript (`askuser log transcript s`).
 fn transcript(scratch: &Scratch) -> String {
     let run = run_in(
@@ -328,6 +349,91 @@ fn answer_pending(scratch: &Scratch, dir: &str, answers: &str, gone: impl Fn() -
         "",
     );
     assert_eq!(run.code, 0, "{}", run.stderr);
+}
+
+/// `askuser mcp --http 127.0.0.1:0` for `scratch`'s log, running until dropped;
+/// its URL.
+struct HttpServer(std::process::Child);
+
+impl HttpServer {
+    fn start(scratch: &Scratch) -> (Self, String) {
+        let db = scratch.db();
+        let args = ["mcp", "--db", &db, "--stream", "s", "--http", "127.0.0.1:0"];
+        let mut child = common::askuser_in(scratch.dir.path(), None, &args)
+            .spawn()
+            .expect("askuser mcp starts");
+        let stderr = child.stderr.take().expect("stderr is piped");
+        let mut line = String::new();
+        std::io::BufRead::read_line(&mut std::io::BufReader::new(stderr), &mut line)
+            .expect("askuser mcp says where it listens");
+        let url = line
+            .trim()
+            .strip_prefix("askuser: MCP over streamable HTTP at ")
+            .unwrap_or_else(|| panic!("askuser mcp said {line:?}"))
+            .to_owned();
+        (Self(child), url)
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn claude_code_asks_a_branching_form_in_rounds_over_http() {
+    let scratch = Scratch::new();
+    let (_server, url) = HttpServer::start(&scratch);
+    let model = Model::start("ask_user", migration());
+    let host = hosts::claude_http(&scratch, &model, &url);
+    let tmux = start(
+        "claude-http",
+        &scratch,
+        &host,
+        "shift+tab to cycle",
+        "Please ask me.",
+    );
+
+    wait_for(&tmux, "Accept    Decline");
+    step(&tmux, &["Space"], "☒");
+    step(&tmux, &["Down"], "❯   Anything the migration should know?");
+    tmux.text("tonight");
+    step(&tmux, &[], "Anything the migration should know?: tonight");
+    step(&tmux, &["Down"], "❯ Accept");
+    submit(&tmux, "Question 3 of 3");
+    step(&tmux, &["Right"], "◯ production");
+    step(&tmux, &["Down"], "❯ ◯ production");
+    step(&tmux, &["Space"], "Which environment?: ▸ production");
+    step(&tmux, &["Down"], "❯ Accept");
+    submit(&tmux, FINAL_TEXT);
+
+    let seen = model.wait_for_result(LIMIT, || tmux.screen());
+    assert_eq!(
+        seen,
+        Seen {
+            text: r#"{"apply":true,"env":"production","note":"tonight"}"#.into(),
+            error: false
+        }
+    );
+    // Over HTTP each MCP session is its own stream, numbered. Each round ends
+    // the HTTP request (an input_required result), and the server records its
+    // client as gone (#4) while the person is still at the form.
+    assert_eq!(
+        events_in(&scratch, "s-1"),
+        [
+            "#1 requested call-1 (3 questions: apply, env, note)",
+            "#2 attached host=Claude Code 2.1.332, machine=laptop, directory=<tmp>",
+            "#3 shown call-1: apply, note",
+            "#4 detached host=Claude Code 2.1.332, machine=laptop, directory=<tmp>",
+            "#5 answered call-1: apply = true",
+            "#6 answered ahead call-1: note = \"tonight\"",
+            "#7 shown call-1: env",
+            "#8 answered call-1: env = \"production\"",
+            "#9 answered call-1: note = \"tonight\"",
+        ]
+    );
 }
 
 #[test]

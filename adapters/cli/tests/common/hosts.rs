@@ -104,6 +104,18 @@ fn project(scratch: &Scratch) -> PathBuf {
 /// arguments (`--mcp-config`, `--strict-mcp-config`; tool search off, so the
 /// tools are offered to the model).
 pub fn claude(scratch: &Scratch, model: &Model, extra: &[&str]) -> Host {
+    let server = json!({"type": "stdio", "command": BIN, "args": askuser_args(scratch, extra),
+        "env": {"ASKUSER_MACHINE": "laptop"}});
+    claude_with(scratch, model, &server)
+}
+
+/// Claude Code against `model`, with askuser's server at `url` (streamable
+/// HTTP, `askuser mcp --http`).
+pub fn claude_http(scratch: &Scratch, model: &Model, url: &str) -> Host {
+    claude_with(scratch, model, &json!({"type": "http", "url": url}))
+}
+
+fn claude_with(scratch: &Scratch, model: &Model, server: &serde_json::Value) -> Host {
     let dir = project(scratch);
     let home = scratch.path("home");
     let config = json!({
@@ -117,8 +129,7 @@ pub fn claude(scratch: &Scratch, model: &Model, extra: &[&str]) -> Host {
     write(home.join(".claude.json"), &config.to_string());
     let settings = json!({"permissions": {"allow": ["mcp__askuser"]}});
     write(home.join(".claude/settings.json"), &settings.to_string());
-    let servers = json!({"mcpServers": {"askuser": {"type": "stdio", "command": BIN,
-        "args": askuser_args(scratch, extra), "env": {"ASKUSER_MACHINE": "laptop"}}}});
+    let servers = json!({"mcpServers": {"askuser": server}});
     let mcp = scratch.path("mcp.json");
     write(mcp.clone(), &servers.to_string());
     let mut env = base_env(scratch);
