@@ -155,7 +155,8 @@ fn claude_with(scratch: &Scratch, model: &Model, server: &serde_json::Value) -> 
     }
 }
 
-/// Codex against `model` (a `model_providers` entry on the Responses API), with
+/// Codex against `model` (a `model_providers` entry on the Responses API, with
+/// analytics and plugins off: nothing leaves the machine, not even a DNS query), with
 /// askuser's server started with `extra` arguments and its tools approved, and
 /// without its shared background server (`--no-daemon`: the TUI otherwise starts
 /// an app-server daemon, with askuser's server under it, that outlives it).
@@ -173,6 +174,9 @@ check_for_update_on_startup = false
 
 [analytics]
 enabled = false
+
+[features]
+plugins = false
 
 [model_providers.scripted]
 name = "Scripted"
