@@ -697,6 +697,68 @@ fn codex_asks_yes_no_text_and_a_choice_in_its_form() {
     );
 }
 
+#[test]
+fn codex_asks_a_branching_form_in_rounds() {
+    let scratch = Scratch::new();
+    let model = Model::start("ask_user", migration());
+    let host = hosts::codex(&scratch, &model, &[]);
+    let tmux = start(
+        "codex-rounds",
+        &scratch,
+        &host,
+        "? for shortcuts",
+        "Please ask me.",
+    );
+
+    let screen = wait_for(&tmux, "Field 1/2");
+    assert_eq!(
+        from(&screen, "Field 1/2"),
+        "  Field 1/2 (1 required unanswered)
+  Questions 1–2 of 3
+
+  Apply the proposed migration?
+  › 1. True
+    2. False
+  enter to submit answer | ←/→ to navigate fields | esc to cancel"
+    );
+    step(&tmux, &["Enter"], "Field 2/2");
+    tmux.text("tonight");
+    step(&tmux, &[], "tonight");
+    let screen = step(&tmux, &["Enter"], "Question 3 of 3");
+    assert_eq!(
+        from(&screen, "Field 1/1"),
+        "  Field 1/1 (1 required unanswered)
+  Question 3 of 3
+
+  Which environment?
+  › 1. staging
+    2. production
+  enter to submit | esc to cancel"
+    );
+    step(&tmux, &["Down"], "› 2. production");
+    tmux.keys(&["Enter"]);
+
+    let seen = model.wait_for_result(LIMIT, || tmux.screen());
+    assert_eq!(
+        codex_output(&seen),
+        "Wall time: <s> seconds\nOutput:\n{\"apply\":true,\"env\":\"production\",\"note\":\"tonight\"}"
+    );
+    wait_for(&tmux, FINAL_TEXT);
+    assert_eq!(
+        events(&scratch),
+        [
+            "#1 requested call-1 (3 questions: apply, env, note)",
+            "#2 attached host=Codex 0.171.0, machine=laptop, directory=<tmp>/project",
+            "#3 shown call-1: apply, note",
+            "#4 answered call-1: apply = true",
+            "#5 answered ahead call-1: note = \"tonight\"",
+            "#6 shown call-1: env",
+            "#7 answered call-1: env = \"production\"",
+            "#8 answered call-1: note = \"tonight\"",
+        ]
+    );
+}
+
 /// A multi-select and a number, which Codex's form cannot show as such: today
 /// it shows the bare "askuser needs your approval … Yes, provide the requested
 /// info (y) / No, but continue without it (esc) / Cancel this request (esc)"
