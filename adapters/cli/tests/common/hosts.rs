@@ -17,6 +17,10 @@ use super::{BIN, Scratch};
 /// characters).
 const KEY: &str = "sk-ant-scripted-0123456789abcdefghij";
 
+/// Variables a host must not see: CI sets `CI=true`, and Gemini CLI (Ink) then
+/// draws no interactive screen at all.
+const UNSET: [&str; 2] = ["CI", "CONTINUOUS_INTEGRATION"];
+
 /// A host ready to run in a scratch directory.
 pub struct Host {
     program: String,
@@ -34,6 +38,8 @@ impl Host {
             .args(&self.args)
             .args(args)
             .current_dir(&self.dir)
+            .env_remove(UNSET[0])
+            .env_remove(UNSET[1])
             .envs(self.env.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -50,9 +56,11 @@ impl Host {
             .map(|(k, v)| format!("{k}={}", quote(v)))
             .collect();
         let args: Vec<String> = self.args.iter().map(|a| quote(a)).collect();
+        let unset: Vec<String> = UNSET.iter().map(|k| format!("-u {k}")).collect();
         format!(
-            "cd {} && env {} {} {}; sleep 600",
+            "cd {} && env {} {} {} {}; sleep 600",
             quote(&self.dir.display().to_string()),
+            unset.join(" "),
             env.join(" "),
             quote(&self.program),
             args.join(" ")
