@@ -149,6 +149,8 @@ pub fn redact_times(text: &str) -> String {
 
 /// tmux helpers (only the tmux tests use them).
 pub mod browser;
+pub mod hosts;
+pub mod model;
 pub mod place;
 pub mod tmux;
 pub mod web;

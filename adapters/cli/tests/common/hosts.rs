@@ -1,0 +1,245 @@
+//! The real hosts, each set up in a scratch directory as a new user would have
+//! it after set-up: its home (and Codex's `CODEX_HOME`) there, onboarding and
+//! trust accepted, the scripted model's key approved, updates and telemetry off,
+//! and askuser's MCP server (`askuser mcp --db <scratch>/log.db --stream s`) added
+//! with its tools allowed. The executables come from `scripts/test-env`
+//! (`ASKUSER_TEST_CLAUDE`, `ASKUSER_TEST_CODEX`, `ASKUSER_TEST_GEMINI`).
+
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+use serde_json::json;
+
+use super::model::Model;
+use super::{BIN, Scratch};
+
+/// The scripted model's API key (Claude Code approves keys by their last 20
+/// characters).
+const KEY: &str = "sk-ant-scripted-0123456789abcdefghij";
+
+/// Variables a host must not see: CI sets `CI=true`, and Gemini CLI (Ink) then
+/// draws no interactive screen at all.
+const UNSET: [&str; 2] = ["CI", "CONTINUOUS_INTEGRATION"];
+
+/// A host ready to run in a scratch directory.
+pub struct Host {
+    program: String,
+    args: Vec<String>,
+    env: Vec<(String, String)>,
+    /// The project directory the host runs in (askuser records it as the place).
+    pub dir: PathBuf,
+}
+
+impl Host {
+    /// The host run with `args` after its own, for a headless run.
+    pub fn command(&self, args: &[&str]) -> Command {
+        let mut command = Command::new(&self.program);
+        command
+            .args(&self.args)
+            .args(args)
+            .current_dir(&self.dir)
+            .env_remove(UNSET[0])
+            .env_remove(UNSET[1])
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        command
+    }
+
+    /// A shell command that runs the host interactive (for a tmux pane).
+    pub fn shell(&self) -> String {
+        let quote = |s: &str| format!("'{}'", s.replace('\'', r"'\''"));
+        let env: Vec<String> = self
+            .env
+            .iter()
+            .map(|(k, v)| format!("{k}={}", quote(v)))
+            .collect();
+        let args: Vec<String> = self.args.iter().map(|a| quote(a)).collect();
+        let unset: Vec<String> = UNSET.iter().map(|k| format!("-u {k}")).collect();
+        format!(
+            "cd {} && env {} {} {} {}; sleep 600",
+            quote(&self.dir.display().to_string()),
+            unset.join(" "),
+            env.join(" "),
+            quote(&self.program),
+            args.join(" ")
+        )
+    }
+}
+
+/// The executable `scripts/test-env` exported as `var`.
+fn executable(var: &str) -> String {
+    std::env::var(var).unwrap_or_else(|_| {
+        panic!(
+            "{var} is not set: the real-host tests need the hosts installed from npm \
+             (`. scripts/test-env` installs them under target/real-hosts-<hash> and exports it)"
+        )
+    })
+}
+
+/// The arguments of askuser's MCP server for `scratch`, with `extra`.
+fn askuser_args(scratch: &Scratch, extra: &[&str]) -> Vec<String> {
+    ["mcp", "--db", &scratch.db(), "--stream", "s"]
+        .iter()
+        .chain(extra)
+        .map(|s| (*s).to_owned())
+        .collect()
+}
+
+/// The environment every host gets: its home in the scratch directory, and the
+/// machine's name askuser records.
+fn base_env(scratch: &Scratch) -> Vec<(String, String)> {
+    vec![
+        ("HOME".into(), scratch.path("home").display().to_string()),
+        ("ASKUSER_MACHINE".into(), "laptop".into()),
+        ("NO_COLOR".into(), "1".into()),
+    ]
+}
+
+fn write(path: PathBuf, text: &str) {
+    std::fs::create_dir_all(path.parent().expect("a parent")).expect("a scratch directory");
+    std::fs::write(path, text).expect("a scratch file");
+}
+
+fn project(scratch: &Scratch) -> PathBuf {
+    let dir = scratch.path("project");
+    std::fs::create_dir_all(&dir).expect("a project directory");
+    dir
+}
+
+/// Claude Code against `model`, with askuser's server started with `extra`
+/// arguments (`--mcp-config`, `--strict-mcp-config`; tool search off, so the
+/// tools are offered to the model).
+pub fn claude(scratch: &Scratch, model: &Model, extra: &[&str]) -> Host {
+    let server = json!({"type": "stdio", "command": BIN, "args": askuser_args(scratch, extra),
+        "env": {"ASKUSER_MACHINE": "laptop"}});
+    claude_with(scratch, model, &server)
+}
+
+/// Claude Code against `model`, with askuser's server at `url` (streamable
+/// HTTP, `askuser mcp --http`).
+pub fn claude_http(scratch: &Scratch, model: &Model, url: &str) -> Host {
+    claude_with(scratch, model, &json!({"type": "http", "url": url}))
+}
+
+fn claude_with(scratch: &Scratch, model: &Model, server: &serde_json::Value) -> Host {
+    let dir = project(scratch);
+    let home = scratch.path("home");
+    let config = json!({
+        "hasCompletedOnboarding": true,
+        "lastOnboardingVersion": "2.1.332",
+        "theme": "dark",
+        "customApiKeyResponses": {"approved": [&KEY[KEY.len() - 20..]], "rejected": []},
+        "projects": {dir.display().to_string(): {
+            "hasTrustDialogAccepted": true, "hasCompletedProjectOnboarding": true, "allowedTools": []}},
+    });
+    write(home.join(".claude.json"), &config.to_string());
+    let settings = json!({"permissions": {"allow": ["mcp__askuser"]}});
+    write(home.join(".claude/settings.json"), &settings.to_string());
+    let servers = json!({"mcpServers": {"askuser": server}});
+    let mcp = scratch.path("mcp.json");
+    write(mcp.clone(), &servers.to_string());
+    let mut env = base_env(scratch);
+    for (k, v) in [
+        ("ANTHROPIC_BASE_URL", model.url().as_str()),
+        ("ANTHROPIC_API_KEY", KEY),
+        ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1"),
+        ("DISABLE_AUTOUPDATER", "1"),
+        ("DISABLE_TELEMETRY", "1"),
+        ("ENABLE_TOOL_SEARCH", "false"),
+    ] {
+        env.push((k.into(), v.into()));
+    }
+    Host {
+        program: executable("ASKUSER_TEST_CLAUDE"),
+        args: vec![
+            "--mcp-config".into(),
+            mcp.display().to_string(),
+            "--strict-mcp-config".into(),
+        ],
+        env,
+        dir,
+    }
+}
+
+/// Codex against `model` (a `model_providers` entry on the Responses API, with
+/// analytics and plugins off: nothing leaves the machine, not even a DNS query), with
+/// askuser's server started with `extra` arguments and its tools approved, and
+/// without its shared background server (`--no-daemon`: the TUI otherwise starts
+/// an app-server daemon, with askuser's server under it, that outlives it).
+pub fn codex(scratch: &Scratch, model: &Model, extra: &[&str]) -> Host {
+    let dir = project(scratch);
+    let codex_home = scratch.path("codex");
+    let args: Vec<String> = askuser_args(scratch, extra)
+        .iter()
+        .map(|a| format!("{a:?}"))
+        .collect();
+    let config = format!(
+        r#"model = "scripted-model"
+model_provider = "scripted"
+check_for_update_on_startup = false
+
+[analytics]
+enabled = false
+
+[features]
+plugins = false
+
+[model_providers.scripted]
+name = "Scripted"
+base_url = "{}/v1"
+wire_api = "responses"
+
+[mcp_servers.askuser]
+command = {BIN:?}
+args = [{}]
+env = {{ ASKUSER_MACHINE = "laptop" }}
+default_tools_approval_mode = "approve"
+
+[projects.{:?}]
+trust_level = "trusted"
+"#,
+        model.url(),
+        args.join(", "),
+        dir.display().to_string()
+    );
+    write(codex_home.join("config.toml"), &config);
+    let mut env = base_env(scratch);
+    env.push(("CODEX_HOME".into(), codex_home.display().to_string()));
+    Host {
+        program: executable("ASKUSER_TEST_CODEX"),
+        // No shared background server: it would outlive the test.
+        args: vec!["--no-daemon".into()],
+        env,
+        dir,
+    }
+}
+
+/// Gemini CLI against `model` (`GOOGLE_GEMINI_BASE_URL`, an API key, the model
+/// named so no router request is needed), with askuser's server (trusted, so no
+/// confirmation) started with `extra` arguments.
+pub fn gemini(scratch: &Scratch, model: &Model, extra: &[&str]) -> Host {
+    let dir = project(scratch);
+    let settings = json!({
+        "mcpServers": {"askuser": {"command": BIN, "args": askuser_args(scratch, extra),
+            "env": {"ASKUSER_MACHINE": "laptop"}, "trust": true}},
+        "security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": false}},
+        "general": {"disableAutoUpdate": true, "disableUpdateNag": true},
+        "privacy": {"usageStatisticsEnabled": false},
+        "telemetry": {"enabled": false},
+    });
+    write(
+        scratch.path("home").join(".gemini/settings.json"),
+        &settings.to_string(),
+    );
+    let mut env = base_env(scratch);
+    env.push(("GEMINI_API_KEY".into(), KEY.into()));
+    env.push(("GOOGLE_GEMINI_BASE_URL".into(), model.url()));
+    Host {
+        program: executable("ASKUSER_TEST_GEMINI"),
+        args: vec!["--model".into(), "gemini-2.5-pro".into()],
+        env,
+        dir,
+    }
+}

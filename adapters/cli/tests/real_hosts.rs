@@ -1,0 +1,873 @@
+//! askuser's MCP server (`askuser mcp`) driven end to end through real hosts,
+//! installed from npm at pinned versions by `scripts/test-env`
+//! (adapters/cli/tests/real-hosts/): Claude Code 2.1.332, Codex 0.171.0 and
+//! Gemini CLI 0.61.0, each run against a scripted model on loopback
+//! (`common/model.rs`), interactive in tmux with a person typing into the
+//! host's own form, or headless. Each test asserts the form as the host shows it,
+//! exactly what reached the model as the tool's result, and the log.
+//!
+//! Without `ASKUSER_TEST_CLAUDE`, `ASKUSER_TEST_CODEX` and `ASKUSER_TEST_GEMINI`
+//! they fail and say so.
+
+mod common;
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use common::hosts;
+use common::model::{FINAL_TEXT, Model, Seen};
+use common::tmux::{Tmux, events};
+use common::{Scratch, run_in};
+use serde_json::{Value, json};
+
+/// How long a host may take to start, show a form or reach the model (a busy
+/// machine starts a host in seconds; this is a bound, not a measure).
+const LIMIT: Duration = Duration::from_secs(90);
+
+/// RFD D30's migration form: `env` is asked only when `apply` is yes, so it
+/// comes in a round after `apply` and `note`.
+fn migration() -> Value {
+    json!({"questions": [
+        {"id": "apply", "text": "Apply the proposed migration?", "answer_type": "boolean"},
+        {"id": "env", "text": "Which environment?", "answer_type": "select",
+         "options": ["staging", "production"], "when": {"question_id": "apply", "equals": true}},
+        {"id": "note", "text": "Anything the migration should know?", "answer_type": "text"}
+    ]})
+}
+
+/// Waits (up to [`LIMIT`]) until `done` holds of the screen and it stays the
+/// same for a moment; returns the screen.
+fn wait(tmux: &Tmux, what: &str, done: impl Fn(&str) -> bool) -> String {
+    let start = Instant::now();
+    let mut last = String::new();
+    loop {
+        let screen = tmux.screen();
+        if screen == last && done(&screen) {
+            return screen;
+        }
+        assert!(
+            start.elapsed() < LIMIT,
+            "timed out waiting for {what:?}; the screen:\n{screen}"
+        );
+        last = screen;
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// Waits until a line of the screen holds `needle`.
+fn wait_for(tmux: &Tmux, needle: &str) -> String {
+    wait(tmux, needle, |screen| {
+        screen.lines().any(|l| l.contains(needle))
+    })
+}
+
+/// The screen from the first line holding `from` to its end: the host's form.
+fn from(screen: &str, from: &str) -> String {
+    let lines: Vec<&str> = screen.lines().collect();
+    let start = lines
+        .iter()
+        .position(|l| l.contains(from))
+        .unwrap_or_else(|| panic!("no line holds {from:?}; the screen:\n{screen}"));
+    lines[start..].join("\n")
+}
+
+/// The events recorded in `stream`, without their timestamps, the scratch
+/// directory as `<tmp>` (as [`events`] for stream `s`).
+fn events_in(scratch: &Scratch, stream: &str) -> Vec<String> {
+    let run = run_in(
+        scratch.dir.path(),
+        &["log", "show", stream, "--db", &scratch.db()],
+        "",
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let dir = scratch.dir.path().display().to_string();
+    run.stdout
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let (seq, rest) = l.split_once(' ').expect("a numbered event");
+            let (_, event) = rest.split_once("  ").expect("a timed event");
+            format!("{seq} {event}").replace(&dir, "<tmp>")
+        })
+        .collect()
+}
+
+/// The stream's transcript (`askuser log transcript s`).
+fn transcript(scratch: &Scratch) -> String {
+    let run = run_in(
+        scratch.dir.path(),
+        &["log", "transcript", "s", "--db", &scratch.db()],
+        "",
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    run.stdout
+}
+
+/// Starts `host` interactive in a tmux pane of 100x30 and types `prompt` once it
+/// is ready (`ready` on its screen).
+fn start(name: &str, scratch: &Scratch, host: &hosts::Host, ready: &str, prompt: &str) -> Tmux {
+    let tmux = Tmux::shell(name, scratch, &host.shell());
+    wait_for(&tmux, ready);
+    tmux.text(prompt);
+    wait_for(&tmux, prompt);
+    tmux.keys(&["Enter"]);
+    tmux
+}
+
+/// Presses Enter on Claude Code's focused form button until the form moves on,
+/// then waits for `then`. Claude Code draws the focus on a button before its key
+/// handler has it: an Enter that comes in between is dropped and the form stays
+/// as it was, so Enter is pressed again, only while the form on the screen is
+/// still the one it was pressed on.
+fn submit(tmux: &Tmux, then: &str) -> String {
+    let form = |screen: &str| {
+        screen
+            .lines()
+            .skip_while(|l| !l.contains(CLAUDE_FORM))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let start = Instant::now();
+    let before = form(&tmux.screen());
+    loop {
+        tmux.keys(&["Enter"]);
+        let pressed = Instant::now();
+        while pressed.elapsed() < Duration::from_secs(3) {
+            if form(&tmux.screen()) != before {
+                return wait_for(tmux, then);
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        assert!(
+            start.elapsed() < LIMIT,
+            "timed out waiting for the form to take Enter; the form:\n{before}"
+        );
+    }
+}
+
+/// A person reads a form before they decline or dismiss it: askuser takes a
+/// round cancelled or declined faster than a person can read it (500 ms by
+/// default, issue 30 item 3) for "no person at this client", so the test's
+/// person is never that fast. This is the person's pace, not a wait for the
+/// program: nothing is assumed to have happened after it.
+fn read_the_form() {
+    std::thread::sleep(Duration::from_millis(1200));
+}
+
+/// Types `keys` and waits until the screen shows `then`.
+fn step(tmux: &Tmux, keys: &[&str], then: &str) -> String {
+    tmux.keys(keys);
+    wait_for(tmux, then)
+}
+
+// ---- Claude Code 2.1.332 (protocol 2026-07-28: each round an input_required result)
+
+/// The form Claude Code shows, from its header down.
+const CLAUDE_FORM: &str = "MCP server “askuser” requests your input";
+
+#[test]
+fn claude_code_asks_a_branching_form_in_rounds() {
+    let scratch = Scratch::new();
+    let model = Model::start("ask_user", migration());
+    let host = hosts::claude(&scratch, &model, &[]);
+    let tmux = start(
+        "claude-rounds",
+        &scratch,
+        &host,
+        "shift+tab to cycle",
+        "Please ask me.",
+    );
+
+    let screen = wait_for(&tmux, "Accept    Decline");
+    assert_eq!(
+        from(&screen, CLAUDE_FORM),
+        "  MCP server “askuser” requests your input
+
+  Questions 1–2 of 3
+
+  ❯ * Apply the proposed migration?: ☐
+
+      Anything the migration should know?: not set
+
+    Accept    Decline
+
+  Esc to cancel · ↑/↓ to navigate · Backspace to unset · Space to toggle"
+    );
+    step(&tmux, &["Space"], "☒");
+    step(&tmux, &["Down"], "❯   Anything the migration should know?");
+    tmux.text("tonight");
+    step(&tmux, &[], "Anything the migration should know?: tonight");
+    step(&tmux, &["Down"], "❯ Accept");
+    let screen = submit(&tmux, "Question 3 of 3");
+    assert_eq!(
+        from(&screen, CLAUDE_FORM),
+        "  MCP server “askuser” requests your input
+
+  Question 3 of 3
+
+  ❯ * Which environment?: ▸ not set
+
+    Accept    Decline
+
+  Esc to cancel · ↑/↓ to navigate · Backspace to unset · → to expand"
+    );
+    step(&tmux, &["Right"], "◯ production");
+    step(&tmux, &["Down"], "❯ ◯ production");
+    step(&tmux, &["Space"], "Which environment?: ▸ production");
+    step(&tmux, &["Down"], "❯ Accept");
+    submit(&tmux, FINAL_TEXT);
+
+    let seen = model.wait_for_result(LIMIT, || tmux.screen());
+    assert_eq!(
+        seen,
+        Seen {
+            text: r#"{"apply":true,"env":"production","note":"tonight"}"#.into(),
+            error: false
+        }
+    );
+    wait_for(&tmux, FINAL_TEXT);
+    assert_eq!(
+        events(&scratch),
+        [
+            "#1 requested call-1 (3 questions: apply, env, note)",
+            "#2 attached host=Claude Code 2.1.332, machine=laptop, directory=<tmp>/project",
+            "#3 shown call-1: apply, note",
+            "#4 answered call-1: apply = true",
+            "#5 answered ahead call-1: note = \"tonight\"",
+            "#6 shown call-1: env",
+            "#7 answered call-1: env = \"production\"",
+            "#8 answered call-1: note = \"tonight\"",
+        ]
+    );
+    assert_eq!(
+        transcript(&scratch),
+        "Claude Code 2.1.332 · project · laptop started waiting.
+
+Asked \"Apply the proposed migration?\"; the answer was yes.
+Asked \"Which environment?\"; the answer was production.
+Asked \"Anything the migration should know?\"; the answer was tonight.
+"
+    );
+}
+
+#[test]
+fn claude_code_decline_replies_with_the_answers_of_earlier_rounds() {
+    let scratch = Scratch::new();
+    let model = Model::start("ask_user", migration());
+    let host = hosts::claude(&scratch, &model, &[]);
+    let tmux = start(
+        "claude-decline",
+        &scratch,
+        &host,
+        "shift+tab to cycle",
+        "Please ask me.",
+    );
+
+    wait_for(&tmux, "Accept    Decline");
+    step(&tmux, &["Space"], "☒");
+    step(&tmux, &["Down"], "❯   Anything the migration should know?");
+    tmux.text("tonight");
+    step(&tmux, &[], "Anything the migration should know?: tonight");
+    step(&tmux, &["Down"], "❯ Accept");
+    submit(&tmux, "Question 3 of 3");
+    read_the_form();
+    step(&tmux, &["Down"], "❯ Accept");
+    let screen = step(&tmux, &["Right"], "❯ Decline");
+    assert_eq!(
+        from(&screen, CLAUDE_FORM),
+        "  MCP server “askuser” requests your input
+
+  Question 3 of 3
+
+    * Which environment?: not set
+
+    Accept  ❯ Decline
+
+  Esc to cancel · ↑/↓ to navigate"
+    );
+    submit(&tmux, FINAL_TEXT);
+
+    let seen = model.wait_for_result(LIMIT, || tmux.screen());
+    assert_eq!(
+        seen,
+        Seen {
+            text: r#"{"cancelled":true,"answered":{"apply":true,"note":"tonight"}}"#.into(),
+            error: false
+        }
+    );
+    wait_for(&tmux, FINAL_TEXT);
+    assert_eq!(
+        events(&scratch),
+        [
+            "#1 requested call-1 (3 questions: apply, env, note)",
+            "#2 attached host=Claude Code 2.1.332, machine=laptop, directory=<tmp>/project",
+            "#3 shown call-1: apply, note",
+            "#4 answered call-1: apply = true",
+            "#5 answered ahead call-1: note = \"tonight\"",
+            "#6 shown call-1: env",
+            "#7 reply call-1",
+        ]
+    );
+}
+
+/// The directory for askuser's pending files (`--pending-dir`), made.
+fn pending_dir(scratch: &Scratch) -> String {
+    let dir = scratch.path("pending");
+    std::fs::create_dir_all(&dir).expect("a pending directory");
+    dir.display().to_string()
+}
+
+/// The pending file askuser wrote in `dir`, if any.
+fn pending_file(dir: &str) -> Option<String> {
+    std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|x| x == "json"))
+        .map(|p| p.display().to_string())
+}
+
+/// Waits for askuser's pending file in `dir` (`gone` says why there will be
+/// none, when it knows) and answers it with `askuser answer FILE --answers
+/// ANSWERS`, as a person at another surface would.
+fn answer_pending(scratch: &Scratch, dir: &str, answers: &str, gone: impl Fn() -> Option<String>) {
+    let start = Instant::now();
+    let file = loop {
+        if let Some(file) = pending_file(dir) {
+            break file;
+        }
+        if let Some(why) = gone() {
+            panic!("no pending file in {dir}: {why}");
+        }
+        assert!(start.elapsed() < LIMIT, "no pending file in {dir}");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let run = run_in(
+        scratch.dir.path(),
+        &["answer", &file, "--answers", answers, "--db", &scratch.db()],
+        "",
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+}
+
+/// `askuser mcp --http 127.0.0.1:0` for `scratch`'s log, running until dropped;
+/// its URL.
+struct HttpServer(std::process::Child);
+
+impl HttpServer {
+    fn start(scratch: &Scratch) -> (Self, String) {
+        let db = scratch.db();
+        let args = ["mcp", "--db", &db, "--stream", "s", "--http", "127.0.0.1:0"];
+        let mut child = common::askuser_in(scratch.dir.path(), None, &args)
+            .spawn()
+            .expect("askuser mcp starts");
+        let stderr = child.stderr.take().expect("stderr is piped");
+        let mut line = String::new();
+        std::io::BufRead::read_line(&mut std::io::BufReader::new(stderr), &mut line)
+            .expect("askuser mcp says where it listens");
+        let url = line
+            .trim()
+            .strip_prefix("askuser: MCP over streamable HTTP at ")
+            .unwrap_or_else(|| panic!("askuser mcp said {line:?}"))
+            .to_owned();
+        (Self(child), url)
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn claude_code_asks_a_branching_form_in_rounds_over_http() {
+    let scratch = Scratch::new();
+    let (_server, url) = HttpServer::start(&scratch);
+    let model = Model::start("ask_user", migration());
+    let host = hosts::claude_http(&scratch, &model, &url);
+    let tmux = start(
+        "claude-http",
+        &scratch,
+        &host,
+        "shift+tab to cycle",
+        "Please ask me.",
+    );
+
+    wait_for(&tmux, "Accept    Decline");
+    step(&tmux, &["Space"], "☒");
+    step(&tmux, &["Down"], "❯   Anything the migration should know?");
+    tmux.text("tonight");
+    step(&tmux, &[], "Anything the migration should know?: tonight");
+    step(&tmux, &["Down"], "❯ Accept");
+    submit(&tmux, "Question 3 of 3");
+    step(&tmux, &["Right"], "◯ production");
+    step(&tmux, &["Down"], "❯ ◯ production");
+    step(&tmux, &["Space"], "Which environment?: ▸ production");
+    step(&tmux, &["Down"], "❯ Accept");
+    submit(&tmux, FINAL_TEXT);
+
+    let seen = model.wait_for_result(LIMIT, || tmux.screen());
+    assert_eq!(
+        seen,
+        Seen {
+            text: r#"{"apply":true,"env":"production","note":"tonight"}"#.into(),
+            error: false
+        }
+    );
+    // Over HTTP each MCP session is its own stream, numbered. Each round ends
+    // the HTTP request (an input_required result), and the server records its
+    // client as gone (#4) while the person is still at the form.
+    assert_eq!(
+        events_in(&scratch, "s-1"),
+        [
+            "#1 requested call-1 (3 questions: apply, env, note)",
+            "#2 attached host=Claude Code 2.1.332, machine=laptop, directory=<tmp>",
+            "#3 shown call-1: apply, note",
+            "#4 detached host=Claude Code 2.1.332, machine=laptop, directory=<tmp>",
+            "#5 answered call-1: apply = true",
+            "#6 answered ahead call-1: note = \"tonight\"",
+            "#7 shown call-1: env",
+            "#8 answered call-1: env = \"production\"",
+            "#9 answered call-1: note = \"tonight\"",
+        ]
+    );
+}
+
+#[test]
+fn claude_code_esc_ends_the_turn() {
+    let scratch = Scratch::new();
+    let model = Model::start("ask_user", migration());
+    let host = hosts::claude(&scratch, &model, &[]);
+    let tmux = start(
+        "claude-esc",
+        &scratch,
+        &host,
+        "shift+tab to cycle",
+        "Please ask me.",
+    );
+
+    wait_for(&tmux, "Accept    Decline");
+    read_the_form();
+    tmux.keys(&["Escape"]);
+
+    let seen = model.wait_for_result(LIMIT, || tmux.screen());
+    assert_eq!(
+        seen,
+        Seen {
+            text: "ask_user: the user dismissed the questions. Do not retry this tool call in this turn; continue without the answers, or end your turn.".into(),
+            error: true
+        }
+    );
+    wait_for(&tmux, FINAL_TEXT);
+    assert_eq!(
+        events(&scratch),
+        [
+            "#1 requested call-1 (3 questions: apply, env, note)",
+            "#2 attached host=Claude Code 2.1.332, machine=laptop, directory=<tmp>/project",
+            "#3 shown call-1: apply, note",
+            "#4 turn ended call-1",
+        ]
+    );
+}
+
+#[test]
+fn claude_code_asks_askuserquestion_with_a_multi_select() {
+    let scratch = Scratch::new();
+    let model = Model::start(
+        "AskUserQuestion",
+        json!({"questions": [
+            {"question": "Which regions get the release?", "header": "Regions", "multiSelect": true,
+             "options": [{"label": "eu", "description": "Europe"},
+                         {"label": "us", "description": "North America"},
+                         {"label": "asia", "description": "Asia"}]},
+            {"question": "Which channel?", "header": "Channel", "multiSelect": false,
+             "options": [{"label": "beta", "description": "Early adopters"},
+                         {"label": "stable", "description": "Everyone"}]}
+        ]}),
+    );
+    let host = hosts::claude(&scratch, &model, &[]);
+    let tmux = start(
+        "claude-auq",
+        &scratch,
+        &host,
+        "shift+tab to cycle",
+        "Please ask me.",
+    );
+
+    let screen = wait_for(&tmux, "Accept    Decline");
+    // Each choice with descriptions, and its free-text alternative ("Other").
+    assert_eq!(
+        from(&screen, CLAUDE_FORM),
+        "  MCP server “askuser” requests your input
+
+  Questions 1–2 of 2
+
+  ❯   Which regions get the release?: ▸ not set
+
+      Or your own answer to: Which regions get the re…: not set
+
+      Which channel?: not set
+
+      Or your own answer to: Which channel?: not set
+
+    Accept    Decline
+
+  Esc to cancel · ↑/↓ to navigate · Backspace to unset · → to expand"
+    );
+    step(&tmux, &["Right"], "❯ ☐ eu: Europe");
+    step(&tmux, &["Space"], "❯ ☒ eu: Europe");
+    step(&tmux, &["Down"], "❯ ☐ us: North America");
+    step(&tmux, &["Down"], "❯ ☐ asia: Asia");
+    step(&tmux, &["Space"], "❯ ☒ asia: Asia");
+    step(
+        &tmux,
+        &["Left"],
+        "Which regions get the release?: ▸ eu: Europe, asia: Asia",
+    );
+    step(&tmux, &["Down"], "❯   Or your own answer to: Which regions");
+    step(&tmux, &["Down"], "❯   Which channel?: ▸ not set");
+    step(&tmux, &["Right"], "❯ ◯ beta: Early adopters");
+    step(&tmux, &["Down"], "❯ ◯ stable: Everyone");
+    step(&tmux, &["Space"], "Which channel?: ▸ stable: Everyone");
+    step(
+        &tmux,
+        &["Down"],
+        "❯   Or your own answer to: Which channel?",
+    );
+    step(&tmux, &["Down"], "❯ Accept");
+    submit(&tmux, FINAL_TEXT);
+
+    let seen = model.wait_for_result(LIMIT, || tmux.screen());
+    assert_eq!(
+        seen,
+        Seen {
+            text: r#"{"answers":{"Which regions get the release?":"eu, asia","Which channel?":"stable"}}"#.into(),
+            error: false
+        }
+    );
+}
+
+/// Runs a headless host (`command`) while a person answers the waiting question
+/// from its pending file in `pending`; returns the host's standard output.
+fn headless_answered_elsewhere(
+    scratch: &Scratch,
+    pending: &str,
+    mut command: Command,
+    answers: &str,
+) -> String {
+    let child = std::sync::Mutex::new(command.spawn().expect("the host starts"));
+    answer_pending(scratch, pending, answers, || {
+        let mut child = child.lock().expect("the host");
+        let status = child.try_wait().expect("the host's status")?;
+        let mut out = String::new();
+        if let Some(stdout) = child.stdout.as_mut() {
+            std::io::Read::read_to_string(stdout, &mut out).expect("its output");
+        }
+        Some(format!("the host ended ({status}) first, saying: {out}"))
+    });
+    let output = child
+        .into_inner()
+        .expect("the host")
+        .wait_with_output()
+        .expect("the host runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).expect("UTF-8")
+}
+
+#[test]
+#[ignore = "needs issue 30 item 3 (lead): today `claude -p` cancels each round in ~40 ms and askuser records it as the person's dismissal"]
+fn claude_code_headless_waits_for_an_answer_from_another_surface() {
+    let scratch = Scratch::new();
+    let model = Model::start("ask_user", migration());
+    let pending = pending_dir(&scratch);
+    let host = hosts::claude(&scratch, &model, &["--pending-dir", &pending]);
+    let out = headless_answered_elsewhere(
+        &scratch,
+        &pending,
+        host.command(&["-p", "Please ask me."]),
+        r#"[true, "production", "tonight"]"#,
+    );
+    assert_eq!(out, format!("{FINAL_TEXT}\n"));
+    assert_eq!(
+        model.seen(),
+        [Seen {
+            text: r#"{"apply":true,"env":"production","note":"tonight"}"#.into(),
+            error: false
+        }]
+    );
+}
+
+// ---- Codex 0.171.0 (protocol 2025-06-18: elicitation/create)
+
+/// Codex's tool output: the result after a `Wall time` line, the time redacted.
+fn codex_output(seen: &Seen) -> String {
+    let (time, rest) = seen
+        .text
+        .split_once(" seconds\n")
+        .unwrap_or_else(|| panic!("no wall time in {:?}", seen.text));
+    assert!(time.starts_with("Wall time: "), "{:?}", seen.text);
+    format!("Wall time: <s> seconds\n{rest}")
+}
+
+/// A form of the three kinds Codex's form shows (yes/no, text, one choice).
+fn deploy() -> Value {
+    json!({"questions": [
+        {"id": "proceed", "text": "Deploy the release now?", "answer_type": "boolean"},
+        {"id": "reason", "text": "Why this release?", "answer_type": "text"},
+        {"id": "channel", "text": "Which channel?", "answer_type": "select",
+         "options": ["beta", "stable"]}
+    ]})
+}
+
+#[test]
+fn codex_asks_yes_no_text_and_a_choice_in_its_form() {
+    let scratch = Scratch::new();
+    let model = Model::start("ask_user", deploy());
+    let host = hosts::codex(&scratch, &model, &[]);
+    let tmux = start(
+        "codex-form",
+        &scratch,
+        &host,
+        "? for shortcuts",
+        "Please ask me.",
+    );
+
+    let screen = wait_for(&tmux, "Field 1/3");
+    assert_eq!(
+        from(&screen, "Field 1/3"),
+        "  Field 1/3 (2 required unanswered)
+  Questions 1–3 of 3
+
+  Which channel?
+  › 1. beta
+    2. stable
+  enter to submit answer | ←/→ to navigate fields | esc to cancel"
+    );
+    step(&tmux, &["Down"], "› 2. stable");
+    let screen = step(&tmux, &["Enter"], "Field 2/3");
+    assert_eq!(
+        from(&screen, "Field 2/3"),
+        "  Field 2/3 (1 required unanswered)
+  Questions 1–3 of 3
+
+  Deploy the release now?
+  › 1. True
+    2. False
+  enter to submit answer | ←/→ to navigate fields | esc to cancel"
+    );
+    let screen = step(&tmux, &["Enter"], "Field 3/3");
+    assert_eq!(
+        from(&screen, "Field 3/3"),
+        "  Field 3/3
+  Questions 1–3 of 3
+
+  Why this release?
+
+  › Type your answer (optional)
+
+  enter to submit all | ^p / ^n change field | esc to cancel"
+    );
+    tmux.text("the security fix");
+    step(&tmux, &[], "the security fix");
+    tmux.keys(&["Enter"]);
+
+    let seen = model.wait_for_result(LIMIT, || tmux.screen());
+    assert_eq!(
+        codex_output(&seen),
+        "Wall time: <s> seconds\nOutput:\n{\"proceed\":true,\"reason\":\"the security fix\",\"channel\":\"stable\"}"
+    );
+    wait_for(&tmux, FINAL_TEXT);
+    assert_eq!(
+        events(&scratch),
+        [
+            "#1 requested call-1 (3 questions: proceed, reason, channel)",
+            "#2 attached host=Codex 0.171.0, machine=laptop, directory=<tmp>/project",
+            "#3 shown call-1: proceed, reason, channel",
+            "#4 answered call-1: proceed = true",
+            "#5 answered call-1: reason = \"the security fix\"",
+            "#6 answered call-1: channel = \"stable\"",
+        ]
+    );
+}
+
+#[test]
+fn codex_asks_a_branching_form_in_rounds() {
+    let scratch = Scratch::new();
+    let model = Model::start("ask_user", migration());
+    let host = hosts::codex(&scratch, &model, &[]);
+    let tmux = start(
+        "codex-rounds",
+        &scratch,
+        &host,
+        "? for shortcuts",
+        "Please ask me.",
+    );
+
+    let screen = wait_for(&tmux, "Field 1/2");
+    assert_eq!(
+        from(&screen, "Field 1/2"),
+        "  Field 1/2 (1 required unanswered)
+  Questions 1–2 of 3
+
+  Apply the proposed migration?
+  › 1. True
+    2. False
+  enter to submit answer | ←/→ to navigate fields | esc to cancel"
+    );
+    step(&tmux, &["Enter"], "Field 2/2");
+    tmux.text("tonight");
+    step(&tmux, &[], "tonight");
+    let screen = step(&tmux, &["Enter"], "Question 3 of 3");
+    assert_eq!(
+        from(&screen, "Field 1/1"),
+        "  Field 1/1 (1 required unanswered)
+  Question 3 of 3
+
+  Which environment?
+  › 1. staging
+    2. production
+  enter to submit | esc to cancel"
+    );
+    step(&tmux, &["Down"], "› 2. production");
+    tmux.keys(&["Enter"]);
+
+    let seen = model.wait_for_result(LIMIT, || tmux.screen());
+    assert_eq!(
+        codex_output(&seen),
+        "Wall time: <s> seconds\nOutput:\n{\"apply\":true,\"env\":\"production\",\"note\":\"tonight\"}"
+    );
+    wait_for(&tmux, FINAL_TEXT);
+    assert_eq!(
+        events(&scratch),
+        [
+            "#1 requested call-1 (3 questions: apply, env, note)",
+            "#2 attached host=Codex 0.171.0, machine=laptop, directory=<tmp>/project",
+            "#3 shown call-1: apply, note",
+            "#4 answered call-1: apply = true",
+            "#5 answered ahead call-1: note = \"tonight\"",
+            "#6 shown call-1: env",
+            "#7 answered call-1: env = \"production\"",
+            "#8 answered call-1: note = \"tonight\"",
+        ]
+    );
+}
+
+/// A multi-select and a number, which Codex's form cannot show as such: today
+/// it shows the bare "askuser needs your approval … Yes, provide the requested
+/// info (y) / No, but continue without it (esc) / Cancel this request (esc)"
+/// prompt, and Yes sends an empty form. With issue 30 item 1 the multi-select is
+/// asked as one yes/no field per option and the number as a text field.
+#[test]
+#[ignore = "needs issue 30 item 1: Codex's form shows no multi-select or number field"]
+fn codex_asks_a_multi_select_and_a_number_as_fields_it_can_show() {
+    let scratch = Scratch::new();
+    let model = Model::start(
+        "ask_user",
+        json!({"questions": [
+            {"id": "regions", "text": "Which regions?", "answer_type": "multi_select",
+             "options": ["eu", "us", "asia"]},
+            {"id": "replicas", "text": "How many replicas?", "answer_type": "schema",
+             "schema": {"type": "integer", "minimum": 1, "maximum": 9}}
+        ]}),
+    );
+    let host = hosts::codex(&scratch, &model, &[]);
+    let tmux = start(
+        "codex-multi",
+        &scratch,
+        &host,
+        "? for shortcuts",
+        "Please ask me.",
+    );
+
+    // Each field as Codex shows it, one at a time: a yes/no per option ("True" /
+    // "False" choices), then the number as free text. Codex may sort the fields
+    // (by name); the lead fixes the order once item 1 says how they are named.
+    for option in ["eu", "us", "asia"] {
+        wait_for(&tmux, option);
+        // eu and asia yes, us no.
+        let keys: &[&str] = if option == "us" {
+            &["Down", "Enter"]
+        } else {
+            &["Enter"]
+        };
+        tmux.keys(keys);
+    }
+    wait_for(&tmux, "How many replicas?");
+    tmux.text("3");
+    step(&tmux, &[], "3");
+    tmux.keys(&["Enter"]);
+
+    let seen = model.wait_for_result(LIMIT, || tmux.screen());
+    assert_eq!(
+        codex_output(&seen),
+        "Wall time: <s> seconds\nOutput:\n{\"regions\":[\"eu\",\"asia\"],\"replicas\":3}"
+    );
+}
+
+#[test]
+#[ignore = "needs issue 30 item 3 (lead): today `codex exec` declines each round in ~1 ms and askuser records it as the person's Reply"]
+fn codex_exec_waits_for_an_answer_from_another_surface() {
+    let scratch = Scratch::new();
+    let model = Model::start("ask_user", deploy());
+    let pending = pending_dir(&scratch);
+    let host = hosts::codex(&scratch, &model, &["--pending-dir", &pending]);
+    let out = headless_answered_elsewhere(
+        &scratch,
+        &pending,
+        host.command(&["exec", "--skip-git-repo-check", "Please ask me."]),
+        r#"[true, "the security fix", "stable"]"#,
+    );
+    assert_eq!(out, format!("{FINAL_TEXT}\n"));
+    assert_eq!(
+        codex_output(&model.seen()[0]),
+        "Wall time: <s> seconds\nOutput:\n{\"proceed\":true,\"reason\":\"the security fix\",\"channel\":\"stable\"}"
+    );
+}
+
+// ---- Gemini CLI 0.61.0 (protocol 2025-06-18, no elicitation: only `roots`)
+
+#[test]
+#[ignore = "needs issue 30 item 2 (lead): today the call returns at once with the pending file, before the answer"]
+fn gemini_cli_gets_an_answer_given_at_another_surface_in_the_same_turn() {
+    let scratch = Scratch::new();
+    let model = Model::start("ask_user", migration());
+    let pending = pending_dir(&scratch);
+    let host = hosts::gemini(&scratch, &model, &["--pending-dir", &pending]);
+    let tmux = start(
+        "gemini-wait",
+        &scratch,
+        &host,
+        "Type your message",
+        "Please ask me.",
+    );
+
+    let early = || {
+        model
+            .seen()
+            .first()
+            .map(|seen| format!("the model got {seen:?}"))
+    };
+    answer_pending(
+        &scratch,
+        &pending,
+        r#"[true, "production", "tonight"]"#,
+        early,
+    );
+    let seen = model.wait_for_result(LIMIT, || tmux.screen());
+    // Gemini CLI wraps an MCP tool's result for the model.
+    assert_eq!(
+        seen,
+        Seen {
+            text: "<untrusted_context>\n{\"apply\":true,\"env\":\"production\",\"note\":\"tonight\"}\n</untrusted_context>".into(),
+            error: false
+        }
+    );
+    wait_for(&tmux, FINAL_TEXT);
+}
