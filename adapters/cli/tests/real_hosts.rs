@@ -11,6 +11,9 @@
 
 mod common;
 
+use common::browser::Browser;
+use common::web::Web;
+
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -582,7 +585,6 @@ fn headless_answered_elsewhere(
 }
 
 #[test]
-#[ignore = "needs issue 30 item 3 (lead): today `claude -p` cancels each round in ~40 ms and askuser records it as the person's dismissal"]
 fn claude_code_headless_waits_for_an_answer_from_another_surface() {
     let scratch = Scratch::new();
     let model = Model::start("ask_user", migration());
@@ -602,6 +604,33 @@ fn claude_code_headless_waits_for_an_answer_from_another_surface() {
             error: false
         }]
     );
+    // Not the person's dismissal: nobody was at the client.
+    assert_eq!(
+        without_millis(&events(&scratch)),
+        [
+            "#1 requested call-1 (3 questions: apply, env, note)",
+            "#2 attached host=Claude Code 2.1.332, machine=laptop, directory=<tmp>/project",
+            "#3 shown call-1: apply, note",
+            "#4 client noted call-1: no person (cancel after N ms)",
+            "#5 answered call-1: apply = true",
+            "#6 answered call-1: env = \"production\"",
+            "#7 answered call-1: note = \"tonight\"",
+        ]
+    );
+}
+
+/// Events with the milliseconds a client took written as `N`.
+fn without_millis(events: &[String]) -> Vec<String> {
+    events
+        .iter()
+        .map(|event| match event.split_once(" after ") {
+            Some((head, tail)) if event.contains("no person") => {
+                let rest = tail.trim_start_matches(|c: char| c.is_ascii_digit());
+                format!("{head} after N{rest}")
+            }
+            _ => event.clone(),
+        })
+        .collect()
 }
 
 // ---- Codex 0.171.0 (protocol 2025-06-18: elicitation/create)
@@ -639,22 +668,12 @@ fn codex_asks_yes_no_text_and_a_choice_in_its_form() {
         "Please ask me.",
     );
 
+    // askuser names the fields so that Codex, which lists them by name, shows
+    // them in question order.
     let screen = wait_for(&tmux, "Field 1/3");
     assert_eq!(
         from(&screen, "Field 1/3"),
         "  Field 1/3 (2 required unanswered)
-  Questions 1–3 of 3
-
-  Which channel?
-  › 1. beta
-    2. stable
-  enter to submit answer | ←/→ to navigate fields | esc to cancel"
-    );
-    step(&tmux, &["Down"], "› 2. stable");
-    let screen = step(&tmux, &["Enter"], "Field 2/3");
-    assert_eq!(
-        from(&screen, "Field 2/3"),
-        "  Field 2/3 (1 required unanswered)
   Questions 1–3 of 3
 
   Deploy the release now?
@@ -662,20 +681,32 @@ fn codex_asks_yes_no_text_and_a_choice_in_its_form() {
     2. False
   enter to submit answer | ←/→ to navigate fields | esc to cancel"
     );
-    let screen = step(&tmux, &["Enter"], "Field 3/3");
+    let screen = step(&tmux, &["Enter"], "Field 2/3");
     assert_eq!(
-        from(&screen, "Field 3/3"),
-        "  Field 3/3
+        from(&screen, "Field 2/3"),
+        "  Field 2/3 (1 required unanswered)
   Questions 1–3 of 3
 
   Why this release?
 
   › Type your answer (optional)
 
-  enter to submit all | ^p / ^n change field | esc to cancel"
+  enter to submit answer | ^p / ^n change field | esc to cancel"
     );
     tmux.text("the security fix");
     step(&tmux, &[], "the security fix");
+    let screen = step(&tmux, &["Enter"], "Field 3/3");
+    assert_eq!(
+        from(&screen, "Field 3/3"),
+        "  Field 3/3 (1 required unanswered)
+  Questions 1–3 of 3
+
+  Which channel?
+  › 1. beta
+    2. stable
+  enter to submit all | ←/→ to navigate fields | esc to cancel"
+    );
+    step(&tmux, &["Down"], "› 2. stable");
     tmux.keys(&["Enter"]);
 
     let seen = model.wait_for_result(LIMIT, || tmux.screen());
@@ -759,13 +790,11 @@ fn codex_asks_a_branching_form_in_rounds() {
     );
 }
 
-/// A multi-select and a number, which Codex's form cannot show as such: today
-/// it shows the bare "askuser needs your approval … Yes, provide the requested
-/// info (y) / No, but continue without it (esc) / Cancel this request (esc)"
-/// prompt, and Yes sends an empty form. With issue 30 item 1 the multi-select is
-/// asked as one yes/no field per option and the number as a text field.
+/// A multi-select and a number, which Codex's form cannot show as such (a form
+/// holding either becomes a bare "Yes, provide the requested info" prompt whose
+/// Yes sends nothing): askuser asks the multi-select as one yes/no field per
+/// option and the number as text, and the model gets the answers exactly.
 #[test]
-#[ignore = "needs issue 30 item 1: Codex's form shows no multi-select or number field"]
 fn codex_asks_a_multi_select_and_a_number_as_fields_it_can_show() {
     let scratch = Scratch::new();
     let model = Model::start(
@@ -786,22 +815,58 @@ fn codex_asks_a_multi_select_and_a_number_as_fields_it_can_show() {
         "Please ask me.",
     );
 
-    // Each field as Codex shows it, one at a time: a yes/no per option ("True" /
-    // "False" choices), then the number as free text. Codex may sort the fields
-    // (by name); the lead fixes the order once item 1 says how they are named.
-    for option in ["eu", "us", "asia"] {
-        wait_for(&tmux, option);
-        // eu and asia yes, us no.
-        let keys: &[&str] = if option == "us" {
-            &["Down", "Enter"]
-        } else {
-            &["Enter"]
-        };
-        tmux.keys(keys);
-    }
-    wait_for(&tmux, "How many replicas?");
+    // Each field as Codex shows it, one at a time, in question order: a yes/no
+    // per option, then the number as text. eu and asia yes, us no.
+    let screen = wait_for(&tmux, "Field 1/4");
+    assert_eq!(
+        from(&screen, "Field 1/4"),
+        "  Field 1/4 (1 required unanswered)
+  Questions 1–2 of 2
+
+  Which regions? — eu
+    1. True
+  › 2. False
+  enter to submit answer | ←/→ to navigate fields | esc to cancel"
+    );
+    step(&tmux, &["Up"], "› 1. True");
+    let screen = step(&tmux, &["Enter"], "Field 2/4");
+    assert_eq!(
+        from(&screen, "Field 2/4"),
+        "  Field 2/4 (1 required unanswered)
+  Questions 1–2 of 2
+
+  Which regions? — us
+    1. True
+  › 2. False
+  enter to submit answer | ←/→ to navigate fields | esc to cancel"
+    );
+    let screen = step(&tmux, &["Enter"], "Field 3/4");
+    assert_eq!(
+        from(&screen, "Field 3/4"),
+        "  Field 3/4 (1 required unanswered)
+  Questions 1–2 of 2
+
+  Which regions? — asia
+    1. True
+  › 2. False
+  enter to submit answer | ←/→ to navigate fields | esc to cancel"
+    );
+    step(&tmux, &["Up"], "› 1. True");
+    let screen = step(&tmux, &["Enter"], "Field 4/4");
+    assert_eq!(
+        from(&screen, "Field 4/4"),
+        "  Field 4/4 (1 required unanswered)
+  Questions 1–2 of 2
+
+  How many replicas?
+  Type a whole number from 1 to 9.
+
+  › Type your answer
+
+  enter to submit all | ^p / ^n change field | esc to cancel"
+    );
     tmux.text("3");
-    step(&tmux, &[], "3");
+    step(&tmux, &[], "› 3");
     tmux.keys(&["Enter"]);
 
     let seen = model.wait_for_result(LIMIT, || tmux.screen());
@@ -809,10 +874,20 @@ fn codex_asks_a_multi_select_and_a_number_as_fields_it_can_show() {
         codex_output(&seen),
         "Wall time: <s> seconds\nOutput:\n{\"regions\":[\"eu\",\"asia\"],\"replicas\":3}"
     );
+    wait_for(&tmux, FINAL_TEXT);
+    assert_eq!(
+        events(&scratch),
+        [
+            "#1 requested call-1 (2 questions: regions, replicas)",
+            "#2 attached host=Codex 0.171.0, machine=laptop, directory=<tmp>/project",
+            "#3 shown call-1: regions, replicas",
+            "#4 answered call-1: regions = [\"eu\",\"asia\"]",
+            "#5 answered call-1: replicas = 3",
+        ]
+    );
 }
 
 #[test]
-#[ignore = "needs issue 30 item 3 (lead): today `codex exec` declines each round in ~1 ms and askuser records it as the person's Reply"]
 fn codex_exec_waits_for_an_answer_from_another_surface() {
     let scratch = Scratch::new();
     let model = Model::start("ask_user", deploy());
@@ -829,17 +904,29 @@ fn codex_exec_waits_for_an_answer_from_another_surface() {
         codex_output(&model.seen()[0]),
         "Wall time: <s> seconds\nOutput:\n{\"proceed\":true,\"reason\":\"the security fix\",\"channel\":\"stable\"}"
     );
+    // Not the person's Reply: nobody was at the client.
+    assert_eq!(
+        without_millis(&events(&scratch)),
+        [
+            "#1 requested call-1 (3 questions: proceed, reason, channel)",
+            "#2 attached host=Codex 0.171.0, machine=laptop, directory=<tmp>/project",
+            "#3 shown call-1: proceed, reason, channel",
+            "#4 client noted call-1: no person (decline after N ms)",
+            "#5 answered call-1: proceed = true",
+            "#6 answered call-1: reason = \"the security fix\"",
+            "#7 answered call-1: channel = \"stable\"",
+        ]
+    );
 }
 
 // ---- Gemini CLI 0.61.0 (protocol 2025-06-18, no elicitation: only `roots`)
 
 #[test]
-#[ignore = "needs issue 30 item 2 (lead): today the call returns at once with the pending file, before the answer"]
 fn gemini_cli_gets_an_answer_given_at_another_surface_in_the_same_turn() {
     let scratch = Scratch::new();
     let model = Model::start("ask_user", migration());
-    let pending = pending_dir(&scratch);
-    let host = hosts::gemini(&scratch, &model, &["--pending-dir", &pending]);
+    // No pending file: the call waits for the person at the web inbox.
+    let host = hosts::gemini(&scratch, &model, &[]);
     let tmux = start(
         "gemini-wait",
         &scratch,
@@ -847,19 +934,34 @@ fn gemini_cli_gets_an_answer_given_at_another_surface_in_the_same_turn() {
         "Type your message",
         "Please ask me.",
     );
+    let web = Web::start(&scratch, &scratch.db());
+    let browser = Browser::start();
+    browser.go(&web.url);
+    // The question shows in the inbox as any other, once the call asks it.
+    let start = Instant::now();
+    while !browser.source().contains("href=\"/q/s/call-1\"") {
+        assert!(
+            start.elapsed() < LIMIT,
+            "not in the inbox: {}",
+            browser.text()
+        );
+        std::thread::sleep(Duration::from_millis(200));
+        browser.go(&web.url);
+    }
+    browser.click("a[href='/q/s/call-1']");
+    browser.wait_title("[1/3] Apply the proposed migration?");
+    browser.click("#c0");
+    browser.click("button[value=answer]");
+    browser.wait_title("[2/3] Which environment?");
+    browser.click("#c1");
+    browser.click("button[value=answer]");
+    browser.wait_title("[3/3] Anything the migration should know?");
+    browser.type_into("#answer", "tonight");
+    browser.click("button[value=answer]");
+    browser.wait_title("Review your answers");
+    browser.click("button[value=submit]");
+    assert_eq!(browser.wait_title("Done"), "Done");
 
-    let early = || {
-        model
-            .seen()
-            .first()
-            .map(|seen| format!("the model got {seen:?}"))
-    };
-    answer_pending(
-        &scratch,
-        &pending,
-        r#"[true, "production", "tonight"]"#,
-        early,
-    );
     let seen = model.wait_for_result(LIMIT, || tmux.screen());
     // Gemini CLI wraps an MCP tool's result for the model.
     assert_eq!(
@@ -870,4 +972,17 @@ fn gemini_cli_gets_an_answer_given_at_another_surface_in_the_same_turn() {
         }
     );
     wait_for(&tmux, FINAL_TEXT);
+    assert_eq!(
+        events(&scratch),
+        [
+            "#1 requested call-1 (3 questions: apply, env, note)",
+            "#2 attached host=Gemini CLI 0.61.0, machine=laptop, directory=<tmp>/project",
+            "#3 client noted call-1: no forms",
+            "#4 review wanted call-1",
+            "#5 answered call-1: apply = true",
+            "#6 answered call-1: env = \"production\"",
+            "#7 answered call-1: note = \"tonight\"",
+            "#8 submitted call-1",
+        ]
+    );
 }

@@ -145,7 +145,12 @@ impl AskServer {
     /// asking, unless `--agent` said.
     fn note_client(&self, client: Option<Implementation>) {
         let Some(client) = client else { return };
-        let name = client.title.unwrap_or(client.name);
+        // A client without a title goes by the table's name for it
+        // (`gemini-cli-mcp-client` is Gemini CLI).
+        let known = Client::from_info(&client.name, &client.version);
+        let name = (client.title)
+            .or_else(|| (!known.key.is_empty()).then(|| known.host.to_owned()))
+            .unwrap_or(client.name);
         let host = format!("{name} {}", client.version);
         let mut presence = self.presence.lock().unwrap_or_else(PoisonError::into_inner);
         presence.client.get_or_insert(host.trim().to_owned());
