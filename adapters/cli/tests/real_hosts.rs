@@ -106,6 +106,21 @@ fn transcript(scratch: &Scratch) -> String {
     run.stdout
 }
 
+/// Claude Code started in tmux, asked to ask.
+fn in_claude(name: &str, scratch: &Scratch, host: &hosts::Host) -> Tmux {
+    start(name, scratch, host, "shift+tab to cycle", "Please ask me.")
+}
+
+/// Codex started in tmux, asked to ask.
+fn in_codex(name: &str, scratch: &Scratch, host: &hosts::Host) -> Tmux {
+    start(name, scratch, host, "? for shortcuts", "Please ask me.")
+}
+
+/// Gemini CLI started in tmux, asked to ask.
+fn in_gemini(name: &str, scratch: &Scratch, host: &hosts::Host) -> Tmux {
+    start(name, scratch, host, "Type your message", "Please ask me.")
+}
+
 /// Starts `host` interactive in a tmux pane of 100x30 and types `prompt` once it
 /// is ready (`ready` on its screen).
 fn start(name: &str, scratch: &Scratch, host: &hosts::Host, ready: &str, prompt: &str) -> Tmux {
@@ -173,13 +188,7 @@ fn claude_code_asks_a_branching_form_in_rounds() {
     let scratch = Scratch::new();
     let model = Model::start("ask_user", migration());
     let host = hosts::claude(&scratch, &model, &[]);
-    let tmux = start(
-        "claude-rounds",
-        &scratch,
-        &host,
-        "shift+tab to cycle",
-        "Please ask me.",
-    );
+    let tmux = in_claude("claude-rounds", &scratch, &host);
 
     let screen = wait_for(&tmux, "Accept    Decline");
     assert_eq!(
@@ -258,13 +267,7 @@ fn claude_code_decline_replies_with_the_answers_of_earlier_rounds() {
     let scratch = Scratch::new();
     let model = Model::start("ask_user", migration());
     let host = hosts::claude(&scratch, &model, &[]);
-    let tmux = start(
-        "claude-decline",
-        &scratch,
-        &host,
-        "shift+tab to cycle",
-        "Please ask me.",
-    );
+    let tmux = in_claude("claude-decline", &scratch, &host);
 
     wait_for(&tmux, "Accept    Decline");
     step(&tmux, &["Space"], "☒");
@@ -391,13 +394,7 @@ fn claude_code_asks_a_branching_form_in_rounds_over_http() {
     let (_server, url) = HttpServer::start(&scratch);
     let model = Model::start("ask_user", migration());
     let host = hosts::claude_http(&scratch, &model, &url);
-    let tmux = start(
-        "claude-http",
-        &scratch,
-        &host,
-        "shift+tab to cycle",
-        "Please ask me.",
-    );
+    let tmux = in_claude("claude-http", &scratch, &host);
 
     wait_for(&tmux, "Accept    Decline");
     step(&tmux, &["Space"], "☒");
@@ -444,13 +441,7 @@ fn claude_code_esc_ends_the_turn() {
     let scratch = Scratch::new();
     let model = Model::start("ask_user", migration());
     let host = hosts::claude(&scratch, &model, &[]);
-    let tmux = start(
-        "claude-esc",
-        &scratch,
-        &host,
-        "shift+tab to cycle",
-        "Please ask me.",
-    );
+    let tmux = in_claude("claude-esc", &scratch, &host);
 
     wait_for(&tmux, "Accept    Decline");
     read_the_form();
@@ -492,13 +483,7 @@ fn claude_code_asks_askuserquestion_with_a_multi_select() {
         ]}),
     );
     let host = hosts::claude(&scratch, &model, &[]);
-    let tmux = start(
-        "claude-auq",
-        &scratch,
-        &host,
-        "shift+tab to cycle",
-        "Please ask me.",
-    );
+    let tmux = in_claude("claude-auq", &scratch, &host);
 
     let screen = wait_for(&tmux, "Accept    Decline");
     // Each choice with descriptions, and its free-text alternative ("Other").
@@ -660,13 +645,7 @@ fn codex_asks_yes_no_text_and_a_choice_in_its_form() {
     let scratch = Scratch::new();
     let model = Model::start("ask_user", deploy());
     let host = hosts::codex(&scratch, &model, &[]);
-    let tmux = start(
-        "codex-form",
-        &scratch,
-        &host,
-        "? for shortcuts",
-        "Please ask me.",
-    );
+    let tmux = in_codex("codex-form", &scratch, &host);
 
     // askuser names the fields so that Codex, which lists them by name, shows
     // them in question order.
@@ -733,13 +712,7 @@ fn codex_asks_a_branching_form_in_rounds() {
     let scratch = Scratch::new();
     let model = Model::start("ask_user", migration());
     let host = hosts::codex(&scratch, &model, &[]);
-    let tmux = start(
-        "codex-rounds",
-        &scratch,
-        &host,
-        "? for shortcuts",
-        "Please ask me.",
-    );
+    let tmux = in_codex("codex-rounds", &scratch, &host);
 
     let screen = wait_for(&tmux, "Field 1/2");
     assert_eq!(
@@ -807,13 +780,7 @@ fn codex_asks_a_multi_select_and_a_number_as_fields_it_can_show() {
         ]}),
     );
     let host = hosts::codex(&scratch, &model, &[]);
-    let tmux = start(
-        "codex-multi",
-        &scratch,
-        &host,
-        "? for shortcuts",
-        "Please ask me.",
-    );
+    let tmux = in_codex("codex-multi", &scratch, &host);
 
     // Each field as Codex shows it, one at a time, in question order: a yes/no
     // per option, then the number as text. eu and asia yes, us no.
@@ -927,13 +894,7 @@ fn gemini_cli_gets_an_answer_given_at_another_surface_in_the_same_turn() {
     let model = Model::start("ask_user", migration());
     // No pending file: the call waits for the person at the web inbox.
     let host = hosts::gemini(&scratch, &model, &[]);
-    let tmux = start(
-        "gemini-wait",
-        &scratch,
-        &host,
-        "Type your message",
-        "Please ask me.",
-    );
+    let tmux = in_gemini("gemini-wait", &scratch, &host);
     let web = Web::start(&scratch, &scratch.db());
     let browser = Browser::start();
     browser.go(&web.url);

@@ -10,20 +10,8 @@
 #[allow(dead_code)]
 mod common;
 
-use common::{Scratch, accept, checked_rounds, messages, migration, replayed_result};
+use common::{Scratch, accept, checked_rounds, events, messages, migration, replayed_result};
 use serde_json::{Value, json};
-
-/// The events of `stream` after its request, in words.
-fn events(stream: &str, scratch: &Scratch) -> Vec<String> {
-    let log = scratch.log();
-    let report = askuser_rpc::replay(&*log, stream).unwrap();
-    report
-        .events
-        .iter()
-        .skip(1)
-        .map(|e| askuser_rpc::describe_event(&e.event))
-        .collect()
-}
 
 fn claude_call() -> Value {
     json!({"questions": [

@@ -16,23 +16,14 @@ use serde_json::{Value, json};
 /// The events of `stream` after its request, in words, with the milliseconds
 /// a client took written as `N`.
 fn events(stream: &str, scratch: &Scratch) -> Vec<String> {
-    let log = scratch.log();
-    let report = askuser_rpc::replay(&*log, stream).unwrap();
-    report
-        .events
-        .iter()
-        .skip(1)
-        .map(|e| {
-            let words = askuser_rpc::describe_event(&e.event);
-            match words.find(" after ") {
-                Some(at) if words.contains("no person") => {
-                    let end = words[at + 7..]
-                        .find(' ')
-                        .map_or(words.len(), |n| at + 7 + n);
-                    format!("{} after N{}", &words[..at], &words[end..])
-                }
-                _ => words,
+    common::events(stream, scratch)
+        .into_iter()
+        .map(|words| match words.split_once(" after ") {
+            Some((head, tail)) if words.contains("no person") => {
+                let rest = tail.trim_start_matches(|c: char| c.is_ascii_digit());
+                format!("{head} after N{rest}")
             }
+            _ => words,
         })
         .collect()
 }

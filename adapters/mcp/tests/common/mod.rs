@@ -175,6 +175,19 @@ impl Scratch {
     }
 }
 
+/// The events of `stream` after its request, in words.
+#[allow(dead_code)] // used by python_race.rs and python_waiting.rs
+pub fn events(stream: &str, scratch: &Scratch) -> Vec<String> {
+    let log = scratch.log();
+    let report = askuser_rpc::replay(&*log, stream).unwrap();
+    report
+        .events
+        .iter()
+        .skip(1)
+        .map(|e| askuser_rpc::describe_event(&e.event))
+        .collect()
+}
+
 /// The tool result `askuser log replay` re-derives for the stream's last event.
 pub fn replayed_result(log: &dyn Log, stream: &str) -> Value {
     let report = askuser_rpc::replay(log, stream).expect("the stream replays");
