@@ -418,20 +418,21 @@ fn claude_code_asks_a_branching_form_in_rounds_over_http() {
         }
     );
     // Over HTTP each MCP session is its own stream, numbered. Each round ends
-    // the HTTP request (an input_required result), and the server records its
-    // client as gone (#4) while the person is still at the form.
+    // the HTTP request (an input_required result); the server keeps the call's
+    // presence between its rounds, while the person is at the form, and lets it
+    // go once the call has its result (#9).
     assert_eq!(
         events_in(&scratch, "s-1"),
         [
             "#1 requested call-1 (3 questions: apply, env, note)",
             "#2 attached host=Claude Code 2.1.332, machine=laptop, directory=<tmp>",
             "#3 shown call-1: apply, note",
-            "#4 detached host=Claude Code 2.1.332, machine=laptop, directory=<tmp>",
-            "#5 answered call-1: apply = true",
-            "#6 answered ahead call-1: note = \"tonight\"",
-            "#7 shown call-1: env",
-            "#8 answered call-1: env = \"production\"",
-            "#9 answered call-1: note = \"tonight\"",
+            "#4 answered call-1: apply = true",
+            "#5 answered ahead call-1: note = \"tonight\"",
+            "#6 shown call-1: env",
+            "#7 answered call-1: env = \"production\"",
+            "#8 answered call-1: note = \"tonight\"",
+            "#9 detached host=Claude Code 2.1.332, machine=laptop, directory=<tmp>",
         ]
     );
 }

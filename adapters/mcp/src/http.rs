@@ -13,6 +13,7 @@ use hyper_util::service::TowerToHyperService;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 
 use crate::mrtr::Sealer;
+use crate::server::{Kept, let_go_of_stale};
 use crate::{AskServer, Config, ServeError};
 
 mod sessions;
@@ -67,11 +68,14 @@ fn serve_with(
         let port = bound.port();
         let sealer = Arc::new(Sealer::new());
         let sessions = Arc::new(AtomicUsize::new(0));
+        let kept = Kept::default();
+        let keeping = Arc::clone(&kept);
         let handler = move || {
             Ok(AskServer::numbered(
                 config.clone(),
                 Arc::clone(&sealer),
                 Arc::clone(&sessions),
+                Arc::clone(&kept),
             ))
         };
         let manager = Arc::new(Sessions::new(limits));
@@ -81,6 +85,7 @@ fn serve_with(
             loop {
                 sweep.tick().await;
                 sweeping.expire().await;
+                let_go_of_stale(&keeping);
             }
         });
         let service = TowerToHyperService::new(StreamableHttpService::new(

@@ -165,8 +165,10 @@ impl AskServer {
             return match self.start(dialect, arguments, can_elicit) {
                 Ok((call, _, walk)) => {
                     let mut walk = walk.showing(forms.fields());
-                    self.input_required(&self.recorder, &call, arguments, &mut walk, now_ms())
-                        .into()
+                    let response =
+                        self.input_required(&self.recorder, &call, arguments, &mut walk, now_ms());
+                    self.keep_presence(self.recorder.named(), &response);
+                    response.into()
                 }
                 Err(result) => CallToolResponse::from(*result).into(),
             };
@@ -238,6 +240,7 @@ impl AskServer {
             ))
             .into(),
         };
+        self.keep_presence(Some(recorder.stream()), &response);
         response.into()
     }
 

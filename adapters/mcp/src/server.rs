@@ -43,6 +43,25 @@ pub struct AskServer {
     /// until the last handle of the session is dropped (with
     /// [`Config::origin`] only).
     presence: Arc<Mutex<Presence>>,
+    /// Over HTTP, the presence of each stream whose 2026-07-28 call waits on a
+    /// round: such a call has no session, and each of its retries comes to a
+    /// handler of its own, so the presence its first call took is kept here
+    /// until the call ends. `None` on stdio, where the session holds it.
+    kept: Option<Kept>,
+}
+
+/// The presence of each stream whose stateless call waits on a round, by
+/// stream, with when it was last kept.
+pub(crate) type Kept = Arc<Mutex<std::collections::HashMap<String, (PresenceGuard, Instant)>>>;
+
+/// How long a stateless call's presence is kept without a retry: a client that
+/// never comes back is gone.
+pub(crate) const KEPT_FOR: Duration = Duration::from_secs(30 * 60);
+
+/// Lets go of the presence of the stateless calls not retried for [`KEPT_FOR`].
+pub(crate) fn let_go_of_stale(kept: &Kept) {
+    let mut kept = kept.lock().unwrap_or_else(PoisonError::into_inner);
+    kept.retain(|_, (_, since)| since.elapsed() < KEPT_FOR);
 }
 
 /// What the session knows of its presence.
@@ -125,9 +144,39 @@ impl AskServer {
         config: Config,
         sealer: Arc<Sealer>,
         sessions: Arc<AtomicUsize>,
+        kept: Kept,
     ) -> Self {
         let recorder = Recorder::numbered(Arc::clone(&config.open_log), &config.stream, sessions);
-        Self::with_recorder(config, sealer, recorder)
+        let mut server = Self::with_recorder(config, sealer, recorder);
+        server.kept = Some(kept);
+        server
+    }
+
+    /// Over HTTP, keeps this handler's presence on `stream` while a stateless
+    /// call asks another round (`response` asks for input), and lets it go
+    /// (detached) once the call has its result.
+    pub(crate) fn keep_presence(&self, stream: Option<&str>, response: &CallToolResponse) {
+        let (Some(kept), Some(stream)) = (&self.kept, stream) else {
+            return;
+        };
+        let mut kept = kept.lock().unwrap_or_else(PoisonError::into_inner);
+        if matches!(response, CallToolResponse::InputRequired(_)) {
+            let mine = self
+                .presence
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .guard
+                .take();
+            match (mine, kept.get_mut(stream)) {
+                (Some(guard), _) => {
+                    kept.insert(stream.to_owned(), (guard, Instant::now()));
+                }
+                (None, Some((_, since))) => *since = Instant::now(),
+                (None, None) => {}
+            }
+        } else {
+            kept.remove(stream);
+        }
     }
 
     fn with_recorder(config: Config, sealer: Arc<Sealer>, recorder: Recorder) -> Self {
@@ -138,6 +187,7 @@ impl AskServer {
             asking: Arc::new(AtomicUsize::new(0)),
             heartbeat: HEARTBEAT,
             presence: Arc::default(),
+            kept: None,
         }
     }
 
@@ -645,7 +695,9 @@ impl ServerHandler for AskServer {
                         let result = self
                             .wait_elsewhere(&recorder, &call, &inquiry, note, &client, &context)
                             .await;
-                        names.served_response(dialect, result.into())
+                        let response = CallToolResponse::from(result);
+                        self.keep_presence(Some(recorder.stream()), &response);
+                        names.served_response(dialect, response)
                     }
                 },
             );
