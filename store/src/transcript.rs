@@ -13,7 +13,7 @@ use crate::error::{Result, StoreError};
 use crate::log::Log;
 use crate::replay::{fold, latest_snapshot};
 use crate::types::{Recorded, Snapshot};
-use crate::words::{agent_words, answer_sentence, value_words};
+use crate::words::{agent_words, answer_sentence, note_words, value_words};
 
 /// A readable summary of what was asked and answered in `stream`, one sentence per
 /// line (`Asked "Which database?"; the answer was PostgreSQL.`): the text an agent
@@ -65,6 +65,9 @@ pub(crate) struct Transcriber {
     /// The answers recorded for each open inquiry, in form order (Back drops
     /// them again), to tell what was given when a turn ends.
     given: HashMap<InquiryId, Vec<(String, Value)>>,
+    /// What each open inquiry's client did that was not the person's choice,
+    /// told at the end of its block.
+    notes: HashMap<InquiryId, Vec<String>>,
 }
 
 /// The place of an inquiry showing its review, in [`Transcriber::asking`].
@@ -85,6 +88,7 @@ impl Transcriber {
             forms: HashMap::new(),
             asking: HashMap::new(),
             given: HashMap::new(),
+            notes: HashMap::new(),
         }
     }
 
@@ -127,6 +131,10 @@ impl Transcriber {
             }
             Event::Detached { origin } => {
                 let _ = writeln!(self.out, "{} stopped waiting.", agent_words(origin));
+            }
+            Event::ClientNoted { inquiry, note } => {
+                let notes = self.notes.entry(inquiry.clone()).or_default();
+                notes.push(format!("{}.", note_words(note)));
             }
             _ => {}
         }
@@ -244,9 +252,18 @@ impl Transcriber {
     }
 
     fn done(&mut self, inquiry: &InquiryId) {
+        self.tell_notes(inquiry);
         self.forms.remove(inquiry);
         self.asking.remove(inquiry);
         self.given.remove(inquiry);
+    }
+
+    /// What `inquiry`'s client did that was not the person's choice, one
+    /// sentence a line.
+    fn tell_notes(&mut self, inquiry: &InquiryId) {
+        for note in self.notes.remove(inquiry).unwrap_or_default() {
+            let _ = writeln!(self.out, "{note}");
+        }
     }
 
     /// One sentence per answer the person gave to an inquiry whose turn ends.
@@ -293,6 +310,7 @@ impl Transcriber {
             if let Some(text) = waiting {
                 let _ = writeln!(self.out, "Still waiting for an answer to \"{text}\".");
             }
+            self.tell_notes(inquiry);
         }
         // Every text in it came from a model or a person: shown, never obeyed.
         askuser_core::text::for_display(&self.out).into_owned()

@@ -29,7 +29,9 @@
 
 use std::fmt::Write as _;
 
-use askuser_core::{AgentOrigin, AnsweredBy, CancelReason, ClientNote, Event, Form, InquiryId};
+use askuser_core::{
+    AgentOrigin, AnsweredBy, CancelReason, ClientNote, Event, Form, FormAction, InquiryId,
+};
 use serde_json::Value;
 
 /// How much an event's words say.
@@ -145,16 +147,22 @@ fn short(event: &Event, form: Option<&Form>) -> String {
 }
 
 /// A client's note, for a person.
-fn note_words(note: &ClientNote) -> String {
+pub(crate) fn note_words(note: &ClientNote) -> String {
     match note {
         ClientNote::NoForms => {
             "The client cannot show forms: the questions waited for another window".to_owned()
         }
-        ClientNote::NoPerson { action, after_ms } => format!(
-            "No person at the client: its form came back ({action}) {after_ms} ms after it went out, faster than anyone reads; the questions waited for another window"
-        ),
+        ClientNote::NoPerson { action, after_ms } => {
+            let done = match action {
+                FormAction::Cancel => "dismissed",
+                FormAction::Decline => "declined",
+            };
+            format!(
+                "No person at the client: its form was {done} {after_ms} ms after it went out, faster than anyone reads; the questions waited for another window"
+            )
+        }
         ClientNote::CannotShow => {
-            "The client's form came back empty twice: it cannot show these questions; they waited for another window".to_owned()
+            "The client's form came back empty twice, so it may not show these questions; they waited for another window".to_owned()
         }
         ClientNote::Late {
             timeout_ms,

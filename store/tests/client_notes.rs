@@ -1,0 +1,49 @@
+//! What a client did that was not the person's choice, as a transcript tells it:
+//! no person at the client, a form it could not show, an answer after its own
+//! timeout; the answer given in another window follows.
+
+use std::sync::Arc;
+
+use askuser_core::{AnswerInput, ClientNote, FormAction, Input};
+use askuser_store::{MemLog, Session, transcript};
+use askuser_testkit::build;
+use serde_json::json;
+
+#[test]
+fn a_transcript_says_what_the_client_did_and_that_the_answer_came_from_elsewhere() {
+    let log = Arc::new(MemLog::new());
+    let mut session = Session::open(log.clone(), "headless").unwrap();
+    let form = build::form(&json!({"questions": [
+        {"id": "apply", "text": "Apply the migration?", "answer_type": "boolean"}]}));
+    session
+        .handle_input(&Input::Ask(build::request("call-1", form)))
+        .unwrap();
+    for note in [
+        ClientNote::NoPerson {
+            action: FormAction::Cancel,
+            after_ms: 38,
+        },
+        ClientNote::CannotShow,
+        ClientNote::Late {
+            timeout_ms: 60_000,
+            after_ms: 61_250,
+        },
+    ] {
+        let input = Input::NoteClient {
+            inquiry: "call-1".into(),
+            note,
+        };
+        session.handle_input(&input).unwrap();
+    }
+    let at = session.state().at(&"call-1".into()).unwrap();
+    session
+        .handle_input(&Input::Answer(AnswerInput::new(at, json!(true))))
+        .unwrap();
+    assert_eq!(
+        transcript(&*log, "headless").unwrap(),
+        "Asked \"Apply the migration?\"; the answer was yes.\n\
+         No person at the client: its form was dismissed 38 ms after it went out, faster than anyone reads; the questions waited for another window.\n\
+         The client's form came back empty twice, so it may not show these questions; they waited for another window.\n\
+         Late: what the client sent came 61 s after the call, past its own 60 s timeout; the model had stopped waiting.\n"
+    );
+}
