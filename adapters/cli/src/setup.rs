@@ -12,10 +12,11 @@
 mod merge;
 
 use std::fmt::Write as _;
-use std::fs::{self, OpenOptions};
-use std::io::Write as _;
+use std::fs;
+use std::io::{Read as _, Write as _};
 use std::path::{Path, PathBuf};
 
+use askuser_app::files::{self, Links};
 use askuser_core::text::for_display;
 use askuser_mcp::clients::{
     Client, CommandForm, Format, Root, Setting, SettingValue, Setup, UserFile,
@@ -172,22 +173,27 @@ fn read_config(path: &Path) -> Result<(PathBuf, Option<String>), CliError> {
         }
         Err(error) => return Err(file_error(error)),
     };
-    let meta = fs::metadata(&target).map_err(file_error)?;
     let unreadable = |reason: &str| CliError::Unreadable {
         name: path.display().to_string(),
         reason: reason.to_owned(),
     };
-    if !meta.is_file() {
+    // Looked at through the open handle, and read to the cap at most: a file
+    // swapped for a FIFO or growing meanwhile changes nothing.
+    let file = files::open_without_blocking(&target, Links::Follow).map_err(file_error)?;
+    if !file.metadata().map_err(file_error)?.is_file() {
         return Err(unreadable(
             "not a regular file; askuser setup changed nothing",
         ));
     }
-    if meta.len() > MAX_CONFIG_BYTES {
+    let mut bytes = Vec::new();
+    file.take(MAX_CONFIG_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(file_error)?;
+    if bytes.len() as u64 > MAX_CONFIG_BYTES {
         return Err(unreadable(
             "larger than 16 MiB; askuser setup changed nothing",
         ));
     }
-    let bytes = fs::read(&target).map_err(file_error)?;
     let text = String::from_utf8(bytes)
         .map_err(|_| unreadable("not UTF-8 text; askuser setup changed nothing"))?;
     Ok((target, Some(text)))
@@ -210,56 +216,33 @@ fn write_atomically(
     let dir = path.parent().unwrap_or(Path::new("."));
     fs::create_dir_all(dir).map_err(file_error)?;
     let mode = mode_of(path).unwrap_or(if project { 0o644 } else { 0o600 });
-    let (temp, mut file) = temp_file(path, mode).map_err(file_error)?;
-    let written = file
-        .write_all(text.as_bytes())
-        .and_then(|()| file.sync_all())
-        .and_then(|()| set_mode(&temp, mode, old.is_some()));
-    drop(file);
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let prefix = format!(".{name}.askuser-");
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(&prefix).suffix(".tmp");
+    #[cfg(unix)]
+    builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(mode));
+    // Removed again when dropped, unless it replaced the file.
+    let mut temp = builder.tempfile_in(dir).map_err(file_error)?;
+    temp.write_all(text.as_bytes())
+        .and_then(|()| temp.as_file().sync_all())
+        .and_then(|()| set_mode(temp.path(), mode, old.is_some()))
+        .map_err(file_error)?;
     let now = match fs::read(path) {
         Ok(bytes) => Some(bytes),
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => None,
         Err(error) => Some(error.to_string().into_bytes()),
     };
-    let result = match written {
-        Err(error) => Err(file_error(error)),
-        Ok(()) if now.as_deref() != old.map(str::as_bytes) => Err(CliError::ConfigChanged {
+    if now.as_deref() != old.map(str::as_bytes) {
+        return Err(CliError::ConfigChanged {
             path: path.display().to_string(),
-        }),
-        Ok(()) => fs::rename(&temp, path).map_err(file_error),
-    };
-    if result.is_err() {
-        let _ = fs::remove_file(&temp);
+        });
     }
-    result
-}
-
-/// A new file beside `path` (`.NAME.askuser-PID-N.tmp`), never one that exists.
-fn temp_file(path: &Path, mode: u32) -> std::io::Result<(PathBuf, fs::File)> {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let mut attempt = 0;
-    loop {
-        let temp = path.with_file_name(format!(
-            ".{name}.askuser-{}-{attempt}.tmp",
-            std::process::id()
-        ));
-        let mut options = OpenOptions::new();
-        options.write(true).create_new(true);
-        #[cfg(unix)]
-        std::os::unix::fs::OpenOptionsExt::mode(&mut options, mode);
-        #[cfg(not(unix))]
-        let _ = mode;
-        match options.open(&temp) {
-            Ok(file) => return Ok((temp, file)),
-            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists && attempt < 100 => {
-                attempt += 1;
-            }
-            Err(error) => return Err(error),
-        }
-    }
+    temp.persist(path).map_err(|e| file_error(e.error))?;
+    Ok(())
 }
 
 /// The permission bits of the file at `path`, if it exists.

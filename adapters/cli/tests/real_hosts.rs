@@ -38,28 +38,10 @@ fn migration() -> Value {
     ]})
 }
 
-/// Waits (up to [`LIMIT`]) until `done` holds of the screen and it stays the
-/// same for a moment; returns the screen.
-fn wait(tmux: &Tmux, what: &str, done: impl Fn(&str) -> bool) -> String {
-    let start = Instant::now();
-    let mut last = String::new();
-    loop {
-        let screen = tmux.screen();
-        if screen == last && done(&screen) {
-            return screen;
-        }
-        assert!(
-            start.elapsed() < LIMIT,
-            "timed out waiting for {what:?}; the screen:\n{screen}"
-        );
-        last = screen;
-        std::thread::sleep(Duration::from_millis(100));
-    }
-}
-
-/// Waits until a line of the screen holds `needle`.
+/// Waits (up to [`LIMIT`]) until a line of the screen holds `needle` and the
+/// screen stays the same for a moment; returns the screen.
 fn wait_for(tmux: &Tmux, needle: &str) -> String {
-    wait(tmux, needle, |screen| {
+    tmux.wait_within(LIMIT, needle, |screen| {
         screen.lines().any(|l| l.contains(needle))
     })
 }

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use askuser_app::location::SledLog;
-use askuser_core::{AgentOrigin, Policy};
+use askuser_core::{AgentOrigin, ClientNote, FormAction, Policy};
 use askuser_store::{Log, StreamName};
 use serde_json::Value;
 
@@ -106,6 +106,27 @@ impl Waiting {
         self.client_timeout.or(client.tool_timeout)
     }
 
+    /// The note for a form that came back `action`ed `took` after it went out,
+    /// when that is sooner than a person reads one (`--no-person-below`).
+    #[must_use]
+    pub fn no_person(&self, action: FormAction, took: Duration) -> Option<ClientNote> {
+        (took < self.no_person_below).then(|| ClientNote::NoPerson {
+            action,
+            after_ms: millis(took),
+        })
+    }
+
+    /// The note for what `client` sends `after` its call came, when that is past
+    /// the client's own tool-call timeout (the model had stopped waiting).
+    #[must_use]
+    pub fn late(&self, client: &Client, after: Duration) -> Option<ClientNote> {
+        let timeout = self.timeout_of(client)?;
+        (after > timeout).then(|| ClientNote::Late {
+            timeout_ms: millis(timeout),
+            after_ms: millis(after),
+        })
+    }
+
     /// How long a call of `client` waits: `--wait`, else 5 s less than the
     /// client's timeout, at most [`MOST_WAIT`].
     #[must_use]
@@ -179,4 +200,9 @@ impl Config {
             tool_names: ToolNames::plain(),
         }
     }
+}
+
+/// `duration` in whole milliseconds, as a note records it.
+fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
 }

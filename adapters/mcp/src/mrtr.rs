@@ -26,6 +26,7 @@ use crate::clients::{Client, Forms};
 use crate::recorder::Recorder;
 use crate::sampling::no_sampling;
 use crate::server::{AskServer, done_result, end_turn, error_result, not_recorded, reply};
+use crate::waiting::note;
 use crate::walk::{Next, Round, Saved, Walk};
 
 /// The first protocol version whose clients are asked through MRTR.
@@ -184,25 +185,23 @@ impl AskServer {
             .as_ref()
             .and_then(|responses| responses.get(ROUND_KEY))
             .map(Response::read);
-        if let Some(Ok(Response::Decline | Response::Cancel)) = &response {
-            let action = if matches!(&response, Some(Ok(Response::Decline))) {
-                FormAction::Decline
-            } else {
-                FormAction::Cancel
+        let action = match &response {
+            Some(Ok(Response::Decline)) => Some(FormAction::Decline),
+            Some(Ok(Response::Cancel)) => Some(FormAction::Cancel),
+            _ => None,
+        };
+        let took = Duration::from_millis(now_ms().saturating_sub(issued_ms));
+        let waiting = &self.config.waiting;
+        if issued_ms > 0
+            && let Some(note) = action.and_then(|action| waiting.no_person(action, took))
+        {
+            let inquiry = walk.inquiry().clone();
+            return Mrtr::Wait {
+                recorder,
+                call,
+                inquiry,
+                note,
             };
-            let took = now_ms().saturating_sub(issued_ms);
-            if issued_ms > 0 && Duration::from_millis(took) < self.config.waiting.no_person_below {
-                let inquiry = walk.inquiry().clone();
-                return Mrtr::Wait {
-                    recorder,
-                    call,
-                    inquiry,
-                    note: ClientNote::NoPerson {
-                        action,
-                        after_ms: took,
-                    },
-                };
-            }
         }
         // Empty twice: not asked a third time; the call waits for another window.
         if let Some(Ok(Response::Accept(content))) = &response
@@ -218,7 +217,12 @@ impl AskServer {
         }
         let response: CallToolResponse = match response {
             Some(Ok(Response::Accept(content))) => {
-                self.note_late_mrtr(&recorder, &walk, client, called_ms);
+                let after = Duration::from_millis(now_ms().saturating_sub(called_ms));
+                if called_ms > 0
+                    && let Some(late) = waiting.late(client, after)
+                {
+                    note(&recorder, walk.inquiry(), late);
+                }
                 match walk.accept(&recorder, &round, &content) {
                     Ok(Some(done)) => done_result(&call, &done).into(),
                     Ok(None) => {
@@ -242,27 +246,6 @@ impl AskServer {
         };
         self.keep_presence(Some(recorder.stream()), &response);
         response.into()
-    }
-
-    /// Notes that a round came back after the client's own tool-call timeout,
-    /// counted from when the call first came (`called_ms`).
-    fn note_late_mrtr(&self, recorder: &Recorder, walk: &Walk, client: &Client, called_ms: u64) {
-        let Some(timeout) = self.config.waiting.timeout_of(client) else {
-            return;
-        };
-        let after_ms = now_ms().saturating_sub(called_ms);
-        let timeout_ms = u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX);
-        if called_ms == 0 || after_ms <= timeout_ms {
-            return;
-        }
-        let late = askuser_core::Input::NoteClient {
-            inquiry: walk.inquiry().clone(),
-            note: ClientNote::Late {
-                timeout_ms,
-                after_ms,
-            },
-        };
-        let _ = recorder.take(&late, None, 0);
     }
 
     /// The `input_required` result asking the walk's next round (built from what

@@ -26,6 +26,7 @@ use crate::mrtr::{MRTR_VERSION, Mrtr, Retry, Sealer, elicit_params};
 use crate::progress::{HEARTBEAT, Progress};
 use crate::recorder::{Recorder, Taken};
 use crate::tools::{call_result, dismissed, instructions, no_forms, tools};
+use crate::waiting::note;
 use crate::walk::{Done, Next, Round, Walk};
 
 /// The handler of one MCP session: its tools, recorded as one stream.
@@ -382,7 +383,14 @@ impl AskServer {
                 Ok(result) => result,
                 Err(ended) => return *ended,
             };
-            if let Some(note) = self.no_person(&result.action, sent.elapsed()) {
+            let action = match result.action {
+                ElicitationAction::Cancel => Some(FormAction::Cancel),
+                ElicitationAction::Decline => Some(FormAction::Decline),
+                _ => None,
+            };
+            let waiting = &self.config.waiting;
+            if let Some(note) = action.and_then(|action| waiting.no_person(action, sent.elapsed()))
+            {
                 return self
                     .wait_elsewhere(&self.recorder, call, inquiry, note, &client.client, request)
                     .await;
@@ -396,7 +404,9 @@ impl AskServer {
                 // `cancel`, and any action a later protocol adds: dismissed.
                 _ => return end_turn(&self.recorder, call, &mut walk),
             };
-            self.note_late(inquiry, client);
+            if let Some(late) = waiting.late(&client.client, client.started.elapsed()) {
+                note(&self.recorder, inquiry, late);
+            }
             // A form sent back empty is asked again once, saying what is
             // missing; empty again, this client may not show these questions:
             // not asked a third time.
@@ -418,41 +428,6 @@ impl AskServer {
             "too_many_rounds",
             &"the form kept coming back incomplete",
         )
-    }
-
-    /// A response that came back sooner than a person can read its form
-    /// (`--no-person-below`): cancelled or declined by no person.
-    fn no_person(&self, action: &ElicitationAction, took: Duration) -> Option<ClientNote> {
-        let action = match action {
-            ElicitationAction::Cancel => FormAction::Cancel,
-            ElicitationAction::Decline => FormAction::Decline,
-            _ => return None,
-        };
-        (took < self.config.waiting.no_person_below).then(|| ClientNote::NoPerson {
-            action,
-            after_ms: u64::try_from(took.as_millis()).unwrap_or(u64::MAX),
-        })
-    }
-
-    /// Notes that what the client sent came after its own tool-call timeout
-    /// (the model had stopped waiting), before it is recorded.
-    fn note_late(&self, inquiry: &InquiryId, client: &Asker) {
-        let Some(timeout) = self.config.waiting.timeout_of(&client.client) else {
-            return;
-        };
-        let after = client.started.elapsed();
-        if after <= timeout {
-            return;
-        }
-        let millis = |d: Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
-        let late = Input::NoteClient {
-            inquiry: inquiry.clone(),
-            note: ClientNote::Late {
-                timeout_ms: millis(timeout),
-                after_ms: millis(after),
-            },
-        };
-        let _ = self.recorder.take(&late, None, 0);
     }
 
     /// Sends one round and waits for the person's response, with a progress
@@ -504,21 +479,7 @@ impl AskServer {
         inquiry: &InquiryId,
         peer: &Peer<RoleServer>,
     ) -> CallToolResult {
-        if peer.is_transport_closed() {
-            self.give_up(
-                call,
-                inquiry,
-                "client_disconnected",
-                &"the client disconnected before the questions were answered",
-            )
-        } else {
-            self.give_up(
-                call,
-                inquiry,
-                "client_cancelled",
-                &"the client cancelled the tool call (notifications/cancelled)",
-            )
-        }
+        stopped_in(&self.recorder, call, inquiry, peer)
     }
 
     /// Cancels the inquiry for a system reason (recorded) and returns its failure.
@@ -546,13 +507,48 @@ impl AskServer {
         reason: CancelReason,
         error: &dyn std::fmt::Display,
     ) -> CallToolResult {
-        let cancel = Input::Cancel {
-            inquiry: inquiry.clone(),
-            reason,
-            message: Some(error.to_string()),
-        };
-        record_final(&self.recorder, call, &cancel)
+        cancel_in(&self.recorder, call, inquiry, reason, error)
     }
+}
+
+/// Ends the inquiry of a call the client cancelled or left, in `recorder`'s
+/// stream (recorded, so the log does not keep it open): its result.
+pub(crate) fn stopped_in(
+    recorder: &Recorder,
+    call: &Call,
+    inquiry: &InquiryId,
+    peer: &Peer<RoleServer>,
+) -> CallToolResult {
+    let (reason, why) = if peer.is_transport_closed() {
+        (
+            "client_disconnected",
+            "the client disconnected before the questions were answered",
+        )
+    } else {
+        (
+            "client_cancelled",
+            "the client cancelled the tool call (notifications/cancelled)",
+        )
+    };
+    let reason = CancelReason::Unknown(reason.to_owned());
+    cancel_in(recorder, call, inquiry, reason, &why)
+}
+
+/// Cancels `inquiry` in `recorder`'s stream for `reason` (recorded, with `error`
+/// as its message) and returns its failure.
+pub(crate) fn cancel_in(
+    recorder: &Recorder,
+    call: &Call,
+    inquiry: &InquiryId,
+    reason: CancelReason,
+    error: &dyn std::fmt::Display,
+) -> CallToolResult {
+    let cancel = Input::Cancel {
+        inquiry: inquiry.clone(),
+        reason,
+        message: Some(error.to_string()),
+    };
+    record_final(recorder, call, &cancel)
 }
 
 /// Records a `decline` (a Reply with the answers so far) and returns its result.
@@ -574,7 +570,7 @@ pub(crate) fn end_turn(recorder: &Recorder, call: &Call, walk: &mut Walk) -> Cal
 
 /// Records a host's cancellation and returns its result; when another surface
 /// finished the inquiry first, the result it produced.
-pub(crate) fn record_final(recorder: &Recorder, call: &Call, cancel: &Input) -> CallToolResult {
+fn record_final(recorder: &Recorder, call: &Call, cancel: &Input) -> CallToolResult {
     match recorder.take(cancel, None, 0) {
         Ok(Taken::Recorded(step)) => match step.commands.last() {
             Some(command) => finish(call, command),

@@ -10,7 +10,7 @@
 
 use std::time::{Duration, Instant};
 
-use askuser_core::{CancelReason, ClientNote, Command, FormAction, Input, InquiryId};
+use askuser_core::{CancelReason, ClientNote, FormAction, Input, InquiryId};
 use askuser_llm::Call;
 use rmcp::model::CallToolResult;
 use rmcp::service::{RequestContext, RoleServer};
@@ -19,8 +19,8 @@ use crate::clients::Client;
 use crate::config::WithoutElicitation;
 use crate::pending::write_pending;
 use crate::progress::Progress;
-use crate::recorder::Recorder;
-use crate::server::{AskServer, error_result, finish, not_recorded, record_final};
+use crate::recorder::{Recorder, Taken};
+use crate::server::{AskServer, error_result, finish, not_recorded, stopped_in};
 use crate::tools::{came_back_empty, no_forms};
 
 /// How often the log is looked at while a call waits.
@@ -49,12 +49,8 @@ impl AskServer {
             }
             WithoutElicitation::Fail => None,
         };
-        let noted = Input::NoteClient {
-            inquiry: inquiry.clone(),
-            note: note.clone(),
-        };
         // A note refused means the inquiry finished meanwhile: its result below.
-        let _ = recorder.take(&noted, None, 0);
+        self::note(recorder, inquiry, note.clone());
         let wait = self.config.waiting.wait_for(client);
         let message = waiting_message(wait);
         let mut progress = Progress::new(request);
@@ -78,8 +74,7 @@ impl AskServer {
             tokio::select! {
                 () = tokio::time::sleep(POLL.min(until - now)) => {}
                 () = request.ct.cancelled() => {
-                    let why = "the client cancelled the tool call (notifications/cancelled)";
-                    return end(recorder, call, inquiry, "client_cancelled", why);
+                    return stopped_in(recorder, call, inquiry, &request.peer);
                 }
             }
         }
@@ -101,36 +96,27 @@ impl AskServer {
             reason: CancelReason::NoPromptBackend,
             message: Some(why),
         };
-        let _ = record_final(recorder, call, &cancel);
-        match recorder.ending(inquiry) {
-            Ok(
-                Some(Command::Fail {
-                    reason: CancelReason::NoPromptBackend,
-                    ..
-                })
-                | None,
-            ) => error_result(nobody_answered(call.tool_name(), &note, wait)),
+        let elsewhere = match recorder.take(&cancel, None, 0) {
+            Ok(Taken::Moved(moved)) => moved.ending().cloned(),
+            Ok(Taken::Recorded(_) | Taken::Refused(_)) => None,
+            Err(error) => return not_recorded(call.tool_name(), &error),
+        };
+        match elsewhere {
             // Another window finished it first.
-            Ok(Some(command)) => finish(call, &command),
-            Err(error) => not_recorded(call.tool_name(), &error),
+            Some(command) => finish(call, &command),
+            None => error_result(nobody_answered(call.tool_name(), &note, wait)),
         }
     }
 }
 
-/// Ends `inquiry` for a system reason (recorded): its result.
-fn end(
-    recorder: &Recorder,
-    call: &Call,
-    inquiry: &InquiryId,
-    reason: &str,
-    why: &str,
-) -> CallToolResult {
-    let cancel = Input::Cancel {
+/// Notes on `inquiry` what its client did; a note refused (the inquiry finished
+/// meanwhile) or not recorded changes nothing of the call.
+pub(crate) fn note(recorder: &Recorder, inquiry: &InquiryId, note: ClientNote) {
+    let noted = Input::NoteClient {
         inquiry: inquiry.clone(),
-        reason: CancelReason::Unknown(reason.to_owned()),
-        message: Some(why.to_owned()),
+        note,
     };
-    record_final(recorder, call, &cancel)
+    let _ = recorder.take(&noted, None, 0);
 }
 
 /// What the tools' descriptions say of the wait.

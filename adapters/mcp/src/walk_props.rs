@@ -38,6 +38,24 @@ fn request(form: &askuser_core::ValidForm, inquiry: InquiryId) -> Request {
     }
 }
 
+/// A walk of `form` asked on a new in-memory log (stream `s`): the log, the
+/// recorder into it, and the walk ready for its first round.
+fn walked(form: &askuser_core::ValidForm) -> (Arc<dyn Log>, Recorder, Walk) {
+    let log: Arc<dyn Log> = Arc::new(MemLog::new());
+    let shared = Arc::clone(&log);
+    let recorder = Recorder::new(Arc::new(move || Ok(Arc::clone(&shared))), "s");
+    let (inquiry, Ok(step)) = recorder
+        .request(|id| Input::Ask(request(form, id)))
+        .unwrap()
+    else {
+        panic!("refused")
+    };
+    let walk = Walk::start(form.clone(), inquiry, step.commands, step.at, step.head)
+        .ok()
+        .unwrap();
+    (log, recorder, walk)
+}
+
 /// The content of a round answering each of its questions with `answer`.
 fn content_of(
     form: &askuser_core::ValidForm,
@@ -95,11 +113,7 @@ proptest! {
         let answer = |i: usize| sample_answer(form.question(i), seeds[i % seeds.len()]);
         let expected = one_at_a_time(&form, &answer);
 
-        let log: Arc<dyn Log> = Arc::new(MemLog::new());
-        let recorder = Recorder::new(Arc::new(move || Ok(Arc::clone(&log))), "s");
-        let (inquiry, Ok(step)) =
-            recorder.request(|id| Input::Ask(request(&form, id))).unwrap() else { panic!("refused") };
-        let mut walk = Walk::start(form.clone(), inquiry, step.commands, step.at, step.head).ok().unwrap();
+        let (_log, recorder, mut walk) = walked(&form);
         let mut asked: BTreeMap<usize, usize> = BTreeMap::new();
         let tries = if bad.iter().any(|b| *b) { 2 } else { 1 };
         let mut rounds = 0;
@@ -157,12 +171,8 @@ proptest! {
         let answer = |i: usize| sample_answer(form.question(i), seeds[i % seeds.len()]);
         let expected = one_at_a_time(&form, &answer);
 
-        let log: Arc<dyn Log> = Arc::new(MemLog::new());
-        let shared = Arc::clone(&log);
-        let recorder = Recorder::new(Arc::new(move || Ok(Arc::clone(&shared))), "s");
-        let (inquiry, Ok(step)) =
-            recorder.request(|id| Input::Ask(request(&form, id))).unwrap() else { panic!("refused") };
-        let mut walk = Walk::start(form.clone(), inquiry.clone(), step.commands, step.at, step.head).ok().unwrap();
+        let (log, recorder, mut walk) = walked(&form);
+        let inquiry = walk.inquiry().clone();
         let mut rounds = 0;
         let finished = loop {
             let Ok(Next::Ask(round)) = walk.next_round(&recorder) else { panic!("no round") };
@@ -297,13 +307,8 @@ proptest! {
         let answer = |i: usize| sample_answer(form.question(i), seeds[i % seeds.len()]);
         let expected = one_at_a_time(&form, &answer);
 
-        let log: Arc<dyn Log> = Arc::new(MemLog::new());
-        let shared = Arc::clone(&log);
-        let recorder = Recorder::new(Arc::new(move || Ok(Arc::clone(&shared))), "s");
-        let (inquiry, Ok(step)) =
-            recorder.request(|id| Input::Ask(request(&form, id))).unwrap() else { panic!("refused") };
-        let mut walk = Walk::start(form.clone(), inquiry, step.commands, step.at, step.head)
-            .ok().unwrap().showing(Fields::Limited);
+        let (log, recorder, walk) = walked(&form);
+        let mut walk = walk.showing(Fields::Limited);
         let mut asked: BTreeMap<usize, usize> = BTreeMap::new();
         let mut rounds = 0;
         let finished = loop {

@@ -142,6 +142,12 @@ impl Tmux {
     /// Waits until `done` holds of the screen and it stays the same for a
     /// moment; returns the screen. `what` names it when the wait times out.
     pub fn wait_until(&self, what: &str, done: impl Fn(&str) -> bool) -> String {
+        self.wait_within(TIMEOUT, what, done)
+    }
+
+    /// As [`Tmux::wait_until`], for up to `limit` (a program slower to draw than
+    /// askuser, such as a real host).
+    pub fn wait_within(&self, limit: Duration, what: &str, done: impl Fn(&str) -> bool) -> String {
         let start = Instant::now();
         let mut last = String::new();
         loop {
@@ -150,7 +156,7 @@ impl Tmux {
                 return screen;
             }
             assert!(
-                start.elapsed() < TIMEOUT,
+                start.elapsed() < limit,
                 "timed out waiting for {what:?}; the screen:\n{screen}"
             );
             last = screen;

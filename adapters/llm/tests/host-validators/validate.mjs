@@ -42,16 +42,23 @@ const require = createRequire(join(dir, 'package.json'));
 // packages/cli/src/ui/components/AskUserDialog.tsx: a `yesno` question is a choice
 // of Yes and No plus free text, a `text` question ignores options.
 async function gemini() {
-  const path = join(dir, 'node_modules/@google/gemini-cli-core/dist/src/tools/ask-user.js');
+  return geminiTool('@google/gemini-cli-core', { yesnoOther: true });
+}
+
+// Gemini CLI's AskUserTool from the package `name`: each question as its dialog
+// shows it; `yesnoOther`: a `yesno` question offers free text too.
+async function geminiTool(name, { yesnoOther }) {
+  const path = join(dir, 'node_modules', name, 'dist/src/tools/ask-user.js');
   const { AskUserTool } = await import(pathToFileURL(path).href);
   const tool = new AskUserTool(undefined);
   return (call) => {
     const invocation = tool.build(call);
     const questions = invocation.params.questions.map((q) => {
       const base = { question: q.question, header: q.header ?? null };
-      switch (q.type) {
+      // A release that took `type` as optional read a missing one as `choice`.
+      switch (q.type ?? 'choice') {
         case 'yesno':
-          return { ...base, options: [['Yes', null], ['No', null]], multi: false, other: true };
+          return { ...base, options: [['Yes', null], ['No', null]], multi: false, other: yesnoOther };
         case 'text':
           return { ...base, options: null, multi: false, other: false };
         default:
@@ -77,29 +84,7 @@ async function gemini() {
 // a `yesno` question as Yes and No without free text ("Only add custom option for
 // choice type, not yesno").
 async function gemini_0_29() {
-  const path = join(dir, 'node_modules/gemini-cli-core-0-29/dist/src/tools/ask-user.js');
-  const { AskUserTool } = await import(pathToFileURL(path).href);
-  const tool = new AskUserTool(undefined);
-  return (call) => {
-    const invocation = tool.build(call);
-    const questions = invocation.params.questions.map((q) => {
-      const base = { question: q.question, header: q.header ?? null };
-      switch (q.type ?? 'choice') {
-        case 'yesno':
-          return { ...base, options: [['Yes', null], ['No', null]], multi: false, other: false };
-        case 'text':
-          return { ...base, options: null, multi: false, other: false };
-        default:
-          return {
-            ...base,
-            options: q.options.map((o) => [o.label, o.description === '' ? null : o.description]),
-            multi: q.multiSelect === true,
-            other: true,
-          };
-      }
-    });
-    return { questions };
-  };
+  return geminiTool('gemini-cli-core-0-29', { yesnoOther: false });
 }
 
 // OpenCode: the `question` tool's zod schema, transcribed from anomalyco/opencode
