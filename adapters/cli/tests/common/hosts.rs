@@ -148,6 +148,9 @@ fn claude_with(scratch: &Scratch, model: &Model, server: &serde_json::Value) -> 
         ("DISABLE_AUTOUPDATER", "1"),
         ("DISABLE_TELEMETRY", "1"),
         ("ENABLE_TOOL_SEARCH", "false"),
+        // The first turn waits for askuser's server to connect: otherwise, on a
+        // busy machine, the turn can go out before its tools are offered.
+        ("MCP_CONNECTION_NONBLOCKING", "false"),
     ] {
         env.push((k.into(), v.into()));
     }
