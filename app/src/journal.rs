@@ -11,7 +11,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use askuser_core::{Command, Event, Input, InquiryId, Refusal, State, ToolCall};
-use askuser_llm::{Call, Dialect};
+use askuser_dialects::{Call, Dialect};
 use askuser_store::replay::{ReplayOptions, replay_with};
 use askuser_store::{
     Caught, Durability, Handled, IntoStreamName, Log, MemLog, Seq, Session, SessionError,
@@ -52,7 +52,7 @@ pub struct Followed {
 /// ```
 /// use askuser_app::{Journal, Step};
 /// use askuser_core::{AnswerInput, Command, InquiryId};
-/// use askuser_llm::Dialect;
+/// use askuser_dialects::Dialect;
 /// use serde_json::json;
 ///
 /// let mut journal = Journal::memory();
@@ -466,7 +466,7 @@ impl Journal {
     ///
     /// ```
     /// use askuser_core::{InquiryId, OnTimeout, Timeout};
-    /// use askuser_llm::Dialect;
+    /// use askuser_dialects::Dialect;
     /// use askuser_app::Journal;
     /// use serde_json::json;
     ///

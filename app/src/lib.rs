@@ -27,7 +27,7 @@
 //! ```
 //! use askuser_app::{Journal, Step};
 //! use askuser_core::{AnswerInput, Command, InquiryId, Input, Refusal};
-//! use askuser_llm::Dialect;
+//! use askuser_dialects::Dialect;
 //! use serde_json::json;
 //!
 //! let mut journal = Journal::memory();
@@ -59,6 +59,7 @@ pub mod files;
 mod journal;
 mod json;
 pub mod location;
+pub mod log;
 mod naming;
 pub mod origin;
 pub mod pending;

@@ -133,7 +133,7 @@ impl PendingFile {
         db: Option<&Path>,
         stream: &str,
         inquiry: &InquiryId,
-        call: &askuser_llm::Call,
+        call: &askuser_dialects::Call,
         timestamp: String,
     ) -> Self {
         let db = db

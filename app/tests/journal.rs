@@ -3,7 +3,7 @@
 
 use askuser_app::{Journal, Step};
 use askuser_core::{AnswerInput, Command, Input, InquiryId};
-use askuser_llm::{Dialect, ToolResult};
+use askuser_dialects::{Dialect, ToolResult};
 use serde_json::{Value, json};
 
 /// Asks `arguments` in `dialect` as inquiry `call-1` of `stream` and answers its

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use askuser_app::Journal;
 use askuser_app::pending::{self, Mismatch, NotRecorded, PendingFile, compare};
 use askuser_core::{Command, Event, InquiryId};
-use askuser_llm::Dialect;
+use askuser_dialects::Dialect;
 use askuser_store::{Log, MemLog};
 use serde_json::{Value, json};
 

@@ -4,7 +4,7 @@
 
 use askuser_app::pending::{PendingFile, compare};
 use askuser_core::InquiryId;
-use askuser_llm::Dialect;
+use askuser_dialects::Dialect;
 use serde_json::json;
 
 #[test]

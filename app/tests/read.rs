@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use askuser_app::{Ending, Journal, Showing, Step, StreamStatus};
 use askuser_core::{AnswerInput, Command, Input, InquiryId, OnTimeout, Timeout};
-use askuser_llm::Dialect;
+use askuser_dialects::Dialect;
 use askuser_store::{Log, MemLog};
 use serde_json::{Value, json};
 

@@ -7,7 +7,7 @@ use std::hint::black_box;
 
 use askuser_benches::{form_arguments, walk_events};
 use askuser_core::{Command, Input, InquiryId, State, parse_form};
-use askuser_llm::Dialect;
+use askuser_dialects::Dialect;
 use askuser_testkit::build::answered;
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use serde_json::{Value, json};

@@ -133,7 +133,7 @@ impl State {
     }
 
     /// Whether `at` is what its inquiry shows now.
-    fn check_at(&self, at: &At) -> Result<(), Refusal> {
+    pub(crate) fn check_at(&self, at: &At) -> Result<(), Refusal> {
         let current = self.check_open(&at.inquiry)?.at(&at.inquiry);
         if current.question != at.question || current.step != at.step {
             return Err(Refusal::Stale {

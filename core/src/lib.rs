@@ -129,6 +129,7 @@ mod parse;
 mod pointer;
 mod reducer;
 mod schema;
+mod shown;
 #[cfg(feature = "proptest")]
 pub mod strategies;
 mod table;

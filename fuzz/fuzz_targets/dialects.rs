@@ -4,7 +4,7 @@
 #![no_main]
 
 use askuser_core::{Command, Event, InquiryId, State, reduce};
-use askuser_llm::Dialect;
+use askuser_dialects::Dialect;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

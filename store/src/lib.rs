@@ -94,7 +94,7 @@
 //! ```
 //! use std::sync::Arc;
 //! use askuser_core::{AnswerInput, Command, Event, Input, InquiryId};
-//! use askuser_llm::Dialect;
+//! use askuser_dialects::Dialect;
 //! use askuser_store::{Log, MemLog, Session, replay};
 //! use serde_json::json;
 //!
@@ -130,8 +130,8 @@
 //! let request = log.read("chat-42", 1)?.next().unwrap()?.event;
 //! let Event::Requested(request) = request else { panic!() };
 //! let (_, last) = commands.last().unwrap();
-//! let result = askuser_llm::render_recorded(request.call.as_ref(), &last[0]);
-//! assert_eq!(result, Some(askuser_llm::ToolResult::Success(json!({"answers": {
+//! let result = askuser_dialects::render_recorded(request.call.as_ref(), &last[0]);
+//! assert_eq!(result, Some(askuser_dialects::ToolResult::Success(json!({"answers": {
 //!     "Which database should we use?": "SQLite", "Migrate the data now?": "No"}}))));
 //! # Ok(())
 //! # }

@@ -4,6 +4,14 @@
 //! hands the application layer an `Input`; it never writes an event itself, so no
 //! surface can record what the engine did not decide.
 //!
+//! Likewise a refusal (`askuser_core::Refusal`) is built only in the core, which
+//! decides it: a surface renders the refusal it is handed, and never pre-judges
+//! an action the engine decides (test programs may build one to compare with).
+//!
+//! The variant lists are read from the core's own source (`enum Event` in
+//! `core/src/event.rs`, `enum Refusal` in `core/src/error.rs`), so a new variant
+//! is guarded the day it is added.
+//!
 //! The scan parses every Rust file of the workspace (with `syn`, including the
 //! arguments of macros such as `vec!` and `assert_eq!`, and the code blocks of doc
 //! comments) and lists each place an `Event::…` value is *built* (a struct or tuple
@@ -47,24 +55,58 @@ const EXCEPTIONS: &[(&str, &str)] = &[
 /// This file: its self-test's source text builds events on purpose.
 const SELF: &str = "tests/tests/event_literals.rs";
 
-/// The variants of `Event`, as written after `Event::`.
-const VARIANTS: &[&str] = &[
-    "Requested",
-    "Rejected",
-    "Denied",
-    "Answered",
-    "AnsweredAhead",
-    "Shown",
-    "AnswerRefused",
-    "Back",
-    "Cancelled",
-    "TurnEnded",
-    "TimedOut",
-    "ReviewWanted",
-    "Submitted",
-    "Attached",
-    "Detached",
-];
+/// The variants of the core's `enum NAME` in `file` (under `core/src/`), read
+/// from the source.
+fn variants_of(name: &str, file: &str) -> Vec<String> {
+    let path = root().join("core/src").join(file);
+    let source = std::fs::read_to_string(&path).expect("the core's source");
+    let syntax = syn::parse_file(&source).expect("the core's source parses");
+    let variants: Vec<String> = (syntax.items.iter())
+        .find_map(|item| match item {
+            syn::Item::Enum(item) if item.ident == name => Some(
+                (item.variants.iter())
+                    .map(|variant| variant.ident.to_string())
+                    .collect(),
+            ),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("no enum {name} in {}", path.display()));
+    assert!(!variants.is_empty(), "enum {name} has variants");
+    variants
+}
+
+/// A type whose values are built only in some places: its name as written
+/// before `::`, and its variants.
+struct Guarded {
+    name: &'static str,
+    variants: Vec<String>,
+}
+
+impl Guarded {
+    fn event() -> Self {
+        Guarded {
+            name: "Event",
+            variants: variants_of("Event", "event.rs"),
+        }
+    }
+
+    fn refusal() -> Self {
+        Guarded {
+            name: "Refusal",
+            variants: variants_of("Refusal", "error.rs"),
+        }
+    }
+
+    /// Whether a path names one of the variants: `Event::Answered`, or
+    /// `askuser_core::Event::Answered`.
+    fn names(&self, path: &syn::Path) -> bool {
+        let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+        match segments.as_slice() {
+            [.., ty, variant] => ty == self.name && self.variants.contains(variant),
+            _ => false,
+        }
+    }
+}
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -91,22 +133,12 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// Whether a path names an event variant: `Event::Answered`, or
-/// `askuser_core::Event::Answered`.
-fn is_event_variant(path: &syn::Path) -> bool {
-    let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
-    match segments.as_slice() {
-        [.., event, variant] => event == "Event" && VARIANTS.contains(&variant.as_str()),
-        _ => false,
-    }
-}
-
-#[derive(Default)]
-struct Builds {
+struct Builds<'g> {
+    guarded: &'g Guarded,
     lines: Vec<usize>,
 }
 
-impl Builds {
+impl Builds<'_> {
     fn macro_arguments(&mut self, mac: &Macro) {
         // `matches!(value, Pattern)`: only the value is an expression.
         let only_first = mac.path.is_ident("matches");
@@ -128,9 +160,9 @@ impl Builds {
     }
 }
 
-impl<'ast> Visit<'ast> for Builds {
+impl<'ast> Visit<'ast> for Builds<'_> {
     fn visit_expr_struct(&mut self, node: &'ast syn::ExprStruct) {
-        if is_event_variant(&node.path) {
+        if self.guarded.names(&node.path) {
             self.lines
                 .push(node.path.segments[0].ident.span().start().line);
         }
@@ -139,7 +171,7 @@ impl<'ast> Visit<'ast> for Builds {
 
     fn visit_expr_call(&mut self, node: &'ast syn::ExprCall) {
         if let Expr::Path(path) = &*node.func
-            && is_event_variant(&path.path)
+            && self.guarded.names(&path.path)
         {
             self.lines
                 .push(path.path.segments[0].ident.span().start().line);
@@ -153,8 +185,10 @@ impl<'ast> Visit<'ast> for Builds {
     }
 }
 
-/// The lines of doc comments' code that build an event (a doc test is code too).
-fn doc_builds(source: &str) -> Vec<usize> {
+/// The lines of doc comments' code that build a guarded value (a doc test is
+/// code too).
+fn doc_builds(guarded: &Guarded, source: &str) -> Vec<usize> {
+    let name = guarded.name;
     let mut lines = Vec::new();
     for (index, line) in source.lines().enumerate() {
         let trimmed = line.trim_start();
@@ -165,30 +199,43 @@ fn doc_builds(source: &str) -> Vec<usize> {
             continue;
         };
         let code = doc.trim_start().trim_start_matches("# ");
-        // A pattern (`let Event::X(..) = e else`, `Event::X { .. } =>`) reads.
-        let pattern = code.contains("=>")
-            || ["let ", "if let ", "while let "]
-                .iter()
-                .any(|start| code.trim_start().starts_with(&format!("{start}Event::")));
-        if !pattern
-            && VARIANTS.iter().any(|variant| {
-                code.contains(&format!("Event::{variant} {{"))
-                    || code.contains(&format!("Event::{variant}("))
+        let Some(first) = (guarded.variants.iter())
+            .flat_map(|variant| {
+                [
+                    format!("{name}::{variant} {{"),
+                    format!("{name}::{variant}("),
+                ]
             })
-        {
+            .filter_map(|built| code.find(&built))
+            .min()
+        else {
+            continue;
+        };
+        // A pattern reads: a match arm (`X { .. } =>`), the left of a `let`
+        // (`let Step::Refused(X { .. }) = e else`), or inside `matches!`.
+        let before = &code[..first];
+        let in_let = ["let ", "if let ", "while let "]
+            .iter()
+            .any(|start| code.trim_start().starts_with(start))
+            && !before.contains(" = ");
+        let pattern = code.contains("=>") || in_let || before.contains("matches!(");
+        if !pattern {
             lines.push(index + 1);
         }
     }
     lines
 }
 
-fn builds_in(file: &Path) -> Vec<usize> {
+fn builds_in(guarded: &Guarded, file: &Path) -> Vec<usize> {
     let source = std::fs::read_to_string(file).expect("a readable source file");
     let syntax = syn::parse_file(&source)
         .unwrap_or_else(|error| panic!("{} does not parse: {error}", file.display()));
-    let mut builds = Builds::default();
+    let mut builds = Builds {
+        guarded,
+        lines: Vec::new(),
+    };
     builds.visit_file(&syntax);
-    builds.lines.extend(doc_builds(&source));
+    builds.lines.extend(doc_builds(guarded, &source));
     builds.lines.sort_unstable();
     builds.lines.dedup();
     builds.lines
@@ -196,6 +243,7 @@ fn builds_in(file: &Path) -> Vec<usize> {
 
 #[test]
 fn events_are_built_only_where_they_are_decided_recorded_or_built_for_tests() {
+    let guarded = Guarded::event();
     let root = root();
     let mut files = Vec::new();
     rust_files(&root, &mut files);
@@ -211,7 +259,7 @@ fn events_are_built_only_where_they_are_decided_recorded_or_built_for_tests() {
         {
             continue;
         }
-        let lines = builds_in(file);
+        let lines = builds_in(&guarded, file);
         if !lines.is_empty() {
             let lines: Vec<String> = lines.iter().map(ToString::to_string).collect();
             let _ = writeln!(wrong, "{relative}:{}", lines.join(","));
@@ -230,6 +278,8 @@ fn the_scan_sees_events_built_in_code_macros_and_docs() {
 /// ```
 /// let e = Event::Back { inquiry };
 /// let Event::Requested(request) = e else { panic!() };
+/// assert!(matches!(e, Event::Back { .. }));
+/// let Step::Refused(Event::Back { .. }) = s else { panic!() };
 /// ```
 fn f() {
     let a = Event::TurnEnded { inquiry: id.clone() };
@@ -239,10 +289,69 @@ fn f() {
     assert!(matches!(e, Event::Back { .. }));
 }
 ";
+    let guarded = Guarded::event();
     let syntax = syn::parse_file(source).expect("parses");
-    let mut builds = Builds::default();
+    let mut builds = Builds {
+        guarded: &guarded,
+        lines: Vec::new(),
+    };
     builds.visit_file(&syntax);
-    builds.lines.extend(doc_builds(source));
+    builds.lines.extend(doc_builds(&guarded, source));
     builds.lines.sort_unstable();
-    assert_eq!(builds.lines, vec![3, 7, 8, 10]);
+    assert_eq!(builds.lines, vec![3, 9, 10, 12]);
+}
+
+#[test]
+fn the_variant_lists_are_the_cores_own() {
+    let events = Guarded::event().variants;
+    for variant in [
+        "Requested",
+        "Answered",
+        "ChangeWanted",
+        "ClientNoted",
+        "Detached",
+    ] {
+        assert!(events.iter().any(|v| v == variant), "Event::{variant}");
+    }
+    let refusals = Guarded::refusal().variants;
+    for variant in ["Stale", "InquiryFinished", "UnexpectedQuestion", "InReview"] {
+        assert!(refusals.iter().any(|v| v == variant), "Refusal::{variant}");
+    }
+}
+
+/// Whether `relative` is a test program's file (a crate's `tests/`, the
+/// workspace's test crate, benchmarks, fuzz targets, the test kit), which may
+/// build a refusal to compare with what it was handed.
+fn is_test_program(relative: &str) -> bool {
+    relative.contains("/tests/")
+        || ["tests/", "benches/", "fuzz/", "testkit/"]
+            .iter()
+            .any(|dir| relative.starts_with(dir))
+}
+
+#[test]
+fn refusals_are_built_only_in_the_core_which_decides_them() {
+    let guarded = Guarded::refusal();
+    let root = root();
+    let mut files = Vec::new();
+    rust_files(&root, &mut files);
+    files.sort();
+    let mut wrong = String::new();
+    for file in &files {
+        let relative = file.strip_prefix(&root).expect("under the root");
+        let relative = relative.to_string_lossy().replace('\\', "/");
+        if relative.starts_with("core/") || is_test_program(&relative) || relative == SELF {
+            continue;
+        }
+        let lines = builds_in(&guarded, file);
+        if !lines.is_empty() {
+            let lines: Vec<String> = lines.iter().map(ToString::to_string).collect();
+            let _ = writeln!(wrong, "{relative}:{}", lines.join(","));
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "these build a Refusal outside the core (hand the input to the engine and render \
+         the refusal it gives back):\n{wrong}"
+    );
 }

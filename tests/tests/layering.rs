@@ -12,16 +12,19 @@ use serde_json::Value;
 /// Each workspace crate, and the workspace crates it may depend on (normal and
 /// build dependencies; tests and benchmarks may use anything).
 ///
-/// `askuser-app` is the application layer every surface uses; no surface (the
-/// terminal, JSON lines, MCP, the web inbox) depends on another. The program
-/// (`askuser-cli`) puts them together. The terminal surface needs only the core:
-/// its host hands it an engine. The durable logs (`askuser-sled`,
-/// `askuser-postgres`) build on the store; the application layer opens them by
-/// location, and the surfaces reach them only through it. The backends' test
-/// programs use the test kit (an optional dependency, feature `test-support`).
+/// `askuser-app` is the one door every surface uses: it opens the durable logs
+/// (`askuser-sled`, `askuser-postgres`, each a feature of it) and reads the
+/// agents' calls through the dialects, which sit beside the store on the core
+/// (`dialects/`, not among the surfaces: the application layer depends on them,
+/// and nothing depends on a surface but the program). No surface (the terminal,
+/// JSON lines, MCP, the web inbox) depends on another, on the store or on a
+/// backend: each reaches the log only through the application layer. The
+/// program (`askuser-cli`) puts the surfaces together. The terminal needs only
+/// the core: its host hands it an engine. The backends' test programs use the
+/// test kit (an optional dependency, feature `test-support`).
 const ALLOWED: &[(&str, &[&str])] = &[
     ("askuser-core", &[]),
-    ("askuser-llm", &["askuser-core"]),
+    ("askuser-dialects", &["askuser-core"]),
     ("askuser-store", &["askuser-core"]),
     (
         "askuser-sled",
@@ -38,43 +41,27 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "askuser-store",
             "askuser-sled",
             "askuser-postgres",
-            "askuser-llm",
+            "askuser-dialects",
         ],
     ),
     ("askuser-terminal", &["askuser-core"]),
     (
         "askuser-rpc",
-        &[
-            "askuser-core",
-            "askuser-store",
-            "askuser-llm",
-            "askuser-app",
-        ],
+        &["askuser-core", "askuser-dialects", "askuser-app"],
     ),
     (
         "askuser-mcp",
-        &[
-            "askuser-core",
-            "askuser-store",
-            "askuser-llm",
-            "askuser-app",
-        ],
+        &["askuser-core", "askuser-dialects", "askuser-app"],
     ),
     (
         "askuser-web",
-        &[
-            "askuser-core",
-            "askuser-store",
-            "askuser-llm",
-            "askuser-app",
-        ],
+        &["askuser-core", "askuser-dialects", "askuser-app"],
     ),
     (
         "askuser-cli",
         &[
             "askuser-core",
-            "askuser-store",
-            "askuser-llm",
+            "askuser-dialects",
             "askuser-app",
             "askuser-terminal",
             "askuser-rpc",
@@ -83,6 +70,19 @@ const ALLOWED: &[(&str, &[&str])] = &[
         ],
     ),
 ];
+
+/// The surfaces: one crate per way a person or a host reaches the engine. None
+/// depends on the store, a backend, or (but the program) another surface.
+const SURFACES: &[&str] = &[
+    "askuser-terminal",
+    "askuser-rpc",
+    "askuser-mcp",
+    "askuser-web",
+    "askuser-cli",
+];
+
+/// What the surfaces may not reach around the application layer.
+const BELOW_THE_DOOR: &[&str] = &["askuser-store", "askuser-sled", "askuser-postgres"];
 
 /// Crates that test or measure the others, and may use them all.
 const TEST_CRATES: &[&str] = &["askuser-tests", "askuser-benches", "askuser-testkit"];
@@ -169,6 +169,25 @@ fn dependencies_point_inward_only() {
 }
 
 #[test]
+fn no_surface_reaches_around_the_application_layer_and_the_layers_below_depend_on_no_surface() {
+    let packages = workspace();
+    let mut wrong = Vec::new();
+    for (name, dependencies) in &packages {
+        for dependency in dependencies {
+            let surface_below =
+                SURFACES.contains(&name.as_str()) && BELOW_THE_DOOR.contains(&dependency.as_str());
+            let upward = !SURFACES.contains(&name.as_str())
+                && !TEST_CRATES.contains(&name.as_str())
+                && SURFACES.contains(&dependency.as_str());
+            if surface_below || upward {
+                wrong.push(format!("{name} → {dependency}"));
+            }
+        }
+    }
+    assert_eq!(wrong, Vec::<String>::new(), "edges around the one door");
+}
+
+#[test]
 fn the_core_depends_on_no_io_crate_and_only_the_backends_on_a_database() {
     let packages = workspace();
     let core: Vec<&String> = (packages["askuser-core"].iter())
@@ -191,4 +210,65 @@ fn the_core_depends_on_no_io_crate_and_only_the_backends_on_a_database() {
         Vec::<String>::new(),
         "database crates outside the backend crates"
     );
+}
+
+/// The crates an embedder on the memory log should never build: the databases,
+/// their drivers, TLS and the async runtime they bring.
+const BACKEND_ONLY: &[&str] = &[
+    "sled",
+    "postgres",
+    "tokio-postgres",
+    "rustls",
+    "tokio",
+    "askuser-sled",
+    "askuser-postgres",
+];
+
+/// The names of the crates `askuser-app` builds with `features` (normal
+/// dependencies, read with `cargo tree`).
+fn app_builds(features: &[&str]) -> BTreeSet<String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    let mut arguments = vec![
+        "tree",
+        "-p",
+        "askuser-app",
+        "-e",
+        "normal",
+        "--prefix",
+        "none",
+        "--offline",
+        "--no-default-features",
+    ];
+    let joined = features.join(",");
+    if !features.is_empty() {
+        arguments.extend(["--features", &joined]);
+    }
+    let output = Command::new(cargo)
+        .args(&arguments)
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+        .output()
+        .expect("cargo tree runs");
+    assert!(
+        output.status.success(),
+        "cargo tree: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    (String::from_utf8_lossy(&output.stdout).lines())
+        .filter_map(|line| line.split_whitespace().next())
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn the_backends_are_features_of_the_application_layer() {
+    let bare = app_builds(&[]);
+    let built: Vec<&&str> = (BACKEND_ONLY.iter())
+        .filter(|name| bare.contains(**name))
+        .collect();
+    assert_eq!(built, Vec::<&&str>::new(), "built without any backend");
+    let sled = app_builds(&["sled"]);
+    assert!(sled.contains("askuser-sled") && !sled.contains("askuser-postgres"));
+    let postgres = app_builds(&["postgres"]);
+    assert!(postgres.contains("askuser-postgres") && postgres.contains("rustls"));
+    assert!(!postgres.contains("askuser-sled"));
 }

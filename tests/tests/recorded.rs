@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use std::sync::Arc;
 
 use askuser_core::{AnswerInput, Command, Input, InquiryId};
-use askuser_llm::Dialect;
+use askuser_dialects::Dialect;
 use askuser_rpc::{Journal, Server, Step, replay};
 use askuser_store::{Log, MemLog};
 use askuser_terminal::{Action, ScriptedPrompter, run_inquiry};
@@ -113,7 +113,7 @@ fn the_terminal_loop_records_through_the_journal_and_replays() {
     };
     assert_eq!(
         call.tool_result(&last[0]),
-        Some(askuser_llm::ToolResult::Success(
+        Some(askuser_dialects::ToolResult::Success(
             json!({"answered": true, "answers": [
                 {"question": "Which database should we use?", "answer": "DynamoDB", "wasCustom": true},
                 {"question": "What should we name this service?", "answer": "orders", "wasCustom": true}

@@ -7,7 +7,7 @@ use askuser_app::Journal;
 use askuser_app::pending::{self, AnswerProblem, Mismatch, NotRecorded, PendingFile};
 use askuser_core::text::{self, for_display, for_display_line};
 use askuser_core::{Command, Event, Finished, InquiryId, Question};
-use askuser_llm::Call;
+use askuser_dialects::Call;
 use serde_json::Value;
 
 use crate::args::AnswerArgs;
@@ -294,7 +294,7 @@ fn pending_call(
     });
     recorded
         .and_then(|call| {
-            askuser_llm::Dialect::from_name(&call.dialect)?
+            askuser_dialects::Dialect::from_name(&call.dialect)?
                 .parse(&call.arguments)
                 .ok()
         })

@@ -4,8 +4,8 @@
 
 use std::path::PathBuf;
 
-use askuser_llm::{Dialect, Provider};
-use askuser_store::Seq;
+use askuser_app::log::Seq;
+use askuser_dialects::{Dialect, Provider};
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand};
 

@@ -5,14 +5,14 @@ use std::io::IsTerminal;
 use std::path::Path;
 use std::time::Duration;
 
+use askuser_app::log::{Clock, Log, Seq, SystemClock};
 use askuser_app::pending::{self, PendingFile, PendingTarget};
 use askuser_app::{Journal, Step};
 use askuser_core::text::{for_display, for_display_line};
 use askuser_core::{
     CancelReason, Command, Event, Finished, Input, InquiryId, OnTimeout, State, Timeout,
 };
-use askuser_llm::Call;
-use askuser_store::{Clock, Log, Seq, SystemClock};
+use askuser_dialects::Call;
 use askuser_terminal::{Elsewhere, Engine, TerminalError, TerminalPrompter, run_with_engine};
 
 use crate::args::{AskArgs, ResumeArgs};

@@ -9,12 +9,12 @@ use std::sync::Arc;
 
 use askuser_app::files::{self, Links};
 use askuser_app::location::{DbIntent, SharedSledLog, SledLog};
+use askuser_app::log::{Clock, Log, StoreError, SystemClock};
+use askuser_app::log::{PresenceGuard, Session, StreamName};
 use askuser_core::Problem;
 use askuser_core::text::{for_display, for_display_line};
 use askuser_core::{AgentOrigin, Command};
-use askuser_llm::{Call, DetectError, Dialect, Rejection, ToolResult};
-use askuser_store::{Clock, Log, StoreError, SystemClock};
-use askuser_store::{PresenceGuard, Session, StreamName};
+use askuser_dialects::{Call, DetectError, Dialect, Rejection, ToolResult};
 use serde_json::Value;
 
 use crate::error::CliError;
@@ -355,7 +355,7 @@ pub(crate) fn hold_presence(
     origin: AgentOrigin,
     attached: bool,
 ) -> Option<PresenceGuard> {
-    let holder = askuser_store::presence::holder_id(origin.machine.as_deref());
+    let holder = askuser_app::log::presence::holder_id(origin.machine.as_deref());
     let guard = if attached {
         PresenceGuard::attached(Arc::clone(log), stream.clone(), holder, origin)
             .map_err(|error| error.to_string())

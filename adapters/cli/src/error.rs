@@ -6,8 +6,8 @@
 use std::path::PathBuf;
 
 use askuser_app::AppError;
+use askuser_app::log::StoreError;
 use askuser_core::Refusal;
-use askuser_store::StoreError;
 use askuser_terminal::TerminalError;
 
 /// Why a command could not run.

@@ -5,9 +5,9 @@ use std::path::Path;
 use std::sync::Arc;
 
 use askuser_app::Journal;
+use askuser_app::log::{Log, Seq};
 use askuser_core::text::{for_display, for_display_line};
 use askuser_rpc::{describe_event, replay};
-use askuser_store::{Log, Seq};
 
 use crate::args::{LogCommand, StreamArgs};
 use crate::common::{
@@ -65,14 +65,14 @@ pub(crate) fn log(command: &LogCommand) -> Result<u8, CliError> {
             fork(&*log, stream, *at, into.as_deref(), &db, &mut out)?;
         }
         LogCommand::Compact { drop, .. } => {
-            let done = askuser_store::compact::compact(&*log, stream, *drop)?;
+            let done = askuser_app::log::compact::compact(&*log, stream, *drop)?;
             let shown = for_display_line(stream);
             write!(out, "stream \"{shown}\": snapshot at #{}", done.snapshot)?;
             if *drop {
                 write!(out, "; dropped {} events", done.dropped)?;
             }
             // What is left, stored a few events at a time, becomes full blocks.
-            let packed = askuser_store::compact::repack(&*log, stream)?;
+            let packed = askuser_app::log::compact::repack(&*log, stream)?;
             if packed.events > 0 {
                 let blocks = if packed.values_after == 1 {
                     "block"
@@ -88,7 +88,7 @@ pub(crate) fn log(command: &LogCommand) -> Result<u8, CliError> {
             writeln!(out)?;
         }
         LogCommand::Transcript(_) => {
-            let text = askuser_store::transcript(&*log, stream)?;
+            let text = askuser_app::log::transcript(&*log, stream)?;
             writeln!(out, "{}", for_display(text.trim_end()))?;
         }
         LogCommand::Export(_) => export(&*log, stream, &mut out)?,
@@ -180,7 +180,7 @@ fn export(log: &dyn Log, stream: &str, out: &mut impl Write) -> Result<(), CliEr
         lines.extend(snapshot_line(log, stream, info.floor)?);
         lines.push(b'\n');
     }
-    askuser_store::export::json_lines(log, stream, &mut lines)?;
+    askuser_app::log::export::json_lines(log, stream, &mut lines)?;
     // Each line is JSON; what could act on a terminal becomes a `\uXXXX` escape.
     for line in String::from_utf8_lossy(&lines).lines() {
         match serde_json::from_str::<serde_json::Value>(line) {
@@ -197,7 +197,7 @@ fn snapshot_line(log: &dyn Log, stream: &str, floor: Seq) -> Result<Vec<u8>, Cli
         stream: for_display_line(stream).into_owned(),
         reason,
     };
-    let snapshot = askuser_store::replay::latest_snapshot(log, stream, floor)?
+    let snapshot = askuser_app::log::replay::latest_snapshot(log, stream, floor)?
         .filter(|snapshot| snapshot.seq == floor)
         .ok_or_else(|| gap(ExportGap::NoSnapshot { floor }))?;
     let state = serde_json::to_value(&snapshot.state)

@@ -29,7 +29,7 @@ pub(crate) fn serve(args: &ServeArgs) -> Result<u8, CliError> {
     drop(presence);
     // The stream's events were appended one step at a time: store them as full
     // blocks now that this host is done with it, so a later replay reads them fast.
-    if let Err(error) = askuser_store::compact::repack(&*log, &stream) {
+    if let Err(error) = askuser_app::log::compact::repack(&*log, &stream) {
         crate::common::note(&format!(
             "askuser: the events of stream \"{}\" stay as they were appended (repacking them failed: {error})",
             askuser_core::text::for_display_line(&stream)

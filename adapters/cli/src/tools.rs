@@ -1,7 +1,7 @@
 //! `askuser schema` and `askuser check`: tool definitions, and checking a call.
 
 use askuser_core::text::{for_display, for_display_line};
-use askuser_llm::definition;
+use askuser_dialects::definition;
 
 use crate::args::{CheckArgs, SchemaArgs};
 use crate::common::{EXIT_REJECTED, EXIT_RESULT, call_dialect, parse_call, print_out, read_text};

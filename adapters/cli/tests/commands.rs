@@ -310,7 +310,10 @@ fn schema_prints_each_definition_and_check_lists_every_problem() {
     let printed: serde_json::Value = serde_json::from_str(&schema.stdout).unwrap();
     assert_eq!(
         printed,
-        askuser_llm::definition(askuser_llm::Dialect::Claude, askuser_llm::Provider::OpenAi)
+        askuser_dialects::definition(
+            askuser_dialects::Dialect::Claude,
+            askuser_dialects::Provider::OpenAi
+        )
     );
     let bad_format = scratch.run(&["schema", "--format", "gemini"], "");
     assert_eq!(

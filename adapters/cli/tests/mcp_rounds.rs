@@ -6,9 +6,9 @@ mod common;
 
 use std::sync::Arc;
 
+use askuser_app::log::{Log, Session};
 use askuser_core::CancelReason;
 use askuser_sled::SledLog;
-use askuser_store::{Log, Session};
 use askuser_testkit::build::{answered, answered_ahead, cancelled, requested, shown};
 use common::Scratch;
 use serde_json::json;

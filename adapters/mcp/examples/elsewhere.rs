@@ -10,9 +10,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use askuser_app::log::{Log, Session};
 use askuser_core::{AnswerInput, Input};
 use askuser_sled::SledLog;
-use askuser_store::{Log, Session};
 use serde_json::Value;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

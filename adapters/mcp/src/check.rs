@@ -11,9 +11,9 @@
 
 use std::fmt::Write as _;
 
+use askuser_app::log::replay::{ReplayOptions, apply_recorded, latest_snapshot, replay_with};
+use askuser_app::log::{Log, Seq, StoreError};
 use askuser_core::{Command, Event, InquiryId, State};
-use askuser_store::replay::{ReplayOptions, apply_recorded, latest_snapshot, replay_with};
-use askuser_store::{Log, Seq, StoreError};
 
 use crate::rounds::plan;
 
@@ -132,8 +132,8 @@ pub fn rounds_text(checks: &[RoundCheck]) -> String {
 mod tests {
     use std::sync::Arc;
 
+    use askuser_app::log::{Log, MemLog, Session};
     use askuser_core::{Event, parse_form};
-    use askuser_store::{Log, MemLog, Session};
     use askuser_testkit::build::{answered, answered_ahead, requested, shown};
     use serde_json::json;
 

@@ -11,7 +11,7 @@
 use std::fmt::Write as _;
 use std::time::Duration;
 
-use askuser_llm::dialect::mcp::Fields;
+use askuser_dialects::dialect::mcp::Fields;
 
 /// What a client's elicitation form can show.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

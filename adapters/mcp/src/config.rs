@@ -5,8 +5,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use askuser_app::location::SledLog;
+use askuser_app::log::{Log, StreamName};
 use askuser_core::{AgentOrigin, ClientNote, FormAction, Policy};
-use askuser_store::{Log, StreamName};
 use serde_json::Value;
 
 use crate::clients::Client;

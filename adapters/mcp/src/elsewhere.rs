@@ -6,11 +6,11 @@
 
 use std::fmt::Write as _;
 
+use askuser_app::log::Caught;
 use askuser_core::text::for_display_line;
 use askuser_core::{Answer, Command, Event, OutcomeStatus, ValidForm};
-use askuser_llm::dialect::mcp::other_field;
-use askuser_llm::{Call, ToolResult};
-use askuser_store::Caught;
+use askuser_dialects::dialect::mcp::other_field;
+use askuser_dialects::{Call, ToolResult};
 use rmcp::model::{CallToolResult, ContentBlock};
 use serde_json::{Map, Value};
 
@@ -226,9 +226,9 @@ fn question_of(form: &ValidForm, field: &str) -> String {
 mod tests {
     use std::sync::Arc;
 
+    use askuser_app::log::{Log, MemLog, Session};
     use askuser_core::{AnswerInput, Input};
-    use askuser_llm::{Call, Dialect};
-    use askuser_store::{Log, MemLog, Session};
+    use askuser_dialects::{Call, Dialect};
     use serde_json::{Value, json};
 
     use crate::recorder::Recorder;

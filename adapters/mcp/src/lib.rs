@@ -38,7 +38,7 @@
 //! ```
 //! use std::sync::Arc;
 //! use askuser_mcp::{AskServer, Config, ToolNames, WithoutElicitation};
-//! use askuser_store::{Log, MemLog};
+//! use askuser_app::log::{Log, MemLog};
 //!
 //! let log: Arc<dyn Log> = Arc::new(MemLog::new());
 //! let server = AskServer::new(Config {

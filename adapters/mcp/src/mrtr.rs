@@ -10,10 +10,10 @@
 use std::io::Read as _;
 use std::time::Duration;
 
+use askuser_app::log::StoreError;
 use askuser_core::{CancelReason, ClientNote, FormAction, InquiryId};
-use askuser_llm::dialect::mcp::Response;
-use askuser_llm::{Call, Dialect};
-use askuser_store::StoreError;
+use askuser_dialects::dialect::mcp::Response;
+use askuser_dialects::{Call, Dialect};
 use rmcp::model::{
     CallToolResponse, CallToolResult, ElicitRequest, ElicitRequestParams, ElicitationSchema,
     InputRequest, InputRequests, InputRequiredResult, InputResponses,

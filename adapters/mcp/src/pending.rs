@@ -4,10 +4,10 @@
 use std::fs::OpenOptions;
 use std::path::Path;
 
+use askuser_app::log::{Clock, SystemClock};
 use askuser_app::pending::{PendingFile, instructions};
 use askuser_core::InquiryId;
-use askuser_llm::Call;
-use askuser_store::{Clock, SystemClock};
+use askuser_dialects::Call;
 use rmcp::model::{CallToolResult, ContentBlock};
 use serde_json::json;
 

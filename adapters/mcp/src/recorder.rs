@@ -5,9 +5,9 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
+use askuser_app::log::replay::{apply_recorded, load_at};
+use askuser_app::log::{Caught, Log, Seq, Session, SessionError, StoreError};
 use askuser_core::{Answer, At, Command, Event, Input, InquiryId, Refusal, State, ToolCall};
-use askuser_store::replay::{apply_recorded, load_at};
-use askuser_store::{Caught, Log, Seq, Session, SessionError, StoreError};
 
 /// Opens the log for one step (a sled database is opened and closed again; an
 /// in-memory log hands out the same one).
@@ -194,17 +194,10 @@ impl Recorder {
         let _guard = self.lock.lock().unwrap_or_else(PoisonError::into_inner);
         let mut session = self.session()?;
         let inquiry = input.inquiry();
-        let refusal = match (shown, session.state().at(inquiry)) {
-            (None, _) => None,
-            (Some(shown), Some(current)) if current == *shown => None,
-            (Some(shown), Some(current)) => Some(Refusal::Stale {
-                shown: shown.clone(),
-                current,
-            }),
-            (Some(_), None) => Some(Refusal::InquiryFinished {
-                inquiry: inquiry.clone(),
-            }),
-        };
+        // An input with no `At` of its own (a round shown, an answer given ahead)
+        // stands only while the inquiry still shows what the walk saw: the
+        // engine judges that.
+        let refusal = shown.and_then(|shown| session.state().still_shows(shown).err());
         let refusal = match refusal {
             Some(refusal) => refusal,
             None => match session.handle_input(input) {

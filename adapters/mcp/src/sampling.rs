@@ -17,7 +17,7 @@
 use askuser_core::limits::MAX_ANSWER_BYTES;
 use askuser_core::text::forbidden_control;
 use askuser_core::{CancelReason, ValidForm};
-use askuser_llm::Call;
+use askuser_dialects::Call;
 use rmcp::model::{
     CallToolResult, CreateMessageRequestParams, CreateMessageResult, SamplingMessage,
 };

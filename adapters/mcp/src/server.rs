@@ -5,11 +5,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
+use askuser_app::log::{PresenceGuard, Session};
 use askuser_core::{
     CancelReason, ClientNote, Command, FormAction, Input, InquiryId, Problem, Target,
 };
-use askuser_llm::{Call, Dialect, ToolResult};
-use askuser_store::{PresenceGuard, Session};
+use askuser_dialects::{Call, Dialect, ToolResult};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ElicitResult,
     ElicitationAction, Implementation, InitializeResult, ListToolsResult, PaginatedRequestParams,
@@ -226,7 +226,7 @@ impl AskServer {
                 .as_deref()
                 .and_then(askuser_app::origin::plain);
         }
-        let holder = askuser_store::presence::holder_id(origin.machine.as_deref());
+        let holder = askuser_app::log::presence::holder_id(origin.machine.as_deref());
         presence.guard = (self.config.open_log)()
             .and_then(|log| Session::open(log, self.recorder.stream().to_owned()))
             .ok()
@@ -330,7 +330,7 @@ impl AskServer {
     }
 
     /// Records a rejected call (with its problems) and returns its tool error.
-    fn reject(&self, rejection: &askuser_llm::Rejection) -> CallToolResult {
+    fn reject(&self, rejection: &askuser_dialects::Rejection) -> CallToolResult {
         let problems: Vec<Problem> = rejection
             .errors
             .iter()

@@ -3,8 +3,8 @@
 
 use std::sync::Arc;
 
-use askuser_llm::definition::{description, parameters};
-use askuser_llm::{Dialect, ToolResult};
+use askuser_dialects::definition::{description, parameters};
+use askuser_dialects::{Dialect, ToolResult};
 use rmcp::model::{CallToolResponse, CallToolResult, ContentBlock, JsonObject, Tool};
 use serde_json::{Value, json};
 

@@ -11,7 +11,7 @@
 use std::time::{Duration, Instant};
 
 use askuser_core::{CancelReason, ClientNote, FormAction, Input, InquiryId};
-use askuser_llm::Call;
+use askuser_dialects::Call;
 use rmcp::model::CallToolResult;
 use rmcp::service::{RequestContext, RoleServer};
 

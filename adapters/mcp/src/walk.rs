@@ -7,13 +7,13 @@
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
+use askuser_app::log::{Seq, StoreError};
 use askuser_core::{
     Answer, AnswerInput, AnsweredBy, At, Command, Input, InquiryId, Prompt, ValidForm,
 };
-use askuser_llm::dialect::mcp::{
+use askuser_dialects::dialect::mcp::{
     FieldKind, Fields, field_kind, limited_schema, read_field, read_limited, round_schema,
 };
-use askuser_store::{Seq, StoreError};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 

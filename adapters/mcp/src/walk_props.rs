@@ -11,15 +11,15 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use askuser_app::log::{Log, MemLog, Session};
 use askuser_core::strategies::{arb_form, invalid_answer, sample_answer};
 use askuser_core::{
     AnswerInput, AnswerType, Command, Input, InquiryId, Request, State, reduce, validate,
 };
 use askuser_core::{UiInput, ui_answer};
-use askuser_llm::dialect::mcp::{
+use askuser_dialects::dialect::mcp::{
     FieldKind, Fields, field_kind, other_field, read_field, read_limited,
 };
-use askuser_store::{Log, MemLog, Session};
 use askuser_testkit::build::{answered, requested};
 use proptest::prelude::*;
 use rmcp::model::ElicitationSchema;

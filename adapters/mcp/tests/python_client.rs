@@ -73,7 +73,7 @@ fn branching_form(mode: &str) {
             vec!["confirm", "limits"]
         ]
     );
-    let transcript = askuser_store::transcript(&*log, "branching").unwrap();
+    let transcript = askuser_app::log::transcript(&*log, "branching").unwrap();
     insta::assert_snapshot!("branching_transcript", transcript);
 }
 
@@ -511,7 +511,7 @@ fn a_boolean_string_is_asked_again_and_an_empty_form_twice_ends_the_call() {
             "client noted call-5: cannot show the form",
         ]
     );
-    let session = askuser_store::Session::open(log, "strict".to_owned()).unwrap();
+    let session = askuser_app::log::Session::open(log, "strict".to_owned()).unwrap();
     let open = session.state().at(&askuser_core::InquiryId::new("call-5"));
     assert_eq!(open.and_then(|at| at.question), Some("ok".to_owned()));
 }
@@ -536,7 +536,7 @@ fn a_call_the_client_cancels_mid_form_ends_and_the_next_call_starts_cleanly() {
     assert_eq!(out["calls"][0]["rounds"].as_array().unwrap().len(), 2);
     assert_eq!(out["calls"][1]["structuredContent"], json!({"ok": true}));
     let log = scratch.log();
-    let transcript = askuser_store::transcript(&*log, "cancelled").unwrap();
+    let transcript = askuser_app::log::transcript(&*log, "cancelled").unwrap();
     assert_eq!(
         transcript,
         "Asked \"Apply the proposed migration?\"; the answer was yes (not sent: client cancelled).\nAsked \"Anything the migration should know?\"; the answer was n (not sent: client cancelled).\nCould not ask \"Which environment?\" (client cancelled).\n\nAsked \"Deploy now?\"; the answer was yes.\n"
@@ -565,7 +565,7 @@ fn a_client_that_disconnects_mid_form_leaves_no_open_question() {
             Err(error) => panic!("the server still holds the log: {error}"),
         }
     };
-    let transcript = askuser_store::transcript(&log, "gone").unwrap();
+    let transcript = askuser_app::log::transcript(&log, "gone").unwrap();
     assert_eq!(
         transcript,
         "Could not ask \"Apply the proposed migration?\" (client disconnected).\n"

@@ -7,8 +7,8 @@
 #[allow(dead_code)]
 mod common;
 
+use askuser_app::log::Session;
 use askuser_core::InquiryId;
-use askuser_store::Session;
 use common::{Scratch, accept, checked_rounds, messages, replayed_result};
 use serde_json::{Value, json};
 
@@ -253,7 +253,7 @@ fn codex_answers_ask_user_question_with_multi_select() {
 }
 
 /// The stream's events after the request, in words.
-fn events(log: &dyn askuser_store::Log, stream: &str) -> Vec<String> {
+fn events(log: &dyn askuser_app::log::Log, stream: &str) -> Vec<String> {
     askuser_rpc::replay(log, stream)
         .unwrap()
         .events

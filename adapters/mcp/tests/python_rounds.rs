@@ -70,7 +70,7 @@ fn a_decline_keeps_every_answer_given_in_the_rounds() {
             json!({"type": "result", "inquiry": "call-1", "result": expected, "cancelled": true})
         );
         assert_eq!(
-            askuser_store::transcript(&*log, "kept").unwrap(),
+            askuser_app::log::transcript(&*log, "kept").unwrap(),
             "Asked \"Apply the proposed migration?\"; the answer was yes.\nAsked \"Which environment?\"; the answer was production.\nAsked \"Anything the migration should know?\"; the answer was tonight.\nAsked \"Resource limits?\"; the answer was {\"cpu\":2}.\nThe user chose to reply instead of answering \"Production is live. Apply there now?\".\n"
         );
     }
@@ -91,7 +91,7 @@ fn a_dismissed_form_keeps_the_answers_given_in_the_log() {
     assert_eq!(out["calls"][0]["isError"], true);
     let log = scratch.log();
     assert_eq!(
-        askuser_store::transcript(&*log, "dismissed").unwrap(),
+        askuser_app::log::transcript(&*log, "dismissed").unwrap(),
         "Asked \"Apply the proposed migration?\"; the answer was yes (not sent: the turn ended).\nAsked \"Anything the migration should know?\"; the answer was n (not sent: the turn ended).\nThe user ended the turn while being asked \"Which environment?\".\n"
     );
 }

@@ -105,7 +105,7 @@ fn progress_keeps_a_short_client_timeout(http: bool) {
         .streams()
         .unwrap()
         .iter()
-        .map(|s| askuser_store::transcript(&*log, &s.name).unwrap())
+        .map(|s| askuser_app::log::transcript(&*log, &s.name).unwrap())
         .collect();
     assert!(log.stream(&stream_of("ts")).unwrap().is_some());
     assert_eq!(
@@ -153,7 +153,7 @@ fn a_call_the_client_aborts(http: bool) {
     let log = scratch.log();
     // `note`, given beside `apply` in round 1, is kept too.
     assert_eq!(
-        askuser_store::transcript(&*log, stream).unwrap(),
+        askuser_app::log::transcript(&*log, stream).unwrap(),
         "Asked \"Apply the proposed migration?\"; the answer was yes (not sent: client cancelled).\nAsked \"Anything the migration should know?\"; the answer was n (not sent: client cancelled).\nCould not ask \"Which environment?\" (client cancelled).\n"
     );
 }

@@ -1,8 +1,8 @@
 //! The lines a host sends: parsed by hand so that every problem names its field.
 
+use askuser_app::log::StreamName;
 use askuser_core::AnsweredBy;
-use askuser_llm::Dialect;
-use askuser_store::StreamName;
+use askuser_dialects::Dialect;
 use serde_json::{Map, Value};
 
 /// The longest line a host may send, in bytes (1 MiB).
@@ -343,7 +343,7 @@ fn parse_ask(object: &Map<String, Value>) -> Result<Ask, String> {
         None | Some(Value::Null) => None,
         Some(_) => {
             let stream = string_field(object, "stream")?;
-            let stream = askuser_store::StreamName::try_from(stream)
+            let stream = askuser_app::log::StreamName::try_from(stream)
                 .map_err(|problem| format!("\"stream\" {problem}"))?;
             Some(stream)
         }

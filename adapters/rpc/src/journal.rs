@@ -7,9 +7,9 @@ use std::path::Path;
 use std::sync::Arc;
 
 use askuser_app::Followed;
+use askuser_app::log::Seq;
 use askuser_core::{Command, Event, Input, InquiryId, Refusal, State};
-use askuser_llm::Call;
-use askuser_store::Seq;
+use askuser_dialects::Call;
 use serde_json::Value;
 
 use crate::output::command_line;
@@ -37,7 +37,7 @@ pub enum Step {
 /// reached through it (`Deref`).
 ///
 /// ```
-/// use askuser_llm::Dialect;
+/// use askuser_dialects::Dialect;
 /// use askuser_rpc::{Journal, Step};
 /// use askuser_core::InquiryId;
 /// use serde_json::json;
@@ -76,7 +76,7 @@ impl From<askuser_app::Journal> for Journal {
 
 impl Journal {
     /// A journal over `log`.
-    pub fn new(log: Arc<dyn askuser_store::Log>) -> Self {
+    pub fn new(log: Arc<dyn askuser_app::log::Log>) -> Self {
         askuser_app::Journal::new(log).into()
     }
 

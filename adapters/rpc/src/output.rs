@@ -1,7 +1,7 @@
 //! The lines askuser sends a host: one JSON object per engine command.
 
 use askuser_core::{Command, Prompt, Question, Refusal, Timeout};
-use askuser_llm::{Call, rejection_text};
+use askuser_dialects::{Call, rejection_text};
 use serde_json::{Map, Value, json};
 
 /// The protocol line for one engine command. `call` is the inquiry's tool call (to

@@ -6,10 +6,10 @@ use std::fmt::Write as _;
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use askuser_app::log::replay::{ReplayOptions, legacy_outputs, replay_with};
+use askuser_app::log::{Log, Seq, StoreError, Timestamp};
 use askuser_core::{Command, Event, InquiryId, State};
-use askuser_llm::Call;
-use askuser_store::replay::{ReplayOptions, legacy_outputs, replay_with};
-use askuser_store::{Log, Seq, StoreError, Timestamp};
+use askuser_dialects::Call;
 use serde_json::Value;
 
 use crate::output::command_line;
@@ -262,9 +262,9 @@ pub fn replay(log: &dyn Log, stream: &str) -> Result<ReplayReport> {
         });
     }
     let snapshot_check = if from_snapshot.is_none() {
-        match askuser_store::replay::latest_snapshot(log, stream, info.head)? {
+        match askuser_app::log::replay::latest_snapshot(log, stream, info.head)? {
             Some(snapshot) => {
-                let loaded = askuser_store::replay::load(log, stream)?;
+                let loaded = askuser_app::log::replay::load(log, stream)?;
                 Some((snapshot.seq, same_state(&loaded.state, &replayed.state)))
             }
             None => None,
@@ -299,11 +299,11 @@ fn recorded_outputs(log: &dyn Log, stream: &str, seq: Seq) -> Result<Option<Vec<
 }
 
 /// One event in words, as `log replay` and `log show` print it: the long form of
-/// the one renderer ([`askuser_store::words`]): `requested c1 (3 questions: apply,
+/// the one renderer ([`askuser_app::log::words`]): `requested c1 (3 questions: apply,
 /// env, note)`, `answered c1: apply = true`, `back c1`, `reply c1`, `turn ended
 /// c1`, `timed out c1`.
 pub fn describe_event(event: &Event) -> String {
-    askuser_store::words::event_words(event, None, askuser_store::words::Length::Long)
+    askuser_app::log::words::event_words(event, None, askuser_app::log::words::Length::Long)
 }
 
 /// The inquiry a command is about.

@@ -167,7 +167,7 @@ impl Server {
     /// The lines for what other processes recorded in the streams this session
     /// serves since it last looked: an answer given elsewhere (another terminal,
     /// `askuser answer`) arrives as its `result` line. A host loop calls this when
-    /// [`Log::wait_past`](askuser_store::Log::wait_past) on the journal's log says a
+    /// [`Log::wait_past`](askuser_app::log::Log::wait_past) on the journal's log says a
     /// head moved; nothing comes of the session's own inputs, already answered.
     pub fn catch_up(&mut self) -> Vec<Value> {
         // The streams this session used (each adopted once), not every route: the
@@ -289,7 +289,7 @@ impl Server {
                 let value = self.normalize(stream, &inquiry, &question, value)?;
                 let at = match step {
                     Some(step) => At::question(id(&inquiry), question, step),
-                    None => match self.current_question(stream, &id(&inquiry), question)? {
+                    None => match self.current_question(stream, &id(&inquiry), &question)? {
                         Ok(at) => at,
                         Err(refusal) => return Ok(Some(Action::Refuse(refusal))),
                     },
@@ -368,30 +368,16 @@ impl Server {
     }
 
     /// What a stepless answer to `question` answers: the question `inquiry` shows
-    /// now. When it shows another question or its review, the refusal the engine
-    /// gives an answer to a question not asked.
+    /// now, or the refusal the engine gives an answer to a question it does not
+    /// show ([`State::asking`](askuser_core::State::asking)).
     fn current_question(
         &mut self,
         stream: &str,
         inquiry: &InquiryId,
-        question: String,
+        question: &str,
     ) -> Result<std::result::Result<At, askuser_core::Refusal>> {
-        Ok(match self.shows(stream, inquiry)? {
-            Some(current) => match &current.question {
-                Some(shown) if *shown == question => Ok(current),
-                Some(shown) => Err(askuser_core::Refusal::UnexpectedQuestion {
-                    inquiry: inquiry.clone(),
-                    expected: shown.clone(),
-                    got: question,
-                }),
-                None => Err(askuser_core::Refusal::InReview {
-                    inquiry: inquiry.clone(),
-                    got: question,
-                }),
-            },
-            // Not open: the engine says why.
-            None => Ok(At::question(inquiry.clone(), question, 0)),
-        })
+        self.journal.look(stream)?;
+        Ok(self.journal.state(stream)?.asking(inquiry, question))
     }
 
     /// The lines of what other surfaces recorded in `stream` since this server
@@ -693,8 +679,8 @@ mod tests {
 
     #[test]
     fn an_answer_recorded_by_another_server_arrives_by_catch_up() {
-        let log: std::sync::Arc<dyn askuser_store::Log> =
-            std::sync::Arc::new(askuser_store::MemLog::new());
+        let log: std::sync::Arc<dyn askuser_app::log::Log> =
+            std::sync::Arc::new(askuser_app::log::MemLog::new());
         let mut asking = Server::new(Journal::new(log.clone()), "s").unwrap();
         let ask = r#"{"type":"ask","inquiry":"c1","dialect":"jp","arguments":{"question":"Deploy now?","answer_type":"boolean"}}"#;
         assert_eq!(asking.handle_line(ask)[0]["type"], "prompt");

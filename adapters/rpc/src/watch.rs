@@ -39,7 +39,7 @@ impl Server {
     /// as it lands ([`Server::catch_up`]), without the host sending anything.
     ///
     /// Input is read on a thread of its own, and the log is waited on by another
-    /// ([`Log::wait_past`](askuser_store::Log::wait_past): woken by the append
+    /// ([`Log::wait_past`](askuser_app::log::Log::wait_past): woken by the append
     /// itself on a shared sled log, whichever process makes it).
     ///
     /// # Errors
@@ -175,7 +175,7 @@ mod tests {
 
     #[test]
     fn an_answer_recorded_elsewhere_is_written_while_the_server_waits_for_input() {
-        let log: Arc<dyn askuser_store::Log> = Arc::new(askuser_store::MemLog::new());
+        let log: Arc<dyn askuser_app::log::Log> = Arc::new(askuser_app::log::MemLog::new());
         answered_elsewhere(Arc::clone(&log), log);
     }
 
@@ -193,7 +193,10 @@ mod tests {
 
     /// A server on `log` waits for its host; a server on `other` (the same log)
     /// answers its inquiry; the first writes the result unprompted.
-    fn answered_elsewhere(log: Arc<dyn askuser_store::Log>, other: Arc<dyn askuser_store::Log>) {
+    fn answered_elsewhere(
+        log: Arc<dyn askuser_app::log::Log>,
+        other: Arc<dyn askuser_app::log::Log>,
+    ) {
         let (mut host, input) = UnixStream::pair().unwrap();
         let (output, from_server) = UnixStream::pair().unwrap();
         let mut lines = BufReader::new(from_server);

@@ -7,8 +7,8 @@
 
 use std::sync::Arc;
 
+use askuser_app::log::{Log, MemLog};
 use askuser_rpc::{Journal, Server};
-use askuser_store::{Log, MemLog};
 use serde_json::{Value, json};
 
 const ASK: &str = r#"{"type":"ask","inquiry":"c1","arguments":{"questions":[{"id":"apply","text":"Apply?","answer_type":"boolean"},{"id":"env","text":"Where?","answer_type":"select","options":["staging","production"]},{"id":"note","text":"Anything else?","answer_type":"text"}]}}"#;

@@ -5,8 +5,8 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
+use askuser_app::log::StreamName;
 use askuser_core::limits::MAX_ANSWER_BYTES;
-use askuser_store::StreamName;
 use axum::Router;
 use axum::extract::{DefaultBodyLimit, Form, Path, Query, Request, State};
 use axum::handler::Handler as _;

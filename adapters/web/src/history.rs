@@ -2,14 +2,14 @@
 //! back, replied, ended, timed out, forked), links to its transcript and its
 //! export, and "Answer again from here", which forks the stream before an answer
 //! (or just after a question was asked) so the person can answer again from
-//! there. Forking is the store's own [`Log::fork`](askuser_store::Log::fork):
+//! there. Forking is the store's own [`Log::fork`](askuser_app::log::Log::fork):
 //! the original stream is never changed.
 
 use std::collections::HashMap;
 
+use askuser_app::log::words::{Length, event_words};
+use askuser_app::log::{Recorded, StreamInfo};
 use askuser_core::{Event, Form};
-use askuser_store::words::{Length, event_words};
-use askuser_store::{Recorded, StreamInfo};
 use maud::{Markup, html};
 
 use crate::pages::{Shape, Since, hidden, layout, links, relative, shown, stream_path};

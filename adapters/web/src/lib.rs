@@ -62,7 +62,7 @@ mod tls;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use askuser_store::Log;
+use askuser_app::log::Log;
 
 pub use app::{Inbox, Listen};
 

@@ -4,7 +4,7 @@
 //! again. The events carry no question text, only a change counter.
 //!
 //! The watcher is a thread of its own blocked in
-//! [`Log::wait_changed`](askuser_store::Log::wait_changed): the shared
+//! [`Log::wait_changed`](askuser_app::log::Log::wait_changed): the shared
 //! sled log's owner and PostgreSQL's `NOTIFY` wake it at the change, so a page
 //! hears of it at once and an idle inbox does no work (it asks again every
 //! [`WAIT`]).
@@ -84,7 +84,7 @@ mod tests {
     use std::sync::Arc;
     use std::sync::mpsc;
 
-    use askuser_store::MemLog;
+    use askuser_app::log::MemLog;
     use askuser_testkit::build::back;
 
     use super::*;

@@ -7,9 +7,9 @@
 //! the one script (`app.js`) keeps pages live, shows times in the person's
 //! time zone and offers shortcuts, and never answers by itself.
 
+use askuser_app::log::Timestamp;
 use askuser_core::AgentOrigin;
 use askuser_core::text::for_display;
-use askuser_store::Timestamp;
 use maud::{DOCTYPE, Markup, Render, html};
 
 use crate::markdown::{self, Flow};
@@ -387,7 +387,7 @@ pub(crate) fn refused(title: &str, text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use askuser_store::Timestamp;
+    use askuser_app::log::Timestamp;
     use maud::html;
 
     use super::{Since, Timing, age_words, exact, relative, shown, timing};

@@ -5,14 +5,16 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use askuser_app::log::presence::presence_of;
+use askuser_app::log::{
+    Lease, Leases, Presence as StorePresence, StreamInfo, StreamName, Timestamp,
+};
 use askuser_app::{AppError, Journal, OpenInquiry, Showing, Step, StreamView};
 use askuser_core::text::{answer_words, for_display_line};
 use askuser_core::{
     AgentOrigin, AnswerInput, At, Command, Input, InquiryId, Outcome, OutcomeStatus, Prompt,
     Refusal, State,
 };
-use askuser_store::presence::presence_of;
-use askuser_store::{Lease, Leases, Presence as StorePresence, StreamInfo, StreamName, Timestamp};
 
 use crate::answer::{Fields, value_from};
 
@@ -30,7 +32,7 @@ pub(crate) struct Waiting {
     /// `[N/M]` when the form has more than one question.
     pub(crate) progress: Option<String>,
     /// When the stream was created.
-    pub(crate) since: askuser_store::Timestamp,
+    pub(crate) since: askuser_app::log::Timestamp,
     /// How long it has waited, and the time left to answer.
     pub(crate) timing: Timing,
     /// Who asks and from where: the origin a live lease holds, else the one the
@@ -110,7 +112,7 @@ pub(crate) struct Timing {
     /// Milliseconds since the question started waiting.
     pub(crate) waited_ms: u64,
     /// When it started waiting.
-    pub(crate) started: askuser_store::Timestamp,
+    pub(crate) started: askuser_app::log::Timestamp,
     /// Milliseconds left before the timeout, when there is one.
     pub(crate) left_ms: Option<u64>,
 }
@@ -184,7 +186,7 @@ const SEEN_LEASES: usize = 4096;
 fn timing(view: &StreamView, open: &OpenInquiry, now: u64) -> Timing {
     let since = view
         .last_activity()
-        .map_or(now, askuser_store::Timestamp::millis);
+        .map_or(now, askuser_app::log::Timestamp::millis);
     // One deadline for every surface (the terminal counts to the same one).
     let left_ms = (view.deadline(open)).and_then(|deadline| {
         let after_ms = open.timeout.as_ref()?.after_ms;
@@ -192,7 +194,7 @@ fn timing(view: &StreamView, open: &OpenInquiry, now: u64) -> Timing {
     });
     Timing {
         waited_ms: now.saturating_sub(since),
-        started: askuser_store::Timestamp(since),
+        started: askuser_app::log::Timestamp(since),
         left_ms,
     }
 }
@@ -416,8 +418,9 @@ impl Queue {
             .as_ref()
             .and_then(|call| call.tool_result(&result))
             .map(|result| match result {
-                askuser_llm::ToolResult::Success(value) => value.to_string(),
-                askuser_llm::ToolResult::Error(text) | askuser_llm::ToolResult::Text(text) => text,
+                askuser_dialects::ToolResult::Success(value) => value.to_string(),
+                askuser_dialects::ToolResult::Error(text)
+                | askuser_dialects::ToolResult::Text(text) => text,
             })
             .unwrap_or_default();
         let nobody = self.nobody_waited(stream, id)?;
@@ -717,8 +720,8 @@ fn stale_words(state: &State, shown: &At, current: &At) -> String {
 mod tests {
     use std::sync::Arc;
 
+    use askuser_app::log::{Log, ManualClock, MemLog, Session};
     use askuser_core::{AgentOrigin, Input, Request, parse_form};
-    use askuser_store::{Log, ManualClock, MemLog, Session};
     use serde_json::json;
 
     use super::*;

@@ -7,7 +7,7 @@ use axum::extract::{Form, Path, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::Response;
 
-use askuser_store::StreamName;
+use askuser_app::log::StreamName;
 
 use crate::answer::Fields;
 use crate::app::{App, blocking, check, form_token_ok, lock, now_ms, page, see_other, trouble};
@@ -71,7 +71,7 @@ pub(crate) async fn transcript(
         if log.stream(&stream)?.is_none() {
             return Ok(None);
         }
-        askuser_store::transcript(&*log, &stream).map(Some)
+        askuser_app::log::transcript(&*log, &stream).map(Some)
     })
     .await;
     match made {
@@ -101,8 +101,8 @@ pub(crate) async fn export(
             return Ok(None);
         }
         let mut out = Vec::new();
-        askuser_store::export::json_lines(&*log, &stream, &mut out)?;
-        Ok::<_, askuser_store::StoreError>(Some(String::from_utf8_lossy(&out).into_owned()))
+        askuser_app::log::export::json_lines(&*log, &stream, &mut out)?;
+        Ok::<_, askuser_app::log::StoreError>(Some(String::from_utf8_lossy(&out).into_owned()))
     })
     .await;
     match made {

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
 
+use askuser_app::log::Log;
 use askuser_sled::SledLog;
-use askuser_store::Log;
 use serde_json::{Value, json};
 
 /// The Python interpreter with the `mcp` package: `$ASKUSER_TEST_PYTHON`. Never

@@ -5,8 +5,8 @@
 
 use std::sync::{Arc, Mutex};
 
+use askuser_app::log::{Log, ManualClock, MemLog, Session, Timestamp};
 use askuser_core::{AnswerInput, At, Event, Input, InquiryId, Request, ToolCall, parse_form};
-use askuser_store::{Log, ManualClock, MemLog, Session, Timestamp};
 use askuser_testkit::build;
 use axum::body::Body;
 use axum::http::{self, StatusCode};

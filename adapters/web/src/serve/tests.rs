@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use askuser_store::MemLog;
+use askuser_app::log::MemLog;
 
 use super::Limits;
 use crate::{Inbox, Listen};
