@@ -101,7 +101,13 @@
 //! - [`json`]: JSON-pointer escaping and JSON type names, shared by dialect readers.
 //! - [`text`]: hostile text made safe to show a person ([`text::for_display`]).
 //! - [`ui_answer`]: what a person picked or typed in a UI ([`UiInput`]), read into
-//!   the answer value every surface records ("Other" the same everywhere).
+//!   the answer value every surface records ("Other" the same everywhere);
+//!   [`ValidForm::ui_answer`] also checks it, with the one rule for text typed
+//!   for a schema question (JSON the schema accepts, else the text itself where
+//!   the schema takes a string).
+//! - [`State::asking`] and [`State::still_shows`]: whether an action taken on
+//!   something shown still stands, for a surface that must know before it builds
+//!   the input; only the core builds a [`Refusal`].
 //! - `strategies` (feature `proptest`): generators of forms, and a `Scenario` of
 //!   your own inquiry ids, policy and forms whose generated [`Input`]s (answers
 //!   valid and not, answers ahead, Back, Reply, End Turn, time outs, reviews,
@@ -153,7 +159,7 @@ pub use input::{AnswerInput, At, Input, normalize_line_breaks};
 pub use parse::{ParseOptions, parse_form, parse_form_with};
 pub use reducer::{FINISHED_REMEMBERED, Finished, State, reduce, reduce_input};
 pub use schema::answer_schema;
-pub use ui_answer::{UiAnswerError, UiInput, ui_answer};
+pub use ui_answer::{UiAnswerError, UiInput, schema_takes_string, ui_answer};
 pub use valid_form::ValidForm;
 pub use validate::validate;
 pub use when::When;

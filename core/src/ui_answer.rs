@@ -3,7 +3,7 @@
 //! terminal's typed text, the web page's picks and "Other" field, an MCP form's
 //! fields, a JSON-lines client's or an answers file's values).
 
-use crate::{AnswerType, Question};
+use crate::{AnswerError, AnswerType, Question, ValidForm};
 use serde_json::Value;
 
 use crate::json::json_type;
@@ -65,12 +65,17 @@ pub enum UiAnswerError {
         /// The repeated pick.
         label: String,
     },
-    /// Text for a schema question that is not JSON.
+    /// Text for a schema question that is not JSON (and not a string its schema
+    /// takes).
     #[error("the answer is not valid JSON ({reason}); type a JSON value such as {{\"key\": 1}}")]
     NotJson {
         /// The parser's message.
         reason: String,
     },
+    /// The value read does not fit the question: a schema answer its schema, a
+    /// text answer its limits ([`ValidForm::ui_answer`] checks it).
+    #[error(transparent)]
+    DoesNotFit(AnswerError),
 }
 
 /// The JSON value of what a person gave for `question`, ready for
@@ -104,6 +109,87 @@ pub fn ui_answer(question: &Question, input: UiInput) -> Result<Value, UiAnswerE
         AnswerType::Text => text(question, input),
         AnswerType::Schema => schema(question, input),
     }
+}
+
+impl ValidForm {
+    /// What a person gave for question `index`, read as [`ui_answer`] reads it
+    /// and checked against the question, with the one rule every surface (the
+    /// terminal, the web inbox) applies to text typed for a schema question:
+    ///
+    /// 1. text that is JSON the schema accepts is that value (`42`, `{"a": 1}`);
+    /// 2. otherwise, where the schema takes a string (its `type` is or includes
+    ///    `"string"`, or its `enum` or `const` holds one), the text trimmed is
+    ///    that string, so a branch name or `123` for a string needs no quotes;
+    /// 3. otherwise the first reason it fails: not JSON, or the schema's words.
+    ///
+    /// ```
+    /// use askuser_core::{UiInput, parse_form};
+    /// use serde_json::json;
+    ///
+    /// let form = parse_form(&json!({"questions": [
+    ///     {"id": "branch", "text": "Branch?", "answer_type": "schema", "schema": {"type": "string"}},
+    ///     {"id": "replicas", "text": "Replicas?", "answer_type": "schema", "schema": {"type": "integer"}},
+    /// ]})).unwrap();
+    /// let typed = |index, text: &str| form.ui_answer(index, UiInput::Text(text.into()));
+    /// assert_eq!(typed(0, "123"), Ok(json!("123")));
+    /// assert_eq!(typed(0, " my-branch "), Ok(json!("my-branch")));
+    /// assert_eq!(typed(0, "\"quoted\""), Ok(json!("quoted")));
+    /// assert_eq!(typed(1, "3"), Ok(json!(3)));
+    /// assert_eq!(
+    ///     typed(1, "three").unwrap_err().to_string(),
+    ///     "the answer is not valid JSON (expected ident at line 1 column 2); type a JSON value such as {\"key\": 1}"
+    /// );
+    /// ```
+    ///
+    /// # Errors
+    /// Why the input is not an answer to the question, in words for the person.
+    pub fn ui_answer(&self, index: usize, input: UiInput) -> Result<Value, UiAnswerError> {
+        let question = self.question(index);
+        let value = match (question.answer_type, input) {
+            (AnswerType::Schema, UiInput::Text(text)) => return self.schema_text(index, &text),
+            (_, input) => ui_answer(question, input)?,
+        };
+        self.check(index, &value)
+            .map_err(UiAnswerError::DoesNotFit)?;
+        Ok(value)
+    }
+
+    /// Text typed for schema question `index`, by the rule of [`Self::ui_answer`].
+    fn schema_text(&self, index: usize, text: &str) -> Result<Value, UiAnswerError> {
+        let text = text.trim();
+        let takes_string = (self.question(index).schema.as_ref()).is_some_and(schema_takes_string);
+        let string = Value::String(text.to_owned());
+        match serde_json::from_str::<Value>(text) {
+            Ok(value) => match self.check(index, &value) {
+                Ok(_) => Ok(value),
+                Err(_) if takes_string && self.check(index, &string).is_ok() => Ok(string),
+                Err(error) => Err(UiAnswerError::DoesNotFit(error)),
+            },
+            Err(_) if takes_string => {
+                self.check(index, &string)
+                    .map_err(UiAnswerError::DoesNotFit)?;
+                Ok(string)
+            }
+            Err(error) => Err(UiAnswerError::NotJson {
+                reason: error.to_string(),
+            }),
+        }
+    }
+}
+
+/// Whether an answer to a question with `schema` may be a string: its `type` is
+/// or includes `"string"`, or its `enum` / `const` holds a string.
+pub fn schema_takes_string(schema: &Value) -> bool {
+    let typed = match schema.get("type") {
+        Some(Value::String(t)) => t == "string",
+        Some(Value::Array(types)) => types.iter().any(|t| t == "string"),
+        _ => false,
+    };
+    let listed = schema
+        .get("enum")
+        .and_then(Value::as_array)
+        .is_some_and(|values| values.iter().any(Value::is_string));
+    typed || listed || schema.get("const").is_some_and(Value::is_string)
 }
 
 fn wrong(question: &Question, expected: &'static str, input: &UiInput) -> UiAnswerError {

@@ -4,7 +4,7 @@
 //! comes from a model or a person passes [`for_display`] or [`for_display_line`].
 
 use askuser_core::text::for_display_line;
-use askuser_core::{AnswerType, Progress, Prompt, Question, ValidForm};
+use askuser_core::{AnswerType, Progress, Prompt, Question, UiInput, ValidForm};
 use serde_json::Value;
 use unicode_width::UnicodeWidthChar;
 
@@ -301,43 +301,23 @@ pub(crate) fn prefill_text(value: &Value) -> String {
 }
 
 /// Reads what the person typed as an answer to question `index`, then checks it
-/// against the question. A text question takes the text as it is. A schema
-/// question takes JSON; when its schema accepts a string, text that is not JSON
-/// (or is JSON the schema refuses) is taken as that string, so `my-branch` needs
-/// no quotes. The error is the message to show under the input.
+/// against the question. A text question takes the text as it is; a schema
+/// question's text is read by the engine's one rule for every surface
+/// ([`ValidForm::ui_answer`]: JSON the schema accepts, else the text itself
+/// where the schema takes a string, so `my-branch` needs no quotes). The error
+/// is the message to show under the input.
 ///
 /// # Errors
 /// When the text is not JSON (and not a string the schema takes), or the value
 /// does not fit the question.
 pub(crate) fn typed_answer(form: &ValidForm, index: usize, input: &str) -> Result<Value, String> {
     let question = form.question(index);
-    if question.answer_type != AnswerType::Schema {
-        let value = Value::String(input.to_owned());
-        form.check(index, &value).map_err(|e| e.to_string())?;
-        return Ok(value);
+    if question.answer_type == AnswerType::Schema {
+        return (form.ui_answer(index, UiInput::Text(input.to_owned()))).map_err(|e| e.to_string());
     }
-    let takes_text = question
-        .schema
-        .as_ref()
-        .is_some_and(schema_text::takes_string);
-    let parsed = serde_json::from_str::<Value>(input.trim());
-    match parsed {
-        Ok(value) => match form.check(index, &value) {
-            Ok(_) => Ok(value),
-            Err(error) if takes_text && !value.is_string() => {
-                let text = Value::String(input.trim().to_owned());
-                form.check(index, &text).map_err(|_| error.to_string())?;
-                Ok(text)
-            }
-            Err(error) => Err(error.to_string()),
-        },
-        Err(_) if takes_text => {
-            let text = Value::String(input.trim().to_owned());
-            form.check(index, &text).map_err(|e| e.to_string())?;
-            Ok(text)
-        }
-        Err(error) => Err(format!("not valid JSON: {error}")),
-    }
+    let value = Value::String(input.to_owned());
+    form.check(index, &value).map_err(|e| e.to_string())?;
+    Ok(value)
 }
 
 #[cfg(test)]
@@ -470,7 +450,7 @@ mod tests {
         );
         assert_eq!(
             typed_answer(&form, 1, "{").unwrap_err(),
-            "not valid JSON: EOF while parsing an object at line 1 column 1"
+            "the answer is not valid JSON (EOF while parsing an object at line 1 column 1); type a JSON value such as {\"key\": 1}"
         );
         assert_eq!(typed_answer(&form, 2, "my-branch"), Ok(json!("my-branch")));
         assert_eq!(

@@ -3,6 +3,7 @@
 //! JSON line. Bounded: nested fields to [`MAX_DEPTH`] levels, at most
 //! [`MAX_LINES`] lines, every text made safe for one line.
 
+use askuser_core::schema_takes_string as takes_string;
 use askuser_core::text::for_display_line;
 use serde_json::{Map, Value};
 
@@ -14,21 +15,6 @@ pub(crate) const MAX_LINES: usize = 24;
 
 /// The longest a single described value (an enum member, a pattern) is shown.
 const MAX_VALUE_CHARS: usize = 40;
-
-/// Whether an answer may be a string: the schema's `type` is or includes
-/// `"string"`, or its `enum` / `const` holds strings.
-pub(crate) fn takes_string(schema: &Value) -> bool {
-    let typed = match schema.get("type") {
-        Some(Value::String(t)) => t == "string",
-        Some(Value::Array(types)) => types.iter().any(|t| t == "string"),
-        _ => false,
-    };
-    let listed = schema
-        .get("enum")
-        .and_then(Value::as_array)
-        .is_some_and(|values| values.iter().any(Value::is_string));
-    typed || listed || schema.get("const").is_some_and(Value::is_string)
-}
 
 /// The lines describing `schema`.
 pub(crate) fn describe(schema: &Value) -> Vec<String> {

@@ -36,10 +36,14 @@ impl Fields {
 /// The answer a question's form gives: what was picked or typed, read by the
 /// core's [`ui_answer`] as every surface reads it (an "Other" text equal to an
 /// option's label is that option; free text only where the question allows it;
-/// a repeated pick refused); a schema answer is JSON, or the text itself where it
-/// is not JSON, or the object a generated form's inputs say (the engine checks it
-/// against the schema either way). A field the page always sends but that came
-/// without a choice is named in words for the person.
+/// a repeated pick refused); a schema answer typed as text is read by the
+/// engine's one rule for every surface ([`ValidForm::ui_answer`]: JSON the schema
+/// accepts, else the text itself where the schema takes a string), or is the
+/// object a generated form's inputs say (which the engine checks). A field the
+/// page always sends but that came without a choice is named in words for the
+/// person.
+///
+/// [`ValidForm::ui_answer`]: askuser_core::ValidForm::ui_answer
 pub(crate) fn value_from(prompt: &Prompt, fields: &Fields) -> Result<Value, String> {
     let question = prompt.question();
     let index = |field: &str| {
@@ -69,10 +73,11 @@ pub(crate) fn value_from(prompt: &Prompt, fields: &Fields) -> Result<Value, Stri
             if let Some(inputs) = question.schema.as_ref().and_then(schema_form::flat_fields) {
                 return Ok(schema_form::read(&inputs, fields));
             }
-            let text = fields.get("answer").unwrap_or_default();
-            return Ok(
-                serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.to_owned()))
-            );
+            // The engine's one rule for text typed for a schema question, as
+            // the terminal reads it.
+            let text = fields.get("answer").unwrap_or_default().to_owned();
+            return (prompt.form.ui_answer(prompt.index, UiInput::Text(text)))
+                .map_err(|error| error.to_string());
         }
     };
     ui_answer(question, given).map_err(|error| error.to_string())
@@ -146,6 +151,26 @@ mod tests {
                 .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
                 .collect(),
         )
+    }
+
+    #[test]
+    fn text_typed_for_a_schema_question_is_read_by_the_engines_one_rule() {
+        let string = prompt_of(&json!({"id": "branch", "text": "Branch?",
+            "answer_type": "schema", "schema": {"type": "string"}}));
+        let typed = |prompt, text| value_from(prompt, &fields(&[("answer", text)]));
+        assert_eq!(typed(&string, "123"), Ok(json!("123")));
+        assert_eq!(typed(&string, " my-branch "), Ok(json!("my-branch")));
+        let number = prompt_of(&json!({"id": "replicas", "text": "Replicas?",
+            "answer_type": "schema", "schema": {"type": "integer", "minimum": 1}}));
+        assert_eq!(typed(&number, "3"), Ok(json!(3)));
+        assert_eq!(
+            typed(&number, "0"),
+            Err("does not match the schema: 0 is less than the minimum of 1".to_owned())
+        );
+        assert_eq!(
+            typed(&number, "three"),
+            Err("the answer is not valid JSON (expected ident at line 1 column 2); type a JSON value such as {\"key\": 1}".to_owned())
+        );
     }
 
     #[test]
