@@ -4,15 +4,16 @@
 //! redraws with no key pressed: it says in words what changed there, shows the
 //! question as it is now with what the person was typing kept (not sent), or
 //! prints the result and exits with its status. The other surface is `askuser
-//! serve` (JSON lines) or the web inbox in Debian's chromium. Each test prints
-//! how long the redraw took after the other surface recorded its input (run
-//! with `--nocapture` to read it); none is timed.
+//! serve` (JSON lines) or the web inbox in Debian's chromium, on sled or
+//! PostgreSQL. Each test prints how long the redraw took (run with
+//! `--nocapture` to read it); none is timed.
 
 mod common;
 
 use std::time::Instant;
 
 use common::browser::Browser;
+use common::place::Place;
 use common::tmux::{Tmux, events, finished};
 use common::web::{Web, at};
 use common::{Scratch, example};
@@ -24,35 +25,48 @@ const HEAD: &str = "Assistant asks you 3 questions\n\
 /// Another surface on the same log: `askuser serve --stream s` given `lines`
 /// (then the end of its input). Returns when it has recorded them and exited.
 fn elsewhere(scratch: &Scratch, lines: &[&str]) {
+    elsewhere_in(scratch, &scratch.db(), lines);
+}
+
+/// [`elsewhere`] on the log at `db`.
+fn elsewhere_in(scratch: &Scratch, db: &str, lines: &[&str]) {
     let mut input = lines.join("\n");
     input.push('\n');
-    let run = scratch.run_db(&["serve", "--stream", "s"], &input);
+    let run = scratch.run(&["serve", "--stream", "s", "--db", db], &input);
     assert_eq!(run.code, 0, "{}", run.stderr);
 }
 
-/// `askuser ask` of the migration form in stream `s`, in a pane of `size`;
-/// waits at the first question.
-fn migration_asked(name: &str, scratch: &Scratch, size: (u16, u16)) -> Tmux {
+/// `askuser ask` of the migration form in stream `s` of the log at `db`, in a
+/// 100x30 pane; waits at the first question.
+fn migration_asked(name: &str, scratch: &Scratch, db: &str) -> Tmux {
     let migration = example("migration.json");
-    let tmux = Tmux::start_sized(
+    let tmux = Tmux::start(
         name,
         scratch,
-        &[],
-        &["ask", "--db", &scratch.db(), "--stream", "s", &migration],
-        size,
+        &["ask", "--db", db, "--stream", "s", &migration],
     );
     tmux.wait_for("? [1/3] Assistant asks: Apply the proposed migration?");
     tmux
 }
 
 /// Waits, pressing no key, for a line of the screen holding `needle`; says on
-/// standard error how long it took from `since` (taken before the other
-/// surface started, so an upper bound).
-fn redrawn(tmux: &Tmux, since: Instant, needle: &str) -> String {
-    let screen = tmux.wait_for(needle);
+/// standard error when it first showed: after `since` (taken before the other
+/// surface started, so an upper bound) and after `done` (once the other surface
+/// had recorded its input and returned).
+fn redrawn(tmux: &Tmux, (since, done): (Instant, Instant), needle: &str) -> String {
+    let first = std::cell::Cell::new(None);
+    let screen = tmux.wait_until(needle, |screen| {
+        let shown = screen.lines().any(|line| line.contains(needle));
+        if shown && first.get().is_none() {
+            first.set(Some(Instant::now()));
+        }
+        shown
+    });
+    let first = first.get().unwrap_or_else(Instant::now);
     eprintln!(
-        "redrawn {} ms after the other surface recorded its input",
-        since.elapsed().as_millis()
+        "redrawn {} ms after the other surface started, {} ms after it returned",
+        first.duration_since(since).as_millis(),
+        first.saturating_duration_since(done).as_millis()
     );
     screen
 }
@@ -65,13 +79,17 @@ fn recorded(scratch: &Scratch) -> String {
 #[test]
 fn a_question_answered_elsewhere_redraws_the_waiting_terminal_with_the_next_question() {
     let scratch = Scratch::new();
-    let tmux = migration_asked("answered", &scratch, (100, 30));
+    let tmux = migration_asked("answered", &scratch, &scratch.db());
     let since = Instant::now();
     elsewhere(
         &scratch,
         &[r#"{"type":"answer","inquiry":"call-1","question":"apply","value":true}"#],
     );
-    let screen = redrawn(&tmux, since, "? [2/3] Assistant asks: Which environment?");
+    let screen = redrawn(
+        &tmux,
+        (since, Instant::now()),
+        "? [2/3] Assistant asks: Which environment?",
+    );
     assert_eq!(
         screen,
         format!(
@@ -114,6 +132,55 @@ fn a_question_answered_elsewhere_redraws_the_waiting_terminal_with_the_next_ques
     );
 }
 
+/// The same through PostgreSQL: the terminal is woken by `NOTIFY` when
+/// another process (here `serve`; it could be on another machine) answers.
+#[test]
+fn on_postgres_a_question_answered_elsewhere_redraws_the_waiting_terminal() {
+    let scratch = Scratch::new();
+    let place = Place::postgres();
+    let db = place.db(&scratch);
+    let tmux = migration_asked("postgres", &scratch, &db);
+    let since = Instant::now();
+    elsewhere_in(
+        &scratch,
+        &db,
+        &[r#"{"type":"answer","inquiry":"call-1","question":"apply","value":true}"#],
+    );
+    let screen = redrawn(
+        &tmux,
+        (since, Instant::now()),
+        "? [2/3] Assistant asks: Which environment?",
+    );
+    assert_eq!(
+        screen,
+        format!(
+            "{HEAD}\n\
+             ↻ Answered elsewhere: \"Apply the proposed migration?\" → Yes\n\
+             ? [2/3] Assistant asks: Which environment?\n\
+             > 1) staging\n  \
+             2) production\n\
+             [1-2 pick · type to filter, Enter picks · Alt+N note · Esc for Back / Reply / End Turn]"
+        )
+    );
+    elsewhere_in(
+        &scratch,
+        &db,
+        &[
+            r#"{"type":"answer","inquiry":"call-1","question":"env","value":"production"}"#,
+            r#"{"type":"answer","inquiry":"call-1","question":"note","value":"from afar"}"#,
+            r#"{"type":"submit","inquiry":"call-1"}"#,
+        ],
+    );
+    let (code, out) = finished(&tmux, &scratch);
+    assert_eq!(
+        (code, out.as_str()),
+        (
+            0,
+            "{\"apply\":true,\"env\":\"production\",\"note\":\"from afar\"}\n"
+        )
+    );
+}
+
 #[test]
 fn half_an_answer_typed_is_kept_in_the_field_and_said_not_sent_at_40_columns() {
     let scratch = Scratch::new();
@@ -140,7 +207,11 @@ fn half_an_answer_typed_is_kept_in_the_field_and_said_not_sent_at_40_columns() {
         &scratch,
         &[r#"{"type":"answer","inquiry":"call-1","question":"why","value":"customers wait"}"#],
     );
-    let screen = redrawn(&tmux, since, "? [2/2] Assistant asks: What could");
+    let screen = redrawn(
+        &tmux,
+        (since, Instant::now()),
+        "? [2/2] Assistant asks: What could",
+    );
     assert_eq!(
         screen,
         "Assistant asks you 2 questions\n\
@@ -172,7 +243,7 @@ fn half_an_answer_typed_is_kept_in_the_field_and_said_not_sent_at_40_columns() {
 #[test]
 fn a_reply_elsewhere_prints_its_result_and_exits_with_its_status() {
     let scratch = Scratch::new();
-    let tmux = migration_asked("replied", &scratch, (100, 30));
+    let tmux = migration_asked("replied", &scratch, &scratch.db());
     tmux.keys(&["y"]);
     tmux.wait_for("? [2/3] Assistant asks: Which environment?");
     elsewhere(
@@ -207,7 +278,7 @@ fn a_reply_elsewhere_prints_its_result_and_exits_with_its_status() {
 #[test]
 fn the_turn_ended_elsewhere_while_a_reply_is_typed_exits_as_end_turn_does() {
     let scratch = Scratch::new();
-    let tmux = migration_asked("ended", &scratch, (100, 30));
+    let tmux = migration_asked("ended", &scratch, &scratch.db());
     tmux.keys(&["Escape"]);
     tmux.wait_for("r) Reply to the assistant instead");
     tmux.keys(&["r", "Enter"]);
@@ -235,7 +306,7 @@ fn the_turn_ended_elsewhere_while_a_reply_is_typed_exits_as_end_turn_does() {
 #[test]
 fn the_browser_answers_while_the_terminal_waits_and_the_terminal_redraws() {
     let scratch = Scratch::new();
-    let tmux = migration_asked("browser", &scratch, (100, 30));
+    let tmux = migration_asked("browser", &scratch, &scratch.db());
     let web = Web::start(&scratch, &scratch.db());
     let browser = Browser::start();
     browser.go(&web.url);
@@ -245,7 +316,11 @@ fn the_browser_answers_while_the_terminal_waits_and_the_terminal_redraws() {
     browser.click("#c0");
     browser.click("button[value=answer]");
     at(&browser, "[2/3] Which environment?");
-    let screen = redrawn(&tmux, since, "? [2/3] Assistant asks: Which environment?");
+    let screen = redrawn(
+        &tmux,
+        (since, Instant::now()),
+        "? [2/3] Assistant asks: Which environment?",
+    );
     assert_eq!(
         screen,
         format!(
@@ -264,7 +339,7 @@ fn the_browser_answers_while_the_terminal_waits_and_the_terminal_redraws() {
     at(&browser, "[3/3] Optional note for the migration log");
     let screen = redrawn(
         &tmux,
-        since,
+        (since, Instant::now()),
         "? [3/3] Assistant asks: Optional note for the migration log",
     );
     assert_eq!(

@@ -18,7 +18,7 @@ use crate::list::{List, Listed, Mode};
 use crate::markdown::Line;
 use crate::menu::{self, Pick};
 use crate::render::{self, wrap};
-use crate::screen::{Frame, Screen};
+use crate::screen::Screen;
 use crate::stop;
 
 /// How the prompter behaves, from its builder.
@@ -228,8 +228,8 @@ impl<'a> Asking<'a> {
         mut watch: Option<&mut dyn FnMut() -> bool>,
     ) -> Result<Done, TerminalError> {
         let mut view = View::Question;
-        // The frame drawn last, not drawn again after a wait that changed nothing.
-        let mut drawn: Option<Frame> = None;
+        // Whether the last wait brought nothing (then only the time left can
+        // have changed the frame).
         let mut ticked = false;
         let clock = (self.settings.timeout.as_ref()).map(|timeout| {
             self.settings.deadline.map_or_else(
@@ -244,7 +244,9 @@ impl<'a> Asking<'a> {
                 screen.print(&wrap(&self.summary(&done), Screen::width()))?;
                 return Ok(done);
             }
-            self.left = clock.map(|clock| clock.left(now));
+            let left = clock.map(|clock| clock.left(now));
+            let stale = !ticked || left != self.left;
+            self.left = left;
             if clock.is_some_and(|clock| clock.warning(now)) && !self.warned {
                 self.warned = true;
                 screen.bell()?;
@@ -254,10 +256,8 @@ impl<'a> Asking<'a> {
             {
                 return Ok(Done::Moved(self.unsent(&view)));
             }
-            let frame = self.frame(&view, Screen::width(), Screen::height());
-            if !(ticked && drawn.as_ref() == Some(&frame)) {
-                screen.draw(&frame)?;
-                drawn = Some(frame);
+            if stale {
+                screen.draw(&self.frame(&view, Screen::width(), Screen::height()))?;
             }
             let wait = clock.map(|clock| clock.wait(now));
             let wait = match (wait, watch.is_some()) {
