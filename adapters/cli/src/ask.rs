@@ -3,6 +3,8 @@
 
 use std::io::IsTerminal;
 use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
 use askuser_app::log::{Clock, Log, Seq, SystemClock};
@@ -56,7 +58,7 @@ pub(crate) fn ask(args: &AskArgs) -> Result<u8, CliError> {
         as_a_persons_process();
     }
     let mut journal = open_journal(&db)?;
-    let log = std::sync::Arc::clone(journal.log());
+    let log = Arc::clone(journal.log());
     let host = args.agent.clone().unwrap_or_else(|| dialect.to_string());
     let label =
         (call.request(InquiryId::new("label")).policy.label).filter(|label| label != "Assistant");
@@ -162,7 +164,7 @@ pub(crate) fn resume(args: &ResumeArgs) -> Result<u8, CliError> {
     let mut journal = open_journal(&db)?;
     journal.log().info(stream)?;
     let shown = for_display_line(stream);
-    let log = std::sync::Arc::clone(journal.log());
+    let log = Arc::clone(journal.log());
     let state = journal.state(stream)?;
     let open = state.open_inquiries().next().map(ToString::to_string);
     let inquiry = match (&args.inquiry, open) {
@@ -283,12 +285,18 @@ fn walk(
     let remember =
         call.request(InquiryId::new(inquiry)).policy.persistence == askuser_core::Persistence::Turn;
     let seen = journal.head(stream)?;
+    // Waited on only while the person may be at a prompt.
+    let asks = (first.iter()).any(|c| matches!(c, Command::Prompt(_) | Command::Review { .. }));
+    let waiter = asks
+        .then(|| Waiter::start(journal.log(), stream, seen))
+        .flatten();
     let mut recorder = Recorder {
         journal,
         stream,
         failure: None,
         last: Vec::new(),
         seen,
+        waiter: waiter.as_ref().map(|waiter| Arc::clone(&waiter.head)),
     };
     let finished = run_with_engine(
         &mut TerminalPrompter::new()
@@ -297,6 +305,7 @@ fn walk(
         first.clone(),
         &mut recorder,
     );
+    drop(waiter);
     let Recorder { failure, last, .. } = recorder;
     if let Some(error) = failure {
         return Err(error.into());
@@ -382,6 +391,67 @@ struct Recorder<'a> {
     /// The last event of the stream the person's screen reflects: this walk's
     /// own last event, or the head when it last caught up.
     seen: Seq,
+    /// The stream's head as the [`Waiter`] last saw it (`None`: no waiter).
+    waiter: Option<Arc<AtomicU64>>,
+}
+
+/// How long the [`Waiter`] waits on the log at a time before it looks whether
+/// the walk is over (an append wakes it at once).
+const WAIT_SLICE: Duration = Duration::from_millis(250);
+
+/// A thread waiting on the stream's log while the person is at a prompt
+/// ([`Log::wait_past`]: the sled log's owner wakes it as an append lands,
+/// whichever process makes it; PostgreSQL notifies it), keeping the head it
+/// last saw, so the terminal learns of a change without a key pressed and
+/// without reading the stream to look. Stopped (and joined, so the log it
+/// holds closes with the journal) when dropped.
+struct Waiter {
+    head: Arc<AtomicU64>,
+    stopped: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Waiter {
+    /// Starts waiting on `stream` of `log` past `head`; `None` when no thread
+    /// can be started (the terminal then learns of changes when the person
+    /// acts, as it checks then).
+    fn start(log: &Arc<dyn Log>, stream: &str, head: Seq) -> Option<Self> {
+        let seen = Arc::new(AtomicU64::new(head));
+        let stopped = Arc::new(AtomicBool::new(false));
+        let (log, stream) = (Arc::clone(log), stream.to_owned());
+        let (shared, stop) = (Arc::clone(&seen), Arc::clone(&stopped));
+        let thread = std::thread::Builder::new()
+            .name("askuser-ask-wait".to_owned())
+            .spawn(move || {
+                let mut head = head;
+                while !stop.load(Ordering::SeqCst) {
+                    match log.wait_past(&stream, head, WAIT_SLICE) {
+                        Ok(now) if now > head => {
+                            head = now;
+                            shared.store(now, Ordering::SeqCst);
+                        }
+                        Ok(_) => {}
+                        // The log is out of reach for now: look again later.
+                        Err(_) => std::thread::sleep(WAIT_SLICE),
+                    }
+                }
+            })
+            .ok()?;
+        Some(Self {
+            head: seen,
+            stopped,
+            thread: Some(thread),
+        })
+    }
+}
+
+impl Drop for Waiter {
+    fn drop(&mut self) {
+        self.stopped.store(true, Ordering::SeqCst);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
 }
 
 impl Engine for Recorder<'_> {
@@ -410,6 +480,11 @@ impl Engine for Recorder<'_> {
         }
     }
 
+    /// Whether the [`Waiter`] saw the head pass what the screen reflects.
+    fn woken(&mut self) -> bool {
+        (self.waiter.as_ref()).is_some_and(|head| head.load(Ordering::SeqCst) > self.seen)
+    }
+
     /// From the deadline every surface shows ([`Journal::deadline`]); a log that
     /// cannot be read here leaves the prompter to count from the prompt.
     fn time_left(&mut self, inquiry: &InquiryId) -> Option<Duration> {
@@ -428,7 +503,7 @@ impl Recorder<'_> {
         if head <= self.seen {
             return Ok(None);
         }
-        let log = std::sync::Arc::clone(self.journal.log());
+        let log = Arc::clone(self.journal.log());
         let mut events = Vec::new();
         for recorded in log.read_range(self.stream, self.seen + 1, head)? {
             let recorded = recorded?;

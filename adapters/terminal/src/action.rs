@@ -124,6 +124,19 @@ impl Action {
     }
 }
 
+/// How a prompt shown while the walk watches the host's log ended
+/// ([`Prompter::ask_watching`], [`Prompter::review_watching`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Watched<T> {
+    /// The person acted: their [`Action`] (or [`Review`]).
+    Done(T),
+    /// Another surface moved the inquiry while the prompt waited for a key (the
+    /// watch said so): the prompt was left without a key pressed, and what the
+    /// person was typing there is kept, not sent, as the action it would have
+    /// been (an answer's text, a Reply's message), if they typed anything.
+    Moved(Option<Action>),
+}
+
 /// Something that can put a [`Prompt`] to a person and report what they did.
 ///
 /// [`TerminalPrompter`](crate::TerminalPrompter) is the real terminal;
@@ -174,6 +187,38 @@ pub trait Prompter {
     fn set_deadline(&mut self, deadline: Option<Instant>) {
         let _ = deadline;
     }
+
+    /// [`Prompter::ask`], looking at `watch` while it waits for a key (at least
+    /// ten times a second): when `watch` says the inquiry moved elsewhere, the
+    /// prompt ends at once with [`Watched::Moved`] and what the person was
+    /// typing, so the screen shows the inquiry as it is now without a key
+    /// pressed. The default asks without looking.
+    ///
+    /// # Errors
+    /// As [`Prompter::ask`].
+    fn ask_watching(
+        &mut self,
+        prompt: &Prompt,
+        watch: &mut dyn FnMut() -> bool,
+    ) -> Result<Watched<Action>, TerminalError> {
+        let _ = watch;
+        self.ask(prompt).map(Watched::Done)
+    }
+
+    /// [`Prompter::review`], looking at `watch` as [`Prompter::ask_watching`]
+    /// does. The default reviews without looking.
+    ///
+    /// # Errors
+    /// As [`Prompter::review`].
+    fn review_watching(
+        &mut self,
+        prompt: &Prompt,
+        outcome: &Outcome,
+        watch: &mut dyn FnMut() -> bool,
+    ) -> Result<Watched<Review>, TerminalError> {
+        let _ = watch;
+        self.review(prompt, outcome).map(Watched::Done)
+    }
 }
 
 impl<P: Prompter + ?Sized> Prompter for &mut P {
@@ -195,6 +240,23 @@ impl<P: Prompter + ?Sized> Prompter for &mut P {
 
     fn set_deadline(&mut self, deadline: Option<Instant>) {
         (**self).set_deadline(deadline);
+    }
+
+    fn ask_watching(
+        &mut self,
+        prompt: &Prompt,
+        watch: &mut dyn FnMut() -> bool,
+    ) -> Result<Watched<Action>, TerminalError> {
+        (**self).ask_watching(prompt, watch)
+    }
+
+    fn review_watching(
+        &mut self,
+        prompt: &Prompt,
+        outcome: &Outcome,
+        watch: &mut dyn FnMut() -> bool,
+    ) -> Result<Watched<Review>, TerminalError> {
+        (**self).review_watching(prompt, outcome, watch)
     }
 }
 
@@ -303,5 +365,32 @@ impl Prompter for ScriptedPrompter {
     fn show_elsewhere(&mut self, lines: &[String]) -> Result<(), TerminalError> {
         self.elsewhere.extend_from_slice(lines);
         Ok(())
+    }
+
+    /// Looks at `watch` once, as a person who pressed no key yet: when it says
+    /// the inquiry moved, the prompt ends with [`Watched::Moved`] (nothing
+    /// typed) and the script is kept for the prompts after it.
+    fn ask_watching(
+        &mut self,
+        prompt: &Prompt,
+        watch: &mut dyn FnMut() -> bool,
+    ) -> Result<Watched<Action>, TerminalError> {
+        if watch() {
+            return Ok(Watched::Moved(None));
+        }
+        self.ask(prompt).map(Watched::Done)
+    }
+
+    /// As [`ScriptedPrompter::ask_watching`], for a review.
+    fn review_watching(
+        &mut self,
+        prompt: &Prompt,
+        outcome: &Outcome,
+        watch: &mut dyn FnMut() -> bool,
+    ) -> Result<Watched<Review>, TerminalError> {
+        if watch() {
+            return Ok(Watched::Moved(None));
+        }
+        self.review(prompt, outcome).map(Watched::Done)
     }
 }

@@ -87,7 +87,13 @@ pub(crate) enum Done {
     /// The person did not answer in time, with the Reply message they were
     /// typing, if any.
     TimedOut(Option<String>),
+    /// Another surface moved the inquiry (the watch said so) before the person
+    /// acted: what they were typing, as the action it would have been.
+    Moved(Option<Action>),
 }
+
+/// How often a watched prompt looks at its watch while no key comes.
+const WATCH_EVERY: Duration = Duration::from_millis(100);
 
 /// One prompt being asked.
 pub(crate) struct Asking<'a> {
@@ -211,9 +217,20 @@ impl<'a> Asking<'a> {
         matches!(self.body, Body::Review(..)) || self.prompt.can_back || self.draft() != self.start
     }
 
-    /// Shows the prompt until the person is done with it, then leaves its summary.
-    pub(crate) fn run(&mut self, screen: &mut Screen) -> Result<Done, TerminalError> {
+    /// Shows the prompt until the person is done with it, then leaves its
+    /// summary. With a `watch`, looks at it before each frame and at least every
+    /// [`WATCH_EVERY`] while no key comes: when it says the inquiry moved
+    /// elsewhere, the prompt ends at once with [`Done::Moved`] and leaves
+    /// nothing on the screen (what changed is said in its place).
+    pub(crate) fn run(
+        &mut self,
+        screen: &mut Screen,
+        mut watch: Option<&mut dyn FnMut() -> bool>,
+    ) -> Result<Done, TerminalError> {
         let mut view = View::Question;
+        // Whether the last wait brought nothing (then only the time left can
+        // have changed the frame).
+        let mut ticked = false;
         let clock = (self.settings.timeout.as_ref()).map(|timeout| {
             self.settings.deadline.map_or_else(
                 || Countdown::new(timeout.after, Instant::now()),
@@ -227,13 +244,29 @@ impl<'a> Asking<'a> {
                 screen.print(&wrap(&self.summary(&done), Screen::width()))?;
                 return Ok(done);
             }
-            self.left = clock.map(|clock| clock.left(now));
+            let left = clock.map(|clock| clock.left(now));
+            let stale = !ticked || left != self.left;
+            self.left = left;
             if clock.is_some_and(|clock| clock.warning(now)) && !self.warned {
                 self.warned = true;
                 screen.bell()?;
             }
-            screen.draw(&self.frame(&view, Screen::width(), Screen::height()))?;
-            let input = screen.read(clock.map(|clock| clock.wait(now)))?;
+            if let Some(watch) = watch.as_mut()
+                && watch()
+            {
+                return Ok(Done::Moved(self.unsent(&view)));
+            }
+            if stale {
+                screen.draw(&self.frame(&view, Screen::width(), Screen::height()))?;
+            }
+            let wait = clock.map(|clock| clock.wait(now));
+            let wait = match (wait, watch.is_some()) {
+                (Some(wait), true) => Some(wait.min(WATCH_EVERY)),
+                (None, true) => Some(WATCH_EVERY),
+                (wait, false) => wait,
+            };
+            let input = screen.read(wait)?;
+            ticked = input == Input::Tick;
             let key = match input {
                 Input::Key(key) => key,
                 Input::Paste(text) => {
@@ -267,6 +300,29 @@ impl<'a> Asking<'a> {
                 self.edit_externally(screen)?;
                 view = View::Question;
             }
+        }
+    }
+
+    /// What the person was typing in `view` and had not sent, as the action it
+    /// would have been: a Reply's message, an "Other" text, or a typed answer
+    /// changed from what the prompt started with (with the note written for
+    /// it). `None` when nothing was typed.
+    fn unsent(&self, view: &View) -> Option<Action> {
+        let typed = |editor: &Editor| Some(editor.text()).filter(|t| !t.trim().is_empty());
+        let answer = match (view, &self.body) {
+            (View::Reply(editor), _) => {
+                let message = typed(editor)?.trim().to_owned();
+                return Some(Action::Reply {
+                    message: Some(message),
+                });
+            }
+            (View::Other(editor, _), _) => typed(editor)?,
+            (_, Body::Text(editor)) if editor.text() != self.start => typed(editor)?,
+            _ => return None,
+        };
+        match self.with_note(Done::Act(Action::Answer(Value::String(answer)))) {
+            Done::Act(action) => Some(action),
+            _ => None,
         }
     }
 

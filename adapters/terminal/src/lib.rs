@@ -45,10 +45,13 @@
 //! waiting ([`Engine::time_left`]), as the web inbox does; the prompt ends with
 //! [`Action::TimedOut`] (the engine's `TimedOut` event), carrying the Reply the
 //! person was typing, if any. When another surface moves the inquiry while the
-//! person is at a prompt ([`Engine::elsewhere`]), their action is not recorded:
-//! the screen says what changed there, keeps their answer (in the field, when
-//! the question shown next takes it, else in words), and goes on from the
-//! inquiry as it is now, or says how it ended and what the assistant got. Labels, answers and
+//! person is at a prompt ([`Engine::elsewhere`]), the prompt is left without a
+//! key pressed as soon as the host's log wakes the walk ([`Engine::woken`],
+//! looked at ten times a second), and an action the person took just then is
+//! not recorded: the screen says what changed there, keeps what they typed or
+//! answered, not sent (in the field, when the question shown next takes it,
+//! else in words), and goes on from the inquiry as it is now, or says how it
+//! ended and what the assistant got. Labels, answers and
 //! the highlighted option's description wrap, never cut; the highlighted row is
 //! in reverse video, and with `NO_COLOR` or `TERM=dumb` not one escape byte is
 //! written (each question is written before its options, a typed answer's
@@ -129,7 +132,7 @@ mod schema_text;
 mod screen;
 mod stop;
 
-pub use action::{Action, Asked, Prompter, Review, ScriptedPrompter};
+pub use action::{Action, Asked, Prompter, Review, ScriptedPrompter, Watched};
 pub use elsewhere::Elsewhere;
 pub use error::TerminalError;
 pub use prompter::{BELL_VARIABLE, TerminalPrompter};

@@ -5,7 +5,7 @@
 
 use askuser_core::{AnsweredBy, InquiryId, Outcome, Progress, Prompt};
 
-use crate::action::{Action, Prompter, Review};
+use crate::action::{Action, Prompter, Review, Watched};
 use std::time::{Duration, Instant};
 
 use crate::asking::{Asking, Body, Done, Settings, Timeout, answered_line};
@@ -45,9 +45,11 @@ pub const BELL_VARIABLE: &str = "ASKUSER_BELL";
 /// - **Timeout** ([`with_timeout`](Self::with_timeout)): the time left from the
 ///   start, a warning and the bell in the last 20 seconds; keys do not move the
 ///   deadline, which the host counts from when the question started waiting.
-/// - **Another surface first**: when the web inbox or another process moved the
-///   inquiry while the person was at a prompt, what it did is said in words
-///   ([`Prompter::show_elsewhere`]) and the inquiry goes on from where it is.
+/// - **Another surface first**: when the web inbox or another process moves the
+///   inquiry while the person is at a prompt, the prompt is left at once, with
+///   no key pressed ([`Prompter::ask_watching`]), what it did is said in words
+///   ([`Prompter::show_elsewhere`]) with what the person was typing kept, and
+///   the inquiry goes on from where it is.
 /// - **Who asks**: an inquiry's first prompt starts with a line saying who asks
 ///   and how many questions (`Claude (repo: billing-api) asks you 2 questions`).
 /// - **A changed answer replaces the old one**: when a question is asked again
@@ -223,22 +225,84 @@ impl TerminalPrompter {
     }
 }
 
-impl Prompter for TerminalPrompter {
-    fn ask(&mut self, prompt: &Prompt) -> Result<Action, TerminalError> {
+impl TerminalPrompter {
+    /// Asks `prompt`'s question, looking at `watch` when given.
+    fn question(
+        &mut self,
+        prompt: &Prompt,
+        watch: Option<&mut dyn FnMut() -> bool>,
+    ) -> Result<Watched<Action>, TerminalError> {
         let mut screen = self.open_for(prompt, prompt.index)?;
         let mark = screen.printed();
         screen.print_lines(&render::preamble(prompt.question(), Screen::width()))?;
         if self.settings.bell {
             screen.bell()?;
         }
-        let done = Asking::question(prompt, &self.settings).run(&mut screen)?;
+        let done = Asking::question(prompt, &self.settings).run(&mut screen, watch)?;
         self.note_rows(&screen, mark, Some(prompt.index));
-        Ok(match done {
+        Ok(Watched::Done(match done {
             Done::Act(action) => action,
             Done::TimedOut(message) => Action::TimedOut { message },
+            Done::Moved(typed) => return Ok(Watched::Moved(typed)),
             // A question's prompt never ends as a review does.
             Done::Submit | Done::Change(_) => Action::EndTurn,
-        })
+        }))
+    }
+
+    /// Shows the review of `outcome` under `prompt`, looking at `watch` when
+    /// given.
+    fn reviewing(
+        &mut self,
+        prompt: &Prompt,
+        outcome: &Outcome,
+        watch: Option<&mut dyn FnMut() -> bool>,
+    ) -> Result<Watched<Review>, TerminalError> {
+        let mut screen = self.open_for(prompt, REVIEWED)?;
+        self.kept_lines(&mut screen, prompt, outcome)?;
+        let mark = screen.printed();
+        let list = List::new(menu::review_entries(outcome), Mode::Menu, 0, &[]);
+        let mut asking = Asking::new(prompt, &self.settings, Body::Review(list, outcome.clone()));
+        let done = asking.run(&mut screen, watch)?;
+        self.note_rows(&screen, mark, Some(REVIEWED));
+        Ok(Watched::Done(match done {
+            Done::Change(index) => Review::Change(index),
+            Done::Act(Action::Reply { message }) => Review::Reply { message },
+            Done::Act(Action::EndTurn) => Review::EndTurn,
+            Done::TimedOut(message) => Review::TimedOut { message },
+            Done::Moved(typed) => return Ok(Watched::Moved(typed)),
+            Done::Submit | Done::Act(_) => Review::Submit,
+        }))
+    }
+}
+
+/// What a prompt that was not watched gives: it cannot have moved.
+fn unwatched<T>(watched: Watched<T>, otherwise: T) -> T {
+    match watched {
+        Watched::Done(done) => done,
+        Watched::Moved(_) => otherwise,
+    }
+}
+
+impl Prompter for TerminalPrompter {
+    fn ask(&mut self, prompt: &Prompt) -> Result<Action, TerminalError> {
+        Ok(unwatched(self.question(prompt, None)?, Action::EndTurn))
+    }
+
+    fn ask_watching(
+        &mut self,
+        prompt: &Prompt,
+        watch: &mut dyn FnMut() -> bool,
+    ) -> Result<Watched<Action>, TerminalError> {
+        self.question(prompt, Some(watch))
+    }
+
+    fn review_watching(
+        &mut self,
+        prompt: &Prompt,
+        outcome: &Outcome,
+        watch: &mut dyn FnMut() -> bool,
+    ) -> Result<Watched<Review>, TerminalError> {
+        self.reviewing(prompt, outcome, Some(watch))
     }
 
     fn show_invalid(&mut self, message: &str) -> Result<(), TerminalError> {
@@ -266,19 +330,9 @@ impl Prompter for TerminalPrompter {
     }
 
     fn review(&mut self, prompt: &Prompt, outcome: &Outcome) -> Result<Review, TerminalError> {
-        let mut screen = self.open_for(prompt, REVIEWED)?;
-        self.kept_lines(&mut screen, prompt, outcome)?;
-        let mark = screen.printed();
-        let list = List::new(menu::review_entries(outcome), Mode::Menu, 0, &[]);
-        let mut asking = Asking::new(prompt, &self.settings, Body::Review(list, outcome.clone()));
-        let done = asking.run(&mut screen)?;
-        self.note_rows(&screen, mark, Some(REVIEWED));
-        Ok(match done {
-            Done::Change(index) => Review::Change(index),
-            Done::Act(Action::Reply { message }) => Review::Reply { message },
-            Done::Act(Action::EndTurn) => Review::EndTurn,
-            Done::TimedOut(message) => Review::TimedOut { message },
-            Done::Submit | Done::Act(_) => Review::Submit,
-        })
+        Ok(unwatched(
+            self.reviewing(prompt, outcome, None)?,
+            Review::EndTurn,
+        ))
     }
 }

@@ -9,7 +9,7 @@ use askuser_core::{
 };
 use serde_json::Value;
 
-use crate::action::{Action, Prompter, Review};
+use crate::action::{Action, Prompter, Review, Watched};
 use crate::elsewhere::{self, Elsewhere};
 use crate::error::TerminalError;
 
@@ -38,6 +38,19 @@ pub trait Engine {
     fn elsewhere(&mut self, inquiry: &InquiryId) -> Option<Elsewhere> {
         let _ = inquiry;
         None
+    }
+
+    /// Whether the host's log may hold something the person's screen does not
+    /// show yet: another process appended to it since the screen was last up
+    /// to date. A cheap look (a flag the host's waiter sets when the log wakes
+    /// it), taken at least ten times a second while a prompt waits for a key;
+    /// when it says yes, the walk asks [`Engine::elsewhere`], and when that
+    /// finds the inquiry moved, the prompt is left without a key pressed and
+    /// the screen shows the inquiry as it is now (what the person was typing
+    /// kept, not sent). The default (a [`State`], which no one else writes):
+    /// `false`.
+    fn woken(&mut self) -> bool {
+        false
     }
 
     /// How long the person has left to answer what `inquiry` waits on now, when
@@ -277,7 +290,16 @@ impl Walk {
         E: Engine + ?Sized,
     {
         prompter.set_deadline(deadline(engine, &prompt.inquiry));
-        let action = prompter.ask(&prompt)?;
+        let mut moved = None;
+        let watched =
+            prompter.ask_watching(&prompt, &mut watch(engine, &prompt.inquiry, &mut moved))?;
+        let action = match watched {
+            Watched::Done(action) => action,
+            Watched::Moved(typed) => {
+                let again = Command::Prompt(prompt.clone());
+                return Self::woken(prompter, engine, &prompt, typed.as_ref(), moved, again);
+            }
+        };
         if action != Action::EndTurn
             && let Some(moved) = engine.elsewhere(&prompt.inquiry)
         {
@@ -310,7 +332,27 @@ impl Walk {
             .unwrap_or_else(|| last_prompt(inquiry, outcome));
         let inquiry = inquiry.clone();
         prompter.set_deadline(deadline(engine, &inquiry));
-        let review = prompter.review(&prompt, outcome)?;
+        let mut moved = None;
+        let watched =
+            prompter.review_watching(&prompt, outcome, &mut watch(engine, &inquiry, &mut moved))?;
+        let review = match watched {
+            Watched::Done(review) => review,
+            Watched::Moved(typed) => {
+                let asked_again = Command::Review {
+                    inquiry: inquiry.clone(),
+                    outcome: outcome.clone(),
+                    step: at.step,
+                };
+                return Self::woken(
+                    prompter,
+                    engine,
+                    &prompt,
+                    typed.as_ref(),
+                    moved,
+                    asked_again,
+                );
+            }
+        };
         // What the person typed that a refusal must not lose.
         let action = match &review {
             Review::Reply { message } => Some(Action::Reply {
@@ -369,6 +411,29 @@ impl Walk {
         }
     }
 
+    /// The prompt `asked` was left without a key pressed, as another surface
+    /// moved the inquiry (`moved`, found by the watch), with what the person
+    /// was typing (`typed`): catches up. `again` asks the same thing again,
+    /// should the engine, asked once more, know of no change after all (a
+    /// prompter that left without the watch saying so).
+    fn woken<P, E>(
+        prompter: &mut P,
+        engine: &mut E,
+        asked: &Prompt,
+        typed: Option<&Action>,
+        moved: Option<Elsewhere>,
+        again: Command,
+    ) -> Result<VecDeque<Command>, TerminalError>
+    where
+        P: Prompter + ?Sized,
+        E: Engine + ?Sized,
+    {
+        match moved.or_else(|| engine.elsewhere(&asked.inquiry)) {
+            Some(moved) => Self::caught_up(prompter, asked, typed, &moved),
+            None => Ok(VecDeque::from([again])),
+        }
+    }
+
     /// Tells the person what another surface did while they were at `asked`,
     /// keeps their answer in the next prompt's field where it fits, and returns
     /// the commands of the inquiry as it is now.
@@ -405,6 +470,22 @@ impl Step {
         match self {
             Step::Applied(commands) | Step::CaughtUp(commands) => commands,
         }
+    }
+}
+
+/// The watch a prompt looks at while it waits for a key: whether another
+/// surface moved `inquiry` (the engine woken, and a change for it found), the
+/// change kept in `moved` for the walk.
+fn watch<'a, E: Engine + ?Sized>(
+    engine: &'a mut E,
+    inquiry: &'a InquiryId,
+    moved: &'a mut Option<Elsewhere>,
+) -> impl FnMut() -> bool + 'a {
+    move || {
+        if moved.is_none() && engine.woken() {
+            *moved = engine.elsewhere(inquiry);
+        }
+        moved.is_some()
     }
 }
 

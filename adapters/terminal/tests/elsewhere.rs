@@ -26,12 +26,14 @@ fn migration() -> Value {
 }
 
 /// When the other surface's events land: before the walk records the person's
-/// next action (it then sees them when it checks), or between that check and
-/// the append (the engine refuses the action).
+/// next action (it then sees them when it checks), between that check and
+/// the append (the engine refuses the action), or while the next prompt waits
+/// for a key (the host's waiter wakes the walk).
 #[derive(Clone, Copy, PartialEq)]
 enum When {
     BeforeTheCheck,
     BeforeTheAppend,
+    WhileWaiting,
 }
 
 /// The engine of a host with a log that another surface also writes: `others`
@@ -99,6 +101,13 @@ impl Engine for Racing {
         }
         self.applied += 1;
         reduce_input(&mut self.state, input)
+    }
+
+    fn woken(&mut self) -> bool {
+        if self.when == When::WhileWaiting && self.applied == self.after {
+            self.race();
+        }
+        !self.unseen.is_empty()
     }
 
     fn elsewhere(&mut self, inquiry: &InquiryId) -> Option<Elsewhere> {
@@ -355,4 +364,75 @@ fn an_answer_to_a_question_asked_again_elsewhere_is_not_recorded_from_the_old_sc
     let asked: Vec<&str> = person.asked().iter().map(|a| a.question.as_str()).collect();
     assert_eq!(asked, ["apply", "env", "env", "note"]);
     assert_eq!(person.asked()[2].prefill, Some(json!("production")));
+}
+
+#[test]
+fn a_question_answered_elsewhere_while_the_person_waits_is_left_without_a_key() {
+    // The walk recorded apply = true; the browser answers env while the person
+    // has pressed no key at it.
+    let (mut engine, first) = Racing::new(
+        &migration(),
+        vec![answered("env", json!("staging"))],
+        When::WhileWaiting,
+        1,
+    );
+    let mut person = ScriptedPrompter::new([
+        Action::Answer(json!(true)),
+        Action::Answer(json!("weekly run")),
+    ]);
+    let finish = run_with_engine(&mut person, first, &mut engine).unwrap();
+    assert_eq!(
+        outcome_json(finish),
+        json!({"apply": true, "env": "staging", "note": "weekly run"})
+    );
+    assert_eq!(
+        person.elsewhere_lines(),
+        ["↻ Answered elsewhere: \"Which environment?\" → staging"]
+    );
+    let asked: Vec<&str> = person.asked().iter().map(|a| a.question.as_str()).collect();
+    assert_eq!(asked, ["apply", "note"]);
+}
+
+#[test]
+fn a_review_submitted_elsewhere_while_the_person_waits_ends_with_its_result() {
+    let (mut engine, first) = Racing::new(
+        &migration(),
+        vec![build::submitted("c1")],
+        When::WhileWaiting,
+        3,
+    );
+    let mut person = ScriptedPrompter::new([
+        Action::Answer(json!(true)),
+        Action::Answer(json!("staging")),
+        Action::Answer(json!("")),
+    ])
+    .with_reviews([Review::Change(0)]);
+    let finish = run_with_engine(&mut person, first, &mut engine).unwrap();
+    assert_eq!(
+        outcome_json(finish),
+        json!({"apply": true, "env": "staging", "note": ""})
+    );
+    assert_eq!(
+        person.elsewhere_lines(),
+        [
+            "↻ Submitted elsewhere.",
+            "The assistant got the answers:",
+            "  Apply the proposed migration? — Yes",
+            "  Which environment? — staging",
+            "  Optional note for the migration log — \"\"",
+        ]
+    );
+}
+
+#[test]
+fn a_wake_for_nothing_of_this_inquiry_leaves_the_prompt_as_it_was() {
+    // Woken, but nothing was recorded for the inquiry: the prompt goes on.
+    let (mut engine, first) = Racing::new(&migration(), Vec::new(), When::WhileWaiting, 1);
+    let mut person = ScriptedPrompter::new([Action::Answer(json!(false))]);
+    let finish = run_with_engine(&mut person, first, &mut engine).unwrap();
+    assert_eq!(
+        outcome_json(finish),
+        json!({"apply": false, "env": null, "note": null})
+    );
+    assert!(person.elsewhere_lines().is_empty());
 }

@@ -46,6 +46,8 @@ impl Asking<'_> {
                 answered_line(header, value, Some(note))
             }
             Done::Change(index) => format!("> {header}: change answer {}", index + 1),
+            // Not left on the screen: what changed elsewhere is said instead.
+            Done::Moved(_) => format!("↻ {header}"),
         }
     }
 }

@@ -421,3 +421,44 @@ fn a_note_shows_as_attached_before_the_answer_is_sent() {
         ]
     );
 }
+
+/// What the person was typing when another surface moved the inquiry: the
+/// action it would have been, with the note written for it; nothing for a
+/// list, or for a field left as it started.
+#[test]
+fn what_was_being_typed_is_kept_unsent() {
+    let settings = Settings::default();
+    let note = prompt_at(&migration(), &[json!(true), json!("staging")]);
+    let mut asking = Asking::question(&note, &settings);
+    assert_eq!(asking.unsent(&View::Question), None);
+    let mut view = View::Question;
+    for key in typed("half a no") {
+        view = asking.step(view, key).0;
+    }
+    assert_eq!(
+        asking.unsent(&view),
+        Some(Action::Answer(json!("half a no")))
+    );
+    asking.note = Some("checked".into());
+    assert_eq!(
+        asking.unsent(&view),
+        Some(Action::AnswerWithNote {
+            value: json!("half a no"),
+            note: "checked".into()
+        })
+    );
+    let mut reply = View::Reply(Editor::new("", true));
+    for key in typed(" use staging ") {
+        reply = asking.step(reply, key).0;
+    }
+    assert_eq!(
+        asking.unsent(&reply),
+        Some(Action::Reply {
+            message: Some("use staging".into())
+        })
+    );
+    let env = prompt_at(&migration(), &[json!(true)]);
+    let mut list = Asking::question(&env, &settings);
+    let (view, _) = list.step(View::Question, Key::Char('s'));
+    assert_eq!(list.unsent(&view), None);
+}

@@ -100,17 +100,25 @@ fn stop_without_the_logs() {
         .iter()
         .filter_map(Weak::upgrade)
         .collect();
-    let cores: Vec<Weak<Core>> = slots
+    let owned: Vec<Arc<Owned>> = slots
         .iter()
         .filter_map(|slot| slot.write().unwrap_or_else(PoisonError::into_inner).take())
-        .map(|owned| {
-            // Waits under way in this process return, and carry on later.
-            owned.core.stop();
-            Arc::downgrade(&owned.core)
-        })
         .collect();
     drop(slots);
+    // Waits under way in this process return, and carry on later.
+    for owned in &owned {
+        owned.core.stop();
+    }
+    let cores: Vec<Weak<Core>> = owned.iter().map(|o| Arc::downgrade(&o.core)).collect();
     let started = Instant::now();
+    // The log is closed here, by this thread, once the calls under way let go of
+    // it: a thread that let go last would close it (sled sealed, its lock
+    // released) only after its last reference had gone, perhaps after the
+    // process stopped, with the log still held.
+    while owned.iter().any(|o| Arc::strong_count(o) > 1) && started.elapsed() < CLOSE_PATIENCE {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    drop(owned);
     while cores.iter().any(|core| core.strong_count() > 0) && started.elapsed() < CLOSE_PATIENCE {
         std::thread::sleep(Duration::from_millis(5));
     }
