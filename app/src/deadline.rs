@@ -1,5 +1,8 @@
 //! When a question times out: one rule for every surface that shows the time
-//! left (the terminal, the web inbox), so one timeout has one deadline.
+//! left (the terminal, the web inbox), so one timeout has one deadline. The
+//! engine keeps that deadline itself, from the recorded times, and holds every
+//! timeout to it (`askuser_core::State::deadline`, `Input::TimeOut`); this is
+//! the same rule, for a time read from the log where the engine knows none.
 
 use askuser_core::Timeout;
 use askuser_store::Timestamp;

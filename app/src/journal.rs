@@ -141,6 +141,15 @@ impl Journal {
         &self.log
     }
 
+    /// The log's clock now: the clock it stamps records with, from which the
+    /// engine counts a question's deadline
+    /// ([`State::deadline`](askuser_core::State::deadline)). A surface with no
+    /// clock of its own to count by fires a timeout at this time
+    /// ([`Input::TimeOut`](askuser_core::Input::TimeOut)).
+    pub fn now(&self) -> askuser_store::Timestamp {
+        askuser_store::backend::Backend::clock(&*self.log).now()
+    }
+
     /// The session of `stream`, opened (replayed) the first time.
     ///
     /// # Errors
@@ -460,9 +469,11 @@ impl Journal {
     }
 
     /// When the question `inquiry` of `stream` waits on times out, by its policy's
-    /// timeout: [`question_deadline`](crate::question_deadline) from the time the
-    /// stream's head event (as this journal last saw it) was recorded. `None` when
-    /// the inquiry has no timeout or the stream no event.
+    /// timeout: the engine's deadline ([`State::deadline`]), the one a timeout is
+    /// held to. Where the engine knows no recorded time for it (a snapshot taken
+    /// before it kept one), [`question_deadline`](crate::question_deadline) from
+    /// the time the stream's head event (as this journal last saw it) was
+    /// recorded. `None` when the inquiry has no timeout or the stream no event.
     ///
     /// ```
     /// use askuser_core::{InquiryId, OnTimeout, Timeout};
@@ -488,11 +499,11 @@ impl Journal {
         stream: &str,
         inquiry: &InquiryId,
     ) -> Result<Option<askuser_store::Timestamp>> {
-        let Some(timeout) = self
-            .state(stream)?
-            .policy(inquiry)
-            .and_then(|policy| policy.timeout)
-        else {
+        let state = self.state(stream)?;
+        if let Some(due) = state.deadline(inquiry) {
+            return Ok(Some(askuser_store::Timestamp(due)));
+        }
+        let Some(timeout) = state.policy(inquiry).and_then(|policy| policy.timeout) else {
             return Ok(None);
         };
         let head = self.head(stream)?;

@@ -129,6 +129,9 @@ pub struct OpenInquiry {
     pub showing: Showing,
     /// Its policy's timeout.
     pub timeout: Option<Timeout>,
+    /// The engine's deadline for what it shows ([`State::deadline`]), when the
+    /// engine knows it: the moment a timeout is taken from.
+    pub deadline: Option<Timestamp>,
 }
 
 /// One stream, as the read side knows it.
@@ -190,9 +193,14 @@ impl StreamView {
         &self.open
     }
 
-    /// When `open`'s question times out: [`question_deadline`] from
-    /// [`StreamView::last_activity`].
+    /// When `open`'s question times out: the engine's deadline
+    /// ([`OpenInquiry::deadline`]), the one a timeout is held to; where the
+    /// engine knows no recorded time for it (a snapshot taken before it kept
+    /// one), [`question_deadline`] from [`StreamView::last_activity`].
     pub fn deadline(&self, open: &OpenInquiry) -> Option<Timestamp> {
+        if open.deadline.is_some() {
+            return open.deadline;
+        }
         Some(question_deadline(
             self.last_activity()?,
             open.timeout.as_ref()?,
@@ -405,6 +413,7 @@ impl StreamView {
                 origin: state.origin(inquiry).cloned(),
                 showing,
                 timeout: policy.and_then(|policy| policy.timeout),
+                deadline: state.deadline(inquiry).map(Timestamp),
             });
         }
     }

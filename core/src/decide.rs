@@ -92,7 +92,8 @@ impl State {
     /// # Errors
     /// A [`Refusal`]: an unknown or finished inquiry, a reused inquiry id, an answer
     /// to a question not being asked or from someone the policy did not route it to,
-    /// Back with nothing to go back to, or a verdict handed in as an input.
+    /// Back with nothing to go back to, a timeout fired before its deadline
+    /// ([`Refusal::NotYetDue`]), or a verdict handed in as an input.
     pub fn decide<'a>(&self, input: &'a Event) -> Result<Decision<'a>, Refusal> {
         match input {
             Event::Requested(request) => self.decide_request(input, request),
@@ -166,13 +167,12 @@ impl State {
                 }
                 Ok(Decision::accept(input))
             }
-            Event::TimedOut { inquiry, .. } => {
-                let open = self.check_open(inquiry)?;
-                if open.policy.timeout.is_none() {
-                    return Err(Refusal::NoTimeout {
-                        inquiry: inquiry.clone(),
-                    });
-                }
+            Event::TimedOut {
+                inquiry,
+                fired_at_ms,
+                ..
+            } => {
+                self.decide_timeout(inquiry, *fired_at_ms)?;
                 Ok(Decision::accept(input))
             }
             Event::Attached { origin } | Event::Detached { origin } => {
@@ -186,6 +186,29 @@ impl State {
                 kind: "denied".into(),
             }),
         }
+    }
+
+    /// Whether `inquiry` times out now: open, with a timeout, and (when both
+    /// times are known) fired at or after the deadline the state learned from
+    /// the recorded times; otherwise the firer's clock is all there is (see
+    /// [`Input::TimeOut`](crate::Input::TimeOut)).
+    fn decide_timeout(&self, inquiry: &InquiryId, fired_at_ms: Option<u64>) -> Result<(), Refusal> {
+        let open = self.check_open(inquiry)?;
+        if open.policy.timeout.is_none() {
+            return Err(Refusal::NoTimeout {
+                inquiry: inquiry.clone(),
+            });
+        }
+        if let (Some(fired_at_ms), Some(due_at_ms)) = (fired_at_ms, open.due_at())
+            && fired_at_ms < due_at_ms
+        {
+            return Err(Refusal::NotYetDue {
+                inquiry: inquiry.clone(),
+                due_at_ms,
+                fired_at_ms,
+            });
+        }
+        Ok(())
     }
 
     /// Decides that a process starts waiting on the stream, from `origin`:

@@ -51,7 +51,8 @@ impl State {
     ///
     /// # Errors
     /// A [`Refusal`]: [`Refusal::Stale`] for an action on something no longer
-    /// shown, and every refusal [`State::decide`] gives.
+    /// shown, [`Refusal::NotYetDue`] for a timeout fired before the deadline
+    /// (see [`Input::TimeOut`]), and every refusal [`State::decide`] gives.
     pub fn decide_input(&self, input: &Input) -> Result<Decision<'static>, Refusal> {
         let event = match input {
             Input::Answer(answer) => return self.decide_answer_input(answer),
@@ -108,9 +109,14 @@ impl State {
             Input::EndTurn { inquiry } => Event::TurnEnded {
                 inquiry: inquiry.clone(),
             },
-            Input::TimeOut { inquiry, message } => Event::TimedOut {
+            Input::TimeOut {
+                inquiry,
+                message,
+                fired_at_ms,
+            } => Event::TimedOut {
                 inquiry: inquiry.clone(),
                 message: normalized_message(message.as_deref()),
+                fired_at_ms: Some(*fired_at_ms),
             },
             Input::WantReview { inquiry } => Event::ReviewWanted {
                 inquiry: inquiry.clone(),

@@ -557,12 +557,30 @@ pub enum Refusal {
         /// What the inquiry shows now.
         current: At,
     },
-    /// `TimedOut` for an inquiry whose policy sets no timeout. Send it only when the
-    /// policy's `timeout.after_ms` has passed.
+    /// `TimedOut` for an inquiry whose policy sets no timeout: it waits for an
+    /// answer however long it takes. Fire timeouts only for inquiries whose
+    /// policy has one.
     #[error("inquiry \"{inquiry}\" has no timeout in its policy; it cannot time out")]
     NoTimeout {
         /// The inquiry.
         inquiry: InquiryId,
+    },
+    /// A timeout fired before the inquiry's deadline
+    /// ([`State::deadline`](crate::State::deadline)): the time to answer is not
+    /// up. Nothing is recorded; keep showing the question, and fire again at or
+    /// after `due_at_ms` (a surface whose clock runs ahead of the log's is told
+    /// so here).
+    #[error(
+        "inquiry \"{inquiry}\" is not due to time out yet: {} of its time to answer are left; fire the timeout again at or after its deadline, {due_at_ms} ms after the Unix epoch",
+        seconds(due_at_ms.saturating_sub(*fired_at_ms))
+    )]
+    NotYetDue {
+        /// The inquiry.
+        inquiry: InquiryId,
+        /// Its deadline, in milliseconds since the Unix epoch.
+        due_at_ms: u64,
+        /// When the refused timeout was fired, in milliseconds since the Unix epoch.
+        fired_at_ms: u64,
     },
     /// An agent's origin ([`AgentOrigin`](crate::AgentOrigin)) with a field that is
     /// too long or not one line of plain text. Send the field shorter, without
@@ -617,6 +635,11 @@ impl From<&FormError> for Problem {
             message: error.message(),
         }
     }
+}
+
+/// Milliseconds as seconds, to the millisecond: `30.000 s`, `0.250 s`.
+fn seconds(ms: u64) -> String {
+    format!("{}.{:03} s", ms / 1000, ms % 1000)
 }
 
 /// Who answered, in words: `"the user"`, `"the assistant"`, ...

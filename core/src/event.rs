@@ -199,10 +199,10 @@ pub enum Event {
         /// The inquiry during which the turn ended.
         inquiry: InquiryId,
     },
-    /// The host's clock passed the inquiry's deadline (its policy's
-    /// [`Timeout::after_ms`] after the host showed it): the policy's
-    /// [`OnTimeout`] action is taken. The engine reads no clock; the host sends
-    /// this, and only for an open inquiry whose policy has a timeout.
+    /// The inquiry's time to answer ran out: the policy's [`OnTimeout`] action is
+    /// taken. Recorded from an [`Input::TimeOut`](crate::Input::TimeOut) fired at
+    /// or after the deadline the state knows (see there for who may fire, and
+    /// [`State::deadline`](crate::State::deadline)).
     TimedOut {
         /// The inquiry that timed out.
         inquiry: InquiryId,
@@ -210,6 +210,11 @@ pub enum Event {
         /// to the model with the timeout's result, so no typed word is lost.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         message: Option<String>,
+        /// When the timeout was fired, in milliseconds since the Unix epoch, by
+        /// the firer's clock; `None` in logs written before timeouts carried
+        /// their time (the engine then took it whenever it came).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        fired_at_ms: Option<u64>,
     },
     /// The surface shows the person a review of every answer before they are
     /// sent: once the form is complete, the inquiry waits
@@ -487,10 +492,11 @@ pub struct Policy {
     pub timeout: Option<Timeout>,
 }
 
-/// A time limit on an inquiry. The host keeps the clock: the deadline is
-/// `after_ms` milliseconds after the log recorded the event that put the current
-/// question (or review) up, the same for every surface that shows it; the host
-/// that asked sends [`Event::TimedOut`] once it passes without an answer.
+/// A time limit on an inquiry. The deadline is `after_ms` milliseconds after the
+/// log recorded the event that put the current question (or review) up, the
+/// same for every surface that shows it ([`State::deadline`](crate::State::deadline));
+/// a surface fires [`Input::TimeOut`](crate::Input::TimeOut) once it passes
+/// without an answer, and the engine takes the first one fired at or after it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Timeout {
     /// Milliseconds the person has to answer.

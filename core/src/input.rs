@@ -167,12 +167,62 @@ pub enum Input {
         /// The inquiry.
         inquiry: InquiryId,
     },
-    /// The host's clock passed the inquiry's deadline.
+    /// The time to answer ran out, by the firer's clock at `fired_at_ms`.
+    ///
+    /// **Who may fire: any surface showing the question** (the terminal that
+    /// asked, the JSON-lines host, the web inbox, a page left open), once its
+    /// clock passes the deadline. The engine judges the time, so firing is safe
+    /// from everywhere: it takes the first timeout fired at or after the
+    /// deadline it knows ([`State::deadline`](crate::State::deadline): the
+    /// policy's `after_ms` after the time the log recorded the event that put
+    /// the current question or review up), and refuses the others, an early one
+    /// with [`Refusal::NotYetDue`](crate::Refusal::NotYetDue) (fire again once
+    /// the time it names has passed) and a second one with
+    /// [`Refusal::InquiryFinished`](crate::Refusal::InquiryFinished) (show the
+    /// recorded result). Each surface counts to that deadline and, when refused,
+    /// tells the person what is so in words.
+    ///
+    /// A state that learned no recorded time (a host driving the pure core with
+    /// [`reduce_input`](crate::reduce_input) or [`State::apply`](crate::State::apply),
+    /// with no log) has no deadline to hold a timeout to: it takes the first one
+    /// fired, the host's clock being the only one there is.
+    ///
+    /// ```
+    /// use askuser_core::{Input, InquiryId, OnTimeout, Policy, Refusal, Request, State, Timeout, parse_form};
+    /// use serde_json::json;
+    ///
+    /// let form = parse_form(&json!({"questions": [
+    ///     {"id": "ok", "text": "Deploy now?", "answer_type": "boolean"}]})).unwrap();
+    /// let id = InquiryId::new("call-1");
+    /// let timeout = Some(Timeout { after_ms: 60_000, on_timeout: OnTimeout::Cancel });
+    /// let ask = Input::Ask(Request {
+    ///     inquiry: id.clone(), form: form.form().clone(), call: None,
+    ///     policy: Policy { timeout, ..Policy::default() }, origin: Default::default(),
+    /// });
+    /// let mut state = State::new();
+    /// let mut commands = Vec::new();
+    /// // The log recorded the request at 1,000 ms: the deadline is 61,000 ms.
+    /// state.apply_decision_at(state.decide_input(&ask).unwrap(), 1_000, &mut commands);
+    /// assert_eq!(state.deadline(&id), Some(61_000));
+    ///
+    /// let early = Input::TimeOut { inquiry: id.clone(), message: None, fired_at_ms: 31_000 };
+    /// let Err(refusal @ Refusal::NotYetDue { .. }) = state.decide_input(&early) else { panic!() };
+    /// assert_eq!(
+    ///     refusal.to_string(),
+    ///     "inquiry \"call-1\" is not due to time out yet: 30.000 s of its time to answer \
+    ///      are left; fire the timeout again at or after its deadline, 61000 ms after the Unix epoch"
+    /// );
+    /// let due = Input::TimeOut { inquiry: id.clone(), message: None, fired_at_ms: 61_000 };
+    /// assert!(state.decide_input(&due).is_ok());
+    /// ```
     TimeOut {
         /// The inquiry.
         inquiry: InquiryId,
         /// A Reply message the person was typing, kept for the model.
         message: Option<String>,
+        /// When it was fired, in milliseconds since the Unix epoch, by the
+        /// firer's clock (the core reads none). Recorded with the timeout.
+        fired_at_ms: u64,
     },
     /// The surface will show a review of every answer before they are sent.
     WantReview {

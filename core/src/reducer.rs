@@ -200,23 +200,88 @@ impl State {
     /// allocating). Infallible and validation-free: it trusts the decision the event
     /// records. An event that does not fit the state (which `decide` never yields)
     /// is ignored and yields nothing.
+    ///
+    /// It learns no time: an inquiry with a timeout that this moves has no
+    /// deadline until an event applied with its recorded time moves it again (see
+    /// [`State::apply_at`], what a host with a log uses).
     pub fn apply(&mut self, event: &Event, out: &mut Vec<Command>) {
-        self.apply_prepared(event, None, out);
+        self.apply_prepared(event, None, None, out);
+    }
+
+    /// [`State::apply`], for an event the log recorded at `recorded_at_ms`
+    /// (milliseconds since the Unix epoch, the log's `Recorded::at`): an inquiry
+    /// with a timeout whose question or review it puts up counts its
+    /// [deadline](State::deadline) from that time. A replay, a catch-up and a
+    /// session after its append all apply this way, so they reach the same state.
+    pub fn apply_at(&mut self, event: &Event, recorded_at_ms: u64, out: &mut Vec<Command>) {
+        self.apply_prepared(event, None, Some(recorded_at_ms), out);
     }
 
     /// Applies a decision just made (after recording [`Decision::event`]), reusing
-    /// what deciding prepared.
+    /// what deciding prepared. Learns no time, as [`State::apply`].
     pub fn apply_decision(&mut self, decision: Decision<'_>, out: &mut Vec<Command>) {
+        self.apply_decision_timed(decision, None, out);
+    }
+
+    /// [`State::apply_decision`], for events the log recorded at `recorded_at_ms`
+    /// (see [`State::apply_at`]).
+    pub fn apply_decision_at(
+        &mut self,
+        decision: Decision<'_>,
+        recorded_at_ms: u64,
+        out: &mut Vec<Command>,
+    ) {
+        self.apply_decision_timed(decision, Some(recorded_at_ms), out);
+    }
+
+    fn apply_decision_timed(
+        &mut self,
+        decision: Decision<'_>,
+        at: Option<u64>,
+        out: &mut Vec<Command>,
+    ) {
         let (events, mut form) = decision.into_parts();
         // Only a request prepares a form, and a request is decided alone.
         for event in events.iter() {
-            self.apply_prepared(event, form.take(), out);
+            self.apply_prepared(event, form.take(), at, out);
         }
     }
 
-    fn apply_prepared(&mut self, event: &Event, form: Option<ValidForm>, out: &mut Vec<Command>) {
+    /// Whether applying `event` keeps the time it was recorded at: it belongs to
+    /// an inquiry whose policy has a timeout (open, or requested by `event`). A
+    /// host that learns the recorded time only by reading it back (a session
+    /// after its append) reads it for these events alone; for the others
+    /// [`State::apply`] and [`State::apply_at`] reach the same state.
+    pub fn keeps_time_of(&self, event: &Event) -> bool {
         match event {
-            Event::Requested(request) => self.requested(request, form, out),
+            Event::Requested(request) => request.policy.timeout.is_some(),
+            other => other
+                .inquiry()
+                .and_then(|inquiry| self.open(inquiry))
+                .is_some_and(|open| open.policy.timeout.is_some()),
+        }
+    }
+
+    /// When an open inquiry's current question (or review) times out, in
+    /// milliseconds since the Unix epoch: its policy's `after_ms` after the time
+    /// the log recorded the event that put it up (its request, or the last event
+    /// that moved its step: an answer, an answer given ahead, Back, a review
+    /// wanted, a change from the review). `None` without a timeout, or when the
+    /// state learned no recorded time for it (applied with [`State::apply`]); a
+    /// timeout is then taken whenever it is fired.
+    pub fn deadline(&self, inquiry: &InquiryId) -> Option<u64> {
+        self.open(inquiry)?.due_at()
+    }
+
+    fn apply_prepared(
+        &mut self,
+        event: &Event,
+        form: Option<ValidForm>,
+        at: Option<u64>,
+        out: &mut Vec<Command>,
+    ) {
+        match event {
+            Event::Requested(request) => self.requested(request, form, at, out),
             Event::Rejected {
                 inquiry,
                 tool,
@@ -249,12 +314,19 @@ impl State {
                 by,
                 remember,
                 note,
-            } => self.answered(inquiry, question, value, *by, *remember, note.as_ref(), out),
+            } => self.answered(
+                inquiry,
+                question,
+                value,
+                (*by, *remember, note.as_ref()),
+                at,
+                out,
+            ),
             Event::AnsweredAhead {
                 inquiry,
                 question,
                 value,
-            } => self.answered_ahead(inquiry, question, value),
+            } => self.answered_ahead(inquiry, question, value, at),
             Event::Shown { .. } | Event::Detached { .. } | Event::ClientNoted { .. } => {}
             Event::AnswerRefused {
                 inquiry,
@@ -262,19 +334,23 @@ impl State {
                 reason,
                 ..
             } => self.answer_refused(inquiry, message, reason.as_ref(), out),
-            Event::Back { inquiry } => self.back(inquiry, out),
+            Event::Back { inquiry } => self.back(inquiry, at, out),
             Event::Cancelled {
                 inquiry,
                 reason,
                 message,
             } => self.cancelled(inquiry, reason, message.as_deref(), out),
             Event::TurnEnded { inquiry } => self.turn_ended(inquiry, out),
-            Event::TimedOut { inquiry, message } => {
+            Event::TimedOut {
+                inquiry, message, ..
+            } => {
                 self.timed_out(inquiry, message.as_deref(), out);
             }
-            Event::ReviewWanted { inquiry } => self.review_wanted(inquiry, out),
+            Event::ReviewWanted { inquiry } => self.review_wanted(inquiry, at, out),
             Event::Submitted { inquiry } => self.submitted(inquiry, out),
-            Event::ChangeWanted { inquiry, question } => self.change_wanted(inquiry, question, out),
+            Event::ChangeWanted { inquiry, question } => {
+                self.change_wanted(inquiry, question, at, out);
+            }
             Event::Attached { origin } => self.agent = Some(Box::new(origin.clone())),
         }
     }
@@ -399,7 +475,13 @@ impl State {
         }
     }
 
-    fn requested(&mut self, request: &Request, form: Option<ValidForm>, out: &mut Vec<Command>) {
+    fn requested(
+        &mut self,
+        request: &Request,
+        form: Option<ValidForm>,
+        at: Option<u64>,
+        out: &mut Vec<Command>,
+    ) {
         let inquiry = &request.inquiry;
         let mut finished = None;
         let new = self.inquiries.insert_new(inquiry, || {
@@ -425,6 +507,7 @@ impl State {
                 self.recent.origin(&request.origin),
                 request.call.clone().map(Arc::new),
             );
+            open.moved_at(at);
             finished = open.advance(inquiry, &self.remembered, out);
             match finished {
                 Some(_) => Inquiry::Finished(FinishedInquiry::new(out.last(), open.call.take())),
@@ -462,15 +545,14 @@ impl State {
         }
     }
 
-    #[allow(clippy::too_many_arguments)] // one per field of the event
+    /// `how`: who answered, whether to remember it, and its note.
     fn answered(
         &mut self,
         id: &InquiryId,
         question: &str,
         value: &Value,
-        by: AnsweredBy,
-        remember: bool,
-        note: Option<&String>,
+        (by, remember, note): (AnsweredBy, bool, Option<&String>),
+        at: Option<u64>,
         out: &mut Vec<Command>,
     ) {
         let remembered = &mut self.remembered;
@@ -494,13 +576,14 @@ impl State {
             by,
             note: note.cloned(),
         });
+        open.moved_at(at);
         if let Some(finished) = open.advance(id, remembered, out) {
             self.finish(id, finished, out);
         }
     }
 
     /// Keeps an answer given ahead in its question's slot (the cursor does not move).
-    fn answered_ahead(&mut self, id: &InquiryId, question: &str, value: &Value) {
+    fn answered_ahead(&mut self, id: &InquiryId, question: &str, value: &Value, at: Option<u64>) {
         let Some(Inquiry::Open(open)) = self.inquiries.get_mut(id) else {
             return;
         };
@@ -514,6 +597,7 @@ impl State {
                 note: None,
             });
             open.step = open.step.wrapping_add(1);
+            open.moved_at(at);
         }
     }
 
@@ -543,11 +627,12 @@ impl State {
         }
     }
 
-    fn back(&mut self, id: &InquiryId, out: &mut Vec<Command>) {
+    fn back(&mut self, id: &InquiryId, at: Option<u64>, out: &mut Vec<Command>) {
         let Some(open) = self.open_mut(id) else {
             return;
         };
         if open.back() {
+            open.moved_at(at);
             out.push(Command::Prompt(open.prompt(id)));
         }
     }
@@ -574,12 +659,13 @@ impl State {
     /// The surface will review the answers: a complete form waits for
     /// `Submitted`. Wanted while every question is already answered (a host that
     /// asks late), the review shows at once.
-    fn review_wanted(&mut self, id: &InquiryId, out: &mut Vec<Command>) {
+    fn review_wanted(&mut self, id: &InquiryId, at: Option<u64>, out: &mut Vec<Command>) {
         let Some(open) = self.open_mut(id) else {
             return;
         };
         open.review = true;
         open.step = open.step.wrapping_add(1);
+        open.moved_at(at);
         if open.reviewing() {
             out.push(open.review_command(id));
         }
@@ -587,11 +673,18 @@ impl State {
 
     /// Back to `question` from the review, in one step; the later answers the
     /// person gave come back once it is answered (see [`Open::change`]).
-    fn change_wanted(&mut self, id: &InquiryId, question: &str, out: &mut Vec<Command>) {
+    fn change_wanted(
+        &mut self,
+        id: &InquiryId,
+        question: &str,
+        at: Option<u64>,
+        out: &mut Vec<Command>,
+    ) {
         let Some(open) = self.open_mut(id).filter(|open| open.reviewing()) else {
             return;
         };
         if open.change(question) {
+            open.moved_at(at);
             out.push(Command::Prompt(open.prompt(id)));
         }
     }
@@ -660,7 +753,7 @@ mod tests {
     use super::*;
 
     /// A finished inquiry is smaller than an open one (its answers are shared): a
-    /// table slot is the size of an open inquiry (208 bytes, 224 with its id, on
+    /// table slot is the size of an open inquiry (240 bytes, 256 with its id, on
     /// 64-bit targets), whatever it ended with.
     #[test]
     fn a_finished_inquiry_does_not_make_a_slot_larger() {

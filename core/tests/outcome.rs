@@ -123,6 +123,7 @@ fn each_way_to_finish_keeps_what_it_sent() {
         &Input::TimeOut {
             inquiry: id("late"),
             message: None,
+            fired_at_ms: 0,
         },
     )
     .unwrap();

@@ -336,6 +336,7 @@ fn moves_become_inputs_on_what_each_inquiry_shows() {
         Input::TimeOut {
             inquiry: b,
             message: None,
+            fired_at_ms: 0,
         },
     ];
     assert_eq!(inputs, expected);

@@ -1,9 +1,10 @@
-//! Time as an input: a policy's timeout, the host's `TimedOut` event, and each
-//! `on_timeout` action, recorded and replayed exactly.
+//! Time as an input: a policy's timeout, a surface's `TimeOut` with the time it
+//! was fired at, held to the deadline the state learned from the recorded times,
+//! and each `on_timeout` action, recorded and replayed exactly.
 
 use askuser_core::{
-    AnsweredBy, Command, Event, Finished, InquiryId, OnTimeout, Origin, OutcomeStatus, Policy,
-    Refusal, Request, State, Timeout, parse_form, reduce,
+    AnswerInput, AnsweredBy, Command, Event, Finished, Input, InquiryId, OnTimeout, Origin,
+    OutcomeStatus, Policy, Refusal, Request, State, Timeout, parse_form, reduce, reduce_input,
 };
 use serde_json::{Value, json};
 
@@ -65,6 +66,7 @@ fn timed_out(id: &str) -> Event {
     Event::TimedOut {
         inquiry: InquiryId::new(id),
         message: None,
+        fired_at_ms: None,
     }
 }
 
@@ -233,5 +235,191 @@ fn a_policy_written_before_timeouts_reads_as_no_timeout_and_is_written_the_same(
     assert_eq!(
         serde_json::to_value(&timed).unwrap()["timeout"],
         json!({"after_ms": 60_000, "on_timeout": "defaults"})
+    );
+}
+
+/// When the log recorded the request in these tests: 2026-01-01T00:00:00Z.
+const ASKED_AT: u64 = 1_767_225_600_000;
+
+/// `input` decided and applied as a session does after its append, recorded at
+/// `at`; the commands, or the refusal.
+fn take_at(state: &mut State, input: &Input, at: u64) -> Result<Vec<Command>, Refusal> {
+    let decision = state.decide_input(input)?;
+    let mut out = Vec::new();
+    state.apply_decision_at(decision, at, &mut out);
+    Ok(out)
+}
+
+fn time_out(id: &str, fired_at_ms: u64) -> Input {
+    Input::TimeOut {
+        inquiry: InquiryId::new(id),
+        message: None,
+        fired_at_ms,
+    }
+}
+
+fn ask(id: &str, on_timeout: OnTimeout) -> Input {
+    let Event::Requested(request) = request(id, after(on_timeout), "t1") else {
+        unreachable!()
+    };
+    Input::Ask(request)
+}
+
+#[test]
+fn an_early_timeout_is_refused_with_the_time_left_and_the_deadline_moves_with_the_question() {
+    let mut state = State::new();
+    take_at(&mut state, &ask("c1", OnTimeout::Cancel), ASKED_AT).unwrap();
+    let id = InquiryId::new("c1");
+    assert_eq!(state.deadline(&id), Some(ASKED_AT + 60_000));
+    let early = take_at(
+        &mut state,
+        &time_out("c1", ASKED_AT + 15_500),
+        ASKED_AT + 15_500,
+    );
+    assert_eq!(
+        early,
+        Err(Refusal::NotYetDue {
+            inquiry: id.clone(),
+            due_at_ms: ASKED_AT + 60_000,
+            fired_at_ms: ASKED_AT + 15_500,
+        })
+    );
+    assert_eq!(
+        early.unwrap_err().to_string(),
+        "inquiry \"c1\" is not due to time out yet: 44.500 s of its time to answer are left; \
+         fire the timeout again at or after its deadline, 1767225660000 ms after the Unix epoch"
+    );
+    // An answer 50 s in puts the next question up: its minute counts from then,
+    // so a timeout at the first question's deadline is early for this one.
+    let at = state.at(&id).unwrap();
+    take_at(
+        &mut state,
+        &AnswerInput::new(at, json!(true)).into(),
+        ASKED_AT + 50_000,
+    )
+    .unwrap();
+    assert_eq!(state.deadline(&id), Some(ASKED_AT + 110_000));
+    let refused = take_at(
+        &mut state,
+        &time_out("c1", ASKED_AT + 60_000),
+        ASKED_AT + 60_000,
+    );
+    assert!(
+        matches!(refused, Err(Refusal::NotYetDue { due_at_ms, .. }) if due_at_ms == ASKED_AT + 110_000),
+        "{refused:?}"
+    );
+    // At the deadline it is taken, and recorded with the time it was fired at.
+    let decision = state
+        .decide_input(&time_out("c1", ASKED_AT + 110_000))
+        .unwrap();
+    assert_eq!(
+        decision.events(),
+        [Event::TimedOut {
+            inquiry: id.clone(),
+            message: None,
+            fired_at_ms: Some(ASKED_AT + 110_000),
+        }]
+    );
+    let mut out = Vec::new();
+    state.apply_decision_at(decision, ASKED_AT + 110_000, &mut out);
+    let (status, _) = answers(&out);
+    assert_eq!(status, OutcomeStatus::TimedOut { after_ms: 60_000 });
+    assert_eq!(state.deadline(&id), None);
+}
+
+#[test]
+fn a_second_timeout_is_refused_as_finished() {
+    for on_timeout in [OnTimeout::Cancel, OnTimeout::Defaults, OnTimeout::EndTurn] {
+        let mut state = State::new();
+        take_at(&mut state, &ask("c1", on_timeout), ASKED_AT).unwrap();
+        // Two surfaces fire at the deadline: the first is taken.
+        let first = time_out("c1", ASKED_AT + 60_000);
+        take_at(&mut state, &first, ASKED_AT + 60_001).unwrap();
+        let second = take_at(
+            &mut state,
+            &time_out("c1", ASKED_AT + 60_002),
+            ASKED_AT + 60_002,
+        );
+        assert_eq!(
+            second.unwrap_err().to_string(),
+            "inquiry \"c1\" is already finished; it takes no more events",
+            "{on_timeout:?}"
+        );
+    }
+}
+
+/// A host driving the pure core with no log gives it no recorded time: the
+/// state has no deadline, and the first timeout fired is taken whatever its
+/// time (the host's clock is all there is); the second is refused.
+#[test]
+fn with_no_recorded_time_the_first_timeout_is_taken() {
+    let mut state = State::new();
+    reduce_input(&mut state, &ask("c1", OnTimeout::Cancel)).unwrap();
+    assert_eq!(state.deadline(&InquiryId::new("c1")), None);
+    let commands = reduce_input(&mut state, &time_out("c1", 0)).unwrap();
+    assert!(matches!(&commands[..], [Command::Respond { .. }]));
+    assert_eq!(
+        reduce_input(&mut state, &time_out("c1", 0))
+            .unwrap_err()
+            .to_string(),
+        "inquiry \"c1\" is already finished; it takes no more events"
+    );
+}
+
+/// The time an inquiry's question was put up is in the state: a snapshot keeps
+/// it, a replay at the recorded times reaches the same state, and a snapshot
+/// written before the state kept it reads as not known.
+#[test]
+fn the_time_a_question_was_put_up_is_kept_by_snapshots_and_replays() {
+    let mut state = State::new();
+    let mut recorded = Vec::new();
+    let inputs = [
+        (ask("c1", OnTimeout::Defaults), ASKED_AT),
+        (ask("c2", OnTimeout::Cancel), ASKED_AT + 5),
+    ];
+    for (input, at) in &inputs {
+        let decision = state.decide_input(input).unwrap();
+        recorded.extend(decision.events().iter().map(|event| (event.clone(), *at)));
+        state.apply_decision_at(decision, *at, &mut Vec::new());
+    }
+    let snapshot = serde_json::to_value(&state).unwrap();
+    let restored: State = serde_json::from_value(snapshot.clone()).unwrap();
+    assert_eq!(restored, state);
+    assert_eq!(
+        restored.deadline(&InquiryId::new("c2")),
+        Some(ASKED_AT + 60_005)
+    );
+    let mut replayed = State::new();
+    for (event, at) in &recorded {
+        replayed.apply_at(event, *at, &mut Vec::new());
+    }
+    assert_eq!(replayed, state);
+    // The same snapshot without the time, as an older build wrote it.
+    let text = snapshot
+        .to_string()
+        .replace(&format!(",\"shown_at\":{ASKED_AT}"), "");
+    assert_ne!(text, snapshot.to_string());
+    let older: State = serde_json::from_str(&text).unwrap();
+    assert_eq!(older.deadline(&InquiryId::new("c1")), None);
+    assert_eq!(
+        older.deadline(&InquiryId::new("c2")),
+        Some(ASKED_AT + 60_005)
+    );
+}
+
+#[test]
+fn a_timed_out_event_written_before_it_carried_its_time_reads_and_writes_the_same() {
+    let old = json!({"timed_out": {"inquiry": "c1"}});
+    let event: Event = serde_json::from_value(old.clone()).unwrap();
+    assert_eq!(event, timed_out("c1"));
+    assert_eq!(serde_json::to_value(&event).unwrap(), old);
+    let fired = Event::TimedOut {
+        inquiry: InquiryId::new("c1"),
+        message: None,
+        fired_at_ms: Some(ASKED_AT),
+    };
+    assert_eq!(
+        serde_json::to_value(&fired).unwrap(),
+        json!({"timed_out": {"inquiry": "c1", "fired_at_ms": ASKED_AT}})
     );
 }

@@ -157,6 +157,7 @@ fn walk(call: &Call, first: Option<&Value>, then: Then) -> Value {
         Then::TimedOut(_) => Input::TimeOut {
             inquiry: id(),
             message: None,
+            fired_at_ms: 0,
         },
         Then::Reply(message) => Input::Reply {
             at: state.at(&id()).expect("an open inquiry"),

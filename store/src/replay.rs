@@ -185,13 +185,17 @@ pub fn replay_commands<L: Log + ?Sized>(
 
 /// Applies one recorded event to `state`, appending its commands to `out`: apply
 /// alone for today's format, decide then apply for the first format's events.
+/// Either way at the time the log recorded it ([`Recorded::at`]), from which an
+/// inquiry with a timeout counts its deadline
+/// ([`State::deadline`](askuser_core::State::deadline)).
 pub fn apply_recorded(state: &mut State, recorded: &Recorded, out: &mut Vec<Command>) {
+    let at = recorded.at.millis();
     if recorded.decided {
-        state.apply(&recorded.event, out);
+        state.apply_at(&recorded.event, at, out);
     } else if let Ok(decision) = state.decide(&recorded.event) {
         // The first format recorded inputs, and its reducer ignored those that did
         // not fit: a refused one yields nothing here either.
-        state.apply_decision(decision, out);
+        state.apply_decision_at(decision, at, out);
     }
 }
 

@@ -32,7 +32,10 @@ const RETRIES: usize = 16;
 ///    answer to an inquiry someone else already finished is refused);
 /// 3. **applies** it ([`State::apply_decision`]: infallible, no validation) and
 ///    returns the commands. Whatever a host shows after `handle` returns is
-///    already in the log.
+///    already in the log. An event of an inquiry with a timeout is applied at
+///    the time the log recorded it ([`State::apply_decision_at`]), from which
+///    the engine counts the question's deadline, as a replay and
+///    [`Session::catch_up`] apply every event.
 ///
 /// After a restart, [`Session::open`] replays the stream (from its latest snapshot)
 /// and the host carries on; [`Session::catch_up`] applies events other processes
@@ -384,8 +387,9 @@ impl Session {
             };
             match appended {
                 Ok(seq) => {
+                    let at = self.recorded_at(seq, decided.events());
                     let mut commands = Vec::with_capacity(1);
-                    decided.apply(&mut self.state, &mut commands);
+                    decided.apply(&mut self.state, at, &mut commands);
                     self.head = seq;
                     return Ok(Handled {
                         seq,
@@ -406,6 +410,23 @@ impl Session {
         }
         .into())
     }
+    /// When the log recorded the append that ended at `seq`, if applying
+    /// `events` keeps it ([`State::keeps_time_of`]: they belong to an inquiry with
+    /// a timeout, which counts its deadline from it). The log stamps an append
+    /// with its own clock and does not return the time, so it is read back, for
+    /// these appends only; if that read fails, the log's clock now stands in (a
+    /// replay will count from the recorded time).
+    fn recorded_at(&self, seq: Seq, events: &[Event]) -> Option<u64> {
+        if !events.iter().any(|event| self.state.keeps_time_of(event)) {
+            return None;
+        }
+        let recorded = (self.log.read_range(&self.stream, seq, seq).ok())
+            .and_then(|mut records| records.next())
+            .and_then(Result::ok)
+            .map(|recorded| recorded.at);
+        Some(recorded.unwrap_or_else(|| self.log.clock().now()).millis())
+    }
+
     /// Applies the events other processes appended to the stream since this
     /// session's head, returning them with the commands they yielded (an answer
     /// recorded elsewhere shows up here as its `Respond`).
@@ -481,8 +502,9 @@ impl Session {
 trait Decided {
     /// The events to append.
     fn events(&self) -> &[Event];
-    /// Applies what was recorded, pushing the commands it yields.
-    fn apply(self, state: &mut State, out: &mut Vec<Command>);
+    /// Applies what was recorded (at `at`, when the state keeps that time: see
+    /// [`Session::recorded_at`]), pushing the commands it yields.
+    fn apply(self, state: &mut State, at: Option<u64>, out: &mut Vec<Command>);
 }
 
 impl Decided for Decision<'_> {
@@ -490,8 +512,11 @@ impl Decided for Decision<'_> {
         Decision::events(self)
     }
 
-    fn apply(self, state: &mut State, out: &mut Vec<Command>) {
-        state.apply_decision(self, out);
+    fn apply(self, state: &mut State, at: Option<u64>, out: &mut Vec<Command>) {
+        match at {
+            Some(at) => state.apply_decision_at(self, at, out),
+            None => state.apply_decision(self, out),
+        }
     }
 }
 
@@ -524,8 +549,16 @@ impl Decided for Batch {
         &self.events
     }
 
-    fn apply(self, state: &mut State, out: &mut Vec<Command>) {
-        *state = self.state;
-        out.extend(self.commands);
+    fn apply(self, state: &mut State, at: Option<u64>, out: &mut Vec<Command>) {
+        if let Some(at) = at {
+            // The copy learned no time: the recorded events are applied again at
+            // the time of their append, as a replay will apply them.
+            for event in &self.events {
+                state.apply_at(event, at, out);
+            }
+        } else {
+            *state = self.state;
+            out.extend(self.commands);
+        }
     }
 }

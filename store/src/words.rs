@@ -260,10 +260,12 @@ fn long(event: &Event) -> String {
         Event::TimedOut {
             inquiry,
             message: None,
+            ..
         } => format!("timed out {inquiry}"),
         Event::TimedOut {
             inquiry,
             message: Some(message),
+            ..
         } => format!("timed out {inquiry}, replying: {message}"),
         Event::ReviewWanted { inquiry } => format!("review wanted {inquiry}"),
         Event::Submitted { inquiry } => format!("submitted {inquiry}"),

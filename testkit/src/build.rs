@@ -189,11 +189,23 @@ pub fn answer_refused(
     }
 }
 
-/// `inquiry` timed out (`message`: a Reply the person was typing).
+/// `inquiry` timed out (`message`: a Reply the person was typing), as a log
+/// written before timeouts carried the time they were fired at records it.
 pub fn timed_out(inquiry: &str, message: Option<&str>) -> Event {
     Event::TimedOut {
         inquiry: InquiryId::new(inquiry),
         message: message.map(str::to_owned),
+        fired_at_ms: None,
+    }
+}
+
+/// `inquiry` timed out, fired at `fired_at_ms` (milliseconds since the Unix
+/// epoch), as an [`Input::TimeOut`](askuser_core::Input::TimeOut) records it.
+pub fn timed_out_at(inquiry: &str, message: Option<&str>, fired_at_ms: u64) -> Event {
+    Event::TimedOut {
+        inquiry: InquiryId::new(inquiry),
+        message: message.map(str::to_owned),
+        fired_at_ms: Some(fired_at_ms),
     }
 }
 

@@ -485,12 +485,20 @@ impl Engine for Recorder<'_> {
         (self.waiter.as_ref()).is_some_and(|head| head.load(Ordering::SeqCst) > self.seen)
     }
 
-    /// From the deadline every surface shows ([`Journal::deadline`]); a log that
-    /// cannot be read here leaves the prompter to count from the prompt.
+    /// From the deadline every surface shows ([`Journal::deadline`], the
+    /// engine's), by the log's clock; a log that cannot be read here leaves the
+    /// prompter to count from the prompt.
     fn time_left(&mut self, inquiry: &InquiryId) -> Option<Duration> {
         let deadline = self.journal.deadline(self.stream, inquiry).ok()??;
-        let left = deadline.millis().saturating_sub(SystemClock.now().millis());
+        let left = deadline
+            .millis()
+            .saturating_sub(self.journal.now().millis());
         Some(Duration::from_millis(left))
+    }
+
+    /// The log's clock: the one the deadline counts by.
+    fn now_ms(&mut self) -> u64 {
+        self.journal.now().millis()
     }
 }
 

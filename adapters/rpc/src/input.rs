@@ -61,9 +61,10 @@ pub enum Input {
         /// The inquiry.
         inquiry: String,
     },
-    /// `{"type":"timed_out","inquiry","message"?}`: the host's clock passed the
-    /// inquiry's deadline (its policy's `timeout.after_ms`); `message` is a Reply
-    /// the person was typing then, sent with the timeout's result.
+    /// `{"type":"timed_out","inquiry","message"?}`: the inquiry's time to answer
+    /// ran out (its policy's `timeout.after_ms`); `message` is a Reply the person
+    /// was typing then, sent with the timeout's result. Fired when the line
+    /// arrives; the engine refuses one sent before the deadline.
     TimedOut {
         /// The inquiry.
         inquiry: String,

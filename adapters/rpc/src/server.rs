@@ -337,9 +337,12 @@ impl Server {
                     question,
                 }),
             },
+            // The line carries no time: fired when it arrives, by the log's clock
+            // (the one the deadline counts by); the engine refuses it if early.
             Input::TimedOut { inquiry, message } => Action::Current(Core::TimeOut {
                 inquiry: id(&inquiry),
                 message,
+                fired_at_ms: self.journal.now().millis(),
             }),
             Input::Review { inquiry } => Action::Current(Core::WantReview {
                 inquiry: id(&inquiry),

@@ -1,7 +1,8 @@
 //! The protocol remembers: a restarted server re-sends the open inquiries' prompts,
-//! timeouts are driven by the host's clock, `persistence: "turn"` reuses a
-//! remembered answer, an ask with no turn is its own turn, a Reply carries the
-//! person's message in every dialect, and `error` lines name the inquiry.
+//! a timeout is taken at the deadline the log recorded (an early one is refused),
+//! `persistence: "turn"` reuses a remembered answer, an ask with no turn is its
+//! own turn, a Reply carries the person's message in every dialect, and `error`
+//! lines name the inquiry.
 
 use std::fmt::Write as _;
 
@@ -77,7 +78,7 @@ fn a_restarted_server_lists_the_open_inquiries_and_sends_their_prompts_again() {
 }
 
 #[test]
-fn timeouts_are_driven_by_the_host_s_clock() {
+fn timeouts_are_held_to_the_deadline_the_log_recorded() {
     let timed = |inquiry: &str, on_timeout: &str| {
         let mut ask = migration(inquiry);
         ask["policy"] = json!({"timeout": {"after_ms": 30_000, "on_timeout": on_timeout}});
@@ -85,19 +86,43 @@ fn timeouts_are_driven_by_the_host_s_clock() {
         ask
     };
     let timed_out = |inquiry: &str| json!({"type": "timed_out", "inquiry": inquiry});
-    let mut server = Server::new(Journal::memory(), "s").unwrap();
-    let transcript = talk(
+    // The log's clock, which stamps every record and the `timed_out` lines as
+    // they arrive, moves only when told.
+    let clock = askuser_app::log::ManualClock::new(askuser_app::log::Timestamp(1_767_225_600_000));
+    let log = askuser_app::log::MemLog::new().with_clock(clock.clone());
+    let mut server = Server::new(Journal::new(std::sync::Arc::new(log)), "s").unwrap();
+    let mut transcript = talk(
+        &mut server,
+        &[timed("d1", "defaults"), answer("d1", "apply", json!(true))],
+    );
+    // 29.5 s after `env` was put up: early, refused, and nothing changes.
+    clock.advance(29_500);
+    transcript += &talk(&mut server, &[timed_out("d1")]);
+    clock.advance(500);
+    transcript += &talk(
         &mut server,
         &[
-            timed("d1", "defaults"),
-            answer("d1", "apply", json!(true)),
+            timed_out("d1"),
+            // A second host firing after the first is told it finished.
             timed_out("d1"),
             timed("c1", "cancel"),
             answer("c1", "apply", json!(false)),
+        ],
+    );
+    clock.advance(30_000);
+    transcript += &talk(
+        &mut server,
+        &[
             timed_out("c1"),
             timed("e1", "end_turn"),
             migration("n1"),
             timed_out("n1"),
+        ],
+    );
+    clock.advance(30_000);
+    transcript += &talk(
+        &mut server,
+        &[
             timed_out("e1"),
             timed_out("e1"),
             json!({"type": "ask", "inquiry": "bad", "dialect": "jp",

@@ -98,6 +98,13 @@ impl Action {
     /// );
     /// ```
     pub fn to_input(&self, prompt: &Prompt) -> Input {
+        self.to_input_at(prompt, wall_clock_ms())
+    }
+
+    /// [`Action::to_input`], a timeout fired at `now_ms` (milliseconds since the
+    /// Unix epoch, by the host's clock: see [`Engine::now_ms`](crate::Engine::now_ms));
+    /// [`Action::to_input`] reads the wall clock.
+    pub fn to_input_at(&self, prompt: &Prompt, now_ms: u64) -> Input {
         let answer = |value: &Value| AnswerInput::new(prompt.at(), value.clone()).reviewed();
         match self {
             Action::Answer(value) => answer(value).into(),
@@ -119,6 +126,7 @@ impl Action {
             Action::TimedOut { message } => Input::TimeOut {
                 inquiry: prompt.inquiry.clone(),
                 message: message.clone(),
+                fired_at_ms: now_ms,
             },
         }
     }
@@ -135,6 +143,15 @@ pub enum Watched<T> {
     /// person was typing there is kept, not sent, as the action it would have
     /// been (an answer's text, a Reply's message), if they typed anything.
     Moved(Option<Action>),
+}
+
+/// The wall clock, in milliseconds since the Unix epoch (0 before it).
+pub(crate) fn wall_clock_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |since| {
+            u64::try_from(since.as_millis()).unwrap_or(u64::MAX)
+        })
 }
 
 /// Something that can put a [`Prompt`] to a person and report what they did.

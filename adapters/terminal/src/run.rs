@@ -62,6 +62,13 @@ pub trait Engine {
         let _ = inquiry;
         None
     }
+
+    /// The host's clock now, in milliseconds since the Unix epoch: the time a
+    /// timeout the prompter fires carries ([`Input::TimeOut`]), by the same clock
+    /// [`Engine::time_left`] counts with. The default reads the wall clock.
+    fn now_ms(&mut self) -> u64 {
+        crate::action::wall_clock_ms()
+    }
 }
 
 /// An engine that can only apply: a closure.
@@ -306,10 +313,11 @@ impl Walk {
             return Self::caught_up(prompter, &prompt, Some(&action), &moved);
         }
         // The engine records the review the form calls for with the first answer.
-        let input = action.to_input(&prompt);
+        let input = action.to_input_at(&prompt, engine.now_ms());
         let step = Self::record(prompter, engine, &prompt, Some(&action), &input)?;
+        let commands = step.into_commands_or(|| Command::Prompt(prompt.clone()));
         self.last = Some(prompt);
-        Ok(step.into_commands())
+        Ok(commands)
     }
 
     /// Shows the review of `outcome`; the commands that follow.
@@ -381,9 +389,18 @@ impl Walk {
                 message,
             },
             Review::EndTurn => Input::EndTurn { inquiry },
-            Review::TimedOut { message } => Input::TimeOut { inquiry, message },
+            Review::TimedOut { message } => Input::TimeOut {
+                inquiry,
+                message,
+                fired_at_ms: engine.now_ms(),
+            },
         };
-        Ok(Self::record(prompter, engine, &prompt, action.as_ref(), &input)?.into_commands())
+        let step = Self::record(prompter, engine, &prompt, action.as_ref(), &input)?;
+        Ok(step.into_commands_or(|| Command::Review {
+            inquiry: at.inquiry.clone(),
+            outcome: outcome.clone(),
+            step: at.step,
+        }))
     }
 
     /// Hands `input`, taken at `asked` (the person's `action`, when it holds
@@ -402,6 +419,19 @@ impl Walk {
     {
         match engine.handle(input) {
             Ok(commands) => Ok(Step::Applied(commands.into())),
+            // The host's clock ran ahead of the log's: the person is told, and
+            // what they were at is shown again until the deadline.
+            Err(Refusal::NotYetDue {
+                due_at_ms,
+                fired_at_ms,
+                ..
+            }) => {
+                let left = due_at_ms.saturating_sub(fired_at_ms).div_ceil(1000);
+                prompter.show_invalid(&format!(
+                    "The time to answer is not up yet: {left} s left by the log's clock, so the question is still open"
+                ))?;
+                Ok(Step::NotYetDue)
+            }
             Err(refusal) => match engine.elsewhere(input.inquiry()) {
                 Some(moved) => Ok(Step::CaughtUp(Self::caught_up(
                     prompter, asked, action, &moved,
@@ -463,12 +493,18 @@ enum Step {
     /// Refused, as another surface had moved the inquiry: the commands of the
     /// inquiry as it is now (the person was told).
     CaughtUp(VecDeque<Command>),
+    /// A timeout refused as not due yet (the person was told): what was shown
+    /// is shown again.
+    NotYetDue,
 }
 
 impl Step {
-    fn into_commands(self) -> VecDeque<Command> {
+    /// The commands that follow; `again` (what was shown) after a timeout the
+    /// engine did not take yet.
+    fn into_commands_or(self, again: impl FnOnce() -> Command) -> VecDeque<Command> {
         match self {
             Step::Applied(commands) | Step::CaughtUp(commands) => commands,
+            Step::NotYetDue => VecDeque::from([again()]),
         }
     }
 }

@@ -1,5 +1,6 @@
 //! `run_with_engine` against the real core: the review before a form is sent,
-//! Reply with a message, and answers remembered for the turn.
+//! Reply with a message, answers remembered for the turn, and a timeout the engine
+//! finds early.
 
 use askuser_core::{
     AnsweredBy, Command, Event, Input, InquiryId, Origin, Persistence, Policy, Request, State,
@@ -286,5 +287,74 @@ fn a_timeout_sends_the_timed_out_event_and_the_policy_decides() {
         Finish::TurnEnded {
             inquiry: InquiryId::new("c2")
         }
+    );
+}
+
+/// An engine whose state learns the time each input is recorded at, and whose
+/// clock (the host's, which the prompter's timeouts carry) is `now`; each input
+/// moves the clock by `step` milliseconds.
+struct Clocked {
+    state: State,
+    now: u64,
+    step: u64,
+}
+
+impl askuser_terminal::Engine for Clocked {
+    fn handle(&mut self, input: &Input) -> Result<Vec<Command>, askuser_core::Refusal> {
+        let decision = self.state.decide_input(input)?;
+        let mut out = Vec::new();
+        self.state.apply_decision_at(decision, self.now, &mut out);
+        Ok(out)
+    }
+
+    fn now_ms(&mut self) -> u64 {
+        self.now += self.step;
+        self.now
+    }
+}
+
+/// A terminal whose clock runs ahead of the log's fires early: the engine
+/// refuses the timeout, the person is told how long is left, and the question
+/// is asked again; fired at the deadline, the timeout is taken.
+#[test]
+fn an_early_timeout_is_refused_and_the_question_asked_again() {
+    let form = parse_form(&migration()).unwrap();
+    let mut engine = Clocked {
+        state: State::new(),
+        now: 1_767_225_600_000,
+        step: 40_000,
+    };
+    let ask = Input::Ask(Request {
+        inquiry: InquiryId::new("c1"),
+        form: form.form().clone(),
+        policy: Policy {
+            timeout: Some(askuser_core::Timeout {
+                after_ms: 60_000,
+                on_timeout: askuser_core::OnTimeout::Cancel,
+            }),
+            ..Policy::default()
+        },
+        origin: Origin::default(),
+        call: None,
+    });
+    let first = askuser_terminal::Engine::handle(&mut engine, &ask).unwrap();
+    let mut person = ScriptedPrompter::new([
+        Action::TimedOut { message: None },
+        Action::TimedOut { message: None },
+    ]);
+    let finish = run_with_engine(&mut person, first, &mut engine).unwrap();
+    assert_eq!(
+        outcome_json(finish),
+        json!({"timed_out": true, "answered": {}, "filled_by_timeout": {}})
+    );
+    assert_eq!(
+        person.invalid_messages(),
+        [
+            "The time to answer is not up yet: 20 s left by the log's clock, so the question is still open"
+        ]
+    );
+    assert_eq!(
+        prefills(&person),
+        [("apply".to_owned(), None), ("apply".to_owned(), None)]
     );
 }

@@ -288,11 +288,12 @@ impl Queue {
                 };
                 let timing = timing(view, open, now);
                 // Past the engine's deadline it no longer waits (below).
-                if timing.left_ms == Some(0) {
-                    due.push(open.inquiry.clone());
-                    continue;
-                }
-                waiting.push(Waiting {
+                let list = if timing.left_ms == Some(0) {
+                    &mut due
+                } else {
+                    &mut waiting
+                };
+                list.push(Waiting {
                     stream: info.name.clone(),
                     inquiry: open.inquiry.to_string(),
                     label: open.label.clone().unwrap_or_else(|| "Assistant".to_owned()),
@@ -305,9 +306,14 @@ impl Queue {
                 });
             }
             // The time to answer is up: recorded, so that it stops waiting on
-            // every surface (the agent, when it is there, gets its result).
-            for inquiry in due {
-                self.time_out_if_due(&info.name, &inquiry, now)?;
+            // every surface (the agent, when it is there, gets its result). One
+            // the engine does not time out (not due by its deadline: this
+            // clock runs ahead of the log's) still waits.
+            for item in due {
+                let id = InquiryId::new(&item.inquiry);
+                if !self.time_out_if_due(&info.name, &id, now)? {
+                    waiting.push(item);
+                }
             }
         }
         Ok(waiting)
@@ -449,9 +455,12 @@ impl Queue {
         if !due {
             return Ok(false);
         }
+        // Any surface showing the question may fire it; the engine takes the
+        // first one at or after its deadline (`Input::TimeOut`).
         let input = Input::TimeOut {
             inquiry: id.clone(),
             message: None,
+            fired_at_ms: now,
         };
         Ok(matches!(
             self.journal.input(stream, &input)?,

@@ -36,7 +36,7 @@ pub enum Step {
     UnknownInquiry,
     /// Request the same inquiry again.
     RequestAgain,
-    /// The host's clock passed the inquiry's deadline.
+    /// The inquiry's time to answer ran out (a timeout, with the time it was fired).
     TimedOut,
 }
 
@@ -125,9 +125,12 @@ pub fn session_events(form: &Form, steps: &[Step]) -> Vec<Event> {
                 inquiry: InquiryId::new("never-requested"),
             },
             (Step::RequestAgain, _) => request.clone(),
+            // Fired a second after each event before it (the reducer here
+            // learns no recorded time, so any fired time is taken).
             (Step::TimedOut, _) => Event::TimedOut {
                 inquiry: inquiry.clone(),
                 message: None,
+                fired_at_ms: Some(events.len() as u64 * 1_000),
             },
         };
         // A refused input changes nothing; it is kept, for the property under test.

@@ -182,7 +182,8 @@ pub enum Action {
     Cancel,
     /// The person ends the turn.
     EndTurn,
-    /// The deadline passed ([`Input::TimeOut`]).
+    /// The time to answer ran out ([`Input::TimeOut`], fired at one of a few
+    /// times: the scenario's engine knows no deadline, so it takes any).
     TimeOut,
     /// The surface will show a review ([`Input::WantReview`]).
     WantReview,
@@ -236,6 +237,14 @@ const NOTES: [Option<&str>; 4] = [None, Some("only after 6pm"), None, Some("a\r\
 /// `seed` cut into independent small choices.
 fn pick(seed: usize, salt: u32, count: usize) -> usize {
     seed.rotate_left(salt * 7) % count.max(1)
+}
+
+/// When a generated timeout is fired, in milliseconds since the Unix epoch: the
+/// scenario's engine applies with no recorded time, so it has no deadline to
+/// hold a timeout to and takes any (see [`Input::TimeOut`]); a host replaying
+/// the inputs on a log with a clock holds them to its own deadlines.
+fn fired_at(seed: usize) -> u64 {
+    [0, 60_000, 1_767_225_600_000][pick(seed, 5, 3)]
 }
 
 /// Plays moves against a state of its own.
@@ -326,6 +335,7 @@ impl Player<'_> {
             Action::TimeOut if timeout => Input::TimeOut {
                 inquiry: id.clone(),
                 message: MESSAGES[pick(seed, 2, MESSAGES.len())].map(str::to_owned),
+                fired_at_ms: fired_at(seed),
             },
             Action::WantReview => Input::WantReview {
                 inquiry: id.clone(),
@@ -467,6 +477,7 @@ impl Player<'_> {
             1 if self.scenario.policy.timeout.is_some() => Input::TimeOut {
                 inquiry: (*id).clone(),
                 message: None,
+                fired_at_ms: fired_at(seed),
             },
             _ => self.taken_on(at, seed),
         })

@@ -79,6 +79,7 @@ fn every_kind() -> Vec<Event> {
         Event::TimedOut {
             inquiry: inquiry.clone(),
             message: None,
+            fired_at_ms: Some(1_767_225_600_000),
         },
         Event::Denied {
             inquiry: inquiry.clone(),
