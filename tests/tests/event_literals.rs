@@ -64,6 +64,7 @@ const VARIANTS: &[&str] = &[
     "Submitted",
     "Attached",
     "Detached",
+    "Delivered",
 ];
 
 fn root() -> PathBuf {
