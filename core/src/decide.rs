@@ -179,6 +179,10 @@ impl State {
                 origin.check()?;
                 Ok(Decision::accept(input))
             }
+            Event::Delivered { inquiry } => {
+                self.check_owed(inquiry)?;
+                Ok(Decision::accept(input))
+            }
             Event::AnswerRefused { .. } => Err(Refusal::NotAnInput {
                 kind: "answer_refused".into(),
             }),
@@ -242,6 +246,29 @@ impl State {
             });
         }
         Ok(())
+    }
+
+    /// Whether `inquiry` finished with a result still owed to its asker.
+    fn check_owed(&self, inquiry: &InquiryId) -> Result<(), Refusal> {
+        let why = match self.inquiries.get(inquiry) {
+            Some(Inquiry::Finished(record)) if record.owed() => return Ok(()),
+            Some(Inquiry::Finished(_)) => {
+                "its result was handed over already, or its asker does not take one it missed"
+            }
+            Some(Inquiry::Open(_)) => "it is still open",
+            None if self.used.contains(&digest(inquiry.as_str())) => {
+                "it finished too long ago to be remembered"
+            }
+            None => {
+                return Err(Refusal::UnknownInquiry {
+                    inquiry: inquiry.clone(),
+                });
+            }
+        };
+        Err(Refusal::NothingOwed {
+            inquiry: inquiry.clone(),
+            why: why.to_owned(),
+        })
     }
 
     pub(crate) fn check_open(&self, inquiry: &InquiryId) -> Result<&crate::inquiry::Open, Refusal> {

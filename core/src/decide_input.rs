@@ -127,6 +127,9 @@ impl State {
                     inquiry: at.inquiry.clone(),
                 }
             }
+            Input::Deliver { inquiry } => Event::Delivered {
+                inquiry: inquiry.clone(),
+            },
             Input::Change { at, question } => {
                 self.check_at(at)?;
                 Event::ChangeWanted {

@@ -582,6 +582,18 @@ pub enum Refusal {
         /// When the refused timeout was fired, in milliseconds since the Unix epoch.
         fired_at_ms: u64,
     },
+    /// A result handed over ([`Input::Deliver`](crate::Input::Deliver)) that is
+    /// not owed: the inquiry is open, its result was handed over already (by
+    /// another surface of the same asker, say), its asker does not take results
+    /// it missed, or it finished too long ago. Nothing is recorded; do not hand
+    /// the result over again.
+    #[error("inquiry \"{inquiry}\" has no result owed to its asker: {why}")]
+    NothingOwed {
+        /// The inquiry.
+        inquiry: InquiryId,
+        /// Why, in words.
+        why: String,
+    },
     /// An agent's origin ([`AgentOrigin`](crate::AgentOrigin)) with a field that is
     /// too long or not one line of plain text. Send the field shorter, without
     /// control, bidi-control or invisible characters, or leave it out.

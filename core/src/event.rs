@@ -256,6 +256,17 @@ pub enum Event {
         /// Who stopped waiting, as it attached.
         origin: AgentOrigin,
     },
+    /// The surface that asked the inquiry handed its result to its agent: an
+    /// `askuser serve` wrote the result line, an MCP call returned it. Recorded
+    /// only for an inquiry whose request says its asker takes a result it missed
+    /// ([`Origin::resumes`]), once, after the inquiry finished; until then the
+    /// state keeps the result owed ([`State::owed`](crate::State::owed)), so an
+    /// asker that comes back (a restarted `serve`, a retried MCP call) is given
+    /// what was finished while it was away, and only that. It moves no inquiry.
+    Delivered {
+        /// The finished inquiry whose result was handed over.
+        inquiry: InquiryId,
+    },
     /// What the client asking the inquiry did that is not the person's choice
     /// (no person at it, a form it cannot show, an answer after its own
     /// timeout), noted so a transcript and the inbox say so. The inquiry must be
@@ -318,8 +329,9 @@ pub enum ClientNote {
 }
 
 impl Event {
-    /// The inquiry the event belongs to; `None` for an event about the stream
-    /// ([`Event::Attached`], [`Event::Detached`]).
+    /// The inquiry the event belongs to; `None` for an event that moves no
+    /// inquiry: about the stream ([`Event::Attached`], [`Event::Detached`]), or a
+    /// finished inquiry's result handed over ([`Event::Delivered`]).
     pub fn inquiry(&self) -> Option<&InquiryId> {
         Some(match self {
             Event::Requested(request) => &request.inquiry,
@@ -337,7 +349,9 @@ impl Event {
             | Event::Submitted { inquiry }
             | Event::ChangeWanted { inquiry, .. }
             | Event::ClientNoted { inquiry, .. } => inquiry,
-            Event::Attached { .. } | Event::Detached { .. } => return None,
+            Event::Attached { .. } | Event::Detached { .. } | Event::Delivered { .. } => {
+                return None;
+            }
         })
     }
 }
@@ -569,6 +583,14 @@ pub struct Origin {
     pub turn: String,
     /// Whether a sub-agent made the call. Only the parent conversation may ask a person.
     pub subagent: bool,
+    /// The asker takes a result it missed when it comes back (an `askuser serve`
+    /// restarted on the stream, an MCP call retried): it records each result it
+    /// hands over ([`Event::Delivered`]), and a result not handed over stays owed
+    /// to it ([`State::owed`](crate::State::owed)). Absent from records written
+    /// before results were kept for an asker, and off for an asker that does not
+    /// come back for them (a terminal's `askuser ask`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub resumes: bool,
 }
 
 impl Default for Origin {
@@ -577,6 +599,7 @@ impl Default for Origin {
             tool: "ask_user".to_owned(),
             turn: String::new(),
             subagent: false,
+            resumes: false,
         }
     }
 }

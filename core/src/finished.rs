@@ -26,6 +26,11 @@ pub struct FinishedInquiry {
     /// The tool call the request recorded, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     call: Option<Arc<ToolCall>>,
+    /// The result is owed to the inquiry's asker: it takes results it missed
+    /// ([`Origin::resumes`](crate::Origin::resumes)) and none was recorded
+    /// handed over ([`Event::Delivered`](crate::Event::Delivered)) yet.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    owed: bool,
 }
 
 /// The result a finished inquiry sent.
@@ -57,6 +62,8 @@ enum FinishedRecord {
         ending: Ending,
         #[serde(default)]
         call: Option<Arc<ToolCall>>,
+        #[serde(default)]
+        owed: bool,
     },
 }
 
@@ -66,8 +73,9 @@ impl From<FinishedRecord> for FinishedInquiry {
             FinishedRecord::Status(how) => Self {
                 ending: Ending::Unrecorded(how),
                 call: None,
+                owed: false,
             },
-            FinishedRecord::Full { ending, call } => Self { ending, call },
+            FinishedRecord::Full { ending, call, owed } => Self { ending, call, owed },
         }
     }
 }
@@ -76,7 +84,7 @@ impl FinishedInquiry {
     /// The record of an inquiry that finished with `result` (a [`Command::Respond`],
     /// [`Command::Fail`] or [`Command::EndTurn`]; anything else reads as the end of
     /// the turn, which the engine never gives).
-    pub(crate) fn new(result: Option<&Command>, call: Option<Arc<ToolCall>>) -> Self {
+    pub(crate) fn new(result: Option<&Command>, call: Option<Arc<ToolCall>>, owed: bool) -> Self {
         let ending = match result {
             Some(Command::Respond { outcome, .. }) => Ending::Responded(outcome.clone()),
             Some(Command::Fail {
@@ -87,7 +95,19 @@ impl FinishedInquiry {
             },
             _ => Ending::TurnEnded,
         };
-        Self { ending, call }
+        Self { ending, call, owed }
+    }
+
+    /// Whether the result is owed to the inquiry's asker: it takes results it
+    /// missed ([`Origin::resumes`](crate::Origin::resumes)), and no surface
+    /// recorded handing this one over ([`Event::Delivered`](crate::Event::Delivered)).
+    pub fn owed(&self) -> bool {
+        self.owed
+    }
+
+    /// Records the result handed over.
+    pub(crate) fn delivered(&mut self) {
+        self.owed = false;
     }
 
     /// How the inquiry finished.

@@ -247,6 +247,15 @@ pub enum Input {
         /// The id of the question whose answer the person changes.
         question: String,
     },
+    /// The surface that asked `inquiry` handed its result to its agent
+    /// ([`Event::Delivered`](crate::Event::Delivered)): only for a finished
+    /// inquiry whose result is owed ([`State::owed`](crate::State::owed)), else
+    /// refused ([`Refusal::NothingOwed`](crate::Refusal::NothingOwed)), so of
+    /// two surfaces handing one result over, one is told it was handed already.
+    Deliver {
+        /// The finished inquiry.
+        inquiry: InquiryId,
+    },
 }
 
 impl Input {
@@ -266,7 +275,8 @@ impl Input {
             | Input::Cancel { inquiry, .. }
             | Input::EndTurn { inquiry }
             | Input::TimeOut { inquiry, .. }
-            | Input::WantReview { inquiry } => inquiry,
+            | Input::WantReview { inquiry }
+            | Input::Deliver { inquiry } => inquiry,
         }
     }
 }

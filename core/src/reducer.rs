@@ -110,7 +110,10 @@ impl Recent {
 
 /// `a == b`, without `memcmp` on empty texts (see [`same_text`]).
 fn same_origin(a: &Origin, b: &Origin) -> bool {
-    same_text(&a.tool, &b.tool) && same_text(&a.turn, &b.turn) && a.subagent == b.subagent
+    same_text(&a.tool, &b.tool)
+        && same_text(&a.turn, &b.turn)
+        && a.subagent == b.subagent
+        && a.resumes == b.resumes
 }
 
 impl PartialEq for Recent {
@@ -302,7 +305,7 @@ impl State {
                     reason: reason.clone(),
                     message: message.clone(),
                 });
-                let record = FinishedInquiry::new(out.last(), None);
+                let record = FinishedInquiry::new(out.last(), None, false);
                 self.inquiries
                     .insert(inquiry.clone(), Inquiry::Finished(record));
                 self.remember_finished(inquiry);
@@ -352,6 +355,11 @@ impl State {
                 self.change_wanted(inquiry, question, at, out);
             }
             Event::Attached { origin } => self.agent = Some(Box::new(origin.clone())),
+            Event::Delivered { inquiry } => {
+                if let Some(Inquiry::Finished(record)) = self.inquiries.get_mut(inquiry) {
+                    record.delivered();
+                }
+            }
         }
     }
 
@@ -385,6 +393,20 @@ impl State {
             Inquiry::Finished(record) => Some(record),
             Inquiry::Open(_) => None,
         }
+    }
+
+    /// The finished inquiries whose result is owed to their asker, in the order
+    /// they finished (among the last [`FINISHED_REMEMBERED`]): each asked by a
+    /// surface that takes a result it missed ([`Origin::resumes`](crate::Origin::resumes))
+    /// and not yet recorded handed over ([`Event::Delivered`]). What a restarted
+    /// `askuser serve` is given, and what a retried MCP call is answered with.
+    pub fn owed(&self) -> impl Iterator<Item = (&InquiryId, &FinishedInquiry)> {
+        self.finished_order
+            .iter()
+            .filter_map(|id| match self.inquiries.get_key_value(id)? {
+                (id, Inquiry::Finished(record)) if record.owed() => Some((id, record)),
+                _ => None,
+            })
     }
 
     /// The result command a finished inquiry ended with ([`Command::Respond`],
@@ -510,7 +532,9 @@ impl State {
             open.moved_at(at);
             finished = open.advance(inquiry, &self.remembered, out);
             match finished {
-                Some(_) => Inquiry::Finished(FinishedInquiry::new(out.last(), open.call.take())),
+                Some(_) => {
+                    Inquiry::Finished(FinishedInquiry::new(out.last(), open.call.take(), false))
+                }
                 None => Inquiry::Open(open),
             }
         });
@@ -523,11 +547,13 @@ impl State {
     /// in `out`.
     fn finish(&mut self, id: &InquiryId, how: Finished, out: &[Command]) {
         if let Some(entry) = self.inquiries.get_mut(id) {
-            let call = match entry {
-                Inquiry::Open(open) => open.call.take(),
-                Inquiry::Finished(_) => None,
+            // A result the asker takes when it comes back is owed until a
+            // surface records handing it over.
+            let (call, owed) = match entry {
+                Inquiry::Open(open) => (open.call.take(), open.origin.resumes),
+                Inquiry::Finished(_) => (None, false),
             };
-            let record = FinishedInquiry::new(out.last(), call);
+            let record = FinishedInquiry::new(out.last(), call, owed);
             debug_assert_eq!(record.how(), how, "the result pushed last is {how:?}'s");
             *entry = Inquiry::Finished(record);
             self.remember_finished(id);

@@ -142,6 +142,7 @@ fn short(event: &Event, form: Option<&Form>) -> String {
         ),
         Event::Attached { origin } => format!("{} started waiting", agent_words(origin)),
         Event::Detached { origin } => format!("{} stopped waiting", agent_words(origin)),
+        Event::Delivered { .. } => "The result was given to the agent".to_owned(),
         Event::ClientNoted { note, .. } => note_words(note),
     }
 }
@@ -272,6 +273,7 @@ fn long(event: &Event) -> String {
         Event::ChangeWanted { inquiry, question } => format!("change {inquiry}: {question}"),
         Event::Attached { origin } => format!("attached {}", fields(origin)),
         Event::Detached { origin } => format!("detached {}", fields(origin)),
+        Event::Delivered { inquiry } => format!("delivered {inquiry}"),
         Event::ClientNoted { inquiry, note } => match note {
             ClientNote::NoForms => format!("client noted {inquiry}: no forms"),
             ClientNote::NoPerson { action, after_ms } => {

@@ -38,10 +38,10 @@ fn the_example_session_in_the_protocol_document_is_exact() {
     assert_eq!(
         last.lines().last(),
         Some(
-            "replayed: the 10 events re-derive their lines from the log alone (this log records events, not the lines sent)"
+            "replayed: the 12 events re-derive their lines from the log alone (this log records events, not the lines sent)"
         )
     );
     assert!(DOC.contains(
-        "```text\nreplayed: the 10 events re-derive their lines from the log alone (this log records events, not the lines sent)\n```"
+        "```text\nreplayed: the 12 events re-derive their lines from the log alone (this log records events, not the lines sent)\n```"
     ));
 }

@@ -206,18 +206,19 @@ fn log_list_show_transcript_and_export() {
     let list = scratch.run_db(&["log", "list"], "");
     assert_eq!(
         scratch.redact(&list.stdout),
-        "s  6 events, created <time>; answered\n"
+        "s  7 events, created <time>; answered\n"
     );
     let show = scratch.run_db(&["log", "show", "s"], "");
     assert_eq!(
         scratch.redact(&show.stdout),
-        "stream \"s\": 6 events\n\
+        "stream \"s\": 7 events\n\
          #1 <time>  attached machine=laptop, directory=<tmp>\n\
          #2 <time>  requested m1 (3 questions: apply, env, note)\n\
          #3 <time>  answered m1: apply = true\n\
          #4 <time>  answered m1: env = \"production\"\n\
          #5 <time>  answered m1: note = \"ok\"\n\
-         #6 <time>  detached machine=laptop, directory=<tmp>\n"
+         #6 <time>  delivered m1\n\
+         #7 <time>  detached machine=laptop, directory=<tmp>\n"
     );
     let transcript = scratch.run_db(&["log", "transcript", "s"], "");
     assert_eq!(transcript.code, 0);
@@ -244,7 +245,7 @@ fn a_fork_replays_its_parents_events_and_compaction_keeps_replay_working() {
     let list = scratch.run_db(&["log", "list"], "");
     assert_eq!(
         scratch.redact(&list.stdout),
-        "s  6 events, created <time>; answered\nwhat-if  2 events, created <time>, forked from \"s\" at #2; open: 1 inquiry waits for an answer\n"
+        "s  7 events, created <time>; answered\nwhat-if  2 events, created <time>, forked from \"s\" at #2; open: 1 inquiry waits for an answer\n"
     );
     let replay = scratch.run_db(&["log", "replay", "what-if"], "");
     assert_eq!(replay.code, 0);
@@ -261,13 +262,13 @@ fn a_fork_replays_its_parents_events_and_compaction_keeps_replay_working() {
         (refused.code, refused.stderr.as_str()),
         (
             1,
-            "askuser: the event log: cannot drop the events of stream \"s\" up to 6: the fork \"what-if\" branches from it at 2\n"
+            "askuser: the event log: cannot drop the events of stream \"s\" up to 7: the fork \"what-if\" branches from it at 2\n"
         )
     );
     let compact = scratch.run_db(&["log", "compact", "s"], "");
     assert_eq!(
         (compact.code, compact.stdout.as_str()),
-        (0, "stream \"s\": snapshot at #6\n")
+        (0, "stream \"s\": snapshot at #7\n")
     );
     let replay = scratch.run_db(&["log", "replay", "s"], "");
     assert_eq!(replay.code, 0);
@@ -275,8 +276,8 @@ fn a_fork_replays_its_parents_events_and_compaction_keeps_replay_working() {
     assert_eq!(
         tail,
         [
-            "replayed: the 6 events re-derive their lines from the log alone (this log records events, not the lines sent)",
-            "the state loaded from the snapshot at #6 equals the state replayed from the first event",
+            "replayed: the 7 events re-derive their lines from the log alone (this log records events, not the lines sent)",
+            "the state loaded from the snapshot at #7 equals the state replayed from the first event",
             "result of m1: {\"apply\":true,\"env\":\"production\",\"note\":\"ok\"}",
         ]
     );
@@ -289,14 +290,14 @@ fn compaction_with_drop_replays_from_the_snapshot() {
     let compact = scratch.run_db(&["log", "compact", "s", "--drop"], "");
     assert_eq!(
         (compact.code, compact.stdout.as_str()),
-        (0, "stream \"s\": snapshot at #6; dropped 6 events\n")
+        (0, "stream \"s\": snapshot at #7; dropped 7 events\n")
     );
     let replay = scratch.run_db(&["log", "replay", "s"], "");
     assert_eq!(
         (replay.code, replay.stdout.as_str()),
         (
             0,
-            "replaying stream \"s\": 0 events after the snapshot at #6 (the events before it were compacted away)\n\
+            "replaying stream \"s\": 0 events after the snapshot at #7 (the events before it were compacted away)\n\
              replayed: the 0 events re-derive their lines from the log alone (this log records events, not the lines sent)\n"
         )
     );

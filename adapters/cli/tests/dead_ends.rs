@@ -209,7 +209,7 @@ fn export_of_a_compacted_stream_starts_with_its_snapshot() {
     let compact = scratch.run(&["log", "compact", "s", "--drop", "--db", &db], "");
     assert_eq!(
         compact.stdout,
-        "stream \"s\": snapshot at #4; dropped 4 events\n"
+        "stream \"s\": snapshot at #5; dropped 5 events\n"
     );
     let export = scratch.run(&["log", "export", "s", "--db", &db], "");
     assert_eq!((export.code, export.stderr.as_str()), (0, ""));
@@ -231,13 +231,13 @@ fn export_of_a_compacted_stream_starts_with_its_snapshot() {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     assert_eq!(exported.len(), 4);
-    assert_eq!(exported[0]["snapshot"]["seq"], 4);
-    assert_eq!(exported[1]["seq"], 5);
+    assert_eq!(exported[0]["snapshot"]["seq"], 5);
+    assert_eq!(exported[1]["seq"], 6);
     assert_eq!(
         exported[1]["event"]["attached"]["origin"]["machine"],
         json!("laptop")
     );
-    assert_eq!(exported[2]["seq"], 6);
+    assert_eq!(exported[2]["seq"], 7);
     assert_eq!(exported[2]["event"]["requested"]["inquiry"], json!("c2"));
     assert_eq!(
         exported[3]["event"]["detached"]["origin"]["machine"],

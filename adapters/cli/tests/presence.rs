@@ -2,8 +2,9 @@
 //! and 2), against the real binaries and a real browser: two agents started in two
 //! repositories (`askuser serve --agent NAME`, no `--stream`) get streams named
 //! after the repository, and the inbox shows each by name and place; an agent
-//! killed while its question waits is shown gone within a few seconds, and
-//! answering its question says so. Every test runs on sled and on PostgreSQL.
+//! killed while its question waits is shown gone within a few seconds, answering
+//! its question says so, and the agent started again on its stream is given the
+//! answer, once. Every test runs on sled and on PostgreSQL.
 
 mod common;
 
@@ -148,7 +149,32 @@ fn a_killed_agent_is_shown_gone_and_answering_it_says_so(place: &Place) {
     at(&browser, "Done");
     assert_eq!(
         browser.text(),
-        "Done\nAnswered. The agent stopped less than a minute ago; your answer will be kept for when it resumes: {\"answer_type\":\"boolean\",\"answer\":true}\nAll questions"
+        "Done\nAnswered. The agent stopped less than a minute ago; your answer is kept and given to it when it comes back on this stream (askuser serve started again, or the same tool call made again): {\"answer_type\":\"boolean\",\"answer\":true}\nAll questions"
+    );
+
+    // The agent comes back on its stream: its first lines hand the answer over.
+    let back = Serve::start(&scratch, &db, "billing-api-1");
+    let next = |serve: &Serve| serve.lines.recv_timeout(Duration::from_secs(20)).unwrap();
+    assert_eq!(
+        [back.ready.clone(), next(&back)],
+        [
+            r#"{"type":"ready","stream":"billing-api-1","protocol":1,"open":[],"finished_while_away":["c1"]}"#,
+            r#"{"type":"result","inquiry":"c1","result":{"answer_type":"boolean","answer":true},"cancelled":false}"#,
+        ]
+    );
+    // Given once: killed and started again, it is given nothing more.
+    drop(back);
+    let again = Serve::start(&scratch, &db, "billing-api-1");
+    assert_eq!(
+        again.ready,
+        r#"{"type":"ready","stream":"billing-api-1","protocol":1,"open":[]}"#
+    );
+    assert!(
+        again
+            .lines
+            .recv_timeout(Duration::from_millis(500))
+            .is_err(),
+        "nothing follows the ready line"
     );
 }
 

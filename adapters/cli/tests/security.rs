@@ -69,15 +69,17 @@ fn the_log_is_printed_without_raw_escapes() {
     let show = scratch.run_db(&["log", "show", "s"], "");
     assert_eq!(
         scratch.redact(&show.stdout),
-        "stream \"s\": 4 events\n\
+        "stream \"s\": 5 events\n\
          #1 <time>  attached machine=laptop, directory=<tmp>\n\
          #2 <time>  requested c1 (1 question: n)\n\
          #3 <time>  answered c1: n = \"\\u001b]2;pwned\\u0007\\u{202e}evil\\u{9b}2J\"\n\
-         #4 <time>  detached machine=laptop, directory=<tmp>\n"
+         #4 <time>  delivered c1\n\
+         #5 <time>  detached machine=laptop, directory=<tmp>\n"
     );
     let export = scratch.run_db(&["log", "export", "s"], "");
-    // The answer, before the line saying the agent stopped waiting.
-    let last = export.stdout.lines().rev().nth(1).unwrap();
+    // The answer, before the lines saying it was handed over and the agent
+    // stopped waiting.
+    let last = export.stdout.lines().rev().nth(2).unwrap();
     assert_eq!(
         scratch.redact(last),
         r#"{"stream":"s","seq":3,"at":"<time>","event":{"answered":{"inquiry":"c1","question":"n","value":"\u001b]2;pwned\u0007\u202eevil\u009b2J","by":"user"}}}"#

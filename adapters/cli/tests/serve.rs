@@ -127,7 +127,7 @@ fn jp_session() {
     assert_eq!(
         report.lines().last(),
         Some(
-            "replayed: the 5 events re-derive their lines from the log alone (this log records events, not the lines sent)"
+            "replayed: the 6 events re-derive their lines from the log alone (this log records events, not the lines sent)"
         )
     );
 }
@@ -155,7 +155,7 @@ fn claude_session_and_a_rejected_call() {
     assert_eq!(
         report.lines().last(),
         Some(
-            "replayed: the 6 events re-derive their lines from the log alone (this log records events, not the lines sent)"
+            "replayed: the 7 events re-derive their lines from the log alone (this log records events, not the lines sent)"
         )
     );
 }
@@ -184,7 +184,7 @@ fn pi_session_with_other_and_a_cancel() {
     assert_eq!(
         report.lines().last(),
         Some(
-            "replayed: the 8 events re-derive their lines from the log alone (this log records events, not the lines sent)"
+            "replayed: the 10 events re-derive their lines from the log alone (this log records events, not the lines sent)"
         )
     );
 }

@@ -444,7 +444,7 @@ fn the_history_shows_every_step_and_a_fork_answers_again_from_a_question(place: 
     assert_eq!(
         masked(&browser.text()),
         format!(
-            "← All questions\nStream h\n8 events · started N s ago\nTranscript\nExport (JSON lines)\n\
+            "← All questions\nStream h\n9 events · started N s ago\nTranscript\nExport (JSON lines)\n\
              N s ago {dir} · laptop started waiting\n\
              N s ago Assistant asked 3 questions (call c1), first “Apply the proposed migration?” Answer again from here\n\
              N s ago A review before sending was asked for\n\
@@ -452,7 +452,8 @@ fn the_history_shows_every_step_and_a_fork_answers_again_from_a_question(place: 
              N s ago Went back to the previous question\n\
              N s ago Answered “Apply the proposed migration?”: Yes Answer again from here\n\
              N s ago Answered “Which environment?”: production Answer again from here\n\
-             N s ago Replied to the assistant instead: wait, production needs a ticket"
+             N s ago Replied to the assistant instead: wait, production needs a ticket\n\
+             N s ago The result was given to the agent"
         )
     );
     browser.click("a[href='/s/h/transcript']");

@@ -150,6 +150,14 @@ pub(crate) fn elicit_params(round: &Round) -> Result<ElicitRequestParams, serde_
     })
 }
 
+/// Records the result of `inquiry` handed over when `response` ends the call
+/// (not when it asks for another round).
+fn handed_over(recorder: &Recorder, inquiry: &InquiryId, response: &CallToolResponse) {
+    if !matches!(response, CallToolResponse::InputRequired(_)) {
+        recorder.handed_over(inquiry);
+    }
+}
+
 impl AskServer {
     /// Runs one `tools/call` of a 2026-07-28 client: the first asks for the first
     /// round; each retry records the previous round's response and asks the next.
@@ -164,10 +172,11 @@ impl AskServer {
     ) -> Mrtr {
         let Some(sealed) = retry.state else {
             return match self.start(dialect, arguments, can_elicit) {
-                Ok((call, _, walk)) => {
+                Ok((call, inquiry, walk)) => {
                     let mut walk = walk.showing(forms.fields());
                     let response =
                         self.input_required(&self.recorder, &call, arguments, &mut walk, now_ms());
+                    handed_over(&self.recorder, &inquiry, &response);
                     self.keep_presence(self.recorder.named(), &response);
                     response.into()
                 }
@@ -244,6 +253,7 @@ impl AskServer {
             ))
             .into(),
         };
+        handed_over(&recorder, walk.inquiry(), &response);
         self.keep_presence(Some(recorder.stream()), &response);
         response.into()
     }

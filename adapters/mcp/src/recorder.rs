@@ -259,6 +259,51 @@ impl Recorder {
         Ok(state.result(inquiry))
     }
 
+    /// The result owed for a call of `dialect` with exactly these `arguments` in
+    /// this stream (one that finished while no call of it was waiting, see
+    /// [`State::owed`](askuser_core::State::owed); the first to finish when there
+    /// are several), recorded handed over before it is returned: what a call
+    /// retried after its server went away is answered with. `None` when none is
+    /// owed, or another surface handed it over first: the call is a new question.
+    pub(crate) fn take_owed(
+        &self,
+        dialect: &str,
+        arguments: &serde_json::Value,
+    ) -> Result<Option<Command>, StoreError> {
+        let _guard = self.lock.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut session = self.session()?;
+        let owed = session.state().owed().find_map(|(id, record)| {
+            let call = record.call()?;
+            (call.dialect == dialect && call.arguments == *arguments)
+                .then(|| (id.clone(), record.command(id)))
+        });
+        let Some((inquiry, Some(result))) = owed else {
+            return Ok(None);
+        };
+        match session.handle_input(&Input::Deliver { inquiry }) {
+            Ok(_) => Ok(Some(result)),
+            Err(SessionError::Refused(_) | SessionError::MovedElsewhere { .. }) => Ok(None),
+            Err(SessionError::Store(error)) => Err(error),
+        }
+    }
+
+    /// Records that the result of `inquiry` was handed to the client (so a call
+    /// retried later is not answered with it again): only once it is finished
+    /// and owed; otherwise, or when the log cannot record it, nothing changes.
+    pub(crate) fn handed_over(&self, inquiry: &InquiryId) {
+        let _guard = self.lock.lock().unwrap_or_else(PoisonError::into_inner);
+        let Ok(mut session) = self.session() else {
+            return;
+        };
+        let owed =
+            (session.state().outcome(inquiry)).is_some_and(askuser_core::FinishedInquiry::owed);
+        if owed {
+            let _ = session.handle_input(&Input::Deliver {
+                inquiry: inquiry.clone(),
+            });
+        }
+    }
+
     /// What the log says of an open inquiry: the command it waits on and the tool
     /// call it records; `None` when it is not open.
     pub(crate) fn open_inquiry(

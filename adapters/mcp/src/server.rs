@@ -256,26 +256,29 @@ impl AskServer {
         context: &RequestContext<RoleServer>,
     ) -> CallToolResult {
         let _asking = Asking::new(&self.asking);
-        match self.start(dialect, arguments, client.can_elicit) {
-            // No forms is not no answer: another window may answer.
-            Ok((call, inquiry, walk)) if !client.can_elicit && walk.for_assistant().is_none() => {
-                self.wait_elsewhere(
-                    &self.recorder,
-                    &call,
-                    &inquiry,
-                    ClientNote::NoForms,
-                    &client.client,
-                    context,
-                )
+        let (call, inquiry, walk) = match self.start(dialect, arguments, client.can_elicit) {
+            Ok(started) => started,
+            Err(result) => return *result,
+        };
+        // No forms is not no answer: another window may answer.
+        let result = if !client.can_elicit && walk.for_assistant().is_none() {
+            self.wait_elsewhere(
+                &self.recorder,
+                &call,
+                &inquiry,
+                ClientNote::NoForms,
+                &client.client,
+                context,
+            )
+            .await
+        } else {
+            let walk = walk.showing(client.client.forms.fields());
+            self.elicit_rounds(&call, &inquiry, walk, &client, context)
                 .await
-            }
-            Ok((call, inquiry, walk)) => {
-                let walk = walk.showing(client.client.forms.fields());
-                self.elicit_rounds(&call, &inquiry, walk, &client, context)
-                    .await
-            }
-            Err(result) => *result,
-        }
+        };
+        // The result goes to the client now: a call retried later is a new one.
+        self.recorder.handed_over(&inquiry);
+        result
     }
 
     /// Parses and records a call: its walk, ready for the first round; or the
@@ -290,6 +293,13 @@ impl AskServer {
         let call = dialect
             .parse(arguments)
             .map_err(|rejection| Box::new(self.reject(&rejection)))?;
+        // The same call again after its server went away (the host restarted
+        // it): the result of the one that finished meanwhile, given once.
+        match self.recorder.take_owed(dialect.name(), arguments) {
+            Ok(Some(result)) => return Err(Box::new(finish(&call, &result))),
+            Ok(None) => {}
+            Err(error) => return Err(Box::new(not_recorded(tool, &error))),
+        }
         // Without forms, the call waits for another window (with a pending
         // file, that file is answered later): someone may still answer.
         let interactive = can_elicit
@@ -300,6 +310,8 @@ impl AskServer {
             );
         let requested = self.recorder.request(|inquiry| {
             let mut request = call.recorded_request(inquiry, arguments);
+            // A call retried after this server went away is given the result.
+            request.origin.resumes = true;
             if let Some(policy) = &self.config.policy {
                 request.policy = policy.clone();
             }
@@ -691,6 +703,7 @@ impl ServerHandler for AskServer {
                         let result = self
                             .wait_elsewhere(&recorder, &call, &inquiry, note, &client, &context)
                             .await;
+                        recorder.handed_over(&inquiry);
                         let response = CallToolResponse::from(result);
                         self.keep_presence(Some(recorder.stream()), &response);
                         names.served_response(dialect, response)

@@ -505,14 +505,15 @@ fn a_boolean_string_is_asked_again_and_an_empty_form_twice_ends_the_call() {
             "shown call-1: ok",
             "shown call-1: ok",
             "answered call-1: ok = true",
-            "requested call-5 (1 question: ok)",
-            "shown call-5: ok",
-            "shown call-5: ok",
-            "client noted call-5: cannot show the form",
+            "delivered call-1",
+            "requested call-6 (1 question: ok)",
+            "shown call-6: ok",
+            "shown call-6: ok",
+            "client noted call-6: cannot show the form",
         ]
     );
     let session = askuser_app::log::Session::open(log, "strict".to_owned()).unwrap();
-    let open = session.state().at(&askuser_core::InquiryId::new("call-5"));
+    let open = session.state().at(&askuser_core::InquiryId::new("call-6"));
     assert_eq!(open.and_then(|at| at.question), Some("ok".to_owned()));
 }
 

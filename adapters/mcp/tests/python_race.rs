@@ -71,7 +71,9 @@ fn a_round_sent_after_another_window_finished_the_inquiry_gets_its_result() {
             ],
             "{mode}"
         );
-        // Nothing of the late round is in the log: only the other window's steps.
+        // Nothing of the late round is in the log: only the other window's steps
+        // (and, left out here, the results handed to the client: call-1's
+        // before call-8 is asked).
         assert_eq!(
             events("finished", &scratch),
             [
@@ -80,15 +82,15 @@ fn a_round_sent_after_another_window_finished_the_inquiry_gets_its_result() {
                 "answered call-1: apply = false",
                 "answered call-1: note = \"from the web\"",
                 "submitted call-1",
-                "requested call-7 (1 question: q1)",
-                "shown call-7: q1",
-                "reply call-7: Ask me about the database later",
+                "requested call-8 (1 question: q1)",
+                "shown call-8: q1",
+                "reply call-8: Ask me about the database later",
             ],
             "{mode}"
         );
         assert_eq!(
             replayed_result(&*scratch.log(), "finished"),
-            json!({"type": "result", "inquiry": "call-7", "result": replied, "cancelled": true})
+            json!({"type": "result", "inquiry": "call-8", "result": replied, "cancelled": true})
         );
     }
 }

@@ -62,6 +62,7 @@ fn a_decline_keeps_every_answer_given_in_the_rounds() {
                 "answered ahead call-1: limits = {\"cpu\":2}",
                 "shown call-1: confirm",
                 "reply call-1",
+                "delivered call-1",
             ],
             "{mode}"
         );

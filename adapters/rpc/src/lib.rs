@@ -8,8 +8,10 @@
 //!   is taken only while the inquiry still shows that, else refused with a `stale`
 //!   error saying what it shows now (another surface on the shared log moved it
 //!   first). A restarted server's `ready` lists the open inquiries and sends each
-//!   one's prompt again. The full protocol, with an example session, is in
-//!   `docs/protocol.md`.
+//!   one's prompt again; before them, the `result` of each inquiry that finished
+//!   while no server of the stream was there to hand it over
+//!   (`"finished_while_away"`), given once. The full protocol, with an example
+//!   session, is in `docs/protocol.md`.
 //! - [`Journal`]: the application layer's journal ([`askuser_app::Journal`]: the
 //!   store's sessions, one per stream) speaking the protocol's lines:
 //!   every input is decided, appended (flushed) and applied **before** any line is
@@ -40,11 +42,12 @@
 //! assert_eq!(lines[2], r#"{"type":"result","inquiry":"c1","result":{"answer_type":"boolean","answer":true},"cancelled":false}"#);
 //! assert_eq!(lines[3], r#"{"type":"error","message":"the line is not JSON (expected ident at line 1 column 2); send one JSON object per line"}"#);
 //!
-//! // Every accepted message was recorded; the replay re-derives the same lines.
+//! // Every accepted message was recorded, and the result handed over; the replay
+//! // re-derives the same lines.
 //! let journal = server.journal();
 //! let report = askuser_rpc::replay(&**journal.log(), "session-1").unwrap();
 //! assert!(report.matches());
-//! assert_eq!(report.events.len(), 2);
+//! assert_eq!(report.events.len(), 3);
 //! ```
 
 // Every public item here is reachable from outside the crate; the rest is

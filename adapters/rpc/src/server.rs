@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use crate::input::{Ask, Input, MAX_LINE_BYTES, Shown, named_inquiry, parse_input};
 use crate::journal::{Journal, Step};
-use crate::output::{error_line, stale_line};
+use crate::output::{command_line, error_line, stale_line};
 use askuser_app::Result;
 
 /// The protocol's version, sent in the `ready` line.
@@ -28,6 +28,10 @@ pub struct Server {
     /// The streams whose open inquiries were routed already (each once: after that,
     /// every ask this server records is routed as it is recorded).
     adopted: BTreeSet<String>,
+    /// The inquiries this server asked or took over (its stream's open ones at
+    /// its greeting), by stream then id, that have not finished yet: the results
+    /// [`Server::serve`] records handing over.
+    asked: BTreeSet<(String, String)>,
 }
 
 impl Server {
@@ -43,6 +47,7 @@ impl Server {
             stream: stream.into(),
             routes: HashMap::new(),
             adopted: BTreeSet::new(),
+            asked: BTreeSet::new(),
         };
         let stream = server.stream.clone();
         server.adopt(&stream)?;
@@ -61,7 +66,8 @@ impl Server {
 
     /// The first line a server sends: `{"type":"ready","stream":...,"protocol":1,
     /// "open":[...]}`, `open` listing the inquiries of the stream still open in the
-    /// log (in id order), as [`Server::greeting`] sends it.
+    /// log (in id order), as [`Server::greeting`] sends it (which adds
+    /// `"finished_while_away"` when it hands results over).
     ///
     /// # Errors
     /// When the stream cannot be read from the log.
@@ -78,12 +84,17 @@ impl Server {
         )
     }
 
-    /// What a server sends before reading anything: the `ready` line, then for each
-    /// open inquiry of the stream the line it is waiting on (its current `prompt`, or
+    /// What a server sends before reading anything: the `ready` line; then the
+    /// result line of each inquiry of the stream whose result is owed to its asker
+    /// (it finished while no server of its asker was there to hand it over, see
+    /// [`State::owed`](askuser_core::State::owed)), in the order they finished, each
+    /// recorded handed over first ([`askuser_core::Input::Deliver`]) and listed on
+    /// the `ready` line as `"finished_while_away"`; then for each open inquiry of
+    /// the stream the line it is waiting on (its current `prompt`, or
     /// `ask_assistant`), so that a host that restarted can show it again. A problem
     /// reading the log is an `error` line.
     pub fn greeting(&mut self) -> Vec<Value> {
-        let ready = match self.ready_line() {
+        let mut ready = match self.ready_line() {
             Ok(ready) => ready,
             Err(error) => return vec![error_line(&not_recorded(&error))],
         };
@@ -94,8 +105,16 @@ impl Server {
             .filter_map(|id| id.as_str().map(str::to_owned))
             .collect();
         let stream = self.stream.clone();
+        let (away, results) = self.finished_while_away();
+        if let (false, Value::Object(object)) = (away.is_empty(), &mut ready) {
+            object.insert("finished_while_away".into(), json!(away));
+        }
         let mut lines = vec![ready];
+        lines.extend(results);
         for inquiry in open {
+            // The server on a stream is its asker: it takes over the inquiries a
+            // server before it left open, and hands their results over.
+            self.asked.insert((stream.clone(), inquiry.clone()));
             match self
                 .journal
                 .pending_line(&stream, &InquiryId::new(&inquiry))
@@ -106,6 +125,78 @@ impl Server {
             }
         }
         lines
+    }
+
+    /// The results owed on the server's stream (see [`Server::greeting`]), each
+    /// recorded handed over before its line is given: the ids handed over, and
+    /// their lines (or the `error` line of one that could not be recorded). One
+    /// that another surface handed over first is left out.
+    fn finished_while_away(&mut self) -> (Vec<String>, Vec<Value>) {
+        let stream = self.stream.clone();
+        let owed: Vec<(InquiryId, Option<Command>, Option<askuser_core::ToolCall>)> =
+            match self.journal.state(&stream) {
+                Ok(state) => (state.owed())
+                    .map(|(id, record)| (id.clone(), record.command(id), record.call().cloned()))
+                    .collect(),
+                Err(error) => return (Vec::new(), vec![error_line(&not_recorded(&error))]),
+            };
+        let (mut away, mut lines) = (Vec::new(), Vec::new());
+        for (inquiry, command, call) in owed {
+            let deliver = askuser_core::Input::Deliver {
+                inquiry: inquiry.clone(),
+            };
+            match self.journal.input(&stream, &deliver) {
+                Ok(Step::Recorded { .. }) => {}
+                // Handed over by another surface first.
+                Ok(Step::Refused(_)) => continue,
+                Err(error) => {
+                    lines.push(inquiry_error(inquiry.as_str(), &not_recorded(&error)));
+                    continue;
+                }
+            }
+            let call = call.as_ref().and_then(askuser_app::parse_recorded);
+            if let Some(command) = command {
+                lines.push(command_line(&command, call.as_ref(), None));
+            }
+            away.push(inquiry.to_string());
+        }
+        (away, lines)
+    }
+
+    /// Records that the results among `lines` of inquiries this server asked were
+    /// handed to its host (so a restarted server is not given them again), each
+    /// once; one another surface recorded first, or not owed, is left as it is.
+    /// [`Server::handle`] and [`Server::catch_up`] do it with the lines they
+    /// return: a line returned is a line handed over.
+    fn handed_over(&mut self, lines: &[Value]) {
+        if self.asked.is_empty() {
+            return;
+        }
+        for line in lines {
+            let ends = matches!(
+                line["type"].as_str(),
+                Some("result" | "failed" | "turn_ended" | "rejected")
+            );
+            let Some(inquiry) = line["inquiry"].as_str().filter(|_| ends) else {
+                continue;
+            };
+            let stream = (self.routes.get(inquiry).cloned()).unwrap_or_else(|| self.stream.clone());
+            if !self.asked.remove(&(stream.clone(), inquiry.to_owned())) {
+                continue;
+            }
+            let id = InquiryId::new(inquiry);
+            let owed = (self.journal.state(&stream)).is_ok_and(|state| {
+                state
+                    .outcome(&id)
+                    .is_some_and(askuser_core::FinishedInquiry::owed)
+            });
+            if owed {
+                // Best effort: a result not recorded handed over is given again
+                // after a restart, which is the lesser harm.
+                let _ =
+                    (self.journal).input(&stream, &askuser_core::Input::Deliver { inquiry: id });
+            }
+        }
     }
 
     /// Routes the open inquiries of `stream` (read from the log) to it, the first
@@ -183,6 +274,7 @@ impl Server {
                 Err(error) => lines.push(error_line(&not_recorded(&error))),
             }
         }
+        self.handed_over(&lines);
         lines
     }
 
@@ -213,15 +305,23 @@ impl Server {
     /// `prompt` they moved the inquiry to, the `result` of one they finished) come
     /// first: a host does not miss them because its own line was read before the
     /// server passed them on unrequested.
+    ///
+    /// A result line of an inquiry this server asked (or took over at its
+    /// greeting) is recorded handed over ([`askuser_core::Input::Deliver`]) before
+    /// it is returned, as [`Server::catch_up`] does: a restarted server is given
+    /// only what none of its predecessors returned.
     pub fn handle(&mut self, input: Input) -> Vec<Value> {
-        if let Input::Ask(ask) = input {
-            return self.ask(ask);
-        }
-        let inquiry = input.inquiry().to_owned();
-        match self.route(&inquiry) {
-            Ok(stream) => self.act(&stream, &inquiry, input),
-            Err(message) => vec![inquiry_error(&inquiry, &message)],
-        }
+        let lines = if let Input::Ask(ask) = input {
+            self.ask(ask)
+        } else {
+            let inquiry = input.inquiry().to_owned();
+            match self.route(&inquiry) {
+                Ok(stream) => self.act(&stream, &inquiry, input),
+                Err(message) => vec![inquiry_error(&inquiry, &message)],
+            }
+        };
+        self.handed_over(&lines);
+        lines
     }
 
     /// Hands the engine what a message of an inquiry of `stream` stands for.
@@ -493,6 +593,8 @@ impl Server {
         };
         let mut request = call.request(InquiryId::new(&inquiry));
         request.origin.subagent = ask.subagent;
+        // A restarted server is given the result of one finished while it was away.
+        request.origin.resumes = true;
         // An ask that names no turn is a turn of its own.
         request.origin.turn = ask
             .turn
@@ -511,8 +613,11 @@ impl Server {
             .map_err(|e| not_recorded(&e));
         // An inquiry of the server's own stream needs no route (the stream's state
         // knows it), so the routes do not grow with the asks of a long session.
-        if matches!(step, Ok(Step::Recorded { .. })) && stream != self.stream {
-            self.routes.insert(inquiry.clone(), stream);
+        if matches!(step, Ok(Step::Recorded { .. })) {
+            self.asked.insert((stream.clone(), inquiry.clone()));
+            if stream != self.stream {
+                self.routes.insert(inquiry.clone(), stream);
+            }
         }
         finish(&inquiry, step)
     }
@@ -704,6 +809,81 @@ mod tests {
             again,
             [json!({"type": "error", "inquiry": "c1",
                 "message": "inquiry \"c1\" is already finished; it takes no more events"})]
+        );
+    }
+
+    const ASK: &str = r#"{"type":"ask","inquiry":"c1","dialect":"jp","arguments":{"question":"Deploy now?","answer_type":"boolean"}}"#;
+
+    /// What `server` writes serving `input`, line by line.
+    fn served(server: &mut Server, input: &str) -> Vec<Value> {
+        let mut output = Vec::new();
+        server.serve(input.as_bytes(), &mut output).unwrap();
+        (output.split(|b| *b == b'\n'))
+            .filter(|line| !line.is_empty())
+            .map(|line| serde_json::from_slice(line).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn a_result_finished_while_the_server_was_away_is_given_at_its_restart_once() {
+        let log: std::sync::Arc<dyn askuser_app::log::Log> =
+            std::sync::Arc::new(askuser_app::log::MemLog::new());
+        let mut asking = Server::new(Journal::new(log.clone()), "s").unwrap();
+        let lines = served(&mut asking, &format!("{ASK}\n"));
+        assert_eq!(lines[1]["type"], "prompt");
+        // The server is gone; another surface (`askuser answer`, the web) answers.
+        drop(asking);
+        let mut elsewhere = Journal::new(log.clone());
+        let at = elsewhere
+            .state("s")
+            .unwrap()
+            .at(&InquiryId::new("c1"))
+            .unwrap();
+        let yes = AnswerInput::new(at, json!(true)).into();
+        assert!(matches!(
+            elsewhere.input("s", &yes).unwrap(),
+            Step::Recorded { .. }
+        ));
+
+        let mut back = Server::new(Journal::new(log.clone()), "s").unwrap();
+        assert_eq!(
+            back.greeting(),
+            [
+                json!({"type": "ready", "stream": "s", "protocol": 1, "open": [],
+                    "finished_while_away": ["c1"]}),
+                json!({"type": "result", "inquiry": "c1",
+                    "result": {"answer_type": "boolean", "answer": true}, "cancelled": false}),
+            ]
+        );
+        // Given once: the next server on the stream is given nothing.
+        let mut again = Server::new(Journal::new(log), "s").unwrap();
+        assert_eq!(
+            again.greeting(),
+            [json!({"type": "ready", "stream": "s", "protocol": 1, "open": []})]
+        );
+    }
+
+    #[test]
+    fn a_result_the_server_handed_over_itself_is_not_given_again() {
+        let log: std::sync::Arc<dyn askuser_app::log::Log> =
+            std::sync::Arc::new(askuser_app::log::MemLog::new());
+        let mut asking = Server::new(Journal::new(log.clone()), "s").unwrap();
+        let answer = r#"{"type":"answer","inquiry":"c1","question":"answer","value":"yes"}"#;
+        let lines = served(&mut asking, &format!("{ASK}\n{answer}\n"));
+        assert_eq!(lines[2]["type"], "result");
+        // Left open by one server, answered through the next (its host is the
+        // asker's now): neither result is given to the server after them.
+        let ask2 = ASK.replace("c1", "c2");
+        let lines = served(&mut asking, &format!("{ask2}\n"));
+        assert_eq!(lines[1]["type"], "prompt");
+        let mut next = Server::new(Journal::new(log.clone()), "s").unwrap();
+        let lines = served(&mut next, &answer.replace("c1", "c2"));
+        assert_eq!(lines[0]["open"], json!(["c2"]));
+        assert_eq!(lines[2]["type"], "result");
+        let mut last = Server::new(Journal::new(log), "s").unwrap();
+        assert_eq!(
+            last.greeting(),
+            [json!({"type": "ready", "stream": "s", "protocol": 1, "open": []})]
         );
     }
 

@@ -87,9 +87,8 @@ impl Server {
     /// Answers a group of wakes: records their inputs (flushing the log once for the
     /// group), then writes their lines. Returns whether the input ended.
     fn serve_group<W: Write>(&mut self, group: Vec<Wake>, output: &mut W) -> Result<bool> {
-        if group.len() > 1 {
-            self.journal().defer_flush();
-        }
+        // One flush for the group, the results it hands over recorded with it.
+        self.journal().defer_flush();
         let mut lines = Vec::new();
         let mut ended = Ok(false);
         for wake in group {

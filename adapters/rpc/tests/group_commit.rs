@@ -1,6 +1,7 @@
 //! `serve_watching` records the inputs a host has already written as a group (one
-//! flush for the group) and answers each exactly as if it came alone; an inquiry id
-//! stays used after its inquiry finished, however long the session.
+//! flush for the group) and answers each exactly as if it came alone, recording
+//! each result it handed over; an inquiry id stays used after its inquiry
+//! finished, however long the session.
 
 use std::io::Cursor;
 
@@ -72,5 +73,13 @@ fn a_burst_is_answered_line_for_line_as_one_input_at_a_time_and_all_of_it_is_rec
     drop(grouped);
     let mut reopened = Server::new(Journal::open(&db).unwrap(), "s").unwrap();
     assert_eq!(recorded(&mut reopened), expected_events);
-    assert_eq!(expected_events.len(), 400);
+    // Each result handed over is recorded so, once, after the answer that
+    // finished its inquiry: a restarted server is not given them again.
+    let delivered = |i: usize| format!("Delivered {{ inquiry: InquiryId(\"t{i}\") }}");
+    assert_eq!(expected_events.len(), 600);
+    assert!((0..200).all(|i| expected_events[3 * i + 2] == delivered(i)));
+    assert_eq!(
+        reopened.greeting(),
+        [json!({"type": "ready", "stream": "s", "protocol": 1, "open": []})]
+    );
 }

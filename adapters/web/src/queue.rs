@@ -429,8 +429,11 @@ impl Queue {
                 | askuser_dialects::ToolResult::Text(text) => text,
             })
             .unwrap_or_default();
+        // Kept for the agent: a restarted `serve` or the same MCP call made
+        // again is given it (`State::owed`).
+        let kept = (state.outcome(id)).is_some_and(askuser_core::FinishedInquiry::owed);
         let nobody = self.nobody_waited(stream, id)?;
-        Ok(done_words(&result, &got, nobody))
+        Ok(done_words(&result, &got, nobody, kept))
     }
 
     /// At the engine's deadline (the one every surface counts to), the time to
@@ -610,9 +613,10 @@ impl Queue {
 }
 
 /// What a finished inquiry's page says happened, from its result command, what
-/// the model got for it (`got`: the tool result's text), and whether anybody
-/// waited for it (`nobody`: a fork, or an agent that had stopped).
-fn done_words(result: &Command, got: &str, nobody: Option<Nobody>) -> String {
+/// the model got for it (`got`: the tool result's text), whether anybody
+/// waited for it (`nobody`: a fork, or an agent that had stopped), and whether
+/// the result is `kept` for its agent (owed: given to it when it comes back).
+fn done_words(result: &Command, got: &str, nobody: Option<Nobody>, kept: bool) -> String {
     let what = match result {
         Command::EndTurn { .. } => "You ended the turn".to_owned(),
         Command::Respond { outcome, .. } => match &outcome.status {
@@ -650,8 +654,12 @@ fn done_words(result: &Command, got: &str, nobody: Option<Nobody>) -> String {
             "{what}. The agent stopped {}; nothing will be sent.",
             ago_words(ago)
         ),
+        (Some(Nobody::Stopped(ago)), false) if kept => format!(
+            "{what}. The agent stopped {}; your answer is kept and given to it when it comes back on this stream (askuser serve started again, or the same tool call made again): {got}",
+            ago_words(ago)
+        ),
         (Some(Nobody::Stopped(ago)), false) => format!(
-            "{what}. The agent stopped {}; your answer will be kept for when it resumes: {got}",
+            "{what}. The agent stopped {} and does not come back for answers it missed; nothing will be sent. It is kept in the stream's history: {got}",
             ago_words(ago)
         ),
     }
@@ -751,7 +759,11 @@ mod tests {
                 inquiry: InquiryId::new("c1"),
                 form: form.form().clone(),
                 policy: askuser_core::Policy::default(),
-                origin: askuser_core::Origin::default(),
+                // As `askuser serve` asks: its result is kept for it.
+                origin: askuser_core::Origin {
+                    resumes: true,
+                    ..askuser_core::Origin::default()
+                },
                 call: None,
             }))
             .unwrap();
@@ -830,7 +842,7 @@ mod tests {
         );
         assert_eq!(
             answer(&mut queue, "s"),
-            "Answered. The agent stopped 3 min ago; your answer will be kept for when it resumes: "
+            "Answered. The agent stopped 3 min ago; your answer is kept and given to it when it comes back on this stream (askuser serve started again, or the same tool call made again): "
         );
         assert_eq!(
             answer(&mut queue, "s.fork-2"),

@@ -41,8 +41,8 @@ pub struct Scenario {
 
 impl Scenario {
     /// Inquiries named `ids` (in the order they are asked), each asked with
-    /// `policy`, from the default [`Origin`] (`ask_user`, no turn), with arbitrary
-    /// forms.
+    /// `policy`, from the default [`Origin`] (`ask_user`, no turn) of an asker
+    /// that takes results it missed ([`Origin::resumes`]), with arbitrary forms.
     ///
     /// # Panics
     /// If `ids` is empty.
@@ -56,7 +56,10 @@ impl Scenario {
         Self {
             ids,
             policy,
-            origin: Origin::default(),
+            origin: Origin {
+                resumes: true,
+                ..Origin::default()
+            },
             forms: Vec::new(),
         }
     }
@@ -196,6 +199,10 @@ pub enum Action {
     /// An input for an inquiry that has finished (or, before any has, one not yet
     /// asked): a surface that lost a race.
     Late,
+    /// The asker hands a finished inquiry's result over ([`Input::Deliver`]):
+    /// one owed when there is one, else one handed over already or still open
+    /// (refused).
+    Deliver,
 }
 
 /// Arbitrary moves, up to `max`: mostly answers to what is shown, about one in
@@ -219,6 +226,7 @@ pub fn arb_moves(max: usize) -> impl Strategy<Value = Vec<Move>> {
         4 => Just(Action::Submit),
         2 => Just(Action::Stale),
         2 => Just(Action::Late),
+        1 => Just(Action::Deliver),
     ];
     prop::collection::vec(
         (action, any::<usize>()).prop_map(|(action, seed)| Move { action, seed }),
@@ -261,6 +269,9 @@ impl Player<'_> {
     fn input(&self, step: Move) -> Option<Input> {
         let open: Vec<&InquiryId> = self.state.open_inquiries().collect();
         let (action, seed) = (step.action, step.seed);
+        if action == Action::Deliver {
+            return self.deliver(&open, seed);
+        }
         if action == Action::Late {
             return self.late(seed).or_else(|| {
                 let id = open.get(pick(seed, 1, open.len()))?;
@@ -449,6 +460,21 @@ impl Player<'_> {
             None => At::review(id.clone(), current.step),
         };
         Some(self.taken_on(at, seed))
+    }
+
+    /// A result handed over: of an inquiry whose result is owed, else of one
+    /// that finished or is open (refused); `None` before anything was asked.
+    fn deliver(&self, open: &[&InquiryId], seed: usize) -> Option<Input> {
+        let owed: Vec<&InquiryId> = self.state.owed().map(|(id, _)| id).collect();
+        let used = &self.scenario.ids[..self.asked];
+        let id = match owed.get(pick(seed, 1, owed.len())) {
+            Some(id) => (*id).clone(),
+            None => used
+                .get(pick(seed, 1, used.len()))
+                .or_else(|| open.first().copied())?
+                .clone(),
+        };
+        Some(Input::Deliver { inquiry: id })
     }
 
     /// An input for an inquiry that has finished, from the last place it showed;

@@ -28,6 +28,7 @@ fn every_kind() -> Vec<Event> {
                 tool: "AskUserQuestion".to_owned(),
                 turn: "t7".to_owned(),
                 subagent: false,
+                resumes: true,
             },
             call,
         })

@@ -177,6 +177,10 @@ impl Scratch {
 
 /// The events of `stream` after its request, in words.
 #[allow(dead_code)] // used by python_race.rs and python_waiting.rs
+///
+/// A result recorded handed over to the client (`delivered`) is left out: what
+/// the call was given is asserted by each test, and `python_resume.rs` checks
+/// those records.
 pub fn events(stream: &str, scratch: &Scratch) -> Vec<String> {
     let log = scratch.log();
     let report = askuser_rpc::replay(&*log, stream).unwrap();
@@ -184,6 +188,7 @@ pub fn events(stream: &str, scratch: &Scratch) -> Vec<String> {
         .events
         .iter()
         .skip(1)
+        .filter(|e| !matches!(e.event, askuser_core::Event::Delivered { .. }))
         .map(|e| askuser_rpc::describe_event(&e.event))
         .collect()
 }
@@ -192,7 +197,10 @@ pub fn events(stream: &str, scratch: &Scratch) -> Vec<String> {
 pub fn replayed_result(log: &dyn Log, stream: &str) -> Value {
     let report = askuser_rpc::replay(log, stream).expect("the stream replays");
     assert!(report.matches(), "the replay differs from the record");
-    let last = report.events.last().expect("an event");
+    // The last event that yielded a line (a result handed over yields none).
+    let last = (report.events.iter().rev())
+        .find(|event| !event.outputs.is_empty())
+        .expect("an event with a line");
     last.outputs.last().cloned().unwrap_or(Value::Null)
 }
 
