@@ -3,7 +3,9 @@
 //! repositories (`askuser serve --agent NAME`, no `--stream`) get streams named
 //! after the repository, and the inbox shows each by name and place; an agent
 //! killed while its question waits is shown gone within a few seconds, and
-//! answering its question says so. Every test runs on sled and on PostgreSQL.
+//! answering its question says so; an open inbox and an open question page are
+//! told so without a reload (issue 37). Every test runs on sled and on
+//! PostgreSQL.
 
 mod common;
 
@@ -150,6 +152,91 @@ fn a_killed_agent_is_shown_gone_and_answering_it_says_so(place: &Place) {
         browser.text(),
         "Done\nAnswered. The agent stopped less than a minute ago; your answer will be kept for when it resumes: {\"answer_type\":\"boolean\",\"answer\":true}\nAll questions"
     );
+}
+
+/// How long after its last renewal a lease lapses (askuser-store's
+/// `LEASE_TTL`): a killed agent's lease lapses at most this long after the kill.
+const LEASE_TTL: Duration = Duration::from_secs(6);
+
+/// How soon after a lease lapses an open page says the agent stopped.
+const TOLD_WITHIN: Duration = Duration::from_secs(3);
+
+/// Waits until `css` on the page shown reads `expected`, at most until
+/// `deadline`; the text last seen.
+fn wait_until(browser: &Browser, css: &str, expected: &str, deadline: Instant) -> String {
+    loop {
+        let text = browser.text_of(css);
+        if text == expected || Instant::now() >= deadline {
+            return text;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn open_pages_are_told_a_killed_agent_stopped(place: &Place) {
+    let scratch = Scratch::new();
+    let db = place.db(&scratch);
+    let billing = repository(&scratch, "billing-api");
+    let (mut serve, _) = agent(&scratch, &billing, &db, "Claude Code");
+    serve.send(&ask(
+        "c1",
+        "Claude (repo: billing-api)",
+        "Run the billing migration?",
+    ));
+    serve.next_of("prompt");
+    let web = Web::start(&scratch, &db);
+    let browser = Browser::start_with_script();
+    browser.go(&web.url);
+    assert_eq!(browser.wait_title("(1) askuser inbox"), "(1) askuser inbox");
+    let inbox_tab = browser.tab();
+    assert_eq!(browser.text_of(".badge"), "waiting now");
+    let question_tab = browser.new_tab();
+    browser.switch_to(&question_tab);
+    browser.go(&format!("http://127.0.0.1:{}/q/billing-api-1/c1", web.port));
+    at(&browser, "Run the billing migration?");
+    // While the agent waits, the question's page says nothing of it.
+    assert_eq!(browser.text_of("#presence"), "");
+    browser.type_into("#note", "half a thought");
+
+    // SIGKILL: nothing is recorded, and the lease lapses unrenewed at most
+    // LEASE_TTL later. Neither page is reloaded: they are told.
+    serve.child.kill().unwrap();
+    serve.child.wait().unwrap();
+    let deadline = Instant::now() + LEASE_TTL + TOLD_WITHIN;
+    let stopped = "the agent stopped less than a minute ago";
+    assert_eq!(
+        wait_until(&browser, "#presence", stopped, deadline),
+        stopped
+    );
+    assert_eq!(
+        masked(&browser.text()),
+        "← All questions\nClaude (repo: billing-api) asks\n\
+         the agent stopped less than a minute ago\nwaiting N s\n\
+         Run the billing migration?\nYes\n1\nNo\n2\n\
+         A note for the assistant (optional)\nAnswer\nCtrl\n+\nEnter\n\
+         Reply to the assistant instead\nEnd the turn"
+    );
+    // What the person typed stays.
+    assert_eq!(browser.value_of("#note"), "half a thought");
+    browser.switch_to(&inbox_tab);
+    assert_eq!(wait_until(&browser, ".badge", stopped, deadline), stopped);
+    assert_eq!(
+        masked(&browser.text()),
+        "Questions waiting for you\nNotify me of new questions\n\
+         Claude (repo: billing-api)\nthe agent stopped less than a minute ago\nClaude Code · billing-api · laptop\n\
+         stream billing-api-1 · started N s ago · history\n\
+         1\nRun the billing migration?\nwaiting N s · call c1"
+    );
+}
+
+#[test]
+fn open_pages_are_told_a_killed_agent_stopped_on_sled() {
+    open_pages_are_told_a_killed_agent_stopped(&Place::Sled);
+}
+
+#[test]
+fn open_pages_are_told_a_killed_agent_stopped_on_postgres() {
+    open_pages_are_told_a_killed_agent_stopped(&Place::postgres());
 }
 
 #[test]
