@@ -319,3 +319,86 @@ fn mcp_names_the_agent_from_the_clients_info() {
          #3 <time>  detached host=Claude Code 2.1.3, machine=laptop, directory=<tmp>\n"
     );
 }
+
+/// `askuser mcp --wait` holds its log for its life: a call from a client
+/// without forms waits on the log's watcher, and an answer another process
+/// records (`askuser answer` on its pending file) wakes it; its result is that
+/// answer, in the same turn.
+#[test]
+fn a_waiting_mcp_call_is_woken_by_an_answer_from_another_process() {
+    use std::io::{BufRead, BufReader, Write};
+    let scratch = Scratch::new();
+    let db = scratch.db();
+    let pending = scratch.path("pending");
+    std::fs::create_dir_all(&pending).unwrap();
+    let pending_dir = pending.display().to_string();
+    let mut child = common::askuser_in(
+        scratch.dir.path(),
+        None,
+        &[
+            "mcp",
+            "--db",
+            &db,
+            "--stream",
+            "s",
+            "--pending-dir",
+            &pending_dir,
+            "--wait",
+            "300",
+        ],
+    )
+    .spawn()
+    .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    let mut output = BufReader::new(child.stdout.take().unwrap());
+    for line in [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "Claude Code", "version": "2.1.3"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "ask_user", "arguments": {"questions": [
+                {"id": "answer", "text": "Deploy now?", "answer_type": "boolean"}]}}}),
+    ] {
+        writeln!(input, "{line}").unwrap();
+    }
+    input.flush().unwrap();
+    let started = Instant::now();
+    let file = loop {
+        let found = std::fs::read_dir(&pending)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|entry| entry.path())
+            .find(|path| path.extension().is_some_and(|ext| ext == "json"));
+        if let Some(file) = found {
+            break file;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "no pending file"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let answered = scratch.run(
+        &["answer", file.to_str().unwrap(), "--answers", r#"["yes"]"#],
+        "",
+    );
+    assert_eq!(answered.code, 0, "{}", answered.stderr);
+    let result = loop {
+        let mut line = String::new();
+        assert_ne!(
+            output.read_line(&mut line).unwrap(),
+            0,
+            "no answer to the call"
+        );
+        let message: Value = serde_json::from_str(&line).unwrap();
+        if message["id"] == 2 {
+            break message["result"].clone();
+        }
+    };
+    assert_eq!(result["isError"], json!(false));
+    assert_eq!(result["content"][0]["text"], json!("{\"answer\":true}"));
+    drop(input);
+    assert!(child.wait().unwrap().success());
+}
