@@ -23,6 +23,9 @@
 //! - [`ReadSide`] ([`Journal::refresh`], [`Journal::read`]): each stream's status,
 //!   each inquiry's outcome, the waiting list with the engine's deadline, kept
 //!   current from what the sessions apply, never by replaying a stream per request.
+//! - [`watch`]: subscriptions, one [`watch::Watcher`] per opened log waking every
+//!   surface whose stream changed or whose agent stopped (its lease lapsed),
+//!   woken by the log itself, never by polling it.
 //!
 //! ```
 //! use askuser_app::{Journal, Step};
@@ -64,6 +67,7 @@ mod naming;
 pub mod origin;
 pub mod pending;
 mod read;
+pub mod watch;
 
 pub use deadline::question_deadline;
 pub use error::{AppError, Result};

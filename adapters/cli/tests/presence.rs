@@ -3,7 +3,8 @@
 //! repositories (`askuser serve --agent NAME`, no `--stream`) get streams named
 //! after the repository, and the inbox shows each by name and place; an agent
 //! killed while its question waits is shown gone within a few seconds, answering
-//! its question says so, and the agent started again on its stream is given the
+//! its question says so, an open inbox and an open question page are told so
+//! without a reload, and the agent started again on its stream is given the
 //! answer, once. Every test runs on sled and on PostgreSQL.
 
 mod common;
@@ -178,6 +179,91 @@ fn a_killed_agent_is_shown_gone_and_answering_it_says_so(place: &Place) {
     );
 }
 
+/// How long after its last renewal a lease lapses (askuser-store's
+/// `LEASE_TTL`): a killed agent's lease lapses at most this long after the kill.
+const LEASE_TTL: Duration = Duration::from_secs(6);
+
+/// How soon after a lease lapses an open page says the agent stopped.
+const TOLD_WITHIN: Duration = Duration::from_secs(3);
+
+/// Waits until `css` on the page shown reads `expected`, at most until
+/// `deadline`; the text last seen.
+fn wait_until(browser: &Browser, css: &str, expected: &str, deadline: Instant) -> String {
+    loop {
+        let text = browser.text_of(css);
+        if text == expected || Instant::now() >= deadline {
+            return text;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn open_pages_are_told_a_killed_agent_stopped(place: &Place) {
+    let scratch = Scratch::new();
+    let db = place.db(&scratch);
+    let billing = repository(&scratch, "billing-api");
+    let (mut serve, _) = agent(&scratch, &billing, &db, "Claude Code");
+    serve.send(&ask(
+        "c1",
+        "Claude (repo: billing-api)",
+        "Run the billing migration?",
+    ));
+    serve.next_of("prompt");
+    let web = Web::start(&scratch, &db);
+    let browser = Browser::start_with_script();
+    browser.go(&web.url);
+    assert_eq!(browser.wait_title("(1) askuser inbox"), "(1) askuser inbox");
+    let inbox_tab = browser.tab();
+    assert_eq!(browser.text_of(".badge"), "waiting now");
+    let question_tab = browser.new_tab();
+    browser.switch_to(&question_tab);
+    browser.go(&format!("http://127.0.0.1:{}/q/billing-api-1/c1", web.port));
+    at(&browser, "Run the billing migration?");
+    // While the agent waits, the question's page says nothing of it.
+    assert_eq!(browser.text_of("#presence"), "");
+    browser.type_into("#note", "half a thought");
+
+    // SIGKILL: nothing is recorded, and the lease lapses unrenewed at most
+    // LEASE_TTL later. Neither page is reloaded: they are told.
+    serve.child.kill().unwrap();
+    serve.child.wait().unwrap();
+    let deadline = Instant::now() + LEASE_TTL + TOLD_WITHIN;
+    let stopped = "the agent stopped less than a minute ago";
+    assert_eq!(
+        wait_until(&browser, "#presence", stopped, deadline),
+        stopped
+    );
+    assert_eq!(
+        masked(&browser.text()),
+        "← All questions\nClaude (repo: billing-api) asks\n\
+         the agent stopped less than a minute ago\nwaiting N s\n\
+         Run the billing migration?\nYes\n1\nNo\n2\n\
+         A note for the assistant (optional)\nAnswer\nCtrl\n+\nEnter\n\
+         Reply to the assistant instead\nEnd the turn"
+    );
+    // What the person typed stays.
+    assert_eq!(browser.value_of("#note"), "half a thought");
+    browser.switch_to(&inbox_tab);
+    assert_eq!(wait_until(&browser, ".badge", stopped, deadline), stopped);
+    assert_eq!(
+        masked(&browser.text()),
+        "Questions waiting for you\nNotify me of new questions\n\
+         Claude (repo: billing-api)\nthe agent stopped less than a minute ago\nClaude Code · billing-api · laptop\n\
+         stream billing-api-1 · started N s ago · history\n\
+         1\nRun the billing migration?\nwaiting N s · call c1"
+    );
+}
+
+#[test]
+fn open_pages_are_told_a_killed_agent_stopped_on_sled() {
+    open_pages_are_told_a_killed_agent_stopped(&Place::Sled);
+}
+
+#[test]
+fn open_pages_are_told_a_killed_agent_stopped_on_postgres() {
+    open_pages_are_told_a_killed_agent_stopped(&Place::postgres());
+}
+
 #[test]
 fn two_agents_in_two_repositories_are_shown_by_name_and_place_on_sled() {
     two_agents_in_two_repositories_are_shown_by_name_and_place(&Place::Sled);
@@ -257,4 +343,87 @@ fn mcp_names_the_agent_from_the_clients_info() {
          #2 <time>  attached host=Claude Code 2.1.3, machine=laptop, directory=<tmp>\n\
          #3 <time>  detached host=Claude Code 2.1.3, machine=laptop, directory=<tmp>\n"
     );
+}
+
+/// `askuser mcp --wait` holds its log for its life: a call from a client
+/// without forms waits on the log's watcher, and an answer another process
+/// records (`askuser answer` on its pending file) wakes it; its result is that
+/// answer, in the same turn.
+#[test]
+fn a_waiting_mcp_call_is_woken_by_an_answer_from_another_process() {
+    use std::io::{BufRead, BufReader, Write};
+    let scratch = Scratch::new();
+    let db = scratch.db();
+    let pending = scratch.path("pending");
+    std::fs::create_dir_all(&pending).unwrap();
+    let pending_dir = pending.display().to_string();
+    let mut child = common::askuser_in(
+        scratch.dir.path(),
+        None,
+        &[
+            "mcp",
+            "--db",
+            &db,
+            "--stream",
+            "s",
+            "--pending-dir",
+            &pending_dir,
+            "--wait",
+            "300",
+        ],
+    )
+    .spawn()
+    .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    let mut output = BufReader::new(child.stdout.take().unwrap());
+    for line in [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "Claude Code", "version": "2.1.3"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "ask_user", "arguments": {"questions": [
+                {"id": "answer", "text": "Deploy now?", "answer_type": "boolean"}]}}}),
+    ] {
+        writeln!(input, "{line}").unwrap();
+    }
+    input.flush().unwrap();
+    let started = Instant::now();
+    let file = loop {
+        let found = std::fs::read_dir(&pending)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|entry| entry.path())
+            .find(|path| path.extension().is_some_and(|ext| ext == "json"));
+        if let Some(file) = found {
+            break file;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "no pending file"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let answered = scratch.run(
+        &["answer", file.to_str().unwrap(), "--answers", r#"["yes"]"#],
+        "",
+    );
+    assert_eq!(answered.code, 0, "{}", answered.stderr);
+    let result = loop {
+        let mut line = String::new();
+        assert_ne!(
+            output.read_line(&mut line).unwrap(),
+            0,
+            "no answer to the call"
+        );
+        let message: Value = serde_json::from_str(&line).unwrap();
+        if message["id"] == 2 {
+            break message["result"].clone();
+        }
+    };
+    assert_eq!(result["isError"], json!(false));
+    assert_eq!(result["content"][0]["text"], json!("{\"answer\":true}"));
+    drop(input);
+    assert!(child.wait().unwrap().success());
 }

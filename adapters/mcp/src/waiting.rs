@@ -10,6 +10,7 @@
 
 use std::time::{Duration, Instant};
 
+use askuser_app::watch::{Subscription, Watcher};
 use askuser_core::{CancelReason, ClientNote, FormAction, Input, InquiryId};
 use askuser_dialects::Call;
 use rmcp::model::CallToolResult;
@@ -23,7 +24,8 @@ use crate::recorder::{Recorder, Taken};
 use crate::server::{AskServer, error_result, finish, not_recorded, stopped_in};
 use crate::tools::{came_back_empty, no_forms};
 
-/// How often the log is looked at while a call waits.
+/// How often a log opened for each step is looked at while a call waits (a
+/// log the server holds wakes the call itself).
 const POLL: Duration = Duration::from_millis(250);
 
 impl AskServer {
@@ -57,11 +59,16 @@ impl AskServer {
         progress.tell(&message).await;
         let until = Instant::now() + wait;
         let mut beat = Instant::now() + self.heartbeat;
+        // Taken before the first look, so an answer recorded after it wakes the call.
+        let subscription = self.subscribe(recorder);
+        let mut look = true;
         loop {
-            match recorder.ending(inquiry) {
-                Ok(Some(command)) => return finish(call, &command),
-                Ok(None) => {}
-                Err(error) => return not_recorded(call.tool_name(), &error),
+            if look {
+                match recorder.ending(inquiry) {
+                    Ok(Some(command)) => return finish(call, &command),
+                    Ok(None) => {}
+                    Err(error) => return not_recorded(call.tool_name(), &error),
+                }
             }
             let now = Instant::now();
             if now >= until {
@@ -71,12 +78,23 @@ impl AskServer {
                 progress.tell(&message).await;
                 beat = now + self.heartbeat;
             }
-            tokio::select! {
-                () = tokio::time::sleep(POLL.min(until - now)) => {}
-                () = request.ct.cancelled() => {
-                    return stopped_in(recorder, call, inquiry, &request.peer);
+            let pause = until.min(beat) - now;
+            look = if let Some(subscription) = &subscription {
+                tokio::select! {
+                    _ = subscription.changed() => true,
+                    () = tokio::time::sleep(pause) => false,
+                    () = request.ct.cancelled() => {
+                        return stopped_in(recorder, call, inquiry, &request.peer);
+                    }
                 }
-            }
+            } else {
+                tokio::select! {
+                    () = tokio::time::sleep(POLL.min(pause)) => true,
+                    () = request.ct.cancelled() => {
+                        return stopped_in(recorder, call, inquiry, &request.peer);
+                    }
+                }
+            };
         }
         // The file stays answerable; the inquiry stays open for it.
         if let Some(written) = pending {
@@ -106,6 +124,21 @@ impl AskServer {
             Some(command) => finish(call, &command),
             None => error_result(nobody_answered(call.tool_name(), &note, wait)),
         }
+    }
+}
+
+impl AskServer {
+    /// A subscription to `recorder`'s stream, from the log's one watcher in this
+    /// process: when the server holds its log for its life (with
+    /// [`Config::origin`](crate::Config::origin), as `askuser mcp` does), an
+    /// append by any process wakes the waiting call. `None` for a log opened for
+    /// each step (which must not be held while a person thinks): that one is
+    /// looked at every [`POLL`].
+    fn subscribe(&self, recorder: &Recorder) -> Option<Subscription> {
+        self.config.origin.as_ref()?;
+        let log = (self.config.open_log)().ok()?;
+        let watcher = Watcher::of(&log).ok()?;
+        Some(watcher.stream(recorder.stream()))
     }
 }
 

@@ -105,7 +105,8 @@
     }
   }
 
-  // The live page: the inbox is replaced; an inquiry's page is only told.
+  // The live page: the inbox is replaced; an inquiry's page is only told,
+  // but for whether its agent still waits.
   var busy = false;
   var again = false;
   function refresh() {
@@ -136,8 +137,9 @@
             say(text);
             notify(text);
           }
-        } else if (main.dataset.page === 'inquiry' && next.dataset.state !== main.dataset.state) {
-          changedElsewhere();
+        } else if (main.dataset.page === 'inquiry') {
+          presence(page);
+          if (next.dataset.state !== main.dataset.state) changedElsewhere();
         }
       })
       .catch(function () {})
@@ -148,6 +150,16 @@
           refresh();
         }
       });
+  }
+
+  // Whether the agent still waits: the line is taken from the page fetched
+  // again (the form and what the person typed stay as they are).
+  function presence(page) {
+    var was = document.getElementById('presence');
+    var now = page.getElementById('presence');
+    if (!was || !now || was.outerHTML === now.outerHTML) return;
+    was.replaceWith(document.importNode(now, true));
+    if (!now.hidden && now.textContent) say(now.textContent);
   }
 
   function changedElsewhere() {

@@ -192,8 +192,8 @@ impl Inbox {
                 }
             });
             app.changes = Some(match on_change {
-                Some(on_change) => live::watch_log(log, on_change),
-                None => live::watch_log(log, || {}),
+                Some(on_change) => live::watch_log(&log, on_change),
+                None => live::watch_log(&log, || {}),
             });
             self.listener.set_nonblocking(true)?;
             let listener = tokio::net::TcpListener::from_std(self.listener)?;
@@ -466,11 +466,11 @@ async fn render(
     };
     let now = now_ms();
     match blocking(move || lock(&queue).page(&stream, &inquiry, now)).await {
-        Ok(Page::Prompt(prompt, time)) => page(
+        Ok(Page::Prompt(prompt, standing)) => page(
             status,
             form::question(
                 &prompt,
-                &time,
+                &standing,
                 now,
                 &path,
                 &csrf,
@@ -480,9 +480,17 @@ async fn render(
                 },
             ),
         ),
-        Ok(Page::Review(outcome, at, time)) => page(
+        Ok(Page::Review(outcome, at, standing)) => page(
             status,
-            form::review(&outcome, &at, &time, now, &path, &csrf, error.as_deref()),
+            form::review(
+                &outcome,
+                &at,
+                &standing,
+                now,
+                &path,
+                &csrf,
+                error.as_deref(),
+            ),
         ),
         Ok(Page::Finished(text)) => {
             let text = match error {

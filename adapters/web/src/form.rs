@@ -10,8 +10,8 @@ use serde_json::Value;
 
 use crate::answer::Fields;
 use crate::markdown::{self, Flow};
-use crate::pages::{Shape, hidden, keys, layout, links, shown, timing};
-use crate::queue::Timing;
+use crate::pages::{Shape, hidden, keys, layout, links, presence_badge, shown, timing};
+use crate::queue::{Presence, Standing};
 use crate::schema_form;
 
 /// The hidden fields that say what a page shows (its question, or the review,
@@ -66,15 +66,29 @@ pub(crate) struct Refusal<'a> {
     pub(crate) typed: Option<&'a Fields>,
 }
 
-/// The header of an inquiry's pages: the way back to the inbox, who asks, and
-/// how long the question has waited.
-fn asker(who: Option<&str>, time: &Timing, now: u64) -> Markup {
+/// The header of an inquiry's pages: the way back to the inbox, who asks,
+/// whether its agent stopped, and how long the question has waited.
+fn asker(who: Option<&str>, standing: &Standing, now: u64) -> Markup {
     html! {
         (links("Inbox", &[("/", "← All questions")]))
         @if let Some(who) = who {
             h1.who { (shown(who)) " asks" }
         }
-        p.meta { (timing(time, now)) }
+        (presence_line(standing.presence))
+        p.meta { (timing(&standing.timing, now)) }
+    }
+}
+
+/// Whether anyone waits for the answer, in the inbox badge's words, said when
+/// nobody does (the agent stopped, or the stream is a fork); otherwise an empty
+/// hidden line, which the script replaces when the agent stops while the page
+/// is open.
+fn presence_line(presence: Presence) -> Markup {
+    match presence {
+        Presence::Gone { .. } | Presence::Fork => {
+            html! { p #presence.presence { (presence_badge(presence)) } }
+        }
+        Presence::Waiting | Presence::Unknown => html! { p #presence.presence hidden {} },
     }
 }
 
@@ -106,7 +120,7 @@ fn side_links(path: &str) -> Markup {
 /// Reply and End Turn.
 pub(crate) fn question(
     prompt: &Prompt,
-    time: &Timing,
+    standing: &Standing,
     now: u64,
     path: &str,
     csrf: &str,
@@ -120,7 +134,7 @@ pub(crate) fn question(
         None => prompt.prefill_note.as_deref().unwrap_or_default(),
     };
     let body = html! {
-            (asker(Some(who), time, now))
+            (asker(Some(who), standing, now))
             @if let Some(context) = &question.context {
                 div.context { (markdown::render(context, Flow::Block)) }
             }
@@ -296,7 +310,7 @@ fn choices(prompt: &Prompt, prefill: Option<&Value>, typed: Option<&Fields>) -> 
 pub(crate) fn review(
     outcome: &Outcome,
     at: &At,
-    time: &Timing,
+    standing: &Standing,
     now: u64,
     path: &str,
     csrf: &str,
@@ -304,7 +318,7 @@ pub(crate) fn review(
 ) -> String {
     let answers = outcome.to_map();
     let body = html! {
-        (asker(None, time, now))
+        (asker(None, standing, now))
         h1 { "Review your answers" }
         form method="post" action=(path) {
             (hidden(csrf))

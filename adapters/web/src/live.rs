@@ -1,68 +1,56 @@
-//! Live updates: one watcher notices every change to the log (an append to any
-//! stream, a fork or a compaction, by any process or machine sharing it) and
-//! wakes every open page through server-sent events; a page then fetches itself
-//! again. The events carry no question text, only a change counter.
+//! Live updates: the log's [`Watcher`] notices every change to the log (an
+//! append to any stream, a fork or a compaction, by any process or machine
+//! sharing it) and every agent that starts or stops waiting (a lease that
+//! lapses when an agent is killed changes nothing in the log: the watcher knows
+//! when each lease is due and looks then), and wakes every open page through
+//! server-sent events; a page then fetches itself again. The events carry no
+//! question text, only a change counter.
 //!
-//! The watcher is a thread of its own blocked in
-//! [`Log::wait_changed`](askuser_app::log::Log::wait_changed): the shared
-//! sled log's owner and PostgreSQL's `NOTIFY` wake it at the change, so a page
-//! hears of it at once and an idle inbox does no work (it asks again every
-//! [`WAIT`]).
+//! The live thread is blocked on the watcher's subscription: the shared sled
+//! log's owner and PostgreSQL's `NOTIFY` wake the watcher at the change, and the
+//! lease clock at the lapse, so a page hears of it at once and an idle inbox does
+//! no work.
 
 use std::convert::Infallible;
 use std::time::Duration;
 
+use askuser_app::watch::Watcher;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use tokio::sync::watch;
 use tokio_stream::{Stream, StreamExt, wrappers::WatchStream};
 
 use crate::SharedLog;
 
-/// The longest one wait for a change lasts before the watcher asks again (and
-/// sees whether any page is still listening).
+/// The longest one wait on the subscription lasts before the live thread sees
+/// whether any page is still listening.
 const WAIT: Duration = Duration::from_secs(30);
 
-/// How long the watcher pauses after the log failed (an owner or database out
-/// of reach) before it asks again.
-const RETRY: Duration = Duration::from_secs(1);
-
-/// How long starting the watcher waits for its first look at the log.
-const FIRST_READ: Duration = Duration::from_secs(5);
-
-/// Starts the watcher: the receiver's value counts the log's changes made after
-/// this call, and `on_change` runs (on the watcher's thread) after each. The
-/// watcher ends when every receiver is gone (at its next wake-up).
+/// Starts the live thread: the receiver's value counts the changes to the log
+/// (and to who waits on it) made after this call, and `on_change` runs (on the
+/// live thread) after each. The thread ends when every receiver is gone (at
+/// its next wake-up).
 pub(crate) fn watch_log(
-    log: SharedLog,
+    log: &SharedLog,
     mut on_change: impl FnMut() + Send + 'static,
 ) -> watch::Receiver<u64> {
     let (changes, receiver) = watch::channel(0_u64);
-    // The first version is read on the watcher's thread (a blocking client, such
-    // as PostgreSQL's, must not run on the server's runtime), and this call waits
-    // for it, so that a change made once this returns is counted.
-    let (read, first_read) = std::sync::mpsc::channel();
+    // Taken here (the watcher's first look at the log is made on its own thread:
+    // a blocking client, such as PostgreSQL's, must not run on the server's
+    // runtime), so that a change made once this returns is counted.
+    let Ok(subscription) = Watcher::of(log).map(|watcher| watcher.everything()) else {
+        // No thread: the pages work without live updates (reloaded).
+        return receiver;
+    };
     let spawned = std::thread::Builder::new()
         .name("askuser-web-live".to_owned())
         .spawn(move || {
-            let mut last = log.version().ok();
-            let _ = read.send(());
             while !changes.is_closed() {
-                // No version yet: `Version::default()` is none, answered at once.
-                match log.wait_changed(last.unwrap_or_default(), WAIT) {
-                    Ok(now) if last.is_none() => last = Some(now),
-                    Ok(now) if Some(now) != last => {
-                        last = Some(now);
-                        changes.send_modify(|count| *count += 1);
-                        on_change();
-                    }
-                    Ok(_) => {}
-                    Err(_) => std::thread::sleep(RETRY),
+                if subscription.wait(WAIT).is_some() {
+                    changes.send_modify(|count| *count += 1);
+                    on_change();
                 }
             }
         });
-    if spawned.is_ok() {
-        let _ = first_read.recv_timeout(FIRST_READ);
-    }
     // A thread that cannot be started leaves the pages without live updates
     // (they still work when reloaded).
     drop(spawned);
@@ -96,7 +84,7 @@ mod tests {
         let log: SharedLog = Arc::new(MemLog::new());
         log.append("a", 0, &[back("q1")]).unwrap();
         let (told, heard) = mpsc::channel();
-        let mut changes = watch_log(Arc::clone(&log), move || {
+        let mut changes = watch_log(&log, move || {
             let _ = told.send(());
         });
         assert_eq!(*changes.borrow_and_update(), 0);
@@ -111,5 +99,28 @@ mod tests {
             heard.recv_timeout(Duration::from_millis(200)),
             Err(mpsc::RecvTimeoutError::Timeout)
         );
+    }
+
+    /// A lease that lapses (its agent killed) changes nothing in the log, and
+    /// still counts one change when it is due.
+    #[test]
+    fn a_lapsed_lease_counts_one_change() {
+        let log: SharedLog = Arc::new(MemLog::new());
+        log.append("a", 0, &[back("q1")]).unwrap();
+        let origin = askuser_core::AgentOrigin {
+            host: Some("agent".to_owned()),
+            ..askuser_core::AgentOrigin::default()
+        };
+        log.renew_lease("a", "laptop:1:1", &origin, Duration::from_millis(500))
+            .unwrap();
+        let (told, heard) = mpsc::channel();
+        let mut changes = watch_log(&log, move || {
+            let _ = told.send(());
+        });
+        assert_eq!(*changes.borrow_and_update(), 0);
+        heard.recv_timeout(Duration::from_secs(60)).unwrap();
+        assert_eq!(*changes.borrow_and_update(), 1);
+        let leases = log.leases().unwrap().unwrap();
+        assert!(!leases.leases[0].live_at(leases.now));
     }
 }

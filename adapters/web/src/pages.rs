@@ -296,7 +296,7 @@ pub(crate) fn inbox(waiting: &[Waiting], now: u64) -> String {
 
 /// Whether anyone still waits on a stream, as a badge (nothing when it is not
 /// known).
-fn presence_badge(presence: Presence) -> Markup {
+pub(crate) fn presence_badge(presence: Presence) -> Markup {
     let class = match presence {
         Presence::Waiting => "badge waiting",
         Presence::Gone { .. } => "badge gone",

@@ -43,7 +43,7 @@ pub(crate) struct Waiting {
 }
 
 /// Whether anyone waits on a stream, as the inbox tells it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) enum Presence {
     /// A process waits on it now.
     Waiting,
@@ -57,6 +57,7 @@ pub(crate) enum Presence {
     Fork,
     /// Nothing is known (a log that keeps no presence, or a stream no agent
     /// ever said it waited on).
+    #[default]
     Unknown,
 }
 
@@ -117,13 +118,23 @@ pub(crate) struct Timing {
     pub(crate) left_ms: Option<u64>,
 }
 
+/// Where an open inquiry stands, for its page: how long it has waited, and
+/// whether its agent still waits for the answer.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Standing {
+    /// How long it has waited, and the time left.
+    pub(crate) timing: Timing,
+    /// Whether anyone waits for the answer (as the inbox's badge says it).
+    pub(crate) presence: Presence,
+}
+
 /// What a question's page shows.
 #[derive(Debug, Clone)]
 pub(crate) enum Page {
     /// The question being asked.
-    Prompt(Box<Prompt>, Timing),
+    Prompt(Box<Prompt>, Standing),
     /// Every answer, before they are sent, and what the review is (its step).
-    Review(Box<Outcome>, At, Timing),
+    Review(Box<Outcome>, At, Standing),
     /// The inquiry is over: what the model got, in words and JSON.
     Finished(String),
     /// No such inquiry in this stream.
@@ -321,15 +332,21 @@ impl Queue {
 
     /// How long `inquiry` of `stream` has waited at `now`, and its time left (from
     /// the read side, brought level with the stream's session).
-    fn timing(&mut self, stream: &str, inquiry: &str, now: u64) -> Result<Timing, AppError> {
+    fn standing(&mut self, stream: &str, inquiry: &str, now: u64) -> Result<Standing, AppError> {
         let id = InquiryId::new(inquiry);
+        let info = self.journal.log().stream(stream)?;
+        let leases = self.leases();
         let Some(view) = self.journal.refresh(stream)? else {
-            return Ok(Timing::default());
+            return Ok(Standing::default());
         };
-        Ok(match view.open().iter().find(|open| open.inquiry == id) {
+        let presence = info.map_or(Presence::Unknown, |info| {
+            Presence::of(&info, leases.as_ref(), view.agent().is_some())
+        });
+        let timing = match view.open().iter().find(|open| open.inquiry == id) {
             Some(open) => timing(view, open, now),
             None => Timing::default(),
-        })
+        };
+        Ok(Standing { timing, presence })
     }
 
     /// The page of `inquiry` in `stream` at `now` (milliseconds since the Unix
@@ -345,12 +362,12 @@ impl Queue {
         match state.pending(&id) {
             Some(Command::Prompt(prompt)) => Ok(Page::Prompt(
                 Box::new(prompt),
-                self.timing(stream, inquiry, now)?,
+                self.standing(stream, inquiry, now)?,
             )),
             Some(Command::Review { outcome, step, .. }) => Ok(Page::Review(
                 Box::new(outcome),
                 At::review(id.clone(), step),
-                self.timing(stream, inquiry, now)?,
+                self.standing(stream, inquiry, now)?,
             )),
             Some(_) => Ok(Page::Finished(
                 "This question is for the assistant, not for a person.".to_owned(),
