@@ -208,8 +208,9 @@ impl Journal {
         Ok(self.session(stream)?.head())
     }
 
-    /// The parsed tool call of an open inquiry of `stream`, from the call its
-    /// request recorded.
+    /// The parsed tool call of an inquiry of `stream`, from the call its request
+    /// recorded (kept by the state while the inquiry is open and among the last
+    /// to finish; read from the log only for one that finished long ago).
     ///
     /// # Errors
     /// When the log cannot be read.
@@ -217,7 +218,14 @@ impl Journal {
         if let Some(call) = self.calls.get(stream).and_then(|calls| calls.get(inquiry)) {
             return Ok(Some(Arc::clone(call)));
         }
-        let mut recorded = self.state(stream)?.call(inquiry).cloned();
+        let state = self.state(stream)?;
+        // An open inquiry's call, or a finished one's the state still keeps;
+        // only an inquiry that finished long ago is looked for in the log.
+        let mut recorded = (state.call(inquiry).cloned()).or_else(|| {
+            (state.outcome(inquiry))
+                .and_then(|finished| finished.call())
+                .map(|call| Arc::new(call.clone()))
+        });
         if recorded.is_none() {
             recorded = self.recorded_call(stream, inquiry)?;
         }
