@@ -60,8 +60,12 @@ use askuser_store::{Lease, Log, StreamInfo, Version};
 use crate::error::Result;
 
 /// The longest one wait for a change lasts before the watcher asks again (and
-/// sees whether anyone still holds it).
-pub const WAIT: Duration = Duration::from_secs(10);
+/// sees whether anyone still holds it). The watcher's thread holds the log only
+/// during a wait, so once the last handle is dropped the log is let go within
+/// this (the handle's drop waits for it): a process that ends right after,
+/// such as `askuser mcp` when its host closes it, closes its log as it did
+/// without a watcher.
+pub const WAIT: Duration = Duration::from_millis(500);
 
 /// How long the watcher pauses after the log failed (an owner changing, a
 /// database out of reach) before it asks again.
@@ -113,21 +117,32 @@ impl std::fmt::Debug for Watcher {
     }
 }
 
-/// What the handles hold: dropping the last one tells the threads to end.
+/// What the handles hold: dropping the last one tells the threads to end, and
+/// waits for the watching thread to let go of the log (one [`WAIT`] at most).
 struct Inner {
     shared: Arc<Shared>,
+    /// The log, held by the handles only.
+    log: Arc<dyn Log>,
+    /// The thread blocked in [`Log::wait_changed`].
+    watching: Mutex<Option<std::thread::JoinHandle<()>>>,
 }
 
 impl Drop for Inner {
     fn drop(&mut self) {
         lock(&self.shared.board).closed = true;
         self.shared.clock.notify_all();
+        if let Some(thread) = lock(&self.watching).take()
+            && thread.thread().id() != std::thread::current().id()
+        {
+            let _ = thread.join();
+        }
     }
 }
 
 /// What the watcher's threads and its handles share.
 struct Shared {
-    log: Arc<dyn Log>,
+    /// The log, for the threads: held only while they use it.
+    log: Weak<dyn Log>,
     board: Mutex<Board>,
     /// Wakes the lease clock: a change to re-read the leases after, a watcher
     /// closed.
@@ -170,21 +185,25 @@ impl Watcher {
         watchers.retain(|weak| weak.strong_count() > 0);
         let found = (watchers.iter())
             .filter_map(Weak::upgrade)
-            .find(|inner| address(&inner.shared.log) == address(log));
+            .find(|inner| address(&inner.log) == address(log));
         if let Some(inner) = found {
             return Ok(Watcher { inner });
         }
         let shared = Arc::new(Shared {
-            log: Arc::clone(log),
+            log: Arc::downgrade(log),
             board: Mutex::new(Board::default()),
             clock: Condvar::new(),
         });
         let (read, first_read) = std::sync::mpsc::channel();
         let watching = Arc::clone(&shared);
-        std::thread::Builder::new()
+        let thread = std::thread::Builder::new()
             .name("askuser-watch".to_owned())
             .spawn(move || watch_changes(&watching, &read))?;
-        let inner = Arc::new(Inner { shared });
+        let inner = Arc::new(Inner {
+            shared,
+            log: Arc::clone(log),
+            watching: Mutex::new(Some(thread)),
+        });
         watchers.push(Arc::downgrade(&inner));
         drop(watchers);
         let _ = first_read.recv_timeout(FIRST_READ);
@@ -198,7 +217,7 @@ impl Watcher {
 
     /// The log watched.
     pub fn log(&self) -> &Arc<dyn Log> {
-        &self.inner.shared.log
+        &self.inner.log
     }
 
     /// A subscription to what is appended to `stream` (and its creation by a
@@ -398,8 +417,10 @@ impl Shared {
 /// The watcher's thread: blocked in [`Log::wait_changed`], it lists the streams
 /// at each change and tells the subscriptions of those that moved.
 fn watch_changes(shared: &Shared, first_read: &std::sync::mpsc::Sender<()>) {
-    let log = &shared.log;
     let mut streams = loop {
+        let Some(log) = shared.log.upgrade() else {
+            return;
+        };
         match log.streams() {
             Ok(streams) => break by_name(streams),
             Err(_) if shared.closed() => return,
@@ -409,6 +430,9 @@ fn watch_changes(shared: &Shared, first_read: &std::sync::mpsc::Sender<()>) {
     let _ = first_read.send(());
     let mut version = Version::of(&streams.values().cloned().collect::<Vec<_>>());
     while !shared.closed() {
+        let Some(log) = shared.log.upgrade() else {
+            return;
+        };
         let waited = log.wait_changed(version, WAIT);
         // Whatever ended the wait (a change, an owner that went away, the time
         // running out), the lease clock reads the leases again.
@@ -472,7 +496,8 @@ fn lease_clock(shared: &Shared) {
     let mut known: BTreeMap<(String, String), Lease> = BTreeMap::new();
     let mut missed: BTreeSet<(String, String)> = BTreeSet::new();
     loop {
-        let next = match shared.log.leases() {
+        let leases = shared.log.upgrade().map(|log| log.leases());
+        let next = match leases.unwrap_or(Ok(None)) {
             Ok(Some(leases)) => {
                 let now = leases.now;
                 let read: BTreeMap<(String, String), Lease> = (leases.leases.into_iter())
