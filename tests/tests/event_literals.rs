@@ -241,9 +241,9 @@ fn builds_in(guarded: &Guarded, file: &Path) -> Vec<usize> {
     builds.lines
 }
 
-#[test]
-fn events_are_built_only_where_they_are_decided_recorded_or_built_for_tests() {
-    let guarded = Guarded::event();
+/// Every place a workspace file builds a `guarded` value, a line per file
+/// (`path:line,line`), leaving out the files `allowed` (paths from the root).
+fn builds_outside(guarded: &Guarded, allowed: impl Fn(&str) -> bool) -> String {
     let root = root();
     let mut files = Vec::new();
     rust_files(&root, &mut files);
@@ -252,19 +252,25 @@ fn events_are_built_only_where_they_are_decided_recorded_or_built_for_tests() {
     for file in &files {
         let relative = file.strip_prefix(&root).expect("under the root");
         let relative = relative.to_string_lossy().replace('\\', "/");
-        if ALLOWED_CRATES.iter().any(|dir| relative.starts_with(dir))
-            || relative.starts_with("fuzz/")
-            || relative == SELF
-            || EXCEPTIONS.iter().any(|(path, _)| *path == relative)
-        {
+        if relative == SELF || allowed(&relative) {
             continue;
         }
-        let lines = builds_in(&guarded, file);
+        let lines = builds_in(guarded, file);
         if !lines.is_empty() {
             let lines: Vec<String> = lines.iter().map(ToString::to_string).collect();
             let _ = writeln!(wrong, "{relative}:{}", lines.join(","));
         }
     }
+    wrong
+}
+
+#[test]
+fn events_are_built_only_where_they_are_decided_recorded_or_built_for_tests() {
+    let wrong = builds_outside(&Guarded::event(), |relative| {
+        ALLOWED_CRATES.iter().any(|dir| relative.starts_with(dir))
+            || relative.starts_with("fuzz/")
+            || EXCEPTIONS.iter().any(|(path, _)| *path == relative)
+    });
     assert!(
         wrong.is_empty(),
         "these build an Event outside the core, the application layer and the test kit \
@@ -331,24 +337,9 @@ fn is_test_program(relative: &str) -> bool {
 
 #[test]
 fn refusals_are_built_only_in_the_core_which_decides_them() {
-    let guarded = Guarded::refusal();
-    let root = root();
-    let mut files = Vec::new();
-    rust_files(&root, &mut files);
-    files.sort();
-    let mut wrong = String::new();
-    for file in &files {
-        let relative = file.strip_prefix(&root).expect("under the root");
-        let relative = relative.to_string_lossy().replace('\\', "/");
-        if relative.starts_with("core/") || is_test_program(&relative) || relative == SELF {
-            continue;
-        }
-        let lines = builds_in(&guarded, file);
-        if !lines.is_empty() {
-            let lines: Vec<String> = lines.iter().map(ToString::to_string).collect();
-            let _ = writeln!(wrong, "{relative}:{}", lines.join(","));
-        }
-    }
+    let wrong = builds_outside(&Guarded::refusal(), |relative| {
+        relative.starts_with("core/") || is_test_program(relative)
+    });
     assert!(
         wrong.is_empty(),
         "these build a Refusal outside the core (hand the input to the engine and render \

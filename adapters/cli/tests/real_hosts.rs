@@ -231,6 +231,7 @@ fn claude_code_asks_a_branching_form_in_rounds() {
             "#6 shown call-1: env",
             "#7 answered call-1: env = \"production\"",
             "#8 answered call-1: note = \"tonight\"",
+            "#9 delivered call-1",
         ]
     );
     assert_eq!(
@@ -294,6 +295,7 @@ fn claude_code_decline_replies_with_the_answers_of_earlier_rounds() {
             "#5 answered ahead call-1: note = \"tonight\"",
             "#6 shown call-1: env",
             "#7 reply call-1",
+            "#8 delivered call-1",
         ]
     );
 }
@@ -305,13 +307,16 @@ fn pending_dir(scratch: &Scratch) -> String {
     dir.display().to_string()
 }
 
-/// The pending file askuser wrote in `dir`, if any.
+/// The pending file askuser wrote in `dir`, if any. askuser reserves the name
+/// with an empty file before it renames the written one over it, so an empty
+/// file is not written yet.
 fn pending_file(dir: &str) -> Option<String> {
     std::fs::read_dir(dir)
         .into_iter()
         .flatten()
         .flatten()
         .map(|e| e.path())
+        .filter(|p| std::fs::metadata(p).is_ok_and(|m| m.len() > 0))
         .find(|p| p.extension().is_some_and(|x| x == "json"))
         .map(|p| p.display().to_string())
 }
@@ -414,7 +419,8 @@ fn claude_code_asks_a_branching_form_in_rounds_over_http() {
             "#6 shown call-1: env",
             "#7 answered call-1: env = \"production\"",
             "#8 answered call-1: note = \"tonight\"",
-            "#9 detached host=Claude Code 2.1.332, machine=laptop, directory=<tmp>",
+            "#9 delivered call-1",
+            "#10 detached host=Claude Code 2.1.332, machine=laptop, directory=<tmp>",
         ]
     );
 }
@@ -446,6 +452,7 @@ fn claude_code_esc_ends_the_turn() {
             "#2 attached host=Claude Code 2.1.332, machine=laptop, directory=<tmp>/project",
             "#3 shown call-1: apply, note",
             "#4 turn ended call-1",
+            "#5 delivered call-1",
         ]
     );
 }
@@ -583,6 +590,7 @@ fn claude_code_headless_waits_for_an_answer_from_another_surface() {
             "#5 answered call-1: apply = true",
             "#6 answered call-1: env = \"production\"",
             "#7 answered call-1: note = \"tonight\"",
+            "#8 delivered call-1",
         ]
     );
 }
@@ -686,6 +694,7 @@ fn codex_asks_yes_no_text_and_a_choice_in_its_form() {
             "#4 answered call-1: proceed = true",
             "#5 answered call-1: reason = \"the security fix\"",
             "#6 answered call-1: channel = \"stable\"",
+            "#7 delivered call-1",
         ]
     );
 }
@@ -742,6 +751,7 @@ fn codex_asks_a_branching_form_in_rounds() {
             "#6 shown call-1: env",
             "#7 answered call-1: env = \"production\"",
             "#8 answered call-1: note = \"tonight\"",
+            "#9 delivered call-1",
         ]
     );
 }
@@ -833,6 +843,7 @@ fn codex_asks_a_multi_select_and_a_number_as_fields_it_can_show() {
             "#3 shown call-1: regions, replicas",
             "#4 answered call-1: regions = [\"eu\",\"asia\"]",
             "#5 answered call-1: replicas = 3",
+            "#6 delivered call-1",
         ]
     );
 }
@@ -865,6 +876,7 @@ fn codex_exec_waits_for_an_answer_from_another_surface() {
             "#5 answered call-1: proceed = true",
             "#6 answered call-1: reason = \"the security fix\"",
             "#7 answered call-1: channel = \"stable\"",
+            "#8 delivered call-1",
         ]
     );
 }
@@ -927,6 +939,7 @@ fn gemini_cli_gets_an_answer_given_at_another_surface_in_the_same_turn() {
             "#6 answered call-1: env = \"production\"",
             "#7 answered call-1: note = \"tonight\"",
             "#8 submitted call-1",
+            "#9 delivered call-1",
         ]
     );
 }
