@@ -52,7 +52,8 @@ pub fn is_postgres_url(spec: impl AsRef<OsStr>) -> bool {
 ///
 /// For a URL, as `PgLog::connect`; for a path, as `SharedSledLog::open`. In a
 /// build without the location's backend (feature `postgres` or `sled` off),
-/// [`StoreError::BadLocation`] naming the feature.
+/// [`StoreError::BadLocation`](askuser_store::StoreError::BadLocation) naming the
+/// feature.
 pub fn open_log(spec: impl AsRef<OsStr>) -> Result<Arc<dyn Log>> {
     let spec = spec.as_ref();
     if let Some(url) = spec.to_str().filter(|_| is_postgres_url(spec)) {

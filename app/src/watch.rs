@@ -3,7 +3,7 @@
 //!
 //! One [`Watcher`] per opened log in a process ([`Watcher::of`] hands out the
 //! same one for every clone of the log's `Arc`): a thread blocked in
-//! [`Log::wait_changed`](askuser_store::Log::wait_changed), which the shared sled
+//! [`Log::wait_changed`], which the shared sled
 //! log's owner and PostgreSQL's `NOTIFY` wake at an append, a fork or a
 //! compaction by any process or machine; it lists the streams then, and wakes
 //! the [`Subscription`]s of each stream that moved. While a subscription wants
