@@ -76,17 +76,18 @@ fn recorded(scratch: &Scratch) -> String {
     format!("askuser: recorded as stream \"s\" in {}", scratch.db())
 }
 
-#[test]
-fn a_question_answered_elsewhere_redraws_the_waiting_terminal_with_the_next_question() {
-    let scratch = Scratch::new();
-    let tmux = migration_asked("answered", &scratch, &scratch.db());
+/// Another process answers the first question (`apply`) on the log at `db`
+/// while the terminal waits on it; the terminal redraws, with no key pressed,
+/// into exactly this screen.
+fn apply_answered_elsewhere(tmux: &Tmux, scratch: &Scratch, db: &str) {
     let since = Instant::now();
-    elsewhere(
-        &scratch,
+    elsewhere_in(
+        scratch,
+        db,
         &[r#"{"type":"answer","inquiry":"call-1","question":"apply","value":true}"#],
     );
     let screen = redrawn(
-        &tmux,
+        tmux,
         (since, Instant::now()),
         "? [2/3] Assistant asks: Which environment?",
     );
@@ -101,6 +102,13 @@ fn a_question_answered_elsewhere_redraws_the_waiting_terminal_with_the_next_ques
              [1-2 pick · type to filter, Enter picks · Alt+N note · Esc for Back / Reply / End Turn]"
         )
     );
+}
+
+#[test]
+fn a_question_answered_elsewhere_redraws_the_waiting_terminal_with_the_next_question() {
+    let scratch = Scratch::new();
+    let tmux = migration_asked("answered", &scratch, &scratch.db());
+    apply_answered_elsewhere(&tmux, &scratch, &scratch.db());
     tmux.keys(&["1"]);
     tmux.wait_for("? [3/3] Assistant asks: Optional note for the migration log");
     tmux.text("weekly run");
@@ -140,28 +148,7 @@ fn on_postgres_a_question_answered_elsewhere_redraws_the_waiting_terminal() {
     let place = Place::postgres();
     let db = place.db(&scratch);
     let tmux = migration_asked("postgres", &scratch, &db);
-    let since = Instant::now();
-    elsewhere_in(
-        &scratch,
-        &db,
-        &[r#"{"type":"answer","inquiry":"call-1","question":"apply","value":true}"#],
-    );
-    let screen = redrawn(
-        &tmux,
-        (since, Instant::now()),
-        "? [2/3] Assistant asks: Which environment?",
-    );
-    assert_eq!(
-        screen,
-        format!(
-            "{HEAD}\n\
-             ↻ Answered elsewhere: \"Apply the proposed migration?\" → Yes\n\
-             ? [2/3] Assistant asks: Which environment?\n\
-             > 1) staging\n  \
-             2) production\n\
-             [1-2 pick · type to filter, Enter picks · Alt+N note · Esc for Back / Reply / End Turn]"
-        )
-    );
+    apply_answered_elsewhere(&tmux, &scratch, &db);
     elsewhere_in(
         &scratch,
         &db,
