@@ -255,6 +255,28 @@ impl Checker {
         }
     }
 
+    /// Checks every `title` and `description` inside a schema against
+    /// [`MAX_TEXT_BYTES`], as a question's own text is: the surfaces show them
+    /// as Markdown beside the field. Whether all fit.
+    fn schema_texts(&mut self, at: &At<'_>, value: &Value) -> bool {
+        match value {
+            Value::Array(items) => items.iter().enumerate().fold(true, |fit, (n, item)| {
+                self.schema_texts(&at.index(n), item) && fit
+            }),
+            Value::Object(map) => map.iter().fold(true, |fit, (key, item)| {
+                let here = at.key(key);
+                let shown = match item {
+                    Value::String(text) if key == "title" || key == "description" => {
+                        self.fits(&here, text, MAX_TEXT_BYTES)
+                    }
+                    _ => self.schema_texts(&here, item),
+                };
+                shown && fit
+            }),
+            _ => true,
+        }
+    }
+
     /// Whether `text` is within `max` bytes as JSON; pushes [`FormErrorKind::TooLong`]
     /// otherwise.
     fn fits(&mut self, at: &At<'_>, text: &str, max: usize) -> bool {
@@ -382,7 +404,10 @@ impl Checker {
         }
         let before = self.errors.len();
         schema::check_references(schema, at, &mut self.errors);
-        if self.errors.len() > before || !self.free_value(at, schema) {
+        if self.errors.len() > before
+            || !self.free_value(at, schema)
+            || !self.schema_texts(at, schema)
+        {
             return None;
         }
         match schema::compile(schema) {

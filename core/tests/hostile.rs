@@ -348,3 +348,21 @@ fn separators_and_invisible_format_characters_in_free_text_are_refused() {
         ]
     );
 }
+
+#[test]
+fn a_schema_title_or_description_longer_than_any_text_is_refused_where_it_is() {
+    // A model's Markdown in a schema is shown like a question's context, and has
+    // the same limit: 10,000 `>` would be 10 KB of nesting.
+    let question = json!({"id": "s", "text": "Settings", "answer_type": "schema", "schema": {
+        "type": "object", "title": "ok", "properties": {
+            "a": {"type": "string", "description": ">".repeat(10_000)},
+            "b": {"type": "array", "items": {"title": "- ".repeat(2_049)}},
+            "description": {"type": "string", "description": "a field named description"}}}});
+    assert_eq!(
+        one(question),
+        [
+            "/questions/0/schema/properties/a/description: is 10000 bytes long; the limit is 4096: shorten it",
+            "/questions/0/schema/properties/b/items/title: is 4098 bytes long; the limit is 4096: shorten it",
+        ]
+    );
+}

@@ -729,3 +729,33 @@ fn a_post_without_the_cookie_is_refused_on_its_head_whatever_its_body() {
         );
     }
 }
+
+#[test]
+fn markdown_nested_thousands_deep_is_shown_flat_past_sixteen_levels() {
+    let scratch = Scratch::new();
+    let mut serve = Serve::start(&scratch, &scratch.db(), "s");
+    // 4,000 quotes and 2,000 list levels: each within the 4 KiB of a text,
+    // each once enough to overflow the renderer's stack.
+    serve.send(
+        &json!({"type": "ask", "inquiry": "deep", "arguments": {"questions": [
+        {"id": "q", "text": "Settings", "context": format!("{}x", "- ".repeat(2_000)),
+         "answer_type": "schema", "schema": {"type": "object", "properties": {
+            "name": {"type": "string", "description": format!("{} deep", ">".repeat(4_000))}}}}]}}),
+    );
+    serve.next_of("prompt");
+    let web = Web::start(&scratch, &scratch.db());
+    let browser = Browser::start();
+    browser.go(&web.url);
+    browser.go(&format!("http://127.0.0.1:{}/q/s/deep", web.port));
+    assert_eq!(browser.wait_title("Settings"), "Settings");
+    assert_eq!(
+        masked(&browser.text()),
+        "← All questions\nAssistant asks\nwaiting N s\nx\n(Nested more than 16 levels deep: the deeper levels are shown flat.)\nSettings\nname\ndeep (Nested more than 16 levels deep: the deeper levels are shown flat.)\nA note for the assistant (optional)\nAnswer\nReply to the assistant instead\nEnd the turn"
+    );
+    // The inbox lists it, and the server still answers.
+    browser.go(&web.url);
+    assert_eq!(
+        masked(&browser.text()).replace(&scratch.dir_name(), "<scratch>"),
+        "Questions waiting for you\nAssistant\nwaiting now\n<scratch> · laptop\nstream s · started N s ago · history\nSettings\nwaiting N s · call deep"
+    );
+}

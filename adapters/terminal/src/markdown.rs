@@ -91,6 +91,16 @@ impl Line {
     }
 }
 
+/// The most quotes, and the most list levels, drawn as such: a model may nest
+/// them without end (1,000 quotes is 3 KB), and each level widens every row it
+/// holds. Deeper levels are drawn at this depth, and [`FLATTENED`] says so once,
+/// so what is written stays in proportion to what was sent.
+pub(crate) const MAX_NESTING: usize = 8;
+
+/// What a text nested deeper than [`MAX_NESTING`] ends with, once.
+pub(crate) const FLATTENED: &str =
+    "(Nested more than 8 levels deep: the deeper levels are shown flat.)";
+
 /// How far a code block is indented.
 const CODE_INDENT: &str = "    ";
 
@@ -101,6 +111,10 @@ pub(crate) fn lines(markdown: &str, width: usize) -> Vec<Line> {
         writer.event(event);
     }
     writer.flush();
+    if writer.flattened {
+        writer.out.push(Line::default());
+        writer.out.push(Line::plain(FLATTENED));
+    }
     writer.out
 }
 
@@ -159,6 +173,8 @@ struct Writer {
     links: Vec<(String, usize)>,
     /// A blank row is due before the next block.
     gap: bool,
+    /// Quotes or lists were nested past [`MAX_NESTING`] (and drawn flat there).
+    flattened: bool,
 }
 
 impl Writer {
@@ -176,6 +192,7 @@ impl Writer {
             code: None,
             links: Vec::new(),
             gap: false,
+            flattened: false,
         }
     }
 
@@ -339,9 +356,12 @@ impl Writer {
     /// The columns before a row: the quotes' bars, then the open items' indents
     /// (the last one's marker instead when `first` and a marker is due).
     fn indent(&mut self, first: bool) -> String {
-        let mut prefix = "│ ".repeat(self.quotes);
+        if self.quotes > MAX_NESTING || self.items.len() > MAX_NESTING {
+            self.flattened = true;
+        }
+        let mut prefix = "│ ".repeat(self.quotes.min(MAX_NESTING));
         let marker = if first { self.marker.take() } else { None };
-        let items: usize = self.items.iter().sum();
+        let items: usize = self.items.iter().take(MAX_NESTING).sum();
         match marker {
             Some(marker) => {
                 let before = items.saturating_sub(marker.chars().count());

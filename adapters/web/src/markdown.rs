@@ -17,6 +17,17 @@ use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 
 use crate::pages::shown;
 
+/// The most elements nested in one another that are drawn as such. A model may
+/// nest quotes or lists without end (10,000 `>` is 10 KB); deeper elements are
+/// shown flat, as their text inside the deepest one drawn, and a note says so
+/// once. Every walk of the tree (to markup, to plain text, dropping it) is then
+/// bounded by this depth, not by the input.
+pub(crate) const MAX_DEPTH: usize = 16;
+
+/// What a text nested deeper than [`MAX_DEPTH`] ends with, once.
+pub(crate) const FLATTENED: &str =
+    "(Nested more than 16 levels deep: the deeper levels are shown flat.)";
+
 /// How much of Markdown a place takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Flow {
@@ -111,8 +122,17 @@ fn parse(text: &str) -> Vec<Node> {
         )];
     }
     let mut stack: Vec<(Kind, Vec<Node>)> = vec![(Kind::Other, Vec::new())];
+    // Elements opened past MAX_DEPTH, not drawn; their ends come first, as
+    // the parser's events nest.
+    let mut flat = 0usize;
+    let mut flattened = false;
     for event in Parser::new_ext(text, Options::empty()) {
         match event {
+            Event::Start(_) if stack.len() > MAX_DEPTH => {
+                flat += 1;
+                flattened = true;
+            }
+            Event::End(_) if flat > 0 => flat -= 1,
             Event::Start(tag) => stack.push((kind_of(tag), Vec::new())),
             Event::End(end) => {
                 if stack.len() > 1
@@ -153,7 +173,14 @@ fn parse(text: &str) -> Vec<Node> {
             push(&mut stack, Node::Element(kind, children));
         }
     }
-    stack.pop().map(|(_, nodes)| nodes).unwrap_or_default()
+    let mut nodes = stack.pop().map(|(_, nodes)| nodes).unwrap_or_default();
+    if flattened {
+        nodes.push(Node::Element(
+            Kind::Paragraph,
+            vec![Node::Text(FLATTENED.to_owned())],
+        ));
+    }
+    nodes
 }
 
 /// Whether `CommonMark` reads `text` as one paragraph of exactly itself: one
@@ -394,6 +421,39 @@ mod tests {
             "Use <strong><code>main</code></strong>? <code>x</code>"
         );
         assert_eq!(render("- a\n- b", Flow::Inline).into_string(), "• a • b");
+    }
+
+    #[test]
+    fn nesting_past_the_bound_is_shown_flat_and_said_once() {
+        let quotes = ">".repeat(10_000) + " deep";
+        let deepest = "<blockquote>".repeat(super::MAX_DEPTH);
+        let closed = "</blockquote>".repeat(super::MAX_DEPTH);
+        assert_eq!(
+            block(&quotes),
+            format!("{deepest}deep{closed}<p>{}</p>", super::FLATTENED)
+        );
+        let items = "- ".repeat(7_500) + "x";
+        let html = block(&items);
+        assert_eq!(html.matches("<ul>").count(), 8);
+        assert!(html.ends_with(&format!("<p>{}</p>", super::FLATTENED)));
+        assert_eq!(super::plain(&quotes), format!("deep {}", super::FLATTENED));
+        assert_eq!(
+            render(&quotes, Flow::InlineNoLinks).into_string(),
+            format!("deep {}", super::FLATTENED)
+        );
+    }
+
+    #[test]
+    fn nesting_up_to_the_bound_is_drawn_whole() {
+        let quotes = ">".repeat(super::MAX_DEPTH - 1) + " deep";
+        assert_eq!(
+            block(&quotes),
+            format!(
+                "{}<p>deep</p>{}",
+                "<blockquote>".repeat(super::MAX_DEPTH - 1),
+                "</blockquote>".repeat(super::MAX_DEPTH - 1)
+            )
+        );
     }
 
     proptest::proptest! {

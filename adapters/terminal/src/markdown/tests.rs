@@ -183,3 +183,44 @@ fn long_code_rows_are_split_not_reflowed() {
         ["    let x = [1, 2, 3", "    , 4, 5, 6];"]
     );
 }
+
+#[test]
+fn quotes_nested_past_the_bound_are_drawn_flat_and_said_once() {
+    let context = format!("{} deep\n", "> ".repeat(1_000));
+    let bars = "│ ".repeat(MAX_NESTING);
+    assert_eq!(
+        texts(&context, 40),
+        [format!("{bars}deep"), String::new(), FLATTENED.to_owned()]
+    );
+    // 1,000 nested quotes of 300 words: the rows written stay in proportion.
+    let long = format!("{}{}", "> ".repeat(1_000), "word ".repeat(300));
+    let written: usize = lines(&long, 40).iter().map(|line| line.text().len()).sum();
+    assert!(
+        written < 6 * long.len(),
+        "{written} bytes for {} sent",
+        long.len()
+    );
+}
+
+#[test]
+fn lists_nested_past_the_bound_are_drawn_flat_and_said_once() {
+    let items = format!("{}x", "- ".repeat(7_500));
+    let rows = texts(&items, 40);
+    assert_eq!(
+        rows,
+        [
+            format!("{}- x", "  ".repeat(MAX_NESTING - 1)),
+            String::new(),
+            FLATTENED.to_owned()
+        ]
+    );
+}
+
+#[test]
+fn nesting_up_to_the_bound_is_drawn_whole() {
+    let context = format!("{} deep\n", "> ".repeat(MAX_NESTING));
+    assert_eq!(
+        texts(&context, 40),
+        [format!("{}deep", "│ ".repeat(MAX_NESTING))]
+    );
+}
