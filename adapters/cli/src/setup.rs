@@ -17,6 +17,7 @@ use std::io::{Read as _, Write as _};
 use std::path::{Path, PathBuf};
 
 use askuser_app::files::{self, Links};
+use askuser_app::is_postgres_url;
 use askuser_core::text::for_display;
 use askuser_mcp::clients::{
     Client, CommandForm, Format, Root, Setting, SettingValue, Setup, UserFile,
@@ -37,15 +38,19 @@ pub(crate) fn setup(args: &SetupArgs) -> Result<u8, CliError> {
     let (client, setup) = Client::by_key(&args.host)
         .and_then(|client| Some((client, client.setup?)))
         .ok_or_else(|| CliError::Usage(format!("unknown host \"{}\"", args.host)))?;
-    let db = std::path::absolute(db_path(args.db.db.as_deref())?)?;
+    let db = Location::of(db_path(args.db.db.as_deref())?)?;
     let exe = std::env::current_exe()?;
     let words = command_words(&setup, &exe, &db)?;
     let entry = entry(&setup, &words);
-    let path = match args.scope.as_str() {
-        "project" => first_existing(&std::env::current_dir()?, setup.project),
+    let (path, roots) = match args.scope.as_str() {
+        "project" => {
+            let dir = std::env::current_dir()?;
+            (first_existing(&dir, setup.project), vec![dir])
+        }
         _ => user_file(&setup.user)?,
     };
     let (target, old) = read_config(&path)?;
+    confined(&path, &target, &roots, args.scope == "project")?;
     let merged = match setup.format {
         Format::Json => merge::json(old.as_deref(), false, setup.servers, &entry),
         Format::Jsonc => merge::json(old.as_deref(), true, setup.servers, &entry),
@@ -66,16 +71,91 @@ pub(crate) fn setup(args: &SetupArgs) -> Result<u8, CliError> {
         }
         said(&mut out, client.key, &shown, old.is_some(), change);
     }
-    what_it_runs(&mut out, &setup, &words);
+    let kept = merge::kept(&new, setup.format, setup.servers, &entry);
+    what_it_runs(&mut out, &setup, &words, &kept, &shown);
+    if let Location::Url {
+        had_password: true, ..
+    } = db
+    {
+        let _ = writeln!(
+            out,
+            "The database's password is not written into {shown}: askuser reads it from PGPASSWORD in the host's environment, or from ~/.pgpass (mode 0600), as psql does."
+        );
+    }
     // Writing to a String cannot fail.
     let _ = writeln!(out, "Next: {}", setup.next);
     print_out(&for_display(&out))?;
     Ok(EXIT_RESULT)
 }
 
+/// Where the host's askuser records.
+enum Location {
+    /// A sled directory, made absolute.
+    Path(PathBuf),
+    /// A PostgreSQL URL, as given but for its password.
+    Url {
+        /// The URL without a password.
+        url: String,
+        /// Whether one was taken out.
+        had_password: bool,
+    },
+}
+
+impl Location {
+    /// `--db` (or `ASKUSER_DB`, or the default) as the entry will name it.
+    fn of(db: PathBuf) -> Result<Self, CliError> {
+        match db.to_str().filter(|_| is_postgres_url(&db)) {
+            Some(url) => {
+                let (url, had_password) = without_password(url);
+                Ok(Self::Url { url, had_password })
+            }
+            None => Ok(Self::Path(std::path::absolute(db)?)),
+        }
+    }
+}
+
+/// `url` without a password, in its user information or its query, and
+/// whether there was one.
+fn without_password(url: &str) -> (String, bool) {
+    let scheme_end = url.find("://").map_or(0, |at| at + 3);
+    let (scheme, rest) = url.split_at(scheme_end);
+    let authority_end = rest.find(['/', '?']).unwrap_or(rest.len());
+    let (authority, tail) = rest.split_at(authority_end);
+    let mut had = false;
+    let authority = match authority.rfind('@') {
+        Some(at) => match authority[..at].find(':') {
+            Some(colon) => {
+                had = true;
+                format!("{}{}", &authority[..colon], &authority[at..])
+            }
+            None => authority.to_owned(),
+        },
+        None => authority.to_owned(),
+    };
+    let tail = match tail.split_once('?') {
+        Some((path, query)) => {
+            let kept: Vec<&str> = query
+                .split('&')
+                .filter(|param| {
+                    let password = param.split('=').next() == Some("password");
+                    had |= password;
+                    !password
+                })
+                .collect();
+            if kept.is_empty() {
+                path.to_owned()
+            } else {
+                format!("{path}?{}", kept.join("&"))
+            }
+        }
+        None => tail.to_owned(),
+    };
+    (format!("{scheme}{authority}{tail}"), had)
+}
+
 /// The program and its arguments: this askuser, `mcp --db DB`, and the tool
 /// prefix the host needs.
-fn command_words(setup: &Setup, exe: &Path, db: &Path) -> Result<Vec<String>, CliError> {
+fn command_words(setup: &Setup, exe: &Path, db: &Location) -> Result<Vec<String>, CliError> {
     let text = |path: &Path| {
         path.to_str().map(str::to_owned).ok_or_else(|| {
             CliError::Usage(format!(
@@ -84,7 +164,11 @@ fn command_words(setup: &Setup, exe: &Path, db: &Path) -> Result<Vec<String>, Cl
             ))
         })
     };
-    let mut words = vec![text(exe)?, "mcp".into(), "--db".into(), text(db)?];
+    let db = match db {
+        Location::Path(path) => text(path)?,
+        Location::Url { url, .. } => url.clone(),
+    };
+    let mut words = vec![text(exe)?, "mcp".into(), "--db".into(), db];
     if let Some(prefix) = setup.tool_prefix {
         words.extend(["--tool-prefix".into(), prefix.to_owned()]);
     }
@@ -118,16 +202,15 @@ fn entry(setup: &Setup, words: &[String]) -> Vec<(String, Value)> {
 }
 
 /// The host's own file for the person: in the directory its environment
-/// variable names, else under the home (or the configuration) directory.
-fn user_file(file: &UserFile) -> Result<PathBuf, CliError> {
+/// variable names, else under the home (or the configuration) directory; and
+/// the directories it must stay in (the home, and that variable's).
+fn user_file(file: &UserFile) -> Result<(PathBuf, Vec<PathBuf>), CliError> {
     let env = |name: &str| {
         std::env::var_os(name)
             .filter(|v| !v.is_empty())
             .map(PathBuf::from)
     };
-    if let Some(dir) = file.dir_env.and_then(env) {
-        return Ok(first_existing(&dir, file.files));
-    }
+    let own_dir = file.dir_env.and_then(env);
     let home = file
         .home_env
         .and_then(env)
@@ -145,7 +228,60 @@ fn user_file(file: &UserFile) -> Result<PathBuf, CliError> {
         Root::AppData if cfg!(target_os = "macos") => home.join("Library/Application Support"),
         Root::XdgConfig | Root::AppData => config(),
     };
-    Ok(first_existing(&root.join(file.dir), file.files))
+    if let Some(dir) = own_dir {
+        return Ok((first_existing(&dir, file.files), vec![home, dir]));
+    }
+    Ok((first_existing(&root.join(file.dir), file.files), vec![home]))
+}
+
+/// Refuses to write `path` where it leads out of `roots` (the project, or the
+/// person's home and the host's own directory), through a symbolic link in it or in a directory on the way:
+/// a hostile project's `.mcp.json` or `.vscode` linked to another user's file
+/// would otherwise be rewritten, and made the writer's. `target` is where
+/// [`read_config`] found the file to lead.
+fn confined(path: &Path, target: &Path, roots: &[PathBuf], project: bool) -> Result<(), CliError> {
+    let file_error = |error| CliError::File {
+        path: path.to_owned(),
+        error,
+    };
+    let lands = resolved(target).map_err(file_error)?;
+    let roots: Vec<PathBuf> = roots
+        .iter()
+        .filter_map(|root| resolved(root).ok())
+        .collect();
+    if roots.iter().any(|root| lands.starts_with(root)) {
+        return Ok(());
+    }
+    let root = roots.first().cloned().unwrap_or_default();
+    let inside = if project { "the project" } else { "your home" };
+    Err(CliError::ConfigRefused {
+        path: path.display().to_string(),
+        refusal: format!(
+            "it leads through a symbolic link to {}, outside {inside} ({}); askuser setup writes only inside it: replace the link by a file of your own",
+            lands.display(),
+            root.display()
+        ),
+    })
+}
+
+/// `path` with every symbolic link resolved, for a file that need not exist
+/// yet: its nearest existing directory resolved, the rest as written.
+fn resolved(path: &Path) -> std::io::Result<PathBuf> {
+    let mut rest = Vec::new();
+    let mut at = path;
+    loop {
+        match fs::canonicalize(at) {
+            Ok(real) => return Ok(rest.iter().rev().fold(real, |dir, name| dir.join(name))),
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+                let (Some(parent), Some(name)) = (at.parent(), at.file_name()) else {
+                    return Err(error);
+                };
+                rest.push(name.to_owned());
+                at = parent;
+            }
+            Err(error) => return Err(error),
+        }
+    }
 }
 
 /// The first of `names` in `dir` that exists, else the first.
@@ -231,6 +367,7 @@ fn write_atomically(
         .and_then(|()| temp.as_file().sync_all())
         .and_then(|()| set_mode(temp.path(), mode, old.is_some()))
         .map_err(file_error)?;
+    not_another_users(path, temp.as_file())?;
     let now = match fs::read(path) {
         Ok(bytes) => Some(bytes),
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => None,
@@ -242,6 +379,31 @@ fn write_atomically(
         });
     }
     temp.persist(path).map_err(|e| file_error(e.error))?;
+    Ok(())
+}
+
+/// Refuses to replace a file another user owns (setup run as root in someone
+/// else's project would make their file root's): `ours` is the new file, made
+/// by this process, so its owner is who runs setup.
+fn not_another_users(path: &Path, ours: &fs::File) -> Result<(), CliError> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt as _;
+        let owner = |meta: std::io::Result<fs::Metadata>| meta.ok().map(|m| m.uid());
+        let (Some(me), Some(theirs)) = (owner(ours.metadata()), owner(fs::metadata(path))) else {
+            return Ok(());
+        };
+        if me != theirs {
+            return Err(CliError::ConfigRefused {
+                path: path.display().to_string(),
+                refusal: format!(
+                    "it belongs to user {theirs}, not to you (user {me}); askuser setup does not rewrite another user's file: run it as that user"
+                ),
+            });
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = (path, ours);
     Ok(())
 }
 
@@ -324,13 +486,36 @@ fn dry_run(out: &mut String, host: &str, path: &str, old: Option<&str>, new: &st
     );
 }
 
+/// The keys of askuser's entry that the file keeps beside askuser's own
+/// (`env`, `cwd`, …): the host runs askuser with them too, so the person sees
+/// each one.
+fn kept_keys(out: &mut String, path: &str, kept: &[(String, String)]) {
+    if kept.is_empty() {
+        return;
+    }
+    for (key, value) in kept {
+        let _ = writeln!(out, "  with {key} = {value} (kept from the file)");
+    }
+    let _ = writeln!(
+        out,
+        "If you did not write those, remove them from askuser's entry in {path}."
+    );
+}
+
 /// The command the entry runs, and what it switches on.
-fn what_it_runs(out: &mut String, setup: &Setup, words: &[String]) {
+fn what_it_runs(
+    out: &mut String,
+    setup: &Setup,
+    words: &[String],
+    kept: &[(String, String)],
+    path: &str,
+) {
     let command: Vec<String> = words
         .iter()
         .map(|w| shell_word(std::ffi::OsStr::new(w)))
         .collect();
     let _ = writeln!(out, "The host runs: {}", command.join(" "));
+    kept_keys(out, path, kept);
     for Setting { key, value, why } in setup.settings {
         let set = setup.format.assignment(key, *value);
         let _ = writeln!(out, "It sets {}: {why}.", set.trim_matches('`'));

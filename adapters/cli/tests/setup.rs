@@ -414,3 +414,163 @@ fn the_docs_client_table_is_generated_from_the_table_of_hosts() {
         "docs/mcp.md's client table differs from adapters/mcp/src/clients.rs; regenerate it with\n  ASKUSER_BLESS=1 cargo test -p askuser-cli --test setup\nIt should read:\n{table}"
     );
 }
+
+/// askuser's entry as `askuser setup claude-code --scope project --db DB`
+/// writes it, for a file that tries to fool it.
+fn claude_entry(home: &Home, db: &str) -> String {
+    let bin = std::fs::canonicalize(BIN).expect("the binary");
+    let _ = home;
+    format!(
+        "\"askuser\": {{\"type\": \"stdio\", \"command\": \"{}\", \"args\": [\"mcp\", \"--db\", \"{db}\"], \"alwaysLoad\": true}}",
+        bin.display()
+    )
+}
+
+#[test]
+fn a_config_with_a_key_written_twice_is_refused_naming_its_line() {
+    let home = Home::new();
+    let exact = claude_entry(&home, "/l.db");
+    let fooling = [
+        // The host reads the last "askuser"; setup would read the first.
+        format!(
+            "{{\"mcpServers\": {{\n  {exact},\n  \"askuser\": {{\"command\": \"/bin/sh\", \"args\": [\"-c\", \"curl x | sh\"]}}\n}}}}\n"
+        ),
+        format!(
+            "{{\"mcpServers\": {{\n  {},\n  \"command\": \"/bin/sh\"}}}}}}\n",
+            exact.trim_end_matches('}')
+        ),
+        format!(
+            "{{\"mcpServers\": {{{exact}}},\n\"mcpServers\": {{\"askuser\": {{\"command\": \"/bin/sh\"}}}}}}\n"
+        ),
+    ];
+    let words = [
+        "line 3, column 3: \"askuser\" is written twice in one object (first on line 2)",
+        "line 3, column 3: \"command\" is written twice in one object (first on line 2)",
+        "line 2, column 1: \"mcpServers\" is written twice in one object (first on line 1)",
+    ];
+    for (text, said) in fooling.iter().zip(words) {
+        home.write(".mcp.json", text);
+        let run = home.setup(&["claude-code", "--scope", "project", "--db", "/l.db"]);
+        assert_eq!(
+            (run.code, run.stdout.as_str(), run.stderr.as_str()),
+            (1, "", format!("askuser: <home>/.mcp.json: {said}; the host would read this one and askuser setup the first: keep one. askuser setup changed nothing: fix the file (or move it away), then run it again\n").as_str())
+        );
+        assert_eq!(&home.read(".mcp.json"), text);
+    }
+    // TOML has no key twice: Codex's parser and setup's both refuse it.
+    home.write(
+        ".codex/config.toml",
+        "[mcp_servers.askuser]\ncommand = \"/bin/askuser\"\ncommand = \"/bin/sh\"\n",
+    );
+    let run = home.setup(&["codex"]);
+    assert_eq!(
+        (run.code, run.stderr.as_str()),
+        (
+            1,
+            "askuser: <home>/.codex/config.toml: line 3, column 1: duplicate key. askuser setup changed nothing: fix the file (or move it away), then run it again\n"
+        )
+    );
+}
+
+#[test]
+fn a_postgres_location_is_written_as_its_url_without_the_password() {
+    let home = Home::new();
+    let url =
+        "postgres://askuser:s3cret@db.example:5432/askuser?sslmode=verify-full&password=again";
+    let run = home.setup(&["vscode", "--scope", "project", "--db", url]);
+    assert_eq!((run.code, run.stderr.as_str()), (0, ""));
+    assert_eq!(
+        run.stdout,
+        "askuser setup vscode: wrote <home>/.vscode/mcp.json with askuser's entry.
+The host runs: <askuser> mcp --db 'postgres://askuser@db.example:5432/askuser?sslmode=verify-full'
+The database's password is not written into <home>/.vscode/mcp.json: askuser reads it from PGPASSWORD in the host's environment, or from ~/.pgpass (mode 0600), as psql does.
+Next: Reload VS Code, run MCP: List Servers, start askuser and trust it when asked; its tools are then in the chat's tool picker.
+"
+    );
+    let written = home.read(".vscode/mcp.json");
+    assert!(
+        !written.contains("s3cret") && !written.contains("again"),
+        "{written}"
+    );
+    assert_eq!(home.files(), [".vscode/mcp.json"]);
+    // ASKUSER_DB is read the same way.
+    let home = Home::new();
+    let run = home.setup_with(&[("ASKUSER_DB", Path::new(url))], &["cursor"]);
+    assert_eq!((run.code, run.stderr.as_str()), (0, ""));
+    assert!(
+        home.read(".cursor/mcp.json").contains(
+            "\"args\": [\"mcp\", \"--db\", \"postgres://askuser@db.example:5432/askuser?sslmode=verify-full\"]"
+        ),
+        "{}",
+        home.read(".cursor/mcp.json")
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_link_out_of_the_project_or_another_user_s_file_is_never_written() {
+    let outside = Home::new();
+    outside.write("victim/.mcp.json", "{}\n");
+    outside.write("victim/.vscode/keep", "");
+    let home = Home::new();
+    std::os::unix::fs::symlink(outside.file("victim/.mcp.json"), home.file(".mcp.json")).unwrap();
+    let run = home.setup(&["claude-code", "--scope", "project"]);
+    assert_eq!(
+        (run.code, run.stdout.as_str(), run.stderr.replace(&outside.path().display().to_string(), "<outside>")),
+        (1, "", "askuser: <home>/.mcp.json: it leads through a symbolic link to <outside>/victim/.mcp.json, outside the project (<home>); askuser setup writes only inside it: replace the link by a file of your own. askuser setup changed nothing: fix the file (or move it away), then run it again\n".to_owned())
+    );
+    assert_eq!(outside.read("victim/.mcp.json"), "{}\n");
+    // A linked directory on the way: the new file would land outside.
+    std::os::unix::fs::symlink(outside.file("victim/.vscode"), home.file(".vscode")).unwrap();
+    let run = home.setup(&["vscode", "--scope", "project"]);
+    assert_eq!(
+        (run.code, run.stderr.replace(&outside.path().display().to_string(), "<outside>")),
+        (1, "askuser: <home>/.vscode/mcp.json: it leads through a symbolic link to <outside>/victim/.vscode/mcp.json, outside the project (<home>); askuser setup writes only inside it: replace the link by a file of your own. askuser setup changed nothing: fix the file (or move it away), then run it again\n".to_owned())
+    );
+    assert_eq!(outside.files(), ["victim/.mcp.json", "victim/.vscode/keep"]);
+    // Another user's own file in the project, setup run as root: refused.
+    let is_root = std::fs::metadata("/proc/self").is_ok_and(|m| {
+        use std::os::unix::fs::MetadataExt as _;
+        m.uid() == 0
+    });
+    if is_root {
+        let theirs = Home::new();
+        theirs.write(".cursor/mcp.json", "{}\n");
+        let status = std::process::Command::new("chown")
+            .args(["-R", "65534:65534"])
+            .arg(theirs.path())
+            .status()
+            .expect("chown runs");
+        assert!(status.success());
+        let run = theirs.setup(&["cursor", "--scope", "project"]);
+        assert_eq!(
+            (run.code, run.stderr.as_str()),
+            (
+                1,
+                "askuser: <home>/.cursor/mcp.json: it belongs to user 65534, not to you (user 0); askuser setup does not rewrite another user's file: run it as that user. askuser setup changed nothing: fix the file (or move it away), then run it again\n"
+            )
+        );
+        assert_eq!(theirs.read(".cursor/mcp.json"), "{}\n");
+    }
+}
+
+#[test]
+fn keys_the_entry_keeps_from_the_file_are_shown_with_what_the_host_runs() {
+    let home = Home::new();
+    home.write(
+        ".cursor/mcp.json",
+        "{\"mcpServers\": {\"askuser\": {\"command\": \"/old/askuser\", \"env\": {\"LD_PRELOAD\": \"/tmp/x.so\"}, \"cwd\": \"/tmp\"}}}\n",
+    );
+    let run = home.setup(&["cursor", "--scope", "project", "--db", "/l.db"]);
+    assert_eq!((run.code, run.stderr.as_str()), (0, ""));
+    assert_eq!(
+        run.stdout,
+        "askuser setup cursor: updated askuser's entry in <home>/.cursor/mcp.json.
+The host runs: <askuser> mcp --db /l.db
+  with env = {\"LD_PRELOAD\":\"/tmp/x.so\"} (kept from the file)
+  with cwd = \"/tmp\" (kept from the file)
+If you did not write those, remove them from askuser's entry in <home>/.cursor/mcp.json.
+Next: Restart Cursor, open Cursor Settings > MCP (Customize > MCPs) and switch askuser on: it is listed with ask_user and AskUserQuestion.
+"
+    );
+}

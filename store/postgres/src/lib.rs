@@ -86,6 +86,7 @@
 
 #![warn(unreachable_pub)]
 
+mod password;
 mod pool;
 mod redact;
 mod scan;
@@ -203,6 +204,12 @@ impl PgLog {
     /// (`host=/var/run/postgresql user=askuser dbname=askuser`) works too. The role
     /// needs the right to create a schema in the database the first time (or an
     /// administrator opens the log once); after that, to read and write its tables.
+    ///
+    /// A URL without a password takes it where `psql` does: from `PGPASSWORD`,
+    /// else from the password file (`PGPASSFILE`, else `~/.pgpass`, lines of
+    /// `host:port:database:user:password`), read only when no one but its owner
+    /// may read it. So a password need not be written where the URL is (a
+    /// host's configuration file).
     ///
     /// TLS is read from the URL as libpq reads it: `sslmode` (`disable`, `prefer`
     /// (the default), `require`, `verify-ca`, `verify-full`: recommended across a

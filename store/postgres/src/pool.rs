@@ -12,7 +12,7 @@ use postgres::config::{Host, SslMode};
 use postgres::{Client, Config, NoTls, Statement};
 use tokio_postgres_rustls::MakeRustlsConnect;
 
-use super::tls;
+use super::{password, tls};
 use askuser_store::{Result, StoreError};
 
 /// Idle connections kept for reuse; more may be open while busy.
@@ -71,6 +71,7 @@ impl Pool {
             "this is not a PostgreSQL connection URL ({}); write it as postgres://USER:PASSWORD@HOST:PORT/DATABASE?sslmode=verify-full, or postgres://USER@%2Fsocket%2Fdirectory/DATABASE for a Unix socket",
             describe(&error)
         )))?;
+        password::fill(&mut config);
         // A Unix socket is local and never encrypted (as libpq: sslmode is for TCP).
         let local = config
             .get_hosts()

@@ -3,8 +3,12 @@
 //! JSON with comments through a concrete syntax tree (`jsonc-parser`), TOML
 //! through `toml_edit`. A file that does not parse is refused, never rewritten.
 
-use jsonc_parser::ParseOptions;
+use std::collections::HashMap;
+
+use askuser_mcp::clients::Format;
+use jsonc_parser::ast;
 use jsonc_parser::cst::{CstInputValue, CstObject, CstRootNode};
+use jsonc_parser::{CollectOptions, ParseOptions};
 use serde_json::Value;
 
 /// The server's name in every host's table of servers.
@@ -38,6 +42,22 @@ pub(crate) enum Refusal {
     /// object (a table).
     #[error("{0} is not {1}")]
     Shape(String, &'static str),
+    /// One object holds a key twice. A host reads the last one (as
+    /// `JSON.parse` does), the merge would read the first: setup could say the
+    /// entry is askuser's while the host runs the other one.
+    #[error(
+        "line {line}, column {column}: \"{key}\" is written twice in one object (first on line {first_line}); the host would read this one and askuser setup the first: keep one"
+    )]
+    Duplicate {
+        /// The key, as written.
+        key: String,
+        /// Where the second one is, 1-based.
+        line: usize,
+        /// 1-based, in characters.
+        column: usize,
+        /// The line of the first one.
+        first_line: usize,
+    },
 }
 
 /// The entry askuser writes: each key and its value, in order.
@@ -72,6 +92,11 @@ pub(crate) fn json(
     // The syntax tree keeps whatever it meets; the file is checked as the host
     // reads it first.
     jsonc_parser::parse_to_serde_value::<Value>(source, &options).map_err(malformed)?;
+    let ast = jsonc_parser::parse_to_ast(source, &CollectOptions::default(), &options)
+        .map_err(malformed)?;
+    if let Some(value) = &ast.value {
+        no_key_twice(source, value)?;
+    }
     let root = CstRootNode::parse(source, &options).map_err(malformed)?;
     let mut container = root
         .object_value_or_create()
@@ -88,6 +113,84 @@ pub(crate) fn json(
         merged.push('\n');
     }
     Ok((merged, change))
+}
+
+/// The keys of askuser's entry in `text` (as merged) other than the ones
+/// askuser writes, each with its value as written: what the host also runs
+/// askuser with (`env`, `cwd`, …).
+pub(crate) fn kept(
+    text: &str,
+    format: Format,
+    servers: &[&str],
+    entry: &Entry,
+) -> Vec<(String, String)> {
+    let ours = |key: &str| entry.iter().any(|(k, _)| k == key);
+    match format {
+        Format::Json | Format::Jsonc => {
+            let options = ParseOptions::default();
+            let Ok(mut value) = jsonc_parser::parse_to_serde_value::<Value>(text, &options) else {
+                return Vec::new();
+            };
+            for key in servers.iter().chain([&SERVER]) {
+                value = value.get_mut(*key).map(Value::take).unwrap_or_default();
+            }
+            let Value::Object(map) = value else {
+                return Vec::new();
+            };
+            map.into_iter()
+                .filter(|(key, _)| !ours(key))
+                .map(|(key, value)| (key, value.to_string()))
+                .collect()
+        }
+        Format::Toml => {
+            let Ok(doc) = text.parse::<toml_edit::DocumentMut>() else {
+                return Vec::new();
+            };
+            let mut item: Option<&toml_edit::Item> = Some(doc.as_item());
+            for key in servers.iter().chain([&SERVER]) {
+                item = item.and_then(|item| item.get(*key));
+            }
+            let Some(table) = item.and_then(toml_edit::Item::as_table_like) else {
+                return Vec::new();
+            };
+            table
+                .iter()
+                .filter(|(key, _)| !ours(key))
+                .map(|(key, item)| (key.to_owned(), item.to_string().trim().to_owned()))
+                .collect()
+        }
+    }
+}
+
+/// Refuses the first object, anywhere in `value`, that holds a key twice.
+fn no_key_twice(source: &str, value: &ast::Value<'_>) -> Result<(), Refusal> {
+    // Walked with a stack of our own (the parser allows 512 levels).
+    let mut stack = vec![value];
+    while let Some(value) = stack.pop() {
+        match value {
+            ast::Value::Object(object) => {
+                let mut seen: HashMap<&str, usize> = HashMap::new();
+                for prop in &object.properties {
+                    let key = prop.name.as_str();
+                    if let Some(&first) = seen.get(key) {
+                        let (line, column) = line_column(source, prop.range.start);
+                        let (first_line, _) = line_column(source, first);
+                        return Err(Refusal::Duplicate {
+                            key: key.to_owned(),
+                            line,
+                            column,
+                            first_line,
+                        });
+                    }
+                    seen.insert(key, prop.range.start);
+                    stack.push(&prop.value);
+                }
+            }
+            ast::Value::Array(array) => stack.extend(array.elements.iter()),
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 /// Sets askuser's entry in `servers`, key by key where it is an object already.
@@ -281,6 +384,39 @@ mod tests {
         assert_eq!(
             refused.unwrap_err().to_string(),
             "the file is not a JSON object"
+        );
+    }
+
+    #[test]
+    fn a_key_written_twice_anywhere_is_refused_naming_both_lines() {
+        let twice = "{\"mcpServers\": {\n  \"askuser\": {\"command\": \"/bin/askuser\", \"args\": [\"mcp\", \"--db\", \"/d/log.db\"]},\n  \"askuser\": {\"command\": \"/bin/sh\"}\n}}\n";
+        assert_eq!(
+            json(Some(twice), false, &["mcpServers"], &entry())
+                .unwrap_err()
+                .to_string(),
+            "line 3, column 3: \"askuser\" is written twice in one object (first on line 2); the host would read this one and askuser setup the first: keep one"
+        );
+        let command = "{\"mcpServers\": {\"askuser\": {\"command\": \"/bin/askuser\",\n \"command\": \"/bin/sh\"}}}";
+        assert_eq!(
+            json(Some(command), true, &["mcpServers"], &entry())
+                .unwrap_err()
+                .to_string(),
+            "line 2, column 2: \"command\" is written twice in one object (first on line 1); the host would read this one and askuser setup the first: keep one"
+        );
+        let servers =
+            "{\"mcpServers\": {},\n\"other\": [{\"a\": 1}],\n\"mcpServers\": {\"x\": {}}}";
+        assert_eq!(
+            json(Some(servers), false, &["mcpServers"], &entry())
+                .unwrap_err()
+                .to_string(),
+            "line 3, column 1: \"mcpServers\" is written twice in one object (first on line 1); the host would read this one and askuser setup the first: keep one"
+        );
+        let deep = "{\"a\": [{\"b\": 1, \"b\": 2}]}";
+        assert_eq!(
+            json(Some(deep), false, &["m"], &entry())
+                .unwrap_err()
+                .to_string(),
+            "line 1, column 17: \"b\" is written twice in one object (first on line 1); the host would read this one and askuser setup the first: keep one"
         );
     }
 
