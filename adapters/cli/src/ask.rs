@@ -63,18 +63,21 @@ pub(crate) fn ask(args: &AskArgs) -> Result<u8, CliError> {
     let label =
         (call.request(InquiryId::new("label")).policy.label).filter(|label| label != "Assistant");
     let origin = askuser_app::origin::here(Some(&host), label.as_deref());
-    // Not claimed: the inquiry's id is counted from the head before this
-    // process records where it runs, so a new stream's first is `call-1`.
-    let (stream, _) = agent_stream(&*log, stream, "ask", &origin, false)?;
+    // A new stream is claimed at once, by recording where this process runs
+    // as its first event: agents started side by side in one repository each
+    // get their own (the log takes the name for one of them only). Its first
+    // inquiry is still `call-1`.
+    let (stream, claimed) = agent_stream(&*log, stream, "ask", &origin, true)?;
     let inquiry = match &args.inquiry {
         Some(inquiry) => inquiry.clone(),
+        None if claimed => "call-1".to_owned(),
         None => format!("call-{}", journal.head(&stream)? + 1),
     };
     // Held while this process waits for a person, so the inbox sees it: taken
     // before the request, so the request stays the event its question's
     // deadline counts from.
     let presence = (pending.is_none() && person_present())
-        .then(|| hold_presence(&log, &stream, origin, false))
+        .then(|| hold_presence(&log, &stream, origin, claimed))
         .flatten();
     let mut request = call.request(InquiryId::new(&inquiry));
     request.policy.interactive = pending.is_some() || person_present();

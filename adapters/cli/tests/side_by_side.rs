@@ -1,0 +1,100 @@
+//! Agents started side by side in one repository (sub-agents, two sessions of
+//! one host): each `askuser ask --pending` started at once, beside a running
+//! `askuser serve` that holds the log, gets a stream of its own, named after
+//! the repository; none loses its question. On sled and on PostgreSQL.
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use common::place::Place;
+use common::web::Serve;
+use common::{Scratch, askuser_in};
+use serde_json::Value;
+
+const CALL: &str = r#"{"question": "Deploy now?", "answer_type": "boolean"}"#;
+
+fn eight_agents_started_at_once_each_get_their_own_stream(place: &Place) {
+    let scratch = Scratch::new();
+    let db = place.db(&scratch);
+    let repo = scratch.path("billing-api");
+    std::fs::create_dir_all(repo.join(".git")).unwrap();
+    let work = repo.join("src");
+    std::fs::create_dir_all(&work).unwrap();
+    std::fs::write(scratch.path("call.json"), CALL).unwrap();
+    let call = scratch.path("call.json").display().to_string();
+    let serve = Serve::start_in(&work, scratch.dir.path(), &["serve", "--db", &db]);
+    let ready: Value = serde_json::from_str(&serve.ready).unwrap();
+    assert_eq!(ready["stream"], "billing-api-1");
+    let pending = |n: usize| scratch.path(&format!("p{n}.json"));
+    let children: Vec<_> = (0..8)
+        .map(|n| {
+            let file = pending(n).display().to_string();
+            askuser_in(
+                &work,
+                None,
+                &[
+                    "ask",
+                    "--db",
+                    &db,
+                    "--dialect",
+                    "jp",
+                    "--pending",
+                    &file,
+                    &call,
+                ],
+            )
+            .spawn()
+            .expect("askuser starts")
+        })
+        .collect();
+    let mut codes = Vec::new();
+    for child in children {
+        let out = child.wait_with_output().expect("askuser ends");
+        codes.push((
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        ));
+    }
+    assert!(
+        codes.iter().all(|(code, _)| *code == Some(5)),
+        "every agent's question is pending: {codes:?}"
+    );
+    let streams: BTreeSet<String> = (0..8).map(|n| stream_of(&pending(n))).collect();
+    let expected: BTreeSet<String> = (2..=9).map(|n| format!("billing-api-{n}")).collect();
+    assert_eq!(streams, expected);
+    // Each stream holds its agent's origin and its one question, `call-1`.
+    for stream in &streams {
+        let show = common::run_in(
+            scratch.dir.path(),
+            &["log", "show", stream, "--db", &db],
+            "",
+        );
+        assert_eq!(show.code, 0, "{}", show.stderr);
+        let kinds: Vec<&str> = show
+            .stdout
+            .lines()
+            .skip(1)
+            .filter_map(|line| line.split_whitespace().nth(2))
+            .collect();
+        assert_eq!(kinds, ["attached", "requested"], "{}", show.stdout);
+    }
+    drop(serve);
+}
+
+/// The stream a pending file was written for.
+fn stream_of(path: &Path) -> String {
+    let file: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    file["stream"].as_str().unwrap().to_owned()
+}
+
+#[test]
+fn eight_agents_started_at_once_each_get_their_own_stream_on_sled() {
+    eight_agents_started_at_once_each_get_their_own_stream(&Place::Sled);
+}
+
+#[test]
+fn eight_agents_started_at_once_each_get_their_own_stream_on_postgres() {
+    eight_agents_started_at_once_each_get_their_own_stream(&Place::postgres());
+}
