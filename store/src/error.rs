@@ -179,13 +179,13 @@ pub enum StoreError {
     /// `askuser_sled::SharedSledLog`), and that socket could not be used,
     /// and the log could not be taken over either, within a few seconds.
     #[error(
-        "the log is held by another askuser process, which does not answer on {}: {detail}; if that process is stopped (Ctrl-Z), resume or end it",
+        "the log is held by another askuser process, which does not answer on {}: {detail}",
         socket.display()
     )]
     OwnerUnreachable {
         /// The socket beside the database.
         socket: std::path::PathBuf,
-        /// What went wrong, last.
+        /// What went wrong, last, and what to do (said once).
         detail: String,
     },
     /// The askuser process that holds the log failed to carry out the operation

@@ -392,7 +392,7 @@ fn a_process_that_only_inherited_the_lock_and_socket_is_never_ended() {
     assert_eq!(
         error.to_string(),
         format!(
-            "the log is held by another askuser process, which does not answer on {}: no answer within 5 s, and pid {exited} is not the owner recorded in {}: that process has exited, and its number was given to another, so nothing was ended: end the process that holds {} (`fuser {}` names it); if that process is stopped (Ctrl-Z), resume or end it",
+            "the log is held by another askuser process, which does not answer on {}: no answer within 5 s, and pid {exited} is not the owner recorded in {}: that process has exited, and its number was given to another, so nothing was ended: end the process that holds {} (`fuser {}` names it)",
             socket.display(),
             record.display(),
             lock.display(),
@@ -488,7 +488,7 @@ fn a_persons_owner_stopped_otherwise_is_never_ended() {
     assert_eq!(
         error.to_string(),
         format!(
-            "the log is held by another askuser process, which does not answer on {}: the askuser process that holds the log (pid {pid}) is a person's (askuser ask or resume) and is stopped; it is never ended: resume it (fg, or kill -CONT {pid}); if that process is stopped (Ctrl-Z), resume or end it",
+            "the log is held by another askuser process, which does not answer on {}: the askuser process that holds the log (pid {pid}) is a person's (askuser ask or resume) and is stopped; it is never ended: resume it (fg, or kill -CONT {pid})",
             path.join("askuser.sock").display()
         )
     );
@@ -497,4 +497,43 @@ fn a_persons_owner_stopped_otherwise_is_never_ended() {
     person.send("append s");
     assert_eq!(person.line(), "appended 1 as owner");
     assert!(person.finish());
+}
+
+/// A FIFO planted under the owner's record's name (another process of the
+/// same user, or a bug) is neither waited on nor read: a client that finds the
+/// owner hung checks the record before it ends anything, and a record that is
+/// not a regular file proves nothing, so nothing is ended and opening the log
+/// fails at once, saying what to remove. (Opening the FIFO used to block the
+/// client for good.)
+#[test]
+fn a_fifo_in_place_of_the_owners_record_is_refused_not_waited_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("db");
+    log_with(&path, &scripted_events(1, 1).collect::<Vec<_>>());
+    let mut hung = Helper::start(&["hang", path_str(&path)]);
+    assert_eq!(hung.line(), "hanging");
+    let record = path.join("askuser.owner");
+    std::fs::remove_file(&record).unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(&record)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let error = SharedSledLog::open(&path).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "the log is held by another askuser process, which does not answer on {}: no answer within 5 s, and {} is not a regular file (askuser writes its owner's record as one: remove it), so nothing was ended: end the process that holds {} (`fuser {}` names it)",
+            path.join("askuser.sock").display(),
+            record.display(),
+            path.join("db").display(),
+            path.join("db").display()
+        )
+    );
+    assert_eq!(
+        state_of(hung.pid()).map(|s| s != 'Z'),
+        Some(true),
+        "the owner was not ended"
+    );
+    hung.kill();
 }

@@ -45,7 +45,7 @@ fn a_flood_of_connections_and_unfinished_frames_leaves_the_owner_bounded_and_ser
     assert_eq!(
         error.to_string(),
         format!(
-            "the log is held by another askuser process, which does not answer on {}: the log's owner serves 512 connections, the most it takes: end some of the processes that use this log (askuser serve, mcp, web, ask), or wait for them to finish, and try again; if that process is stopped (Ctrl-Z), resume or end it",
+            "the log is held by another askuser process, which does not answer on {}: the log's owner serves 512 connections, the most it takes: end some of the processes that use this log (askuser serve, mcp, web, ask), or wait for them to finish, and try again",
             owner.path.join("askuser.sock").display()
         )
     );

@@ -342,7 +342,7 @@ impl SharedSledLog {
                 Err(StoreError::Locked) => {
                     return Err(StoreError::OwnerUnreachable {
                         socket: self.socket.clone(),
-                        detail,
+                        detail: advised(detail),
                     });
                 }
                 Err(other) => return Err(other),
@@ -379,7 +379,7 @@ impl SharedSledLog {
         if *recoveries > MAX_RECOVERIES {
             return Err(StoreError::OwnerUnreachable {
                 socket: self.socket.clone(),
-                detail,
+                detail: advised(detail),
             });
         }
         self.recover(generation)
@@ -753,6 +753,18 @@ impl Log for SharedSledLog {
             }
         }
     }
+}
+
+/// `detail` (why the owner could not be reached) with what to do, said once:
+/// the reasons that know what to do (a person's stopped owner, a full owner,
+/// a process that is not the one recorded) say it themselves; any other (an
+/// I/O error, a timeout) gets the general advice.
+fn advised(detail: String) -> String {
+    const SAY_WHAT_TO_DO: [&str; 4] = ["resume it", "try again", "end the process", "remove it"];
+    if SAY_WHAT_TO_DO.iter().any(|advice| detail.contains(advice)) {
+        return detail;
+    }
+    format!("{detail}; if that process is stopped (Ctrl-Z), resume or end it")
 }
 
 #[cfg(test)]

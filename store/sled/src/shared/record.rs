@@ -20,6 +20,12 @@ use serde::{Deserialize, Serialize};
 /// The record's file name, beside the socket.
 const RECORD_NAME: &str = "askuser.owner";
 
+/// `O_NONBLOCK | O_NOFOLLOW`, as the open flags of the record's reader.
+const NONBLOCK_NOFOLLOW: i32 = rustix::fs::OFlags::NONBLOCK
+    .union(rustix::fs::OFlags::NOFOLLOW)
+    .bits()
+    .cast_signed();
+
 /// The longest record read.
 const RECORD_CAP: u64 = 4096;
 
@@ -96,7 +102,25 @@ pub(super) fn remove(socket: &Path) {
 
 fn read(path: &Path) -> Result<Record, String> {
     use std::io::Read as _;
-    let file = fs::File::open(path).map_err(|error| format!("{}: {error}", path.display()))?;
+    use std::os::unix::fs::OpenOptionsExt as _;
+    // Opened without blocking and without following a link: a FIFO or a link
+    // planted under the record's name neither hangs a client nor leads it to
+    // another file; only a regular file is read.
+    let file = fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(NONBLOCK_NOFOLLOW)
+        .open(path)
+        .map_err(|error| format!("{}: {error}", path.display()))?;
+    let kind = file
+        .metadata()
+        .map_err(|error| format!("{}: {error}", path.display()))?
+        .file_type();
+    if !kind.is_file() {
+        return Err(format!(
+            "{} is not a regular file (askuser writes its owner's record as one: remove it)",
+            path.display()
+        ));
+    }
     // Written by this user, as the socket is (see `check_socket_owner`).
     if let (Ok(me), Ok(meta)) = (fs::metadata("/proc/self"), file.metadata())
         && me.uid() != meta.uid()
