@@ -78,6 +78,16 @@ pub enum AppError {
     /// The engine refused to send a pending file's answers from the review.
     #[error("the answers could not be sent: {0}")]
     NotSent(Box<askuser_core::Refusal>),
+    /// A file holding a secret (the token of `askuser mcp --http`) cannot be
+    /// used: a link, readable by others, not a secret; nothing was written
+    /// over it.
+    #[error("the secret file {}: {reason}", path.display())]
+    SecretFile {
+        /// The file.
+        path: std::path::PathBuf,
+        /// Why, and what to do.
+        reason: String,
+    },
 }
 
 fn field_prefix(field: &str) -> String {

@@ -67,6 +67,7 @@ mod naming;
 pub mod origin;
 pub mod pending;
 mod read;
+pub mod secret;
 pub mod watch;
 
 pub use deadline::question_deadline;

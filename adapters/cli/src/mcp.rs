@@ -1,7 +1,10 @@
 //! `askuser mcp`: the MCP server on stdin/stdout (see the askuser-mcp crate).
 
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
+
+use askuser_core::text::for_display_line;
 
 use askuser_mcp::{AskServer, Config, ToolNames, Waiting, WithoutElicitation};
 
@@ -28,6 +31,10 @@ pub(crate) fn mcp(args: &McpArgs) -> Result<u8, CliError> {
     // Checked before anything is opened.
     let stream = stream_option(args.stream.as_deref())?;
     let db = db_path(args.db.db.as_deref())?;
+    // Over HTTP, with the token its requests must carry.
+    let http = (args.http)
+        .map(|addr| token_file(&db).map(|file| (addr, file)))
+        .transpose()?;
     // One log for the server's life, shared with every other askuser process.
     let log = Arc::clone(open_journal(&db)?.log());
     // The client's name comes with its first call, when `--agent` does not say.
@@ -51,16 +58,49 @@ pub(crate) fn mcp(args: &McpArgs) -> Result<u8, CliError> {
         },
         tool_names,
     };
-    let served = match args.http {
-        Some(addr) => askuser_mcp::serve_http(config, addr, |bound| {
-            crate::common::note(&format!(
-                "askuser: MCP over streamable HTTP at http://{bound}/mcp"
-            ));
-        }),
+    let served = match http {
+        Some((addr, token_file)) => {
+            let token = askuser_app::secret::kept_in(&token_file)?;
+            askuser_mcp::serve_http(config, addr, &token, |bound| {
+                let shown = for_display_line(&token_file.to_string_lossy()).into_owned();
+                crate::common::note(&format!(
+                    "askuser: MCP over streamable HTTP at http://{bound}/mcp"
+                ));
+                crate::common::note(&format!(
+                    "askuser: every request must carry `Authorization: Bearer TOKEN`, TOKEN being the contents of {shown} (readable by you only)"
+                ));
+            })
+        }
         None => askuser_mcp::serve_stdio(AskServer::new(config)),
     };
     served?;
     Ok(EXIT_RESULT)
+}
+
+/// Where `askuser mcp --http` keeps the token its requests must carry: beside
+/// the log, in a sled log's directory (`askuser.mcp-token`); for a PostgreSQL
+/// log, in the person's own data directory (`askuser/mcp-token` under
+/// `$XDG_DATA_HOME`, else `~/.local/share`), made 0700 if missing.
+pub(crate) fn token_file(db: &Path) -> Result<PathBuf, CliError> {
+    if !askuser_app::is_postgres_url(db) {
+        return Ok(db.join("askuser.mcp-token"));
+    }
+    let env = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
+    let data = env("XDG_DATA_HOME")
+        .map(PathBuf::from)
+        .or_else(|| env("HOME").map(|home| Path::new(&home).join(".local/share")))
+        .ok_or_else(|| {
+            CliError::Usage(
+                "no place for the MCP token of a PostgreSQL log: set XDG_DATA_HOME or HOME".into(),
+            )
+        })?
+        .join("askuser");
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder.create(&data)?;
+    Ok(data.join("mcp-token"))
 }
 
 /// The client's tool-call timeout when the environment it started this server

@@ -345,11 +345,12 @@ fn answer_pending(scratch: &Scratch, dir: &str, answers: &str, gone: impl Fn() -
 }
 
 /// `askuser mcp --http 127.0.0.1:0` for `scratch`'s log, running until dropped;
-/// its URL.
+/// its URL, and the token its requests must carry (kept in the log's
+/// directory).
 struct HttpServer(std::process::Child);
 
 impl HttpServer {
-    fn start(scratch: &Scratch) -> (Self, String) {
+    fn start(scratch: &Scratch) -> (Self, String, String) {
         let db = scratch.db();
         let args = ["mcp", "--db", &db, "--stream", "s", "--http", "127.0.0.1:0"];
         let mut child = common::askuser_in(scratch.dir.path(), None, &args)
@@ -364,7 +365,9 @@ impl HttpServer {
             .strip_prefix("askuser: MCP over streamable HTTP at ")
             .unwrap_or_else(|| panic!("askuser mcp said {line:?}"))
             .to_owned();
-        (Self(child), url)
+        let file = std::path::Path::new(&db).join("askuser.mcp-token");
+        let token = std::fs::read_to_string(file).expect("the token beside the log");
+        (Self(child), url, token.trim().to_owned())
     }
 }
 
@@ -378,9 +381,9 @@ impl Drop for HttpServer {
 #[test]
 fn claude_code_asks_a_branching_form_in_rounds_over_http() {
     let scratch = Scratch::new();
-    let (_server, url) = HttpServer::start(&scratch);
+    let (_server, url, token) = HttpServer::start(&scratch);
     let model = Model::start("ask_user", migration());
-    let host = hosts::claude_http(&scratch, &model, &url);
+    let host = hosts::claude_http(&scratch, &model, &url, &token);
     let tmux = in_claude("claude-http", &scratch, &host);
 
     wait_for(&tmux, "Accept    Decline");

@@ -281,3 +281,107 @@ fn a_pending_file_that_is_a_link_is_refused() {
         )
     );
 }
+
+/// `curl -s -i` posting an MCP `initialize` to `url` with `headers`, run as
+/// `user` (`None`: this user); the status line and the body.
+fn post_initialize(url: &str, user: Option<&str>, headers: &[&str]) -> (String, String) {
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"Claude Code","version":"2.1.332"}}}"#;
+    let mut command = match user {
+        Some(uid) => {
+            let mut command = std::process::Command::new("setpriv");
+            command.args([
+                &format!("--reuid={uid}"),
+                &format!("--regid={uid}"),
+                "--clear-groups",
+                "curl",
+            ]);
+            command
+        }
+        None => std::process::Command::new("curl"),
+    };
+    command.args([
+        "-s",
+        "-i",
+        "-X",
+        "POST",
+        url,
+        "-H",
+        "Content-Type: application/json",
+        "-H",
+        "Accept: application/json, text/event-stream",
+        "-d",
+        init,
+    ]);
+    for header in headers {
+        command.args(["-H", header]);
+    }
+    let out = command.output().expect("curl runs");
+    let text = String::from_utf8_lossy(&out.stdout).replace("\r\n", "\n");
+    let (head, body) = text.split_once("\n\n").unwrap_or((&text, ""));
+    (
+        head.lines().next().unwrap_or_default().to_owned(),
+        body.to_owned(),
+    )
+}
+
+/// Another local user cannot ask the person over `askuser mcp --http`: every
+/// request must carry the token that askuser keeps beside the log, in a file
+/// only the person may read; one without it gets 401 and words. (As root, user
+/// 65534 makes the attempt, and cannot read the file either.)
+#[cfg(unix)]
+#[test]
+fn another_user_on_the_mcp_port_is_refused() {
+    use std::io::BufRead as _;
+    use std::os::unix::fs::PermissionsExt as _;
+    let scratch = Scratch::new();
+    let db = scratch.db();
+    let args = ["mcp", "--db", &db, "--stream", "s", "--http", "127.0.0.1:0"];
+    let mut server = common::askuser_in(scratch.dir.path(), None, &args)
+        .spawn()
+        .expect("askuser mcp starts");
+    let mut said = std::io::BufReader::new(server.stderr.take().expect("stderr"));
+    let (mut first, mut second) = (String::new(), String::new());
+    said.read_line(&mut first).unwrap();
+    said.read_line(&mut second).unwrap();
+    let url = first
+        .trim()
+        .strip_prefix("askuser: MCP over streamable HTTP at ")
+        .unwrap_or_else(|| panic!("{first}"))
+        .to_owned();
+    let file = std::path::Path::new(&db).join("askuser.mcp-token");
+    assert_eq!(
+        second.trim_end(),
+        format!(
+            "askuser: every request must carry `Authorization: Bearer TOKEN`, TOKEN being the contents of {} (readable by you only)",
+            file.display()
+        )
+    );
+    let mode = std::fs::metadata(&file).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600);
+    let token = std::fs::read_to_string(&file).unwrap().trim().to_owned();
+    let refused = (
+        "HTTP/1.1 401 Unauthorized".to_owned(),
+        "This askuser MCP server answers only requests that carry its token: send `Authorization: Bearer TOKEN`, TOKEN being the contents of the file `askuser mcp --http` named when it started (readable by its user only). `askuser setup` writes it into the host's configuration.\n".to_owned(),
+    );
+    let root = std::fs::metadata("/proc/self").is_ok_and(|m| {
+        use std::os::unix::fs::MetadataExt as _;
+        m.uid() == 0
+    });
+    if root {
+        assert_eq!(post_initialize(&url, Some("65534"), &[]), refused);
+        let read = std::process::Command::new("setpriv")
+            .args(["--reuid=65534", "--regid=65534", "--clear-groups", "cat"])
+            .arg(&file)
+            .output()
+            .unwrap();
+        assert!(!read.status.success(), "user 65534 read the token");
+    }
+    assert_eq!(post_initialize(&url, None, &[]), refused);
+    let wrong = "Authorization: Bearer 00000000000000000000000000000000";
+    assert_eq!(post_initialize(&url, None, &[wrong]), refused);
+    let right = format!("Authorization: Bearer {token}");
+    let (status, _) = post_initialize(&url, None, &[&right]);
+    assert_eq!(status, "HTTP/1.1 200 OK");
+    drop(server.kill());
+    drop(server.wait());
+}

@@ -2,14 +2,24 @@
 //! own stream (`<stream>-<n>`, numbered when it first records, so sessions that
 //! record nothing leave no gap); a 2026-07-28 client's stateless calls each start
 //! one, and their retries find it through the sealed `requestState`.
+//!
+//! Every request must carry the server's token as a bearer credential
+//! (`Authorization: Bearer TOKEN`): a loopback port is open to every user of the
+//! machine, and without it another user could ask the person in the name of
+//! the person's own agent.
 
+use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::AtomicUsize;
 
+use bytes::Bytes;
+use http_body_util::{BodyExt as _, Full, combinators::BoxBody};
+use hyper::body::Incoming;
+use hyper::header::HeaderValue;
+use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use hyper_util::server::conn::auto::Builder;
-use hyper_util::service::TowerToHyperService;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 
 use crate::mrtr::Sealer;
@@ -28,6 +38,12 @@ use sessions::{Limits, Sessions};
 /// (`http://127.0.0.1:PORT`, `http://localhost:PORT`, `http://[::1]:PORT`): any
 /// other, `null` included, gets 403, as the MCP transport spec asks.
 ///
+/// Every request must carry `Authorization: Bearer TOKEN`, `token` being the
+/// secret the host was given (`askuser mcp --http` keeps it in a file only its
+/// user may read, see [`askuser_app::secret::kept_in`]); any other gets 401
+/// with `WWW-Authenticate: Bearer` and words saying what is missing, before
+/// anything else is looked at.
+///
 /// At most 64 MCP sessions live at once: a new one closes the session idle the
 /// longest (with no request under way) first, or is refused (HTTP 500, saying
 /// so) when every session has a request under way; a session with no request
@@ -40,9 +56,10 @@ use sessions::{Limits, Sessions};
 pub fn serve_http(
     config: Config,
     addr: SocketAddr,
+    token: &str,
     ready: impl FnOnce(SocketAddr),
 ) -> Result<(), ServeError> {
-    serve_with(config, addr, Limits::DEFAULT, ready)
+    serve_with(config, addr, Limits::DEFAULT, token, ready)
 }
 
 /// [`serve_http`] with `limits` on its sessions.
@@ -50,8 +67,10 @@ fn serve_with(
     config: Config,
     addr: SocketAddr,
     limits: Limits,
+    token: &str,
     ready: impl FnOnce(SocketAddr),
 ) -> Result<(), ServeError> {
+    let token: Arc<str> = Arc::from(token);
     if !addr.ip().is_loopback() {
         return Err(ServeError::NotLoopback(addr));
     }
@@ -88,7 +107,7 @@ fn serve_with(
                 let_go_of_stale(&keeping);
             }
         });
-        let service = TowerToHyperService::new(StreamableHttpService::new(
+        let mcp = Arc::new(StreamableHttpService::new(
             handler,
             manager,
             StreamableHttpServerConfig::default()
@@ -103,7 +122,16 @@ fn serve_with(
             let Ok((stream, _)) = listener.accept().await else {
                 continue;
             };
-            let service = service.clone();
+            let (mcp, token) = (Arc::clone(&mcp), Arc::clone(&token));
+            let service = hyper::service::service_fn(move |request: Request<Incoming>| {
+                let (mcp, token) = (Arc::clone(&mcp), Arc::clone(&token));
+                async move {
+                    if !bearer_is(request.headers(), &token) {
+                        return Ok::<_, Infallible>(unauthorized());
+                    }
+                    Ok(mcp.handle(request).await)
+                }
+            });
             tokio::spawn(async move {
                 let _closed = Builder::new(TokioExecutor::default())
                     .serve_connection(TokioIo::new(stream), service)
@@ -111,6 +139,42 @@ fn serve_with(
             });
         }
     })
+}
+
+/// Whether `headers` carry `Authorization: Bearer TOKEN` with `token`
+/// (compared without an early exit).
+fn bearer_is(headers: &hyper::HeaderMap, token: &str) -> bool {
+    headers
+        .get(hyper::header::AUTHORIZATION)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| {
+            let (scheme, credential) = value.trim().split_once(' ')?;
+            scheme
+                .eq_ignore_ascii_case("bearer")
+                .then(|| credential.trim())
+        })
+        .is_some_and(|given| askuser_app::secret::same(given, token))
+}
+
+/// The 401 of a request without the token: what is missing and where the
+/// person finds it.
+fn unauthorized() -> Response<BoxBody<Bytes, Infallible>> {
+    const WORDS: &str = "This askuser MCP server answers only requests that carry its token: \
+        send `Authorization: Bearer TOKEN`, TOKEN being the contents of the file \
+        `askuser mcp --http` named when it started (readable by its user only). \
+        `askuser setup` writes it into the host's configuration.\n";
+    let mut response = Response::new(Full::new(Bytes::from_static(WORDS.as_bytes())).boxed());
+    *response.status_mut() = StatusCode::UNAUTHORIZED;
+    let headers = response.headers_mut();
+    headers.insert(
+        hyper::header::WWW_AUTHENTICATE,
+        HeaderValue::from_static("Bearer realm=\"askuser\""),
+    );
+    headers.insert(
+        hyper::header::CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    response
 }
 
 #[cfg(test)]

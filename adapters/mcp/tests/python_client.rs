@@ -354,7 +354,8 @@ url = urlsplit(os.environ["MCP_URL"])
 def post(body, session=None):
     connection = http.client.HTTPConnection(url.hostname, url.port, timeout=60)
     headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
-               "MCP-Protocol-Version": "2025-11-25"}
+               "MCP-Protocol-Version": "2025-11-25",
+               "Authorization": "Bearer " + os.environ["MCP_TOKEN"]}
     if session:
         headers["Mcp-Session-Id"] = session
     connection.request("POST", url.path, body=json.dumps(body), headers=headers)
@@ -414,6 +415,7 @@ fn a_foreign_origin_is_refused_over_http() {
     let mut child = std::process::Command::new(common::example("http_server"))
         .arg(scratch.db())
         .arg("origin")
+        .arg(common::TOKEN)
         .stdout(std::process::Stdio::piped())
         .spawn()
         .expect("the HTTP server starts");
@@ -432,7 +434,9 @@ fn a_foreign_origin_is_refused_over_http() {
         write!(
             stream,
             "POST /{path} HTTP/1.1\r\nHost: {authority}\r\n{origin}Content-Type: application/json\r\n\
-             Accept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+             Accept: application/json, text/event-stream\r\nAuthorization: Bearer {}\r\n\
+             Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            common::TOKEN,
             body.len()
         )
         .unwrap();

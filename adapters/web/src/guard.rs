@@ -12,33 +12,10 @@
 //! - **Form token**: every form carries the server's form token, and a POST
 //!   without it is refused (a second wall behind `SameSite` and `Origin`).
 
-use std::fmt::Write as _;
-use std::io::Read;
-
 /// The name of the cookie that holds the token.
 pub const COOKIE: &str = "askuser_token";
 
-/// A secret of 32 hex digits from the system's random source.
-///
-/// # Errors
-/// When `/dev/urandom` cannot be read.
-pub fn secret() -> std::io::Result<String> {
-    let mut bytes = [0u8; 16];
-    std::fs::File::open("/dev/urandom")?.read_exact(&mut bytes)?;
-    Ok(bytes.iter().fold(String::new(), |mut hex, b| {
-        let _ = write!(hex, "{b:02x}");
-        hex
-    }))
-}
-
-/// Whether two secrets are equal, comparing every byte (no early exit).
-pub fn same_secret(a: &str, b: &str) -> bool {
-    a.len() == b.len()
-        && a.bytes()
-            .zip(b.bytes())
-            .fold(0u8, |acc, (x, y)| acc | (x ^ y))
-            == 0
-}
+pub use askuser_app::secret::{random as secret, same as same_secret};
 
 /// The `Host` values the server answers to when it listens on `port` of `ip`:
 /// the address itself, and `localhost` for a loopback address.

@@ -118,9 +118,14 @@ pub fn claude(scratch: &Scratch, model: &Model, extra: &[&str]) -> Host {
 }
 
 /// Claude Code against `model`, with askuser's server at `url` (streamable
-/// HTTP, `askuser mcp --http`).
-pub fn claude_http(scratch: &Scratch, model: &Model, url: &str) -> Host {
-    claude_with(scratch, model, &json!({"type": "http", "url": url}))
+/// HTTP, `askuser mcp --http`), sending its `token` as a bearer credential.
+pub fn claude_http(scratch: &Scratch, model: &Model, url: &str, token: &str) -> Host {
+    let headers = json!({"Authorization": format!("Bearer {token}")});
+    claude_with(
+        scratch,
+        model,
+        &json!({"type": "http", "url": url, "headers": headers}),
+    )
 }
 
 fn claude_with(scratch: &Scratch, model: &Model, server: &serde_json::Value) -> Host {

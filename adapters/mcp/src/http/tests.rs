@@ -17,19 +17,39 @@ fn server(dir: &tempfile::TempDir, limits: Limits) -> SocketAddr {
     );
     let (told, bound) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
-        serve_with(config, "127.0.0.1:0".parse().unwrap(), limits, |addr| {
-            let _ = told.send(addr);
-        })
+        serve_with(
+            config,
+            "127.0.0.1:0".parse().unwrap(),
+            limits,
+            TOKEN,
+            |addr| {
+                let _ = told.send(addr);
+            },
+        )
     });
     bound.recv_timeout(Duration::from_secs(30)).unwrap()
 }
 
+/// The token the test servers take.
+const TOKEN: &str = "0123456789abcdef0123456789abcdef";
+
 /// Sends a POST of `body` to `/mcp` (in session `session`) and leaves the
 /// connection open.
 fn send(addr: SocketAddr, session: Option<&str>, body: &str) -> TcpStream {
+    send_as(
+        addr,
+        session,
+        &format!("Authorization: Bearer {TOKEN}\r\n"),
+        body,
+    )
+}
+
+/// [`send`] with `auth` (whole header lines) instead of the right token.
+fn send_as(addr: SocketAddr, session: Option<&str>, auth: &str, body: &str) -> TcpStream {
     let session = session
         .map(|id| format!("Mcp-Session-Id: {id}\r\n"))
-        .unwrap_or_default();
+        .unwrap_or_default()
+        + auth;
     let mut stream = TcpStream::connect(addr).unwrap();
     stream
         .set_read_timeout(Some(Duration::from_secs(30)))
@@ -171,4 +191,35 @@ fn with_every_session_waiting_on_the_person_a_new_one_is_refused() {
         [&first, &second, &third].map(|s| probe(addr, s)),
         [404, 202, 202]
     );
+}
+
+#[test]
+fn a_request_without_the_token_is_refused_before_anything_else() {
+    let dir = tempfile::tempdir().unwrap();
+    let addr = server(&dir, Limits::DEFAULT);
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"Claude Code","version":"2.1.332"}}}"#;
+    for auth in [
+        String::new(),
+        "Authorization: Bearer 0123456789abcdef0123456789abcdee\r\n".to_owned(),
+        format!("Authorization: Basic {TOKEN}\r\n"),
+        format!("Authorization: Bearer {TOKEN}0\r\n"),
+    ] {
+        let mut answer = String::new();
+        let _ = send_as(addr, None, &auth, init).read_to_string(&mut answer);
+        let (head, body) = answer.split_once("\r\n\r\n").unwrap();
+        assert!(
+            head.starts_with("HTTP/1.1 401 Unauthorized\r\n"),
+            "{auth}: {head}"
+        );
+        assert!(
+            head.to_ascii_lowercase()
+                .contains("\r\nwww-authenticate: bearer realm=\"askuser\"\r\n"),
+            "{head}"
+        );
+        assert_eq!(
+            body,
+            "This askuser MCP server answers only requests that carry its token: send `Authorization: Bearer TOKEN`, TOKEN being the contents of the file `askuser mcp --http` named when it started (readable by its user only). `askuser setup` writes it into the host's configuration.\n"
+        );
+    }
+    assert_eq!(post(addr, None, init).0, 200, "with the token");
 }

@@ -32,7 +32,9 @@ const { ElicitRequestSchema, CallToolResultSchema } = await module("types.js");
 const scenario = JSON.parse(readFileSync(process.argv[2], "utf8"));
 let transport;
 if (scenario.url) {
-  transport = new StreamableHTTPClientTransport(new URL(scenario.url));
+  // askuser mcp --http takes only requests that carry its token.
+  const headers = scenario.token ? { Authorization: `Bearer ${scenario.token}` } : {};
+  transport = new StreamableHTTPClientTransport(new URL(scenario.url), { requestInit: { headers } });
 } else {
   const [command, ...args] = scenario.command;
   transport = new StdioClientTransport({ command, args, stderr: "ignore" });

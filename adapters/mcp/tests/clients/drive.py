@@ -58,7 +58,8 @@ from mcp.client.stdio import StdioServerParameters
 
 
 async def main(scenario):
-    global scenario_url
+    global scenario_url, scenario_token
+    scenario_token = scenario.get("token", "")
     command = scenario.get("command")
     queue = []
     rounds = []
@@ -99,6 +100,13 @@ async def main(scenario):
 
     if "url" in scenario:
         server = scenario_url = scenario["url"]
+        if scenario.get("token"):
+            # askuser mcp --http takes only requests that carry its token.
+            from mcp.client.streamable_http import streamable_http_client
+            from mcp.shared._httpx_utils import create_mcp_http_client
+            headers = {"Authorization": "Bearer " + scenario["token"]}
+            server = streamable_http_client(
+                scenario_url, http_client=create_mcp_http_client(headers=headers))
     else:
         server = StdioServerParameters(command=command[0], args=command[1:],
                                        env=scenario.get("env"))
@@ -180,15 +188,17 @@ async def main(scenario):
 
 
 scenario_url = ""
+scenario_token = ""
 
 
 async def elsewhere(command, actions):
     """Runs another surface's actions on the log; ends the client if they fail.
-    Over HTTP, the server's URL is in its environment as MCP_URL."""
+    Over HTTP, the server's URL is in its environment as MCP_URL, its token
+    as MCP_TOKEN."""
     process = await asyncio.create_subprocess_exec(
         *command, json.dumps(actions),
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-        env={**os.environ, "MCP_URL": scenario_url})
+        env={**os.environ, "MCP_URL": scenario_url, "MCP_TOKEN": scenario_token})
     out, err = await process.communicate()
     if process.returncode != 0:
         sys.stderr.write("elsewhere failed: " + err.decode() + out.decode())

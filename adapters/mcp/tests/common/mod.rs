@@ -10,6 +10,9 @@ use askuser_app::log::Log;
 use askuser_sled::SledLog;
 use serde_json::{Value, json};
 
+/// The bearer token the HTTP servers of the tests take.
+pub const TOKEN: &str = "0123456789abcdef0123456789abcdef";
+
 /// The Python interpreter with the `mcp` package: `$ASKUSER_TEST_PYTHON`. Never
 /// skipped: without it the test fails, saying how to set it up.
 pub fn python() -> PathBuf {
@@ -78,7 +81,8 @@ impl Scratch {
         self.with_http_server(stream, scenario, Self::run_client)
     }
 
-    /// Starts `examples/http_server.rs` recording as `<stream>-<n>`, runs `client`
+    /// Starts `examples/http_server.rs` recording as `<stream>-<n>` (taking
+    /// [`TOKEN`]), runs `client`
     /// on `scenario` with its URL, and stops the server whatever happens.
     fn with_http_server(
         &self,
@@ -90,6 +94,7 @@ impl Scratch {
         let mut child = Command::new(example("http_server"))
             .arg(self.db())
             .arg(stream)
+            .arg(TOKEN)
             .stdout(std::process::Stdio::piped())
             .spawn()
             .expect("the HTTP server starts");
@@ -99,6 +104,7 @@ impl Scratch {
             .read_line(&mut url)
             .expect("it prints its URL");
         scenario["url"] = json!(url.trim());
+        scenario["token"] = json!(TOKEN);
         let out = std::panic::catch_unwind(|| client(self, stream, &scenario));
         let _ = child.kill();
         let _ = child.wait();
