@@ -35,7 +35,14 @@
 //! (no polling over the socket). [`Log::wait_changed`] waits the same way for any
 //! change to the log (an append, fork or compaction of any stream); an owner of
 //! an older build, which does not know that request (its greeting announces the
-//! protocol's revision), is polled instead.
+//! protocol's revision), is polled instead. A client's `wait_changed` asks the
+//! owner for a whole slice (10 s) whatever its caller's timeout: when the
+//! caller's time runs out first, the request stays outstanding on its
+//! connection (parked), and the next wait for the same version awaits that
+//! answer instead of asking again, so a watcher that asks every half second
+//! costs the owner nothing while the log does not change. The owner keeps the
+//! log's version until the next append, fork or compaction, so a wait asked
+//! again lists no streams.
 //!
 //! **The socket** is created in a fresh directory of mode 0700, made 0600, and
 //! renamed into place, so only the user who owns the log can connect. A socket file
@@ -51,8 +58,10 @@
 //! other requests, ...: try again") and its connection closed, so clients that
 //! start large frames and never finish them cost the owner at most the budget.
 //! Frames up to 64 KiB (every request but a large append or snapshot) are not
-//! counted against it: at most 512 × 64 KiB of them. A frame must arrive
-//! within 30 s of its length. The owner serves 512 connections; the next is
+//! counted against it: at most 1,024 × 64 KiB of them. A frame must arrive
+//! within 30 s of its length. The owner serves 1,024 connections (a client
+//! process holds at most two at rest: its requests', and its parked wait's, see
+//! **Waiting**); the next is
 //! answered with an error frame saying so and what to do, which the client
 //! reports. A connection that sends nothing for 60 s is closed (a client keeps
 //! an idle connection for 20 s at most).
@@ -77,7 +86,10 @@
 //! **A stopped or hung owner.** An owner stopped (`SIGSTOP`, a debugger) holds
 //! sled's lock and answers nobody; so does one that is hung. A client waiting
 //! for an answer (or a greeting) looks at the owner every 250 ms, when it is
-//! the recorded owner (above). Seen stopped for a second, it is ended
+//! the recorded owner (above); a client in a wait, which the owner answers only
+//! at a change, every 5 s, trying a second greeting only when the owner has not
+//! run since its last look (a stopped or hung owner changes nothing, and any
+//! other call, a lease's renewal every 2 s among them, watches it closely). Seen stopped for a second, it is ended
 //! (`SIGKILL`: a stopped process acts on nothing gentler). The owner also
 //! holds a **lease**: it greets every new connection at once, from a thread of
 //! its own, whatever its other threads are doing (a long wait or scan, an
@@ -135,7 +147,7 @@ use std::time::{Duration, Instant};
 
 use askuser_core::{AgentOrigin, Event};
 
-use self::client::{CallError, Client, REQUEST_TIMEOUT};
+use self::client::{CallError, Client, REQUEST_TIMEOUT, Watch};
 use self::owner::{Core, Server, WAIT_SLICE};
 use self::wire::{Request, Response, is_flush};
 use crate::sled_log::SledLog;
@@ -441,7 +453,14 @@ impl SharedSledLog {
                 let _busy = owned.core.busy();
                 return local(&owned.core);
             }
-            match self.client.call(request, timeout) {
+            // A wait is answered when the log changes: its owner is watched
+            // loosely meanwhile.
+            let watch = if matches!(request, Request::Wait { .. } | Request::WaitChanged { .. }) {
+                Watch::Loosely
+            } else {
+                Watch::Closely
+            };
+            match self.client.call(request, timeout, watch) {
                 Ok(Response::Error(error)) => return Err(error.into()),
                 Ok(response) => {
                     let kind = response.kind();
@@ -458,6 +477,35 @@ impl SharedSledLog {
                     *resent |= sent;
                     self.recover_after_loss(&mut recoveries, generation, detail)?;
                 }
+            }
+        }
+    }
+
+    /// [`Log::wait_changed`] through the owner, for at most `left` (see
+    /// [`Client::wait_changed`]: a wait cut short by `left` stays parked for
+    /// the next), finding a new owner when it went away; in the owner, on its
+    /// condition variable, for at most a slice.
+    fn wait_changed_remote(&self, since: Version, left: Duration) -> Result<Version> {
+        let mut recoveries = 0;
+        loop {
+            if let Some(owned) = self.owned() {
+                let _busy = owned.core.busy();
+                return owned.core.wait_changed(since, left.min(WAIT_SLICE));
+            }
+            match self.client.wait_changed(since.to_wire(), left) {
+                Ok(None) => return Ok(since),
+                Ok(Some(Response::Version(now))) => return Ok(Version::from_wire(now)),
+                Ok(Some(Response::Error(error))) => return Err(error.into()),
+                Ok(Some(other)) => {
+                    return Err(StoreError::BadMessage(format!(
+                        "an answer of the wrong kind ({})",
+                        other.kind()
+                    )));
+                }
+                Err(CallError::Store(error)) => return Err(error),
+                Err(CallError::Lost {
+                    generation, detail, ..
+                }) => self.recover_after_loss(&mut recoveries, generation, detail)?,
             }
         }
     }
@@ -566,7 +614,7 @@ impl Log for SharedSledLog {
                 let _busy = owned.core.busy();
                 return owned.core.append(stream, expected, events, durability);
             }
-            match self.client.call(&request, REQUEST_TIMEOUT) {
+            match self.client.call(&request, REQUEST_TIMEOUT, Watch::Closely) {
                 Ok(Response::Head(head)) => return Ok(head),
                 Ok(Response::Error(error)) => return Err(error.into()),
                 Ok(other) => {
@@ -724,20 +772,7 @@ impl Log for SharedSledLog {
             }
             let slice = left.min(WAIT_SLICE);
             let now = if self.client.owner_revision() >= 1 {
-                let request = Request::WaitChanged {
-                    since: since.to_wire(),
-                    millis: u64::try_from(slice.as_millis()).unwrap_or(u64::MAX),
-                };
-                let asked = self.run(
-                    &request,
-                    slice + REQUEST_TIMEOUT,
-                    |core| core.wait_changed(since, slice),
-                    |r| match r {
-                        Response::Version(now) => Some(Version::from_wire(now)),
-                        _ => None,
-                    },
-                );
-                match asked {
+                match self.wait_changed_remote(since, left) {
                     // The owner changed meanwhile, to one that does not know the
                     // request (it refused it as a bad message).
                     Err(StoreError::BadMessage(_)) if self.client.owner_revision() < 1 => {
