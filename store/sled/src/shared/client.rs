@@ -136,7 +136,7 @@ impl Connection {
                 }),
             };
         }
-        self.looks = Looks::new(self.owner);
+        self.looks = Looks::new(self.owner.filter(|_| !self.greeted));
         Ok(None)
     }
 
@@ -278,6 +278,9 @@ struct Looks {
 }
 
 impl Looks {
+    /// From now; the CPU time of `owner` read when it is given (only a
+    /// greeting's lease needs it from the start: a request's look reads it the
+    /// first time, so a request costs no read of `/proc`).
     fn new(owner: Option<u32>) -> Self {
         let now = std::time::Instant::now();
         Self {
