@@ -872,6 +872,76 @@ mod tests {
         assert_eq!(refused.load(Ordering::SeqCst), 0);
     }
 
+    /// Plays today's owner on one connection: greets, lists `sled`'s streams,
+    /// and counts each `WaitChanged`, answering none (a log that never changes).
+    fn serve_counting_waits(stream: UnixStream, sled: &SledLog, waits: &AtomicUsize) {
+        let Ok(read_half) = stream.try_clone() else {
+            return;
+        };
+        let mut reader = BufReader::new(read_half);
+        let mut writer = BufWriter::new(stream);
+        while let Ok(Frame::Payload(payload)) = read_frame(&mut reader) {
+            let response = match decode::<Request<'_>>(&payload, "a request") {
+                Ok(Request::Hello { .. }) => Response::Hello {
+                    protocol: PROTOCOL,
+                    pid: std::process::id(),
+                    revision: super::wire::REVISION,
+                },
+                Ok(Request::Streams) => Response::Streams(
+                    sled.streams()
+                        .unwrap()
+                        .into_iter()
+                        .map(Into::into)
+                        .collect(),
+                ),
+                _ => {
+                    waits.fetch_add(1, Ordering::SeqCst);
+                    continue;
+                }
+            };
+            if write_frame(&mut writer, &encode(&response).unwrap()).is_err() {
+                return;
+            }
+        }
+    }
+
+    /// A watcher asks again every half second: its client sends the owner one
+    /// `WaitChanged` and awaits that same answer at each ask (the request
+    /// parked on its connection between asks), for as long as the version it
+    /// waits on is the same.
+    #[test]
+    fn a_wait_asked_again_for_the_same_version_is_sent_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("db");
+        let sled = Arc::new(SledLog::open(&path).unwrap());
+        let listener = UnixListener::bind(path.join(SOCKET_NAME)).unwrap();
+        let waits = Arc::new(AtomicUsize::new(0));
+        {
+            let (sled, waits) = (Arc::clone(&sled), Arc::clone(&waits));
+            std::thread::spawn(move || {
+                for stream in listener.incoming().map_while(std::result::Result::ok) {
+                    let (sled, waits) = (Arc::clone(&sled), Arc::clone(&waits));
+                    std::thread::spawn(move || serve_counting_waits(stream, &sled, &waits));
+                }
+            });
+        }
+        let log = SharedSledLog::open(&path).unwrap();
+        assert!(!log.is_owner());
+        let before = log.version().unwrap();
+        for _ in 0..5 {
+            let now = log.wait_changed(before, Duration::from_millis(50)).unwrap();
+            assert_eq!(now, before);
+        }
+        assert_eq!(waits.load(Ordering::SeqCst), 1);
+        // Another version: the parked wait is let go, and a new one sent.
+        let other = Version::from_wire(before.to_wire() ^ 1);
+        assert_eq!(
+            log.wait_changed(other, Duration::from_millis(50)).unwrap(),
+            other
+        );
+        assert_eq!(waits.load(Ordering::SeqCst), 2);
+    }
+
     /// Today's owner announces revision 1, so its clients ask it to wait.
     #[test]
     fn an_owner_announces_its_revision() {
