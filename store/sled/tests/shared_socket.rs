@@ -25,7 +25,7 @@ fn rss_mib(pid: u32) -> u64 {
 /// connection threads take.
 const BOUND_MIB: u64 = 200;
 
-/// 600 connections: the owner serves 512 and turns the rest away with an error
+/// 1,200 connections: the owner serves 1,024 and turns the rest away with an error
 /// frame; a process opening the log then fails saying why and what to do, and
 /// once the connections close, is served. Then six connections each start a
 /// 64 MiB frame and never finish it: two fit the budget, four are refused, the
@@ -38,14 +38,14 @@ fn a_flood_of_connections_and_unfinished_frames_leaves_the_owner_bounded_and_ser
     let pid = owner.helper.as_ref().unwrap().pid();
     let path = path_str(&owner.path);
     let at_start = rss_mib(pid);
-    let mut flood = Helper::start(&["flood", path, "600"]);
-    assert_eq!(flood.line(), "connected 600, turned away 88");
+    let mut flood = Helper::start(&["flood", path, "1200"]);
+    assert_eq!(flood.line(), "connected 1200, turned away 176");
     let flooded = rss_mib(pid);
     let error = SharedSledLog::open(&owner.path).unwrap_err();
     assert_eq!(
         error.to_string(),
         format!(
-            "the log is held by another askuser process, which does not answer on {}: the log's owner serves 512 connections, the most it takes: end some of the processes that use this log (askuser serve, mcp, web, ask), or wait for them to finish, and try again",
+            "the log is held by another askuser process, which does not answer on {}: the log's owner serves 1024 connections, the most it takes: end some of the processes that use this log (askuser serve, mcp, web, ask), or wait for them to finish, and try again",
             owner.path.join("askuser.sock").display()
         )
     );
@@ -68,9 +68,9 @@ fn a_flood_of_connections_and_unfinished_frames_leaves_the_owner_bounded_and_ser
     assert_eq!(client.append("s", 1, &events[1..]).unwrap(), 2);
     assert_eq!(client.streams().unwrap().len(), 1);
     eprintln!(
-        "owner RSS: {at_start} MiB at start, {flooded} MiB with 600 connections, {with_frames} MiB with 6 unfinished 64 MiB frames"
+        "owner RSS: {at_start} MiB at start, {flooded} MiB with 1200 connections, {with_frames} MiB with 6 unfinished 64 MiB frames"
     );
-    assert!(flooded < BOUND_MIB, "{flooded} MiB with 600 connections");
+    assert!(flooded < BOUND_MIB, "{flooded} MiB with 1200 connections");
     assert!(
         with_frames < BOUND_MIB,
         "{with_frames} MiB with 6 unfinished frames"

@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
+use super::owner::WAIT_SLICE;
 use super::record;
 use super::wire::{
     Frame, PROTOCOL, Request, Response, WireError, decode, encode, read_frame, write_frame,
@@ -83,41 +84,103 @@ struct Connection {
     greeted: bool,
     /// When it was last put back in the pool.
     idle_since: std::time::Instant,
+    /// What the request awaiting its answer has seen of the owner.
+    looks: Looks,
 }
 
+/// How closely the owner is watched while an answer is awaited.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Watch {
+    /// An answer due at once: the owner is looked at every [`LOOK`], and a
+    /// second connection's greeting tried every [`PROBE_EVERY`].
+    Closely,
+    /// A wait, which the owner answers only when the log changes: looked at
+    /// every [`WAIT_LOOK`], and a second greeting tried only when the owner has
+    /// not run since the last look. (A client that calls meanwhile, or a
+    /// presence lease's renewal, watches it closely; a stopped or hung owner
+    /// cannot change the log, so no answer is missed.)
+    Loosely,
+}
+
+/// While a wait goes unanswered, how often the owner is looked at.
+const WAIT_LOOK: Duration = Duration::from_secs(5);
+
 impl Connection {
-    fn exchange(&mut self, payload: &[u8], timeout: Duration) -> Result<Response, CallError> {
+    fn exchange(
+        &mut self,
+        payload: &[u8],
+        timeout: Duration,
+        watch: Watch,
+    ) -> Result<Response, CallError> {
+        if let Some(words) = self.send(payload)? {
+            return Ok(words);
+        }
+        let now = std::time::Instant::now();
+        let lost_at = now + timeout;
+        self.answer_by(lost_at, lost_at, timeout, watch)?;
+        self.read_answer(timeout)
+    }
+
+    /// Writes a request; `Some` when the owner turned the connection away,
+    /// with its words.
+    fn send(&mut self, payload: &[u8]) -> Result<Option<Response>, CallError> {
         let generation = self.generation;
-        let lost = |sent, detail: String| CallError::Lost {
-            sent,
-            generation,
-            detail,
-        };
         if let Err(error) = write_frame(&mut self.writer, payload) {
             // An owner that turned this connection away said why first.
             return match self.parting_words() {
-                Some(response) => Ok(response),
-                None => Err(lost(false, error.to_string())),
+                Some(response) => Ok(Some(response)),
+                None => Err(CallError::Lost {
+                    sent: false,
+                    generation,
+                    detail: error.to_string(),
+                }),
             };
         }
-        // Until the answer starts, look at the owner every `LOOK`: one that is
-        // stopped would never answer, and holds the log from everyone.
-        let started = std::time::Instant::now();
-        let mut stopped_since = None;
-        let mut probed = started;
-        // The owner's CPU time when this wait (or its current window) began.
-        let mut window = (started, self.owner.and_then(cpu_ticks));
+        self.looks = Looks::new(self.owner.filter(|_| !self.greeted));
+        Ok(None)
+    }
+
+    /// Waits until the answer starts (`true`), or `until` passes (`false`);
+    /// lost once `lost_at` passes with no answer (`timeout`: the request's time,
+    /// for the words). Meanwhile the owner is looked at, as `watch` says: one
+    /// that is stopped would never answer, and holds the log from everyone.
+    fn answer_by(
+        &mut self,
+        until: std::time::Instant,
+        lost_at: std::time::Instant,
+        timeout: Duration,
+        watch: Watch,
+    ) -> Result<bool, CallError> {
+        let generation = self.generation;
+        let lost = |detail: String| CallError::Lost {
+            sent: true,
+            generation,
+            detail,
+        };
         loop {
-            let left = timeout.saturating_sub(started.elapsed());
-            if left.is_zero() {
-                return Err(lost(true, self.silence(timeout)));
+            // An owner seen stopped is looked at again within its patience.
+            let every = match watch {
+                Watch::Loosely if self.looks.stopped_since.is_none() => WAIT_LOOK,
+                _ => LOOK,
+            };
+            let now = std::time::Instant::now();
+            if now >= lost_at {
+                return Err(lost(self.silence(timeout)));
             }
+            if now >= until {
+                return Ok(false);
+            }
+            let next_look = self.looks.last + every;
+            let left = until
+                .min(lost_at)
+                .min(next_look)
+                .saturating_duration_since(now);
             self.reader
                 .get_ref()
-                .set_read_timeout(Some(left.min(LOOK).max(Duration::from_millis(1))))
-                .map_err(|e| lost(true, e.to_string()))?;
+                .set_read_timeout(Some(left.max(Duration::from_millis(1))))
+                .map_err(|e| lost(e.to_string()))?;
             match self.reader.fill_buf() {
-                Ok(_) => break,
+                Ok(_) => return Ok(true),
                 Err(error)
                     if matches!(
                         error.kind(),
@@ -125,30 +188,66 @@ impl Connection {
                             | io::ErrorKind::TimedOut
                             | io::ErrorKind::Interrupted
                     ) => {}
-                Err(error) => return Err(lost(true, error.to_string())),
+                Err(error) => return Err(lost(error.to_string())),
             }
-            let Some(pid) = self.owner else { continue };
-            if owner_stopped(pid) {
-                let since = *stopped_since.get_or_insert_with(std::time::Instant::now);
-                if since.elapsed() >= STOPPED_PATIENCE {
-                    return Err(lost(true, self.end_owner(pid, Verdict::Stopped)));
-                }
+            if std::time::Instant::now() < next_look {
                 continue;
             }
-            stopped_since = None;
-            if self.lease_broken(pid, &mut window, &mut probed) {
-                return Err(lost(true, self.end_owner(pid, Verdict::Hung)));
+            self.looks.last = std::time::Instant::now();
+            let Some(pid) = self.owner else { continue };
+            if let Some(verdict) = self.look_at(pid, watch) {
+                return Err(lost(self.end_owner(pid, verdict)));
             }
         }
+    }
+
+    /// One look at the owner `pid` while an answer is awaited: the verdict
+    /// when it is to be ended.
+    fn look_at(&mut self, pid: u32, watch: Watch) -> Option<Verdict> {
+        if owner_stopped(pid) {
+            let since = *self
+                .looks
+                .stopped_since
+                .get_or_insert_with(std::time::Instant::now);
+            return (since.elapsed() >= STOPPED_PATIENCE).then_some(Verdict::Stopped);
+        }
+        self.looks.stopped_since = None;
+        if watch == Watch::Loosely {
+            // An owner that ran since the last look is not hung.
+            let ticks = cpu_ticks(pid);
+            let ran = ticks.is_none() || ticks != self.looks.window.1;
+            self.looks.window = (std::time::Instant::now(), ticks);
+            if ran {
+                return None;
+            }
+            let now = std::time::Instant::now();
+            self.looks.probed = now.checked_sub(PROBE_EVERY).unwrap_or(now);
+        }
+        let mut window = self.looks.window;
+        let mut probed = self.looks.probed;
+        let broken = self.lease_broken(pid, &mut window, &mut probed);
+        self.looks.window = window;
+        self.looks.probed = probed;
+        broken.then_some(Verdict::Hung)
+    }
+
+    /// Reads the answer that has started to arrive.
+    fn read_answer(&mut self, timeout: Duration) -> Result<Response, CallError> {
+        let generation = self.generation;
+        let lost = |detail: String| CallError::Lost {
+            sent: true,
+            generation,
+            detail,
+        };
         self.reader
             .get_ref()
             .set_read_timeout(Some(timeout.max(Duration::from_millis(1))))
-            .map_err(|e| lost(true, e.to_string()))?;
+            .map_err(|e| lost(e.to_string()))?;
         match read_frame(&mut self.reader) {
             Ok(Frame::Payload(bytes)) => {
                 decode(&bytes, "the owner's answer").map_err(CallError::Store)
             }
-            Ok(Frame::Closed) => Err(lost(true, "the owner closed the connection".to_owned())),
+            Ok(Frame::Closed) => Err(lost("the owner closed the connection".to_owned())),
             Err(error) if error.kind() == io::ErrorKind::InvalidData => {
                 Err(CallError::Store(StoreError::BadMessage(error.to_string())))
             }
@@ -158,9 +257,37 @@ impl Connection {
                     io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
                 ) =>
             {
-                Err(lost(true, self.silence(timeout)))
+                Err(lost(self.silence(timeout)))
             }
-            Err(error) => Err(lost(true, error.to_string())),
+            Err(error) => Err(lost(error.to_string())),
+        }
+    }
+}
+
+/// What a connection awaiting an answer has seen of the owner.
+#[derive(Debug, Clone, Copy)]
+struct Looks {
+    /// When the owner was last looked at (the request's start at first).
+    last: std::time::Instant,
+    /// Since when it has been seen stopped.
+    stopped_since: Option<std::time::Instant>,
+    /// When the current window began, and the owner's CPU time then.
+    window: (std::time::Instant, Option<u64>),
+    /// When a second connection's greeting was last tried.
+    probed: std::time::Instant,
+}
+
+impl Looks {
+    /// From now; the CPU time of `owner` read when it is given (only a
+    /// greeting's lease needs it from the start: a request's look reads it the
+    /// first time, so a request costs no read of `/proc`).
+    fn new(owner: Option<u32>) -> Self {
+        let now = std::time::Instant::now();
+        Self {
+            last: now,
+            stopped_since: None,
+            window: (now, owner.and_then(cpu_ticks)),
+            probed: now,
         }
     }
 }
@@ -421,6 +548,18 @@ pub(super) struct Client {
     /// The revision of the protocol the owner last greeted with announced (see
     /// [`super::wire::REVISION`]).
     revision: AtomicU32,
+    /// A wait whose caller's time ran out before its answer came (see
+    /// [`Client::wait_changed`]).
+    parked: Mutex<Option<Parked>>,
+}
+
+/// A `WaitChanged` request still outstanding at the owner: its connection,
+/// the version it waits to move from, and when it is lost if unanswered.
+#[derive(Debug)]
+struct Parked {
+    connection: Connection,
+    since: u64,
+    lost_at: std::time::Instant,
 }
 
 impl std::fmt::Debug for Connection {
@@ -438,6 +577,7 @@ impl Client {
             idle: Mutex::new(Vec::new()),
             generation: AtomicU64::new(0),
             revision: AtomicU32::new(0),
+            parked: Mutex::new(None),
         }
     }
 
@@ -461,6 +601,7 @@ impl Client {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .clear();
+        *self.parked.lock().unwrap_or_else(PoisonError::into_inner) = None;
         let connection = self.connect()?;
         self.check_in(connection);
         Ok(())
@@ -473,6 +614,7 @@ impl Client {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .clear();
+        *self.parked.lock().unwrap_or_else(PoisonError::into_inner) = None;
     }
 
     /// Connects and greets the owner.
@@ -504,9 +646,10 @@ impl Client {
             socket: self.socket.clone(),
             greeted: false,
             idle_since: std::time::Instant::now(),
+            looks: Looks::new(owner),
         };
         let hello = encode(&Request::Hello { protocol: PROTOCOL }).map_err(|e| e.to_string())?;
-        match connection.exchange(&hello, GREETING_TIMEOUT) {
+        match connection.exchange(&hello, GREETING_TIMEOUT, Watch::Closely) {
             Ok(Response::Hello {
                 protocol, revision, ..
             }) if protocol == PROTOCOL => {
@@ -554,23 +697,76 @@ impl Client {
         }
     }
 
-    /// Sends `request` and reads the answer, waiting at most `timeout` for it.
+    /// Sends `request` and reads the answer, waiting at most `timeout` for it,
+    /// the owner watched as `watch` says.
     pub(super) fn call(
         &self,
         request: &Request<'_>,
         timeout: Duration,
+        watch: Watch,
     ) -> Result<Response, CallError> {
         let payload = encode(request).map_err(CallError::Store)?;
         let mut connection = self.check_out()?;
-        let response = connection.exchange(&payload, timeout)?;
-        // A protocol breach ends the connection (the owner closes it too), and
-        // so may a failure (a request over the owner's budget).
+        let response = connection.exchange(&payload, timeout, watch)?;
+        self.check_in_after(connection, &response);
+        Ok(response)
+    }
+
+    /// Puts `connection` back in the pool after `response`, unless it ends
+    /// it: a protocol breach ends the connection (the owner closes it too), and
+    /// so may a failure (a request over the owner's budget).
+    fn check_in_after(&self, connection: Connection, response: &Response) {
         if !matches!(
             response,
             Response::Error(WireError::BadMessage(_) | WireError::Failed(_))
         ) {
             self.check_in(connection);
         }
-        Ok(response)
+    }
+
+    /// Waits for the log's version to move from `since` (a `WaitChanged` the
+    /// owner answers within [`WAIT_SLICE`], when it moves or with `since`), for
+    /// at most `left`: the owner's answer, or `None` when `left` ran out first.
+    /// Then the request stays outstanding, its connection parked, and the next
+    /// wait for the same version (a watcher asking again) awaits that answer
+    /// instead of asking anew: a waiter whose caller asks again often costs the
+    /// owner nothing until the log changes or the slice ends.
+    pub(super) fn wait_changed(
+        &self,
+        since: u64,
+        left: Duration,
+    ) -> Result<Option<Response>, CallError> {
+        let parked = (self.parked.lock().unwrap_or_else(PoisonError::into_inner))
+            .take()
+            .filter(|p| p.since == since && p.connection.generation == self.generation());
+        let allowed = WAIT_SLICE + REQUEST_TIMEOUT;
+        let (mut connection, lost_at) = if let Some(parked) = parked {
+            (parked.connection, parked.lost_at)
+        } else {
+            let request = Request::WaitChanged {
+                since,
+                millis: u64::try_from(WAIT_SLICE.as_millis()).unwrap_or(u64::MAX),
+            };
+            let payload = encode(&request).map_err(CallError::Store)?;
+            let mut connection = self.check_out()?;
+            if let Some(words) = connection.send(&payload)? {
+                return Ok(Some(words));
+            }
+            (connection, std::time::Instant::now() + allowed)
+        };
+        let until = std::time::Instant::now()
+            .checked_add(left)
+            .map_or(lost_at, |until| until.min(lost_at));
+        if !connection.answer_by(until, lost_at, allowed, Watch::Loosely)? {
+            *self.parked.lock().unwrap_or_else(PoisonError::into_inner) = Some(Parked {
+                connection,
+                since,
+                lost_at,
+            });
+            return Ok(None);
+        }
+        let response = connection.read_answer(REQUEST_TIMEOUT)?;
+        self.check_in_after(connection, &response);
+        Ok(Some(response))
     }
 }

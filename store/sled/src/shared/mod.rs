@@ -35,7 +35,14 @@
 //! (no polling over the socket). [`Log::wait_changed`] waits the same way for any
 //! change to the log (an append, fork or compaction of any stream); an owner of
 //! an older build, which does not know that request (its greeting announces the
-//! protocol's revision), is polled instead.
+//! protocol's revision), is polled instead. A client's `wait_changed` asks the
+//! owner for a whole slice (10 s) whatever its caller's timeout: when the
+//! caller's time runs out first, the request stays outstanding on its
+//! connection (parked), and the next wait for the same version awaits that
+//! answer instead of asking again, so a watcher that asks every half second
+//! costs the owner nothing while the log does not change. The owner keeps the
+//! log's version until the next append, fork or compaction, so a wait asked
+//! again lists no streams.
 //!
 //! **The socket** is created in a fresh directory of mode 0700, made 0600, and
 //! renamed into place, so only the user who owns the log can connect. A socket file
@@ -51,8 +58,10 @@
 //! other requests, ...: try again") and its connection closed, so clients that
 //! start large frames and never finish them cost the owner at most the budget.
 //! Frames up to 64 KiB (every request but a large append or snapshot) are not
-//! counted against it: at most 512 × 64 KiB of them. A frame must arrive
-//! within 30 s of its length. The owner serves 512 connections; the next is
+//! counted against it: at most 1,024 × 64 KiB of them. A frame must arrive
+//! within 30 s of its length. The owner serves 1,024 connections (a client
+//! process holds at most two at rest: its requests', and its parked wait's, see
+//! **Waiting**); the next is
 //! answered with an error frame saying so and what to do, which the client
 //! reports. A connection that sends nothing for 60 s is closed (a client keeps
 //! an idle connection for 20 s at most).
@@ -77,7 +86,10 @@
 //! **A stopped or hung owner.** An owner stopped (`SIGSTOP`, a debugger) holds
 //! sled's lock and answers nobody; so does one that is hung. A client waiting
 //! for an answer (or a greeting) looks at the owner every 250 ms, when it is
-//! the recorded owner (above). Seen stopped for a second, it is ended
+//! the recorded owner (above); a client in a wait, which the owner answers only
+//! at a change, every 5 s, trying a second greeting only when the owner has not
+//! run since its last look (a stopped or hung owner changes nothing, and any
+//! other call, a lease's renewal every 2 s among them, watches it closely). Seen stopped for a second, it is ended
 //! (`SIGKILL`: a stopped process acts on nothing gentler). The owner also
 //! holds a **lease**: it greets every new connection at once, from a thread of
 //! its own, whatever its other threads are doing (a long wait or scan, an
@@ -135,7 +147,7 @@ use std::time::{Duration, Instant};
 
 use askuser_core::{AgentOrigin, Event};
 
-use self::client::{CallError, Client, REQUEST_TIMEOUT};
+use self::client::{CallError, Client, REQUEST_TIMEOUT, Watch};
 use self::owner::{Core, Server, WAIT_SLICE};
 use self::wire::{Request, Response, is_flush};
 use crate::sled_log::SledLog;
@@ -441,7 +453,14 @@ impl SharedSledLog {
                 let _busy = owned.core.busy();
                 return local(&owned.core);
             }
-            match self.client.call(request, timeout) {
+            // A wait is answered when the log changes: its owner is watched
+            // loosely meanwhile.
+            let watch = if matches!(request, Request::Wait { .. } | Request::WaitChanged { .. }) {
+                Watch::Loosely
+            } else {
+                Watch::Closely
+            };
+            match self.client.call(request, timeout, watch) {
                 Ok(Response::Error(error)) => return Err(error.into()),
                 Ok(response) => {
                     let kind = response.kind();
@@ -458,6 +477,35 @@ impl SharedSledLog {
                     *resent |= sent;
                     self.recover_after_loss(&mut recoveries, generation, detail)?;
                 }
+            }
+        }
+    }
+
+    /// [`Log::wait_changed`] through the owner, for at most `left` (see
+    /// [`Client::wait_changed`]: a wait cut short by `left` stays parked for
+    /// the next), finding a new owner when it went away; in the owner, on its
+    /// condition variable, for at most a slice.
+    fn wait_changed_remote(&self, since: Version, left: Duration) -> Result<Version> {
+        let mut recoveries = 0;
+        loop {
+            if let Some(owned) = self.owned() {
+                let _busy = owned.core.busy();
+                return owned.core.wait_changed(since, left.min(WAIT_SLICE));
+            }
+            match self.client.wait_changed(since.to_wire(), left) {
+                Ok(None) => return Ok(since),
+                Ok(Some(Response::Version(now))) => return Ok(Version::from_wire(now)),
+                Ok(Some(Response::Error(error))) => return Err(error.into()),
+                Ok(Some(other)) => {
+                    return Err(StoreError::BadMessage(format!(
+                        "an answer of the wrong kind ({})",
+                        other.kind()
+                    )));
+                }
+                Err(CallError::Store(error)) => return Err(error),
+                Err(CallError::Lost {
+                    generation, detail, ..
+                }) => self.recover_after_loss(&mut recoveries, generation, detail)?,
             }
         }
     }
@@ -566,7 +614,7 @@ impl Log for SharedSledLog {
                 let _busy = owned.core.busy();
                 return owned.core.append(stream, expected, events, durability);
             }
-            match self.client.call(&request, REQUEST_TIMEOUT) {
+            match self.client.call(&request, REQUEST_TIMEOUT, Watch::Closely) {
                 Ok(Response::Head(head)) => return Ok(head),
                 Ok(Response::Error(error)) => return Err(error.into()),
                 Ok(other) => {
@@ -724,20 +772,7 @@ impl Log for SharedSledLog {
             }
             let slice = left.min(WAIT_SLICE);
             let now = if self.client.owner_revision() >= 1 {
-                let request = Request::WaitChanged {
-                    since: since.to_wire(),
-                    millis: u64::try_from(slice.as_millis()).unwrap_or(u64::MAX),
-                };
-                let asked = self.run(
-                    &request,
-                    slice + REQUEST_TIMEOUT,
-                    |core| core.wait_changed(since, slice),
-                    |r| match r {
-                        Response::Version(now) => Some(Version::from_wire(now)),
-                        _ => None,
-                    },
-                );
-                match asked {
+                match self.wait_changed_remote(since, left) {
                     // The owner changed meanwhile, to one that does not know the
                     // request (it refused it as a bad message).
                     Err(StoreError::BadMessage(_)) if self.client.owner_revision() < 1 => {
@@ -847,6 +882,76 @@ mod tests {
             assert_eq!(now, Version::of(&sled.streams().unwrap()));
         });
         assert_eq!(refused.load(Ordering::SeqCst), 0);
+    }
+
+    /// Plays today's owner on one connection: greets, lists `sled`'s streams,
+    /// and counts each `WaitChanged`, answering none (a log that never changes).
+    fn serve_counting_waits(stream: UnixStream, sled: &SledLog, waits: &AtomicUsize) {
+        let Ok(read_half) = stream.try_clone() else {
+            return;
+        };
+        let mut reader = BufReader::new(read_half);
+        let mut writer = BufWriter::new(stream);
+        while let Ok(Frame::Payload(payload)) = read_frame(&mut reader) {
+            let response = match decode::<Request<'_>>(&payload, "a request") {
+                Ok(Request::Hello { .. }) => Response::Hello {
+                    protocol: PROTOCOL,
+                    pid: std::process::id(),
+                    revision: super::wire::REVISION,
+                },
+                Ok(Request::Streams) => Response::Streams(
+                    sled.streams()
+                        .unwrap()
+                        .into_iter()
+                        .map(Into::into)
+                        .collect(),
+                ),
+                _ => {
+                    waits.fetch_add(1, Ordering::SeqCst);
+                    continue;
+                }
+            };
+            if write_frame(&mut writer, &encode(&response).unwrap()).is_err() {
+                return;
+            }
+        }
+    }
+
+    /// A watcher asks again every half second: its client sends the owner one
+    /// `WaitChanged` and awaits that same answer at each ask (the request
+    /// parked on its connection between asks), for as long as the version it
+    /// waits on is the same.
+    #[test]
+    fn a_wait_asked_again_for_the_same_version_is_sent_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("db");
+        let sled = Arc::new(SledLog::open(&path).unwrap());
+        let listener = UnixListener::bind(path.join(SOCKET_NAME)).unwrap();
+        let waits = Arc::new(AtomicUsize::new(0));
+        {
+            let (sled, waits) = (Arc::clone(&sled), Arc::clone(&waits));
+            std::thread::spawn(move || {
+                for stream in listener.incoming().map_while(std::result::Result::ok) {
+                    let (sled, waits) = (Arc::clone(&sled), Arc::clone(&waits));
+                    std::thread::spawn(move || serve_counting_waits(stream, &sled, &waits));
+                }
+            });
+        }
+        let log = SharedSledLog::open(&path).unwrap();
+        assert!(!log.is_owner());
+        let before = log.version().unwrap();
+        for _ in 0..5 {
+            let now = log.wait_changed(before, Duration::from_millis(50)).unwrap();
+            assert_eq!(now, before);
+        }
+        assert_eq!(waits.load(Ordering::SeqCst), 1);
+        // Another version: the parked wait is let go, and a new one sent.
+        let other = Version::from_wire(before.to_wire() ^ 1);
+        assert_eq!(
+            log.wait_changed(other, Duration::from_millis(50)).unwrap(),
+            other
+        );
+        assert_eq!(waits.load(Ordering::SeqCst), 2);
     }
 
     /// Today's owner announces revision 1, so its clients ask it to wait.

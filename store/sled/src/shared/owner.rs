@@ -41,8 +41,17 @@ const SCAN_CHUNK: usize = 512;
 pub(super) const WAIT_SLICE: Duration = Duration::from_secs(10);
 
 /// How many clients may be connected at once; more are turned away with an
-/// error frame saying so.
-pub(super) const MAX_CONNECTIONS: usize = 512;
+/// error frame saying so. A bound on hostile input (each connection is a thread
+/// and up to a small frame of memory here, see `budget.rs`), sized for the
+/// design: a client process holds at most two connections at rest (its
+/// requests', and a wait parked between its watcher's asks, see `client.rs`), so
+/// 512 processes waiting on one log fit. (It was 512, which 400 waiting MCP
+/// servers passed.)
+pub(super) const MAX_CONNECTIONS: usize = 1024;
+
+/// The descriptors the owner asks to hold (its soft `RLIMIT_NOFILE` raised
+/// towards this, within the hard limit): every connection, and sled's files.
+const DESCRIPTORS: u64 = MAX_CONNECTIONS as u64 + 256;
 
 /// A connection that sends nothing for this long between requests is closed (a
 /// client keeps an idle connection for less, see `client.rs`).
@@ -75,6 +84,11 @@ pub(super) struct Core {
     /// The presence leases of this process and its clients, in memory only: a
     /// new owner knows none until the holders renew them (every two seconds).
     leases: LeaseTable,
+    /// The log's version as last read, with the notifier's generation read
+    /// before it: every append, fork and compaction bumps the generation, so
+    /// while it has not moved the version has not either, and a waiter asking
+    /// again costs no listing of every stream.
+    version: Mutex<Option<(u64, Version)>>,
 }
 
 /// An operation under way on a [`Core`], from [`Core::busy`] until dropped.
@@ -97,6 +111,7 @@ impl Core {
             born: Instant::now(),
             to_repack: Mutex::default(),
             leases: LeaseTable::new(),
+            version: Mutex::new(None),
         }
     }
 
@@ -242,12 +257,27 @@ impl Core {
         loop {
             // The generation first, as in `wait_past`.
             let seen = self.notifier.generation();
-            let now = self.sled.version()?;
+            let now = self.version_at(seen)?;
             if now != since || Instant::now() >= deadline || self.stopping.load(Ordering::SeqCst) {
                 return Ok(now);
             }
             self.notifier.wait_change(seen, deadline);
         }
+    }
+
+    /// The log's version, `seen` being the notifier's generation read just
+    /// before: the one last read while the generation is still `seen`, else
+    /// read from sled (a listing of every stream) and kept.
+    fn version_at(&self, seen: u64) -> Result<Version> {
+        let mut kept = self.version.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some((generation, version)) = *kept
+            && generation == seen
+        {
+            return Ok(version);
+        }
+        let now = self.sled.version()?;
+        *kept = Some((seen, now));
+        Ok(now)
     }
 
     /// Waits until `stream`'s head is past `past` or `timeout` passes; the head then.
@@ -482,6 +512,7 @@ impl Server {
     /// When the socket cannot be created.
     pub(super) fn start(core: Arc<Core>, socket: &Path) -> io::Result<Self> {
         let listener = bind_private(socket)?;
+        allow_descriptors(DESCRIPTORS);
         let connections = Arc::new(Mutex::new(Vec::new()));
         let acceptor = {
             // Weak: an acceptor that is never woken (its socket was deleted) is left
@@ -573,6 +604,27 @@ fn bind_private(socket: &Path) -> io::Result<UnixListener> {
     })();
     drop(fs::remove_dir_all(&private));
     bound
+}
+
+/// Raises this process's soft limit of open descriptors to `wanted`, within its
+/// hard limit (a common soft limit, 1024, is below what the owner serves); a
+/// limit that cannot be raised is left, and connections past it wait in the
+/// listener's queue until others end.
+fn allow_descriptors(wanted: u64) {
+    use rustix::process::{Resource, getrlimit, setrlimit};
+    let limit = getrlimit(Resource::Nofile);
+    let raised = match (limit.current, limit.maximum) {
+        (Some(current), _) if current >= wanted => return,
+        (_, Some(maximum)) => wanted.min(maximum),
+        (_, None) => wanted,
+    };
+    let _ = setrlimit(
+        Resource::Nofile,
+        rustix::process::Rlimit {
+            current: Some(raised),
+            maximum: limit.maximum,
+        },
+    );
 }
 
 fn accept(
