@@ -22,8 +22,8 @@ use askuser_store::{
 use serde_json::Value;
 
 use crate::error::{AppError, Result};
-use crate::happened::Happened;
 use crate::read::{Applied, Ending, ReadSide, StreamView};
+use askuser_core::Happened;
 
 /// Whether an input given to the [`Desk`] was taken.
 #[derive(Debug, Clone, PartialEq)]
@@ -547,7 +547,13 @@ impl Desk {
             {
                 self.forget_call(stream, inquiry);
             }
-            let happened = Happened::of(&caught, call.as_deref(), self.state(stream)?);
+            let state = self.state(stream)?;
+            // The form the event's question is in: the open inquiry's, else its
+            // call's (else the result's, when the event finished it).
+            let form = (caught.event.inquiry())
+                .and_then(|inquiry| state.form(inquiry))
+                .or_else(|| call.as_deref().map(Call::form));
+            let happened = Happened::of(&caught.event, &caught.commands, form);
             followed.push(Followed {
                 caught,
                 call,

@@ -15,8 +15,8 @@
 //!   inquiry ended). [`Desk::catch_up`] is the one catch-up, for what other
 //!   processes recorded; [`Desk::open`] opens a log by its location (a sled
 //!   directory or a `postgres://` URL).
-//! - [`Happened`]: what another surface did, as data made once (the one
-//!   narrator); each surface styles it.
+//! - [`Happened`]: what another surface did, as data made once by the desk (the
+//!   one narrator); each surface styles it.
 //! - [`pending`]: the two-pass workflow for when no one is at a terminal: the
 //!   questions written to a file with what was shown, answered later from the file
 //!   or a list, refused when the file no longer matches the log, recorded in one
@@ -62,7 +62,6 @@
 mod deadline;
 mod error;
 pub mod files;
-mod happened;
 mod journal;
 mod json;
 pub mod location;
@@ -73,9 +72,11 @@ pub mod pending;
 mod read;
 pub mod watch;
 
+/// What another surface did, as data (the one narrator's facts): the core's
+/// type, made by the [`Desk`] for every event it catches up on.
+pub use askuser_core::Happened;
 pub use deadline::question_deadline;
 pub use error::{AppError, Result};
-pub use happened::Happened;
 pub use journal::{Desk, Followed, Journal, Outcome, Taken, parse_recorded};
 pub use json::from_str_unique;
 pub use location::{is_postgres_url, open_log};

@@ -48,19 +48,23 @@ fn two_desks() -> (Desk, Desk, Command) {
     (here, Desk::new(log), first)
 }
 
-fn happened(outcome: &[askuser_app::Followed]) -> Vec<Option<Happened>> {
-    outcome.iter().map(|f| f.happened.clone()).collect()
+/// What each event caught means (every one here tells something).
+fn happened(outcome: &[askuser_app::Followed]) -> Vec<Happened> {
+    outcome
+        .iter()
+        .map(|f| f.happened.clone().expect("it tells"))
+        .collect()
 }
 
-fn answered(question: &str, asked: &str, value: Value) -> Option<Happened> {
-    Some(Happened::Answered {
+fn answered(question: &str, asked: &str, value: Value) -> Happened {
+    Happened::Answered {
         inquiry: InquiryId::new("c1"),
         question: question.to_owned(),
         asked: asked.to_owned(),
         value,
         note: None,
         ahead: false,
-    })
+    }
 }
 
 #[test]
@@ -94,7 +98,13 @@ fn an_answer_another_desk_gave_first_is_refused_with_what_happened_there() {
         panic!()
     };
     let at = shown(&mut there);
-    assert!(there.input("s", &answer(at, json!(true))).unwrap().refusal().is_none());
+    assert!(
+        there
+            .input("s", &answer(at, json!(true)))
+            .unwrap()
+            .refusal()
+            .is_none()
+    );
 
     let late = here.input("s", &answer(first.at(), json!(false))).unwrap();
     assert_eq!(
@@ -131,7 +141,10 @@ fn an_inquiry_finished_elsewhere_ends_the_outcome() {
             answered("env", "Where?", json!("staging")),
         ]
     );
-    assert!(matches!(late.refusal(), Some(Refusal::InquiryFinished { .. })));
+    assert!(matches!(
+        late.refusal(),
+        Some(Refusal::InquiryFinished { .. })
+    ));
     assert_eq!(late.showing, None);
     assert_eq!(late.ended, finished.ended);
     assert_eq!(late.ending(), Some(Ending::Answered));
@@ -152,10 +165,10 @@ fn a_catch_up_tells_a_reply_given_elsewhere_with_its_message() {
     let caught = here.catch_up("s").unwrap();
     assert_eq!(
         happened(&caught),
-        [Some(Happened::Replied {
+        [Happened::Replied {
             inquiry: InquiryId::new("c1"),
             message: Some("use the old schema".to_owned()),
-        })]
+        }]
     );
     assert!(matches!(
         caught[0].caught.commands[..],

@@ -496,7 +496,7 @@ impl Engine for Recorder<'_> {
         (self.waiter.as_ref()).is_some_and(|head| head.load(Ordering::SeqCst) > self.seen)
     }
 
-    /// From the deadline every surface shows ([`Journal::deadline`], the
+    /// From the deadline every surface shows ([`Desk::deadline`], the
     /// engine's), by the log's clock; a log that cannot be read here leaves the
     /// prompter to count from the prompt.
     fn time_left(&mut self, inquiry: &InquiryId) -> Option<Duration> {
@@ -542,10 +542,10 @@ impl Recorder<'_> {
                 .collect(),
         };
         self.last.clone_from(&commands);
-        let events = (followed.into_iter())
-            .map(|followed| followed.caught.event)
+        let happened = (followed.into_iter())
+            .filter_map(|followed| followed.happened)
             .collect();
-        Ok(Some(Elsewhere { events, commands }))
+        Ok(Some(Elsewhere { happened, commands }))
     }
 }
 

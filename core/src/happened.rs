@@ -1,14 +1,12 @@
-//! What another surface did, as data: the one narrator. The [`Desk`](crate::Desk)
-//! makes a [`Happened`] of every event another process recorded (in
-//! [`Outcome::elsewhere`](crate::Outcome::elsewhere) and what
-//! [`Desk::catch_up`](crate::Desk::catch_up) returns); each surface only styles
-//! it: the terminal in its lines (`↻ Answered elsewhere: …`), the MCP server
-//! and the web inbox in [`Happened::words`].
+//! What another surface did, as data: the one narrator. The application
+//! layer's desk makes a [`Happened`] of every event another process recorded
+//! (what its catch-up returns, and what an outcome says changed elsewhere);
+//! each surface only styles it: the terminal in its lines (`↻ Answered
+//! elsewhere: …`), the MCP server in the next round's message.
 
-use askuser_core::{CancelReason, Command, Event, InquiryId, State, ValidForm};
-use askuser_dialects::Call;
-use askuser_store::Caught;
 use serde_json::Value;
+
+use crate::{CancelReason, Command, Event, InquiryId, ValidForm};
 
 /// What another surface did to an inquiry, with the facts a surface shows.
 #[derive(Debug, Clone, PartialEq)]
@@ -66,22 +64,39 @@ pub enum Happened {
 }
 
 impl Happened {
-    /// What `caught` (applied, with the stream's `state` after it and its
-    /// inquiry's `call`) means to a person; `None` for an event that shows
+    /// What `event` (applied, yielding `commands`, on an inquiry whose form is
+    /// `form` when known) means to a person; `None` for an event that shows
     /// nothing by itself (a review wanted, a form shown, a process attaching).
-    pub(crate) fn of(caught: &Caught, call: Option<&Call>, state: &State) -> Option<Self> {
-        let asked = |inquiry: &InquiryId, question: &str| -> String {
-            let form: Option<&ValidForm> = state.form(inquiry).or_else(|| {
-                (caught.commands.iter()).find_map(|command| match command {
-                    Command::Respond { outcome, .. } => Some(&outcome.form),
-                    _ => None,
-                })
-            });
-            let form = form.or_else(|| call.map(Call::form));
+    ///
+    /// ```
+    /// use askuser_core::{AnsweredBy, Event, Happened, InquiryId};
+    /// use serde_json::json;
+    ///
+    /// let event = Event::Answered {
+    ///     inquiry: InquiryId::new("c1"),
+    ///     question: "apply".into(),
+    ///     value: json!(true),
+    ///     by: AnsweredBy::User,
+    ///     remember: false,
+    ///     note: None,
+    /// };
+    /// let Some(Happened::Answered { asked, ahead, .. }) = Happened::of(&event, &[], None) else {
+    ///     panic!()
+    /// };
+    /// assert_eq!((asked.as_str(), ahead), ("apply", false));
+    /// ```
+    pub fn of(event: &Event, commands: &[Command], form: Option<&ValidForm>) -> Option<Self> {
+        let form = form.or_else(|| {
+            commands.iter().find_map(|command| match command {
+                Command::Respond { outcome, .. } => Some(&outcome.form),
+                _ => None,
+            })
+        });
+        let asked = |question: &str| -> String {
             (form.and_then(|form| Some(form.question(form.index_of(question)?))))
                 .map_or_else(|| question.to_owned(), |q| q.text.clone())
         };
-        Some(match &caught.event {
+        Some(match event {
             Event::Answered {
                 inquiry,
                 question,
@@ -91,7 +106,7 @@ impl Happened {
             } => Happened::Answered {
                 inquiry: inquiry.clone(),
                 question: question.clone(),
-                asked: asked(inquiry, question),
+                asked: asked(question),
                 value: value.clone(),
                 note: note.clone(),
                 ahead: false,
@@ -104,14 +119,14 @@ impl Happened {
             } => Happened::Answered {
                 inquiry: inquiry.clone(),
                 question: question.clone(),
-                asked: asked(inquiry, question),
+                asked: asked(question),
                 value: value.clone(),
                 note: None,
                 ahead: true,
             },
             Event::Back { inquiry, .. } => Happened::WentBack {
                 inquiry: inquiry.clone(),
-                to: caught.commands.iter().find_map(|command| match command {
+                to: commands.iter().find_map(|command| match command {
                     Command::Prompt(prompt) => Some(prompt.question().text.clone()),
                     _ => None,
                 }),
