@@ -1,9 +1,11 @@
-//! [`Journal`]: the unit of work over many streams of one log: the store's
-//! sessions, one per stream, and the tool calls of their inquiries, keyed by
-//! stream and inquiry. Every input goes the one road
+//! [`Desk`]: the one application object per log, and the only unit of work: the
+//! store's sessions, one per stream (never handed out), and the tool calls of
+//! their inquiries, keyed by stream and inquiry. Every input goes the one road
 //! ([`askuser_store::Session::handle_input`]): decided, appended (flushed, for a
-//! durable log), applied; a surface shows what it yielded after that, so whatever
-//! a host or a person has seen is durable.
+//! durable log), applied; what came of it is an [`Outcome`] (taken or refused,
+//! what changed elsewhere first, what the inquiry shows now, how it ended), and a
+//! surface renders that after it returns, so whatever a host or a person has seen
+//! is durable.
 
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
@@ -20,11 +22,12 @@ use askuser_store::{
 use serde_json::Value;
 
 use crate::error::{AppError, Result};
-use crate::read::{Applied, ReadSide, StreamView};
+use crate::read::{Applied, Ending, ReadSide, StreamView};
+use askuser_core::Happened;
 
-/// What became of an input given to [`Journal::input`] (or [`Journal::apply`]).
+/// Whether an input given to the [`Desk`] was taken.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Step {
+pub enum Taken {
     /// The input was decided and recorded, its last event as `seq`; these are the
     /// commands it yielded, in order.
     Recorded {
@@ -33,76 +36,152 @@ pub enum Step {
         /// The engine's commands.
         commands: Vec<Command>,
     },
-    /// The engine refused the input; nothing was recorded.
+    /// Not taken: the engine refused the input (its words say what to do);
+    /// nothing was recorded.
     Refused(Refusal),
 }
 
-/// An event another process recorded, applied by [`Journal::follow`], with the
-/// tool call of its inquiry (to render a result in the call's dialect).
+/// The batch lane's answer (what [`Desk::inputs`] returns).
+pub(crate) type Step = Taken;
+
+/// What came of an input handed to [`Desk::input`] or a request to
+/// [`Desk::request`]: everything a surface renders, made once here.
+///
+/// ```
+/// use askuser_app::{Desk, Ending, Taken};
+/// use askuser_core::{AnswerInput, Command, InquiryId};
+/// use askuser_dialects::Dialect;
+/// use serde_json::json;
+///
+/// let mut desk = Desk::memory();
+/// let arguments = json!({"question": "Deploy now?", "answer_type": "boolean"});
+/// let call = Dialect::Jp.parse(&arguments).unwrap();
+/// let asked = desk.request("s", &call, &arguments, call.request(InquiryId::new("c1"))).unwrap();
+/// let Some(Command::Prompt(prompt)) = &asked.showing else { panic!() };
+///
+/// let answered = desk.input("s", &AnswerInput::new(prompt.at(), json!(true)).into()).unwrap();
+/// assert!(matches!(answered.taken, Taken::Recorded { seq: 2, .. }));
+/// assert_eq!((answered.ending(), answered.showing), (Some(Ending::Answered), None));
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    /// What other processes recorded in the stream since this desk last told
+    /// its surface (applied before the input was decided: the input is decided
+    /// on what is current), in order, each with its inquiry's call and what it
+    /// means in words' stead ([`Followed::happened`]).
+    pub elsewhere: Vec<Followed>,
+    /// Whether the input was taken.
+    pub taken: Taken,
+    /// What the input's inquiry shows now (its [`Command::Prompt`], its
+    /// [`Command::Review`], or its [`Command::AskAssistant`]); `None` when it is
+    /// not open.
+    pub showing: Option<Command>,
+    /// The command that ended the inquiry ([`Command::Respond`],
+    /// [`Command::Fail`], [`Command::EndTurn`], [`Command::Reject`]), when it has
+    /// ended, here or elsewhere, and the state still keeps how.
+    pub ended: Option<Command>,
+}
+
+impl Outcome {
+    /// The commands the input yielded (none when it was refused).
+    pub fn commands(&self) -> &[Command] {
+        match &self.taken {
+            Taken::Recorded { commands, .. } => commands,
+            Taken::Refused(_) => &[],
+        }
+    }
+
+    /// The engine's refusal, when the input was not taken.
+    pub fn refusal(&self) -> Option<&Refusal> {
+        match &self.taken {
+            Taken::Refused(refusal) => Some(refusal),
+            Taken::Recorded { .. } => None,
+        }
+    }
+
+    /// How the inquiry ended, when it has ([`Outcome::ended`]).
+    pub fn ending(&self) -> Option<Ending> {
+        self.ended.as_ref().and_then(Ending::of)
+    }
+}
+
+/// An event another process recorded, applied by [`Desk::catch_up`], with the
+/// tool call of its inquiry (to render a result in the call's dialect) and what
+/// it means to a person ([`Happened`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Followed {
     /// The event, its sequence number and what applying it yielded.
     pub caught: Caught,
     /// The parsed tool call of the event's inquiry, when its request recorded one.
     pub call: Option<Arc<Call>>,
+    /// What another surface did, as data every surface styles
+    /// (`None` for an event that tells a person nothing by itself).
+    pub happened: Option<Happened>,
 }
 
-/// The engine's sessions, one per stream of one log.
+/// The one application object per log: its streams' sessions and calls, the
+/// read side, and the only way in (a surface holds one, hands it `Input`s, and
+/// renders the [`Outcome`]s and catch-ups it returns).
 ///
 /// ```
-/// use askuser_app::{Journal, Step};
+/// use askuser_app::{Desk, Taken};
 /// use askuser_core::{AnswerInput, Command, InquiryId};
 /// use askuser_dialects::Dialect;
 /// use serde_json::json;
 ///
-/// let mut journal = Journal::memory();
+/// let mut desk = Desk::memory();
 /// let arguments = json!({"question": "Deploy now?", "answer_type": "boolean"});
 /// let call = Dialect::Jp.parse(&arguments).unwrap();
-/// let step = journal.request("s", &call, &arguments, call.request(InquiryId::new("c1"))).unwrap();
-/// let Step::Recorded { seq, commands } = step else { panic!() };
+/// let asked = desk.request("s", &call, &arguments, call.request(InquiryId::new("c1"))).unwrap();
+/// let Taken::Recorded { seq, commands } = &asked.taken else { panic!() };
 /// let Command::Prompt(prompt) = &commands[0] else { panic!() };
-/// assert_eq!(seq, 1);
+/// assert_eq!(*seq, 1);
 ///
 /// // The person answers what the prompt showed.
 /// let yes = AnswerInput::new(prompt.at(), json!(true)).into();
-/// let Step::Recorded { commands, .. } = journal.input("s", &yes).unwrap() else { panic!() };
-/// assert!(matches!(commands[0], Command::Respond { .. }));
+/// let answered = desk.input("s", &yes).unwrap();
+/// assert!(matches!(answered.commands()[0], Command::Respond { .. }));
 /// ```
 ///
 /// A stream is named by `&str` in its methods: the name is checked once, when
 /// its session is first opened ([`StoreError::InvalidStreamName`] otherwise), and
 /// every map here is keyed by the checked [`StreamName`] (looked up by `&str`);
 /// what is kept per inquiry is kept by (stream, inquiry).
-pub struct Journal {
+pub struct Desk {
     log: Arc<dyn Log>,
     sessions: HashMap<StreamName, Session>,
     /// Parsed calls by stream, then inquiry (an id such as `call-1` recurs in
     /// every stream), so a result is not parsed again per line.
     calls: HashMap<StreamName, HashMap<InquiryId, Arc<Call>>>,
-    /// Set by [`Journal::defer_flush`]: appends are buffered until [`Journal::flush`].
+    /// Set by [`Desk::defer_flush`]: appends are buffered until [`Desk::flush`].
     deferred: bool,
-    /// What a session caught up on while it recorded an input (another writer
-    /// appended first), by stream: returned by the next catch-up, so a host
-    /// still sends the lines of what another surface did.
+    /// What a session caught up on that no surface was told of yet (a batch's
+    /// session caught up while it recorded), by stream: returned by the next
+    /// catch-up or outcome, so a host still sends the lines of what another
+    /// surface did.
     missed: HashMap<StreamName, Vec<Caught>>,
     /// The read side, fed what the sessions apply.
     read: ReadSide,
 }
 
-impl std::fmt::Debug for Journal {
+/// The former name of [`Desk`], kept while the branches that still name it
+/// merge.
+pub type Journal = Desk;
+
+impl std::fmt::Debug for Desk {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Journal")
+        f.debug_struct("Desk")
             .field("streams", &self.sessions.keys().collect::<Vec<_>>())
             .finish_non_exhaustive()
     }
 }
 
-/// How many of a stream's last events [`Journal::deadline`] looks through for
+/// How many of a stream's last events [`Desk::deadline`] looks through for
 /// the last one of an inquiry.
 const DEADLINE_SCAN: u64 = 16;
 
-impl Journal {
-    /// A journal over `log`.
+impl Desk {
+    /// A desk over `log`.
     pub fn new(log: Arc<dyn Log>) -> Self {
         Self {
             log,
@@ -114,12 +193,12 @@ impl Journal {
         }
     }
 
-    /// A journal in memory (for tests and embedding).
+    /// A desk in memory (for tests and embedding).
     pub fn memory() -> Self {
         Self::new(Arc::new(MemLog::new()))
     }
 
-    /// The durable journal at `location`: a sled database directory (created if
+    /// The durable desk at `location`: a sled database directory (created if
     /// needed, and shared with every other process that opens it), or a
     /// `postgres://` URL ([`open_log`](crate::open_log)); appends are flushed before
     /// they return.
@@ -150,11 +229,12 @@ impl Journal {
         askuser_store::backend::Backend::clock(&*self.log).now()
     }
 
-    /// The session of `stream`, opened (replayed) the first time.
+    /// The session of `stream`, opened (replayed) the first time. Never handed
+    /// out: every write and catch-up of a stream goes through the desk.
     ///
     /// # Errors
     /// When the stream's name is invalid or the log cannot be read.
-    pub fn session(&mut self, stream: &str) -> Result<&mut Session> {
+    fn session(&mut self, stream: &str) -> Result<&mut Session> {
         let name = match self.sessions.get_key_value(stream) {
             Some((name, _)) => name.clone(),
             None => stream.into_stream_name()?,
@@ -169,7 +249,7 @@ impl Journal {
     }
 
     /// The checked name of `stream`: its open session's (every input and
-    /// catch-up goes through [`Journal::session`] first), else checked now.
+    /// catch-up goes through [`Desk::session`] first), else checked now.
     fn name(&self, stream: &str) -> Option<StreamName> {
         (self
             .sessions
@@ -186,21 +266,7 @@ impl Journal {
         Ok(self.session(stream)?.state())
     }
 
-    /// Applies what other processes recorded in `stream` since this journal last
-    /// looked, and keeps those events for the next [`Journal::follow`]: a host
-    /// that acts on what an inquiry shows now (a line that names no step) reads
-    /// it from [`Journal::state`] after this, as deciding would see it.
-    ///
-    /// # Errors
-    /// When the log cannot be read.
-    pub fn look(&mut self, stream: &str) -> Result<()> {
-        let caught = self.session(stream)?.catch_up()?;
-        self.feed(stream, &caught);
-        self.missed(stream, caught);
-        Ok(())
-    }
-
-    /// The head of `stream` as this journal last saw it.
+    /// The head of `stream` as this desk last saw it.
     ///
     /// # Errors
     /// When the log cannot be read.
@@ -283,48 +349,42 @@ impl Journal {
         Ok(None)
     }
 
-    /// Records `call` (with the `arguments` the model wrote, so its result can be
-    /// rendered from the log alone) and applies its request.
+    /// Asks: records `call` (with the `arguments` the model wrote, so its result
+    /// can be rendered from the log alone) as `request`, handed to the engine as
+    /// [`Input::Ask`] like every other input. What came of it, with what other
+    /// processes recorded in the stream first.
     ///
     /// # Errors
-    /// When the log cannot be written.
+    /// When the log cannot be read or written; nothing was recorded then.
     pub fn request(
         &mut self,
         stream: &str,
         call: &Call,
         arguments: &Value,
         mut request: askuser_core::Request,
-    ) -> Result<Step> {
+    ) -> Result<Outcome> {
         request.call = Some(ToolCall {
             dialect: call.dialect().name().to_owned(),
             arguments: arguments.clone(),
         });
         let inquiry = request.inquiry.clone();
-        let step = self.handle(stream, &Event::Requested(request))?;
-        if matches!(step, Step::Recorded { .. }) {
-            self.remember_call(stream, inquiry, Arc::new(call.clone()));
+        let durability = self.durability();
+        let handled = (self.session(stream)?).handle_input_with(&Input::Ask(request), durability);
+        let taken = self.recorded(stream, handled)?;
+        if matches!(taken, Taken::Recorded { .. }) {
+            self.remember_call(stream, inquiry.clone(), Arc::new(call.clone()));
         }
-        Ok(step)
+        self.outcome(stream, &inquiry, taken)
     }
 
-    /// Hands a host's `event` to `stream`'s session: decided, recorded, applied;
-    /// returns the commands, or the refusal. For what a person does, prefer
-    /// [`Journal::input`], whose actions name what they were taken on.
-    ///
-    /// # Errors
-    /// When the log cannot be read or written; nothing was recorded then.
-    pub fn apply(&mut self, stream: &str, event: &Event) -> Result<Step> {
-        self.handle(stream, event)
-    }
-
-    /// Until the next [`Journal::flush`], records inputs without waiting for the log
+    /// Until the next [`Desk::flush`], records inputs without waiting for the log
     /// to flush each (a group commit): the caller handles a group of inputs, calls
-    /// [`Journal::flush`], and only then shows the lines they yielded.
+    /// [`Desk::flush`], and only then shows the lines they yielded.
     pub fn defer_flush(&mut self) {
         self.deferred = true;
     }
 
-    /// Flushes what was recorded since [`Journal::defer_flush`] (nothing to do
+    /// Flushes what was recorded since [`Desk::defer_flush`] (nothing to do
     /// otherwise), and records with the log's own durability again.
     ///
     /// # Errors
@@ -350,27 +410,19 @@ impl Journal {
         self.recorded(stream, handled)
     }
 
-    /// Applies what other processes recorded in `stream` since this journal last
-    /// looked, and returns those events with the commands each yielded (without
-    /// their calls: see [`Journal::follow`]).
+    /// [`Desk::catch_up`], the events alone (for the pending-file workflow).
     ///
     /// # Errors
     /// When the log cannot be read.
     pub(crate) fn catch_up_events(&mut self, stream: &str) -> Result<Vec<Caught>> {
-        let mut caught = self.missed.remove(stream).unwrap_or_default();
-        caught.extend(self.session(stream)?.catch_up()?);
-        self.feed(stream, &caught);
-        for caught in &caught {
-            if let Some(Command::Respond { inquiry, .. } | Command::Fail { inquiry, .. }) =
-                caught.commands.last()
-            {
-                self.forget_call(stream, inquiry);
-            }
-        }
-        Ok(caught)
+        Ok(self
+            .catch_up(stream)?
+            .into_iter()
+            .map(|followed| followed.caught)
+            .collect())
     }
 
-    /// The durability of the next append: buffered after [`Journal::defer_flush`],
+    /// The durability of the next append: buffered after [`Desk::defer_flush`],
     /// else the log's own.
     fn durability(&self) -> Durability {
         if self.deferred {
@@ -380,23 +432,49 @@ impl Journal {
         }
     }
 
-    /// Hands a host's or a person's `input` to `stream`'s session: decided (what
-    /// it means is the engine's to say; an action on something no longer shown
-    /// is refused as [`Refusal::Stale`](askuser_core::Refusal::Stale)), recorded,
-    /// applied; returns the commands, or the refusal.
+    /// Acts: hands a host's or a person's `input` to `stream`'s session: decided
+    /// (what it means is the engine's to say; an action on something no longer
+    /// shown is refused as [`Refusal::Stale`](askuser_core::Refusal::Stale)),
+    /// recorded, applied. What came of it: taken or not (with the refusal), what
+    /// other processes recorded in the stream first (the session catches up
+    /// before it refuses, and when another process appended first), what the
+    /// inquiry shows now and how it ended.
     ///
     /// # Errors
     /// When the log cannot be read or written; nothing was recorded then.
-    pub fn input(&mut self, stream: &str, input: &Input) -> Result<Step> {
+    pub fn input(&mut self, stream: &str, input: &Input) -> Result<Outcome> {
         let durability = self.durability();
         let handled = self.session(stream)?.handle_input_with(input, durability);
-        self.recorded(stream, handled)
+        let taken = self.recorded(stream, handled)?;
+        self.outcome(stream, input.inquiry(), taken)
     }
 
-    fn handle(&mut self, stream: &str, event: &Event) -> Result<Step> {
-        let durability = self.durability();
-        let handled = self.session(stream)?.handle_with(event, durability);
-        self.recorded(stream, handled)
+    /// The outcome of `taken` for `inquiry` of `stream`: with what the session
+    /// caught up on that no surface was told of yet, and where the inquiry
+    /// stands now.
+    fn outcome(&mut self, stream: &str, inquiry: &InquiryId, taken: Taken) -> Result<Outcome> {
+        let caught = self.missed.remove(stream).unwrap_or_default();
+        let elsewhere = self.followed(stream, caught)?;
+        let state = self.state(stream)?;
+        let showing = state.pending(inquiry);
+        let ended = match showing {
+            Some(_) => None,
+            None => (taken_commands(&taken).iter())
+                .chain(
+                    elsewhere
+                        .iter()
+                        .flat_map(|followed| &followed.caught.commands),
+                )
+                .rfind(|command| ends(command, inquiry))
+                .cloned()
+                .or_else(|| state.result(inquiry)),
+        };
+        Ok(Outcome {
+            elsewhere,
+            taken,
+            showing,
+            ended,
+        })
     }
 
     /// The step a session's answer makes.
@@ -404,14 +482,14 @@ impl Journal {
         &mut self,
         stream: &str,
         handled: std::result::Result<Handled, SessionError>,
-    ) -> Result<Step> {
+    ) -> Result<Taken> {
         let mut handled = match handled {
             Ok(handled) => handled,
-            Err(SessionError::Refused(refusal)) => return Ok(Step::Refused(refusal)),
+            Err(SessionError::Refused(refusal)) => return Ok(Taken::Refused(refusal)),
             Err(SessionError::MovedElsewhere { refusal, caught }) => {
                 self.feed(stream, &caught);
                 self.missed(stream, caught.into_vec());
-                return Ok(Step::Refused(refusal));
+                return Ok(Taken::Refused(refusal));
             }
             Err(SessionError::Store(error)) => return Err(error.into()),
         };
@@ -433,23 +511,31 @@ impl Journal {
         {
             self.forget_call(stream, inquiry);
         }
-        Ok(Step::Recorded {
+        Ok(Taken::Recorded {
             seq: handled.seq,
             commands: handled.commands,
         })
     }
 
-    /// Applies what other processes recorded in `stream` since this journal last
-    /// looked (an answer given in another window, say), and returns those events,
-    /// in order, each with what applying it yielded and its inquiry's tool call
-    /// (looked up before a finished inquiry's call is let go).
+    /// The one catch-up: applies what other processes recorded in `stream`
+    /// since this desk last told its surface (an answer given in another window,
+    /// say), feeds the read side, and returns those events, in order, each with
+    /// what applying it yielded, its inquiry's tool call (looked up before a
+    /// finished inquiry's call is let go) and what it means to a person.
     ///
     /// # Errors
     /// When the log cannot be read.
-    pub fn follow(&mut self, stream: &str) -> Result<Vec<Followed>> {
+    pub fn catch_up(&mut self, stream: &str) -> Result<Vec<Followed>> {
         let mut caught = self.missed.remove(stream).unwrap_or_default();
-        caught.extend(self.session(stream)?.catch_up()?);
-        self.feed(stream, &caught);
+        let more = self.session(stream)?.catch_up()?;
+        self.feed(stream, &more);
+        caught.extend(more);
+        self.followed(stream, caught)
+    }
+
+    /// `caught` (already applied and fed to the read side) with the calls of
+    /// their inquiries and what each means; a finished inquiry's call is let go.
+    fn followed(&mut self, stream: &str, caught: Vec<Caught>) -> Result<Vec<Followed>> {
         let mut followed = Vec::with_capacity(caught.len());
         for caught in caught {
             let call = match caught.event.inquiry() {
@@ -461,7 +547,18 @@ impl Journal {
             {
                 self.forget_call(stream, inquiry);
             }
-            followed.push(Followed { caught, call });
+            let state = self.state(stream)?;
+            // The form the event's question is in: the open inquiry's, else its
+            // call's (else the result's, when the event finished it).
+            let form = (caught.event.inquiry())
+                .and_then(|inquiry| state.form(inquiry))
+                .or_else(|| call.as_deref().map(Call::form));
+            let happened = Happened::of(&caught.event, &caught.commands, form);
+            followed.push(Followed {
+                caught,
+                call,
+                happened,
+            });
         }
         Ok(followed)
     }
@@ -480,23 +577,23 @@ impl Journal {
     /// timeout: the engine's deadline ([`State::deadline`]), the one a timeout is
     /// held to. Where the engine knows no recorded time for it (a snapshot taken
     /// before it kept one), [`question_deadline`](crate::question_deadline) from
-    /// the time the stream's head event (as this journal last saw it) was
+    /// the time the stream's head event (as this desk last saw it) was
     /// recorded. `None` when the inquiry has no timeout or the stream no event.
     ///
     /// ```
     /// use askuser_core::{InquiryId, OnTimeout, Timeout};
     /// use askuser_dialects::Dialect;
-    /// use askuser_app::Journal;
+    /// use askuser_app::Desk;
     /// use serde_json::json;
     ///
-    /// let mut journal = Journal::memory();
+    /// let mut desk = Desk::memory();
     /// let arguments = json!({"question": "Deploy now?", "answer_type": "boolean"});
     /// let call = Dialect::Jp.parse(&arguments).unwrap();
     /// let mut request = call.request(InquiryId::new("c1"));
     /// request.policy.timeout = Some(Timeout { after_ms: 60_000, on_timeout: OnTimeout::Cancel });
-    /// journal.request("s", &call, &arguments, request).unwrap();
-    /// let recorded = journal.log().read_range("s", 1, 1).unwrap().next().unwrap().unwrap();
-    /// let deadline = journal.deadline("s", &InquiryId::new("c1")).unwrap().unwrap();
+    /// desk.request("s", &call, &arguments, request).unwrap();
+    /// let recorded = desk.log().read_range("s", 1, 1).unwrap().next().unwrap().unwrap();
+    /// let deadline = desk.deadline("s", &InquiryId::new("c1")).unwrap().unwrap();
     /// assert_eq!(deadline.millis(), recorded.at.millis() + 60_000);
     /// ```
     ///
@@ -536,7 +633,7 @@ impl Journal {
             .map(|since| crate::question_deadline(since, &timeout)))
     }
 
-    /// Forgets what this journal holds in memory about `stream`; the next use reads
+    /// Forgets what this desk holds in memory about `stream`; the next use reads
     /// it from the log again.
     pub fn forget(&mut self, stream: &str) {
         self.sessions.remove(stream);
@@ -555,20 +652,20 @@ impl Journal {
     }
 
     /// The read side ([`ReadSide`]) as it stands: what the streams it has seen
-    /// stand at, as of what this journal's sessions have applied.
+    /// stand at, as of what this desk's sessions have applied.
     pub fn read(&self) -> &ReadSide {
         &self.read
     }
 
-    /// The read side's view of `stream`, brought level with this journal's session
-    /// of it (which [`Journal::follow`] brings level with the log): the first time,
+    /// The read side's view of `stream`, brought level with this desk's session
+    /// of it (which [`Desk::catch_up`] brings level with the log): the first time,
     /// by one replay of the stream (how its earlier inquiries ended), after that by
     /// what the session applies, never by a replay per call; the time of its head
     /// event is read once per head. `None` when the log has no such stream.
     ///
     /// # Errors
     /// When the log cannot be read.
-    pub fn refresh(&mut self, stream: &str) -> Result<Option<&StreamView>> {
+    pub fn view(&mut self, stream: &str) -> Result<Option<&StreamView>> {
         let session_head = self.sessions.get(stream).map(Session::head);
         let read_head = self.read.stream(stream).map(StreamView::head);
         let behind = match (session_head, read_head) {
@@ -625,6 +722,27 @@ impl Journal {
                 }
             }
         }
+    }
+}
+
+/// Whether `command` ends `inquiry` (a result, a failure, a rejection, the turn
+/// ended).
+fn ends(command: &Command, inquiry: &InquiryId) -> bool {
+    matches!(
+        command,
+        Command::Respond { inquiry: id, .. }
+            | Command::Fail { inquiry: id, .. }
+            | Command::Reject { inquiry: id, .. }
+            | Command::EndTurn { inquiry: id }
+            if id == inquiry
+    )
+}
+
+/// The commands of `taken` (none when refused).
+fn taken_commands(taken: &Taken) -> &[Command] {
+    match taken {
+        Taken::Recorded { commands, .. } => commands,
+        Taken::Refused(_) => &[],
     }
 }
 

@@ -5,13 +5,18 @@
 //! gives it to the engine through the store's [`Session`](askuser_store::Session):
 //! one road, one meaning.
 //!
-//! - [`Journal`]: the unit of work over many streams of one log: a session per
-//!   stream, the tool calls of their inquiries keyed by stream *and* inquiry (an
-//!   id such as `call-1` recurs in every stream), [`Journal::input`] for what a
-//!   person or host does ([`askuser_core::Input`]: an answer names what it
-//!   answers), [`Journal::follow`] for what other processes recorded, and
-//!   [`Journal::open`] to open a log by its location (a sled directory or a
-//!   `postgres://` URL).
+//! - [`Desk`]: the one application object per log and the only unit of work: a
+//!   session per stream (never handed out), the tool calls of their inquiries
+//!   keyed by stream *and* inquiry (an id such as `call-1` recurs in every
+//!   stream). Everything enters as an [`askuser_core::Input`]:
+//!   [`Desk::request`] asks ([`askuser_core::Input::Ask`]), [`Desk::input`]
+//!   acts (an answer names what it answers); both return an [`Outcome`] (taken
+//!   or refused, what changed elsewhere first, what is shown now, how the
+//!   inquiry ended). [`Desk::catch_up`] is the one catch-up, for what other
+//!   processes recorded; [`Desk::open`] opens a log by its location (a sled
+//!   directory or a `postgres://` URL).
+//! - [`Happened`]: what another surface did, as data made once by the desk (the
+//!   one narrator); each surface styles it.
 //! - [`pending`]: the two-pass workflow for when no one is at a terminal: the
 //!   questions written to a file with what was shown, answered later from the file
 //!   or a list, refused when the file no longer matches the log, recorded in one
@@ -20,7 +25,7 @@
 //!   [`askuser_store::StreamName`], the one rule); [`question_deadline`], the one deadline of a question every
 //!   surface counts down to; [`files`], files read with a cap, never through a
 //!   link.
-//! - [`ReadSide`] ([`Journal::refresh`], [`Journal::read`]): each stream's status,
+//! - [`ReadSide`] ([`Desk::view`], [`Desk::read`]): each stream's status,
 //!   each inquiry's outcome, the waiting list with the engine's deadline, kept
 //!   current from what the sessions apply, never by replaying a stream per request.
 //! - [`watch`]: subscriptions, one [`watch::Watcher`] per opened log waking every
@@ -28,27 +33,25 @@
 //!   woken by the log itself, never by polling it.
 //!
 //! ```
-//! use askuser_app::{Journal, Step};
+//! use askuser_app::{Desk, Taken};
 //! use askuser_core::{AnswerInput, Command, InquiryId, Input, Refusal};
 //! use askuser_dialects::Dialect;
 //! use serde_json::json;
 //!
-//! let mut journal = Journal::memory();
+//! let mut desk = Desk::memory();
 //! let arguments = json!({"questions": [
 //!     {"id": "apply", "text": "Apply the migration?", "answer_type": "boolean"},
 //!     {"id": "env", "text": "Where?", "answer_type": "select", "options": ["staging", "production"]}]});
 //! let call = Dialect::JpForm.parse(&arguments).unwrap();
-//! let asked = journal.request("chat", &call, &arguments, call.request(InquiryId::new("c1"))).unwrap();
-//! let Step::Recorded { commands, .. } = asked else { panic!() };
-//! let Command::Prompt(first) = &commands[0] else { panic!() };
+//! let asked = desk.request("chat", &call, &arguments, call.request(InquiryId::new("c1"))).unwrap();
+//! let Some(Command::Prompt(first)) = &asked.showing else { panic!() };
 //!
 //! // Two surfaces show the first question; one answers it.
 //! let yes = Input::from(AnswerInput::new(first.at(), json!(true)));
-//! assert!(matches!(journal.input("chat", &yes).unwrap(), Step::Recorded { .. }));
+//! assert!(matches!(desk.input("chat", &yes).unwrap().taken, Taken::Recorded { .. }));
 //! // The other, still showing it, is refused with what is current now.
-//! let Step::Refused(Refusal::Stale { current, .. }) = journal.input("chat", &yes).unwrap() else {
-//!     panic!()
-//! };
+//! let again = desk.input("chat", &yes).unwrap();
+//! let Some(Refusal::Stale { current, .. }) = again.refusal() else { panic!() };
 //! assert_eq!(current.question.as_deref(), Some("env"));
 //! ```
 
@@ -70,9 +73,12 @@ mod read;
 pub mod secret;
 pub mod watch;
 
+/// What another surface did, as data (the one narrator's facts): the core's
+/// type, made by the [`Desk`] for every event it catches up on.
+pub use askuser_core::Happened;
 pub use deadline::question_deadline;
 pub use error::{AppError, Result};
-pub use journal::{Followed, Journal, Step, parse_recorded};
+pub use journal::{Desk, Followed, Journal, Outcome, Taken, parse_recorded};
 pub use json::from_str_unique;
 pub use location::{is_postgres_url, open_log};
 pub use naming::{claim_new_stream, fork_name, new_stream_name};

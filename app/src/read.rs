@@ -1,5 +1,5 @@
 //! The read side: what every stream stands at, kept current as the
-//! [`Journal`](crate::Journal)'s sessions catch up, never by replaying a stream
+//! [`Desk`](crate::Desk)'s sessions catch up, never by replaying a stream
 //! per request. Per stream: its status (waiting, or how its last inquiry ended),
 //! its head and when the head event was recorded; per inquiry: what an open one
 //! shows (the question, the review, a question for the assistant), who asks and
@@ -8,9 +8,9 @@
 //! call's dialect).
 //!
 //! A stream is replayed once, the first time the read side is asked about it
-//! ([`Journal::refresh`](crate::Journal::refresh)): that is how it learns how the
+//! ([`Desk::view`](crate::Desk::view)): that is how it learns how the
 //! inquiries before this process ended. After that, every event a session of the
-//! journal applies is handed to it with the commands it yielded.
+//! desk applies is handed to it with the commands it yielded.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -257,7 +257,7 @@ impl ReadSide {
     }
 
     /// How many replays of a stream the read side has made: one per stream at
-    /// first sight (and one more when a session of the journal was moved past it
+    /// first sight (and one more when a session of the desk was moved past it
     /// without handing it what it applied). Serving a page never adds one.
     pub fn replays(&self) -> u64 {
         self.replays
@@ -290,7 +290,7 @@ impl ReadSide {
         waiting
     }
 
-    /// Forgets `stream` (the next refresh replays it once more).
+    /// Forgets `stream` (the next view replays it once more).
     pub(crate) fn forget(&mut self, stream: &str) {
         self.streams.remove(stream);
     }

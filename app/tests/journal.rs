@@ -1,7 +1,7 @@
 //! The journal over many streams: what it keeps per stream is kept by stream
 //! *and* inquiry, so the same inquiry id in two streams never mixes.
 
-use askuser_app::{Journal, Step};
+use askuser_app::{Desk, Taken};
 use askuser_core::{AnswerInput, Command, Input, InquiryId};
 use askuser_dialects::{Dialect, ToolResult};
 use serde_json::{Value, json};
@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 /// Asks `arguments` in `dialect` as inquiry `call-1` of `stream` and answers its
 /// one question with `value`; the response command.
 fn ask_and_answer(
-    journal: &mut Journal,
+    journal: &mut Desk,
     stream: &str,
     dialect: Dialect,
     arguments: &Value,
@@ -24,14 +24,14 @@ fn ask_and_answer(
             call.request(InquiryId::new("call-1")),
         )
         .unwrap();
-    let Step::Recorded { commands, .. } = asked else {
+    let Taken::Recorded { commands, .. } = asked.taken else {
         panic!("asked")
     };
     let Command::Prompt(prompt) = &commands[0] else {
         panic!("a prompt: {commands:?}")
     };
     let answer = Input::from(AnswerInput::new(prompt.at(), value));
-    let Step::Recorded { mut commands, .. } = journal.input(stream, &answer).unwrap() else {
+    let Taken::Recorded { mut commands, .. } = journal.input(stream, &answer).unwrap().taken else {
         panic!("answered")
     };
     commands.pop().expect("the response")
@@ -39,7 +39,7 @@ fn ask_and_answer(
 
 #[test]
 fn two_streams_each_with_call_1_in_other_dialects_render_each_with_its_own_call() {
-    let mut journal = Journal::memory();
+    let mut journal = Desk::memory();
     let jp = json!({"question": "Deploy now?", "answer_type": "boolean"});
     let claude = json!({"questions": [{"question": "Which database?", "header": "DB",
         "options": [{"label": "SQLite", "description": "a file"},

@@ -50,6 +50,16 @@ fn answered(question: &str, value: Value) -> Event {
     }
 }
 
+/// Another surface answers the question `call-1` shows now (`question`, checked)
+/// with `value`, through its own desk.
+fn answer_elsewhere(desk: &mut Journal, question: &str, value: Value) {
+    let id = InquiryId::new("call-1");
+    let at = desk.state("s").unwrap().at(&id).expect("open");
+    assert_eq!(at.question.as_deref(), Some(question));
+    let input = askuser_core::AnswerInput::new(at, value).into();
+    assert!(desk.input("s", &input).unwrap().refusal().is_none());
+}
+
 /// What `answer` refused with, when it did.
 fn refused(journal: &mut Journal, file: &PendingFile, answers: &[Value]) -> NotRecorded {
     pending::answer(journal, file, answers)
@@ -225,7 +235,7 @@ fn an_inquiry_another_surface_finished_or_began_first_is_left_as_it_is() {
     let mut journal = Journal::new(Arc::clone(&log));
     let file = ask(&mut journal, "call-1", &deploy_call());
     let mut rival = Journal::new(Arc::clone(&log));
-    rival.apply("s", &answered("deploy", json!(false))).unwrap();
+    answer_elsewhere(&mut rival, "deploy", json!(false));
     // Begun elsewhere: the file's answers would mix with the other surface's.
     let NotRecorded::PartlyAnswered(given) =
         refused(&mut journal, &file, &[json!(true), json!("SQLite")])
@@ -242,9 +252,7 @@ fn an_inquiry_another_surface_finished_or_began_first_is_left_as_it_is() {
     assert_eq!(log.info("s").unwrap().head, 2);
 
     // Finished elsewhere: nothing is recorded, and the result is the log's.
-    rival
-        .apply("s", &answered("db", json!("PostgreSQL")))
-        .unwrap();
+    answer_elsewhere(&mut rival, "db", json!("PostgreSQL"));
     assert_eq!(
         refused(&mut journal, &file, &[json!(true), json!("SQLite")]),
         NotRecorded::Finished
@@ -269,10 +277,11 @@ fn a_review_another_surface_asked_for_is_sent_with_the_answers() {
     let file = ask(&mut journal, "call-1", &deploy_call());
     // The web inbox records that it wants a review just before its first answer;
     // here the answer never came.
-    let wanted = Event::ReviewWanted {
+    let wanted = askuser_core::Input::WantReview {
         inquiry: InquiryId::new("call-1"),
     };
-    Journal::new(Arc::clone(&log)).apply("s", &wanted).unwrap();
+    let mut elsewhere = Journal::new(Arc::clone(&log));
+    assert!(elsewhere.input("s", &wanted).unwrap().refusal().is_none());
     let recorded = pending::answer(&mut journal, &file, &[json!(true), json!("SQLite")])
         .unwrap()
         .unwrap();

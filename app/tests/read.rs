@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use askuser_app::{Ending, Journal, Showing, Step, StreamStatus};
+use askuser_app::{Desk, Ending, Showing, StreamStatus, Taken};
 use askuser_core::{AnswerInput, Command, Input, InquiryId, OnTimeout, Timeout};
 use askuser_dialects::Dialect;
 use askuser_store::{Log, MemLog};
@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 
 /// Asks `arguments` (jp-form) as `inquiry` of `stream`; the first prompt's
 /// command.
-fn ask(journal: &mut Journal, stream: &str, inquiry: &str, arguments: &Value) -> Command {
+fn ask(journal: &mut Desk, stream: &str, inquiry: &str, arguments: &Value) -> Command {
     let call = Dialect::JpForm.parse(arguments).expect("a valid call");
     let mut request = call.request(InquiryId::new(inquiry));
     request.policy.label = Some(format!("agent of {stream}"));
@@ -19,20 +19,22 @@ fn ask(journal: &mut Journal, stream: &str, inquiry: &str, arguments: &Value) ->
         after_ms: 60_000,
         on_timeout: OnTimeout::Cancel,
     });
-    let Step::Recorded { mut commands, .. } =
-        journal.request(stream, &call, arguments, request).unwrap()
+    let Taken::Recorded { mut commands, .. } = journal
+        .request(stream, &call, arguments, request)
+        .unwrap()
+        .taken
     else {
         panic!("asked")
     };
     commands.remove(0)
 }
 
-fn answer(journal: &mut Journal, stream: &str, shown: &Command, value: Value) -> Vec<Command> {
+fn answer(journal: &mut Desk, stream: &str, shown: &Command, value: Value) -> Vec<Command> {
     let Command::Prompt(prompt) = shown else {
         panic!("a prompt: {shown:?}")
     };
     let input = Input::from(AnswerInput::new(prompt.at(), value));
-    let Step::Recorded { commands, .. } = journal.input(stream, &input).unwrap() else {
+    let Taken::Recorded { commands, .. } = journal.input(stream, &input).unwrap().taken else {
         panic!("answered")
     };
     commands
@@ -47,15 +49,15 @@ fn two_questions() -> Value {
 #[test]
 fn two_streams_one_finished_one_waiting() {
     let log: Arc<dyn Log> = Arc::new(MemLog::new());
-    let mut journal = Journal::new(Arc::clone(&log));
+    let mut journal = Desk::new(Arc::clone(&log));
     // First sight of a stream before anything is asked: none in the log.
-    assert!(journal.refresh("deploy").unwrap().is_none());
+    assert!(journal.view("deploy").unwrap().is_none());
 
     let first = ask(&mut journal, "deploy", "c1", &two_questions());
     // Seen now: every later step is handed to the read side, no replay.
-    journal.refresh("deploy").unwrap().unwrap();
+    journal.view("deploy").unwrap().unwrap();
     let second = answer(&mut journal, "deploy", &first, json!(true));
-    let view = journal.refresh("deploy").unwrap().unwrap();
+    let view = journal.view("deploy").unwrap().unwrap();
     assert_eq!(view.status(), StreamStatus::Waiting { inquiries: 1 });
     assert_eq!(view.head(), 2);
     let Showing::Question { id, text, progress } = &view.open()[0].showing else {
@@ -67,11 +69,11 @@ fn two_streams_one_finished_one_waiting() {
     assert!(matches!(done[0], Command::Respond { .. }));
 
     // Another process asks in a second stream; this journal follows it.
-    let mut other = Journal::new(Arc::clone(&log));
+    let mut other = Desk::new(Arc::clone(&log));
     ask(&mut other, "review", "c1", &two_questions());
-    journal.follow("review").unwrap();
+    journal.catch_up("review").unwrap();
 
-    let deploy = journal.refresh("deploy").unwrap().unwrap();
+    let deploy = journal.view("deploy").unwrap().unwrap();
     assert_eq!(
         deploy.status(),
         StreamStatus::Finished(Some(Ending::Answered))
@@ -88,7 +90,7 @@ fn two_streams_one_finished_one_waiting() {
     let record = state.outcome(&c1).unwrap();
     assert_eq!(record.call().unwrap().dialect, "jp-form");
 
-    let review = journal.refresh("review").unwrap().unwrap();
+    let review = journal.view("review").unwrap().unwrap();
     assert_eq!(
         review.status().words(),
         "open: 1 inquiry waits for an answer"
@@ -120,7 +122,7 @@ fn two_streams_one_finished_one_waiting() {
 #[test]
 fn a_stream_recorded_before_the_process_is_replayed_once() {
     let log: Arc<dyn Log> = Arc::new(MemLog::new());
-    let mut before = Journal::new(Arc::clone(&log));
+    let mut before = Desk::new(Arc::clone(&log));
     let first = ask(&mut before, "old", "c1", &two_questions());
     before
         .input(
@@ -133,11 +135,11 @@ fn a_stream_recorded_before_the_process_is_replayed_once() {
     drop(first);
     ask(&mut before, "old", "c2", &two_questions());
 
-    let mut journal = Journal::new(Arc::clone(&log));
+    let mut journal = Desk::new(Arc::clone(&log));
     // A surface follows a stream (its session opened), then reads its view.
-    journal.follow("old").unwrap();
+    journal.catch_up("old").unwrap();
     for _ in 0..3 {
-        let view = journal.refresh("old").unwrap().unwrap();
+        let view = journal.view("old").unwrap().unwrap();
         assert_eq!(view.status().words(), "open: 1 inquiry waits for an answer");
         assert_eq!(view.status().words(), "open: 1 inquiry waits for an answer");
         let finished = journal
@@ -155,8 +157,8 @@ fn a_stream_recorded_before_the_process_is_replayed_once() {
             },
         )
         .unwrap();
-    journal.follow("old").unwrap();
-    let view = journal.refresh("old").unwrap().unwrap();
+    journal.catch_up("old").unwrap();
+    let view = journal.view("old").unwrap().unwrap();
     assert_eq!(view.status(), StreamStatus::Finished(Some(Ending::Ended)));
     assert_eq!(view.status().words(), "ended");
     assert_eq!(journal.read().replays(), 1);
@@ -165,18 +167,18 @@ fn a_stream_recorded_before_the_process_is_replayed_once() {
 #[test]
 fn an_inbox_open_all_day_keeps_the_engines_latest_results_and_no_copy() {
     let log: Arc<dyn Log> = Arc::new(MemLog::new());
-    let mut journal = Journal::new(Arc::clone(&log));
+    let mut journal = Desk::new(Arc::clone(&log));
     let one = json!({"questions": [
         {"id": "ok", "text": "Proceed?", "answer_type": "boolean"}]});
     let first = ask(&mut journal, "busy", "c0", &one);
-    journal.refresh("busy").unwrap().unwrap();
+    journal.view("busy").unwrap().unwrap();
     answer(&mut journal, "busy", &first, json!(true));
     let last = askuser_core::FINISHED_REMEMBERED;
     for n in 1..=last {
         let shown = ask(&mut journal, "busy", &format!("c{n}"), &one);
         answer(&mut journal, "busy", &shown, json!(n.is_multiple_of(2)));
     }
-    let view = journal.refresh("busy").unwrap().unwrap();
+    let view = journal.view("busy").unwrap().unwrap();
     assert_eq!(
         view.status(),
         StreamStatus::Finished(Some(Ending::Answered))
@@ -199,9 +201,9 @@ fn an_inbox_open_all_day_keeps_the_engines_latest_results_and_no_copy() {
 fn an_agent_attaching_later_moves_no_question_s_deadline() {
     let clock = askuser_store::ManualClock::new(askuser_store::Timestamp(1_000));
     let log: Arc<dyn Log> = Arc::new(MemLog::new().with_clock(clock.clone()));
-    let mut journal = Journal::new(Arc::clone(&log));
+    let mut journal = Desk::new(Arc::clone(&log));
     ask(&mut journal, "s", "c1", &two_questions());
-    journal.refresh("s").unwrap().unwrap();
+    journal.view("s").unwrap().unwrap();
     clock.advance(30_000);
     let mut other = askuser_store::Session::open(Arc::clone(&log), "s").unwrap();
     other
@@ -210,15 +212,15 @@ fn an_agent_attaching_later_moves_no_question_s_deadline() {
             ..askuser_core::AgentOrigin::default()
         })
         .unwrap();
-    journal.follow("s").unwrap();
-    let seen = journal.refresh("s").unwrap().unwrap();
+    journal.catch_up("s").unwrap();
+    let seen = journal.view("s").unwrap().unwrap();
     assert_eq!(seen.head(), 2);
     assert_eq!(seen.last_activity(), Some(askuser_store::Timestamp(1_000)));
     let deadline = journal.deadline("s", &InquiryId::new("c1")).unwrap();
     assert_eq!(deadline, Some(askuser_store::Timestamp(61_000)));
     // A journal that first sees the stream now replays it: the same.
-    let mut fresh = Journal::new(Arc::clone(&log));
-    let replayed = fresh.refresh("s").unwrap().unwrap();
+    let mut fresh = Desk::new(Arc::clone(&log));
+    let replayed = fresh.view("s").unwrap().unwrap();
     assert_eq!(
         replayed.last_activity(),
         Some(askuser_store::Timestamp(1_000))

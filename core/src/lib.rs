@@ -127,6 +127,7 @@ pub mod event;
 mod finished;
 pub mod form;
 mod gate;
+mod happened;
 pub mod input;
 mod inquiry;
 pub mod json;
@@ -155,6 +156,7 @@ pub use event::{
 };
 pub use finished::FinishedInquiry;
 pub use form::{AnswerType, Choice, Form, Question};
+pub use happened::Happened;
 pub use input::{AnswerInput, At, Input, normalize_line_breaks};
 pub use parse::{ParseOptions, parse_form, parse_form_with};
 pub use reducer::{FINISHED_REMEMBERED, Finished, State, reduce, reduce_input};

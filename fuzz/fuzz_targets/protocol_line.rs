@@ -6,7 +6,7 @@
 #![no_main]
 
 use askuser_app::from_str_unique;
-use askuser_rpc::{Journal, MAX_LINE_BYTES, Server, fuzz_read_lines, parse_input};
+use askuser_rpc::{Desk, MAX_LINE_BYTES, Server, fuzz_read_lines, parse_input};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -22,7 +22,7 @@ fuzz_target!(|data: &[u8]| {
             assert!(parsed.is_err(), "a line that is not strict JSON was read: {text:?}");
         }
     }
-    let Ok(mut server) = Server::new(Journal::memory(), "fuzz") else {
+    let Ok(mut server) = Server::new(Desk::memory(), "fuzz") else {
         return;
     };
     let mut output = Vec::new();

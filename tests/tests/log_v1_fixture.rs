@@ -11,7 +11,7 @@
 
 use std::path::{Path, PathBuf};
 
-use askuser_rpc::{Journal, replay};
+use askuser_rpc::{Desk, replay};
 use serde_json::Value;
 
 /// The streams of the fixture, with their number of events, and the types of the
@@ -56,11 +56,11 @@ fn copy_dir(from: &Path, to: &Path) {
 }
 
 /// A copy of the fixture's database in a temporary directory, opened.
-fn open_copy() -> (tempfile::TempDir, Journal) {
+fn open_copy() -> (tempfile::TempDir, Desk) {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("db");
     copy_dir(&fixture().join("db"), &db);
-    let journal = Journal::open(&db).unwrap();
+    let journal = Desk::open(&db).unwrap();
     (dir, journal)
 }
 

@@ -1,7 +1,7 @@
 //! An `ask`'s `policy` and `origin` reach the engine: configured answers, questions
 //! for the assistant, a sub-agent, a host with no person present.
 
-use askuser_rpc::{Journal, Server};
+use askuser_rpc::{Desk, Server};
 use serde_json::{Value, json};
 
 fn ask(extra: &Value) -> String {
@@ -14,7 +14,7 @@ fn ask(extra: &Value) -> String {
 }
 
 fn serve(lines: &[String]) -> Vec<Value> {
-    let mut server = Server::new(Journal::memory(), "s").unwrap();
+    let mut server = Server::new(Desk::memory(), "s").unwrap();
     lines.iter().flat_map(|l| server.handle_line(l)).collect()
 }
 

@@ -1,7 +1,7 @@
 //! `docs/protocol.md`'s example session is what askuser really sends: its `>` lines
 //! are fed to a server, and the `<` lines must be exactly the lines it answers with.
 
-use askuser_rpc::{Journal, Server, replay};
+use askuser_rpc::{Desk, Server, replay};
 
 const DOC: &str = include_str!("../../docs/protocol.md");
 
@@ -14,7 +14,7 @@ fn the_example_session_in_the_protocol_document_is_exact() {
     let block = &block[block.find("```text\n").expect("a text block") + 8..];
     let block = &block[..block.find("```").expect("the block ends")];
 
-    let mut server = Server::new(Journal::memory(), "session-1").unwrap();
+    let mut server = Server::new(Desk::memory(), "session-1").unwrap();
     let mut got: Vec<String> = server
         .greeting()
         .into_iter()
@@ -32,7 +32,7 @@ fn the_example_session_in_the_protocol_document_is_exact() {
     let expected: Vec<&str> = block.lines().collect();
     assert_eq!(got, expected);
 
-    let journal = server.journal();
+    let journal = server.desk();
     let report = replay(&**journal.log(), "session-1").unwrap();
     let last = report.to_text();
     assert_eq!(

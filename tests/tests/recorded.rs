@@ -4,9 +4,10 @@
 use std::fmt::Write as _;
 use std::sync::Arc;
 
+use askuser_app::Taken;
 use askuser_core::{AnswerInput, Command, Input, InquiryId};
 use askuser_dialects::Dialect;
-use askuser_rpc::{Journal, Server, Step, replay};
+use askuser_rpc::{Desk, Server, replay};
 use askuser_store::{Log, MemLog};
 use askuser_terminal::{Action, ScriptedPrompter, run_inquiry};
 use serde_json::{Value, json};
@@ -21,9 +22,9 @@ fn migration() -> Value {
     ]})
 }
 
-fn memory() -> (Arc<MemLog>, Journal) {
+fn memory() -> (Arc<MemLog>, Desk) {
     let log = Arc::new(MemLog::new());
-    let journal = Journal::new(log.clone());
+    let journal = Desk::new(log.clone());
     (log, journal)
 }
 
@@ -81,7 +82,7 @@ fn the_terminal_loop_records_through_the_journal_and_replays() {
         {"question": "What should we name this service?"}
     ]});
     let call = Dialect::Pi.parse(&arguments).unwrap();
-    let Step::Recorded { commands, .. } = journal
+    let Taken::Recorded { commands, .. } = journal
         .request(
             "t",
             &call,
@@ -89,6 +90,7 @@ fn the_terminal_loop_records_through_the_journal_and_replays() {
             call.request(InquiryId::new("call-1")),
         )
         .unwrap()
+        .taken
     else {
         panic!("the request is recorded");
     };
@@ -101,7 +103,7 @@ fn the_terminal_loop_records_through_the_journal_and_replays() {
     ]);
     let mut last = Vec::new();
     run_inquiry(&mut person, commands, |input| {
-        let Step::Recorded { commands, .. } = journal.input("t", input).unwrap() else {
+        let Taken::Recorded { commands, .. } = journal.input("t", input).unwrap().taken else {
             panic!("every scripted action fits");
         };
         last.clone_from(&commands);
@@ -141,7 +143,7 @@ fn a_fork_continues_with_a_different_answer_and_both_replay() {
     }
     log.fork("s", 1, "what-if").unwrap();
     // A new journal on the same log continues the fork's open inquiry.
-    let mut journal = Journal::new(log.clone());
+    let mut journal = Desk::new(log.clone());
     let state = journal.state("what-if").unwrap();
     assert_eq!(
         state
@@ -152,11 +154,15 @@ fn a_fork_continues_with_a_different_answer_and_both_replay() {
     );
     let at = state.at(&InquiryId::new("a")).expect("a question on show");
     let answer = Input::Answer(AnswerInput::new(at, json!(true)));
-    let Step::Recorded { seq, outputs, .. } = journal.input("what-if", &answer).unwrap() else {
+    let answered = journal.input("what-if", &answer).unwrap();
+    let Taken::Recorded { seq, .. } = answered.taken else {
         panic!("the answer fits");
     };
     assert_eq!(seq, 2);
-    assert_eq!(outputs[0]["question"]["id"], "env");
+    let Some(Command::Prompt(next)) = &answered.showing else {
+        panic!("the next question: {:?}", answered.showing);
+    };
+    assert_eq!(next.question().id, "env");
     for stream in ["s", "what-if"] {
         let report = replay(&*log, stream).unwrap();
         assert!(report.matches(), "{}", report.to_text());
@@ -172,13 +178,13 @@ fn a_durable_server_resumes_an_open_inquiry_after_a_restart() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("log.db");
     {
-        let mut server = Server::new(Journal::open(&path).unwrap(), "s").unwrap();
+        let mut server = Server::new(Desk::open(&path).unwrap(), "s").unwrap();
         let out = server.handle_line(
             &json!({"type": "ask", "inquiry": "a", "arguments": migration()}).to_string(),
         );
         assert_eq!(out[0]["type"], "prompt");
     }
-    let mut server = Server::new(Journal::open(&path).unwrap(), "s").unwrap();
+    let mut server = Server::new(Desk::open(&path).unwrap(), "s").unwrap();
     let out = server.handle_line(
         &json!({"type": "answer", "inquiry": "a", "question": "apply", "value": false}).to_string(),
     );

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use askuser_app::log::{Clock, Log, Seq, SystemClock};
 use askuser_app::pending::{self, PendingFile, PendingTarget};
-use askuser_app::{Journal, Step};
+use askuser_app::{Desk, Followed, Taken};
 use askuser_core::text::{for_display, for_display_line};
 use askuser_core::{
     CancelReason, Command, Event, Finished, Input, InquiryId, OnTimeout, State, Timeout,
@@ -82,9 +82,9 @@ pub(crate) fn ask(args: &AskArgs) -> Result<u8, CliError> {
     let mut request = call.request(InquiryId::new(&inquiry));
     request.policy.interactive = pending.is_some() || person_present();
     request.policy.timeout = timeout;
-    let first = match journal.request(&stream, &call, &arguments, request)? {
-        Step::Recorded { commands, .. } => commands,
-        Step::Refused(error) => {
+    let first = match journal.request(&stream, &call, &arguments, request)?.taken {
+        Taken::Recorded { commands, .. } => commands,
+        Taken::Refused(error) => {
             return Err(CliError::RequestRefused {
                 refusal: Box::new(error),
                 stream: for_display_line(&stream).into_owned(),
@@ -277,7 +277,7 @@ fn how_it_ended(log: &dyn Log, state: &State, stream: &str) -> String {
 /// Runs an inquiry in the terminal from `first`, recording every event; prints the
 /// result and returns the exit status.
 fn walk(
-    journal: &mut Journal,
+    journal: &mut Desk,
     stream: &str,
     inquiry: &str,
     call: &Call,
@@ -300,6 +300,7 @@ fn walk(
         last: Vec::new(),
         seen,
         waiter: waiter.as_ref().map(|waiter| Arc::clone(&waiter.head)),
+        told: Vec::new(),
     };
     let finished = run_with_engine(
         &mut TerminalPrompter::new()
@@ -322,15 +323,14 @@ fn walk(
                 reason: CancelReason::NoPromptBackend,
                 message: None,
             };
-            match journal.input(stream, &cancel)? {
-                Step::Recorded { commands, .. } => commands,
+            let outcome = journal.input(stream, &cancel)?;
+            match (outcome.taken, outcome.ended) {
+                (Taken::Recorded { commands, .. }, _) => commands,
                 // Another surface finished it first: its result is the result.
-                Step::Refused(_) if journal.state(stream)?.finished(cancel.inquiry()).is_some() => {
-                    pending::recorded_outcome(&**journal.log(), stream, inquiry)?
-                        .into_iter()
-                        .collect()
+                (Taken::Refused(_), Some(ended)) => vec![ended],
+                (Taken::Refused(refusal), None) => {
+                    return Err(CliError::Refused(Box::new(refusal)));
                 }
-                Step::Refused(refusal) => return Err(CliError::Refused(Box::new(refusal))),
             }
         }
         Err(error) => return Err(error.into()),
@@ -383,11 +383,11 @@ fn answered_so_far(state: &askuser_core::State, inquiry: &InquiryId, stream: &st
     text
 }
 
-/// The journal as the terminal's engine: records every event, and reads what
-/// other processes (the web inbox, `askuser answer`, another terminal) recorded
-/// on the same log.
+/// The desk as the terminal's engine: hands it every input and renders what
+/// comes back, and learns from it what other processes (the web inbox,
+/// `askuser answer`, another terminal) recorded on the same log.
 struct Recorder<'a> {
-    journal: &'a mut Journal,
+    journal: &'a mut Desk,
     stream: &'a str,
     failure: Option<askuser_app::AppError>,
     last: Vec<Command>,
@@ -396,6 +396,9 @@ struct Recorder<'a> {
     seen: Seq,
     /// The stream's head as the [`Waiter`] last saw it (`None`: no waiter).
     waiter: Option<Arc<AtomicU64>>,
+    /// What the desk caught up on while it refused an input (another surface
+    /// moved the inquiry first), for the next [`Engine::elsewhere`].
+    told: Vec<Followed>,
 }
 
 /// How long the [`Waiter`] waits on the log at a time before it looks whether
@@ -460,12 +463,20 @@ impl Drop for Waiter {
 impl Engine for Recorder<'_> {
     fn handle(&mut self, input: &Input) -> Result<Vec<Command>, askuser_core::Refusal> {
         match self.journal.input(self.stream, input) {
-            Ok(Step::Recorded { seq, commands, .. }) => {
-                self.seen = seq;
-                self.last.clone_from(&commands);
-                Ok(commands)
-            }
-            Ok(Step::Refused(refusal)) => Err(refusal),
+            Ok(outcome) => match outcome.taken {
+                Taken::Recorded { seq, commands } => {
+                    // What the screen reflects now: this input, after whatever
+                    // was recorded before it.
+                    self.seen = seq;
+                    self.told.clear();
+                    self.last.clone_from(&commands);
+                    Ok(commands)
+                }
+                Taken::Refused(refusal) => {
+                    self.told.extend(outcome.elsewhere);
+                    Err(refusal)
+                }
+            },
             Err(error) => {
                 self.failure = Some(error);
                 Ok(Vec::new())
@@ -488,7 +499,7 @@ impl Engine for Recorder<'_> {
         (self.waiter.as_ref()).is_some_and(|head| head.load(Ordering::SeqCst) > self.seen)
     }
 
-    /// From the deadline every surface shows ([`Journal::deadline`], the
+    /// From the deadline every surface shows ([`Desk::deadline`], the
     /// engine's), by the log's clock; a log that cannot be read here leaves the
     /// prompter to count from the prompt.
     fn time_left(&mut self, inquiry: &InquiryId) -> Option<Duration> {
@@ -506,45 +517,38 @@ impl Engine for Recorder<'_> {
 }
 
 impl Recorder<'_> {
-    /// Catches up with the log: what other processes recorded for `inquiry`
-    /// since [`Recorder::seen`], and what it waits on now or how it ended.
+    /// Catches up with the log ([`Desk::catch_up`], after what a refused input
+    /// caught up on): what other processes recorded for `inquiry` since
+    /// [`Recorder::seen`], and what it waits on now or how it ended.
     fn moved(&mut self, inquiry: &InquiryId) -> Result<Option<Elsewhere>, askuser_app::AppError> {
-        let caught = self.journal.session(self.stream)?.catch_up()?;
-        let head = self.journal.head(self.stream)?;
-        if head <= self.seen {
+        let mut followed = std::mem::take(&mut self.told);
+        followed.extend(self.journal.catch_up(self.stream)?);
+        let seen = self.seen;
+        self.seen = self.seen.max(self.journal.head(self.stream)?);
+        let followed: Vec<Followed> = (followed.into_iter())
+            .filter(|f| f.caught.seq > seen && f.caught.event.inquiry() == Some(inquiry))
+            .collect();
+        if followed.is_empty() {
             return Ok(None);
         }
-        let log = Arc::clone(self.journal.log());
-        let mut events = Vec::new();
-        for recorded in log.read_range(self.stream, self.seen + 1, head)? {
-            let recorded = recorded?;
-            if recorded.event.inquiry() == Some(inquiry) {
-                events.push(recorded.event);
-            }
-        }
-        self.seen = head;
-        if events.is_empty() {
-            return Ok(None);
-        }
-        let commands = if let Some(command) = self.journal.state(self.stream)?.pending(inquiry) {
-            vec![command]
-        } else {
-            // How it ended: from what this catch-up applied, else (the session
-            // caught up while it decided the refused event) from the log.
-            let ended = caught
-                .iter()
-                .flat_map(|caught| &caught.commands)
+        let state = self.journal.state(self.stream)?;
+        let commands = match state.pending(inquiry) {
+            Some(command) => vec![command],
+            // How it ended: from what the catch-up applied, else as the state
+            // keeps it.
+            None => (followed.iter())
+                .flat_map(|followed| &followed.caught.commands)
                 .rfind(|command| ends(command, inquiry))
-                .cloned();
-            match ended {
-                Some(command) => vec![command],
-                None => pending::recorded_outcome(&*log, self.stream, inquiry.as_str())?
-                    .into_iter()
-                    .collect(),
-            }
+                .cloned()
+                .or_else(|| state.result(inquiry))
+                .into_iter()
+                .collect(),
         };
         self.last.clone_from(&commands);
-        Ok(Some(Elsewhere { events, commands }))
+        let happened = (followed.into_iter())
+            .filter_map(|followed| followed.happened)
+            .collect();
+        Ok(Some(Elsewhere { happened, commands }))
     }
 }
 

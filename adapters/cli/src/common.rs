@@ -158,9 +158,9 @@ pub(crate) fn open_reading(path: &Path) -> Result<Arc<dyn Log>, CliError> {
 /// Opens the journal at `path` (a sled directory, shared with every other askuser
 /// process that opens it, its parent directory created; or a `postgres://` URL):
 /// the one place the program opens its log.
-pub(crate) fn open_journal(path: &Path) -> Result<askuser_app::Journal, CliError> {
+pub(crate) fn open_journal(path: &Path) -> Result<askuser_app::Desk, CliError> {
     if askuser_app::is_postgres_url(path) {
-        return Ok(askuser_app::Journal::open(path)?);
+        return Ok(askuser_app::Desk::open(path)?);
     }
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         private_dir_all(parent).map_err(|error| CliError::File {
@@ -169,7 +169,7 @@ pub(crate) fn open_journal(path: &Path) -> Result<askuser_app::Journal, CliError
         })?;
     }
     warn_if_open_to_others(path);
-    Ok(askuser_app::Journal::open(path)?)
+    Ok(askuser_app::Desk::open(path)?)
 }
 
 /// Creates the directory `dir` and its missing parents, each of mode 0700 (the

@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
 
-use askuser_app::Journal;
+use askuser_app::Desk;
 use askuser_app::log::{Log, Seq};
 use askuser_core::text::{for_display, for_display_line};
 use askuser_rpc::{describe_event, replay};
@@ -111,7 +111,7 @@ fn salvage(from: &Path, to: &Path) -> Result<u8, CliError> {
 
 fn list(log: &Arc<dyn Log>, db: &Path, out: &mut impl Write) -> Result<(), CliError> {
     let streams = log.streams()?;
-    let mut journal = Journal::new(Arc::clone(log));
+    let mut journal = Desk::new(Arc::clone(log));
     if streams.is_empty() {
         let shown = for_display_line(&db.to_string_lossy()).into_owned();
         writeln!(out, "no streams are recorded in {shown}")?;
@@ -138,11 +138,11 @@ fn list(log: &Arc<dyn Log>, db: &Path, out: &mut impl Write) -> Result<(), CliEr
 }
 
 /// Where a stream stands, in words, from the read side (one replay of the
-/// stream: [`askuser_app::Journal::refresh`]): `open` (with how many inquiries
+/// stream: [`askuser_app::Desk::view`]): `open` (with how many inquiries
 /// wait), or how its last inquiry ended (`answered`, `replied`, `ended`, `timed
 /// out`, `failed`, `rejected`); `unreadable` when it cannot be replayed.
-fn stream_status(journal: &mut Journal, stream: &str) -> String {
-    match journal.refresh(stream) {
+fn stream_status(journal: &mut Desk, stream: &str) -> String {
+    match journal.view(stream) {
         Ok(Some(view)) => view.status().words(),
         Ok(None) => "finished".to_owned(),
         Err(_) => "unreadable (see `askuser log show`)".to_owned(),

@@ -17,7 +17,7 @@ pub(crate) fn serve(args: &ServeArgs) -> Result<u8, CliError> {
     let (stream, attached) = agent_stream(&*log, stream, "serve", &origin, true)?;
     // Held while this process serves: the inbox sees whether anyone waits.
     let presence = hold_presence(&log, &stream, origin, attached);
-    let mut server = Server::new(journal.into(), stream.clone())?;
+    let mut server = Server::new(journal, stream.clone())?;
     // Input is read on a thread of its own while the log is watched, so an answer
     // another process records (`askuser answer`, another terminal) reaches the
     // host at once.

@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 
 use askuser_app::log::Caught;
 use askuser_core::text::for_display_line;
-use askuser_core::{Answer, Command, Event, OutcomeStatus, ValidForm};
+use askuser_core::{Answer, Command, Happened, OutcomeStatus, ValidForm};
 use askuser_dialects::dialect::mcp::other_field;
 use askuser_dialects::{Call, ToolResult};
 use rmcp::model::{CallToolResult, ContentBlock};
@@ -42,46 +42,33 @@ pub(crate) enum Unsent {
 }
 
 /// One line per change another surface made (answers given, Back), for the
-/// next round's message.
+/// next round's message: the MCP server's style of the one narrator's data
+/// ([`Happened`], made of each caught event on `form`).
 pub(crate) fn news(form: &ValidForm, caught: &[Caught]) -> Vec<String> {
     caught
         .iter()
-        .filter_map(|caught| match &caught.event {
-            Event::Back { .. } => {
-                let asked = caught.commands.iter().find_map(|command| match command {
-                    Command::Prompt(prompt) => Some(quoted(&prompt.question().text)),
-                    _ => None,
-                });
-                Some(match asked {
-                    Some(asked) => format!("went back to {asked}"),
-                    None => "went back to an earlier question".to_owned(),
-                })
-            }
-            Event::Answered {
-                question,
+        .filter_map(|caught| Happened::of(&caught.event, &caught.commands, Some(form)))
+        .filter_map(|happened| match happened {
+            Happened::WentBack { to, .. } => Some(match to {
+                Some(asked) => format!("went back to {}", quoted(&asked)),
+                None => "went back to an earlier question".to_owned(),
+            }),
+            Happened::Answered {
+                asked,
                 value,
                 note,
+                ahead,
                 ..
             } => {
-                let mut line = answered(form, question, value);
-                if let Some(note) = note {
-                    let _ = write!(line, " (note: {})", shorten(&for_display_line(note)));
+                let mut line = format!("{} was answered: {}", quoted(&asked), words(&value));
+                if let Some(note) = note.filter(|_| !ahead) {
+                    let _ = write!(line, " (note: {})", shorten(&for_display_line(&note)));
                 }
                 Some(line)
             }
-            Event::AnsweredAhead {
-                question, value, ..
-            } => Some(answered(form, question, value)),
             _ => None,
         })
         .collect()
-}
-
-/// `"Which environment?" was answered: staging`.
-fn answered(form: &ValidForm, question: &str, value: &Value) -> String {
-    let asked = form.index_of(question).map(|index| form.question(index));
-    let text = asked.map_or(question, |q| q.text.as_str());
-    format!("{} was answered: {}", quoted(text), words(value))
 }
 
 /// A question's text in quotes, on one line.

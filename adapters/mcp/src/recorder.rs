@@ -1,12 +1,14 @@
-//! The MCP session's stream: every input goes through the store's session driver,
-//! with the log opened for the step and let go after, so no process holds it while
-//! a person thinks (`askuser answer` can record into it meanwhile).
+//! The MCP session's stream: every input goes through the application layer's
+//! [`Desk`] (the one unit of work), one desk a step, over the log opened for
+//! the step and let go after, so no process holds it while a person thinks
+//! (`askuser answer` can record into it meanwhile).
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use askuser_app::log::replay::{apply_recorded, load_at};
-use askuser_app::log::{Caught, Log, Seq, Session, SessionError, StoreError};
+use askuser_app::log::{Caught, Log, Seq, StoreError};
+use askuser_app::{AppError, Desk, Taken as Took};
 use askuser_core::{Answer, At, Command, Event, Input, InquiryId, Refusal, State, ToolCall};
 
 /// Opens the log for one step (a sled database is opened and closed again; an
@@ -148,8 +150,9 @@ impl Recorder {
         self.stream.get().map(|name| &**name)
     }
 
-    fn session(&self) -> Result<Session, StoreError> {
-        Session::open((self.open)()?, self.stream().to_owned())
+    /// A desk over the log opened for this step.
+    fn desk(&self) -> Result<Desk, StoreError> {
+        Ok(Desk::new((self.open)()?))
     }
 
     /// Records a new request under a fresh inquiry id (`call-<seq>`, the sequence
@@ -160,18 +163,16 @@ impl Recorder {
         make: impl Fn(InquiryId) -> Input,
     ) -> Result<(InquiryId, Result<Step, Refusal>), StoreError> {
         let _guard = self.lock.lock().unwrap_or_else(PoisonError::into_inner);
-        let mut session = self.session()?;
-        let inquiry = InquiryId::new(format!("call-{}", session.head() + 1));
-        let recorded = match session.handle_input(&make(inquiry.clone())) {
-            Ok(handled) => Ok(Step {
-                commands: handled.commands,
-                at: session.state().at(&inquiry),
-                head: session.head(),
+        let (mut desk, stream) = (self.desk()?, self.stream());
+        let inquiry = InquiryId::new(format!("call-{}", desk.head(stream).map_err(store)? + 1));
+        let outcome = desk.input(stream, &make(inquiry.clone())).map_err(store)?;
+        let recorded = match outcome.taken {
+            Took::Recorded { commands, .. } => Ok(Step {
+                commands,
+                at: desk.state(stream).map_err(store)?.at(&inquiry),
+                head: desk.head(stream).map_err(store)?,
             }),
-            Err(SessionError::Refused(refusal) | SessionError::MovedElsewhere { refusal, .. }) => {
-                Err(refusal)
-            }
-            Err(SessionError::Store(error)) => return Err(error),
+            Took::Refused(refusal) => Err(refusal),
         };
         Ok((inquiry, recorded))
     }
@@ -192,31 +193,31 @@ impl Recorder {
         seen: Seq,
     ) -> Result<Taken, StoreError> {
         let _guard = self.lock.lock().unwrap_or_else(PoisonError::into_inner);
-        let mut session = self.session()?;
+        let (mut desk, stream) = (self.desk()?, self.stream());
         let inquiry = input.inquiry();
         // An input with no `At` of its own (a round shown, an answer given ahead)
         // stands only while the inquiry still shows what the walk saw: the
         // engine judges that.
-        let refusal = shown.and_then(|shown| session.state().still_shows(shown).err());
-        let refusal = match refusal {
-            Some(refusal) => refusal,
-            None => match session.handle_input(input) {
-                Ok(handled) => {
+        let state = desk.state(stream).map_err(store)?;
+        let refusal = if let Some(refusal) = shown.and_then(|shown| state.still_shows(shown).err())
+        {
+            refusal
+        } else {
+            let outcome = desk.input(stream, input).map_err(store)?;
+            match outcome.taken {
+                Took::Recorded { commands, .. } => {
                     return Ok(Taken::Recorded(Step {
-                        commands: handled.commands,
-                        at: session.state().at(inquiry),
-                        head: session.head(),
+                        commands,
+                        at: desk.state(stream).map_err(store)?.at(inquiry),
+                        head: desk.head(stream).map_err(store)?,
                     }));
                 }
-                Err(
-                    SessionError::Refused(refusal) | SessionError::MovedElsewhere { refusal, .. },
-                ) => refusal,
-                Err(SessionError::Store(error)) => return Err(error),
-            },
+                Took::Refused(refusal) => refusal,
+            }
         };
-        let head = session.head();
+        let head = desk.head(stream).map_err(store)?;
         let caught = if head > seen {
-            caught(&**session.log(), session.stream(), inquiry, seen, head)?
+            caught(&**desk.log(), stream, inquiry, seen, head)?
         } else {
             Vec::new()
         };
@@ -225,7 +226,7 @@ impl Recorder {
         }
         Ok(Taken::Moved(Box::new(Moved {
             caught,
-            now: Now::of(session.state(), inquiry),
+            now: Now::of(desk.state(stream).map_err(store)?, inquiry),
             head,
         })))
     }
@@ -251,8 +252,8 @@ impl Recorder {
     /// result, a failure, End Turn); `None` while it is open.
     pub(crate) fn ending(&self, inquiry: &InquiryId) -> Result<Option<Command>, StoreError> {
         let _guard = self.lock.lock().unwrap_or_else(PoisonError::into_inner);
-        let session = self.session()?;
-        let state = session.state();
+        let mut desk = self.desk()?;
+        let state = desk.state(self.stream()).map_err(store)?;
         if state.at(inquiry).is_some() {
             return Ok(None);
         }
@@ -271,20 +272,23 @@ impl Recorder {
         arguments: &serde_json::Value,
     ) -> Result<Option<Command>, StoreError> {
         let _guard = self.lock.lock().unwrap_or_else(PoisonError::into_inner);
-        let mut session = self.session()?;
-        let owed = session.state().owed().find_map(|(id, record)| {
-            let call = record.call()?;
-            (call.dialect == dialect && call.arguments == *arguments)
-                .then(|| (id.clone(), record.command(id)))
-        });
+        let (mut desk, stream) = (self.desk()?, self.stream());
+        let owed = desk
+            .state(stream)
+            .map_err(store)?
+            .owed()
+            .find_map(|(id, record)| {
+                let call = record.call()?;
+                (call.dialect == dialect && call.arguments == *arguments)
+                    .then(|| (id.clone(), record.command(id)))
+            });
         let Some((inquiry, Some(result))) = owed else {
             return Ok(None);
         };
-        match session.handle_input(&Input::Deliver { inquiry }) {
-            Ok(_) => Ok(Some(result)),
-            Err(SessionError::Refused(_) | SessionError::MovedElsewhere { .. }) => Ok(None),
-            Err(SessionError::Store(error)) => Err(error),
-        }
+        let delivered = desk
+            .input(stream, &Input::Deliver { inquiry })
+            .map_err(store)?;
+        Ok(delivered.refusal().is_none().then_some(result))
     }
 
     /// Records that the result of `inquiry` was handed to the client (so a call
@@ -292,15 +296,17 @@ impl Recorder {
     /// and owed; otherwise, or when the log cannot record it, nothing changes.
     pub(crate) fn handed_over(&self, inquiry: &InquiryId) {
         let _guard = self.lock.lock().unwrap_or_else(PoisonError::into_inner);
-        let Ok(mut session) = self.session() else {
+        let (Ok(mut desk), stream) = (self.desk(), self.stream()) else {
             return;
         };
-        let owed =
-            (session.state().outcome(inquiry)).is_some_and(askuser_core::FinishedInquiry::owed);
+        let owed = (desk.state(stream)).is_ok_and(|state| {
+            (state.outcome(inquiry)).is_some_and(askuser_core::FinishedInquiry::owed)
+        });
         if owed {
-            let _ = session.handle_input(&Input::Deliver {
+            let deliver = Input::Deliver {
                 inquiry: inquiry.clone(),
-            });
+            };
+            let _ = desk.input(stream, &deliver);
         }
     }
 
@@ -311,11 +317,20 @@ impl Recorder {
         inquiry: &InquiryId,
     ) -> Result<Option<(Command, Option<ToolCall>)>, StoreError> {
         let _guard = self.lock.lock().unwrap_or_else(PoisonError::into_inner);
-        let session = self.session()?;
-        let state = session.state();
+        let mut desk = self.desk()?;
+        let state = desk.state(self.stream()).map_err(store)?;
         Ok(state
             .pending(inquiry)
             .map(|command| (command, state.call(inquiry).map(|c| (**c).clone()))))
+    }
+}
+
+/// The log's error behind an error of the desk (a desk over a log opened for a
+/// step fails only when the log does; anything else is told in its words).
+fn store(error: AppError) -> StoreError {
+    match error {
+        AppError::Store(error) => error,
+        other => StoreError::Storage(Box::new(other)),
     }
 }
 

@@ -12,10 +12,10 @@
 //!   while no server of the stream was there to hand it over
 //!   (`"finished_while_away"`), given once. The full protocol, with an example
 //!   session, is in `docs/protocol.md`.
-//! - [`Journal`]: the application layer's journal ([`askuser_app::Journal`]: the
-//!   store's sessions, one per stream) speaking the protocol's lines:
+//! - The server holds the application layer's [`Desk`] (the one unit of work;
+//!   re-exported here) and renders what it returns as the protocol's lines:
 //!   every input is decided, appended (flushed) and applied **before** any line is
-//!   written, so whatever a host has seen is durable ([`askuser_app::Journal::defer_flush`]
+//!   written, so whatever a host has seen is durable ([`Desk::defer_flush`]
 //!   lets a server record a group of waiting inputs and flush the log once, before
 //!   any of their lines is written).
 //! - [`replay()`]: re-derives every line of a recorded stream from its events alone
@@ -26,14 +26,14 @@
 //! pending-file workflow is [`askuser_app::pending`].
 //!
 //! ```
-//! use askuser_rpc::{Journal, Server};
+//! use askuser_rpc::{Desk, Server};
 //!
 //! let input = br#"{"type":"ask","inquiry":"c1","dialect":"jp","arguments":{"question":"Deploy now?","answer_type":"boolean"}}
 //! {"type":"answer","inquiry":"c1","question":"answer","value":"yes"}
 //! not json
 //! "#;
 //! let mut output = Vec::new();
-//! let mut server = Server::new(Journal::memory(), "session-1").unwrap();
+//! let mut server = Server::new(Desk::memory(), "session-1").unwrap();
 //! server.serve(&input[..], &mut output).unwrap();
 //!
 //! let lines: Vec<&str> = std::str::from_utf8(&output).unwrap().lines().collect();
@@ -44,8 +44,7 @@
 //!
 //! // Every accepted message was recorded, and the result handed over; the replay
 //! // re-derives the same lines.
-//! let journal = server.journal();
-//! let report = askuser_rpc::replay(&**journal.log(), "session-1").unwrap();
+//! let report = askuser_rpc::replay(&**server.desk().log(), "session-1").unwrap();
 //! assert!(report.matches());
 //! assert_eq!(report.events.len(), 3);
 //! ```
@@ -55,16 +54,16 @@
 #![warn(unreachable_pub)]
 
 mod input;
-mod journal;
+mod lines;
 mod output;
 mod replay;
 mod server;
 mod watch;
 
+pub use askuser_app::Desk;
 pub use input::MAX_LINE_BYTES;
 #[doc(hidden)]
 pub use input::{Ask, INPUT_TYPES, Input, parse_input};
-pub use journal::{Journal, Step};
 pub use replay::{ReplayReport, ReplayedEvent, describe_event, replay};
 #[doc(hidden)]
 pub use server::fuzz_read_lines;

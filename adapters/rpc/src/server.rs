@@ -8,8 +8,9 @@ use askuser_core::{UiInput, ui_answer};
 use serde_json::{Value, json};
 
 use crate::input::{Ask, Input, MAX_LINE_BYTES, Shown, named_inquiry, parse_input};
-use crate::journal::{Journal, Step};
+use crate::lines::{self, Held, Step};
 use crate::output::{command_line, error_line, stale_line};
+use askuser_app::Desk;
 use askuser_app::Result;
 
 /// The protocol's version, sent in the `ready` line.
@@ -20,7 +21,9 @@ pub const PROTOCOL_VERSION: u32 = 1;
 /// A bad line gets an `error` line and the server goes on.
 #[derive(Debug)]
 pub struct Server {
-    journal: Journal,
+    desk: Desk,
+    /// What other surfaces recorded that this server has not passed on yet.
+    held: Held,
     stream: String,
     /// Which stream each inquiry of this session lives in, for those outside the
     /// server's own stream (an inquiry of its own stream is found in its state).
@@ -35,15 +38,16 @@ pub struct Server {
 }
 
 impl Server {
-    /// A server recording into `stream` of `journal` by default (an `ask` may name
-    /// another stream). If the stream already exists, its open inquiries can be
-    /// answered.
+    /// A server recording through `desk` into `stream` by default (an `ask` may
+    /// name another stream). If the stream already exists, its open inquiries
+    /// can be answered.
     ///
     /// # Errors
     /// When the stream cannot be read from the log.
-    pub fn new(journal: Journal, stream: impl Into<String>) -> Result<Self> {
+    pub fn new(desk: Desk, stream: impl Into<String>) -> Result<Self> {
         let mut server = Self {
-            journal,
+            desk,
+            held: Held::default(),
             stream: stream.into(),
             routes: HashMap::new(),
             adopted: BTreeSet::new(),
@@ -59,9 +63,9 @@ impl Server {
         &self.stream
     }
 
-    /// The journal.
-    pub fn journal(&mut self) -> &mut Journal {
-        &mut self.journal
+    /// The desk the server records through.
+    pub fn desk(&mut self) -> &mut Desk {
+        &mut self.desk
     }
 
     /// The first line a server sends: `{"type":"ready","stream":...,"protocol":1,
@@ -73,7 +77,7 @@ impl Server {
     /// When the stream cannot be read from the log.
     pub fn ready_line(&mut self) -> Result<Value> {
         let open: Vec<String> = self
-            .journal
+            .desk
             .state(&self.stream)?
             .open_inquiries()
             .map(ToString::to_string)
@@ -115,10 +119,7 @@ impl Server {
             // The server on a stream is its asker: it takes over the inquiries a
             // server before it left open, and hands their results over.
             self.asked.insert((stream.clone(), inquiry.clone()));
-            match self
-                .journal
-                .pending_line(&stream, &InquiryId::new(&inquiry))
-            {
+            match lines::pending_line(&mut self.desk, &stream, &InquiryId::new(&inquiry)) {
                 Ok(Some(line)) => lines.push(line),
                 Ok(None) => {}
                 Err(error) => lines.push(inquiry_error(&inquiry, &error.to_string())),
@@ -134,7 +135,7 @@ impl Server {
     fn finished_while_away(&mut self) -> (Vec<String>, Vec<Value>) {
         let stream = self.stream.clone();
         let owed: Vec<(InquiryId, Option<Command>, Option<askuser_core::ToolCall>)> =
-            match self.journal.state(&stream) {
+            match self.desk.state(&stream) {
                 Ok(state) => (state.owed())
                     .map(|(id, record)| (id.clone(), record.command(id), record.call().cloned()))
                     .collect(),
@@ -145,7 +146,7 @@ impl Server {
             let deliver = askuser_core::Input::Deliver {
                 inquiry: inquiry.clone(),
             };
-            match self.journal.input(&stream, &deliver) {
+            match lines::input(&mut self.desk, &mut self.held, &stream, &deliver) {
                 Ok(Step::Recorded { .. }) => {}
                 // Handed over by another surface first.
                 Ok(Step::Refused(_)) => continue,
@@ -185,7 +186,7 @@ impl Server {
                 continue;
             }
             let id = InquiryId::new(inquiry);
-            let owed = (self.journal.state(&stream)).is_ok_and(|state| {
+            let owed = (self.desk.state(&stream)).is_ok_and(|state| {
                 state
                     .outcome(&id)
                     .is_some_and(askuser_core::FinishedInquiry::owed)
@@ -193,8 +194,8 @@ impl Server {
             if owed {
                 // Best effort: a result not recorded handed over is given again
                 // after a restart, which is the lesser harm.
-                let _ =
-                    (self.journal).input(&stream, &askuser_core::Input::Deliver { inquiry: id });
+                let deliver = askuser_core::Input::Deliver { inquiry: id };
+                let _ = lines::input(&mut self.desk, &mut self.held, &stream, &deliver);
             }
         }
     }
@@ -206,7 +207,7 @@ impl Server {
         if self.adopted.contains(stream) {
             return Ok(());
         }
-        let state = self.journal.state(stream)?;
+        let state = self.desk.state(stream)?;
         let open: Vec<String> = state.open_inquiries().map(ToString::to_string).collect();
         for inquiry in open {
             self.routes
@@ -258,7 +259,7 @@ impl Server {
     /// The lines for what other processes recorded in the streams this session
     /// serves since it last looked: an answer given elsewhere (another terminal,
     /// `askuser answer`) arrives as its `result` line. A host loop calls this when
-    /// [`Log::wait_past`](askuser_app::log::Log::wait_past) on the journal's log says a
+    /// [`Log::wait_past`](askuser_app::log::Log::wait_past) on the desk's log says a
     /// head moved; nothing comes of the session's own inputs, already answered.
     pub fn catch_up(&mut self) -> Vec<Value> {
         // The streams this session used (each adopted once), not every route: the
@@ -269,7 +270,7 @@ impl Server {
         }
         let mut lines = Vec::new();
         for stream in streams {
-            match self.journal.catch_up(&stream) {
+            match lines::catch_up(&mut self.desk, &mut self.held, &stream) {
                 Ok(more) => lines.extend(more),
                 Err(error) => lines.push(error_line(&not_recorded(&error))),
             }
@@ -337,7 +338,9 @@ impl Server {
             Err(error) => return vec![inquiry_error(inquiry, &not_recorded(&error))],
         };
         let step = match &action {
-            Action::Decide(input) | Action::Current(input) => self.journal.input(stream, input),
+            Action::Decide(input) | Action::Current(input) => {
+                lines::input(&mut self.desk, &mut self.held, stream, input)
+            }
             Action::Refuse(refusal) => Ok(Step::Refused(refusal.clone())),
         };
         let id = InquiryId::new(inquiry);
@@ -442,7 +445,7 @@ impl Server {
             Input::TimedOut { inquiry, message } => Action::Current(Core::TimeOut {
                 inquiry: id(&inquiry),
                 message,
-                fired_at_ms: self.journal.now().millis(),
+                fired_at_ms: self.desk.now().millis(),
             }),
             Input::Review { inquiry } => Action::Current(Core::WantReview {
                 inquiry: id(&inquiry),
@@ -458,8 +461,8 @@ impl Server {
     /// surfaces recorded is applied first, and passed on with the next line
     /// that names a step); `None` when it is not open.
     fn shows(&mut self, stream: &str, inquiry: &InquiryId) -> Result<Option<At>> {
-        self.journal.look(stream)?;
-        Ok(self.journal.state(stream)?.at(inquiry))
+        lines::look(&mut self.desk, &mut self.held, stream)?;
+        Ok(self.desk.state(stream)?.at(inquiry))
     }
 
     /// What `inquiry` shows now; of an inquiry that is not open, any `At`: the
@@ -479,8 +482,8 @@ impl Server {
         inquiry: &InquiryId,
         question: &str,
     ) -> Result<std::result::Result<At, askuser_core::Refusal>> {
-        self.journal.look(stream)?;
-        Ok(self.journal.state(stream)?.asking(inquiry, question))
+        lines::look(&mut self.desk, &mut self.held, stream)?;
+        Ok(self.desk.state(stream)?.asking(inquiry, question))
     }
 
     /// The lines of what other surfaces recorded in `stream` since this server
@@ -488,7 +491,7 @@ impl Server {
     /// (none before a line without a step, decided as it comes).
     fn caught_up_before(&mut self, stream: &str, action: &Action) -> Result<Vec<Value>> {
         match action {
-            Action::Decide(_) => self.journal.catch_up(stream),
+            Action::Decide(_) => lines::catch_up(&mut self.desk, &mut self.held, stream),
             Action::Current(_) | Action::Refuse(_) => Ok(Vec::new()),
         }
     }
@@ -496,7 +499,7 @@ impl Server {
     /// The line an open inquiry shows now (its `prompt`, `review` or
     /// `ask_assistant`), or the `error` line saying why it cannot be read.
     fn shows_now(&mut self, stream: &str, inquiry: &InquiryId) -> Option<Value> {
-        match self.journal.pending_line(stream, inquiry) {
+        match lines::pending_line(&mut self.desk, stream, inquiry) {
             Ok(line) => line,
             Err(error) => Some(inquiry_error(inquiry.as_str(), &not_recorded(&error))),
         }
@@ -518,7 +521,7 @@ impl Server {
     /// Whether the server's stream ever recorded a request for `inquiry`.
     fn was_requested(&mut self, inquiry: &str) -> bool {
         let stream = self.stream.clone();
-        self.journal
+        self.desk
             .state(&stream)
             .is_ok_and(|state| state.was_requested(&InquiryId::new(inquiry)))
     }
@@ -533,7 +536,7 @@ impl Server {
         question: &str,
         value: Value,
     ) -> Result<Value> {
-        let state = self.journal.state(stream)?;
+        let state = self.desk.state(stream)?;
         Ok(match state.pending(&InquiryId::new(inquiry)) {
             Some(Command::Prompt(prompt)) if prompt.question().id == question => {
                 ui_answer(prompt.question(), UiInput::Json(value.clone())).unwrap_or(value)
@@ -584,9 +587,7 @@ impl Server {
                         })
                         .collect(),
                 };
-                let step = self
-                    .journal
-                    .input(&stream, &rejected)
+                let step = lines::input(&mut self.desk, &mut self.held, &stream, &rejected)
                     .map_err(|e| not_recorded(&e));
                 return finish(&inquiry, step);
             }
@@ -607,10 +608,14 @@ impl Server {
         if let Some(interactive) = ask.interactive {
             request.policy.interactive = interactive;
         }
-        let step = self
-            .journal
-            .request(&stream, &call, &ask.arguments, request)
-            .map_err(|e| not_recorded(&e));
+        let step = lines::request(
+            &mut self.desk,
+            &mut self.held,
+            &stream,
+            (&call, &ask.arguments),
+            request,
+        )
+        .map_err(|e| not_recorded(&e));
         // An inquiry of the server's own stream needs no route (the stream's state
         // knows it), so the routes do not grow with the asks of a long session.
         if matches!(step, Ok(Step::Recorded { .. })) {
@@ -789,12 +794,12 @@ mod tests {
     fn an_answer_recorded_by_another_server_arrives_by_catch_up() {
         let log: std::sync::Arc<dyn askuser_app::log::Log> =
             std::sync::Arc::new(askuser_app::log::MemLog::new());
-        let mut asking = Server::new(Journal::new(log.clone()), "s").unwrap();
+        let mut asking = Server::new(Desk::new(log.clone()), "s").unwrap();
         let ask = r#"{"type":"ask","inquiry":"c1","dialect":"jp","arguments":{"question":"Deploy now?","answer_type":"boolean"}}"#;
         assert_eq!(asking.handle_line(ask)[0]["type"], "prompt");
         assert_eq!(asking.catch_up(), Vec::<Value>::new());
         // Another process (here, another server on the same log) answers.
-        let mut answering = Server::new(Journal::new(log), "s").unwrap();
+        let mut answering = Server::new(Desk::new(log), "s").unwrap();
         let answered = answering
             .handle_line(r#"{"type":"answer","inquiry":"c1","question":"answer","value":"yes"}"#);
         let result = json!({"type": "result", "inquiry": "c1",
@@ -828,24 +833,21 @@ mod tests {
     fn a_result_finished_while_the_server_was_away_is_given_at_its_restart_once() {
         let log: std::sync::Arc<dyn askuser_app::log::Log> =
             std::sync::Arc::new(askuser_app::log::MemLog::new());
-        let mut asking = Server::new(Journal::new(log.clone()), "s").unwrap();
+        let mut asking = Server::new(Desk::new(log.clone()), "s").unwrap();
         let lines = served(&mut asking, &format!("{ASK}\n"));
         assert_eq!(lines[1]["type"], "prompt");
         // The server is gone; another surface (`askuser answer`, the web) answers.
         drop(asking);
-        let mut elsewhere = Journal::new(log.clone());
+        let mut elsewhere = Desk::new(log.clone());
         let at = elsewhere
             .state("s")
             .unwrap()
             .at(&InquiryId::new("c1"))
             .unwrap();
         let yes = AnswerInput::new(at, json!(true)).into();
-        assert!(matches!(
-            elsewhere.input("s", &yes).unwrap(),
-            Step::Recorded { .. }
-        ));
+        assert!(elsewhere.input("s", &yes).unwrap().refusal().is_none());
 
-        let mut back = Server::new(Journal::new(log.clone()), "s").unwrap();
+        let mut back = Server::new(Desk::new(log.clone()), "s").unwrap();
         assert_eq!(
             back.greeting(),
             [
@@ -856,7 +858,7 @@ mod tests {
             ]
         );
         // Given once: the next server on the stream is given nothing.
-        let mut again = Server::new(Journal::new(log), "s").unwrap();
+        let mut again = Server::new(Desk::new(log), "s").unwrap();
         assert_eq!(
             again.greeting(),
             [json!({"type": "ready", "stream": "s", "protocol": 1, "open": []})]
@@ -867,7 +869,7 @@ mod tests {
     fn a_result_the_server_handed_over_itself_is_not_given_again() {
         let log: std::sync::Arc<dyn askuser_app::log::Log> =
             std::sync::Arc::new(askuser_app::log::MemLog::new());
-        let mut asking = Server::new(Journal::new(log.clone()), "s").unwrap();
+        let mut asking = Server::new(Desk::new(log.clone()), "s").unwrap();
         let answer = r#"{"type":"answer","inquiry":"c1","question":"answer","value":"yes"}"#;
         let lines = served(&mut asking, &format!("{ASK}\n{answer}\n"));
         assert_eq!(lines[2]["type"], "result");
@@ -876,11 +878,11 @@ mod tests {
         let ask2 = ASK.replace("c1", "c2");
         let lines = served(&mut asking, &format!("{ask2}\n"));
         assert_eq!(lines[1]["type"], "prompt");
-        let mut next = Server::new(Journal::new(log.clone()), "s").unwrap();
+        let mut next = Server::new(Desk::new(log.clone()), "s").unwrap();
         let lines = served(&mut next, &answer.replace("c1", "c2"));
         assert_eq!(lines[0]["open"], json!(["c2"]));
         assert_eq!(lines[2]["type"], "result");
-        let mut last = Server::new(Journal::new(log), "s").unwrap();
+        let mut last = Server::new(Desk::new(log), "s").unwrap();
         assert_eq!(
             last.greeting(),
             [json!({"type": "ready", "stream": "s", "protocol": 1, "open": []})]

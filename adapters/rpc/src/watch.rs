@@ -88,7 +88,7 @@ impl Server {
     /// group), then writes their lines. Returns whether the input ended.
     fn serve_group<W: Write>(&mut self, group: Vec<Wake>, output: &mut W) -> Result<bool> {
         // One flush for the group, the results it hands over recorded with it.
-        self.journal().defer_flush();
+        self.desk().defer_flush();
         let mut lines = Vec::new();
         let mut ended = Ok(false);
         for wake in group {
@@ -106,7 +106,7 @@ impl Server {
             }
         }
         // Nothing recorded is shown before it is durable.
-        self.journal().flush()?;
+        self.desk().flush()?;
         write_lines(output, &lines)?;
         ended
     }
@@ -119,8 +119,8 @@ impl Server {
         stopped: Arc<AtomicBool>,
     ) -> Result<std::thread::JoinHandle<()>> {
         let stream = self.stream().to_owned();
-        let mut head = self.journal().head(&stream)?;
-        let log = Arc::clone(self.journal().log());
+        let mut head = self.desk().head(&stream)?;
+        let log = Arc::clone(self.desk().log());
         Ok(std::thread::Builder::new()
             .name("askuser-serve-watch".to_owned())
             .spawn(move || {
@@ -170,7 +170,8 @@ mod tests {
 
     use serde_json::{Value, json};
 
-    use crate::{Journal, Server};
+    use crate::Server;
+    use askuser_app::Desk;
 
     #[test]
     fn an_answer_recorded_elsewhere_is_written_while_the_server_waits_for_input() {
@@ -205,7 +206,7 @@ mod tests {
             serde_json::from_str(&line).unwrap()
         };
         let serving = std::thread::spawn(move || {
-            let mut server = Server::new(Journal::new(log), "s").unwrap();
+            let mut server = Server::new(Desk::new(log), "s").unwrap();
             server.serve_watching(BufReader::new(input), output)
         });
         assert_eq!(next()["type"], "ready");
@@ -216,7 +217,7 @@ mod tests {
         .unwrap();
         assert_eq!(next()["type"], "prompt");
         // Another process answers; the host sends nothing, and gets the result.
-        let mut elsewhere = Server::new(Journal::new(other), "s").unwrap();
+        let mut elsewhere = Server::new(Desk::new(other), "s").unwrap();
         elsewhere
             .handle_line(r#"{"type":"answer","inquiry":"c1","question":"answer","value":"yes"}"#);
         assert_eq!(

@@ -5,7 +5,7 @@
 
 use std::io::Cursor;
 
-use askuser_rpc::{Journal, Server};
+use askuser_rpc::{Desk, Server};
 use serde_json::{Value, json};
 
 fn ask(inquiry: &str) -> Value {
@@ -46,7 +46,7 @@ fn text(lines: &[Value]) -> String {
 #[test]
 fn a_burst_is_answered_line_for_line_as_one_input_at_a_time_and_all_of_it_is_recorded() {
     let inputs = burst();
-    let mut one_by_one = Server::new(Journal::memory(), "s").unwrap();
+    let mut one_by_one = Server::new(Desk::memory(), "s").unwrap();
     let mut expected = text(&one_by_one.greeting());
     for line in &inputs {
         expected += &text(&one_by_one.handle_line(&line.to_string()));
@@ -54,7 +54,7 @@ fn a_burst_is_answered_line_for_line_as_one_input_at_a_time_and_all_of_it_is_rec
 
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("log.db");
-    let mut grouped = Server::new(Journal::open(&db).unwrap(), "s").unwrap();
+    let mut grouped = Server::new(Desk::open(&db).unwrap(), "s").unwrap();
     let mut output = Vec::new();
     grouped
         .serve_watching(Cursor::new(text(&inputs).into_bytes()), &mut output)
@@ -63,7 +63,7 @@ fn a_burst_is_answered_line_for_line_as_one_input_at_a_time_and_all_of_it_is_rec
     // Every input recorded one by one is in the log, flushed before the server
     // returned: the same events, in the same order.
     let recorded = |server: &mut Server| -> Vec<String> {
-        let log = server.journal().log();
+        let log = server.desk().log();
         log.read("s", 1)
             .unwrap()
             .map(|recorded| format!("{:?}", recorded.unwrap().event))
@@ -71,7 +71,7 @@ fn a_burst_is_answered_line_for_line_as_one_input_at_a_time_and_all_of_it_is_rec
     };
     let expected_events = recorded(&mut one_by_one);
     drop(grouped);
-    let mut reopened = Server::new(Journal::open(&db).unwrap(), "s").unwrap();
+    let mut reopened = Server::new(Desk::open(&db).unwrap(), "s").unwrap();
     assert_eq!(recorded(&mut reopened), expected_events);
     // Each result handed over is recorded so, once, after the answer that
     // finished its inquiry: a restarted server is not given them again.

@@ -6,7 +6,7 @@
 
 use std::fmt::Write as _;
 
-use askuser_rpc::{Journal, Server};
+use askuser_rpc::{Desk, Server};
 use serde_json::{Value, json};
 
 /// Feeds `lines` to `server`, giving the transcript: `> sent`, `< received`.
@@ -46,7 +46,7 @@ fn answer(inquiry: &str, question: &str, value: Value) -> Value {
 fn a_restarted_server_lists_the_open_inquiries_and_sends_their_prompts_again() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("log.db");
-    let mut first = Server::new(Journal::open(&db).unwrap(), "s").unwrap();
+    let mut first = Server::new(Desk::open(&db).unwrap(), "s").unwrap();
     let before = greeting(&mut first)
         + &talk(
             &mut first,
@@ -63,7 +63,7 @@ fn a_restarted_server_lists_the_open_inquiries_and_sends_their_prompts_again() {
         );
     drop(first);
     // The host crashed and started again: the new server shows what is still open.
-    let mut second = Server::new(Journal::open(&db).unwrap(), "s").unwrap();
+    let mut second = Server::new(Desk::open(&db).unwrap(), "s").unwrap();
     let after = greeting(&mut second)
         + &talk(
             &mut second,
@@ -90,7 +90,7 @@ fn timeouts_are_held_to_the_deadline_the_log_recorded() {
     // they arrive, moves only when told.
     let clock = askuser_app::log::ManualClock::new(askuser_app::log::Timestamp(1_767_225_600_000));
     let log = askuser_app::log::MemLog::new().with_clock(clock.clone());
-    let mut server = Server::new(Journal::new(std::sync::Arc::new(log)), "s").unwrap();
+    let mut server = Server::new(Desk::new(std::sync::Arc::new(log)), "s").unwrap();
     let mut transcript = talk(
         &mut server,
         &[timed("d1", "defaults"), answer("d1", "apply", json!(true))],
@@ -148,7 +148,7 @@ fn persistence_turn_reuses_a_remembered_answer_for_the_rest_of_the_turn_only() {
         json!({"type": "answer", "inquiry": inquiry, "question": "answer", "value": true,
                "remember": true})
     };
-    let mut server = Server::new(Journal::memory(), "s").unwrap();
+    let mut server = Server::new(Desk::memory(), "s").unwrap();
     let transcript = talk(
         &mut server,
         &[
@@ -166,7 +166,7 @@ fn persistence_turn_reuses_a_remembered_answer_for_the_rest_of_the_turn_only() {
     );
     insta::assert_snapshot!("persistence_turn", transcript);
     // What was recorded: `remember` only where the policy allows it.
-    let log = server.journal().log().clone();
+    let log = server.desk().log().clone();
     let report = askuser_rpc::replay(&*log, "s").unwrap();
     let remembered: Vec<(String, bool)> = report
         .events
@@ -190,7 +190,7 @@ fn an_ask_with_no_turn_is_its_own_turn() {
         json!({"type": "ask", "inquiry": inquiry, "dialect": "jp",
                "arguments": {"question": "Deploy now?", "answer_type": "boolean"}})
     };
-    let mut server = Server::new(Journal::memory(), "s").unwrap();
+    let mut server = Server::new(Desk::memory(), "s").unwrap();
     let transcript = talk(
         &mut server,
         &[
@@ -235,7 +235,7 @@ fn a_reply_with_a_message_reaches_the_result_in_every_dialect() {
             json!({"questions": [{"header": "Deploy", "question": "Deploy now?", "type": "yesno"}]}),
         ),
     ];
-    let mut server = Server::new(Journal::memory(), "s").unwrap();
+    let mut server = Server::new(Desk::memory(), "s").unwrap();
     let mut lines = Vec::new();
     for (dialect, arguments) in calls {
         lines.push(
@@ -256,7 +256,7 @@ fn a_reply_with_a_message_reaches_the_result_in_every_dialect() {
 
 #[test]
 fn error_lines_name_the_inquiry_whenever_the_line_names_one() {
-    let mut server = Server::new(Journal::memory(), "s").unwrap();
+    let mut server = Server::new(Desk::memory(), "s").unwrap();
     let transcript = talk(
         &mut server,
         &[
@@ -276,7 +276,7 @@ fn error_lines_name_the_inquiry_whenever_the_line_names_one() {
 #[test]
 fn a_ui_that_reviews_gets_a_review_line_and_a_reply_from_it_keeps_every_answer() {
     let dir = tempfile::tempdir().unwrap();
-    let mut server = Server::new(Journal::open(&dir.path().join("log.db")).unwrap(), "s").unwrap();
+    let mut server = Server::new(Desk::open(&dir.path().join("log.db")).unwrap(), "s").unwrap();
     greeting(&mut server);
     let review = json!({"type": "review", "inquiry": "c1"});
     let lines = talk(

@@ -8,7 +8,7 @@
 use std::sync::Arc;
 
 use askuser_app::log::{Log, MemLog};
-use askuser_rpc::{Journal, Server};
+use askuser_rpc::{Desk, Server};
 use serde_json::{Value, json};
 
 const ASK: &str = r#"{"type":"ask","inquiry":"c1","arguments":{"questions":[{"id":"apply","text":"Apply?","answer_type":"boolean"},{"id":"env","text":"Where?","answer_type":"select","options":["staging","production"]},{"id":"note","text":"Anything else?","answer_type":"text"}]}}"#;
@@ -16,10 +16,10 @@ const ASK: &str = r#"{"type":"ask","inquiry":"c1","arguments":{"questions":[{"id
 /// The host's server and another surface's, on one log and stream.
 fn two_surfaces() -> (Arc<dyn Log>, Server, Server) {
     let log: Arc<dyn Log> = Arc::new(MemLog::new());
-    let mut host = Server::new(Journal::new(Arc::clone(&log)), "s").unwrap();
+    let mut host = Server::new(Desk::new(Arc::clone(&log)), "s").unwrap();
     let prompt = one(&mut host, ASK);
     assert_eq!(prompt, apply(0));
-    let other = Server::new(Journal::new(Arc::clone(&log)), "s").unwrap();
+    let other = Server::new(Desk::new(Arc::clone(&log)), "s").unwrap();
     (log, host, other)
 }
 
@@ -265,7 +265,7 @@ fn an_action_naming_a_finished_or_unknown_inquiry_is_refused_as_before() {
 
 #[test]
 fn an_answer_with_a_step_is_read_as_a_ui_s_input_with_its_note_and_line_breaks() {
-    let mut host = Server::new(Journal::memory(), "s").unwrap();
+    let mut host = Server::new(Desk::memory(), "s").unwrap();
     host.handle_line(ASK);
     assert_eq!(
         one(

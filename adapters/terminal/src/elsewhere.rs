@@ -1,12 +1,13 @@
 //! When another surface (the web inbox, `askuser answer`, another terminal) moved
-//! an inquiry while the person was at a prompt: what it did, in words; what
-//! became of the person's own action; and, when the inquiry ended there, what
-//! the assistant got. Pure: the lines are built here and shown by the prompter.
+//! an inquiry while the person was at a prompt: what it did, in words (the
+//! terminal's style of the one narrator's data, [`Happened`]); what became of
+//! the person's own action; and, when the inquiry ended there, what the
+//! assistant got. Pure: the lines are built here and shown by the prompter.
 
 use std::fmt::Write as _;
 
 use crate::markdown;
-use askuser_core::{CancelReason, Command, Event, Outcome, OutcomeStatus, Prompt, ValidForm};
+use askuser_core::{Command, Happened, Outcome, OutcomeStatus, Prompt};
 use serde_json::Value;
 
 use crate::action::Action;
@@ -18,9 +19,9 @@ use crate::render;
 /// [`Engine::elsewhere`]: crate::Engine::elsewhere
 #[derive(Debug, Clone, PartialEq)]
 pub struct Elsewhere {
-    /// The events recorded for the inquiry since the person's screen was last
-    /// up to date, in order.
-    pub events: Vec<Event>,
+    /// What another surface did to the inquiry since the person's screen was
+    /// last up to date, in order ([`Happened::of`] of each event recorded).
+    pub happened: Vec<Happened>,
     /// What the inquiry waits on now (its [`Command::Prompt`] or
     /// [`Command::Review`]), or the command that ended it (`Respond`, `Fail`,
     /// `EndTurn`): the commands to carry on with.
@@ -62,17 +63,8 @@ pub(crate) fn carry(action: &Action, asked: &Prompt, next: &mut Prompt) -> bool 
 /// person's `action` (only when it carried something they may want again: an
 /// answer, a note, a Reply message), then, when `commands` end the inquiry, what
 /// the assistant got.
-pub(crate) fn lines(
-    form: &ValidForm,
-    moved: &Elsewhere,
-    action: Option<&Action>,
-    carried: bool,
-) -> Vec<String> {
-    let mut lines: Vec<String> = moved
-        .events
-        .iter()
-        .filter_map(|event| change(form, event))
-        .collect();
+pub(crate) fn lines(moved: &Elsewhere, action: Option<&Action>, carried: bool) -> Vec<String> {
+    let mut lines: Vec<String> = moved.happened.iter().map(change).collect();
     lines.extend(action.and_then(|action| yours(action, carried)));
     for command in &moved.commands {
         lines.extend(ending(command));
@@ -80,59 +72,47 @@ pub(crate) fn lines(
     lines
 }
 
-/// One event recorded elsewhere, in words; `None` for one that shows nothing
-/// by itself (a review wanted, a form shown, an answer refused).
-fn change(form: &ValidForm, event: &Event) -> Option<String> {
-    Some(match event {
-        Event::Answered {
-            question,
+/// What another surface did, in words.
+fn change(happened: &Happened) -> String {
+    match happened {
+        Happened::Answered {
+            asked,
             value,
             note,
+            ahead,
             ..
-        } => answered("Answered elsewhere", form, question, value, note.as_deref()),
-        Event::AnsweredAhead {
-            question, value, ..
-        } => answered("Answered ahead elsewhere", form, question, value, None),
-        Event::Back { .. } => "↻ Went back elsewhere, to an earlier question.".to_owned(),
-        Event::Submitted { .. } => "↻ Submitted elsewhere.".to_owned(),
-        Event::Cancelled {
-            reason: CancelReason::UserReply,
-            message,
+        } => {
+            let what = if *ahead {
+                "Answered ahead elsewhere"
+            } else {
+                "Answered elsewhere"
+            };
+            let mut line = format!(
+                "↻ {what}: \"{}\" → {}",
+                markdown::inline(asked),
+                answer(value)
+            );
+            if let Some(note) = note.as_deref().filter(|_| !*ahead) {
+                let _ = write!(line, " (note: {})", text(note));
+            }
+            line
+        }
+        Happened::WentBack { .. } => "↻ Went back elsewhere, to an earlier question.".to_owned(),
+        Happened::Submitted { .. } => "↻ Submitted elsewhere.".to_owned(),
+        Happened::Replied {
+            message: Some(message),
             ..
-        } => match message {
-            Some(message) => format!(
-                "↻ Replied elsewhere instead of answering: {}",
-                text(message)
-            ),
-            None => "↻ Replied elsewhere instead of answering.".to_owned(),
-        },
-        Event::Cancelled { .. } => "↻ Cancelled elsewhere.".to_owned(),
-        Event::TurnEnded { .. } => "↻ The turn was ended elsewhere.".to_owned(),
-        Event::TimedOut { .. } => "↻ Timed out elsewhere.".to_owned(),
-        _ => return None,
-    })
-}
-
-/// `↻ Answered elsewhere: "Which environment?" → staging`.
-fn answered(
-    what: &str,
-    form: &ValidForm,
-    question: &str,
-    value: &Value,
-    note: Option<&str>,
-) -> String {
-    let asked = form
-        .index_of(question)
-        .map_or(question, |index| form.question(index).text.as_str());
-    let mut line = format!(
-        "↻ {what}: \"{}\" → {}",
-        markdown::inline(asked),
-        answer(value)
-    );
-    if let Some(note) = note {
-        let _ = write!(line, " (note: {})", text(note));
+        } => format!(
+            "↻ Replied elsewhere instead of answering: {}",
+            text(message)
+        ),
+        Happened::Replied { message: None, .. } => {
+            "↻ Replied elsewhere instead of answering.".to_owned()
+        }
+        Happened::Cancelled { .. } => "↻ Cancelled elsewhere.".to_owned(),
+        Happened::TurnEnded { .. } => "↻ The turn was ended elsewhere.".to_owned(),
+        Happened::TimedOut { .. } => "↻ Timed out elsewhere.".to_owned(),
     }
-    line
 }
 
 /// What became of the person's action, when it carried something to keep.

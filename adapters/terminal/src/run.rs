@@ -481,7 +481,7 @@ impl Walk {
             (Some(action), Some(Command::Prompt(next))) => elsewhere::carry(action, asked, next),
             _ => false,
         };
-        prompter.show_elsewhere(&elsewhere::lines(&asked.form, moved, action, carried))?;
+        prompter.show_elsewhere(&elsewhere::lines(moved, action, carried))?;
         Ok(commands)
     }
 }

@@ -117,13 +117,16 @@ impl Engine for Racing {
         if self.unseen.is_empty() {
             return None;
         }
-        let events = std::mem::take(&mut self.unseen);
+        let form = self.state.form(inquiry).cloned();
+        let happened = (std::mem::take(&mut self.unseen).iter())
+            .filter_map(|event| askuser_core::Happened::of(event, &self.yielded, form.as_ref()))
+            .collect();
         let commands = match self.state.pending(inquiry) {
             Some(command) => vec![command],
             None => std::mem::take(&mut self.yielded),
         };
         assert_eq!(inquiry, &self.inquiry);
-        Some(Elsewhere { events, commands })
+        Some(Elsewhere { happened, commands })
     }
 }
 

@@ -147,7 +147,7 @@ impl Inbox {
             notify,
             origin,
             app: App {
-                queue: Arc::new(Mutex::new(Queue::new(askuser_app::Journal::new(log)))),
+                queue: Arc::new(Mutex::new(Queue::new(askuser_app::Desk::new(log)))),
                 token,
                 csrf,
                 hosts: Arc::new(hosts),

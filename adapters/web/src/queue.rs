@@ -1,6 +1,6 @@
 //! The engine behind the pages: what waits in every stream, and the person's
 //! actions as inputs to the store's session driver (through the JSON-lines
-//! adapter's [`Journal`], as `askuser answer` and the terminal use it). Blocking:
+//! adapter's [`Desk`], as `askuser answer` and the terminal use it). Blocking:
 //! the handlers call it on tokio's blocking threads.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -9,7 +9,7 @@ use askuser_app::log::presence::presence_of;
 use askuser_app::log::{
     Lease, Leases, Presence as StorePresence, StreamInfo, StreamName, Timestamp,
 };
-use askuser_app::{AppError, Journal, OpenInquiry, Showing, Step, StreamView};
+use askuser_app::{AppError, Desk, OpenInquiry, Showing, StreamView, Taken};
 use askuser_core::text::{answer_words, for_display_line};
 use askuser_core::{
     AgentOrigin, AnswerInput, At, Command, Input, InquiryId, Outcome, OutcomeStatus, Prompt,
@@ -181,7 +181,7 @@ impl NotTaken {
 
 /// The engine's side of the inbox.
 pub(crate) struct Queue {
-    journal: Journal,
+    journal: Desk,
     /// Every lease this inbox has seen, by stream and holder: a sled log's
     /// owner keeps leases in memory, so when the agent that owned the log is
     /// killed, the new owner knows none of them; the inbox still knows when the
@@ -211,7 +211,7 @@ fn timing(view: &StreamView, open: &OpenInquiry, now: u64) -> Timing {
 }
 
 impl Queue {
-    pub(crate) fn new(journal: Journal) -> Self {
+    pub(crate) fn new(journal: Desk) -> Self {
         Self {
             journal,
             seen: BTreeMap::new(),
@@ -271,7 +271,7 @@ impl Queue {
         for info in streams {
             // One listing gives every head: a stream is read only when it moved.
             if self.journal.head(&info.name)? < info.head {
-                self.journal.follow(&info.name)?;
+                self.journal.catch_up(&info.name)?;
             }
             let live = leases.as_ref().and_then(|leases| {
                 (leases.leases.iter())
@@ -281,7 +281,7 @@ impl Queue {
             });
             // Read from the read side, which holds every stream's state once
             // (a session per stream would replay each a second time).
-            let Some(view) = self.journal.refresh(&info.name)? else {
+            let Some(view) = self.journal.view(&info.name)? else {
                 continue;
             };
             let agent = view.agent().cloned();
@@ -336,7 +336,7 @@ impl Queue {
         let id = InquiryId::new(inquiry);
         let info = self.journal.log().stream(stream)?;
         let leases = self.leases();
-        let Some(view) = self.journal.refresh(stream)? else {
+        let Some(view) = self.journal.view(stream)? else {
             return Ok(Standing::default());
         };
         let presence = info.map_or(Presence::Unknown, |info| {
@@ -355,7 +355,7 @@ impl Queue {
         if self.journal.log().stream(stream)?.is_none() {
             return Ok(Page::Missing);
         }
-        self.journal.follow(stream)?;
+        self.journal.catch_up(stream)?;
         let id = InquiryId::new(inquiry);
         self.time_out_if_due(stream, &id, now)?;
         let state = self.journal.state(stream)?;
@@ -420,7 +420,7 @@ impl Queue {
         if let Err(error) = log.fork(stream, at, &name) {
             return Ok(Err(error.to_string()));
         }
-        self.journal.follow(&name)?;
+        self.journal.catch_up(&name)?;
         let open = self.journal.state(&name)?.open_inquiries().next().cloned();
         Ok(Ok((name, open.map(|id| id.to_string()))))
     }
@@ -429,7 +429,7 @@ impl Queue {
     /// state keeps of it (`State::result`, the last inquiries of the stream to
     /// finish), never a replay.
     fn result(&mut self, stream: &str, id: &InquiryId) -> Result<String, AppError> {
-        self.journal.refresh(stream)?;
+        self.journal.view(stream)?;
         let state = self.journal.state(stream)?;
         let Some((result, call)) = (state.outcome(id)).and_then(|record| {
             let call = record.call().and_then(askuser_app::parse_recorded);
@@ -464,7 +464,7 @@ impl Queue {
         id: &InquiryId,
         now: u64,
     ) -> Result<bool, AppError> {
-        let due = self.journal.refresh(stream)?.is_some_and(|view| {
+        let due = self.journal.view(stream)?.is_some_and(|view| {
             view.open().iter().any(|open| {
                 open.inquiry == *id
                     && view
@@ -482,10 +482,7 @@ impl Queue {
             message: None,
             fired_at_ms: now,
         };
-        Ok(matches!(
-            self.journal.input(stream, &input)?,
-            Step::Recorded { .. }
-        ))
+        Ok(self.journal.input(stream, &input)?.refusal().is_none())
     }
 
     /// Whether nobody waited when `inquiry` of `stream` finished: a fork nobody
@@ -535,7 +532,7 @@ impl Queue {
         if self.journal.log().stream(stream)?.is_none() {
             return Ok(None);
         }
-        self.journal.follow(stream)?;
+        self.journal.catch_up(stream)?;
         Ok(self.journal.state(stream)?.at(&InquiryId::new(inquiry)))
     }
 
@@ -551,7 +548,7 @@ impl Queue {
         fields: &Fields,
         now: u64,
     ) -> Result<Result<(), NotTaken>, AppError> {
-        self.journal.follow(stream)?;
+        self.journal.catch_up(stream)?;
         let id = InquiryId::new(inquiry);
         if self.time_out_if_due(stream, &id, now)? {
             return Ok(Err(NotTaken::invalid(TIME_RAN_OUT)));
@@ -609,15 +606,15 @@ impl Queue {
                 question: fields.get("change").unwrap_or_default().to_owned(),
             },
         };
-        // The journal's road: what it records reaches the read side too.
-        match self.journal.input(stream, &input)? {
-            Step::Recorded { commands, .. } => Ok(match commands.first() {
+        // The desk's road: what it records reaches the read side too.
+        match self.journal.input(stream, &input)?.taken {
+            Taken::Recorded { commands, .. } => Ok(match commands.first() {
                 Some(Command::InvalidAnswer { message, .. }) => {
                     Err(NotTaken::invalid(message.clone()))
                 }
                 _ => Ok(()),
             }),
-            Step::Refused(refusal) => Ok(Err(match refusal {
+            Taken::Refused(refusal) => Ok(Err(match refusal {
                 Refusal::Stale { shown, current, .. } => NotTaken {
                     message: stale_words(self.journal.state(stream)?, &shown, &current),
                     stale: true,
@@ -830,7 +827,7 @@ mod tests {
         log.fork("s", 2, "s.fork-2").unwrap();
         let ttl = std::time::Duration::from_secs(6);
         log.renew_lease("s", "laptop:1:1", &origin(), ttl).unwrap();
-        let mut queue = Queue::new(Journal::new(Arc::clone(&log)));
+        let mut queue = Queue::new(Desk::new(Arc::clone(&log)));
         let seen = |queue: &mut Queue| -> Vec<(String, Option<String>, Option<String>)> {
             (queue.waiting(0).unwrap().into_iter())
                 .map(|w| (w.stream, w.origin.map(|o| o.line()), w.presence.words()))

@@ -46,7 +46,7 @@ fn served_at(stamp: Timestamp) -> (Arc<MemLog>, App) {
     let log = Arc::new(MemLog::new().with_clock(ManualClock::new(stamp)));
     let shared: crate::SharedLog = log.clone();
     let app = App {
-        queue: Arc::new(Mutex::new(Queue::new(askuser_app::Journal::new(shared)))),
+        queue: Arc::new(Mutex::new(Queue::new(askuser_app::Desk::new(shared)))),
         token: TOKEN.into(),
         csrf: CSRF.into(),
         hosts: Arc::new(crate::guard::allowed_hosts(
