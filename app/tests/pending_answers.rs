@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use askuser_app::Journal;
 use askuser_app::pending::{self, Mismatch, NotRecorded, PendingFile, compare};
-use askuser_core::{Command, Event, InquiryId};
+use askuser_core::{Command, Ending, Event, InquiryId};
 use askuser_dialects::Dialect;
 use askuser_store::{Log, MemLog};
 use serde_json::{Value, json};
@@ -245,13 +245,18 @@ fn an_inquiry_another_surface_finished_or_began_first_is_left_as_it_is() {
     rival
         .apply("s", &answered("db", json!("PostgreSQL")))
         .unwrap();
-    assert_eq!(
-        refused(&mut journal, &file, &[json!(true), json!("SQLite")]),
-        NotRecorded::Finished
-    );
+    let NotRecorded::Finished(finished) =
+        refused(&mut journal, &file, &[json!(true), json!("SQLite")])
+    else {
+        panic!("finished elsewhere");
+    };
     assert_eq!(log.info("s").unwrap().head, 3);
-    let outcome = pending::recorded_outcome(&*log, "s", "call-1").unwrap();
-    assert!(matches!(outcome, Some(Command::Respond { .. })));
+    assert_eq!(finished.ending, Ending::Answered);
+    assert!(matches!(finished.result, Command::Respond { .. }));
+    assert_eq!(
+        finished.call,
+        journal.call("s", &InquiryId::new("call-1")).unwrap()
+    );
 
     // A finished inquiry is compared too: an edited file never prints its result.
     let mut edited = file.clone();

@@ -12,7 +12,7 @@ use askuser_app::pending::{self, PendingFile, PendingTarget};
 use askuser_app::{Journal, Step};
 use askuser_core::text::{for_display, for_display_line};
 use askuser_core::{
-    CancelReason, Command, Event, Finished, Input, InquiryId, OnTimeout, State, Timeout,
+    CancelReason, Command, Ending, Event, Input, InquiryId, OnTimeout, State, Timeout,
 };
 use askuser_dialects::Call;
 use askuser_terminal::{Elsewhere, Engine, TerminalError, TerminalPrompter, run_with_engine};
@@ -246,23 +246,25 @@ fn how_it_ended(log: &dyn Log, state: &State, stream: &str) -> String {
         return "it records no inquiry that can be read".to_owned();
     };
     let how = match (&last.event, state.finished(inquiry)) {
-        (Event::Rejected { .. }, _) => "the call was rejected (the model got its problems)",
+        (Event::Rejected { .. }, _) | (_, Some(Ending::Rejected)) => {
+            "the call was rejected (the model got its problems)"
+        }
         (Event::Denied { .. }, _) => "the policy refused the call (the model got a tool error)",
-        (_, Some(Finished::Completed)) => "every question was answered",
-        (_, Some(Finished::Cancelled)) => "the person chose Reply",
-        (_, Some(Finished::TurnEnded)) => "the person ended the turn (End Turn)",
-        (_, Some(Finished::TimedOut)) => "the person did not answer in time (it timed out)",
+        (_, Some(Ending::Answered)) => "every question was answered",
+        (_, Some(Ending::Replied)) => "the person chose Reply",
+        (_, Some(Ending::TurnEnded)) => "the person ended the turn (End Turn)",
+        (_, Some(Ending::TimedOut)) => "the person did not answer in time (it timed out)",
         (
             Event::Cancelled {
                 reason: CancelReason::NoPromptBackend,
                 ..
             },
-            Some(Finished::Failed),
+            Some(Ending::Failed),
         ) => "no person could be asked (the model was told so)",
-        (Event::Requested(request), Some(Finished::Failed)) if !request.policy.interactive => {
+        (Event::Requested(request), Some(Ending::Failed)) if !request.policy.interactive => {
             "no person could be asked (the model was told so)"
         }
-        (_, Some(Finished::Failed)) => "it failed (the model got a tool error)",
+        (_, Some(Ending::Failed)) => "it failed (the model got a tool error)",
         (_, None) => "it is not open",
     };
     format!(
@@ -323,9 +325,7 @@ fn walk(
                 Step::Recorded { commands, .. } => commands,
                 // Another surface finished it first: its result is the result.
                 Step::Refused(_) if journal.state(stream)?.finished(cancel.inquiry()).is_some() => {
-                    pending::recorded_outcome(&**journal.log(), stream, inquiry)?
-                        .into_iter()
-                        .collect()
+                    (journal.state(stream)?.result(cancel.inquiry()).into_iter()).collect()
                 }
                 Step::Refused(refusal) => return Err(CliError::Refused(Box::new(refusal))),
             }
@@ -535,9 +535,7 @@ impl Recorder<'_> {
                 .cloned();
             match ended {
                 Some(command) => vec![command],
-                None => pending::recorded_outcome(&*log, self.stream, inquiry.as_str())?
-                    .into_iter()
-                    .collect(),
+                None => (self.journal.state(self.stream)?.result(inquiry).into_iter()).collect(),
             }
         };
         self.last.clone_from(&commands);
