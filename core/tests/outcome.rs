@@ -193,3 +193,39 @@ fn a_snapshot_of_the_first_state_format_still_loads() {
     assert_eq!(old.result(&id), None);
     assert!(old.outcome(&id).unwrap().outcome().is_none());
 }
+
+#[test]
+fn every_ending_has_one_name_in_words_and_keeps_its_name_in_snapshots() {
+    let endings = [
+        (Ending::Answered, "answered", "completed"),
+        (Ending::Replied, "replied", "cancelled"),
+        (Ending::TimedOut, "timed out", "timed_out"),
+        (Ending::TurnEnded, "turn ended", "turn_ended"),
+        (Ending::Failed, "failed", "failed"),
+        (Ending::Rejected, "rejected", "rejected"),
+    ];
+    for (ending, words, stored) in endings {
+        assert_eq!(ending.words(), words);
+        // A snapshot of state format 1 kept the bare status by these names.
+        assert_eq!(serde_json::to_value(ending).unwrap(), json!(stored));
+        assert_eq!(
+            serde_json::from_value::<Ending>(json!(stored)).unwrap(),
+            ending
+        );
+    }
+    let id = InquiryId::new("c1");
+    assert_eq!(
+        Ending::of(&Command::EndTurn {
+            inquiry: id.clone()
+        }),
+        Some(Ending::TurnEnded)
+    );
+    assert_eq!(
+        Ending::of(&Command::Fail {
+            inquiry: id,
+            reason: CancelReason::NoPromptBackend,
+            message: String::new(),
+        }),
+        Some(Ending::Failed)
+    );
+}
