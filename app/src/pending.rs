@@ -5,7 +5,9 @@
 //! The file is hostile (anyone may edit it between the passes): [`answer`]
 //! compares it with the form its inquiry recorded in the log ([`compare`]) and
 //! records nothing when it no longer shows it; the answers it records go to the
-//! log in one append.
+//! log in one append. Everything it reads of the inquiry (its form, its call,
+//! how it ended and the result it sent) comes from the journal's state: a
+//! stream is never replayed to answer a file.
 
 mod compare;
 mod near_miss;
@@ -16,9 +18,11 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
-use askuser_core::{AnswerInput, Command, Event, Input, InquiryId, Question};
+use askuser_core::{AnswerInput, Command, Ending, Event, Input, InquiryId, Question};
 use askuser_core::{UiInput, ui_answer};
+use askuser_dialects::Call;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -389,6 +393,9 @@ const RETRIES: usize = 16;
 pub struct Recorded {
     /// The commands the last answer yielded: the inquiry's result, usually.
     pub commands: Vec<Command>,
+    /// The call the inquiry was asked with, parsed in its dialect: what its
+    /// result is rendered with (`None`: its request recorded no call).
+    pub call: Option<Arc<Call>>,
     /// Each question of the form, in order, with the answer recorded for it
     /// (`None` for a question that was not asked: its `when` did not hold).
     pub answers: Vec<(Question, Option<Value>)>,
@@ -414,8 +421,25 @@ pub enum NotRecorded {
     /// questions first: each, with its answer, in form order.
     PartlyAnswered(Vec<(Question, Value)>),
     /// The inquiry is finished: answered elsewhere first, or by this file before.
-    /// Its result is in the log ([`recorded_outcome`]).
-    Finished,
+    Finished(Finished),
+    /// The file says its questions were answered, or its inquiry is finished,
+    /// but the state holds no result for it (the inquiry is still open, or
+    /// finished so long ago that the state no longer keeps it).
+    NoResult,
+}
+
+/// A pending file's finished inquiry, as the state keeps it: how it ended and
+/// the result it sent, to show again.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Finished {
+    /// How it ended.
+    pub ending: Ending,
+    /// The result command it ended with ([`Command::Respond`],
+    /// [`Command::Fail`] or [`Command::EndTurn`]).
+    pub result: Command,
+    /// The call it was asked with, parsed in its dialect (`None`: its request
+    /// recorded no call).
+    pub call: Option<Arc<Call>>,
 }
 
 /// Answers the open inquiry of a pending file with `answers` (one per question, by
@@ -431,6 +455,9 @@ pub enum NotRecorded {
 /// started from: a crash or a rival writer never leaves half a walk. If another
 /// process appended first, the walk is decided again on what it recorded. A review
 /// another surface asked for before answering anything is sent with the answers.
+///
+/// A file whose `status` says `answered` records nothing: its inquiry's result
+/// is given again ([`NotRecorded::Finished`]), or [`NotRecorded::NoResult`].
 ///
 /// # Errors
 /// [`AppError::NoSuchInquiry`] when the stream does not hold the inquiry (another
@@ -490,8 +517,11 @@ fn attempt(journal: &mut Journal, file: &PendingFile, answers: &[Value]) -> Resu
         if !state.was_requested(&id) {
             return Ok(Attempt::Unknown);
         }
-        return finished(journal, file).map(Attempt::Refused);
+        return finished(journal, file, &id).map(Attempt::Refused);
     };
+    if file.status == "answered" {
+        return Ok(Attempt::Refused(NotRecorded::NoResult));
+    }
     if let Some(mismatch) = compare(file, form.questions()) {
         let open = true;
         return Ok(Attempt::Refused(NotRecorded::Mismatch { mismatch, open }));
@@ -514,43 +544,37 @@ fn attempt(journal: &mut Journal, file: &PendingFile, answers: &[Value]) -> Resu
     }
     Ok(Attempt::Recorded(Recorded {
         commands: walked.last_commands,
+        call: journal.call(stream, &id)?,
         answers: recorded_answers(&form, &walked.events),
     }))
 }
 
 /// Why a pending file's finished inquiry records nothing: the file no longer
-/// matches the form its request recorded (if the log still holds it), or the
-/// inquiry is finished.
-fn finished(journal: &mut Journal, file: &PendingFile) -> Result<NotRecorded> {
-    let id = InquiryId::new(&file.inquiry);
-    let form = requested_form(&**journal.log(), &file.stream, &id)?;
-    Ok(match form.and_then(|form| compare(file, &form.questions)) {
-        Some(mismatch) => NotRecorded::Mismatch {
+/// matches the form it was asked with, or the inquiry is finished (with the
+/// result the state keeps for it).
+fn finished(journal: &mut Journal, file: &PendingFile, id: &InquiryId) -> Result<NotRecorded> {
+    let call = journal.call(&file.stream, id)?;
+    if let Some(mismatch) = call
+        .as_ref()
+        .and_then(|call| compare(file, call.form().questions()))
+    {
+        return Ok(NotRecorded::Mismatch {
             mismatch,
             open: false,
-        },
-        None => NotRecorded::Finished,
-    })
-}
-
-/// The form `inquiry`'s request recorded in `stream`, if the log still holds the
-/// request (compaction may have dropped it).
-fn requested_form(
-    log: &dyn askuser_store::Log,
-    stream: &str,
-    inquiry: &InquiryId,
-) -> Result<Option<std::sync::Arc<askuser_core::Form>>> {
-    let Some(info) = log.stream(stream)? else {
-        return Ok(None);
-    };
-    for recorded in log.read(stream, info.floor + 1)? {
-        if let Event::Requested(request) = recorded?.event
-            && request.inquiry == *inquiry
-        {
-            return Ok(Some(request.form));
-        }
+        });
     }
-    Ok(None)
+    let state = journal.state(&file.stream)?;
+    let Some((result, ending)) = state
+        .result(id)
+        .and_then(|result| Some((result.clone(), Ending::of(&result)?)))
+    else {
+        return Ok(NotRecorded::NoResult);
+    };
+    Ok(NotRecorded::Finished(Finished {
+        ending,
+        result,
+        call,
+    }))
 }
 
 /// The answers an open inquiry holds already (given in another surface), with
@@ -713,39 +737,4 @@ fn later_problems(
         }
     }
     problems
-}
-
-/// The final command recorded for `inquiry` of `stream` (its result, tool error,
-/// rejection or end of turn), re-derived from the log's events: what `askuser
-/// answer` prints again for questions already answered. `None` while the inquiry
-/// is open, or if it is not in the stream.
-///
-/// # Errors
-/// The log's errors (no such stream; events compacted away; a damaged record).
-pub fn recorded_outcome(
-    log: &dyn askuser_store::Log,
-    stream: &str,
-    inquiry: &str,
-) -> Result<Option<Command>> {
-    let mut last = None;
-    askuser_store::replay::replay_with(
-        log,
-        stream,
-        askuser_store::replay::ReplayOptions::from_start(),
-        &mut |_, commands| {
-            for command in commands {
-                let (Command::Respond { inquiry: id, .. }
-                | Command::Fail { inquiry: id, .. }
-                | Command::Reject { inquiry: id, .. }
-                | Command::EndTurn { inquiry: id }) = command
-                else {
-                    continue;
-                };
-                if id.as_str() == inquiry {
-                    last = Some(command.clone());
-                }
-            }
-        },
-    )?;
-    Ok(last)
 }

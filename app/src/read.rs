@@ -14,57 +14,12 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use askuser_core::{Command, InquiryId, Origin, OutcomeStatus, Progress, State, Timeout};
+use askuser_core::{Command, InquiryId, Origin, Progress, State, Timeout};
 use askuser_store::{Seq, StreamName, Timestamp};
 
 use crate::deadline::question_deadline;
 
-/// How an inquiry ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Ending {
-    /// The answers were sent.
-    Answered,
-    /// The person replied to the assistant instead (a cancellation).
-    Replied,
-    /// The question timed out.
-    TimedOut,
-    /// The person ended the turn.
-    Ended,
-    /// The inquiry could not be asked (denied, or no one to answer).
-    Failed,
-    /// The form was rejected as invalid.
-    Rejected,
-}
-
-impl Ending {
-    /// The ending in one word or two: `answered`, `replied`, `timed out`,
-    /// `ended`, `failed`, `rejected`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Ending::Answered => "answered",
-            Ending::Replied => "replied",
-            Ending::TimedOut => "timed out",
-            Ending::Ended => "ended",
-            Ending::Failed => "failed",
-            Ending::Rejected => "rejected",
-        }
-    }
-
-    /// How `command` ends its inquiry; `None` for a command that does not.
-    pub fn of(command: &Command) -> Option<Self> {
-        Some(match command {
-            Command::Respond { outcome, .. } => match outcome.status {
-                OutcomeStatus::Completed => Ending::Answered,
-                OutcomeStatus::Cancelled => Ending::Replied,
-                OutcomeStatus::TimedOut { .. } => Ending::TimedOut,
-            },
-            Command::EndTurn { .. } => Ending::Ended,
-            Command::Fail { .. } => Ending::Failed,
-            Command::Reject { .. } => Ending::Rejected,
-            _ => return None,
-        })
-    }
-}
+pub use askuser_core::Ending;
 
 /// Where a stream stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -81,7 +36,7 @@ pub enum StreamStatus {
 impl StreamStatus {
     /// The status in words, as `askuser log list` prints it: `open: 1 inquiry
     /// waits for an answer`, `open: 2 inquiries wait for answers`, or the last
-    /// ending (`answered`, …; `finished` when none).
+    /// ending ([`Ending::words`]: `answered`, …; `finished` when none).
     pub fn words(self) -> String {
         match self {
             StreamStatus::Waiting { inquiries: 1 } => {
@@ -90,7 +45,7 @@ impl StreamStatus {
             StreamStatus::Waiting { inquiries } => {
                 format!("open: {inquiries} inquiries wait for answers")
             }
-            StreamStatus::Finished(ending) => ending.map_or("finished", Ending::as_str).to_owned(),
+            StreamStatus::Finished(ending) => ending.map_or("finished", Ending::words).to_owned(),
         }
     }
 }

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use askuser_app::Journal;
 use askuser_app::pending::{self, Mismatch, NotRecorded, PendingFile, compare};
-use askuser_core::{Command, Event, InquiryId};
+use askuser_core::{Command, Ending, Event, InquiryId};
 use askuser_dialects::Dialect;
 use askuser_store::{Log, MemLog};
 use serde_json::{Value, json};
@@ -253,13 +253,18 @@ fn an_inquiry_another_surface_finished_or_began_first_is_left_as_it_is() {
 
     // Finished elsewhere: nothing is recorded, and the result is the log's.
     answer_elsewhere(&mut rival, "db", json!("PostgreSQL"));
-    assert_eq!(
-        refused(&mut journal, &file, &[json!(true), json!("SQLite")]),
-        NotRecorded::Finished
-    );
+    let NotRecorded::Finished(finished) =
+        refused(&mut journal, &file, &[json!(true), json!("SQLite")])
+    else {
+        panic!("finished elsewhere");
+    };
     assert_eq!(log.info("s").unwrap().head, 3);
-    let outcome = pending::recorded_outcome(&*log, "s", "call-1").unwrap();
-    assert!(matches!(outcome, Some(Command::Respond { .. })));
+    assert_eq!(finished.ending, Ending::Answered);
+    assert!(matches!(finished.result, Command::Respond { .. }));
+    assert_eq!(
+        finished.call,
+        journal.call("s", &InquiryId::new("call-1")).unwrap()
+    );
 
     // A finished inquiry is compared too: an edited file never prints its result.
     let mut edited = file.clone();
@@ -299,4 +304,50 @@ fn a_review_another_surface_asked_for_is_sent_with_the_answers() {
             }
         ]
     );
+}
+
+#[test]
+fn a_finished_inquirys_result_is_read_from_the_state_even_after_compaction() {
+    let log: Arc<dyn Log> = Arc::new(MemLog::new());
+    let mut journal = Journal::new(Arc::clone(&log));
+    let file = ask(&mut journal, "call-1", &deploy_call());
+    let recorded = pending::answer(&mut journal, &file, &[json!(true), json!("SQLite")])
+        .unwrap()
+        .unwrap();
+    // Every event is dropped: only the snapshot of the state is left.
+    askuser_store::compact::compact(&*log, "s", true).unwrap();
+    assert!(log.read("s", 1).is_err());
+
+    // Another process answers the file again: nothing is recorded, and how the
+    // inquiry ended, its result and its call come from the state alone.
+    let mut later = Journal::new(Arc::clone(&log));
+    let NotRecorded::Finished(finished) =
+        refused(&mut later, &file, &[json!(false), json!("PostgreSQL")])
+    else {
+        panic!("finished by the first answers");
+    };
+    assert_eq!(finished.ending, Ending::Answered);
+    assert_eq!(Some(&finished.result), recorded.commands.last());
+    assert_eq!(finished.call, recorded.call);
+    assert_eq!(log.info("s").unwrap().head, 3);
+
+    // A file that says it was answered is given the same result again.
+    let mut answered = file.clone();
+    "answered".clone_into(&mut answered.status);
+    let NotRecorded::Finished(again) = refused(&mut later, &answered, &[]) else {
+        panic!("finished");
+    };
+    assert_eq!(again, finished);
+}
+
+#[test]
+fn a_file_that_says_answered_for_an_open_inquiry_records_nothing() {
+    let mut journal = Journal::memory();
+    let mut file = ask(&mut journal, "call-1", &deploy_call());
+    "answered".clone_into(&mut file.status);
+    assert_eq!(
+        refused(&mut journal, &file, &[json!(true), json!("SQLite")]),
+        NotRecorded::NoResult
+    );
+    assert_eq!(journal.log().info("s").unwrap().head, 1);
 }

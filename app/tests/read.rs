@@ -146,7 +146,7 @@ fn a_stream_recorded_before_the_process_is_replayed_once() {
             .state("old")
             .unwrap()
             .finished(&InquiryId::new("c1"));
-        assert_eq!(finished, Some(askuser_core::Finished::TurnEnded));
+        assert_eq!(finished, Some(askuser_core::Ending::TurnEnded));
     }
     // Ended elsewhere: caught up, not replayed.
     before
@@ -159,8 +159,11 @@ fn a_stream_recorded_before_the_process_is_replayed_once() {
         .unwrap();
     journal.catch_up("old").unwrap();
     let view = journal.view("old").unwrap().unwrap();
-    assert_eq!(view.status(), StreamStatus::Finished(Some(Ending::Ended)));
-    assert_eq!(view.status().words(), "ended");
+    assert_eq!(
+        view.status(),
+        StreamStatus::Finished(Some(Ending::TurnEnded))
+    );
+    assert_eq!(view.status().words(), "turn ended");
     assert_eq!(journal.read().replays(), 1);
 }
 

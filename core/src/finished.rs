@@ -1,4 +1,5 @@
-//! What a finished inquiry ended with, kept in the [`State`](crate::State).
+//! How an inquiry ended ([`Ending`], the one derivation every surface reads)
+//! and what a finished one ended with, kept in the [`State`](crate::State).
 
 use std::sync::Arc;
 
@@ -6,7 +7,81 @@ use serde::{Deserialize, Serialize};
 
 use crate::command::{Command, Outcome, OutcomeStatus};
 use crate::event::{CancelReason, InquiryId, ToolCall};
-use crate::reducer::Finished;
+
+/// How an inquiry ended: the one set of names every surface uses, derived in one
+/// place from the command that ended it ([`Ending::of`]).
+///
+/// ```
+/// use askuser_core::{Command, Ending, InquiryId};
+///
+/// let ended = Command::EndTurn { inquiry: InquiryId::new("c1") };
+/// assert_eq!(Ending::of(&ended), Some(Ending::TurnEnded));
+/// assert_eq!(Ending::TurnEnded.words(), "turn ended");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Ending {
+    /// The model got the answers ([`Command::Respond`], completed).
+    #[serde(rename = "completed")]
+    Answered,
+    /// The person chose Reply: the model got a reply instead, with the answers
+    /// so far ([`Command::Respond`], cancelled).
+    #[serde(rename = "cancelled")]
+    Replied,
+    /// The person did not answer in time; the model got what the timeout left
+    /// ([`Command::Respond`], timed out).
+    TimedOut,
+    /// The person ended the turn; the model gets no result ([`Command::EndTurn`]).
+    TurnEnded,
+    /// The model got a tool error: a policy failure, no person to ask, or a
+    /// system cancellation ([`Command::Fail`]).
+    Failed,
+    /// The call was rejected as invalid; the model got its problems
+    /// ([`Command::Reject`]). Such a call never opens an inquiry, so the state
+    /// never says an inquiry ended so.
+    Rejected,
+}
+
+impl Ending {
+    /// How `command` ends its inquiry; `None` for a command that does not (a
+    /// prompt, a review, a question for the assistant, an invalid answer).
+    pub fn of(command: &Command) -> Option<Self> {
+        Some(match command {
+            Command::Respond { outcome, .. } => Self::responded(outcome.status),
+            Command::EndTurn { .. } => Self::TurnEnded,
+            Command::Fail { .. } => Self::Failed,
+            Command::Reject { .. } => Self::Rejected,
+            _ => return None,
+        })
+    }
+
+    /// How a response with `status` ends its inquiry.
+    fn responded(status: OutcomeStatus) -> Self {
+        match status {
+            OutcomeStatus::Completed => Self::Answered,
+            OutcomeStatus::Cancelled => Self::Replied,
+            OutcomeStatus::TimedOut { .. } => Self::TimedOut,
+        }
+    }
+
+    /// The ending in a word or two, for a list or a status: `answered`,
+    /// `replied`, `timed out`, `turn ended`, `failed`, `rejected`.
+    pub fn words(self) -> &'static str {
+        match self {
+            Self::Answered => "answered",
+            Self::Replied => "replied",
+            Self::TimedOut => "timed out",
+            Self::TurnEnded => "turn ended",
+            Self::Failed => "failed",
+            Self::Rejected => "rejected",
+        }
+    }
+
+    /// Whether the model gets no tool result at all (the turn ended).
+    pub fn sends_nothing(self) -> bool {
+        self == Self::TurnEnded
+    }
+}
 
 /// What a finished inquiry ended with: the result the engine told the host to
 /// send (the answers of a [`Command::Respond`], the tool error of a
@@ -22,7 +97,7 @@ use crate::reducer::Finished;
 #[serde(from = "FinishedRecord")]
 pub struct FinishedInquiry {
     /// The result sent.
-    ending: Ending,
+    ending: Sent,
     /// The tool call the request recorded, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     call: Option<Arc<ToolCall>>,
@@ -36,7 +111,7 @@ pub struct FinishedInquiry {
 /// The result a finished inquiry sent.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-enum Ending {
+enum Sent {
     /// [`Command::Respond`]: completed, cancelled by a Reply, or timed out.
     Responded(Outcome),
     /// [`Command::Fail`]: a tool error.
@@ -48,7 +123,7 @@ enum Ending {
     TurnEnded,
     /// Read from a snapshot of state format 1, which kept how an inquiry
     /// finished but not what it sent.
-    Unrecorded(Finished),
+    Unrecorded(Ending),
 }
 
 /// The serialized shapes of [`FinishedInquiry`]: today's, and state format 1's
@@ -57,9 +132,9 @@ enum Ending {
 #[derive(Deserialize)]
 #[serde(untagged)]
 enum FinishedRecord {
-    Status(Finished),
+    Status(Ending),
     Full {
-        ending: Ending,
+        ending: Sent,
         #[serde(default)]
         call: Option<Arc<ToolCall>>,
         #[serde(default)]
@@ -71,7 +146,7 @@ impl From<FinishedRecord> for FinishedInquiry {
     fn from(record: FinishedRecord) -> Self {
         match record {
             FinishedRecord::Status(how) => Self {
-                ending: Ending::Unrecorded(how),
+                ending: Sent::Unrecorded(how),
                 call: None,
                 owed: false,
             },
@@ -86,14 +161,14 @@ impl FinishedInquiry {
     /// the turn, which the engine never gives).
     pub(crate) fn new(result: Option<&Command>, call: Option<Arc<ToolCall>>, owed: bool) -> Self {
         let ending = match result {
-            Some(Command::Respond { outcome, .. }) => Ending::Responded(outcome.clone()),
+            Some(Command::Respond { outcome, .. }) => Sent::Responded(outcome.clone()),
             Some(Command::Fail {
                 reason, message, ..
-            }) => Ending::Failed {
+            }) => Sent::Failed {
                 reason: reason.clone(),
                 message: message.clone(),
             },
-            _ => Ending::TurnEnded,
+            _ => Sent::TurnEnded,
         };
         Self { ending, call, owed }
     }
@@ -110,17 +185,13 @@ impl FinishedInquiry {
         self.owed = false;
     }
 
-    /// How the inquiry finished.
-    pub fn how(&self) -> Finished {
+    /// How the inquiry ended.
+    pub fn how(&self) -> Ending {
         match &self.ending {
-            Ending::Responded(outcome) => match outcome.status {
-                OutcomeStatus::Completed => Finished::Completed,
-                OutcomeStatus::Cancelled => Finished::Cancelled,
-                OutcomeStatus::TimedOut { .. } => Finished::TimedOut,
-            },
-            Ending::Failed { .. } => Finished::Failed,
-            Ending::TurnEnded => Finished::TurnEnded,
-            Ending::Unrecorded(how) => *how,
+            Sent::Responded(outcome) => Ending::responded(outcome.status),
+            Sent::Failed { .. } => Ending::Failed,
+            Sent::TurnEnded => Ending::TurnEnded,
+            Sent::Unrecorded(how) => *how,
         }
     }
 
@@ -129,8 +200,8 @@ impl FinishedInquiry {
     /// state format 1, see [`FinishedInquiry::command`]).
     pub fn outcome(&self) -> Option<&Outcome> {
         match &self.ending {
-            Ending::Responded(outcome) => Some(outcome),
-            Ending::Failed { .. } | Ending::TurnEnded | Ending::Unrecorded(_) => None,
+            Sent::Responded(outcome) => Some(outcome),
+            Sent::Failed { .. } | Sent::TurnEnded | Sent::Unrecorded(_) => None,
         }
     }
 
@@ -138,8 +209,8 @@ impl FinishedInquiry {
     /// inquiry failed.
     pub fn failure(&self) -> Option<(&CancelReason, &str)> {
         match &self.ending {
-            Ending::Failed { reason, message } => Some((reason, message)),
-            Ending::Responded(_) | Ending::TurnEnded | Ending::Unrecorded(_) => None,
+            Sent::Failed { reason, message } => Some((reason, message)),
+            Sent::Responded(_) | Sent::TurnEnded | Sent::Unrecorded(_) => None,
         }
     }
 
@@ -157,17 +228,17 @@ impl FinishedInquiry {
     pub fn command(&self, inquiry: &InquiryId) -> Option<Command> {
         let inquiry = inquiry.clone();
         Some(match &self.ending {
-            Ending::Responded(outcome) => Command::Respond {
+            Sent::Responded(outcome) => Command::Respond {
                 inquiry,
                 outcome: outcome.clone(),
             },
-            Ending::Failed { reason, message } => Command::Fail {
+            Sent::Failed { reason, message } => Command::Fail {
                 inquiry,
                 reason: reason.clone(),
                 message: message.clone(),
             },
-            Ending::TurnEnded => Command::EndTurn { inquiry },
-            Ending::Unrecorded(_) => return None,
+            Sent::TurnEnded => Command::EndTurn { inquiry },
+            Sent::Unrecorded(_) => return None,
         })
     }
 }

@@ -17,8 +17,8 @@ use crate::command::{Command, Outcome, OutcomeStatus, Progress, Prompt, Slot, fa
 use crate::event::{
     AnsweredBy, CancelReason, InquiryId, Origin, Persistence, Policy, Target, ToolCall,
 };
+use crate::finished::Ending;
 use crate::form::AnswerType;
-use crate::reducer::Finished;
 use crate::valid_form::ValidForm;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -315,7 +315,7 @@ impl Open {
         id: &InquiryId,
         remembered: &BTreeMap<String, BTreeMap<String, Value>>,
         out: &mut Vec<Command>,
-    ) -> Option<Finished> {
+    ) -> Option<Ending> {
         loop {
             let index = self.cursor;
             if index >= self.form.len() {
@@ -326,7 +326,7 @@ impl Open {
                     return None;
                 }
                 out.push(self.respond(id, OutcomeStatus::Completed, None));
-                return Some(Finished::Completed);
+                return Some(Ending::Answered);
             }
             let answers = &self.answers;
             let asked = self.form.is_asked_with(index, &|k| {
@@ -492,13 +492,13 @@ impl Open {
         reason: CancelReason,
         detail: &str,
         out: &mut Vec<Command>,
-    ) -> Finished {
+    ) -> Ending {
         out.push(Command::Fail {
             inquiry: id.clone(),
             message: failure_message(&reason, &self.origin.tool, detail),
             reason,
         });
-        Finished::Failed
+        Ending::Failed
     }
 
     pub(crate) fn prompt(&self, id: &InquiryId) -> Prompt {

@@ -61,7 +61,7 @@
 //! holds it, so it is there after a compaction dropped the events.
 //!
 //! ```
-//! # use askuser_core::{AnswerInput, Command, Finished, Input, InquiryId, Request, State, ToolCall, parse_form};
+//! # use askuser_core::{AnswerInput, Command, Ending, Input, InquiryId, Request, State, ToolCall, parse_form};
 //! # use serde_json::json;
 //! let form = parse_form(&json!({"questions": [
 //!     {"id": "apply", "text": "Apply?", "answer_type": "boolean"},
@@ -80,7 +80,7 @@
 //! let snapshot = serde_json::to_string(&state).unwrap();
 //! let restored: State = serde_json::from_str(&snapshot).unwrap();
 //! let finished = restored.outcome(&id).expect("among the last to finish");
-//! assert_eq!(finished.how(), Finished::Completed);
+//! assert_eq!(finished.how(), Ending::Answered);
 //! assert_eq!(finished.outcome().unwrap().to_json(), json!({"apply": true}));
 //! assert_eq!(finished.call(), Some(&call));
 //! // The result command itself, as applying the answer gave it.
@@ -154,12 +154,12 @@ pub use event::{
     AgentOrigin, AnsweredBy, CancelReason, ClientNote, Event, FormAction, InquiryId, OnTimeout,
     Origin, Persistence, Policy, Request, Target, Timeout, ToolCall,
 };
-pub use finished::FinishedInquiry;
+pub use finished::{Ending, FinishedInquiry};
 pub use form::{AnswerType, Choice, Form, Question};
 pub use happened::Happened;
 pub use input::{AnswerInput, At, Input, normalize_line_breaks};
 pub use parse::{ParseOptions, parse_form, parse_form_with};
-pub use reducer::{FINISHED_REMEMBERED, Finished, State, reduce, reduce_input};
+pub use reducer::{FINISHED_REMEMBERED, State, reduce, reduce_input};
 pub use schema::answer_schema;
 pub use ui_answer::{UiAnswerError, UiInput, schema_takes_string, ui_answer};
 pub use valid_form::ValidForm;

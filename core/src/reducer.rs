@@ -17,7 +17,7 @@ use crate::event::{
     AgentOrigin, AnsweredBy, CancelReason, Event, InquiryId, OnTimeout, Origin, Persistence,
     Policy, Request,
 };
-use crate::finished::FinishedInquiry;
+use crate::finished::{Ending, FinishedInquiry};
 use crate::form::Form;
 use crate::inquiry::Open;
 use crate::limits::MAX_REFUSED_ANSWERS;
@@ -140,22 +140,6 @@ impl std::fmt::Debug for Recent {
 pub(crate) enum Inquiry {
     Open(Open),
     Finished(FinishedInquiry),
-}
-
-/// How an inquiry finished.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Finished {
-    /// The model got the answers.
-    Completed,
-    /// The person chose Reply.
-    Cancelled,
-    /// The model got a tool error (a policy failure or a system cancellation).
-    Failed,
-    /// The turn ended.
-    TurnEnded,
-    /// The person did not answer in time; the model got what the timeout left.
-    TimedOut,
 }
 
 /// Decides one input and applies it: the one-call convenience for a host that keeps
@@ -379,7 +363,7 @@ impl State {
 
     /// How an inquiry finished, if it has and is among the last
     /// [`FINISHED_REMEMBERED`] to finish.
-    pub fn finished(&self, inquiry: &InquiryId) -> Option<Finished> {
+    pub fn finished(&self, inquiry: &InquiryId) -> Option<Ending> {
         Some(self.outcome(inquiry)?.how())
     }
 
@@ -545,7 +529,7 @@ impl State {
 
     /// Marks `id` finished, `how`, with the result command just pushed: the last
     /// in `out`.
-    fn finish(&mut self, id: &InquiryId, how: Finished, out: &[Command]) {
+    fn finish(&mut self, id: &InquiryId, how: Ending, out: &[Command]) {
         if let Some(entry) = self.inquiries.get_mut(id) {
             // A result the asker takes when it comes back is owed until a
             // surface records handing it over.
@@ -675,7 +659,7 @@ impl State {
         };
         let how = if *reason == CancelReason::UserReply {
             out.push(open.respond(id, OutcomeStatus::Cancelled, message));
-            Finished::Cancelled
+            Ending::Replied
         } else {
             open.fail(id, reason.clone(), "", out)
         };
@@ -720,7 +704,7 @@ impl State {
             return;
         };
         out.push(open.respond(id, OutcomeStatus::Completed, None));
-        self.finish(id, Finished::Completed, out);
+        self.finish(id, Ending::Answered, out);
     }
 
     fn timed_out(&mut self, id: &InquiryId, message: Option<&str>, out: &mut Vec<Command>) {
@@ -738,12 +722,12 @@ impl State {
             OnTimeout::EndTurn => self.turn_ended(id, out),
             OnTimeout::Cancel => {
                 out.push(open.respond(id, status, message));
-                self.finish(id, Finished::TimedOut, out);
+                self.finish(id, Ending::TimedOut, out);
             }
             OnTimeout::Defaults => {
                 open.fill_on_timeout(remembered);
                 out.push(open.respond(id, status, message));
-                self.finish(id, Finished::TimedOut, out);
+                self.finish(id, Ending::TimedOut, out);
             }
         }
     }
@@ -767,7 +751,7 @@ impl State {
             out.push(Command::EndTurn {
                 inquiry: ended.clone(),
             });
-            self.finish(ended, Finished::TurnEnded, out);
+            self.finish(ended, Ending::TurnEnded, out);
         }
         self.remembered.clear();
         self.turn = None;

@@ -137,27 +137,42 @@ pub fn for_display(text: &str) -> Cow<'_, str> {
     for_display_lines(text, Lines::Many)
 }
 
-/// An answer in words for a person: `Yes` / `No`, a text as it is, a list of
-/// labels joined with `, `, any other JSON compact. Not yet safe to show: pass
-/// it through [`for_display`] or [`for_display_line`].
+/// An answer in words for a person, on one line: the one rule every surface
+/// (the terminal, the web inbox, `askuser answer`, transcripts, event words)
+/// tells an answer by; each only styles it.
+///
+/// `Yes` / `No` (as the choice reads); a label or text as it is, its lines
+/// joined with ` ⏎ `, and an empty text as `""`; a list of labels joined with
+/// `, ` (`none` when empty); `nothing` for null; any other JSON compact. Not yet
+/// safe to show: pass it through [`for_display`] or [`for_display_line`].
 ///
 /// ```
 /// use askuser_core::text::answer_words;
 /// use serde_json::json;
 ///
 /// assert_eq!(answer_words(&json!(true)), "Yes");
+/// assert_eq!(answer_words(&json!("one\ntwo")), "one ⏎ two");
+/// assert_eq!(answer_words(&json!("")), r#""""#);
 /// assert_eq!(answer_words(&json!(["auth", "api"])), "auth, api");
+/// assert_eq!(answer_words(&json!([])), "none");
+/// assert_eq!(answer_words(&json!(null)), "nothing");
 /// assert_eq!(answer_words(&json!({"percent": 5})), r#"{"percent":5}"#);
 /// ```
 pub fn answer_words(value: &serde_json::Value) -> String {
     use serde_json::Value;
+    let text = |text: &str| match text {
+        "" => "\"\"".to_owned(),
+        text => text.lines().collect::<Vec<_>>().join(" ⏎ "),
+    };
     match value {
         Value::Bool(true) => "Yes".to_owned(),
         Value::Bool(false) => "No".to_owned(),
-        Value::String(text) => text.clone(),
-        Value::Array(items) if items.iter().all(Value::is_string) => items
-            .iter()
+        Value::Null => "nothing".to_owned(),
+        Value::String(one) => text(one),
+        Value::Array(items) if items.is_empty() => "none".to_owned(),
+        Value::Array(items) if items.iter().all(Value::is_string) => (items.iter())
             .filter_map(Value::as_str)
+            .map(text)
             .collect::<Vec<_>>()
             .join(", "),
         other => other.to_string(),

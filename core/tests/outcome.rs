@@ -5,7 +5,7 @@
 
 use askuser_core::strategies::Scenario;
 use askuser_core::{
-    AnswerInput, CancelReason, Command, FINISHED_REMEMBERED, Finished, Input, InquiryId, OnTimeout,
+    AnswerInput, CancelReason, Command, Ending, FINISHED_REMEMBERED, Input, InquiryId, OnTimeout,
     Origin, Policy, Request, State, Timeout, parse_form,
 };
 use proptest::prelude::*;
@@ -96,7 +96,7 @@ fn each_way_to_finish_keeps_what_it_sent() {
     )
     .unwrap();
     let reply = state.outcome(&id("reply")).unwrap();
-    assert_eq!(reply.how(), Finished::Cancelled);
+    assert_eq!(reply.how(), Ending::Replied);
     assert_eq!(reply.outcome().unwrap().message.as_deref(), Some("later"));
     assert!(reply.call().is_none());
 
@@ -111,7 +111,7 @@ fn each_way_to_finish_keeps_what_it_sent() {
     )
     .unwrap();
     let failed = state.outcome(&id("cancel")).unwrap();
-    assert_eq!(failed.how(), Finished::Failed);
+    assert_eq!(failed.how(), Ending::Failed);
     assert_eq!(failed.failure().unwrap().0, &CancelReason::BackendError);
     assert!(failed.outcome().is_none());
 
@@ -128,7 +128,7 @@ fn each_way_to_finish_keeps_what_it_sent() {
     )
     .unwrap();
     let timed_out = state.outcome(&id("late")).unwrap();
-    assert_eq!(timed_out.how(), Finished::TimedOut);
+    assert_eq!(timed_out.how(), Ending::TimedOut);
     assert_eq!(
         timed_out.outcome().unwrap().timed_out_after_ms(),
         Some(5_000)
@@ -189,7 +189,43 @@ fn a_snapshot_of_the_first_state_format_still_loads() {
     *record = json!("turn_ended");
     let old: State = serde_json::from_value(snapshot).unwrap();
     let id = InquiryId::new("ended");
-    assert_eq!(old.finished(&id), Some(Finished::TurnEnded));
+    assert_eq!(old.finished(&id), Some(Ending::TurnEnded));
     assert_eq!(old.result(&id), None);
     assert!(old.outcome(&id).unwrap().outcome().is_none());
+}
+
+#[test]
+fn every_ending_has_one_name_in_words_and_keeps_its_name_in_snapshots() {
+    let endings = [
+        (Ending::Answered, "answered", "completed"),
+        (Ending::Replied, "replied", "cancelled"),
+        (Ending::TimedOut, "timed out", "timed_out"),
+        (Ending::TurnEnded, "turn ended", "turn_ended"),
+        (Ending::Failed, "failed", "failed"),
+        (Ending::Rejected, "rejected", "rejected"),
+    ];
+    for (ending, words, stored) in endings {
+        assert_eq!(ending.words(), words);
+        // A snapshot of state format 1 kept the bare status by these names.
+        assert_eq!(serde_json::to_value(ending).unwrap(), json!(stored));
+        assert_eq!(
+            serde_json::from_value::<Ending>(json!(stored)).unwrap(),
+            ending
+        );
+    }
+    let id = InquiryId::new("c1");
+    assert_eq!(
+        Ending::of(&Command::EndTurn {
+            inquiry: id.clone()
+        }),
+        Some(Ending::TurnEnded)
+    );
+    assert_eq!(
+        Ending::of(&Command::Fail {
+            inquiry: id,
+            reason: CancelReason::NoPromptBackend,
+            message: String::new(),
+        }),
+        Some(Ending::Failed)
+    );
 }

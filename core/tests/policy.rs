@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use askuser_core::{
-    AnsweredBy, CancelReason, Command, Event, Finished, InquiryId, Origin, Persistence, Policy,
+    AnsweredBy, CancelReason, Command, Ending, Event, InquiryId, Origin, Persistence, Policy,
     Refusal, Request, State, Target, parse_form, reduce,
 };
 use serde_json::{Value, json};
@@ -110,7 +110,7 @@ fn a_static_answer_that_does_not_fit_names_the_configuration() {
         message,
         "ask_user: the configured answer for question \"db\" (policy.static_answers.db = \"oracle\") does not fit the question: \"oracle\" is not one of the options: \"postgres\", \"sqlite\". Update the configuration; do not retry."
     );
-    assert_eq!(state.finished(&InquiryId::new("a")), Some(Finished::Failed));
+    assert_eq!(state.finished(&InquiryId::new("a")), Some(Ending::Failed));
 }
 
 #[test]
@@ -213,7 +213,7 @@ fn a_subagent_may_not_ask_the_person() {
     );
     assert_eq!(
         state.finished(&InquiryId::new("a")),
-        Some(Finished::Failed),
+        Some(Ending::Failed),
         "the denied request's id is used up"
     );
 }
@@ -470,11 +470,11 @@ fn the_record_of_finished_inquiries_is_bounded() {
     assert_eq!(state.finished(&InquiryId::new("i9")), None);
     assert_eq!(
         state.finished(&InquiryId::new("i10")),
-        Some(Finished::Cancelled)
+        Some(Ending::Replied)
     );
     assert_eq!(
         state.finished(&InquiryId::new(format!("i{}", total - 1))),
-        Some(Finished::Cancelled)
+        Some(Ending::Replied)
     );
     assert_eq!(
         refused(

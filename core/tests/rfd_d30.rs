@@ -195,10 +195,7 @@ fn end_turn_ends_the_turn_without_a_response() {
     answer(&mut state, "apply", json!(true));
     let commands = accepted(&mut state, &Event::TurnEnded { inquiry: id() });
     assert_eq!(commands, vec![Command::EndTurn { inquiry: id() }]);
-    assert_eq!(
-        state.finished(&id()),
-        Some(askuser_core::Finished::TurnEnded)
-    );
+    assert_eq!(state.finished(&id()), Some(askuser_core::Ending::TurnEnded));
 }
 
 #[test]

@@ -3,7 +3,7 @@
 //! and each `on_timeout` action, recorded and replayed exactly.
 
 use askuser_core::{
-    AnswerInput, AnsweredBy, Command, Event, Finished, Input, InquiryId, OnTimeout, Origin,
+    AnswerInput, AnsweredBy, Command, Ending, Event, Input, InquiryId, OnTimeout, Origin,
     OutcomeStatus, Policy, Refusal, Request, State, Timeout, parse_form, reduce, reduce_input,
 };
 use serde_json::{Value, json};
@@ -122,7 +122,7 @@ fn defaults_fill_the_remaining_questions_that_apply_regated_in_order() {
     );
     assert_eq!(
         state.finished(&InquiryId::new("c1")),
-        Some(Finished::TimedOut)
+        Some(Ending::TimedOut)
     );
 }
 

@@ -4,16 +4,15 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::sync::Arc;
 
-use askuser_core::{
-    AnsweredBy, Command, Event, Form, InquiryId, OutcomeStatus, Slot, State, ValidForm,
-};
+use askuser_core::text::answer_words;
+use askuser_core::{AnsweredBy, Command, Ending, Event, Form, InquiryId, Slot, State, ValidForm};
 use serde_json::Value;
 
 use crate::error::{Result, StoreError};
 use crate::log::Log;
 use crate::replay::{fold, latest_snapshot};
 use crate::types::{Recorded, Snapshot};
-use crate::words::{agent_words, answer_sentence, note_words, value_words};
+use crate::words::{agent_words, answer_sentence, note_words};
 
 /// A readable summary of what was asked and answered in `stream`, one sentence per
 /// line (`Asked "Which database?"; the answer was PostgreSQL.`): the text an agent
@@ -163,14 +162,15 @@ impl Transcriber {
                 self.asking.insert(inquiry.clone(), REVIEWING);
             }
             Command::Respond { inquiry, outcome } => {
+                let ending = Ending::of(command);
                 self.block_start();
                 answers(
                     &mut self.out,
                     &outcome.form,
                     &outcome.answers,
-                    outcome.status == OutcomeStatus::Completed,
+                    ending == Some(Ending::Answered),
                 );
-                if outcome.status == OutcomeStatus::Cancelled {
+                if ending == Some(Ending::Replied) {
                     let reviewing = self.asking.get(inquiry) == Some(&REVIEWING);
                     let _ = match self.asked(inquiry) {
                         _ if reviewing => writeln!(
@@ -281,7 +281,7 @@ impl Transcriber {
             let _ = writeln!(
                 self.out,
                 "Asked \"{text}\"; the answer was {} (not sent: {why}).",
-                value_words(value)
+                answer_words(value)
             );
         }
     }

@@ -3,7 +3,8 @@
 //! `Answered “Deploy now?”: Yes`); [`Length::Long`] is the full line of the
 //! record, every id and value as recorded (`askuser log replay` and `log show`:
 //! `answered c1: ok = true (by assistant)`). The transcript tells its answers
-//! with [`answer_sentence`] and [`value_words`].
+//! with [`answer_sentence`]. Every answer is told in the words of
+//! [`askuser_core::text::answer_words`].
 //!
 //! ```
 //! use askuser_core::{Input, InquiryId, Request, State, parse_form, reduce_input};
@@ -29,6 +30,7 @@
 
 use std::fmt::Write as _;
 
+use askuser_core::text::answer_words;
 use askuser_core::{
     AgentOrigin, AnsweredBy, CancelReason, ClientNote, Event, Form, FormAction, InquiryId,
 };
@@ -105,7 +107,7 @@ fn short(event: &Event, form: Option<&Form>) -> String {
             format!(
                 "Answered “{}”: {}{by}{note}",
                 question_text(question),
-                askuser_core::text::answer_words(value)
+                answer_words(value)
             )
         }
         Event::AnsweredAhead {
@@ -113,7 +115,7 @@ fn short(event: &Event, form: Option<&Form>) -> String {
         } => format!(
             "Answered “{}” ahead, in a form of several questions: {}",
             question_text(question),
-            askuser_core::text::answer_words(value)
+            answer_words(value)
         ),
         Event::Shown { questions, .. } => {
             format!("Showed {} question(s) in one form", questions.len())
@@ -305,7 +307,7 @@ fn fields(origin: &AgentOrigin) -> String {
 /// whose text is `text`, and with what (`Asked "Which database?"; the answer was
 /// PostgreSQL.`).
 pub fn answer_sentence(text: &str, value: &Value, by: AnsweredBy) -> String {
-    let value = value_words(value);
+    let value = answer_words(value);
     match by {
         AnsweredBy::User => format!("Asked \"{text}\"; the answer was {value}."),
         AnsweredBy::Assistant => format!("Asked \"{text}\"; the assistant answered {value}."),
@@ -317,51 +319,11 @@ pub fn answer_sentence(text: &str, value: &Value, by: AnsweredBy) -> String {
     }
 }
 
-/// An answer in a sentence: yes/no, a label or text as is (quoted when it has a
-/// line break or spaces at its ends, or is empty), a list as "a, b and c".
-///
-/// ```
-/// use askuser_store::words::value_words;
-/// use serde_json::json;
-///
-/// assert_eq!(value_words(&json!(["a", "b", "c"])), "a, b and c");
-/// ```
-pub fn value_words(value: &Value) -> String {
-    match value {
-        Value::Bool(true) => "yes".to_owned(),
-        Value::Bool(false) => "no".to_owned(),
-        Value::Null => "nothing".to_owned(),
-        Value::String(text) if text.contains('\n') || text.trim() != text || text.is_empty() => {
-            format!("{text:?}")
-        }
-        Value::String(text) => text.clone(),
-        Value::Array(items) if items.iter().all(Value::is_string) => {
-            let words: Vec<String> = items.iter().map(value_words).collect();
-            match words.as_slice() {
-                [] => "none".to_owned(),
-                [one] => one.clone(),
-                [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
-            }
-        }
-        other => other.to_string(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use askuser_testkit::build::answered_by;
     use serde_json::json;
-
-    #[test]
-    fn answers_read_as_words() {
-        assert_eq!(value_words(&json!(true)), "yes");
-        assert_eq!(value_words(&json!("PostgreSQL")), "PostgreSQL");
-        assert_eq!(value_words(&json!(["a", "b", "c"])), "a, b and c");
-        assert_eq!(value_words(&json!([])), "none");
-        assert_eq!(value_words(&json!("two\nlines")), "\"two\\nlines\"");
-        assert_eq!(value_words(&json!({"k": 1})), "{\"k\":1}");
-    }
 
     #[test]
     fn an_answer_reads_short_and_long() {
@@ -376,7 +338,7 @@ mod tests {
         );
         assert_eq!(
             answer_sentence("Deploy?", &json!(true), AnsweredBy::Config),
-            "\"Deploy?\" was answered by configuration: yes."
+            "\"Deploy?\" was answered by configuration: Yes."
         );
     }
 }

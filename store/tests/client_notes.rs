@@ -41,7 +41,7 @@ fn a_transcript_says_what_the_client_did_and_that_the_answer_came_from_elsewhere
         .unwrap();
     assert_eq!(
         transcript(&*log, "headless").unwrap(),
-        "Asked \"Apply the migration?\"; the answer was yes.\n\
+        "Asked \"Apply the migration?\"; the answer was Yes.\n\
          No person at the client: its form was dismissed 38 ms after it went out, faster than anyone reads; the questions waited for another window.\n\
          The client's form came back empty twice, so it may not show these questions; they waited for another window.\n\
          Late: what the client sent came 61 s after the call, past its own 60 s timeout; the model had stopped waiting.\n"

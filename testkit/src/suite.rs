@@ -533,16 +533,16 @@ pub mod replay {
         let text = askuser_store::transcript(log, "s").unwrap();
         let expected = "\
 Asked \"Which database should we use?\"; the answer was PostgreSQL.
-Asked \"Migrate the data now?\"; the answer was no.
+Asked \"Migrate the data now?\"; the answer was No.
 
-Asked \"Which tags apply?\"; the answer was bug, docs and flaky.
+Asked \"Which tags apply?\"; the answer was bug, docs, flaky.
 The user chose to reply instead of answering \"Any comment?\".
 
 Could not ask \"Which database should we use?\" (no prompt backend).
 
 The user ended the turn while being asked \"Which database should we use?\".
 
-Asked \"Apply the proposed migration?\"; the answer was no.
+Asked \"Apply the proposed migration?\"; the answer was No.
 Did not ask \"Which environment?\" (it did not apply).
 Did not ask \"Optional note for the migration log\" (it did not apply).
 

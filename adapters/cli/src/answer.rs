@@ -2,18 +2,18 @@
 //! questions `askuser ask --pending` wrote to a file.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
-use askuser_app::Journal;
-use askuser_app::pending::{self, AnswerProblem, Mismatch, NotRecorded, PendingFile};
+use askuser_app::AppError;
+use askuser_app::pending::{self, AnswerProblem, Mismatch, NotRecorded, PendingFile, Recorded};
 use askuser_core::text::{self, for_display, for_display_line};
-use askuser_core::{Command, Event, Finished, InquiryId, Question};
+use askuser_core::{Command, Ending, Question};
 use askuser_dialects::Call;
 use serde_json::Value;
 
 use crate::args::AnswerArgs;
 use crate::common::{
-    EXIT_REJECTED, conclude, db_hint, db_path, default_db, note, open_journal, print_out,
-    shell_word,
+    EXIT_REJECTED, conclude, db_hint, db_path, note, open_journal, print_out, shell_word,
 };
 use crate::error::CliError;
 
@@ -27,62 +27,31 @@ const SHOWN_CHARS: usize = 200;
 /// recorded together, and each question is printed beside its answer on standard
 /// error. Whenever a result exists it is printed: after recording the answers even
 /// if the pending file cannot be rewritten (a warning on stderr says so), and
-/// again, read from the log, for questions that were already answered, here or
-/// elsewhere (the terminal, the browser).
+/// again, as the log's state keeps it, for questions that were already answered,
+/// here or elsewhere (the terminal, the browser).
+///
+/// One trip: the file and the answers are read, the log opened, the answers
+/// handed to the application layer ([`pending::answer`]) once, and what came
+/// back told in words ([`told`]) and printed.
 pub(crate) fn answer(args: &AnswerArgs) -> Result<u8, CliError> {
     let path = args.file.as_path();
     let mut file = PendingFile::read(path)?;
-    let answers = match args.answers.as_deref() {
-        Some(text) => {
-            let answers = given_answers(text, file.questions.len())?;
-            for (question, answer) in file.questions.iter_mut().zip(&answers) {
-                question.answer = answer.clone();
-            }
-            answers
-        }
-        None => file.answers(),
-    };
+    let answers = given_answers(args.answers.as_deref(), &mut file)?;
     let db = pending_db(args.db.as_deref(), &file)?;
     let mut journal = open_journal(&db)?;
-    let call = pending_call(&mut journal, &file, path, &db)?;
-    if file.status == "answered" && !is_finished(&mut journal, &file)? {
-        return Err(no_result(&file, path, &db));
+    let hints = Hints::new(&file, path, &db, args.db.as_deref());
+    let answered = pending::answer(&mut journal, &file, &answers);
+    let told = told(&file, answered, &hints)?;
+    if told.rewrite {
+        rewrite(path, &file);
     }
-    let commands = match pending::answer(&mut journal, &file, &answers)? {
-        Ok(recorded) => {
-            note(&answered_lines(&file, &recorded.answers));
-            recorded.commands
-        }
-        Err(NotRecorded::Problems(problems)) => {
-            rewrite(path, &file);
-            note(&problems_text(&problems, path, args.db.as_deref()));
-            return Ok(EXIT_REJECTED);
-        }
-        Err(NotRecorded::Mismatch { mismatch, open }) => {
-            note(&mismatch_text(&file, &mismatch, open, path, &db));
-            return Ok(EXIT_REJECTED);
-        }
-        Err(NotRecorded::PartlyAnswered(given)) => {
-            note(&partly_text(&file, &given, &db));
-            return Ok(EXIT_REJECTED);
-        }
-        Err(NotRecorded::Finished) => {
-            let command = recorded_result(&mut journal, &file, path, &db)?;
-            if file.status == "answered" {
-                note("askuser: these questions were already answered; the recorded result follows");
-            } else {
-                let finished = journal
-                    .state(&file.stream)?
-                    .finished(&InquiryId::new(&file.inquiry));
-                let ends_turn = matches!(command, Command::EndTurn { .. });
-                note(&elsewhere_text(&file, finished, ends_turn));
-            }
-            vec![command]
-        }
+    note(&told.words);
+    let Some((commands, call)) = told.result else {
+        return Ok(EXIT_REJECTED);
     };
-    let (text, code) = commands
-        .iter()
-        .find_map(|c| conclude(c, &call))
+    let call = call.ok_or_else(|| hints.call_not_recorded())?;
+    let (text, code) = (commands.iter())
+        .find_map(|command| conclude(command, &call))
         .ok_or(CliError::AnswersDidNotFinish)?;
     if file.status != "answered" {
         "answered".clone_into(&mut file.status);
@@ -96,23 +65,125 @@ pub(crate) fn answer(args: &AnswerArgs) -> Result<u8, CliError> {
     Ok(code)
 }
 
-/// `inquiry "call-1" of stream "s"`, safe on a terminal.
-fn inquiry_words(file: &PendingFile) -> String {
-    format!(
-        "inquiry \"{}\" of stream \"{}\"",
-        for_display_line(&file.inquiry),
-        for_display_line(&file.stream)
-    )
+/// What [`pending::answer`] came to, in words for standard error, with the
+/// result to print (its command and the call to render it with), if any.
+struct Told {
+    /// The lines for standard error.
+    words: String,
+    /// The result, when there is one: refused answers have none (exit 2).
+    result: Option<(Vec<Command>, Option<Arc<Call>>)>,
+    /// Whether the file is written again first (with the answers given, to fix).
+    rewrite: bool,
 }
 
-/// `askuser resume STREAM --inquiry ID [--db PATH]`, to paste.
-fn resume_command(file: &PendingFile, db: &Path) -> String {
-    format!(
-        "askuser resume {} --inquiry {}{}",
-        shell_word(file.stream.as_ref()),
-        shell_word(file.inquiry.as_ref()),
-        db_hint(db)
-    )
+/// What the application layer's answer came to, in words.
+fn told(
+    file: &PendingFile,
+    answered: Result<Result<Recorded, NotRecorded>, AppError>,
+    hints: &Hints,
+) -> Result<Told, CliError> {
+    let refused = |words: String| Told {
+        words,
+        result: None,
+        rewrite: false,
+    };
+    Ok(match answered {
+        Err(AppError::NoSuchInquiry { .. }) => return Err(hints.not_in_log()),
+        Err(error) => return Err(error.into()),
+        Ok(Ok(recorded)) => Told {
+            words: answered_lines(&recorded.answers, hints),
+            result: Some((recorded.commands, recorded.call)),
+            rewrite: false,
+        },
+        Ok(Err(NotRecorded::Problems(problems))) => Told {
+            rewrite: true,
+            ..refused(problems_text(&problems, hints))
+        },
+        Ok(Err(NotRecorded::Mismatch { mismatch, open })) => {
+            refused(mismatch_text(&mismatch, open, hints))
+        }
+        Ok(Err(NotRecorded::PartlyAnswered(given))) => refused(partly_text(&given, hints)),
+        Ok(Err(NotRecorded::NoResult)) => return Err(hints.no_result()),
+        Ok(Err(NotRecorded::Finished(finished))) => Told {
+            words: elsewhere_text(file, finished.ending, hints),
+            result: Some((vec![finished.result], finished.call)),
+            rewrite: false,
+        },
+    })
+}
+
+/// The words of a pending file and its log, made once, safe on a terminal and
+/// ready to paste: what every message of `askuser answer` names.
+struct Hints {
+    /// `inquiry "call-1" of stream "s"`.
+    inquiry: String,
+    /// The inquiry's id alone.
+    id: String,
+    /// The pending file, as a path.
+    file: String,
+    /// The pending file, as a path safe on a terminal.
+    shown_file: String,
+    /// The log, as a path or URL.
+    db: String,
+    /// `askuser answer FILE [--db PATH]`, as the person ran it.
+    again: String,
+    /// `askuser resume STREAM --inquiry ID [--db PATH]`.
+    resume: String,
+    /// `askuser log show STREAM [--db PATH]`.
+    show: String,
+}
+
+impl Hints {
+    fn new(file: &PendingFile, path: &Path, db: &Path, given_db: Option<&Path>) -> Self {
+        let hint = db_hint(db);
+        let stream = shell_word(file.stream.as_ref());
+        let given_db = given_db.map_or_else(String::new, |db| {
+            format!(" --db {}", shell_word(db.as_os_str()))
+        });
+        Self {
+            inquiry: format!(
+                "inquiry \"{}\" of stream \"{}\"",
+                for_display_line(&file.inquiry),
+                for_display_line(&file.stream)
+            ),
+            id: for_display_line(&file.inquiry).into_owned(),
+            file: path.display().to_string(),
+            shown_file: for_display_line(&path.display().to_string()).into_owned(),
+            db: db.display().to_string(),
+            again: format!("askuser answer {}{given_db}", shell_word(path.as_os_str())),
+            resume: format!(
+                "askuser resume {stream} --inquiry {}{hint}",
+                shell_word(file.inquiry.as_ref())
+            ),
+            show: format!("askuser log show {stream}{hint}"),
+        }
+    }
+
+    /// A file whose inquiry the log does not hold.
+    fn not_in_log(&self) -> CliError {
+        CliError::NotInLog {
+            file: self.file.clone(),
+            inquiry: self.inquiry.clone(),
+            db: self.db.clone(),
+        }
+    }
+
+    /// A file that says it was answered, for a log that holds no result.
+    fn no_result(&self) -> CliError {
+        CliError::AnsweredWithoutResult {
+            file: self.file.clone(),
+            db: self.db.clone(),
+            inquiry: self.id.clone(),
+        }
+    }
+
+    /// An inquiry whose request recorded no call to render its result with.
+    fn call_not_recorded(&self) -> CliError {
+        CliError::CallNotRecorded {
+            inquiry: self.id.clone(),
+            db: for_display_line(&self.db).into_owned(),
+        }
+    }
 }
 
 /// `  Question? — answer`, one line, safe on a terminal and clipped.
@@ -133,8 +204,8 @@ fn clip(text: &str) -> String {
 }
 
 /// What was recorded: each question beside its answer, for standard error.
-fn answered_lines(file: &PendingFile, answers: &[(Question, Option<Value>)]) -> String {
-    let mut lines = format!("askuser: recorded for {}:", inquiry_words(file));
+fn answered_lines(answers: &[(Question, Option<Value>)], hints: &Hints) -> String {
+    let mut lines = format!("askuser: recorded for {}:", hints.inquiry);
     for (question, value) in answers {
         let answer = value.as_ref().map_or_else(
             || "not asked (its condition did not hold)".to_owned(),
@@ -147,10 +218,7 @@ fn answered_lines(file: &PendingFile, answers: &[(Question, Option<Value>)]) -> 
 }
 
 /// Every answer that does not fit its question, and how to go on.
-fn problems_text(problems: &[AnswerProblem], path: &Path, db: Option<&Path>) -> String {
-    let db = db.map_or_else(String::new, |db| {
-        format!(" --db {}", shell_word(db.as_os_str()))
-    });
+fn problems_text(problems: &[AnswerProblem], hints: &Hints) -> String {
     let listed: Vec<String> = problems
         .iter()
         .map(|problem| format!("askuser: {}", for_display(&problem.to_string())))
@@ -161,47 +229,37 @@ fn problems_text(problems: &[AnswerProblem], path: &Path, db: Option<&Path>) -> 
         "Fix the answers"
     };
     format!(
-        "{}\nNothing was recorded. {fix} and run `askuser answer {}{db}` again.",
+        "{}\nNothing was recorded. {fix} and run `{}` again.",
         listed.join("\n"),
-        shell_word(path.as_os_str())
+        hints.again
     )
 }
 
 /// A file that no longer shows the questions its inquiry recorded: what differs,
 /// and how to go on.
-fn mismatch_text(
-    file: &PendingFile,
-    mismatch: &Mismatch,
-    open: bool,
-    path: &Path,
-    db: &Path,
-) -> String {
+fn mismatch_text(mismatch: &Mismatch, open: bool, hints: &Hints) -> String {
     let next = if open {
         format!(
             "Write the pending file again with `askuser ask --pending`, or answer in the terminal with `{}`.",
-            resume_command(file, db)
+            hints.resume
         )
     } else {
-        format!(
-            "The inquiry is finished; see `askuser log show {}{}`.",
-            shell_word(file.stream.as_ref()),
-            db_hint(db)
-        )
+        format!("The inquiry is finished; see `{}`.", hints.show)
     };
     format!(
         "askuser: {} no longer matches the questions it was written for ({} in the log): {}.\nNothing was recorded. {next}",
-        for_display_line(&path.display().to_string()),
-        inquiry_words(file),
+        hints.shown_file,
+        hints.inquiry,
         for_display(&mismatch.to_string())
     )
 }
 
 /// An inquiry another surface began answering first: what it answered, and how
 /// to go on.
-fn partly_text(file: &PendingFile, given: &[(Question, Value)], db: &Path) -> String {
+fn partly_text(given: &[(Question, Value)], hints: &Hints) -> String {
     let mut lines = format!(
         "askuser: {} was partly answered elsewhere first (in the terminal or the browser):",
-        inquiry_words(file)
+        hints.inquiry
     );
     for (question, value) in given {
         lines.push('\n');
@@ -209,100 +267,34 @@ fn partly_text(file: &PendingFile, given: &[(Question, Value)], db: &Path) -> St
     }
     format!(
         "{lines}\nNothing was recorded. Finish it where it was begun, or in the terminal with `{}`.",
-        resume_command(file, db)
+        hints.resume
     )
 }
 
 /// An inquiry another surface (or an earlier `askuser answer`) finished first:
-/// how it ended, for standard error before its result.
-fn elsewhere_text(file: &PendingFile, finished: Option<Finished>, ends_turn: bool) -> String {
-    let how = match finished {
-        Some(Finished::Completed) | None => "already answered elsewhere",
-        Some(Finished::Cancelled) => "already finished elsewhere: the person chose Reply",
-        Some(Finished::TurnEnded) => "already finished elsewhere: the person ended the turn",
-        Some(Finished::TimedOut) => "already finished elsewhere: it timed out",
-        Some(Finished::Failed) => "already finished elsewhere: it failed",
+/// how it ended, for standard error before its result. A file that says it was
+/// answered is told so.
+fn elsewhere_text(file: &PendingFile, ending: Ending, hints: &Hints) -> String {
+    if file.status == "answered" {
+        return "askuser: these questions were already answered; the recorded result follows"
+            .to_owned();
+    }
+    let how = match ending {
+        Ending::Answered | Ending::Rejected => "already answered elsewhere",
+        Ending::Replied => "already finished elsewhere: the person chose Reply",
+        Ending::TurnEnded => "already finished elsewhere: the person ended the turn",
+        Ending::TimedOut => "already finished elsewhere: it timed out",
+        Ending::Failed => "already finished elsewhere: it failed",
     };
-    let got = if ends_turn {
+    let got = if ending.sends_nothing() {
         "the assistant got no result"
     } else {
         "the result the assistant got follows"
     };
     format!(
         "askuser: {} was {how} (in the terminal, the browser or an earlier `askuser answer`), so the answers given here were not recorded; {got}",
-        inquiry_words(file)
+        hints.inquiry
     )
-}
-
-/// Whether the pending file's inquiry is finished in the log (by this file, or by
-/// another process that answered first).
-fn is_finished(journal: &mut Journal, file: &PendingFile) -> Result<bool, CliError> {
-    Ok(journal
-        .state(&file.stream)?
-        .finished(&InquiryId::new(&file.inquiry))
-        .is_some())
-}
-
-/// A file that says it was answered, for a log that holds no result.
-fn no_result(file: &PendingFile, path: &Path, db: &Path) -> CliError {
-    CliError::AnsweredWithoutResult {
-        file: path.display().to_string(),
-        db: db.display().to_string(),
-        inquiry: for_display_line(&file.inquiry).into_owned(),
-    }
-}
-
-/// The final command recorded for a pending file's finished inquiry.
-fn recorded_result(
-    journal: &mut Journal,
-    file: &PendingFile,
-    path: &Path,
-    db: &Path,
-) -> Result<Command, CliError> {
-    pending::recorded_outcome(&**journal.log(), &file.stream, &file.inquiry)?
-        .ok_or_else(|| no_result(file, path, db))
-}
-
-/// The call of a pending file's inquiry: from the journal while it is open, else
-/// from its request recorded in the log (to print a finished inquiry's result).
-fn pending_call(
-    journal: &mut Journal,
-    file: &PendingFile,
-    path: &Path,
-    db: &Path,
-) -> Result<std::sync::Arc<Call>, CliError> {
-    let inquiry = InquiryId::new(&file.inquiry);
-    if let Some(call) = journal.call(&file.stream, &inquiry)? {
-        return Ok(call);
-    }
-    if !journal.state(&file.stream)?.was_requested(&inquiry) {
-        return Err(CliError::NotInLog {
-            file: path.display().to_string(),
-            inquiry: inquiry_words(file),
-            db: db.display().to_string(),
-        });
-    }
-    let log = std::sync::Arc::clone(journal.log());
-    let events = log
-        .info(&file.stream)
-        .and_then(|info| log.read(&file.stream, info.floor + 1));
-    let recorded = events.ok().and_then(|mut events| {
-        events.find_map(|recorded| match recorded.ok()?.event {
-            Event::Requested(request) if request.inquiry == inquiry => request.call,
-            _ => None,
-        })
-    });
-    recorded
-        .and_then(|call| {
-            askuser_dialects::Dialect::from_name(&call.dialect)?
-                .parse(&call.arguments)
-                .ok()
-        })
-        .map(std::sync::Arc::new)
-        .ok_or_else(|| CliError::CallNotRecorded {
-            inquiry: for_display_line(&file.inquiry).into_owned(),
-            db: for_display_line(&db.to_string_lossy()).into_owned(),
-        })
 }
 
 /// Rewrites the pending file; a failure is a warning, never a lost result.
@@ -319,34 +311,46 @@ fn rewrite(path: &Path, file: &PendingFile) {
 /// existing askuser log: a file's word never makes askuser create one), else the
 /// default.
 fn pending_db(db: Option<&Path>, file: &PendingFile) -> Result<PathBuf, CliError> {
-    if db.is_some_and(|db| !db.as_os_str().is_empty()) {
-        return db_path(db);
+    let given = db.filter(|db| !db.as_os_str().is_empty());
+    if let (None, Some(named)) = (given, &file.db) {
+        let named = PathBuf::from(named);
+        let is_log = askuser_app::is_postgres_url(&named)
+            || matches!(
+                askuser_app::location::check_db_path(
+                    &named,
+                    askuser_app::location::DbIntent::Existing
+                ),
+                Ok(askuser_app::location::DbPathState::Log)
+            );
+        if !is_log {
+            return Err(CliError::NotALog {
+                db: for_display_line(&named.display().to_string()).into_owned(),
+            });
+        }
+        return Ok(named);
     }
-    let Some(db) = &file.db else {
-        return default_db();
-    };
-    let db = PathBuf::from(db);
-    let is_log = askuser_app::is_postgres_url(&db)
-        || matches!(
-            askuser_app::location::check_db_path(&db, askuser_app::location::DbIntent::Existing),
-            Ok(askuser_app::location::DbPathState::Log)
-        );
-    if !is_log {
-        return Err(CliError::NotALog {
-            db: for_display_line(&db.display().to_string()).into_owned(),
-        });
-    }
-    Ok(db)
+    db_path(given)
 }
 
-fn given_answers(text: &str, count: usize) -> Result<Vec<Value>, CliError> {
+/// The answers to record, by position: the `--answers` list (written into the
+/// file's questions, so a rewritten file shows them), else the file's own.
+fn given_answers(text: Option<&str>, file: &mut PendingFile) -> Result<Vec<Value>, CliError> {
+    let Some(text) = text else {
+        return Ok(file.answers());
+    };
+    let count = file.questions.len();
     let usage = |detail: String| {
         CliError::Usage(format!(
             "--answers {detail}: give a JSON list with one answer per question, in order (null for one that is skipped), e.g. '[true, \"staging\", null]'"
         ))
     };
     match askuser_app::from_str_unique(text) {
-        Ok(Value::Array(answers)) if answers.len() <= count => Ok(answers),
+        Ok(Value::Array(answers)) if answers.len() <= count => {
+            for (question, answer) in file.questions.iter_mut().zip(&answers) {
+                question.answer = answer.clone();
+            }
+            Ok(answers)
+        }
         Ok(Value::Array(answers)) => Err(usage(format!(
             "has {} answers for {count} question{}",
             answers.len(),

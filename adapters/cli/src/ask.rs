@@ -12,7 +12,7 @@ use askuser_app::pending::{self, PendingFile, PendingTarget};
 use askuser_app::{Desk, Followed, Taken};
 use askuser_core::text::{for_display, for_display_line};
 use askuser_core::{
-    CancelReason, Command, Event, Finished, Input, InquiryId, OnTimeout, State, Timeout,
+    CancelReason, Command, Ending, Event, Input, InquiryId, OnTimeout, State, Timeout,
 };
 use askuser_dialects::Call;
 use askuser_terminal::{Elsewhere, Engine, TerminalError, TerminalPrompter, run_with_engine};
@@ -249,23 +249,25 @@ fn how_it_ended(log: &dyn Log, state: &State, stream: &str) -> String {
         return "it records no inquiry that can be read".to_owned();
     };
     let how = match (&last.event, state.finished(inquiry)) {
-        (Event::Rejected { .. }, _) => "the call was rejected (the model got its problems)",
+        (Event::Rejected { .. }, _) | (_, Some(Ending::Rejected)) => {
+            "the call was rejected (the model got its problems)"
+        }
         (Event::Denied { .. }, _) => "the policy refused the call (the model got a tool error)",
-        (_, Some(Finished::Completed)) => "every question was answered",
-        (_, Some(Finished::Cancelled)) => "the person chose Reply",
-        (_, Some(Finished::TurnEnded)) => "the person ended the turn (End Turn)",
-        (_, Some(Finished::TimedOut)) => "the person did not answer in time (it timed out)",
+        (_, Some(Ending::Answered)) => "every question was answered",
+        (_, Some(Ending::Replied)) => "the person chose Reply",
+        (_, Some(Ending::TurnEnded)) => "the person ended the turn (End Turn)",
+        (_, Some(Ending::TimedOut)) => "the person did not answer in time (it timed out)",
         (
             Event::Cancelled {
                 reason: CancelReason::NoPromptBackend,
                 ..
             },
-            Some(Finished::Failed),
+            Some(Ending::Failed),
         ) => "no person could be asked (the model was told so)",
-        (Event::Requested(request), Some(Finished::Failed)) if !request.policy.interactive => {
+        (Event::Requested(request), Some(Ending::Failed)) if !request.policy.interactive => {
             "no person could be asked (the model was told so)"
         }
-        (_, Some(Finished::Failed)) => "it failed (the model got a tool error)",
+        (_, Some(Ending::Failed)) => "it failed (the model got a tool error)",
         (_, None) => "it is not open",
     };
     format!(

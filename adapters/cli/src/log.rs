@@ -139,7 +139,7 @@ fn list(log: &Arc<dyn Log>, db: &Path, out: &mut impl Write) -> Result<(), CliEr
 
 /// Where a stream stands, in words, from the read side (one replay of the
 /// stream: [`askuser_app::Desk::view`]): `open` (with how many inquiries
-/// wait), or how its last inquiry ended (`answered`, `replied`, `ended`, `timed
+/// wait), or how its last inquiry ended (`answered`, `replied`, `turn ended`, `timed
 /// out`, `failed`, `rejected`); `unreadable` when it cannot be replayed.
 fn stream_status(journal: &mut Desk, stream: &str) -> String {
     match journal.view(stream) {

@@ -208,7 +208,8 @@ fn each_question_is_printed_beside_its_answer() {
              Optional note for the migration log — not asked (its condition did not hold)\n"
         )
     );
-    // Answered, with a line break in the text answer (escaped on one line).
+    // Answered, with a line break in the text answer (its lines joined with ⏎,
+    // as every surface tells an answer).
     let scratch = Scratch::new();
     let pending = ask_pending(&scratch, &migration);
     let run = scratch.run_db(
@@ -228,7 +229,7 @@ fn each_question_is_printed_beside_its_answer() {
             "askuser: recorded for inquiry \"call-1\" of stream \"s\":\n  \
              Apply the proposed migration? — Yes\n  \
              Which environment? — staging\n  \
-             Optional note for the migration log — line one\\u{a}line two\n"
+             Optional note for the migration log — line one ⏎ line two\n"
         )
     );
 }

@@ -238,7 +238,7 @@ fn claude_code_asks_a_branching_form_in_rounds() {
         transcript(&scratch),
         "Claude Code 2.1.332 · project · laptop started waiting.
 
-Asked \"Apply the proposed migration?\"; the answer was yes.
+Asked \"Apply the proposed migration?\"; the answer was Yes.
 Asked \"Which environment?\"; the answer was production.
 Asked \"Anything the migration should know?\"; the answer was tonight.
 "

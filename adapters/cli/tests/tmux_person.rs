@@ -68,7 +68,7 @@ fn reply_from_the_review_sends_every_answer_it_showed() {
     assert_eq!(
         transcript.stdout,
         format!("jp-form · {dir} · laptop started waiting.\n\n")
-            + "Asked \"Apply the proposed migration?\"; the answer was yes.\n\
+            + "Asked \"Apply the proposed migration?\"; the answer was Yes.\n\
          Asked \"Which environment?\"; the answer was production.\n\
          Asked \"Optional note for the migration log\"; the answer was after the backup.\n\
          The user reviewed these answers and chose to reply instead of sending them.\n\
@@ -322,7 +322,7 @@ fn ctrl_c_on_the_review_asks_first_and_the_transcript_keeps_the_answers() {
     assert_eq!(
         transcript.stdout,
         format!("jp-form · {dir} · laptop started waiting.\n\n")
-            + "Asked \"Apply the proposed migration?\"; the answer was yes (not sent: the turn ended).\n\
+            + "Asked \"Apply the proposed migration?\"; the answer was Yes (not sent: the turn ended).\n\
          Asked \"Which environment?\"; the answer was staging (not sent: the turn ended).\n\
          Asked \"Optional note for the migration log\"; the answer was \"\" (not sent: the turn ended).\n\
          The user ended the turn on the review of these answers; none was sent.\n"

@@ -298,7 +298,7 @@ fn a_review_submitted_elsewhere_ends_with_its_result() {
             "{HEAD}\n\
              > [1/3] Assistant asks: Apply the proposed migration? Yes\n\
              > [2/3] Assistant asks: Which environment? production\n\
-             > [3/3] Assistant asks: Optional note for the migration log\n\
+             > [3/3] Assistant asks: Optional note for the migration log \"\"\n\
              ↻ Submitted elsewhere.\n\
              The assistant got the answers:\n  \
              Apply the proposed migration? — Yes\n  \

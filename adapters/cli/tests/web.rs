@@ -315,7 +315,7 @@ fn two_tabs_and_the_terminal_race_on_one_inquiry(place: &Place) {
     at(&browser, "Review your answers");
     assert_eq!(
         masked(&browser.text()),
-        "← All questions\nwaiting N s\nReview your answers\nApply the proposed migration?\nYes\nChange\nWhich environment?\nstaging (note: careful with prod)\nChange\nOptional note for the migration log\nweekly\nrun\nChange\nWhile this page was open, “Optional note for the migration log” was answered elsewhere (in another tab or the terminal): weekly run. Every question is answered: review the answers below. Nothing you sent was recorded; what you typed is kept.\nSend these answers\nReply to the assistant instead\nEnd the turn"
+        "← All questions\nwaiting N s\nReview your answers\nApply the proposed migration?\nYes\nChange\nWhich environment?\nstaging (note: careful with prod)\nChange\nOptional note for the migration log\nweekly ⏎ run\nChange\nWhile this page was open, “Optional note for the migration log” was answered elsewhere (in another tab or the terminal): weekly ⏎ run. Every question is answered: review the answers below. Nothing you sent was recorded; what you typed is kept.\nSend these answers\nReply to the assistant instead\nEnd the turn"
     );
 
     // A changes the last answer from the review; B's Send is then stale.
@@ -460,7 +460,7 @@ fn the_history_shows_every_step_and_a_fork_answers_again_from_a_question(place: 
     assert_eq!(
         browser.text(),
         format!("{dir} · laptop started waiting.\n\n")
-            + "Asked \"Apply the proposed migration?\"; the answer was yes.\nAsked \"Which environment?\"; the answer was production.\nThe user chose to reply instead of answering \"Optional note for the migration log\".\nThe user replied: wait, production needs a ticket"
+            + "Asked \"Apply the proposed migration?\"; the answer was Yes.\nAsked \"Which environment?\"; the answer was production.\nThe user chose to reply instead of answering \"Optional note for the migration log\".\nThe user replied: wait, production needs a ticket"
     );
     browser.go(&format!("{base}/s/h"));
     // Answer again from the environment question: a fork, the original kept.

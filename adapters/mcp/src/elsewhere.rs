@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 
 use askuser_app::log::Caught;
 use askuser_core::text::for_display_line;
-use askuser_core::{Answer, Command, Happened, OutcomeStatus, ValidForm};
+use askuser_core::{Answer, Command, Ending, Happened, ValidForm};
 use askuser_dialects::dialect::mcp::other_field;
 use askuser_dialects::{Call, ToolResult};
 use rmcp::model::{CallToolResult, ContentBlock};
@@ -139,22 +139,22 @@ pub(crate) fn result(call: &Call, elsewhere: &Elsewhere) -> CallToolResult {
             "{tool}: these questions were finished in {WHERE} while this client's form was open. Do not retry this tool call in this turn.{after}"
         ));
     };
-    let head = match ending {
-        Command::Respond { outcome, .. } => match outcome.status {
-            OutcomeStatus::Completed => format!(
-                "The user answered these questions in {WHERE} while this client's form was open; their answers are the result:"
-            ),
-            OutcomeStatus::Cancelled => format!(
-                "The user chose to reply instead of answering, in {WHERE}, while this client's form was open; the result holds the answers given so far:"
-            ),
-            OutcomeStatus::TimedOut { .. } => "The time to answer these questions ran out while this client's form was open; the result holds what was answered:".to_owned(),
-        },
-        Command::EndTurn { .. } => {
+    let head = match Ending::of(ending) {
+        Some(Ending::Answered) => format!(
+            "The user answered these questions in {WHERE} while this client's form was open; their answers are the result:"
+        ),
+        Some(Ending::Replied) => format!(
+            "The user chose to reply instead of answering, in {WHERE}, while this client's form was open; the result holds the answers given so far:"
+        ),
+        Some(Ending::TimedOut) => "The time to answer these questions ran out while this client's form was open; the result holds what was answered:".to_owned(),
+        Some(Ending::TurnEnded) => {
             return error(format!(
                 "{tool}: the user ended the turn in {WHERE} while this client's form was open. Do not retry this tool call in this turn; continue without the answers, or end your turn.{after}"
             ));
         }
-        _ => format!("While this client's form was open, these questions were ended in {WHERE}."),
+        Some(Ending::Failed | Ending::Rejected) | None => {
+            format!("While this client's form was open, these questions were ended in {WHERE}.")
+        }
     };
     match call.tool_result(ending) {
         Some(ToolResult::Success(value)) => {

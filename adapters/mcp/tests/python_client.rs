@@ -544,7 +544,7 @@ fn a_call_the_client_cancels_mid_form_ends_and_the_next_call_starts_cleanly() {
     let transcript = askuser_app::log::transcript(&*log, "cancelled").unwrap();
     assert_eq!(
         transcript,
-        "Asked \"Apply the proposed migration?\"; the answer was yes (not sent: client cancelled).\nAsked \"Anything the migration should know?\"; the answer was n (not sent: client cancelled).\nCould not ask \"Which environment?\" (client cancelled).\n\nAsked \"Deploy now?\"; the answer was yes.\n"
+        "Asked \"Apply the proposed migration?\"; the answer was Yes (not sent: client cancelled).\nAsked \"Anything the migration should know?\"; the answer was n (not sent: client cancelled).\nCould not ask \"Which environment?\" (client cancelled).\n\nAsked \"Deploy now?\"; the answer was Yes.\n"
     );
 }
 

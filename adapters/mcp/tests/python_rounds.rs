@@ -72,7 +72,7 @@ fn a_decline_keeps_every_answer_given_in_the_rounds() {
         );
         assert_eq!(
             askuser_app::log::transcript(&*log, "kept").unwrap(),
-            "Asked \"Apply the proposed migration?\"; the answer was yes.\nAsked \"Which environment?\"; the answer was production.\nAsked \"Anything the migration should know?\"; the answer was tonight.\nAsked \"Resource limits?\"; the answer was {\"cpu\":2}.\nThe user chose to reply instead of answering \"Production is live. Apply there now?\".\n"
+            "Asked \"Apply the proposed migration?\"; the answer was Yes.\nAsked \"Which environment?\"; the answer was production.\nAsked \"Anything the migration should know?\"; the answer was tonight.\nAsked \"Resource limits?\"; the answer was {\"cpu\":2}.\nThe user chose to reply instead of answering \"Production is live. Apply there now?\".\n"
         );
     }
 }
@@ -93,6 +93,6 @@ fn a_dismissed_form_keeps_the_answers_given_in_the_log() {
     let log = scratch.log();
     assert_eq!(
         askuser_app::log::transcript(&*log, "dismissed").unwrap(),
-        "Asked \"Apply the proposed migration?\"; the answer was yes (not sent: the turn ended).\nAsked \"Anything the migration should know?\"; the answer was n (not sent: the turn ended).\nThe user ended the turn while being asked \"Which environment?\".\n"
+        "Asked \"Apply the proposed migration?\"; the answer was Yes (not sent: the turn ended).\nAsked \"Anything the migration should know?\"; the answer was n (not sent: the turn ended).\nThe user ended the turn while being asked \"Which environment?\".\n"
     );
 }

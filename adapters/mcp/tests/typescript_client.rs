@@ -110,7 +110,7 @@ fn progress_keeps_a_short_client_timeout(http: bool) {
     assert!(log.stream(&stream_of("ts")).unwrap().is_some());
     assert_eq!(
         transcripts,
-        "Asked \"Apply the proposed migration?\"; the answer was yes.\nAsked \"Which environment?\"; the answer was production.\nAsked \"Production is live. Apply there now?\"; the answer was yes.\nAsked \"Anything the migration should know?\"; the answer was n.\n\nAsked \"Apply the proposed migration?\"; the answer was yes (not sent: client cancelled).\nAsked \"Anything the migration should know?\"; the answer was n (not sent: client cancelled).\nCould not ask \"Which environment?\" (client cancelled).\n"
+        "Asked \"Apply the proposed migration?\"; the answer was Yes.\nAsked \"Which environment?\"; the answer was production.\nAsked \"Production is live. Apply there now?\"; the answer was Yes.\nAsked \"Anything the migration should know?\"; the answer was n.\n\nAsked \"Apply the proposed migration?\"; the answer was Yes (not sent: client cancelled).\nAsked \"Anything the migration should know?\"; the answer was n (not sent: client cancelled).\nCould not ask \"Which environment?\" (client cancelled).\n"
     );
 }
 
@@ -154,6 +154,6 @@ fn a_call_the_client_aborts(http: bool) {
     // `note`, given beside `apply` in round 1, is kept too.
     assert_eq!(
         askuser_app::log::transcript(&*log, stream).unwrap(),
-        "Asked \"Apply the proposed migration?\"; the answer was yes (not sent: client cancelled).\nAsked \"Anything the migration should know?\"; the answer was n (not sent: client cancelled).\nCould not ask \"Which environment?\" (client cancelled).\n"
+        "Asked \"Apply the proposed migration?\"; the answer was Yes (not sent: client cancelled).\nAsked \"Anything the migration should know?\"; the answer was n (not sent: client cancelled).\nCould not ask \"Which environment?\" (client cancelled).\n"
     );
 }

@@ -7,7 +7,7 @@
 use std::fmt::Write as _;
 
 use crate::markdown;
-use askuser_core::{Command, Happened, Outcome, OutcomeStatus, Prompt};
+use askuser_core::{Command, Ending, Happened, Outcome, Prompt};
 use serde_json::Value;
 
 use crate::action::Action;
@@ -142,31 +142,28 @@ fn yours(action: &Action, carried: bool) -> Option<String> {
 /// How the inquiry ended and what the assistant got, for a command that ends
 /// it; nothing for a prompt or a review.
 fn ending(command: &Command) -> Vec<String> {
+    let head = match Ending::of(command) {
+        Some(Ending::Answered) => "The assistant got the answers:",
+        Some(Ending::Replied) => "The assistant got a reply instead, with the answers so far:",
+        Some(Ending::TimedOut) => {
+            "The assistant was told the time ran out, with the answers so far:"
+        }
+        Some(Ending::TurnEnded) => "The turn ended: the assistant gets no result.",
+        Some(Ending::Failed) => {
+            "The inquiry failed: the assistant got a tool error and no answers."
+        }
+        Some(Ending::Rejected) => "The call was rejected: the assistant got its problems.",
+        None => return Vec::new(),
+    };
     match command {
-        Command::Respond { outcome, .. } => got(outcome),
-        Command::EndTurn { .. } => {
-            vec!["The turn ended: the assistant gets no result.".to_owned()]
-        }
-        Command::Fail { .. } => {
-            vec!["The inquiry failed: the assistant got a tool error and no answers.".to_owned()]
-        }
-        Command::Reject { .. } => {
-            vec!["The call was rejected: the assistant got its problems.".to_owned()]
-        }
-        _ => Vec::new(),
+        Command::Respond { outcome, .. } => got(head, outcome),
+        _ => vec![head.to_owned()],
     }
 }
 
-/// What the assistant got in a response: a line on how it ended, then each
+/// What the assistant got in a response: `head` (how it ended), then each
 /// question with its answer.
-fn got(outcome: &Outcome) -> Vec<String> {
-    let head = match outcome.status {
-        OutcomeStatus::Completed => "The assistant got the answers:",
-        OutcomeStatus::Cancelled => "The assistant got a reply instead, with the answers so far:",
-        OutcomeStatus::TimedOut { .. } => {
-            "The assistant was told the time ran out, with the answers so far:"
-        }
-    };
+fn got(head: &str, outcome: &Outcome) -> Vec<String> {
     let mut lines = vec![head.to_owned()];
     for (question, slot) in outcome.form.questions().iter().zip(outcome.answers.iter()) {
         let shown = match slot {
@@ -182,17 +179,14 @@ fn got(outcome: &Outcome) -> Vec<String> {
         };
         lines.push(format!("  {} — {shown}", markdown::inline(&question.text)));
     }
-    if let (OutcomeStatus::Cancelled, Some(message)) = (outcome.status, &outcome.message) {
+    if let (true, Some(message)) = (outcome.is_cancelled(), &outcome.message) {
         lines.push(format!("  and the message: {}", text(message)));
     }
     lines
 }
 
-/// An answer for one line, shortened (an empty text as `""`).
+/// An answer for one line, shortened.
 fn answer(value: &Value) -> String {
-    if value.as_str() == Some("") {
-        return "\"\"".to_owned();
-    }
     render::shorten(&render::answer_text(value), SHOWN_CHARS)
 }
 

@@ -187,15 +187,10 @@ pub(crate) fn shorten(text: &str, max: usize) -> String {
     format!("{kept}… ({count} characters)")
 }
 
-/// An answer as the summary and the review show it: `Yes` / `No`, a label or
-/// text as it is (lines joined with ` ⏎ `), a list joined with `, `, other JSON
-/// compact; safe for one line.
+/// An answer as the summary and the review show it: its words
+/// ([`askuser_core::text::answer_words`]), safe for one line.
 pub(crate) fn answer_text(value: &Value) -> String {
-    let text = match value {
-        Value::String(text) => text.lines().collect::<Vec<_>>().join(" ⏎ "),
-        other => askuser_core::text::answer_words(other),
-    };
-    for_display_line(&text).into_owned()
+    for_display_line(&askuser_core::text::answer_words(value)).into_owned()
 }
 
 /// The line a prompt starts with: `[2/3] Assistant asks: Which environment?`.

@@ -12,8 +12,8 @@ use askuser_app::log::{
 use askuser_app::{AppError, Desk, OpenInquiry, Showing, StreamView, Taken};
 use askuser_core::text::{answer_words, for_display_line};
 use askuser_core::{
-    AgentOrigin, AnswerInput, At, Command, Input, InquiryId, Outcome, OutcomeStatus, Prompt,
-    Refusal, State,
+    AgentOrigin, AnswerInput, At, Command, Ending, Input, InquiryId, Outcome, Prompt, Refusal,
+    State,
 };
 
 use crate::answer::{Fields, value_from};
@@ -631,29 +631,33 @@ impl Queue {
 /// waited for it (`nobody`: a fork, or an agent that had stopped), and whether
 /// the result is `kept` for its agent (owed: given to it when it comes back).
 fn done_words(result: &Command, got: &str, nobody: Option<Nobody>, kept: bool) -> String {
-    let what = match result {
-        Command::EndTurn { .. } => "You ended the turn".to_owned(),
-        Command::Respond { outcome, .. } => match &outcome.status {
-            OutcomeStatus::Completed => "Answered".to_owned(),
-            OutcomeStatus::Cancelled => match &outcome.message {
-                Some(message) => format!(
-                    "You replied instead, with the message “{}”",
-                    for_display_line(message)
-                ),
-                None => "You replied instead, without a message".to_owned(),
-            },
-            OutcomeStatus::TimedOut { after_ms } => format!(
-                "The time to answer ({}) ran out",
-                crate::pages::duration_words(*after_ms)
-            ),
-        },
-        Command::Fail { .. } | Command::Reject { .. } => {
-            "This question ended without answers".to_owned()
-        }
-        _ => return "This question is finished.".to_owned(),
+    let Some(ending) = Ending::of(result) else {
+        return "This question is finished.".to_owned();
     };
-    let ended = matches!(result, Command::EndTurn { .. });
-    let error = matches!(result, Command::Fail { .. } | Command::Reject { .. });
+    let outcome = match result {
+        Command::Respond { outcome, .. } => Some(outcome),
+        _ => None,
+    };
+    let what = match ending {
+        Ending::TurnEnded => "You ended the turn".to_owned(),
+        Ending::Answered => "Answered".to_owned(),
+        Ending::Replied => match outcome.and_then(|outcome| outcome.message.as_ref()) {
+            Some(message) => format!(
+                "You replied instead, with the message “{}”",
+                for_display_line(message)
+            ),
+            None => "You replied instead, without a message".to_owned(),
+        },
+        Ending::TimedOut => format!(
+            "The time to answer ({}) ran out",
+            crate::pages::duration_words(
+                outcome.and_then(Outcome::timed_out_after_ms).unwrap_or(0)
+            )
+        ),
+        Ending::Failed | Ending::Rejected => "This question ended without answers".to_owned(),
+    };
+    let ended = ending.sends_nothing();
+    let error = matches!(ending, Ending::Failed | Ending::Rejected);
     match (nobody, ended) {
         (None, true) => format!("{what}; the assistant got no reply."),
         (None, false) if error => format!("{what}; the assistant got the error: {got}"),
