@@ -1,7 +1,7 @@
 //! [`Journal`]: the unit of work over many streams of one log: the store's
 //! sessions, one per stream, and the tool calls of their inquiries, keyed by
 //! stream and inquiry. Every input goes the one road
-//! ([`askuser_store::Session::handle_input`]): decided, appended (flushed, for a
+//! ([`askuser_store::Session::handle`]): decided, appended (flushed, for a
 //! durable log), applied; a surface shows what it yielded after that, so whatever
 //! a host or a person has seen is durable.
 
@@ -22,7 +22,7 @@ use serde_json::Value;
 use crate::error::{AppError, Result};
 use crate::read::{Applied, ReadSide, StreamView};
 
-/// What became of an input given to [`Journal::input`] (or [`Journal::apply`]).
+/// What became of an input given to [`Journal::input`] (or [`Journal::request`]).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Step {
     /// The input was decided and recorded, its last event as `seq`; these are the
@@ -300,21 +300,11 @@ impl Journal {
             arguments: arguments.clone(),
         });
         let inquiry = request.inquiry.clone();
-        let step = self.handle(stream, &Event::Requested(request))?;
+        let step = self.input(stream, &Input::Ask(request))?;
         if matches!(step, Step::Recorded { .. }) {
             self.remember_call(stream, inquiry, Arc::new(call.clone()));
         }
         Ok(step)
-    }
-
-    /// Hands a host's `event` to `stream`'s session: decided, recorded, applied;
-    /// returns the commands, or the refusal. For what a person does, prefer
-    /// [`Journal::input`], whose actions name what they were taken on.
-    ///
-    /// # Errors
-    /// When the log cannot be read or written; nothing was recorded then.
-    pub fn apply(&mut self, stream: &str, event: &Event) -> Result<Step> {
-        self.handle(stream, event)
     }
 
     /// Until the next [`Journal::flush`], records inputs without waiting for the log
@@ -338,7 +328,7 @@ impl Journal {
     }
 
     /// Decides `inputs` in order and records what they stand for as one atomic
-    /// append (the store's batch lane, [`Session::handle_inputs`]): all of them or,
+    /// append (the store's batch lane, [`Session::handle_batch`]): all of them or,
     /// when the engine refuses one (another process moved the inquiry first, say),
     /// none, with the refusal.
     ///
@@ -346,7 +336,10 @@ impl Journal {
     /// When the log cannot be read or written; nothing was recorded then.
     pub(crate) fn inputs(&mut self, stream: &str, inputs: &[Input]) -> Result<Step> {
         let durability = self.durability();
-        let handled = self.session(stream)?.handle_inputs_with(inputs, durability);
+        let handled = self
+            .session(stream)?
+            .set_durability(durability)
+            .handle_batch(inputs);
         self.recorded(stream, handled)
     }
 
@@ -389,13 +382,10 @@ impl Journal {
     /// When the log cannot be read or written; nothing was recorded then.
     pub fn input(&mut self, stream: &str, input: &Input) -> Result<Step> {
         let durability = self.durability();
-        let handled = self.session(stream)?.handle_input_with(input, durability);
-        self.recorded(stream, handled)
-    }
-
-    fn handle(&mut self, stream: &str, event: &Event) -> Result<Step> {
-        let durability = self.durability();
-        let handled = self.session(stream)?.handle_with(event, durability);
+        let handled = self
+            .session(stream)?
+            .set_durability(durability)
+            .handle(input);
         self.recorded(stream, handled)
     }
 

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use askuser_app::Journal;
 use askuser_app::pending::{self, Mismatch, NotRecorded, PendingFile, compare};
-use askuser_core::{Command, Event, InquiryId};
+use askuser_core::{AnswerInput, Command, Event, Input, InquiryId};
 use askuser_dialects::Dialect;
 use askuser_store::{Log, MemLog};
 use serde_json::{Value, json};
@@ -48,6 +48,13 @@ fn answered(question: &str, value: Value) -> Event {
         remember: false,
         note: None,
     }
+}
+
+/// Another surface's answer `value` to what `journal` shows of `call-1` now.
+fn answer_now(journal: &mut Journal, question: &str, value: Value) -> Input {
+    let shown = (journal.state("s").unwrap().at(&InquiryId::new("call-1"))).unwrap();
+    assert_eq!(shown.question.as_deref(), Some(question));
+    AnswerInput::new(shown, value).into()
 }
 
 /// What `answer` refused with, when it did.
@@ -225,7 +232,8 @@ fn an_inquiry_another_surface_finished_or_began_first_is_left_as_it_is() {
     let mut journal = Journal::new(Arc::clone(&log));
     let file = ask(&mut journal, "call-1", &deploy_call());
     let mut rival = Journal::new(Arc::clone(&log));
-    rival.apply("s", &answered("deploy", json!(false))).unwrap();
+    let early = answer_now(&mut rival, "deploy", json!(false));
+    rival.input("s", &early).unwrap();
     // Begun elsewhere: the file's answers would mix with the other surface's.
     let NotRecorded::PartlyAnswered(given) =
         refused(&mut journal, &file, &[json!(true), json!("SQLite")])
@@ -242,9 +250,8 @@ fn an_inquiry_another_surface_finished_or_began_first_is_left_as_it_is() {
     assert_eq!(log.info("s").unwrap().head, 2);
 
     // Finished elsewhere: nothing is recorded, and the result is the log's.
-    rival
-        .apply("s", &answered("db", json!("PostgreSQL")))
-        .unwrap();
+    let last = answer_now(&mut rival, "db", json!("PostgreSQL"));
+    rival.input("s", &last).unwrap();
     assert_eq!(
         refused(&mut journal, &file, &[json!(true), json!("SQLite")]),
         NotRecorded::Finished
@@ -269,10 +276,10 @@ fn a_review_another_surface_asked_for_is_sent_with_the_answers() {
     let file = ask(&mut journal, "call-1", &deploy_call());
     // The web inbox records that it wants a review just before its first answer;
     // here the answer never came.
-    let wanted = Event::ReviewWanted {
+    let wanted = Input::WantReview {
         inquiry: InquiryId::new("call-1"),
     };
-    Journal::new(Arc::clone(&log)).apply("s", &wanted).unwrap();
+    Journal::new(Arc::clone(&log)).input("s", &wanted).unwrap();
     let recorded = pending::answer(&mut journal, &file, &[json!(true), json!("SQLite")])
         .unwrap()
         .unwrap();

@@ -4,6 +4,8 @@
 
 use std::sync::Arc;
 
+#[allow(unused_imports)]
+use askuser_core::strategies::{decide_event, reduce_event};
 use askuser_core::{AnsweredBy, Command, Event, Form, InquiryId, Origin, Policy, Request, State};
 use serde_json::json;
 
@@ -47,7 +49,7 @@ fn a_recorded_schema_answer_replays_without_the_validator() {
 
     // Deciding the same request today rejects it: the validator is consulted there.
     let mut fresh = State::new();
-    let decision = fresh.decide(&recorded[0]).unwrap();
+    let decision = decide_event(&fresh, &recorded[0]).unwrap();
     let Event::Rejected { problems, .. } = decision.event() else {
         panic!("expected a rejection, got {:?}", decision.event());
     };

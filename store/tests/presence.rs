@@ -25,7 +25,9 @@ fn a_lease_lives_while_renewed_and_is_gone_after_its_ttl_or_its_end() {
             .unwrap()
     );
     let mut appended = Session::open(Arc::new(MemLog::new()), "billing-api-1").unwrap();
-    appended.attach(&origin("Claude Code")).unwrap();
+    appended
+        .handle(&askuser_core::Input::Attach(origin("Claude Code")))
+        .unwrap();
     let info = appended.log().info("billing-api-1").unwrap();
 
     let read = |log: &MemLog| log.leases().unwrap().unwrap();
@@ -82,7 +84,9 @@ fn a_lease_lives_while_renewed_and_is_gone_after_its_ttl_or_its_end() {
 fn a_fork_without_an_agent_of_its_own_has_nobody_listening() {
     let log: Arc<dyn Log> = Arc::new(MemLog::new());
     let mut session = Session::open(Arc::clone(&log), "billing-api-1").unwrap();
-    session.attach(&origin("Claude Code")).unwrap();
+    session
+        .handle(&askuser_core::Input::Attach(origin("Claude Code")))
+        .unwrap();
     let fork = log.fork("billing-api-1", 1, "billing-api-1-fork").unwrap();
     let leases = log.leases().unwrap();
     assert_eq!(presence_of(&fork, false, leases.as_ref()), Presence::Fork);

@@ -65,7 +65,7 @@ pub(crate) fn ask(args: &AskArgs) -> Result<u8, CliError> {
     let origin = askuser_app::origin::here(Some(&host), label.as_deref());
     // Not claimed: the inquiry's id is counted from the head before this
     // process records where it runs, so a new stream's first is `call-1`.
-    let (stream, _) = agent_stream(&*log, stream, "ask", &origin, false)?;
+    let (stream, _) = agent_stream(&log, stream, "ask", &origin, false)?;
     let inquiry = match &args.inquiry {
         Some(inquiry) => inquiry.clone(),
         None => format!("call-{}", journal.head(&stream)? + 1),
@@ -322,7 +322,9 @@ fn walk(
             match journal.input(stream, &cancel)? {
                 Step::Recorded { commands, .. } => commands,
                 // Another surface finished it first: its result is the result.
-                Step::Refused(_) if journal.state(stream)?.finished(cancel.inquiry()).is_some() => {
+                Step::Refused(_)
+                    if (journal.state(stream)?.finished(&InquiryId::new(inquiry))).is_some() =>
+                {
                     pending::recorded_outcome(&**journal.log(), stream, inquiry)?
                         .into_iter()
                         .collect()

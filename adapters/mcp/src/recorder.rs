@@ -162,7 +162,7 @@ impl Recorder {
         let _guard = self.lock.lock().unwrap_or_else(PoisonError::into_inner);
         let mut session = self.session()?;
         let inquiry = InquiryId::new(format!("call-{}", session.head() + 1));
-        let recorded = match session.handle_input(&make(inquiry.clone())) {
+        let recorded = match session.handle(&make(inquiry.clone())) {
             Ok(handled) => Ok(Step {
                 commands: handled.commands,
                 at: session.state().at(&inquiry),
@@ -200,11 +200,11 @@ impl Recorder {
         let refusal = shown.and_then(|shown| session.state().still_shows(shown).err());
         let refusal = match refusal {
             Some(refusal) => refusal,
-            None => match session.handle_input(input) {
+            None => match session.handle(input) {
                 Ok(handled) => {
                     return Ok(Taken::Recorded(Step {
                         commands: handled.commands,
-                        at: session.state().at(inquiry),
+                        at: inquiry.and_then(|inquiry| session.state().at(inquiry)),
                         head: session.head(),
                     }));
                 }
@@ -215,11 +215,10 @@ impl Recorder {
             },
         };
         let head = session.head();
-        let caught = if head > seen {
-            caught(&**session.log(), session.stream(), inquiry, seen, head)?
-        } else {
-            Vec::new()
+        let (Some(inquiry), true) = (inquiry, head > seen) else {
+            return Ok(Taken::Refused(refusal));
         };
+        let caught = caught(&**session.log(), session.stream(), inquiry, seen, head)?;
         if caught.is_empty() {
             return Ok(Taken::Refused(refusal));
         }
@@ -280,7 +279,7 @@ impl Recorder {
         let Some((inquiry, Some(result))) = owed else {
             return Ok(None);
         };
-        match session.handle_input(&Input::Deliver { inquiry }) {
+        match session.handle(&Input::Deliver { inquiry }) {
             Ok(_) => Ok(Some(result)),
             Err(SessionError::Refused(_) | SessionError::MovedElsewhere { .. }) => Ok(None),
             Err(SessionError::Store(error)) => Err(error),
@@ -298,7 +297,7 @@ impl Recorder {
         let owed =
             (session.state().outcome(inquiry)).is_some_and(askuser_core::FinishedInquiry::owed);
         if owed {
-            let _ = session.handle_input(&Input::Deliver {
+            let _ = session.handle(&Input::Deliver {
                 inquiry: inquiry.clone(),
             });
         }

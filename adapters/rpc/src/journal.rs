@@ -115,7 +115,10 @@ impl Journal {
     /// # Errors
     /// When the log cannot be read or written; nothing was recorded then.
     pub fn input(&mut self, stream: &str, input: &Input) -> Result<Step> {
-        let call = self.app.call(stream, input.inquiry())?;
+        let call = match input.inquiry() {
+            Some(inquiry) => self.app.call(stream, inquiry)?,
+            None => None,
+        };
         let step = self.app.input(stream, input)?;
         self.lines(stream, step, call.as_deref())
     }
