@@ -107,7 +107,7 @@ impl State {
     pub(crate) fn decide_event<'a>(&self, input: &'a Event) -> Result<Decision<'a>, Refusal> {
         match input {
             Event::Requested(request) => self.decide_request(input, request),
-            Event::Rejected { inquiry, .. } => {
+            Event::Rejected { inquiry, .. } | Event::Denied { inquiry, .. } => {
                 self.check_new(inquiry)?;
                 Ok(Decision::accept(input))
             }
@@ -192,10 +192,6 @@ impl State {
             }
             Event::Delivered { inquiry } => {
                 self.check_owed(inquiry)?;
-                Ok(Decision::accept(input))
-            }
-            Event::Denied { inquiry, .. } => {
-                self.check_new(inquiry)?;
                 Ok(Decision::accept(input))
             }
         }

@@ -7,8 +7,7 @@
 use std::alloc::System;
 use std::sync::Arc;
 
-#[allow(unused_imports)]
-use askuser_core::strategies::{decide_event, reduce_event};
+use askuser_core::strategies::decide_event;
 use askuser_core::{
     AnsweredBy, Command, Event, InquiryId, Origin, Policy, Request, State, parse_form,
 };

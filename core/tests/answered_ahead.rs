@@ -2,8 +2,7 @@
 //! questions at once) and forms shown (`Shown`): what the engine takes, what it
 //! refuses, and where a kept answer ends up.
 
-#[allow(unused_imports)]
-use askuser_core::strategies::{decide_event, reduce_event};
+use askuser_core::strategies::reduce_event;
 use askuser_core::{
     AnsweredBy, CancelReason, Command, Event, InquiryId, Refusal, Request, State, parse_form,
 };

@@ -4,7 +4,6 @@
 //! latest origin and changes no inquiry; replay gives the same state.
 
 use askuser_core::limits::MAX_ORIGIN_FIELD_BYTES;
-#[allow(unused_imports)]
 use askuser_core::strategies::{decide_event, reduce_event};
 use askuser_core::{
     AgentOrigin, AnswerInput, Event, Input, InquiryId, Origin, Policy, Refusal, Request, State,

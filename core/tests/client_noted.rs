@@ -2,8 +2,7 @@
 //! noted on an open inquiry and changing nothing of it, so the questions stay
 //! answerable from every other surface; refused once the inquiry is finished.
 
-#[allow(unused_imports)]
-use askuser_core::strategies::{decide_event, reduce_event};
+use askuser_core::strategies::reduce_event;
 use askuser_core::{
     AnswerInput, ClientNote, Command, Event, FormAction, Input, InquiryId, Origin, Policy, Refusal,
     Request, State, parse_form, reduce,

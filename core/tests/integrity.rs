@@ -2,8 +2,7 @@
 //! after the state forgot its inquiry, answers that never fit, and answers from a
 //! party the policy did not route the question to.
 
-#[allow(unused_imports)]
-use askuser_core::strategies::{decide_event, reduce_event};
+use askuser_core::strategies::reduce_event;
 use askuser_core::{
     AnsweredBy, CancelReason, Command, Event, InquiryId, Origin, Policy, Refusal, Request, State,
     parse_form,

@@ -3,8 +3,7 @@
 
 use std::collections::BTreeMap;
 
-#[allow(unused_imports)]
-use askuser_core::strategies::{decide_event, reduce_event};
+use askuser_core::strategies::reduce_event;
 use askuser_core::{
     AnsweredBy, CancelReason, Command, Event, Finished, InquiryId, Origin, Persistence, Policy,
     Refusal, Request, State, Target, parse_form,

@@ -1,7 +1,6 @@
 //! Property tests of the reducer's invariants over arbitrary forms and event sequences.
 
 use askuser_core::strategies::{arb_form, arb_invalid_form, arb_session, sample_answer};
-#[allow(unused_imports)]
 use askuser_core::strategies::{decide_event, reduce_event};
 use askuser_core::{Answer, Command, Event, State, validate};
 use proptest::prelude::*;

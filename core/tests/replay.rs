@@ -4,8 +4,7 @@
 
 use std::sync::Arc;
 
-#[allow(unused_imports)]
-use askuser_core::strategies::{decide_event, reduce_event};
+use askuser_core::strategies::decide_event;
 use askuser_core::{AnsweredBy, Command, Event, Form, InquiryId, Origin, Policy, Request, State};
 use serde_json::json;
 

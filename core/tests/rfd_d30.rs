@@ -1,7 +1,6 @@
 //! RFD D30's migration form (apply / env / note) through every path the RFD describes.
 
-#[allow(unused_imports)]
-use askuser_core::strategies::{decide_event, reduce_event};
+use askuser_core::strategies::reduce_event;
 use askuser_core::{
     AnsweredBy, CancelReason, Command, Event, InquiryId, Origin, Policy, Progress, Request, State,
     parse_form,

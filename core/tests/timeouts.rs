@@ -2,7 +2,6 @@
 //! was fired at, held to the deadline the state learned from the recorded times,
 //! and each `on_timeout` action, recorded and replayed exactly.
 
-#[allow(unused_imports)]
 use askuser_core::strategies::{decide_event, reduce_event};
 use askuser_core::{
     AnswerInput, AnsweredBy, Command, Event, Finished, Input, InquiryId, OnTimeout, Origin,

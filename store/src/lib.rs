@@ -139,10 +139,12 @@
 //!
 //! ## What the log offers
 //!
-//! [`Log`] is storage only:
-//! - **Append with optimistic concurrency**: [`Log::append`] takes the head the caller
-//!   expects; a different head is [`StoreError::Conflict`], and the check and the
-//!   write are one atomic step. [`Durability`] says when an append returns.
+//! [`Log`] is storage only, and a host holding one writes through a [`Session`]:
+//! - **Append with optimistic concurrency** (the backend's
+//!   [`Backend::append_with`](backend::Backend::append_with), which a session
+//!   makes): it takes the head the caller expects; a different head is
+//!   [`StoreError::Conflict`], and the check and the write are one atomic step.
+//!   [`Durability`] says when an append returns.
 //! - **Streaming reads**: [`Log::read`] and [`Log::read_range`] yield [`Recorded`]
 //!   events (sequence number, timestamp, event) one at a time, through forks.
 //! - **Streams and forks**: [`Log::streams`] lists them with their heads and parents;

@@ -17,7 +17,7 @@ use crate::types::{Recorded, Seq, StreamInfo};
 
 /// An append-only log of engine events, kept in named streams.
 ///
-/// Every input the engine decides is recorded as [`Event`]s appended to a stream
+/// Every input the engine decides is recorded as [`Event`](askuser_core::Event)s appended to a stream
 /// (by a [`Session`](crate::Session)); the stream is the truth, and a state is a
 /// replay of it through the core's apply step. Streams are
 /// numbered from 1; a stream's *head* is its last sequence number (0 when empty). A
@@ -65,7 +65,7 @@ pub trait Log: Backend + Send + Sync {
     /// [`StoreError::InvalidStreamName`]; a storage error.
     fn fork(&self, parent: &str, at: Seq, name: &str) -> Result<StreamInfo>;
 
-    /// Writes out everything buffered (see [`Durability::Buffered`]).
+    /// Writes out everything buffered (see [`Durability::Buffered`](crate::Durability::Buffered)).
     ///
     /// # Errors
     ///

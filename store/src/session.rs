@@ -231,7 +231,8 @@ impl Session {
     }
 
     /// Sets the durability this session appends with (at open: the log's own,
-    /// [`Log::durability`]), and returns the session. A host that groups inputs
+    /// [`Backend::durability`](crate::backend::Backend::durability)), and returns
+    /// the session. A host that groups inputs
     /// sets [`Durability::Buffered`], hands them in, calls [`Log::flush`] once
     /// before it shows what any of them yielded (a group commit: whatever was
     /// shown is still durable), and sets the log's own again.

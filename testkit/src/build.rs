@@ -218,7 +218,7 @@ pub fn timed_out(inquiry: &str, message: Option<&str>) -> Event {
 }
 
 /// `inquiry` timed out, fired at `fired_at_ms` (milliseconds since the Unix
-/// epoch), as an [`Input::TimeOut`](askuser_core::Input::TimeOut) records it.
+/// epoch), as an [`Input::TimeOut`] records it.
 pub fn timed_out_at(inquiry: &str, message: Option<&str>, fired_at_ms: u64) -> Event {
     Event::TimedOut {
         inquiry: InquiryId::new(inquiry),

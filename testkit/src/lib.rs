@@ -13,7 +13,7 @@
 //!   over and over), for logs of any size.
 //! - [`suite`]: the conformance suite every [`Log`](askuser_store::Log)
 //!   implementation passes; a backend's tests run it with [`log_suite!`].
-//! - [`record`]: recorded events written into a log as they are, for tests and
+//! - [`record()`]: recorded events written into a log as they are, for tests and
 //!   benchmarks that fill a log (a host writes through a `Session` only).
 //!
 //! ```

@@ -243,7 +243,8 @@ impl SledLog {
         })
     }
 
-    /// The same log, with `durability` for [`Log::append`].
+    /// The same log, with `durability` for
+    /// [`Backend::append`](askuser_store::backend::Backend::append).
     #[must_use]
     pub fn with_durability(mut self, durability: Durability) -> Self {
         self.durability = durability;

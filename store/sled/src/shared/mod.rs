@@ -398,7 +398,7 @@ impl SharedSledLog {
 
     /// Carries out one operation: on the owned log, or by `request` to the owner,
     /// finding a new owner when the current one has gone (safe only for requests
-    /// that may be carried out twice; [`Log::append_with`] settles lost appends).
+    /// that may be carried out twice; [`Backend::append_with`](askuser_store::backend::Backend::append_with) settles lost appends).
     fn run<T>(
         &self,
         request: &Request<'_>,
