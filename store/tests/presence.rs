@@ -167,3 +167,39 @@ fn a_guard_records_the_origin_holds_the_lease_and_ends_it_when_dropped() {
     assert!(PresenceGuard::start(&mut other, "h:1:2".into(), hostile).is_err());
     assert!(log.stream("other").unwrap().is_none());
 }
+
+/// A stream opened with its first input is new or not opened at all: a name
+/// another process took is `StreamExists`, with nothing recorded, and a refused
+/// origin records nothing either.
+#[test]
+fn a_stream_created_with_its_first_input_is_never_shared() {
+    use askuser_core::{Input, Refusal};
+    use askuser_store::SessionError;
+
+    let log: Arc<dyn Log> = Arc::new(MemLog::new());
+    let attach = Input::Attach(origin("Claude Code"));
+    let (session, handled) = Session::create(Arc::clone(&log), "billing-api-1", &attach).unwrap();
+    assert_eq!(
+        (session.head(), handled.seq, handled.commands.len()),
+        (1, 1, 0)
+    );
+    assert_eq!(session.state().agent(), Some(&origin("Claude Code")));
+
+    let again = Session::create(Arc::clone(&log), "billing-api-1", &attach).unwrap_err();
+    assert!(
+        matches!(&again, SessionError::Store(StoreError::StreamExists(name)) if name == "billing-api-1"),
+        "{again:?}"
+    );
+    assert_eq!(log.info("billing-api-1").unwrap().head, 1);
+
+    let bad = Input::Attach(AgentOrigin {
+        host: Some("x".repeat(10_000)),
+        ..AgentOrigin::default()
+    });
+    let refused = Session::create(Arc::clone(&log), "billing-api-2", &bad).unwrap_err();
+    assert!(
+        matches!(refused.refusal(), Some(Refusal::BadOrigin { .. })),
+        "{refused:?}"
+    );
+    assert_eq!(log.stream("billing-api-2").unwrap(), None);
+}
