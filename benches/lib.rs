@@ -57,7 +57,7 @@ pub fn replay_db() -> Result<PathBuf, StoreError> {
     let mut head = 0;
     while head < EVENTS {
         let events: Vec<Event> = scripted_events(head + 1, batch).collect();
-        head = log.append(STREAM, head, &events)?;
+        head = askuser_testkit::record(&log, STREAM, head, &events)?;
     }
     askuser_store::compact::snapshot_at(&log, STREAM, EVENTS - TAIL)?;
     log.flush()?;
@@ -84,7 +84,7 @@ pub fn single_appends_db(path: &Path) -> Result<(), StoreError> {
     );
     let log = SledLog::open(path)?.with_durability(Durability::Buffered);
     for (head, event) in scripted_events(1, EVENTS).enumerate() {
-        log.append(STREAM, head as u64, std::slice::from_ref(&event))?;
+        askuser_testkit::record(&log, STREAM, head as u64, std::slice::from_ref(&event))?;
     }
     log.flush()?;
     eprintln!("built in {:.1?}", started.elapsed());

@@ -1,7 +1,7 @@
 //! [`Desk`]: the one application object per log, and the only unit of work: the
 //! store's sessions, one per stream (never handed out), and the tool calls of
 //! their inquiries, keyed by stream and inquiry. Every input goes the one road
-//! ([`askuser_store::Session::handle_input`]): decided, appended (flushed, for a
+//! ([`askuser_store::Session::handle`]): decided, appended (flushed, for a
 //! durable log), applied; what came of it is an [`Outcome`] (taken or refused,
 //! what changed elsewhere first, what the inquiry shows now, how it ended), and a
 //! surface renders that after it returns, so whatever a host or a person has seen
@@ -369,12 +369,14 @@ impl Desk {
         });
         let inquiry = request.inquiry.clone();
         let durability = self.durability();
-        let handled = (self.session(stream)?).handle_input_with(&Input::Ask(request), durability);
+        let handled = (self.session(stream)?)
+            .set_durability(durability)
+            .handle(&Input::Ask(request));
         let taken = self.recorded(stream, handled)?;
         if matches!(taken, Taken::Recorded { .. }) {
             self.remember_call(stream, inquiry.clone(), Arc::new(call.clone()));
         }
-        self.outcome(stream, &inquiry, taken)
+        self.outcome(stream, Some(&inquiry), taken)
     }
 
     /// Until the next [`Desk::flush`], records inputs without waiting for the log
@@ -398,7 +400,7 @@ impl Desk {
     }
 
     /// Decides `inputs` in order and records what they stand for as one atomic
-    /// append (the store's batch lane, [`Session::handle_inputs`]): all of them or,
+    /// append (the store's batch lane, [`Session::handle_batch`]): all of them or,
     /// when the engine refuses one (another process moved the inquiry first, say),
     /// none, with the refusal.
     ///
@@ -406,7 +408,10 @@ impl Desk {
     /// When the log cannot be read or written; nothing was recorded then.
     pub(crate) fn inputs(&mut self, stream: &str, inputs: &[Input]) -> Result<Step> {
         let durability = self.durability();
-        let handled = self.session(stream)?.handle_inputs_with(inputs, durability);
+        let handled = self
+            .session(stream)?
+            .set_durability(durability)
+            .handle_batch(inputs);
         self.recorded(stream, handled)
     }
 
@@ -444,18 +449,34 @@ impl Desk {
     /// When the log cannot be read or written; nothing was recorded then.
     pub fn input(&mut self, stream: &str, input: &Input) -> Result<Outcome> {
         let durability = self.durability();
-        let handled = self.session(stream)?.handle_input_with(input, durability);
+        let handled = self
+            .session(stream)?
+            .set_durability(durability)
+            .handle(input);
         let taken = self.recorded(stream, handled)?;
         self.outcome(stream, input.inquiry(), taken)
     }
 
-    /// The outcome of `taken` for `inquiry` of `stream`: with what the session
-    /// caught up on that no surface was told of yet, and where the inquiry
-    /// stands now.
-    fn outcome(&mut self, stream: &str, inquiry: &InquiryId, taken: Taken) -> Result<Outcome> {
+    /// The outcome of `taken` for `inquiry` of `stream` (`None`: an input of
+    /// no inquiry, as attaching): with what the session caught up on that no
+    /// surface was told of yet, and where the inquiry stands now.
+    fn outcome(
+        &mut self,
+        stream: &str,
+        inquiry: Option<&InquiryId>,
+        taken: Taken,
+    ) -> Result<Outcome> {
         let caught = self.missed.remove(stream).unwrap_or_default();
         let elsewhere = self.followed(stream, caught)?;
         let state = self.state(stream)?;
+        let Some(inquiry) = inquiry else {
+            return Ok(Outcome {
+                elsewhere,
+                taken,
+                showing: None,
+                ended: None,
+            });
+        };
         let showing = state.pending(inquiry);
         let ended = match showing {
             Some(_) => None,

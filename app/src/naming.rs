@@ -2,9 +2,10 @@
 //! surface names alike (a name's rule is [`StreamName`]'s).
 
 use std::collections::HashSet;
+use std::sync::Arc;
 
-use askuser_core::AgentOrigin;
-use askuser_store::{Log, StoreError, StreamName, StreamNameError};
+use askuser_core::{AgentOrigin, Input};
+use askuser_store::{Log, Session, SessionError, StoreError, StreamName, StreamNameError};
 
 /// The longest base of a new stream's name, in bytes (room is left for `-N`).
 const MAX_BASE: usize = 64;
@@ -45,29 +46,28 @@ fn stream_base(origin: &AgentOrigin) -> Option<String> {
 }
 
 /// Creates a new stream for an agent from `origin`, named by
-/// [`new_stream_name`], by recording the origin as its first event
-/// ([`Event::Attached`](askuser_core::Event::Attached), at head 0): a name another
+/// [`new_stream_name`], by recording the origin as its first input
+/// ([`Input::Attach`], through [`Session::create`], at head 0): a name another
 /// process took meanwhile is passed over for the next. `None` when the origin has
 /// no usable place.
 ///
 /// # Errors
 /// The log's; an origin the engine refuses ([`StoreError::BadLease`] with why).
 pub fn claim_new_stream(
-    log: &dyn Log,
+    log: &Arc<dyn Log>,
     origin: &AgentOrigin,
 ) -> Result<Option<StreamName>, StoreError> {
-    let attached = askuser_core::State::new()
-        .decide_attach(origin)
-        .map_err(|refusal| StoreError::BadLease(refusal.to_string()))?;
+    let attach = Input::Attach(origin.clone());
     for _ in 0..16 {
         let taken: Vec<String> = log.streams()?.into_iter().map(|info| info.name).collect();
         let Some(name) = new_stream_name(origin, &taken) else {
             return Ok(None);
         };
-        match log.append(&name, 0, attached.events()) {
+        match Session::create(Arc::clone(log), name.as_str(), &attach) {
             Ok(_) => return Ok(Some(name)),
-            Err(StoreError::Conflict { .. }) => {}
-            Err(other) => return Err(other),
+            Err(SessionError::Store(StoreError::StreamExists(_))) => {}
+            Err(SessionError::Store(other)) => return Err(other),
+            Err(refused) => return Err(StoreError::BadLease(refused.to_string())),
         }
     }
     Ok(None)
@@ -109,7 +109,7 @@ mod tests {
 
     #[test]
     fn an_agent_stream_is_named_by_its_place_and_a_free_counter() {
-        let log = askuser_store::MemLog::new();
+        let log: Arc<dyn Log> = Arc::new(askuser_store::MemLog::new());
         let origin = AgentOrigin {
             directory: Some("/home/ana/src/billing-api".into()),
             ..AgentOrigin::default()
@@ -120,7 +120,7 @@ mod tests {
             (first.as_str(), second.as_str()),
             ("billing-api-1", "billing-api-2")
         );
-        let state = askuser_store::replay::load(&log, &second).unwrap().state;
+        let state = askuser_store::replay::load(&*log, &second).unwrap().state;
         assert_eq!(state.agent(), Some(&origin));
         let wide = AgentOrigin {
             repository: Some("é".repeat(40)),

@@ -637,7 +637,7 @@ fn walk(
         };
         let input = Input::from(AnswerInput::new(prompt.at(), value));
         let decision = trial
-            .decide_input(&input)
+            .decide(&input)
             .map_err(|refusal| AppError::AnswerNotTaken {
                 number: index + 1,
                 question: for_display_line(&question.id).into_owned(),
@@ -657,7 +657,7 @@ fn walk(
         // printed beside their questions, are the person's to send.
         let input = Input::Submit(at);
         let decision =
-            (trial.decide_input(&input)).map_err(|refusal| AppError::NotSent(Box::new(refusal)))?;
+            (trial.decide(&input)).map_err(|refusal| AppError::NotSent(Box::new(refusal)))?;
         walked.events.extend(decision.events().iter().cloned());
         walked.inputs.push(input);
         walked.last_commands.clear();

@@ -39,7 +39,7 @@
 //!
 //! // An append to "chat" (by this process or any other) wakes its subscribers,
 //! // and only them.
-//! log.append("chat", 0, &[back("c1")]).unwrap();
+//! askuser_testkit::record(&*log, "chat", 0, &[back("c1")]).unwrap();
 //! let woken = chat.wait(Duration::from_secs(60)).unwrap();
 //! assert_eq!(woken, Change { appended: true, presence: false });
 //! assert_eq!(other.take(), None);
@@ -594,7 +594,7 @@ mod tests {
     #[test]
     fn a_lapsed_lease_wakes_who_follows_presence() {
         let log: Arc<dyn Log> = Arc::new(MemLog::new());
-        log.append("chat", 0, &[back("c1")]).unwrap();
+        askuser_testkit::record(&*log, "chat", 0, &[back("c1")]).unwrap();
         log.renew_lease("chat", "h:1:1", &origin(), Duration::from_millis(300))
             .unwrap();
         let watcher = Watcher::of(&log).unwrap();
@@ -625,7 +625,7 @@ mod tests {
             let log = Arc::clone(&log);
             std::thread::spawn(move || {
                 std::thread::sleep(Duration::from_millis(50));
-                log.append("chat", 0, &[back("c1")]).unwrap();
+                askuser_testkit::record(&*log, "chat", 0, &[back("c1")]).unwrap();
             })
         };
         let change = block_on(subscription.changed());

@@ -38,8 +38,7 @@ fn open_log_opens_a_postgres_url_or_a_sled_path() {
     let url = with_dbname(&url, &dbname);
     {
         let log = askuser_app::open_log(&url).unwrap();
-        log.append("s", 0, &scripted_events(1, 2).collect::<Vec<_>>())
-            .unwrap();
+        askuser_testkit::record(&*log, "s", 0, &scripted_events(1, 2).collect::<Vec<_>>()).unwrap();
         let again = askuser_app::open_log(&url).unwrap();
         assert_eq!(again.info("s").unwrap().head, 2);
         assert_eq!(format!("{:?}", log.streams().unwrap()[0].name), "\"s\"");
@@ -50,7 +49,6 @@ fn open_log_opens_a_postgres_url_or_a_sled_path() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("db");
     let log = askuser_app::open_log(path.to_str().unwrap()).unwrap();
-    log.append("s", 0, &scripted_events(1, 1).collect::<Vec<_>>())
-        .unwrap();
+    askuser_testkit::record(&*log, "s", 0, &scripted_events(1, 1).collect::<Vec<_>>()).unwrap();
     assert_eq!(log.info("s").unwrap().head, 1);
 }

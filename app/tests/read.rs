@@ -210,10 +210,10 @@ fn an_agent_attaching_later_moves_no_question_s_deadline() {
     clock.advance(30_000);
     let mut other = askuser_store::Session::open(Arc::clone(&log), "s").unwrap();
     other
-        .attach(&askuser_core::AgentOrigin {
+        .handle(&askuser_core::Input::Attach(askuser_core::AgentOrigin {
             host: Some("Claude Code".into()),
             ..askuser_core::AgentOrigin::default()
-        })
+        }))
         .unwrap();
     journal.catch_up("s").unwrap();
     let seen = journal.view("s").unwrap().unwrap();

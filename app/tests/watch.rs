@@ -42,7 +42,7 @@ fn appender() {
     out.flush().unwrap();
     let mut line = String::new();
     std::io::stdin().read_line(&mut line).unwrap();
-    log.append("chat", 1, &[back("c1")]).unwrap();
+    askuser_testkit::record(&log, "chat", 1, &[back("c1")]).unwrap();
 }
 
 #[test]
@@ -50,7 +50,7 @@ fn a_subscription_on_postgres_is_woken_by_an_append_from_another_process() {
     let url = pg_url();
     let schema = format!("watch_{}", std::process::id());
     let log: Arc<dyn Log> = Arc::new(PgLog::connect_in(&url, &schema).unwrap());
-    log.append("chat", 0, &[back("c0")]).unwrap();
+    askuser_testkit::record(&*log, "chat", 0, &[back("c0")]).unwrap();
     let watcher = Watcher::of(&log).unwrap();
     let chat = watcher.stream("chat");
     let other = watcher.stream("other");

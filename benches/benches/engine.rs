@@ -6,9 +6,8 @@
 use std::hint::black_box;
 
 use askuser_benches::{form_arguments, walk_events};
-use askuser_core::{Command, Input, InquiryId, State, parse_form};
+use askuser_core::{AnswerInput, Command, Input, InquiryId, State, parse_form};
 use askuser_dialects::Dialect;
-use askuser_testkit::build::answered;
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use serde_json::{Value, json};
 
@@ -88,16 +87,17 @@ fn dialect_round_trip(c: &mut Criterion) {
     let call = Dialect::Claude.parse(&claude).expect("valid");
     let inquiry = InquiryId::new("bench");
     let mut state = State::new();
-    let mut commands =
-        askuser_core::reduce_input(&mut state, &Input::Ask(call.request(inquiry.clone())))
-            .expect("a new inquiry");
+    let mut commands = askuser_core::reduce(&mut state, &Input::Ask(call.request(inquiry.clone())))
+        .expect("a new inquiry");
     for (question, value) in [
         ("q1", json!("PostgreSQL")),
         ("q2", json!(["Auth", "Metrics"])),
         ("q3", json!("3")),
         ("q4", json!("Yes")),
     ] {
-        commands = askuser_core::reduce(&mut state, &answered("bench", question, value))
+        let shown = state.at(&inquiry).expect("the walk is open");
+        assert_eq!(shown.question.as_deref(), Some(question));
+        commands = askuser_core::reduce(&mut state, &AnswerInput::new(shown, value).into())
             .expect("the question being asked");
     }
     let Some(Command::Respond { outcome, .. }) = commands.first() else {

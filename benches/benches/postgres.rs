@@ -47,8 +47,7 @@ fn append(c: &mut Criterion, url: &str) {
         group.bench_function(name, |b| {
             b.iter(|| {
                 let start = usize::try_from(head).unwrap_or(0) % (pool.len() - batch);
-                head = log
-                    .append(&stream, head, &pool[start..start + batch])
+                head = askuser_testkit::record(&log, &stream, head, &pool[start..start + batch])
                     .expect("append");
             });
         });
@@ -110,7 +109,7 @@ fn build_replay_stream(url: &str) -> Result<(), StoreError> {
     let mut head = 0;
     while head < EVENTS {
         let events: Vec<Event> = scripted_events(head + 1, 1_000).collect();
-        head = log.append(STREAM, head, &events)?;
+        head = askuser_testkit::record(&log, STREAM, head, &events)?;
     }
     askuser_store::compact::snapshot_at(&log, STREAM, EVENTS - TAIL)?;
     log.flush()?;

@@ -10,10 +10,10 @@
 
 use std::sync::Arc;
 
-use askuser_core::{Event, Form, parse_form};
+use askuser_core::{AnswerInput, At, Form, Input, InquiryId, parse_form};
 use askuser_sled::SledLog;
 use askuser_store::{Durability, Log, MemLog, Session};
-use askuser_testkit::build::{answered, requested};
+use askuser_testkit::build::ask;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use serde_json::json;
 
@@ -29,12 +29,13 @@ fn form() -> Arc<Form> {
     .clone()
 }
 
-fn request(form: &Arc<Form>, id: &str) -> Event {
-    requested(id, Arc::clone(form))
+fn request(form: &Arc<Form>, id: &str) -> Input {
+    ask(id, Arc::clone(form))
 }
 
-fn answer(id: &str) -> Event {
-    answered(id, "env", json!("staging"))
+/// The answer to a new inquiry's first question (`env`, shown at step 0).
+fn answer(id: &str) -> Input {
+    AnswerInput::new(At::question(InquiryId::new(id), "env", 0), json!("staging")).into()
 }
 
 /// A session on `log` with `open` inquiries waiting for a person.

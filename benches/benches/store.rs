@@ -41,8 +41,7 @@ fn append(c: &mut Criterion) {
         group.bench_function(name, |b| {
             b.iter(|| {
                 let start = usize::try_from(head).unwrap_or(0) % (pool.len() - batch);
-                head = log
-                    .append("bench", head, &pool[start..start + batch])
+                head = askuser_testkit::record(&log, "bench", head, &pool[start..start + batch])
                     .expect("append");
             });
         });

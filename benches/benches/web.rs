@@ -64,8 +64,7 @@ fn build(log: &dyn Log, answered_per_stream: usize) {
             events.push(answered(&id, "ok", json!(true)));
         }
         events.push(request("waiting"));
-        log.append(&format!("agent-{stream:04}"), 0, &events)
-            .expect("append");
+        askuser_testkit::record(log, &format!("agent-{stream:04}"), 0, &events).expect("append");
     }
     log.flush().expect("flush");
 }

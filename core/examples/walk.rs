@@ -3,7 +3,7 @@
 //!
 //! Run: `cargo run -p askuser-core --example walk`
 
-use askuser_core::{Command, Event, InquiryId, Request, State, parse_form, reduce};
+use askuser_core::{AnswerInput, Command, Input, InquiryId, Request, State, parse_form, reduce};
 use serde_json::{Value, json};
 
 fn main() {
@@ -33,7 +33,7 @@ fn main() {
     ];
     let mut commands = reduce(
         &mut state,
-        &Event::Requested(Request {
+        &Input::Ask(Request {
             inquiry: id.clone(),
             form: form.form().clone(),
             policy: askuser_core::Policy::default(),
@@ -42,25 +42,18 @@ fn main() {
         }),
     )
     .expect("the form is valid");
-    for (step, value) in script {
+    for (_question, value) in script {
         show(&commands);
-        let event = if let Some(value) = value {
+        // Each action names what was shown: the question on screen, at its step.
+        let shown = state.at(&id).expect("the inquiry is open");
+        let input = if let Some(value) = value {
             println!("  > {value}");
-            Event::Answered {
-                inquiry: id.clone(),
-                question: step.to_owned(),
-                value,
-                by: askuser_core::AnsweredBy::User,
-                remember: false,
-                note: None,
-            }
+            AnswerInput::new(shown, value).into()
         } else {
             println!("  > (Back)");
-            Event::Back {
-                inquiry: id.clone(),
-            }
+            Input::Back(shown)
         };
-        commands = reduce(&mut state, &event).expect("the script's answers fit");
+        commands = reduce(&mut state, &input).expect("the script's answers fit");
     }
     show(&commands);
 }

@@ -1,9 +1,14 @@
 //! Deciding: whether an input is accepted, and what the log records for it.
 //!
-//! [`State::decide`] is pure and borrows the state: it validates the form, checks an
+//! Deciding is pure and borrows the state: it validates the form, checks an
 //! answer against its question and schema, applies the request-time policy, and
 //! checks who may answer. It never moves the state; [`State::apply`] does that, with
 //! no validation in it.
+//!
+//! The public decision is [`State::decide`], which takes an
+//! [`Input`](crate::Input) (`decide_input.rs`); it builds the event an input
+//! stands for and judges it here, in [`State::decide_event`], which stays inside
+//! the crate: no host hands the engine an event to record.
 
 use std::borrow::Cow;
 
@@ -11,7 +16,7 @@ use serde_json::Value;
 
 use crate::command::failure_message;
 use crate::error::{Problem, Refusal};
-use crate::event::{AgentOrigin, AnsweredBy, CancelReason, Event, InquiryId, Request, Target};
+use crate::event::{AnsweredBy, CancelReason, Event, InquiryId, Request, Target};
 use crate::reducer::{Inquiry, State, digest};
 use crate::valid_form::ValidForm;
 use crate::validate::validate;
@@ -30,7 +35,7 @@ pub struct Decision<'a> {
 }
 
 impl<'a> Decision<'a> {
-    /// The input itself, accepted as it is (borrowed: nothing is copied).
+    /// The event itself, accepted as it is (borrowed: nothing is copied).
     fn accept(input: &'a Event) -> Self {
         Self {
             events: Cow::Borrowed(std::slice::from_ref(input)),
@@ -46,8 +51,8 @@ impl<'a> Decision<'a> {
         }
     }
 
-    /// The event the input stands for: the input itself, or the verdict on it
-    /// ([`Event::Rejected`], [`Event::AnswerRefused`], [`Event::Denied`]).
+    /// The event the input stands for: the event it was read into, or the verdict
+    /// on it ([`Event::Rejected`], [`Event::AnswerRefused`], [`Event::Denied`]).
     pub fn event(&self) -> &Event {
         // `events` is never empty (every constructor puts the main event last).
         &self.events[self.events.len() - 1]
@@ -82,22 +87,27 @@ impl<'a> Decision<'a> {
 }
 
 impl State {
-    /// Decides an input without changing the state: `Ok` with the event to record
-    /// (the input itself, or a verdict that records what went wrong, such as an
-    /// invalid call or an answer that does not fit), or the [`Refusal`] that says
-    /// how the host misused the engine (nothing is recorded then).
+    /// Judges `input`, an event an [`Input`](crate::Input) stands for (or one a
+    /// test of the engine or a first-format replay hands in), without changing
+    /// the state: `Ok` with the event to record (the event itself, or a verdict
+    /// that records what went wrong, such as an invalid call or an answer that
+    /// does not fit), or the [`Refusal`] that says why nothing is recorded.
     ///
-    /// Costs the same however many inquiries are open: nothing is cloned.
+    /// Costs the same however many inquiries are open: nothing is cloned. Crate
+    /// private: a host decides an [`Input`](crate::Input) ([`State::decide`]), so
+    /// it never records an event of its own making (a verdict handed in is
+    /// judged as the inquiry it names allows, since only the engine and its
+    /// tests reach here).
     ///
     /// # Errors
     /// A [`Refusal`]: an unknown or finished inquiry, a reused inquiry id, an answer
     /// to a question not being asked or from someone the policy did not route it to,
     /// Back with nothing to go back to, a timeout fired before its deadline
-    /// ([`Refusal::NotYetDue`]), or a verdict handed in as an input.
-    pub fn decide<'a>(&self, input: &'a Event) -> Result<Decision<'a>, Refusal> {
+    /// ([`Refusal::NotYetDue`]).
+    pub(crate) fn decide_event<'a>(&self, input: &'a Event) -> Result<Decision<'a>, Refusal> {
         match input {
             Event::Requested(request) => self.decide_request(input, request),
-            Event::Rejected { inquiry, .. } => {
+            Event::Rejected { inquiry, .. } | Event::Denied { inquiry, .. } => {
                 self.check_new(inquiry)?;
                 Ok(Decision::accept(input))
             }
@@ -140,7 +150,8 @@ impl State {
             Event::Cancelled { inquiry, .. }
             | Event::TurnEnded { inquiry }
             | Event::ReviewWanted { inquiry }
-            | Event::ClientNoted { inquiry, .. } => {
+            | Event::ClientNoted { inquiry, .. }
+            | Event::AnswerRefused { inquiry, .. } => {
                 self.check_open(inquiry)?;
                 Ok(Decision::accept(input))
             }
@@ -183,12 +194,6 @@ impl State {
                 self.check_owed(inquiry)?;
                 Ok(Decision::accept(input))
             }
-            Event::AnswerRefused { .. } => Err(Refusal::NotAnInput {
-                kind: "answer_refused".into(),
-            }),
-            Event::Denied { .. } => Err(Refusal::NotAnInput {
-                kind: "denied".into(),
-            }),
         }
     }
 
@@ -213,30 +218,6 @@ impl State {
             });
         }
         Ok(())
-    }
-
-    /// Decides that a process starts waiting on the stream, from `origin`:
-    /// [`Event::Attached`], or a refusal of an origin too long or not plain text.
-    ///
-    /// # Errors
-    /// [`Refusal::BadOrigin`].
-    pub fn decide_attach(&self, origin: &AgentOrigin) -> Result<Decision<'static>, Refusal> {
-        origin.check()?;
-        Ok(Decision::verdict(Event::Attached {
-            origin: origin.clone(),
-        }))
-    }
-
-    /// Decides that a process that waited on the stream stops cleanly:
-    /// [`Event::Detached`], checked as [`State::decide_attach`] checks.
-    ///
-    /// # Errors
-    /// [`Refusal::BadOrigin`].
-    pub fn decide_detach(&self, origin: &AgentOrigin) -> Result<Decision<'static>, Refusal> {
-        origin.check()?;
-        Ok(Decision::verdict(Event::Detached {
-            origin: origin.clone(),
-        }))
     }
 
     fn check_new(&self, inquiry: &InquiryId) -> Result<(), Refusal> {

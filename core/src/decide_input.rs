@@ -1,6 +1,7 @@
 //! Deciding an [`Input`]: what a host's or a person's action means, in one place.
 //!
-//! Every surface hands its action here (through `askuser_store::Session`), so the
+//! [`State::decide`] is the engine's one public decision. Every surface hands its
+//! action here (through `askuser_store::Session`), so the
 //! rules that used to sit in each surface are the engine's: an action names what
 //! it was taken on ([`At`]) and is refused when that is no longer current; a text
 //! answer's line breaks read the same from every surface; an answer is remembered
@@ -32,29 +33,38 @@ impl State {
     ///     inquiry: InquiryId::new("call-1"), form: form.form().clone(),
     ///     policy: Default::default(), origin: Default::default(), call: None,
     /// });
-    /// let decision = state.decide_input(&ask).unwrap();
+    /// let decision = state.decide(&ask).unwrap();
     /// state.apply_decision(decision, &mut commands);
     /// let Some(Command::Prompt(first)) = commands.pop() else { panic!() };
     ///
     /// // The person answers what they were shown: `first.at()` names it.
     /// let yes = Input::from(AnswerInput::new(first.at(), json!(true)).reviewed());
-    /// let decision = state.decide_input(&yes).unwrap();
+    /// let decision = state.decide(&yes).unwrap();
     /// assert_eq!(decision.events().len(), 2); // the review the form calls for, then the answer
     /// state.apply_decision(decision, &mut commands);
     ///
     /// // A second tab still showing the first question answers it again: refused,
     /// // with what is current now.
     /// let stale = Input::from(AnswerInput::new(first.at(), json!(false)));
-    /// let Err(Refusal::Stale { current, .. }) = state.decide_input(&stale) else { panic!() };
+    /// let Err(Refusal::Stale { current, .. }) = state.decide(&stale) else { panic!() };
     /// assert_eq!(current.question.as_deref(), Some("env"));
     /// ```
     ///
     /// # Errors
     /// A [`Refusal`]: [`Refusal::Stale`] for an action on something no longer
     /// shown, [`Refusal::NotYetDue`] for a timeout fired before the deadline
-    /// (see [`Input::TimeOut`]), and every refusal [`State::decide`] gives.
-    pub fn decide_input(&self, input: &Input) -> Result<Decision<'static>, Refusal> {
+    /// (see [`Input::TimeOut`]), [`Refusal::BadOrigin`] for an origin that does
+    /// not fit ([`Input::Attach`], [`Input::Detach`]); an unknown or finished
+    /// inquiry, a reused inquiry id, an answer from someone the policy did not
+    /// route it to, Back with nothing to go back to.
+    pub fn decide(&self, input: &Input) -> Result<Decision<'static>, Refusal> {
         let event = match input {
+            Input::Attach(origin) => Event::Attached {
+                origin: origin.clone(),
+            },
+            Input::Detach(origin) => Event::Detached {
+                origin: origin.clone(),
+            },
             Input::Answer(answer) => return self.decide_answer_input(answer),
             Input::Ask(request) => Event::Requested(request.clone()),
             Input::RejectCall {
@@ -138,7 +148,7 @@ impl State {
                 }
             }
         };
-        self.decide(&event).map(Decision::into_owned)
+        self.decide_event(&event).map(Decision::into_owned)
     }
 
     /// Whether `at` is what its inquiry shows now.
@@ -171,7 +181,7 @@ impl State {
             remember: answer.remember && open.policy.persistence == Persistence::Turn,
             note: normalized_message(answer.note.as_deref()),
         };
-        let decision = self.decide(&event)?.into_owned();
+        let decision = self.decide_event(&event)?.into_owned();
         let accepted = matches!(decision.event(), Event::Answered { .. });
         if accepted && answer.reviews && !open.review && open.form.wants_review() {
             let (events, _) = decision.into_parts();
@@ -213,14 +223,14 @@ mod tests {
             origin: crate::event::Origin::default(),
             call: None,
         });
-        let decision = state.decide_input(&ask).unwrap();
+        let decision = state.decide(&ask).unwrap();
         let mut out = Vec::new();
         state.apply_decision(decision, &mut out);
         (state, out.pop().unwrap())
     }
 
     fn apply(state: &mut State, input: &Input) -> Vec<Command> {
-        let decision = state.decide_input(input).unwrap();
+        let decision = state.decide(input).unwrap();
         let mut out = Vec::new();
         state.apply_decision(decision, &mut out);
         out
@@ -244,13 +254,13 @@ mod tests {
             &mut state,
             &AnswerInput::new(first.at(), json!(true)).into(),
         );
-        let refused = state.decide_input(&AnswerInput::new(first.at(), json!(false)).into());
+        let refused = state.decide(&AnswerInput::new(first.at(), json!(false)).into());
         assert_eq!(
             refused.unwrap_err().to_string(),
             "inquiry \"R1\" moved on since question \"apply\" (step 0) was shown: it now shows question \"env\" (step 1)"
         );
         assert!(matches!(
-            state.decide_input(&Input::Back(first.at())),
+            state.decide(&Input::Back(first.at())),
             Err(Refusal::Stale { .. })
         ));
         let current = state.at(&id).unwrap();
@@ -260,11 +270,11 @@ mod tests {
         assert_eq!(again, At::question(id.clone(), "apply", 2));
         assert!(
             state
-                .decide_input(&AnswerInput::new(first.at(), json!(false)).into())
+                .decide(&AnswerInput::new(first.at(), json!(false)).into())
                 .is_err()
         );
         assert!(matches!(
-            state.decide_input(&Input::Submit(At::review(id, 2))),
+            state.decide(&Input::Submit(At::review(id, 2))),
             Err(Refusal::Stale { .. })
         ));
     }
@@ -308,7 +318,7 @@ mod tests {
             at: At::review(id.clone(), step),
             question: question.to_owned(),
         };
-        let decision = state.decide_input(&input).unwrap();
+        let decision = state.decide(&input).unwrap();
         assert_eq!(
             decision.events().len(),
             1,
@@ -405,7 +415,7 @@ mod tests {
                 at: At::review(id.clone(), step),
                 question: question.to_owned(),
             };
-            state.decide_input(&input).unwrap_err().to_string()
+            state.decide(&input).unwrap_err().to_string()
         };
         assert_eq!(
             refuse(&state, step, "env"),
@@ -423,7 +433,7 @@ mod tests {
             question: "deploy".into(),
         };
         assert_eq!(
-            state.decide_input(&input).unwrap_err().to_string(),
+            state.decide(&input).unwrap_err().to_string(),
             "inquiry \"R1\" is not waiting for a review to be submitted"
         );
         // A Back during the change ends it: nothing is given again by itself.
@@ -454,7 +464,7 @@ mod tests {
         };
         let id = first.inquiry.clone();
         let decision = state
-            .decide_input(&AnswerInput::new(first.at(), json!(true)).reviewed().into())
+            .decide(&AnswerInput::new(first.at(), json!(true)).reviewed().into())
             .unwrap();
         assert!(matches!(
             decision.events(),
@@ -464,7 +474,7 @@ mod tests {
         state.apply_decision(decision, &mut out);
         let env = state.at(&id).unwrap();
         let decision = state
-            .decide_input(&AnswerInput::new(env, json!("staging")).reviewed().into())
+            .decide(&AnswerInput::new(env, json!("staging")).reviewed().into())
             .unwrap();
         assert_eq!(decision.events().len(), 1, "the review is recorded once");
         state.apply_decision(decision, &mut out);
@@ -496,7 +506,7 @@ mod tests {
             panic!("a prompt")
         };
         let decision = state
-            .decide_input(&AnswerInput::new(first.at(), json!("yes")).into())
+            .decide(&AnswerInput::new(first.at(), json!("yes")).into())
             .unwrap();
         let recorded: Event =
             serde_json::from_value(serde_json::to_value(decision.event()).unwrap()).unwrap();
@@ -530,7 +540,7 @@ mod tests {
             panic!("a prompt")
         };
         let decision = state
-            .decide_input(&AnswerInput::new(first.at(), json!("hi")).reviewed().into())
+            .decide(&AnswerInput::new(first.at(), json!("hi")).reviewed().into())
             .unwrap();
         assert_eq!(decision.events().len(), 1);
     }

@@ -534,15 +534,6 @@ pub enum Refusal {
         /// What is wrong, in words for the host.
         why: String,
     },
-    /// A verdict the engine records itself (a refused answer, a denied request) was
-    /// handed in as an input. Hand in what happened instead.
-    #[error(
-        "a \"{kind}\" event is recorded by the engine itself, not handed in; send the answer or request instead"
-    )]
-    NotAnInput {
-        /// The event's kind.
-        kind: String,
-    },
     /// An answer, Back, Reply or submit for something the inquiry no longer shows:
     /// another surface (a second tab, the terminal, an edited file) moved it on
     /// first. Nothing is recorded; show the person `current` (keeping what they

@@ -1,7 +1,7 @@
 //! Inputs: what a host or a person may do, before the engine decides what it means.
 //!
 //! An [`Input`] is an action; an [`Event`](crate::Event) is what the log records.
-//! [`State::decide_input`](crate::State::decide_input) turns one input into the
+//! [`State::decide`](crate::State::decide) turns one input into the
 //! events to append together (an answer on a surface that reviews is recorded with
 //! the [`ReviewWanted`](crate::Event::ReviewWanted) it implies), or refuses it.
 //! Verdicts (a refused answer, a denied request) are never inputs: the engine
@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::error::Problem;
-use crate::event::{AnsweredBy, CancelReason, InquiryId, Request};
+use crate::event::{AgentOrigin, AnsweredBy, CancelReason, InquiryId, Request};
 
 /// What a person was shown when they acted: the inquiry, the question on show
 /// (`None`: the review of every answer), and the inquiry's step then.
@@ -70,8 +70,9 @@ impl fmt::Display for At {
     }
 }
 
-/// What a host or a person may do. [`State::decide_input`](crate::State::decide_input)
-/// decides it into the events to record.
+/// What a host or a person may do. [`State::decide`](crate::State::decide)
+/// decides it into the events to record: the only way into the engine (a replay
+/// only applies what was recorded, [`State::apply`](crate::State::apply)).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Input {
     /// A tool call asks a form.
@@ -183,7 +184,7 @@ pub enum Input {
     /// tells the person what is so in words.
     ///
     /// A state that learned no recorded time (a host driving the pure core with
-    /// [`reduce_input`](crate::reduce_input) or [`State::apply`](crate::State::apply),
+    /// [`reduce`](crate::reduce) or [`State::apply`](crate::State::apply),
     /// with no log) has no deadline to hold a timeout to: it takes the first one
     /// fired, the host's clock being the only one there is.
     ///
@@ -202,18 +203,18 @@ pub enum Input {
     /// let mut state = State::new();
     /// let mut commands = Vec::new();
     /// // The log recorded the request at 1,000 ms: the deadline is 61,000 ms.
-    /// state.apply_decision_at(state.decide_input(&ask).unwrap(), 1_000, &mut commands);
+    /// state.apply_decision_at(state.decide(&ask).unwrap(), 1_000, &mut commands);
     /// assert_eq!(state.deadline(&id), Some(61_000));
     ///
     /// let early = Input::TimeOut { inquiry: id.clone(), message: None, fired_at_ms: 31_000 };
-    /// let Err(refusal @ Refusal::NotYetDue { .. }) = state.decide_input(&early) else { panic!() };
+    /// let Err(refusal @ Refusal::NotYetDue { .. }) = state.decide(&early) else { panic!() };
     /// assert_eq!(
     ///     refusal.to_string(),
     ///     "inquiry \"call-1\" is not due to time out yet: 30.000 s of its time to answer \
     ///      are left; fire the timeout again at or after its deadline, 61000 ms after the Unix epoch"
     /// );
     /// let due = Input::TimeOut { inquiry: id.clone(), message: None, fired_at_ms: 61_000 };
-    /// assert!(state.decide_input(&due).is_ok());
+    /// assert!(state.decide(&due).is_ok());
     /// ```
     TimeOut {
         /// The inquiry.
@@ -256,12 +257,24 @@ pub enum Input {
         /// The finished inquiry.
         inquiry: InquiryId,
     },
+    /// A process starts waiting on the stream, from this origin
+    /// ([`Event::Attached`](crate::Event::Attached)): it changes no inquiry and
+    /// yields no command. Refused with
+    /// [`Refusal::BadOrigin`](crate::Refusal::BadOrigin) for an origin too long
+    /// or not plain text.
+    Attach(AgentOrigin),
+    /// A process that waited on the stream stops cleanly
+    /// ([`Event::Detached`](crate::Event::Detached)), checked as
+    /// [`Input::Attach`] is.
+    Detach(AgentOrigin),
 }
 
 impl Input {
-    /// The inquiry the input is for.
-    pub fn inquiry(&self) -> &InquiryId {
-        match self {
+    /// The inquiry the input is for; `None` for an input about the stream
+    /// ([`Input::Attach`], [`Input::Detach`]).
+    pub fn inquiry(&self) -> Option<&InquiryId> {
+        Some(match self {
+            Input::Attach(_) | Input::Detach(_) => return None,
             Input::Ask(request) => &request.inquiry,
             Input::Answer(answer) => &answer.at.inquiry,
             Input::Back(at)
@@ -277,7 +290,7 @@ impl Input {
             | Input::TimeOut { inquiry, .. }
             | Input::WantReview { inquiry }
             | Input::Deliver { inquiry } => inquiry,
-        }
+        })
     }
 }
 

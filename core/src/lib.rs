@@ -1,15 +1,18 @@
 //! # askuser-core: the pure inquiry engine
 //!
 //! An LLM agent's `ask_user` tool call becomes a [`Form`] of typed questions. This
-//! crate walks such a form as an event-sourced state machine: a **reducer** takes
-//! [`Event`]s (a request, answers, Back, a cancellation, the end of a turn) and yields
-//! [`Command`]s (show this prompt, ask the assistant, respond with this result, end
-//! the turn, reject the call). It reads no clock, file, socket, environment variable
-//! or random source: adapters pass every fact in, inside the events, and act on the
-//! commands. Replaying the same events always gives the same states and commands.
+//! crate walks such a form as an event-sourced state machine. What a host or a
+//! person does is an [`Input`] (ask a form, answer what was shown, Back, reply,
+//! end the turn); the engine **decides** it ([`State::decide`], the one public
+//! decision) into the [`Event`]s a log records, and **applying** those events
+//! yields [`Command`]s (show this prompt, ask the assistant, respond with this
+//! result, end the turn, reject the call). It reads no clock, file, socket,
+//! environment variable or random source: adapters pass every fact in, inside
+//! the inputs, and act on the commands. Replaying the same events always gives the
+//! same states and commands.
 //!
 //! ```
-//! use askuser_core::{Command, Event, InquiryId, Request, State, parse_form};
+//! use askuser_core::{AnswerInput, Command, Event, Input, InquiryId, Request, State, parse_form};
 //! use serde_json::json;
 //!
 //! // The model's tool arguments (RFD D30's migration form), validated.
@@ -21,7 +24,7 @@
 //!
 //! let mut state = State::new();
 //! let id = InquiryId::new("call-1");
-//! let request = Event::Requested(Request {
+//! let ask = Input::Ask(Request {
 //!     inquiry: id.clone(),
 //!     form: form.form().clone(),
 //!     policy: Default::default(), // ask_user's: a person is there, exclusive
@@ -29,29 +32,28 @@
 //!     call: None,
 //! });
 //!
-//! // 1. Decide: pure, the state is only borrowed. The decision names the event to
-//! //    record (here the request itself; an invalid call would be `Event::Rejected`).
-//! let decision = state.decide(&request).expect("a new inquiry id");
-//! let recorded: Event = decision.event().clone(); // 2. append this to your log
+//! // 1. Decide: pure, the state is only borrowed. The decision names the events to
+//! //    record (here the request; an invalid call would be `Event::Rejected`).
+//! let decision = state.decide(&ask).expect("a new inquiry id");
+//! let recorded: Vec<Event> = decision.events().to_vec(); // 2. append these to your log
 //! // 3. Apply: moves the state and yields the commands. Replaying `recorded` later
-//! //    with `state.apply(&recorded, ..)` gives the same commands, without validating.
+//! //    with `state.apply(&event, ..)` gives the same commands, without validating.
 //! let mut commands = Vec::new();
 //! state.apply_decision(decision, &mut commands);
 //! let Command::Prompt(prompt) = &commands[0] else { panic!("expected a prompt") };
 //! assert_eq!(prompt.question().text, "Apply the proposed migration?");
 //! assert_eq!(prompt.progress.map(|p| p.to_string()).as_deref(), Some("[1/2]"));
 //!
-//! // The person says no: `env` is gated off and the form completes at once.
-//! // `reduce` decides and applies in one call, for hosts that keep no log.
-//! let commands = askuser_core::reduce(&mut state, &Event::Answered {
-//!     inquiry: id.clone(), question: "apply".into(), value: json!(false),
-//!     by: Default::default(), remember: false, note: None,
-//! }).expect("the question being asked");
+//! // The person says no to what the prompt showed (`prompt.at()` names it): `env`
+//! // is gated off and the form completes at once. `reduce` decides and applies in
+//! // one call, for hosts that keep no log.
+//! let no = AnswerInput::new(prompt.at(), json!(false)).into();
+//! let commands = askuser_core::reduce(&mut state, &no).expect("the question being asked");
 //! let Command::Respond { outcome, .. } = &commands[0] else { panic!("expected a response") };
 //! assert_eq!(outcome.to_json(), json!({"apply": false, "env": null}));
 //!
 //! // A host misusing the engine is refused, and nothing changes.
-//! let refused = askuser_core::reduce(&mut state, &Event::Back { inquiry: id });
+//! let refused = askuser_core::reduce(&mut state, &Input::EndTurn { inquiry: id });
 //! assert_eq!(refused.unwrap_err().to_string(), "inquiry \"call-1\" is already finished; it takes no more events");
 //! ```
 //!
@@ -69,12 +71,12 @@
 //! let id = InquiryId::new("call-1");
 //! let mut state = State::new();
 //! let call = ToolCall { dialect: "jp".into(), arguments: json!({"question": "Apply?"}) };
-//! askuser_core::reduce_input(&mut state, &Input::Ask(Request {
+//! askuser_core::reduce(&mut state, &Input::Ask(Request {
 //!     inquiry: id.clone(), form: form.form().clone(), policy: Default::default(),
 //!     origin: Default::default(), call: Some(call.clone()),
 //! })).unwrap();
 //! let at = state.at(&id).unwrap();
-//! let sent = askuser_core::reduce_input(&mut state, &AnswerInput::new(at, json!(true)).into()).unwrap();
+//! let sent = askuser_core::reduce(&mut state, &AnswerInput::new(at, json!(true)).into()).unwrap();
 //!
 //! // A snapshot: the state serialized, and read back after a restart.
 //! let snapshot = serde_json::to_string(&state).unwrap();
@@ -93,10 +95,12 @@
 //!   [`when`] predicates; [`parse_form`] reads tool arguments and reports every
 //!   problem at once; [`validate`] checks a typed form into a [`ValidForm`].
 //! - [`Answer`]: a value checked against its question, held compactly.
-//! - [`Event`] and [`Command`]: the inputs and outputs. [`State::decide`] decides
-//!   an input (pure: validation, policy, who may answer) into the event to record or
-//!   a [`Refusal`]; [`State::apply`] applies a recorded event (infallible, no
-//!   validation: what replay runs); [`reduce`] does both.
+//! - [`Input`], [`Event`] and [`Command`]: what comes in, what is recorded, what
+//!   goes out. [`State::decide`] decides an input (pure: validation, policy, who
+//!   may answer, whether what it was taken on is still shown) into the events to
+//!   record or a [`Refusal`]; [`State::apply`] applies a recorded event
+//!   (infallible, no validation: what replay runs); [`reduce`] does both. No
+//!   event is ever handed in: the engine records only what it decided.
 //! - [`limits`]: the size limits, as named constants.
 //! - [`json`]: JSON-pointer escaping and JSON type names, shared by dialect readers.
 //! - [`text`]: hostile text made safe to show a person ([`text::for_display`]).
@@ -159,7 +163,7 @@ pub use form::{AnswerType, Choice, Form, Question};
 pub use happened::Happened;
 pub use input::{AnswerInput, At, Input, normalize_line_breaks};
 pub use parse::{ParseOptions, parse_form, parse_form_with};
-pub use reducer::{FINISHED_REMEMBERED, State, reduce, reduce_input};
+pub use reducer::{FINISHED_REMEMBERED, State, reduce};
 pub use schema::answer_schema;
 pub use ui_answer::{UiAnswerError, UiInput, schema_takes_string, ui_answer};
 pub use valid_form::ValidForm;

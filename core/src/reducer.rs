@@ -142,28 +142,25 @@ pub(crate) enum Inquiry {
     Finished(FinishedInquiry),
 }
 
-/// Decides one input and applies it: the one-call convenience for a host that keeps
-/// no log (a host that records uses `askuser_store::Session`, which appends between
-/// the two steps).
+/// Decides one [`Input`](crate::Input) and applies the events it stands for: the
+/// one-call convenience for a host that keeps no log (a host that records uses
+/// `askuser_store::Session::handle`, which appends between the two steps).
 ///
 /// # Errors
-/// The [`Refusal`] when the input does not fit the state; the state is unchanged.
-pub fn reduce(state: &mut State, event: &Event) -> Result<Vec<Command>, Refusal> {
-    let decision = state.decide(event)?;
+/// The [`Refusal`] when the input does not fit the state (an action on something
+/// no longer shown is [`Refusal::Stale`]); the state is unchanged.
+pub fn reduce(state: &mut State, input: &crate::Input) -> Result<Vec<Command>, Refusal> {
+    let decision = state.decide(input)?;
     let mut commands = Vec::with_capacity(1);
     state.apply_decision(decision, &mut commands);
     Ok(commands)
 }
 
-/// Decides one [`Input`](crate::Input) and applies the events it stands for: the
-/// one-call convenience for a host that keeps no log (a host that records uses
-/// `askuser_store::Session::handle_input`).
-///
-/// # Errors
-/// The [`Refusal`] when the input does not fit the state (an action on something
-/// no longer shown is [`Refusal::Stale`]); the state is unchanged.
-pub fn reduce_input(state: &mut State, input: &crate::Input) -> Result<Vec<Command>, Refusal> {
-    let decision = state.decide_input(input)?;
+/// Judges an event as if it were handed in, then applies it: for the engine's own
+/// tests of deciding and applying (the event strategies), never a host's road.
+#[cfg(any(test, feature = "proptest"))]
+pub(crate) fn reduce_event(state: &mut State, event: &Event) -> Result<Vec<Command>, Refusal> {
+    let decision = state.decide_event(event)?;
     let mut commands = Vec::with_capacity(1);
     state.apply_decision(decision, &mut commands);
     Ok(commands)
@@ -182,7 +179,7 @@ impl State {
         Self::default()
     }
 
-    /// Applies one recorded event (what [`State::decide`] returned, read back from a
+    /// Applies one recorded event (what [`State::decide`] decided, read back from a
     /// log), appending the commands it yields to `out` (reuse `out` to avoid
     /// allocating). Infallible and validation-free: it trusts the decision the event
     /// records. An event that does not fit the state (which `decide` never yields)
@@ -202,6 +199,26 @@ impl State {
     /// session after its append all apply this way, so they reach the same state.
     pub fn apply_at(&mut self, event: &Event, recorded_at_ms: u64, out: &mut Vec<Command>) {
         self.apply_prepared(event, None, Some(recorded_at_ms), out);
+    }
+
+    /// Applies an event the log's first format recorded at `recorded_at_ms` (see
+    /// [`State::apply_at`]). That format recorded inputs before they were
+    /// decided, and its reducer ignored those that did not fit, so each is judged
+    /// again as it is applied, and one that does not fit (or a verdict, which that
+    /// format never recorded) yields nothing. Infallible, as every apply is: what
+    /// a replay of such a log runs, never a way to decide.
+    pub fn apply_first_format_at(
+        &mut self,
+        event: &Event,
+        recorded_at_ms: u64,
+        out: &mut Vec<Command>,
+    ) {
+        if matches!(event, Event::AnswerRefused { .. } | Event::Denied { .. }) {
+            return;
+        }
+        if let Ok(decision) = self.decide_event(event) {
+            self.apply_decision_timed(decision, Some(recorded_at_ms), out);
+        }
     }
 
     /// Applies a decision just made (after recording [`Decision::event`]), reusing

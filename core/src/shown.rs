@@ -23,7 +23,7 @@ impl State {
     /// ]})).unwrap();
     /// let id = InquiryId::new("call-1");
     /// let mut state = State::new();
-    /// askuser_core::reduce_input(&mut state, &Input::Ask(Request {
+    /// askuser_core::reduce(&mut state, &Input::Ask(Request {
     ///     inquiry: id.clone(), form: form.form().clone(), policy: Default::default(),
     ///     origin: Default::default(), call: None,
     /// })).unwrap();

@@ -205,7 +205,7 @@ impl ValidForm {
     /// answers are sent: forms of more than one question, and one-question forms
     /// answered from a list (where a single key or tap picks, so a slip would be
     /// sent at once). The one rule every surface follows, applied by
-    /// [`State::decide_input`](crate::State::decide_input).
+    /// [`State::decide`](crate::State::decide).
     pub fn wants_review(&self) -> bool {
         self.len() > 1
             || self.questions().first().is_some_and(|question| {

@@ -7,6 +7,7 @@
 use std::alloc::System;
 use std::sync::Arc;
 
+use askuser_core::strategies::decide_event;
 use askuser_core::{
     AnsweredBy, Command, Event, InquiryId, Origin, Policy, Request, State, parse_form,
 };
@@ -52,7 +53,7 @@ fn boolean_and_option_answers_allocate_nothing() {
     // A first walk warms up the state's map and the output buffer.
     for event in bench_walk(&InquiryId::new("warm-up")) {
         out.clear();
-        let decision = state.decide(&event).expect("the walk fits");
+        let decision = decide_event(&state, &event).expect("the walk fits");
         state.apply_decision(decision, &mut out);
     }
     let events = bench_walk(&InquiryId::new("measured"));
@@ -63,7 +64,7 @@ fn boolean_and_option_answers_allocate_nothing() {
         out.clear();
         let region = Region::new(GLOBAL);
         // The whole road: deciding, then applying.
-        let decision = state.decide(event).expect("the walk fits");
+        let decision = decide_event(&state, event).expect("the walk fits");
         state.apply_decision(decision, &mut out);
         let allocations = region.change().allocations + region.change().reallocations;
         if let Event::Answered {

@@ -2,9 +2,9 @@
 //! questions at once) and forms shown (`Shown`): what the engine takes, what it
 //! refuses, and where a kept answer ends up.
 
+use askuser_core::strategies::reduce_event;
 use askuser_core::{
     AnsweredBy, CancelReason, Command, Event, InquiryId, Refusal, Request, State, parse_form,
-    reduce,
 };
 use serde_json::{Value, json};
 
@@ -23,7 +23,7 @@ fn start(state: &mut State, id: &InquiryId) {
         origin: askuser_core::Origin::default(),
         call: None,
     });
-    reduce(state, &request).unwrap();
+    reduce_event(state, &request).unwrap();
 }
 
 fn ahead(id: &InquiryId, question: &str, value: Value) -> Event {
@@ -65,19 +65,19 @@ fn an_answer_given_ahead_is_checked_and_kept_for_a_reply() {
     let id = InquiryId::new("c1");
     start(&mut state, &id);
     assert_eq!(
-        why(reduce(&mut state, &ahead(&id, "apply", json!(true)))),
+        why(reduce_event(&mut state, &ahead(&id, "apply", json!(true)))),
         "it is not after the question being asked; answer that one"
     );
     assert_eq!(
-        why(reduce(&mut state, &ahead(&id, "env", json!("a")))),
+        why(reduce_event(&mut state, &ahead(&id, "env", json!("a")))),
         "its `when` does not hold for the answers recorded"
     );
     assert!(
-        why(reduce(&mut state, &ahead(&id, "note", json!(3))))
+        why(reduce_event(&mut state, &ahead(&id, "note", json!(3))))
             .starts_with("the answer does not fit: ")
     );
     assert_eq!(
-        why(reduce(&mut state, &ahead(&id, "nope", json!("x")))),
+        why(reduce_event(&mut state, &ahead(&id, "nope", json!("x")))),
         "the form has no such question"
     );
     let shown = |questions: &[&str]| Event::Shown {
@@ -85,12 +85,15 @@ fn an_answer_given_ahead_is_checked_and_kept_for_a_reply() {
         questions: questions.iter().map(|q| (*q).to_owned()).collect(),
     };
     assert_eq!(
-        why(reduce(&mut state, &shown(&["apply", "nope"]))),
+        why(reduce_event(&mut state, &shown(&["apply", "nope"]))),
         "the form has no such question, or shows its review"
     );
-    assert_eq!(reduce(&mut state, &shown(&["apply", "note"])), Ok(vec![]));
     assert_eq!(
-        reduce(&mut state, &ahead(&id, "note", json!("n"))),
+        reduce_event(&mut state, &shown(&["apply", "note"])),
+        Ok(vec![])
+    );
+    assert_eq!(
+        reduce_event(&mut state, &ahead(&id, "note", json!("n"))),
         Ok(vec![])
     );
     let reply = Event::Cancelled {
@@ -99,7 +102,7 @@ fn an_answer_given_ahead_is_checked_and_kept_for_a_reply() {
         message: None,
     };
     assert_eq!(
-        outcome(&reduce(&mut state, &reply).unwrap()),
+        outcome(&reduce_event(&mut state, &reply).unwrap()),
         json!({"cancelled": true, "answered": {"note": "n"}})
     );
 }
@@ -109,11 +112,11 @@ fn an_answer_in_its_turn_replaces_the_one_given_ahead() {
     let mut state = State::new();
     let id = InquiryId::new("c1");
     start(&mut state, &id);
-    reduce(&mut state, &ahead(&id, "note", json!("first"))).unwrap();
+    reduce_event(&mut state, &ahead(&id, "note", json!("first"))).unwrap();
     // `env` is skipped: the walk reaches `note`, which is asked as usual.
-    let next = reduce(&mut state, &answered(&id, "apply", json!(false))).unwrap();
+    let next = reduce_event(&mut state, &answered(&id, "apply", json!(false))).unwrap();
     assert!(matches!(&next[..], [Command::Prompt(p)] if p.index == 2));
-    let done = reduce(&mut state, &answered(&id, "note", json!("second"))).unwrap();
+    let done = reduce_event(&mut state, &answered(&id, "note", json!("second"))).unwrap();
     assert_eq!(
         outcome(&done),
         json!({"apply": false, "env": null, "note": "second"})

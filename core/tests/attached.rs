@@ -4,9 +4,10 @@
 //! latest origin and changes no inquiry; replay gives the same state.
 
 use askuser_core::limits::MAX_ORIGIN_FIELD_BYTES;
+use askuser_core::strategies::{decide_event, reduce_event};
 use askuser_core::{
     AgentOrigin, AnswerInput, Event, Input, InquiryId, Origin, Policy, Refusal, Request, State,
-    parse_form, reduce, reduce_input,
+    parse_form, reduce,
 };
 use proptest::prelude::*;
 use serde_json::json;
@@ -25,7 +26,7 @@ fn ask(state: &mut State, id: &str) {
     let form = parse_form(&json!({"questions": [
         {"id": "ok", "text": "Deploy now?", "answer_type": "boolean"}]}))
     .unwrap();
-    reduce_input(
+    reduce(
         state,
         &Input::Ask(Request {
             inquiry: InquiryId::new(id),
@@ -43,7 +44,7 @@ fn attaching_records_the_origin_and_changes_no_inquiry() {
     let mut state = State::new();
     ask(&mut state, "call-1");
     let before = state.clone();
-    let decision = state.decide_attach(&laptop()).unwrap();
+    let decision = state.decide(&Input::Attach(laptop())).unwrap();
     assert_eq!(decision.events(), [Event::Attached { origin: laptop() }]);
     assert_eq!(decision.event().inquiry(), None);
     let mut commands = Vec::new();
@@ -57,9 +58,13 @@ fn attaching_records_the_origin_and_changes_no_inquiry() {
     assert_eq!(state.open_inquiries().count(), 1);
 
     // Stopping cleanly keeps whose questions these are.
-    let detached = state.decide_detach(&laptop()).unwrap().event().clone();
+    let detached = state
+        .decide(&Input::Detach(laptop()))
+        .unwrap()
+        .event()
+        .clone();
     assert_eq!(detached, Event::Detached { origin: laptop() });
-    assert_eq!(reduce(&mut state, &detached).unwrap(), []);
+    assert_eq!(reduce_event(&mut state, &detached).unwrap(), []);
     assert_eq!(state.agent(), Some(&laptop()));
     assert_eq!(laptop().line(), "Claude Code 2.1.3 · billing-api · laptop");
 }
@@ -95,7 +100,12 @@ fn replay_applies_the_latest_origin_and_a_snapshot_keeps_it() {
 #[test]
 fn a_hostile_or_oversized_origin_is_refused_with_the_field_named() {
     let state = State::new();
-    let refused = |origin: AgentOrigin| state.decide_attach(&origin).unwrap_err().to_string();
+    let refused = |origin: AgentOrigin| {
+        state
+            .decide(&Input::Attach(origin))
+            .unwrap_err()
+            .to_string()
+    };
     assert_eq!(
         refused(AgentOrigin {
             host: Some("Claude\u{1b}]2;pwned\u{7}".into()),
@@ -129,7 +139,7 @@ fn a_hostile_or_oversized_origin_is_refused_with_the_field_named() {
         machine: Some("m".repeat(MAX_ORIGIN_FIELD_BYTES - 2)),
         ..laptop()
     };
-    assert!(state.decide_attach(&fits).is_ok());
+    assert!(state.decide(&Input::Attach(fits.clone())).is_ok());
     let detach = Event::Detached {
         origin: AgentOrigin {
             label: Some("\u{9b}2J".into()),
@@ -137,7 +147,7 @@ fn a_hostile_or_oversized_origin_is_refused_with_the_field_named() {
         },
     };
     assert!(matches!(
-        state.decide(&detach),
+        decide_event(&state, &detach),
         Err(Refusal::BadOrigin { field, .. }) if field == "label"
     ));
 }
@@ -164,7 +174,7 @@ proptest! {
         let mut state = State::new();
         ask(&mut state, "call-1");
         let before = state.clone();
-        match state.decide_attach(&origin) {
+        match state.decide(&Input::Attach(origin.clone())) {
             Err(Refusal::BadOrigin { .. }) => {}
             Err(other) => prop_assert!(false, "{other}"),
             Ok(decision) => {
@@ -182,7 +192,7 @@ proptest! {
                 prop_assert_eq!(&replayed, &state);
                 prop_assert_eq!(state.agent(), Some(&origin));
                 let at = state.at(&"call-1".into()).unwrap();
-                prop_assert!(reduce_input(&mut state, &AnswerInput::new(at, json!(true)).into()).is_ok());
+                prop_assert!(reduce(&mut state, &AnswerInput::new(at, json!(true)).into()).is_ok());
                 return Ok(());
             }
         }

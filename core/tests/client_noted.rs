@@ -2,9 +2,10 @@
 //! noted on an open inquiry and changing nothing of it, so the questions stay
 //! answerable from every other surface; refused once the inquiry is finished.
 
+use askuser_core::strategies::reduce_event;
 use askuser_core::{
     AnswerInput, ClientNote, Command, Event, FormAction, Input, InquiryId, Origin, Policy, Refusal,
-    Request, State, parse_form, reduce, reduce_input,
+    Request, State, parse_form, reduce,
 };
 use serde_json::json;
 
@@ -13,7 +14,7 @@ fn asked() -> State {
         {"id": "ok", "text": "Deploy now?", "answer_type": "boolean"}]}))
     .unwrap();
     let mut state = State::new();
-    reduce_input(
+    reduce(
         &mut state,
         &Input::Ask(Request {
             inquiry: InquiryId::new("call-1"),
@@ -42,7 +43,7 @@ fn a_note_changes_nothing_and_the_question_stays_answerable() {
         action: FormAction::Cancel,
         after_ms: 18,
     };
-    let decision = state.decide_input(&noted(note.clone())).unwrap();
+    let decision = state.decide(&noted(note.clone())).unwrap();
     assert_eq!(
         decision.events(),
         [Event::ClientNoted {
@@ -55,7 +56,7 @@ fn a_note_changes_nothing_and_the_question_stays_answerable() {
     assert_eq!(commands, []);
     assert_eq!(state, before);
     let at = state.at(&"call-1".into()).unwrap();
-    let done = reduce_input(
+    let done = reduce(
         &mut state,
         &Input::Answer(AnswerInput::new(at, json!(true))),
     )
@@ -70,15 +71,13 @@ fn a_note_changes_nothing_and_the_question_stays_answerable() {
 fn a_note_on_a_finished_inquiry_is_refused_and_each_note_reads_back() {
     let mut state = asked();
     let at = state.at(&"call-1".into()).unwrap();
-    reduce_input(
+    reduce(
         &mut state,
         &Input::Answer(AnswerInput::new(at, json!(true))),
     )
     .unwrap();
     assert_eq!(
-        state
-            .decide_input(&noted(ClientNote::CannotShow))
-            .unwrap_err(),
+        state.decide(&noted(ClientNote::CannotShow)).unwrap_err(),
         Refusal::InquiryFinished {
             inquiry: "call-1".into()
         }
@@ -113,7 +112,7 @@ fn a_note_on_a_finished_inquiry_is_refused_and_each_note_reads_back() {
         assert_eq!(serde_json::from_value::<Event>(written).unwrap(), event);
         // Applying a note of a finished inquiry (a replay) changes nothing.
         let before = state.clone();
-        let _ = reduce(&mut state, &event);
+        let _ = reduce_event(&mut state, &event);
         assert_eq!(state, before);
     }
 }

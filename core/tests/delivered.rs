@@ -6,7 +6,7 @@
 
 use askuser_core::{
     AnswerInput, Command, Event, Input, InquiryId, Origin, Policy, Refusal, Request, State,
-    parse_form, reduce_input,
+    parse_form, reduce,
 };
 use serde_json::json;
 
@@ -24,12 +24,12 @@ fn ask(state: &mut State, id: &str, resumes: bool) {
         },
         call: None,
     };
-    reduce_input(state, &Input::Ask(request)).unwrap();
+    reduce(state, &Input::Ask(request)).unwrap();
 }
 
 fn answer(state: &mut State, id: &str) -> Vec<Command> {
     let at = state.at(&InquiryId::new(id)).unwrap();
-    reduce_input(state, &AnswerInput::new(at, json!(true)).into()).unwrap()
+    reduce(state, &AnswerInput::new(at, json!(true)).into()).unwrap()
 }
 
 fn owed(state: &State) -> Vec<&str> {
@@ -50,7 +50,7 @@ fn a_finished_result_is_owed_until_handed_over_once() {
     ask(&mut state, "t1", false);
     assert_eq!(owed(&state), Vec::<&str>::new());
     assert_eq!(
-        state.decide_input(&deliver("c1")).unwrap_err(),
+        state.decide(&deliver("c1")).unwrap_err(),
         Refusal::NothingOwed {
             inquiry: "c1".into(),
             why: "it is still open".into()
@@ -65,7 +65,7 @@ fn a_finished_result_is_owed_until_handed_over_once() {
     let result = state.outcome(&"c1".into()).unwrap();
     assert_eq!(result.outcome().unwrap().to_json(), json!({"ok": true}));
 
-    let decision = state.decide_input(&deliver("c1")).unwrap();
+    let decision = state.decide(&deliver("c1")).unwrap();
     assert_eq!(
         decision.events(),
         [Event::Delivered {
@@ -73,7 +73,7 @@ fn a_finished_result_is_owed_until_handed_over_once() {
         }]
     );
     assert_eq!(decision.event().inquiry(), None);
-    assert_eq!(reduce_input(&mut state, &deliver("c1")).unwrap(), []);
+    assert_eq!(reduce(&mut state, &deliver("c1")).unwrap(), []);
     assert_eq!(owed(&state), ["c2"]);
     // Still finished, with its result, for a late surface.
     assert_eq!(state.finished(&"c1".into()).map(|_| ()), Some(()));
@@ -89,7 +89,7 @@ fn a_finished_result_is_owed_until_handed_over_once() {
         ),
     ] {
         assert_eq!(
-            state.decide_input(&deliver(id)).unwrap_err(),
+            state.decide(&deliver(id)).unwrap_err(),
             Refusal::NothingOwed {
                 inquiry: id.into(),
                 why: why.into()
@@ -97,7 +97,7 @@ fn a_finished_result_is_owed_until_handed_over_once() {
         );
     }
     assert_eq!(
-        state.decide_input(&deliver("nope")).unwrap_err(),
+        state.decide(&deliver("nope")).unwrap_err(),
         Refusal::UnknownInquiry {
             inquiry: "nope".into()
         }
@@ -111,7 +111,7 @@ fn what_is_owed_survives_a_snapshot_and_a_replay() {
     ask(&mut state, "c2", true);
     answer(&mut state, "c1");
     answer(&mut state, "c2");
-    reduce_input(&mut state, &deliver("c2")).unwrap();
+    reduce(&mut state, &deliver("c2")).unwrap();
     let snapshot = serde_json::to_string(&state).unwrap();
     let back: State = serde_json::from_str(&snapshot).unwrap();
     assert_eq!(back, state);

@@ -2,9 +2,10 @@
 //! after the state forgot its inquiry, answers that never fit, and answers from a
 //! party the policy did not route the question to.
 
+use askuser_core::strategies::reduce_event;
 use askuser_core::{
     AnsweredBy, CancelReason, Command, Event, InquiryId, Origin, Policy, Refusal, Request, State,
-    parse_form, reduce,
+    parse_form,
 };
 use askuser_core::{FINISHED_REMEMBERED, limits::MAX_REFUSED_ANSWERS};
 use serde_json::{Value, json};
@@ -39,16 +40,17 @@ fn answer(id: &str, value: Value, by: AnsweredBy) -> Event {
 #[test]
 fn an_inquiry_id_is_never_reused_even_after_the_state_forgot_its_inquiry() {
     let mut state = State::new();
-    reduce(&mut state, &request("first", "FIRST: deploy staging?")).unwrap();
-    reduce(&mut state, &answer("first", json!(true), AnsweredBy::User)).unwrap();
+    reduce_event(&mut state, &request("first", "FIRST: deploy staging?")).unwrap();
+    reduce_event(&mut state, &answer("first", json!(true), AnsweredBy::User)).unwrap();
     // Finish enough other inquiries that "first" leaves the bounded record.
     for n in 0..=FINISHED_REMEMBERED {
         let id = format!("filler-{n}");
-        reduce(&mut state, &request(&id, "Filler?")).unwrap();
-        reduce(&mut state, &answer(&id, json!(false), AnsweredBy::User)).unwrap();
+        reduce_event(&mut state, &request(&id, "Filler?")).unwrap();
+        reduce_event(&mut state, &answer(&id, json!(false), AnsweredBy::User)).unwrap();
     }
     assert_eq!(state.finished(&InquiryId::new("first")), None, "forgotten");
-    let refusal = reduce(&mut state, &request("first", "SECOND: wipe production?")).unwrap_err();
+    let refusal =
+        reduce_event(&mut state, &request("first", "SECOND: wipe production?")).unwrap_err();
     assert_eq!(
         refusal.to_string(),
         "inquiry \"first\" was already requested in this stream; use a new id for a new request"
@@ -59,15 +61,17 @@ fn an_inquiry_id_is_never_reused_even_after_the_state_forgot_its_inquiry() {
 #[test]
 fn answers_that_never_fit_end_the_inquiry_with_a_tool_error_that_says_why() {
     let mut state = State::new();
-    reduce(&mut state, &request("q", "Proceed?")).unwrap();
+    reduce_event(&mut state, &request("q", "Proceed?")).unwrap();
     for n in 1..MAX_REFUSED_ANSWERS {
-        let commands = reduce(&mut state, &answer("q", json!("maybe"), AnsweredBy::User)).unwrap();
+        let commands =
+            reduce_event(&mut state, &answer("q", json!("maybe"), AnsweredBy::User)).unwrap();
         match commands.as_slice() {
             [Command::InvalidAnswer { .. }, Command::Prompt(_)] => {}
             other => panic!("refused answer {n}: expected the question again, got {other:?}"),
         }
     }
-    let commands = reduce(&mut state, &answer("q", json!("maybe"), AnsweredBy::User)).unwrap();
+    let commands =
+        reduce_event(&mut state, &answer("q", json!("maybe"), AnsweredBy::User)).unwrap();
     let Some(Command::Fail {
         reason, message, ..
     }) = commands.last()
@@ -79,7 +83,7 @@ fn answers_that_never_fit_end_the_inquiry_with_a_tool_error_that_says_why() {
         message,
         "ask_user: the question was answered 10 times in a row with answers that did not fit, so it was given up. Do not retry this tool call in this turn; continue without the answer or ask in plain words."
     );
-    let late = reduce(&mut state, &answer("q", json!(true), AnsweredBy::User)).unwrap_err();
+    let late = reduce_event(&mut state, &answer("q", json!(true), AnsweredBy::User)).unwrap_err();
     assert!(matches!(late, Refusal::InquiryFinished { .. }), "{late:?}");
 }
 
@@ -91,8 +95,8 @@ fn an_answer_from_a_party_the_question_was_not_routed_to_is_refused() {
         (AnsweredBy::Cache, "a remembered answer"),
     ] {
         let mut state = State::new();
-        reduce(&mut state, &request("q", "Delete prod?")).unwrap();
-        let refusal = reduce(&mut state, &answer("q", json!(true), by)).unwrap_err();
+        reduce_event(&mut state, &request("q", "Delete prod?")).unwrap();
+        let refusal = reduce_event(&mut state, &answer("q", json!(true), by)).unwrap_err();
         assert!(
             matches!(refusal, Refusal::WrongAnswerer { .. }),
             "{refusal:?}"
@@ -104,7 +108,8 @@ fn an_answer_from_a_party_the_question_was_not_routed_to_is_refused() {
             )
         );
         // Nothing moved: the person can still answer.
-        let commands = reduce(&mut state, &answer("q", json!(true), AnsweredBy::User)).unwrap();
+        let commands =
+            reduce_event(&mut state, &answer("q", json!(true), AnsweredBy::User)).unwrap();
         assert!(
             matches!(commands.as_slice(), [Command::Respond { .. }]),
             "{commands:?}"

@@ -34,7 +34,7 @@ proptest! {
         let mut results = Vec::new();
         for input in &inputs {
             let mut commands = Vec::new();
-            if let Ok(decision) = state.decide_input(input) {
+            if let Ok(decision) = state.decide(input) {
                 state.apply_decision(decision, &mut commands);
             }
             for command in commands {
@@ -66,7 +66,7 @@ fn ask(state: &mut State, id: &str) -> Vec<Command> {
         {"id": "env", "text": "Where?", "answer_type": "select", "options": ["staging", "production"]},
     ]}))
     .unwrap();
-    askuser_core::reduce_input(
+    askuser_core::reduce(
         state,
         &Input::Ask(Request {
             inquiry: InquiryId::new(id),
@@ -87,7 +87,7 @@ fn each_way_to_finish_keeps_what_it_sent() {
     let id = |name: &str| InquiryId::new(name);
     ask(&mut state, "reply");
     let at = state.at(&id("reply")).unwrap();
-    askuser_core::reduce_input(
+    askuser_core::reduce(
         &mut state,
         &Input::Reply {
             at,
@@ -101,7 +101,7 @@ fn each_way_to_finish_keeps_what_it_sent() {
     assert!(reply.call().is_none());
 
     ask(&mut state, "cancel");
-    askuser_core::reduce_input(
+    askuser_core::reduce(
         &mut state,
         &Input::Cancel {
             inquiry: id("cancel"),
@@ -117,8 +117,8 @@ fn each_way_to_finish_keeps_what_it_sent() {
 
     ask(&mut state, "late");
     let at = state.at(&id("late")).unwrap();
-    askuser_core::reduce_input(&mut state, &AnswerInput::new(at, json!(true)).into()).unwrap();
-    askuser_core::reduce_input(
+    askuser_core::reduce(&mut state, &AnswerInput::new(at, json!(true)).into()).unwrap();
+    askuser_core::reduce(
         &mut state,
         &Input::TimeOut {
             inquiry: id("late"),
@@ -135,7 +135,7 @@ fn each_way_to_finish_keeps_what_it_sent() {
     );
 
     ask(&mut state, "ended");
-    askuser_core::reduce_input(
+    askuser_core::reduce(
         &mut state,
         &Input::EndTurn {
             inquiry: id("ended"),
@@ -157,7 +157,7 @@ fn the_oldest_result_is_forgotten() {
     for n in 0..=FINISHED_REMEMBERED {
         let name = format!("q{n}");
         ask(&mut state, &name);
-        askuser_core::reduce_input(
+        askuser_core::reduce(
             &mut state,
             &Input::EndTurn {
                 inquiry: InquiryId::new(&name),
@@ -176,7 +176,7 @@ fn the_oldest_result_is_forgotten() {
 fn a_snapshot_of_the_first_state_format_still_loads() {
     let mut state = State::new();
     ask(&mut state, "ended");
-    askuser_core::reduce_input(
+    askuser_core::reduce(
         &mut state,
         &Input::EndTurn {
             inquiry: InquiryId::new("ended"),

@@ -3,9 +3,10 @@
 
 use std::collections::BTreeMap;
 
+use askuser_core::strategies::reduce_event;
 use askuser_core::{
     AnsweredBy, CancelReason, Command, Ending, Event, InquiryId, Origin, Persistence, Policy,
-    Refusal, Request, State, Target, parse_form, reduce,
+    Refusal, Request, State, Target, parse_form,
 };
 use serde_json::{Value, json};
 
@@ -67,13 +68,13 @@ fn result(commands: &[Command]) -> Value {
 
 /// Decides and applies an input the engine must accept.
 fn run(state: &mut State, event: &Event) -> Vec<Command> {
-    reduce(state, event).expect("the engine accepts the input")
+    reduce_event(state, event).expect("the engine accepts the input")
 }
 
 /// The refusal of an input the engine must refuse, as text; the state is unchanged.
 fn refused(state: &mut State, event: &Event) -> String {
     let before = state.clone();
-    let refusal = reduce(state, event).expect_err("the engine refuses the input");
+    let refusal = reduce_event(state, event).expect_err("the engine refuses the input");
     assert_eq!(*state, before, "a refused input changes nothing");
     refusal.to_string()
 }
@@ -368,7 +369,7 @@ fn events_that_do_not_fit_are_errors_and_change_nothing() {
     );
     let finished = state.clone();
     assert_eq!(
-        reduce(
+        reduce_event(
             &mut state,
             &Event::TurnEnded {
                 inquiry: InquiryId::new("a")

@@ -1,7 +1,8 @@
 //! Property tests of the reducer's invariants over arbitrary forms and event sequences.
 
 use askuser_core::strategies::{arb_form, arb_invalid_form, arb_session, sample_answer};
-use askuser_core::{Answer, Command, Event, State, reduce, validate};
+use askuser_core::strategies::{decide_event, reduce_event};
+use askuser_core::{Answer, Command, Event, State, validate};
 use proptest::prelude::*;
 
 /// Applies every event, checking the invariants after each; returns all commands.
@@ -10,7 +11,7 @@ fn run_checked(events: &[Event]) -> Result<(State, Vec<Vec<Command>>), TestCaseE
     let mut all = Vec::new();
     for event in events {
         let before = state.clone();
-        let Ok(commands) = reduce(&mut state, event) else {
+        let Ok(commands) = reduce_event(&mut state, event) else {
             prop_assert_eq!(&before, &state, "a refused input changed the state");
             continue;
         };
@@ -101,7 +102,7 @@ proptest! {
         let mut recorded = Vec::new();
         let mut live_commands = Vec::new();
         for input in &events {
-            let Ok(decision) = live.decide(input) else { continue };
+            let Ok(decision) = decide_event(&live, input) else { continue };
             recorded.push(decision.event().clone());
             let mut out = Vec::new();
             live.apply_decision(decision, &mut out);

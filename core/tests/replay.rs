@@ -4,6 +4,7 @@
 
 use std::sync::Arc;
 
+use askuser_core::strategies::decide_event;
 use askuser_core::{AnsweredBy, Command, Event, Form, InquiryId, Origin, Policy, Request, State};
 use serde_json::json;
 
@@ -47,7 +48,7 @@ fn a_recorded_schema_answer_replays_without_the_validator() {
 
     // Deciding the same request today rejects it: the validator is consulted there.
     let mut fresh = State::new();
-    let decision = fresh.decide(&recorded[0]).unwrap();
+    let decision = decide_event(&fresh, &recorded[0]).unwrap();
     let Event::Rejected { problems, .. } = decision.event() else {
         panic!("expected a rejection, got {:?}", decision.event());
     };

@@ -1,8 +1,9 @@
 //! RFD D30's migration form (apply / env / note) through every path the RFD describes.
 
+use askuser_core::strategies::reduce_event;
 use askuser_core::{
     AnsweredBy, CancelReason, Command, Event, InquiryId, Origin, Policy, Progress, Request, State,
-    parse_form, reduce,
+    parse_form,
 };
 use serde_json::{Value, json};
 
@@ -33,7 +34,7 @@ fn start(state: &mut State) -> Vec<Command> {
 
 /// Decides and applies an input the engine must accept.
 fn accepted(state: &mut State, event: &Event) -> Vec<Command> {
-    reduce(state, event).expect("the engine accepts the input")
+    reduce_event(state, event).expect("the engine accepts the input")
 }
 
 fn answer(state: &mut State, question: &str, value: Value) -> Vec<Command> {

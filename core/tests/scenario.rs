@@ -55,13 +55,13 @@ fn run(inputs: &[Input]) -> Result<(Vec<Event>, Vec<Command>, State), TestCaseEr
     let (mut log, mut commands) = (Vec::new(), Vec::new());
     for input in inputs {
         let before = state.clone();
-        if let Ok(decision) = state.decide_input(input) {
+        if let Ok(decision) = state.decide(input) {
             prop_assert!(!decision.events().is_empty());
             log.extend(decision.events().iter().cloned());
             state.apply_decision(decision, &mut commands);
         } else {
-            // Refused: reduce_input must agree, and change nothing.
-            prop_assert!(askuser_core::reduce_input(&mut state, input).is_err());
+            // Refused: reduce must agree, and change nothing.
+            prop_assert!(askuser_core::reduce(&mut state, input).is_err());
             prop_assert_eq!(&state, &before, "a refused input changed the state");
         }
     }
@@ -90,7 +90,7 @@ proptest! {
         prop_assert_eq!(replayed, state);
         let ids: BTreeSet<&str> = IDS.into_iter().collect();
         for input in &inputs {
-            prop_assert!(ids.contains(input.inquiry().as_str()), "{input:?}");
+            prop_assert!(input.inquiry().is_some_and(|id| ids.contains(id.as_str())), "{input:?}");
             if let Input::Ask(request) = input {
                 prop_assert_eq!(&request.policy, &deploy_policy());
             }
@@ -140,6 +140,8 @@ fn kind(input: &Input) -> &'static str {
         Input::Submit(_) => "submit",
         Input::Change { .. } => "change",
         Input::Deliver { .. } => "deliver",
+        Input::Attach(_) => "attach",
+        Input::Detach(_) => "detach",
     }
 }
 
@@ -173,7 +175,9 @@ fn tally(sequences: impl Strategy<Value = Vec<Input>>, cases: usize) -> Tally {
         let inputs = sequences.new_tree(&mut runner).unwrap().current();
         let mut state = State::new();
         for input in &inputs {
-            let id: &InquiryId = input.inquiry();
+            let id: &InquiryId = input
+                .inquiry()
+                .expect("a scenario's inputs name an inquiry");
             tally.inputs += 1;
             tally.kinds.insert(kind(input));
             // A result handed over comes after its inquiry finished by design.
@@ -181,7 +185,7 @@ fn tally(sequences: impl Strategy<Value = Vec<Input>>, cases: usize) -> Tally {
             if late && state.was_requested(id) && state.at(id).is_none() {
                 tally.after_finish += 1;
             }
-            match state.decide_input(input) {
+            match state.decide(input) {
                 Ok(decision) => {
                     tally.accepted += 1;
                     tally
@@ -349,7 +353,7 @@ fn moves_become_inputs_on_what_each_inquiry_shows() {
     assert_eq!(inputs, expected);
     let mut state = State::new();
     let refused: Vec<usize> = (0..inputs.len())
-        .filter(|&index| askuser_core::reduce_input(&mut state, &inputs[index]).is_err())
+        .filter(|&index| askuser_core::reduce(&mut state, &inputs[index]).is_err())
         .collect();
     assert_eq!(refused, [2, 5], "the stale answer and the late submit");
 }

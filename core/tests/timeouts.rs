@@ -2,9 +2,10 @@
 //! was fired at, held to the deadline the state learned from the recorded times,
 //! and each `on_timeout` action, recorded and replayed exactly.
 
+use askuser_core::strategies::{decide_event, reduce_event};
 use askuser_core::{
     AnswerInput, AnsweredBy, Command, Ending, Event, Input, InquiryId, OnTimeout, Origin,
-    OutcomeStatus, Policy, Refusal, Request, State, Timeout, parse_form, reduce, reduce_input,
+    OutcomeStatus, Policy, Refusal, Request, State, Timeout, parse_form, reduce,
 };
 use serde_json::{Value, json};
 
@@ -76,7 +77,7 @@ fn run(events: &[Event]) -> (State, Vec<Command>, Vec<Event>) {
     let mut recorded = Vec::new();
     let mut last = Vec::new();
     for event in events {
-        let decision = state.decide(event).expect("accepted");
+        let decision = decide_event(&state, event).expect("accepted");
         recorded.push(decision.event().clone());
         last.clear();
         state.apply_decision(decision, &mut last);
@@ -176,23 +177,23 @@ fn end_turn_ends_the_turn_and_only_that_turn() {
 #[test]
 fn timed_out_is_refused_without_a_timeout_or_once_finished() {
     let mut state = State::new();
-    reduce(&mut state, &request("c1", None, "")).unwrap();
-    let refusal = reduce(&mut state, &timed_out("c1")).unwrap_err();
+    reduce_event(&mut state, &request("c1", None, "")).unwrap();
+    let refusal = reduce_event(&mut state, &timed_out("c1")).unwrap_err();
     assert_eq!(
         refusal.to_string(),
         "inquiry \"c1\" has no timeout in its policy; it cannot time out"
     );
     assert!(matches!(refusal, Refusal::NoTimeout { .. }));
-    reduce(&mut state, &request("c2", after(OnTimeout::Cancel), "")).unwrap();
-    reduce(&mut state, &timed_out("c2")).unwrap();
+    reduce_event(&mut state, &request("c2", after(OnTimeout::Cancel), "")).unwrap();
+    reduce_event(&mut state, &timed_out("c2")).unwrap();
     assert_eq!(
-        reduce(&mut state, &timed_out("c2"))
+        reduce_event(&mut state, &timed_out("c2"))
             .unwrap_err()
             .to_string(),
         "inquiry \"c2\" is already finished; it takes no more events"
     );
     assert_eq!(
-        reduce(&mut state, &timed_out("c9"))
+        reduce_event(&mut state, &timed_out("c9"))
             .unwrap_err()
             .to_string(),
         "no inquiry \"c9\" was requested; send the request first"
@@ -244,7 +245,7 @@ const ASKED_AT: u64 = 1_767_225_600_000;
 /// `input` decided and applied as a session does after its append, recorded at
 /// `at`; the commands, or the refusal.
 fn take_at(state: &mut State, input: &Input, at: u64) -> Result<Vec<Command>, Refusal> {
-    let decision = state.decide_input(input)?;
+    let decision = state.decide(input)?;
     let mut out = Vec::new();
     state.apply_decision_at(decision, at, &mut out);
     Ok(out)
@@ -309,9 +310,7 @@ fn an_early_timeout_is_refused_with_the_time_left_and_the_deadline_moves_with_th
         "{refused:?}"
     );
     // At the deadline it is taken, and recorded with the time it was fired at.
-    let decision = state
-        .decide_input(&time_out("c1", ASKED_AT + 110_000))
-        .unwrap();
+    let decision = state.decide(&time_out("c1", ASKED_AT + 110_000)).unwrap();
     assert_eq!(
         decision.events(),
         [Event::TimedOut {
@@ -354,12 +353,12 @@ fn a_second_timeout_is_refused_as_finished() {
 #[test]
 fn with_no_recorded_time_the_first_timeout_is_taken() {
     let mut state = State::new();
-    reduce_input(&mut state, &ask("c1", OnTimeout::Cancel)).unwrap();
+    reduce(&mut state, &ask("c1", OnTimeout::Cancel)).unwrap();
     assert_eq!(state.deadline(&InquiryId::new("c1")), None);
-    let commands = reduce_input(&mut state, &time_out("c1", 0)).unwrap();
+    let commands = reduce(&mut state, &time_out("c1", 0)).unwrap();
     assert!(matches!(&commands[..], [Command::Respond { .. }]));
     assert_eq!(
-        reduce_input(&mut state, &time_out("c1", 0))
+        reduce(&mut state, &time_out("c1", 0))
             .unwrap_err()
             .to_string(),
         "inquiry \"c1\" is already finished; it takes no more events"
@@ -378,7 +377,7 @@ fn the_time_a_question_was_put_up_is_kept_by_snapshots_and_replays() {
         (ask("c2", OnTimeout::Cancel), ASKED_AT + 5),
     ];
     for (input, at) in &inputs {
-        let decision = state.decide_input(input).unwrap();
+        let decision = state.decide(input).unwrap();
         recorded.extend(decision.events().iter().map(|event| (event.clone(), *at)));
         state.apply_decision_at(decision, *at, &mut Vec::new());
     }

@@ -10,7 +10,7 @@
 //! "Other" the same way.)
 //!
 //! ```
-//! use askuser_core::{reduce_input, AnswerInput, Command, InquiryId, Input, State};
+//! use askuser_core::{reduce, AnswerInput, Command, InquiryId, Input, State};
 //! use askuser_dialects::{Dialect, ToolResult};
 //! use serde_json::json;
 //!
@@ -24,11 +24,11 @@
 //! // Walk it through the engine; the person picks two options.
 //! let mut state = State::new();
 //! let id = InquiryId::new("toolu_01");
-//! let commands = reduce_input(&mut state, &Input::Ask(call.request(id))).unwrap();
+//! let commands = reduce(&mut state, &Input::Ask(call.request(id))).unwrap();
 //! let Command::Prompt(prompt) = &commands[0] else { panic!("expected a prompt") };
 //! // The answer names what it answers: question "q1" as shown.
 //! let answer = AnswerInput::new(prompt.at(), json!(["Admin", "Auth"]));
-//! let commands = reduce_input(&mut state, &answer.into()).unwrap();
+//! let commands = reduce(&mut state, &answer.into()).unwrap();
 //!
 //! // The tool result, in the dialect's shape.
 //! assert_eq!(

@@ -1,7 +1,7 @@
 //! The `mcp` dialect: an elicitation `requestedSchema` to a form and back, and the
 //! client's response to the engine's inputs.
 
-use askuser_core::{AnswerInput, At, Command, Input, InquiryId, State, parse_form, reduce_input};
+use askuser_core::{AnswerInput, At, Command, Input, InquiryId, State, parse_form, reduce};
 use askuser_dialects::dialect::mcp::{Response, read_field, round_schema};
 use askuser_dialects::{Dialect, ToolResult};
 use serde_json::{Map, Value, json};
@@ -33,13 +33,13 @@ fn walk(dialect: Dialect, arguments: &Value, answers: &[Value]) -> Vec<Command> 
     let call = dialect.parse(arguments).expect("a valid call");
     let mut state = State::new();
     let id = InquiryId::new("e1");
-    let mut commands = reduce_input(&mut state, &Input::Ask(call.request(id))).unwrap();
+    let mut commands = reduce(&mut state, &Input::Ask(call.request(id))).unwrap();
     for value in answers {
         let Some(Command::Prompt(prompt)) = commands.first() else {
             break;
         };
         let answer = AnswerInput::new(prompt.at(), value.clone());
-        commands = reduce_input(&mut state, &answer.into()).unwrap();
+        commands = reduce(&mut state, &answer.into()).unwrap();
     }
     commands
 }
@@ -119,10 +119,10 @@ fn a_schema_answer_out_of_range_is_refused_and_a_reply_declines() {
     let call = Dialect::Mcp.parse(&arguments()).unwrap();
     let mut state = State::new();
     let id = InquiryId::new("e1");
-    reduce_input(&mut state, &Input::Ask(call.request(id.clone()))).unwrap();
+    reduce(&mut state, &Input::Ask(call.request(id.clone()))).unwrap();
     let decline = Response::read(&json!({"action": "decline"})).unwrap();
     let at = state.at(&id).unwrap();
-    let commands = reduce_input(&mut state, &decline.input(at).unwrap()).unwrap();
+    let commands = reduce(&mut state, &decline.input(at).unwrap()).unwrap();
     assert_eq!(
         call.tool_result(&commands[0]),
         Some(ToolResult::Success(json!({"action": "decline"})))

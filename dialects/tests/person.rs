@@ -3,7 +3,7 @@
 //! notes beside answers. The exact texts are snapshots.
 
 use askuser_core::{
-    AnswerInput, AnswerType, Command, Input, InquiryId, OnTimeout, State, Timeout, reduce_input,
+    AnswerInput, AnswerType, Command, Input, InquiryId, OnTimeout, State, Timeout, reduce,
 };
 use askuser_dialects::{Call, Dialect, ToolResult};
 use serde_json::{Map, Value, json};
@@ -111,7 +111,7 @@ fn walk(call: &Call, first: Option<&Value>, then: Then) -> Value {
         });
     }
     let mut state = State::new();
-    let commands = reduce_input(&mut state, &Input::Ask(request)).unwrap();
+    let commands = reduce(&mut state, &Input::Ask(request)).unwrap();
     let mut commands = commands;
     if let Some(value) = first {
         let [Command::Prompt(prompt)] = commands.as_slice() else {
@@ -119,15 +119,15 @@ fn walk(call: &Call, first: Option<&Value>, then: Then) -> Value {
         };
         let answer = AnswerInput::new(prompt.at(), value.clone())
             .with_note(Some("it is what production runs".into()));
-        commands = reduce_input(&mut state, &answer.into()).unwrap();
+        commands = reduce(&mut state, &answer.into()).unwrap();
         if let (Then::BackThenAnswerAll, [Command::Prompt(second)]) = (then, commands.as_slice()) {
-            let back = reduce_input(&mut state, &Input::Back(second.at())).unwrap();
+            let back = reduce(&mut state, &Input::Back(second.at())).unwrap();
             let [Command::Prompt(again)] = back.as_slice() else {
                 panic!("expected the first question again, got {back:?}");
             };
             let prefilled = AnswerInput::new(again.at(), again.prefill_value().unwrap())
                 .with_note(again.prefill_note.clone());
-            commands = reduce_input(&mut state, &prefilled.into()).unwrap();
+            commands = reduce(&mut state, &prefilled.into()).unwrap();
         }
     }
     if let Then::AnswerAll | Then::BackThenAnswerAll = then {
@@ -146,7 +146,7 @@ fn walk(call: &Call, first: Option<&Value>, then: Then) -> Value {
                 None => json!("to keep it simple"),
             };
             let answer = AnswerInput::new(prompt.at(), value).with_note(note.take());
-            commands = reduce_input(&mut state, &answer.into()).unwrap();
+            commands = reduce(&mut state, &answer.into()).unwrap();
         }
         let [command] = commands.as_slice() else {
             panic!("expected one command, got {commands:?}");
@@ -165,7 +165,7 @@ fn walk(call: &Call, first: Option<&Value>, then: Then) -> Value {
         },
         Then::AnswerAll | Then::BackThenAnswerAll => unreachable!("answered above"),
     };
-    let commands = reduce_input(&mut state, &input).unwrap();
+    let commands = reduce(&mut state, &input).unwrap();
     let [command] = commands.as_slice() else {
         panic!("expected one command, got {commands:?}");
     };

@@ -1,7 +1,7 @@
 //! Properties: no JSON makes a dialect's parser panic; a rejection always names
 //! fields; an accepted call always walks and renders.
 
-use askuser_core::{AnswerInput, Command, Input, InquiryId, State, reduce_input};
+use askuser_core::{AnswerInput, Command, Input, InquiryId, State, reduce};
 use askuser_core::{UiInput, ui_answer};
 use askuser_dialects::{Dialect, ToolResult};
 use proptest::prelude::*;
@@ -87,7 +87,7 @@ fn walk_through(dialect: Dialect, arguments: &Value, text: &str) {
     };
     let id = InquiryId::new("p");
     let mut state = State::new();
-    let mut commands = reduce_input(&mut state, &Input::Ask(call.request(id))).unwrap_or_default();
+    let mut commands = reduce(&mut state, &Input::Ask(call.request(id))).unwrap_or_default();
     for _ in 0..=call.form().len() * 2 {
         let [Command::Prompt(prompt)] = commands.as_slice() else {
             break;
@@ -99,7 +99,7 @@ fn walk_through(dialect: Dialect, arguments: &Value, text: &str) {
             .unwrap_or(json!({}));
         let value = prompt.prefill_value().unwrap_or(value);
         let answer = AnswerInput::new(prompt.at(), value);
-        commands = reduce_input(&mut state, &answer.into()).unwrap_or_default();
+        commands = reduce(&mut state, &answer.into()).unwrap_or_default();
     }
     for command in &commands {
         if let Some(ToolResult::Success(result)) = call.tool_result(command) {

@@ -411,11 +411,11 @@ fn a_multi_line_claude_question_is_answered_under_its_full_text() {
 
 #[test]
 fn a_policy_failure_is_sent_as_its_message() {
-    use askuser_core::{Command, Input, InquiryId, State, reduce_input};
+    use askuser_core::{Command, Input, InquiryId, State, reduce};
     let call = parse(Dialect::Claude, &claude_call());
     let mut request = call.request(InquiryId::new("c"));
     request.policy.interactive = false;
-    let commands = reduce_input(&mut State::new(), &Input::Ask(request)).unwrap();
+    let commands = reduce(&mut State::new(), &Input::Ask(request)).unwrap();
     let [command @ Command::Fail { .. }] = commands.as_slice() else {
         panic!("expected a failure, got {commands:?}");
     };

@@ -3,7 +3,7 @@
 
 #![no_main]
 
-use askuser_core::{Command, Event, InquiryId, State, reduce};
+use askuser_core::{Command, Input, InquiryId, State, reduce};
 use askuser_dialects::Dialect;
 use libfuzzer_sys::fuzz_target;
 
@@ -17,7 +17,7 @@ fuzz_target!(|data: &[u8]| {
                 let mut state = State::new();
                 let commands = reduce(
                     &mut state,
-                    &Event::Requested(call.request(InquiryId::new("f"))),
+                    &Input::Ask(call.request(InquiryId::new("f"))),
                 )
                 .expect("a call the dialect accepted is not refused");
                 assert!(

@@ -1,12 +1,12 @@
-//! The reducer against arbitrary forms and arbitrary event sequences: it must never
-//! panic, a refused event must leave the state unchanged, a second run must give the
+//! The reducer against arbitrary forms and arbitrary event sequences (judged with
+//! the strategies' test helpers, as if handed in): it must never panic, a refused event must leave the state unchanged, a second run must give the
 //! same commands, and replaying the decided events (applying only, as the log does)
 //! must give the same commands again.
 
 #![no_main]
 
-use askuser_core::strategies::{Step, session_events};
-use askuser_core::{AnswerType, Choice, Command, Event, Form, Question, State, When, reduce};
+use askuser_core::strategies::{Step, decide_event, reduce_event, session_events};
+use askuser_core::{AnswerType, Choice, Command, Event, Form, Question, State, When};
 use libfuzzer_sys::fuzz_target;
 use serde_json::json;
 
@@ -70,8 +70,8 @@ fn run(events: &[Event]) -> (Vec<Result<Vec<Command>, String>>, Vec<Event>) {
     let mut recorded = Vec::new();
     for event in events {
         let before = state.clone();
-        let decided = state.decide(event).map(|decision| decision.event().clone());
-        match reduce(&mut state, event) {
+        let decided = decide_event(&state, event).map(|decision| decision.event().clone());
+        match reduce_event(&mut state, event) {
             Err(refusal) => {
                 assert_eq!(before, state, "a refusal changed the state");
                 assert!(decided.is_err());

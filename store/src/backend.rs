@@ -1,5 +1,8 @@
 //! For log backends: the storage primitives each [`Log`](crate::Log) implements
-//! beside the trait's own required methods. [`Log`](crate::Log)'s provided methods (reading
+//! beside the trait's own required methods, appending among them
+//! ([`Backend::append_with`]: only the store's [`Session`](crate::Session), a
+//! backend's own code and the conformance suite append; a host writes through a
+//! session). [`Log`](crate::Log)'s provided methods (reading
 //! through forks, waiting, snapshots) and the functions over any log (replay,
 //! compaction, transcripts) are built on them.
 //!
@@ -10,14 +13,14 @@
 
 use std::sync::Arc;
 
-use askuser_core::State;
+use askuser_core::{Event, State};
 
 pub use crate::error::expect_head;
 pub use crate::log::poll_changed;
 pub use crate::memory::check_fork_point;
 
 use crate::error::Result;
-use crate::types::{Clock, Recorded, Seq, Snapshot};
+use crate::types::{Clock, Durability, Recorded, Seq, Snapshot};
 
 /// An iterator over stored records, boxed so that the log traits stay usable as
 /// `dyn Log`.
@@ -25,6 +28,48 @@ pub type RecordIter<'a> = Box<dyn Iterator<Item = Result<Recorded>> + Send + 'a>
 
 /// The storage primitives of a log, which [`Log`](crate::Log) builds on.
 pub trait Backend {
+    /// Appends `events` to `stream` as they are, undecided: a host never calls it
+    /// (it records through a [`Session`](crate::Session), which appends only what
+    /// the engine decided, one input at a time or as one batch,
+    /// [`Session::handle_batch`](crate::Session::handle_batch)); it is the
+    /// storage call a backend implements, and what copies recorded events (a
+    /// salvage, the conformance suite) use.
+    ///
+    /// `stream`'s head must be `expected` (optimistic
+    /// concurrency): otherwise nothing is written and the result is
+    /// [`StoreError::Conflict`](crate::StoreError::Conflict) carrying the expected
+    /// and actual heads. The check and the write are one atomic step, and the
+    /// append is all or nothing. Returns the new head. Appending to a stream that
+    /// does not exist (with `expected` 0) creates it. `durability` says when the
+    /// call returns (see [`Durability`]).
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Conflict`](crate::StoreError::Conflict) when the head is not
+    /// `expected` (nothing is written);
+    /// [`StoreError::InvalidStreamName`](crate::StoreError::InvalidStreamName); a
+    /// storage, encoding or corruption error.
+    fn append_with(
+        &self,
+        stream: &str,
+        expected: Seq,
+        events: &[Event],
+        durability: Durability,
+    ) -> Result<Seq>;
+
+    /// The durability [`Backend::append`] uses (chosen when the log was opened),
+    /// and a [`Session`](crate::Session) starts with.
+    fn durability(&self) -> Durability;
+
+    /// [`Backend::append_with`] with the log's own [`Backend::durability`].
+    ///
+    /// # Errors
+    ///
+    /// As [`Backend::append_with`].
+    fn append(&self, stream: &str, expected: Seq, events: &[Event]) -> Result<Seq> {
+        self.append_with(stream, expected, events, self.durability())
+    }
+
     /// The events stored in `stream` itself with sequence numbers in `from..=to`, in
     /// order. The caller has checked the range against the stream's metadata; a
     /// missing record is reported by the caller, a record that does not decode is

@@ -36,7 +36,7 @@
 //!     {"id": "migrate", "text": "Migrate the data now?", "answer_type": "boolean"},
 //! ]}))?;
 //! let id = InquiryId::new("call-1");
-//! let asked = session.handle_input(&Input::Ask(Request {
+//! let asked = session.handle(&Input::Ask(Request {
 //!     inquiry: id.clone(),
 //!     form: form.form().clone(),
 //!     policy: Policy::default(),
@@ -44,16 +44,16 @@
 //!     call: None,
 //! }))?;
 //! let Command::Prompt(db) = &asked.commands[0] else { unreachable!() };
-//! let answered = session.handle_input(&AnswerInput::new(db.at(), json!("PostgreSQL")).into())?;
+//! let answered = session.handle(&AnswerInput::new(db.at(), json!("PostgreSQL")).into())?;
 //! let Command::Prompt(migrate) = &answered.commands[0] else { unreachable!() };
 //!
 //! // Another surface, still showing the first question, answers it again: refused,
 //! // with what is current now; nothing is recorded.
 //! let mut other = Session::open(Arc::clone(&log), "session")?;
-//! let stale = other.handle_input(&AnswerInput::new(db.at(), json!("SQLite")).into());
+//! let stale = other.handle(&AnswerInput::new(db.at(), json!("SQLite")).into());
 //! assert!(matches!(stale, Err(SessionError::Refused(Refusal::Stale { .. }))));
 //!
-//! let done = session.handle_input(&AnswerInput::new(migrate.at(), json!(false)).into())?;
+//! let done = session.handle(&AnswerInput::new(migrate.at(), json!(false)).into())?;
 //! assert!(matches!(done.commands[0], Command::Respond { .. }));
 //!
 //! // Replay: the reducer's state at the head, and here the inquiry is complete.
@@ -66,9 +66,9 @@
 //! log.fork("session", 1, "what-if")?;
 //! let mut what_if = Session::open(Arc::clone(&log), "what-if")?;
 //! let again = what_if.state().at(&id).expect("the fork asks db again");
-//! let answered = what_if.handle_input(&AnswerInput::new(again, json!("SQLite")).into())?;
+//! let answered = what_if.handle(&AnswerInput::new(again, json!("SQLite")).into())?;
 //! let Command::Prompt(migrate) = &answered.commands[0] else { unreachable!() };
-//! what_if.handle_input(&AnswerInput::new(migrate.at(), json!(true)).into())?;
+//! what_if.handle(&AnswerInput::new(migrate.at(), json!(true)).into())?;
 //! let text = askuser_store::transcript(&*log, "what-if")?;
 //! assert!(text.contains("Asked \"Which database should we use?\"; the answer was SQLite."));
 //!
@@ -113,16 +113,16 @@
 //! // 1. Open the stream and hand it the request (recorded with the raw call).
 //! let log: Arc<dyn Log> = Arc::new(MemLog::new());
 //! let mut session = Session::open(log.clone(), "chat-42")?;
-//! let handled = session.handle_input(&Input::Ask(call.recorded_request(id.clone(), &arguments)))?;
+//! let handled = session.handle(&Input::Ask(call.recorded_request(id.clone(), &arguments)))?;
 //! let Command::Prompt(prompt) = &handled.commands[0] else { panic!() };
 //! // An answer names what it answers: the question as shown.
-//! session.handle_input(&AnswerInput::new(prompt.at(), json!("SQLite")).into())?;
+//! session.handle(&AnswerInput::new(prompt.at(), json!("SQLite")).into())?;
 //!
 //! // 2. The host restarts: reopening replays the stream, and it carries on.
 //! drop(session);
 //! let mut session = Session::open(log.clone(), "chat-42")?;
 //! let Some(Command::Prompt(prompt)) = session.state().pending(&id) else { panic!() };
-//! let handled = session.handle_input(&AnswerInput::new(prompt.at(), json!("No")).into())?;
+//! let handled = session.handle(&AnswerInput::new(prompt.at(), json!("No")).into())?;
 //! assert!(matches!(handled.commands[..], [Command::Respond { .. }]));
 //!
 //! // 3. The dialect's tool result, rendered from the log alone.
@@ -139,10 +139,12 @@
 //!
 //! ## What the log offers
 //!
-//! [`Log`] is storage only:
-//! - **Append with optimistic concurrency**: [`Log::append`] takes the head the caller
-//!   expects; a different head is [`StoreError::Conflict`], and the check and the
-//!   write are one atomic step. [`Durability`] says when an append returns.
+//! [`Log`] is storage only, and a host holding one writes through a [`Session`]:
+//! - **Append with optimistic concurrency** (the backend's
+//!   [`Backend::append_with`](backend::Backend::append_with), which a session
+//!   makes): it takes the head the caller expects; a different head is
+//!   [`StoreError::Conflict`], and the check and the write are one atomic step.
+//!   [`Durability`] says when an append returns.
 //! - **Streaming reads**: [`Log::read`] and [`Log::read_range`] yield [`Recorded`]
 //!   events (sequence number, timestamp, event) one at a time, through forks.
 //! - **Streams and forks**: [`Log::streams`] lists them with their heads and parents;
@@ -185,12 +187,12 @@
 //! let form = parse_form(&json!({"questions": [
 //!     {"id": "ok", "text": "Deploy now?", "answer_type": "boolean"}]}))?;
 //! let id = InquiryId::new("call-1");
-//! let asked = session.handle_input(&Input::Ask(Request {
+//! let asked = session.handle(&Input::Ask(Request {
 //!     inquiry: id.clone(), form: form.form().clone(),
 //!     policy: Default::default(), origin: Default::default(), call: None,
 //! }))?;
 //! let Command::Prompt(prompt) = &asked.commands[0] else { unreachable!() };
-//! session.handle_input(&AnswerInput::new(prompt.at(), json!(true)).into())?;
+//! session.handle(&AnswerInput::new(prompt.at(), json!(true)).into())?;
 //!
 //! // Snapshot the stream and drop every event it covers.
 //! let compaction = compact::compact(&*log, "chat-42", true)?;

@@ -1,24 +1,34 @@
-//! The [`Log`] trait: storage only. Append with an expected head, read a range of
-//! a stream (through forks) as an iterator, list streams, fork, snapshots.
+//! The [`Log`] trait: storage only, as a host holds it. Read a range of a stream
+//! (through forks) as an iterator, list streams, fork, snapshots, wait for a
+//! change. Appending is the backend's ([`Backend::append_with`]): a host writes
+//! through a [`Session`](crate::Session), which appends only what the engine
+//! decided.
 //! Replay, compaction, transcripts and export are functions over any log
 //! ([`crate::replay`], [`crate::compact`], [`crate::transcript`], [`crate::export`]).
 
 use std::time::{Duration, Instant};
 
-use askuser_core::{AgentOrigin, Event};
+use askuser_core::AgentOrigin;
 
 use crate::backend::{Backend, RecordIter};
 use crate::error::{RecordKind, Result, StoreError};
 use crate::presence::Leases;
-use crate::types::{Durability, Recorded, Seq, StreamInfo};
+use crate::types::{Recorded, Seq, StreamInfo};
 
 /// An append-only log of engine events, kept in named streams.
 ///
-/// Every input the engine takes is an [`Event`] appended to a stream; the stream is
-/// the truth, and a state is a replay of it through the core reducer. Streams are
+/// Every input the engine decides is recorded as [`Event`](askuser_core::Event)s appended to a stream
+/// (by a [`Session`](crate::Session)); the stream is the truth, and a state is a
+/// replay of it through the core's apply step. Streams are
 /// numbered from 1; a stream's *head* is its last sequence number (0 when empty). A
 /// stream is created by its first append (with `expected` 0) or by
 /// [`Log::fork`].
+///
+/// The trait has no writer of events: appending is [`Backend::append_with`], the
+/// storage call a backend implements, which the store's
+/// [`Session`](crate::Session) makes (and what copies recorded events: a salvage,
+/// the conformance suite). A test (`tests/tests/event_literals.rs`) fails if a
+/// crate outside the store calls it.
 ///
 /// The implementations pass the same test suite (`askuser-testkit`'s):
 /// [`MemLog`](crate::MemLog), in memory, for embedders and tests; `SledLog` and
@@ -27,35 +37,6 @@ use crate::types::{Durability, Recorded, Seq, StreamInfo};
 /// many hosts share. The trait is object safe (`Box<dyn Log>` works). A new
 /// backend implements it with [`Backend`] (see [`crate::backend`]).
 pub trait Log: Backend + Send + Sync {
-    /// Appends `events` to `stream` as they are, undecided: a host never calls it
-    /// (it records through a [`Session`](crate::Session), which appends only what
-    /// the engine decided, one input at a time or as one batch,
-    /// [`Session::handle_inputs`](crate::Session::handle_inputs)); it is the
-    /// storage call a backend implements, and what copies recorded events (a
-    /// salvage, the conformance suite) use.
-    ///
-    /// `stream`'s head must be `expected` (optimistic
-    /// concurrency): otherwise nothing is written and the result is
-    /// [`StoreError::Conflict`] carrying the expected and actual heads. The check and
-    /// the write are one atomic step, and the append is all or nothing. Returns the
-    /// new head. Appending to a stream that does not exist (with `expected` 0)
-    /// creates it. `durability` says when the call returns (see [`Durability`]).
-    ///
-    /// # Errors
-    ///
-    /// [`StoreError::Conflict`] when the head is not `expected` (nothing is written);
-    /// [`StoreError::InvalidStreamName`]; a storage, encoding or corruption error.
-    fn append_with(
-        &self,
-        stream: &str,
-        expected: Seq,
-        events: &[Event],
-        durability: Durability,
-    ) -> Result<Seq>;
-
-    /// The durability [`Log::append`] uses (chosen when the log was opened).
-    fn durability(&self) -> Durability;
-
     /// What the log knows about `stream`, or `None` if there is no such stream.
     ///
     /// # Errors
@@ -84,21 +65,12 @@ pub trait Log: Backend + Send + Sync {
     /// [`StoreError::InvalidStreamName`]; a storage error.
     fn fork(&self, parent: &str, at: Seq, name: &str) -> Result<StreamInfo>;
 
-    /// Writes out everything buffered (see [`Durability::Buffered`]).
+    /// Writes out everything buffered (see [`Durability::Buffered`](crate::Durability::Buffered)).
     ///
     /// # Errors
     ///
     /// A storage error.
     fn flush(&self) -> Result<()>;
-
-    /// [`Log::append_with`] with the log's own [`Log::durability`].
-    ///
-    /// # Errors
-    ///
-    /// As [`Log::append_with`].
-    fn append(&self, stream: &str, expected: Seq, events: &[Event]) -> Result<Seq> {
-        self.append_with(stream, expected, events, self.durability())
-    }
 
     /// [`Log::stream`], with a missing stream as [`StoreError::NoSuchStream`].
     ///

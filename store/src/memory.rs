@@ -94,6 +94,43 @@ impl MemLog {
 }
 
 impl Backend for MemLog {
+    fn append_with(
+        &self,
+        stream: &str,
+        expected: Seq,
+        events: &[Event],
+        _durability: Durability,
+    ) -> Result<Seq> {
+        check_name(stream)?;
+        let at = self.clock.now();
+        let mut inner = self.write_lock();
+        let actual = inner.streams.get(stream).map_or(0, |s| s.head);
+        expect_head(stream, expected, actual)?;
+        if events.is_empty() {
+            return Ok(actual);
+        }
+        let entry = inner
+            .streams
+            .entry(stream.to_owned())
+            .or_insert_with(|| Stream {
+                head: 0,
+                parent: None,
+                created_at: at,
+                floor: 0,
+                events: BTreeMap::new(),
+                snapshots: BTreeMap::new(),
+            });
+        for event in events {
+            entry.head += 1;
+            entry.events.insert(entry.head, (at, event.clone()));
+        }
+        Ok(entry.head)
+    }
+
+    fn durability(&self) -> Durability {
+        self.durability
+    }
+
     fn scan_own(&self, stream: &str, from: Seq, to: Seq) -> Result<RecordIter<'_>> {
         Ok(Box::new(MemScan {
             log: self,
@@ -193,43 +230,6 @@ impl Log for MemLog {
 
     fn leases(&self) -> Result<Option<Leases>> {
         Ok(Some(self.leases.read(self.clock.now())))
-    }
-
-    fn append_with(
-        &self,
-        stream: &str,
-        expected: Seq,
-        events: &[Event],
-        _durability: Durability,
-    ) -> Result<Seq> {
-        check_name(stream)?;
-        let at = self.clock.now();
-        let mut inner = self.write_lock();
-        let actual = inner.streams.get(stream).map_or(0, |s| s.head);
-        expect_head(stream, expected, actual)?;
-        if events.is_empty() {
-            return Ok(actual);
-        }
-        let entry = inner
-            .streams
-            .entry(stream.to_owned())
-            .or_insert_with(|| Stream {
-                head: 0,
-                parent: None,
-                created_at: at,
-                floor: 0,
-                events: BTreeMap::new(),
-                snapshots: BTreeMap::new(),
-            });
-        for event in events {
-            entry.head += 1;
-            entry.events.insert(entry.head, (at, event.clone()));
-        }
-        Ok(entry.head)
-    }
-
-    fn durability(&self) -> Durability {
-        self.durability
     }
 
     fn stream(&self, stream: &str) -> Result<Option<StreamInfo>> {

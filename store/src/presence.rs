@@ -249,7 +249,8 @@ impl std::fmt::Debug for PresenceGuard {
 impl PresenceGuard {
     /// Starts waiting on `session`'s stream as `holder` (unique to this guard:
     /// see [`holder_id`]) from `origin`: records the origin in the stream
-    /// ([`Session::attach`]), takes the lease, and renews it every
+    /// ([`Input::Attach`](askuser_core::Input::Attach), through
+    /// [`Session::handle`]), takes the lease, and renews it every
     /// [`RENEW_EVERY`] until dropped.
     ///
     /// # Errors
@@ -260,7 +261,7 @@ impl PresenceGuard {
         holder: String,
         origin: AgentOrigin,
     ) -> std::result::Result<Self, SessionError> {
-        session.attach(&origin)?;
+        session.handle(&askuser_core::Input::Attach(origin.clone()))?;
         Ok(Self::attached(
             Arc::clone(session.log()),
             session.stream().clone(),
@@ -346,7 +347,7 @@ impl Drop for PresenceGuard {
         }
         let _ = self.log.end_lease(&self.stream, &self.holder);
         if let Ok(mut session) = Session::open(Arc::clone(&self.log), self.stream.clone()) {
-            let _ = session.detach(&self.origin);
+            let _ = session.handle(&askuser_core::Input::Detach(self.origin.clone()));
         }
     }
 }

@@ -192,10 +192,10 @@ pub fn apply_recorded(state: &mut State, recorded: &Recorded, out: &mut Vec<Comm
     let at = recorded.at.millis();
     if recorded.decided {
         state.apply_at(&recorded.event, at, out);
-    } else if let Ok(decision) = state.decide(&recorded.event) {
+    } else {
         // The first format recorded inputs, and its reducer ignored those that did
         // not fit: a refused one yields nothing here either.
-        state.apply_decision_at(decision, at, out);
+        state.apply_first_format_at(&recorded.event, at, out);
     }
 }
 

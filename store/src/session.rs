@@ -11,7 +11,7 @@ use crate::replay::{apply_recorded, load};
 use crate::stream_name::{IntoStreamName, StreamName};
 use crate::types::{Durability, Seq};
 
-/// How many times [`Session::handle`] decides again after losing a race to another
+/// How many times a [`Session`] decides again after losing a race to another
 /// writer before it gives up with the conflict.
 const RETRIES: usize = 16;
 
@@ -20,26 +20,31 @@ const RETRIES: usize = 16;
 /// askuser).
 ///
 /// A session holds the engine's [`State`] for its stream and the head it has
-/// applied. [`Session::handle`] takes one input and, in this order:
+/// applied. It has two writers, and they are the only way a host writes to a
+/// log: [`Session::handle`] takes one [`Input`], [`Session::handle_batch`] a
+/// batch of them recorded in one append. Each input goes, in this order:
 ///
-/// 1. **decides** it against the state ([`State::decide`]: pure, nothing cloned, so
-///    the cost does not grow with the number of open inquiries). A host misusing
-///    the engine gets the [`Refusal`] back, and nothing is recorded;
-/// 2. **appends** the decided event (the input, or the verdict that records what a
-///    model or a person got wrong) at the head it expects. If another process
+/// 1. **decided** against the state ([`State::decide`]: pure, the state only
+///    borrowed, so the cost does not grow with the number of open inquiries). A
+///    host misusing the engine gets the [`Refusal`] back, and nothing is recorded;
+/// 2. **appended**: the events the engine decided (what the input stands for, or
+///    the verdict that records what a model or a person got wrong) at the head it
+///    expects, with the session's [durability](Session::set_durability). If another process
 ///    appended first, the session reads what it missed, applies it, and decides
 ///    again: the first writer wins, and the others are told the new truth (an
 ///    answer to an inquiry someone else already finished is refused);
-/// 3. **applies** it ([`State::apply_decision`]: infallible, no validation) and
-///    returns the commands. Whatever a host shows after `handle` returns is
+/// 3. **applied** ([`State::apply_decision`]: infallible, no validation), and the
+///    commands returned. Whatever a host shows after `handle` returns is
 ///    already in the log. An event of an inquiry with a timeout is applied at
 ///    the time the log recorded it ([`State::apply_decision_at`]), from which
 ///    the engine counts the question's deadline, as a replay and
 ///    [`Session::catch_up`] apply every event.
 ///
 /// After a restart, [`Session::open`] replays the stream (from its latest snapshot)
-/// and the host carries on; [`Session::catch_up`] applies events other processes
-/// appended, which is how a waiting host sees an answer recorded elsewhere.
+/// and the host carries on; [`Session::catch_up`] and [`Session::wait`] (readers)
+/// apply events other processes appended, which is how a waiting host sees an
+/// answer recorded elsewhere. [`Session::create`] opens a stream that must be new,
+/// recording its first input.
 ///
 /// ```
 /// use std::sync::Arc;
@@ -53,7 +58,7 @@ const RETRIES: usize = 16;
 /// let form = parse_form(&json!({"questions": [
 ///     {"id": "ok", "text": "Deploy now?", "answer_type": "boolean"}]}))?;
 /// let id = InquiryId::new("call-1");
-/// let handled = session.handle_input(&Input::Ask(Request {
+/// let handled = session.handle(&Input::Ask(Request {
 ///     inquiry: id.clone(), form: form.form().clone(), policy: Default::default(),
 ///     origin: Default::default(), call: None,
 /// }))?;
@@ -61,7 +66,7 @@ const RETRIES: usize = 16;
 ///
 /// // A host answering a question that is not being asked is refused, unrecorded.
 /// let nope = At::question(id.clone(), "nope", 0);
-/// let wrong = session.handle_input(&AnswerInput::new(nope, json!(true)).into());
+/// let wrong = session.handle(&AnswerInput::new(nope, json!(true)).into());
 /// assert!(matches!(wrong, Err(SessionError::Refused(_))));
 /// assert_eq!(session.head(), 1);
 /// # Ok(())
@@ -72,6 +77,7 @@ pub struct Session {
     stream: StreamName,
     state: State,
     head: Seq,
+    durability: Durability,
 }
 
 impl std::fmt::Debug for Session {
@@ -83,10 +89,10 @@ impl std::fmt::Debug for Session {
     }
 }
 
-/// What [`Session::handle`] did with an accepted input.
+/// What [`Session::handle`] or [`Session::handle_batch`] did with accepted input.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Handled {
-    /// The sequence number the decided event was recorded as.
+    /// The sequence number the last decided event was recorded as.
     pub seq: Seq,
     /// The engine's commands, in order: what the host must do next.
     pub commands: Vec<Command>,
@@ -96,7 +102,7 @@ pub struct Handled {
     pub caught: Vec<Caught>,
 }
 
-/// Why [`Session::handle`] did not record an input.
+/// Why [`Session::handle`] or [`Session::handle_batch`] did not record an input.
 #[derive(Debug, thiserror::Error)]
 pub enum SessionError {
     /// The engine refused the input (the host misused it); nothing was recorded.
@@ -163,48 +169,87 @@ impl Session {
         } else {
             (State::new(), 0)
         };
+        let durability = log.durability();
         Ok(Self {
             log,
             stream,
             state,
             head,
+            durability,
         })
     }
 
-    /// Decides `input`, records it, applies it, and returns the commands (see the
-    /// type's docs for the order and what each step guarantees).
-    ///
-    /// An event as input is how tests and replays drive a session; a host hands
-    /// it what a person or a model did as an [`Input`] instead
-    /// ([`Session::handle_input`]), so it records only what the engine decided.
+    /// Opens `stream`, which must not exist yet, by recording `first` as its first
+    /// input, decided on the empty state: a stream another process created first
+    /// (before or while this one records) is [`StoreError::StreamExists`], and
+    /// nothing of `first` is recorded then. What claims a new name for a stream
+    /// uses it (an agent's first [`Input::Attach`](askuser_core::Input::Attach)),
+    /// so that two processes claiming one name never share the stream.
     ///
     /// # Errors
     ///
-    /// [`SessionError::Refused`] when the engine refuses the input;
-    /// [`SessionError::Store`] when the log fails (nothing was applied).
-    pub fn handle(&mut self, input: &Event) -> Result<Handled, SessionError> {
-        self.handle_with(input, self.log.durability())
+    /// [`SessionError::Store`] with [`StoreError::StreamExists`], with
+    /// [`StoreError::InvalidStreamName`], or when the log fails;
+    /// [`SessionError::Refused`] when the engine refuses `first`.
+    pub fn create(
+        log: Arc<dyn Log>,
+        stream: impl IntoStreamName,
+        first: &Input,
+    ) -> Result<(Self, Handled), SessionError> {
+        let stream = stream.into_stream_name()?;
+        if log.stream(&stream)?.is_some() {
+            return Err(StoreError::StreamExists(stream.to_string()).into());
+        }
+        let durability = log.durability();
+        let mut session = Self {
+            log,
+            stream,
+            state: State::new(),
+            head: 0,
+            durability,
+        };
+        let decision = session.state.decide(first)?;
+        let seq = match (session.log).append_with(&session.stream, 0, decision.events(), durability)
+        {
+            Err(StoreError::Conflict { .. }) => {
+                return Err(StoreError::StreamExists(session.stream.to_string()).into());
+            }
+            appended => appended?,
+        };
+        let at = session.recorded_at(seq, decision.events());
+        let mut commands = Vec::with_capacity(1);
+        Decided::apply(decision, &mut session.state, at, &mut commands);
+        session.head = seq;
+        Ok((
+            session,
+            Handled {
+                seq,
+                commands,
+                caught: Vec::new(),
+            },
+        ))
     }
 
-    /// [`Session::handle`], appending with `durability` instead of the log's own. A
-    /// host that groups inputs appends them [`Durability::Buffered`], then calls
-    /// [`Log::flush`] once before it shows what any of them yielded (a group commit:
-    /// whatever was shown is still durable).
-    ///
-    /// # Errors
-    ///
-    /// As [`Session::handle`].
-    pub fn handle_with(
-        &mut self,
-        input: &Event,
-        durability: Durability,
-    ) -> Result<Handled, SessionError> {
-        self.run(|state| state.decide(input), durability)
+    /// Sets the durability this session appends with (at open: the log's own,
+    /// [`Backend::durability`](crate::backend::Backend::durability)), and returns
+    /// the session. A host that groups inputs
+    /// sets [`Durability::Buffered`], hands them in, calls [`Log::flush`] once
+    /// before it shows what any of them yielded (a group commit: whatever was
+    /// shown is still durable), and sets the log's own again.
+    pub fn set_durability(&mut self, durability: Durability) -> &mut Self {
+        self.durability = durability;
+        self
+    }
+
+    /// The durability this session appends with (see [`Session::set_durability`]).
+    pub fn durability(&self) -> Durability {
+        self.durability
     }
 
     /// Decides a host's or a person's action ([`Input`]: what it means is the
     /// engine's to say), records the events it stands for in one append, applies
-    /// them and returns the commands, as [`Session::handle`] does for an event.
+    /// them and returns the commands (see the type's docs for the order and what
+    /// each step guarantees).
     ///
     /// An action on something the inquiry no longer shows (another surface moved
     /// it first) is refused with [`Refusal::Stale`], which carries what is current,
@@ -223,7 +268,7 @@ impl Session {
     /// let mut terminal = Session::open(log.clone(), "chat-42")?;
     /// let form = parse_form(&json!({"questions": [
     ///     {"id": "ok", "text": "Deploy now?", "answer_type": "boolean"}]}))?;
-    /// let asked = terminal.handle_input(&Input::Ask(Request {
+    /// let asked = terminal.handle(&Input::Ask(Request {
     ///     inquiry: InquiryId::new("call-1"), form: form.form().clone(),
     ///     policy: Default::default(), origin: Default::default(), call: None,
     /// }))?;
@@ -231,10 +276,10 @@ impl Session {
     ///
     /// // The browser, another session on the same log, answers first.
     /// let mut browser = Session::open(log.clone(), "chat-42")?;
-    /// browser.handle_input(&AnswerInput::new(prompt.at(), json!(false)).into())?;
+    /// browser.handle(&AnswerInput::new(prompt.at(), json!(false)).into())?;
     ///
     /// // The terminal's answer is not recorded; it learns what the browser did.
-    /// let late = terminal.handle_input(&AnswerInput::new(prompt.at(), json!(true)).into());
+    /// let late = terminal.handle(&AnswerInput::new(prompt.at(), json!(true)).into());
     /// let Err(SessionError::MovedElsewhere { refusal, caught }) = late else { panic!() };
     /// assert!(matches!(refusal, Refusal::InquiryFinished { .. }));
     /// let Command::Respond { outcome, .. } = &caught[0].commands[0] else { panic!() };
@@ -246,56 +291,19 @@ impl Session {
     ///
     /// # Errors
     ///
-    /// As [`Session::handle`].
-    pub fn handle_input(&mut self, input: &Input) -> Result<Handled, SessionError> {
-        self.handle_input_with(input, self.log.durability())
-    }
-
-    /// [`Session::handle_input`], appending with `durability` (see
-    /// [`Session::handle_with`]).
-    ///
-    /// # Errors
-    ///
-    /// As [`Session::handle`].
-    pub fn handle_input_with(
-        &mut self,
-        input: &Input,
-        durability: Durability,
-    ) -> Result<Handled, SessionError> {
-        self.run(|state| state.decide_input(input), durability)
-    }
-
-    /// Records that this process starts waiting on the stream, from `origin`
-    /// ([`Event::Attached`](askuser_core::Event::Attached)): once per stream per
-    /// process, by a [`PresenceGuard`](crate::PresenceGuard), which also takes
-    /// the presence lease. It changes no inquiry and yields no command.
-    ///
-    /// # Errors
-    ///
-    /// [`SessionError::Refused`] with
-    /// [`Refusal::BadOrigin`](askuser_core::Refusal::BadOrigin) for an origin too
-    /// long or not plain text; [`SessionError::Store`].
-    pub fn attach(&mut self, origin: &askuser_core::AgentOrigin) -> Result<Handled, SessionError> {
-        let durability = self.log.durability();
-        self.run(|state| state.decide_attach(origin), durability)
-    }
-
-    /// Records that this process stopped waiting on the stream cleanly
-    /// ([`Event::Detached`](askuser_core::Event::Detached)).
-    ///
-    /// # Errors
-    ///
-    /// As [`Session::attach`].
-    pub fn detach(&mut self, origin: &askuser_core::AgentOrigin) -> Result<Handled, SessionError> {
-        let durability = self.log.durability();
-        self.run(|state| state.decide_detach(origin), durability)
+    /// [`SessionError::Refused`] when the engine refuses the input;
+    /// [`SessionError::MovedElsewhere`] when it refuses it after catching up on
+    /// what another writer recorded first; [`SessionError::Store`] when the log
+    /// fails (nothing was applied).
+    pub fn handle(&mut self, input: &Input) -> Result<Handled, SessionError> {
+        self.run(|state| state.decide(input))
     }
 
     /// The batch lane: decides `inputs` in order (each on the state the ones before
     /// it leave), records every event they stand for in **one** append, applies
     /// them, and returns the commands of all of them, in order. All or nothing: if
     /// the engine refuses any input, nothing is recorded and the error says why
-    /// (after this session caught up with the log, as [`Session::handle_input`]
+    /// (after this session caught up with the log, as [`Session::handle`]
     /// does); if another process appends first, the whole batch is decided again
     /// on what it recorded. A host answering a whole form at once (a pending
     /// file's answers) uses it, so that a crash or a rival writer never leaves
@@ -314,11 +322,11 @@ impl Session {
     ///     {"id": "ok", "text": "Deploy now?", "answer_type": "boolean"},
     ///     {"id": "why", "text": "Why?", "answer_type": "text"}]}))?;
     /// let id = InquiryId::new("call-1");
-    /// session.handle_input(&Input::Ask(Request {
+    /// session.handle(&Input::Ask(Request {
     ///     inquiry: id.clone(), form: form.form().clone(),
     ///     policy: Default::default(), origin: Default::default(), call: None,
     /// }))?;
-    /// let handled = session.handle_inputs(&[
+    /// let handled = session.handle_batch(&[
     ///     AnswerInput::new(At::question(id.clone(), "ok", 0), json!(true)).into(),
     ///     AnswerInput::new(At::question(id.clone(), "why", 1), json!("tests pass")).into(),
     /// ])?;
@@ -332,22 +340,8 @@ impl Session {
     /// # Errors
     ///
     /// As [`Session::handle`]; nothing of the batch is recorded then.
-    pub fn handle_inputs(&mut self, inputs: &[Input]) -> Result<Handled, SessionError> {
-        self.handle_inputs_with(inputs, self.log.durability())
-    }
-
-    /// [`Session::handle_inputs`], appending with `durability` (see
-    /// [`Session::handle_with`]).
-    ///
-    /// # Errors
-    ///
-    /// As [`Session::handle`].
-    pub fn handle_inputs_with(
-        &mut self,
-        inputs: &[Input],
-        durability: Durability,
-    ) -> Result<Handled, SessionError> {
-        self.run(|state| Batch::decide(state, inputs), durability)
+    pub fn handle_batch(&mut self, inputs: &[Input]) -> Result<Handled, SessionError> {
+        self.run(|state| Batch::decide(state, inputs))
     }
 
     /// Decides with `decide`, appends what it decided at the expected head, and
@@ -356,8 +350,8 @@ impl Session {
     fn run<D: Decided>(
         &mut self,
         decide: impl Fn(&State) -> Result<D, Refusal>,
-        durability: Durability,
     ) -> Result<Handled, SessionError> {
+        let durability = self.durability;
         // What this call caught up on, returned with a refusal it led to.
         let mut caught = Vec::new();
         for _ in 0..RETRIES {
@@ -520,7 +514,7 @@ impl Decided for Decision<'_> {
     }
 }
 
-/// Inputs decided in order on a copy of the state ([`Session::handle_inputs`]):
+/// Inputs decided in order on a copy of the state ([`Session::handle_batch`]):
 /// the state they leave, the events to record and the commands they yield.
 struct Batch {
     state: State,
@@ -536,7 +530,7 @@ impl Batch {
             commands: Vec::new(),
         };
         for input in inputs {
-            let decision = batch.state.decide_input(input)?;
+            let decision = batch.state.decide(input)?;
             batch.events.extend(decision.events().iter().cloned());
             batch.state.apply_decision(decision, &mut batch.commands);
         }

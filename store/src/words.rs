@@ -7,7 +7,7 @@
 //! [`askuser_core::text::answer_words`].
 //!
 //! ```
-//! use askuser_core::{Input, InquiryId, Request, State, parse_form, reduce_input};
+//! use askuser_core::{Input, InquiryId, Request, State, parse_form, reduce};
 //! use askuser_store::words::{Length, event_words};
 //! use serde_json::json;
 //!
@@ -19,10 +19,10 @@
 //! # let request = Request { inquiry: id.clone(), form: form.form().clone(),
 //! #     policy: Default::default(), origin: Default::default(), call: None };
 //! # let answer = askuser_core::AnswerInput::new(askuser_core::At::question(id.clone(), "ok", 0), json!(true));
-//! # reduce_input(&mut state, &Input::Ask(request)).unwrap();
-//! # reduce_input(&mut state, &answer.into()).unwrap();
+//! # reduce(&mut state, &Input::Ask(request)).unwrap();
+//! # reduce(&mut state, &answer.into()).unwrap();
 //! // The person went back from the second question of inquiry c1.
-//! let decision = state.decide_input(&Input::Back(state.at(&id).unwrap())).unwrap();
+//! let decision = state.decide(&Input::Back(state.at(&id).unwrap())).unwrap();
 //! let back = decision.event();
 //! assert_eq!(event_words(&back, None, Length::Short), "Went back to the previous question");
 //! assert_eq!(event_words(&back, None, Length::Long), "back c1");

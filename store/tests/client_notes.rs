@@ -16,7 +16,7 @@ fn a_transcript_says_what_the_client_did_and_that_the_answer_came_from_elsewhere
     let form = build::form(&json!({"questions": [
         {"id": "apply", "text": "Apply the migration?", "answer_type": "boolean"}]}));
     session
-        .handle_input(&Input::Ask(build::request("call-1", form)))
+        .handle(&Input::Ask(build::request("call-1", form)))
         .unwrap();
     for note in [
         ClientNote::NoPerson {
@@ -33,11 +33,11 @@ fn a_transcript_says_what_the_client_did_and_that_the_answer_came_from_elsewhere
             inquiry: "call-1".into(),
             note,
         };
-        session.handle_input(&input).unwrap();
+        session.handle(&input).unwrap();
     }
     let at = session.state().at(&"call-1".into()).unwrap();
     session
-        .handle_input(&Input::Answer(AnswerInput::new(at, json!(true))))
+        .handle(&Input::Answer(AnswerInput::new(at, json!(true))))
         .unwrap();
     assert_eq!(
         transcript(&*log, "headless").unwrap(),

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use askuser_core::{Event, parse_form};
 use askuser_store::codec::encode_event_record;
 use askuser_store::{Log, MemLog, Session};
-use askuser_testkit::build::{answered, requested};
+use askuser_testkit::build::{answer_shown, ask};
 use serde_json::json;
 
 #[test]
@@ -39,10 +39,11 @@ fn a_refused_answer_costs_the_log_what_the_answer_costs_not_the_form() {
         .clone();
     let log: Arc<dyn Log> = Arc::new(MemLog::new());
     let mut session = Session::open(Arc::clone(&log), "s").unwrap();
-    session.handle(&requested("q", form)).unwrap();
+    session.handle(&ask("q", form)).unwrap();
     let wrong = "x".repeat(60);
     for _ in 0..5 {
-        session.handle(&answered("q", "ok", json!(wrong))).unwrap();
+        let answer = answer_shown(session.state(), "q", json!(wrong));
+        session.handle(&answer).unwrap();
     }
     let mut sizes = Vec::new();
     for recorded in log.read("s", 1).unwrap() {

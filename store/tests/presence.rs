@@ -25,7 +25,9 @@ fn a_lease_lives_while_renewed_and_is_gone_after_its_ttl_or_its_end() {
             .unwrap()
     );
     let mut appended = Session::open(Arc::new(MemLog::new()), "billing-api-1").unwrap();
-    appended.attach(&origin("Claude Code")).unwrap();
+    appended
+        .handle(&askuser_core::Input::Attach(origin("Claude Code")))
+        .unwrap();
     let info = appended.log().info("billing-api-1").unwrap();
 
     let read = |log: &MemLog| log.leases().unwrap().unwrap();
@@ -82,7 +84,9 @@ fn a_lease_lives_while_renewed_and_is_gone_after_its_ttl_or_its_end() {
 fn a_fork_without_an_agent_of_its_own_has_nobody_listening() {
     let log: Arc<dyn Log> = Arc::new(MemLog::new());
     let mut session = Session::open(Arc::clone(&log), "billing-api-1").unwrap();
-    session.attach(&origin("Claude Code")).unwrap();
+    session
+        .handle(&askuser_core::Input::Attach(origin("Claude Code")))
+        .unwrap();
     let fork = log.fork("billing-api-1", 1, "billing-api-1-fork").unwrap();
     let leases = log.leases().unwrap();
     assert_eq!(presence_of(&fork, false, leases.as_ref()), Presence::Fork);
@@ -162,4 +166,40 @@ fn a_guard_records_the_origin_holds_the_lease_and_ends_it_when_dropped() {
     let mut other = Session::open(Arc::clone(&log), "other").unwrap();
     assert!(PresenceGuard::start(&mut other, "h:1:2".into(), hostile).is_err());
     assert!(log.stream("other").unwrap().is_none());
+}
+
+/// A stream opened with its first input is new or not opened at all: a name
+/// another process took is `StreamExists`, with nothing recorded, and a refused
+/// origin records nothing either.
+#[test]
+fn a_stream_created_with_its_first_input_is_never_shared() {
+    use askuser_core::{Input, Refusal};
+    use askuser_store::SessionError;
+
+    let log: Arc<dyn Log> = Arc::new(MemLog::new());
+    let attach = Input::Attach(origin("Claude Code"));
+    let (session, handled) = Session::create(Arc::clone(&log), "billing-api-1", &attach).unwrap();
+    assert_eq!(
+        (session.head(), handled.seq, handled.commands.len()),
+        (1, 1, 0)
+    );
+    assert_eq!(session.state().agent(), Some(&origin("Claude Code")));
+
+    let again = Session::create(Arc::clone(&log), "billing-api-1", &attach).unwrap_err();
+    assert!(
+        matches!(&again, SessionError::Store(StoreError::StreamExists(name)) if name == "billing-api-1"),
+        "{again:?}"
+    );
+    assert_eq!(log.info("billing-api-1").unwrap().head, 1);
+
+    let bad = Input::Attach(AgentOrigin {
+        host: Some("x".repeat(10_000)),
+        ..AgentOrigin::default()
+    });
+    let refused = Session::create(Arc::clone(&log), "billing-api-2", &bad).unwrap_err();
+    assert!(
+        matches!(refused.refusal(), Some(Refusal::BadOrigin { .. })),
+        "{refused:?}"
+    );
+    assert_eq!(log.stream("billing-api-2").unwrap(), None);
 }

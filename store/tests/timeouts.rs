@@ -33,7 +33,7 @@ fn asked() -> (Arc<MemLog>, Arc<ManualClock>, Session) {
         }),
         ..Policy::default()
     };
-    session.handle_input(&Input::Ask(request)).unwrap();
+    session.handle(&Input::Ask(request)).unwrap();
     (log, clock, session)
 }
 
@@ -59,12 +59,12 @@ fn an_early_timeout_is_refused_and_the_first_at_the_deadline_is_taken() {
     clock.advance(12_000);
     let at = session.state().at(&id).unwrap();
     session
-        .handle_input(&AnswerInput::new(at, json!(true)).into())
+        .handle(&AnswerInput::new(at, json!(true)).into())
         .unwrap();
     assert_eq!(session.state().deadline(&id), Some(START + 42_000));
     // A surface counting from the first question fires at its deadline: early.
     clock.advance(18_000);
-    let early = session.handle_input(&time_out(&clock)).unwrap_err();
+    let early = session.handle(&time_out(&clock)).unwrap_err();
     assert_eq!(
         early.to_string(),
         "inquiry \"call-1\" is not due to time out yet: 12.000 s of its time to answer are left; \
@@ -77,7 +77,7 @@ fn an_early_timeout_is_refused_and_the_first_at_the_deadline_is_taken() {
     assert_eq!(session.head(), 2, "nothing was recorded");
     // At the deadline it is taken and recorded with the time it was fired at.
     clock.advance(12_000);
-    let taken = session.handle_input(&time_out(&clock)).unwrap();
+    let taken = session.handle(&time_out(&clock)).unwrap();
     assert!(matches!(&taken.commands[..], [Command::Respond { .. }]));
     let events = build::events_of(&*log, "s");
     assert_eq!(
@@ -93,8 +93,8 @@ fn a_second_surface_firing_after_the_first_is_told_the_inquiry_finished() {
     let mut inbox = Session::open(log.clone(), "s").unwrap();
     clock.advance(30_000);
     // Both count to the same deadline; the inbox records first.
-    inbox.handle_input(&time_out(&clock)).unwrap();
-    let second = terminal.handle_input(&time_out(&clock)).unwrap_err();
+    inbox.handle(&time_out(&clock)).unwrap();
+    let second = terminal.handle(&time_out(&clock)).unwrap_err();
     assert_eq!(
         second.to_string(),
         "inquiry \"call-1\" is already finished; it takes no more events (another writer recorded 1 event(s) first)"
@@ -118,7 +118,7 @@ fn a_session_keeps_the_recorded_times_a_replay_reads() {
     clock.advance(7_000);
     let at = session.state().at(&id).unwrap();
     session
-        .handle_inputs(&[
+        .handle_batch(&[
             AnswerInput::new(at, json!(true)).into(),
             Input::WantReview {
                 inquiry: id.clone(),

@@ -5,8 +5,8 @@
 use std::sync::Arc;
 
 use askuser_core::{
-    AnswerError, AnsweredBy, CancelReason, Event, Form, InquiryId, Origin, Persistence, Policy,
-    Problem, Request, Target, parse_form,
+    AnswerError, AnswerInput, AnsweredBy, CancelReason, Event, Form, Input, InquiryId, Origin,
+    Persistence, Policy, Problem, Request, State, Target, parse_form,
 };
 use askuser_store::{Log, ManualClock, MemLog, Timestamp};
 use serde_json::{Value, json};
@@ -62,6 +62,24 @@ pub fn request(inquiry: &str, form: Arc<Form>) -> Request {
         origin: Origin::default(),
         call: None,
     }
+}
+
+/// [`Input::Ask`] of [`request`]: a request as a host hands it in.
+pub fn ask(inquiry: &str, form: Arc<Form>) -> Input {
+    Input::Ask(request(inquiry, form))
+}
+
+/// The person's answer `value` to what `state` shows of `inquiry` now (its
+/// question, or review, at its step), as a surface showing it hands it in.
+///
+/// # Panics
+///
+/// If `inquiry` is not open in `state`.
+pub fn answer_shown(state: &State, inquiry: &str, value: Value) -> Input {
+    let shown = state
+        .at(&InquiryId::new(inquiry))
+        .expect("the inquiry is open");
+    AnswerInput::new(shown, value).into()
 }
 
 /// [`Event::Requested`] of [`request`].
@@ -200,7 +218,7 @@ pub fn timed_out(inquiry: &str, message: Option<&str>) -> Event {
 }
 
 /// `inquiry` timed out, fired at `fired_at_ms` (milliseconds since the Unix
-/// epoch), as an [`Input::TimeOut`](askuser_core::Input::TimeOut) records it.
+/// epoch), as an [`Input::TimeOut`] records it.
 pub fn timed_out_at(inquiry: &str, message: Option<&str>, fired_at_ms: u64) -> Event {
     Event::TimedOut {
         inquiry: InquiryId::new(inquiry),

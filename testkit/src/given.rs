@@ -1,18 +1,20 @@
 //! Given/when/then over the engine: events already recorded, one input, and what
 //! came of it. [`Given::when`] runs the input through a [`Session`] on a fresh
-//! `MemLog` (so deciding, recording and applying are the ones every host uses);
-//! [`Given::state`] is the core's [`State`] after the given events alone.
+//! `MemLog` holding the given events (so deciding, recording and applying are the
+//! ones every host uses); [`Given::state`] is the core's [`State`] after the given
+//! events alone.
 //!
 //! ```
-//! use askuser_core::{CancelReason, Event, Refusal};
-//! use askuser_testkit::build::{answered, cancelled, db_form, requested};
+//! use askuser_core::{AnswerInput, At, CancelReason, InquiryId, Refusal};
+//! use askuser_testkit::build::{cancelled, db_form, requested};
 //! use askuser_testkit::Given;
 //! use serde_json::json;
 //!
 //! // A question of a cancelled inquiry is refused, and nothing is recorded.
+//! let shown = At::question(InquiryId::new("i1"), "db", 0);
 //! Given::events([requested("i1", db_form()), cancelled("i1", CancelReason::UserReply)])
-//!     .when(answered("i1", "db", json!("SQLite")))
-//!     .then_refused(|refusal| !matches!(refusal, Refusal::Stale { .. }));
+//!     .when(AnswerInput::new(shown, json!("SQLite")))
+//!     .then_refused(|refusal| matches!(refusal, Refusal::InquiryFinished { .. }));
 //! ```
 
 use std::sync::Arc;
@@ -47,36 +49,30 @@ impl Given {
         state
     }
 
-    /// A session on a fresh in-memory log holding the given events (each decided
-    /// and recorded through the session, as a host records them).
+    /// A session on a fresh in-memory log holding the given events, recorded as
+    /// they are (as a log read back holds them) and replayed when it opens.
     ///
     /// # Panics
     ///
-    /// If the engine refuses a given event.
+    /// If the in-memory log fails.
     pub fn session(&self) -> Session {
         let log: Arc<dyn Log> = Arc::new(crate::build::mem());
-        let mut session = Session::open(log, STREAM).expect("a fresh log opens");
-        for event in &self.events {
-            if let Err(error) = session.handle(event) {
-                panic!("the given event {event:?} is refused: {error}");
-            }
+        if !self.events.is_empty() {
+            log.append(STREAM, 0, &self.events)
+                .expect("the given events are recorded");
         }
-        session
+        Session::open(log, STREAM).expect("a fresh log opens")
     }
 
-    /// Hands `input` (an [`Event`] or an [`Input`]) to a session holding the
-    /// given events.
+    /// Hands `input` to a session holding the given events.
     ///
     /// # Panics
     ///
-    /// If the engine refuses a given event, or the in-memory log fails.
-    pub fn when(&self, input: impl Into<Step>) -> When {
+    /// If the in-memory log fails.
+    pub fn when(&self, input: impl Into<Input>) -> When {
         let mut session = self.session();
         let before = session.head();
-        let result = match input.into() {
-            Step::Event(event) => session.handle(&event),
-            Step::Input(input) => session.handle_input(&input),
-        };
+        let result = session.handle(&input.into());
         let recorded = session
             .log()
             .read(STREAM, before + 1)
@@ -88,28 +84,6 @@ impl Given {
             recorded,
             session,
         }
-    }
-}
-
-/// What a test hands the engine: an event (as a host that decided it records it)
-/// or an input (what a person or a host does).
-#[derive(Debug, Clone)]
-pub enum Step {
-    /// An event, decided as [`Session::handle`] decides it.
-    Event(Event),
-    /// An input, decided as [`Session::handle_input`] decides it.
-    Input(Input),
-}
-
-impl From<Event> for Step {
-    fn from(event: Event) -> Self {
-        Step::Event(event)
-    }
-}
-
-impl From<Input> for Step {
-    fn from(input: Input) -> Self {
-        Step::Input(input)
     }
 }
 

@@ -12,6 +12,15 @@
 //! `core/src/event.rs`, `enum Refusal` in `core/src/error.rs`), so a new variant
 //! is guarded the day it is added.
 //!
+//! And nothing outside the core and the store hands the engine an event to
+//! decide or appends one to a log: the one road in is `State::decide` with an
+//! `Input`, and the one writer a host holds is a store `Session`. The names are
+//! read from source too: every `decide…`/`reduce…` function of the core that
+//! takes an `Event`, and every `append…` method of the store's `Backend` trait.
+//! Test programs may judge events through the core's strategies (for tests of
+//! the engine itself); only the test kit fills a log with events
+//! (`askuser_testkit::record`).
+//!
 //! The scan parses every Rust file of the workspace (with `syn`, including the
 //! arguments of macros such as `vec!` and `assert_eq!`, and the code blocks of doc
 //! comments) and lists each place an `Event::…` value is *built* (a struct or tuple
@@ -344,5 +353,254 @@ fn refusals_are_built_only_in_the_core_which_decides_them() {
         wrong.is_empty(),
         "these build a Refusal outside the core (hand the input to the engine and render \
          the refusal it gives back):\n{wrong}"
+    );
+}
+
+/// A function or method a crate outside the core and the store may not call:
+/// its name and how many arguments it takes (besides `self`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Call {
+    name: String,
+    arguments: usize,
+}
+
+/// Whether a type names `Event` (`&Event`, `&'a Event`, `&[Event]`).
+fn mentions_event(ty: &syn::Type) -> bool {
+    struct Names(bool);
+    impl<'ast> Visit<'ast> for Names {
+        fn visit_path_segment(&mut self, segment: &'ast syn::PathSegment) {
+            self.0 |= segment.ident == "Event";
+            syn::visit::visit_path_segment(self, segment);
+        }
+    }
+    let mut names = Names(false);
+    names.visit_type(ty);
+    names.0
+}
+
+fn parameters(inputs: &Punctuated<syn::FnArg, Token![,]>) -> Vec<&syn::Type> {
+    (inputs.iter())
+        .filter_map(|input| match input {
+            syn::FnArg::Typed(typed) => Some(&*typed.ty),
+            syn::FnArg::Receiver(_) => None,
+        })
+        .collect()
+}
+
+/// The core's functions and methods named `decide…` or `reduce…` that take an
+/// `Event`, read from its source (`core/src`, its strategies included).
+fn event_deciders() -> Vec<Call> {
+    struct Fns(Vec<Call>);
+    impl<'ast> Visit<'ast> for Fns {
+        fn visit_signature(&mut self, sig: &'ast syn::Signature) {
+            let name = sig.ident.to_string();
+            let params = parameters(&sig.inputs);
+            if (name.starts_with("decide") || name.starts_with("reduce"))
+                && params.iter().any(|ty| mentions_event(ty))
+            {
+                let arguments = params.len();
+                self.0.push(Call { name, arguments });
+            }
+        }
+    }
+    let mut files = Vec::new();
+    rust_files(&root().join("core/src"), &mut files);
+    let mut fns = Fns(Vec::new());
+    for file in files {
+        let source = std::fs::read_to_string(&file).expect("the core's source");
+        fns.visit_file(&syn::parse_file(&source).expect("the core's source parses"));
+    }
+    fns.0.sort_by(|a, b| a.name.cmp(&b.name));
+    fns.0.dedup();
+    fns.0
+}
+
+/// The store's `Backend` methods named `append…`, read from its source.
+fn appenders() -> Vec<Call> {
+    let path = root().join("store/src/backend.rs");
+    let source = std::fs::read_to_string(&path).expect("the store's source");
+    let syntax = syn::parse_file(&source).expect("the store's source parses");
+    let mut calls = Vec::new();
+    for item in &syntax.items {
+        if let syn::Item::Trait(item) = item
+            && item.ident == "Backend"
+        {
+            for item in &item.items {
+                if let syn::TraitItem::Fn(f) = item
+                    && f.sig.ident.to_string().starts_with("append")
+                {
+                    calls.push(Call {
+                        name: f.sig.ident.to_string(),
+                        arguments: parameters(&f.sig.inputs).len(),
+                    });
+                }
+            }
+        }
+    }
+    calls
+}
+
+/// The lines of `source` that call one of `calls` (by name, with as many
+/// arguments: `Vec::append(&mut other)` is not a log's append), as a method or
+/// as a path (`State::decide_event(&state, e)`, `reduce_event(&mut s, e)`).
+fn calls_in(calls: &[Call], source: &str) -> Vec<usize> {
+    struct Calls<'c> {
+        calls: &'c [Call],
+        lines: Vec<usize>,
+    }
+    impl Calls<'_> {
+        /// Notes `name`'s line when it is a guarded call with `arguments`
+        /// (one more for a path call, which passes the receiver too).
+        fn check(&mut self, name: &syn::Ident, arguments: usize, method: bool) {
+            let hit = self.calls.iter().any(|call| {
+                *name == call.name
+                    && (call.arguments == arguments || (!method && call.arguments + 1 == arguments))
+            });
+            if hit {
+                self.lines.push(name.span().start().line);
+            }
+        }
+    }
+    impl<'ast> Visit<'ast> for Calls<'_> {
+        fn visit_expr_method_call(&mut self, node: &'ast syn::ExprMethodCall) {
+            self.check(&node.method, node.args.len(), true);
+            syn::visit::visit_expr_method_call(self, node);
+        }
+        fn visit_expr_call(&mut self, node: &'ast syn::ExprCall) {
+            if let Expr::Path(path) = &*node.func
+                && let Some(last) = path.path.segments.last()
+            {
+                self.check(&last.ident, node.args.len(), false);
+            }
+            syn::visit::visit_expr_call(self, node);
+        }
+        fn visit_macro(&mut self, node: &'ast Macro) {
+            if let Ok(arguments) =
+                node.parse_body_with(Punctuated::<Expr, Token![,]>::parse_terminated)
+            {
+                for argument in &arguments {
+                    self.visit_expr(argument);
+                }
+            }
+            syn::visit::visit_macro(self, node);
+        }
+    }
+    let Ok(syntax) = syn::parse_file(source) else {
+        return Vec::new();
+    };
+    let mut found = Calls {
+        calls,
+        lines: Vec::new(),
+    };
+    found.visit_file(&syntax);
+    // A doc test is code too: `.name(` in a doc comment's code.
+    for (index, line) in source.lines().enumerate() {
+        let trimmed = line.trim_start();
+        if let Some(doc) = trimmed
+            .strip_prefix("//!")
+            .or_else(|| trimmed.strip_prefix("///"))
+            && calls.iter().any(|call| {
+                doc.contains(&format!(".{}(", call.name))
+                    || doc.contains(&format!("::{}(", call.name))
+            })
+        {
+            found.lines.push(index + 1);
+        }
+    }
+    found.lines.sort_unstable();
+    found.lines.dedup();
+    found.lines
+}
+
+/// Every place outside `allowed` files that calls one of `calls`, a line per
+/// file (`path:line,line`).
+fn calls_outside(calls: &[Call], allowed: impl Fn(&str) -> bool) -> String {
+    let root = root();
+    let mut files = Vec::new();
+    rust_files(&root, &mut files);
+    files.sort();
+    let mut wrong = String::new();
+    for file in &files {
+        let relative = file.strip_prefix(&root).expect("under the root");
+        let relative = relative.to_string_lossy().replace('\\', "/");
+        if relative == SELF || allowed(&relative) {
+            continue;
+        }
+        let source = std::fs::read_to_string(file).expect("a readable source file");
+        let lines = calls_in(calls, &source);
+        if !lines.is_empty() {
+            let lines: Vec<String> = lines.iter().map(ToString::to_string).collect();
+            let _ = writeln!(wrong, "{relative}:{}", lines.join(","));
+        }
+    }
+    wrong
+}
+
+#[test]
+fn the_guarded_names_are_read_from_the_core_and_the_store() {
+    let mut deciders: Vec<String> = event_deciders().into_iter().map(|call| call.name).collect();
+    deciders.dedup();
+    // The crate-private judging of the event an input stands for, its parts,
+    // and the strategies' helpers for the engine's own tests.
+    assert_eq!(
+        deciders,
+        [
+            "decide_answer",
+            "decide_event",
+            "decide_request",
+            "reduce_event"
+        ]
+    );
+    let appenders = appenders();
+    assert_eq!(
+        appenders,
+        [
+            Call {
+                name: "append_with".into(),
+                arguments: 4
+            },
+            Call {
+                name: "append".into(),
+                arguments: 3
+            }
+        ]
+    );
+    let source = r#"
+/// ```
+/// log.append("s", 0, &events).unwrap();
+/// ```
+fn f() {
+    items.append(&mut more);
+    log.append_with("s", 0, &events, Durability::Flush).unwrap();
+    table.append(KEY, value);
+    let d = decide_event(&state, &event);
+    assert!(reduce_event(&mut state, &event).is_ok());
+    state.decide(&input).unwrap();
+}
+"#;
+    let mut guarded = appenders;
+    guarded.extend(event_deciders());
+    assert_eq!(calls_in(&guarded, source), vec![3, 7, 9, 10]);
+}
+
+#[test]
+fn nothing_outside_the_core_and_the_store_decides_an_event_or_appends_one() {
+    let decided = calls_outside(&event_deciders(), |relative| {
+        relative.starts_with("core/") || relative.starts_with("store/") || is_test_program(relative)
+    });
+    let appended = calls_outside(&appenders(), |relative| {
+        relative.starts_with("core/")
+            || relative.starts_with("store/")
+            || relative.starts_with("testkit/")
+    });
+    assert!(
+        decided.is_empty(),
+        "these hand the engine an event to decide outside the core and the store \
+         (decide an Input with State::decide, or record through a Session):\n{decided}"
+    );
+    assert!(
+        appended.is_empty(),
+        "these append to a log outside the store (hand a Session an Input; a test \
+         or a benchmark fills a log with askuser_testkit::record):\n{appended}"
     );
 }

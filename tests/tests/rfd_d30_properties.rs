@@ -2,8 +2,8 @@
 //! driven by arbitrary people (answers, Back, invalid answers, Reply, End Turn), with
 //! the guarantees that must hold whatever they do.
 
-use askuser_core::strategies::arb_events_for;
-use askuser_core::{Answer, Command, Form, OutcomeStatus, State, parse_form, reduce};
+use askuser_core::strategies::{arb_events_for, reduce_event};
+use askuser_core::{Answer, Command, Form, OutcomeStatus, State, parse_form};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
@@ -28,7 +28,7 @@ proptest! {
     fn whatever_the_person_does_the_result_is_consistent(events in arb_events_for(migration_form(), 24)) {
         let mut state = State::new();
         for event in &events {
-            for command in reduce(&mut state, event).unwrap_or_default() {
+            for command in reduce_event(&mut state, event).unwrap_or_default() {
                 let Command::Respond { outcome, .. } = command else { continue };
                 // Never an answer to a question whose `when` is false.
                 let answers: Vec<Option<Answer>> =

@@ -67,7 +67,7 @@ pub(crate) fn ask(args: &AskArgs) -> Result<u8, CliError> {
     // as its first event: agents started side by side in one repository each
     // get their own (the log takes the name for one of them only). Its first
     // inquiry is still `call-1`.
-    let (stream, claimed) = agent_stream(&*log, stream, "ask", &origin, true)?;
+    let (stream, claimed) = agent_stream(&log, stream, "ask", &origin, true)?;
     let inquiry = match &args.inquiry {
         Some(inquiry) => inquiry.clone(),
         None if claimed => "call-1".to_owned(),

@@ -322,7 +322,7 @@ pub(crate) fn stream_option(stream: Option<&str>) -> Result<Option<StreamName>, 
 /// created at once by recording the origin as its first event (so two agents
 /// starting together never share it): the second value says so.
 pub(crate) fn agent_stream(
-    log: &dyn Log,
+    log: &std::sync::Arc<dyn Log>,
     stream: Option<StreamName>,
     kind: &str,
     origin: &AgentOrigin,

@@ -39,7 +39,7 @@ pub(crate) fn mcp(args: &McpArgs) -> Result<u8, CliError> {
     let log = Arc::clone(open_journal(&db)?.log());
     // The client's name comes with its first call, when `--agent` does not say.
     let origin = askuser_app::origin::here(args.agent.as_deref(), None);
-    let (stream, _) = agent_stream(&*log, stream, "mcp", &origin, false)?;
+    let (stream, _) = agent_stream(&log, stream, "mcp", &origin, false)?;
     let without_elicitation = match &args.pending_dir {
         Some(dir) => WithoutElicitation::Pending { dir: dir.clone() },
         None => WithoutElicitation::Fail,

@@ -14,7 +14,7 @@ pub(crate) fn serve(args: &ServeArgs) -> Result<u8, CliError> {
     let journal = open_journal(&db_path(args.db.db.as_deref())?)?;
     let log = std::sync::Arc::clone(journal.log());
     let origin = askuser_app::origin::here(args.agent.as_deref(), None);
-    let (stream, attached) = agent_stream(&*log, stream, "serve", &origin, true)?;
+    let (stream, attached) = agent_stream(&log, stream, "serve", &origin, true)?;
     // Held while this process serves: the inbox sees whether anyone waits.
     let presence = hold_presence(&log, &stream, origin, attached);
     let mut server = Server::new(journal, stream.clone())?;

@@ -6,7 +6,7 @@ mod common;
 
 use std::sync::Arc;
 
-use askuser_app::log::{Log, Session};
+use askuser_app::log::Log;
 use askuser_core::CancelReason;
 use askuser_sled::SledLog;
 use askuser_testkit::build::{answered, answered_ahead, cancelled, requested, shown};
@@ -25,17 +25,15 @@ fn record(scratch: &Scratch, second: &[&str]) {
     .unwrap();
     let id = "call-1";
     let log: Arc<dyn Log> = Arc::new(SledLog::open(scratch.db()).unwrap());
-    let mut session = Session::open(log, "s".to_owned()).unwrap();
-    for event in [
+    let events = [
         requested(id, form.form().clone()),
         shown(id, &["apply", "note"]),
         answered(id, "apply", json!(true)),
         answered_ahead(id, "note", json!("tonight")),
         shown(id, second),
         cancelled(id, CancelReason::UserReply),
-    ] {
-        session.handle(&event).unwrap();
-    }
+    ];
+    askuser_testkit::record(&*log, "s", 0, &events).unwrap();
 }
 
 #[test]

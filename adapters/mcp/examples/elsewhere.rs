@@ -48,7 +48,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         } else {
             return Err(format!("not an action: {action}").into());
         };
-        session.handle_input(&input)?;
+        session.handle(&input)?;
     }
     println!("{}", session.head());
     Ok(())

@@ -132,7 +132,7 @@ pub fn rounds_text(checks: &[RoundCheck]) -> String {
 mod tests {
     use std::sync::Arc;
 
-    use askuser_app::log::{Log, MemLog, Session};
+    use askuser_app::log::{Log, MemLog};
     use askuser_core::{Event, parse_form};
     use askuser_testkit::build::{answered, answered_ahead, requested, shown};
     use serde_json::json;
@@ -153,10 +153,7 @@ mod tests {
         let id = "call-1";
         let session = |events: &[Event]| {
             let log: Arc<dyn Log> = Arc::new(MemLog::new());
-            let mut session = Session::open(Arc::clone(&log), "s".to_owned()).unwrap();
-            for event in events {
-                session.handle(event).unwrap();
-            }
+            askuser_testkit::record(&*log, "s", 0, events).unwrap();
             log
         };
         let request = requested(id, form.form().clone());

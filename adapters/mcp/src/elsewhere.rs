@@ -260,7 +260,7 @@ mod tests {
         let (call, recorder, mut walk, mut other) = started(&two_questions());
         let at = other.state().at(walk.inquiry()).unwrap();
         other
-            .handle_input(&AnswerInput::new(at, json!(true)).into())
+            .handle(&AnswerInput::new(at, json!(true)).into())
             .unwrap();
         let done = walk.reply(&recorder).unwrap();
         let result = done_result(&call, &done);
@@ -276,7 +276,7 @@ mod tests {
     fn a_dismissal_after_another_window_ended_the_turn_says_where() {
         let (call, recorder, mut walk, mut other) = started(&two_questions());
         other
-            .handle_input(&Input::EndTurn {
+            .handle(&Input::EndTurn {
                 inquiry: walk.inquiry().clone(),
             })
             .unwrap();
@@ -298,10 +298,10 @@ mod tests {
         let inquiry = walk.inquiry().clone();
         let at = other.state().at(&inquiry).unwrap();
         other
-            .handle_input(&AnswerInput::new(at, json!(false)).into())
+            .handle(&AnswerInput::new(at, json!(false)).into())
             .unwrap();
         let at = other.state().at(&inquiry).unwrap();
-        other.handle_input(&Input::Back(at)).unwrap();
+        other.handle(&Input::Back(at)).unwrap();
         let round = walk.round();
         let content = json!({"apply": true, "note": ""});
         let Value::Object(content) = content else {

@@ -208,7 +208,7 @@ impl Recorder {
                 Took::Recorded { commands, .. } => {
                     return Ok(Taken::Recorded(Step {
                         commands,
-                        at: desk.state(stream).map_err(store)?.at(inquiry),
+                        at: (inquiry).and_then(|inquiry| desk.state(stream).ok()?.at(inquiry)),
                         head: desk.head(stream).map_err(store)?,
                     }));
                 }
@@ -216,11 +216,10 @@ impl Recorder {
             }
         };
         let head = desk.head(stream).map_err(store)?;
-        let caught = if head > seen {
-            caught(&**desk.log(), stream, inquiry, seen, head)?
-        } else {
-            Vec::new()
+        let (Some(inquiry), true) = (inquiry, head > seen) else {
+            return Ok(Taken::Refused(refusal));
         };
+        let caught = caught(&**desk.log(), stream, inquiry, seen, head)?;
         if caught.is_empty() {
             return Ok(Taken::Refused(refusal));
         }

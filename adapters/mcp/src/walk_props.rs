@@ -20,7 +20,6 @@ use askuser_core::{UiInput, ui_answer};
 use askuser_dialects::dialect::mcp::{
     FieldKind, Fields, field_kind, other_field, read_field, read_limited,
 };
-use askuser_testkit::build::{answered, requested};
 use proptest::prelude::*;
 use rmcp::model::ElicitationSchema;
 use serde_json::{Map, Value, json};
@@ -87,12 +86,13 @@ fn content_of(
 /// The outcome of answering question by question.
 fn one_at_a_time(form: &askuser_core::ValidForm, answer: &dyn Fn(usize) -> Value) -> Value {
     let mut state = State::new();
-    let mut commands = reduce(&mut state, &requested("ref", form.form().clone())).unwrap();
+    let ask = Input::Ask(askuser_testkit::build::request("ref", form.form().clone()));
+    let mut commands = reduce(&mut state, &ask).unwrap();
     loop {
         match commands.first() {
             Some(Command::Prompt(prompt)) => {
-                let event = answered("ref", &prompt.question().id, answer(prompt.index));
-                commands = reduce(&mut state, &event).unwrap();
+                let input = AnswerInput::new(prompt.at(), answer(prompt.index)).into();
+                commands = reduce(&mut state, &input).unwrap();
             }
             Some(Command::Respond { outcome, .. }) => return outcome.to_json(),
             other => panic!("unexpected {other:?}"),
@@ -185,7 +185,7 @@ proptest! {
                     let index = at.question.as_deref().and_then(|q| form.index_of(q));
                     if let Some(index) = index {
                         let input = AnswerInput::new(at, answer(index)).reviewed().into();
-                        other.handle_input(&input).unwrap();
+                        other.handle(&input).unwrap();
                     }
                 }
             }

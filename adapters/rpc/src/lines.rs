@@ -62,7 +62,10 @@ pub(crate) fn request(
 /// # Errors
 /// When the log cannot be read or written; nothing was recorded then.
 pub(crate) fn input(desk: &mut Desk, held: &mut Held, stream: &str, input: &Input) -> Result<Step> {
-    let call = desk.call(stream, input.inquiry())?;
+    let call = match input.inquiry() {
+        Some(inquiry) => desk.call(stream, inquiry)?,
+        None => None,
+    };
     let outcome = desk.input(stream, input)?;
     lines(desk, held, stream, outcome, call.as_deref())
 }

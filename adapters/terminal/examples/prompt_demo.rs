@@ -13,7 +13,7 @@
 
 use std::process::ExitCode;
 
-use askuser_core::{Input, InquiryId, Request, State, parse_form, reduce_input};
+use askuser_core::{Input, InquiryId, Request, State, parse_form, reduce};
 use askuser_terminal::{Finish, TerminalError, TerminalPrompter, run_with_engine};
 use serde_json::{Value, json};
 
@@ -58,7 +58,7 @@ fn main() -> ExitCode {
         }
     };
     let mut state = State::new();
-    let first = reduce_input(
+    let first = reduce(
         &mut state,
         &Input::Ask(Request {
             inquiry: InquiryId::new("demo-1"),

@@ -82,12 +82,12 @@ impl Action {
     ///
     /// ```
     /// use askuser_terminal::Action;
-    /// # use askuser_core::{Command, Input, InquiryId, Request, State, parse_form, reduce_input};
+    /// # use askuser_core::{Command, Input, InquiryId, Request, State, parse_form, reduce};
     /// # use serde_json::json;
     /// # let form = parse_form(&json!({"questions": [
     /// #     {"id": "ok", "text": "Ok?", "answer_type": "boolean"}]})).unwrap();
     /// # let mut state = State::new();
-    /// # let commands = reduce_input(&mut state, &Input::Ask(Request {
+    /// # let commands = reduce(&mut state, &Input::Ask(Request {
     /// #     inquiry: InquiryId::new("c"), form: form.form().clone(),
     /// #     policy: Default::default(), origin: Default::default(),
     /// #     call: None, })).unwrap();

@@ -68,7 +68,7 @@
 //! A scripted run against the real reducer:
 //!
 //! ```
-//! use askuser_core::{Input, InquiryId, Request, State, parse_form, reduce_input};
+//! use askuser_core::{Input, InquiryId, Request, State, parse_form, reduce};
 //! use askuser_terminal::{Action, Finish, ScriptedPrompter, run_with_engine};
 //! use serde_json::json;
 //!
@@ -76,7 +76,7 @@
 //!     {"id": "lang", "text": "Which language?", "answer_type": "select",
 //!      "options": ["go", "rust", "ruby", "scala", "bash"]}]})).unwrap();
 //! let mut state = State::new();
-//! let first = reduce_input(&mut state, &Input::Ask(Request {
+//! let first = reduce(&mut state, &Input::Ask(Request {
 //!     inquiry: InquiryId::new("call-1"), form: form.form().clone(),
 //!     policy: Default::default(), origin: Default::default(), call: None,
 //! })).unwrap();
@@ -89,7 +89,7 @@
 //! In a real terminal (this needs one, so it is not run here):
 //!
 //! ```no_run
-//! use askuser_core::{Input, InquiryId, Request, State, parse_form, reduce_input};
+//! use askuser_core::{Input, InquiryId, Request, State, parse_form, reduce};
 //! use askuser_terminal::{Finish, TerminalError, TerminalPrompter, run_with_engine};
 //! use serde_json::json;
 //!
@@ -97,7 +97,7 @@
 //!     {"id": "apply", "text": "Apply the migration?", "answer_type": "boolean"}]}))
 //!     .expect("a valid form");
 //! let mut state = State::new();
-//! let first = reduce_input(&mut state, &Input::Ask(Request {
+//! let first = reduce(&mut state, &Input::Ask(Request {
 //!     inquiry: InquiryId::new("call-1"), form: form.form().clone(),
 //!     policy: Default::default(), origin: Default::default(), call: None,
 //! })).expect("a new inquiry");

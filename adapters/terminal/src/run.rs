@@ -15,7 +15,7 @@ use crate::error::TerminalError;
 
 /// What [`run_inquiry`] drives: the engine behind a host (its state, its log).
 ///
-/// [`State`] is one (it decides and applies with [`askuser_core::reduce_input`]);
+/// [`State`] is one (it decides and applies with [`askuser_core::reduce`]);
 /// a host with a log implements it over its log, recording what it decides.
 pub trait Engine {
     /// Hands the person's `input` to the engine (deciding it, recording it) and
@@ -85,7 +85,7 @@ where
 
 impl Engine for State {
     fn handle(&mut self, input: &Input) -> Result<Vec<Command>, Refusal> {
-        askuser_core::reduce_input(self, input)
+        askuser_core::reduce(self, input)
     }
 }
 
@@ -154,20 +154,20 @@ pub enum Finish {
 /// [`Prompter::show_invalid`] and the prompt after it is asked again.
 ///
 /// ```
-/// use askuser_core::{Input, InquiryId, Request, State, parse_form, reduce_input};
+/// use askuser_core::{Input, InquiryId, Request, State, parse_form, reduce};
 /// use askuser_terminal::{Action, Finish, ScriptedPrompter, run_inquiry};
 /// use serde_json::json;
 ///
 /// let form = parse_form(&json!({"questions": [
 ///     {"id": "ok", "text": "Proceed?", "answer_type": "boolean"}]})).unwrap();
 /// let mut state = State::new();
-/// let first = reduce_input(&mut state, &Input::Ask(Request {
+/// let first = reduce(&mut state, &Input::Ask(Request {
 ///     inquiry: InquiryId::new("call-1"), form: form.form().clone(),
 ///     policy: Default::default(), origin: Default::default(), call: None,
 /// })).unwrap();
 /// // The scripted person submits the review (its default).
 /// let mut person = ScriptedPrompter::new([Action::Answer(json!(true))]);
-/// let finish = run_inquiry(&mut person, first, |input| reduce_input(&mut state, input)).unwrap();
+/// let finish = run_inquiry(&mut person, first, |input| reduce(&mut state, input)).unwrap();
 /// let Finish::Responded { outcome, .. } = finish else { panic!("expected a response") };
 /// assert_eq!(outcome.to_json(), json!({"ok": true}));
 /// ```
@@ -191,7 +191,7 @@ where
 /// [`run_inquiry`] over an [`Engine`].
 ///
 /// ```
-/// use askuser_core::{Input, InquiryId, Request, State, parse_form, reduce_input};
+/// use askuser_core::{Input, InquiryId, Request, State, parse_form, reduce};
 /// use askuser_terminal::{Action, Finish, Review, ScriptedPrompter, run_with_engine};
 /// use serde_json::json;
 ///
@@ -199,7 +199,7 @@ where
 ///     {"id": "ok", "text": "Proceed?", "answer_type": "boolean"},
 ///     {"id": "why", "text": "Why?", "answer_type": "text"}]})).unwrap();
 /// let mut state = State::new();
-/// let first = reduce_input(&mut state, &Input::Ask(Request {
+/// let first = reduce(&mut state, &Input::Ask(Request {
 ///     inquiry: InquiryId::new("call-1"), form: form.form().clone(),
 ///     policy: Default::default(), origin: Default::default(), call: None,
 /// })).unwrap();
@@ -432,7 +432,10 @@ impl Walk {
                 ))?;
                 Ok(Step::NotYetDue)
             }
-            Err(refusal) => match engine.elsewhere(input.inquiry()) {
+            Err(refusal) => match input
+                .inquiry()
+                .and_then(|inquiry| engine.elsewhere(inquiry))
+            {
                 Some(moved) => Ok(Step::CaughtUp(Self::caught_up(
                     prompter, asked, action, &moved,
                 )?)),

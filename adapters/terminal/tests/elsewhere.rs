@@ -7,7 +7,7 @@ use std::collections::VecDeque;
 
 use askuser_core::{
     CancelReason, Command, Event, Input, InquiryId, Policy, Refusal, Request, State, parse_form,
-    reduce, reduce_input,
+    reduce,
 };
 use askuser_terminal::{
     Action, Elsewhere, Engine, Finish, Review, ScriptedPrompter, run_with_engine,
@@ -61,7 +61,7 @@ impl Racing {
         let mut state = State::new();
         let inquiry = InquiryId::new("c1");
         let form = parse_form(arguments).expect("a valid form");
-        let first = reduce_input(
+        let first = reduce(
             &mut state,
             &Input::Ask(Request {
                 inquiry: inquiry.clone(),
@@ -88,7 +88,9 @@ impl Racing {
     /// The other surface records its events, once.
     fn race(&mut self) {
         for event in std::mem::take(&mut self.others) {
-            self.yielded = reduce(&mut self.state, &event).expect("the other surface's event fits");
+            // Recorded by the other surface: applied, as a catch-up applies it.
+            self.yielded.clear();
+            self.state.apply(&event, &mut self.yielded);
             self.unseen.push(event);
         }
     }
@@ -100,7 +102,7 @@ impl Engine for Racing {
             self.race();
         }
         self.applied += 1;
-        reduce_input(&mut self.state, input)
+        reduce(&mut self.state, input)
     }
 
     fn woken(&mut self) -> bool {

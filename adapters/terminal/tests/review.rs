@@ -4,7 +4,7 @@
 
 use askuser_core::{
     AnsweredBy, Command, Event, Input, InquiryId, Origin, Persistence, Policy, Request, State,
-    parse_form, reduce_input,
+    parse_form, reduce,
 };
 use askuser_terminal::{Action, Finish, Review, ScriptedPrompter, run_with_engine};
 use serde_json::{Value, json};
@@ -21,7 +21,7 @@ fn migration() -> Value {
 
 fn request(state: &mut State, id: &str, arguments: &Value, policy: Policy) -> Vec<Command> {
     let form = parse_form(arguments).expect("a valid form");
-    reduce_input(
+    reduce(
         state,
         &Input::Ask(Request {
             inquiry: InquiryId::new(id),
@@ -164,7 +164,7 @@ struct Recording<'a> {
 
 impl askuser_terminal::Engine for Recording<'_> {
     fn handle(&mut self, input: &Input) -> Result<Vec<Command>, askuser_core::Refusal> {
-        let decision = self.state.decide_input(input)?;
+        let decision = self.state.decide(input)?;
         self.events.extend(decision.events().iter().cloned());
         let mut commands = Vec::new();
         self.state.apply_decision(decision, &mut commands);
@@ -301,7 +301,7 @@ struct Clocked {
 
 impl askuser_terminal::Engine for Clocked {
     fn handle(&mut self, input: &Input) -> Result<Vec<Command>, askuser_core::Refusal> {
-        let decision = self.state.decide_input(input)?;
+        let decision = self.state.decide(input)?;
         let mut out = Vec::new();
         self.state.apply_decision_at(decision, self.now, &mut out);
         Ok(out)

@@ -2,7 +2,7 @@
 //! apply / env / note form.
 
 use askuser_core::{
-    CancelReason, Event, Input, InquiryId, Policy, Request, State, parse_form, reduce_input,
+    CancelReason, Event, Input, InquiryId, Policy, Request, State, parse_form, reduce,
 };
 use askuser_terminal::{Action, Asked, Finish, ScriptedPrompter, TerminalError, run_inquiry};
 use askuser_testkit::build;
@@ -27,7 +27,7 @@ fn run_with(
 ) -> (Result<Finish, TerminalError>, ScriptedPrompter, Vec<Event>) {
     let form = parse_form(arguments).expect("a valid form");
     let mut state = State::new();
-    let first = reduce_input(
+    let first = reduce(
         &mut state,
         &Input::Ask(Request {
             inquiry: InquiryId::new("call-1"),
@@ -41,7 +41,7 @@ fn run_with(
     let mut prompter = ScriptedPrompter::new(script);
     let mut events = Vec::new();
     let finish = run_inquiry(&mut prompter, first, |input| {
-        let decision = state.decide_input(input)?;
+        let decision = state.decide(input)?;
         events.extend(decision.events().iter().cloned());
         let mut commands = Vec::new();
         state.apply_decision(decision, &mut commands);
@@ -227,7 +227,7 @@ fn no_commands_is_a_stall_and_engine_refusals_are_typed() {
     let stalled = run_inquiry(&mut prompter, Vec::new(), |_| Ok(Vec::new()));
     assert!(matches!(stalled, Err(TerminalError::Stalled)));
     let mut state = State::new();
-    let commands = reduce_input(
+    let commands = reduce(
         &mut state,
         &Input::Ask(Request {
             inquiry: InquiryId::new("call-1"),
@@ -242,9 +242,7 @@ fn no_commands_is_a_stall_and_engine_refusals_are_typed() {
     )
     .unwrap();
     let mut prompter = ScriptedPrompter::new([Action::Back]);
-    let failed = run_inquiry(&mut prompter, commands, |input| {
-        reduce_input(&mut state, input)
-    });
+    let failed = run_inquiry(&mut prompter, commands, |input| reduce(&mut state, input));
     assert_eq!(
         failed.err().map(|e| e.to_string()).as_deref(),
         Some(

@@ -121,7 +121,7 @@ fn select(prompt: &Prompt, fields: &Fields) -> Result<UiInput, String> {
 #[cfg(test)]
 mod tests {
     use askuser_core::{
-        Command, Input, InquiryId, Origin, Policy, Prompt, Request, State, parse_form, reduce_input,
+        Command, Input, InquiryId, Origin, Policy, Prompt, Request, State, parse_form, reduce,
     };
     use serde_json::{Value, json};
 
@@ -138,7 +138,7 @@ mod tests {
             origin: Origin::default(),
             call: None,
         };
-        let commands = reduce_input(&mut state, &Input::Ask(request)).expect("asked");
+        let commands = reduce(&mut state, &Input::Ask(request)).expect("asked");
         let Some(Command::Prompt(prompt)) = commands.into_iter().next() else {
             panic!("expected a prompt")
         };

@@ -82,13 +82,13 @@ mod tests {
     #[test]
     fn an_append_anywhere_counts_one_change() {
         let log: SharedLog = Arc::new(MemLog::new());
-        log.append("a", 0, &[back("q1")]).unwrap();
+        askuser_testkit::record(&*log, "a", 0, &[back("q1")]).unwrap();
         let (told, heard) = mpsc::channel();
         let mut changes = watch_log(&log, move || {
             let _ = told.send(());
         });
         assert_eq!(*changes.borrow_and_update(), 0);
-        log.append("b", 0, &[back("q2")]).unwrap();
+        askuser_testkit::record(&*log, "b", 0, &[back("q2")]).unwrap();
         heard.recv_timeout(Duration::from_secs(60)).unwrap();
         assert_eq!(*changes.borrow_and_update(), 1);
         log.fork("a", 1, "c").unwrap();
@@ -106,7 +106,7 @@ mod tests {
     #[test]
     fn a_lapsed_lease_counts_one_change() {
         let log: SharedLog = Arc::new(MemLog::new());
-        log.append("a", 0, &[back("q1")]).unwrap();
+        askuser_testkit::record(&*log, "a", 0, &[back("q1")]).unwrap();
         let origin = askuser_core::AgentOrigin {
             host: Some("agent".to_owned()),
             ..askuser_core::AgentOrigin::default()

@@ -768,12 +768,12 @@ mod tests {
     /// A stream `s` whose agent attached and asked one yes/no question.
     fn asked(log: &Arc<dyn Log>) {
         let mut session = Session::open(Arc::clone(log), "s").unwrap();
-        session.attach(&origin()).unwrap();
+        session.handle(&Input::Attach(origin())).unwrap();
         let form = parse_form(&json!({"questions": [
             {"id": "ok", "text": "Deploy now?", "answer_type": "boolean"}]}))
         .unwrap();
         session
-            .handle_input(&Input::Ask(Request {
+            .handle(&Input::Ask(Request {
                 inquiry: InquiryId::new("c1"),
                 form: form.form().clone(),
                 policy: askuser_core::Policy::default(),

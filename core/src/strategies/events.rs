@@ -77,7 +77,7 @@ pub fn session_events(form: &Form, steps: &[Step]) -> Vec<Event> {
         call: None,
     });
     let mut state = State::new();
-    let _ = crate::reduce(&mut state, &request);
+    let _ = crate::reducer::reduce_event(&mut state, &request);
     let mut events = vec![request.clone()];
     for step in steps {
         let current = match state.pending(&inquiry) {
@@ -134,7 +134,7 @@ pub fn session_events(form: &Form, steps: &[Step]) -> Vec<Event> {
             },
         };
         // A refused input changes nothing; it is kept, for the property under test.
-        let _ = crate::reduce(&mut state, &event);
+        let _ = crate::reducer::reduce_event(&mut state, &event);
         events.push(event);
     }
     events
@@ -147,8 +147,8 @@ pub fn session_events(form: &Form, steps: &[Step]) -> Vec<Event> {
 /// [`Input`]s with a [`Scenario`] instead.
 ///
 /// ```
-/// use askuser_core::strategies::arb_events_for;
-/// use askuser_core::{reduce, parse_form, Answer, Command, State};
+/// use askuser_core::strategies::{arb_events_for, reduce_event};
+/// use askuser_core::{parse_form, Answer, Command, State};
 /// use proptest::prelude::*;
 /// use serde_json::json;
 ///
@@ -162,7 +162,7 @@ pub fn session_events(form: &Form, steps: &[Step]) -> Vec<Event> {
 ///     let mut state = State::new();
 ///     for event in &events {
 ///         // The outcome never holds an answer for a question whose `when` is false.
-///         for command in reduce(&mut state, event).unwrap_or_default() {
+///         for command in reduce_event(&mut state, event).unwrap_or_default() {
 ///             if let Command::Respond { outcome, .. } = command {
 ///                 let answers: Vec<Option<Answer>> =
 ///                     outcome.answers.iter().map(|s| s.as_ref().map(|s| s.answer.clone())).collect();
@@ -176,6 +176,30 @@ pub fn session_events(form: &Form, steps: &[Step]) -> Vec<Event> {
 /// ```
 pub fn arb_events_for(form: Form, max_steps: usize) -> impl Strategy<Value = Vec<Event>> {
     arb_steps(max_steps).prop_map(move |steps| session_events(&form, &steps))
+}
+
+/// Judges `event` as if a host had handed it in, without changing the state: the
+/// events to record, or the refusal. For tests of the engine's deciding and
+/// applying themselves, driven by the event sequences here (a host decides an
+/// [`Input`](crate::Input) with [`State::decide`]; no host hands in an event).
+///
+/// # Errors
+/// The [`Refusal`](crate::Refusal) the engine gives the input the event stands
+/// for.
+pub fn decide_event<'a>(
+    state: &State,
+    event: &'a Event,
+) -> Result<crate::Decision<'a>, crate::Refusal> {
+    state.decide_event(event)
+}
+
+/// [`decide_event`], then applies what was decided: the commands, or the refusal
+/// (the state unchanged then).
+///
+/// # Errors
+/// As [`decide_event`].
+pub fn reduce_event(state: &mut State, event: &Event) -> Result<Vec<Command>, crate::Refusal> {
+    crate::reducer::reduce_event(state, event)
 }
 
 /// A valid form and up to 40 events against it (see [`session_events`]).

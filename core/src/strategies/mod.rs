@@ -11,7 +11,9 @@
 //! - [`arb_invalid_form`]: a valid form broken by one known mutation.
 //! - [`arb_steps`] and [`session_events`], [`arb_events_for`], [`arb_session`]:
 //!   [`Event`] sequences for one inquiry (id `"inquiry"`, a one-minute timeout),
-//!   for tests of [`State::decide`] and [`State::apply`] themselves.
+//!   for tests of the engine's deciding and applying themselves, judged with
+//!   [`decide_event`] and [`reduce_event`] (helpers for those tests only: a host
+//!   decides an [`Input`] with [`State::decide`]).
 //!
 //! Property-testing your own host: give a [`Scenario`] your ids, policy and form,
 //! run each generated input as your host does (decide, record, apply), and assert
@@ -42,10 +44,10 @@
 //! proptest!(ProptestConfig::with_cases(64), |(inputs in scenario.inputs(30))| {
 //!     let (mut state, mut log, mut commands) = (State::new(), Vec::new(), Vec::new());
 //!     for input in &inputs {
-//!         prop_assert!(["deploy-1", "deploy-2"].contains(&input.inquiry().as_str()));
+//!         prop_assert!(["deploy-1", "deploy-2"].contains(&input.inquiry().unwrap().as_str()));
 //!         // Decide, append to your log, apply. A refused input (a stale page, a
 //!         // late answer, a reused id) records nothing and changes nothing.
-//!         if let Ok(decision) = state.decide_input(input) {
+//!         if let Ok(decision) = state.decide(input) {
 //!             log.extend_from_slice(decision.events());
 //!             state.apply_decision(decision, &mut commands);
 //!         }
@@ -70,6 +72,8 @@ mod events;
 mod forms;
 mod scenario;
 
-pub use events::{Step, arb_events_for, arb_session, arb_steps, session_events};
+pub use events::{
+    Step, arb_events_for, arb_session, arb_steps, decide_event, reduce_event, session_events,
+};
 pub use forms::{Breakage, arb_form, arb_form_of, arb_invalid_form, invalid_answer, sample_answer};
 pub use scenario::{Action, Move, Scenario, arb_moves};

@@ -530,12 +530,12 @@ impl Player<'_> {
     /// Hands `input` to the engine, and notes what its inquiry shows next.
     fn take(&mut self, input: &Input) {
         if matches!(input, Input::Ask(_) | Input::RejectCall { .. })
-            && self.scenario.ids.get(self.asked) == Some(input.inquiry())
+            && self.scenario.ids.get(self.asked) == input.inquiry()
         {
             self.asked += 1;
         }
-        let _ = crate::reduce_input(&mut self.state, input);
-        if let Some(at) = self.state.at(input.inquiry())
+        let _ = crate::reduce(&mut self.state, input);
+        if let Some(at) = input.inquiry().and_then(|inquiry| self.state.at(inquiry))
             && !self.shown.contains(&at)
         {
             self.shown.push(at);

@@ -2,7 +2,7 @@
 
 #![allow(dead_code)] // each test file uses a part
 
-use askuser_core::{AnswerInput, Command, Input, InquiryId, State, reduce_input};
+use askuser_core::{AnswerInput, Command, Input, InquiryId, State, reduce};
 use askuser_core::{UiInput, ui_answer};
 use askuser_dialects::{Call, Dialect, ToolResult};
 use serde_json::Value;
@@ -34,7 +34,7 @@ pub fn walk(call: &Call, steps: Vec<Step>) -> Option<ToolResult> {
     let inquiry = InquiryId::new("call-1");
     let mut state = State::new();
     let mut commands =
-        reduce_input(&mut state, &Input::Ask(call.request(inquiry))).expect("a new inquiry");
+        reduce(&mut state, &Input::Ask(call.request(inquiry))).expect("a new inquiry");
     for step in steps {
         let [Command::Prompt(prompt)] = commands.as_slice() else {
             panic!("expected a prompt before the next step, got {commands:?}");
@@ -53,7 +53,7 @@ pub fn walk(call: &Call, steps: Vec<Step>) -> Option<ToolResult> {
                 inquiry: at.inquiry,
             },
         };
-        commands = reduce_input(&mut state, &input).expect("the engine accepts the step");
+        commands = reduce(&mut state, &input).expect("the engine accepts the step");
         if let [Command::InvalidAnswer { message, .. }] = commands.as_slice() {
             panic!("the engine refused an answer: {message}");
         }

@@ -251,7 +251,7 @@ impl PgLog {
         Ok(log)
     }
 
-    /// The same log, with `durability` for [`Log::append`](askuser_store::Log::append).
+    /// The same log, with `durability` for [`Backend::append`](askuser_store::backend::Backend::append).
     #[must_use]
     pub fn with_durability(mut self, durability: Durability) -> Self {
         self.durability = durability;

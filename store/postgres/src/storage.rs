@@ -140,6 +140,60 @@ impl PgLog {
 }
 
 impl Backend for PgLog {
+    fn append_with(
+        &self,
+        stream: &str,
+        expected: Seq,
+        events: &[Event],
+        durability: Durability,
+    ) -> Result<Seq> {
+        check_name(stream)?;
+        if events.is_empty() {
+            let actual = self.current_head(stream)?;
+            askuser_store::backend::expect_head(stream, expected, actual)?;
+            return Ok(actual);
+        }
+        let at = self.clock.now();
+        let new_head = expected + events.len() as u64;
+        let (firsts, records): (Vec<i64>, Vec<Vec<u8>>) =
+            encode_append(stream, expected + 1, at, events)?
+                .into_iter()
+                .map(|(key, value)| (to_sql(key_seq(&key).unwrap_or(0)), value))
+                .unzip();
+        let row = self.with_conn(|conn| {
+            let statement = conn.prepared(sql::APPEND)?;
+            conn.client
+                .query_one(
+                    &statement,
+                    &[
+                        &stream,
+                        &to_sql(expected),
+                        &to_sql(new_head),
+                        &firsts,
+                        &records,
+                        &to_sql(at.millis()),
+                        &(durability == Durability::Flush),
+                    ],
+                )
+                .map_err(database)
+        })?;
+        let appended: bool = row.try_get(0).map_err(database)?;
+        let head = from_sql(row.try_get(1).map_err(database)?);
+        if appended {
+            Ok(head)
+        } else {
+            Err(StoreError::Conflict {
+                stream: stream.to_owned(),
+                expected,
+                actual: head,
+            })
+        }
+    }
+
+    fn durability(&self) -> Durability {
+        self.durability
+    }
+
     fn scan_own(&self, stream: &str, from: Seq, to: Seq) -> Result<RecordIter<'_>> {
         Ok(Box::new(PgScan::new(self, stream, from, to)?))
     }
@@ -294,60 +348,6 @@ impl Log for PgLog {
             .leases
             .sort_by(|a, b| (&a.stream, &a.holder).cmp(&(&b.stream, &b.holder)));
         Ok(Some(leases))
-    }
-
-    fn append_with(
-        &self,
-        stream: &str,
-        expected: Seq,
-        events: &[Event],
-        durability: Durability,
-    ) -> Result<Seq> {
-        check_name(stream)?;
-        if events.is_empty() {
-            let actual = self.current_head(stream)?;
-            askuser_store::backend::expect_head(stream, expected, actual)?;
-            return Ok(actual);
-        }
-        let at = self.clock.now();
-        let new_head = expected + events.len() as u64;
-        let (firsts, records): (Vec<i64>, Vec<Vec<u8>>) =
-            encode_append(stream, expected + 1, at, events)?
-                .into_iter()
-                .map(|(key, value)| (to_sql(key_seq(&key).unwrap_or(0)), value))
-                .unzip();
-        let row = self.with_conn(|conn| {
-            let statement = conn.prepared(sql::APPEND)?;
-            conn.client
-                .query_one(
-                    &statement,
-                    &[
-                        &stream,
-                        &to_sql(expected),
-                        &to_sql(new_head),
-                        &firsts,
-                        &records,
-                        &to_sql(at.millis()),
-                        &(durability == Durability::Flush),
-                    ],
-                )
-                .map_err(database)
-        })?;
-        let appended: bool = row.try_get(0).map_err(database)?;
-        let head = from_sql(row.try_get(1).map_err(database)?);
-        if appended {
-            Ok(head)
-        } else {
-            Err(StoreError::Conflict {
-                stream: stream.to_owned(),
-                expected,
-                actual: head,
-            })
-        }
-    }
-
-    fn durability(&self) -> Durability {
-        self.durability
     }
 
     fn stream(&self, stream: &str) -> Result<Option<StreamInfo>> {

@@ -5,7 +5,6 @@
 use postgres::{Client, NoTls};
 
 use super::PgLog;
-use askuser_store::Log;
 use askuser_store::backend::Backend;
 use askuser_testkit::scripted_events;
 

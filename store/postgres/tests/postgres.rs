@@ -8,6 +8,7 @@
 
 mod common;
 
+use askuser_store::backend::Backend as _;
 use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};

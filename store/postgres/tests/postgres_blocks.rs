@@ -7,6 +7,7 @@ mod common;
 
 use askuser_core::Event;
 use askuser_postgres::PgLog;
+use askuser_store::backend::Backend as _;
 use askuser_store::codec::{decode_event_value, encode_event_record};
 use askuser_store::{Log, RecordKind, StoreError};
 use askuser_testkit::scripted_events;

@@ -4,6 +4,7 @@
 
 mod common;
 
+use askuser_store::backend::Backend as _;
 use std::time::Duration;
 
 use askuser_core::AgentOrigin;

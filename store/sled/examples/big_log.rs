@@ -9,6 +9,7 @@
 
 use askuser_core::Event;
 use askuser_sled::SledLog;
+use askuser_store::backend::Backend as _;
 use askuser_store::{Durability, Log};
 use askuser_testkit::build::answered;
 

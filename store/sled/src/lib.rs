@@ -21,7 +21,7 @@
 //! // Open (or create) a durable log; appends return after sled's flush.
 //! let log: Arc<dyn Log> = Arc::new(SledLog::open(&path)?.with_durability(Durability::Flush));
 //! let mut session = Session::open(Arc::clone(&log), "session")?;
-//! let asked = session.handle_input(&Input::Ask(request("call-1", db_form())))?;
+//! let asked = session.handle(&Input::Ask(request("call-1", db_form())))?;
 //! assert!(matches!(asked.commands[0], Command::Prompt(_)));
 //!
 //! // The host restarts: reopening replays the stream, and it carries on.

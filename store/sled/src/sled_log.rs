@@ -243,7 +243,8 @@ impl SledLog {
         })
     }
 
-    /// The same log, with `durability` for [`Log::append`].
+    /// The same log, with `durability` for
+    /// [`Backend::append`](askuser_store::backend::Backend::append).
     #[must_use]
     pub fn with_durability(mut self, durability: Durability) -> Self {
         self.durability = durability;
@@ -374,6 +375,51 @@ fn raced(stream: &str) -> StoreError {
 }
 
 impl Backend for SledLog {
+    fn append_with(
+        &self,
+        stream: &str,
+        expected: Seq,
+        events: &[Event],
+        durability: Durability,
+    ) -> Result<Seq> {
+        self.writable_at(stream, expected + 1)?;
+        check_name(stream)?;
+        let at = self.clock.now();
+        let _stream = self.lock_streams(&[stream]);
+        let current = self.stream_entry(stream)?;
+        let actual = current.as_ref().map_or(0, |(record, _)| record.head);
+        expect_head(stream, expected, actual)?;
+        if events.is_empty() {
+            return Ok(actual);
+        }
+        let head = expected + events.len() as u64;
+        let batch = self.append_batch(stream, expected, head, at, events)?;
+        let (mut record, old) = match current {
+            Some((record, bytes)) => (record, Some(bytes)),
+            None => (
+                StreamRecord {
+                    head: 0,
+                    parent: None,
+                    created_at: at,
+                    floor: 0,
+                },
+                None,
+            ),
+        };
+        record.head = head;
+        // The events first, invisible past the old head; then the head commits them.
+        self.events.apply_batch(batch).storage()?;
+        if !self.swap_stream(stream, old.as_ref(), &record)? {
+            return Err(raced(stream));
+        }
+        self.settle(durability)?;
+        Ok(head)
+    }
+
+    fn durability(&self) -> Durability {
+        self.durability
+    }
+
     fn scan_own(&self, stream: &str, from: Seq, to: Seq) -> Result<RecordIter<'_>> {
         Ok(self.scan_detached(stream, from, to))
     }
@@ -483,51 +529,6 @@ impl Backend for SledLog {
 }
 
 impl Log for SledLog {
-    fn append_with(
-        &self,
-        stream: &str,
-        expected: Seq,
-        events: &[Event],
-        durability: Durability,
-    ) -> Result<Seq> {
-        self.writable_at(stream, expected + 1)?;
-        check_name(stream)?;
-        let at = self.clock.now();
-        let _stream = self.lock_streams(&[stream]);
-        let current = self.stream_entry(stream)?;
-        let actual = current.as_ref().map_or(0, |(record, _)| record.head);
-        expect_head(stream, expected, actual)?;
-        if events.is_empty() {
-            return Ok(actual);
-        }
-        let head = expected + events.len() as u64;
-        let batch = self.append_batch(stream, expected, head, at, events)?;
-        let (mut record, old) = match current {
-            Some((record, bytes)) => (record, Some(bytes)),
-            None => (
-                StreamRecord {
-                    head: 0,
-                    parent: None,
-                    created_at: at,
-                    floor: 0,
-                },
-                None,
-            ),
-        };
-        record.head = head;
-        // The events first, invisible past the old head; then the head commits them.
-        self.events.apply_batch(batch).storage()?;
-        if !self.swap_stream(stream, old.as_ref(), &record)? {
-            return Err(raced(stream));
-        }
-        self.settle(durability)?;
-        Ok(head)
-    }
-
-    fn durability(&self) -> Durability {
-        self.durability
-    }
-
     fn stream(&self, stream: &str) -> Result<Option<StreamInfo>> {
         Ok(self.stream_entry(stream)?.map(|(r, _)| info(stream, r)))
     }

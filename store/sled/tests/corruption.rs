@@ -4,6 +4,7 @@
 
 mod common;
 
+use askuser_store::backend::Backend as _;
 use std::path::Path;
 
 use askuser_core::Event;

@@ -5,6 +5,7 @@
 //!
 //! `ASKUSER_CRASH_ROUNDS` sets the number of rounds (default 20).
 
+use askuser_store::backend::Backend as _;
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};

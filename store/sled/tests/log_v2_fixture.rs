@@ -8,6 +8,7 @@
 
 mod common;
 
+use askuser_store::backend::Backend as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -291,6 +292,27 @@ fn session_inputs() -> Vec<Event> {
     ]
 }
 
+/// The input a host hands in for `event`, taken on what `state` shows now.
+fn input_for(state: &askuser_core::State, event: Event) -> askuser_core::Input {
+    use askuser_core::{AnswerInput, Input};
+    let shown = |inquiry: &InquiryId| state.at(inquiry).expect("the inquiry is open");
+    match event {
+        Event::Requested(request) => Input::Ask(request),
+        Event::Answered { inquiry, value, .. } => AnswerInput::new(shown(&inquiry), value).into(),
+        Event::Back { inquiry } => Input::Back(shown(&inquiry)),
+        Event::Cancelled {
+            inquiry,
+            reason: CancelReason::UserReply,
+            message,
+        } => Input::Reply {
+            at: shown(&inquiry),
+            message,
+        },
+        Event::TurnEnded { inquiry } => Input::EndTurn { inquiry },
+        other => unreachable!("no input in the fixture's session for {other:?}"),
+    }
+}
+
 /// Writes the fixture into `$ASKUSER_FIXTURE_OUT` (which must not exist): run by
 /// hand with `ASKUSER_FIXTURE_OUT=/tmp/fx cargo test -p askuser-store --test
 /// log_v2_fixture -- --ignored make_the_fixture`, then copy `/tmp/fx/*` into
@@ -332,8 +354,9 @@ fn make_the_fixture() {
     // "session": one input at a time through the session driver.
     let shared: Arc<dyn Log> = Arc::new(log);
     let mut session = Session::open(Arc::clone(&shared), "session").unwrap();
-    for input in session_inputs() {
+    for event in session_inputs() {
         clock.advance(1_000);
+        let input = input_for(session.state(), event);
         session.handle(&input).unwrap();
     }
     drop(session);

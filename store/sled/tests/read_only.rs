@@ -1,6 +1,7 @@
 //! Reading never changes a byte of the database, healthy or damaged; damage is
 //! reported in words; salvage copies what can be read and says what was lost.
 
+use askuser_store::backend::Backend as _;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 

@@ -5,6 +5,7 @@
 
 mod common;
 
+use askuser_store::backend::Backend as _;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use askuser_core::Event;

@@ -4,6 +4,7 @@
 mod common;
 
 use askuser_sled::SledLog;
+use askuser_store::backend::Backend as _;
 use askuser_store::{Log, StoreError};
 use askuser_testkit::scripted_event;
 

@@ -6,6 +6,7 @@
 
 mod common;
 
+use askuser_store::backend::Backend as _;
 use std::collections::BTreeMap;
 use std::io::{Seek as _, SeekFrom, Write as _};
 use std::path::{Path, PathBuf};

@@ -5,6 +5,7 @@
 
 mod common;
 
+use askuser_store::backend::Backend as _;
 use std::io::{Read, Write};
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::net::UnixStream;
@@ -116,9 +117,7 @@ fn two_processes_racing_to_answer_one_question_one_wins_the_other_is_told() {
         {"id": "ok", "text": "Deploy now?", "answer_type": "boolean"}]}));
     for round in 0..4 {
         let inquiry = format!("q{round}");
-        session
-            .handle(&requested(&inquiry, Arc::clone(&form)))
-            .unwrap();
+        session.handle(&ask(&inquiry, Arc::clone(&form))).unwrap();
         let request_seq = session.head();
         let path = path_str(&owner.path);
         let mut racers: Vec<Helper> = ["true", "false"]

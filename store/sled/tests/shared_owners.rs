@@ -5,6 +5,7 @@
 
 mod common;
 
+use askuser_store::backend::Backend as _;
 use std::os::unix::process::ExitStatusExt as _;
 use std::path::Path;
 use std::sync::{Mutex, PoisonError};

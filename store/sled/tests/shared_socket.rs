@@ -9,6 +9,7 @@ mod common;
 
 use askuser_sled::SharedSledLog;
 use askuser_store::Log;
+use askuser_store::backend::Backend as _;
 use askuser_testkit::scripted_events;
 use common::processes::{Helper, Owner, path_str};
 

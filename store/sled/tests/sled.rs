@@ -1,5 +1,6 @@
 //! Behaviour particular to the sled log: read-ahead, reopening, the file lock.
 
+use askuser_store::backend::Backend as _;
 use std::time::{Duration, Instant};
 
 use askuser_sled::SledLog;

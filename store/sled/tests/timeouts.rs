@@ -5,10 +5,11 @@ mod common;
 
 use std::sync::Arc;
 
-use askuser_core::{Event, OnTimeout, Policy, Request, Timeout};
+use askuser_core::{Event, Input, InquiryId, OnTimeout, Policy, Request, Timeout};
 use askuser_store::replay::{ReplayOptions, replay_commands};
 use askuser_store::{Log, Session};
-use common::{answered, db_form, requested_with, sled, timed_out};
+use askuser_testkit::build::answer_shown;
+use common::{db_form, requested_with, sled};
 use serde_json::json;
 
 fn timed_policy(on_timeout: OnTimeout) -> Policy {
@@ -25,17 +26,31 @@ fn timed_policy(on_timeout: OnTimeout) -> Policy {
 fn a_timeout_recorded_in_sled_replays_to_the_same_commands_after_a_restart() {
     let (log, _dir) = sled();
     let log: Arc<dyn Log> = Arc::new(log);
-    let events = [
-        requested_with("c1", db_form(), timed_policy(OnTimeout::Defaults), "t1"),
-        requested_with("c2", db_form(), timed_policy(OnTimeout::Cancel), "t1"),
-        answered("c1", "db", json!("SQLite")),
-        timed_out("c1", None),
-        timed_out("c2", None),
-    ];
+    let ask = |id: &str, on_timeout| {
+        let Event::Requested(request) =
+            requested_with(id, db_form(), timed_policy(on_timeout), "t1")
+        else {
+            unreachable!("a request")
+        };
+        Input::Ask(request)
+    };
+    // Fired long after every deadline: the engine takes the first of each.
+    let time_out = |id: &str| Input::TimeOut {
+        inquiry: InquiryId::new(id),
+        message: None,
+        fired_at_ms: u64::MAX,
+    };
     let mut session = Session::open(Arc::clone(&log), "s").unwrap();
     let mut sent = Vec::new();
-    for event in &events {
-        let handled = session.handle(event).unwrap();
+    for step in 0..5 {
+        let input = match step {
+            0 => ask("c1", OnTimeout::Defaults),
+            1 => ask("c2", OnTimeout::Cancel),
+            2 => answer_shown(session.state(), "c1", json!("SQLite")),
+            3 => time_out("c1"),
+            _ => time_out("c2"),
+        };
+        let handled = session.handle(&input).unwrap();
         sent.push((handled.seq, handled.commands));
     }
     let state = session.state().clone();

@@ -1,6 +1,6 @@
 //! One prompt driven key by key, its frames asserted whole (on a 60×22 screen).
 
-use askuser_core::{Input, InquiryId, Policy, Request, State, parse_form, reduce_input};
+use askuser_core::{Input, InquiryId, Policy, Request, State, parse_form, reduce};
 use serde_json::{Value, json};
 
 use super::*;
@@ -12,7 +12,7 @@ const HEIGHT: usize = 22;
 fn prompt_at(arguments: &Value, answers: &[Value]) -> Prompt {
     let form = parse_form(arguments).unwrap();
     let mut state = State::new();
-    let mut commands = reduce_input(
+    let mut commands = reduce(
         &mut state,
         &Input::Ask(Request {
             inquiry: InquiryId::new("c"),
@@ -27,8 +27,7 @@ fn prompt_at(arguments: &Value, answers: &[Value]) -> Prompt {
         let Some(Command::Prompt(prompt)) = commands.first() else {
             panic!("a prompt")
         };
-        commands =
-            reduce_input(&mut state, &Action::Answer(value.clone()).to_input(prompt)).unwrap();
+        commands = reduce(&mut state, &Action::Answer(value.clone()).to_input(prompt)).unwrap();
     }
     match commands.into_iter().next() {
         Some(Command::Prompt(prompt)) => prompt,

@@ -91,7 +91,7 @@ fn ask_with(log: &Arc<MemLog>, policy: askuser_core::Policy) {
     let form = parse_form(&arguments).expect("the form is valid");
     let mut session = Session::open(log.clone(), "chat").expect("the stream opens");
     session
-        .handle_input(&Input::Ask(Request {
+        .handle(&Input::Ask(Request {
             inquiry: InquiryId::new("call-1"),
             form: form.form().clone(),
             policy,
@@ -553,7 +553,7 @@ async fn an_answer_on_a_stale_page_is_refused_with_the_question_now_asked() {
     let mut terminal = Session::open(log.clone(), "chat").unwrap();
     let shown = At::question(InquiryId::new("call-1"), "apply", 0);
     terminal
-        .handle_input(&AnswerInput::new(shown, json!(true)).into())
+        .handle(&AnswerInput::new(shown, json!(true)).into())
         .unwrap();
     let recorded = events(&log);
     // The browser's page still shows the first question.
@@ -754,7 +754,7 @@ async fn a_finished_question_is_served_from_the_read_side_without_a_replay() {
     // Another process (the terminal) ends the turn.
     let mut terminal = Session::open(log.clone(), "chat").expect("the stream opens");
     terminal
-        .handle_input(&Input::EndTurn {
+        .handle(&Input::EndTurn {
             inquiry: InquiryId::new("call-1"),
         })
         .expect("the turn ends");

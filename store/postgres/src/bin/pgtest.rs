@@ -15,12 +15,13 @@
 //! `wait` prints `listening`, waits (up to 60 s) for the stream's head to pass
 //! AFTER, and prints `head N` or `timed out`.
 
+use askuser_store::backend::Backend as _;
 use std::io::BufRead;
 use std::sync::Arc;
 
 use askuser_postgres::PgLog;
 use askuser_store::{Log, Session, SessionError, StoreError};
-use askuser_testkit::build::{answered, requested};
+use askuser_testkit::build::requested;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -75,7 +76,9 @@ fn answer(log: PgLog, stream: &str, inquiry: &str) -> Result<(), StoreError> {
     println!("ready");
     let mut line = String::new();
     std::io::stdin().lock().read_line(&mut line)?;
-    let input = answered(inquiry, "apply", serde_json::json!(false));
+    // The racers answer the inquiry's first question, shown at step 0.
+    let shown = askuser_core::At::question(askuser_core::InquiryId::new(inquiry), "apply", 0);
+    let input = askuser_core::AnswerInput::new(shown, serde_json::json!(false)).into();
     match session.handle(&input) {
         Ok(handled) => println!("won {}", handled.seq),
         Err(SessionError::Refused(refusal) | SessionError::MovedElsewhere { refusal, .. }) => {

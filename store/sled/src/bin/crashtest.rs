@@ -5,6 +5,7 @@
 //!
 //! Usage: `askuser-store-crashtest DB_PATH`
 
+use askuser_store::backend::Backend as _;
 use std::io::Write;
 use std::time::{Duration, Instant};
 

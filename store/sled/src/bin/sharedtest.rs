@@ -38,6 +38,7 @@
 //! - `answer DB STREAM INQUIRY QUESTION JSON`: opens a session on `STREAM`, prints
 //!   `ready`, reads a line, answers, and prints `recorded SEQ` or `refused: WHY`.
 
+use askuser_store::backend::Backend as _;
 use std::io::{BufRead, Read, Write};
 use std::os::unix::net::UnixListener;
 use std::path::Path;
@@ -51,7 +52,7 @@ use askuser_sled::{SharedSledLog, SledLog};
 use askuser_store::{
     Durability, Log, ManualClock, SessionError, StoreError, SystemClock, Timestamp,
 };
-use askuser_testkit::build::{answered, back};
+use askuser_testkit::build::back;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -133,7 +134,10 @@ fn run(args: &[&str]) -> Result<(), Box<dyn std::error::Error>> {
             let mut session = askuser_store::Session::open(log, *stream)?;
             say("ready");
             read_line();
-            let answer = answered(inquiry, question, serde_json::from_str(value)?);
+            // The racers answer the inquiry's first question, shown at step 0.
+            let shown =
+                askuser_core::At::question(askuser_core::InquiryId::new(*inquiry), *question, 0);
+            let answer = askuser_core::AnswerInput::new(shown, serde_json::from_str(value)?).into();
             match session.handle(&answer) {
                 Ok(handled) => say(&format!("recorded {}", handled.seq)),
                 Err(

@@ -149,7 +149,7 @@ use askuser_core::{AgentOrigin, Event};
 
 use self::client::{CallError, Client, REQUEST_TIMEOUT, Watch};
 use self::owner::{Core, Server, WAIT_SLICE};
-use self::wire::{Request, Response, is_flush};
+use self::wire::{Request, Response};
 use crate::sled_log::SledLog;
 use askuser_store::backend::poll_changed;
 use askuser_store::codec::check_name;
@@ -410,7 +410,7 @@ impl SharedSledLog {
 
     /// Carries out one operation: on the owned log, or by `request` to the owner,
     /// finding a new owner when the current one has gone (safe only for requests
-    /// that may be carried out twice; [`Log::append_with`] settles lost appends).
+    /// that may be carried out twice; [`Backend::append_with`](askuser_store::backend::Backend::append_with) settles lost appends).
     fn run<T>(
         &self,
         request: &Request<'_>,
@@ -594,54 +594,6 @@ impl Log for SharedSledLog {
         )
     }
 
-    fn append_with(
-        &self,
-        stream: &str,
-        expected: Seq,
-        events: &[Event],
-        durability: Durability,
-    ) -> Result<Seq> {
-        check_name(stream)?;
-        let request = Request::Append {
-            stream: stream.into(),
-            expected,
-            events: Cow::Borrowed(events),
-            flush: is_flush(durability),
-        };
-        let mut recoveries = 0;
-        loop {
-            if let Some(owned) = self.owned() {
-                let _busy = owned.core.busy();
-                return owned.core.append(stream, expected, events, durability);
-            }
-            match self.client.call(&request, REQUEST_TIMEOUT, Watch::Closely) {
-                Ok(Response::Head(head)) => return Ok(head),
-                Ok(Response::Error(error)) => return Err(error.into()),
-                Ok(other) => {
-                    return Err(StoreError::BadMessage(format!(
-                        "an append was answered with {}",
-                        other.kind()
-                    )));
-                }
-                Err(CallError::Store(error)) => return Err(error),
-                Err(CallError::Lost {
-                    sent,
-                    generation,
-                    detail,
-                }) => {
-                    self.recover_after_loss(&mut recoveries, generation, detail)?;
-                    if sent && let Some(head) = self.settle_lost_append(stream, expected, events)? {
-                        return Ok(head);
-                    }
-                }
-            }
-        }
-    }
-
-    fn durability(&self) -> Durability {
-        self.durability
-    }
-
     fn stream(&self, stream: &str) -> Result<Option<StreamInfo>> {
         let request = Request::Stream {
             stream: stream.into(),
@@ -810,6 +762,7 @@ mod tests {
 
     use super::wire::{Frame, PROTOCOL, WireError, decode, encode, read_frame, write_frame};
     use super::*;
+    use askuser_store::backend::Backend as _;
 
     /// Plays an owner of the build before protocol revision 1 on one connection:
     /// greets without a revision, lists `sled`'s streams, and refuses a

@@ -5,18 +5,67 @@ use std::borrow::Cow;
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use askuser_core::State;
+use askuser_core::{Event, State};
 
 use super::SharedSledLog;
-use super::client::REQUEST_TIMEOUT;
+use super::client::{CallError, REQUEST_TIMEOUT, Watch};
 use super::idle::OwnedScan;
 use super::owner::Chunk;
-use super::wire::{Request, Response};
+use super::wire::{Request, Response, is_flush};
 use askuser_store::backend::{Backend, RecordIter};
-use askuser_store::{Clock, Recorded, Seq, Snapshot};
+use askuser_store::codec::check_name;
+use askuser_store::{Clock, Durability, Recorded, Seq, Snapshot};
 use askuser_store::{Result, StoreError};
 
 impl Backend for SharedSledLog {
+    fn append_with(
+        &self,
+        stream: &str,
+        expected: Seq,
+        events: &[Event],
+        durability: Durability,
+    ) -> Result<Seq> {
+        check_name(stream)?;
+        let request = Request::Append {
+            stream: stream.into(),
+            expected,
+            events: Cow::Borrowed(events),
+            flush: is_flush(durability),
+        };
+        let mut recoveries = 0;
+        loop {
+            if let Some(owned) = self.owned() {
+                let _busy = owned.core.busy();
+                return owned.core.append(stream, expected, events, durability);
+            }
+            match self.client.call(&request, REQUEST_TIMEOUT, Watch::Closely) {
+                Ok(Response::Head(head)) => return Ok(head),
+                Ok(Response::Error(error)) => return Err(error.into()),
+                Ok(other) => {
+                    return Err(StoreError::BadMessage(format!(
+                        "an append was answered with {}",
+                        other.kind()
+                    )));
+                }
+                Err(CallError::Store(error)) => return Err(error),
+                Err(CallError::Lost {
+                    sent,
+                    generation,
+                    detail,
+                }) => {
+                    self.recover_after_loss(&mut recoveries, generation, detail)?;
+                    if sent && let Some(head) = self.settle_lost_append(stream, expected, events)? {
+                        return Ok(head);
+                    }
+                }
+            }
+        }
+    }
+
+    fn durability(&self) -> Durability {
+        self.durability
+    }
+
     fn scan_own(&self, stream: &str, from: Seq, to: Seq) -> Result<RecordIter<'_>> {
         if let Some(owned) = self.owned() {
             return Ok(Box::new(OwnedScan::new(owned, stream, from, to)));
