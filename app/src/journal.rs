@@ -164,10 +164,6 @@ pub struct Desk {
     read: ReadSide,
 }
 
-/// The former name of [`Desk`], kept while the branches that still name it
-/// merge.
-pub type Journal = Desk;
-
 impl std::fmt::Debug for Desk {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Desk")

@@ -78,7 +78,7 @@ pub mod watch;
 pub use askuser_core::Happened;
 pub use deadline::question_deadline;
 pub use error::{AppError, Result};
-pub use journal::{Desk, Followed, Journal, Outcome, Taken, parse_recorded};
+pub use journal::{Desk, Followed, Outcome, Taken, parse_recorded};
 pub use json::from_str_unique;
 pub use location::{is_postgres_url, open_log};
 pub use naming::{claim_new_stream, fork_name, new_stream_name};

@@ -30,7 +30,7 @@ use askuser_core::text::{Lines, for_display_line, forbidden_char};
 
 use crate::error::{AppError, Result};
 use crate::files::{Links, MAX_INPUT_BYTES, check_kind, read_regular_file};
-use crate::journal::{Journal, Step};
+use crate::journal::{Desk, Step};
 
 /// The value of a pending file's `format` field.
 pub const PENDING_FORMAT: &str = "askuser-pending/1";
@@ -464,7 +464,7 @@ pub struct Finished {
 /// database, or an edited `stream` or `inquiry`); [`AppError::KeptChanging`] when
 /// other processes kept writing; the log's errors.
 pub fn answer(
-    journal: &mut Journal,
+    journal: &mut Desk,
     file: &PendingFile,
     answers: &[Value],
 ) -> Result<std::result::Result<Recorded, NotRecorded>> {
@@ -509,7 +509,7 @@ enum Attempt {
 
 /// Decides the answers on a copy of the journal's state of the file's stream and
 /// appends them at the head that copy started from.
-fn attempt(journal: &mut Journal, file: &PendingFile, answers: &[Value]) -> Result<Attempt> {
+fn attempt(journal: &mut Desk, file: &PendingFile, answers: &[Value]) -> Result<Attempt> {
     let id = InquiryId::new(&file.inquiry);
     let stream = file.stream.as_str();
     let state = journal.state(stream)?;
@@ -552,7 +552,7 @@ fn attempt(journal: &mut Journal, file: &PendingFile, answers: &[Value]) -> Resu
 /// Why a pending file's finished inquiry records nothing: the file no longer
 /// matches the form it was asked with, or the inquiry is finished (with the
 /// result the state keeps for it).
-fn finished(journal: &mut Journal, file: &PendingFile, id: &InquiryId) -> Result<NotRecorded> {
+fn finished(journal: &mut Desk, file: &PendingFile, id: &InquiryId) -> Result<NotRecorded> {
     let call = journal.call(&file.stream, id)?;
     if let Some(mismatch) = call
         .as_ref()

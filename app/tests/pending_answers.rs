@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use askuser_app::Journal;
+use askuser_app::Desk;
 use askuser_app::pending::{self, Mismatch, NotRecorded, PendingFile, compare};
 use askuser_core::{Command, Ending, Event, InquiryId};
 use askuser_dialects::Dialect;
@@ -22,7 +22,7 @@ fn deploy_call() -> Value {
 }
 
 /// Asks `arguments` (jp-form) as `inquiry` in stream `s` and returns its pending file.
-fn ask(journal: &mut Journal, inquiry: &str, arguments: &Value) -> PendingFile {
+fn ask(journal: &mut Desk, inquiry: &str, arguments: &Value) -> PendingFile {
     let call = Dialect::JpForm.parse(arguments).expect("a valid call");
     let id = InquiryId::new(inquiry);
     journal
@@ -52,7 +52,7 @@ fn answered(question: &str, value: Value) -> Event {
 
 /// Another surface answers the question `call-1` shows now (`question`, checked)
 /// with `value`, through its own desk.
-fn answer_elsewhere(desk: &mut Journal, question: &str, value: Value) {
+fn answer_elsewhere(desk: &mut Desk, question: &str, value: Value) {
     let id = InquiryId::new("call-1");
     let at = desk.state("s").unwrap().at(&id).expect("open");
     assert_eq!(at.question.as_deref(), Some(question));
@@ -61,7 +61,7 @@ fn answer_elsewhere(desk: &mut Journal, question: &str, value: Value) {
 }
 
 /// What `answer` refused with, when it did.
-fn refused(journal: &mut Journal, file: &PendingFile, answers: &[Value]) -> NotRecorded {
+fn refused(journal: &mut Desk, file: &PendingFile, answers: &[Value]) -> NotRecorded {
     pending::answer(journal, file, answers)
         .expect("the log works")
         .expect_err("refused")
@@ -69,7 +69,7 @@ fn refused(journal: &mut Journal, file: &PendingFile, answers: &[Value]) -> NotR
 
 #[test]
 fn an_edited_question_text_is_refused_and_nothing_is_recorded() {
-    let mut journal = Journal::memory();
+    let mut journal = Desk::memory();
     let mut file = ask(&mut journal, "call-1", &deploy_call());
     file.questions[0].question = "Do you like this colour?".into();
     let answers = [json!(true), json!("SQLite")];
@@ -89,7 +89,7 @@ fn an_edited_question_text_is_refused_and_nothing_is_recorded() {
 
 #[test]
 fn edited_options_and_descriptions_are_refused() {
-    let mut journal = Journal::memory();
+    let mut journal = Desk::memory();
     let mut file = ask(&mut journal, "call-1", &deploy_call());
     file.questions[1].options = vec!["SQLite".into(), "PostgreSQL".into()];
     file.questions[1]
@@ -111,7 +111,7 @@ fn edited_options_and_descriptions_are_refused() {
 
 #[test]
 fn a_file_pointed_at_another_inquiry_is_refused_naming_what_that_one_asks() {
-    let mut journal = Journal::memory();
+    let mut journal = Desk::memory();
     let mut file = ask(&mut journal, "call-1", &deploy_call());
     let other = json!({"questions": [
         {"id": "colour", "text": "Do you like this colour?", "answer_type": "boolean"}]});
@@ -195,10 +195,10 @@ fn every_field_a_person_reads_is_compared() {
 #[test]
 fn the_answers_are_recorded_in_one_append_decided_again_after_a_rival_writer() {
     let log: Arc<dyn Log> = Arc::new(MemLog::new());
-    let mut journal = Journal::new(Arc::clone(&log));
+    let mut journal = Desk::new(Arc::clone(&log));
     let file = ask(&mut journal, "call-1", &deploy_call());
     // Another process asks in the same stream after this journal last looked.
-    let mut rival = Journal::new(Arc::clone(&log));
+    let mut rival = Desk::new(Arc::clone(&log));
     let other = json!({"questions": [{"id": "ok", "text": "Ok?", "answer_type": "boolean"}]});
     ask(&mut rival, "call-2", &other);
 
@@ -232,9 +232,9 @@ fn the_answers_are_recorded_in_one_append_decided_again_after_a_rival_writer() {
 #[test]
 fn an_inquiry_another_surface_finished_or_began_first_is_left_as_it_is() {
     let log: Arc<dyn Log> = Arc::new(MemLog::new());
-    let mut journal = Journal::new(Arc::clone(&log));
+    let mut journal = Desk::new(Arc::clone(&log));
     let file = ask(&mut journal, "call-1", &deploy_call());
-    let mut rival = Journal::new(Arc::clone(&log));
+    let mut rival = Desk::new(Arc::clone(&log));
     answer_elsewhere(&mut rival, "deploy", json!(false));
     // Begun elsewhere: the file's answers would mix with the other surface's.
     let NotRecorded::PartlyAnswered(given) =
@@ -278,14 +278,14 @@ fn an_inquiry_another_surface_finished_or_began_first_is_left_as_it_is() {
 #[test]
 fn a_review_another_surface_asked_for_is_sent_with_the_answers() {
     let log: Arc<dyn Log> = Arc::new(MemLog::new());
-    let mut journal = Journal::new(Arc::clone(&log));
+    let mut journal = Desk::new(Arc::clone(&log));
     let file = ask(&mut journal, "call-1", &deploy_call());
     // The web inbox records that it wants a review just before its first answer;
     // here the answer never came.
     let wanted = askuser_core::Input::WantReview {
         inquiry: InquiryId::new("call-1"),
     };
-    let mut elsewhere = Journal::new(Arc::clone(&log));
+    let mut elsewhere = Desk::new(Arc::clone(&log));
     assert!(elsewhere.input("s", &wanted).unwrap().refusal().is_none());
     let recorded = pending::answer(&mut journal, &file, &[json!(true), json!("SQLite")])
         .unwrap()
@@ -309,7 +309,7 @@ fn a_review_another_surface_asked_for_is_sent_with_the_answers() {
 #[test]
 fn a_finished_inquirys_result_is_read_from_the_state_even_after_compaction() {
     let log: Arc<dyn Log> = Arc::new(MemLog::new());
-    let mut journal = Journal::new(Arc::clone(&log));
+    let mut journal = Desk::new(Arc::clone(&log));
     let file = ask(&mut journal, "call-1", &deploy_call());
     let recorded = pending::answer(&mut journal, &file, &[json!(true), json!("SQLite")])
         .unwrap()
@@ -320,7 +320,7 @@ fn a_finished_inquirys_result_is_read_from_the_state_even_after_compaction() {
 
     // Another process answers the file again: nothing is recorded, and how the
     // inquiry ended, its result and its call come from the state alone.
-    let mut later = Journal::new(Arc::clone(&log));
+    let mut later = Desk::new(Arc::clone(&log));
     let NotRecorded::Finished(finished) =
         refused(&mut later, &file, &[json!(false), json!("PostgreSQL")])
     else {
@@ -342,7 +342,7 @@ fn a_finished_inquirys_result_is_read_from_the_state_even_after_compaction() {
 
 #[test]
 fn a_file_that_says_answered_for_an_open_inquiry_records_nothing() {
-    let mut journal = Journal::memory();
+    let mut journal = Desk::memory();
     let mut file = ask(&mut journal, "call-1", &deploy_call());
     "answered".clone_into(&mut file.status);
     assert_eq!(

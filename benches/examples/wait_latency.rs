@@ -161,7 +161,7 @@ fn rounds_of(
         // Let the waiter block in its wait before the append.
         std::thread::sleep(Duration::from_millis(3));
         let before = now_nanos();
-        log.append("s", seq - 1, &[scripted_event(seq)])?;
+        askuser_testkit::record(log, "s", seq - 1, &[scripted_event(seq)])?;
         let seen = line(output)?;
         let (head, at) = seen.split_once(' ').ok_or("a bad line from the waiter")?;
         assert_eq!(head.parse::<u64>()?, seq);

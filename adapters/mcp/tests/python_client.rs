@@ -4,7 +4,7 @@
 
 mod common;
 
-use askuser_app::Journal;
+use askuser_app::Desk;
 use askuser_app::pending::{PendingFile, answer};
 use common::{Scratch, accept, checked_rounds, messages, migration, replayed_result};
 use serde_json::{Value, json};
@@ -235,7 +235,7 @@ fn without_elicitation_the_questions_wait_in_a_pending_file() {
         ("pending", "call-1")
     );
     // The person answers later, as `askuser answer` does.
-    let mut journal = Journal::open(&scratch.db()).unwrap();
+    let mut journal = Desk::open(&scratch.db()).unwrap();
     let answers = [
         json!(false),
         Value::Null,

@@ -64,35 +64,21 @@ impl SalvageReport {
             .sum()
     }
 
-    /// Whether nothing at all was lost. A log whose last write a crash cut off
-    /// is not damaged (that write was never acknowledged): salvaging it loses
-    /// nothing.
+    /// Whether nothing at all was lost.
     pub fn is_complete(&self) -> bool {
-        self.discarded.as_ref().is_none_or(|d| d.cut_by_crash)
-            && self.unreadable.is_empty()
-            && self.lost_events() == 0
+        self.discarded.is_none() && self.unreadable.is_empty() && self.lost_events() == 0
     }
 }
 
 impl fmt::Display for SalvageReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.discarded {
-            Some(discarded) if discarded.cut_by_crash => {
-                writeln!(f, "{discarded}")?;
-                writeln!(
-                    f,
-                    "Nothing is damaged: every acknowledged event was copied."
-                )?;
-            }
-            Some(discarded) => {
-                writeln!(f, "{discarded}")?;
-                writeln!(
-                    f,
-                    "{} found intact past the damage and copied.",
-                    events(self.past_damage)
-                )?;
-            }
-            None => {}
+        if let Some(discarded) = &self.discarded {
+            writeln!(f, "{discarded}")?;
+            writeln!(
+                f,
+                "{} found intact past the damage and copied.",
+                events(self.past_damage)
+            )?;
         }
         for part in &self.unreadable {
             writeln!(f, "Unreadable: {part}.")?;
