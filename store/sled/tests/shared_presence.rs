@@ -109,3 +109,25 @@ fn an_agent_is_present_through_the_owner_until_killed_or_stopped() {
     );
     assert!(owner.finish());
 }
+
+/// A client that asks the owner for a lease of an hour (one `RenewLease`
+/// over the socket) gets the documented 6 s: a killed agent is never shown
+/// waiting for an hour.
+#[test]
+fn a_lease_asked_for_an_hour_lasts_six_seconds() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("db");
+    let mut owner = Helper::start(&["own", path_str(&path)]);
+    assert_eq!(owner.line(), "owner");
+    let log = SharedSledLog::open(&path).unwrap();
+    assert!(!log.is_owner());
+    log.renew_lease("s", "test:1", &origin("Codex"), Duration::from_secs(3600))
+        .unwrap();
+    let now = leases(&log);
+    let [lease] = &now.leases[..] else {
+        panic!("{now:?}")
+    };
+    assert_eq!((lease.holder.as_str(), lease.ttl_ms), ("test:1", 6000));
+    drop(log);
+    owner.kill();
+}

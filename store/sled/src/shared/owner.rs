@@ -115,8 +115,11 @@ impl Core {
         }
     }
 
-    /// Takes or renews a presence lease, on the owner's clock (a lease lasts at
-    /// most an hour unless renewed).
+    /// Takes or renews a presence lease, on the owner's clock. The owner sets
+    /// how long it lasts, whatever a client asks: at most
+    /// [`LEASE_TTL`](askuser_store::presence::LEASE_TTL) (6 s) after its last
+    /// renewal, so a killed agent is never shown waiting for longer (a client
+    /// asking for an hour used to get it).
     pub(super) fn renew_lease(
         &self,
         stream: &str,
@@ -125,7 +128,7 @@ impl Core {
         ttl: Duration,
     ) -> Result<()> {
         check_name(stream)?;
-        let ttl = ttl.min(Duration::from_secs(3600));
+        let ttl = ttl.min(askuser_store::presence::LEASE_TTL);
         let now = self.sled.clock().now();
         self.leases.renew(stream, holder, origin, ttl, now)
     }
