@@ -50,15 +50,22 @@ pub(crate) fn default_db() -> Result<PathBuf, CliError> {
     if let Some(path) = env("ASKUSER_DB") {
         return Ok(PathBuf::from(path));
     }
+    let data = askuser_data_dir().ok_or_else(|| {
+        CliError::Usage(
+            "no place for the log: set --db PATH, ASKUSER_DB, XDG_DATA_HOME or HOME".into(),
+        )
+    })?;
+    Ok(data.join("log.db"))
+}
+
+/// askuser's own directory of the person's data: `$XDG_DATA_HOME/askuser`,
+/// else `$HOME/.local/share/askuser`; `None` when neither is set.
+pub(crate) fn askuser_data_dir() -> Option<PathBuf> {
+    let env = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
     let data = env("XDG_DATA_HOME")
         .map(PathBuf::from)
-        .or_else(|| env("HOME").map(|home| Path::new(&home).join(".local/share")))
-        .ok_or_else(|| {
-            CliError::Usage(
-                "no place for the log: set --db PATH, ASKUSER_DB, XDG_DATA_HOME or HOME".into(),
-            )
-        })?;
-    Ok(data.join("askuser").join("log.db"))
+        .or_else(|| env("HOME").map(|home| Path::new(&home).join(".local/share")))?;
+    Some(data.join("askuser"))
 }
 
 /// The ` --db PATH` a command printed as a hint needs to reach the log `db`: empty

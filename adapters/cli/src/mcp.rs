@@ -9,7 +9,9 @@ use askuser_core::text::for_display_line;
 use askuser_mcp::{AskServer, Config, ToolNames, Waiting, WithoutElicitation};
 
 use crate::args::McpArgs;
-use crate::common::{EXIT_RESULT, agent_stream, db_path, open_journal, stream_option};
+use crate::common::{
+    EXIT_RESULT, agent_stream, askuser_data_dir, db_path, open_journal, stream_option,
+};
 use crate::error::CliError;
 
 /// `askuser mcp`: without `--pending-dir`, a client that cannot show forms gets the
@@ -85,16 +87,11 @@ pub(crate) fn token_file(db: &Path) -> Result<PathBuf, CliError> {
     if !askuser_app::is_postgres_url(db) {
         return Ok(db.join("askuser.mcp-token"));
     }
-    let env = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
-    let data = env("XDG_DATA_HOME")
-        .map(PathBuf::from)
-        .or_else(|| env("HOME").map(|home| Path::new(&home).join(".local/share")))
-        .ok_or_else(|| {
-            CliError::Usage(
-                "no place for the MCP token of a PostgreSQL log: set XDG_DATA_HOME or HOME".into(),
-            )
-        })?
-        .join("askuser");
+    let data = askuser_data_dir().ok_or_else(|| {
+        CliError::Usage(
+            "no place for the MCP token of a PostgreSQL log: set XDG_DATA_HOME or HOME".into(),
+        )
+    })?;
     let mut builder = std::fs::DirBuilder::new();
     builder.recursive(true);
     #[cfg(unix)]

@@ -130,8 +130,12 @@ impl Inbox {
         let listener =
             std::net::TcpListener::bind(addr).map_err(|error| refuse(error.to_string()))?;
         let bound = listener.local_addr()?;
-        let token: Arc<str> = guard::secret().map_err(WebError::Token)?.into();
-        let csrf: Arc<str> = guard::secret().map_err(WebError::Token)?.into();
+        let token: Arc<str> = askuser_app::secret::random()
+            .map_err(WebError::Token)?
+            .into();
+        let csrf: Arc<str> = askuser_app::secret::random()
+            .map_err(WebError::Token)?
+            .into();
         let mut hosts = guard::allowed_hosts(bound.ip(), bound.port());
         let named: Vec<String> = (listen.names.iter())
             .map(|name| guard::with_port(name, bound.port()))
@@ -251,7 +255,7 @@ pub(crate) fn admitted(app: &App, headers: &HeaderMap, uri: &Uri) -> bool {
         (uri.query().unwrap_or_default().split('&')).find_map(|pair| pair.strip_prefix("token="))
     });
     guard::host_allowed(text(header::HOST), &app.hosts)
-        && token.is_some_and(|token| guard::same_secret(token, &app.token))
+        && token.is_some_and(|token| askuser_app::secret::same(token, &app.token))
 }
 
 /// A path this server does not serve: a page that says so.
@@ -340,7 +344,7 @@ pub(crate) fn check(app: &App, headers: &HeaderMap, post: bool) -> Option<Respon
         ));
     }
     match guard::cookie_token(text(header::COOKIE)) {
-        Some(token) if guard::same_secret(token, &app.token) => None,
+        Some(token) if askuser_app::secret::same(token, &app.token) => None,
         _ => Some(page(
             StatusCode::UNAUTHORIZED,
             pages::refused(
@@ -409,7 +413,8 @@ async fn inbox(
         .map(|(_, v)| v.clone());
     if let Some(given) = given {
         let host = headers.get(header::HOST).and_then(|v| v.to_str().ok());
-        if !guard::host_allowed(host, &app.hosts) || !guard::same_secret(&given, &app.token) {
+        if !guard::host_allowed(host, &app.hosts) || !askuser_app::secret::same(&given, &app.token)
+        {
             return page(
                 StatusCode::UNAUTHORIZED,
                 pages::refused("Wrong link", "This link's token is not this server's."),
@@ -583,7 +588,7 @@ fn side_page(
 pub(crate) fn form_token_ok(app: &App, fields: &Fields) -> Option<Response> {
     if fields
         .get("csrf")
-        .is_some_and(|csrf| guard::same_secret(csrf, &app.csrf))
+        .is_some_and(|csrf| askuser_app::secret::same(csrf, &app.csrf))
     {
         return None;
     }

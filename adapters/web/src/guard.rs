@@ -15,8 +15,6 @@
 /// The name of the cookie that holds the token.
 pub const COOKIE: &str = "askuser_token";
 
-pub use askuser_app::secret::{random as secret, same as same_secret};
-
 /// The `Host` values the server answers to when it listens on `port` of `ip`:
 /// the address itself, and `localhost` for a loopback address.
 pub fn allowed_hosts(ip: std::net::IpAddr, port: u16) -> Vec<String> {
@@ -156,18 +154,12 @@ mod tests {
     }
 
     #[test]
-    fn the_token_comes_from_the_cookie_and_is_compared_whole() {
+    fn the_token_comes_from_the_cookie() {
         assert_eq!(
             cookie_token(Some("a=1; askuser_token=abc; b=2")),
             Some("abc")
         );
         assert_eq!(cookie_token(Some("askuser_tokenx=abc")), None);
         assert_eq!(cookie_token(None), None);
-        assert!(same_secret("abc", "abc"));
-        assert!(!same_secret("abc", "abd"));
-        assert!(!same_secret("abc", "abcd"));
-        let token = secret().unwrap();
-        assert_eq!(token.len(), 32);
-        assert!(token.bytes().all(|b| b.is_ascii_hexdigit()));
     }
 }
