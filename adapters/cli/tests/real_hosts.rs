@@ -89,8 +89,26 @@ fn transcript(scratch: &Scratch) -> String {
 }
 
 /// Claude Code started in tmux, asked to ask.
-fn in_claude(name: &str, scratch: &Scratch, host: &hosts::Host) -> Tmux {
-    start(name, scratch, host, "shift+tab to cycle", "Please ask me.")
+///
+/// Claude Code can send its first turn before askuser's MCP server is connected
+/// (measured: two hosts starting at once on a 2-core machine, 1 run in 3); that
+/// turn offers the model only the host's own tools, the scripted model says so
+/// and the turn ends. The prompt is then typed again, as a person would, until
+/// the model has called askuser's tool (at most three times).
+fn in_claude(name: &str, scratch: &Scratch, host: &hosts::Host, model: &Model) -> Tmux {
+    const PROMPT: &str = "Please ask me.";
+    let tmux = start(name, scratch, host, "shift+tab to cycle", PROMPT);
+    for tries in 1..=3 {
+        tmux.wait_within(LIMIT, "the model to call askuser's tool", |_| {
+            model.called() || model.not_offered() >= tries
+        });
+        if model.called() {
+            break;
+        }
+        tmux.text(PROMPT);
+        tmux.keys(&["Enter"]);
+    }
+    tmux
 }
 
 /// Codex started in tmux, asked to ask.
@@ -170,7 +188,7 @@ fn claude_code_asks_a_branching_form_in_rounds() {
     let scratch = Scratch::new();
     let model = Model::start("ask_user", migration());
     let host = hosts::claude(&scratch, &model, &[]);
-    let tmux = in_claude("claude-rounds", &scratch, &host);
+    let tmux = in_claude("claude-rounds", &scratch, &host, &model);
 
     let screen = wait_for(&tmux, "Accept    Decline");
     assert_eq!(
@@ -250,7 +268,7 @@ fn claude_code_decline_replies_with_the_answers_of_earlier_rounds() {
     let scratch = Scratch::new();
     let model = Model::start("ask_user", migration());
     let host = hosts::claude(&scratch, &model, &[]);
-    let tmux = in_claude("claude-decline", &scratch, &host);
+    let tmux = in_claude("claude-decline", &scratch, &host, &model);
 
     wait_for(&tmux, "Accept    Decline");
     step(&tmux, &["Space"], "☒");
@@ -384,7 +402,7 @@ fn claude_code_asks_a_branching_form_in_rounds_over_http() {
     let (_server, url, token) = HttpServer::start(&scratch);
     let model = Model::start("ask_user", migration());
     let host = hosts::claude_http(&scratch, &model, &url, &token);
-    let tmux = in_claude("claude-http", &scratch, &host);
+    let tmux = in_claude("claude-http", &scratch, &host, &model);
 
     wait_for(&tmux, "Accept    Decline");
     step(&tmux, &["Space"], "☒");
@@ -433,7 +451,7 @@ fn claude_code_esc_ends_the_turn() {
     let scratch = Scratch::new();
     let model = Model::start("ask_user", migration());
     let host = hosts::claude(&scratch, &model, &[]);
-    let tmux = in_claude("claude-esc", &scratch, &host);
+    let tmux = in_claude("claude-esc", &scratch, &host, &model);
 
     wait_for(&tmux, "Accept    Decline");
     read_the_form();
@@ -476,7 +494,7 @@ fn claude_code_asks_askuserquestion_with_a_multi_select() {
         ]}),
     );
     let host = hosts::claude(&scratch, &model, &[]);
-    let tmux = in_claude("claude-auq", &scratch, &host);
+    let tmux = in_claude("claude-auq", &scratch, &host, &model);
 
     let screen = wait_for(&tmux, "Accept    Decline");
     // Each choice with descriptions, and its free-text alternative ("Other").

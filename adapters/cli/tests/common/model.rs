@@ -37,6 +37,10 @@ struct State {
     seen: Vec<Seen>,
     /// Every request's method and path, for a failure's message.
     requests: Vec<String>,
+    /// Whether the model has called askuser's tool.
+    called: bool,
+    /// How many main turns went out without askuser's tool.
+    not_offered: usize,
 }
 
 /// The scripted model, serving until dropped.
@@ -80,6 +84,17 @@ impl Model {
     /// Every tool result the model got so far.
     pub fn seen(&self) -> Vec<Seen> {
         self.lock().seen.clone()
+    }
+
+    /// Whether the model has called askuser's tool (in any turn so far).
+    pub fn called(&self) -> bool {
+        self.lock().called
+    }
+
+    /// How many of the host's main turns went out before askuser's tool was
+    /// offered (its MCP server not yet connected).
+    pub fn not_offered(&self) -> usize {
+        self.lock().not_offered
     }
 
     /// Every request so far, as `METHOD PATH`.
@@ -205,16 +220,48 @@ enum Turn {
     Say(&'static str),
 }
 
-/// The script's step, given whether the request offers the tool and the
-/// tool's result it carries, if any (recorded).
-fn step(state: &mut State, offered: bool, result: Option<Seen>) -> Turn {
+/// The tools a request offers the model.
+#[derive(Clone, Copy, PartialEq)]
+enum Offer {
+    /// askuser's tool, among others or alone.
+    Ours,
+    /// Tools, but not askuser's: the host's main turn went out before its MCP
+    /// server was connected.
+    OnlyTheHosts,
+    /// No tools: a side request (a title, a summary).
+    None,
+}
+
+impl Offer {
+    fn of(ours: bool, any: bool) -> Self {
+        match (ours, any) {
+            (true, _) => Self::Ours,
+            (false, true) => Self::OnlyTheHosts,
+            (false, false) => Self::None,
+        }
+    }
+}
+
+/// The script's step, given the tools the request offers and the tool's result
+/// it carries, if any (recorded).
+fn step(state: &mut State, offer: Offer, result: Option<Seen>) -> Turn {
     if let Some(seen) = result {
         state.seen.push(seen);
         Turn::Say(FINAL_TEXT)
-    } else if offered {
-        Turn::Call(state.arguments.clone())
     } else {
-        Turn::Say("(a side request, answered by the scripted model)")
+        match offer {
+            Offer::Ours => {
+                state.called = true;
+                Turn::Call(state.arguments.clone())
+            }
+            Offer::OnlyTheHosts => {
+                state.not_offered += 1;
+                Turn::Say(
+                    "(askuser's tool was not offered: the host asked before its MCP server was connected)",
+                )
+            }
+            Offer::None => Turn::Say("(a side request, answered by the scripted model)"),
+        }
     }
 }
 
@@ -234,9 +281,11 @@ fn text_of(content: &Value) -> String {
 /// The Anthropic Messages API (`POST /v1/messages`), streamed or not.
 fn anthropic(state: &mut State, request: &Value) -> Reply {
     let tool = format!("mcp__askuser__{}", state.tool);
-    let offered = request["tools"]
-        .as_array()
-        .is_some_and(|tools| tools.iter().any(|t| t["name"] == tool.as_str()));
+    let tools = request["tools"].as_array();
+    let offer = Offer::of(
+        tools.is_some_and(|tools| tools.iter().any(|t| t["name"] == tool.as_str())),
+        tools.is_some_and(|tools| !tools.is_empty()),
+    );
     let last = request["messages"]
         .as_array()
         .and_then(|m| m.last())
@@ -252,7 +301,7 @@ fn anthropic(state: &mut State, request: &Value) -> Reply {
             })
     });
     let model = request["model"].clone();
-    let (content, block, delta, stop) = match step(state, offered, result) {
+    let (content, block, delta, stop) = match step(state, offer, result) {
         Turn::Call(arguments) => (
             json!({"type": "tool_use", "id": "toolu_askuser", "name": tool, "input": arguments}),
             json!({"type": "tool_use", "id": "toolu_askuser", "name": tool, "input": {}}),
@@ -312,7 +361,7 @@ fn responses(state: &mut State, request: &Value) -> Reply {
                 error: false,
             })
     });
-    let item = match step(state, offered, result) {
+    let item = match step(state, Offer::of(offered, false), result) {
         Turn::Call(arguments) => json!({"type": "function_call", "id": "fc_askuser",
             "call_id": "call_askuser", "namespace": "mcp__askuser", "name": state.tool,
             "arguments": arguments.to_string()}),
@@ -365,7 +414,7 @@ fn gemini(state: &mut State, request: &Value, stream: bool) -> Reply {
             })
     });
     let wants_json = request["generationConfig"]["responseMimeType"] == "application/json";
-    let parts = match step(state, offered, result) {
+    let parts = match step(state, Offer::of(offered, false), result) {
         Turn::Call(arguments) => json!([{"functionCall": {"name": tool, "args": arguments}}]),
         Turn::Say(_) if wants_json => json!([{"text": "{}"}]),
         Turn::Say(text) => json!([{"text": text}]),
