@@ -1,7 +1,7 @@
 //! # askuser-dialects: the LLM boundary
 //!
 //! A model reaches askuser through a tool call, and agents' ask-user tools differ.
-//! This crate speaks seven of them ([`Dialect`]): it reads a call's arguments into a
+//! This crate speaks eight of them ([`Dialect`]): it reads a call's arguments into a
 //! validated core form (or a [`Rejection`] listing every problem, with the text to
 //! send back to the model), renders the engine's outcome as that dialect's tool
 //! result, publishes each dialect's tool [`definition()`] in the Anthropic, `OpenAI` and

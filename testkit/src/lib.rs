@@ -1,4 +1,4 @@
-//! # askuser-testkit: test support for askuser (not published)
+//! # askuser-testkit: test support for askuser
 //!
 //! What the workspace's tests and benchmarks share, kept out of the library
 //! crates' public APIs:
