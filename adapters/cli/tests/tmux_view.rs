@@ -86,7 +86,7 @@ const DATABASES: &str = r#"{"questions": [{"id": "db", "text": "Which database?"
         {"label": "SQLite", "description": "One file, no server to run at all"}]}]}"#;
 
 #[test]
-fn long_options_wrap_at_40_columns_and_the_highlighted_description_is_whole() {
+fn long_options_and_their_descriptions_wrap_at_40_columns_never_cut() {
     let scratch = Scratch::new();
     let form = form(&scratch, DATABASES);
     let tmux = ask_sized("wrap", &scratch, &[], &form, (40, 30));
@@ -102,24 +102,27 @@ fn long_options_wrap_at_40_columns_and_the_highlighted_description_is_whole() {
             "  replication (Recommended) — Runs in",
             "  every region we have, and the team",
             "  knows it well",
-            "  2) SQLite — One file, no server to r…",
+            "  2) SQLite — One file, no server to",
+            "  run at all",
             "[1-2 pick · type to filter, Enter picks",
             "· Alt+N note · Esc for Reply / End",
             "Turn]",
         ]
     );
     tmux.keys(&["Down"]);
-    let screen = tmux.wait_for("  run at all");
+    let screen = tmux.wait_for("> 2) SQLite");
     assert_eq!(
         screen
             .lines()
             .skip_while(|l| !l.starts_with("? "))
-            .take(5)
+            .take(7)
             .collect::<Vec<_>>(),
         [
             "? Assistant asks: Which database?",
             "  1) PostgreSQL with logical",
-            "  replication (Recommended) — Runs in …",
+            "  replication (Recommended) — Runs in",
+            "  every region we have, and the team",
+            "  knows it well",
             "> 2) SQLite — One file, no server to",
             "  run at all",
         ]

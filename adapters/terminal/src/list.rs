@@ -306,19 +306,21 @@ impl List {
         }
     }
 
-    /// The rows of the entries in view (at most `page` entries, the cursor's
-    /// among them), each at most `width` columns: `> ` marks the cursor, `[x]` a
-    /// tick. See [`List::marked_rows`].
+    /// The rows of the entries in view (as many whole entries as fit in `room`
+    /// rows, the cursor's among them), each at most `width` columns: `> ` marks
+    /// the cursor, `[x]` a tick. See [`List::marked_rows`].
     #[cfg(test)]
-    pub(crate) fn rows(&self, page: usize, width: usize) -> Vec<String> {
-        self.marked_rows(page, width).0
+    pub(crate) fn rows(&self, room: usize, width: usize) -> Vec<String> {
+        self.marked_rows(room, width).0
     }
 
     /// [`List::rows`], and the rows of the entry under the cursor (to show
-    /// highlighted). Labels are wrapped, never cut; so is the description of
-    /// the entry under the cursor, and every description of a menu or a review
-    /// (the answers); another option's description is cut to its last row.
-    pub(crate) fn marked_rows(&self, page: usize, width: usize) -> (Vec<String>, Range<usize>) {
+    /// highlighted). Labels and descriptions are wrapped, never cut. The entries
+    /// shown are whole: as many as fit in `room` rows (less the rows saying how
+    /// many more there are and how many are ticked), from the first one when the
+    /// cursor's fits, else ending with the cursor's; the cursor's is shown whole
+    /// even when it alone is taller than `room`.
+    pub(crate) fn marked_rows(&self, room: usize, width: usize) -> (Vec<String>, Range<usize>) {
         let visible = self.visible();
         if visible.is_empty() {
             let typed = self.filter.text();
@@ -328,20 +330,24 @@ impl List {
             );
             return (vec![row], 0..0);
         }
-        let page = page.max(1);
-        let start = (self.cursor + 1).saturating_sub(page);
+        let footer = usize::from(self.mode == Mode::Multi);
+        let cursor = self.cursor.min(visible.len() - 1);
+        let entries: Vec<Vec<String>> = visible
+            .iter()
+            .enumerate()
+            .map(|(at, &index)| self.entry_rows(index, self.chosen && at == cursor, width))
+            .collect();
+        let (start, end) = Self::window(&entries, cursor, room.saturating_sub(footer).max(1));
         let mut rows = Vec::new();
         let mut marked = 0..0;
-        for (at, &index) in visible.iter().enumerate().skip(start).take(page) {
+        for (at, entry) in entries.into_iter().enumerate().take(end).skip(start) {
             let first = rows.len();
-            let current = self.chosen && at == self.cursor;
-            rows.extend(self.entry_rows(index, current, width));
-            if current {
+            rows.extend(entry);
+            if self.chosen && at == cursor {
                 marked = first..rows.len();
             }
         }
-        let shown = visible.len().min(start + page) - start;
-        let hidden = visible.len() - shown;
+        let hidden = visible.len() - (end - start);
         if hidden > 0 {
             rows.push(format!("  ({hidden} more: ↑↓ scroll)"));
         }
@@ -351,7 +357,29 @@ impl List {
         (rows, marked)
     }
 
-    /// One entry's rows: its marks, its label wrapped, its description.
+    /// The entries `start..end` to show: whole entries in `room` rows, the
+    /// cursor's among them (a row is kept for "N more" when some are left out).
+    fn window(entries: &[Vec<String>], cursor: usize, room: usize) -> (usize, usize) {
+        let all: usize = entries.iter().map(Vec::len).sum();
+        if all <= room {
+            return (0, entries.len());
+        }
+        let room = room.saturating_sub(1).max(1);
+        let mut start = 0;
+        let mut used: usize = entries[..=cursor].iter().map(Vec::len).sum();
+        while used > room && start < cursor {
+            used -= entries[start].len();
+            start += 1;
+        }
+        let mut end = cursor + 1;
+        while end < entries.len() && used + entries[end].len() <= room {
+            used += entries[end].len();
+            end += 1;
+        }
+        (start, end)
+    }
+
+    /// One entry's rows: its marks, then its label and description, wrapped.
     fn entry_rows(&self, index: usize, current: bool, width: usize) -> Vec<String> {
         let entry = &self.entries[index];
         let mut lead = String::from(if current { "> " } else { "  " });
@@ -360,7 +388,6 @@ impl List {
         }
         let indent = " ".repeat(lead.chars().count());
         let room = width.saturating_sub(indent.len()).max(8);
-        let whole = current || self.mode == Mode::Menu;
         let label = Entry {
             description: None,
             ..entry.clone()
@@ -371,18 +398,10 @@ impl List {
             .as_deref()
             .filter(|d| !d.is_empty())
             .map(|d| for_display_line(d).into_owned());
-        let mut body = match (&description, whole) {
-            (Some(description), true) => wrap(&format!("{label} — {description}"), room),
-            _ => wrap(&label, room),
+        let body = match &description {
+            Some(description) => wrap(&format!("{label} — {description}"), room),
+            None => wrap(&label, room),
         };
-        if let (Some(description), false) = (&description, whole)
-            && let Some(last) = body.last_mut()
-        {
-            let shown = fit(&format!("{last} — {description}"), room);
-            if shown.chars().count() > last.chars().count() + 4 {
-                *last = shown;
-            }
-        }
         body.iter()
             .enumerate()
             .map(|(at, row)| format!("{}{row}", if at == 0 { &lead } else { &indent }))

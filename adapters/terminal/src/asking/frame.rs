@@ -44,10 +44,11 @@ impl Builder {
         }
     }
 
-    /// A list's rows, a page of them.
+    /// A list's rows: the whole entries that fit below what is already drawn,
+    /// leaving rows for the hint, an error and the countdown.
     fn list(&mut self, list: &List) {
-        let page = self.height.saturating_sub(4).clamp(3, 15);
-        let (rows, marked) = list.marked_rows(page, self.width);
+        let room = self.height.saturating_sub(self.rows.len() + 4).max(3);
+        let (rows, marked) = list.marked_rows(room, self.width);
         let offset = self.rows.len();
         self.marked = marked.start + offset..marked.end + offset;
         self.rows.extend(rows);

@@ -28,12 +28,12 @@ fn typing_filters_with_prefixes_first_and_enter_picks() {
     assert_eq!(list.filter(), "sx");
     list.handle(Key::Ctrl('u'));
     assert_eq!(
-        list.rows(2, 80),
+        list.rows(3, 80),
         ["> 1) go", "  2) rust", "  (4 more: ↑↓ scroll)"]
     );
     list.handle(Key::End);
     assert_eq!(
-        list.rows(2, 80),
+        list.rows(3, 80),
         [
             "  5) bash",
             "> 0) Other (type your answer)",
@@ -78,7 +78,7 @@ fn ticks_are_counted_even_when_the_filter_hides_them_and_all_or_none_tick() {
 }
 
 #[test]
-fn labels_wrap_and_the_highlighted_description_is_shown_whole() {
+fn labels_and_every_description_wrap_and_are_never_cut() {
     let q = Question::new("db", "Which database?", AnswerType::Select).with_options([
         askuser_core::Choice::described(
             "PostgreSQL with logical replication (Recommended)",
@@ -94,7 +94,8 @@ fn labels_wrap_and_the_highlighted_description_is_shown_whole() {
             "  replication (Recommended) — Runs in",
             "  every region we have, and the team",
             "  knows it well",
-            "  2) SQLite — One file, no server to r…",
+            "  2) SQLite — One file, no server to",
+            "  run at all",
         ]
     );
     list.handle(Key::Down);
@@ -103,11 +104,13 @@ fn labels_wrap_and_the_highlighted_description_is_shown_whole() {
         (
             vec![
                 "  1) PostgreSQL with logical".to_owned(),
-                "  replication (Recommended) — Runs in …".to_owned(),
+                "  replication (Recommended) — Runs in".to_owned(),
+                "  every region we have, and the team".to_owned(),
+                "  knows it well".to_owned(),
                 "> 2) SQLite — One file, no server to".to_owned(),
                 "  run at all".to_owned(),
             ],
-            2..4
+            4..6
         )
     );
 }
@@ -145,7 +148,7 @@ fn multi_select_ticks_with_digits_and_space() {
     list.handle(Key::Down);
     list.handle(Key::Char(' '));
     assert_eq!(
-        list.rows(3, 80),
+        list.rows(5, 80),
         [
             "  [ ] 1) go",
             "  [x] 2) rust",
@@ -180,4 +183,34 @@ fn menus_and_booleans_pick_by_letter() {
     assert_eq!(plain.handle(Key::Char('Y')), Listed::Picked(Pick::Yes));
     assert_eq!(plain.handle(Key::Enter), Listed::Picked(Pick::No));
     assert_eq!(plain.handle(Key::Backspace), Listed::Ignored);
+}
+
+#[test]
+fn a_page_holds_whole_entries_and_the_cursors_even_when_it_alone_is_taller() {
+    let long = "Keeps every write on two machines before it answers, so a lost disk loses nothing";
+    let q = Question::new("db", "Which database?", AnswerType::Select).with_options([
+        askuser_core::Choice::described("Replicated", long),
+        askuser_core::Choice::described("Single", "One machine"),
+        askuser_core::Choice::described("Memory", "Nothing kept"),
+    ]);
+    let mut list = List::new(crate::menu::option_entries(&q), Mode::Select, 0, &[]);
+    assert_eq!(
+        list.rows(4, 30),
+        [
+            "> 1) Replicated — Keeps every",
+            "  write on two machines before",
+            "  it answers, so a lost disk",
+            "  loses nothing",
+            "  (2 more: ↑↓ scroll)",
+        ]
+    );
+    list.handle(Key::Down);
+    assert_eq!(
+        list.rows(4, 30),
+        [
+            "> 2) Single — One machine",
+            "  3) Memory — Nothing kept",
+            "  (1 more: ↑↓ scroll)",
+        ]
+    );
 }
