@@ -231,3 +231,45 @@ fn a_multi_select_counts_its_ticks_and_ticks_all_or_none() {
     tmux.keys(&["2", "Enter"]);
     tmux.wait_for("One line for the release notes");
 }
+
+const RUNBOOK: &str = r#"{"questions": [{"id": "go", "text": "Roll back as the runbook says?",
+    "answer_type": "select", "options": [
+        {"label": "Roll back", "description": "https://runbooks.example.com/billing/deploys#rollback"},
+        {"label": "Wait"}]}]}"#;
+
+#[test]
+fn a_link_longer_than_the_screen_is_never_split_and_redraws_clean_at_40_columns() {
+    let scratch = Scratch::new();
+    let form = form(&scratch, RUNBOOK);
+    let tmux = ask_sized("link", &scratch, &[], &form, (40, 30));
+    tmux.wait_for("Wait");
+    tmux.keys(&["Down"]);
+    tmux.wait_for("> 2) Wait");
+    tmux.keys(&["Up"]);
+    let screen = tmux.wait_for("> 1) Roll back");
+    // The link has a row of its own, whole; the terminal wraps it (39 columns
+    // are the frame's, the 40th is never written), and the redraws leave
+    // nothing behind.
+    assert_eq!(
+        screen
+            .lines()
+            .skip_while(|l| !l.starts_with("? "))
+            .collect::<Vec<_>>(),
+        [
+            "? Assistant asks: Roll back as the",
+            "runbook says?",
+            "> 1) Roll back —",
+            "  https://runbooks.example.com/billing/d",
+            "eploys#rollback",
+            "  2) Wait",
+            "[1-2 pick · type to filter, Enter picks",
+            "· Alt+N note · Esc for Reply / End",
+            "Turn]",
+        ]
+    );
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("> Submit these answers");
+    tmux.keys(&["Enter"]);
+    let (code, out) = finished(&tmux, &scratch);
+    assert_eq!((code, out.as_str()), (0, "{\"go\":\"Roll back\"}\n"));
+}

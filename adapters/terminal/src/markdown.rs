@@ -20,6 +20,8 @@ use askuser_core::text::for_display_line;
 use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
 use unicode_width::UnicodeWidthChar;
 
+use crate::render::keeps_whole;
+
 /// How a piece of text is drawn.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct Style {
@@ -396,7 +398,8 @@ impl Writer {
     }
 
     /// A code block's rows: indented, never reflowed; a row too long for the
-    /// screen goes on under itself.
+    /// screen goes on under itself, broken at a space (a token longer than a
+    /// row is kept whole on a row of its own).
     fn code_rows(&mut self, code: &str) {
         let style = Style {
             code: true,
@@ -416,7 +419,7 @@ impl Writer {
                 continue;
             }
             let chars: Vec<(char, Style)> = safe.chars().map(|c| (c, style)).collect();
-            for (part, piece) in split(&chars, room).into_iter().enumerate() {
+            for (part, piece) in wrap(&chars, room).into_iter().enumerate() {
                 let prefix = if at == 0 && part == 0 { &lead } else { &rest };
                 let mut line = Line::plain(format!("{prefix}{CODE_INDENT}"));
                 line.spans.extend(group(&piece));
@@ -458,26 +461,9 @@ fn group(chars: &[(char, Style)]) -> Vec<(Style, String)> {
     spans
 }
 
-/// Styled characters cut into rows of at most `width` columns, not between words.
-fn split(chars: &[(char, Style)], width: usize) -> Vec<Vec<(char, Style)>> {
-    let mut rows = vec![Vec::new()];
-    let mut used = 0;
-    for &(c, style) in chars {
-        let wide = c.width().unwrap_or(0);
-        if used + wide > width && used > 0 {
-            rows.push(Vec::new());
-            used = 0;
-        }
-        if let Some(row) = rows.last_mut() {
-            row.push((c, style));
-        }
-        used += wide;
-    }
-    rows
-}
-
 /// Styled characters broken into rows of at most `width` columns, between words
-/// where a row has a space to break at (as [`crate::render::wrap`] does).
+/// where a row has a space to break at, a link or code longer than a row kept
+/// whole on a row of its own (as [`crate::render::wrap`] does).
 fn wrap(chars: &[(char, Style)], width: usize) -> Vec<Vec<(char, Style)>> {
     let width = width.max(1);
     let mut rows = Vec::new();
@@ -497,6 +483,11 @@ fn wrap(chars: &[(char, Style)], width: usize) -> Vec<Vec<(char, Style)>> {
                         row.pop();
                     }
                     rows.push(std::mem::replace(&mut row, rest));
+                }
+                None if c != ' ' && keeps_whole(row.iter().map(|&(c, _)| c), wide) => {
+                    row.push((c, style));
+                    used += wide;
+                    continue;
                 }
                 None => rows.push(std::mem::take(&mut row)),
             }

@@ -144,7 +144,11 @@ pub(crate) fn fit(text: &str, width: usize) -> String {
 }
 
 /// `text` (one line, already safe to show) broken into rows of at most `width`
-/// columns, between words where a row has a space to break at.
+/// columns, between words where a row has a space to break at. A word longer
+/// than a row (a link, a path, an identifier: no wide characters) is never split:
+/// it gets a row of its own, whole, for the terminal to wrap, so it can still be
+/// copied or followed. (Text with wide characters, written without spaces, is
+/// broken at the width.)
 pub(crate) fn wrap(text: &str, width: usize) -> Vec<String> {
     let width = width.max(1);
     let mut rows = Vec::new();
@@ -163,6 +167,11 @@ pub(crate) fn wrap(text: &str, width: usize) -> Vec<String> {
                     rows.push(row.iter().collect::<String>().trim_end().to_owned());
                     row = rest;
                 }
+                None if c != ' ' && keeps_whole(row.iter().copied(), wide) => {
+                    row.push(c);
+                    used += wide;
+                    continue;
+                }
                 None => rows.push(row.drain(..).collect()),
             }
             used = row.iter().map(|c| c.width().unwrap_or(0)).sum();
@@ -175,6 +184,14 @@ pub(crate) fn wrap(text: &str, width: usize) -> Vec<String> {
     }
     rows.push(row.into_iter().collect());
     rows
+}
+
+/// Whether a row holding one word (`word`, no space to break at), about to be
+/// widened by a character `wide` columns wide, is a token kept whole: it has
+/// no wide characters (a link, a path, code), so it is not text in a script
+/// written without spaces.
+pub(crate) fn keeps_whole(mut word: impl Iterator<Item = char>, wide: usize) -> bool {
+    wide <= 1 && word.all(|c| c != ' ' && c.width().unwrap_or(0) <= 1)
 }
 
 /// `text` cut to at most `max` characters, saying how long it was when cut.
@@ -468,12 +485,23 @@ mod tests {
         assert_eq!(answer_text(&json!({"p": 1})), "{\"p\":1}");
         assert_eq!(fit("abcdef", 4), "abc…");
         assert_eq!(fit("abc", 3), "abc");
-        assert_eq!(wrap("abcdef", 4), ["abcd", "ef"]);
+        // A token longer than a row is kept whole on its own row; text in wide
+        // characters written without spaces is broken at the width.
+        assert_eq!(wrap("abcdef", 4), ["abcdef"]);
+        assert_eq!(wrap("回答してください", 6), ["回答し", "てくだ", "さい"]);
         assert_eq!(
             wrap("choose another dialect", 10),
             ["choose", "another", "dialect"]
         );
-        assert_eq!(wrap("a verylongword", 6), ["a", "verylo", "ngword"]);
+        assert_eq!(wrap("a verylongword", 6), ["a", "verylongword"]);
+        assert_eq!(
+            wrap("see https://example.com/a/long/path/to/a/page then go", 12),
+            [
+                "see",
+                "https://example.com/a/long/path/to/a/page",
+                "then go"
+            ]
+        );
         assert_eq!(shorten("abcdef", 3), "abc… (6 characters)");
         assert_eq!(shorten("abc", 3), "abc");
     }

@@ -3,7 +3,10 @@
 //! with an optional wait limit.
 //!
 //! Every row handed to [`Screen::draw`] is already safe to show (made so by
-//! [`render`](crate::render)) and at most as wide as [`Screen::width`]. When the
+//! [`render`](crate::render)) and at most as wide as [`Screen::width`], but for a
+//! token longer than that (a link, a path), kept whole on a row of its own for
+//! the terminal to wrap: the cursor's moves count the screen rows each row takes.
+//! When the
 //! screen closes (even on an error), the frame is erased and the terminal
 //! restored, so no half-drawn prompt is left behind.
 //!
@@ -166,10 +169,17 @@ impl Screen {
             column: frame.rows.last().map_or(0, |r| display_width(r)),
         });
         let row = cursor.row.min(last);
-        if last > row {
-            queue!(self.out, MoveUp(to_u16(last - row)))?;
+        // From the end of the last row up to the cursor's, in screen rows: a row
+        // wider than the terminal (a long link) takes more than one.
+        let (columns, _) = crossterm::terminal::size().unwrap_or((80, 24));
+        let columns = usize::from(columns).max(1);
+        let lines = |r: &String| display_width(r).max(1).div_ceil(columns);
+        let below: usize = frame.rows[row..].iter().map(lines).sum();
+        let up = below.saturating_sub(1 + cursor.column / columns);
+        if up > 0 {
+            queue!(self.out, MoveUp(to_u16(up)))?;
         }
-        queue!(self.out, MoveToColumn(to_u16(cursor.column)))?;
+        queue!(self.out, MoveToColumn(to_u16(cursor.column % columns)))?;
         self.out.flush()?;
         self.cursor_row = row;
         self.above = frame.rows[..row].iter().map(|r| display_width(r)).collect();

@@ -177,10 +177,33 @@ fn styles_turn_off_only_what_they_turned_on() {
 }
 
 #[test]
-fn long_code_rows_are_split_not_reflowed() {
+fn long_code_rows_go_on_under_themselves_broken_at_a_space() {
     assert_eq!(
         texts("```\nlet x = [1, 2, 3, 4, 5, 6];\n```", 20),
-        ["    let x = [1, 2, 3", "    , 4, 5, 6];"]
+        ["    let x = [1, 2,", "    3, 4, 5, 6];"]
+    );
+    // A token longer than the row, in code or a link, is never split.
+    assert_eq!(
+        texts(
+            "```\nopen /srv/releases/2026-11-29/billing-api.tar.gz now\n```",
+            20
+        ),
+        [
+            "    open",
+            "    /srv/releases/2026-11-29/billing-api.tar.gz",
+            "    now"
+        ]
+    );
+    assert_eq!(
+        texts(
+            "Read [the runbook](https://runbooks.example.com/billing/deploys#rollback) first.",
+            20
+        ),
+        [
+            "Read the runbook",
+            "(https://runbooks.example.com/billing/deploys#rollback)",
+            "first."
+        ]
     );
 }
 
