@@ -167,3 +167,33 @@ fn a_reply_being_typed_when_the_time_runs_out_is_sent_with_the_result() {
         ]
     );
 }
+
+#[test]
+fn an_answer_being_typed_when_the_time_runs_out_is_given_back_to_copy() {
+    let scratch = Scratch::new();
+    let tmux = start("typing", &scratch, "4", "cancel");
+    tmux.wait_for("? [1/3] Assistant asks: Apply the proposed migration?");
+    tmux.keys(&["y"]);
+    tmux.wait_for("? [2/3] Assistant asks: Which environment?");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("? [3/3] Assistant asks: Optional note for the migration log");
+    tmux.text("run it after the nightly backup");
+    tmux.wait_for("> run it after the nightly backup");
+    let (code, _) = finished(&tmux, &scratch);
+    assert_eq!(code, 0);
+    let screen = scratch.redact(&tmux.screen());
+    let end: Vec<&str> = screen
+        .lines()
+        .skip_while(|l| !l.starts_with("⏱"))
+        .take_while(|l| !l.is_empty())
+        .collect();
+    assert_eq!(
+        end,
+        [
+            "⏱ [3/3] Assistant asks: Optional note for the migration log: no answer in time",
+            "What you were typing was not sent; here it is, to copy:",
+            "  run it after the nightly backup",
+            "askuser: recorded as stream \"s\" in <tmp>/log.db",
+        ]
+    );
+}

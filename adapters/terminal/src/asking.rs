@@ -3,6 +3,7 @@
 //! confirmation, the "Other" input and the long-answer confirmation. The question
 //! keeps its state (ticks, typed text, filter) while the other views come and go.
 
+use askuser_core::text::for_display_line;
 use askuser_core::{AnswerType, AnsweredBy, Outcome, Prompt, UiInput, ui_answer};
 use serde_json::Value;
 
@@ -241,7 +242,17 @@ impl<'a> Asking<'a> {
             let now = Instant::now();
             if clock.is_some_and(|clock| clock.expired(now)) {
                 let done = Done::TimedOut(replying(&view));
-                screen.print(&wrap(&self.summary(&done), Screen::width()))?;
+                let mut lines = wrap(&self.summary(&done), Screen::width());
+                if let Some(text) = self.typed_not_sent(&view) {
+                    lines.extend(wrap(render::TYPED_NOT_SENT, Screen::width()));
+                    for line in text.lines() {
+                        lines.extend(wrap(
+                            &format!("  {}", for_display_line(line)),
+                            Screen::width(),
+                        ));
+                    }
+                }
+                screen.print(&lines)?;
                 return Ok(done);
             }
             let left = clock.map(|clock| clock.left(now));
@@ -322,6 +333,27 @@ impl<'a> Asking<'a> {
         };
         match self.with_note(Done::Act(Action::Answer(Value::String(answer)))) {
             Done::Act(action) => Some(action),
+            _ => None,
+        }
+    }
+
+    /// What the person was typing in `view` that a timeout does not send: a
+    /// typed answer or "Other" text (also behind an open Reply, whose message
+    /// the timeout does send), or a note being written.
+    fn typed_not_sent(&self, view: &View) -> Option<String> {
+        let action = match view {
+            View::Reply(_) => self.unsent(&View::Question),
+            View::Note(editor) => {
+                return Some(editor.text()).filter(|text| !text.trim().is_empty());
+            }
+            _ => self.unsent(view),
+        };
+        match action? {
+            Action::Answer(Value::String(text))
+            | Action::AnswerWithNote {
+                value: Value::String(text),
+                ..
+            } => Some(text),
             _ => None,
         }
     }
@@ -549,9 +581,12 @@ impl<'a> Asking<'a> {
                     Some(value) => (View::Question, Some(Done::Act(Action::Remember(value)))),
                     None => (View::Question, None),
                 },
-                Listed::Sent(picks) if picks.contains(&Pick::Other) => {
+                Listed::Sent(picks) | Listed::OtherTicked(picks)
+                    if picks.contains(&Pick::Other) =>
+                {
                     (View::Other(Editor::new(&self.other, false), picks), None)
                 }
+                Listed::OtherTicked(_) => (View::Question, None),
                 Listed::Sent(picks) => self.finish_multi(&picks, None),
                 Listed::Unchosen => {
                     self.error = Some(render::NO_DEFAULT.to_owned());

@@ -45,6 +45,10 @@ pub(crate) enum Listed {
     Remembered(Pick),
     /// The person sent a multi-select with these ticked entries, in list order.
     Sent(Vec<Pick>),
+    /// The person ticked a multi-select's "Other" by its key (`0`): its text is
+    /// to be typed now, as in a single choice; these entries are ticked (in
+    /// list order, "Other" among them).
+    OtherTicked(Vec<Pick>),
     /// Enter on a list with no entry chosen yet (a yes/no question without a
     /// default): the person must press a key that picks.
     Unchosen,
@@ -287,6 +291,17 @@ impl List {
                 if nothing_typed && self.digits_pick && c.is_ascii_digit() =>
             {
                 match self.by_key(c) {
+                    Some(index)
+                        if self.mode == Mode::Multi
+                            && self.entries[index].pick == Pick::Other
+                            && !self.ticked[index] =>
+                    {
+                        self.toggle(index);
+                        if let Some(at) = self.visible().iter().position(|&i| i == index) {
+                            self.cursor = at;
+                        }
+                        Listed::OtherTicked(self.ticked())
+                    }
                     Some(index) if self.mode == Mode::Multi => {
                         self.toggle(index);
                         if let Some(at) = self.visible().iter().position(|&i| i == index) {

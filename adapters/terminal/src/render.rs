@@ -25,6 +25,10 @@ pub(crate) const REPLY_TITLE: &str = "Reply to the assistant instead of answerin
 pub(crate) const DRAFT_DROPPED: &str =
     "⚠ What you typed for this question is not sent; Esc goes back to it.";
 
+/// The line after a timeout's when the person was typing: what follows is what
+/// they typed, kept for them to copy.
+pub(crate) const TYPED_NOT_SENT: &str = "What you were typing was not sent; here it is, to copy:";
+
 /// The title of the End Turn confirmation.
 pub(crate) const END_TURN_TITLE: &str =
     "End the turn? Your answers so far are lost and the assistant gets no reply.";

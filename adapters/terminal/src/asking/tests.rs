@@ -461,3 +461,65 @@ fn what_was_being_typed_is_kept_unsent() {
     let (view, _) = list.step(View::Question, Key::Char('s'));
     assert_eq!(list.unsent(&view), None);
 }
+
+#[test]
+fn zero_in_a_multi_select_ticks_other_and_opens_its_field_as_in_a_single_choice() {
+    let arguments = json!({"questions": [{"id": "f", "text": "Which checks?",
+        "answer_type": "multi_select", "options": ["lint", "tests"], "allow_other": true}]});
+    let prompt = prompt_at(&arguments, &[]);
+    let mut keys = vec![Key::Char('2'), Key::Char('0')];
+    keys.extend(typed("security scan"));
+    let (rows, _) = drive(&prompt, &Settings::default(), &keys);
+    assert_eq!(rows[1], "> security scan");
+    keys.push(Key::Enter);
+    let (_, done) = drive(&prompt, &Settings::default(), &keys);
+    assert_eq!(
+        done,
+        Some(Done::Act(Action::Answer(json!(["tests", "security scan"]))))
+    );
+    // Esc keeps the text and the tick; Enter on the list asks for it again,
+    // filled in, and sends it.
+    let mut keys = vec![Key::Char('0')];
+    keys.extend(typed("fuzz"));
+    keys.extend([Key::Esc, Key::Char('1')]);
+    let (rows, _) = drive(&prompt, &Settings::default(), &keys);
+    assert_eq!(
+        rows[..5],
+        [
+            "? Assistant asks: Which checks?",
+            "> [x] 1) lint",
+            "  [ ] 2) tests",
+            "  [x] 0) Other (type your answer)",
+            "  2 ticked",
+        ]
+    );
+    keys.extend([Key::Enter, Key::Enter]);
+    let (_, done) = drive(&prompt, &Settings::default(), &keys);
+    assert_eq!(
+        done,
+        Some(Done::Act(Action::Answer(json!(["lint", "fuzz"]))))
+    );
+}
+
+#[test]
+fn what_a_timeout_does_not_send_is_given_back() {
+    let settings = Settings::default();
+    let note = prompt_at(&migration(), &[json!(true), json!("staging")]);
+    let mut asking = Asking::question(&note, &settings);
+    let mut view = View::Question;
+    for key in typed("run it after the backup") {
+        view = asking.step(view, key).0;
+    }
+    assert_eq!(
+        asking.typed_not_sent(&view),
+        Some("run it after the backup".to_owned())
+    );
+    // Behind the menu Esc opens, too.
+    let (reply, _) = asking.step(view, Key::Esc);
+    assert_eq!(
+        asking.typed_not_sent(&reply),
+        Some("run it after the backup".to_owned())
+    );
+    let fresh = Asking::question(&note, &settings);
+    assert_eq!(fresh.typed_not_sent(&View::Question), None);
+}
