@@ -586,13 +586,14 @@ impl<'a> Asking<'a> {
                 {
                     (View::Other(Editor::new(&self.other, false), picks), None)
                 }
-                Listed::OtherTicked(_) => (View::Question, None),
                 Listed::Sent(picks) => self.finish_multi(&picks, None),
                 Listed::Unchosen => {
                     self.error = Some(render::NO_DEFAULT.to_owned());
                     (View::Question, None)
                 }
-                Listed::Changed | Listed::Ignored => (View::Question, None),
+                Listed::OtherTicked(_) | Listed::Changed | Listed::Ignored => {
+                    (View::Question, None)
+                }
             },
         }
     }
