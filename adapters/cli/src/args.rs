@@ -260,11 +260,17 @@ pub(crate) struct StreamArgs {
 /// `askuser log ...`.
 #[derive(Debug, Subcommand)]
 pub(crate) enum LogCommand {
-    /// Lists the streams, with their events, forks, compaction and status (open, answered, replied, ended, timed out)
+    /// Lists the streams, with their events, when each was created (how long ago), forks, compaction and status (open, answered, replied, ended, timed out)
     List {
         /// The log.
         #[command(flatten)]
         db: DbArg,
+        /// Creation times exact, in UTC, rather than how long ago
+        #[arg(long)]
+        utc: bool,
+        /// One JSON object per stream, one per line (exact times)
+        #[arg(long, conflicts_with = "utc")]
+        json: bool,
     },
     /// Prints a stream's events
     Show(StreamArgs),

@@ -5,7 +5,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use askuser_app::Desk;
-use askuser_app::log::{Log, Seq};
+use askuser_app::log::{Log, Seq, Timestamp};
 use askuser_core::text::{for_display, for_display_line};
 use askuser_rpc::{describe_event, replay};
 
@@ -23,7 +23,7 @@ pub(crate) fn log(command: &LogCommand) -> Result<u8, CliError> {
     }
     let (of, db) = match command {
         LogCommand::Salvage { .. } => unreachable!("salvage is handled above"),
-        LogCommand::List { db } => (None, db),
+        LogCommand::List { db, .. } => (None, db),
         LogCommand::Show(of)
         | LogCommand::Replay(of)
         | LogCommand::Transcript(of)
@@ -43,7 +43,12 @@ pub(crate) fn log(command: &LogCommand) -> Result<u8, CliError> {
     };
     let mut out = std::io::stdout().lock();
     let Some(StreamArgs { stream, .. }) = of else {
-        list(&log, &db, &mut out)?;
+        let times = match command {
+            LogCommand::List { json: true, .. } => Times::Json,
+            LogCommand::List { utc: true, .. } => Times::Utc,
+            _ => Times::Ago,
+        };
+        list(&log, &db, times, &mut out)?;
         out.flush()?;
         return Ok(EXIT_RESULT);
     };
@@ -109,21 +114,50 @@ fn salvage(from: &Path, to: &Path) -> Result<u8, CliError> {
     })
 }
 
-fn list(log: &Arc<dyn Log>, db: &Path, out: &mut impl Write) -> Result<(), CliError> {
+/// How `askuser log list` tells when each stream was created.
+#[derive(Clone, Copy, PartialEq)]
+enum Times {
+    /// How long ago, in words (`5 min ago`), by the log's clock.
+    Ago,
+    /// Exact, in UTC (`--utc`).
+    Utc,
+    /// Every stream as a JSON object, times exact (`--json`).
+    Json,
+}
+
+fn list(log: &Arc<dyn Log>, db: &Path, times: Times, out: &mut impl Write) -> Result<(), CliError> {
     let streams = log.streams()?;
     let mut journal = Desk::new(Arc::clone(log));
-    if streams.is_empty() {
+    let now = journal.now();
+    if streams.is_empty() && times != Times::Json {
         let shown = for_display_line(&db.to_string_lossy()).into_owned();
         writeln!(out, "no streams are recorded in {shown}")?;
     }
     for info in streams {
+        let status = stream_status(&mut journal, &info.name);
+        if times == Times::Json {
+            let line = serde_json::json!({
+                "stream": info.name,
+                "events": info.head,
+                "created_at": info.created_at.to_string(),
+                "created_at_ms": info.created_at.millis(),
+                "forked_from": info.parent.as_ref().map(|p| serde_json::json!({"stream": p.stream, "at": p.at})),
+                "compacted_through": info.floor,
+                "status": status,
+            });
+            writeln!(out, "{line}")?;
+            continue;
+        }
         let events = if info.head == 1 { "event" } else { "events" };
+        let created = match times {
+            Times::Ago => ago(info.created_at.millis(), now.millis()),
+            _ => info.created_at.to_string(),
+        };
         write!(
             out,
-            "{}  {} {events}, created {}",
+            "{}  {} {events}, created {created}",
             for_display_line(&info.name),
             info.head,
-            info.created_at
         )?;
         if let Some(parent) = &info.parent {
             let shown = for_display_line(&parent.stream);
@@ -132,9 +166,31 @@ fn list(log: &Arc<dyn Log>, db: &Path, out: &mut impl Write) -> Result<(), CliEr
         if info.floor > 0 {
             write!(out, ", compacted through #{}", info.floor)?;
         }
-        writeln!(out, "; {}", stream_status(&mut journal, &info.name))?;
+        writeln!(out, "; {status}")?;
     }
     Ok(())
+}
+
+/// How long before `now` the time `then` was, in words a person reads at a
+/// glance (both in milliseconds since the epoch): `just now`, `12 min ago`,
+/// `3 h ago`, `yesterday`, `4 days ago`, then the date.
+fn ago(then: u64, now: u64) -> String {
+    const MINUTE: u64 = 60_000;
+    const HOUR: u64 = 60 * MINUTE;
+    const DAY: u64 = 24 * HOUR;
+    const TWO_DAYS: u64 = 2 * DAY;
+    const WEEK: u64 = 7 * DAY;
+    match now.saturating_sub(then) {
+        0..MINUTE => "just now".to_owned(),
+        d @ MINUTE..HOUR => format!("{} min ago", d / MINUTE),
+        d @ HOUR..DAY => format!("{} h ago", d / HOUR),
+        DAY..TWO_DAYS => "yesterday".to_owned(),
+        d @ TWO_DAYS..=WEEK => format!("{} days ago", d / DAY),
+        _ => {
+            let exact = Timestamp(then).to_string();
+            format!("on {}", exact.get(..10).unwrap_or(&exact))
+        }
+    }
 }
 
 /// Where a stream stands, in words, from the read side (one replay of the
@@ -234,4 +290,22 @@ fn fork(
         "forked \"{parent}\" after #{at} into \"{fork}\"; continue it with `{command}`"
     )?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ago;
+
+    #[test]
+    fn creation_times_read_as_how_long_ago() {
+        let now = 1_796_000_000_000;
+        let minutes = |m: u64| now - m * 60_000;
+        assert_eq!(ago(now, now), "just now");
+        assert_eq!(ago(now + 5_000, now), "just now");
+        assert_eq!(ago(minutes(12), now), "12 min ago");
+        assert_eq!(ago(minutes(3 * 60 + 5), now), "3 h ago");
+        assert_eq!(ago(minutes(30 * 60), now), "yesterday");
+        assert_eq!(ago(minutes(4 * 24 * 60), now), "4 days ago");
+        assert_eq!(ago(minutes(40 * 24 * 60), now), "on 2026-10-21");
+    }
 }

@@ -204,9 +204,21 @@ fn log_list_show_transcript_and_export() {
     let scratch = Scratch::new();
     recorded_session(&scratch);
     let list = scratch.run_db(&["log", "list"], "");
+    assert_eq!(list.stdout, "s  7 events, created just now; answered\n");
+    let exact = scratch.run_db(&["log", "list", "--utc"], "");
     assert_eq!(
-        scratch.redact(&list.stdout),
+        scratch.redact(&exact.stdout),
         "s  7 events, created <time>; answered\n"
+    );
+    let json = scratch.run_db(&["log", "list", "--json"], "");
+    let line: serde_json::Value =
+        serde_json::from_str(json.stdout.trim_end()).expect("a JSON line");
+    let created = line["created_at_ms"].as_u64().expect("milliseconds");
+    assert_eq!(
+        scratch.redact(&json.stdout),
+        format!(
+            "{{\"stream\":\"s\",\"events\":7,\"created_at\":\"<time>\",\"created_at_ms\":{created},\"forked_from\":null,\"compacted_through\":0,\"status\":\"answered\"}}\n"
+        )
     );
     let show = scratch.run_db(&["log", "show", "s"], "");
     assert_eq!(
@@ -245,7 +257,7 @@ fn a_fork_replays_its_parents_events_and_compaction_keeps_replay_working() {
     let list = scratch.run_db(&["log", "list"], "");
     assert_eq!(
         scratch.redact(&list.stdout),
-        "s  7 events, created <time>; answered\nwhat-if  2 events, created <time>, forked from \"s\" at #2; open: 1 inquiry waits for an answer\n"
+        "s  7 events, created just now; answered\nwhat-if  2 events, created just now, forked from \"s\" at #2; open: 1 inquiry waits for an answer\n"
     );
     let replay = scratch.run_db(&["log", "replay", "what-if"], "");
     assert_eq!(replay.code, 0);

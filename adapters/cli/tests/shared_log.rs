@@ -97,7 +97,7 @@ fn eight_pending_asks_and_answers_at_once(place: &Place) {
     }
     let listed = run(&scratch, &db, &["log", "list"]);
     let expected: String = (0..8)
-        .map(|n| format!("s{n}  2 events, created <time>; answered\n"))
+        .map(|n| format!("s{n}  2 events, created just now; answered\n"))
         .collect::<Vec<_>>()
         .concat();
     assert_eq!(
@@ -124,7 +124,7 @@ fn the_log_is_read_while_serve_runs_and_serve_sees_an_answer_given_elsewhere(pla
         (listed.code, scratch.redact(&listed.stdout)),
         (
             0,
-            "s  2 events, created <time>; open: 1 inquiry waits for an answer\n".to_owned()
+            "s  2 events, created just now; open: 1 inquiry waits for an answer\n".to_owned()
         ),
         "{}",
         listed.stderr

@@ -111,7 +111,7 @@ fn the_form_answers(shell: &Tmux, scratch: &Scratch) {
         (listed.code, scratch.redact(&listed.stdout)),
         (
             0,
-            "s  4 events, created <time>; answered\nt  3 events, created <time>; failed\n"
+            "s  4 events, created just now; answered\nt  3 events, created just now; failed\n"
                 .to_owned()
         )
     );

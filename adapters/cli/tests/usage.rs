@@ -179,7 +179,7 @@ fn a_non_utf8_path_works_for_the_log_and_the_call() {
     assert_eq!((code, stderr.as_str()), (Some(0), ""));
     assert_eq!(
         scratch.redact(&stdout),
-        "s  1 event, created <time>; failed\n"
+        "s  1 event, created just now; failed\n"
     );
     // A pending file cannot name that log, so answering it takes --db.
     let pending = scratch.path("p.json").into_os_string();
