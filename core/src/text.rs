@@ -179,6 +179,42 @@ pub fn answer_words(value: &serde_json::Value) -> String {
     }
 }
 
+/// A length of time in milliseconds, in words a person and a model read alike:
+/// whole seconds under two minutes, then minutes (and seconds), then hours (and
+/// minutes); a time that is not whole seconds in milliseconds. The one wording
+/// of a timeout's length, in a tool result and in a transcript.
+///
+/// ```
+/// use askuser_core::text::duration_words;
+/// assert_eq!(duration_words(1_000), "1 second");
+/// assert_eq!(duration_words(60_000), "60 seconds");
+/// assert_eq!(duration_words(600_000), "10 minutes");
+/// assert_eq!(duration_words(150_000), "2 minutes 30 seconds");
+/// assert_eq!(duration_words(7_260_000), "2 hours 1 minute");
+/// assert_eq!(duration_words(1_500), "1500 ms");
+/// ```
+pub fn duration_words(ms: u64) -> String {
+    let unit = |n: u64, one: &str| {
+        if n == 1 {
+            format!("1 {one}")
+        } else {
+            format!("{n} {one}s")
+        }
+    };
+    let both = |big: u64, big_unit: &str, small: u64, small_unit: &str| match small {
+        0 => unit(big, big_unit),
+        _ => format!("{} {}", unit(big, big_unit), unit(small, small_unit)),
+    };
+    if ms % 1000 != 0 {
+        return format!("{ms} ms");
+    }
+    match ms / 1000 {
+        seconds @ 0..120 => unit(seconds, "second"),
+        seconds @ 120..7200 => both(seconds / 60, "minute", seconds % 60, "second"),
+        seconds => both(seconds / 3600, "hour", seconds % 3600 / 60, "minute"),
+    }
+}
+
 /// [`for_display`] for a one-line place (a menu entry, a header): newlines and tabs
 /// are escaped too.
 pub fn for_display_line(text: &str) -> Cow<'_, str> {

@@ -4,7 +4,7 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::sync::Arc;
 
-use askuser_core::text::answer_words;
+use askuser_core::text::{answer_words, duration_words};
 use askuser_core::{AnsweredBy, Command, Ending, Event, Form, InquiryId, Slot, State, ValidForm};
 use serde_json::Value;
 
@@ -120,10 +120,38 @@ impl Transcriber {
                 given.push((question.clone(), value.clone()));
             }
             Event::Back { inquiry } if !commands.is_empty() => {
+                // Told at the end of the inquiry's block, as a step the person took.
+                if let Some(text) = self.asked(inquiry) {
+                    let notes = self.notes.entry(inquiry.clone()).or_default();
+                    notes.push(format!("The user went back from \"{text}\"."));
+                }
                 // Back drops the last answer the person gave (and any after it).
                 if let Some(given) = self.given.get_mut(inquiry) {
                     given.pop();
                 }
+            }
+            Event::ChangeWanted { inquiry, question } if !commands.is_empty() => {
+                let was = self.given.get(inquiry).and_then(|given| {
+                    given
+                        .iter()
+                        .rev()
+                        .find(|(id, _)| id == question)
+                        .map(|(_, v)| answer_words(v))
+                });
+                let text = self.forms.get(inquiry).and_then(|form| {
+                    form.questions
+                        .iter()
+                        .find(|q| &q.id == question)
+                        .map(|q| q.text.clone())
+                });
+                let text = text.unwrap_or_else(|| question.clone());
+                let notes = self.notes.entry(inquiry.clone()).or_default();
+                notes.push(match was {
+                    Some(was) => {
+                        format!("The user changed the answer to \"{text}\" (it was {was}).")
+                    }
+                    None => format!("The user changed the answer to \"{text}\"."),
+                });
             }
             Event::Attached { origin } => {
                 let _ = writeln!(self.out, "{} started waiting.", agent_words(origin));
@@ -190,7 +218,8 @@ impl Transcriber {
                 if let Some(after_ms) = outcome.timed_out_after_ms() {
                     let _ = writeln!(
                         self.out,
-                        "The user did not answer within {after_ms} ms; the question timed out."
+                        "The user did not answer within {}; the question timed out.",
+                        duration_words(after_ms)
                     );
                 }
                 self.done(inquiry);
@@ -322,11 +351,13 @@ fn answers(out: &mut String, form: &ValidForm, slots: &[Option<Slot>], skipped: 
     for (index, question) in form.questions().iter().enumerate() {
         let text = &question.text;
         let _ = match slots.get(index).and_then(Option::as_ref) {
-            Some(slot) => writeln!(
-                out,
-                "{}",
-                answer_sentence(text, &slot.answer.to_value(question), slot.by)
-            ),
+            Some(slot) => {
+                let sentence = answer_sentence(text, &slot.answer.to_value(question), slot.by);
+                match slot.note.as_deref().filter(|note| !note.trim().is_empty()) {
+                    Some(note) => writeln!(out, "{sentence} The user's note beside it: {note}"),
+                    None => writeln!(out, "{sentence}"),
+                }
+            }
             None if skipped => writeln!(out, "Did not ask \"{text}\" (it did not apply)."),
             None => Ok(()),
         };

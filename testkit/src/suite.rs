@@ -534,6 +534,7 @@ pub mod replay {
         let expected = "\
 Asked \"Which database should we use?\"; the answer was PostgreSQL.
 Asked \"Migrate the data now?\"; the answer was No.
+The user went back from \"Migrate the data now?\".
 
 Asked \"Which tags apply?\"; the answer was bug, docs, flaky.
 The user chose to reply instead of answering \"Any comment?\".

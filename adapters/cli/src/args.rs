@@ -297,7 +297,7 @@ pub(crate) enum LogCommand {
         #[arg(long)]
         drop: bool,
     },
-    /// Prints what was asked and answered, in words
+    /// Prints what was asked and answered, in words: notes, Backs and changed answers included
     Transcript(StreamArgs),
     /// Prints a stream's events as JSON lines (after a snapshot line for a compacted stream)
     Export(StreamArgs),

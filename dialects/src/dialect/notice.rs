@@ -23,7 +23,7 @@ pub(crate) fn timeout(outcome: &Outcome, texts: &[String]) -> Option<String> {
     };
     let mut notice = format!(
         "The user did not answer in time: {what} timed out after {}.",
-        duration(after_ms)
+        askuser_core::text::duration_words(after_ms)
     );
     let answers: Vec<Option<Answer>> = outcome
         .answers
@@ -61,15 +61,6 @@ pub(crate) fn timeout(outcome: &Outcome, texts: &[String]) -> Option<String> {
         );
     }
     Some(notice)
-}
-
-/// `60 seconds`, `1 second`, `1500 ms`.
-fn duration(after_ms: u64) -> String {
-    match (after_ms / 1000, after_ms % 1000) {
-        (1, 0) => "1 second".to_owned(),
-        (seconds, 0) => format!("{seconds} seconds"),
-        _ => format!("{after_ms} ms"),
-    }
 }
 
 /// The note the person wrote beside the answer to question `index`, if any
