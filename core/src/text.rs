@@ -205,7 +205,7 @@ pub fn duration_words(ms: u64) -> String {
         0 => unit(big, big_unit),
         _ => format!("{} {}", unit(big, big_unit), unit(small, small_unit)),
     };
-    if ms % 1000 != 0 {
+    if !ms.is_multiple_of(1000) {
         return format!("{ms} ms");
     }
     match ms / 1000 {
