@@ -10,8 +10,8 @@ use askuser_testkit::build::{db_form, request};
 use serde_json::json;
 
 /// Handles `input`; the command it gave.
-fn step(session: &mut Session, input: Input) -> Command {
-    let handled = session.handle(&input).expect("taken");
+fn step(session: &mut Session, input: &Input) -> Command {
+    let handled = session.handle(input).expect("taken");
     handled.commands.into_iter().next().expect("a command")
 }
 
@@ -28,7 +28,7 @@ fn the_transcript_tells_notes_backs_and_changes_in_words() {
     let log: Arc<dyn Log> = Arc::new(MemLog::new());
     let mut session = Session::open(Arc::clone(&log), "s").unwrap();
     let id = InquiryId::new("call-1");
-    step(&mut session, Input::Ask(request("call-1", db_form())));
+    step(&mut session, &Input::Ask(request("call-1", db_form())));
     session
         .handle(&Input::WantReview {
             inquiry: id.clone(),
@@ -38,22 +38,22 @@ fn the_transcript_tells_notes_backs_and_changes_in_words() {
     let answer = |shown: &Command, value, note: Option<&str>| {
         Input::from(AnswerInput::new(at(shown), value).with_note(note.map(str::to_owned)))
     };
-    let migrate = step(&mut session, answer(&db, json!("PostgreSQL"), None));
-    let db = step(&mut session, Input::Back(at(&migrate)));
-    let migrate = step(&mut session, answer(&db, json!("SQLite"), None));
-    let review = step(&mut session, answer(&migrate, json!(true), None));
+    let migrate = step(&mut session, &answer(&db, json!("PostgreSQL"), None));
+    let db = step(&mut session, &Input::Back(at(&migrate)));
+    let migrate = step(&mut session, &answer(&db, json!("SQLite"), None));
+    let review = step(&mut session, &answer(&migrate, json!(true), None));
     let db = step(
         &mut session,
-        Input::Change {
+        &Input::Change {
             at: at(&review),
             question: "db".into(),
         },
     );
     let review = step(
         &mut session,
-        answer(&db, json!("PostgreSQL"), Some("it is what production runs")),
+        &answer(&db, json!("PostgreSQL"), Some("it is what production runs")),
     );
-    step(&mut session, Input::Submit(at(&review)));
+    step(&mut session, &Input::Submit(at(&review)));
     assert_eq!(
         transcript(&*log, "s").unwrap(),
         "Asked \"Which database should we use?\"; the answer was PostgreSQL. The user's note beside it: it is what production runs\n\
