@@ -491,12 +491,16 @@ pub mod replay {
             text.starts_with("(The first 12 events were compacted;"),
             "{text}"
         );
-        // Exporting a compacted stream writes what remains.
+        // Exporting a compacted stream writes the snapshot that stands for the
+        // dropped events, then what remains.
         let mut out = Vec::new();
         assert_eq!(
             askuser_store::export::json_lines(log, "t", &mut out).unwrap(),
-            12
+            13
         );
+        let first: Value =
+            serde_json::from_slice(out.split(|b| *b == b'\n').next().unwrap()).unwrap();
+        assert_eq!(first["snapshot"]["seq"], 12);
     }
 
     pub fn the_transcript_tells_what_was_asked_and_answered<L: Log>(log: &L) {

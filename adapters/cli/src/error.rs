@@ -159,35 +159,6 @@ pub(crate) enum CliError {
     /// The inquiry ended with nothing for the model.
     #[error("the inquiry ended without a result")]
     NoResult,
-    /// A stream's dropped events cannot be exported.
-    #[error("stream \"{stream}\" cannot be exported: {reason}")]
-    CannotExport {
-        /// The stream, shown safely.
-        stream: String,
-        /// Why.
-        reason: ExportGap,
-    },
-}
-
-/// Why a compacted stream cannot be exported.
-#[derive(Debug, thiserror::Error)]
-pub(crate) enum ExportGap {
-    /// No snapshot this askuser reads stands for the dropped events.
-    #[error(
-        "its events through #{floor} were dropped and no snapshot this askuser reads holds their state"
-    )]
-    NoSnapshot {
-        /// The last dropped event.
-        floor: u64,
-    },
-    /// The snapshot that stands for them is not JSON.
-    #[error("its snapshot at #{floor} is not JSON ({error})")]
-    SnapshotNotJson {
-        /// The last dropped event.
-        floor: u64,
-        /// Why.
-        error: serde_json::Error,
-    },
 }
 
 /// The log's errors are the application layer's ([`AppError::Store`]): one road.

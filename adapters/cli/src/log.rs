@@ -14,7 +14,7 @@ use crate::common::{
     EXIT_ERROR, EXIT_MISMATCH, EXIT_RESULT, db_hint, db_path, json_for_display, open_journal,
     open_reading, print_out, shell_word,
 };
-use crate::error::{CliError, ExportGap};
+use crate::error::CliError;
 
 /// `askuser log SUBCOMMAND ...`
 pub(crate) fn log(command: &LogCommand) -> Result<u8, CliError> {
@@ -230,12 +230,7 @@ fn show(log: &dyn Log, stream: &str, out: &mut impl Write) -> Result<(), CliErro
 /// `{"stream":…,"snapshot":{"seq":…,"taken_at":…,"state":{…}}}`, then the events
 /// after it; without that snapshot nothing is printed and the error says why.
 fn export(log: &dyn Log, stream: &str, out: &mut impl Write) -> Result<(), CliError> {
-    let info = log.info(stream)?;
     let mut lines = Vec::new();
-    if info.floor > 0 {
-        lines.extend(snapshot_line(log, stream, info.floor)?);
-        lines.push(b'\n');
-    }
     askuser_app::log::export::json_lines(log, stream, &mut lines)?;
     // Each line is JSON; what could act on a terminal becomes a `\uXXXX` escape.
     for line in String::from_utf8_lossy(&lines).lines() {
@@ -245,28 +240,6 @@ fn export(log: &dyn Log, stream: &str, out: &mut impl Write) -> Result<(), CliEr
         }
     }
     Ok(())
-}
-
-/// The snapshot line of a stream compacted through `floor`.
-fn snapshot_line(log: &dyn Log, stream: &str, floor: Seq) -> Result<Vec<u8>, CliError> {
-    let gap = |reason| CliError::CannotExport {
-        stream: for_display_line(stream).into_owned(),
-        reason,
-    };
-    let snapshot = askuser_app::log::replay::latest_snapshot(log, stream, floor)?
-        .filter(|snapshot| snapshot.seq == floor)
-        .ok_or_else(|| gap(ExportGap::NoSnapshot { floor }))?;
-    let state = serde_json::to_value(&snapshot.state)
-        .map_err(|error| gap(ExportGap::SnapshotNotJson { floor, error }))?;
-    let line = serde_json::json!({
-        "stream": stream,
-        "snapshot": {
-            "seq": snapshot.seq,
-            "taken_at": snapshot.taken_at.to_string(),
-            "state": state,
-        },
-    });
-    Ok(line.to_string().into_bytes())
 }
 
 fn fork(
