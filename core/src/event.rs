@@ -455,7 +455,30 @@ impl AgentOrigin {
 }
 
 /// A tool call that asks a form, with the facts that decide who answers it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+///
+/// Its `Debug` is short, for logs and failed assertions: the questions by id and
+/// the tool call by dialect (the form and the raw arguments can be 64 KiB each).
+///
+/// ```
+/// use askuser_core::{InquiryId, Request, ToolCall, parse_form};
+/// use serde_json::json;
+///
+/// let form = parse_form(&json!({"questions": [
+///     {"id": "apply", "text": "Apply?", "answer_type": "boolean"},
+///     {"id": "note", "text": "Why?", "answer_type": "text"}]})).unwrap();
+/// let request = Request {
+///     inquiry: InquiryId::new("call-1"),
+///     form: form.form().clone(),
+///     policy: Default::default(),
+///     origin: Default::default(),
+///     call: Some(ToolCall { dialect: "jp-form".into(), arguments: json!({"questions": []}) }),
+/// };
+/// assert_eq!(
+///     format!("{request:?}"),
+///     r#"Request { inquiry: "call-1", questions: ["apply", "note"], call: Some("jp-form"), .. }"#
+/// );
+/// ```
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
 pub struct Request {
     /// The new inquiry's id; unique for the engine's lifetime.
     pub inquiry: InquiryId,
@@ -471,6 +494,20 @@ pub struct Request {
     /// dialect's result from the log alone. The engine does not read it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub call: Option<ToolCall>,
+}
+
+impl std::fmt::Debug for Request {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let questions: Vec<&str> = self.form.questions.iter().map(|q| q.id.as_str()).collect();
+        f.debug_struct("Request")
+            .field("inquiry", &self.inquiry.as_str())
+            .field("questions", &questions)
+            .field(
+                "call",
+                &self.call.as_ref().map(|call| call.dialect.as_str()),
+            )
+            .finish_non_exhaustive()
+    }
 }
 
 /// A tool call as the model wrote it: its dialect's name and its raw arguments.
