@@ -11,9 +11,11 @@
 
 mod compare;
 mod near_miss;
+mod seal;
 
 pub use compare::{Mismatch, compare};
 use near_miss::near_miss;
+pub use seal::{Seal, key, key_file};
 use std::collections::BTreeMap;
 use std::fs;
 use std::io::Write as _;
@@ -57,6 +59,10 @@ pub struct PendingFile {
     pub timestamp: String,
     /// Every question of the form, in order.
     pub questions: Vec<PendingQuestion>,
+    /// What binds the file to its log, stream and inquiry
+    /// ([`PendingFile::sealed`]); `None` until sealed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seal: Option<Seal>,
     /// Once answered: the tool result (or the tool error text).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub result: Option<Value>,
@@ -165,6 +171,7 @@ impl PendingFile {
                 .iter()
                 .map(PendingQuestion::from_question)
                 .collect(),
+            seal: None,
             result: None,
         }
     }

@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 use std::fs::{File, OpenOptions};
 use std::io::{Read as _, Write as _};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::{AppError, Result};
 
@@ -44,6 +44,16 @@ pub fn same(a: &str, b: &str) -> bool {
             .zip(b.bytes())
             .fold(0u8, |acc, (x, y)| acc | (x ^ y))
             == 0
+}
+
+/// askuser's own directory of the person's data: `$XDG_DATA_HOME/askuser`,
+/// else `$HOME/.local/share/askuser`; `None` when neither is set.
+pub fn data_dir() -> Option<PathBuf> {
+    let env = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
+    let data = env("XDG_DATA_HOME")
+        .map(PathBuf::from)
+        .or_else(|| env("HOME").map(|home| Path::new(&home).join(".local/share")))?;
+    Some(data.join("askuser"))
 }
 
 /// The secret kept in `path`: read when the file exists, else made with

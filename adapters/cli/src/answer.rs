@@ -22,7 +22,9 @@ const SHOWN_CHARS: usize = 200;
 
 /// `askuser answer FILE [--answers JSON] [--db PATH]`
 ///
-/// The file is compared with the questions its inquiry recorded in the log, and
+/// The file must carry the seal `askuser ask --pending` wrote for its log,
+/// stream and inquiry (an edit of any of them is refused, naming it). It is
+/// compared with the questions its inquiry recorded in the log, and
 /// refused (nothing recorded, exit 2) if it no longer shows them. The answers are
 /// recorded together, and each question is printed beside its answer on standard
 /// error. Whenever a result exists it is printed: after recording the answers even
@@ -39,6 +41,7 @@ pub(crate) fn answer(args: &AnswerArgs) -> Result<u8, CliError> {
     let answers = given_answers(args.answers.as_deref(), &mut file)?;
     let db = pending_db(args.db.as_deref(), &file)?;
     let mut journal = open_journal(&db)?;
+    file.check_seal(path, &pending::key(&db)?)?;
     let hints = Hints::new(&file, path, &db, args.db.as_deref());
     let answered = pending::answer(&mut journal, &file, &answers);
     let told = told(&file, answered, &hints)?;

@@ -222,6 +222,9 @@ pub(crate) struct SetupArgs {
     /// Print the change as a diff of the file, and write nothing
     #[arg(long)]
     pub(crate) dry_run: bool,
+    /// Connect the host to `askuser mcp --http ADDR` (a loopback address) with the log's token in its headers, in your own configuration only
+    #[arg(long, value_name = "ADDR")]
+    pub(crate) http: Option<std::net::SocketAddr>,
 }
 
 /// `askuser schema`.

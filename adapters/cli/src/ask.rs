@@ -124,7 +124,8 @@ fn write_pending(
         inquiry,
         call,
         SystemClock.now().to_string(),
-    );
+    )
+    .sealed(&pending::key(db)?);
     target.write(&file)?;
     if file.db.is_none() {
         note(&format!(

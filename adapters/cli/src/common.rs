@@ -61,11 +61,7 @@ pub(crate) fn default_db() -> Result<PathBuf, CliError> {
 /// askuser's own directory of the person's data: `$XDG_DATA_HOME/askuser`,
 /// else `$HOME/.local/share/askuser`; `None` when neither is set.
 pub(crate) fn askuser_data_dir() -> Option<PathBuf> {
-    let env = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
-    let data = env("XDG_DATA_HOME")
-        .map(PathBuf::from)
-        .or_else(|| env("HOME").map(|home| Path::new(&home).join(".local/share")))?;
-    Some(data.join("askuser"))
+    askuser_app::secret::data_dir()
 }
 
 /// The ` --db PATH` a command printed as a hint needs to reach the log `db`: empty

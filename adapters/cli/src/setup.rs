@@ -8,19 +8,26 @@
 //! same directory, renamed over it) with the old one's permissions. A second
 //! run changes nothing, and says so. `--dry-run` prints the change as a diff
 //! and writes nothing.
+//!
+//! With `--http ADDR` the entry connects to `askuser mcp --http ADDR` instead,
+//! with the log's token (`askuser_app::secret`) in its `Authorization`
+//! header, where the host's file takes headers: only the person's own file
+//! (never a project's), made readable by them only, and the token is never
+//! printed.
 
 mod merge;
 
 use std::fmt::Write as _;
 use std::fs;
 use std::io::{Read as _, Write as _};
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
 use askuser_app::files::{self, Links};
 use askuser_app::is_postgres_url;
 use askuser_core::text::for_display;
 use askuser_mcp::clients::{
-    Client, CommandForm, Format, Root, Setting, SettingValue, Setup, UserFile,
+    Client, CommandForm, Format, Http, Root, Setting, SettingValue, Setup, UserFile,
 };
 use serde_json::{Value, json};
 
@@ -38,10 +45,17 @@ pub(crate) fn setup(args: &SetupArgs) -> Result<u8, CliError> {
     let (client, setup) = Client::by_key(&args.host)
         .and_then(|client| Some((client, client.setup?)))
         .ok_or_else(|| CliError::Usage(format!("unknown host \"{}\"", args.host)))?;
-    let db = Location::of(db_path(args.db.db.as_deref())?)?;
+    let db_path = db_path(args.db.db.as_deref())?;
+    let db = Location::of(db_path.clone())?;
     let exe = std::env::current_exe()?;
     let words = command_words(&setup, &exe, &db)?;
-    let entry = entry(&setup, &words);
+    let remote = (args.http)
+        .map(|addr| Remote::of(&client, &setup, addr, &db_path, &args.scope))
+        .transpose()?;
+    let entry = match &remote {
+        Some(remote) => http_entry(&setup, remote),
+        None => entry(&setup, &words),
+    };
     let (path, roots) = match args.scope.as_str() {
         "project" => {
             let dir = std::env::current_dir()?;
@@ -62,17 +76,47 @@ pub(crate) fn setup(args: &SetupArgs) -> Result<u8, CliError> {
     })?;
     let shown = target.display().to_string();
     let mut out = String::new();
+    let was_open = remote
+        .as_ref()
+        .and_then(|_| mode_of(&target))
+        .filter(|mode| mode & 0o077 != 0);
     if args.dry_run {
-        dry_run(&mut out, client.key, &shown, old.as_deref(), &new, change);
+        // The token is never printed: the diff shows where it goes.
+        let hide = |text: &str| match &remote {
+            Some(remote) => text.replace(&remote.token, "<token>"),
+            None => text.to_owned(),
+        };
+        let old = old.as_deref().map(hide);
+        dry_run(
+            &mut out,
+            client.key,
+            &shown,
+            old.as_deref(),
+            &hide(&new),
+            change,
+        );
     } else {
         if change != Change::Unchanged {
             let project = args.scope == "project";
-            write_atomically(&target, &new, old.as_deref(), project)?;
+            write_atomically(&target, &new, old.as_deref(), project, remote.is_some())?;
         }
         said(&mut out, client.key, &shown, old.is_some(), change);
     }
     let kept = merge::kept(&new, setup.format, setup.servers, &entry);
-    what_it_runs(&mut out, &setup, &words, &kept, &shown);
+    match &remote {
+        Some(remote) => {
+            what_it_connects_to(
+                &mut out,
+                remote,
+                &words,
+                &shown,
+                was_open.filter(|_| !args.dry_run),
+            );
+            kept_keys(&mut out, &shown, &kept);
+            what_it_sets(&mut out, &setup);
+        }
+        None => what_it_runs(&mut out, &setup, &words, &kept, &shown),
+    }
     if let Location::Url {
         had_password: true, ..
     } = db
@@ -178,6 +222,99 @@ fn command_words(setup: &Setup, exe: &Path, db: &Location) -> Result<Vec<String>
     Ok(words)
 }
 
+/// What an entry over HTTP connects to: `askuser mcp --http ADDR`, with the
+/// token of the log kept beside it.
+struct Remote {
+    /// The host's shape of such an entry.
+    shape: Http,
+    /// Where `askuser mcp --http` listens.
+    addr: SocketAddr,
+    /// The file the token is kept in.
+    token_file: PathBuf,
+    /// The token.
+    token: String,
+}
+
+impl Remote {
+    /// For `askuser setup HOST --http ADDR`: refused for a host whose file
+    /// takes no headers, for `--scope project` (others read a project's
+    /// file), and for an address `askuser mcp --http` does not take. The
+    /// token is read, or made, as `askuser mcp --http` would.
+    fn of(
+        client: &Client,
+        setup: &Setup,
+        addr: SocketAddr,
+        db: &Path,
+        scope: &str,
+    ) -> Result<Self, CliError> {
+        let key = client.key;
+        let shape = setup.http.ok_or_else(|| {
+            CliError::Usage(format!(
+                "{} takes a remote server's token only from an environment variable, not from its configuration, so askuser setup {key} --http is not offered: run askuser setup {key} without --http (the host then starts askuser itself)",
+                client.host
+            ))
+        })?;
+        if scope == "project" {
+            return Err(CliError::Usage(
+                "--http writes the MCP token into the host's configuration, so only into your own (--scope user): a project's file can be read by others".into(),
+            ));
+        }
+        if !addr.ip().is_loopback() {
+            return Err(CliError::Usage(format!(
+                "--http {addr} is not a loopback address; askuser mcp --http listens on one only (127.0.0.1:PORT or [::1]:PORT)"
+            )));
+        }
+        if !is_postgres_url(db) {
+            // The token is kept in the log's directory: the log is made first.
+            drop(crate::common::open_journal(db)?);
+        }
+        let token_file = crate::mcp::token_file(db)?;
+        let token = askuser_app::secret::kept_in(&token_file)?;
+        Ok(Self {
+            shape,
+            addr,
+            token_file,
+            token,
+        })
+    }
+
+    /// The URL `askuser mcp --http` serves at.
+    fn url(&self) -> String {
+        format!("http://{}/mcp", self.addr)
+    }
+}
+
+/// askuser's server entry over HTTP in the host's shape: its URL and the
+/// token's header, the host's settings, and no command.
+fn http_entry(setup: &Setup, remote: &Remote) -> Vec<(String, Value)> {
+    let mut entry = Vec::new();
+    if let Some(kind) = remote.shape.kind {
+        entry.push(("type".to_owned(), json!(kind)));
+    }
+    entry.push((remote.shape.url.to_owned(), json!(remote.url())));
+    let header = json!({"Authorization": format!("Bearer {}", remote.token)});
+    entry.push((remote.shape.headers.to_owned(), header));
+    entry.push(("command".to_owned(), Value::Null));
+    if setup.command == CommandForm::Split {
+        entry.push(("args".to_owned(), Value::Null));
+    }
+    entry.extend(settings(setup));
+    entry
+}
+
+/// The keys the host's settings set beside the command or the URL.
+fn settings(setup: &Setup) -> Vec<(String, Value)> {
+    (setup.settings.iter())
+        .map(|setting| {
+            let value = match setting.value {
+                SettingValue::Bool(b) => json!(b),
+                SettingValue::Integer(i) => json!(i),
+            };
+            (setting.key.to_owned(), value)
+        })
+        .collect()
+}
+
 /// askuser's server entry in the host's shape, key by key.
 fn entry(setup: &Setup, words: &[String]) -> Vec<(String, Value)> {
     let mut entry = Vec::new();
@@ -191,13 +328,12 @@ fn entry(setup: &Setup, words: &[String]) -> Vec<(String, Value)> {
         }
         CommandForm::List => entry.push(("command".to_owned(), json!(words))),
     }
-    for setting in setup.settings {
-        let value = match setting.value {
-            SettingValue::Bool(b) => json!(b),
-            SettingValue::Integer(i) => json!(i),
-        };
-        entry.push((setting.key.to_owned(), value));
+    if let Some(http) = setup.http {
+        // An entry over HTTP written before is a command again.
+        entry.push((http.url.to_owned(), Value::Null));
+        entry.push((http.headers.to_owned(), Value::Null));
     }
+    entry.extend(settings(setup));
     entry
 }
 
@@ -337,13 +473,15 @@ fn read_config(path: &Path) -> Result<(PathBuf, Option<String>), CliError> {
 
 /// Replaces `path` by `text`: written to a new file in the same directory
 /// (created with the old file's permissions, else 0600 for the person's own
-/// file and 0644 for a project's), flushed, then renamed over it, unless the
+/// file and 0644 for a project's; without those of group and others when
+/// `private`), flushed, then renamed over it, unless the
 /// file changed since it was read.
 fn write_atomically(
     path: &Path,
     text: &str,
     old: Option<&str>,
     project: bool,
+    private: bool,
 ) -> Result<(), CliError> {
     let file_error = |error| CliError::File {
         path: path.to_owned(),
@@ -352,6 +490,8 @@ fn write_atomically(
     let dir = path.parent().unwrap_or(Path::new("."));
     fs::create_dir_all(dir).map_err(file_error)?;
     let mode = mode_of(path).unwrap_or(if project { 0o644 } else { 0o600 });
+    // A file that holds a token is the person's alone.
+    let mode = if private { mode & !0o077 } else { mode };
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -502,6 +642,39 @@ fn kept_keys(out: &mut String, path: &str, kept: &[(String, String)]) {
     );
 }
 
+/// Where an entry over HTTP connects, where its token is, and the server to
+/// start: `words` (the stdio entry's command) serving HTTP at its address.
+/// `was_open`: the file's mode before, when group or others could read it.
+fn what_it_connects_to(
+    out: &mut String,
+    remote: &Remote,
+    words: &[String],
+    path: &str,
+    was_open: Option<u32>,
+) {
+    let _ = writeln!(
+        out,
+        "The host connects to {} with the header Authorization: Bearer TOKEN, TOKEN being the contents of {}; {path} holds it, and is readable by you only.",
+        remote.url(),
+        remote.token_file.display()
+    );
+    if let Some(mode) = was_open {
+        let _ = writeln!(
+            out,
+            "{path} was readable by others (mode {mode:04o}); it is now 0600."
+        );
+    }
+    let mut command: Vec<String> = (words.iter())
+        .map(|w| shell_word(std::ffi::OsStr::new(w)))
+        .collect();
+    command.splice(2..2, ["--http".to_owned(), remote.addr.to_string()]);
+    let _ = writeln!(
+        out,
+        "Start the server first, and keep it running: {}",
+        command.join(" ")
+    );
+}
+
 /// The command the entry runs, and what it switches on.
 fn what_it_runs(
     out: &mut String,
@@ -516,6 +689,11 @@ fn what_it_runs(
         .collect();
     let _ = writeln!(out, "The host runs: {}", command.join(" "));
     kept_keys(out, path, kept);
+    what_it_sets(out, setup);
+}
+
+/// What the entry switches on beside the command or the URL.
+fn what_it_sets(out: &mut String, setup: &Setup) {
     for Setting { key, value, why } in setup.settings {
         let set = setup.format.assignment(key, *value);
         let _ = writeln!(out, "It sets {}: {why}.", set.trim_matches('`'));

@@ -119,7 +119,7 @@ fn the_pending_file_workflow_by_list_and_by_editing_the_file() {
     );
     insta::assert_snapshot!(
         "pending_file",
-        scratch.redact(&std::fs::read_to_string(&pending).unwrap())
+        sealed(&scratch.redact(&std::fs::read_to_string(&pending).unwrap()))
     );
 
     // An answer that is not an option: nothing is recorded, the problem is named.
@@ -375,6 +375,22 @@ fn schema_prints_each_definition_and_check_lists_every_problem() {
     insta::assert_snapshot!("check_problems", run.stdout);
 }
 
+/// A pending file's text with each tag of its seal (32 hex digits, made with
+/// the log's random key) shown as `<tag>`.
+fn sealed(text: &str) -> String {
+    let tag =
+        |value: &str| value.len() == 34 && value[1..33].bytes().all(|b| b.is_ascii_hexdigit());
+    text.lines()
+        .map(|line| match line.split_once(": ") {
+            Some((key, value)) if tag(value.trim_end_matches(',')) => {
+                let comma = if value.ends_with(',') { "," } else { "" };
+                format!("{key}: \"<tag>\"{comma}\n")
+            }
+            _ => format!("{line}\n"),
+        })
+        .collect()
+}
+
 #[test]
 fn broken_pending_files_and_answers_are_explained() {
     let scratch = Scratch::new();
@@ -417,7 +433,7 @@ fn broken_pending_files_and_answers_are_explained() {
     let db = scratch.db();
     assert_eq!(
         answer(&["--answers", "[true]", "--db", &db]),
-        (1, "askuser: <tmp>/p.json names inquiry \"call-1\" of stream \"s\", which the log <tmp>/log.db does not hold; nothing was recorded. Pass the --db the questions were asked with, or, if the file's \"stream\" or \"inquiry\" was edited, write the pending file again with `askuser ask --pending`\n".to_owned())
+        (1, "askuser: the pending file <tmp>/p.json: /seal: is missing: askuser ask --pending seals every file it writes to its log, stream and inquiry; write the file again with `askuser ask --pending`\n".to_owned())
     );
 }
 

@@ -94,53 +94,149 @@ fn edited_options_are_refused() {
 }
 
 #[test]
-fn a_changed_inquiry_id_is_refused() {
+fn a_file_edited_to_another_inquiry_or_stream_is_refused_naming_what_changed() {
     let scratch = Scratch::new();
     let pending = ask_pending(&scratch, DEPLOY);
-    // A second inquiry in the same stream, asking something else.
-    std::fs::write(
-        scratch.path("other.json"),
-        r#"{"questions": [{"id": "colour", "text": "Do you like this colour?", "answer_type": "boolean"}]}"#,
-    )
-    .unwrap();
-    let other = scratch.path("other.json").display().to_string();
-    let q = scratch.path("q.json").display().to_string();
-    let run = scratch.run_db(&["ask", "--stream", "s", "--pending", &q, &other], "");
-    assert_eq!(run.code, 5, "{}", run.stderr);
-
-    let mut file = read(&pending);
-    file["inquiry"] = "call-2".into();
-    std::fs::write(&pending, file.to_string()).unwrap();
-    let run = scratch.run_db(&["answer", &pending, "--answers", "[true]"], "");
+    // Another agent's stream asking the very same, and a second inquiry in
+    // this one: before the seal, an edited file answered either.
+    let call = scratch.path("call.json").display().to_string();
+    for (stream, file) in [("b", "b.json"), ("s", "q.json")] {
+        let file = scratch.path(file).display().to_string();
+        let run = scratch.run_db(&["ask", "--stream", stream, "--pending", &file, &call], "");
+        assert_eq!(run.code, 5, "{}", run.stderr);
+    }
+    let written = read(&pending);
+    let refused = |file: &Value| {
+        std::fs::write(&pending, file.to_string()).unwrap();
+        // The log is the file's `db`.
+        let run = scratch.run(&["answer", &pending, "--answers", r#"[true,"SQLite"]"#], "");
+        (run.code, run.stdout, scratch.redact(&run.stderr))
+    };
+    let mut file = written.clone();
+    file["stream"] = "b".into();
     assert_eq!(
-        (run.code, run.stdout.as_str(), scratch.redact(&run.stderr)),
+        refused(&file),
         (
-            2,
-            "",
-            "askuser: <tmp>/p.json no longer matches the questions it was written for (inquiry \"call-2\" of stream \"s\" in the log): \
-             the file has 2 questions but the log 1; \
-             question 1 is \"deploy\" in the file but \"colour\" in the log; \
-             question \"colour\" reads \"Deploy to PRODUCTION now?\" in the file but \"Do you like this colour?\" in the log.\n\
-             Nothing was recorded. Write the pending file again with `askuser ask --pending`, or answer in the terminal with `askuser resume s --inquiry call-2 --db <tmp>/log.db`.\n"
+            1,
+            String::new(),
+            "askuser: the pending file <tmp>/p.json: /stream: was changed after askuser ask --pending wrote the file: \
+             put back the stream it was written for, or answer the pending file written for this stream\n"
                 .to_owned()
         )
     );
-
-    // An inquiry the stream does not hold.
-    file["inquiry"] = "call-9".into();
-    std::fs::write(&pending, file.to_string()).unwrap();
-    let run = scratch.run_db(&["answer", &pending, "--answers", "[true]"], "");
+    let mut file = written.clone();
+    file["inquiry"] = "call-2".into();
     assert_eq!(
-        (run.code, run.stdout.as_str(), scratch.redact(&run.stderr)),
+        refused(&file),
         (
             1,
-            "",
-            "askuser: <tmp>/p.json names inquiry \"call-9\" of stream \"s\", which the log <tmp>/log.db does not hold; nothing was recorded. \
+            String::new(),
+            "askuser: the pending file <tmp>/p.json: /inquiry: was changed after askuser ask --pending wrote the file: \
+             put back the inquiry it was written for, or answer the pending file written for this inquiry\n"
+                .to_owned()
+        )
+    );
+    let mut file = written.clone();
+    file.as_object_mut().unwrap().remove("seal");
+    assert_eq!(
+        refused(&file),
+        (
+            1,
+            String::new(),
+            "askuser: the pending file <tmp>/p.json: /seal: is missing: askuser ask --pending seals every file it writes to its log, \
+             stream and inquiry; write the file again with `askuser ask --pending`\n"
+                .to_owned()
+        )
+    );
+    // Nothing was recorded; the file as written is answered.
+    assert_eq!(events_line(&scratch), "stream \"s\": 2 events");
+    std::fs::write(&pending, written.to_string()).unwrap();
+    let run = scratch.run_db(&["answer", &pending, "--answers", r#"[true,"SQLite"]"#], "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+}
+
+#[test]
+fn a_file_edited_to_another_log_is_refused_and_one_sealed_for_a_log_without_its_inquiry_says_so() {
+    let scratch = Scratch::new();
+    let pending = ask_pending(&scratch, DEPLOY);
+    let call = scratch.path("call.json").display().to_string();
+    let written = read(&pending);
+    let refused = |file: &Value| {
+        std::fs::write(&pending, file.to_string()).unwrap();
+        // The log is the file's `db`.
+        let run = scratch.run(&["answer", &pending, "--answers", r#"[true,"SQLite"]"#], "");
+        (run.code, run.stdout, scratch.redact(&run.stderr))
+    };
+    // Another log holding the same stream and inquiry, asking the same.
+    let elsewhere = scratch.path("elsewhere.db").display().to_string();
+    let q2 = scratch.path("q2.json").display().to_string();
+    let run = scratch.run(
+        &[
+            "ask",
+            "--db",
+            &elsewhere,
+            "--stream",
+            "s",
+            "--pending",
+            &q2,
+            &call,
+        ],
+        "",
+    );
+    assert_eq!(run.code, 5, "{}", run.stderr);
+    let mut file = written.clone();
+    file["db"] = elsewhere.clone().into();
+    assert_eq!(
+        refused(&file),
+        (
+            1,
+            String::new(),
+            "askuser: the pending file <tmp>/p.json: /db: is not the log the file was sealed by (it was changed, \
+             or that log's askuser.pending-key was replaced): answer the file in the log it was written for\n"
+                .to_owned()
+        )
+    );
+    // A log that took this log's key but never held the inquiry: the seal
+    // opens, and the log says it holds no such inquiry.
+    let third = scratch.path("third.db").display().to_string();
+    let q3 = scratch.path("q3.json").display().to_string();
+    let run = scratch.run(
+        &[
+            "ask",
+            "--db",
+            &third,
+            "--stream",
+            "t",
+            "--pending",
+            &q3,
+            &call,
+        ],
+        "",
+    );
+    assert_eq!(run.code, 5, "{}", run.stderr);
+    let key = |db: &str| std::path::Path::new(db).join("askuser.pending-key");
+    std::fs::copy(key(&scratch.db()), key(&third)).unwrap();
+    std::fs::write(&pending, written.to_string()).unwrap();
+    let run = scratch.run(
+        &[
+            "answer",
+            &pending,
+            "--answers",
+            "[true,\"SQLite\"]",
+            "--db",
+            &third,
+        ],
+        "",
+    );
+    assert_eq!(
+        (run.code, scratch.redact(&run.stderr)),
+        (
+            1,
+            "askuser: <tmp>/p.json names inquiry \"call-1\" of stream \"s\", which the log <tmp>/third.db does not hold; nothing was recorded. \
              Pass the --db the questions were asked with, or, if the file's \"stream\" or \"inquiry\" was edited, write the pending file again with `askuser ask --pending`\n"
                 .to_owned()
         )
     );
-    assert_eq!(events_line(&scratch), "stream \"s\": 2 events");
 }
 
 #[test]

@@ -100,6 +100,8 @@ fn ask_makes_the_log_and_the_pending_file_private_whatever_the_umask() {
         assert_eq!(code, 5, "umask {umask}: {stderr}");
         let mut expected = sealed_log();
         expected.push("600 f q.json".to_owned());
+        // The key the pending file is sealed with, beside the log.
+        expected.push("600 f new/log.db/askuser.pending-key".to_owned());
         expected.sort();
         assert_eq!(modes(scratch.dir.path()), expected, "umask {umask}");
     }
@@ -181,6 +183,7 @@ fn mcp_makes_the_log_and_its_pending_files_private_whatever_the_umask() {
         let found = modes(scratch.dir.path());
         let mut expected = sealed_log();
         expected.push("700 d pending".to_owned());
+        expected.push("600 f new/log.db/askuser.pending-key".to_owned());
         let pending = found
             .iter()
             .find(|entry| entry.contains("pending/askuser-"))

@@ -574,3 +574,125 @@ Next: Restart Cursor, open Cursor Settings > MCP (Customize > MCPs) and switch a
 "
     );
 }
+
+#[test]
+#[cfg(unix)]
+fn the_http_entry_carries_the_token_only_in_the_person_s_own_file() {
+    let home = Home::new();
+    // Claude Code's file, readable by others, with a stdio entry written before.
+    home.write(".claude.json", "{\n  \"mcpServers\": {}\n}\n");
+    assert_eq!(home.setup(&["claude-code"]).code, 0);
+    std::fs::set_permissions(
+        home.file(".claude.json"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o644),
+    )
+    .unwrap();
+    let stdio = home.read(".claude.json");
+    let db = "<home>/.local/share/askuser/log.db";
+    let next = "Next: Restart Claude Code (for a project's .mcp.json, approve the server when it asks), then run /mcp: askuser is listed as connected, with mcp__askuser__ask_user and mcp__askuser__AskUserQuestion among its tools.\n";
+    let connects = format!(
+        "The host connects to http://127.0.0.1:8765/mcp with the header Authorization: Bearer TOKEN, TOKEN being the contents of {db}/askuser.mcp-token; <home>/.claude.json holds it, and is readable by you only.\n"
+    );
+    let rest = format!(
+        "Start the server first, and keep it running: <askuser> mcp --http 127.0.0.1:8765 --db {db}\n\
+         It sets \"alwaysLoad\": true: the tools are always in the model's prompt, never deferred behind tool search.\n{next}"
+    );
+
+    // The dry run shows where the token goes, never the token.
+    let dry = home.setup(&["claude-code", "--http", "127.0.0.1:8765", "--dry-run"]);
+    assert_eq!((dry.code, dry.stderr.as_str()), (0, ""));
+    assert_eq!(
+        dry.stdout,
+        format!(
+            "askuser setup claude-code --dry-run: would update askuser's entry in <home>/.claude.json (nothing was written):
+--- <home>/.claude.json
++++ <home>/.claude.json (new)
+@@ -1,10 +1,12 @@
+ {{
+   \"mcpServers\": {{
+     \"askuser\": {{
+-      \"type\": \"stdio\",
+-      \"command\": \"<askuser>\",
+-      \"args\": [\"mcp\", \"--db\", \"{db}\"],
+-      \"alwaysLoad\": true
++      \"type\": \"http\",
++      \"alwaysLoad\": true,
++      \"url\": \"http://127.0.0.1:8765/mcp\",
++      \"headers\": {{
++        \"Authorization\": \"Bearer <token>\"
++      }}
+     }}
+   }}
+ }}
+{connects}{rest}"
+        )
+    );
+    assert_eq!(home.read(".claude.json"), stdio);
+
+    let run = home.setup(&["claude-code", "--http", "127.0.0.1:8765"]);
+    assert_eq!((run.code, run.stderr.as_str()), (0, ""));
+    assert_eq!(
+        run.stdout,
+        format!(
+            "askuser setup claude-code: updated askuser's entry in <home>/.claude.json.\n{connects}\
+             <home>/.claude.json was readable by others (mode 0644); it is now 0600.\n{rest}"
+        )
+    );
+    let token_file = home.file(".local/share/askuser/log.db/askuser.mcp-token");
+    let token = std::fs::read_to_string(&token_file).unwrap();
+    assert_eq!(
+        home.read(".claude.json"),
+        format!(
+            "{{\n  \"mcpServers\": {{\n    \"askuser\": {{\n      \"type\": \"http\",\n      \"alwaysLoad\": true,\n      \
+             \"url\": \"http://127.0.0.1:8765/mcp\",\n      \"headers\": {{\n        \"Authorization\": \"Bearer {}\"\n      }}\n    }}\n  }}\n}}\n",
+            token.trim_end()
+        )
+    );
+    assert_eq!(
+        (mode(&home.file(".claude.json")), mode(&token_file)),
+        (0o600, 0o600)
+    );
+    // Again: nothing changes, and the log the server will serve is a log.
+    let again = home.setup(&["claude-code", "--http", "127.0.0.1:8765"]);
+    assert_eq!(
+        again.stdout,
+        format!(
+            "askuser setup claude-code: <home>/.claude.json already has askuser's entry as it would be written; nothing was changed.\n{connects}{rest}"
+        )
+    );
+    // Without --http the entry runs askuser again, the URL and token taken out.
+    let back = home.setup(&["claude-code"]);
+    assert_eq!((back.code, back.stderr.as_str()), (0, ""));
+    assert_eq!(
+        home.redact(&home.read(".claude.json")),
+        format!(
+            "{{\n  \"mcpServers\": {{\n    \"askuser\": {{\n      \"type\": \"stdio\",\n      \"alwaysLoad\": true,\n      \
+             \"command\": \"<askuser>\",\n      \"args\": [\"mcp\", \"--db\", \"{db}\"]\n    }}\n  }}\n}}\n"
+        )
+    );
+}
+
+#[test]
+fn the_http_entry_is_refused_for_a_project_a_host_without_headers_and_a_far_address() {
+    let home = Home::new();
+    // A project's file is never given the token, nor a host that takes no headers.
+    let project = home.setup(&[
+        "claude-code",
+        "--http",
+        "127.0.0.1:8765",
+        "--scope",
+        "project",
+    ]);
+    let codex = home.setup(&["codex", "--http", "127.0.0.1:8765"]);
+    let far = home.setup(&["claude-code", "--http", "192.0.2.1:8765"]);
+    assert_eq!(
+        [(project.code, project.stdout, project.stderr), (codex.code, codex.stdout, codex.stderr), (far.code, far.stdout, far.stderr)],
+        [
+            (1, String::new(), "askuser: --http writes the MCP token into the host's configuration, so only into your own (--scope user): a project's file can be read by others\n".to_owned()),
+            (1, String::new(), "askuser: Codex takes a remote server's token only from an environment variable, not from its configuration, so askuser setup codex --http is not offered: run askuser setup codex without --http (the host then starts askuser itself)\n".to_owned()),
+            (1, String::new(), "askuser: --http 192.0.2.1:8765 is not a loopback address; askuser mcp --http listens on one only (127.0.0.1:PORT or [::1]:PORT)\n".to_owned()),
+        ]
+    );
+    // Nothing was written, not even a log or its token.
+    assert_eq!(home.files(), Vec::<String>::new());
+}

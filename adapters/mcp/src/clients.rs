@@ -89,10 +89,27 @@ pub struct Setup {
     /// another window (`askuser mcp --wait`), where the entry raises the host's
     /// timeout beyond the one [`Client::tool_timeout`] says.
     pub wait: Option<u64>,
+    /// How an entry connects to `askuser mcp --http` with its bearer token,
+    /// for a host whose user-private configuration takes request headers
+    /// (`askuser setup HOST --http ADDR`); `None` where it takes none.
+    pub http: Option<Http>,
     /// The name the model sees for `ask_user`, in words for docs and messages.
     pub model_sees: &'static str,
     /// What the person does next: restart the host, and how to check.
     pub next: &'static str,
+}
+
+/// A host's entry for a server over streamable HTTP: its `type` (if its
+/// entries have one), the key of the URL and the key of the request headers
+/// (an object of name and value).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Http {
+    /// The entry's `type`, for a host whose entries have one.
+    pub kind: Option<&'static str>,
+    /// The key of the server's URL.
+    pub url: &'static str,
+    /// The key of the headers sent with every request.
+    pub headers: &'static str,
 }
 
 /// The format of a host's configuration file.
@@ -202,6 +219,11 @@ pub const KNOWN_CLIENTS: &[Client] = &[
             }],
             tool_prefix: None,
             wait: None,
+            http: Some(Http {
+                kind: Some("http"),
+                url: "url",
+                headers: "headers",
+            }),
             model_sees: "`mcp__askuser__ask_user`",
             next: "Restart Claude Code (for a project's .mcp.json, approve the server when it asks), then run /mcp: askuser is listed as connected, with mcp__askuser__ask_user and mcp__askuser__AskUserQuestion among its tools.",
         }),
@@ -243,6 +265,9 @@ pub const KNOWN_CLIENTS: &[Client] = &[
             }],
             tool_prefix: None,
             wait: Some(595),
+            // Codex takes a remote server's bearer token from an environment
+            // variable (`bearer_token_env_var`), not from its file: not offered.
+            http: None,
             model_sees: "`mcp__askuser__ask_user`",
             next: "Restart Codex (a project's .codex/config.toml is read only in a trusted project), then run /mcp: askuser is listed with its tools ask_user and AskUserQuestion.",
         }),
@@ -287,6 +312,11 @@ pub const KNOWN_CLIENTS: &[Client] = &[
             }],
             tool_prefix: Some("askuser"),
             wait: None,
+            http: Some(Http {
+                kind: None,
+                url: "httpUrl",
+                headers: "headers",
+            }),
             model_sees: "`mcp_askuser_askuser_ask_user`",
             next: "Restart Gemini CLI in a folder you trust (it starts no MCP server in an untrusted one, and asks), then run /mcp list: askuser is listed as connected, with askuser_ask_user and askuser_AskUserQuestion.",
         }),
@@ -329,6 +359,11 @@ pub const KNOWN_CLIENTS: &[Client] = &[
             settings: &[],
             tool_prefix: None,
             wait: None,
+            http: Some(Http {
+                kind: Some("remote"),
+                url: "url",
+                headers: "headers",
+            }),
             model_sees: "`askuser_ask_user`",
             next: "Restart OpenCode, then run opencode mcp list: askuser is listed as connected.",
         }),
@@ -362,6 +397,11 @@ pub const KNOWN_CLIENTS: &[Client] = &[
             settings: &[],
             tool_prefix: None,
             wait: None,
+            http: Some(Http {
+                kind: Some("http"),
+                url: "url",
+                headers: "headers",
+            }),
             model_sees: "`ask_user`, namespaced by the server",
             next: "Reload VS Code, run MCP: List Servers, start askuser and trust it when asked; its tools are then in the chat's tool picker.",
         }),
@@ -392,6 +432,11 @@ pub const KNOWN_CLIENTS: &[Client] = &[
             settings: &[],
             tool_prefix: None,
             wait: None,
+            http: Some(Http {
+                kind: None,
+                url: "url",
+                headers: "headers",
+            }),
             model_sees: "`ask_user`",
             next: "Restart Cursor, open Cursor Settings > MCP (Customize > MCPs) and switch askuser on: it is listed with ask_user and AskUserQuestion.",
         }),

@@ -33,6 +33,17 @@ pub(crate) fn write_pending(
         call,
         SystemClock.now().to_string(),
     );
+    // Sealed to its log, stream and inquiry: `askuser answer` refuses an edit of
+    // any of them.
+    let file = match config.db.as_deref().map(askuser_app::pending::key) {
+        None => file,
+        Some(Ok(key)) => file.sealed(&key),
+        Some(Err(error)) => {
+            return CallToolResult::error(vec![ContentBlock::text(format!(
+                "{tool}: askuser could not seal the pending questions to their log ({error}). Do not retry this tool call in this turn."
+            ))]);
+        }
+    };
     let mut options = OpenOptions::new();
     options.write(true).create_new(true);
     // The person's alone, as the file that replaces it (created 0600).

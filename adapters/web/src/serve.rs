@@ -23,6 +23,10 @@
 //!   [`MAX_CONNECTIONS`] (under the usual limit of 1,024 descriptors); one over
 //!   it is answered a short 503 page and closed (at most [`MAX_REFUSING`] at a
 //!   time, each within [`HEADER_TIMEOUT`]; beyond that it is closed unanswered).
+//! - **Heads.** Hyper sees a request's head only once the [`head::Gate`] has
+//!   read it whole (at most [`head::MAX_HEAD`] bytes) and checked it as hyper
+//!   would; one hyper would refuse with its own bare page is answered by the
+//!   gate with the security headers every page carries (400, 411, 431).
 
 use std::collections::{HashMap, VecDeque};
 use std::convert::Infallible;
@@ -63,8 +67,9 @@ pub(crate) const MAX_UNPROVEN: usize = 128;
 pub(crate) const MAX_UNPROVEN_PER_PEER: usize = 32;
 /// How many connections over [`MAX_CONNECTIONS`] are answered 503 at once.
 const MAX_REFUSING: usize = 16;
-/// The most bytes buffered per connection, and so the largest request head.
-const MAX_BUFFER: usize = 64 * 1024;
+/// The most bytes hyper buffers per connection: a whole head that passed the
+/// [`head::Gate`] (at most [`head::MAX_HEAD`]) and some of its body.
+const MAX_BUFFER: usize = 2 * head::MAX_HEAD;
 /// The pause after the listener fails to accept (descriptors run out), so the
 /// loop does not spin while connections close.
 const ACCEPT_PAUSE: Duration = Duration::from_millis(50);
@@ -334,21 +339,28 @@ async fn refuse(tcp: TcpStream, tls: Option<TlsAcceptor>, limits: Limits) {
     }
 }
 
-/// HTTP/1.1 on `io` with the head timeout and the buffer bound.
+/// HTTP/1.1 on `io` with the head timeout and the buffer bound, each head
+/// read and checked by the [`head::Gate`] before hyper sees it: a refused one
+/// is answered by the gate once hyper has answered the requests before it.
 async fn http<I, S>(io: I, limits: &Limits, keep_alive: bool, service: S)
 where
     I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
     S: hyper::service::Service<Request<Incoming>, Response = Response<Body>, Error = Infallible>,
     S::Future: Send + 'static,
 {
+    let mut gate = head::Gate::new(io);
     // A connection's end (closed, timed out, broken) is no error of the server.
+    // Half-closes are allowed so that the end the gate shows hyper after a
+    // refused head lets hyper finish answering the request before it.
     let _ = hyper::server::conn::http1::Builder::new()
         .timer(TokioTimer::new())
         .header_read_timeout(limits.header_timeout)
         .keep_alive(keep_alive)
+        .half_close(true)
         .max_buf_size(MAX_BUFFER)
-        .serve_connection(TokioIo::new(io), service)
+        .serve_connection(TokioIo::new(&mut gate), service)
         .await;
+    let _ = tokio::time::timeout(limits.header_timeout, gate.refuse()).await;
 }
 
 /// `response` with `Connection: close`.
@@ -381,6 +393,8 @@ fn too_slow(deadline: Duration) -> Response<Body> {
         ),
     ))
 }
+
+mod head;
 
 // The server on real sockets, with small limits: held connections, a trickle,
 // a body too slow, the cap's 503, TLS.

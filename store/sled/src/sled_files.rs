@@ -44,8 +44,9 @@ pub enum DbPathState {
 /// and the private `.<pid>.<n>` directory it is bound in before it is moved there),
 /// and its record, `askuser.owner`, written as `.askuser.owner.<random>` first),
 /// and of the seal of a log closed cleanly (`askuser.seal`, written as
-/// `askuser.seal.<pid>` first), and the token `askuser mcp --http` keeps beside
-/// the log (`askuser.mcp-token`).
+/// `askuser.seal.<pid>` first), the token `askuser mcp --http` keeps beside
+/// the log (`askuser.mcp-token`), and the key pending files are sealed with
+/// (`askuser.pending-key`).
 fn is_sled_name(name: &str) -> bool {
     let binding = name
         .strip_prefix('.')
@@ -64,7 +65,13 @@ fn is_sled_name(name: &str) -> bool {
         .is_some_and(|rest| !rest.is_empty() && rest.chars().all(|c| c.is_ascii_alphanumeric()));
     matches!(
         name,
-        "conf" | "db" | "blobs" | "askuser.sock" | "askuser.owner" | "askuser.mcp-token"
+        "conf"
+            | "db"
+            | "blobs"
+            | "askuser.sock"
+            | "askuser.owner"
+            | "askuser.mcp-token"
+            | "askuser.pending-key"
     ) || record
         || name.starts_with("snap.")
         || binding

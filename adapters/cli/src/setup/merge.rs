@@ -60,7 +60,8 @@ pub(crate) enum Refusal {
     },
 }
 
-/// The entry askuser writes: each key and its value, in order.
+/// The entry askuser writes: each key and its value, in order; a key whose
+/// value is null is taken out of an entry that has it.
 pub(crate) type Entry = [(String, Value)];
 
 /// `text` (JSON, with comments and trailing commas when `jsonc`) with
@@ -205,7 +206,17 @@ fn set_json_entry(servers: &CstObject, entry: &Entry, options: &ParseOptions) ->
     };
     let mut change = Change::Unchanged;
     for (key, value) in entry {
-        let Some(old) = existing.get(key) else {
+        let old = existing.get(key);
+        if value.is_null() {
+            // A key of the other transport's entry (`command` for one over
+            // HTTP, `url` for a command): taken out.
+            if let Some(old) = old {
+                old.remove();
+                change = Change::Updated;
+            }
+            continue;
+        }
+        let Some(old) = old else {
             existing.append(key, input(value));
             change = Change::Updated;
             continue;
@@ -221,8 +232,14 @@ fn set_json_entry(servers: &CstObject, entry: &Entry, options: &ParseOptions) ->
     change
 }
 
+/// A new entry: its keys but those it takes out (null).
 fn object_input(entry: &Entry) -> CstInputValue {
-    CstInputValue::Object(entry.iter().map(|(k, v)| (k.clone(), input(v))).collect())
+    CstInputValue::Object(
+        (entry.iter())
+            .filter(|(_, v)| !v.is_null())
+            .map(|(k, v)| (k.clone(), input(v)))
+            .collect(),
+    )
 }
 
 fn input(value: &Value) -> CstInputValue {
@@ -288,7 +305,7 @@ fn set_toml_entry(servers: &mut dyn toml_edit::TableLike, entry: &Entry) -> Chan
             Change::Added
         };
         let mut table = toml_edit::Table::new();
-        for (key, value) in entry {
+        for (key, value) in entry.iter().filter(|(_, v)| !v.is_null()) {
             table.insert(key, toml_edit::Item::Value(toml_value(value)));
         }
         servers.insert(SERVER, toml_edit::Item::Table(table));
@@ -296,6 +313,12 @@ fn set_toml_entry(servers: &mut dyn toml_edit::TableLike, entry: &Entry) -> Chan
     };
     let mut change = Change::Unchanged;
     for (key, value) in entry {
+        if value.is_null() {
+            if existing.remove(key).is_some() {
+                change = Change::Updated;
+            }
+            continue;
+        }
         let same = existing
             .get(key)
             .and_then(toml_edit::Item::as_value)

@@ -401,3 +401,88 @@ fn over_tls_a_connection_over_the_cap_gets_the_503_page_after_its_handshake() {
     );
     assert_eq!(until_closed(&mut second), "");
 }
+
+/// The person's GET of `/` padded with an `X-Pad` header to exactly `len`
+/// bytes of head.
+fn padded_head(server: &Server, len: usize) -> Vec<u8> {
+    let mut head = server.person().into_bytes();
+    head.truncate(head.len() - 2);
+    head.extend_from_slice(b"X-Pad: ");
+    head.resize(len - 2 - 2, b'a');
+    head.extend_from_slice(b"\r\n\r\n");
+    assert_eq!(head.len(), len);
+    head
+}
+
+#[test]
+fn a_head_over_64_kib_gets_a_431_page_with_the_security_headers() {
+    let server = Server::start(roomy(), None);
+    // 64 KiB exactly is served, and the connection kept.
+    let mut stream = server.connect();
+    stream.write_all(&padded_head(&server, 65_536)).unwrap();
+    assert_eq!(status_of(&response(&mut stream)), "HTTP/1.1 200 OK");
+    stream.write_all(server.person().as_bytes()).unwrap();
+    assert_eq!(status_of(&response(&mut stream)), "HTTP/1.1 200 OK");
+    let too_long = refusal(
+        "431 Request Header Fields Too Large",
+        "Request head too long",
+        "The request's line and headers are over 64 KiB; send a shorter request (fewer or smaller cookies).",
+    );
+    // One byte more, 70,000 and 200,000 bytes (hyper's own bare 431 started
+    // near 114,500).
+    for len in [65_537, 70_000, 200_000] {
+        let mut stream = server.connect();
+        stream.write_all(&padded_head(&server, len)).unwrap();
+        assert_eq!(response(&mut stream), too_long, "a head of {len} bytes");
+        assert_eq!(until_closed(&mut stream), "", "a head of {len} bytes");
+    }
+    // A kept-alive connection is answered its first request, then refused.
+    let mut stream = server.connect();
+    let mut both = server.person().into_bytes();
+    both.extend_from_slice(&padded_head(&server, 70_000));
+    stream.write_all(&both).unwrap();
+    assert_eq!(status_of(&response(&mut stream)), "HTTP/1.1 200 OK");
+    assert_eq!(response(&mut stream), too_long);
+    assert_eq!(until_closed(&mut stream), "");
+}
+
+#[test]
+fn heads_hyper_would_refuse_get_the_refusal_page_with_the_security_headers() {
+    let server = Server::start(roomy(), None);
+    let host = format!("Host: 127.0.0.1:{}\r\n", server.port);
+    let many = "X-Many: 1\r\n".repeat(101);
+    let cases = [
+        (
+            format!("GET / HTTP/1.1\r\n{host}Bad Name: 1\r\n\r\n"),
+            refusal(
+                "400 Bad Request",
+                "Bad request",
+                "The request's head cannot be read (invalid header name); send a well-formed HTTP/1.1 request.",
+            ),
+        ),
+        (
+            format!("GET / HTTP/1.1\r\n{host}{many}\r\n"),
+            refusal(
+                "431 Request Header Fields Too Large",
+                "Too many headers",
+                "The request has more than 100 header lines; send fewer.",
+            ),
+        ),
+        (
+            format!(
+                "POST / HTTP/1.1\r\n{host}Transfer-Encoding: chunked\r\n\r\n1\r\na\r\n0\r\n\r\n"
+            ),
+            refusal(
+                "411 Length Required",
+                "Length required",
+                "A request body is taken only with a Content-Length, not a Transfer-Encoding; send it with its length.",
+            ),
+        ),
+    ];
+    for (request, page) in cases {
+        let mut stream = server.connect();
+        stream.write_all(request.as_bytes()).unwrap();
+        assert_eq!(response(&mut stream), page, "{request:?}");
+        assert_eq!(until_closed(&mut stream), "", "{request:?}");
+    }
+}
