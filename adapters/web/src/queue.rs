@@ -10,13 +10,14 @@ use askuser_app::log::{
     Lease, Leases, Presence as StorePresence, StreamInfo, StreamName, Timestamp,
 };
 use askuser_app::{AppError, Desk, OpenInquiry, Showing, StreamView, Taken};
-use askuser_core::text::{answer_words, for_display_line};
+use askuser_core::text::for_display_line;
 use askuser_core::{
-    AgentOrigin, AnswerInput, At, Command, Ending, Input, InquiryId, Outcome, Prompt, Refusal,
-    State,
+    AgentOrigin, AnswerInput, At, Command, Ending, Happened, Input, InquiryId, Outcome, Prompt,
+    Refusal, State,
 };
 
 use crate::answer::{Fields, value_from};
+use crate::elsewhere;
 
 use crate::history::{History, MAX_SHOWN};
 
@@ -708,47 +709,16 @@ enum Nobody {
 /// finished it, or this page was sent twice: the log cannot tell which).
 const FINISHED_ELSEWHERE: &str = "This question was already finished (here, in another tab or in the terminal) before this arrived; nothing you sent now was recorded";
 
-/// What changed while a page was open, in words: what happened to what it
-/// showed, what shows now, and that nothing was recorded.
+/// What changed while a page was open, in words: what another surface did to
+/// what it showed (the engine's [`Happened::since_shown`], worded by
+/// [`elsewhere::stale`]), what shows now, and that nothing was recorded.
 fn stale_words(state: &State, shown: &At, current: &At) -> String {
-    let form = state.form(&shown.inquiry);
-    // One line each: a multi-line answer reads with spaces for its breaks.
-    let line = |text: &str| {
-        for_display_line(&text.split_whitespace().collect::<Vec<_>>().join(" ")).into_owned()
+    let happened = Happened::since_shown(state, shown, current);
+    let asks = match state.pending(&current.inquiry) {
+        Some(Command::Prompt(prompt)) => Some(prompt.question().text.clone()),
+        _ => None,
     };
-    let text_of = |id: &str| {
-        form.and_then(|form| {
-            form.index_of(id)
-                .map(|index| form.question(index).text.clone())
-        })
-    };
-    let answer_of = |id: &str| {
-        let form = form?;
-        let index = form.index_of(id)?;
-        let slot = state.answers(&shown.inquiry)?.get(index)?.as_ref()?;
-        Some(answer_words(&slot.answer.to_value(form.question(index))))
-    };
-    let what = match &shown.question {
-        Some(id) => match (text_of(id), answer_of(id)) {
-            (Some(text), Some(answer)) => format!(
-                "While this page was open, “{}” was answered elsewhere (in another tab or the terminal): {}.",
-                line(&text),
-                line(&answer)
-            ),
-            _ => "While this page was open, the form moved on elsewhere (in another tab or the terminal).".to_owned(),
-        },
-        None => "While this page was open, the answers under review changed elsewhere (in another tab or the terminal).".to_owned(),
-    };
-    let now = match current.question.as_deref().and_then(text_of) {
-        Some(text) => format!(" It now asks “{}”.", line(&text)),
-        None => " Every question is answered: review the answers below.".to_owned(),
-    };
-    let kept = if shown.question.is_some() {
-        " Nothing you sent was recorded; what you typed is kept."
-    } else {
-        " Nothing you sent was recorded."
-    };
-    format!("{what}{now}{kept}")
+    elsewhere::stale(happened.as_ref(), shown.question.is_none(), asks.as_deref())
 }
 
 #[cfg(test)]
