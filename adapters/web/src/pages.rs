@@ -13,7 +13,9 @@ use askuser_core::text::for_display;
 use maud::{DOCTYPE, Markup, Render, html};
 
 use crate::markdown::{self, Flow};
-use crate::queue::{Presence, Timing, Waiting};
+use askuser_app::{Liveness, Timing};
+
+use crate::queue::Waiting;
 
 /// The stylesheet, served as `/style.css`.
 pub(crate) const STYLE: &str = include_str!("style.css");
@@ -268,7 +270,7 @@ pub(crate) fn inbox(waiting: &[Waiting], now: u64) -> String {
             section.agent aria-labelledby=(format!("agent-{n}")) {
                 div.agent-head {
                     h2 #(format!("agent-{n}")) { (shown(&first.label)) }
-                    (presence_badge(first.presence))
+                    (presence_badge(first.liveness))
                 }
                 @if let Some(place) = first.origin.as_ref().map(AgentOrigin::line).filter(|l| !l.is_empty()) {
                     p.place { (shown(&place)) }
@@ -296,12 +298,12 @@ pub(crate) fn inbox(waiting: &[Waiting], now: u64) -> String {
 
 /// Whether anyone still waits on a stream, as a badge (nothing when it is not
 /// known).
-pub(crate) fn presence_badge(presence: Presence) -> Markup {
+pub(crate) fn presence_badge(presence: Liveness) -> Markup {
     let class = match presence {
-        Presence::Waiting => "badge waiting",
-        Presence::Gone { .. } => "badge gone",
-        Presence::Fork => "badge fork",
-        Presence::Unknown => "badge",
+        Liveness::Waiting => "badge waiting",
+        Liveness::Stopped { .. } => "badge gone",
+        Liveness::Fork => "badge fork",
+        Liveness::Unknown => "badge",
     };
     html! {
         @if let Some(words) = presence.words() {
@@ -320,7 +322,7 @@ fn inbox_line(item: &Waiting, agent: &str, key: usize, now: u64) -> Markup {
                 @match (&item.question, &item.progress) {
                     (Some(question), progress) => {
                         @if let Some(progress) = progress {
-                            span.progress { (shown(progress)) } " "
+                            span.progress { "[" (progress.n) "/" (progress.m) "]" } " "
                         }
                         (markdown::render(question, Flow::InlineNoLinks))
                     }
