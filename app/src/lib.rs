@@ -77,6 +77,7 @@ pub mod origin;
 pub mod pending;
 mod read;
 pub mod secret;
+mod streams;
 pub mod watch;
 
 /// What another surface did, as data (the one narrator's facts): the core's
@@ -90,3 +91,4 @@ pub use json::from_str_unique;
 pub use location::{is_postgres_url, open_log};
 pub use naming::{claim_new_stream, fork_name, new_stream_name};
 pub use read::{Ending, OpenInquiry, ReadSide, Showing, StreamStatus, StreamView, Waiting};
+pub use streams::{HeadWaiter, History};

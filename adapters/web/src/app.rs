@@ -184,7 +184,7 @@ impl Inbox {
             .map(|_| lock(&self.app.queue).waiting(now_ms()).unwrap_or_default());
         runtime.block_on(async move {
             let mut app = self.app;
-            let log = Arc::clone(lock(&app.queue).log());
+            let watcher = lock(&app.queue).watcher();
             let on_change = self.notify.map(|target| {
                 let queue = Arc::clone(&app.queue);
                 let waiting = waiting_now.unwrap_or_default();
@@ -196,8 +196,8 @@ impl Inbox {
                 }
             });
             app.changes = Some(match on_change {
-                Some(on_change) => live::watch_log(&log, on_change),
-                None => live::watch_log(&log, || {}),
+                Some(on_change) => live::watch_log(watcher, on_change),
+                None => live::watch_log(watcher, || {}),
             });
             self.listener.set_nonblocking(true)?;
             let listener = tokio::net::TcpListener::from_std(self.listener)?;

@@ -87,11 +87,6 @@ impl Queue {
         self.journal.read().replays()
     }
 
-    /// The log the queue reads.
-    pub(crate) fn log(&self) -> &crate::SharedLog {
-        self.journal.log()
-    }
-
     /// Every inquiry that waits for a person, the newest stream first; `now` is
     /// the wall clock in milliseconds since the Unix epoch (the desk's
     /// [`Desk::waiting`]). One whose time to answer is up no longer waits once
@@ -119,7 +114,7 @@ impl Queue {
     /// The page of `inquiry` in `stream` at `now` (milliseconds since the Unix
     /// epoch).
     pub(crate) fn page(&mut self, stream: &str, inquiry: &str, now: u64) -> Result<Page, AppError> {
-        if self.journal.log().stream(stream)?.is_none() {
+        if !self.journal.has_stream(stream)? {
             return Ok(Page::Missing);
         }
         self.journal.catch_up(stream)?;
@@ -147,49 +142,37 @@ impl Queue {
     /// The history of `stream`: its latest events and its forks; `None` when
     /// there is no such stream.
     pub(crate) fn history(&mut self, stream: &str) -> Result<Option<History>, AppError> {
-        let streams = self.journal.log().streams()?;
-        let Some(info) = streams.iter().find(|s| s.name == stream).cloned() else {
-            return Ok(None);
-        };
-        let mut forks: Vec<String> = (streams.iter())
-            .filter(|s| s.parent.as_ref().is_some_and(|p| p.stream == stream))
-            .map(|s| s.name.clone())
-            .collect();
-        forks.sort();
-        let from = (info.floor + 1).max(info.head.saturating_sub(MAX_SHOWN - 1));
-        let mut events = Vec::new();
-        if info.head >= from {
-            for recorded in self.journal.log().read_range(stream, from, info.head)? {
-                events.push(recorded?);
-            }
-        }
-        Ok(Some(History {
-            info,
-            events,
-            forks,
-        }))
+        self.journal.history(stream, MAX_SHOWN)
     }
 
-    /// Forks `stream` after its event `at` (the store's fork: nothing of `stream`
-    /// changes), named `STREAM.fork-AT` as `askuser log fork` names it (with `-2`,
-    /// `-3`… when taken); the new stream's name and its open inquiry, if any.
+    /// Forks `stream` after its event `at` ([`Desk::fork_after`]): the new
+    /// stream's name and its open inquiry, if any.
     pub(crate) fn fork(
         &mut self,
         stream: &StreamName,
         at: u64,
     ) -> Result<Result<(StreamName, Option<String>), String>, AppError> {
-        let log = std::sync::Arc::clone(self.journal.log());
-        let taken: Vec<String> = log.streams()?.into_iter().map(|s| s.name).collect();
-        let name = match askuser_app::fork_name(stream, at, &taken) {
-            Ok(name) => name,
-            Err(error) => return Ok(Err(format!("the fork's name {error}"))),
-        };
-        if let Err(error) = log.fork(stream, at, &name) {
-            return Ok(Err(error.to_string()));
-        }
-        self.journal.catch_up(&name)?;
-        let open = self.journal.state(&name)?.open_inquiries().next().cloned();
-        Ok(Ok((name, open.map(|id| id.to_string()))))
+        Ok(self
+            .journal
+            .fork_after(stream, at)?
+            .map(|(name, open)| (name, open.map(|id| id.to_string()))))
+    }
+
+    /// What was asked and answered in `stream`, in sentences; `None` when there
+    /// is no such stream.
+    pub(crate) fn transcript(&self, stream: &str) -> Result<Option<String>, AppError> {
+        self.journal.transcript(stream)
+    }
+
+    /// Every event `stream` keeps, as JSON lines; `None` when there is no such
+    /// stream.
+    pub(crate) fn export(&self, stream: &str) -> Result<Option<Vec<u8>>, AppError> {
+        self.journal.export(stream)
+    }
+
+    /// The log's watcher (what keeps the pages live).
+    pub(crate) fn watcher(&self) -> Result<askuser_app::watch::Watcher, AppError> {
+        self.journal.watcher()
     }
 
     /// What the model got for a finished inquiry, in words: from what the engine's
@@ -259,7 +242,7 @@ impl Queue {
         stream: &str,
         inquiry: &str,
     ) -> Result<Option<At>, AppError> {
-        if self.journal.log().stream(stream)?.is_none() {
+        if !self.journal.has_stream(stream)? {
             return Ok(None);
         }
         self.journal.catch_up(stream)?;
