@@ -115,7 +115,7 @@
       return;
     }
     busy = true;
-    fetch(location.pathname, { credentials: 'same-origin', cache: 'no-store' })
+    fetch(location.pathname + location.search, { credentials: 'same-origin', cache: 'no-store' })
       .then(function (response) {
         return response.text();
       })

@@ -429,10 +429,15 @@ async fn inbox(
     if let Some(refused) = check(&app, &headers, false) {
         return refused;
     }
+    // `?page=N`: the inbox's page N (the first when absent or not a number).
+    let n = (query.iter())
+        .find(|(k, _)| k == "page")
+        .and_then(|(_, v)| v.parse::<usize>().ok())
+        .unwrap_or(1);
     let queue = Arc::clone(&app.queue);
     let now = now_ms();
     match blocking(move || lock(&queue).waiting(now)).await {
-        Ok(waiting) => page(StatusCode::OK, pages::inbox(&waiting, now)),
+        Ok(waiting) => page(StatusCode::OK, pages::inbox(&waiting, now, n)),
         Err(error) => trouble(&error.to_string()),
     }
 }

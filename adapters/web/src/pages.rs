@@ -253,11 +253,30 @@ fn groups(waiting: &[Waiting]) -> Vec<&[Waiting]> {
     groups
 }
 
-/// The inbox: every inquiry that waits, under the agent that asks (one stream
-/// is one agent's conversation), each with how long it has waited and its
-/// countdown; the stream and the call stay one line below. The first nine
-/// have the shortcut that opens them. Its title counts what waits.
-pub(crate) fn inbox(waiting: &[Waiting], now: u64) -> String {
+/// How many waiting questions one inbox page lists.
+pub(crate) const PAGE: usize = 50;
+
+/// The path of the inbox's page `n` (the first is `/`).
+fn inbox_page_path(n: usize) -> String {
+    match n {
+        0 | 1 => "/".to_owned(),
+        n => format!("/?page={n}"),
+    }
+}
+
+/// The inbox's page `n` (from 1; past the last, the last): at most [`PAGE`]
+/// of the inquiries that wait, newest stream first, each under the agent that
+/// asks (one stream is one agent's conversation), with how long it has waited
+/// and its countdown; the stream and the call stay one line below. The first
+/// nine of the page have the shortcut that opens them. Below them, how many
+/// more wait, with the next page's link; on a later page, which of them it
+/// shows, with the way back. Its title counts every question that waits.
+pub(crate) fn inbox(waiting: &[Waiting], now: u64, n: usize) -> String {
+    let pages = waiting.len().div_ceil(PAGE).max(1);
+    let n = n.clamp(1, pages);
+    let start = (n - 1) * PAGE;
+    let listed = &waiting[start..waiting.len().min(start + PAGE)];
+    let more = waiting.len() - start - listed.len();
     let mut shortcut = 0;
     let body = html! {
         h1 { "Questions waiting for you" }
@@ -265,11 +284,17 @@ pub(crate) fn inbox(waiting: &[Waiting], now: u64) -> String {
         @if waiting.is_empty() {
             p.empty { "No agent is waiting for an answer." }
         }
-        @for (n, group) in groups(waiting).into_iter().enumerate() {
+        @if n > 1 {
+            p.pages {
+                "Questions " (start + 1) "–" (start + listed.len()) " of " (waiting.len())
+                " · " a href=(inbox_page_path(n - 1)) { "newer questions" }
+            }
+        }
+        @for (k, group) in groups(listed).into_iter().enumerate() {
             @let first = &group[0];
-            section.agent aria-labelledby=(format!("agent-{n}")) {
+            section.agent aria-labelledby=(format!("agent-{k}")) {
                 div.agent-head {
-                    h2 #(format!("agent-{n}")) { (shown(&first.label)) }
+                    h2 #(format!("agent-{k}")) { (shown(&first.label)) }
                     (presence_badge(first.liveness))
                 }
                 @if let Some(place) = first.origin.as_ref().map(AgentOrigin::line).filter(|l| !l.is_empty()) {
@@ -286,6 +311,11 @@ pub(crate) fn inbox(waiting: &[Waiting], now: u64) -> String {
                         li { (inbox_line(item, &first.label, key, now)) }
                     }
                 }
+            }
+        }
+        @if more > 0 {
+            p.pages {
+                (more) " more waiting · " a href=(inbox_page_path(n + 1)) { "older questions" }
             }
         }
     };
