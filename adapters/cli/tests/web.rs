@@ -392,9 +392,9 @@ fn with_script_the_inbox_is_live_and_a_page_is_told_when_another_surface_answers
     assert_eq!(
         browser.wait_text(
             "#changed",
-            "This question was answered or changed elsewhere. Show it now"
+            "While this page was open, this question ended elsewhere (in another tab or the terminal): answered. Show it now"
         ),
-        "This question was answered or changed elsewhere. Show it now"
+        "While this page was open, this question ended elsewhere (in another tab or the terminal): answered. Show it now"
     );
     browser.click("#changed a");
     assert_eq!(browser.wait_title("Done"), "Done");

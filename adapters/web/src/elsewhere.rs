@@ -4,8 +4,8 @@
 //! decides nothing here: what moved a stale page on is
 //! [`Happened::since_shown`], and what is shown now is the engine's.
 
-use askuser_core::Happened;
 use askuser_core::text::{answer_words, for_display_line};
+use askuser_core::{Ending, Happened};
 
 /// Where another surface acts, as a page names it.
 const THERE: &str = "(in another tab or the terminal)";
@@ -37,11 +37,11 @@ pub(crate) fn while_open(happened: &Happened, review: bool) -> String {
     format!("While this page was open, {what}")
 }
 
-/// What a stale page says: what happened while it was open (`happened`:
-/// `None` when the engine cannot tell, and the form moved on all the same),
-/// what is asked now (`asks`: `None` for the review), and that nothing was
-/// recorded (`review`: the page showed the review, so no text was typed).
-pub(crate) fn stale(happened: Option<&Happened>, review: bool, asks: Option<&str>) -> String {
+/// What moved an inquiry on while a page showed it: what happened (`happened`:
+/// `None` when the engine cannot tell, and the form moved on all the same; the
+/// page showed the review when `review`), then what is asked now (`asks`:
+/// `None` for the review).
+pub(crate) fn moved(happened: Option<&Happened>, review: bool, asks: Option<&str>) -> String {
     let what = happened.map_or_else(
         || format!("While this page was open, the form moved on elsewhere {THERE}."),
         |happened| while_open(happened, review),
@@ -50,12 +50,30 @@ pub(crate) fn stale(happened: Option<&Happened>, review: bool, asks: Option<&str
         Some(text) => format!(" It now asks “{}”.", line(text)),
         None => " Every question is answered: review the answers below.".to_owned(),
     };
+    format!("{what}{now}")
+}
+
+/// What a page says when its inquiry ended elsewhere while it was open, with
+/// how (`None`: not known any more).
+pub(crate) fn ended(ending: Option<Ending>) -> String {
+    match ending {
+        Some(ending) => format!(
+            "While this page was open, this question ended elsewhere {THERE}: {}.",
+            ending.words()
+        ),
+        None => format!("While this page was open, this question ended elsewhere {THERE}."),
+    }
+}
+
+/// What a stale page says: what moved it on ([`moved`]), and that nothing was
+/// recorded (`review`: the page showed the review, so no text was typed).
+pub(crate) fn stale(happened: Option<&Happened>, review: bool, asks: Option<&str>) -> String {
     let kept = if review {
         " Nothing you sent was recorded."
     } else {
         " Nothing you sent was recorded; what you typed is kept."
     };
-    format!("{what}{now}{kept}")
+    format!("{}{kept}", moved(happened, review, asks))
 }
 
 #[cfg(test)]

@@ -93,6 +93,24 @@ pub(crate) enum Shape {
     Other,
 }
 
+/// `html`, a whole page, carrying `moved` (what moved its inquiry on while a
+/// page showed it, in words) hidden as `#moved` at the end of its `main`, for
+/// the script to tell.
+pub(crate) fn with_moved(html: String, moved: Option<&str>) -> String {
+    let Some(moved) = moved else {
+        return html;
+    };
+    let note = html! { p #moved hidden { (shown(moved)) } }.into_string();
+    match html.rfind("</main>") {
+        Some(at) => {
+            let mut page = html;
+            page.insert_str(at, &note);
+            page
+        }
+        None => html,
+    }
+}
+
 /// A whole page titled `title` (plain text) around `body`. Every page loads
 /// `/app.js` (live updates, times, the countdown, notifications, shortcuts),
 /// and has a live region where they are announced; without JavaScript the

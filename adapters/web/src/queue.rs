@@ -249,6 +249,34 @@ impl Queue {
         Ok(self.journal.state(stream)?.at(&InquiryId::new(inquiry)))
     }
 
+    /// What moved `shown`'s inquiry on since a page showed it, in words
+    /// ([`elsewhere::moved`], or [`elsewhere::ended`] when it ended); `None` when
+    /// it still shows that. Read after [`Queue::page`] caught the stream up.
+    pub(crate) fn moved_words(
+        &mut self,
+        stream: &str,
+        shown: &At,
+    ) -> Result<Option<String>, AppError> {
+        if !self.journal.has_stream(stream)? {
+            return Ok(None);
+        }
+        let state = self.journal.state(stream)?;
+        Ok(match state.at(&shown.inquiry) {
+            Some(current) if current == *shown => None,
+            Some(current) => {
+                let (happened, asks) = moved_on(state, shown, &current);
+                let review = shown.question.is_none();
+                Some(elsewhere::moved(happened.as_ref(), review, asks.as_deref()))
+            }
+            None if state.was_requested(&shown.inquiry) => Some(elsewhere::ended(
+                state
+                    .outcome(&shown.inquiry)
+                    .map(askuser_core::FinishedInquiry::how),
+            )),
+            None => None,
+        })
+    }
+
     /// Hands the person's `act` on `inquiry`, taken on what `at` names, to the
     /// engine (through the stream's session); `Err` with why it was not taken,
     /// in words (another surface answered first, say).
@@ -421,12 +449,19 @@ const FINISHED_ELSEWHERE: &str = "This question was already finished (here, in a
 /// what it showed (the engine's [`Happened::since_shown`], worded by
 /// [`elsewhere::stale`]), what shows now, and that nothing was recorded.
 fn stale_words(state: &State, shown: &At, current: &At) -> String {
+    let (happened, asks) = moved_on(state, shown, current);
+    elsewhere::stale(happened.as_ref(), shown.question.is_none(), asks.as_deref())
+}
+
+/// What moved an inquiry on from `shown` to `current` ([`Happened::since_shown`]),
+/// and the question it asks now (`None`: the review).
+fn moved_on(state: &State, shown: &At, current: &At) -> (Option<Happened>, Option<String>) {
     let happened = Happened::since_shown(state, shown, current);
     let asks = match state.pending(&current.inquiry) {
         Some(Command::Prompt(prompt)) => Some(prompt.question().text.clone()),
         _ => None,
     };
-    elsewhere::stale(happened.as_ref(), shown.question.is_none(), asks.as_deref())
+    (happened, asks)
 }
 
 #[cfg(test)]

@@ -1091,3 +1091,39 @@ async fn past_its_deadline_a_question_leaves_the_inbox_timed_out() {
     open(&app, "/").await;
     assert_eq!(events(&log), recorded);
 }
+
+/// A page fetched again with what it showed (`?step=&question=`) carries what
+/// moved its inquiry on since, in words from the engine's `Happened`: the
+/// question answered elsewhere and what is asked now; once it ended, how.
+#[tokio::test]
+async fn a_page_fetched_with_what_it_showed_says_what_moved_it_on() {
+    let (log, app) = served();
+    ask(&log);
+    let shared: crate::SharedLog = log.clone();
+    let mut elsewhere = askuser_app::Desk::new(shared);
+    let id = InquiryId::new("call-1");
+    let shown = elsewhere.state("chat").unwrap().at(&id).unwrap();
+    let uri = format!("/q/chat/call-1?step={}&question=apply", shown.step);
+    let moved = |body: &str| {
+        (body.split("<p id=\"moved\" hidden>").nth(1))
+            .and_then(|rest| rest.split("</p>").next())
+            .map(str::to_owned)
+    };
+    assert_eq!(moved(&open(&app, &uri).await.body), None);
+    let yes = Input::from(AnswerInput::new(shown, json!(true)));
+    assert!(elsewhere.input("chat", &yes).unwrap().refusal().is_none());
+    assert_eq!(
+        moved(&open(&app, &uri).await.body).as_deref(),
+        Some(
+            "While this page was open, “Apply the migration?” was answered elsewhere (in another tab or the terminal): Yes. It now asks “Which environment?”."
+        )
+    );
+    let end = Input::EndTurn { inquiry: id };
+    assert!(elsewhere.input("chat", &end).unwrap().refusal().is_none());
+    assert_eq!(
+        moved(&open(&app, &uri).await.body).as_deref(),
+        Some(
+            "While this page was open, this question ended elsewhere (in another tab or the terminal): turn ended."
+        )
+    );
+}
