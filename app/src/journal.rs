@@ -22,6 +22,7 @@ use askuser_store::{
 use serde_json::Value;
 
 use crate::error::{AppError, Result};
+use crate::inbox::LeaseMemory;
 use crate::read::{Applied, Ending, ReadSide, StreamView};
 use askuser_core::Happened;
 
@@ -162,6 +163,8 @@ pub struct Desk {
     missed: HashMap<StreamName, Vec<Caught>>,
     /// The read side, fed what the sessions apply.
     read: ReadSide,
+    /// Every lease seen, for who still waits ([`crate::Liveness`]).
+    leases: LeaseMemory,
 }
 
 impl std::fmt::Debug for Desk {
@@ -186,6 +189,7 @@ impl Desk {
             deferred: false,
             missed: HashMap::new(),
             read: ReadSide::default(),
+            leases: LeaseMemory::default(),
         }
     }
 
@@ -214,6 +218,11 @@ impl Desk {
     /// The event log.
     pub fn log(&self) -> &Arc<dyn Log> {
         &self.log
+    }
+
+    /// The leases this desk has seen (see [`LeaseMemory`]).
+    pub(crate) fn lease_memory(&mut self) -> &mut LeaseMemory {
+        &mut self.leases
     }
 
     /// The log's clock now: the clock it stamps records with, from which the

@@ -28,6 +28,11 @@
 //! - [`ReadSide`] ([`Desk::view`], [`Desk::read`]): each stream's status,
 //!   each inquiry's outcome, the waiting list with the engine's deadline, kept
 //!   current from what the sessions apply, never by replaying a stream per request.
+//! - Who waits, as data ([`Desk::waiting`], [`Desk::standing`],
+//!   [`Desk::unheard`]): each inquiry waiting for a person with its
+//!   [`Timing`], and whether its agent still waits ([`Liveness`], worded once
+//!   by [`Liveness::words`]), so no surface reads leases or works out timing
+//!   for itself.
 //! - [`watch`]: subscriptions, one [`watch::Watcher`] per opened log waking every
 //!   surface whose stream changed or whose agent stopped (its lease lapsed),
 //!   woken by the log itself, never by polling it.
@@ -62,6 +67,7 @@
 mod deadline;
 mod error;
 pub mod files;
+mod inbox;
 mod journal;
 mod json;
 pub mod location;
@@ -71,6 +77,7 @@ pub mod origin;
 pub mod pending;
 mod read;
 pub mod secret;
+mod streams;
 pub mod watch;
 
 /// What another surface did, as data (the one narrator's facts): the core's
@@ -78,8 +85,10 @@ pub mod watch;
 pub use askuser_core::Happened;
 pub use deadline::question_deadline;
 pub use error::{AppError, Result};
+pub use inbox::{Asking, Liveness, Standing, Timing, Unheard, ago_words};
 pub use journal::{Desk, Followed, Outcome, Taken, parse_recorded};
 pub use json::from_str_unique;
 pub use location::{is_postgres_url, open_log};
 pub use naming::{claim_new_stream, fork_name, new_stream_name};
 pub use read::{Ending, OpenInquiry, ReadSide, Showing, StreamStatus, StreamView, Waiting};
+pub use streams::{HeadWaiter, History};

@@ -6,7 +6,7 @@
 
 use serde_json::Value;
 
-use crate::{CancelReason, Command, Event, InquiryId, ValidForm};
+use crate::{At, CancelReason, Command, Event, InquiryId, State, ValidForm};
 
 /// What another surface did to an inquiry, with the facts a surface shows.
 #[derive(Debug, Clone, PartialEq)]
@@ -152,6 +152,46 @@ impl Happened {
                 inquiry: inquiry.clone(),
             },
             _ => return None,
+        })
+    }
+
+    /// What moved an inquiry on from `shown` (what a page or a terminal showed
+    /// of it) to `current` (what it shows now), told from `state`: the question
+    /// shown was answered (with the answer it holds now), or else someone went
+    /// back, from the question or the review shown, to `current`'s question
+    /// (`to: None` when `current` is the review). `None` when nothing moved, or
+    /// the inquiry is not open.
+    ///
+    /// ```
+    /// use askuser_core::{At, Happened, InquiryId, State};
+    ///
+    /// let shown = At::question(InquiryId::new("c1"), "apply", 1);
+    /// assert_eq!(Happened::since_shown(&State::default(), &shown, &shown), None);
+    /// ```
+    pub fn since_shown(state: &State, shown: &At, current: &At) -> Option<Self> {
+        if shown == current || shown.inquiry != current.inquiry {
+            return None;
+        }
+        let inquiry = &shown.inquiry;
+        let form = state.form(inquiry)?;
+        let text = |id: &str| Some(form.question(form.index_of(id)?).text.clone());
+        let answered = shown.question.as_deref().and_then(|id| {
+            let index = form.index_of(id)?;
+            let slot = state.answers(inquiry)?.get(index)?.as_ref()?;
+            Some(Happened::Answered {
+                inquiry: inquiry.clone(),
+                question: id.to_owned(),
+                asked: form.question(index).text.clone(),
+                value: slot.answer.to_value(form.question(index)),
+                note: slot.note.clone(),
+                ahead: false,
+            })
+        });
+        answered.or_else(|| {
+            Some(Happened::WentBack {
+                inquiry: inquiry.clone(),
+                to: current.question.as_deref().and_then(text),
+            })
         })
     }
 

@@ -392,9 +392,9 @@ fn with_script_the_inbox_is_live_and_a_page_is_told_when_another_surface_answers
     assert_eq!(
         browser.wait_text(
             "#changed",
-            "This question was answered or changed elsewhere. Show it now"
+            "While this page was open, this question ended elsewhere (in another tab or the terminal): answered. Show it now"
         ),
-        "This question was answered or changed elsewhere. Show it now"
+        "While this page was open, this question ended elsewhere (in another tab or the terminal): answered. Show it now"
     );
     browser.click("#changed a");
     assert_eq!(browser.wait_title("Done"), "Done");
@@ -750,4 +750,54 @@ fn the_history_shows_every_step_and_a_fork_answers_again_from_a_question_on_sled
 #[test]
 fn the_history_shows_every_step_and_a_fork_answers_again_from_a_question_on_postgres() {
     the_history_shows_every_step_and_a_fork_answers_again_from_a_question(&Place::postgres());
+}
+
+/// With 55 questions open the inbox lists 50, says how many more wait, and its
+/// link opens the page of the other 5, which links back (Debian chromium, the
+/// whole text of both pages).
+#[test]
+fn fifty_five_questions_open_are_listed_fifty_a_page_with_how_many_more_wait() {
+    let scratch = Scratch::new();
+    let db = scratch.db();
+    let mut serve = Serve::start(&scratch, &db, "s");
+    for n in 1..=55 {
+        serve.send(
+            &json!({"type": "ask", "inquiry": format!("t{n:02}"), "dialect": "jp",
+            "arguments": {"question": format!("Question {n}?"), "answer_type": "boolean"}}),
+        );
+        serve.next_of("prompt");
+    }
+    let web = Web::start(&scratch, &db);
+    let browser = Browser::start();
+    browser.go(&web.url);
+    at(&browser, "(55) askuser inbox");
+    let head = "Questions waiting for you\nAssistant\nwaiting now\n<scratch> · laptop\nstream s · started N s ago · history\n";
+    let lines = |from: usize, to: usize| -> String {
+        (from..=to)
+            .map(|n| format!("Question {n}?\nwaiting N s · call t{n:02}\n"))
+            .collect::<Vec<_>>()
+            .concat()
+    };
+    let text = || masked(&browser.text()).replace(&scratch.dir_name(), "<scratch>");
+    assert_eq!(
+        text(),
+        format!("{head}{}5 more waiting · older questions", lines(1, 50))
+    );
+    browser.click("p.pages a");
+    at(&browser, "(55) askuser inbox");
+    assert_eq!(
+        text(),
+        format!(
+            "Questions waiting for you\nQuestions 51–55 of 55 · newer questions\n{}",
+            (head
+                .strip_prefix("Questions waiting for you\n")
+                .unwrap_or(head)
+                .to_owned()
+                + &lines(51, 55))
+                .trim_end()
+        )
+    );
+    browser.click("p.pages a");
+    at(&browser, "(55) askuser inbox");
+    assert!(text().ends_with("5 more waiting · older questions"));
 }

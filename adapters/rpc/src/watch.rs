@@ -120,7 +120,7 @@ impl Server {
     ) -> Result<std::thread::JoinHandle<()>> {
         let stream = self.stream().to_owned();
         let mut head = self.desk().head(&stream)?;
-        let log = Arc::clone(self.desk().log());
+        let log = self.desk().head_waiter();
         Ok(std::thread::Builder::new()
             .name("askuser-serve-watch".to_owned())
             .spawn(move || {

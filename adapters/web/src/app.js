@@ -115,7 +115,7 @@
       return;
     }
     busy = true;
-    fetch(location.pathname, { credentials: 'same-origin', cache: 'no-store' })
+    fetch(location.pathname + shownQuery(), { credentials: 'same-origin', cache: 'no-store' })
       .then(function (response) {
         return response.text();
       })
@@ -139,7 +139,7 @@
           }
         } else if (main.dataset.page === 'inquiry') {
           presence(page);
-          if (next.dataset.state !== main.dataset.state) changedElsewhere();
+          if (next.dataset.state !== main.dataset.state) changedElsewhere(page);
         }
       })
       .catch(function () {})
@@ -162,18 +162,38 @@
     if (!now.hidden && now.textContent) say(now.textContent);
   }
 
-  function changedElsewhere() {
-    if (document.getElementById('changed')) return;
+  // What the page fetched again is asked for: the inbox's own query (its
+  // page); for an inquiry's page, what this page shows (its step and
+  // question), so that the server says in words what moved it on.
+  function shownQuery() {
+    if (main.dataset.page !== 'inquiry') return location.search;
+    var step = document.querySelector('input[name="at_step"]');
+    if (!step) return '';
+    var query = '?step=' + encodeURIComponent(step.value);
+    var question = document.querySelector('input[name="at_question"]');
+    if (question) query += '&question=' + encodeURIComponent(question.value);
+    return query;
+  }
+
+  // What moved the inquiry on, in the server's words (the engine's account of
+  // what another surface did), with the way to the page as it stands now.
+  function changedElsewhere(page) {
+    var moved = page.getElementById('moved');
+    if (!moved || !moved.textContent) return;
+    var was = document.getElementById('changed');
+    if (was && was.dataset.text === moved.textContent) return;
     var note = document.createElement('p');
     note.id = 'changed';
     note.className = 'error';
-    note.append('This question was answered or changed elsewhere. ');
+    note.dataset.text = moved.textContent;
+    note.append(moved.textContent + ' ');
     var link = document.createElement('a');
     link.href = location.pathname;
     link.textContent = 'Show it now';
     note.append(link);
-    main.prepend(note);
-    say('This question was answered or changed elsewhere.');
+    if (was) was.replaceWith(note);
+    else main.prepend(note);
+    say(moved.textContent);
   }
 
   // Shortcuts: 1-9 open the inbox's questions, or pick a question's options;

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use askuser_app::log::StreamName;
+use askuser_core::At;
 use askuser_core::limits::MAX_ANSWER_BYTES;
 use axum::Router;
 use axum::extract::{DefaultBodyLimit, Form, Path, Query, Request, State};
@@ -184,7 +185,7 @@ impl Inbox {
             .map(|_| lock(&self.app.queue).waiting(now_ms()).unwrap_or_default());
         runtime.block_on(async move {
             let mut app = self.app;
-            let log = Arc::clone(lock(&app.queue).log());
+            let watcher = lock(&app.queue).watcher();
             let on_change = self.notify.map(|target| {
                 let queue = Arc::clone(&app.queue);
                 let waiting = waiting_now.unwrap_or_default();
@@ -196,8 +197,8 @@ impl Inbox {
                 }
             });
             app.changes = Some(match on_change {
-                Some(on_change) => live::watch_log(&log, on_change),
-                None => live::watch_log(&log, || {}),
+                Some(on_change) => live::watch_log(watcher, on_change),
+                None => live::watch_log(watcher, || {}),
             });
             self.listener.set_nonblocking(true)?;
             let listener = tokio::net::TcpListener::from_std(self.listener)?;
@@ -429,10 +430,15 @@ async fn inbox(
     if let Some(refused) = check(&app, &headers, false) {
         return refused;
     }
+    // `?page=N`: the inbox's page N (the first when absent or not a number).
+    let n = (query.iter())
+        .find(|(k, _)| k == "page")
+        .and_then(|(_, v)| v.parse::<usize>().ok())
+        .unwrap_or(1);
     let queue = Arc::clone(&app.queue);
     let now = now_ms();
     match blocking(move || lock(&queue).waiting(now)).await {
-        Ok(waiting) => page(StatusCode::OK, pages::inbox(&waiting, now)),
+        Ok(waiting) => page(StatusCode::OK, pages::inbox(&waiting, now, n)),
         Err(error) => trouble(&error.to_string()),
     }
 }
@@ -459,6 +465,7 @@ async fn render(
     inquiry: String,
     error: Option<String>,
     typed: Option<Fields>,
+    shown: Option<At>,
 ) -> Response {
     let path = pages::inquiry_path(&stream, &inquiry);
     let stream_name = stream.clone();
@@ -470,7 +477,22 @@ async fn render(
         StatusCode::OK
     };
     let now = now_ms();
-    match blocking(move || lock(&queue).page(&stream, &inquiry, now)).await {
+    let made = blocking(move || {
+        let mut queue = lock(&queue);
+        let page = queue.page(&stream, &inquiry, now)?;
+        let moved = match &shown {
+            Some(shown) => queue.moved_words(&stream, shown)?,
+            None => None,
+        };
+        Ok::<_, askuser_app::AppError>((page, moved))
+    })
+    .await;
+    let (made, moved) = match made {
+        Ok((made, moved)) => (Ok(made), moved),
+        Err(error) => (Err(error), None),
+    };
+    let page = |status, html: String| page(status, pages::with_moved(html, moved.as_deref()));
+    match made {
         Ok(Page::Prompt(prompt, standing)) => page(
             status,
             form::question(
@@ -509,10 +531,15 @@ async fn render(
     }
 }
 
+/// `GET /q/STREAM/INQUIRY`: the inquiry's page. With `?step=S` (and
+/// `&question=ID` for a question), what a page open in the browser showed (the
+/// script asks so when the log changed): the page then carries, hidden, what
+/// moved the inquiry on since, in words, for the script to tell.
 async fn question(
     State(app): State<App>,
     headers: HeaderMap,
     Path((stream, inquiry)): Path<(String, String)>,
+    Query(query): Query<Vec<(String, String)>>,
 ) -> Response {
     if let Some(refused) = check(&app, &headers, false) {
         return refused;
@@ -520,7 +547,19 @@ async fn question(
     let Ok(stream) = StreamName::try_from(stream.as_str()) else {
         return missing(&stream);
     };
-    render(&app, stream, inquiry, None, None).await
+    let field = |name: &str| {
+        (query.iter())
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.clone())
+    };
+    let shown = field("step")
+        .and_then(|step| step.parse::<u32>().ok())
+        .map(|step| At {
+            inquiry: askuser_core::InquiryId::new(&inquiry),
+            question: field("question"),
+            step,
+        });
+    render(&app, stream, inquiry, None, None, shown).await
 }
 
 async fn reply(
@@ -547,7 +586,7 @@ async fn reply(
             ),
         ),
         // Not waiting (finished, or never asked): the question's page says why.
-        Ok(None) => render(&app, stream, inquiry, None, None).await,
+        Ok(None) => render(&app, stream, inquiry, None, None, None).await,
         Err(error) => trouble(&error.to_string()),
     }
 }
@@ -671,7 +710,7 @@ async fn act(
             } else {
                 Some(typed)
             };
-            render(&app, stream, inquiry, Some(not_taken.message), typed).await
+            render(&app, stream, inquiry, Some(not_taken.message), typed, None).await
         }
         Err(error) => trouble(&error.to_string()),
     }

@@ -11,8 +11,8 @@ use serde_json::Value;
 use crate::answer::Fields;
 use crate::markdown::{self, Flow};
 use crate::pages::{Shape, hidden, keys, layout, links, presence_badge, shown, timing};
-use crate::queue::{Presence, Standing};
 use crate::schema_form;
+use askuser_app::{Liveness, Standing};
 
 /// The hidden fields that say what a page shows (its question, or the review,
 /// and the inquiry's step), so the engine can tell an action on a stale page
@@ -74,7 +74,7 @@ fn asker(who: Option<&str>, standing: &Standing, now: u64) -> Markup {
         @if let Some(who) = who {
             h1.who { (shown(who)) " asks" }
         }
-        (presence_line(standing.presence))
+        (presence_line(standing.liveness))
         p.meta { (timing(&standing.timing, now)) }
     }
 }
@@ -83,12 +83,12 @@ fn asker(who: Option<&str>, standing: &Standing, now: u64) -> Markup {
 /// nobody does (the agent stopped, or the stream is a fork); otherwise an empty
 /// hidden line, which the script replaces when the agent stops while the page
 /// is open.
-fn presence_line(presence: Presence) -> Markup {
+fn presence_line(presence: Liveness) -> Markup {
     match presence {
-        Presence::Gone { .. } | Presence::Fork => {
+        Liveness::Stopped { .. } | Liveness::Fork => {
             html! { p #presence.presence { (presence_badge(presence)) } }
         }
-        Presence::Waiting | Presence::Unknown => html! { p #presence.presence hidden {} },
+        Liveness::Waiting | Liveness::Unknown => html! { p #presence.presence hidden {} },
     }
 }
 

@@ -7,8 +7,8 @@
 
 use std::collections::HashMap;
 
+use askuser_app::log::Recorded;
 use askuser_app::log::words::{Length, event_words};
-use askuser_app::log::{Recorded, StreamInfo};
 use askuser_core::{Event, Form};
 use maud::{Markup, html};
 
@@ -17,15 +17,9 @@ use crate::pages::{Shape, Since, hidden, layout, links, relative, shown, stream_
 /// The most events a history page shows (the latest); the export has them all.
 pub(crate) const MAX_SHOWN: u64 = 1000;
 
-/// What a history page shows.
-pub(crate) struct History {
-    /// The stream.
-    pub(crate) info: StreamInfo,
-    /// Its events (the latest [`MAX_SHOWN`]), oldest first.
-    pub(crate) events: Vec<Recorded>,
-    /// The names of the streams forked from it.
-    pub(crate) forks: Vec<String>,
-}
+/// What a history page shows: the desk's [`askuser_app::History`] of the
+/// stream, its latest [`MAX_SHOWN`] events.
+pub(crate) use askuser_app::History;
 
 /// The history page of a stream at `now`: every time relative to it.
 pub(crate) fn page(history: &History, csrf: &str, now: u64) -> String {

@@ -46,6 +46,7 @@
 
 mod answer;
 mod app;
+mod elsewhere;
 mod form;
 pub mod guard;
 mod history;

@@ -14,12 +14,11 @@
 use std::convert::Infallible;
 use std::time::Duration;
 
+use askuser_app::AppError;
 use askuser_app::watch::Watcher;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use tokio::sync::watch;
 use tokio_stream::{Stream, StreamExt, wrappers::WatchStream};
-
-use crate::SharedLog;
 
 /// The longest one wait on the subscription lasts before the live thread sees
 /// whether any page is still listening.
@@ -30,14 +29,14 @@ const WAIT: Duration = Duration::from_secs(30);
 /// live thread) after each. The thread ends when every receiver is gone (at
 /// its next wake-up).
 pub(crate) fn watch_log(
-    log: &SharedLog,
+    watcher: Result<Watcher, AppError>,
     mut on_change: impl FnMut() + Send + 'static,
 ) -> watch::Receiver<u64> {
     let (changes, receiver) = watch::channel(0_u64);
     // Taken here (the watcher's first look at the log is made on its own thread:
     // a blocking client, such as PostgreSQL's, must not run on the server's
     // runtime), so that a change made once this returns is counted.
-    let Ok(subscription) = Watcher::of(log).map(|watcher| watcher.everything()) else {
+    let Ok(subscription) = watcher.map(|watcher| watcher.everything()) else {
         // No thread: the pages work without live updates (reloaded).
         return receiver;
     };
@@ -76,6 +75,7 @@ mod tests {
     use askuser_testkit::build::back;
 
     use super::*;
+    use crate::SharedLog;
 
     /// An append to a stream no page looks at wakes the watcher: the counter
     /// moves to 1 and `on_change` runs, once per change.
@@ -84,7 +84,7 @@ mod tests {
         let log: SharedLog = Arc::new(MemLog::new());
         askuser_testkit::record(&*log, "a", 0, &[back("q1")]).unwrap();
         let (told, heard) = mpsc::channel();
-        let mut changes = watch_log(&log, move || {
+        let mut changes = watch_log(Watcher::of(&log), move || {
             let _ = told.send(());
         });
         assert_eq!(*changes.borrow_and_update(), 0);
@@ -114,7 +114,7 @@ mod tests {
         log.renew_lease("a", "laptop:1:1", &origin, Duration::from_millis(500))
             .unwrap();
         let (told, heard) = mpsc::channel();
-        let mut changes = watch_log(&log, move || {
+        let mut changes = watch_log(Watcher::of(&log), move || {
             let _ = told.send(());
         });
         assert_eq!(*changes.borrow_and_update(), 0);

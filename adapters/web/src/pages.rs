@@ -13,7 +13,9 @@ use askuser_core::text::for_display;
 use maud::{DOCTYPE, Markup, Render, html};
 
 use crate::markdown::{self, Flow};
-use crate::queue::{Presence, Timing, Waiting};
+use askuser_app::{Liveness, Timing};
+
+use crate::queue::Waiting;
 
 /// The stylesheet, served as `/style.css`.
 pub(crate) const STYLE: &str = include_str!("style.css");
@@ -89,6 +91,24 @@ pub(crate) enum Shape {
     Inquiry(String),
     /// Any other page.
     Other,
+}
+
+/// `html`, a whole page, carrying `moved` (what moved its inquiry on while a
+/// page showed it, in words) hidden as `#moved` at the end of its `main`, for
+/// the script to tell.
+pub(crate) fn with_moved(html: String, moved: Option<&str>) -> String {
+    let Some(moved) = moved else {
+        return html;
+    };
+    let note = html! { p #moved hidden { (shown(moved)) } }.into_string();
+    match html.rfind("</main>") {
+        Some(at) => {
+            let mut page = html;
+            page.insert_str(at, &note);
+            page
+        }
+        None => html,
+    }
 }
 
 /// A whole page titled `title` (plain text) around `body`. Every page loads
@@ -251,11 +271,30 @@ fn groups(waiting: &[Waiting]) -> Vec<&[Waiting]> {
     groups
 }
 
-/// The inbox: every inquiry that waits, under the agent that asks (one stream
-/// is one agent's conversation), each with how long it has waited and its
-/// countdown; the stream and the call stay one line below. The first nine
-/// have the shortcut that opens them. Its title counts what waits.
-pub(crate) fn inbox(waiting: &[Waiting], now: u64) -> String {
+/// How many waiting questions one inbox page lists.
+pub(crate) const PAGE: usize = 50;
+
+/// The path of the inbox's page `n` (the first is `/`).
+fn inbox_page_path(n: usize) -> String {
+    match n {
+        0 | 1 => "/".to_owned(),
+        n => format!("/?page={n}"),
+    }
+}
+
+/// The inbox's page `n` (from 1; past the last, the last): at most [`PAGE`]
+/// of the inquiries that wait, newest stream first, each under the agent that
+/// asks (one stream is one agent's conversation), with how long it has waited
+/// and its countdown; the stream and the call stay one line below. The first
+/// nine of the page have the shortcut that opens them. Below them, how many
+/// more wait, with the next page's link; on a later page, which of them it
+/// shows, with the way back. Its title counts every question that waits.
+pub(crate) fn inbox(waiting: &[Waiting], now: u64, n: usize) -> String {
+    let pages = waiting.len().div_ceil(PAGE).max(1);
+    let n = n.clamp(1, pages);
+    let start = (n - 1) * PAGE;
+    let listed = &waiting[start..waiting.len().min(start + PAGE)];
+    let more = waiting.len() - start - listed.len();
     let mut shortcut = 0;
     let body = html! {
         h1 { "Questions waiting for you" }
@@ -263,12 +302,18 @@ pub(crate) fn inbox(waiting: &[Waiting], now: u64) -> String {
         @if waiting.is_empty() {
             p.empty { "No agent is waiting for an answer." }
         }
-        @for (n, group) in groups(waiting).into_iter().enumerate() {
+        @if n > 1 {
+            p.pages {
+                "Questions " (start + 1) "–" (start + listed.len()) " of " (waiting.len())
+                " · " a href=(inbox_page_path(n - 1)) { "newer questions" }
+            }
+        }
+        @for (k, group) in groups(listed).into_iter().enumerate() {
             @let first = &group[0];
-            section.agent aria-labelledby=(format!("agent-{n}")) {
+            section.agent aria-labelledby=(format!("agent-{k}")) {
                 div.agent-head {
-                    h2 #(format!("agent-{n}")) { (shown(&first.label)) }
-                    (presence_badge(first.presence))
+                    h2 #(format!("agent-{k}")) { (shown(&first.label)) }
+                    (presence_badge(first.liveness))
                 }
                 @if let Some(place) = first.origin.as_ref().map(AgentOrigin::line).filter(|l| !l.is_empty()) {
                     p.place { (shown(&place)) }
@@ -286,6 +331,11 @@ pub(crate) fn inbox(waiting: &[Waiting], now: u64) -> String {
                 }
             }
         }
+        @if more > 0 {
+            p.pages {
+                (more) " more waiting · " a href=(inbox_page_path(n + 1)) { "older questions" }
+            }
+        }
     };
     let title = match waiting.len() {
         0 => "askuser inbox".to_owned(),
@@ -296,12 +346,12 @@ pub(crate) fn inbox(waiting: &[Waiting], now: u64) -> String {
 
 /// Whether anyone still waits on a stream, as a badge (nothing when it is not
 /// known).
-pub(crate) fn presence_badge(presence: Presence) -> Markup {
+pub(crate) fn presence_badge(presence: Liveness) -> Markup {
     let class = match presence {
-        Presence::Waiting => "badge waiting",
-        Presence::Gone { .. } => "badge gone",
-        Presence::Fork => "badge fork",
-        Presence::Unknown => "badge",
+        Liveness::Waiting => "badge waiting",
+        Liveness::Stopped { .. } => "badge gone",
+        Liveness::Fork => "badge fork",
+        Liveness::Unknown => "badge",
     };
     html! {
         @if let Some(words) = presence.words() {
@@ -320,7 +370,7 @@ fn inbox_line(item: &Waiting, agent: &str, key: usize, now: u64) -> Markup {
                 @match (&item.question, &item.progress) {
                     (Some(question), progress) => {
                         @if let Some(progress) = progress {
-                            span.progress { (shown(progress)) } " "
+                            span.progress { "[" (progress.n) "/" (progress.m) "]" } " "
                         }
                         (markdown::render(question, Flow::InlineNoLinks))
                     }

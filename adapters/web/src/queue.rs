@@ -3,130 +3,21 @@
 //! adapter's [`Desk`], as `askuser answer` and the terminal use it). Blocking:
 //! the handlers call it on tokio's blocking threads.
 
-use std::collections::{BTreeMap, BTreeSet};
-
-use askuser_app::log::presence::presence_of;
-use askuser_app::log::{
-    Lease, Leases, Presence as StorePresence, StreamInfo, StreamName, Timestamp,
-};
-use askuser_app::{AppError, Desk, OpenInquiry, Showing, StreamView, Taken};
-use askuser_core::text::{answer_words, for_display_line};
+use askuser_app::log::StreamName;
+use askuser_app::{AppError, Desk, Standing, Taken, Unheard};
+use askuser_core::text::for_display_line;
 use askuser_core::{
-    AgentOrigin, AnswerInput, At, Command, Ending, Input, InquiryId, Outcome, Prompt, Refusal,
-    State,
+    AnswerInput, At, Command, Ending, Happened, Input, InquiryId, Outcome, Prompt, Refusal, State,
 };
 
 use crate::answer::{Fields, value_from};
+use crate::elsewhere;
 
 use crate::history::{History, MAX_SHOWN};
 
-/// One inquiry waiting for a person, for the inbox.
-#[derive(Debug, Clone)]
-pub(crate) struct Waiting {
-    pub(crate) stream: String,
-    pub(crate) inquiry: String,
-    /// Who asks (the policy's label).
-    pub(crate) label: String,
-    /// The question being asked, or `None` while its review shows.
-    pub(crate) question: Option<String>,
-    /// `[N/M]` when the form has more than one question.
-    pub(crate) progress: Option<String>,
-    /// When the stream was created.
-    pub(crate) since: askuser_app::log::Timestamp,
-    /// How long it has waited, and the time left to answer.
-    pub(crate) timing: Timing,
-    /// Who asks and from where: the origin a live lease holds, else the one the
-    /// stream recorded last; `None` when neither says.
-    pub(crate) origin: Option<AgentOrigin>,
-    /// Whether anyone waits for the answer.
-    pub(crate) presence: Presence,
-}
-
-/// Whether anyone waits on a stream, as the inbox tells it.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(crate) enum Presence {
-    /// A process waits on it now.
-    Waiting,
-    /// The agent that waited stopped (killed: its lease expired; or stopped
-    /// cleanly), this long ago in milliseconds (`None`: it is not known when).
-    Gone {
-        /// How long ago, by the log's clock.
-        ago_ms: Option<u64>,
-    },
-    /// A fork: no process listens on it.
-    Fork,
-    /// Nothing is known (a log that keeps no presence, or a stream no agent
-    /// ever said it waited on).
-    #[default]
-    Unknown,
-}
-
-impl Presence {
-    /// Whether anyone waits on the stream `info`, from the log's `leases` (`None`:
-    /// it keeps none); `known` says the stream recorded an agent's origin, so a
-    /// stream without any lease is one whose agent is gone rather than unknown.
-    fn of(info: &StreamInfo, leases: Option<&Leases>, known: bool) -> Self {
-        match presence_of(info, false, leases) {
-            StorePresence::Waiting(_) => Presence::Waiting,
-            StorePresence::Gone { since: Some(since) } => Presence::Gone {
-                ago_ms: Some(leases.map_or(0, |l| l.now.millis().saturating_sub(since.millis()))),
-            },
-            StorePresence::Gone { since: None } if known => Presence::Gone { ago_ms: None },
-            StorePresence::Fork => Presence::Fork,
-            StorePresence::Gone { .. } | StorePresence::Unknown => Presence::Unknown,
-        }
-    }
-
-    /// In words, for the inbox: `waiting now`, `the agent stopped 3 min ago`,
-    /// `a fork: nobody waits`; `None` when nothing is known.
-    pub(crate) fn words(self) -> Option<String> {
-        match self {
-            Presence::Waiting => Some("waiting now".to_owned()),
-            Presence::Gone { ago_ms: Some(ago) } => {
-                Some(format!("the agent stopped {}", ago_words(ago)))
-            }
-            Presence::Gone { ago_ms: None } => Some("the agent stopped".to_owned()),
-            Presence::Fork => Some("a fork: nobody waits".to_owned()),
-            Presence::Unknown => None,
-        }
-    }
-}
-
-/// How long ago, in words: `less than a minute ago`, `3 min ago`, `2 h ago`,
-/// `4 days ago`.
-pub(crate) fn ago_words(ms: u64) -> String {
-    let seconds = ms / 1000;
-    match seconds {
-        0..60 => "less than a minute ago".to_owned(),
-        60..3600 => format!("{} min ago", seconds / 60),
-        3600..172_800 => format!("{} h ago", seconds / 3600),
-        _ => format!("{} days ago", seconds / 86_400),
-    }
-}
-
-/// How long an inquiry has waited (since the last event of its stream: the
-/// moment the question on show started waiting) and, when its policy has a
-/// timeout, how long the person has left. The host that asked fires the
-/// timeout; the page only shows the time, counted the same way.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(crate) struct Timing {
-    /// Milliseconds since the question started waiting.
-    pub(crate) waited_ms: u64,
-    /// When it started waiting.
-    pub(crate) started: askuser_app::log::Timestamp,
-    /// Milliseconds left before the timeout, when there is one.
-    pub(crate) left_ms: Option<u64>,
-}
-
-/// Where an open inquiry stands, for its page: how long it has waited, and
-/// whether its agent still waits for the answer.
-#[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct Standing {
-    /// How long it has waited, and the time left.
-    pub(crate) timing: Timing,
-    /// Whether anyone waits for the answer (as the inbox's badge says it).
-    pub(crate) presence: Presence,
-}
+/// One inquiry waiting for a person, for the inbox: the application layer's
+/// data, which the pages only style.
+pub(crate) type Waiting = askuser_app::Asking;
 
 /// What a question's page shows.
 #[derive(Debug, Clone)]
@@ -182,70 +73,11 @@ impl NotTaken {
 /// The engine's side of the inbox.
 pub(crate) struct Queue {
     journal: Desk,
-    /// Every lease this inbox has seen, by stream and holder: a sled log's
-    /// owner keeps leases in memory, so when the agent that owned the log is
-    /// killed, the new owner knows none of them; the inbox still knows when the
-    /// agent was last seen, and so since when it is gone.
-    seen: BTreeMap<(String, String), Lease>,
-}
-
-/// The most leases an inbox remembers (the oldest gone are forgotten first).
-const SEEN_LEASES: usize = 4096;
-
-/// How long `open` of the stream `view` has waited at `now` (since the stream's
-/// head event, else now), and its time left to the engine's deadline.
-fn timing(view: &StreamView, open: &OpenInquiry, now: u64) -> Timing {
-    let since = view
-        .last_activity()
-        .map_or(now, askuser_app::log::Timestamp::millis);
-    // One deadline for every surface (the terminal counts to the same one).
-    let left_ms = (view.deadline(open)).and_then(|deadline| {
-        let after_ms = open.timeout.as_ref()?.after_ms;
-        Some(deadline.millis().saturating_sub(now).min(after_ms))
-    });
-    Timing {
-        waited_ms: now.saturating_sub(since),
-        started: askuser_app::log::Timestamp(since),
-        left_ms,
-    }
 }
 
 impl Queue {
     pub(crate) fn new(journal: Desk) -> Self {
-        Self {
-            journal,
-            seen: BTreeMap::new(),
-        }
-    }
-
-    /// The log's leases, with those seen before and since lost (an owner that
-    /// changed) kept as they were last seen; `None` when the log keeps none. A
-    /// failure to read them only leaves presence unknown.
-    fn leases(&mut self) -> Option<Leases> {
-        let mut leases = self.journal.log().leases().ok().flatten()?;
-        for lease in &leases.leases {
-            self.seen
-                .insert((lease.stream.clone(), lease.holder.clone()), lease.clone());
-        }
-        let now = leases.now;
-        if self.seen.len() > SEEN_LEASES {
-            let mut gone: Vec<((String, String), Timestamp)> = (self.seen.iter())
-                .filter_map(|(key, lease)| Some((key.clone(), lease.gone_since(now)?)))
-                .collect();
-            gone.sort_by_key(|(_, since)| *since);
-            for (key, _) in gone.into_iter().take(self.seen.len() - SEEN_LEASES) {
-                self.seen.remove(&key);
-            }
-        }
-        let current: BTreeSet<(&str, &str)> = (leases.leases.iter())
-            .map(|lease| (lease.stream.as_str(), lease.holder.as_str()))
-            .collect();
-        let lost: Vec<Lease> = (self.seen.values())
-            .filter(|lease| !current.contains(&(lease.stream.as_str(), lease.holder.as_str())))
-            .cloned()
-            .collect();
-        leases.leases.extend(lost);
-        Some(leases)
+        Self { journal }
     }
 
     /// How many stream replays the read side has made (one per stream at first
@@ -255,104 +87,34 @@ impl Queue {
         self.journal.read().replays()
     }
 
-    /// The log the queue reads.
-    pub(crate) fn log(&self) -> &crate::SharedLog {
-        self.journal.log()
-    }
-
     /// Every inquiry that waits for a person, the newest stream first; `now` is
-    /// the wall clock in milliseconds since the Unix epoch. Read from the
-    /// journal's read side: a stream is read only when it moved.
+    /// the wall clock in milliseconds since the Unix epoch (the desk's
+    /// [`Desk::waiting`]). One whose time to answer is up no longer waits once
+    /// its timeout is recorded (below).
     pub(crate) fn waiting(&mut self, now: u64) -> Result<Vec<Waiting>, AppError> {
-        let mut streams = self.journal.log().streams()?;
-        streams.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(a.name.cmp(&b.name)));
-        let leases = self.leases();
-        let mut waiting = Vec::new();
-        for info in streams {
-            // One listing gives every head: a stream is read only when it moved.
-            if self.journal.head(&info.name)? < info.head {
-                self.journal.catch_up(&info.name)?;
-            }
-            let live = leases.as_ref().and_then(|leases| {
-                (leases.leases.iter())
-                    .filter(|lease| lease.stream == info.name && lease.live_at(leases.now))
-                    .max_by_key(|lease| lease.renewed_at)
-                    .map(|lease| lease.origin.clone())
-            });
-            // Read from the read side, which holds every stream's state once
-            // (a session per stream would replay each a second time).
-            let Some(view) = self.journal.view(&info.name)? else {
-                continue;
-            };
-            let agent = view.agent().cloned();
-            let presence = Presence::of(&info, leases.as_ref(), agent.is_some());
-            let origin = live.or(agent);
-            let mut due = Vec::new();
-            for open in view.open() {
-                let (question, progress) = match &open.showing {
-                    Showing::Question { text, progress, .. } => (
-                        Some(text.clone()),
-                        progress.map(|p| format!("[{}/{}]", p.n, p.m)),
-                    ),
-                    Showing::Review => (None, None),
-                    Showing::Assistant { .. } => continue,
-                };
-                let timing = timing(view, open, now);
-                // Past the engine's deadline it no longer waits (below).
-                let list = if timing.left_ms == Some(0) {
-                    &mut due
-                } else {
-                    &mut waiting
-                };
-                list.push(Waiting {
-                    stream: info.name.clone(),
-                    inquiry: open.inquiry.to_string(),
-                    label: open.label.clone().unwrap_or_else(|| "Assistant".to_owned()),
-                    question,
-                    progress,
-                    since: info.created_at,
-                    timing,
-                    origin: origin.clone(),
-                    presence,
-                });
-            }
+        let mut waiting = self.journal.waiting(now)?;
+        let mut fired = Vec::new();
+        for (n, item) in waiting.iter().enumerate() {
             // The time to answer is up: recorded, so that it stops waiting on
             // every surface (the agent, when it is there, gets its result). One
-            // the engine does not time out (not due by its deadline: this
-            // clock runs ahead of the log's) still waits.
-            for item in due {
-                let id = InquiryId::new(&item.inquiry);
-                if !self.time_out_if_due(&info.name, &id, now)? {
-                    waiting.push(item);
-                }
+            // the engine does not time out (not due by its deadline: this clock
+            // runs ahead of the log's) still waits.
+            if item.timing.due()
+                && self.time_out_if_due(&item.stream, &InquiryId::new(&item.inquiry), now)?
+            {
+                fired.push(n);
             }
         }
+        for n in fired.into_iter().rev() {
+            waiting.remove(n);
+        }
         Ok(waiting)
-    }
-
-    /// How long `inquiry` of `stream` has waited at `now`, and its time left (from
-    /// the read side, brought level with the stream's session).
-    fn standing(&mut self, stream: &str, inquiry: &str, now: u64) -> Result<Standing, AppError> {
-        let id = InquiryId::new(inquiry);
-        let info = self.journal.log().stream(stream)?;
-        let leases = self.leases();
-        let Some(view) = self.journal.view(stream)? else {
-            return Ok(Standing::default());
-        };
-        let presence = info.map_or(Presence::Unknown, |info| {
-            Presence::of(&info, leases.as_ref(), view.agent().is_some())
-        });
-        let timing = match view.open().iter().find(|open| open.inquiry == id) {
-            Some(open) => timing(view, open, now),
-            None => Timing::default(),
-        };
-        Ok(Standing { timing, presence })
     }
 
     /// The page of `inquiry` in `stream` at `now` (milliseconds since the Unix
     /// epoch).
     pub(crate) fn page(&mut self, stream: &str, inquiry: &str, now: u64) -> Result<Page, AppError> {
-        if self.journal.log().stream(stream)?.is_none() {
+        if !self.journal.has_stream(stream)? {
             return Ok(Page::Missing);
         }
         self.journal.catch_up(stream)?;
@@ -362,12 +124,12 @@ impl Queue {
         match state.pending(&id) {
             Some(Command::Prompt(prompt)) => Ok(Page::Prompt(
                 Box::new(prompt),
-                self.standing(stream, inquiry, now)?,
+                self.journal.standing(stream, &id, now)?,
             )),
             Some(Command::Review { outcome, step, .. }) => Ok(Page::Review(
                 Box::new(outcome),
                 At::review(id.clone(), step),
-                self.standing(stream, inquiry, now)?,
+                self.journal.standing(stream, &id, now)?,
             )),
             Some(_) => Ok(Page::Finished(
                 "This question is for the assistant, not for a person.".to_owned(),
@@ -380,49 +142,37 @@ impl Queue {
     /// The history of `stream`: its latest events and its forks; `None` when
     /// there is no such stream.
     pub(crate) fn history(&mut self, stream: &str) -> Result<Option<History>, AppError> {
-        let streams = self.journal.log().streams()?;
-        let Some(info) = streams.iter().find(|s| s.name == stream).cloned() else {
-            return Ok(None);
-        };
-        let mut forks: Vec<String> = (streams.iter())
-            .filter(|s| s.parent.as_ref().is_some_and(|p| p.stream == stream))
-            .map(|s| s.name.clone())
-            .collect();
-        forks.sort();
-        let from = (info.floor + 1).max(info.head.saturating_sub(MAX_SHOWN - 1));
-        let mut events = Vec::new();
-        if info.head >= from {
-            for recorded in self.journal.log().read_range(stream, from, info.head)? {
-                events.push(recorded?);
-            }
-        }
-        Ok(Some(History {
-            info,
-            events,
-            forks,
-        }))
+        self.journal.history(stream, MAX_SHOWN)
     }
 
-    /// Forks `stream` after its event `at` (the store's fork: nothing of `stream`
-    /// changes), named `STREAM.fork-AT` as `askuser log fork` names it (with `-2`,
-    /// `-3`… when taken); the new stream's name and its open inquiry, if any.
+    /// Forks `stream` after its event `at` ([`Desk::fork_after`]): the new
+    /// stream's name and its open inquiry, if any.
     pub(crate) fn fork(
         &mut self,
         stream: &StreamName,
         at: u64,
     ) -> Result<Result<(StreamName, Option<String>), String>, AppError> {
-        let log = std::sync::Arc::clone(self.journal.log());
-        let taken: Vec<String> = log.streams()?.into_iter().map(|s| s.name).collect();
-        let name = match askuser_app::fork_name(stream, at, &taken) {
-            Ok(name) => name,
-            Err(error) => return Ok(Err(format!("the fork's name {error}"))),
-        };
-        if let Err(error) = log.fork(stream, at, &name) {
-            return Ok(Err(error.to_string()));
-        }
-        self.journal.catch_up(&name)?;
-        let open = self.journal.state(&name)?.open_inquiries().next().cloned();
-        Ok(Ok((name, open.map(|id| id.to_string()))))
+        Ok(self
+            .journal
+            .fork_after(stream, at)?
+            .map(|(name, open)| (name, open.map(|id| id.to_string()))))
+    }
+
+    /// What was asked and answered in `stream`, in sentences; `None` when there
+    /// is no such stream.
+    pub(crate) fn transcript(&self, stream: &str) -> Result<Option<String>, AppError> {
+        self.journal.transcript(stream)
+    }
+
+    /// Every event `stream` keeps, as JSON lines; `None` when there is no such
+    /// stream.
+    pub(crate) fn export(&self, stream: &str) -> Result<Option<Vec<u8>>, AppError> {
+        self.journal.export(stream)
+    }
+
+    /// The log's watcher (what keeps the pages live).
+    pub(crate) fn watcher(&self) -> Result<askuser_app::watch::Watcher, AppError> {
+        self.journal.watcher()
     }
 
     /// What the model got for a finished inquiry, in words: from what the engine's
@@ -449,7 +199,7 @@ impl Queue {
         // Kept for the agent: a restarted `serve` or the same MCP call made
         // again is given it (`State::owed`).
         let kept = (state.outcome(id)).is_some_and(askuser_core::FinishedInquiry::owed);
-        let nobody = self.nobody_waited(stream, id)?;
+        let nobody = self.journal.unheard(stream, id)?;
         Ok(done_words(&result, &got, nobody, kept))
     }
 
@@ -485,43 +235,6 @@ impl Queue {
         Ok(self.journal.input(stream, &input)?.refusal().is_none())
     }
 
-    /// Whether nobody waited when `inquiry` of `stream` finished: a fork nobody
-    /// attached to, or an agent whose presence ended (its lease expired or ended)
-    /// before the inquiry's last event was recorded, with how long ago it stopped.
-    /// `None` when an agent waited then, or nothing is known.
-    fn nobody_waited(
-        &mut self,
-        stream: &str,
-        inquiry: &InquiryId,
-    ) -> Result<Option<Nobody>, AppError> {
-        let log = std::sync::Arc::clone(self.journal.log());
-        let Some(info) = log.stream(stream)? else {
-            return Ok(None);
-        };
-        let Some(leases) = self.leases() else {
-            return Ok(None);
-        };
-        let since = match presence_of(&info, false, Some(&leases)) {
-            StorePresence::Fork => return Ok(Some(Nobody::Fork)),
-            StorePresence::Gone { since: Some(since) } => since,
-            _ => return Ok(None),
-        };
-        // The inquiry's last event, among the stream's latest.
-        let from = (info.floor + 1).max(info.head.saturating_sub(FINISH_SCAN));
-        let mut finished_at = None;
-        if info.head >= from {
-            for recorded in log.read_range(stream, from, info.head)? {
-                let recorded = recorded?;
-                if recorded.event.inquiry() == Some(inquiry) {
-                    finished_at = Some(recorded.at);
-                }
-            }
-        }
-        Ok(finished_at
-            .filter(|at| *at >= since)
-            .map(|_| Nobody::Stopped(leases.now.millis().saturating_sub(since.millis()))))
-    }
-
     /// What `inquiry` of `stream` shows now, after catching up with the log;
     /// `None` when it does not wait for a person.
     pub(crate) fn current_at(
@@ -529,11 +242,39 @@ impl Queue {
         stream: &str,
         inquiry: &str,
     ) -> Result<Option<At>, AppError> {
-        if self.journal.log().stream(stream)?.is_none() {
+        if !self.journal.has_stream(stream)? {
             return Ok(None);
         }
         self.journal.catch_up(stream)?;
         Ok(self.journal.state(stream)?.at(&InquiryId::new(inquiry)))
+    }
+
+    /// What moved `shown`'s inquiry on since a page showed it, in words
+    /// ([`elsewhere::moved`], or [`elsewhere::ended`] when it ended); `None` when
+    /// it still shows that. Read after [`Queue::page`] caught the stream up.
+    pub(crate) fn moved_words(
+        &mut self,
+        stream: &str,
+        shown: &At,
+    ) -> Result<Option<String>, AppError> {
+        if !self.journal.has_stream(stream)? {
+            return Ok(None);
+        }
+        let state = self.journal.state(stream)?;
+        Ok(match state.at(&shown.inquiry) {
+            Some(current) if current == *shown => None,
+            Some(current) => {
+                let (happened, asks) = moved_on(state, shown, &current);
+                let review = shown.question.is_none();
+                Some(elsewhere::moved(happened.as_ref(), review, asks.as_deref()))
+            }
+            None if state.was_requested(&shown.inquiry) => Some(elsewhere::ended(
+                state
+                    .outcome(&shown.inquiry)
+                    .map(askuser_core::FinishedInquiry::how),
+            )),
+            None => None,
+        })
     }
 
     /// Hands the person's `act` on `inquiry`, taken on what `at` names, to the
@@ -630,7 +371,7 @@ impl Queue {
 /// the model got for it (`got`: the tool result's text), whether anybody
 /// waited for it (`nobody`: a fork, or an agent that had stopped), and whether
 /// the result is `kept` for its agent (owed: given to it when it comes back).
-fn done_words(result: &Command, got: &str, nobody: Option<Nobody>, kept: bool) -> String {
+fn done_words(result: &Command, got: &str, nobody: Option<Unheard>, kept: bool) -> String {
     let Some(ending) = Ending::of(result) else {
         return "This question is finished.".to_owned();
     };
@@ -662,25 +403,34 @@ fn done_words(result: &Command, got: &str, nobody: Option<Nobody>, kept: bool) -
         (None, true) => format!("{what}; the assistant got no reply."),
         (None, false) if error => format!("{what}; the assistant got the error: {got}"),
         (None, false) => format!("{what}; the assistant got: {got}"),
-        (Some(Nobody::Fork), true) => {
+        (Some(Unheard::Fork), true) => {
             format!("{what}. This is a fork: nobody waits on it, so nothing was sent.")
         }
-        (Some(Nobody::Fork), false) => format!(
+        (Some(Unheard::Fork), false) => format!(
             "{what} in a fork. Nobody waits on a fork, so no agent got this; it is kept in the fork's history: {got}"
         ),
-        (Some(Nobody::Stopped(ago)), true) => format!(
-            "{what}. The agent stopped {}; nothing will be sent.",
-            ago_words(ago)
+        (Some(stopped @ Unheard::Stopped(_)), true) => {
+            format!("{what}. {}; nothing will be sent.", sentence(stopped))
+        }
+        (Some(stopped @ Unheard::Stopped(_)), false) if kept => format!(
+            "{what}. {}; your answer is kept and given to it when it comes back on this stream (askuser serve started again, or the same tool call made again): {got}",
+            sentence(stopped)
         ),
-        (Some(Nobody::Stopped(ago)), false) if kept => format!(
-            "{what}. The agent stopped {}; your answer is kept and given to it when it comes back on this stream (askuser serve started again, or the same tool call made again): {got}",
-            ago_words(ago)
-        ),
-        (Some(Nobody::Stopped(ago)), false) => format!(
-            "{what}. The agent stopped {} and does not come back for answers it missed; nothing will be sent. It is kept in the stream's history: {got}",
-            ago_words(ago)
+        (Some(stopped @ Unheard::Stopped(_)), false) => format!(
+            "{what}. {} and does not come back for answers it missed; nothing will be sent. It is kept in the stream's history: {got}",
+            sentence(stopped)
         ),
     }
+}
+
+/// That the agent stopped, as a sentence's start: the application layer's one
+/// wording ([`askuser_app::Liveness::words`]), capitalised.
+fn sentence(unheard: Unheard) -> String {
+    let words = unheard.liveness().words().unwrap_or_default();
+    let mut chars = words.chars();
+    chars.next().map_or_else(String::new, |first| {
+        first.to_uppercase().chain(chars).collect()
+    })
 }
 
 /// What a page says when the time to answer ran out as the person acted.
@@ -691,71 +441,34 @@ const TIME_RAN_OUT: &str =
 const TURN_ALREADY_ENDED: &str =
     "The turn was already ended (here, in another tab or in the terminal); nothing more was sent";
 
-/// How many of a stream's latest events are looked through for the one that
-/// finished an inquiry (after it, at most the agent's own stop is recorded).
-const FINISH_SCAN: u64 = 16;
-
-/// Nobody waited for a finished inquiry's result.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Nobody {
-    /// A fork nobody attached to.
-    Fork,
-    /// The agent stopped this many milliseconds ago, before the inquiry finished.
-    Stopped(u64),
-}
-
 /// What a page says when its inquiry finished while it was open (another surface
 /// finished it, or this page was sent twice: the log cannot tell which).
 const FINISHED_ELSEWHERE: &str = "This question was already finished (here, in another tab or in the terminal) before this arrived; nothing you sent now was recorded";
 
-/// What changed while a page was open, in words: what happened to what it
-/// showed, what shows now, and that nothing was recorded.
+/// What changed while a page was open, in words: what another surface did to
+/// what it showed (the engine's [`Happened::since_shown`], worded by
+/// [`elsewhere::stale`]), what shows now, and that nothing was recorded.
 fn stale_words(state: &State, shown: &At, current: &At) -> String {
-    let form = state.form(&shown.inquiry);
-    // One line each: a multi-line answer reads with spaces for its breaks.
-    let line = |text: &str| {
-        for_display_line(&text.split_whitespace().collect::<Vec<_>>().join(" ")).into_owned()
+    let (happened, asks) = moved_on(state, shown, current);
+    elsewhere::stale(happened.as_ref(), shown.question.is_none(), asks.as_deref())
+}
+
+/// What moved an inquiry on from `shown` to `current` ([`Happened::since_shown`]),
+/// and the question it asks now (`None`: the review).
+fn moved_on(state: &State, shown: &At, current: &At) -> (Option<Happened>, Option<String>) {
+    let happened = Happened::since_shown(state, shown, current);
+    let asks = match state.pending(&current.inquiry) {
+        Some(Command::Prompt(prompt)) => Some(prompt.question().text.clone()),
+        _ => None,
     };
-    let text_of = |id: &str| {
-        form.and_then(|form| {
-            form.index_of(id)
-                .map(|index| form.question(index).text.clone())
-        })
-    };
-    let answer_of = |id: &str| {
-        let form = form?;
-        let index = form.index_of(id)?;
-        let slot = state.answers(&shown.inquiry)?.get(index)?.as_ref()?;
-        Some(answer_words(&slot.answer.to_value(form.question(index))))
-    };
-    let what = match &shown.question {
-        Some(id) => match (text_of(id), answer_of(id)) {
-            (Some(text), Some(answer)) => format!(
-                "While this page was open, “{}” was answered elsewhere (in another tab or the terminal): {}.",
-                line(&text),
-                line(&answer)
-            ),
-            _ => "While this page was open, the form moved on elsewhere (in another tab or the terminal).".to_owned(),
-        },
-        None => "While this page was open, the answers under review changed elsewhere (in another tab or the terminal).".to_owned(),
-    };
-    let now = match current.question.as_deref().and_then(text_of) {
-        Some(text) => format!(" It now asks “{}”.", line(&text)),
-        None => " Every question is answered: review the answers below.".to_owned(),
-    };
-    let kept = if shown.question.is_some() {
-        " Nothing you sent was recorded; what you typed is kept."
-    } else {
-        " Nothing you sent was recorded."
-    };
-    format!("{what}{now}{kept}")
+    (happened, asks)
 }
 
 #[cfg(test)]
 mod tests {
     use std::sync::Arc;
 
-    use askuser_app::log::{Log, ManualClock, MemLog, Session};
+    use askuser_app::log::{Log, ManualClock, MemLog, Session, Timestamp};
     use askuser_core::{AgentOrigin, Input, Request, parse_form};
     use serde_json::json;
 
@@ -806,24 +519,6 @@ mod tests {
     }
 
     #[test]
-    fn times_ago_read_as_words() {
-        let words: Vec<String> = [0, 59_999, 60_000, 3_599_999, 3_600_000, 172_800_000]
-            .map(ago_words)
-            .into();
-        assert_eq!(
-            words,
-            [
-                "less than a minute ago",
-                "less than a minute ago",
-                "1 min ago",
-                "59 min ago",
-                "1 h ago",
-                "2 days ago"
-            ]
-        );
-    }
-
-    #[test]
     fn the_inbox_says_who_waits_and_answering_a_gone_agent_or_a_fork_says_so() {
         let clock = ManualClock::new(Timestamp(1_000_000));
         let log: Arc<dyn Log> = Arc::new(MemLog::new().with_clock(clock.clone()));
@@ -834,7 +529,7 @@ mod tests {
         let mut queue = Queue::new(Desk::new(Arc::clone(&log)));
         let seen = |queue: &mut Queue| -> Vec<(String, Option<String>, Option<String>)> {
             (queue.waiting(0).unwrap().into_iter())
-                .map(|w| (w.stream, w.origin.map(|o| o.line()), w.presence.words()))
+                .map(|w| (w.stream, w.origin.map(|o| o.line()), w.liveness.words()))
                 .collect()
         };
         let line = Some("Claude Code · billing-api · laptop".to_owned());

@@ -66,14 +66,7 @@ pub(crate) async fn transcript(
         return missing();
     };
     let queue = Arc::clone(&app.queue);
-    let made = blocking(move || {
-        let log = Arc::clone(lock(&queue).log());
-        if log.stream(&stream)?.is_none() {
-            return Ok(None);
-        }
-        askuser_app::log::transcript(&*log, &stream).map(Some)
-    })
-    .await;
+    let made = blocking(move || lock(&queue).transcript(&stream)).await;
     match made {
         Ok(Some(body)) => text(body, "text/plain; charset=utf-8", None),
         Ok(None) => missing(),
@@ -96,13 +89,8 @@ pub(crate) async fn export(
     let queue = Arc::clone(&app.queue);
     let file = format!("attachment; filename=\"{}.jsonl\"", pages::segment(&stream));
     let made = blocking(move || {
-        let log = Arc::clone(lock(&queue).log());
-        if log.stream(&stream)?.is_none() {
-            return Ok(None);
-        }
-        let mut out = Vec::new();
-        askuser_app::log::export::json_lines(&*log, &stream, &mut out)?;
-        Ok::<_, askuser_app::log::StoreError>(Some(String::from_utf8_lossy(&out).into_owned()))
+        (lock(&queue).export(&stream))
+            .map(|out| out.map(|out| String::from_utf8_lossy(&out).into_owned()))
     })
     .await;
     match made {

@@ -490,6 +490,90 @@ async fn the_token_link_sets_the_cookie_and_goes_to_the_inbox() {
     );
 }
 
+/// The questions an inbox page lists, by their page's path, and its lines
+/// about the other pages (`<p class="pages">`), as text.
+fn listed(page: &str) -> (Vec<String>, Vec<String>) {
+    let questions = (page.split("<a class=\"question\" href=\"").skip(1))
+        .filter_map(|rest| rest.split('"').next().map(str::to_owned))
+        .collect();
+    let pages = (page.split("<p class=\"pages\">").skip(1))
+        .filter_map(|rest| rest.split("</p>").next())
+        .map(|line| {
+            let mut text = String::new();
+            let mut tag = false;
+            for c in line.chars() {
+                match c {
+                    '<' => tag = true,
+                    '>' => tag = false,
+                    c if !tag => text.push(c),
+                    _ => {}
+                }
+            }
+            text
+        })
+        .collect();
+    (questions, pages)
+}
+
+/// At 120 open questions the inbox lists 50 a page, the newest stream first,
+/// with how many more wait and the link to them; a page past the last shows
+/// the last; the title counts them all.
+#[tokio::test]
+async fn the_inbox_lists_fifty_questions_a_page_with_how_many_more_wait() {
+    let clock = ManualClock::new(STAMP);
+    let log = Arc::new(MemLog::new().with_clock(clock.clone()));
+    let (_, mut app) = served();
+    let shared: crate::SharedLog = log.clone();
+    app.queue = Arc::new(Mutex::new(Queue::new(askuser_app::Desk::new(shared))));
+    let form = parse_form(&arguments()).expect("the form is valid");
+    for n in 0..120 {
+        let events = [build::requested("call-1", form.form().clone())];
+        askuser_testkit::record(&*log, &format!("s{n:03}"), 0, &events).unwrap();
+        clock.advance(1000);
+    }
+    let path = |n: usize| format!("/q/s{n:03}/call-1");
+    let newest = |from: usize, count: usize| -> Vec<String> {
+        (0..count).map(|k| path(119 - from - k)).collect()
+    };
+    let first = open(&app, "/").await;
+    assert_eq!(first.status, StatusCode::OK);
+    assert!(first.body.contains("<title>(120) askuser inbox</title>"));
+    assert_eq!(
+        listed(&first.body),
+        (
+            newest(0, 50),
+            vec!["70 more waiting · older questions".to_owned()]
+        )
+    );
+    assert!(
+        first
+            .body
+            .contains("<a href=\"/?page=2\">older questions</a>")
+    );
+    let second = open(&app, "/?page=2").await;
+    assert_eq!(
+        listed(&second.body),
+        (
+            newest(50, 50),
+            vec![
+                "Questions 51–100 of 120 · newer questions".to_owned(),
+                "20 more waiting · older questions".to_owned()
+            ]
+        )
+    );
+    assert!(second.body.contains("<a href=\"/\">newer questions</a>"));
+    let last = (
+        newest(100, 20),
+        vec!["Questions 101–120 of 120 · newer questions".to_owned()],
+    );
+    assert_eq!(listed(&open(&app, "/?page=3").await.body), last);
+    assert_eq!(listed(&open(&app, "/?page=9").await.body), last);
+    assert_eq!(
+        listed(&open(&app, "/?page=x").await.body),
+        listed(&first.body)
+    );
+}
+
 #[tokio::test]
 async fn the_inbox_lists_every_inquiry_that_waits() {
     let (log, app) = served();
@@ -1006,4 +1090,40 @@ async fn past_its_deadline_a_question_leaves_the_inbox_timed_out() {
     let recorded = events(&log);
     open(&app, "/").await;
     assert_eq!(events(&log), recorded);
+}
+
+/// A page fetched again with what it showed (`?step=&question=`) carries what
+/// moved its inquiry on since, in words from the engine's `Happened`: the
+/// question answered elsewhere and what is asked now; once it ended, how.
+#[tokio::test]
+async fn a_page_fetched_with_what_it_showed_says_what_moved_it_on() {
+    let (log, app) = served();
+    ask(&log);
+    let shared: crate::SharedLog = log.clone();
+    let mut elsewhere = askuser_app::Desk::new(shared);
+    let id = InquiryId::new("call-1");
+    let shown = elsewhere.state("chat").unwrap().at(&id).unwrap();
+    let uri = format!("/q/chat/call-1?step={}&question=apply", shown.step);
+    let moved = |body: &str| {
+        (body.split("<p id=\"moved\" hidden>").nth(1))
+            .and_then(|rest| rest.split("</p>").next())
+            .map(str::to_owned)
+    };
+    assert_eq!(moved(&open(&app, &uri).await.body), None);
+    let yes = Input::from(AnswerInput::new(shown, json!(true)));
+    assert!(elsewhere.input("chat", &yes).unwrap().refusal().is_none());
+    assert_eq!(
+        moved(&open(&app, &uri).await.body).as_deref(),
+        Some(
+            "While this page was open, “Apply the migration?” was answered elsewhere (in another tab or the terminal): Yes. It now asks “Which environment?”."
+        )
+    );
+    let end = Input::EndTurn { inquiry: id };
+    assert!(elsewhere.input("chat", &end).unwrap().refusal().is_none());
+    assert_eq!(
+        moved(&open(&app, &uri).await.body).as_deref(),
+        Some(
+            "While this page was open, this question ended elsewhere (in another tab or the terminal): turn ended."
+        )
+    );
 }

@@ -1,0 +1,374 @@
+//! Who waits, and for how long, as data made once for every surface: the
+//! inquiries waiting for a person with their timing ([`Asking`], [`Timing`]),
+//! whether the agent that asked still waits for the answer ([`Liveness`]: a
+//! process holds the stream's lease, or its lease lapsed because it was killed
+//! or it stopped), and whether anybody waited when an inquiry finished
+//! ([`Unheard`]). The words for presence are here too, once
+//! ([`Liveness::words`]): the inbox's badge and a question's own page say the
+//! same thing. A surface only styles them.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use askuser_core::{AgentOrigin, InquiryId, Progress};
+use askuser_store::presence::presence_of;
+use askuser_store::{Lease, Leases, Log, Presence, StreamInfo, Timestamp};
+
+use crate::error::Result;
+use crate::journal::Desk;
+use crate::read::{OpenInquiry, Showing, StreamView};
+
+/// Whether anyone waits on a stream for the answers given there.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Liveness {
+    /// A process waits on it now (it holds the stream's lease).
+    Waiting,
+    /// The agent that waited stopped: killed (its lease lapsed) or stopped
+    /// cleanly, this long ago in milliseconds by the log's clock (`None`: it is
+    /// not known when).
+    Stopped {
+        /// How long ago.
+        ago_ms: Option<u64>,
+    },
+    /// A fork: no process listens on it.
+    Fork,
+    /// Nothing is known (a log that keeps no presence, or a stream no agent
+    /// ever said it waited on).
+    #[default]
+    Unknown,
+}
+
+impl Liveness {
+    /// In words, the one wording every surface shows: `waiting now`, `the agent
+    /// stopped 3 min ago`, `a fork: nobody waits`; `None` when nothing is known.
+    ///
+    /// ```
+    /// use askuser_app::Liveness;
+    ///
+    /// let stopped = Liveness::Stopped { ago_ms: Some(180_000) };
+    /// assert_eq!(stopped.words().as_deref(), Some("the agent stopped 3 min ago"));
+    /// assert_eq!(Liveness::Unknown.words(), None);
+    /// ```
+    pub fn words(self) -> Option<String> {
+        match self {
+            Liveness::Waiting => Some("waiting now".to_owned()),
+            Liveness::Stopped { ago_ms: Some(ago) } => {
+                Some(format!("the agent stopped {}", ago_words(ago)))
+            }
+            Liveness::Stopped { ago_ms: None } => Some("the agent stopped".to_owned()),
+            Liveness::Fork => Some("a fork: nobody waits".to_owned()),
+            Liveness::Unknown => None,
+        }
+    }
+
+    /// Whether nobody waits (the agent stopped, or a fork).
+    pub fn nobody(self) -> bool {
+        matches!(self, Liveness::Stopped { .. } | Liveness::Fork)
+    }
+
+    /// Whether anyone waits on the stream `info`, from the log's `leases`
+    /// (`None`: it keeps none); `known` says the stream recorded an agent, so a
+    /// stream without any lease is one whose agent stopped rather than unknown.
+    fn of(info: &StreamInfo, leases: Option<&Leases>, known: bool) -> Self {
+        match presence_of(info, false, leases) {
+            Presence::Waiting(_) => Liveness::Waiting,
+            Presence::Gone { since: Some(since) } => Liveness::Stopped {
+                ago_ms: Some(leases.map_or(0, |l| l.now.millis().saturating_sub(since.millis()))),
+            },
+            Presence::Gone { since: None } if known => Liveness::Stopped { ago_ms: None },
+            Presence::Fork => Liveness::Fork,
+            Presence::Gone { .. } | Presence::Unknown => Liveness::Unknown,
+        }
+    }
+}
+
+/// How long ago, in words: `less than a minute ago`, `3 min ago`, `2 h ago`,
+/// `4 days ago`.
+///
+/// ```
+/// assert_eq!(askuser_app::ago_words(3_600_000), "1 h ago");
+/// ```
+pub fn ago_words(ms: u64) -> String {
+    let seconds = ms / 1000;
+    match seconds {
+        0..60 => "less than a minute ago".to_owned(),
+        60..3600 => format!("{} min ago", seconds / 60),
+        3600..172_800 => format!("{} h ago", seconds / 3600),
+        _ => format!("{} days ago", seconds / 86_400),
+    }
+}
+
+/// How long an inquiry has waited (since the last event of an inquiry in its
+/// stream: the moment the question on show started waiting) and, when its
+/// policy has a timeout, how long the person has left, to the engine's deadline
+/// (the one every surface counts to).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Timing {
+    /// Milliseconds since the question started waiting.
+    pub waited_ms: u64,
+    /// When it started waiting.
+    pub started: Timestamp,
+    /// Milliseconds left before the timeout, when there is one (`Some(0)`:
+    /// the time to answer is up).
+    pub left_ms: Option<u64>,
+}
+
+impl Timing {
+    /// How long `open` of the stream `view` has waited at `now` (since the
+    /// stream's last inquiry event, else now), and its time left to the
+    /// engine's deadline.
+    fn of(view: &StreamView, open: &OpenInquiry, now: u64) -> Self {
+        let since = view.last_activity().map_or(now, Timestamp::millis);
+        let left_ms = (view.deadline(open)).and_then(|deadline| {
+            let after_ms = open.timeout.as_ref()?.after_ms;
+            Some(deadline.millis().saturating_sub(now).min(after_ms))
+        });
+        Timing {
+            waited_ms: now.saturating_sub(since),
+            started: Timestamp(since),
+            left_ms,
+        }
+    }
+
+    /// Whether the time to answer is up.
+    pub fn due(&self) -> bool {
+        self.left_ms == Some(0)
+    }
+}
+
+/// One inquiry waiting for a person, as an inbox lists it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Asking {
+    /// Its stream.
+    pub stream: String,
+    /// The inquiry.
+    pub inquiry: String,
+    /// Who asks (the policy's label; `Assistant` when it has none).
+    pub label: String,
+    /// The question being asked, or `None` while its review shows.
+    pub question: Option<String>,
+    /// Where the question stands in its form, when the form has more than one.
+    pub progress: Option<Progress>,
+    /// When the stream was created.
+    pub since: Timestamp,
+    /// How long it has waited, and the time left to answer.
+    pub timing: Timing,
+    /// Who asks and from where: the origin a live lease holds, else the one the
+    /// stream recorded last; `None` when neither says.
+    pub origin: Option<AgentOrigin>,
+    /// Whether its agent still waits for the answer.
+    pub liveness: Liveness,
+}
+
+/// Where an open inquiry stands, for its own page: how long it has waited, and
+/// whether its agent still waits for the answer.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Standing {
+    /// How long it has waited, and the time left.
+    pub timing: Timing,
+    /// Whether its agent still waits (as the inbox says it).
+    pub liveness: Liveness,
+}
+
+/// Nobody waited for a finished inquiry's result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unheard {
+    /// A fork nobody attached to.
+    Fork,
+    /// The agent stopped this many milliseconds ago, before the inquiry finished.
+    Stopped(u64),
+}
+
+impl Unheard {
+    /// Whether anyone waits, as [`Liveness`] (for its words).
+    pub fn liveness(self) -> Liveness {
+        match self {
+            Unheard::Fork => Liveness::Fork,
+            Unheard::Stopped(ago) => Liveness::Stopped { ago_ms: Some(ago) },
+        }
+    }
+}
+
+/// Every lease a desk has seen, by stream and holder: a sled log's owner keeps
+/// leases in memory, so when the agent that owned the log is killed, the new
+/// owner knows none of them; the desk still knows when the agent was last seen,
+/// and so since when it is gone.
+#[derive(Debug, Default)]
+pub(crate) struct LeaseMemory {
+    seen: BTreeMap<(String, String), Lease>,
+}
+
+/// The most leases a desk remembers (the oldest gone are forgotten first).
+const SEEN_LEASES: usize = 4096;
+
+/// How many of a stream's latest events are looked through for the one that
+/// finished an inquiry (after it, at most the agent's own stop is recorded).
+const FINISH_SCAN: u64 = 16;
+
+impl LeaseMemory {
+    /// The log's leases, with those seen before and since lost (an owner that
+    /// changed) kept as they were last seen; `None` when the log keeps none. A
+    /// failure to read them only leaves presence unknown.
+    pub(crate) fn leases(&mut self, log: &dyn Log) -> Option<Leases> {
+        let mut leases = log.leases().ok().flatten()?;
+        for lease in &leases.leases {
+            self.seen
+                .insert((lease.stream.clone(), lease.holder.clone()), lease.clone());
+        }
+        let now = leases.now;
+        if self.seen.len() > SEEN_LEASES {
+            let mut gone: Vec<((String, String), Timestamp)> = (self.seen.iter())
+                .filter_map(|(key, lease)| Some((key.clone(), lease.gone_since(now)?)))
+                .collect();
+            gone.sort_by_key(|(_, since)| *since);
+            for (key, _) in gone.into_iter().take(self.seen.len() - SEEN_LEASES) {
+                self.seen.remove(&key);
+            }
+        }
+        let current: BTreeSet<(&str, &str)> = (leases.leases.iter())
+            .map(|lease| (lease.stream.as_str(), lease.holder.as_str()))
+            .collect();
+        let lost: Vec<Lease> = (self.seen.values())
+            .filter(|lease| !current.contains(&(lease.stream.as_str(), lease.holder.as_str())))
+            .cloned()
+            .collect();
+        leases.leases.extend(lost);
+        Some(leases)
+    }
+}
+
+impl Desk {
+    /// Every inquiry that waits for a person, the newest stream first, then in
+    /// the engine's order; `now` is the wall clock in milliseconds since the
+    /// Unix epoch. A stream is read only when it moved (one listing gives every
+    /// head); what is shown comes from the read side. An inquiry whose time to
+    /// answer is up is listed with [`Timing::due`]: the surface that shows it
+    /// decides whether to fire its timeout.
+    ///
+    /// # Errors
+    /// When the log cannot be read.
+    pub fn waiting(&mut self, now: u64) -> Result<Vec<Asking>> {
+        let log = std::sync::Arc::clone(self.log());
+        let mut streams = log.streams()?;
+        streams.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(a.name.cmp(&b.name)));
+        let leases = self.lease_memory().leases(&*log);
+        let mut waiting = Vec::new();
+        for info in streams {
+            if self.head(&info.name)? < info.head {
+                self.catch_up(&info.name)?;
+            }
+            let live = leases.as_ref().and_then(|leases| {
+                (leases.leases.iter())
+                    .filter(|lease| lease.stream == info.name && lease.live_at(leases.now))
+                    .max_by_key(|lease| lease.renewed_at)
+                    .map(|lease| lease.origin.clone())
+            });
+            let Some(view) = self.view(&info.name)? else {
+                continue;
+            };
+            let agent = view.agent().cloned();
+            let liveness = Liveness::of(&info, leases.as_ref(), agent.is_some());
+            let origin = live.or(agent);
+            for open in view.open() {
+                let (question, progress) = match &open.showing {
+                    Showing::Question { text, progress, .. } => (Some(text.clone()), *progress),
+                    Showing::Review => (None, None),
+                    Showing::Assistant { .. } => continue,
+                };
+                waiting.push(Asking {
+                    stream: info.name.clone(),
+                    inquiry: open.inquiry.to_string(),
+                    label: open.label.clone().unwrap_or_else(|| "Assistant".to_owned()),
+                    question,
+                    progress,
+                    since: info.created_at,
+                    timing: Timing::of(view, open, now),
+                    origin: origin.clone(),
+                    liveness,
+                });
+            }
+        }
+        Ok(waiting)
+    }
+
+    /// Where `inquiry` of `stream` stands at `now`: how long it has waited, its
+    /// time left, and whether its agent still waits (read from the read side,
+    /// brought level with the stream's session).
+    ///
+    /// # Errors
+    /// When the log cannot be read.
+    pub fn standing(&mut self, stream: &str, inquiry: &InquiryId, now: u64) -> Result<Standing> {
+        let log = std::sync::Arc::clone(self.log());
+        let info = log.stream(stream)?;
+        let leases = self.lease_memory().leases(&*log);
+        let Some(view) = self.view(stream)? else {
+            return Ok(Standing::default());
+        };
+        let liveness = info.map_or(Liveness::Unknown, |info| {
+            Liveness::of(&info, leases.as_ref(), view.agent().is_some())
+        });
+        let timing = match view.open().iter().find(|open| open.inquiry == *inquiry) {
+            Some(open) => Timing::of(view, open, now),
+            None => Timing::default(),
+        };
+        Ok(Standing { timing, liveness })
+    }
+
+    /// Whether nobody waited when `inquiry` of `stream` finished: a fork nobody
+    /// attached to, or an agent whose presence ended (its lease lapsed or
+    /// ended) before the inquiry's last event was recorded, with how long ago it
+    /// stopped. `None` when an agent waited then, or nothing is known.
+    ///
+    /// # Errors
+    /// When the log cannot be read.
+    pub fn unheard(&mut self, stream: &str, inquiry: &InquiryId) -> Result<Option<Unheard>> {
+        let log = std::sync::Arc::clone(self.log());
+        let Some(info) = log.stream(stream)? else {
+            return Ok(None);
+        };
+        let Some(leases) = self.lease_memory().leases(&*log) else {
+            return Ok(None);
+        };
+        let since = match presence_of(&info, false, Some(&leases)) {
+            Presence::Fork => return Ok(Some(Unheard::Fork)),
+            Presence::Gone { since: Some(since) } => since,
+            _ => return Ok(None),
+        };
+        // The inquiry's last event, among the stream's latest.
+        let from = (info.floor + 1).max(info.head.saturating_sub(FINISH_SCAN));
+        let mut finished_at = None;
+        if info.head >= from {
+            for recorded in log.read_range(stream, from, info.head)? {
+                let recorded = recorded?;
+                if recorded.event.inquiry() == Some(inquiry) {
+                    finished_at = Some(recorded.at);
+                }
+            }
+        }
+        Ok(finished_at
+            .filter(|at| *at >= since)
+            .map(|_| Unheard::Stopped(leases.now.millis().saturating_sub(since.millis()))))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_ago_read_as_words() {
+        let words: Vec<String> = [0, 59_999, 60_000, 3_599_999, 3_600_000, 172_800_000]
+            .map(ago_words)
+            .into();
+        assert_eq!(
+            words,
+            [
+                "less than a minute ago",
+                "less than a minute ago",
+                "1 min ago",
+                "59 min ago",
+                "1 h ago",
+                "2 days ago"
+            ]
+        );
+    }
+}

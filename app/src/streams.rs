@@ -1,0 +1,157 @@
+//! A stream as a whole, read through the [`Desk`]: its latest events and its
+//! forks (a history page), its transcript and its export, a fork to answer
+//! again from, whether it exists, and a handle that waits for it to move. With
+//! these, a surface holds no log of its own ([`Desk::log`] is left for the
+//! program's own commands).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use askuser_core::InquiryId;
+use askuser_store::{Log, Recorded, Seq, StreamInfo, StreamName};
+
+use crate::error::Result;
+use crate::journal::Desk;
+
+/// A stream's latest events and the streams forked from it.
+#[derive(Debug, Clone)]
+pub struct History {
+    /// The stream.
+    pub info: StreamInfo,
+    /// Its latest events (at most the number asked for), oldest first.
+    pub events: Vec<Recorded>,
+    /// The names of the streams forked from it, in order.
+    pub forks: Vec<String>,
+}
+
+/// Waits for a stream to move, from any thread, without the desk (which stays
+/// with the surface's own thread): what [`Desk::head_waiter`] hands out.
+#[derive(Clone)]
+pub struct HeadWaiter {
+    log: Arc<dyn Log>,
+}
+
+impl std::fmt::Debug for HeadWaiter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HeadWaiter").finish_non_exhaustive()
+    }
+}
+
+impl HeadWaiter {
+    /// Waits until `stream`'s head is past `seq` or `timeout` passed, woken by
+    /// the log ([`Log::wait_past`]); the head then.
+    ///
+    /// # Errors
+    /// When the log cannot be read.
+    pub fn wait_past(&self, stream: &str, seq: Seq, timeout: Duration) -> Result<Seq> {
+        Ok(self.log.wait_past(stream, seq, timeout)?)
+    }
+}
+
+impl Desk {
+    /// Whether the log has `stream`.
+    ///
+    /// # Errors
+    /// When the log cannot be read.
+    pub fn has_stream(&self, stream: &str) -> Result<bool> {
+        Ok(self.log().stream(stream)?.is_some())
+    }
+
+    /// The latest `most` events of `stream` and its forks; `None` when there is
+    /// no such stream.
+    ///
+    /// # Errors
+    /// When the log cannot be read.
+    pub fn history(&self, stream: &str, most: u64) -> Result<Option<History>> {
+        let streams = self.log().streams()?;
+        let Some(info) = streams.iter().find(|s| s.name == stream).cloned() else {
+            return Ok(None);
+        };
+        let mut forks: Vec<String> = (streams.iter())
+            .filter(|s| s.parent.as_ref().is_some_and(|p| p.stream == stream))
+            .map(|s| s.name.clone())
+            .collect();
+        forks.sort();
+        let from = (info.floor + 1).max(info.head.saturating_sub(most.saturating_sub(1)));
+        let mut events = Vec::new();
+        if most > 0 && info.head >= from {
+            for recorded in self.log().read_range(stream, from, info.head)? {
+                events.push(recorded?);
+            }
+        }
+        Ok(Some(History {
+            info,
+            events,
+            forks,
+        }))
+    }
+
+    /// Forks `stream` after its event `at` (nothing of `stream` changes), named
+    /// `STREAM.fork-AT` as `askuser log fork` names it (with `-2`, `-3`… when
+    /// taken): the new stream's name and its open inquiry, if any; `Err` with
+    /// why in words when the fork cannot be made there.
+    ///
+    /// # Errors
+    /// When the log cannot be read.
+    pub fn fork_after(
+        &mut self,
+        stream: &StreamName,
+        at: Seq,
+    ) -> Result<std::result::Result<(StreamName, Option<InquiryId>), String>> {
+        let log = Arc::clone(self.log());
+        let taken: Vec<String> = log.streams()?.into_iter().map(|s| s.name).collect();
+        let name = match crate::fork_name(stream, at, &taken) {
+            Ok(name) => name,
+            Err(error) => return Ok(Err(format!("the fork's name {error}"))),
+        };
+        if let Err(error) = log.fork(stream, at, &name) {
+            return Ok(Err(error.to_string()));
+        }
+        self.catch_up(&name)?;
+        let open = self.state(&name)?.open_inquiries().next().cloned();
+        Ok(Ok((name, open)))
+    }
+
+    /// What was asked and answered in `stream`, in sentences
+    /// (the store's transcript); `None` when there is no such stream.
+    ///
+    /// # Errors
+    /// When the log cannot be read.
+    pub fn transcript(&self, stream: &str) -> Result<Option<String>> {
+        if !self.has_stream(stream)? {
+            return Ok(None);
+        }
+        Ok(Some(askuser_store::transcript(&**self.log(), stream)?))
+    }
+
+    /// Every event `stream` keeps, as JSON lines
+    /// ([`askuser_store::export::json_lines`]); `None` when there is no such
+    /// stream.
+    ///
+    /// # Errors
+    /// When the log cannot be read.
+    pub fn export(&self, stream: &str) -> Result<Option<Vec<u8>>> {
+        if !self.has_stream(stream)? {
+            return Ok(None);
+        }
+        let mut out = Vec::new();
+        askuser_store::export::json_lines(&**self.log(), stream, &mut out)?;
+        Ok(Some(out))
+    }
+
+    /// The log's [`Watcher`](crate::watch::Watcher): what wakes a surface when
+    /// a stream changes or an agent stops waiting.
+    ///
+    /// # Errors
+    /// When its thread cannot be started.
+    pub fn watcher(&self) -> Result<crate::watch::Watcher> {
+        crate::watch::Watcher::of(self.log())
+    }
+
+    /// A handle that waits for a stream to move, for another thread.
+    pub fn head_waiter(&self) -> HeadWaiter {
+        HeadWaiter {
+            log: Arc::clone(self.log()),
+        }
+    }
+}

@@ -1,0 +1,120 @@
+//! Who waits, as the desk hands it out: the waiting list with its timing,
+//! whether the agent still waits (and its one wording), and whether anybody
+//! waited when an inquiry finished.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use askuser_app::{Asking, Desk, Liveness, Standing, Timing, Unheard};
+use askuser_core::{AnswerInput, Command, Input, InquiryId, OnTimeout, Progress, Timeout};
+use askuser_dialects::Dialect;
+use askuser_store::{Log, ManualClock, MemLog, Timestamp};
+use askuser_testkit::build::agent;
+use serde_json::json;
+
+const START: u64 = 1_000_000;
+
+/// A desk on a memory log at `START`, with stream `s` whose agent attached,
+/// holds its lease, and asked a two-question form with a one-minute timeout.
+fn asked() -> (Desk, Arc<dyn Log>, Arc<ManualClock>, Command) {
+    let clock = ManualClock::new(Timestamp(START));
+    let log: Arc<dyn Log> = Arc::new(MemLog::new().with_clock(clock.clone()));
+    let mut desk = Desk::new(Arc::clone(&log));
+    assert!(
+        desk.input("s", &Input::Attach(agent("Claude Code")))
+            .unwrap()
+            .refusal()
+            .is_none()
+    );
+    log.renew_lease(
+        "s",
+        "laptop:1:1",
+        &agent("Claude Code"),
+        Duration::from_secs(6),
+    )
+    .unwrap();
+    let arguments = json!({"questions": [
+        {"id": "apply", "text": "Apply the migration?", "answer_type": "boolean"},
+        {"id": "env", "text": "Where?", "answer_type": "select", "options": ["staging", "production"]}]});
+    let call = Dialect::JpForm.parse(&arguments).unwrap();
+    let mut request = call.request(InquiryId::new("c1"));
+    request.policy.timeout = Some(Timeout {
+        after_ms: 60_000,
+        on_timeout: OnTimeout::Cancel,
+    });
+    let asked = desk.request("s", &call, &arguments, request).unwrap();
+    (desk, log, clock, asked.showing.unwrap())
+}
+
+#[test]
+fn the_waiting_list_says_how_long_each_question_waited_and_whether_its_agent_waits() {
+    let (mut desk, _log, clock, _) = asked();
+    clock.advance(5_000);
+    let now = START + 5_000;
+    let timing = Timing {
+        waited_ms: 5_000,
+        started: Timestamp(START),
+        left_ms: Some(55_000),
+    };
+    assert_eq!(
+        desk.waiting(now).unwrap(),
+        [Asking {
+            stream: "s".into(),
+            inquiry: "c1".into(),
+            label: "Assistant".into(),
+            question: Some("Apply the migration?".into()),
+            progress: Some(Progress { n: 1, m: 2 }),
+            since: Timestamp(START),
+            timing,
+            origin: Some(agent("Claude Code")),
+            liveness: Liveness::Waiting,
+        }]
+    );
+    assert_eq!(
+        desk.standing("s", &InquiryId::new("c1"), now).unwrap(),
+        Standing {
+            timing,
+            liveness: Liveness::Waiting
+        }
+    );
+    // The lease lapses 6 s after its last renewal: 3 min on, the agent stopped
+    // 3 min ago, in the one wording; at the deadline the time is up.
+    clock.advance(1_000 + 180_000);
+    let later = START + 186_000;
+    let listed = desk.waiting(later).unwrap();
+    assert_eq!(
+        (
+            listed[0].liveness,
+            listed[0].liveness.words(),
+            listed[0].timing.due()
+        ),
+        (
+            Liveness::Stopped {
+                ago_ms: Some(180_000)
+            },
+            Some("the agent stopped 3 min ago".to_owned()),
+            true
+        )
+    );
+}
+
+#[test]
+fn an_inquiry_finished_after_its_agent_stopped_was_unheard_and_one_before_was_not() {
+    let (mut desk, _log, clock, shown) = asked();
+    let Command::Prompt(prompt) = shown else {
+        panic!("a prompt")
+    };
+    // While the agent waits, nothing is unheard.
+    assert_eq!(desk.unheard("s", &InquiryId::new("c1")).unwrap(), None);
+    clock.advance(6_000 + 60_000);
+    let yes = Input::from(AnswerInput::new(prompt.at(), json!(true)));
+    assert!(desk.input("s", &yes).unwrap().refusal().is_none());
+    assert_eq!(
+        desk.unheard("s", &InquiryId::new("c1")).unwrap(),
+        Some(Unheard::Stopped(60_000))
+    );
+    assert_eq!(
+        Unheard::Stopped(60_000).liveness().words().as_deref(),
+        Some("the agent stopped 1 min ago")
+    );
+}
