@@ -72,6 +72,7 @@ mod rounds;
 mod sampling;
 mod server;
 mod tools;
+mod unanswered;
 mod waiting;
 mod walk;
 #[cfg(test)]
@@ -81,7 +82,7 @@ pub use check::{RoundCheck, check_rounds, rounds_text};
 pub use config::{
     Config, MOST_WAIT, NO_PERSON_BELOW, PolicyError, Waiting, WithoutElicitation, policy_with,
 };
-pub use http::serve_http;
+pub use http::{HttpLimits, serve_http, serve_http_with};
 pub use recorder::OpenLog;
 pub use server::AskServer;
 pub use tools::{MAX_PREFIX_CHARS, TOOLS, ToolNames, ToolPrefixError};

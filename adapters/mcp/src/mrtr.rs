@@ -171,13 +171,17 @@ impl AskServer {
         client: &Client,
     ) -> Mrtr {
         let Some(sealed) = retry.state else {
+            if let Err(full) = self.admit_stateless() {
+                let tool = dialect.tool_name();
+                return CallToolResponse::from(error_result(format!("{tool}: {full}."))).into();
+            }
             return match self.start(dialect, arguments, can_elicit) {
                 Ok((call, inquiry, walk)) => {
                     let mut walk = walk.showing(forms.fields());
                     let response =
                         self.input_required(&self.recorder, &call, arguments, &mut walk, now_ms());
                     handed_over(&self.recorder, &inquiry, &response);
-                    self.keep_presence(self.recorder.named(), &response);
+                    self.keep_round(&self.recorder, &call, &inquiry, &response, true);
                     response.into()
                 }
                 Err(result) => CallToolResponse::from(*result).into(),
@@ -254,7 +258,7 @@ impl AskServer {
             .into(),
         };
         handed_over(&recorder, walk.inquiry(), &response);
-        self.keep_presence(Some(recorder.stream()), &response);
+        self.keep_round(&recorder, &call, walk.inquiry(), &response, false);
         response.into()
     }
 
