@@ -116,6 +116,16 @@ impl Waiting {
         })
     }
 
+    /// The note for a form accepted `took` after it went out with every answer
+    /// at its default (`all_defaults`), sooner than a person reads one: noted
+    /// like a dismissal, since nobody read it.
+    #[must_use]
+    pub fn unread(&self, all_defaults: bool, took: Duration) -> Option<ClientNote> {
+        all_defaults
+            .then(|| self.no_person(FormAction::Accept, took))
+            .flatten()
+    }
+
     /// The note for what `client` sends `after` its call came, when that is past
     /// the client's own tool-call timeout (the model had stopped waiting).
     #[must_use]

@@ -198,15 +198,20 @@ impl AskServer {
             .as_ref()
             .and_then(|responses| responses.get(ROUND_KEY))
             .map(Response::read);
-        let action = match &response {
-            Some(Ok(Response::Decline)) => Some(FormAction::Decline),
-            Some(Ok(Response::Cancel)) => Some(FormAction::Cancel),
-            _ => None,
-        };
         let took = Duration::from_millis(now_ms().saturating_sub(issued_ms));
         let waiting = &self.config.waiting;
+        // Dismissed, declined, or accepted at every default, faster than
+        // anyone reads: nobody's.
+        let no_person = match &response {
+            Some(Ok(Response::Decline)) => waiting.no_person(FormAction::Decline, took),
+            Some(Ok(Response::Cancel)) => waiting.no_person(FormAction::Cancel, took),
+            Some(Ok(Response::Accept(content))) => {
+                waiting.unread(round.all_defaults(content), took)
+            }
+            _ => None,
+        };
         if issued_ms > 0
-            && let Some(note) = action.and_then(|action| waiting.no_person(action, took))
+            && let Some(note) = no_person
         {
             let inquiry = walk.inquiry().clone();
             return Mrtr::Wait {

@@ -430,6 +430,12 @@ impl AskServer {
                 // `cancel`, and any action a later protocol adds: dismissed.
                 _ => return end_turn(&self.recorder, call, &mut walk),
             };
+            // Accepted at every default faster than anyone reads: nobody's.
+            if let Some(note) = waiting.unread(round.all_defaults(&response), sent.elapsed()) {
+                return self
+                    .wait_elsewhere(&self.recorder, call, inquiry, note, &client.client, request)
+                    .await;
+            }
             if let Some(late) = waiting.late(&client.client, client.started.elapsed()) {
                 note(&self.recorder, inquiry, late);
             }
