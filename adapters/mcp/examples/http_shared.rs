@@ -33,6 +33,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             client_timeout: None,
         },
         tool_names: ToolNames::plain(),
+        claimed: false,
     };
     let limits = HttpLimits {
         most: most.parse()?,

@@ -50,6 +50,7 @@
 //!     origin: None,
 //!     waiting: Default::default(),
 //!     tool_names: ToolNames::plain(),
+//!     claimed: false,
 //! });
 //! // askuser_mcp::serve_stdio(server) serves it on stdin/stdout.
 //! # drop(server);

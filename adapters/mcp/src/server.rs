@@ -127,7 +127,7 @@ impl AskServer {
     /// A handler sharing `sealer` with the other handlers of one server.
     pub(crate) fn with_sealer(config: Config, sealer: Arc<Sealer>) -> Self {
         let recorder =
-            Recorder::new(Arc::clone(&config.open_log), &config.stream);
+            Recorder::new(Arc::clone(&config.open_log), &config.stream).claimed(config.claimed);
         Self::with_recorder(config, sealer, recorder)
     }
 
