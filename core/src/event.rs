@@ -288,6 +288,8 @@ pub enum FormAction {
     Cancel,
     /// `decline`: declined.
     Decline,
+    /// `accept` with every answer left at its default: sent back unread.
+    Accept,
 }
 
 impl std::fmt::Display for FormAction {
@@ -295,6 +297,7 @@ impl std::fmt::Display for FormAction {
         f.write_str(match self {
             FormAction::Cancel => "cancel",
             FormAction::Decline => "decline",
+            FormAction::Accept => "accept",
         })
     }
 }

@@ -159,6 +159,7 @@ pub(crate) fn note_words(note: &ClientNote) -> String {
             let done = match action {
                 FormAction::Cancel => "dismissed",
                 FormAction::Decline => "declined",
+                FormAction::Accept => "accepted with every answer at its default",
             };
             format!(
                 "No person at the client: its form was {done} {after_ms} ms after it went out, faster than anyone reads; the questions waited for another window"

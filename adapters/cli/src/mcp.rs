@@ -41,7 +41,10 @@ pub(crate) fn mcp(args: &McpArgs) -> Result<u8, CliError> {
     let log = Arc::clone(open_journal(&db)?.log());
     // The client's name comes with its first call, when `--agent` does not say.
     let origin = askuser_app::origin::here(args.agent.as_deref(), None);
-    let (stream, _) = agent_stream(&log, stream, "mcp", &origin, false)?;
+    // A default name is claimed in the log before it is used (its first event
+    // records where this server runs): servers started side by side in one
+    // repository each get their own stream.
+    let (stream, claimed) = agent_stream(&log, stream, "mcp", &origin, true)?;
     let without_elicitation = match &args.pending_dir {
         Some(dir) => WithoutElicitation::Pending { dir: dir.clone() },
         None => WithoutElicitation::Fail,
@@ -59,6 +62,7 @@ pub(crate) fn mcp(args: &McpArgs) -> Result<u8, CliError> {
             client_timeout: client_timeout(),
         },
         tool_names,
+        claimed,
     };
     let served = match http {
         Some((addr, token_file)) => {

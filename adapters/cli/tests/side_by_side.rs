@@ -1,7 +1,8 @@
 //! Agents started side by side in one repository (sub-agents, two sessions of
 //! one host): each `askuser ask --pending` started at once, beside a running
 //! `askuser serve` that holds the log, gets a stream of its own, named after
-//! the repository; none loses its question. On sled and on PostgreSQL.
+//! the repository; none loses its question. `askuser mcp` servers started at
+//! once claim their stream the same way. On sled and on PostgreSQL.
 
 mod common;
 
@@ -81,6 +82,78 @@ fn eight_agents_started_at_once_each_get_their_own_stream(place: &Place) {
         assert_eq!(kinds, ["attached", "requested"], "{}", show.stdout);
     }
     drop(serve);
+}
+
+/// The names `askuser log list` shows.
+fn stream_names(dir: &Path, db: &str) -> BTreeSet<String> {
+    let list = common::run_in(dir, &["log", "list", "--db", db], "");
+    assert_eq!(list.code, 0, "{}", list.stderr);
+    (list.stdout.lines())
+        .filter_map(|line| line.split_whitespace().next())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Eight `askuser mcp` started at once in one repository beside a running
+/// `askuser serve`: each claims a stream of its own before it serves (its
+/// first event records where it runs), so two never record into one.
+fn eight_mcp_servers_started_at_once_each_claim_their_own_stream(place: &Place) {
+    let scratch = Scratch::new();
+    let db = place.db(&scratch);
+    let repo = scratch.path("billing-api");
+    std::fs::create_dir_all(repo.join(".git")).unwrap();
+    let work = repo.join("src");
+    std::fs::create_dir_all(&work).unwrap();
+    let serve = Serve::start_in(&work, scratch.dir.path(), &["serve", "--db", &db]);
+    let mut servers: Vec<_> = (0..8)
+        .map(|_| {
+            askuser_in(&work, None, &["mcp", "--db", &db])
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .expect("askuser mcp starts")
+        })
+        .collect();
+    let expected: BTreeSet<String> = (1..=9).map(|n| format!("billing-api-{n}")).collect();
+    let started = std::time::Instant::now();
+    let mut names = stream_names(scratch.dir.path(), &db);
+    while names != expected && started.elapsed() < std::time::Duration::from_secs(60) {
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        names = stream_names(scratch.dir.path(), &db);
+    }
+    // Standard input closed before any client spoke: each server ends.
+    for server in &mut servers {
+        drop(server.stdin.take());
+    }
+    for server in servers {
+        let _ = server.wait_with_output().expect("askuser mcp ends");
+    }
+    assert_eq!(names, expected);
+    // Each server's stream holds where it runs, and nothing of another's.
+    for stream in (2..=9).map(|n| format!("billing-api-{n}")) {
+        let show = common::run_in(
+            scratch.dir.path(),
+            &["log", "show", &stream, "--db", &db],
+            "",
+        );
+        assert_eq!(show.code, 0, "{}", show.stderr);
+        let kinds: Vec<&str> = (show.stdout.lines().skip(1))
+            .filter_map(|line| line.split_whitespace().nth(2))
+            .collect();
+        assert_eq!(kinds, ["attached"], "{}", show.stdout);
+    }
+    drop(serve);
+}
+
+#[test]
+fn eight_mcp_servers_started_at_once_each_claim_their_own_stream_on_sled() {
+    eight_mcp_servers_started_at_once_each_claim_their_own_stream(&Place::Sled);
+}
+
+#[test]
+fn eight_mcp_servers_started_at_once_each_claim_their_own_stream_on_postgres() {
+    eight_mcp_servers_started_at_once_each_claim_their_own_stream(&Place::postgres());
 }
 
 /// The stream a pending file was written for.

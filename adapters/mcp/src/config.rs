@@ -57,6 +57,10 @@ pub struct Config {
     /// The names the tools are served under (`askuser mcp --tool-prefix`): their
     /// own, or behind a prefix for a host whose own tools would shadow them.
     pub tool_names: ToolNames,
+    /// Whether [`Self::stream`] was made by claiming its name
+    /// ([`askuser_app::claim_new_stream`]: its first event records where the
+    /// server runs): its first call is still `call-1`.
+    pub claimed: bool,
 }
 
 /// How a call waits for an answer from another surface (the web inbox,
@@ -114,6 +118,16 @@ impl Waiting {
             action,
             after_ms: millis(took),
         })
+    }
+
+    /// The note for a form accepted `took` after it went out with every answer
+    /// at its default (`all_defaults`), sooner than a person reads one: noted
+    /// like a dismissal, since nobody read it.
+    #[must_use]
+    pub fn unread(&self, all_defaults: bool, took: Duration) -> Option<ClientNote> {
+        all_defaults
+            .then(|| self.no_person(FormAction::Accept, took))
+            .flatten()
     }
 
     /// The note for what `client` sends `after` its call came, when that is past
@@ -198,6 +212,7 @@ impl Config {
             origin: None,
             waiting: Waiting::default(),
             tool_names: ToolNames::plain(),
+            claimed: false,
         }
     }
 }

@@ -1,7 +1,9 @@
 //! Streamable HTTP, on a loopback address only: each MCP session is recorded as its
 //! own stream (`<stream>-<n>`, numbered when it first records, so sessions that
 //! record nothing leave no gap); a 2026-07-28 client's stateless calls each start
-//! one, and their retries find it through the sealed `requestState`.
+//! one, and their retries find it through the sealed `requestState`. Those
+//! calls count against the sessions' cap and end when their agent never comes
+//! back (see `unanswered.rs`).
 //!
 //! Every request must carry the server's token as a bearer credential
 //! (`Authorization: Bearer TOKEN`): a loopback port is open to every user of the
@@ -23,11 +25,12 @@ use hyper_util::server::conn::auto::Builder;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 
 use crate::mrtr::Sealer;
-use crate::server::{Kept, let_go_of_stale};
+use crate::unanswered::Unanswered;
 use crate::{AskServer, Config, ServeError};
 
 mod sessions;
 
+pub use sessions::HttpLimits;
 use sessions::{Limits, Sessions};
 
 /// Serves MCP over streamable HTTP at `addr`, which must be a loopback address
@@ -44,11 +47,16 @@ use sessions::{Limits, Sessions};
 /// with `WWW-Authenticate: Bearer` and words saying what is missing, before
 /// anything else is looked at.
 ///
-/// At most 64 MCP sessions live at once: a new one closes the session idle the
-/// longest (with no request under way) first, or is refused (HTTP 500, saying
-/// so) when every session has a request under way; a session with no request
-/// under way for 2 minutes is closed (looked for every 30 s). A client whose
-/// session was closed gets 404 and starts a new one.
+/// At most 64 MCP sessions and stateless calls (protocol 2026-07-28) waiting for
+/// their retry are open at once ([`HttpLimits::DEFAULT`]). A new session closes
+/// the session idle the longest (with no request under way) first, or is refused
+/// (HTTP 500, saying so) when every session has a request under way; a session
+/// with no request under way for 2 minutes is closed (looked for every 30 s). A
+/// client whose session was closed gets 404 and starts a new one. A stateless
+/// first round past the cap gets a tool error saying so, and asks nothing; a
+/// stateless call whose agent does not call again within 30 minutes is ended,
+/// its question cancelled as one the agent never came back for. Their presence
+/// leases are renewed by one task, not a thread each.
 ///
 /// # Errors
 /// [`ServeError::NotLoopback`] for another address; [`ServeError::Runtime`] when
@@ -60,6 +68,21 @@ pub fn serve_http(
     ready: impl FnOnce(SocketAddr),
 ) -> Result<(), ServeError> {
     serve_with(config, addr, Limits::DEFAULT, token, ready)
+}
+
+/// [`serve_http`] with `limits` on its sessions and stateless calls in place of
+/// [`HttpLimits::DEFAULT`].
+///
+/// # Errors
+/// As [`serve_http`].
+pub fn serve_http_with(
+    config: Config,
+    addr: SocketAddr,
+    limits: HttpLimits,
+    token: &str,
+    ready: impl FnOnce(SocketAddr),
+) -> Result<(), ServeError> {
+    serve_with(config, addr, limits, token, ready)
 }
 
 /// [`serve_http`] with `limits` on its sessions.
@@ -87,7 +110,7 @@ fn serve_with(
         let port = bound.port();
         let sealer = Arc::new(Sealer::new());
         let sessions = Arc::new(AtomicUsize::new(0));
-        let kept = Kept::default();
+        let kept = Arc::new(Unanswered::new(limits.most, limits.unanswered));
         let keeping = Arc::clone(&kept);
         let handler = move || {
             Ok(AskServer::numbered(
@@ -97,14 +120,21 @@ fn serve_with(
                 Arc::clone(&kept),
             ))
         };
-        let manager = Arc::new(Sessions::new(limits));
+        let manager = Arc::new(Sessions::new(limits, Arc::clone(&keeping)));
         let sweeping = Arc::clone(&manager);
+        // One task renews the presence of every stateless call, and ends idle
+        // sessions and calls whose agent never came back: no thread per call.
         tokio::spawn(async move {
             let mut sweep = tokio::time::interval(limits.sweep());
+            let mut renew = tokio::time::interval(askuser_app::log::presence::RENEW_EVERY);
             loop {
-                sweep.tick().await;
-                sweeping.expire().await;
-                let_go_of_stale(&keeping);
+                tokio::select! {
+                    _ = sweep.tick() => {
+                        sweeping.expire().await;
+                        keeping.expire();
+                    }
+                    _ = renew.tick() => keeping.renew(),
+                }
             }
         });
         let mcp = Arc::new(StreamableHttpService::new(
@@ -122,6 +152,9 @@ fn serve_with(
             let Ok((stream, _)) = listener.accept().await else {
                 continue;
             };
+            // Each response goes out whole at once: without this, a client that
+            // waits for its delayed acknowledgement stalls 40 ms a request.
+            let _ = stream.set_nodelay(true);
             let (mcp, token) = (Arc::clone(&mcp), Arc::clone(&token));
             let service = hyper::service::service_fn(move |request: Request<Incoming>| {
                 let (mcp, token) = (Arc::clone(&mcp), Arc::clone(&token));

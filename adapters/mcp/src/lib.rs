@@ -50,6 +50,7 @@
 //!     origin: None,
 //!     waiting: Default::default(),
 //!     tool_names: ToolNames::plain(),
+//!     claimed: false,
 //! });
 //! // askuser_mcp::serve_stdio(server) serves it on stdin/stdout.
 //! # drop(server);
@@ -72,6 +73,7 @@ mod rounds;
 mod sampling;
 mod server;
 mod tools;
+mod unanswered;
 mod waiting;
 mod walk;
 #[cfg(test)]
@@ -81,7 +83,7 @@ pub use check::{RoundCheck, check_rounds, rounds_text};
 pub use config::{
     Config, MOST_WAIT, NO_PERSON_BELOW, PolicyError, Waiting, WithoutElicitation, policy_with,
 };
-pub use http::serve_http;
+pub use http::{HttpLimits, serve_http, serve_http_with};
 pub use recorder::OpenLog;
 pub use server::AskServer;
 pub use tools::{MAX_PREFIX_CHARS, TOOLS, ToolNames, ToolPrefixError};

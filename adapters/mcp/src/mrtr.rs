@@ -171,13 +171,17 @@ impl AskServer {
         client: &Client,
     ) -> Mrtr {
         let Some(sealed) = retry.state else {
+            if let Err(full) = self.admit_stateless() {
+                let tool = dialect.tool_name();
+                return CallToolResponse::from(error_result(format!("{tool}: {full}."))).into();
+            }
             return match self.start(dialect, arguments, can_elicit) {
                 Ok((call, inquiry, walk)) => {
                     let mut walk = walk.showing(forms.fields());
                     let response =
                         self.input_required(&self.recorder, &call, arguments, &mut walk, now_ms());
                     handed_over(&self.recorder, &inquiry, &response);
-                    self.keep_presence(self.recorder.named(), &response);
+                    self.keep_round(&self.recorder, &call, &inquiry, &response, true);
                     response.into()
                 }
                 Err(result) => CallToolResponse::from(*result).into(),
@@ -194,15 +198,20 @@ impl AskServer {
             .as_ref()
             .and_then(|responses| responses.get(ROUND_KEY))
             .map(Response::read);
-        let action = match &response {
-            Some(Ok(Response::Decline)) => Some(FormAction::Decline),
-            Some(Ok(Response::Cancel)) => Some(FormAction::Cancel),
-            _ => None,
-        };
         let took = Duration::from_millis(now_ms().saturating_sub(issued_ms));
         let waiting = &self.config.waiting;
+        // Dismissed, declined, or accepted at every default, faster than
+        // anyone reads: nobody's.
+        let no_person = match &response {
+            Some(Ok(Response::Decline)) => waiting.no_person(FormAction::Decline, took),
+            Some(Ok(Response::Cancel)) => waiting.no_person(FormAction::Cancel, took),
+            Some(Ok(Response::Accept(content))) => {
+                waiting.unread(round.all_defaults(content), took)
+            }
+            _ => None,
+        };
         if issued_ms > 0
-            && let Some(note) = action.and_then(|action| waiting.no_person(action, took))
+            && let Some(note) = no_person
         {
             let inquiry = walk.inquiry().clone();
             return Mrtr::Wait {
@@ -254,7 +263,7 @@ impl AskServer {
             .into(),
         };
         handed_over(&recorder, walk.inquiry(), &response);
-        self.keep_presence(Some(recorder.stream()), &response);
+        self.keep_round(&recorder, &call, walk.inquiry(), &response, false);
         response.into()
     }
 

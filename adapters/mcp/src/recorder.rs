@@ -109,6 +109,9 @@ pub(crate) struct Recorder {
     naming: Naming,
     /// One step at a time in this process (other processes are the log's concern).
     lock: Arc<Mutex<()>>,
+    /// The stream was made by claiming its name: its first event is where the
+    /// server runs, and its first call is still `call-1`.
+    claimed: bool,
 }
 
 impl Recorder {
@@ -122,7 +125,15 @@ impl Recorder {
             stream: named,
             naming: Arc::new(move || name.to_string()),
             lock: Arc::new(Mutex::new(())),
+            claimed: false,
         }
+    }
+
+    /// The same recorder, into a stream made by claiming its name (see
+    /// [`Config::claimed`](crate::Config::claimed)).
+    pub(crate) fn claimed(mut self, claimed: bool) -> Self {
+        self.claimed = claimed;
+        self
     }
 
     /// A recorder into `<base>-<n>`, `n` taken from `counter` only when it first
@@ -137,6 +148,7 @@ impl Recorder {
                 format!("{base}-{}", counter.fetch_add(1, Ordering::SeqCst) + 1)
             }),
             lock: Arc::new(Mutex::new(())),
+            claimed: false,
         }
     }
 
@@ -164,7 +176,14 @@ impl Recorder {
     ) -> Result<(InquiryId, Result<Step, Refusal>), StoreError> {
         let _guard = self.lock.lock().unwrap_or_else(PoisonError::into_inner);
         let (mut desk, stream) = (self.desk()?, self.stream());
-        let inquiry = InquiryId::new(format!("call-{}", desk.head(stream).map_err(store)? + 1));
+        let head = desk.head(stream).map_err(store)?;
+        // A claimed stream's first event is its claim: its first call is `call-1`.
+        let number = if self.claimed && head == 1 {
+            1
+        } else {
+            head + 1
+        };
+        let inquiry = InquiryId::new(format!("call-{number}"));
         let outcome = desk.input(stream, &make(inquiry.clone())).map_err(store)?;
         let recorded = match outcome.taken {
             Took::Recorded { commands, .. } => Ok(Step {

@@ -26,6 +26,7 @@ use crate::mrtr::{MRTR_VERSION, Mrtr, Retry, Sealer, elicit_params};
 use crate::progress::{HEARTBEAT, Progress};
 use crate::recorder::{Recorder, Taken};
 use crate::tools::{call_result, dismissed, instructions, no_forms, tools};
+use crate::unanswered::{Full, Held, Unanswered};
 use crate::waiting::note;
 use crate::walk::{Done, Next, Round, Walk};
 
@@ -44,25 +45,11 @@ pub struct AskServer {
     /// until the last handle of the session is dropped (with
     /// [`Config::origin`] only).
     presence: Arc<Mutex<Presence>>,
-    /// Over HTTP, the presence of each stream whose 2026-07-28 call waits on a
-    /// round: such a call has no session, and each of its retries comes to a
-    /// handler of its own, so the presence its first call took is kept here
-    /// until the call ends. `None` on stdio, where the session holds it.
-    kept: Option<Kept>,
-}
-
-/// The presence of each stream whose stateless call waits on a round, by
-/// stream, with when it was last kept.
-pub(crate) type Kept = Arc<Mutex<std::collections::HashMap<String, (PresenceGuard, Instant)>>>;
-
-/// How long a stateless call's presence is kept without a retry: a client that
-/// never comes back is gone.
-pub(crate) const KEPT_FOR: Duration = Duration::from_secs(30 * 60);
-
-/// Lets go of the presence of the stateless calls not retried for [`KEPT_FOR`].
-pub(crate) fn let_go_of_stale(kept: &Kept) {
-    let mut kept = kept.lock().unwrap_or_else(PoisonError::into_inner);
-    kept.retain(|_, (_, since)| since.elapsed() < KEPT_FOR);
+    /// Over HTTP, the 2026-07-28 calls waiting for their retry: such a call
+    /// has no session, and each of its retries comes to a handler of its own, so
+    /// it is counted, ended when its agent never comes back, and its presence
+    /// held there. `None` on stdio, where the session holds its presence.
+    kept: Option<Arc<Unanswered>>,
 }
 
 /// What the session knows of its presence.
@@ -73,6 +60,10 @@ struct Presence {
     /// Tried already (held, or the log could not keep it).
     tried: bool,
     guard: Option<PresenceGuard>,
+    /// Held without a thread: for a stateless call, whose presence is renewed
+    /// by the server's sweeping task ([`Unanswered`]).
+    threadless: bool,
+    held: Option<Held>,
 }
 
 /// Who asks one tool call, and since when.
@@ -135,7 +126,8 @@ impl AskServer {
 
     /// A handler sharing `sealer` with the other handlers of one server.
     pub(crate) fn with_sealer(config: Config, sealer: Arc<Sealer>) -> Self {
-        let recorder = Recorder::new(Arc::clone(&config.open_log), &config.stream);
+        let recorder =
+            Recorder::new(Arc::clone(&config.open_log), &config.stream).claimed(config.claimed);
         Self::with_recorder(config, sealer, recorder)
     }
 
@@ -145,7 +137,7 @@ impl AskServer {
         config: Config,
         sealer: Arc<Sealer>,
         sessions: Arc<AtomicUsize>,
-        kept: Kept,
+        kept: Arc<Unanswered>,
     ) -> Self {
         let recorder = Recorder::numbered(Arc::clone(&config.open_log), &config.stream, sessions);
         let mut server = Self::with_recorder(config, sealer, recorder);
@@ -153,30 +145,48 @@ impl AskServer {
         server
     }
 
-    /// Over HTTP, keeps this handler's presence on `stream` while a stateless
-    /// call asks another round (`response` asks for input), and lets it go
-    /// (detached) once the call has its result.
-    pub(crate) fn keep_presence(&self, stream: Option<&str>, response: &CallToolResponse) {
-        let (Some(kept), Some(stream)) = (&self.kept, stream) else {
+    /// Over HTTP, whether a new stateless call fits under the cap; when it does,
+    /// its presence will be held without a thread of its own.
+    pub(crate) fn admit_stateless(&self) -> Result<(), Full> {
+        let Some(kept) = &self.kept else {
+            return Ok(());
+        };
+        kept.admit()?;
+        let mut presence = self.presence.lock().unwrap_or_else(PoisonError::into_inner);
+        presence.threadless = true;
+        Ok(())
+    }
+
+    /// Over HTTP, keeps a stateless call waiting for its retry while `response`
+    /// asks for input (with the presence its `first` round took), and ends it
+    /// (its presence too) once the call has its result.
+    pub(crate) fn keep_round(
+        &self,
+        recorder: &Recorder,
+        call: &Call,
+        inquiry: &InquiryId,
+        response: &CallToolResponse,
+        first: bool,
+    ) {
+        let Some(kept) = &self.kept else {
             return;
         };
-        let mut kept = kept.lock().unwrap_or_else(PoisonError::into_inner);
-        if matches!(response, CallToolResponse::InputRequired(_)) {
-            let mine = self
-                .presence
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .guard
-                .take();
-            match (mine, kept.get_mut(stream)) {
-                (Some(guard), _) => {
-                    kept.insert(stream.to_owned(), (guard, Instant::now()));
-                }
-                (None, Some((_, since))) => *since = Instant::now(),
-                (None, None) => {}
-            }
-        } else {
-            kept.remove(stream);
+        if !matches!(response, CallToolResponse::InputRequired(_)) {
+            kept.end(recorder.stream());
+            return;
+        }
+        let lease = first.then(|| {
+            (self.presence.lock().unwrap_or_else(PoisonError::into_inner))
+                .held
+                .take()
+        });
+        kept.keep(recorder, call, inquiry, lease.flatten());
+    }
+
+    /// Over HTTP, notes a stateless call's retry waiting for another window.
+    pub(crate) fn keep_busy(&self, recorder: &Recorder) {
+        if let Some(kept) = &self.kept {
+            kept.busy(recorder.stream());
         }
     }
 
@@ -227,10 +237,14 @@ impl AskServer {
                 .and_then(askuser_app::origin::plain);
         }
         let holder = askuser_app::log::presence::holder_id(origin.machine.as_deref());
-        presence.guard = (self.config.open_log)()
-            .and_then(|log| Session::open(log, self.recorder.stream().to_owned()))
-            .ok()
-            .and_then(|mut session| PresenceGuard::start(&mut session, holder, origin).ok());
+        let session = (self.config.open_log)()
+            .and_then(|log| Session::open(log, self.recorder.stream().to_owned()));
+        let Ok(mut session) = session else { return };
+        if presence.threadless {
+            presence.held = Held::take(&mut session, holder, origin).ok();
+        } else {
+            presence.guard = PresenceGuard::start(&mut session, holder, origin).ok();
+        }
     }
 
     /// The same server, sending a progress heartbeat every `every` while a form
@@ -416,6 +430,12 @@ impl AskServer {
                 // `cancel`, and any action a later protocol adds: dismissed.
                 _ => return end_turn(&self.recorder, call, &mut walk),
             };
+            // Accepted at every default faster than anyone reads: nobody's.
+            if let Some(note) = waiting.unread(round.all_defaults(&response), sent.elapsed()) {
+                return self
+                    .wait_elsewhere(&self.recorder, call, inquiry, note, &client.client, request)
+                    .await;
+            }
             if let Some(late) = waiting.late(&client.client, client.started.elapsed()) {
                 note(&self.recorder, inquiry, late);
             }
@@ -700,12 +720,13 @@ impl ServerHandler for AskServer {
                         note,
                     } => {
                         let _asking = Asking::new(&self.asking);
+                        self.keep_busy(&recorder);
                         let result = self
                             .wait_elsewhere(&recorder, &call, &inquiry, note, &client, &context)
                             .await;
                         recorder.handed_over(&inquiry);
                         let response = CallToolResponse::from(result);
-                        self.keep_presence(Some(recorder.stream()), &response);
+                        self.keep_round(&recorder, &call, &inquiry, &response, false);
                         names.served_response(dialect, response)
                     }
                 },

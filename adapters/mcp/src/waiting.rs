@@ -192,6 +192,7 @@ pub(crate) fn nobody_answered(tool: &str, note: &ClientNote, wait: Duration) -> 
             let done = match action {
                 FormAction::Cancel => "dismissed",
                 FormAction::Decline => "declined",
+                FormAction::Accept => "accepted with every answer at its default",
             };
             format!(
                 "nobody is at this client to answer its form (it was {done} {after_ms} ms after it went out, faster than anyone reads)"

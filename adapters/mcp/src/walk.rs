@@ -47,6 +47,15 @@ impl Round {
     pub(crate) fn requested(&self) -> &Value {
         self.limited.as_ref().unwrap_or(&self.schema)
     }
+
+    /// Whether `content` holds answers and each is its field's default as sent
+    /// (a form sent back unread, the way a client that accepts for nobody does).
+    pub(crate) fn all_defaults(&self, content: &Map<String, Value>) -> bool {
+        let properties = &self.requested()["properties"];
+        !content.is_empty()
+            && (content.iter())
+                .all(|(field, value)| properties[field].get("default") == Some(value))
+    }
 }
 
 /// Where a form's walk stands.

@@ -111,6 +111,61 @@ fn a_form_dismissed_faster_than_a_person_reads_is_no_person_and_the_call_waits()
     }
 }
 
+/// A form accepted with every answer at its default sooner than a person reads
+/// it was read by nobody (a client that accepts for nobody): it is noted like a
+/// dismissal and the call waits for another window, in both protocol
+/// generations; a fast answer that is not the default stays the answer.
+#[test]
+fn a_form_accepted_at_its_defaults_faster_than_a_person_reads_is_noted_like_a_dismissal() {
+    let defaulted = json!({"questions": [
+        {"id": "apply", "text": "Apply the proposed migration?", "answer_type": "boolean",
+         "default": true}]});
+    for (mode, stream) in [("legacy", "unread"), ("2026-07-28", "unread-stateless")] {
+        let scratch = Scratch::new();
+        let scenario = |content: Value| {
+            json!({"mode": mode,
+                   "env": {"ASKUSER_MCP_WAIT_MS": "20000", "ASKUSER_MCP_NO_PERSON_MS": "5000"},
+                   "calls": [
+                {"tool": "ask_user", "arguments": defaulted,
+                 "responses": [{"action": "accept", "content": content}]}]})
+        };
+        let mut unread = scenario(json!({"apply": true}));
+        unread["calls"][0]["elsewhere_while_waiting"] =
+            json!({"after": 1.0, "actions": [{"answer": false}, {"submit": true}]});
+        let out = scratch.drive(stream, None, unread);
+        assert_eq!(
+            result(&out["calls"][0]),
+            json!({"isError": false, "text": ["{\"apply\":false}"],
+                   "structuredContent": {"apply": false}}),
+            "{mode}"
+        );
+        assert_eq!(
+            events(stream, &scratch),
+            [
+                "shown call-1: apply",
+                "client noted call-1: no person (accept after N ms)",
+                "review wanted call-1",
+                "answered call-1: apply = false",
+                "submitted call-1",
+            ],
+            "{mode}"
+        );
+        let answered = format!("{stream}-answered");
+        let out = scratch.drive(&answered, None, scenario(json!({"apply": false})));
+        assert_eq!(
+            result(&out["calls"][0]),
+            json!({"isError": false, "text": ["{\"apply\":false}"],
+                   "structuredContent": {"apply": false}}),
+            "{mode}"
+        );
+        assert_eq!(
+            events(&answered, &scratch),
+            ["shown call-1: apply", "answered call-1: apply = false"],
+            "{mode}"
+        );
+    }
+}
+
 #[test]
 fn when_nobody_answers_in_time_the_call_ends_as_it_did_before_it_waited() {
     let scratch = Scratch::new();

@@ -131,3 +131,56 @@ fn a_lease_asked_for_an_hour_lasts_six_seconds() {
     drop(log);
     owner.kill();
 }
+
+/// One process asking the owner for 5,000 leases gets 256 (the most one
+/// process may hold), the rest refused in words; an agent started after, in
+/// another process, still gets its presence and is seen waiting.
+#[test]
+fn a_flood_of_leases_from_one_process_is_capped_and_an_agent_after_it_is_present() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("db");
+    let mut owner = Helper::start(&["own", path_str(&path)]);
+    assert_eq!(owner.line(), "owner");
+    let log = SharedSledLog::open(&path).unwrap();
+    assert!(!log.is_owner());
+    let mut refusals = std::collections::BTreeMap::new();
+    let mut kept = Vec::new();
+    let ttl = Duration::from_secs(6);
+    for n in 0..5000 {
+        let stream = format!("flood-{n}");
+        match log.renew_lease(&stream, "test:1", &origin("flood"), ttl) {
+            Ok(_) => kept.push(stream),
+            Err(error) => *refusals.entry(error.to_string()).or_insert(0) += 1,
+        }
+        // The flood keeps what it holds, as a holder renews its leases.
+        if n % 100 == 99 {
+            for stream in &kept {
+                log.renew_lease(stream, "test:1", &origin("flood"), ttl)
+                    .unwrap();
+            }
+        }
+    }
+    assert_eq!(kept.len(), 256);
+    assert_eq!(
+        refusals.into_iter().collect::<Vec<_>>(),
+        [(
+            "the askuser process that holds the log failed: a presence lease cannot be kept: this process already holds 256 presence leases on this log, the most one process may: end some (each waiting agent holds one)".to_owned(),
+            4744
+        )]
+    );
+    let (agent, holder) = agent(path_str(&path), "Claude Code");
+    let info = log.info("s").unwrap();
+    let now = leases(&log);
+    assert_eq!(
+        presence_of(&info, true, Some(&now)),
+        Presence::Waiting(origin("Claude Code"))
+    );
+    let live: Vec<&str> = (now.leases.iter())
+        .filter(|lease| lease.live_at(now.now) && lease.stream == "s")
+        .map(|lease| lease.holder.as_str())
+        .collect();
+    assert_eq!(live, [holder.as_str()]);
+    agent.kill();
+    drop(log);
+    owner.kill();
+}

@@ -5,7 +5,8 @@
 //! [`Limits::most`] live at once (a new one closes the session idle the longest
 //! first), and a session with no request under way for [`Limits::idle`] is
 //! closed; one whose request is under way (a tool call waiting on the person)
-//! is neither, however long the person takes.
+//! is neither, however long the person takes. The stateless calls waiting for
+//! their retry ([`Unanswered`]) count against the same cap.
 
 use std::collections::HashMap;
 use std::pin::Pin;
@@ -22,34 +23,54 @@ use rmcp::transport::streamable_http_server::session::{
     ServerSseMessage, SessionId, SessionManager,
 };
 
-/// How many sessions may live at once, and how long one may sit idle.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Limits {
-    /// The most sessions alive at once.
-    pub(crate) most: usize,
+use crate::unanswered::Unanswered;
+
+/// How many MCP sessions and stateless calls may be open at once, and how long
+/// each may sit without its client.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HttpLimits {
+    /// The most sessions and stateless calls waiting for their retry, together.
+    pub most: usize,
     /// How long a session with no request under way lives on.
-    pub(crate) idle: Duration,
+    pub idle: Duration,
+    /// How long a stateless call (protocol 2026-07-28) waits for its agent to
+    /// call again with the person's answer before it is ended, its question
+    /// closed as one the agent never came back for.
+    pub unanswered: Duration,
 }
 
-impl Limits {
-    /// 64 sessions (about 4 MiB), closed after 2 minutes with no request.
-    pub(crate) const DEFAULT: Self = Self {
+impl HttpLimits {
+    /// 64 sessions and calls (about 4 MiB); a session closed after 2 minutes
+    /// with no request, a call ended after 30 minutes without its agent.
+    pub const DEFAULT: Self = Self {
         most: 64,
         idle: Duration::from_secs(120),
+        unanswered: Duration::from_secs(30 * 60),
     };
 
-    /// How often idle sessions are looked for: a quarter of [`Self::idle`].
+    /// How often idle sessions and unanswered calls are looked for: a quarter
+    /// of the shorter of [`Self::idle`] and [`Self::unanswered`].
     pub(crate) fn sweep(self) -> Duration {
-        (self.idle / 4).max(Duration::from_millis(10))
+        (self.idle.min(self.unanswered) / 4).max(Duration::from_millis(10))
     }
 }
+
+impl Default for HttpLimits {
+    fn default() -> Self {
+        Self::DEFAULT
+    }
+}
+
+/// The limits, as this module calls them.
+pub(crate) type Limits = HttpLimits;
 
 /// Why a session could not be made or used.
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum SessionsError {
-    /// Every session has a request under way, so none is closed for a new one.
+    /// Every session has a request under way (or the cap is taken by stateless
+    /// calls waiting for their retry), so none is closed for a new one.
     #[error(
-        "{most} MCP sessions are open, each with a request under way; wait for one to end, or close a client, and connect again"
+        "{most} MCP sessions and calls are open, each with a request under way or waiting for its agent; wait for one to end, or close a client, and connect again"
     )]
     Full {
         /// The cap.
@@ -86,11 +107,13 @@ pub(crate) struct Sessions {
     local: LocalSessionManager,
     limits: Limits,
     table: Shared,
+    /// The stateless calls that share the cap.
+    calls: Arc<Unanswered>,
 }
 
 impl Sessions {
     /// No session yet; `limits` for those to come.
-    pub(crate) fn new(limits: Limits) -> Self {
+    pub(crate) fn new(limits: Limits, calls: Arc<Unanswered>) -> Self {
         let mut local = LocalSessionManager::default();
         // Idleness is judged here, where a request under way is known.
         local.session_config.keep_alive = None;
@@ -98,7 +121,14 @@ impl Sessions {
             local,
             limits,
             table: Shared::default(),
+            calls,
         }
+    }
+
+    /// Tells the stateless calls how many sessions share their cap.
+    fn count(&self, table: &Table) {
+        self.calls
+            .set_sessions(table.sessions.len() + table.starting);
     }
 
     /// Closes every session that has had no request under way for
@@ -114,6 +144,7 @@ impl Sessions {
             for id in &idle {
                 table.sessions.remove(id);
             }
+            self.count(&table);
             idle
         };
         for id in idle {
@@ -126,7 +157,8 @@ impl Sessions {
     /// session has a request under way.
     fn make_room(&self) -> Result<Option<SessionId>, SessionsError> {
         let mut table = lock(&self.table);
-        let oldest = if table.sessions.len() + table.starting < self.limits.most {
+        let open = table.sessions.len() + table.starting + self.calls.len();
+        let oldest = if open < self.limits.most {
             None
         } else {
             let oldest = (table.sessions.iter())
@@ -140,6 +172,7 @@ impl Sessions {
             Some(oldest)
         };
         table.starting += 1;
+        self.count(&table);
         Ok(oldest)
     }
 
@@ -164,12 +197,13 @@ impl Sessions {
 }
 
 /// A session being made, counted against the cap until dropped.
-struct Starting(Shared);
+struct Starting(Shared, Arc<Unanswered>);
 
 impl Drop for Starting {
     fn drop(&mut self) {
         let mut table = lock(&self.0);
         table.starting = table.starting.saturating_sub(1);
+        self.1.set_sessions(table.sessions.len() + table.starting);
     }
 }
 
@@ -210,7 +244,7 @@ impl SessionManager for Sessions {
         let oldest = self.make_room()?;
         // Counted as starting until it is in the table (or failed, or this
         // request went away).
-        let _starting = Starting(Arc::clone(&self.table));
+        let _starting = Starting(Arc::clone(&self.table), Arc::clone(&self.calls));
         if let Some(oldest) = oldest {
             let _closed = self.local.close_session(&oldest).await;
         }
@@ -219,7 +253,9 @@ impl SessionManager for Sessions {
             last: Instant::now(),
             busy: 0,
         };
-        lock(&self.table).sessions.insert(id.clone(), activity);
+        let mut table = lock(&self.table);
+        table.sessions.insert(id.clone(), activity);
+        self.count(&table);
         Ok((id, transport))
     }
 
@@ -237,7 +273,11 @@ impl SessionManager for Sessions {
     }
 
     async fn close_session(&self, id: &SessionId) -> Result<(), Self::Error> {
-        lock(&self.table).sessions.remove(id);
+        {
+            let mut table = lock(&self.table);
+            table.sessions.remove(id);
+            self.count(&table);
+        }
         Ok(self.local.close_session(id).await?)
     }
 

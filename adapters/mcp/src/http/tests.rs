@@ -119,6 +119,7 @@ fn a_session_past_the_cap_closes_the_one_idle_the_longest() {
     let limits = Limits {
         most: 3,
         idle: Duration::from_secs(3600),
+        ..Limits::DEFAULT
     };
     let addr = server(&dir, limits);
     let first = [open(addr), open(addr), open(addr)];
@@ -144,6 +145,7 @@ fn an_idle_session_is_closed_and_one_waiting_on_the_person_is_not() {
     let limits = Limits {
         most: 8,
         idle: Duration::from_secs(1),
+        ..Limits::DEFAULT
     };
     let addr = server(&dir, limits);
     let idle = open(addr);
@@ -163,6 +165,7 @@ fn with_every_session_waiting_on_the_person_a_new_one_is_refused() {
     let limits = Limits {
         most: 2,
         idle: Duration::from_secs(3600),
+        ..Limits::DEFAULT
     };
     let addr = server(&dir, limits);
     let (first, call) = asking(addr);
@@ -172,7 +175,7 @@ fn with_every_session_waiting_on_the_person_a_new_one_is_refused() {
         (
             500,
             None,
-            "Encounter an error when create session: 2 MCP sessions are open, each with a request under way; wait for one to end, or close a client, and connect again".to_owned()
+            "Encounter an error when create session: 2 MCP sessions and calls are open, each with a request under way or waiting for its agent; wait for one to end, or close a client, and connect again".to_owned()
         )
     );
     drop(call);

@@ -130,6 +130,7 @@
 mod budget;
 mod client;
 mod idle;
+mod leases;
 mod notifier;
 mod owner;
 pub(crate) mod record;
@@ -561,7 +562,7 @@ impl Log for SharedSledLog {
         };
         self.run_presence(
             &request,
-            |core| core.renew_lease(stream, holder, origin, ttl),
+            |core| core.renew_lease(std::process::id(), (stream, holder), origin, ttl),
             |r| matches!(r, Response::Done).then_some(()),
         )
         .map(|kept| kept.is_some())

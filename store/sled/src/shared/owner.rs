@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 use askuser_core::{AgentOrigin, Event};
 
 use super::budget::{Budget, Next, next_frame};
+use super::leases::{Client, Presence};
 use super::notifier::Notifier;
 use super::record;
 use super::wire::{
@@ -24,7 +25,6 @@ use super::wire::{
 use crate::sled_log::SledLog;
 use askuser_store::backend::Backend;
 use askuser_store::codec::check_name;
-use askuser_store::presence::LeaseTable;
 use askuser_store::{Durability, Seq};
 use askuser_store::{Leases, Log, Version};
 use askuser_store::{Result, StoreError};
@@ -83,7 +83,7 @@ pub(super) struct Core {
     to_repack: Mutex<BTreeSet<String>>,
     /// The presence leases of this process and its clients, in memory only: a
     /// new owner knows none until the holders renew them (every two seconds).
-    leases: LeaseTable,
+    leases: Presence,
     /// The log's version as last read, with the notifier's generation read
     /// before it: every append, fork and compaction bumps the generation, so
     /// while it has not moved the version has not either, and a waiter asking
@@ -110,7 +110,7 @@ impl Core {
             last_active: AtomicU64::new(0),
             born: Instant::now(),
             to_repack: Mutex::default(),
-            leases: LeaseTable::new(),
+            leases: Presence::default(),
             version: Mutex::new(None),
         }
     }
@@ -120,17 +120,22 @@ impl Core {
     /// [`LEASE_TTL`](askuser_store::presence::LEASE_TTL) (6 s) after its last
     /// renewal, so a killed agent is never shown waiting for longer (a client
     /// asking for an hour used to get it).
+    ///
+    /// `client` is the process asking (see [`Presence`]): one holds at most
+    /// [`PER_CLIENT`](super::leases::PER_CLIENT) live leases, and room is kept
+    /// for agents holding few.
     pub(super) fn renew_lease(
         &self,
-        stream: &str,
-        holder: &str,
+        client: Client,
+        (stream, holder): (&str, &str),
         origin: &AgentOrigin,
         ttl: Duration,
     ) -> Result<()> {
         check_name(stream)?;
         let ttl = ttl.min(askuser_store::presence::LEASE_TTL);
         let now = self.sled.clock().now();
-        self.leases.renew(stream, holder, origin, ttl, now)
+        self.leases
+            .renew(client, (stream, holder), origin, ttl, now)
     }
 
     /// Ends a presence lease, on the owner's clock.
@@ -301,14 +306,14 @@ impl Core {
     }
 
     /// Answers one request.
-    fn answer(&self, request: Request<'_>) -> Response {
-        match self.try_answer(request) {
+    fn answer(&self, request: Request<'_>, client: Client) -> Response {
+        match self.try_answer(request, client) {
             Ok(response) => response,
             Err(error) => Response::Error(error.into()),
         }
     }
 
-    fn try_answer(&self, request: Request<'_>) -> Result<Response> {
+    fn try_answer(&self, request: Request<'_>, client: Client) -> Result<Response> {
         Ok(match request {
             Request::Hello { .. } => Response::Error(WireError::BadMessage(
                 "a second greeting on one connection".to_owned(),
@@ -380,7 +385,7 @@ impl Core {
                 ttl_millis,
             } => {
                 let ttl = Duration::from_millis(ttl_millis);
-                self.renew_lease(&stream, &holder, &origin, ttl)?;
+                self.renew_lease(client, (&stream, &holder), &origin, ttl)?;
                 Response::Done
             }
             Request::EndLease { stream, holder } => {
@@ -699,6 +704,7 @@ fn serve_connection(stream: UnixStream, core: &Core, budget: &Arc<Budget>) {
 }
 
 fn converse(read_half: UnixStream, stream: UnixStream, core: &Core, budget: &Arc<Budget>) {
+    let client = peer_of(&stream);
     let mut reader = BufReader::new(read_half);
     let mut writer = BufWriter::new(stream);
     let mut greeted = false;
@@ -736,7 +742,7 @@ fn converse(read_half: UnixStream, stream: UnixStream, core: &Core, budget: &Arc
             }
             Ok(request) => {
                 let _busy = core.busy();
-                core.answer(request)
+                core.answer(request, client)
             }
             Err(error) => Response::Error(error.into()),
         };
@@ -745,6 +751,17 @@ fn converse(read_half: UnixStream, stream: UnixStream, core: &Core, budget: &Arc
             return;
         }
     }
+}
+
+/// The process at the other end of `stream`, from its peer credentials (0 when
+/// the system does not tell: such clients share one count).
+fn peer_of(stream: &UnixStream) -> Client {
+    #[cfg(target_os = "linux")]
+    if let Ok(peer) = rustix::net::sockopt::socket_peercred(stream) {
+        return rustix::process::Pid::as_raw(Some(peer.pid)).unsigned_abs();
+    }
+    let _ = stream;
+    0
 }
 
 const _: () = assert!(FRAME_CAP > SCAN_CHUNK);
