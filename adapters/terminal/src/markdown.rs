@@ -113,7 +113,8 @@ pub(crate) fn lines(markdown: &str, width: usize) -> Vec<Line> {
     writer.flush();
     if writer.flattened {
         writer.out.push(Line::default());
-        writer.out.push(Line::plain(FLATTENED));
+        // Wrapped as every row is: a narrow screen is not widened.
+        writer.out.extend(Line::plain(FLATTENED).wrap(width));
     }
     writer.out
 }
