@@ -251,3 +251,14 @@ fn nesting_up_to_the_bound_is_drawn_whole() {
         [format!("{}deep", "│ ".repeat(MAX_NESTING))]
     );
 }
+
+/// Found by the `markdown` fuzz target: a block of raw HTML was written as it
+/// came, one row of any length, wider than the screen.
+#[test]
+fn a_long_raw_html_row_goes_on_under_itself() {
+    let html = format!("<p>{}</p>", "a".repeat(40));
+    assert_eq!(
+        texts(&html, 20),
+        ["<p>aaaaaaaaaaaaaaaaa", "aaaaaaaaaaaaaaaaaaaa", "aaa</p>"]
+    );
+}
