@@ -47,6 +47,8 @@
 mod answer;
 mod app;
 mod form;
+#[cfg(fuzzing)]
+pub mod fuzzing;
 pub mod guard;
 mod history;
 mod live;
