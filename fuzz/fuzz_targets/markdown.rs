@@ -32,7 +32,8 @@ fn web(text: &str) {
             text.len()
         );
         assert!(
-            !out.chars().any(forbidden),
+            // A tab is only white space on a page.
+            !out.chars().any(|c| c != '\t' && forbidden(c)),
             "a forbidden character in {out:?}"
         );
         for (at, _) in out.match_indices("href=\"") {
