@@ -18,8 +18,8 @@ fi
 targets=$(cargo "${toolchain[@]}" fuzz list)
 for target in $targets; do
     echo "fuzz: $target for ${seconds}s"
-    mkdir -p "corpus/$target"
-    cargo "${toolchain[@]}" fuzz run "${sanitizer[@]}" "$target" "corpus/$target" -- \
+    mkdir -p "corpus/$target" "seeds/$target"
+    cargo "${toolchain[@]}" fuzz run "${sanitizer[@]}" "$target" "corpus/$target" "seeds/$target" -- \
         -max_total_time="$seconds" -max_len=4096 -print_final_stats=1 2>&1 | tail -n 12
 done
 echo "fuzz: every target ran ${seconds}s with no crash"

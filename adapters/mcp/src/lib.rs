@@ -64,6 +64,8 @@ mod check;
 pub mod clients;
 mod config;
 mod elsewhere;
+#[cfg(fuzzing)]
+pub mod fuzzing;
 mod http;
 mod mrtr;
 mod pending;

@@ -121,6 +121,8 @@ mod editor;
 mod elsewhere;
 mod error;
 mod external;
+#[cfg(fuzzing)]
+pub mod fuzzing;
 mod keys;
 mod list;
 mod markdown;

@@ -115,7 +115,8 @@ pub(crate) fn lines(markdown: &str, width: usize) -> Vec<Line> {
     writer.flush();
     if writer.flattened {
         writer.out.push(Line::default());
-        writer.out.push(Line::plain(FLATTENED));
+        // Wrapped as every row is: a narrow screen is not widened.
+        writer.out.extend(Line::plain(FLATTENED).wrap(width));
     }
     writer.out
 }
@@ -227,13 +228,7 @@ impl Writer {
                 self.push(&text, style);
             }
             Event::InlineHtml(html) => self.push(&html, self.style()),
-            Event::Html(html) => {
-                for row in html.lines() {
-                    let row = for_display_line(row).into_owned();
-                    let prefix = self.indent(false);
-                    self.out.push(Line::plain(format!("{prefix}{row}")));
-                }
-            }
+            Event::Html(html) => self.html_rows(&html),
             // A line break in the text is one on the screen (as in a GitHub
             // comment): a context written as lines keeps them.
             Event::SoftBreak | Event::HardBreak => self.flush(),
@@ -394,6 +389,23 @@ impl Writer {
             }
             line.spans.extend(group(&row));
             self.out.push(line);
+        }
+    }
+
+    /// A block of raw HTML's rows, as written: a row too long for the screen
+    /// goes on under itself (as a code block's does).
+    fn html_rows(&mut self, html: &str) {
+        for row in html.lines() {
+            let prefix = self.indent(false);
+            let room = self.width.saturating_sub(columns(&prefix)).max(10);
+            let chars: Vec<(char, Style)> = for_display_line(row)
+                .chars()
+                .map(|c| (c, Style::default()))
+                .collect();
+            for piece in split(&chars, room) {
+                let piece: String = piece.iter().map(|(c, _)| c).collect();
+                self.out.push(Line::plain(format!("{prefix}{piece}")));
+            }
         }
     }
 

@@ -48,6 +48,8 @@ mod answer;
 mod app;
 mod elsewhere;
 mod form;
+#[cfg(fuzzing)]
+pub mod fuzzing;
 pub mod guard;
 mod history;
 mod live;

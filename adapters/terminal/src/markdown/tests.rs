@@ -213,7 +213,12 @@ fn quotes_nested_past_the_bound_are_drawn_flat_and_said_once() {
     let bars = "│ ".repeat(MAX_NESTING);
     assert_eq!(
         texts(&context, 40),
-        [format!("{bars}deep"), String::new(), FLATTENED.to_owned()]
+        [
+            format!("{bars}deep"),
+            String::new(),
+            "(Nested more than 8 levels deep: the".to_owned(),
+            "deeper levels are shown flat.)".to_owned()
+        ]
     );
     // 1,000 nested quotes of 300 words: the rows written stay in proportion.
     let long = format!("{}{}", "> ".repeat(1_000), "word ".repeat(300));
@@ -234,9 +239,31 @@ fn lists_nested_past_the_bound_are_drawn_flat_and_said_once() {
         [
             format!("{}- x", "  ".repeat(MAX_NESTING - 1)),
             String::new(),
-            FLATTENED.to_owned()
+            "(Nested more than 8 levels deep: the".to_owned(),
+            "deeper levels are shown flat.)".to_owned()
         ]
     );
+}
+
+/// Found by the `markdown` fuzz target: the note was one row of 67 columns
+/// whatever the screen's width, so a narrow terminal wrapped it and the rows
+/// counted as printed (then erased) were one short.
+#[test]
+fn the_flattened_note_is_wrapped_to_the_screen_like_every_row() {
+    let items = format!("{}x", "- ".repeat(20));
+    assert_eq!(
+        texts(&items, 20),
+        [
+            "              - x",
+            "",
+            "(Nested more than 8",
+            "levels deep: the",
+            "deeper levels are",
+            "shown flat.)"
+        ]
+    );
+    let wide = texts(&items, 80);
+    assert_eq!(wide.last().map(String::as_str), Some(FLATTENED));
 }
 
 #[test]
@@ -245,5 +272,16 @@ fn nesting_up_to_the_bound_is_drawn_whole() {
     assert_eq!(
         texts(&context, 40),
         [format!("{}deep", "│ ".repeat(MAX_NESTING))]
+    );
+}
+
+/// Found by the `markdown` fuzz target: a block of raw HTML was written as it
+/// came, one row of any length, wider than the screen.
+#[test]
+fn a_long_raw_html_row_goes_on_under_itself() {
+    let html = format!("<p>{}</p>", "a".repeat(40));
+    assert_eq!(
+        texts(&html, 20),
+        ["<p>aaaaaaaaaaaaaaaaa", "aaaaaaaaaaaaaaaaaaaa", "aaa</p>"]
     );
 }
