@@ -393,7 +393,8 @@ impl Writer {
     }
 
     /// A block of raw HTML's rows, as written: a row too long for the screen
-    /// goes on under itself (as a code block's does).
+    /// goes on under itself, broken at a space (as a code block's does; a token
+    /// longer than a row is kept whole on a row of its own).
     fn html_rows(&mut self, html: &str) {
         for row in html.lines() {
             let prefix = self.indent(false);
@@ -402,7 +403,7 @@ impl Writer {
                 .chars()
                 .map(|c| (c, Style::default()))
                 .collect();
-            for piece in split(&chars, room) {
+            for piece in wrap(&chars, room) {
                 let piece: String = piece.iter().map(|(c, _)| c).collect();
                 self.out.push(Line::plain(format!("{prefix}{piece}")));
             }

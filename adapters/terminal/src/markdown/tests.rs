@@ -279,9 +279,12 @@ fn nesting_up_to_the_bound_is_drawn_whole() {
 /// came, one row of any length, wider than the screen.
 #[test]
 fn a_long_raw_html_row_goes_on_under_itself() {
-    let html = format!("<p>{}</p>", "a".repeat(40));
+    let html = format!("<p>{} and more words after it</p>", "a".repeat(10));
     assert_eq!(
         texts(&html, 20),
-        ["<p>aaaaaaaaaaaaaaaaa", "aaaaaaaaaaaaaaaaaaaa", "aaa</p>"]
+        ["<p>aaaaaaaaaa and", "more words after", "it</p>"]
     );
+    // A token longer than the row is kept whole, as in code.
+    let html = format!("<p>{}</p>", "a".repeat(40));
+    assert_eq!(texts(&html, 20), [format!("<p>{}</p>", "a".repeat(40))]);
 }
