@@ -14,7 +14,7 @@ mod repack;
 mod seal;
 mod sealing;
 
-pub(crate) use seal::{SEAL_NAME, is_sealed, segment_size};
+pub(crate) use seal::{is_sealed, segment_size};
 use sealing::Sealer;
 
 use askuser_store::Repacked;

@@ -340,21 +340,13 @@ const LEAD: u64 = 16;
 /// or no record committing events found in them (`nothing_found`). A log appended with
 /// [`Durability::Flush`](askuser_store::Durability::Flush) acknowledges an
 /// append only once everything before it is on disk, so such a tail holds
-/// nothing that was acknowledged. A log whose seal (`askuser.seal`, written
-/// when its writer closed it, removed before any write) no longer matches its
-/// files was not cut by a crash: false.
+/// nothing that was acknowledged.
 pub(crate) fn cut_by_crash(
     dir: &std::path::Path,
     cleared: &[(u64, u64)],
     nothing_found: bool,
 ) -> bool {
     use std::os::unix::fs::FileExt as _;
-    // A log closed cleanly carries a seal of its files, taken away before
-    // anything writes again: one that no longer matches them was changed
-    // after its writer closed it (a torn copy, a cut), never by a crash.
-    if dir.join(crate::sled_log::SEAL_NAME).exists() && !crate::sled_log::is_sealed(dir) {
-        return false;
-    }
     let conf = crate::sled_files::read_capped(&dir.join("conf"), 4096).unwrap_or_default();
     let segment = crate::sled_log::segment_size(&conf);
     let Ok(file) = std::fs::File::open(dir.join("db")) else {
@@ -631,18 +623,5 @@ mod tests {
         second[SEGMENT_HEAD + 9] ^= 1;
         let damaged = log_with(&second);
         assert!(!cut_by_crash(damaged.path(), &cleared, false));
-    }
-
-    /// A closed log's seal that no longer matches its files: whatever its
-    /// bytes look like, the log was changed after it was closed.
-    #[test]
-    fn a_log_whose_seal_no_longer_matches_was_not_cut_by_a_crash() {
-        let mut second = header_starting_with_zero().to_vec();
-        second.extend(message(1, b"an event of the cut-off write", false));
-        let crash = log_with(&second);
-        let cleared = [(SEGMENT + 1, 2 * SEGMENT)];
-        assert!(cut_by_crash(crash.path(), &cleared, false));
-        std::fs::write(crash.path().join("askuser.seal"), "length 1\n").unwrap();
-        assert!(!cut_by_crash(crash.path(), &cleared, false));
     }
 }

@@ -31,7 +31,7 @@ use crate::sled_files::PRIVATE_FILE;
 use crate::sled_files::{OpeningLock, read_capped, settle_private};
 
 /// The seal's file name, beside the data file.
-pub(crate) const SEAL_NAME: &str = "askuser.seal";
+const SEAL_NAME: &str = "askuser.seal";
 
 /// The seal's first line (its format).
 const SEAL_VERSION: &str = "askuser seal 1";
