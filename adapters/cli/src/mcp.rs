@@ -39,6 +39,9 @@ pub(crate) fn mcp(args: &McpArgs) -> Result<u8, CliError> {
         .transpose()?;
     // One log for the server's life, shared with every other askuser process.
     let log = Arc::clone(open_journal(&db)?.log());
+    // The last handle on the log is dropped here, after the server's runtime
+    // has ended: a PostgreSQL client dropped inside a runtime panics.
+    let _outlives_the_runtime = Arc::clone(&log);
     // The client's name comes with its first call, when `--agent` does not say.
     let origin = askuser_app::origin::here(args.agent.as_deref(), None);
     // A default name is claimed in the log before it is used (its first event

@@ -126,8 +126,13 @@ fn eight_mcp_servers_started_at_once_each_claim_their_own_stream(place: &Place) 
     for server in &mut servers {
         drop(server.stdin.take());
     }
+    // Each ends cleanly: on PostgreSQL, the log used to be dropped inside the
+    // server's runtime, and that panicked ("Cannot start a runtime from within
+    // a runtime").
     for server in servers {
-        let _ = server.wait_with_output().expect("askuser mcp ends");
+        let output = server.wait_with_output().expect("askuser mcp ends");
+        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        assert_eq!((output.status.code(), stderr.as_str()), (Some(0), ""));
     }
     assert_eq!(names, expected);
     // Each server's stream holds where it runs, and nothing of another's.

@@ -93,6 +93,17 @@ pub(crate) fn json(
     // The syntax tree keeps whatever it meets; the file is checked as the host
     // reads it first.
     jsonc_parser::parse_to_serde_value::<Value>(source, &options).map_err(malformed)?;
+    // jsonc-parser takes a raw control character inside a string; the hosts'
+    // readers (`JSON.parse`, VS Code's) refuse it, so setup would say it wrote
+    // an entry the host cannot read.
+    if let Some(at) = control_in_string(source, jsonc) {
+        let (line, column) = line_column(source, at);
+        return Err(Refusal::Malformed {
+            line,
+            column,
+            reason: "a control character inside a string, which the host's JSON reader refuses (write it as \\uXXXX)".into(),
+        });
+    }
     let ast = jsonc_parser::parse_to_ast(source, &CollectOptions::default(), &options)
         .map_err(malformed)?;
     if let Some(value) = &ast.value {
@@ -359,6 +370,41 @@ fn json_value(value: &toml_edit::Value) -> Option<Value> {
     }
 }
 
+/// The byte offset of the first raw control character (below U+0020) inside a
+/// string of a JSON (or, with `jsonc`, JSON with comments) text the parser took.
+fn control_in_string(source: &str, jsonc: bool) -> Option<usize> {
+    let bytes = source.as_bytes();
+    let (mut at, mut in_string, mut escaped) = (0, false, false);
+    while at < bytes.len() {
+        let b = bytes[at];
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                0..0x20 => return Some(at),
+                _ => {}
+            }
+        } else if b == b'"' {
+            in_string = true;
+        } else if jsonc && b == b'/' && bytes.get(at + 1) == Some(&b'/') {
+            at += bytes[at..]
+                .iter()
+                .position(|&c| c == b'\n')
+                .unwrap_or(bytes.len() - at);
+            continue;
+        } else if jsonc && b == b'/' && bytes.get(at + 1) == Some(&b'*') {
+            let end = source[at + 2..]
+                .find("*/")
+                .map_or(bytes.len(), |e| at + 2 + e + 2);
+            at = end;
+            continue;
+        }
+        at += 1;
+    }
+    None
+}
+
 /// The 1-based line and column (in characters) of byte `at` of `text`.
 fn line_column(text: &str, at: usize) -> (usize, usize) {
     let before = text.get(..at).unwrap_or(text);
@@ -408,6 +454,19 @@ mod tests {
             refused.unwrap_err().to_string(),
             "the file is not a JSON object"
         );
+    }
+
+    #[test]
+    fn a_control_character_inside_a_string_is_refused_as_the_host_refuses_it() {
+        let text = "{\"mcpServers\": {},\n  \"note\": \"a\u{7}b\"}";
+        let refused = json(Some(text), false, &["mcpServers"], &entry());
+        assert_eq!(
+            refused.unwrap_err().to_string(),
+            "line 2, column 13: a control character inside a string, which the host's JSON reader refuses (write it as \\uXXXX)"
+        );
+        // In a comment it is the comment's, and an escaped one is fine.
+        let fine = "{\n  // a\u{7}b \"c\n  \"note\": \"a\\u0007b\"\n}";
+        assert!(json(Some(fine), true, &["servers"], &entry()).is_ok());
     }
 
     #[test]
