@@ -460,7 +460,7 @@ fn the_history_shows_every_step_and_a_fork_answers_again_from_a_question(place: 
     assert_eq!(
         browser.text(),
         format!("{dir} · laptop started waiting.\n\n")
-            + "Asked \"Apply the proposed migration?\"; the answer was Yes.\nAsked \"Which environment?\"; the answer was production.\nThe user chose to reply instead of answering \"Optional note for the migration log\".\nThe user replied: wait, production needs a ticket"
+            + "Asked \"Apply the proposed migration?\"; the answer was Yes.\nAsked \"Which environment?\"; the answer was production.\nThe user chose to reply instead of answering \"Optional note for the migration log\".\nThe user replied: wait, production needs a ticket\nThe user went back from \"Which environment?\"."
     );
     browser.go(&format!("{base}/s/h"));
     // Answer again from the environment question: a fork, the original kept.
