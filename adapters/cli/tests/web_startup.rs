@@ -205,3 +205,25 @@ fn a_certificate_that_is_not_a_small_regular_file_is_refused_at_once() {
         )
     );
 }
+
+/// `askuser web` on a port another program holds says so, and how to pick
+/// another.
+#[test]
+fn a_busy_port_is_named_with_how_to_choose_another() {
+    let scratch = Scratch::new();
+    let taken = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = taken.local_addr().unwrap().port();
+    let listen = format!("127.0.0.1:{port}");
+    let run = scratch.run_db(&["web", "--listen", &listen], "");
+    assert_eq!(
+        (run.code, run.stdout.as_str(), run.stderr.as_str()),
+        (
+            1,
+            "",
+            format!(
+                "askuser: cannot listen on {listen}: another program (perhaps another `askuser web`) already listens on port {port}; pass --listen with another port (--listen 127.0.0.1:0 takes any free one)\n"
+            )
+            .as_str()
+        )
+    );
+}

@@ -128,8 +128,15 @@ impl Inbox {
             Some((cert, key)) => Some(tls::config(cert, key)?),
             None => None,
         };
-        let listener =
-            std::net::TcpListener::bind(addr).map_err(|error| refuse(error.to_string()))?;
+        let listener = std::net::TcpListener::bind(addr).map_err(|error| {
+            refuse(match error.kind() {
+                std::io::ErrorKind::AddrInUse => format!(
+                    "another program (perhaps another `askuser web`) already listens on port {}; pass --listen with another port (--listen 127.0.0.1:0 takes any free one)",
+                    addr.port()
+                ),
+                _ => error.to_string(),
+            })
+        })?;
         let bound = listener.local_addr()?;
         let token: Arc<str> = askuser_app::secret::random()
             .map_err(WebError::Token)?
