@@ -491,7 +491,7 @@ impl Desk {
                         .iter()
                         .flat_map(|followed| &followed.caught.commands),
                 )
-                .rfind(|command| ends(command, inquiry))
+                .rfind(|command| askuser_core::Ending::of_inquiry(command, inquiry).is_some())
                 .cloned()
                 .or_else(|| state.result(inquiry)),
         };
@@ -749,19 +749,6 @@ impl Desk {
             }
         }
     }
-}
-
-/// Whether `command` ends `inquiry` (a result, a failure, a rejection, the turn
-/// ended).
-fn ends(command: &Command, inquiry: &InquiryId) -> bool {
-    matches!(
-        command,
-        Command::Respond { inquiry: id, .. }
-            | Command::Fail { inquiry: id, .. }
-            | Command::Reject { inquiry: id, .. }
-            | Command::EndTurn { inquiry: id }
-            if id == inquiry
-    )
 }
 
 /// The commands of `taken` (none when refused).

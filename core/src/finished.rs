@@ -55,6 +55,20 @@ impl Ending {
         })
     }
 
+    /// How `command` ends `inquiry`: `None` when it is not about `inquiry` or
+    /// does not end it. Among the commands a catch-up applied, the last one
+    /// with an ending is how the inquiry ended.
+    pub fn of_inquiry(command: &Command, inquiry: &InquiryId) -> Option<Self> {
+        let (Command::Respond { inquiry: about, .. }
+        | Command::Fail { inquiry: about, .. }
+        | Command::Reject { inquiry: about, .. }
+        | Command::EndTurn { inquiry: about }) = command
+        else {
+            return None;
+        };
+        (about == inquiry).then(|| Self::of(command)).flatten()
+    }
+
     /// How a response with `status` ends its inquiry.
     fn responded(status: OutcomeStatus) -> Self {
         match status {

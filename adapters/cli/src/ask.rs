@@ -541,7 +541,7 @@ impl Recorder<'_> {
             // keeps it.
             None => (followed.iter())
                 .flat_map(|followed| &followed.caught.commands)
-                .rfind(|command| ends(command, inquiry))
+                .rfind(|command| askuser_core::Ending::of_inquiry(command, inquiry).is_some())
                 .cloned()
                 .or_else(|| state.result(inquiry))
                 .into_iter()
@@ -553,19 +553,6 @@ impl Recorder<'_> {
             .collect();
         Ok(Some(Elsewhere { happened, commands }))
     }
-}
-
-/// Whether `command` ends `inquiry` (a result, a failure, a rejection, the turn
-/// ended).
-fn ends(command: &Command, inquiry: &InquiryId) -> bool {
-    matches!(
-        command,
-        Command::Respond { inquiry: id, .. }
-            | Command::Fail { inquiry: id, .. }
-            | Command::Reject { inquiry: id, .. }
-            | Command::EndTurn { inquiry: id }
-            if id == inquiry
-    )
 }
 
 /// Prints the outcome of the final command among `commands`.

@@ -16,13 +16,20 @@ use serde_json::Value;
 
 const CALL: &str = r#"{"question": "Deploy now?", "answer_type": "boolean"}"#;
 
-fn eight_agents_started_at_once_each_get_their_own_stream(place: &Place) {
-    let scratch = Scratch::new();
-    let db = place.db(&scratch);
+/// A git repository in `scratch` (`billing-api`, the default stream names'
+/// base); the directory inside it the agents run in.
+fn repository(scratch: &Scratch) -> std::path::PathBuf {
     let repo = scratch.path("billing-api");
     std::fs::create_dir_all(repo.join(".git")).unwrap();
     let work = repo.join("src");
     std::fs::create_dir_all(&work).unwrap();
+    work
+}
+
+fn eight_agents_started_at_once_each_get_their_own_stream(place: &Place) {
+    let scratch = Scratch::new();
+    let db = place.db(&scratch);
+    let work = repository(&scratch);
     std::fs::write(scratch.path("call.json"), CALL).unwrap();
     let call = scratch.path("call.json").display().to_string();
     let serve = Serve::start_in(&work, scratch.dir.path(), &["serve", "--db", &db]);
@@ -100,10 +107,7 @@ fn stream_names(dir: &Path, db: &str) -> BTreeSet<String> {
 fn eight_mcp_servers_started_at_once_each_claim_their_own_stream(place: &Place) {
     let scratch = Scratch::new();
     let db = place.db(&scratch);
-    let repo = scratch.path("billing-api");
-    std::fs::create_dir_all(repo.join(".git")).unwrap();
-    let work = repo.join("src");
-    std::fs::create_dir_all(&work).unwrap();
+    let work = repository(&scratch);
     let serve = Serve::start_in(&work, scratch.dir.path(), &["serve", "--db", &db]);
     let mut servers: Vec<_> = (0..8)
         .map(|_| {

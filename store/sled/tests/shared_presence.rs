@@ -31,18 +31,26 @@ fn agent(path: &str, host: &str) -> (Helper, String) {
     (helper, holder)
 }
 
-fn leases(log: &SharedSledLog) -> Leases {
-    log.leases().unwrap().expect("today's owner keeps leases")
-}
-
-#[test]
-fn an_agent_is_present_through_the_owner_until_killed_or_stopped() {
+/// A log in a new directory, owned by a helper process, and this process's
+/// client of it: the directory (kept while it lives), the log's path, the
+/// owner and the client.
+fn owned_by_a_helper() -> (tempfile::TempDir, std::path::PathBuf, Helper, SharedSledLog) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("db");
     let mut owner = Helper::start(&["own", path_str(&path)]);
     assert_eq!(owner.line(), "owner");
     let log = SharedSledLog::open(&path).unwrap();
     assert!(!log.is_owner());
+    (dir, path, owner, log)
+}
+
+fn leases(log: &SharedSledLog) -> Leases {
+    log.leases().unwrap().expect("today's owner keeps leases")
+}
+
+#[test]
+fn an_agent_is_present_through_the_owner_until_killed_or_stopped() {
+    let (_dir, path, owner, log) = owned_by_a_helper();
 
     let (killed, holder) = agent(path_str(&path), "Claude Code");
     let info = log.info("s").unwrap();
@@ -115,12 +123,7 @@ fn an_agent_is_present_through_the_owner_until_killed_or_stopped() {
 /// waiting for an hour.
 #[test]
 fn a_lease_asked_for_an_hour_lasts_six_seconds() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("db");
-    let mut owner = Helper::start(&["own", path_str(&path)]);
-    assert_eq!(owner.line(), "owner");
-    let log = SharedSledLog::open(&path).unwrap();
-    assert!(!log.is_owner());
+    let (_dir, _path, owner, log) = owned_by_a_helper();
     log.renew_lease("s", "test:1", &origin("Codex"), Duration::from_secs(3600))
         .unwrap();
     let now = leases(&log);
@@ -137,12 +140,7 @@ fn a_lease_asked_for_an_hour_lasts_six_seconds() {
 /// another process, still gets its presence and is seen waiting.
 #[test]
 fn a_flood_of_leases_from_one_process_is_capped_and_an_agent_after_it_is_present() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("db");
-    let mut owner = Helper::start(&["own", path_str(&path)]);
-    assert_eq!(owner.line(), "owner");
-    let log = SharedSledLog::open(&path).unwrap();
-    assert!(!log.is_owner());
+    let (_dir, path, owner, log) = owned_by_a_helper();
     let mut refusals = std::collections::BTreeMap::new();
     let mut kept = Vec::new();
     let ttl = Duration::from_secs(6);
