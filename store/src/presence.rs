@@ -44,6 +44,42 @@ pub const MAX_HOLDER_BYTES: usize = 128;
 /// only when every kept lease is live.
 pub const MAX_LEASES: usize = 4096;
 
+/// The most live leases one process may hold on one log (a waiting agent holds
+/// one; a flood of calls into one server is refused past this).
+pub const PER_PROCESS: usize = 256;
+
+/// The places of a log's [`MAX_LEASES`] kept for processes holding fewer than
+/// [`FEW`], so that an agent started after a flood still gets its presence.
+pub const RESERVED: usize = 256;
+
+/// Fewer live leases than this, and a process may take the [`RESERVED`] places
+/// (an agent holds one or two).
+pub const FEW: usize = 4;
+
+/// Whether a process holding `mine` live leases may take a new one while the
+/// log holds `live` (asked only once `mine` reaches [`FEW`]): the one rule of
+/// both backends' bounds, in the words a refused process is told.
+///
+/// # Errors
+///
+/// [`StoreError::BadLease`] saying which bound was reached and what to do.
+pub fn admit_new_lease(mine: usize, live: impl FnOnce() -> Result<usize>) -> Result<()> {
+    if mine >= PER_PROCESS {
+        return Err(StoreError::BadLease(format!(
+            "this process already holds {PER_PROCESS} presence leases on this log, the most one process may: end some (each waiting agent holds one)"
+        )));
+    }
+    if mine >= FEW {
+        let live = live()?;
+        if live >= MAX_LEASES - RESERVED {
+            return Err(StoreError::BadLease(format!(
+                "{live} of this log's {MAX_LEASES} presence leases are held; the last {RESERVED} are kept for processes holding fewer than {FEW}, so that an agent started now still gets its presence"
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// One process's presence on one stream, as the log keeps it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Lease {

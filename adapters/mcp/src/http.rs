@@ -166,12 +166,33 @@ fn serve_with(
                 }
             });
             tokio::spawn(async move {
-                let _closed = Builder::new(TokioExecutor::default())
+                let _closed = bounded_heads(Builder::new(TokioExecutor::default()))
                     .serve_connection(TokioIo::new(stream), service)
                     .await;
             });
         }
     })
+}
+
+/// The longest request head taken, its request line and headers: 64 KiB, as
+/// the web inbox takes.
+const MAX_HEAD: usize = 64 * 1024;
+
+/// The most header lines one request may carry.
+const MAX_HEADERS: usize = 100;
+
+/// `builder` refusing, with hyper's own 431, a request head over [`MAX_HEAD`]
+/// bytes or [`MAX_HEADERS`] lines (HTTP/1.1), or a header list over
+/// [`MAX_HEAD`] (HTTP/2); hyper's defaults let about 400 KiB through.
+fn bounded_heads(mut builder: Builder<TokioExecutor>) -> Builder<TokioExecutor> {
+    builder
+        .http1()
+        .max_buf_size(MAX_HEAD)
+        .max_headers(MAX_HEADERS);
+    builder
+        .http2()
+        .max_header_list_size(u32::try_from(MAX_HEAD).unwrap_or(u32::MAX));
+    builder
 }
 
 /// Whether `headers` carry `Authorization: Bearer TOKEN` with `token`

@@ -86,6 +86,7 @@
 
 #![warn(unreachable_pub)]
 
+mod leases;
 mod password;
 mod pool;
 mod redact;
@@ -181,6 +182,8 @@ pub struct PgLog {
     schema: String,
     clock: Arc<dyn Clock>,
     durability: Durability,
+    /// The presence leases this process took, bounded (see [`leases`]).
+    held: Arc<leases::Held>,
 }
 
 impl std::fmt::Debug for PgLog {
@@ -246,6 +249,7 @@ impl PgLog {
             schema: schema.to_owned(),
             clock: Arc::new(SystemClock),
             durability: Durability::Flush,
+            held: Arc::default(),
         };
         log.pool.give_back(conn);
         Ok(log)

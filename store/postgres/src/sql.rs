@@ -74,6 +74,11 @@ pub(super) const RENEW_LEASE: &str = "INSERT INTO presence (stream, holder, orig
      ON CONFLICT (stream, holder) DO UPDATE SET origin = excluded.origin, \
      renewed_at = excluded.renewed_at, ttl_ms = excluded.ttl_ms, ended_at = NULL";
 
+/// How many leases are live at the database's time (neither ended nor lapsed).
+pub(super) const LIVE_LEASES: &str = "SELECT count(*) FROM presence \
+     WHERE ended_at IS NULL \
+         AND renewed_at + ttl_ms > (extract(epoch from clock_timestamp()) * 1000)::bigint";
+
 /// Forgets leases that ended or expired more than a day ago.
 pub(super) const PRUNE_LEASES: &str = "DELETE FROM presence \
      WHERE coalesce(ended_at, renewed_at + ttl_ms) \

@@ -16,7 +16,7 @@ use askuser_store::block::{BlockReader, encode_append, rewrite_tail};
 use askuser_store::codec::{
     STATE_FORMAT, SnapshotRef, check_name, key_seq, open_snapshot, seal, seq_key,
 };
-use askuser_store::presence::check_lease;
+use askuser_store::presence::{LEASE_TTL, check_lease};
 use askuser_store::{Clock, Durability, ForkPoint, Seq, Snapshot, StreamInfo, Timestamp};
 use askuser_store::{Lease, Leases, Log, Version};
 use askuser_store::{Result, StoreError};
@@ -283,7 +283,9 @@ impl Backend for PgLog {
 }
 
 impl Log for PgLog {
-    /// A row of table `presence`, its times on the database's clock.
+    /// A row of table `presence`, its times on the database's clock, lasting
+    /// at most [`LEASE_TTL`] whatever `ttl` asks; a new one only where this
+    /// process's bound admits it (see [`crate::leases`]).
     fn renew_lease(
         &self,
         stream: &str,
@@ -295,15 +297,34 @@ impl Log for PgLog {
         check_lease(holder, origin)?;
         let origin =
             serde_json::to_string(origin).map_err(|e| StoreError::Encode(e.to_string()))?;
+        let ttl = ttl.min(LEASE_TTL);
+        let now = self.clock.now();
+        let until = Timestamp(
+            now.0
+                .saturating_add(u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX)),
+        );
         let ttl = i64::try_from(ttl.as_millis()).unwrap_or(i64::MAX);
-        self.with_conn(|conn| {
-            let renew = conn.prepared(sql::RENEW_LEASE)?;
-            conn.client
-                .execute(&renew, &[&stream, &holder, &origin, &ttl])
-                .map_err(database)?;
-            let prune = conn.prepared(sql::PRUNE_LEASES)?;
-            conn.client.execute(&prune, &[]).map_err(database)
-        })?;
+        let live = || {
+            let row = self.with_conn(|conn| {
+                let count = conn.prepared(sql::LIVE_LEASES)?;
+                conn.client.query_one(&count, &[]).map_err(database)
+            })?;
+            let live: i64 = row.try_get(0).map_err(database)?;
+            Ok(usize::try_from(live).unwrap_or(usize::MAX))
+        };
+        let renew = || {
+            self.with_conn(|conn| {
+                let renew = conn.prepared(sql::RENEW_LEASE)?;
+                conn.client
+                    .execute(&renew, &[&stream, &holder, &origin, &ttl])
+                    .map_err(database)?;
+                let prune = conn.prepared(sql::PRUNE_LEASES)?;
+                conn.client.execute(&prune, &[]).map_err(database)
+            })
+            .map(drop)
+        };
+        self.held
+            .renew((stream, holder), (now, until), live, renew)?;
         Ok(true)
     }
 
@@ -311,6 +332,7 @@ impl Log for PgLog {
         if impossible(stream) || holder.contains('\0') {
             return Ok(());
         }
+        self.held.end(stream, holder);
         self.with_conn(|conn| {
             let end = conn.prepared(sql::END_LEASE)?;
             conn.client

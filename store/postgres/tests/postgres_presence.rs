@@ -113,3 +113,62 @@ fn leases_are_shared_by_hosts_and_timed_by_the_database() {
         "a presence lease cannot be kept: the agent's origin cannot be recorded: its host holds U+0007 BELL at character 2; write it as one line of plain text"
     );
 }
+
+/// A lease asked for an hour is kept for the documented six seconds: a dead
+/// agent never reads "waiting now" for an hour.
+#[test]
+fn a_lease_asked_for_an_hour_lasts_six_seconds() {
+    let log = pg();
+    log.renew_lease("s", "test:1", &origin("Codex"), Duration::from_secs(3600))
+        .unwrap();
+    let now = log.leases().unwrap().unwrap();
+    let [lease] = &now.leases[..] else {
+        panic!("{now:?}")
+    };
+    assert_eq!((lease.holder.as_str(), lease.ttl_ms), ("test:1", 6000));
+}
+
+/// One process asking for 1,000 leases gets 256 (the most one process may
+/// hold), the rest refused in words; an agent in another process (another open
+/// log) still gets its presence, and a lease ended makes room.
+#[test]
+fn a_flood_of_leases_from_one_process_is_capped_and_an_agent_after_it_is_present() {
+    let log = pg();
+    let mut refusals = std::collections::BTreeMap::new();
+    let mut kept = 0;
+    for n in 0..1000 {
+        let stream = format!("flood-{n}");
+        match log.renew_lease(&stream, "test:1", &origin("flood"), Duration::from_secs(6)) {
+            Ok(_) => kept += 1,
+            Err(error) => *refusals.entry(error.to_string()).or_insert(0) += 1,
+        }
+    }
+    assert_eq!(kept, 256);
+    assert_eq!(
+        refusals.into_iter().collect::<Vec<_>>(),
+        [(
+            "a presence lease cannot be kept: this process already holds 256 presence leases on this log, the most one process may: end some (each waiting agent holds one)".to_owned(),
+            744
+        )]
+    );
+    let agent = PgLog::connect_in(&log.url, log.schema()).unwrap();
+    agent
+        .renew_lease(
+            "mine",
+            "laptop:9:1",
+            &origin("Claude Code"),
+            Duration::from_secs(6),
+        )
+        .unwrap();
+    log.end_lease("flood-0", "test:1").unwrap();
+    log.renew_lease(
+        "flood-999",
+        "test:1",
+        &origin("flood"),
+        Duration::from_secs(6),
+    )
+    .unwrap();
+    let seen = agent.leases().unwrap().unwrap();
+    let live = seen.leases.iter().filter(|l| l.ended_at.is_none()).count();
+    assert_eq!(live, 257);
+}

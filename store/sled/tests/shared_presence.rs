@@ -162,7 +162,7 @@ fn a_flood_of_leases_from_one_process_is_capped_and_an_agent_after_it_is_present
     assert_eq!(
         refusals.into_iter().collect::<Vec<_>>(),
         [(
-            "the askuser process that holds the log failed: a presence lease cannot be kept: this process already holds 256 presence leases on this log, the most one process may: end some (each waiting agent holds one)".to_owned(),
+            "a presence lease cannot be kept: this process already holds 256 presence leases on this log, the most one process may: end some (each waiting agent holds one)".to_owned(),
             4744
         )]
     );

@@ -226,3 +226,31 @@ fn a_request_without_the_token_is_refused_before_anything_else() {
     }
     assert_eq!(post(addr, None, init).0, 200, "with the token");
 }
+
+/// A request head over 64 KiB, or with over 100 header lines, is refused with
+/// 431 before the token is looked at; one just under is read (and, without the
+/// token, refused with 401).
+#[test]
+fn a_head_over_64_kib_or_100_lines_is_refused_with_431() {
+    let dir = tempfile::tempdir().unwrap();
+    let addr = server(&dir, Limits::DEFAULT);
+    let status = |extra: String| {
+        let mut answer = String::new();
+        let _ = send_as(addr, None, &extra, "{}").read_to_string(&mut answer);
+        answer.lines().next().unwrap_or_default().to_owned()
+    };
+    let cookie = |bytes: usize| format!("Cookie: {}\r\n", "c".repeat(bytes));
+    assert_eq!(status(cookie(60_000)), "HTTP/1.1 401 Unauthorized");
+    for bytes in [70_000, 200_000] {
+        assert_eq!(
+            status(cookie(bytes)),
+            "HTTP/1.1 431 Request Header Fields Too Large",
+            "{bytes}"
+        );
+    }
+    let many = (0..101)
+        .map(|n| format!("X-{n}: y\r\n"))
+        .collect::<Vec<_>>()
+        .concat();
+    assert_eq!(status(many), "HTTP/1.1 431 Request Header Fields Too Large");
+}

@@ -1,26 +1,17 @@
 //! The owner's presence leases, bounded per client: one process (told by the
-//! peer credentials of its connection) holds at most [`PER_CLIENT`] live leases,
-//! and the last [`RESERVED`] places of the table are kept for processes holding
-//! fewer than [`FEW`], so a real agent started after a flood still gets its
-//! presence.
+//! peer credentials of its connection) holds at most [`PER_PROCESS`](askuser_store::presence::PER_PROCESS) live
+//! leases, and the last [`RESERVED`](askuser_store::presence::RESERVED) places
+//! of the table are kept for processes holding fewer than
+//! [`FEW`](askuser_store::presence::FEW), so a real agent started after a flood
+//! still gets its presence ([`admit_new_lease`], the rule both backends keep).
 
 use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
 use askuser_core::AgentOrigin;
-use askuser_store::presence::{LeaseTable, MAX_LEASES};
-use askuser_store::{Leases, Result, StoreError, Timestamp};
-
-/// The most live leases one process may hold.
-pub(crate) const PER_CLIENT: usize = 256;
-
-/// The places of the table kept for processes holding fewer than [`FEW`].
-pub(crate) const RESERVED: usize = 256;
-
-/// Fewer live leases than this, and a process may take the reserved places (an
-/// agent holds one or two).
-pub(crate) const FEW: usize = 4;
+use askuser_store::presence::{LeaseTable, admit_new_lease};
+use askuser_store::{Leases, Result, Timestamp};
 
 /// A process asking for presence, by the id its connection's peer credentials
 /// give (this process's own id for its own calls).
@@ -39,8 +30,7 @@ pub(super) struct Presence {
 
 impl Presence {
     /// Takes or renews `holder`'s lease on `stream` for `client`: a new one only
-    /// while `client` holds fewer than [`PER_CLIENT`] live leases, and, once the
-    /// table is all but [`RESERVED`] places full, fewer than [`FEW`].
+    /// where [`admit_new_lease`] lets `client` take it.
     ///
     /// # Errors
     /// [`StoreError::BadLease`] saying which bound was reached; the table's own.
@@ -87,23 +77,13 @@ fn admit(
 ) -> Result<()> {
     taken.retain(|_, &mut (_, until)| now < until);
     let mine = taken.values().filter(|&&(by, _)| by == client).count();
-    if mine >= PER_CLIENT {
-        return Err(StoreError::BadLease(format!(
-            "this process already holds {PER_CLIENT} presence leases on this log, the most one process may: end some (each waiting agent holds one)"
-        )));
-    }
-    if mine >= FEW && taken.len() >= MAX_LEASES - RESERVED {
-        return Err(StoreError::BadLease(format!(
-            "{} of this log's {MAX_LEASES} presence leases are held; the last {RESERVED} are kept for processes holding fewer than {FEW}, so that an agent started now still gets its presence",
-            taken.len()
-        )));
-    }
-    Ok(())
+    admit_new_lease(mine, || Ok(taken.len()))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use askuser_store::presence::{FEW, PER_PROCESS};
 
     fn take(presence: &Presence, client: Client, n: usize) -> Result<()> {
         let origin = AgentOrigin {
@@ -121,11 +101,13 @@ mod tests {
     fn the_last_places_are_kept_for_processes_holding_few() {
         let presence = Presence::default();
         for client in 1..=15 {
-            for n in 0..PER_CLIENT {
+            for n in 0..PER_PROCESS {
                 take(&presence, client, n).unwrap();
             }
             assert_eq!(
-                take(&presence, client, PER_CLIENT).unwrap_err().to_string(),
+                take(&presence, client, PER_PROCESS)
+                    .unwrap_err()
+                    .to_string(),
                 "a presence lease cannot be kept: this process already holds 256 presence leases on this log, the most one process may: end some (each waiting agent holds one)"
             );
         }

@@ -122,7 +122,7 @@ impl Core {
     /// asking for an hour used to get it).
     ///
     /// `client` is the process asking (see [`Presence`]): one holds at most
-    /// [`PER_CLIENT`](super::leases::PER_CLIENT) live leases, and room is kept
+    /// [`PER_PROCESS`](askuser_store::presence::PER_PROCESS) live leases, and room is kept
     /// for agents holding few.
     pub(super) fn renew_lease(
         &self,

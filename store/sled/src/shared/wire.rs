@@ -23,9 +23,11 @@ pub(crate) const PROTOCOL: u32 = 1;
 /// The revision of [`PROTOCOL`] this build speaks: requests added later, which an
 /// owner announces in its greeting (an older owner announces none: revision 0).
 /// Revision 1 added [`Request::WaitChanged`]; revision 2 the presence leases
-/// ([`Request::RenewLease`], [`Request::EndLease`], [`Request::Leases`]). A client asks an owner only what its
-/// revision knows, so builds of one protocol still work together.
-pub(crate) const REVISION: u32 = 2;
+/// ([`Request::RenewLease`], [`Request::EndLease`], [`Request::Leases`]); revision 3
+/// the lease refusal [`WireError::BadLease`] (before, sent as an owner failure). A
+/// client asks an owner only what its revision knows, so builds of one protocol
+/// still work together.
+pub(crate) const REVISION: u32 = 3;
 
 /// The largest payload of one frame, in bytes. A read of many events is split into
 /// several frames; one event or snapshot larger than this cannot cross the socket.
@@ -328,6 +330,10 @@ pub(crate) enum WireError {
     Encode(String),
     BadMessage(String),
     Failed(String),
+    /// A presence lease the owner would not keep (revision 3): the client is
+    /// told it as [`StoreError::BadLease`], not as the owner failing. An
+    /// older client cannot decode it and reports a malformed message.
+    BadLease(String),
 }
 
 /// A [`RecordKind`] on the wire.
@@ -387,6 +393,7 @@ impl From<StoreError> for WireError {
             StoreError::Encode(detail) => Self::Encode(detail),
             StoreError::BadMessage(detail) => Self::BadMessage(detail),
             StoreError::OwnerFailed(detail) => Self::Failed(detail),
+            StoreError::BadLease(detail) => Self::BadLease(detail),
             other => Self::Failed(other.to_string()),
         }
     }
@@ -447,6 +454,7 @@ impl From<WireError> for StoreError {
             WireError::Encode(detail) => Self::Encode(detail),
             WireError::BadMessage(detail) => Self::BadMessage(detail),
             WireError::Failed(detail) => Self::OwnerFailed(detail),
+            WireError::BadLease(detail) => Self::BadLease(detail),
         }
     }
 }
