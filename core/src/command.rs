@@ -125,6 +125,27 @@ impl Prompt {
     pub fn prefill_value(&self) -> Option<Value> {
         self.prefill.as_ref().map(|a| a.to_value(self.question()))
     }
+
+    /// The note written beside the earlier answer, when `value` answers this
+    /// question asked again (Back, or a change from the review) with another
+    /// answer than that one: a note about the old answer may not fit the new
+    /// one, so every surface asks the person whether it still applies (keep
+    /// it, edit it, or drop it) before sending it. `None` when there was no
+    /// note, or the answer is the same.
+    ///
+    /// ```
+    /// # use askuser_core::{Answer, Prompt};
+    /// # fn check(mut prompt: Prompt) {
+    /// prompt.prefill = Some(Answer::Text("stable".into()));
+    /// prompt.prefill_note = Some("stable is fine, changelog merged".into());
+    /// assert_eq!(prompt.note_to_confirm(&"beta".into()), Some("stable is fine, changelog merged"));
+    /// assert_eq!(prompt.note_to_confirm(&"stable".into()), None);
+    /// # }
+    /// ```
+    pub fn note_to_confirm(&self, value: &Value) -> Option<&str> {
+        let note = self.prefill_note.as_deref()?;
+        (self.prefill_value().as_ref() != Some(value)).then_some(note)
+    }
 }
 
 /// `[N/M]`: question `n` (1-based position in the form) of `m`.

@@ -288,6 +288,74 @@ fn a_note_reaches_the_claude_result() {
     );
 }
 
+/// A note written beside an answer, that answer then changed from the review:
+/// the person is asked whether the note still applies to the new answer, and
+/// the note dropped there does not reach the model.
+#[test]
+fn a_changed_answer_asks_whether_its_note_still_applies_and_a_dropped_note_is_not_sent() {
+    let scratch = Scratch::new();
+    let claude = example("claude.json");
+    let tmux = Tmux::start(
+        "notechanged",
+        &scratch,
+        &[
+            "ask",
+            "--dialect",
+            "claude",
+            "--db",
+            &scratch.db(),
+            "--stream",
+            "s",
+            &claude,
+        ],
+    );
+    tmux.wait_for("Which auth method should we use?");
+    tmux.keys(&["M-n"]);
+    tmux.wait_for("[Enter keeps the note");
+    tmux.text("only for the admin API");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("Which auth method should we use?");
+    tmux.keys(&["2"]);
+    tmux.wait_for("Which features should we enable?");
+    tmux.keys(&["1", "Enter"]);
+    tmux.wait_for("? Review your answers");
+    tmux.keys(&["Down", "Enter"]);
+    tmux.wait_for("> 2) API keys");
+    tmux.keys(&["1"]);
+    let asked = tmux.wait_for("Does it still apply");
+    assert_eq!(
+        asked
+            .lines()
+            .rev()
+            .take(8)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect::<Vec<_>>(),
+        [
+            "? [1/2] Auth method · Assistant asks: Which auth method should we use? — your note was written for",
+            "your earlier answer",
+            "  only for the admin API",
+            "Does it still apply to your new answer, OAuth2 (Recommended)?",
+            "> k) Keep the note",
+            "  e) Edit the note",
+            "  d) Drop the note",
+            "[a letter or ↑↓ chooses, Enter does it · Esc returns to the question]",
+        ]
+    );
+    tmux.keys(&["d", "Enter"]);
+    tmux.wait_for("? Review your answers");
+    tmux.keys(&["Enter"]);
+    let (code, out) = finished(&tmux, &scratch);
+    assert_eq!(
+        (code, out.as_str()),
+        (
+            0,
+            "{\"answers\":{\"Which auth method should we use?\":\"OAuth2 (Recommended)\",\"Which features should we enable?\":\"Auth\"}}\n"
+        )
+    );
+}
+
 #[test]
 fn ctrl_c_on_the_review_asks_first_and_the_transcript_keeps_the_answers() {
     let scratch = Scratch::new();

@@ -70,6 +70,9 @@ enum View {
     Reply(Editor),
     /// A note for the answer to this question.
     Note(Editor),
+    /// Whether the note written for the earlier answer still applies to this
+    /// changed one, which is sent once the person says.
+    NoteKept(List, Value),
     Other(Editor, Vec<Pick>),
     Long(Value),
     /// Run the external editor, then back to the question.
@@ -115,6 +118,11 @@ pub(crate) struct Asking<'a> {
     warned: bool,
     /// The note the person wrote for this answer.
     note: Option<String>,
+    /// Whether the person wrote, kept or dropped the note at this prompt (a
+    /// note brought back from an earlier answer is not asked about again).
+    note_settled: bool,
+    /// The changed answer to send once the note being edited is kept.
+    send_after_note: Option<Value>,
 }
 
 impl<'a> Asking<'a> {
@@ -190,6 +198,8 @@ impl<'a> Asking<'a> {
             // A question asked again (Back, or a change from the review) brings
             // back the note written beside its earlier answer.
             note: prompt.prefill_note.clone(),
+            note_settled: false,
+            send_after_note: None,
         };
         asking.start = asking.draft();
         asking
@@ -358,6 +368,46 @@ impl<'a> Asking<'a> {
         }
     }
 
+    /// The question whether the note written for the earlier answer still
+    /// applies, when `done` changes that answer and the person has not settled
+    /// the note here (the rule: [`Prompt::note_to_confirm`]).
+    fn note_question(&self, done: &Done) -> Option<View> {
+        let Done::Act(Action::Answer(value)) = done else {
+            return None;
+        };
+        let unsettled = !self.note_settled && self.note == self.prompt.prefill_note;
+        self.prompt.note_to_confirm(value).filter(|_| unsettled)?;
+        let list = List::new(menu::note_kept_entries(), Mode::Menu, 0, &[]);
+        Some(View::NoteKept(list, value.clone()))
+    }
+
+    /// The person's choice about the earlier answer's note: send the answer
+    /// with it, without it, or edit it first.
+    fn on_note_kept(&mut self, mut list: List, value: Value, key: Key) -> (View, Option<Done>) {
+        if let Key::Char(c) = key {
+            list.highlight(c);
+            return (View::NoteKept(list, value), None);
+        }
+        self.note_settled = true;
+        match list.handle(key) {
+            Listed::Picked(Pick::KeepNote) => {
+                (View::Question, Some(Done::Act(Action::Answer(value))))
+            }
+            Listed::Picked(Pick::DropNote) => {
+                self.note = None;
+                (View::Question, Some(Done::Act(Action::Answer(value))))
+            }
+            Listed::Picked(Pick::EditNote) => {
+                self.send_after_note = Some(value);
+                (View::Note(self.note_editor()), None)
+            }
+            _ => {
+                self.note_settled = false;
+                (View::NoteKept(list, value), None)
+            }
+        }
+    }
+
     /// An answer carries the note the person wrote for it.
     fn with_note(&self, done: Done) -> Done {
         match (done, &self.note) {
@@ -378,8 +428,18 @@ impl<'a> Asking<'a> {
         }
     }
 
-    /// Applies a key to the view; the next view, or how the prompt ended.
+    /// Applies a key to the view; the next view, or how the prompt ended (a
+    /// changed answer whose earlier note is unsettled first asks about it).
     fn step(&mut self, view: View, key: Key) -> (View, Option<Done>) {
+        let (next, done) = self.step_view(view, key);
+        match done.as_ref().and_then(|done| self.note_question(done)) {
+            Some(asked) => (asked, None),
+            None => (next, done),
+        }
+    }
+
+    /// Applies a key to the view, as [`Asking::step`] without the note's question.
+    fn step_view(&mut self, view: View, key: Key) -> (View, Option<Done>) {
         match view {
             View::Question if key == Key::Esc => {
                 self.error = None;
@@ -393,12 +453,11 @@ impl<'a> Asking<'a> {
                 self.other = editor.text();
                 (View::Question, None)
             }
-            View::Menu(..)
-            | View::EndTurn(..)
-            | View::Reply(_)
-            | View::Note(_)
-            | View::Long(_)
-            | View::Editing
+            View::Note(_) | View::NoteKept(..) if key == Key::Esc => {
+                self.send_after_note = None;
+                (View::Question, None)
+            }
+            View::Menu(..) | View::EndTurn(..) | View::Reply(_) | View::Long(_) | View::Editing
                 if key == Key::Esc =>
             {
                 (View::Question, None)
@@ -427,10 +486,16 @@ impl<'a> Asking<'a> {
                 Edit::Submit => {
                     let note = editor.text().trim().to_owned();
                     self.note = (!note.is_empty()).then_some(note);
-                    (View::Question, None)
+                    self.note_settled = true;
+                    let sent = self.send_after_note.take();
+                    (
+                        View::Question,
+                        sent.map(|value| Done::Act(Action::Answer(value))),
+                    )
                 }
                 _ => (View::Note(editor), None),
             },
+            View::NoteKept(list, value) => self.on_note_kept(list, value, key),
             View::Other(mut editor, picks) => match editor.handle(key) {
                 Edit::Submit => {
                     self.other = editor.text();

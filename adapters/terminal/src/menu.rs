@@ -43,6 +43,12 @@ pub(crate) enum Pick {
     Submit,
     /// Change the answer to the question at this index, from the review.
     Change(usize),
+    /// Send a changed answer with the note written for the earlier one.
+    KeepNote,
+    /// Edit that note, then send the answer with it.
+    EditNote,
+    /// Send the changed answer without that note.
+    DropNote,
 }
 
 /// One line of a list.
@@ -124,6 +130,17 @@ pub(crate) fn action_entries(
     ));
     entries.push(Entry::new("s", "End the turn", Pick::EndTurn));
     entries
+}
+
+/// Whether the note written for an earlier answer goes with the changed one:
+/// `k) Keep the note` (the cursor starts there), `e) Edit the note`,
+/// `d) Drop the note`.
+pub(crate) fn note_kept_entries() -> Vec<Entry> {
+    vec![
+        Entry::new("k", "Keep the note", Pick::KeepNote),
+        Entry::new("e", "Edit the note", Pick::EditNote),
+        Entry::new("d", "Drop the note", Pick::DropNote),
+    ]
 }
 
 /// The confirmation before End Turn loses answers: `n) No, keep answering` (the

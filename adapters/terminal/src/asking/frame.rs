@@ -114,6 +114,20 @@ impl Asking<'_> {
                 "[Enter keeps the note · an empty note removes it · Esc returns to the question]"
                     .to_owned()
             }
+            View::NoteKept(list, value) => {
+                frame.title(&format!(
+                    "{} — your note was written for your earlier answer",
+                    self.header
+                ));
+                let note = self.note.as_deref().unwrap_or_default();
+                frame.line(&format!("  {}", for_display_line(note)));
+                frame.line(&format!(
+                    "Does it still apply to your new answer, {}?",
+                    for_display_line(&render::answer_text(value))
+                ));
+                frame.list(list);
+                "[a letter or ↑↓ chooses, Enter does it · Esc returns to the question]".to_owned()
+            }
             View::Reply(editor) => {
                 frame.title(render::REPLY_TITLE);
                 frame.editor(editor);

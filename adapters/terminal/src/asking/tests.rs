@@ -44,6 +44,7 @@ fn drive(prompt: &Prompt, settings: &Settings, keys: &[Key]) -> (Vec<String>, Op
     for &key in keys {
         let (next, done) = asking.step(view, key);
         if let Some(done) = done {
+            let done = asking.with_note(done);
             return (vec![asking.summary(&done)], Some(done));
         }
         view = next;
@@ -522,4 +523,66 @@ fn what_a_timeout_does_not_send_is_given_back() {
     );
     let fresh = Asking::question(&note, &settings);
     assert_eq!(fresh.typed_not_sent(&View::Question), None);
+}
+
+/// A changed answer whose earlier answer carried a note asks whether the note
+/// still applies: kept, dropped or edited, then sent; the same answer sends
+/// the note without asking.
+#[test]
+fn a_changed_answer_asks_whether_its_note_still_applies() {
+    let form = json!({"questions": [
+        {"id": "channel", "text": "Which channel?", "answer_type": "select",
+         "options": ["stable", "beta"]}]});
+    let mut prompt = prompt_at(&form, &[]);
+    prompt.prefill = Some(askuser_core::Answer::Choice(0));
+    prompt.prefill_note = Some("stable is fine, changelog merged".to_owned());
+    let settings = Settings::default();
+    let (rows, done) = drive(&prompt, &settings, &[Key::Char('2')]);
+    assert_eq!(done, None);
+    assert_eq!(
+        rows,
+        [
+            "? Assistant asks: Which channel? — your note was written for",
+            "your earlier answer",
+            "  stable is fine, changelog merged",
+            "Does it still apply to your new answer, beta?",
+            "> k) Keep the note",
+            "  e) Edit the note",
+            "  d) Drop the note",
+            "[a letter or ↑↓ chooses, Enter does it · Esc returns to the",
+            "question]",
+        ]
+    );
+    let note = "stable is fine, changelog merged".to_owned();
+    let with_note = |note: &str| {
+        Some(Done::Act(Action::AnswerWithNote {
+            value: json!("beta"),
+            note: note.to_owned(),
+        }))
+    };
+    let keep = drive(&prompt, &settings, &[Key::Char('2'), Key::Enter]);
+    assert_eq!(keep.1, with_note(&note));
+    let drop = drive(
+        &prompt,
+        &settings,
+        &[Key::Char('2'), Key::Char('d'), Key::Enter],
+    );
+    assert_eq!(drop.1, Some(Done::Act(Action::Answer(json!("beta")))));
+    let mut edit = vec![Key::Char('2'), Key::Char('e'), Key::Enter];
+    edit.extend(typed(", beta too"));
+    edit.push(Key::Enter);
+    let edited = drive(&prompt, &settings, &edit);
+    assert_eq!(
+        edited.1,
+        with_note("stable is fine, changelog merged, beta too")
+    );
+    // Esc goes back to the question; the same answer sends the note unasked.
+    let (_, done) = drive(&prompt, &settings, &[Key::Char('2'), Key::Esc]);
+    assert_eq!(done, None);
+    let same = drive(&prompt, &settings, &[Key::Char('1')]);
+    let stable = Some(Done::Act(Action::AnswerWithNote {
+        value: json!("stable"),
+        note,
+    }));
+    assert_eq!(same.1, stable);
 }
