@@ -27,6 +27,37 @@ pub fn here(host: Option<&str>, label: Option<&str>) -> AgentOrigin {
     }
 }
 
+/// The variables agent hosts set in the environment of the commands their
+/// agents run, each with the host's name (the list Claude Code itself reads to
+/// tell agents apart).
+const HOST_MARKERS: [(&str, &str); 6] = [
+    ("CLAUDECODE", "Claude Code"),
+    ("GEMINI_CLI", "Gemini CLI"),
+    ("CODEX_THREAD_ID", "Codex"),
+    ("CODEX_SANDBOX", "Codex"),
+    ("COPILOT_CLI", "GitHub Copilot CLI"),
+    ("CURSOR_AGENT", "Cursor"),
+];
+
+/// The agent host this process was started by, told by the variable it sets
+/// in its tools' environment (`CLAUDECODE=1`: `Claude Code`), `var` reading
+/// one; `None` when no known host's variable is set (a person at a shell, or
+/// a host that sets none). A set variable that is empty or `0` does not count.
+///
+/// ```
+/// use askuser_app::origin::host_from_environment;
+/// let env = |name: &str| (name == "GEMINI_CLI").then(|| "1".to_owned());
+/// assert_eq!(host_from_environment(env), Some("Gemini CLI"));
+/// assert_eq!(host_from_environment(|_| None), None);
+/// ```
+pub fn host_from_environment(var: impl Fn(&str) -> Option<String>) -> Option<&'static str> {
+    HOST_MARKERS.iter().find_map(|&(name, host)| {
+        var(name)
+            .filter(|value| !value.trim().is_empty() && value.trim() != "0")
+            .map(|_| host)
+    })
+}
+
 /// The name of the repository `dir` is in: the name of the nearest directory,
 /// `dir` or one above it, that holds `.git` (a directory, or a worktree's file).
 pub fn repository_of(dir: &Path) -> Option<String> {

@@ -111,7 +111,7 @@ pub(crate) struct AskArgs {
     /// The stream to record in (default: a new one named after the repository or directory, billing-api-1; ask-TIME-PID when there is no usable name)
     #[arg(long, value_name = "NAME")]
     pub(crate) stream: Option<String>,
-    /// The agent's name, shown in the inbox as who is asking (default: the dialect)
+    /// The agent's name, shown in the inbox as who is asking (default: the agent host that runs askuser, told by the variable it sets, such as CLAUDECODE=1 for Claude Code; else none)
     #[arg(long, value_name = "NAME")]
     pub(crate) agent: Option<String>,
     /// The inquiry's id (default: call-N, where N is the next event number)

@@ -59,10 +59,15 @@ pub(crate) fn ask(args: &AskArgs) -> Result<u8, CliError> {
     }
     let mut journal = open_journal(&db)?;
     let log = Arc::clone(journal.log());
-    let host = args.agent.clone().unwrap_or_else(|| dialect.to_string());
+    // Who asks, as a person knows it: `--agent`, else the host whose
+    // environment this runs in (never the dialect, which names a format).
+    let host = args.agent.clone().or_else(|| {
+        askuser_app::origin::host_from_environment(|name| std::env::var(name).ok())
+            .map(str::to_owned)
+    });
     let label =
         (call.request(InquiryId::new("label")).policy.label).filter(|label| label != "Assistant");
-    let origin = askuser_app::origin::here(Some(&host), label.as_deref());
+    let origin = askuser_app::origin::here(host.as_deref(), label.as_deref());
     // A new stream is claimed at once, by recording where this process runs
     // as its first event: agents started side by side in one repository each
     // get their own (the log takes the name for one of them only). Its first

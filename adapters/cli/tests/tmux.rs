@@ -108,7 +108,7 @@ fn every_answer_type_digits_and_a_schema_answer_rejected_then_accepted() {
     assert_eq!(
         events(&scratch),
         [
-            "#1 attached host=jp-form, machine=laptop, directory=<tmp>",
+            "#1 attached machine=laptop, directory=<tmp>",
             "#2 requested call-1 (5 questions: ship, channel, checks, notes, rollout)",
             "#3 review wanted call-1",
             "#4 answered call-1: ship = true",
@@ -117,7 +117,7 @@ fn every_answer_type_digits_and_a_schema_answer_rejected_then_accepted() {
             "#7 answered call-1: notes = \"we ship it!\"",
             "#8 answered call-1: rollout = {\"percent\":5}",
             "#9 submitted call-1",
-            "#10 detached host=jp-form, machine=laptop, directory=<tmp>",
+            "#10 detached machine=laptop, directory=<tmp>",
         ]
     );
 }
@@ -272,10 +272,10 @@ fn end_turn_with_nothing_to_lose_ends_at_once() {
     assert_eq!(
         events(&scratch),
         [
-            "#1 attached host=claude, machine=laptop, directory=<tmp>",
+            "#1 attached machine=laptop, directory=<tmp>",
             "#2 requested call-1 (2 questions: q1, q2)",
             "#3 turn ended call-1",
-            "#4 detached host=claude, machine=laptop, directory=<tmp>",
+            "#4 detached machine=laptop, directory=<tmp>",
         ]
     );
 }

@@ -60,7 +60,7 @@ fn back_then_forward_shows_the_earlier_answers_prefilled() {
     assert_eq!(
         events(&scratch),
         [
-            "#1 attached host=jp-form, machine=laptop, directory=<tmp>",
+            "#1 attached machine=laptop, directory=<tmp>",
             "#2 requested call-1 (3 questions: apply, env, note)",
             "#3 review wanted call-1",
             "#4 answered call-1: apply = true",
@@ -71,7 +71,7 @@ fn back_then_forward_shows_the_earlier_answers_prefilled() {
             "#9 answered call-1: env = \"production\"",
             "#10 answered call-1: note = \"second try\"",
             "#11 submitted call-1",
-            "#12 detached host=jp-form, machine=laptop, directory=<tmp>",
+            "#12 detached machine=laptop, directory=<tmp>",
         ]
     );
 }
@@ -132,7 +132,7 @@ fn the_review_changes_an_earlier_answer_and_keeps_the_later_ones() {
     assert_eq!(
         events(&scratch),
         [
-            "#1 attached host=jp-form, machine=laptop, directory=<tmp>",
+            "#1 attached machine=laptop, directory=<tmp>",
             "#2 requested call-1 (3 questions: apply, env, note)",
             "#3 review wanted call-1",
             "#4 answered call-1: apply = true",
@@ -141,7 +141,7 @@ fn the_review_changes_an_earlier_answer_and_keeps_the_later_ones() {
             "#7 change call-1: env",
             "#8 answered call-1: env = \"production\"",
             "#9 submitted call-1",
-            "#10 detached host=jp-form, machine=laptop, directory=<tmp>",
+            "#10 detached machine=laptop, directory=<tmp>",
         ]
     );
 }

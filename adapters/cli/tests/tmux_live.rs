@@ -126,7 +126,7 @@ fn a_question_answered_elsewhere_redraws_the_waiting_terminal_with_the_next_ques
     assert_eq!(
         events(&scratch),
         [
-            "#1 attached host=jp-form, machine=laptop, directory=<tmp>",
+            "#1 attached machine=laptop, directory=<tmp>",
             "#2 requested call-1 (3 questions: apply, env, note)",
             "#3 attached machine=laptop, directory=<tmp>",
             "#4 answered call-1: apply = true",
@@ -135,7 +135,7 @@ fn a_question_answered_elsewhere_redraws_the_waiting_terminal_with_the_next_ques
             "#7 answered call-1: env = \"staging\"",
             "#8 answered call-1: note = \"weekly run\"",
             "#9 submitted call-1",
-            "#10 detached host=jp-form, machine=laptop, directory=<tmp>",
+            "#10 detached machine=laptop, directory=<tmp>",
         ]
     );
 }

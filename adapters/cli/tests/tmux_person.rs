@@ -53,27 +53,27 @@ fn reply_from_the_review_sends_every_answer_it_showed() {
     assert_eq!(
         events(&scratch),
         [
-            "#1 attached host=jp-form, machine=laptop, directory=<tmp>",
+            "#1 attached machine=laptop, directory=<tmp>",
             "#2 requested call-1 (3 questions: apply, env, note)",
             "#3 review wanted call-1",
             "#4 answered call-1: apply = true",
             "#5 answered call-1: env = \"production\"",
             "#6 answered call-1: note = \"after the backup\"",
             "#7 reply call-1: wait for the backup",
-            "#8 detached host=jp-form, machine=laptop, directory=<tmp>",
+            "#8 detached machine=laptop, directory=<tmp>",
         ]
     );
     let transcript = scratch.run_db(&["log", "transcript", "s"], "");
     let dir = scratch.dir_name();
     assert_eq!(
         transcript.stdout,
-        format!("jp-form · {dir} · laptop started waiting.\n\n")
+        format!("{dir} · laptop started waiting.\n\n")
             + "Asked \"Apply the proposed migration?\"; the answer was Yes.\n\
          Asked \"Which environment?\"; the answer was production.\n\
          Asked \"Optional note for the migration log\"; the answer was after the backup.\n\
          The user reviewed these answers and chose to reply instead of sending them.\n\
          The user replied: wait for the backup\n"
-            + &format!("jp-form · {dir} · laptop stopped waiting.\n")
+            + &format!("{dir} · laptop stopped waiting.\n")
     );
 }
 
@@ -356,6 +356,37 @@ fn a_changed_answer_asks_whether_its_note_still_applies_and_a_dropped_note_is_no
     );
 }
 
+/// `askuser ask` run by an agent host is named after the host (the variable
+/// the host sets in its tools' environment), never after the dialect.
+#[test]
+fn an_ask_run_by_claude_code_is_named_after_it() {
+    let scratch = Scratch::new();
+    let call = form(
+        &scratch,
+        r#"{"questions":[{"id":"go","text":"Go?","answer_type":"boolean"}]}"#,
+    );
+    let tmux = Tmux::start_with(
+        "hostname",
+        &scratch,
+        &[("CLAUDECODE", "1")],
+        &["ask", "--db", &scratch.db(), "--stream", "s", &call],
+    );
+    tmux.wait_for("Go?");
+    tmux.keys(&["y"]);
+    tmux.wait_for("> Submit these answers");
+    tmux.keys(&["Enter"]);
+    let (code, out) = finished(&tmux, &scratch);
+    assert_eq!((code, out.as_str()), (0, "{\"go\":true}\n"));
+    let transcript = scratch.run_db(&["log", "transcript", "s"], "");
+    let dir = scratch.dir_name();
+    assert_eq!(
+        transcript.stdout,
+        format!("Claude Code · {dir} · laptop started waiting.\n\n")
+            + "Asked \"Go?\"; the answer was Yes.\n"
+            + &format!("Claude Code · {dir} · laptop stopped waiting.\n")
+    );
+}
+
 #[test]
 fn ctrl_c_on_the_review_asks_first_and_the_transcript_keeps_the_answers() {
     let scratch = Scratch::new();
@@ -389,11 +420,11 @@ fn ctrl_c_on_the_review_asks_first_and_the_transcript_keeps_the_answers() {
     let dir = scratch.dir_name();
     assert_eq!(
         transcript.stdout,
-        format!("jp-form · {dir} · laptop started waiting.\n\n")
+        format!("{dir} · laptop started waiting.\n\n")
             + "Asked \"Apply the proposed migration?\"; the answer was Yes (not sent: the turn ended).\n\
          Asked \"Which environment?\"; the answer was staging (not sent: the turn ended).\n\
          Asked \"Optional note for the migration log\"; the answer was \"\" (not sent: the turn ended).\n\
          The user ended the turn on the review of these answers; none was sent.\n"
-            + &format!("jp-form · {dir} · laptop stopped waiting.\n")
+            + &format!("{dir} · laptop stopped waiting.\n")
     );
 }

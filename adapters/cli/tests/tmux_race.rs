@@ -91,7 +91,7 @@ fn a_question_answered_elsewhere_is_said_in_words_and_the_next_question_is_asked
     assert_eq!(
         events(&scratch),
         [
-            "#1 attached host=jp-form, machine=laptop, directory=<tmp>",
+            "#1 attached machine=laptop, directory=<tmp>",
             "#2 requested call-1 (3 questions: apply, env, note)",
             "#3 review wanted call-1",
             "#4 answered call-1: apply = true",
@@ -100,7 +100,7 @@ fn a_question_answered_elsewhere_is_said_in_words_and_the_next_question_is_asked
             "#7 detached machine=laptop, directory=<tmp>",
             "#8 answered call-1: note = \"weekly run\"",
             "#9 submitted call-1",
-            "#10 detached host=jp-form, machine=laptop, directory=<tmp>",
+            "#10 detached machine=laptop, directory=<tmp>",
         ]
     );
 }
@@ -273,7 +273,7 @@ fn a_review_changed_elsewhere_is_shown_again_as_it_is_now() {
             "#9 answered call-1: note = \"monthly run\"",
             "#10 detached machine=laptop, directory=<tmp>",
             "#11 submitted call-1",
-            "#12 detached host=jp-form, machine=laptop, directory=<tmp>",
+            "#12 detached machine=laptop, directory=<tmp>",
         ]
     );
 }

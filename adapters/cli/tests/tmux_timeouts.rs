@@ -70,12 +70,12 @@ fn the_countdown_shows_keys_do_not_move_it_and_cancel_sends_the_answers_so_far()
     assert_eq!(
         events(&scratch),
         [
-            "#1 attached host=jp-form, machine=laptop, directory=<tmp>",
+            "#1 attached machine=laptop, directory=<tmp>",
             "#2 requested call-1 (3 questions: apply, env, note)",
             "#3 review wanted call-1",
             "#4 answered call-1: apply = true",
             "#5 timed out call-1",
-            "#6 detached host=jp-form, machine=laptop, directory=<tmp>",
+            "#6 detached machine=laptop, directory=<tmp>",
         ]
     );
 }
@@ -126,10 +126,10 @@ fn end_turn_ends_the_turn() {
     assert_eq!(
         events(&scratch),
         [
-            "#1 attached host=jp-form, machine=laptop, directory=<tmp>",
+            "#1 attached machine=laptop, directory=<tmp>",
             "#2 requested call-1 (3 questions: apply, env, note)",
             "#3 timed out call-1",
-            "#4 detached host=jp-form, machine=laptop, directory=<tmp>",
+            "#4 detached machine=laptop, directory=<tmp>",
         ]
     );
 }
@@ -158,12 +158,12 @@ fn a_reply_being_typed_when_the_time_runs_out_is_sent_with_the_result() {
     assert_eq!(
         events(&scratch),
         [
-            "#1 attached host=jp-form, machine=laptop, directory=<tmp>",
+            "#1 attached machine=laptop, directory=<tmp>",
             "#2 requested call-1 (3 questions: apply, env, note)",
             "#3 review wanted call-1",
             "#4 answered call-1: apply = true",
             "#5 timed out call-1, replying: use staging, I am away",
-            "#6 detached host=jp-form, machine=laptop, directory=<tmp>",
+            "#6 detached machine=laptop, directory=<tmp>",
         ]
     );
 }

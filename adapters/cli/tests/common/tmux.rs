@@ -54,7 +54,7 @@ impl Tmux {
         let code = scratch.path("code");
         // The program starts once the recording is on (the `go` file).
         let script = format!(
-            "cd '{}' && while [ ! -e go ]; do sleep 0.02; done; HOME=. ASKUSER_MACHINE=laptop {vars}{command} > '{}'; echo $? > '{}.tmp' && mv '{}.tmp' '{}'; sleep 600",
+            "cd '{}' && unset CLAUDECODE GEMINI_CLI CODEX_THREAD_ID CODEX_SANDBOX COPILOT_CLI CURSOR_AGENT; while [ ! -e go ]; do sleep 0.02; done; HOME=. ASKUSER_MACHINE=laptop {vars}{command} > '{}'; echo $? > '{}.tmp' && mv '{}.tmp' '{}'; sleep 600",
             scratch.dir.path().display(),
             out.display(),
             code.display(),
