@@ -144,7 +144,7 @@ pub fn session_events(form: &Form, steps: &[Step]) -> Vec<Event> {
 /// request first, then mostly valid answers to whatever is being asked, with Back,
 /// invalid answers, Reply, End Turn and stray events mixed in. Most events after
 /// the first few arrive once the inquiry has finished: to test a host, generate
-/// [`Input`]s with a [`Scenario`] instead.
+/// [`Input`](crate::Input)s with a [`Scenario`](super::Scenario) instead.
 ///
 /// ```
 /// use askuser_core::strategies::{arb_events_for, reduce_event};

@@ -1,8 +1,8 @@
 //! Proptest strategies for property-testing form flows (feature `proptest`).
 //!
-//! - [`Scenario`]: your own inquiry ids, [`Policy`], origin and forms; its
+//! - [`Scenario`]: your own inquiry ids, [`Policy`](crate::Policy), origin and forms; its
 //!   [`inputs`](Scenario::inputs) are what a host and a person might do over
-//!   them, as [`Input`]s of every kind, made against the state as it evolves so
+//!   them, as [`Input`](crate::Input)s of every kind, made against the state as it evolves so
 //!   that most target what is current (see [`Scenario`] for the mix).
 //!   [`arb_moves`] and [`Scenario::play`] are the two halves, for a fuzz target.
 //! - [`arb_form`]: arbitrary *valid* forms (every answer type, options with
@@ -10,10 +10,10 @@
 //!   earlier questions).
 //! - [`arb_invalid_form`]: a valid form broken by one known mutation.
 //! - [`arb_steps`] and [`session_events`], [`arb_events_for`], [`arb_session`]:
-//!   [`Event`] sequences for one inquiry (id `"inquiry"`, a one-minute timeout),
+//!   [`Event`](crate::Event) sequences for one inquiry (id `"inquiry"`, a one-minute timeout),
 //!   for tests of the engine's deciding and applying themselves, judged with
 //!   [`decide_event`] and [`reduce_event`] (helpers for those tests only: a host
-//!   decides an [`Input`] with [`State::decide`]).
+//!   decides an [`Input`](crate::Input) with [`State::decide`](crate::State::decide)).
 //!
 //! Property-testing your own host: give a [`Scenario`] your ids, policy and form,
 //! run each generated input as your host does (decide, record, apply), and assert

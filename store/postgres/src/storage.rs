@@ -285,7 +285,7 @@ impl Backend for PgLog {
 impl Log for PgLog {
     /// A row of table `presence`, its times on the database's clock, lasting
     /// at most [`LEASE_TTL`] whatever `ttl` asks; a new one only where this
-    /// process's bound admits it (see [`crate::leases`]).
+    /// process's bound admits it (the rule of [`askuser_store::presence::admit_new_lease`]).
     fn renew_lease(
         &self,
         stream: &str,
