@@ -315,7 +315,7 @@ fn two_tabs_and_the_terminal_race_on_one_inquiry(place: &Place) {
     at(&browser, "Review your answers");
     assert_eq!(
         masked(&browser.text()),
-        "← All questions\nwaiting N s\nReview your answers\nApply the proposed migration?\nYes\nChange\nWhich environment?\nstaging (note: careful with prod)\nChange\nOptional note for the migration log\nweekly ⏎ run\nChange\nWhile this page was open, “Optional note for the migration log” was answered elsewhere (in another tab or the terminal): weekly ⏎ run. Every question is answered: review the answers below. Nothing you sent was recorded; what you typed is kept.\nSend these answers\nReply to the assistant instead\nEnd the turn"
+        "← All questions\nwaiting N s\nReview your answers\nApply the proposed migration?\nYes\nChange\nWhich environment?\nstaging (note: careful with prod)\nChange\nOptional note for the migration log\nweekly ⏎ run\nChange\nWhile this page was open, “Optional note for the migration log” was answered elsewhere (in another tab or the terminal): weekly ⏎ run. Every question is answered: review the answers below. Nothing you sent was recorded.\nSend these answers\nReply to the assistant instead\nEnd the turn"
     );
 
     // A changes the last answer from the review; B's Send is then stale.
@@ -575,7 +575,8 @@ fn a_markdown_question_shows_its_fenced_block_and_a_script_in_it_as_text(place: 
 }
 
 /// "Other" typed beside a picked option: the page asks which one the person
-/// meant and records nothing; picking "Your own answer" sends what they typed.
+/// meant and records nothing, the pick and the text kept; clearing the text
+/// sends the option, and picking "Your own answer" sends what they typed.
 fn other_typed_beside_a_picked_option_asks_which_was_meant(place: &Place) {
     let scratch = Scratch::new();
     let db = place.db(&scratch);
@@ -606,6 +607,20 @@ fn other_typed_beside_a_picked_option_asks_which_was_meant(place: &Place) {
          “PostgreSQL”"
     );
     assert_eq!(browser.value_of("#other"), "DynamoDB");
+    // The pick is kept too, so the way the message names works: clearing the
+    // text sends the picked option.
+    assert!(browser.source().contains("value=\"0\" checked"));
+    browser.clear("#other");
+    browser.click("button[value=answer]");
+    at(&browser, "Review your answers");
+    assert_eq!(
+        masked(&browser.text()),
+        "← All questions\nwaiting N s\nReview your answers\nWhich database?\nPostgreSQL\nChange\nSend these answers\nReply to the assistant instead\nEnd the turn"
+    );
+    // Changed to the own answer: picking it sends what was typed.
+    browser.click("button[name=change][value=db]");
+    at(&browser, "Which database?");
+    browser.type_into("#other", "DynamoDB");
     browser.click("input[name=answer][value=other]");
     browser.click("button[value=answer]");
     at(&browser, "Review your answers");

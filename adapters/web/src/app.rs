@@ -523,7 +523,10 @@ async fn render(
                 now,
                 &path,
                 &csrf,
-                error.as_deref(),
+                form::Refusal {
+                    error: error.as_deref(),
+                    typed: typed.as_ref(),
+                },
             ),
         ),
         Ok(Page::Finished(text)) => {
@@ -531,7 +534,8 @@ async fn render(
                 Some(error) => format!("{error}. {text}"),
                 None => text,
             };
-            page(status, pages::finished(&text))
+            let unsent = typed.map(|typed| form::typed_text(&typed).0);
+            page(status, pages::finished(&text, &unsent.unwrap_or_default()))
         }
         Ok(Page::Missing) => missing(&stream_name),
         Err(error) => trouble(&error.to_string()),
@@ -683,6 +687,7 @@ async fn act(
                 let not_taken = NotTaken {
                     message: "the form named no action; reload the page".into(),
                     stale: false,
+                    sent: false,
                 };
                 return Ok(Err((not_taken, None)));
             }
@@ -712,7 +717,9 @@ async fn act(
             )
         }
         Ok(Err((not_taken, None))) => {
-            let typed = if not_taken.stale {
+            let typed = if not_taken.sent {
+                None
+            } else if not_taken.stale {
                 Some(form::typed_text(&typed)).filter(|typed| !typed.0.is_empty())
             } else {
                 Some(typed)

@@ -401,11 +401,47 @@ pub(crate) fn links(label: &str, links: &[(&str, &str)]) -> Markup {
     }
 }
 
-/// A finished inquiry's page.
-pub(crate) fn finished(text: &str) -> String {
+/// What the person typed and the page they landed on cannot take (the time ran
+/// out, the question ended or moved on elsewhere): each text in a read-only
+/// box, ready to copy, under the terminal's words for it. Nothing when there is
+/// none.
+pub(crate) fn unsent(typed: &[(String, String)]) -> Markup {
+    let texts: Vec<_> = (typed.iter())
+        .filter(|(_, text)| !text.trim().is_empty())
+        .collect();
+    html! {
+        @if !texts.is_empty() {
+            section.unsent aria-labelledby="unsent" {
+                h2 #unsent { "What you were typing was not sent; here it is, to copy:" }
+                @for (n, (name, text)) in texts.iter().enumerate() {
+                    @let id = format!("unsent-{}", n + 1);
+                    div.field {
+                        label for=(id) { (unsent_label(name)) }
+                        textarea #(id) readonly rows="3" { (shown(text)) }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// What a typed field was, as [`unsent`] names it.
+fn unsent_label(name: &str) -> &'static str {
+    match name {
+        "note" => "Your note",
+        "other" => "Your own answer",
+        "message" => "Your message",
+        _ => "Your answer",
+    }
+}
+
+/// A finished inquiry's page, with what the person typed and did not send
+/// (see [`unsent`]).
+pub(crate) fn finished(text: &str, typed: &[(String, String)]) -> String {
     let body = html! {
         h1 { "Done" }
         p.outcome role="status" { (shown(text)) }
+        (unsent(typed))
         (links("Next", &[("/", "All questions")]))
     };
     layout("Done", &body, &Shape::Inquiry("done".into()))

@@ -59,6 +59,9 @@ pub(crate) struct NotTaken {
     /// page now shows another question (or the review), and only what the
     /// person typed as text is put back.
     pub(crate) stale: bool,
+    /// What the person typed went to the assistant all the same (a Reply's
+    /// message, sent with the timeout that beat it): nothing to give back.
+    pub(crate) sent: bool,
 }
 
 impl NotTaken {
@@ -66,6 +69,7 @@ impl NotTaken {
         Self {
             message: message.into(),
             stale: false,
+            sent: false,
         }
     }
 }
@@ -100,7 +104,7 @@ impl Queue {
             // the engine does not time out (not due by its deadline: this clock
             // runs ahead of the log's) still waits.
             if item.timing.due()
-                && self.time_out_if_due(&item.stream, &InquiryId::new(&item.inquiry), now)?
+                && self.time_out_if_due(&item.stream, &InquiryId::new(&item.inquiry), now, None)?
             {
                 fired.push(n);
             }
@@ -119,7 +123,7 @@ impl Queue {
         }
         self.journal.catch_up(stream)?;
         let id = InquiryId::new(inquiry);
-        self.time_out_if_due(stream, &id, now)?;
+        self.time_out_if_due(stream, &id, now, None)?;
         let state = self.journal.state(stream)?;
         match state.pending(&id) {
             Some(Command::Prompt(prompt)) => Ok(Page::Prompt(
@@ -199,20 +203,24 @@ impl Queue {
         // Kept for the agent: a restarted `serve` or the same MCP call made
         // again is given it (`State::owed`).
         let kept = (state.outcome(id)).is_some_and(askuser_core::FinishedInquiry::owed);
+        let by_timeout =
+            (state.outcome(id)).and_then(askuser_core::FinishedInquiry::turn_ended_by_timeout);
         let nobody = self.journal.unheard(stream, id)?;
-        Ok(done_words(&result, &got, nobody, kept))
+        Ok(done_words(&result, &got, nobody, kept, by_timeout))
     }
 
     /// At the engine's deadline (the one every surface counts to), the time to
     /// answer `id` is up: the timeout is recorded, as the waiting host would
     /// record it (the first to record it wins), so that the page stops taking
     /// answers and says what the agent was sent, even with no host to fire it.
-    /// Whether it was recorded now.
+    /// Whether it was recorded now. `message`: a Reply's message the person
+    /// sent as the time ran out, kept for the model where the timeout replies.
     fn time_out_if_due(
         &mut self,
         stream: &str,
         id: &InquiryId,
         now: u64,
+        message: Option<String>,
     ) -> Result<bool, AppError> {
         let due = self.journal.view(stream)?.is_some_and(|view| {
             view.open().iter().any(|open| {
@@ -229,7 +237,7 @@ impl Queue {
         // first one at or after its deadline (`Input::TimeOut`).
         let input = Input::TimeOut {
             inquiry: id.clone(),
-            message: None,
+            message,
             fired_at_ms: now,
         };
         Ok(self.journal.input(stream, &input)?.refusal().is_none())
@@ -291,8 +299,26 @@ impl Queue {
     ) -> Result<Result<(), NotTaken>, AppError> {
         self.journal.catch_up(stream)?;
         let id = InquiryId::new(inquiry);
-        if self.time_out_if_due(stream, &id, now)? {
-            return Ok(Err(NotTaken::invalid(TIME_RAN_OUT)));
+        // A Reply's message goes with the timeout that beats it, where the
+        // timeout sends a reply (it ends the turn otherwise, and the page
+        // gives the message back to copy).
+        let message = fields.text("message").filter(|_| act == Act::Reply);
+        if self.time_out_if_due(stream, &id, now, message.clone())? {
+            let sent = message.is_some()
+                && (self.journal.state(stream)?.outcome(&id))
+                    .and_then(|record| record.command(&id))
+                    .is_some_and(|command| {
+                        matches!(command, Command::Respond { outcome, .. } if outcome.message.is_some())
+                    });
+            return Ok(Err(if sent {
+                NotTaken {
+                    message: TIME_RAN_OUT_MESSAGE_SENT.to_owned(),
+                    stale: false,
+                    sent: true,
+                }
+            } else {
+                NotTaken::invalid(TIME_RAN_OUT)
+            }));
         }
         let state = self.journal.state(stream)?;
         let Some(current) = state.at(&id) else {
@@ -302,6 +328,8 @@ impl Queue {
             };
             return Ok(Err(NotTaken::invalid(finished)));
         };
+        let typed =
+            (crate::form::typed_text(fields).0.iter()).any(|(_, text)| !text.trim().is_empty());
         let needs_at = act != Act::EndTurn;
         let shown = match at {
             Some(at) if at.inquiry == id => at,
@@ -310,13 +338,15 @@ impl Queue {
                 return Ok(Err(NotTaken {
                     message: "This page was out of date; here is the question as it stands. Nothing you sent was recorded.".into(),
                     stale: true,
+                    sent: false,
                 }));
             }
         };
         if needs_at && shown != current {
             return Ok(Err(NotTaken {
-                message: stale_words(state, &shown, &current),
+                message: stale_words(state, &shown, &current, typed),
                 stale: true,
+                sent: false,
             }));
         }
         let input = match act {
@@ -357,8 +387,9 @@ impl Queue {
             }),
             Taken::Refused(refusal) => Ok(Err(match refusal {
                 Refusal::Stale { shown, current, .. } => NotTaken {
-                    message: stale_words(self.journal.state(stream)?, &shown, &current),
+                    message: stale_words(self.journal.state(stream)?, &shown, &current, typed),
                     stale: true,
+                    sent: false,
                 },
                 Refusal::InquiryFinished { .. } => NotTaken::invalid(FINISHED_ELSEWHERE),
                 refusal => NotTaken::invalid(refusal.to_string()),
@@ -371,7 +402,16 @@ impl Queue {
 /// the model got for it (`got`: the tool result's text), whether anybody
 /// waited for it (`nobody`: a fork, or an agent that had stopped), and whether
 /// the result is `kept` for its agent (owed: given to it when it comes back).
-fn done_words(result: &Command, got: &str, nobody: Option<Unheard>, kept: bool) -> String {
+///
+/// A turn the time to answer ended (`by_timeout`: its length) says so, not that
+/// the person ended it.
+fn done_words(
+    result: &Command,
+    got: &str,
+    nobody: Option<Unheard>,
+    kept: bool,
+    by_timeout: Option<u64>,
+) -> String {
     let Some(ending) = Ending::of(result) else {
         return "This question is finished.".to_owned();
     };
@@ -380,7 +420,13 @@ fn done_words(result: &Command, got: &str, nobody: Option<Unheard>, kept: bool) 
         _ => None,
     };
     let what = match ending {
-        Ending::TurnEnded => "You ended the turn".to_owned(),
+        Ending::TurnEnded => match by_timeout {
+            Some(after_ms) => format!(
+                "The time to answer ({}) ran out and ended the turn",
+                crate::pages::duration_words(after_ms)
+            ),
+            None => "You ended the turn".to_owned(),
+        },
         Ending::Answered => "Answered".to_owned(),
         Ending::Replied => match outcome.and_then(|outcome| outcome.message.as_ref()) {
             Some(message) => format!(
@@ -437,6 +483,11 @@ fn sentence(unheard: Unheard) -> String {
 const TIME_RAN_OUT: &str =
     "The time to answer ran out before this arrived; nothing you sent was recorded";
 
+/// What a page says when the time to answer ran out as a Reply arrived, and
+/// the timeout took its message.
+const TIME_RAN_OUT_MESSAGE_SENT: &str =
+    "The time to answer ran out as this arrived; your message went to the assistant with it";
+
 /// What End Turn on a question whose turn was already ended says.
 const TURN_ALREADY_ENDED: &str =
     "The turn was already ended (here, in another tab or in the terminal); nothing more was sent";
@@ -445,12 +496,17 @@ const TURN_ALREADY_ENDED: &str =
 /// finished it, or this page was sent twice: the log cannot tell which).
 const FINISHED_ELSEWHERE: &str = "This question was already finished (here, in another tab or in the terminal) before this arrived; nothing you sent now was recorded";
 
-/// What changed while a page was open, in words: what another surface did to
-/// what it showed (the engine's [`Happened::since_shown`], worded by
+/// What changed while a page was open, in words (`typed`: the person typed
+/// some text there): what another surface did to what it showed (the engine's [`Happened::since_shown`], worded by
 /// [`elsewhere::stale`]), what shows now, and that nothing was recorded.
-fn stale_words(state: &State, shown: &At, current: &At) -> String {
+fn stale_words(state: &State, shown: &At, current: &At, typed: bool) -> String {
     let (happened, asks) = moved_on(state, shown, current);
-    elsewhere::stale(happened.as_ref(), shown.question.is_none(), asks.as_deref())
+    elsewhere::stale(
+        happened.as_ref(),
+        shown.question.is_none(),
+        asks.as_deref(),
+        typed,
+    )
 }
 
 /// What moved an inquiry on from `shown` to `current` ([`Happened::since_shown`]),
