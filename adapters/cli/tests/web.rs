@@ -103,7 +103,7 @@ fn a_person_answers_a_branching_form_in_the_browser_with_back_a_note_and_the_rev
     assert_eq!(browser.wait_title("Done"), "Done");
     assert_eq!(
         browser.text(),
-        "Done\nAnswered; the assistant got: {\"apply\":true,\"env\":\"staging\",\"note\":\"weekly run\",\"_notes\":{\"env\":\"after the backup\"}}\nAll questions"
+        "Done\nAnswered; the assistant got these answers:\nApply the proposed migration?\nYes\nWhich environment?\nstaging (note: after the backup)\nOptional note for the migration log\nweekly run\nAll questions"
     );
     browser.go(&format!("http://127.0.0.1:{}/", web.port));
     assert_eq!(browser.wait_title("askuser inbox"), "askuser inbox");
@@ -251,7 +251,7 @@ fn reply_end_turn_and_a_race_with_askuser_answer(place: &Place) {
     assert_eq!(browser.wait_title("Done"), "Done");
     assert_eq!(
         browser.text(),
-        "Done\nThis question was already finished (here, in another tab or in the terminal) before this arrived; nothing you sent now was recorded. Answered; the assistant got: {\"answer_type\":\"boolean\",\"answer\":false}\nAll questions"
+        "Done\nThis question was already finished (here, in another tab or in the terminal) before this arrived; nothing you sent now was recorded. Answered; the assistant got these answers:\nDeploy now?\nNo\nAll questions"
     );
     // A link to a question the stream never asked (or answered long ago).
     browser.go(&format!("http://127.0.0.1:{}/q/s/c9", web.port));
@@ -485,7 +485,7 @@ fn the_history_shows_every_step_and_a_fork_answers_again_from_a_question(place: 
     assert_eq!(browser.wait_title("Done"), "Done");
     assert_eq!(
         browser.text(),
-        "Done\nAnswered in a fork. Nobody waits on a fork, so no agent got this; it is kept in the fork's history: {\"apply\":true,\"env\":\"staging\",\"note\":\"staging first\"}\nAll questions"
+        "Done\nAnswered in a fork. Nobody waits on a fork, so no agent got this; the fork's history keeps these answers:\nApply the proposed migration?\nYes\nWhich environment?\nstaging\nOptional note for the migration log\nstaging first\nAll questions"
     );
     browser.go(&format!("{base}/s/h.fork-6"));
     assert_eq!(

@@ -82,11 +82,27 @@ fn own_text_and_multi_select_extras_come_back_through_back_and_change() {
     assert!(checked(&browser, "input[name=answer][value=other]"));
     browser.click("button[value=answer]");
     at(&browser, "Review your answers");
+    // Another question waits by now: Done leads to it.
+    serve.send(
+        &json!({"type": "ask", "inquiry": "d2", "arguments": {"questions": [
+        {"id": "ship", "text": "Ship **it**?", "answer_type": "boolean"}]}}),
+    );
+    serve.next_of("prompt");
     browser.click("button[value=submit]");
     assert_eq!(
         serve.next_of("result"),
         r#"{"type":"result","inquiry":"d1","result":{"db":"DynamoDB","checks":["lint","security scan"]},"cancelled":false}"#
     );
+    // Done in words: the answers as labelled lines, then the next question.
+    at(&browser, "Done");
+    assert_eq!(
+        browser.text(),
+        "Done\nAnswered; the assistant got these answers:\nWhich database?\nDynamoDB\nWhich checks?\n\
+         lint, security scan\nNext waiting question: Ship it?\nAll questions"
+    );
+    problems.extend(page_problems(&browser, "done in words"));
+    browser.click("a[href='/q/day/d2']");
+    at(&browser, "Ship it?");
     assert_eq!(problems, Vec::<String>::new());
 }
 
@@ -127,7 +143,7 @@ fn what_was_typed_when_the_time_ran_out_is_given_back_or_sent_as_the_message() {
     at(&browser, "Done");
     assert_eq!(
         browser.text(),
-        "Done\nThe time to answer ran out before this arrived; nothing you sent was recorded. The time to answer (10 s) ran out; the assistant got: {\"timed_out\":true,\"answered\":{},\"filled_by_timeout\":{},\"message\":\"The user did not answer in time: the question timed out after 10 seconds. No answer was filled in for the user. Not answered: \\\"Which database?\\\".\"}\nWhat you were typing was not sent; here it is, to copy:\nYour own answer\nDynamoDB\nYour note\nafter lunch\nAll questions"
+        "Done\nThe time to answer ran out before this arrived; nothing you sent was recorded. The time to answer (10 s) ran out; the assistant got no answers.\nWhat you were typing was not sent; here it is, to copy:\nYour own answer\nDynamoDB\nYour note\nafter lunch\nAll questions"
     );
     assert_eq!(
         [browser.value_of("#unsent-1"), browser.value_of("#unsent-2")],
@@ -145,7 +161,7 @@ fn what_was_typed_when_the_time_ran_out_is_given_back_or_sent_as_the_message() {
     at(&browser, "Done");
     assert_eq!(
         browser.text(),
-        "Done\nThe time to answer ran out as this arrived; your message went to the assistant with it. The time to answer (5 s) ran out; the assistant got: {\"timed_out\":true,\"answered\":{},\"filled_by_timeout\":{},\"message\":\"The user did not answer in time: the question timed out after 5 seconds. No answer was filled in for the user. Not answered: \\\"Which database?\\\". When the time ran out the user was writing this reply to you: use staging, I am away\"}\nAll questions"
+        "Done\nThe time to answer ran out as this arrived; your message went to the assistant with it. The time to answer (5 s) ran out, with your message “use staging, I am away”; the assistant got no answers.\nAll questions"
     );
     assert_eq!(
         serve.next_of("result"),
@@ -216,5 +232,47 @@ fn a_stale_tab_landing_on_the_review_gives_back_what_it_typed() {
         serve.next_of("result"),
         r#"{"type":"result","inquiry":"d1","result":{"db":"SQLite","checks":["lint"]},"cancelled":false}"#
     );
+    assert_eq!(problems, Vec::<String>::new());
+}
+
+/// The open page says what zero will do beside its countdown and shows the
+/// question's header; key hints show only where a keyboard is likely (not on
+/// a touch phone); when the time runs out while the person types, the page
+/// says so at once, and what they typed stays.
+#[test]
+fn the_open_page_says_what_zero_does_and_that_the_time_ran_out_the_moment_it_does() {
+    let scratch = Scratch::new();
+    let db = scratch.db();
+    let browser = Browser::start_with_script();
+    let mut serve = Serve::start(&scratch, &db, "day");
+    serve.send(
+        &json!({"type": "ask", "inquiry": "h1", "arguments": {"questions": [
+        {"id": "db", "text": "Which database?", "header": "Database", "answer_type": "select",
+         "options": ["PostgreSQL", "SQLite"]}]},
+        "policy": {"timeout": {"after_ms": 12_000, "on_timeout": "cancel"}}}),
+    );
+    serve.next_of("prompt");
+    let web = Web::start(&scratch, &db);
+    browser.go(&web.url);
+    browser.go(&format!("http://127.0.0.1:{}/q/day/h1", web.port));
+    at(&browser, "Which database?");
+    browser.emulate(1280, false);
+    assert_eq!(
+        masked(&browser.text()),
+        "← All questions\nAssistant asks\nwaiting N s · N s left (at zero, the answers so far are sent, \
+         marked as not answered in time)\nDatabase\nWhich database?\nPostgreSQL\n1\nSQLite\n2\n\
+         A note for the assistant (optional)\nAnswer\nCtrl\n+\nEnter\nReply to the assistant instead\nEnd the turn"
+    );
+    let hints = "return getComputedStyle(document.querySelector('.keys')).display";
+    assert_eq!(browser.run(hints), "flex");
+    browser.emulate(390, false);
+    assert_eq!(browser.run(hints), "none");
+    browser.emulate(1280, false);
+    let problems = page_problems(&browser, "a question with a header and a countdown");
+    browser.type_into("#note", "after lunch");
+    let ran_out = "The time to answer ran out while this page was open; nothing typed here was \
+                   sent, and it stays on this page to copy. Show it now";
+    assert_eq!(browser.wait_text("#changed", ran_out), ran_out);
+    assert_eq!(browser.value_of("#note"), "after lunch");
     assert_eq!(problems, Vec::<String>::new());
 }

@@ -57,6 +57,10 @@ pub(crate) fn moved(happened: Option<&Happened>, review: bool, asks: Option<&str
 /// how (`None`: not known any more).
 pub(crate) fn ended(ending: Option<Ending>) -> String {
     match ending {
+        // No other surface did it: the time ran out, here as everywhere.
+        Some(Ending::TimedOut) => "The time to answer ran out while this page was open; \
+             nothing typed here was sent, and it stays on this page to copy."
+            .to_owned(),
         Some(ending) => format!(
             "While this page was open, this question ended elsewhere {THERE}: {}.",
             ending.words()

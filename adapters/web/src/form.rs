@@ -75,7 +75,7 @@ fn asker(who: Option<&str>, standing: &Standing, now: u64) -> Markup {
             h1.who { (shown(who)) " asks" }
         }
         (presence_line(standing.liveness))
-        p.meta { (timing(&standing.timing, now)) }
+        p.meta { (timing(&standing.timing, now)) (pages::at_zero(&standing.timing)) }
     }
 }
 
@@ -143,6 +143,7 @@ pub(crate) fn question(
                 (at_fields(&prompt.at()))
                 fieldset {
                     legend {
+                        @if let Some(header) = &question.header { span.header { (shown(header)) } }
                         @if let Some(progress) = &progress { span.progress { (progress) } " " }
                         (markdown::render(&question.text, Flow::Inline))
                     }

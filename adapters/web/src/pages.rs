@@ -228,6 +228,17 @@ fn age_of(at: Timestamp, age: u64, since: Since) -> Markup {
     }
 }
 
+/// What the timeout does at zero, in the one wording of every surface
+/// ([`askuser_core::text::on_timeout_words`]), for beside a question's
+/// countdown; nothing without a timeout.
+pub(crate) fn at_zero(timing: &Timing) -> Markup {
+    html! {
+        @if let (Some(then), Some(_)) = (timing.on_timeout, timing.left_ms) {
+            span.then { " (at zero, " (askuser_core::text::on_timeout_words(then)) ")" }
+        }
+    }
+}
+
 /// How long a question has waited and, with a timeout, the countdown to its
 /// deadline: the script counts it down each second (from the time left when
 /// the page was made).
@@ -435,14 +446,42 @@ fn unsent_label(name: &str) -> &'static str {
     }
 }
 
-/// A finished inquiry's page, with what the person typed and did not send
-/// (see [`unsent`]).
-pub(crate) fn finished(text: &str, typed: &[(String, String)]) -> String {
+/// A finished inquiry's page: what happened, the answers the assistant got
+/// as labelled lines, what the person typed and did not send (see
+/// [`unsent`]), and the way on: the next question waiting (`next`: its path
+/// and text), else the inbox.
+pub(crate) fn finished(
+    done: &crate::queue::Done,
+    typed: &[(String, String)],
+    next: Option<&(String, String)>,
+) -> String {
     let body = html! {
         h1 { "Done" }
-        p.outcome role="status" { (shown(text)) }
+        p.outcome role="status" { (shown(&done.text)) }
+        @if !done.answers.is_empty() {
+            dl.answers {
+                @for (question, answer, note) in &done.answers {
+                    dt { (markdown::render(question, Flow::Inline)) }
+                    dd {
+                        span {
+                            span.answer { (shown(answer)) }
+                            @if let Some(note) = note {
+                                " " span.note { "(note: " (shown(note)) ")" }
+                            }
+                        }
+                    }
+                }
+            }
+        }
         (unsent(typed))
-        (links("Next", &[("/", "All questions")]))
+        nav.links aria-label="Next" {
+            @if let Some((path, question)) = next {
+                a href=(path) {
+                    "Next waiting question: " (markdown::plain(question))
+                }
+            }
+            a href="/" { "All questions" }
+        }
     };
     layout("Done", &body, &Shape::Inquiry("done".into()))
 }
@@ -492,6 +531,7 @@ mod tests {
             waited_ms: 14_000,
             started: AT,
             left_ms: Some(600_000),
+            on_timeout: Some(askuser_core::OnTimeout::EndTurn),
         };
         assert_eq!(
             timing(&waited, AT.0 + 14_000).into_string(),

@@ -26,10 +26,58 @@ pub(crate) enum Page {
     Prompt(Box<Prompt>, Standing),
     /// Every answer, before they are sent, and what the review is (its step).
     Review(Box<Outcome>, At, Standing),
-    /// The inquiry is over: what the model got, in words and JSON.
-    Finished(String),
+    /// The inquiry is over: what happened and what the model got, in words.
+    Finished(Done),
     /// No such inquiry in this stream.
     Missing,
+}
+
+/// A finished inquiry, as its page tells it: what happened, in a sentence,
+/// and the answers the assistant got, each a labelled line (never the
+/// payload's JSON).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Done {
+    /// What happened, and who got what.
+    pub(crate) text: String,
+    /// The answers sent: the question (Markdown), the answer in words, and
+    /// the note beside it.
+    pub(crate) answers: Vec<(String, String, Option<String>)>,
+}
+
+impl Done {
+    /// A page with only `text` to say.
+    fn words(text: &str) -> Self {
+        Self {
+            text: text.to_owned(),
+            answers: Vec::new(),
+        }
+    }
+}
+
+/// The answers `result` sent, as labelled lines: each question the person
+/// (or a default) answered, its answer in the words every surface uses, and
+/// its note.
+fn answer_lines(result: &Command) -> Vec<(String, String, Option<String>)> {
+    let Command::Respond { outcome, .. } = result else {
+        return Vec::new();
+    };
+    let answers = outcome.to_map();
+    (outcome.form.questions().iter().enumerate())
+        .filter_map(|(index, question)| {
+            let answer = answers.get(&question.id)?;
+            if answer.is_null() {
+                return None;
+            }
+            let note = (outcome.answers.get(index))
+                .and_then(Option::as_ref)
+                .and_then(|slot| slot.note.clone());
+            Some((
+                question.text.clone(),
+                askuser_core::text::answer_words(answer),
+                note,
+            ))
+        })
+        .collect()
 }
 
 /// What the person did on a page.
@@ -135,9 +183,9 @@ impl Queue {
                 At::review(id.clone(), step),
                 self.journal.standing(stream, &id, now)?,
             )),
-            Some(_) => Ok(Page::Finished(
-                "This question is for the assistant, not for a person.".to_owned(),
-            )),
+            Some(_) => Ok(Page::Finished(Done::words(
+                "This question is for the assistant, not for a person.",
+            ))),
             None if state.was_requested(&id) => Ok(Page::Finished(self.result(stream, &id)?)),
             None => Ok(Page::Missing),
         }
@@ -182,14 +230,14 @@ impl Queue {
     /// What the model got for a finished inquiry, in words: from what the engine's
     /// state keeps of it (`State::result`, the last inquiries of the stream to
     /// finish), never a replay.
-    fn result(&mut self, stream: &str, id: &InquiryId) -> Result<String, AppError> {
+    fn result(&mut self, stream: &str, id: &InquiryId) -> Result<Done, AppError> {
         self.journal.view(stream)?;
         let state = self.journal.state(stream)?;
         let Some((result, call)) = (state.outcome(id)).and_then(|record| {
             let call = record.call().and_then(askuser_app::parse_recorded);
             Some((record.command(id)?, call))
         }) else {
-            return Ok("This question is finished.".to_owned());
+            return Ok(Done::words("This question is finished."));
         };
         let got = call
             .as_ref()
@@ -206,7 +254,10 @@ impl Queue {
         let by_timeout =
             (state.outcome(id)).and_then(askuser_core::FinishedInquiry::turn_ended_by_timeout);
         let nobody = self.journal.unheard(stream, id)?;
-        Ok(done_words(&result, &got, nobody, kept, by_timeout))
+        Ok(Done {
+            text: done_words(&result, &got, nobody, kept, by_timeout),
+            answers: answer_lines(&result),
+        })
     }
 
     /// At the engine's deadline (the one every surface counts to), the time to
@@ -398,8 +449,9 @@ impl Queue {
     }
 }
 
-/// What a finished inquiry's page says happened, from its result command, what
-/// the model got for it (`got`: the tool result's text), whether anybody
+/// What a finished inquiry's page says happened, from its result command (the
+/// answers it sent follow as lines: see [`answer_lines`]), the tool error's
+/// text when it failed (`error_text`), whether anybody
 /// waited for it (`nobody`: a fork, or an agent that had stopped), and whether
 /// the result is `kept` for its agent (owed: given to it when it comes back).
 ///
@@ -407,7 +459,7 @@ impl Queue {
 /// the person ended it.
 fn done_words(
     result: &Command,
-    got: &str,
+    error_text: &str,
     nobody: Option<Unheard>,
     kept: bool,
     by_timeout: Option<u64>,
@@ -435,35 +487,52 @@ fn done_words(
             ),
             None => "You replied instead, without a message".to_owned(),
         },
-        Ending::TimedOut => format!(
-            "The time to answer ({}) ran out",
-            crate::pages::duration_words(
-                outcome.and_then(Outcome::timed_out_after_ms).unwrap_or(0)
-            )
-        ),
+        Ending::TimedOut => {
+            let after = crate::pages::duration_words(
+                outcome.and_then(Outcome::timed_out_after_ms).unwrap_or(0),
+            );
+            match outcome.and_then(|outcome| outcome.message.as_ref()) {
+                Some(message) => format!(
+                    "The time to answer ({after}) ran out, with your message “{}”",
+                    for_display_line(message)
+                ),
+                None => format!("The time to answer ({after}) ran out"),
+            }
+        }
         Ending::Failed | Ending::Rejected => "This question ended without answers".to_owned(),
     };
     let ended = ending.sends_nothing();
     let error = matches!(ending, Ending::Failed | Ending::Rejected);
+    // The answers themselves follow the sentence, a line each.
+    let these = if answer_lines(result).is_empty() {
+        "no answers."
+    } else {
+        "these answers:"
+    };
     match (nobody, ended) {
         (None, true) => format!("{what}; the assistant got no reply."),
-        (None, false) if error => format!("{what}; the assistant got the error: {got}"),
-        (None, false) => format!("{what}; the assistant got: {got}"),
+        (None, false) if error => format!("{what}; the assistant got the error: {error_text}"),
+        (None, false) => format!("{what}; the assistant got {these}"),
         (Some(Unheard::Fork), true) => {
             format!("{what}. This is a fork: nobody waits on it, so nothing was sent.")
         }
         (Some(Unheard::Fork), false) => format!(
-            "{what} in a fork. Nobody waits on a fork, so no agent got this; it is kept in the fork's history: {got}"
+            "{what} in a fork. Nobody waits on a fork, so no agent got this; the fork's history keeps {these}"
         ),
         (Some(stopped @ Unheard::Stopped(_)), true) => {
             format!("{what}. {}; nothing will be sent.", sentence(stopped))
         }
         (Some(stopped @ Unheard::Stopped(_)), false) if kept => format!(
-            "{what}. {}; your answer is kept and given to it when it comes back on this stream (askuser serve started again, or the same tool call made again): {got}",
-            sentence(stopped)
+            "{what}. {}; {kept_what} kept and given to it when it comes back on this stream (askuser serve started again, or the same tool call made again).",
+            sentence(stopped),
+            kept_what = if these == "no answers." {
+                "the result is"
+            } else {
+                "your answers are"
+            },
         ),
         (Some(stopped @ Unheard::Stopped(_)), false) => format!(
-            "{what}. {} and does not come back for answers it missed; nothing will be sent. It is kept in the stream's history: {got}",
+            "{what}. {} and does not come back for answers it missed; nothing will be sent. The stream's history keeps {these}",
             sentence(stopped)
         ),
     }
@@ -569,7 +638,7 @@ mod tests {
             .unwrap()
             .unwrap();
         match queue.page(stream, "c1", 0).unwrap() {
-            Page::Finished(text) => text,
+            Page::Finished(done) => done.text,
             other => panic!("{other:?}"),
         }
     }
@@ -611,11 +680,11 @@ mod tests {
         );
         assert_eq!(
             answer(&mut queue, "s"),
-            "Answered. The agent stopped 3 min ago; your answer is kept and given to it when it comes back on this stream (askuser serve started again, or the same tool call made again): "
+            "Answered. The agent stopped 3 min ago; your answers are kept and given to it when it comes back on this stream (askuser serve started again, or the same tool call made again)."
         );
         assert_eq!(
             answer(&mut queue, "s.fork-2"),
-            "Answered in a fork. Nobody waits on a fork, so no agent got this; it is kept in the fork's history: "
+            "Answered in a fork. Nobody waits on a fork, so no agent got this; the fork's history keeps these answers:"
         );
     }
 }
