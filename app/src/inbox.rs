@@ -110,6 +110,8 @@ pub struct Timing {
     /// Milliseconds left before the timeout, when there is one (`Some(0)`:
     /// the time to answer is up).
     pub left_ms: Option<u64>,
+    /// What the timeout does when the time is up, when there is one.
+    pub on_timeout: Option<askuser_core::OnTimeout>,
 }
 
 impl Timing {
@@ -126,6 +128,7 @@ impl Timing {
             waited_ms: now.saturating_sub(since),
             started: Timestamp(since),
             left_ms,
+            on_timeout: open.timeout.as_ref().map(|timeout| timeout.on_timeout),
         }
     }
 

@@ -55,6 +55,7 @@ fn the_waiting_list_says_how_long_each_question_waited_and_whether_its_agent_wai
         waited_ms: 5_000,
         started: Timestamp(START),
         left_ms: Some(55_000),
+        on_timeout: Some(OnTimeout::Cancel),
     };
     assert_eq!(
         desk.waiting(now).unwrap(),

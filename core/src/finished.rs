@@ -120,6 +120,10 @@ pub struct FinishedInquiry {
     /// handed over ([`Event::Delivered`](crate::Event::Delivered)) yet.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     owed: bool,
+    /// The turn was ended by the time to answer running out (its length in
+    /// milliseconds), not by a person: see [`FinishedInquiry::turn_ended_by_timeout`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) turn_ended_by_timeout: Option<u64>,
 }
 
 /// The result a finished inquiry sent.
@@ -153,6 +157,8 @@ enum FinishedRecord {
         call: Option<Arc<ToolCall>>,
         #[serde(default)]
         owed: bool,
+        #[serde(default)]
+        turn_ended_by_timeout: Option<u64>,
     },
 }
 
@@ -163,8 +169,19 @@ impl From<FinishedRecord> for FinishedInquiry {
                 ending: Sent::Unrecorded(how),
                 call: None,
                 owed: false,
+                turn_ended_by_timeout: None,
             },
-            FinishedRecord::Full { ending, call, owed } => Self { ending, call, owed },
+            FinishedRecord::Full {
+                ending,
+                call,
+                owed,
+                turn_ended_by_timeout,
+            } => Self {
+                ending,
+                call,
+                owed,
+                turn_ended_by_timeout,
+            },
         }
     }
 }
@@ -184,7 +201,18 @@ impl FinishedInquiry {
             },
             _ => Sent::TurnEnded,
         };
-        Self { ending, call, owed }
+        Self {
+            ending,
+            call,
+            owed,
+            turn_ended_by_timeout: None,
+        }
+    }
+
+    /// When the time to answer ran out and its timeout ended the turn (no
+    /// person did): that time's length in milliseconds; `None` otherwise.
+    pub fn turn_ended_by_timeout(&self) -> Option<u64> {
+        self.turn_ended_by_timeout
     }
 
     /// Whether the result is owed to the inquiry's asker: it takes results it

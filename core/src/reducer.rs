@@ -736,7 +736,13 @@ impl State {
             after_ms: timeout.after_ms,
         };
         match timeout.on_timeout {
-            OnTimeout::EndTurn => self.turn_ended(id, out),
+            OnTimeout::EndTurn => {
+                let after_ms = timeout.after_ms;
+                self.turn_ended(id, out);
+                if let Some(Inquiry::Finished(record)) = self.inquiries.get_mut(id) {
+                    record.turn_ended_by_timeout = Some(after_ms);
+                }
+            }
             OnTimeout::Cancel => {
                 out.push(open.respond(id, status, message));
                 self.finish(id, Ending::TimedOut, out);

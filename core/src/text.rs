@@ -179,6 +179,23 @@ pub fn answer_words(value: &serde_json::Value) -> String {
     }
 }
 
+/// What happens when the time to answer runs out, in words for a countdown:
+/// the one wording of every surface (the terminal's countdown line, the web's).
+///
+/// ```
+/// use askuser_core::{OnTimeout, text::on_timeout_words};
+/// assert_eq!(on_timeout_words(OnTimeout::EndTurn), "the turn ends and nothing is sent");
+/// ```
+pub fn on_timeout_words(action: crate::OnTimeout) -> &'static str {
+    match action {
+        crate::OnTimeout::Cancel => "the answers so far are sent, marked as not answered in time",
+        crate::OnTimeout::Defaults => {
+            "the remaining questions take their defaults and the answers are sent"
+        }
+        crate::OnTimeout::EndTurn => "the turn ends and nothing is sent",
+    }
+}
+
 /// A length of time in milliseconds, in words a person and a model read alike:
 /// whole seconds under two minutes, then minutes (and seconds), then hours (and
 /// minutes); a time that is not whole seconds in milliseconds. The one wording

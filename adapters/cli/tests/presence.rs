@@ -150,7 +150,7 @@ fn a_killed_agent_is_shown_gone_and_answering_it_says_so(place: &Place) {
     at(&browser, "Done");
     assert_eq!(
         browser.text(),
-        "Done\nAnswered. The agent stopped less than a minute ago; your answer is kept and given to it when it comes back on this stream (askuser serve started again, or the same tool call made again): {\"answer_type\":\"boolean\",\"answer\":true}\nAll questions"
+        "Done\nAnswered. The agent stopped less than a minute ago; your answers are kept and given to it when it comes back on this stream (askuser serve started again, or the same tool call made again).\nRun the billing migration?\nYes\nAll questions"
     );
 
     // The agent comes back on its stream: its first lines hand the answer over.

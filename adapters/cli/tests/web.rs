@@ -103,7 +103,7 @@ fn a_person_answers_a_branching_form_in_the_browser_with_back_a_note_and_the_rev
     assert_eq!(browser.wait_title("Done"), "Done");
     assert_eq!(
         browser.text(),
-        "Done\nAnswered; the assistant got: {\"apply\":true,\"env\":\"staging\",\"note\":\"weekly run\",\"_notes\":{\"env\":\"after the backup\"}}\nAll questions"
+        "Done\nAnswered; the assistant got these answers:\nApply the proposed migration?\nYes\nWhich environment?\nstaging (note: after the backup)\nOptional note for the migration log\nweekly run\nAll questions"
     );
     browser.go(&format!("http://127.0.0.1:{}/", web.port));
     assert_eq!(browser.wait_title("askuser inbox"), "askuser inbox");
@@ -251,7 +251,7 @@ fn reply_end_turn_and_a_race_with_askuser_answer(place: &Place) {
     assert_eq!(browser.wait_title("Done"), "Done");
     assert_eq!(
         browser.text(),
-        "Done\nThis question was already finished (here, in another tab or in the terminal) before this arrived; nothing you sent now was recorded. Answered; the assistant got: {\"answer_type\":\"boolean\",\"answer\":false}\nAll questions"
+        "Done\nThis question was already finished (here, in another tab or in the terminal) before this arrived; nothing you sent now was recorded. Answered; the assistant got these answers:\nDeploy now?\nNo\nAll questions"
     );
     // A link to a question the stream never asked (or answered long ago).
     browser.go(&format!("http://127.0.0.1:{}/q/s/c9", web.port));
@@ -315,7 +315,7 @@ fn two_tabs_and_the_terminal_race_on_one_inquiry(place: &Place) {
     at(&browser, "Review your answers");
     assert_eq!(
         masked(&browser.text()),
-        "← All questions\nwaiting N s\nReview your answers\nApply the proposed migration?\nYes\nChange\nWhich environment?\nstaging (note: careful with prod)\nChange\nOptional note for the migration log\nweekly ⏎ run\nChange\nWhile this page was open, “Optional note for the migration log” was answered elsewhere (in another tab or the terminal): weekly ⏎ run. Every question is answered: review the answers below. Nothing you sent was recorded; what you typed is kept.\nSend these answers\nReply to the assistant instead\nEnd the turn"
+        "← All questions\nwaiting N s\nReview your answers\nApply the proposed migration?\nYes\nChange\nWhich environment?\nstaging (note: careful with prod)\nChange\nOptional note for the migration log\nweekly ⏎ run\nChange\nWhile this page was open, “Optional note for the migration log” was answered elsewhere (in another tab or the terminal): weekly ⏎ run. Every question is answered: review the answers below. Nothing you sent was recorded.\nSend these answers\nReply to the assistant instead\nEnd the turn"
     );
 
     // A changes the last answer from the review; B's Send is then stale.
@@ -485,7 +485,7 @@ fn the_history_shows_every_step_and_a_fork_answers_again_from_a_question(place: 
     assert_eq!(browser.wait_title("Done"), "Done");
     assert_eq!(
         browser.text(),
-        "Done\nAnswered in a fork. Nobody waits on a fork, so no agent got this; it is kept in the fork's history: {\"apply\":true,\"env\":\"staging\",\"note\":\"staging first\"}\nAll questions"
+        "Done\nAnswered in a fork. Nobody waits on a fork, so no agent got this; the fork's history keeps these answers:\nApply the proposed migration?\nYes\nWhich environment?\nstaging\nOptional note for the migration log\nstaging first\nAll questions"
     );
     browser.go(&format!("{base}/s/h.fork-6"));
     assert_eq!(
@@ -575,7 +575,8 @@ fn a_markdown_question_shows_its_fenced_block_and_a_script_in_it_as_text(place: 
 }
 
 /// "Other" typed beside a picked option: the page asks which one the person
-/// meant and records nothing; picking "Your own answer" sends what they typed.
+/// meant and records nothing, the pick and the text kept; clearing the text
+/// sends the option, and picking "Your own answer" sends what they typed.
 fn other_typed_beside_a_picked_option_asks_which_was_meant(place: &Place) {
     let scratch = Scratch::new();
     let db = place.db(&scratch);
@@ -606,6 +607,20 @@ fn other_typed_beside_a_picked_option_asks_which_was_meant(place: &Place) {
          “PostgreSQL”"
     );
     assert_eq!(browser.value_of("#other"), "DynamoDB");
+    // The pick is kept too, so the way the message names works: clearing the
+    // text sends the picked option.
+    assert!(browser.source().contains("value=\"0\" checked"));
+    browser.clear("#other");
+    browser.click("button[value=answer]");
+    at(&browser, "Review your answers");
+    assert_eq!(
+        masked(&browser.text()),
+        "← All questions\nwaiting N s\nReview your answers\nWhich database?\nPostgreSQL\nChange\nSend these answers\nReply to the assistant instead\nEnd the turn"
+    );
+    // Changed to the own answer: picking it sends what was typed.
+    browser.click("button[name=change][value=db]");
+    at(&browser, "Which database?");
+    browser.type_into("#other", "DynamoDB");
     browser.click("input[name=answer][value=other]");
     browser.click("button[value=answer]");
     at(&browser, "Review your answers");

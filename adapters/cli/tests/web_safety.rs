@@ -18,7 +18,7 @@ use std::time::Duration;
 
 use common::browser::{Browser, free_port};
 use common::place::Place;
-use common::web::{Serve, Web, at, masked, migration};
+use common::web::{Serve, Web, at, axe_violations, masked, migration};
 use common::{BIN, Scratch};
 use serde_json::json;
 
@@ -114,26 +114,6 @@ fn a_wrong_host_a_cross_site_post_and_a_missing_token_are_refused() {
         serve.next_of("prompt"),
         r#"{"type":"prompt","inquiry":"c1","question":{"id":"env","text":"Which environment?","context":null,"header":null,"answer_type":"select","options":[{"label":"staging","description":"safe to try"},{"label":"production","description":null}],"allow_other":false,"schema":null},"progress":{"n":2,"m":3},"prefill":null,"can_back":true,"label":"Assistant","step":2}"#
     );
-}
-
-/// The axe-core violations of the page on show (of any impact: the issue asks
-/// for no serious or critical one, and the pages have none at all), as
-/// `rule: help (elements)` lines.
-fn axe_violations(browser: &Browser) -> Vec<String> {
-    let path = std::env::var("ASKUSER_TEST_AXE").expect(
-        "ASKUSER_TEST_AXE is not set: run the tests with scripts/test (it installs axe-core from npm)",
-    );
-    let axe = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    // The script body is axe itself, then its run: no eval, no injected
-    // <script> (the page's CSP forbids both).
-    let script = format!(
-        "{axe}\n;var done = arguments[arguments.length - 1];\
-         axe.run(document, {{resultTypes: ['violations']}}).then(function (r) {{\
-           done(r.violations.map(function (v) {{ return v.id + ': ' + v.help + ' (' + v.nodes.map(function (n) {{ return n.target.join(' '); }}).join(', ') + ')'; }}));\
-         }}, function (e) {{ done(['axe failed: ' + e]); }});"
-    );
-    let found = browser.run_async(&script, &[]);
-    serde_json::from_value(found.clone()).unwrap_or_else(|_| panic!("axe: {found}"))
 }
 
 /// The controls of the page on show that a finger cannot hit: every link,

@@ -44,17 +44,10 @@ pub(crate) const NO_DEFAULT: &str =
 /// What the line left after a timeout says.
 pub(crate) const TIMED_OUT: &str = "no answer in time";
 
-/// What happens when the time runs out, in words for the countdown line.
+/// What happens when the time runs out, in words for the countdown line (the
+/// core's one wording, [`askuser_core::text::on_timeout_words`]).
 pub(crate) fn on_timeout(action: askuser_core::OnTimeout) -> &'static str {
-    match action {
-        askuser_core::OnTimeout::Cancel => {
-            "the answers so far are sent, marked as not answered in time"
-        }
-        askuser_core::OnTimeout::Defaults => {
-            "the remaining questions take their defaults and the answers are sent"
-        }
-        askuser_core::OnTimeout::EndTurn => "the turn ends and nothing is sent",
-    }
+    askuser_core::text::on_timeout_words(action)
 }
 
 /// The line left when Ctrl+C ends the turn.

@@ -65,7 +65,13 @@ pub(crate) fn value_from(prompt: &Prompt, fields: &Fields) -> Result<Value, Stri
                 Value::Array(labels) => labels,
                 label => vec![label],
             };
-            labels.extend(fields.text("other").map(Value::String));
+            // Every typed extra, each in its own field (as the page prefills
+            // them after Back or Change), blank ones left out.
+            labels.extend(
+                (fields.all("other").map(str::trim))
+                    .filter(|text| !text.is_empty())
+                    .map(|text| Value::String(text.to_owned())),
+            );
             UiInput::Json(Value::Array(labels))
         }
         AnswerType::Text => UiInput::Text(fields.get("answer").unwrap_or_default().to_owned()),

@@ -79,10 +79,21 @@
     });
     // At the deadline the server records the timeout when the page is asked
     // for again, and says what the agent got: ask for it (a moment after the
-    // deadline), unless the person typed something the reload would lose.
-    if (up && !reloading && main && !typed()) {
+    // deadline). When the person typed something a reload would lose, the page
+    // stays and is told that the time ran out (asked again until the server,
+    // whose clock may lag, has recorded it).
+    if (up && !reloading && main) {
       reloading = true;
-      setTimeout(function () { location.reload(); }, 1500);
+      if (!typed()) {
+        setTimeout(function () { location.reload(); }, 1500);
+      } else if (main.dataset.page === 'inquiry') {
+        var tries = 0;
+        var ask = setInterval(function () {
+          tries += 1;
+          if (document.getElementById('changed') || tries > 10) clearInterval(ask);
+          else refresh();
+        }, 1500);
+      }
     }
   }
 

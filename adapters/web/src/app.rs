@@ -491,12 +491,23 @@ async fn render(
             Some(shown) => queue.moved_words(&stream, shown)?,
             None => None,
         };
-        Ok::<_, askuser_app::AppError>((page, moved))
+        // After Done, the way on: the first question still waiting.
+        let next = match &page {
+            Page::Finished(_) => queue.waiting(now)?.into_iter().find_map(|waiting| {
+                let question = waiting.question?;
+                Some((
+                    pages::inquiry_path(&waiting.stream, &waiting.inquiry),
+                    question,
+                ))
+            }),
+            _ => None,
+        };
+        Ok::<_, askuser_app::AppError>((page, moved, next))
     })
     .await;
-    let (made, moved) = match made {
-        Ok((made, moved)) => (Ok(made), moved),
-        Err(error) => (Err(error), None),
+    let (made, moved, next) = match made {
+        Ok((made, moved, next)) => (Ok(made), moved, next),
+        Err(error) => (Err(error), None, None),
     };
     let page = |status, html: String| page(status, pages::with_moved(html, moved.as_deref()));
     match made {
@@ -523,15 +534,21 @@ async fn render(
                 now,
                 &path,
                 &csrf,
-                error.as_deref(),
+                form::Refusal {
+                    error: error.as_deref(),
+                    typed: typed.as_ref(),
+                },
             ),
         ),
-        Ok(Page::Finished(text)) => {
-            let text = match error {
-                Some(error) => format!("{error}. {text}"),
-                None => text,
-            };
-            page(status, pages::finished(&text))
+        Ok(Page::Finished(mut done)) => {
+            if let Some(error) = error {
+                done.text = format!("{error}. {}", done.text);
+            }
+            let unsent = typed.map(|typed| form::typed_text(&typed).0);
+            page(
+                status,
+                pages::finished(&done, &unsent.unwrap_or_default(), next.as_ref()),
+            )
         }
         Ok(Page::Missing) => missing(&stream_name),
         Err(error) => trouble(&error.to_string()),
@@ -683,6 +700,7 @@ async fn act(
                 let not_taken = NotTaken {
                     message: "the form named no action; reload the page".into(),
                     stale: false,
+                    sent: false,
                 };
                 return Ok(Err((not_taken, None)));
             }
@@ -712,7 +730,9 @@ async fn act(
             )
         }
         Ok(Err((not_taken, None))) => {
-            let typed = if not_taken.stale {
+            let typed = if not_taken.sent {
+                None
+            } else if not_taken.stale {
                 Some(form::typed_text(&typed)).filter(|typed| !typed.0.is_empty())
             } else {
                 Some(typed)

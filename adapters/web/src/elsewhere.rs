@@ -57,6 +57,10 @@ pub(crate) fn moved(happened: Option<&Happened>, review: bool, asks: Option<&str
 /// how (`None`: not known any more).
 pub(crate) fn ended(ending: Option<Ending>) -> String {
     match ending {
+        // No other surface did it: the time ran out, here as everywhere.
+        Some(Ending::TimedOut) => "The time to answer ran out while this page was open; \
+             nothing typed here was sent, and it stays on this page to copy."
+            .to_owned(),
         Some(ending) => format!(
             "While this page was open, this question ended elsewhere {THERE}: {}.",
             ending.words()
@@ -65,13 +69,20 @@ pub(crate) fn ended(ending: Option<Ending>) -> String {
     }
 }
 
-/// What a stale page says: what moved it on ([`moved`]), and that nothing was
-/// recorded (`review`: the page showed the review, so no text was typed).
-pub(crate) fn stale(happened: Option<&Happened>, review: bool, asks: Option<&str>) -> String {
-    let kept = if review {
-        " Nothing you sent was recorded."
-    } else {
-        " Nothing you sent was recorded; what you typed is kept."
+/// What a stale page says: what moved it on ([`moved`]), that nothing was
+/// recorded, and where what the person typed (`typed`: they typed some text)
+/// is: back in the fields of the question now asked, or below the review, to
+/// copy (`review`: the page showed the review, where nothing is typed).
+pub(crate) fn stale(
+    happened: Option<&Happened>,
+    review: bool,
+    asks: Option<&str>,
+    typed: bool,
+) -> String {
+    let kept = match (review || !typed, asks) {
+        (true, _) => " Nothing you sent was recorded.",
+        (false, None) => " Nothing you sent was recorded; what you typed is below, to copy.",
+        (false, Some(_)) => " Nothing you sent was recorded; what you typed is kept.",
     };
     format!("{}{kept}", moved(happened, review, asks))
 }
@@ -99,14 +110,16 @@ mod tests {
         };
         assert_eq!(
             [
-                stale(Some(&answered), false, Some("Where?")),
-                stale(Some(&back), true, Some("Where?")),
-                stale(Some(&back), false, None),
+                stale(Some(&answered), false, Some("Where?"), true),
+                stale(Some(&back), true, Some("Where?"), false),
+                stale(Some(&back), false, None, true),
+                stale(Some(&back), false, None, false),
             ],
             [
                 "While this page was open, “Apply the migration?” was answered elsewhere (in another tab or the terminal): Yes. It now asks “Where?”. Nothing you sent was recorded; what you typed is kept.",
                 "While this page was open, the answers under review changed elsewhere (in another tab or the terminal). It now asks “Where?”. Nothing you sent was recorded.",
-                "While this page was open, the form went back elsewhere (in another tab or the terminal). Every question is answered: review the answers below. Nothing you sent was recorded; what you typed is kept.",
+                "While this page was open, the form went back elsewhere (in another tab or the terminal). Every question is answered: review the answers below. Nothing you sent was recorded; what you typed is below, to copy.",
+                "While this page was open, the form went back elsewhere (in another tab or the terminal). Every question is answered: review the answers below. Nothing you sent was recorded.",
             ]
         );
     }

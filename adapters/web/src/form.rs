@@ -4,13 +4,13 @@
 //! offers (1-9 pick an option, Ctrl+Enter answers) are shown beside their
 //! controls.
 
-use askuser_core::{AnswerType, At, InquiryId, Outcome, Prompt};
+use askuser_core::{Answer, AnswerType, At, InquiryId, Outcome, Prompt};
 use maud::{Markup, html};
 use serde_json::Value;
 
 use crate::answer::Fields;
 use crate::markdown::{self, Flow};
-use crate::pages::{Shape, hidden, keys, layout, links, presence_badge, shown, timing};
+use crate::pages::{self, Shape, hidden, keys, layout, links, presence_badge, shown, timing};
 use crate::schema_form;
 use askuser_app::{Liveness, Standing};
 
@@ -75,7 +75,7 @@ fn asker(who: Option<&str>, standing: &Standing, now: u64) -> Markup {
             h1.who { (shown(who)) " asks" }
         }
         (presence_line(standing.liveness))
-        p.meta { (timing(&standing.timing, now)) }
+        p.meta { (timing(&standing.timing, now)) (pages::at_zero(&standing.timing)) }
     }
 }
 
@@ -143,6 +143,7 @@ pub(crate) fn question(
                 (at_fields(&prompt.at()))
                 fieldset {
                     legend {
+                        @if let Some(header) = &question.header { span.header { (shown(header)) } }
                         @if let Some(progress) = &progress { span.progress { (progress) } " " }
                         (markdown::render(&question.text, Flow::Inline))
                     }
@@ -164,6 +165,7 @@ pub(crate) fn question(
                     },
     ))
             }
+            (pages::unsent(&unplaced(prompt, refusal.typed)))
             (side_links(path))
         };
     let text = markdown::plain(&question.text);
@@ -176,6 +178,33 @@ pub(crate) fn question(
         &body,
         &Shape::Inquiry(format!("prompt {}", prompt.index)),
     )
+}
+
+/// What the person typed that this question's inputs cannot take back (an
+/// "Other" text where the question allows none, an answer's text where it is
+/// a choice, a Reply's message): shown apart, to copy.
+fn unplaced(prompt: &Prompt, typed: Option<&Fields>) -> Vec<(String, String)> {
+    let Some(typed) = typed else {
+        return Vec::new();
+    };
+    let question = prompt.question();
+    let takes = |name: &str| match name {
+        "note" => true,
+        "other" => question.allow_other,
+        "answer" => {
+            question.answer_type == AnswerType::Text
+                || (question.answer_type == AnswerType::Schema
+                    && question
+                        .schema
+                        .as_ref()
+                        .and_then(schema_form::flat_fields)
+                        .is_none())
+        }
+        _ => false,
+    };
+    (typed_text(typed).0.into_iter())
+        .filter(|(name, _)| !takes(name))
+        .collect()
 }
 
 /// The inputs of a question, by its answer type, prefilled with what the person
@@ -199,7 +228,7 @@ fn answer_inputs(prompt: &Prompt, refusal: Refusal<'_>) -> Markup {
                 }
             }
         }
-        AnswerType::Select | AnswerType::MultiSelect => choices(prompt, prefill.as_ref(), typed),
+        AnswerType::Select | AnswerType::MultiSelect => choices(prompt, typed),
         AnswerType::Schema
             if let Some(inputs) = question.schema.as_ref().and_then(schema_form::flat_fields) =>
         {
@@ -262,24 +291,80 @@ fn choice(choice: &Choice<'_>, label: &Markup) -> Markup {
     }
 }
 
+/// What a select or multi-select shows picked and typed: after a refusal, what
+/// the person sent (the picks kept, even when the answer was refused, so the
+/// way the refusal names works); else the engine's prefill (the earlier answer
+/// or the default), its own-answer text and a multi-select's typed extras
+/// included.
+struct Picked {
+    /// The options ticked, by index.
+    options: Vec<usize>,
+    /// "Your own answer" is picked (a single choice).
+    other_chosen: bool,
+    /// The own-answer texts: one for a single choice, one per typed extra of a
+    /// multi-select (at least one field is always shown).
+    other: Vec<String>,
+}
+
+impl Picked {
+    fn of(prompt: &Prompt, typed: Option<&Fields>) -> Self {
+        let question = prompt.question();
+        if let Some(typed) = typed {
+            let name = if question.answer_type == AnswerType::MultiSelect {
+                "pick"
+            } else {
+                "answer"
+            };
+            return Self {
+                options: typed.all(name).filter_map(|v| v.parse().ok()).collect(),
+                other_chosen: typed.get("answer") == Some("other"),
+                other: typed.all("other").map(str::to_owned).collect(),
+            };
+        }
+        match &prompt.prefill {
+            Some(Answer::Choice(n)) => Self {
+                options: vec![usize::from(*n)],
+                other_chosen: false,
+                other: Vec::new(),
+            },
+            Some(Answer::Other(text)) => Self {
+                options: Vec::new(),
+                other_chosen: true,
+                other: vec![text.clone()],
+            },
+            Some(Answer::Choices(picks)) => Self {
+                options: (0..question.choices().len())
+                    .filter(|&n| picks.options.contains(n))
+                    .collect(),
+                other_chosen: false,
+                other: picks.other.clone(),
+            },
+            _ => Self {
+                options: Vec::new(),
+                other_chosen: false,
+                other: Vec::new(),
+            },
+        }
+    }
+}
+
 /// The options of a select or multi-select, with their descriptions, and the
-/// "Other" text field when the question allows one.
-fn choices(prompt: &Prompt, prefill: Option<&Value>, typed: Option<&Fields>) -> Markup {
+/// "Other" text field when the question allows one (a multi-select's typed
+/// extras each in its own field, so re-answering keeps them all).
+fn choices(prompt: &Prompt, typed: Option<&Fields>) -> Markup {
     let question = prompt.question();
     let multi = question.answer_type == AnswerType::MultiSelect;
-    let picked = |label: &str| match prefill {
-        Some(Value::String(text)) => text == label,
-        Some(Value::Array(items)) => items.iter().any(|i| i.as_str() == Some(label)),
-        _ => false,
-    };
-    let other = typed.and_then(|t| t.get("other")).unwrap_or_default();
-    let other_chosen = typed.and_then(|t| t.get("answer")) == Some("other");
+    let picked = Picked::of(prompt, typed);
+    let mut others = picked.other.clone();
+    if others.is_empty() {
+        others.push(String::new());
+    }
     html! {
             div.options {
                 @for (n, option) in question.choices().iter().enumerate() {
                     @let value = n.to_string();
                     (choice(
-                        &Choice { multi, value: &value, n, checked: picked(&option.label) },
+                        &Choice { multi, value: &value, n, checked: picked.options.contains(&n) },
                         &html! {
                             (shown(&option.label))
                             @if let Some(description) = &option.description {
@@ -290,15 +375,21 @@ fn choices(prompt: &Prompt, prefill: Option<&Value>, typed: Option<&Fields>) -> 
                 }
                 @if question.allow_other && !multi {
                     (choice(
-                        &Choice { multi: false, value: "other", n: 999, checked: other_chosen },
+                        &Choice { multi: false, value: "other", n: 999, checked: picked.other_chosen },
                         &html! { "Your own answer (typed below)" },
     ))
                 }
             }
             @if question.allow_other {
-                div.field {
-                    label for="other" { "Your own answer" }
-                    input #other type="text" name="other" maxlength="4096" value=(shown(other));
+                @for (n, text) in others.iter().enumerate() {
+                    @let id = if n == 0 { "other".to_owned() } else { format!("other-{}", n + 1) };
+                    div.field {
+                        label for=(id) {
+                            "Your own answer"
+                            @if n > 0 { " " (n + 1) }
+                        }
+                        input #(id) type="text" name="other" maxlength="4096" value=(shown(text));
+                    }
                 }
             }
         }
@@ -314,8 +405,13 @@ pub(crate) fn review(
     now: u64,
     path: &str,
     csrf: &str,
-    error: Option<&str>,
+    refusal: Refusal<'_>,
 ) -> String {
+    let error = refusal.error;
+    let typed = refusal
+        .typed
+        .map(|typed| typed_text(typed).0)
+        .unwrap_or_default();
     let answers = outcome.to_map();
     let body = html! {
         (asker(None, standing, now))
@@ -359,6 +455,7 @@ pub(crate) fn review(
                 &html! {},
             ))
         }
+        (pages::unsent(&typed))
         (side_links(path))
     };
     layout(

@@ -228,6 +228,17 @@ fn age_of(at: Timestamp, age: u64, since: Since) -> Markup {
     }
 }
 
+/// What the timeout does at zero, in the one wording of every surface
+/// ([`askuser_core::text::on_timeout_words`]), for beside a question's
+/// countdown; nothing without a timeout.
+pub(crate) fn at_zero(timing: &Timing) -> Markup {
+    html! {
+        @if let (Some(then), Some(_)) = (timing.on_timeout, timing.left_ms) {
+            span.then { " (at zero, " (askuser_core::text::on_timeout_words(then)) ")" }
+        }
+    }
+}
+
 /// How long a question has waited and, with a timeout, the countdown to its
 /// deadline: the script counts it down each second (from the time left when
 /// the page was made).
@@ -401,12 +412,76 @@ pub(crate) fn links(label: &str, links: &[(&str, &str)]) -> Markup {
     }
 }
 
-/// A finished inquiry's page.
-pub(crate) fn finished(text: &str) -> String {
+/// What the person typed and the page they landed on cannot take (the time ran
+/// out, the question ended or moved on elsewhere): each text in a read-only
+/// box, ready to copy, under the terminal's words for it. Nothing when there is
+/// none.
+pub(crate) fn unsent(typed: &[(String, String)]) -> Markup {
+    let texts: Vec<_> = (typed.iter())
+        .filter(|(_, text)| !text.trim().is_empty())
+        .collect();
+    html! {
+        @if !texts.is_empty() {
+            section.unsent aria-labelledby="unsent" {
+                h2 #unsent { "What you were typing was not sent; here it is, to copy:" }
+                @for (n, (name, text)) in texts.iter().enumerate() {
+                    @let id = format!("unsent-{}", n + 1);
+                    div.field {
+                        label for=(id) { (unsent_label(name)) }
+                        textarea #(id) readonly rows="3" { (shown(text)) }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// What a typed field was, as [`unsent`] names it.
+fn unsent_label(name: &str) -> &'static str {
+    match name {
+        "note" => "Your note",
+        "other" => "Your own answer",
+        "message" => "Your message",
+        _ => "Your answer",
+    }
+}
+
+/// A finished inquiry's page: what happened, the answers the assistant got
+/// as labelled lines, what the person typed and did not send (see
+/// [`unsent`]), and the way on: the next question waiting (`next`: its path
+/// and text), else the inbox.
+pub(crate) fn finished(
+    done: &crate::queue::Done,
+    typed: &[(String, String)],
+    next: Option<&(String, String)>,
+) -> String {
     let body = html! {
         h1 { "Done" }
-        p.outcome role="status" { (shown(text)) }
-        (links("Next", &[("/", "All questions")]))
+        p.outcome role="status" { (shown(&done.text)) }
+        @if !done.answers.is_empty() {
+            dl.answers {
+                @for (question, answer, note) in &done.answers {
+                    dt { (markdown::render(question, Flow::Inline)) }
+                    dd {
+                        span {
+                            span.answer { (shown(answer)) }
+                            @if let Some(note) = note {
+                                " " span.note { "(note: " (shown(note)) ")" }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        (unsent(typed))
+        nav.links aria-label="Next" {
+            @if let Some((path, question)) = next {
+                a href=(path) {
+                    "Next waiting question: " (markdown::plain(question))
+                }
+            }
+            a href="/" { "All questions" }
+        }
     };
     layout("Done", &body, &Shape::Inquiry("done".into()))
 }
@@ -456,6 +531,7 @@ mod tests {
             waited_ms: 14_000,
             started: AT,
             left_ms: Some(600_000),
+            on_timeout: Some(askuser_core::OnTimeout::EndTurn),
         };
         assert_eq!(
             timing(&waited, AT.0 + 14_000).into_string(),

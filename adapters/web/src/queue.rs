@@ -26,10 +26,58 @@ pub(crate) enum Page {
     Prompt(Box<Prompt>, Standing),
     /// Every answer, before they are sent, and what the review is (its step).
     Review(Box<Outcome>, At, Standing),
-    /// The inquiry is over: what the model got, in words and JSON.
-    Finished(String),
+    /// The inquiry is over: what happened and what the model got, in words.
+    Finished(Done),
     /// No such inquiry in this stream.
     Missing,
+}
+
+/// A finished inquiry, as its page tells it: what happened, in a sentence,
+/// and the answers the assistant got, each a labelled line (never the
+/// payload's JSON).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Done {
+    /// What happened, and who got what.
+    pub(crate) text: String,
+    /// The answers sent: the question (Markdown), the answer in words, and
+    /// the note beside it.
+    pub(crate) answers: Vec<(String, String, Option<String>)>,
+}
+
+impl Done {
+    /// A page with only `text` to say.
+    fn words(text: &str) -> Self {
+        Self {
+            text: text.to_owned(),
+            answers: Vec::new(),
+        }
+    }
+}
+
+/// The answers `result` sent, as labelled lines: each question the person
+/// (or a default) answered, its answer in the words every surface uses, and
+/// its note.
+fn answer_lines(result: &Command) -> Vec<(String, String, Option<String>)> {
+    let Command::Respond { outcome, .. } = result else {
+        return Vec::new();
+    };
+    let answers = outcome.to_map();
+    (outcome.form.questions().iter().enumerate())
+        .filter_map(|(index, question)| {
+            let answer = answers.get(&question.id)?;
+            if answer.is_null() {
+                return None;
+            }
+            let note = (outcome.answers.get(index))
+                .and_then(Option::as_ref)
+                .and_then(|slot| slot.note.clone());
+            Some((
+                question.text.clone(),
+                askuser_core::text::answer_words(answer),
+                note,
+            ))
+        })
+        .collect()
 }
 
 /// What the person did on a page.
@@ -59,6 +107,9 @@ pub(crate) struct NotTaken {
     /// page now shows another question (or the review), and only what the
     /// person typed as text is put back.
     pub(crate) stale: bool,
+    /// What the person typed went to the assistant all the same (a Reply's
+    /// message, sent with the timeout that beat it): nothing to give back.
+    pub(crate) sent: bool,
 }
 
 impl NotTaken {
@@ -66,6 +117,7 @@ impl NotTaken {
         Self {
             message: message.into(),
             stale: false,
+            sent: false,
         }
     }
 }
@@ -100,7 +152,7 @@ impl Queue {
             // the engine does not time out (not due by its deadline: this clock
             // runs ahead of the log's) still waits.
             if item.timing.due()
-                && self.time_out_if_due(&item.stream, &InquiryId::new(&item.inquiry), now)?
+                && self.time_out_if_due(&item.stream, &InquiryId::new(&item.inquiry), now, None)?
             {
                 fired.push(n);
             }
@@ -119,7 +171,7 @@ impl Queue {
         }
         self.journal.catch_up(stream)?;
         let id = InquiryId::new(inquiry);
-        self.time_out_if_due(stream, &id, now)?;
+        self.time_out_if_due(stream, &id, now, None)?;
         let state = self.journal.state(stream)?;
         match state.pending(&id) {
             Some(Command::Prompt(prompt)) => Ok(Page::Prompt(
@@ -131,9 +183,9 @@ impl Queue {
                 At::review(id.clone(), step),
                 self.journal.standing(stream, &id, now)?,
             )),
-            Some(_) => Ok(Page::Finished(
-                "This question is for the assistant, not for a person.".to_owned(),
-            )),
+            Some(_) => Ok(Page::Finished(Done::words(
+                "This question is for the assistant, not for a person.",
+            ))),
             None if state.was_requested(&id) => Ok(Page::Finished(self.result(stream, &id)?)),
             None => Ok(Page::Missing),
         }
@@ -178,14 +230,14 @@ impl Queue {
     /// What the model got for a finished inquiry, in words: from what the engine's
     /// state keeps of it (`State::result`, the last inquiries of the stream to
     /// finish), never a replay.
-    fn result(&mut self, stream: &str, id: &InquiryId) -> Result<String, AppError> {
+    fn result(&mut self, stream: &str, id: &InquiryId) -> Result<Done, AppError> {
         self.journal.view(stream)?;
         let state = self.journal.state(stream)?;
         let Some((result, call)) = (state.outcome(id)).and_then(|record| {
             let call = record.call().and_then(askuser_app::parse_recorded);
             Some((record.command(id)?, call))
         }) else {
-            return Ok("This question is finished.".to_owned());
+            return Ok(Done::words("This question is finished."));
         };
         let got = call
             .as_ref()
@@ -199,20 +251,27 @@ impl Queue {
         // Kept for the agent: a restarted `serve` or the same MCP call made
         // again is given it (`State::owed`).
         let kept = (state.outcome(id)).is_some_and(askuser_core::FinishedInquiry::owed);
+        let by_timeout =
+            (state.outcome(id)).and_then(askuser_core::FinishedInquiry::turn_ended_by_timeout);
         let nobody = self.journal.unheard(stream, id)?;
-        Ok(done_words(&result, &got, nobody, kept))
+        Ok(Done {
+            text: done_words(&result, &got, nobody, kept, by_timeout),
+            answers: answer_lines(&result),
+        })
     }
 
     /// At the engine's deadline (the one every surface counts to), the time to
     /// answer `id` is up: the timeout is recorded, as the waiting host would
     /// record it (the first to record it wins), so that the page stops taking
     /// answers and says what the agent was sent, even with no host to fire it.
-    /// Whether it was recorded now.
+    /// Whether it was recorded now. `message`: a Reply's message the person
+    /// sent as the time ran out, kept for the model where the timeout replies.
     fn time_out_if_due(
         &mut self,
         stream: &str,
         id: &InquiryId,
         now: u64,
+        message: Option<String>,
     ) -> Result<bool, AppError> {
         let due = self.journal.view(stream)?.is_some_and(|view| {
             view.open().iter().any(|open| {
@@ -229,7 +288,7 @@ impl Queue {
         // first one at or after its deadline (`Input::TimeOut`).
         let input = Input::TimeOut {
             inquiry: id.clone(),
-            message: None,
+            message,
             fired_at_ms: now,
         };
         Ok(self.journal.input(stream, &input)?.refusal().is_none())
@@ -291,8 +350,26 @@ impl Queue {
     ) -> Result<Result<(), NotTaken>, AppError> {
         self.journal.catch_up(stream)?;
         let id = InquiryId::new(inquiry);
-        if self.time_out_if_due(stream, &id, now)? {
-            return Ok(Err(NotTaken::invalid(TIME_RAN_OUT)));
+        // A Reply's message goes with the timeout that beats it, where the
+        // timeout sends a reply (it ends the turn otherwise, and the page
+        // gives the message back to copy).
+        let message = fields.text("message").filter(|_| act == Act::Reply);
+        if self.time_out_if_due(stream, &id, now, message.clone())? {
+            let sent = message.is_some()
+                && (self.journal.state(stream)?.outcome(&id))
+                    .and_then(|record| record.command(&id))
+                    .is_some_and(|command| {
+                        matches!(command, Command::Respond { outcome, .. } if outcome.message.is_some())
+                    });
+            return Ok(Err(if sent {
+                NotTaken {
+                    message: TIME_RAN_OUT_MESSAGE_SENT.to_owned(),
+                    stale: false,
+                    sent: true,
+                }
+            } else {
+                NotTaken::invalid(TIME_RAN_OUT)
+            }));
         }
         let state = self.journal.state(stream)?;
         let Some(current) = state.at(&id) else {
@@ -302,6 +379,8 @@ impl Queue {
             };
             return Ok(Err(NotTaken::invalid(finished)));
         };
+        let typed =
+            (crate::form::typed_text(fields).0.iter()).any(|(_, text)| !text.trim().is_empty());
         let needs_at = act != Act::EndTurn;
         let shown = match at {
             Some(at) if at.inquiry == id => at,
@@ -310,13 +389,15 @@ impl Queue {
                 return Ok(Err(NotTaken {
                     message: "This page was out of date; here is the question as it stands. Nothing you sent was recorded.".into(),
                     stale: true,
+                    sent: false,
                 }));
             }
         };
         if needs_at && shown != current {
             return Ok(Err(NotTaken {
-                message: stale_words(state, &shown, &current),
+                message: stale_words(state, &shown, &current, typed),
                 stale: true,
+                sent: false,
             }));
         }
         let input = match act {
@@ -357,8 +438,9 @@ impl Queue {
             }),
             Taken::Refused(refusal) => Ok(Err(match refusal {
                 Refusal::Stale { shown, current, .. } => NotTaken {
-                    message: stale_words(self.journal.state(stream)?, &shown, &current),
+                    message: stale_words(self.journal.state(stream)?, &shown, &current, typed),
                     stale: true,
+                    sent: false,
                 },
                 Refusal::InquiryFinished { .. } => NotTaken::invalid(FINISHED_ELSEWHERE),
                 refusal => NotTaken::invalid(refusal.to_string()),
@@ -367,11 +449,21 @@ impl Queue {
     }
 }
 
-/// What a finished inquiry's page says happened, from its result command, what
-/// the model got for it (`got`: the tool result's text), whether anybody
+/// What a finished inquiry's page says happened, from its result command (the
+/// answers it sent follow as lines: see [`answer_lines`]), the tool error's
+/// text when it failed (`error_text`), whether anybody
 /// waited for it (`nobody`: a fork, or an agent that had stopped), and whether
 /// the result is `kept` for its agent (owed: given to it when it comes back).
-fn done_words(result: &Command, got: &str, nobody: Option<Unheard>, kept: bool) -> String {
+///
+/// A turn the time to answer ended (`by_timeout`: its length) says so, not that
+/// the person ended it.
+fn done_words(
+    result: &Command,
+    error_text: &str,
+    nobody: Option<Unheard>,
+    kept: bool,
+    by_timeout: Option<u64>,
+) -> String {
     let Some(ending) = Ending::of(result) else {
         return "This question is finished.".to_owned();
     };
@@ -380,7 +472,13 @@ fn done_words(result: &Command, got: &str, nobody: Option<Unheard>, kept: bool) 
         _ => None,
     };
     let what = match ending {
-        Ending::TurnEnded => "You ended the turn".to_owned(),
+        Ending::TurnEnded => match by_timeout {
+            Some(after_ms) => format!(
+                "The time to answer ({}) ran out and ended the turn",
+                crate::pages::duration_words(after_ms)
+            ),
+            None => "You ended the turn".to_owned(),
+        },
         Ending::Answered => "Answered".to_owned(),
         Ending::Replied => match outcome.and_then(|outcome| outcome.message.as_ref()) {
             Some(message) => format!(
@@ -389,35 +487,52 @@ fn done_words(result: &Command, got: &str, nobody: Option<Unheard>, kept: bool) 
             ),
             None => "You replied instead, without a message".to_owned(),
         },
-        Ending::TimedOut => format!(
-            "The time to answer ({}) ran out",
-            crate::pages::duration_words(
-                outcome.and_then(Outcome::timed_out_after_ms).unwrap_or(0)
-            )
-        ),
+        Ending::TimedOut => {
+            let after = crate::pages::duration_words(
+                outcome.and_then(Outcome::timed_out_after_ms).unwrap_or(0),
+            );
+            match outcome.and_then(|outcome| outcome.message.as_ref()) {
+                Some(message) => format!(
+                    "The time to answer ({after}) ran out, with your message “{}”",
+                    for_display_line(message)
+                ),
+                None => format!("The time to answer ({after}) ran out"),
+            }
+        }
         Ending::Failed | Ending::Rejected => "This question ended without answers".to_owned(),
     };
     let ended = ending.sends_nothing();
     let error = matches!(ending, Ending::Failed | Ending::Rejected);
+    // The answers themselves follow the sentence, a line each.
+    let these = if answer_lines(result).is_empty() {
+        "no answers."
+    } else {
+        "these answers:"
+    };
     match (nobody, ended) {
         (None, true) => format!("{what}; the assistant got no reply."),
-        (None, false) if error => format!("{what}; the assistant got the error: {got}"),
-        (None, false) => format!("{what}; the assistant got: {got}"),
+        (None, false) if error => format!("{what}; the assistant got the error: {error_text}"),
+        (None, false) => format!("{what}; the assistant got {these}"),
         (Some(Unheard::Fork), true) => {
             format!("{what}. This is a fork: nobody waits on it, so nothing was sent.")
         }
         (Some(Unheard::Fork), false) => format!(
-            "{what} in a fork. Nobody waits on a fork, so no agent got this; it is kept in the fork's history: {got}"
+            "{what} in a fork. Nobody waits on a fork, so no agent got this; the fork's history keeps {these}"
         ),
         (Some(stopped @ Unheard::Stopped(_)), true) => {
             format!("{what}. {}; nothing will be sent.", sentence(stopped))
         }
         (Some(stopped @ Unheard::Stopped(_)), false) if kept => format!(
-            "{what}. {}; your answer is kept and given to it when it comes back on this stream (askuser serve started again, or the same tool call made again): {got}",
-            sentence(stopped)
+            "{what}. {}; {kept_what} kept and given to it when it comes back on this stream (askuser serve started again, or the same tool call made again).",
+            sentence(stopped),
+            kept_what = if these == "no answers." {
+                "the result is"
+            } else {
+                "your answers are"
+            },
         ),
         (Some(stopped @ Unheard::Stopped(_)), false) => format!(
-            "{what}. {} and does not come back for answers it missed; nothing will be sent. It is kept in the stream's history: {got}",
+            "{what}. {} and does not come back for answers it missed; nothing will be sent. The stream's history keeps {these}",
             sentence(stopped)
         ),
     }
@@ -437,6 +552,11 @@ fn sentence(unheard: Unheard) -> String {
 const TIME_RAN_OUT: &str =
     "The time to answer ran out before this arrived; nothing you sent was recorded";
 
+/// What a page says when the time to answer ran out as a Reply arrived, and
+/// the timeout took its message.
+const TIME_RAN_OUT_MESSAGE_SENT: &str =
+    "The time to answer ran out as this arrived; your message went to the assistant with it";
+
 /// What End Turn on a question whose turn was already ended says.
 const TURN_ALREADY_ENDED: &str =
     "The turn was already ended (here, in another tab or in the terminal); nothing more was sent";
@@ -445,12 +565,17 @@ const TURN_ALREADY_ENDED: &str =
 /// finished it, or this page was sent twice: the log cannot tell which).
 const FINISHED_ELSEWHERE: &str = "This question was already finished (here, in another tab or in the terminal) before this arrived; nothing you sent now was recorded";
 
-/// What changed while a page was open, in words: what another surface did to
-/// what it showed (the engine's [`Happened::since_shown`], worded by
+/// What changed while a page was open, in words (`typed`: the person typed
+/// some text there): what another surface did to what it showed (the engine's [`Happened::since_shown`], worded by
 /// [`elsewhere::stale`]), what shows now, and that nothing was recorded.
-fn stale_words(state: &State, shown: &At, current: &At) -> String {
+fn stale_words(state: &State, shown: &At, current: &At, typed: bool) -> String {
     let (happened, asks) = moved_on(state, shown, current);
-    elsewhere::stale(happened.as_ref(), shown.question.is_none(), asks.as_deref())
+    elsewhere::stale(
+        happened.as_ref(),
+        shown.question.is_none(),
+        asks.as_deref(),
+        typed,
+    )
 }
 
 /// What moved an inquiry on from `shown` to `current` ([`Happened::since_shown`]),
@@ -513,7 +638,7 @@ mod tests {
             .unwrap()
             .unwrap();
         match queue.page(stream, "c1", 0).unwrap() {
-            Page::Finished(text) => text,
+            Page::Finished(done) => done.text,
             other => panic!("{other:?}"),
         }
     }
@@ -555,11 +680,11 @@ mod tests {
         );
         assert_eq!(
             answer(&mut queue, "s"),
-            "Answered. The agent stopped 3 min ago; your answer is kept and given to it when it comes back on this stream (askuser serve started again, or the same tool call made again): "
+            "Answered. The agent stopped 3 min ago; your answers are kept and given to it when it comes back on this stream (askuser serve started again, or the same tool call made again)."
         );
         assert_eq!(
             answer(&mut queue, "s.fork-2"),
-            "Answered in a fork. Nobody waits on a fork, so no agent got this; it is kept in the fork's history: "
+            "Answered in a fork. Nobody waits on a fork, so no agent got this; the fork's history keeps these answers:"
         );
     }
 }

@@ -212,3 +212,44 @@ pub fn masked(text: &str) -> String {
 pub fn at(browser: &Browser, title: &str) {
     assert_eq!(browser.wait_title(title), title);
 }
+
+/// The axe-core violations of the page on show (of any impact: the issue asks
+/// for no serious or critical one, and the pages have none at all), as
+/// `rule: help (elements)` lines.
+pub fn axe_violations(browser: &Browser) -> Vec<String> {
+    let path = std::env::var("ASKUSER_TEST_AXE").expect(
+        "ASKUSER_TEST_AXE is not set: run the tests with scripts/test (it installs axe-core from npm)",
+    );
+    let axe = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    // The script body is axe itself, then its run: no eval, no injected
+    // <script> (the page's CSP forbids both).
+    let script = format!(
+        "{axe}\n;var done = arguments[arguments.length - 1];\
+         axe.run(document, {{resultTypes: ['violations']}}).then(function (r) {{\
+           done(r.violations.map(function (v) {{ return v.id + ': ' + v.help + ' (' + v.nodes.map(function (n) {{ return n.target.join(' '); }}).join(', ') + ')'; }}));\
+         }}, function (e) {{ done(['axe failed: ' + e]); }});"
+    );
+    let found = browser.run_async(&script, &[]);
+    serde_json::from_value(found.clone()).unwrap_or_else(|_| panic!("axe: {found}"))
+}
+
+/// What is wrong with the page on show as a person sees it at 1280 px (light
+/// and dark) and on a 390 px phone: every axe-core violation, and a page wider
+/// than the screen (sideways scrolling), as `page (where): what` lines. The
+/// browser is left at 1280 px, light.
+pub fn page_problems(browser: &Browser, page: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for (width, dark) in [(1280, false), (1280, true), (390, false), (390, true)] {
+        browser.emulate(width, dark);
+        let theme = if dark { "dark" } else { "light" };
+        for violation in axe_violations(browser) {
+            found.push(format!("{page} ({width} px, {theme}): {violation}"));
+        }
+        let scroll = browser.run("return document.documentElement.scrollWidth");
+        if scroll.as_u64() > Some(u64::from(width)) {
+            found.push(format!("{page} ({width} px): {scroll} px wide"));
+        }
+    }
+    browser.emulate(1280, false);
+    found
+}

@@ -1,0 +1,278 @@
+//! The person's day in the web inbox (issue 39), with a real browser (headless
+//! chromium, script on) against the real binaries: nothing typed is dropped
+//! (an own answer and a multi-select's typed extras through Back and Change, a
+//! conflict's way out, text typed as the time runs out, a stale tab landing on
+//! the review). Each new or changed page is checked with axe-core at 1280 px
+//! (light and dark) and 390 px, and must not scroll sideways.
+
+mod common;
+
+use common::Scratch;
+use common::browser::Browser;
+use common::web::{Serve, Web, at, masked, page_problems};
+use serde_json::json;
+
+/// Whether the input `css` selects is ticked.
+fn checked(browser: &Browser, css: &str) -> bool {
+    let script = format!("return document.querySelector({css:?}).checked");
+    browser.run(&script).as_bool() == Some(true)
+}
+
+/// A database (a single choice with "Your own answer") and checks (a
+/// multi-select with typed extras), asked in stream `day` as inquiry `d1`.
+fn database_and_checks(serve: &mut Serve) {
+    serve.send(
+        &json!({"type": "ask", "inquiry": "d1", "arguments": {"questions": [
+        {"id": "db", "text": "Which database?", "answer_type": "select",
+         "options": ["PostgreSQL", "SQLite"], "allow_other": true},
+        {"id": "checks", "text": "Which checks?", "answer_type": "multi_select",
+         "options": ["lint", "test"], "allow_other": true}]}}),
+    );
+    serve.next_of("prompt");
+}
+
+/// An own answer and a typed extra come back on Back and Change, picked and in
+/// their fields, and the model gets exactly them.
+#[test]
+fn own_text_and_multi_select_extras_come_back_through_back_and_change() {
+    let scratch = Scratch::new();
+    let db = scratch.db();
+    let mut serve = Serve::start(&scratch, &db, "day");
+    database_and_checks(&mut serve);
+    let web = Web::start(&scratch, &db);
+    let browser = Browser::start_with_script();
+    browser.go(&web.url);
+    browser.go(&format!("http://127.0.0.1:{}/q/day/d1", web.port));
+    at(&browser, "[1/2] Which database?");
+    browser.click("input[name=answer][value=other]");
+    browser.type_into("#other", "DynamoDB");
+    browser.click("button[value=answer]");
+    at(&browser, "[2/2] Which checks?");
+    // Back: the own answer is picked and in its field.
+    browser.click("button[value=back]");
+    at(&browser, "[1/2] Which database?");
+    assert_eq!(browser.value_of("#other"), "DynamoDB");
+    assert!(checked(&browser, "input[name=answer][value=other]"));
+    let mut problems = page_problems(&browser, "an own answer after Back");
+    browser.click("button[value=answer]");
+    at(&browser, "[2/2] Which checks?");
+    browser.click("#c0");
+    browser.type_into("#other", "security scan");
+    browser.click("button[value=answer]");
+    at(&browser, "Review your answers");
+    let review = masked(&browser.text());
+    assert_eq!(
+        review,
+        "← All questions\nwaiting N s\nReview your answers\nWhich database?\nDynamoDB\nChange\nWhich checks?\nlint, security scan\nChange\nSend these answers\nCtrl\n+\nEnter\nReply to the assistant instead\nEnd the turn"
+    );
+    // Change the checks: lint ticked, the typed extra in its field.
+    browser.click("button[name=change][value=checks]");
+    at(&browser, "[2/2] Which checks?");
+    assert!(checked(&browser, "#c0"));
+    assert!(!checked(&browser, "#c1"));
+    assert_eq!(browser.value_of("#other"), "security scan");
+    problems.extend(page_problems(&browser, "typed extras after Change"));
+    browser.click("button[value=answer]");
+    at(&browser, "Review your answers");
+    assert_eq!(masked(&browser.text()), review);
+    // Change the database: the own answer again.
+    browser.click("button[name=change][value=db]");
+    at(&browser, "[1/2] Which database?");
+    assert_eq!(browser.value_of("#other"), "DynamoDB");
+    assert!(checked(&browser, "input[name=answer][value=other]"));
+    browser.click("button[value=answer]");
+    at(&browser, "Review your answers");
+    // Another question waits by now: Done leads to it.
+    serve.send(
+        &json!({"type": "ask", "inquiry": "d2", "arguments": {"questions": [
+        {"id": "ship", "text": "Ship **it**?", "answer_type": "boolean"}]}}),
+    );
+    serve.next_of("prompt");
+    browser.click("button[value=submit]");
+    assert_eq!(
+        serve.next_of("result"),
+        r#"{"type":"result","inquiry":"d1","result":{"db":"DynamoDB","checks":["lint","security scan"]},"cancelled":false}"#
+    );
+    // Done in words: the answers as labelled lines, then the next question.
+    at(&browser, "Done");
+    assert_eq!(
+        browser.text(),
+        "Done\nAnswered; the assistant got these answers:\nWhich database?\nDynamoDB\nWhich checks?\n\
+         lint, security scan\nNext waiting question: Ship it?\nAll questions"
+    );
+    problems.extend(page_problems(&browser, "done in words"));
+    browser.click("a[href='/q/day/d2']");
+    at(&browser, "Ship it?");
+    assert_eq!(problems, Vec::<String>::new());
+}
+
+/// A question of stream `day` that times out after `after_ms`, doing `then`
+/// (`cancel`: the answers so far and a message go; `end_turn`: nothing goes).
+fn timing_out(serve: &mut Serve, inquiry: &str, after_ms: u64, then: &str) {
+    serve.send(
+        &json!({"type": "ask", "inquiry": inquiry, "arguments": {"questions": [
+        {"id": "db", "text": "Which database?", "answer_type": "select",
+         "options": ["PostgreSQL", "SQLite"], "allow_other": true}]},
+        "policy": {"timeout": {"after_ms": after_ms, "on_timeout": then}}}),
+    );
+    serve.next_of("prompt");
+}
+
+/// Text typed as the time runs out is given back on the page the person lands
+/// on, ready to copy; a Reply's message goes with a timeout that replies, and
+/// is given back when the timeout ends the turn.
+#[test]
+fn what_was_typed_when_the_time_ran_out_is_given_back_or_sent_as_the_message() {
+    let scratch = Scratch::new();
+    let db = scratch.db();
+    // The browser first: the tests take turns with it, and the time to answer
+    // runs from the question.
+    let browser = Browser::start_with_script();
+    let mut serve = Serve::start(&scratch, &db, "day");
+    timing_out(&mut serve, "t1", 10_000, "cancel");
+    let web = Web::start(&scratch, &db);
+    browser.go(&web.url);
+    let base = format!("http://127.0.0.1:{}", web.port);
+    browser.go(&format!("{base}/q/day/t1"));
+    at(&browser, "Which database?");
+    browser.click("input[name=answer][value=other]");
+    browser.type_into("#other", "DynamoDB");
+    browser.type_into("#note", "after lunch");
+    assert_eq!(browser.wait_text(".countdown", "time is up"), "time is up");
+    browser.click("button[value=answer]");
+    at(&browser, "Done");
+    assert_eq!(
+        browser.text(),
+        "Done\nThe time to answer ran out before this arrived; nothing you sent was recorded. The time to answer (10 s) ran out; the assistant got no answers.\nWhat you were typing was not sent; here it is, to copy:\nYour own answer\nDynamoDB\nYour note\nafter lunch\nAll questions"
+    );
+    assert_eq!(
+        [browser.value_of("#unsent-1"), browser.value_of("#unsent-2")],
+        ["DynamoDB", "after lunch"]
+    );
+    let mut problems = page_problems(&browser, "done with what was not sent");
+    serve.next_of("result");
+    // A Reply sent as the time runs out: its message goes with the timeout.
+    timing_out(&mut serve, "t2", 5_000, "cancel");
+    browser.go(&format!("{base}/q/day/t2/reply"));
+    at(&browser, "Reply to the assistant");
+    browser.type_into("#message", "use staging, I am away");
+    std::thread::sleep(std::time::Duration::from_millis(5_500));
+    browser.click("button[value=reply]");
+    at(&browser, "Done");
+    assert_eq!(
+        browser.text(),
+        "Done\nThe time to answer ran out as this arrived; your message went to the assistant with it. The time to answer (5 s) ran out, with your message “use staging, I am away”; the assistant got no answers.\nAll questions"
+    );
+    assert_eq!(
+        serve.next_of("result"),
+        r#"{"type":"result","inquiry":"t2","result":{"timed_out":true,"answered":{},"filled_by_timeout":{},"message":"The user did not answer in time: the question timed out after 5 seconds. No answer was filled in for the user. Not answered: \"Which database?\". When the time ran out the user was writing this reply to you: use staging, I am away"},"cancelled":false,"timed_out":{"after_ms":5000}}"#
+    );
+    // A timeout that ends the turn sends no message: it is given back.
+    timing_out(&mut serve, "t3", 5_000, "end_turn");
+    browser.go(&format!("{base}/q/day/t3/reply"));
+    at(&browser, "Reply to the assistant");
+    browser.type_into("#message", "use staging, I am away");
+    std::thread::sleep(std::time::Duration::from_millis(5_500));
+    browser.click("button[value=reply]");
+    at(&browser, "Done");
+    assert_eq!(
+        browser.text(),
+        "Done\nThe time to answer ran out before this arrived; nothing you sent was recorded. The time to answer (5 s) ran out and ended the turn; the assistant got no reply.\nWhat you were typing was not sent; here it is, to copy:\nYour message\nuse staging, I am away\nAll questions"
+    );
+    assert_eq!(browser.value_of("#unsent-1"), "use staging, I am away");
+    problems.extend(page_problems(&browser, "done with a message not sent"));
+    assert_eq!(problems, Vec::<String>::new());
+}
+
+/// A tab left on a question while another tab answered it lands on the review
+/// when it sends, and what it typed is there to copy, as its words say.
+#[test]
+fn a_stale_tab_landing_on_the_review_gives_back_what_it_typed() {
+    let scratch = Scratch::new();
+    let db = scratch.db();
+    let mut serve = Serve::start(&scratch, &db, "day");
+    database_and_checks(&mut serve);
+    let web = Web::start(&scratch, &db);
+    let browser = Browser::start_with_script();
+    browser.go(&web.url);
+    let page = format!("http://127.0.0.1:{}/q/day/d1", web.port);
+    browser.go(&page);
+    at(&browser, "[1/2] Which database?");
+    browser.click("#c1");
+    browser.click("button[value=answer]");
+    at(&browser, "[2/2] Which checks?");
+    let first = browser.tab();
+    let second = browser.new_tab();
+    browser.switch_to(&second);
+    browser.go(&page);
+    at(&browser, "[2/2] Which checks?");
+    browser.click("#c0");
+    browser.click("button[value=answer]");
+    at(&browser, "Review your answers");
+    browser.switch_to(&first);
+    browser.type_into("#other", "security scan");
+    browser.type_into("#note", "nightly is enough");
+    browser.click("button[value=answer]");
+    at(&browser, "Review your answers");
+    assert_eq!(
+        masked(&browser.text()),
+        "← All questions\nwaiting N s\nReview your answers\nWhich database?\nSQLite\nChange\nWhich checks?\nlint\nChange\n\
+         While this page was open, “Which checks?” was answered elsewhere (in another tab or the terminal): lint. \
+         Every question is answered: review the answers below. Nothing you sent was recorded; what you typed is below, to copy.\n\
+         Send these answers\nCtrl\n+\nEnter\nWhat you were typing was not sent; here it is, to copy:\n\
+         Your own answer\nsecurity scan\nYour note\nnightly is enough\nReply to the assistant instead\nEnd the turn"
+    );
+    assert_eq!(
+        [browser.value_of("#unsent-1"), browser.value_of("#unsent-2")],
+        ["security scan", "nightly is enough"]
+    );
+    let problems = page_problems(&browser, "the review with what was not sent");
+    browser.click("button[value=submit]");
+    assert_eq!(
+        serve.next_of("result"),
+        r#"{"type":"result","inquiry":"d1","result":{"db":"SQLite","checks":["lint"]},"cancelled":false}"#
+    );
+    assert_eq!(problems, Vec::<String>::new());
+}
+
+/// The open page says what zero will do beside its countdown and shows the
+/// question's header; key hints show only where a keyboard is likely (not on
+/// a touch phone); when the time runs out while the person types, the page
+/// says so at once, and what they typed stays.
+#[test]
+fn the_open_page_says_what_zero_does_and_that_the_time_ran_out_the_moment_it_does() {
+    let scratch = Scratch::new();
+    let db = scratch.db();
+    let browser = Browser::start_with_script();
+    let mut serve = Serve::start(&scratch, &db, "day");
+    serve.send(
+        &json!({"type": "ask", "inquiry": "h1", "arguments": {"questions": [
+        {"id": "db", "text": "Which database?", "header": "Database", "answer_type": "select",
+         "options": ["PostgreSQL", "SQLite"]}]},
+        "policy": {"timeout": {"after_ms": 12_000, "on_timeout": "cancel"}}}),
+    );
+    serve.next_of("prompt");
+    let web = Web::start(&scratch, &db);
+    browser.go(&web.url);
+    browser.go(&format!("http://127.0.0.1:{}/q/day/h1", web.port));
+    at(&browser, "Which database?");
+    browser.emulate(1280, false);
+    assert_eq!(
+        masked(&browser.text()),
+        "← All questions\nAssistant asks\nwaiting N s · N s left (at zero, the answers so far are sent, \
+         marked as not answered in time)\nDatabase\nWhich database?\nPostgreSQL\n1\nSQLite\n2\n\
+         A note for the assistant (optional)\nAnswer\nCtrl\n+\nEnter\nReply to the assistant instead\nEnd the turn"
+    );
+    let hints = "return getComputedStyle(document.querySelector('.keys')).display";
+    assert_eq!(browser.run(hints), "flex");
+    browser.emulate(390, false);
+    assert_eq!(browser.run(hints), "none");
+    browser.emulate(1280, false);
+    let problems = page_problems(&browser, "a question with a header and a countdown");
+    browser.type_into("#note", "after lunch");
+    let ran_out = "The time to answer ran out while this page was open; nothing typed here was \
+                   sent, and it stays on this page to copy. Show it now";
+    assert_eq!(browser.wait_text("#changed", ran_out), ran_out);
+    assert_eq!(browser.value_of("#note"), "after lunch");
+    assert_eq!(problems, Vec::<String>::new());
+}
