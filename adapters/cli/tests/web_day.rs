@@ -276,3 +276,57 @@ fn the_open_page_says_what_zero_does_and_that_the_time_ran_out_the_moment_it_doe
     assert_eq!(browser.value_of("#note"), "after lunch");
     assert_eq!(problems, Vec::<String>::new());
 }
+
+/// A note written beside an answer, that answer then changed: the page asks
+/// whether the note still applies before it goes with the new answer; cleared,
+/// the new answer goes without it, and the model gets exactly that.
+#[test]
+fn a_changed_answer_asks_whether_its_note_still_applies() {
+    let scratch = Scratch::new();
+    let db = scratch.db();
+    let mut serve = Serve::start(&scratch, &db, "day");
+    serve.send(
+        &json!({"type": "ask", "inquiry": "n1", "arguments": {"questions": [
+        {"id": "channel", "text": "Which channel?", "answer_type": "select",
+         "options": ["stable", "beta"]},
+        {"id": "go", "text": "Go?", "answer_type": "boolean"}]}}),
+    );
+    serve.next_of("prompt");
+    let web = Web::start(&scratch, &db);
+    let browser = Browser::start_with_script();
+    browser.go(&web.url);
+    browser.go(&format!("http://127.0.0.1:{}/q/day/n1", web.port));
+    at(&browser, "[1/2] Which channel?");
+    browser.click("input[name=answer][value='0']");
+    browser.type_into("#note", "stable is fine, changelog merged");
+    browser.click("button[value=answer]");
+    at(&browser, "[2/2] Go?");
+    browser.click("button[value=back]");
+    at(&browser, "[1/2] Which channel?");
+    assert_eq!(
+        browser.value_of("#note"),
+        "stable is fine, changelog merged"
+    );
+    browser.click("input[name=answer][value='1']");
+    browser.click("button[value=answer]");
+    let asked = "return String(document.body.innerText.includes('Does it still apply'))";
+    assert_eq!(browser.wait_script(asked, "true"), "true");
+    assert_eq!(
+        masked(&browser.text()),
+        "← All questions\nAssistant asks\nwaiting N s\n[1/2] Which channel?\nstable\n1\nbeta\n2\nYour note \"stable is fine, changelog merged\" was written for your earlier answer, stable. Does it still apply to your new answer, beta? Keep it and press Answer again, edit it, or clear it to send the answer without it.\nA note for the assistant (optional)\nAnswer\nCtrl\n+\nEnter\nReply to the assistant instead\nEnd the turn"
+    );
+    assert!(checked(&browser, "input[name=answer][value='1']"));
+    let problems = page_problems(&browser, "the note question");
+    browser.run("document.querySelector('#note').value = ''; return true");
+    browser.click("button[value=answer]");
+    at(&browser, "[2/2] Go?");
+    browser.click("input[name=answer][value=true]");
+    browser.click("button[value=answer]");
+    at(&browser, "Review your answers");
+    browser.click("button[value=submit]");
+    assert_eq!(
+        serve.next_of("result"),
+        r#"{"type":"result","inquiry":"n1","result":{"channel":"beta","go":true},"cancelled":false}"#
+    );
+    assert_eq!(problems, Vec::<String>::new());
+}

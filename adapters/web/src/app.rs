@@ -701,6 +701,7 @@ async fn act(
                     message: "the form named no action; reload the page".into(),
                     stale: false,
                     sent: false,
+                    note_asked: false,
                 };
                 return Ok(Err((not_taken, None)));
             }
@@ -730,6 +731,10 @@ async fn act(
             )
         }
         Ok(Err((not_taken, None))) => {
+            let mut typed = typed;
+            if not_taken.note_asked {
+                typed.0.push(("note_checked".to_owned(), "1".to_owned()));
+            }
             let typed = if not_taken.sent {
                 None
             } else if not_taken.stale {

@@ -154,6 +154,9 @@ pub(crate) fn question(
                     div.field {
                         label for="note" { "A note for the assistant (optional)" }
                         input #note type="text" name="note" maxlength="4096" value=(shown(note));
+                        @if refusal.typed.is_some_and(|typed| typed.get("note_checked").is_some()) {
+                            input type="hidden" name="note_checked" value="1";
+                        }
                     }
                 }
                 (actions(

@@ -5,7 +5,7 @@
 
 use askuser_app::log::StreamName;
 use askuser_app::{AppError, Desk, Standing, Taken, Unheard};
-use askuser_core::text::for_display_line;
+use askuser_core::text::{answer_words, for_display_line};
 use askuser_core::{
     AnswerInput, At, Command, Ending, Happened, Input, InquiryId, Outcome, Prompt, Refusal, State,
 };
@@ -110,6 +110,10 @@ pub(crate) struct NotTaken {
     /// What the person typed went to the assistant all the same (a Reply's
     /// message, sent with the timeout that beat it): nothing to give back.
     pub(crate) sent: bool,
+    /// The answer changed an earlier one whose note came back unchanged: the
+    /// page asks whether the note still applies, and the answer sent again
+    /// from it goes through with the note as it then stands.
+    pub(crate) note_asked: bool,
 }
 
 impl NotTaken {
@@ -118,6 +122,25 @@ impl NotTaken {
             message: message.into(),
             stale: false,
             sent: false,
+            note_asked: false,
+        }
+    }
+
+    /// Whether `note`, written for the earlier answer, still applies to the
+    /// new `value` ([`Prompt::note_to_confirm`]'s question, in words).
+    fn note_question(prompt: &Prompt, value: &serde_json::Value, note: &str) -> Self {
+        let was = prompt
+            .prefill_value()
+            .map_or_else(String::new, |value| answer_words(&value));
+        Self {
+            message: format!(
+                "Your note \"{}\" was written for your earlier answer, {}. Does it still apply to your new answer, {}? Keep it and press Answer again, edit it, or clear it to send the answer without it.",
+                for_display_line(note),
+                for_display_line(&was),
+                for_display_line(&answer_words(value))
+            ),
+            note_asked: true,
+            ..Self::invalid("")
         }
     }
 }
@@ -366,6 +389,7 @@ impl Queue {
                     message: TIME_RAN_OUT_MESSAGE_SENT.to_owned(),
                     stale: false,
                     sent: true,
+                    note_asked: false,
                 }
             } else {
                 NotTaken::invalid(TIME_RAN_OUT)
@@ -390,6 +414,7 @@ impl Queue {
                     message: "This page was out of date; here is the question as it stands. Nothing you sent was recorded.".into(),
                     stale: true,
                     sent: false,
+                    note_asked: false,
                 }));
             }
         };
@@ -398,6 +423,7 @@ impl Queue {
                 message: stale_words(state, &shown, &current, typed),
                 stale: true,
                 sent: false,
+                note_asked: false,
             }));
         }
         let input = match act {
@@ -407,14 +433,20 @@ impl Queue {
                         "this question is no longer waiting for an answer",
                     )));
                 };
-                match value_from(&prompt, fields) {
-                    Ok(value) => Input::from(
-                        AnswerInput::new(shown, value)
-                            .with_note(fields.text("note"))
-                            .reviewed(),
-                    ),
+                let value = match value_from(&prompt, fields) {
+                    Ok(value) => value,
                     Err(message) => return Ok(Err(NotTaken::invalid(message))),
+                };
+                let note = fields.text("note");
+                // A note brought back unchanged beside a changed answer: asked
+                // about once (the page sent again carries `note_checked`).
+                if let Some(earlier) = prompt.note_to_confirm(&value)
+                    && fields.get("note_checked").is_none()
+                    && note.as_deref().map(str::trim) == Some(earlier.trim())
+                {
+                    return Ok(Err(NotTaken::note_question(&prompt, &value, earlier)));
                 }
+                Input::from(AnswerInput::new(shown, value).with_note(note).reviewed())
             }
             Act::Back => Input::Back(shown),
             Act::Reply => Input::Reply {
@@ -441,6 +473,7 @@ impl Queue {
                     message: stale_words(self.journal.state(stream)?, &shown, &current, typed),
                     stale: true,
                     sent: false,
+                    note_asked: false,
                 },
                 Refusal::InquiryFinished { .. } => NotTaken::invalid(FINISHED_ELSEWHERE),
                 refusal => NotTaken::invalid(refusal.to_string()),
