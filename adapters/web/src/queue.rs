@@ -145,6 +145,24 @@ impl NotTaken {
     }
 }
 
+/// The person's answer to `prompt` as the page sent it in `fields`, with its
+/// note: an answer the question cannot take is refused in words, and a note
+/// brought back unchanged beside a changed answer is asked about once (the
+/// page sent again carries `note_checked`).
+fn answer_input(prompt: &Prompt, shown: At, fields: &Fields) -> Result<Input, NotTaken> {
+    let value = value_from(prompt, fields).map_err(NotTaken::invalid)?;
+    let note = fields.text("note");
+    if let Some(earlier) = prompt.note_to_confirm(&value)
+        && fields.get("note_checked").is_none()
+        && note.as_deref().map(str::trim) == Some(earlier.trim())
+    {
+        return Err(NotTaken::note_question(prompt, &value, earlier));
+    }
+    Ok(Input::from(
+        AnswerInput::new(shown, value).with_note(note).reviewed(),
+    ))
+}
+
 /// The engine's side of the inbox.
 pub(crate) struct Queue {
     journal: Desk,
@@ -433,20 +451,10 @@ impl Queue {
                         "this question is no longer waiting for an answer",
                     )));
                 };
-                let value = match value_from(&prompt, fields) {
-                    Ok(value) => value,
-                    Err(message) => return Ok(Err(NotTaken::invalid(message))),
-                };
-                let note = fields.text("note");
-                // A note brought back unchanged beside a changed answer: asked
-                // about once (the page sent again carries `note_checked`).
-                if let Some(earlier) = prompt.note_to_confirm(&value)
-                    && fields.get("note_checked").is_none()
-                    && note.as_deref().map(str::trim) == Some(earlier.trim())
-                {
-                    return Ok(Err(NotTaken::note_question(&prompt, &value, earlier)));
+                match answer_input(&prompt, shown, fields) {
+                    Ok(input) => input,
+                    Err(not_taken) => return Ok(Err(not_taken)),
                 }
-                Input::from(AnswerInput::new(shown, value).with_note(note).reviewed())
             }
             Act::Back => Input::Back(shown),
             Act::Reply => Input::Reply {
