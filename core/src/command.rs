@@ -12,7 +12,30 @@ use crate::input::At;
 use crate::valid_form::ValidForm;
 
 /// What an adapter must do next.
-#[derive(Debug, Clone, PartialEq)]
+///
+/// Serialized (to compare what a replay re-derives with what a host recorded,
+/// across processes) as a JSON object tagged by `"type"`, stable across
+/// versions: `prompt` (the [`Prompt`]'s fields beside the tag: `inquiry`,
+/// `form`, `index`, `progress` (`{"n","m"}` or `null`), `prefill`,
+/// `prefill_note`, `can_back`, `label`, `step`), `ask_assistant` (`inquiry`,
+/// `question`, `schema`), `review` (`inquiry`, `outcome`, `step`), `respond`
+/// (`inquiry`, `outcome`), `fail` (`inquiry`, `reason`, `message`),
+/// `end_turn` (`inquiry`), `reject` (`inquiry`, `tool`, `problems`),
+/// `invalid_answer` (`inquiry`, `question`, `message`, `reason`). An
+/// [`Outcome`] is `{"form","answers","status","message"?}`; a form is as the
+/// tool call's arguments read ([`Form`](crate::Form)). Reading one back checks
+/// that a prompt's question and prefill fit its form.
+///
+/// ```
+/// use askuser_core::{Command, InquiryId};
+/// use serde_json::json;
+///
+/// let ended = Command::EndTurn { inquiry: InquiryId::new("c1") };
+/// assert_eq!(serde_json::to_value(&ended).unwrap(), json!({"type": "end_turn", "inquiry": "c1"}));
+/// assert_eq!(serde_json::from_value::<Command>(json!({"type": "end_turn", "inquiry": "c1"})).unwrap(), ended);
+/// ```
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
 pub enum Command {
     /// Show a question to the person.
     Prompt(Prompt),
@@ -87,8 +110,10 @@ pub enum Command {
     },
 }
 
-/// A question to show, with everything needed to render it.
-#[derive(Debug, Clone, PartialEq)]
+/// A question to show, with everything needed to render it (serialized as a
+/// [`Command::Prompt`] is, without its tag).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(try_from = "PromptRecord")]
 pub struct Prompt {
     /// The inquiry.
     pub inquiry: InquiryId,
@@ -148,8 +173,79 @@ impl Prompt {
     }
 }
 
+/// The serialized shape of [`Prompt`], checked before use.
+#[derive(serde::Deserialize)]
+struct PromptRecord {
+    inquiry: InquiryId,
+    form: ValidForm,
+    index: usize,
+    progress: Option<Progress>,
+    prefill: Option<Answer>,
+    prefill_note: Option<String>,
+    can_back: bool,
+    label: Option<Arc<str>>,
+    step: u32,
+}
+
+impl TryFrom<PromptRecord> for Prompt {
+    type Error = String;
+
+    fn try_from(record: PromptRecord) -> Result<Self, Self::Error> {
+        let count = record.form.len();
+        if record.index >= count {
+            return Err(format!(
+                "a prompt for question {} of a form of {count} questions",
+                record.index
+            ));
+        }
+        if let Some(prefill) = &record.prefill {
+            let value = prefill.to_value(record.form.question(record.index));
+            if record.form.convert(record.index, &value).is_none() {
+                return Err("a prompt whose prefill does not fit its question".to_owned());
+            }
+        }
+        Ok(Prompt {
+            inquiry: record.inquiry,
+            form: record.form,
+            index: record.index,
+            progress: record.progress,
+            prefill: record.prefill,
+            prefill_note: record.prefill_note,
+            can_back: record.can_back,
+            label: record.label,
+            step: record.step,
+        })
+    }
+}
+
+impl Command {
+    /// What a [`Command::Prompt`] or a [`Command::Review`] shows, to act on it
+    /// with (an answer, Back, Reply, a submit); `None` for any other command.
+    ///
+    /// ```
+    /// use askuser_core::{At, Command, InquiryId, Outcome, OutcomeStatus, parse_form};
+    /// use serde_json::json;
+    ///
+    /// let form = parse_form(&json!({"questions": [
+    ///     {"id": "ok", "text": "Deploy?", "answer_type": "boolean"}]})).unwrap();
+    /// let review = Command::Review {
+    ///     inquiry: InquiryId::new("c1"),
+    ///     outcome: Outcome { form, answers: vec![None].into(), status: OutcomeStatus::Completed, message: None },
+    ///     step: 2,
+    /// };
+    /// assert_eq!(review.at(), Some(At::review(InquiryId::new("c1"), 2)));
+    /// ```
+    pub fn at(&self) -> Option<At> {
+        match self {
+            Command::Prompt(prompt) => Some(prompt.at()),
+            Command::Review { inquiry, step, .. } => Some(At::review(inquiry.clone(), *step)),
+            _ => None,
+        }
+    }
+}
+
 /// `[N/M]`: question `n` (1-based position in the form) of `m`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Progress {
     /// The question's 1-based position in the form.
     pub n: usize,

@@ -157,9 +157,16 @@ impl State {
             }
             Event::ChangeWanted { inquiry, question } => {
                 let open = self.check_open(inquiry)?;
+                if open.form.index_of(question).is_none() {
+                    return Err(Refusal::UnknownQuestion {
+                        inquiry: inquiry.clone(),
+                        question: question.clone(),
+                        current: open.at(inquiry),
+                    });
+                }
                 if !open.reviewing() {
                     return Err(Refusal::NotInReview {
-                        inquiry: inquiry.clone(),
+                        current: open.at(inquiry),
                     });
                 }
                 if open.person_answered(question).is_none() {
@@ -171,9 +178,10 @@ impl State {
                 Ok(Decision::accept(input))
             }
             Event::Submitted { inquiry } => {
-                if !self.check_open(inquiry)?.reviewing() {
+                let open = self.check_open(inquiry)?;
+                if !open.reviewing() {
                     return Err(Refusal::NotInReview {
-                        inquiry: inquiry.clone(),
+                        current: open.at(inquiry),
                     });
                 }
                 Ok(Decision::accept(input))
@@ -255,12 +263,14 @@ impl State {
     pub(crate) fn check_open(&self, inquiry: &InquiryId) -> Result<&crate::inquiry::Open, Refusal> {
         match self.inquiries.get(inquiry) {
             Some(Inquiry::Open(open)) => Ok(open),
-            Some(Inquiry::Finished(_)) => Err(Refusal::InquiryFinished {
+            Some(Inquiry::Finished(record)) => Err(Refusal::InquiryFinished {
                 inquiry: inquiry.clone(),
+                ended: Some(record.how()),
             }),
             None if self.used.contains(&digest(inquiry.as_str())) => {
                 Err(Refusal::InquiryFinished {
                     inquiry: inquiry.clone(),
+                    ended: None,
                 })
             }
             None => Err(Refusal::UnknownInquiry {
@@ -331,6 +341,7 @@ impl State {
             return Err(Refusal::InReview {
                 inquiry: inquiry.clone(),
                 got: question.to_owned(),
+                step: open.step,
             });
         }
         let current = &open.form.question(open.cursor).id;
@@ -339,6 +350,7 @@ impl State {
                 inquiry: inquiry.clone(),
                 expected: current.clone(),
                 got: question.to_owned(),
+                step: open.step,
             });
         }
         let routed_to = match open.awaiting {

@@ -51,8 +51,16 @@ impl State {
     /// ```
     ///
     /// # Errors
-    /// A [`Refusal`]: [`Refusal::Stale`] for an action on something no longer
-    /// shown, [`Refusal::NotYetDue`] for a timeout fired before the deadline
+    /// A [`Refusal`]: [`Refusal::Stale`] for an action on something shown at
+    /// an earlier step and no longer shown; for an action naming what was never
+    /// shown, the refusal that names the mistake ([`Refusal::UnknownQuestion`]:
+    /// a question the form does not have, whatever the step;
+    /// [`Refusal::NotInReview`]: a submit, a change or the review named while
+    /// no review shows; [`Refusal::FutureStep`]: a step the inquiry has not
+    /// reached; at the step it is at, [`Refusal::UnexpectedQuestion`] for
+    /// another question and [`Refusal::InReview`] for a question while the
+    /// review shows; [`Refusal::InquiryFinished`] for a finished inquiry);
+    /// [`Refusal::NotYetDue`] for a timeout fired before the deadline
     /// (see [`Input::TimeOut`]), [`Refusal::BadOrigin`] for an origin that does
     /// not fit ([`Input::Attach`], [`Input::Detach`]); an unknown or finished
     /// inquiry, a reused inquiry id, an answer from someone the policy did not
@@ -151,16 +159,18 @@ impl State {
         self.decide_event(&event).map(Decision::into_owned)
     }
 
-    /// Whether `at` is what its inquiry shows now.
+    /// Whether `at` is what its inquiry shows now; if not, the refusal that
+    /// names the mistake: an unknown or finished inquiry, a question its form
+    /// does not have, a review it never wanted, a step it has not reached, or
+    /// at its current step another question or the review; only an action on
+    /// something shown at an earlier step is [`Refusal::Stale`].
     pub(crate) fn check_at(&self, at: &At) -> Result<(), Refusal> {
-        let current = self.check_open(&at.inquiry)?.at(&at.inquiry);
-        if current.question != at.question || current.step != at.step {
-            return Err(Refusal::Stale {
-                shown: at.clone(),
-                current,
-            });
+        let open = self.check_open(&at.inquiry)?;
+        let current = open.at(&at.inquiry);
+        if current.question == at.question && current.step == at.step {
+            return Ok(());
         }
-        Ok(())
+        Err(not_shown(open, at, current))
     }
 
     fn decide_answer_input(&self, answer: &AnswerInput) -> Result<Decision<'static>, Refusal> {
@@ -171,6 +181,7 @@ impl State {
             return Err(Refusal::InReview {
                 inquiry: at.inquiry.clone(),
                 got: String::new(),
+                step: at.step,
             });
         };
         let event = Event::Answered {
@@ -193,6 +204,47 @@ impl State {
             return Ok(Decision::recorded(recorded));
         }
         Ok(decision)
+    }
+}
+
+/// Why `at` is not what `open` shows (`current`): see [`State::check_at`].
+fn not_shown(open: &crate::inquiry::Open, at: &At, current: At) -> Refusal {
+    let inquiry = at.inquiry.clone();
+    match &at.question {
+        Some(question) if open.form.index_of(question).is_none() => {
+            return Refusal::UnknownQuestion {
+                inquiry,
+                question: question.clone(),
+                current,
+            };
+        }
+        // No review was ever wanted: none was shown, at any step.
+        None if !open.review => return Refusal::NotInReview { current },
+        _ => {}
+    }
+    match at.step.cmp(&current.step) {
+        std::cmp::Ordering::Less => Refusal::Stale {
+            shown: at.clone(),
+            current,
+        },
+        std::cmp::Ordering::Greater => Refusal::FutureStep {
+            shown: at.clone(),
+            current,
+        },
+        std::cmp::Ordering::Equal => match (&at.question, &current.question) {
+            (Some(got), Some(expected)) => Refusal::UnexpectedQuestion {
+                inquiry,
+                expected: expected.clone(),
+                got: got.clone(),
+                step: current.step,
+            },
+            (Some(got), None) => Refusal::InReview {
+                inquiry,
+                got: got.clone(),
+                step: current.step,
+            },
+            (None, _) => Refusal::NotInReview { current },
+        },
     }
 }
 
@@ -273,9 +325,10 @@ mod tests {
                 .decide(&AnswerInput::new(first.at(), json!(false)).into())
                 .is_err()
         );
+        // No review was ever wanted: a submit names what was never shown.
         assert!(matches!(
             state.decide(&Input::Submit(At::review(id, 2))),
-            Err(Refusal::Stale { .. })
+            Err(Refusal::NotInReview { .. })
         ));
     }
 
@@ -423,9 +476,16 @@ mod tests {
         );
         assert_eq!(
             refuse(&state, step, "nope"),
-            "question \"nope\" of inquiry \"R1\" has no answer the person gave, so there is none to change"
+            "inquiry \"R1\" has no question \"nope\": its form never asks it; act on what it shows now, the review (step 3)"
         );
-        assert!(refuse(&state, step + 7, "deploy").starts_with("inquiry \"R1\" moved on since"));
+        assert_eq!(
+            refuse(&state, step + 7, "deploy"),
+            "inquiry \"R1\" never showed the review (step 10): it is at step 3; act on what it shows now, the review (step 3)"
+        );
+        assert_eq!(
+            refuse(&state, step - 1, "deploy"),
+            "inquiry \"R1\" moved on since the review (step 2) was shown: it now shows the review (step 3)"
+        );
         change(&mut state, &id, step, "deploy");
         let at = state.at(&id).unwrap();
         let input = Input::Change {
@@ -434,7 +494,7 @@ mod tests {
         };
         assert_eq!(
             state.decide(&input).unwrap_err().to_string(),
-            "inquiry \"R1\" is not waiting for a review to be submitted"
+            "inquiry \"R1\" shows no review to submit or change an answer from: it shows question \"deploy\" (step 5); answer that (a review shows once every question is answered, on a surface that asked for one)"
         );
         // A Back during the change ends it: nothing is given again by itself.
         let (mut state, id, step) =

@@ -9,6 +9,7 @@ use crate::input::At;
 use serde::{Deserialize, Serialize};
 
 use crate::event::{AnsweredBy, InquiryId, Target};
+use crate::finished::Ending;
 use crate::form::AnswerType;
 use crate::text::{ForbiddenChar, first_difference, for_display_line};
 
@@ -445,11 +446,19 @@ pub enum Refusal {
         inquiry: InquiryId,
     },
     /// The inquiry has already been answered, cancelled, failed or ended; whoever
-    /// finished it first won. Show the recorded result instead.
-    #[error("inquiry \"{inquiry}\" is already finished; it takes no more events")]
+    /// finished it first won. Show how it ended instead
+    /// ([`State::outcome`](crate::State::outcome)).
+    #[error(
+        "inquiry \"{inquiry}\" already finished{}; it takes no more input: show how it ended instead",
+        ended.map(|how| format!(" ({})", how.words())).unwrap_or_default()
+    )]
     InquiryFinished {
         /// The id given.
         inquiry: InquiryId,
+        /// How it ended; `None` for one that finished too long ago to be
+        /// remembered (see [`FINISHED_REMEMBERED`](crate::FINISHED_REMEMBERED)).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ended: Option<Ending>,
     },
     /// A request reuses an id this stream has seen. Use a new id for a new request.
     #[error(
@@ -459,33 +468,76 @@ pub enum Refusal {
         /// The id given.
         inquiry: InquiryId,
     },
-    /// An answer for a question other than the one being asked. Answer that one.
-    #[error("inquiry \"{inquiry}\" is waiting for question \"{expected}\", not \"{got}\"")]
+    /// An action naming a question the inquiry's form does not have (a typo in
+    /// an id, an id from another form). Act on what the inquiry shows now,
+    /// `current` ([`Prompt::at`](crate::Prompt::at) names it).
+    #[error(
+        "inquiry \"{inquiry}\" has no question \"{question}\": its form never asks it; act on what it shows now, {current}"
+    )]
+    UnknownQuestion {
+        /// The inquiry.
+        inquiry: InquiryId,
+        /// The question named.
+        question: String,
+        /// What the inquiry shows now.
+        current: At,
+    },
+    /// An action naming a question of the form that the inquiry is not asking at
+    /// the step it is at (a stepless answer: that it is not asking now). Answer
+    /// the question it asks, or go Back or Reply from it.
+    #[error(
+        "inquiry \"{inquiry}\" is asking question \"{expected}\" (step {step}), not \"{got}\": answer that question, or go back or reply from it"
+    )]
     UnexpectedQuestion {
         /// The inquiry.
         inquiry: InquiryId,
         /// The question being asked.
         expected: String,
-        /// The question the answer named.
+        /// The question the action named.
         got: String,
+        /// The inquiry's step.
+        step: u32,
     },
-    /// `Submitted` while the inquiry is not showing a review (the form is not
-    /// complete, or no review was wanted). Answer the question being asked.
-    #[error("inquiry \"{inquiry}\" is not waiting for a review to be submitted")]
-    NotInReview {
-        /// The inquiry.
-        inquiry: InquiryId,
-    },
-    /// An answer while every question is answered and the review is showing.
-    /// Submit, go Back, or Reply instead.
+    /// A submit or a change of an answer (or an action naming the review) while
+    /// the inquiry shows no review: it is asking `current`, or no review was
+    /// ever wanted (a review shows once every question is answered, on a
+    /// surface that asked for one with [`Input::WantReview`](crate::Input::WantReview)
+    /// or [`AnswerInput::reviewed`](crate::AnswerInput::reviewed)). Answer the
+    /// question being asked.
     #[error(
-        "inquiry \"{inquiry}\" has every answer and is showing its review; an answer to \"{got}\" is not accepted (submit, go back or reply)"
+        "inquiry \"{}\" shows no review to submit or change an answer from: it shows {current}; answer that (a review shows once every question is answered, on a surface that asked for one)",
+        current.inquiry
+    )]
+    NotInReview {
+        /// What the inquiry shows now (its inquiry among it).
+        current: At,
+    },
+    /// An answer (or an action naming a question) while every question is
+    /// answered and the review is showing. Submit, go Back, change an answer
+    /// or Reply from the review instead.
+    #[error(
+        "inquiry \"{inquiry}\" has every answer and shows its review (step {step}), not question \"{got}\": submit, go back, change an answer or reply from the review"
     )]
     InReview {
         /// The inquiry.
         inquiry: InquiryId,
-        /// The question the answer named.
+        /// The question the action named.
         got: String,
+        /// The inquiry's step: the review's.
+        step: u32,
+    },
+    /// An action naming a step the inquiry has not reached: nothing was shown
+    /// at it (a step made up, or taken from another inquiry). Act on what the
+    /// inquiry shows now, `current`, naming its step.
+    #[error(
+        "inquiry \"{}\" never showed {shown}: it is at step {}; act on what it shows now, {current}",
+        shown.inquiry, current.step
+    )]
+    FutureStep {
+        /// What the action named (its inquiry among it).
+        shown: At,
+        /// What the inquiry shows now.
+        current: At,
     },
     /// A change of an answer (from the review) to a question the person did not
     /// answer: it was skipped, or answered by the configuration or a remembered
@@ -534,9 +586,9 @@ pub enum Refusal {
         /// What is wrong, in words for the host.
         why: String,
     },
-    /// An answer, Back, Reply or submit for something the inquiry no longer shows:
-    /// another surface (a second tab, the terminal, an edited file) moved it on
-    /// first. Nothing is recorded; show the person `current` (keeping what they
+    /// An answer, Back, Reply or submit for something the inquiry showed at an
+    /// earlier step and no longer shows: another surface (a second tab, the
+    /// terminal, an edited file) moved it on first. Nothing is recorded; show the person `current` (keeping what they
     /// typed) and say what changed.
     #[error(
         "inquiry \"{}\" moved on since {shown} was shown: it now shows {current}",
@@ -595,6 +647,54 @@ pub enum Refusal {
         /// What is wrong with it, in words.
         why: String,
     },
+}
+
+impl Refusal {
+    /// The refusal's code, as it is serialized (`"code"`): a stable name a host
+    /// matches on (the JSON-lines protocol's `error` lines carry it).
+    pub fn code(&self) -> &'static str {
+        match self {
+            Refusal::UnknownInquiry { .. } => "unknown_inquiry",
+            Refusal::InquiryFinished { .. } => "inquiry_finished",
+            Refusal::DuplicateInquiry { .. } => "duplicate_inquiry",
+            Refusal::UnknownQuestion { .. } => "unknown_question",
+            Refusal::UnexpectedQuestion { .. } => "unexpected_question",
+            Refusal::NotInReview { .. } => "not_in_review",
+            Refusal::InReview { .. } => "in_review",
+            Refusal::FutureStep { .. } => "future_step",
+            Refusal::NotTheirAnswer { .. } => "not_their_answer",
+            Refusal::NothingToGoBackTo { .. } => "nothing_to_go_back_to",
+            Refusal::WrongAnswerer { .. } => "wrong_answerer",
+            Refusal::NotForThisQuestion { .. } => "not_for_this_question",
+            Refusal::Stale { .. } => "stale",
+            Refusal::NoTimeout { .. } => "no_timeout",
+            Refusal::NotYetDue { .. } => "not_yet_due",
+            Refusal::NothingOwed { .. } => "nothing_owed",
+            Refusal::BadOrigin { .. } => "bad_origin",
+        }
+    }
+
+    /// What the inquiry shows now, for a refusal of an action that named
+    /// something else ([`Refusal::Stale`], [`Refusal::UnknownQuestion`],
+    /// [`Refusal::UnexpectedQuestion`], [`Refusal::InReview`],
+    /// [`Refusal::NotInReview`], [`Refusal::FutureStep`]): show the person
+    /// that. `None` for any other refusal.
+    pub fn current(&self) -> Option<At> {
+        Some(match self {
+            Refusal::Stale { current, .. }
+            | Refusal::UnknownQuestion { current, .. }
+            | Refusal::NotInReview { current }
+            | Refusal::FutureStep { current, .. } => current.clone(),
+            Refusal::UnexpectedQuestion {
+                inquiry,
+                expected,
+                step,
+                ..
+            } => At::question(inquiry.clone(), expected.clone(), *step),
+            Refusal::InReview { inquiry, step, .. } => At::review(inquiry.clone(), *step),
+            _ => return None,
+        })
+    }
 }
 
 /// One problem with a rejected tool call, as recorded: the JSON pointer of the

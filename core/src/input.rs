@@ -10,9 +10,12 @@
 //! Every answer, Back, Reply and submit names **what it answers** with an [`At`]:
 //! the inquiry, the question on show (or its review), and the step at which it was
 //! shown. One given for anything but what is current now is refused with
-//! [`Refusal::Stale`](crate::Refusal::Stale), which carries what is current, so a
-//! stale page, a terminal that lost a race or an edited file never puts an answer
-//! on another question.
+//! what is current: [`Refusal::Stale`](crate::Refusal::Stale) when it was shown
+//! at an earlier step, so a stale page, a terminal that lost a race or an edited
+//! file never puts an answer on another question; and, for what was never shown,
+//! the refusal that names the mistake (a question the form does not have, another
+//! question, a review that is not showing, a step not reached yet: see
+//! [`State::decide`](crate::State::decide)).
 
 use std::fmt;
 

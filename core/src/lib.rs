@@ -54,7 +54,10 @@
 //!
 //! // A host misusing the engine is refused, and nothing changes.
 //! let refused = askuser_core::reduce(&mut state, &Input::EndTurn { inquiry: id });
-//! assert_eq!(refused.unwrap_err().to_string(), "inquiry \"call-1\" is already finished; it takes no more events");
+//! assert_eq!(
+//!     refused.unwrap_err().to_string(),
+//!     "inquiry \"call-1\" already finished (answered); it takes no more input: show how it ended instead"
+//! );
 //! ```
 //!
 //! That refusal tells a late surface to show the recorded result: the state keeps

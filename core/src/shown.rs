@@ -30,26 +30,38 @@ impl State {
     /// assert_eq!(state.asking(&id, "apply"), Ok(state.at(&id).unwrap()));
     /// assert_eq!(
     ///     state.asking(&id, "env").unwrap_err().to_string(),
-    ///     "inquiry \"call-1\" is waiting for question \"apply\", not \"env\""
+    ///     "inquiry \"call-1\" is asking question \"apply\" (step 0), not \"env\": \
+    ///      answer that question, or go back or reply from it"
     /// );
     /// ```
     ///
     /// # Errors
+    /// [`Refusal::UnknownQuestion`] for a question the form does not have,
     /// [`Refusal::UnexpectedQuestion`] while another question shows,
     /// [`Refusal::InReview`] while the review shows, and for an inquiry that is
     /// not open [`Refusal::InquiryFinished`] or [`Refusal::UnknownInquiry`].
     pub fn asking(&self, inquiry: &InquiryId, question: &str) -> Result<At, Refusal> {
-        let current = self.check_open(inquiry)?.at(inquiry);
+        let open = self.check_open(inquiry)?;
+        let current = open.at(inquiry);
+        if open.form.index_of(question).is_none() {
+            return Err(Refusal::UnknownQuestion {
+                inquiry: inquiry.clone(),
+                question: question.to_owned(),
+                current,
+            });
+        }
         match &current.question {
             Some(shown) if shown == question => Ok(current),
             Some(shown) => Err(Refusal::UnexpectedQuestion {
                 inquiry: inquiry.clone(),
                 expected: shown.clone(),
                 got: question.to_owned(),
+                step: current.step,
             }),
             None => Err(Refusal::InReview {
                 inquiry: inquiry.clone(),
                 got: question.to_owned(),
+                step: current.step,
             }),
         }
     }
@@ -57,9 +69,10 @@ impl State {
     /// Whether the inquiry still shows `shown`: `Ok` when it does.
     ///
     /// # Errors
-    /// [`Refusal::Stale`] (with what shows now) when the inquiry moved on, and for
-    /// an inquiry that is not open [`Refusal::InquiryFinished`] or
-    /// [`Refusal::UnknownInquiry`].
+    /// [`Refusal::Stale`] (with what shows now) when the inquiry moved on; the
+    /// refusal naming the mistake when `shown` was never shown (see
+    /// [`State::decide`]); for an inquiry that is not open
+    /// [`Refusal::InquiryFinished`] or [`Refusal::UnknownInquiry`].
     pub fn still_shows(&self, shown: &At) -> Result<(), Refusal> {
         self.check_at(shown)
     }

@@ -79,7 +79,8 @@ fn a_note_on_a_finished_inquiry_is_refused_and_each_note_reads_back() {
     assert_eq!(
         state.decide(&noted(ClientNote::CannotShow)).unwrap_err(),
         Refusal::InquiryFinished {
-            inquiry: "call-1".into()
+            inquiry: "call-1".into(),
+            ended: Some(askuser_core::Ending::Answered),
         }
     );
     for (note, json) in [

@@ -340,7 +340,7 @@ fn events_that_do_not_fit_are_errors_and_change_nothing() {
             &mut state,
             &answer("a", "ok", json!(true), AnsweredBy::User, false)
         ),
-        "inquiry \"a\" is waiting for question \"db\", not \"ok\""
+        "inquiry \"a\" is asking question \"db\" (step 0), not \"ok\": answer that question, or go back or reply from it"
     );
     assert_eq!(
         refused(
@@ -376,7 +376,8 @@ fn events_that_do_not_fit_are_errors_and_change_nothing() {
             }
         ),
         Err(Refusal::InquiryFinished {
-            inquiry: "a".into()
+            inquiry: "a".into(),
+            ended: Some(askuser_core::Ending::Replied),
         })
     );
     assert_eq!(state, finished);
@@ -484,7 +485,7 @@ fn the_record_of_finished_inquiries_is_bounded() {
                 inquiry: InquiryId::new("i0")
             }
         ),
-        "inquiry \"i0\" is already finished; it takes no more events"
+        "inquiry \"i0\" already finished; it takes no more input: show how it ended instead"
     );
     // The id of a forgotten inquiry is still used: a request reusing it is refused
     // rather than overwriting the first call's record (issue 10, finding 3).
@@ -502,6 +503,6 @@ fn the_record_of_finished_inquiries_is_bounded() {
                 inquiry: InquiryId::new("i10")
             }
         ),
-        "inquiry \"i10\" is already finished; it takes no more events"
+        "inquiry \"i10\" already finished (replied); it takes no more input: show how it ended instead"
     );
 }

@@ -190,7 +190,7 @@ fn timed_out_is_refused_without_a_timeout_or_once_finished() {
         reduce_event(&mut state, &timed_out("c2"))
             .unwrap_err()
             .to_string(),
-        "inquiry \"c2\" is already finished; it takes no more events"
+        "inquiry \"c2\" already finished (timed out); it takes no more input: show how it ended instead"
     );
     assert_eq!(
         reduce_event(&mut state, &timed_out("c9"))
@@ -339,9 +339,15 @@ fn a_second_timeout_is_refused_as_finished() {
             &time_out("c1", ASKED_AT + 60_002),
             ASKED_AT + 60_002,
         );
+        let how = match on_timeout {
+            OnTimeout::EndTurn => "turn ended",
+            _ => "timed out",
+        };
         assert_eq!(
             second.unwrap_err().to_string(),
-            "inquiry \"c1\" is already finished; it takes no more events",
+            format!(
+                "inquiry \"c1\" already finished ({how}); it takes no more input: show how it ended instead"
+            ),
             "{on_timeout:?}"
         );
     }
@@ -361,7 +367,7 @@ fn with_no_recorded_time_the_first_timeout_is_taken() {
         reduce(&mut state, &time_out("c1", 0))
             .unwrap_err()
             .to_string(),
-        "inquiry \"c1\" is already finished; it takes no more events"
+        "inquiry \"c1\" already finished (timed out); it takes no more input: show how it ended instead"
     );
 }
 

@@ -75,6 +75,17 @@ pub trait Backend {
     /// missing record is reported by the caller, a record that does not decode is
     /// yielded as an error and the scan goes on.
     ///
+    /// **What a record must carry**: every event in `from..=to` exactly once, in
+    /// order, none outside the bounds; its own sequence number; the time the
+    /// append that wrote it was recorded ([`Clock`] of the log); the event as it
+    /// was appended; and `decided: true` for every event written by
+    /// [`Backend::append_with`] (only a store of the first format, which recorded
+    /// inputs undecided, yields `false`). A record marked undecided is decided
+    /// again as it is replayed: a refused answer then loses its error and its
+    /// prompt. The conformance suite's `a_refused_answer_replays_the_same`,
+    /// `records_read_back_marked_decided` and `ranges_read_exactly_their_bounds`
+    /// check it.
+    ///
     /// # Errors
     ///
     /// A storage error, or [`StoreError::Corrupt`](crate::StoreError::Corrupt) for a damaged record.

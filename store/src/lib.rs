@@ -18,6 +18,12 @@
 //! handed it in; the [`Log`] methods take `&str` and every backend checks it again
 //! (a caller may be another process).
 //!
+//! What a session hands its host can be recorded and checked against the log
+//! later, in any process: [`replay::Recording`] keeps the commands of each
+//! append (their JSON is stable: see [`Command`](askuser_core::Command)), and
+//! [`replay::verify`] re-derives them from the log alone and reports each append
+//! that differs.
+//!
 //! ```
 //! use std::sync::Arc;
 //! use askuser_core::{AnswerInput, Command, InquiryId, Input, Origin, Policy, Refusal, Request, parse_form};
@@ -249,6 +255,7 @@ mod session;
 mod stream_name;
 mod transcript;
 mod types;
+mod verify;
 pub mod words;
 
 pub use codec::{MAX_STREAM_NAME, STATE_FORMAT};

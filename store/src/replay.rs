@@ -8,6 +8,8 @@
 
 use askuser_core::{Command, State};
 
+pub use crate::verify::{Check, Recording, Sent, Verification, verify, verify_with};
+
 use crate::error::{Result, StoreError};
 use crate::log::Log;
 use crate::types::{Recorded, Seq, Snapshot};

@@ -64,10 +64,13 @@ const RETRIES: usize = 16;
 /// }))?;
 /// assert!(matches!(handled.commands[..], [Command::Prompt(_)]));
 ///
-/// // A host answering a question that is not being asked is refused, unrecorded.
+/// // A host answering a question the form does not have is refused, unrecorded,
+/// // with what the inquiry shows now.
 /// let nope = At::question(id.clone(), "nope", 0);
 /// let wrong = session.handle(&AnswerInput::new(nope, json!(true)).into());
-/// assert!(matches!(wrong, Err(SessionError::Refused(_))));
+/// let Err(SessionError::Refused(refusal)) = wrong else { panic!("refused") };
+/// assert_eq!(refusal.code(), "unknown_question");
+/// assert_eq!(refusal.current(), Some(At::question(id.clone(), "ok", 0)));
 /// assert_eq!(session.head(), 1);
 /// # Ok(())
 /// # }

@@ -97,7 +97,7 @@ fn a_second_surface_firing_after_the_first_is_told_the_inquiry_finished() {
     let second = terminal.handle(&time_out(&clock)).unwrap_err();
     assert_eq!(
         second.to_string(),
-        "inquiry \"call-1\" is already finished; it takes no more events (another writer recorded 1 event(s) first)"
+        "inquiry \"call-1\" already finished (timed out); it takes no more input: show how it ended instead (another writer recorded 1 event(s) first)"
     );
     let SessionError::MovedElsewhere { refusal, caught } = second else {
         panic!("the terminal catches up on the inbox's timeout")

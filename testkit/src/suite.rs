@@ -290,6 +290,72 @@ pub mod replay {
         );
     }
 
+    /// An answer that does not fit is recorded with its verdict
+    /// ([`Event::AnswerRefused`]) and, read back, replays to the same error and
+    /// the same prompt again: a backend must read every record it was handed by
+    /// an append back marked decided ([`askuser_store::Recorded::decided`]), or replay decides
+    /// it again as a first-format event and loses both.
+    pub fn a_refused_answer_replays_the_same<L: Log>(log: &L) {
+        use askuser_core::{AnswerInput, At, Input, InquiryId};
+        let mut state = State::new();
+        let mut live = Vec::new();
+        let mut head = 0;
+        let at = At::question(InquiryId::new("q1"), "db", 0);
+        for input in [
+            Input::Ask(request("q1", db_form())),
+            AnswerInput::new(at.clone(), json!("Oracle")).into(),
+            AnswerInput::new(at, json!("SQLite")).into(),
+        ] {
+            let decision = state.decide(&input).unwrap();
+            head = log.append("s", head, decision.events()).unwrap();
+            let mut commands = Vec::new();
+            state.apply_decision(decision, &mut commands);
+            live.push(commands);
+        }
+        assert!(
+            matches!(
+                &live[1][..],
+                [Command::InvalidAnswer { .. }, Command::Prompt(_)]
+            ),
+            "{:?}",
+            live[1]
+        );
+        let (replayed, commands) =
+            askuser_store::replay::replay_commands(log, "s", ReplayOptions::from_start()).unwrap();
+        let commands: Vec<Vec<Command>> = commands.into_iter().map(|(_, c)| c).collect();
+        assert_eq!(
+            commands, live,
+            "the refused answer replays to its error and the prompt again"
+        );
+        assert_eq!(replayed.state, state);
+    }
+
+    /// Every record an append wrote reads back marked decided, in its stream
+    /// and through a fork.
+    pub fn records_read_back_marked_decided<L: Log>(log: &L) {
+        log.append(
+            "s",
+            0,
+            &[
+                requested("q1", db_form()),
+                answered("q1", "db", json!("SQLite")),
+            ],
+        )
+        .unwrap();
+        log.fork("s", 1, "f").unwrap();
+        log.append("f", 1, &[back("q1")]).unwrap();
+        for stream in ["s", "f"] {
+            for recorded in log.read(stream, 1).unwrap() {
+                let recorded = recorded.unwrap();
+                assert!(
+                    recorded.decided,
+                    "#{} of {stream} is read back undecided",
+                    recorded.seq
+                );
+            }
+        }
+    }
+
     pub fn replay_gives_the_reducers_state_and_commands<L: Log>(log: &L) {
         let script: Vec<Event> = scripted_events(1, 40)
             .chain([
@@ -685,6 +751,28 @@ pub mod writes {
         assert!(reader.next().is_none());
     }
 
+    /// A range reads exactly its bounds: one event, the first, the last, and
+    /// from any event to the head.
+    pub fn ranges_read_exactly_their_bounds<L: Log>(log: &L) {
+        log.append("s", 0, &scripted_events(1, 5).collect::<Vec<_>>())
+            .unwrap();
+        let seqs = |from: u64, to: u64| -> Vec<u64> {
+            (log.read_range("s", from, to).unwrap())
+                .map(|r| r.unwrap().seq)
+                .collect()
+        };
+        assert_eq!(seqs(1, 1), [1]);
+        assert_eq!(seqs(5, 5), [5]);
+        assert_eq!(seqs(2, 4), [2, 3, 4]);
+        assert_eq!(seqs(1, 5), [1, 2, 3, 4, 5]);
+        for from in 1..=5 {
+            let read: Vec<u64> = (log.read("s", from).unwrap())
+                .map(|r| r.unwrap().seq)
+                .collect();
+            assert_eq!(read, (from..=5).collect::<Vec<_>>(), "from {from}");
+        }
+    }
+
     pub fn streams_are_listed_with_head_parent_and_creation_time<L: Log>(log: &L) {
         log.append("b", 0, &scripted_events(1, 5).collect::<Vec<_>>())
             .unwrap();
@@ -925,6 +1013,9 @@ macro_rules! log_suite {
             a_fork_replays_from_its_parents_snapshot,
             compaction_drops_covered_events_only_when_no_fork_needs_them,
             the_transcript_tells_what_was_asked_and_answered,
+            a_refused_answer_replays_the_same,
+            records_read_back_marked_decided,
+            ranges_read_exactly_their_bounds,
             export_writes_one_json_line_per_event,
             stream_names_are_checked,
             a_reader_may_append_while_it_iterates,

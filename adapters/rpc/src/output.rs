@@ -99,20 +99,23 @@ pub(crate) fn error_line(message: &str) -> Value {
     json!({"type": "error", "message": message})
 }
 
-/// For a [`Refusal::Stale`], `{"type":"error","inquiry","code":"stale","message",
-/// "current":{"inquiry","question","step"}}`: an action named something its
-/// inquiry no longer shows; `current` is what it shows now (`"question": null` for
-/// the review). `None` for any other refusal.
-pub(crate) fn stale_line(refusal: &Refusal) -> Option<Value> {
-    let Refusal::Stale { current, .. } = refusal else {
-        return None;
-    };
-    Some(
-        json!({"type": "error", "inquiry": current.inquiry, "code": "stale",
-                "message": refusal.to_string(),
-                "current": {"inquiry": current.inquiry, "question": current.question,
-                            "step": current.step}}),
-    )
+/// The `error` line of an engine's refusal of an action on `inquiry`:
+/// `{"type":"error","inquiry","code","message"}`, `code` the refusal's own
+/// ([`Refusal::code`]: `stale`, `unknown_question`, `inquiry_finished`, ...),
+/// and for a refusal of an action that named something the inquiry does not
+/// show ([`Refusal::current`]) `"current":{"inquiry","question","step"}`, what
+/// it shows now (`"question": null` for the review).
+pub(crate) fn refusal_line(inquiry: &str, refusal: &Refusal) -> Value {
+    let mut line = json!({"type": "error", "inquiry": inquiry, "code": refusal.code(),
+                          "message": refusal.to_string()});
+    if let (Some(current), Value::Object(object)) = (refusal.current(), &mut line) {
+        object.insert(
+            "current".into(),
+            json!({"inquiry": current.inquiry, "question": current.question,
+                   "step": current.step}),
+        );
+    }
+    line
 }
 
 fn prompt_line(prompt: &Prompt) -> Value {

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use crate::input::{Ask, Input, MAX_LINE_BYTES, Shown, named_inquiry, parse_input};
 use crate::lines::{self, Held, Step};
-use crate::output::{command_line, error_line, stale_line};
+use crate::output::{command_line, error_line, refusal_line};
 use askuser_app::Desk;
 use askuser_app::Result;
 
@@ -298,8 +298,11 @@ impl Server {
     /// An `answer`, `back`, `reply` or `submit` that names the `step` it was sent
     /// on is handed to the engine as an [`askuser_core::Input`] saying what it
     /// answers: refused, with a `stale` error line and the line the inquiry shows
-    /// now, when another surface moved the inquiry on first. Without a `step` it is
-    /// taken on whatever the inquiry shows, as before steps were sent.
+    /// now, when another surface moved the inquiry on first (and with the code of
+    /// the mistake, `unknown_question`, `unexpected_question`, `not_in_review`,
+    /// `in_review` or `future_step`, and that line, when what it names was never
+    /// shown). Without a `step` it is taken on whatever the inquiry shows, as
+    /// before steps were sent. Every refusal's `error` line carries its `code`.
     ///
     /// Before an action that names its step is decided, the server reads what
     /// other surfaces recorded since it last looked, and the lines of that (the
@@ -345,13 +348,14 @@ impl Server {
         };
         let id = InquiryId::new(inquiry);
         if let Ok(Step::Refused(refusal)) = &step
-            && let Some(stale) = stale_line(refusal)
+            && refusal.current().is_some()
         {
-            // Then the line it shows now, unless it was just passed on.
+            // It named something the inquiry does not show: then the line it
+            // shows now, unless it was just passed on.
             let now = self.shows_now(stream, &id);
             let passed_on = lines.iter().rev().find(|line| line["inquiry"] == inquiry);
             let again = now.filter(|now| passed_on != Some(now));
-            lines.push(stale);
+            lines.push(refusal_line(inquiry, refusal));
             lines.extend(again);
             return lines;
         }
@@ -677,7 +681,7 @@ fn inquiry_error(inquiry: &str, message: &str) -> Value {
 fn finish(inquiry: &str, step: Result<Step, String>) -> Vec<Value> {
     match step {
         Ok(Step::Recorded { outputs, .. }) => outputs,
-        Ok(Step::Refused(error)) => vec![inquiry_error(inquiry, &error.to_string())],
+        Ok(Step::Refused(refusal)) => vec![refusal_line(inquiry, &refusal)],
         Err(message) => vec![inquiry_error(inquiry, &message)],
     }
 }
@@ -812,8 +816,10 @@ mod tests {
             .handle_line(r#"{"type":"answer","inquiry":"c1","question":"answer","value":"no"}"#);
         assert_eq!(
             again,
-            [json!({"type": "error", "inquiry": "c1",
-                "message": "inquiry \"c1\" is already finished; it takes no more events"})]
+            [
+                json!({"type": "error", "inquiry": "c1", "code": "inquiry_finished",
+                "message": "inquiry \"c1\" already finished (answered); it takes no more input: show how it ended instead"})
+            ]
         );
     }
 

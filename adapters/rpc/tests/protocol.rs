@@ -308,7 +308,7 @@ fn a_ui_that_reviews_gets_a_review_line_and_a_reply_from_it_keeps_every_answer()
         lines,
         format!(
             "> {}\n< {}\n> {review}\n< {}\n> {}\n< {}\n> {}\n< {}\n> {}\n< {}\n\
-             > {}\n< {}\n> {}\n< {}\n> {}\n< {}\n> {}\n< {}\n> {}\n< {}\n> {}\n< {}\n",
+             > {}\n< {}\n> {}\n< {}\n< {}\n> {}\n< {}\n> {}\n< {}\n> {}\n< {}\n> {}\n< {}\n",
             migration("c1"),
             prompt("c1", "apply", 1, false, 0),
             // The review moved the step on: the prompt comes again, with the step
@@ -323,7 +323,8 @@ fn a_ui_that_reviews_gets_a_review_line_and_a_reply_from_it_keeps_every_answer()
             migration("c2"),
             prompt("c2", "apply", 1, false, 0),
             json!({"type": "submit", "inquiry": "c2"}),
-            r#"{"type":"error","inquiry":"c2","message":"inquiry \"c2\" is not waiting for a review to be submitted"}"#,
+            r#"{"type":"error","inquiry":"c2","code":"not_in_review","message":"inquiry \"c2\" shows no review to submit or change an answer from: it shows question \"apply\" (step 0); answer that (a review shows once every question is answered, on a surface that asked for one)","current":{"inquiry":"c2","question":"apply","step":0}}"#,
+            prompt("c2", "apply", 1, false, 0),
             json!({"type": "review", "inquiry": "c2"}),
             prompt("c2", "apply", 1, false, 1),
             answer("c2", "apply", json!(false)),

@@ -230,11 +230,14 @@ fn a_line_without_a_step_is_taken_on_what_the_inquiry_shows() {
     assert_eq!(head(&log), before + 2);
     // Without a step the question still has to be the one shown.
     assert_eq!(
-        one(
+        send(
             &mut host,
             r#"{"type":"answer","inquiry":"c1","question":"note","value":"ok"}"#
         ),
-        r#"{"type":"error","inquiry":"c1","message":"inquiry \"c1\" is waiting for question \"env\", not \"note\""}"#
+        [
+            r#"{"type":"error","inquiry":"c1","code":"unexpected_question","message":"inquiry \"c1\" is asking question \"env\" (step 3), not \"note\": answer that question, or go back or reply from it","current":{"inquiry":"c1","question":"env","step":3}}"#.to_owned(),
+            env_prefilled(3, &json!("staging")),
+        ]
     );
     assert_eq!(head(&log), before + 2);
 }
@@ -255,7 +258,7 @@ fn an_action_naming_a_finished_or_unknown_inquiry_is_refused_as_before() {
             &mut host,
             r#"{"type":"answer","inquiry":"c1","question":"apply","value":true,"step":0}"#
         ),
-        r#"{"type":"error","inquiry":"c1","message":"inquiry \"c1\" is already finished; it takes no more events"}"#
+        r#"{"type":"error","inquiry":"c1","code":"inquiry_finished","message":"inquiry \"c1\" already finished (replied); it takes no more input: show how it ended instead"}"#
     );
     assert_eq!(
         one(&mut host, r#"{"type":"submit","inquiry":"c9","step":0}"#),
@@ -322,7 +325,7 @@ fn what_another_surface_recorded_comes_before_the_refusal_of_a_line_it_made_stal
         ),
         [
             result,
-            r#"{"type":"error","inquiry":"c1","message":"inquiry \"c1\" is already finished; it takes no more events"}"#,
+            r#"{"type":"error","inquiry":"c1","code":"inquiry_finished","message":"inquiry \"c1\" already finished (replied); it takes no more input: show how it ended instead"}"#,
         ]
     );
 }
@@ -376,7 +379,7 @@ fn change_from_the_review_asks_that_question_again_and_keeps_the_later_answers()
             r#"{"type":"change","inquiry":"c1","question":"apply","step":7}"#
         ),
         [
-            r#"{"type":"error","inquiry":"c1","code":"stale","message":"inquiry \"c1\" moved on since the review (step 7) was shown: it now shows question \"apply\" (step 7)","current":{"inquiry":"c1","question":"apply","step":7}}"#,
+            r#"{"type":"error","inquiry":"c1","code":"not_in_review","message":"inquiry \"c1\" shows no review to submit or change an answer from: it shows question \"apply\" (step 7); answer that (a review shows once every question is answered, on a surface that asked for one)","current":{"inquiry":"c1","question":"apply","step":7}}"#,
             prompt.as_str()
         ]
     );

@@ -324,7 +324,7 @@ fn processes_racing_to_answer_one_question_have_exactly_one_winner() {
     }
     outcomes.sort();
     let mut expected = vec![
-        "refused: inquiry \"race\" is already finished; it takes no more events"
+        "refused: inquiry \"race\" already finished (answered); it takes no more input: show how it ended instead"
             .to_owned();
         RACERS - 1
     ];

@@ -137,7 +137,7 @@ fn two_processes_racing_to_answer_one_question_one_wins_the_other_is_told() {
             [
                 format!("recorded {}", request_seq + 1),
                 format!(
-                    "refused: inquiry \"{inquiry}\" is already finished; it takes no more events"
+                    "refused: inquiry \"{inquiry}\" already finished (answered); it takes no more input: show how it ended instead"
                 ),
             ],
             "round {round}"
