@@ -1089,3 +1089,41 @@ fn codex_exec_set_up_by_askuser_setup_calls_ask_user_and_is_answered_in_the_inbo
         ]
     );
 }
+
+#[test]
+fn claude_code_headless_gives_the_model_the_pending_file_s_words() {
+    let scratch = Scratch::new();
+    let model = Model::start("ask_user", migration());
+    let pending = pending_dir(&scratch);
+    // Nothing waits for another window: the pending file is the result.
+    let host = hosts::claude(
+        &scratch,
+        &model,
+        &["--pending-dir", &pending, "--wait", "0"],
+    );
+    let output = host
+        .command(&["-p", "Please ask me."])
+        .output()
+        .expect("the host runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout),
+        format!("{FINAL_TEXT}\n")
+    );
+    let file = pending_file(&pending).expect("the pending file");
+    let words = format!(
+        "Questions pending. User input required.\n\nTo answer, run:\n  askuser answer {file} --answers '[...]'\n(one answer per question, in order; null for a question that is skipped)\n\nOr fill in each \"answer\" in the file and run:\n  askuser answer {file}\n\nQuestions saved to: {file}\n"
+    );
+    let structured = json!({"status": "pending", "file": file, "instructions": words});
+    assert_eq!(
+        model.seen(),
+        [Seen {
+            text: structured.to_string(),
+            error: false
+        }]
+    );
+}
