@@ -1,7 +1,7 @@
 //! [`AskServer`]: the MCP server's handler (`tools/list`, `tools/call`), walking each
 //! call's form through the client's elicitation.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -50,6 +50,9 @@ pub struct AskServer {
     /// it is counted, ended when its agent never comes back, and its presence
     /// held there. `None` on stdio, where the session holds its presence.
     kept: Option<Arc<Unanswered>>,
+    /// Whether a person has answered a form of this session at a person's
+    /// pace: a later quick dismissal is then theirs, never "no person".
+    pub(crate) person_seen: Arc<AtomicBool>,
 }
 
 /// What the session knows of its presence.
@@ -199,6 +202,7 @@ impl AskServer {
             heartbeat: HEARTBEAT,
             presence: Arc::default(),
             kept: None,
+            person_seen: Arc::new(AtomicBool::new(false)),
         }
     }
 
@@ -388,6 +392,8 @@ impl AskServer {
         let tool = call.tool_name();
         let most = 3 * call.form().len() + 3;
         let mut progress = Progress::new(request);
+        // A person shown in this call or session: their quick Esc is theirs.
+        let mut person = self.person_seen.load(Ordering::SeqCst);
         for _ in 0..most {
             if let Some(index) = walk.for_assistant() {
                 match self.ask_assistant(call, &mut walk, index, request).await {
@@ -415,8 +421,10 @@ impl AskServer {
                 _ => None,
             };
             let waiting = &self.config.waiting;
-            if let Some(note) = action.and_then(|action| waiting.no_person(action, sent.elapsed()))
-            {
+            let no_person = action
+                .filter(|_| !person)
+                .and_then(|action| waiting.no_person(action, sent.elapsed()));
+            if let Some(note) = no_person {
                 return self
                     .wait_elsewhere(&self.recorder, call, inquiry, note, &client.client, request)
                     .await;
@@ -431,10 +439,15 @@ impl AskServer {
                 _ => return end_turn(&self.recorder, call, &mut walk),
             };
             // Accepted at every default faster than anyone reads: nobody's.
-            if let Some(note) = waiting.unread(round.all_defaults(&response), sent.elapsed()) {
+            let unread = waiting.unread(round.all_defaults(&response), sent.elapsed());
+            if let Some(note) = unread.filter(|_| !person) {
                 return self
                     .wait_elsewhere(&self.recorder, call, inquiry, note, &client.client, request)
                     .await;
+            }
+            if waiting.read_by_a_person(sent.elapsed()) {
+                person = true;
+                self.person_seen.store(true, Ordering::SeqCst);
             }
             if let Some(late) = waiting.late(&client.client, client.started.elapsed()) {
                 note(&self.recorder, inquiry, late);

@@ -232,3 +232,47 @@ fn an_answer_after_the_clients_own_timeout_is_noted_as_late() {
         ]
     );
 }
+
+/// Once a person has answered a round at a person's pace, their quick Esc on
+/// the next round (300 ms, under `--no-person-below`) is their dismissal: the
+/// turn ends, and nothing waits for another window. In both protocol
+/// generations.
+#[test]
+fn a_quick_esc_after_a_round_a_person_answered_is_the_person_s_dismissal() {
+    let migration = json!({"questions": [
+        {"id": "apply", "text": "Apply the proposed migration?", "answer_type": "boolean"},
+        {"id": "env", "text": "Which environment?", "answer_type": "select",
+         "options": ["staging", "production"], "when": {"question_id": "apply", "equals": true}}]});
+    for (mode, stream) in [("legacy", "esc"), ("2026-07-28", "esc-stateless")] {
+        let scratch = Scratch::new();
+        let out = scratch.drive(
+            stream,
+            None,
+            json!({"mode": mode,
+                   "env": {"ASKUSER_MCP_WAIT_MS": "20000", "ASKUSER_MCP_NO_PERSON_MS": "1000"},
+                   "calls": [
+                {"tool": "ask_user", "arguments": migration,
+                 "responses": [{"action": "accept", "content": {"apply": true}, "delay": 1.5},
+                               {"action": "cancel", "delay": 0.3}]}]}),
+        );
+        let call = &out["calls"][0];
+        assert_eq!(call["rounds"].as_array().map(Vec::len), Some(2), "{mode}");
+        assert_eq!(
+            result(call),
+            json!({"isError": true,
+                   "text": ["ask_user: the user dismissed the questions. Do not retry this tool call in this turn; continue without the answers, or end your turn."],
+                   "structuredContent": null}),
+            "{mode}"
+        );
+        assert_eq!(
+            events(stream, &scratch),
+            [
+                "shown call-1: apply",
+                "answered call-1: apply = true",
+                "shown call-1: env",
+                "turn ended call-1",
+            ],
+            "{mode}"
+        );
+    }
+}

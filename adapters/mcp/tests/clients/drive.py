@@ -17,7 +17,8 @@ disconnect): what was printed so far is {"exited": true, "rounds": [...]}.
 
 A call with "progress": true passes a progress callback (so the request carries
 a progress token) and reports the notifications as "progress": [[progress,
-message], ...]; "delay": seconds waits that long before answering each form.
+message], ...]; "delay": seconds waits that long before answering each form,
+and a response's own "delay" before giving that response.
 
 A call with "steps" (protocol 2026-07-28 only) is driven by hand, one `tools/call`
 per step: {"state": "latest"|"first"|"forged", "response": {...}} retries with the
@@ -96,6 +97,9 @@ async def main(scenario):
         if not queue:
             return types.ElicitResult(action="cancel")
         response = queue.pop(0)
+        if response.get("delay"):
+            # This response's own pace: a person reading the form first.
+            await asyncio.sleep(response["delay"])
         return types.ElicitResult(action=response["action"], content=response.get("content"))
 
     if "url" in scenario:
