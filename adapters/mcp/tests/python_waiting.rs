@@ -276,3 +276,39 @@ fn a_quick_esc_after_a_round_a_person_answered_is_the_person_s_dismissal() {
         );
     }
 }
+
+/// A client that offers roots says where its project is: the server records
+/// that directory (and its repository) as where the agent works, not the
+/// directory the host started it in.
+#[test]
+fn the_directory_recorded_is_the_client_s_root() {
+    let scratch = Scratch::new();
+    let project = scratch.dir.path().join("my project");
+    std::fs::create_dir_all(project.join(".git")).unwrap();
+    let root = format!("file://{}", project.display()).replace(' ', "%20");
+    let out = scratch.drive(
+        "rooted",
+        None,
+        json!({"env": {"ASKUSER_MCP_MACHINE": "laptop"},
+               "roots": [root],
+               "calls": [{"tool": "ask_user", "arguments": apply(),
+                          "responses": [{"action": "accept", "content": {"apply": true}}]}]}),
+    );
+    assert_eq!(
+        result(&out["calls"][0]),
+        json!({"isError": false, "text": ["{\"apply\":true}"], "structuredContent": {"apply": true}})
+    );
+    let tmp = scratch.dir.path().display().to_string();
+    let events: Vec<String> = (events("rooted", &scratch).into_iter())
+        .map(|event| event.replace(&tmp, "<tmp>"))
+        .collect();
+    assert_eq!(
+        events,
+        [
+            "attached host=mcp 0.1.0, machine=laptop, directory=<tmp>/my project, repository=my project",
+            "shown call-1: apply",
+            "answered call-1: apply = true",
+            "detached host=mcp 0.1.0, machine=laptop, directory=<tmp>/my project, repository=my project",
+        ]
+    );
+}

@@ -35,6 +35,8 @@ the command of "elsewhere_command" (`examples/elsewhere.rs`: DB STREAM) runs
 with the actions as JSON, as the web inbox or a terminal would; a failure ends
 the client with its message.
 
+With "roots": [URI, ...] the client offers roots and lists those.
+
 With "client_info": {"name", "version"} the client introduces itself so (as
 Codex does: "codex-mcp-client"); otherwise as the SDK's default.
 
@@ -121,6 +123,11 @@ async def main(scenario):
         options["elicitation_callback"] = elicit
     if scenario.get("sampling"):
         options["sampling_callback"] = sample
+    if "roots" in scenario:
+        async def list_roots(context):
+            return types.ListRootsResult(
+                roots=[types.Root(uri=uri) for uri in scenario["roots"]])
+        options["list_roots_callback"] = list_roots
     out = {}
     async with Client(server, **options) as client:
         out["instructions"] = client.instructions
