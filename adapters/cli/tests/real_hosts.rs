@@ -1127,3 +1127,90 @@ fn claude_code_headless_gives_the_model_the_pending_file_s_words() {
         }]
     );
 }
+
+#[test]
+fn claude_code_set_up_by_askuser_setup_shows_the_form_without_asking_to_proceed() {
+    let scratch = Scratch::new();
+    let model = Model::start("ask_user", migration());
+    let host = hosts::claude_set_up(&scratch, &model);
+    let tmux = in_claude("claude-set-up", &scratch, &host, &model);
+
+    // No "Do you want to proceed?" before askuser's form: the form itself.
+    let screen = wait_for(&tmux, "Accept    Decline");
+    assert!(!screen.contains("Do you want to proceed"), "{screen}");
+    assert_eq!(
+        from(&screen, CLAUDE_FORM),
+        "  MCP server “askuser” requests your input
+
+  Questions 1–2 of 3
+
+  ❯ * Apply the proposed migration?: ☐
+
+      Anything the migration should know?: not set
+
+    Accept    Decline
+
+  Esc to cancel · ↑/↓ to navigate · Backspace to unset · Space to toggle"
+    );
+    read_the_form();
+    tmux.keys(&["Escape"]);
+    let seen = model.wait_for_result(LIMIT, || tmux.screen());
+    assert_eq!(
+        seen,
+        Seen {
+            text: "ask_user: the user dismissed the questions. Do not retry this tool call in this turn; continue without the answers, or end your turn.".into(),
+            error: true
+        }
+    );
+    assert_eq!(
+        events_set_up(&scratch, "project-1"),
+        [
+            "#1 attached machine=<machine>, directory=<tmp>/project",
+            "#2 requested call-1 (3 questions: apply, env, note)",
+            "#3 attached host=Claude Code 2.1.332, machine=<machine>, directory=<tmp>/project",
+            "#4 shown call-1: apply, note",
+            "#5 turn ended call-1",
+            "#6 delivered call-1",
+        ]
+    );
+}
+
+#[test]
+fn codex_set_up_by_askuser_setup_shows_the_form_without_asking_to_allow_the_tool() {
+    let scratch = Scratch::new();
+    let model = Model::start("ask_user", deploy());
+    let host = hosts::codex_set_up(&scratch, &model);
+    let tmux = in_codex("codex-set-up", &scratch, &host);
+
+    // No "Allow the askuser MCP server to run tool?" first: the form itself.
+    let screen = wait_for(&tmux, "Field 1/3");
+    assert!(!screen.contains("Allow the askuser MCP server"), "{screen}");
+    assert_eq!(
+        from(&screen, "Field 1/3"),
+        "  Field 1/3 (2 required unanswered)
+  Questions 1–3 of 3
+
+  Deploy the release now?
+  › 1. True
+    2. False
+  enter to submit answer | ←/→ to navigate fields | esc to cancel"
+    );
+    read_the_form();
+    tmux.keys(&["Escape"]);
+    let seen = model.wait_for_result(LIMIT, || tmux.screen());
+    assert_eq!(
+        codex_output(&seen),
+        "Wall time: <s> seconds\nOutput:\nask_user: the user dismissed the questions. Do not retry this tool call in this turn; continue without the answers, or end your turn."
+    );
+    assert_eq!(
+        events_set_up(&scratch, "project-1"),
+        [
+            "#1 attached machine=<machine>, directory=<tmp>/project",
+            "#2 requested call-1 (3 questions: proceed, reason, channel)",
+            "#3 attached host=Codex 0.171.0, machine=<machine>, directory=<tmp>/project",
+            "#4 shown call-1: proceed, reason, channel",
+            "#5 turn ended call-1",
+            "#6 delivered call-1",
+        ]
+    );
+}
