@@ -167,7 +167,7 @@ fn a_form_accepted_at_its_defaults_faster_than_a_person_reads_is_noted_like_a_di
 }
 
 #[test]
-fn when_nobody_answers_in_time_the_call_ends_as_it_did_before_it_waited() {
+fn when_nobody_answers_in_time_the_call_says_how_long_it_waited_and_where() {
     let scratch = Scratch::new();
     let out = scratch.drive(
         "nobody",
@@ -178,7 +178,7 @@ fn when_nobody_answers_in_time_the_call_ends_as_it_did_before_it_waited() {
     assert_eq!(
         result(&out["calls"][0]),
         json!({"isError": true, "structuredContent": null, "text": [
-            "ask_user: this MCP client cannot show forms (it does not support elicitation), so the user cannot be asked here. Do not retry this tool call in this turn; ask the user in plain words instead. Tell the user that to answer such questions with this client, askuser mcp can be started with --pending-dir DIR: the questions then wait in a file, answered with `askuser answer FILE` or from a browser with `askuser web`."]})
+            "ask_user: this MCP client cannot show forms (it does not support elicitation), and nobody answered in another window (the askuser web inbox, `askuser web`, or a terminal, `askuser resume`) within 600 ms, so the questions were closed. Do not retry this tool call in this turn; ask the user in plain words instead."]})
     );
     assert_eq!(
         events("nobody", &scratch),
