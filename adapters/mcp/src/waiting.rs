@@ -160,10 +160,11 @@ pub(crate) fn wait_words(wait: Duration) -> String {
     )
 }
 
-/// The progress message while a call waits.
+/// The progress message while a call waits: short, since hosts show it on
+/// one line after their own words (Gemini CLI cuts it at the terminal's width).
 fn waiting_message(wait: Duration) -> String {
     format!(
-        "Waiting up to {} for the answers in another window: the askuser web inbox (askuser web) or a terminal (askuser resume)",
+        "Waiting up to {} for your answer in askuser web (or askuser resume)",
         seconds(wait)
     )
 }

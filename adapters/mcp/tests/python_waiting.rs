@@ -42,7 +42,7 @@ fn result(call: &Value) -> Value {
            "structuredContent": call["structuredContent"]})
 }
 
-const WAITING: &str = "Waiting up to 20 s for the answers in another window: the askuser web inbox (askuser web) or a terminal (askuser resume)";
+const WAITING: &str = "Waiting up to 20 s for your answer in askuser web (or askuser resume)";
 
 #[test]
 fn without_forms_the_call_waits_and_an_answer_from_another_window_reaches_the_model() {
