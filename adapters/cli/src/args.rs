@@ -225,6 +225,9 @@ pub(crate) struct SetupArgs {
     /// Connect the host to `askuser mcp --http ADDR` (a loopback address) with the log's token in its headers, in your own configuration only
     #[arg(long, value_name = "ADDR")]
     pub(crate) http: Option<std::net::SocketAddr>,
+    /// Do not allow askuser's tools in the host's permissions (Claude Code's allow rule, Codex's approval, Gemini CLI's trust): the host then asks before each call, and a headless run cannot call them
+    #[arg(long)]
+    pub(crate) no_allow: bool,
 }
 
 /// `askuser schema`.

@@ -27,7 +27,8 @@ use askuser_app::files::{self, Links};
 use askuser_app::is_postgres_url;
 use askuser_core::text::for_display;
 use askuser_mcp::clients::{
-    Client, CommandForm, Format, Http, Root, Setting, SettingValue, Setup, UserFile,
+    Allow, AllowRule, Client, CommandForm, Format, Http, Root, Setting, SettingValue, Setup,
+    UserFile,
 };
 use serde_json::{Value, json};
 
@@ -52,9 +53,10 @@ pub(crate) fn setup(args: &SetupArgs) -> Result<u8, CliError> {
     let remote = (args.http)
         .map(|addr| Remote::of(&client, &setup, addr, &db_path, &args.scope))
         .transpose()?;
+    let allow = !args.no_allow;
     let entry = match &remote {
-        Some(remote) => http_entry(&setup, remote),
-        None => entry(&setup, &words),
+        Some(remote) => http_entry(&setup, remote, allow),
+        None => entry(&setup, &words, allow),
     };
     let (path, roots) = match args.scope.as_str() {
         "project" => {
@@ -113,9 +115,18 @@ pub(crate) fn setup(args: &SetupArgs) -> Result<u8, CliError> {
                 was_open.filter(|_| !args.dry_run),
             );
             kept_keys(&mut out, &shown, &kept);
-            what_it_sets(&mut out, &setup);
+            what_it_sets(&mut out, &setup, allow, &shown);
         }
-        None => what_it_runs(&mut out, &setup, &words, &kept, &shown),
+        None => what_it_runs(&mut out, &setup, &words, &kept, &shown, allow),
+    }
+    if allow {
+        allow_tools(&mut out, client.key, &setup, args)?;
+    } else if !matches!(setup.allow, Allow::Nothing(_)) {
+        let _ = writeln!(
+            out,
+            "askuser's tools are not allowed in {}'s permissions (--no-allow): it asks before each call, and a headless run cannot call them.",
+            client.host
+        );
     }
     if let Location::Url {
         had_password: true, ..
@@ -286,7 +297,7 @@ impl Remote {
 
 /// askuser's server entry over HTTP in the host's shape: its URL and the
 /// token's header, the host's settings, and no command.
-fn http_entry(setup: &Setup, remote: &Remote) -> Vec<(String, Value)> {
+fn http_entry(setup: &Setup, remote: &Remote, allow: bool) -> Vec<(String, Value)> {
     let mut entry = Vec::new();
     if let Some(kind) = remote.shape.kind {
         entry.push(("type".to_owned(), json!(kind)));
@@ -298,17 +309,20 @@ fn http_entry(setup: &Setup, remote: &Remote) -> Vec<(String, Value)> {
     if setup.command == CommandForm::Split {
         entry.push(("args".to_owned(), Value::Null));
     }
-    entry.extend(settings(setup));
+    entry.extend(settings(setup, allow));
     entry
 }
 
-/// The keys the host's settings set beside the command or the URL.
-fn settings(setup: &Setup) -> Vec<(String, Value)> {
+/// The keys the host's settings set beside the command or the URL (without
+/// those that allow askuser's tools, unless `allow`).
+fn settings(setup: &Setup, allow: bool) -> Vec<(String, Value)> {
     (setup.settings.iter())
+        .filter(|setting| allow || !setting.allows)
         .map(|setting| {
             let value = match setting.value {
                 SettingValue::Bool(b) => json!(b),
                 SettingValue::Integer(i) => json!(i),
+                SettingValue::Text(text) => json!(text),
             };
             (setting.key.to_owned(), value)
         })
@@ -316,7 +330,7 @@ fn settings(setup: &Setup) -> Vec<(String, Value)> {
 }
 
 /// askuser's server entry in the host's shape, key by key.
-fn entry(setup: &Setup, words: &[String]) -> Vec<(String, Value)> {
+fn entry(setup: &Setup, words: &[String], allow: bool) -> Vec<(String, Value)> {
     let mut entry = Vec::new();
     if let Some(kind) = setup.kind {
         entry.push(("type".to_owned(), json!(kind)));
@@ -333,7 +347,7 @@ fn entry(setup: &Setup, words: &[String]) -> Vec<(String, Value)> {
         entry.push((http.url.to_owned(), Value::Null));
         entry.push((http.headers.to_owned(), Value::Null));
     }
-    entry.extend(settings(setup));
+    entry.extend(settings(setup, allow));
     entry
 }
 
@@ -682,6 +696,7 @@ fn what_it_runs(
     words: &[String],
     kept: &[(String, String)],
     path: &str,
+    allow: bool,
 ) {
     let command: Vec<String> = words
         .iter()
@@ -689,14 +704,30 @@ fn what_it_runs(
         .collect();
     let _ = writeln!(out, "The host runs: {}", command.join(" "));
     kept_keys(out, path, kept);
-    what_it_sets(out, setup);
+    what_it_sets(out, setup, allow, path);
 }
 
-/// What the entry switches on beside the command or the URL.
-fn what_it_sets(out: &mut String, setup: &Setup) {
-    for Setting { key, value, why } in setup.settings {
+/// What the entry switches on beside the command or the URL, and how to undo
+/// what allows askuser's tools.
+fn what_it_sets(out: &mut String, setup: &Setup, allow: bool, path: &str) {
+    for Setting {
+        key,
+        value,
+        why,
+        allows,
+    } in setup.settings
+    {
+        if *allows && !allow {
+            continue;
+        }
         let set = setup.format.assignment(key, *value);
         let _ = writeln!(out, "It sets {}: {why}.", set.trim_matches('`'));
+        if *allows {
+            let _ = writeln!(
+                out,
+                "To undo that, remove {key} from askuser's entry in {path} (askuser setup --no-allow leaves it out)."
+            );
+        }
     }
     if let Some(prefix) = setup.tool_prefix {
         let _ = writeln!(
@@ -711,4 +742,73 @@ fn what_it_sets(out: &mut String, setup: &Setup) {
             "A call nobody can answer in the host (no person at it, as in a headless run) waits up to {seconds} s for an answer from another window (askuser web), inside the host's raised timeout."
         );
     }
+}
+
+/// Allows askuser's tools in the host's permissions where they are a rule in
+/// another file of the same scope (Claude Code's `permissions.allow`), or says
+/// what the host does where nothing is written.
+fn allow_tools(
+    out: &mut String,
+    host: &str,
+    setup: &Setup,
+    args: &SetupArgs,
+) -> Result<(), CliError> {
+    let rule = match setup.allow {
+        Allow::InEntry => return Ok(()),
+        Allow::Nothing(words) => {
+            let _ = writeln!(out, "Nothing is written to allow askuser's tools: {words}.");
+            return Ok(());
+        }
+        Allow::Rule(rule) => rule,
+    };
+    let (path, roots) = match args.scope.as_str() {
+        "project" => {
+            let dir = std::env::current_dir()?;
+            (first_existing(&dir, rule.project), vec![dir])
+        }
+        _ => user_file(&rule.user)?,
+    };
+    let (target, old) = read_config(&path)?;
+    let project = args.scope == "project";
+    confined(&path, &target, &roots, project)?;
+    let (new, added) =
+        merge::json_rule(old.as_deref(), false, rule.list, rule.rule).map_err(|refusal| {
+            CliError::ConfigRefused {
+                path: target.display().to_string(),
+                refusal: refusal.to_string(),
+            }
+        })?;
+    let shown = target.display().to_string();
+    let list = rule.list.join(".");
+    let AllowRule {
+        rule: name, why, ..
+    } = rule;
+    if args.dry_run {
+        if added {
+            let _ = writeln!(
+                out,
+                "askuser setup {host} --dry-run: would add \"{name}\" to {list} in {shown} (nothing was written):"
+            );
+            let diff = similar::TextDiff::from_lines(old.as_deref().unwrap_or(""), &new);
+            let _ = write!(
+                out,
+                "{}",
+                diff.unified_diff()
+                    .context_radius(3)
+                    .header(&shown, &format!("{shown} (new)"))
+            );
+        }
+    } else if added {
+        write_atomically(&target, &new, old.as_deref(), project, false)?;
+    }
+    let done = match (added, args.dry_run) {
+        (false, _) => "already allows",
+        (true, false) => "now allows",
+        (true, true) => "would allow",
+    };
+    let _ = writeln!(
+        out,
+        "{shown} {done} askuser's tools (\"{name}\" in {list}): {why}. To undo that, take \"{name}\" out of {list} in {shown} (askuser setup --no-allow leaves it out)."
+    );
+    Ok(())
 }

@@ -911,33 +911,7 @@ fn gemini_cli_gets_an_answer_given_at_another_surface_in_the_same_turn() {
     // No pending file: the call waits for the person at the web inbox.
     let host = hosts::gemini(&scratch, &model, &[]);
     let tmux = in_gemini("gemini-wait", &scratch, &host);
-    let web = Web::start(&scratch, &scratch.db());
-    let browser = Browser::start();
-    browser.go(&web.url);
-    // The question shows in the inbox as any other, once the call asks it.
-    let start = Instant::now();
-    while !browser.source().contains("href=\"/q/s/call-1\"") {
-        assert!(
-            start.elapsed() < LIMIT,
-            "not in the inbox: {}",
-            browser.text()
-        );
-        std::thread::sleep(Duration::from_millis(200));
-        browser.go(&web.url);
-    }
-    browser.click("a[href='/q/s/call-1']");
-    browser.wait_title("[1/3] Apply the proposed migration?");
-    browser.click("#c0");
-    browser.click("button[value=answer]");
-    browser.wait_title("[2/3] Which environment?");
-    browser.click("#c1");
-    browser.click("button[value=answer]");
-    browser.wait_title("[3/3] Anything the migration should know?");
-    browser.type_into("#answer", "tonight");
-    browser.click("button[value=answer]");
-    browser.wait_title("Review your answers");
-    browser.click("button[value=submit]");
-    assert_eq!(browser.wait_title("Done"), "Done");
+    answer_migration_in_the_inbox(&scratch, "s", || None);
 
     let seen = model.wait_for_result(LIMIT, || tmux.screen());
     // Gemini CLI wraps an MCP tool's result for the model.
@@ -961,6 +935,282 @@ fn gemini_cli_gets_an_answer_given_at_another_surface_in_the_same_turn() {
             "#7 answered call-1: note = \"tonight\"",
             "#8 submitted call-1",
             "#9 delivered call-1",
+        ]
+    );
+}
+
+/// A person answers [`migration`] (yes, production, "tonight") in the web
+/// inbox (`askuser web` on the scratch log), once the waiting call of `stream`
+/// has asked it (`gone` says why it never will, when it knows).
+fn answer_migration_in_the_inbox(
+    scratch: &Scratch,
+    stream: &str,
+    gone: impl Fn() -> Option<String>,
+) {
+    let web = Web::start(scratch, &scratch.db());
+    let browser = Browser::start();
+    browser.go(&web.url);
+    let link = format!("/q/{stream}/call-1");
+    // The question shows in the inbox as any other, once the call asks it.
+    let start = Instant::now();
+    while !browser.source().contains(&format!("href=\"{link}\"")) {
+        assert!(
+            start.elapsed() < LIMIT,
+            "not in the inbox: {}",
+            browser.text()
+        );
+        if let Some(why) = gone() {
+            panic!("never in the inbox: {why}");
+        }
+        std::thread::sleep(Duration::from_millis(200));
+        browser.go(&web.url);
+    }
+    browser.click(&format!("a[href='{link}']"));
+    browser.wait_title("[1/3] Apply the proposed migration?");
+    browser.click("#c0");
+    browser.click("button[value=answer]");
+    browser.wait_title("[2/3] Which environment?");
+    browser.click("#c1");
+    browser.click("button[value=answer]");
+    browser.wait_title("[3/3] Anything the migration should know?");
+    browser.type_into("#answer", "tonight");
+    browser.click("button[value=answer]");
+    browser.wait_title("Review your answers");
+    browser.click("button[value=submit]");
+    assert_eq!(browser.wait_title("Done"), "Done");
+}
+
+// ---- Set up by `askuser setup HOST` alone, as a newcomer would
+
+/// Runs a headless host (`command`) while a person answers [`migration`] in the
+/// web inbox; returns the host's standard output.
+fn headless_answered_in_the_inbox(scratch: &Scratch, stream: &str, mut command: Command) -> String {
+    let child = std::sync::Mutex::new(command.spawn().expect("the host starts"));
+    answer_migration_in_the_inbox(scratch, stream, || {
+        let mut child = child.lock().expect("the host");
+        let status = child.try_wait().expect("the host's status")?;
+        let mut out = String::new();
+        if let Some(stdout) = child.stdout.as_mut() {
+            std::io::Read::read_to_string(stdout, &mut out).expect("its output");
+        }
+        Some(format!("the host ended ({status}) first, saying: {out}"))
+    });
+    let output = (child.into_inner().expect("the host"))
+        .wait_with_output()
+        .expect("the host runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).expect("UTF-8")
+}
+
+/// The events of `stream`, with the machine's name (the host passes askuser
+/// no `ASKUSER_MACHINE` of the test's) as `<machine>`.
+fn events_set_up(scratch: &Scratch, stream: &str) -> Vec<String> {
+    events_in(scratch, stream)
+        .into_iter()
+        .map(|event| match event.split_once("machine=") {
+            Some((head, tail)) => {
+                let rest = tail.split_once(',').map_or("", |(_, rest)| rest);
+                format!("{head}machine=<machine>,{rest}")
+            }
+            None => event,
+        })
+        .collect()
+}
+
+#[test]
+fn claude_code_headless_set_up_by_askuser_setup_calls_ask_user_and_is_answered_in_the_inbox() {
+    let scratch = Scratch::new();
+    let model = Model::start("ask_user", migration());
+    let host = hosts::claude_set_up(&scratch, &model);
+    let out = headless_answered_in_the_inbox(
+        &scratch,
+        "project-1",
+        host.command(&["-p", "Please ask me."]),
+    );
+    assert_eq!(out, format!("{FINAL_TEXT}\n"));
+    assert_eq!(
+        model.seen(),
+        [Seen {
+            text: r#"{"apply":true,"env":"production","note":"tonight"}"#.into(),
+            error: false
+        }]
+    );
+    assert_eq!(
+        without_millis(&events_set_up(&scratch, "project-1")),
+        [
+            "#1 attached machine=<machine>, directory=<tmp>/project",
+            "#2 requested call-1 (3 questions: apply, env, note)",
+            "#3 attached host=Claude Code 2.1.332, machine=<machine>, directory=<tmp>/project",
+            "#4 shown call-1: apply, note",
+            "#5 client noted call-1: no person (cancel after N ms)",
+            "#6 review wanted call-1",
+            "#7 answered call-1: apply = true",
+            "#8 answered call-1: env = \"production\"",
+            "#9 answered call-1: note = \"tonight\"",
+            "#10 submitted call-1",
+            "#11 delivered call-1",
+        ]
+    );
+}
+
+#[test]
+fn codex_exec_set_up_by_askuser_setup_calls_ask_user_and_is_answered_in_the_inbox() {
+    let scratch = Scratch::new();
+    let model = Model::start("ask_user", migration());
+    let host = hosts::codex_set_up(&scratch, &model);
+    let out = headless_answered_in_the_inbox(
+        &scratch,
+        "project-1",
+        host.command(&["exec", "--skip-git-repo-check", "Please ask me."]),
+    );
+    assert_eq!(out, format!("{FINAL_TEXT}\n"));
+    assert_eq!(
+        codex_output(&model.seen()[0]),
+        "Wall time: <s> seconds\nOutput:\n{\"apply\":true,\"env\":\"production\",\"note\":\"tonight\"}"
+    );
+    assert_eq!(
+        without_millis(&events_set_up(&scratch, "project-1")),
+        [
+            "#1 attached machine=<machine>, directory=<tmp>/project",
+            "#2 requested call-1 (3 questions: apply, env, note)",
+            "#3 attached host=Codex 0.171.0, machine=<machine>, directory=<tmp>/project",
+            "#4 shown call-1: apply, note",
+            "#5 client noted call-1: no person (decline after N ms)",
+            "#6 review wanted call-1",
+            "#7 answered call-1: apply = true",
+            "#8 answered call-1: env = \"production\"",
+            "#9 answered call-1: note = \"tonight\"",
+            "#10 submitted call-1",
+            "#11 delivered call-1",
+        ]
+    );
+}
+
+#[test]
+fn claude_code_headless_gives_the_model_the_pending_file_s_words() {
+    let scratch = Scratch::new();
+    let model = Model::start("ask_user", migration());
+    let pending = pending_dir(&scratch);
+    // Nothing waits for another window: the pending file is the result.
+    let host = hosts::claude(
+        &scratch,
+        &model,
+        &["--pending-dir", &pending, "--wait", "0"],
+    );
+    let output = host
+        .command(&["-p", "Please ask me."])
+        .output()
+        .expect("the host runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout),
+        format!("{FINAL_TEXT}\n")
+    );
+    let file = pending_file(&pending).expect("the pending file");
+    let words = format!(
+        "Questions pending. User input required.\n\nTo answer, run:\n  askuser answer {file} --answers '[...]'\n(one answer per question, in order; null for a question that is skipped)\n\nOr fill in each \"answer\" in the file and run:\n  askuser answer {file}\n\nQuestions saved to: {file}\n"
+    );
+    let structured = json!({"status": "pending", "file": file, "instructions": words});
+    assert_eq!(
+        model.seen(),
+        [Seen {
+            text: structured.to_string(),
+            error: false
+        }]
+    );
+}
+
+#[test]
+fn claude_code_set_up_by_askuser_setup_shows_the_form_without_asking_to_proceed() {
+    let scratch = Scratch::new();
+    let model = Model::start("ask_user", migration());
+    let host = hosts::claude_set_up(&scratch, &model);
+    let tmux = in_claude("claude-set-up", &scratch, &host, &model);
+
+    // No "Do you want to proceed?" before askuser's form: the form itself.
+    let screen = wait_for(&tmux, "Accept    Decline");
+    assert!(!screen.contains("Do you want to proceed"), "{screen}");
+    assert_eq!(
+        from(&screen, CLAUDE_FORM),
+        "  MCP server “askuser” requests your input
+
+  Questions 1–2 of 3
+
+  ❯ * Apply the proposed migration?: ☐
+
+      Anything the migration should know?: not set
+
+    Accept    Decline
+
+  Esc to cancel · ↑/↓ to navigate · Backspace to unset · Space to toggle"
+    );
+    read_the_form();
+    tmux.keys(&["Escape"]);
+    let seen = model.wait_for_result(LIMIT, || tmux.screen());
+    assert_eq!(
+        seen,
+        Seen {
+            text: "ask_user: the user dismissed the questions. Do not retry this tool call in this turn; continue without the answers, or end your turn.".into(),
+            error: true
+        }
+    );
+    assert_eq!(
+        events_set_up(&scratch, "project-1"),
+        [
+            "#1 attached machine=<machine>, directory=<tmp>/project",
+            "#2 requested call-1 (3 questions: apply, env, note)",
+            "#3 attached host=Claude Code 2.1.332, machine=<machine>, directory=<tmp>/project",
+            "#4 shown call-1: apply, note",
+            "#5 turn ended call-1",
+            "#6 delivered call-1",
+        ]
+    );
+}
+
+#[test]
+fn codex_set_up_by_askuser_setup_shows_the_form_without_asking_to_allow_the_tool() {
+    let scratch = Scratch::new();
+    let model = Model::start("ask_user", deploy());
+    let host = hosts::codex_set_up(&scratch, &model);
+    let tmux = in_codex("codex-set-up", &scratch, &host);
+
+    // No "Allow the askuser MCP server to run tool?" first: the form itself.
+    let screen = wait_for(&tmux, "Field 1/3");
+    assert!(!screen.contains("Allow the askuser MCP server"), "{screen}");
+    assert_eq!(
+        from(&screen, "Field 1/3"),
+        "  Field 1/3 (2 required unanswered)
+  Questions 1–3 of 3
+
+  Deploy the release now?
+  › 1. True
+    2. False
+  enter to submit answer | ←/→ to navigate fields | esc to cancel"
+    );
+    read_the_form();
+    tmux.keys(&["Escape"]);
+    let seen = model.wait_for_result(LIMIT, || tmux.screen());
+    assert_eq!(
+        codex_output(&seen),
+        "Wall time: <s> seconds\nOutput:\nask_user: the user dismissed the questions. Do not retry this tool call in this turn; continue without the answers, or end your turn."
+    );
+    assert_eq!(
+        events_set_up(&scratch, "project-1"),
+        [
+            "#1 attached machine=<machine>, directory=<tmp>/project",
+            "#2 requested call-1 (3 questions: proceed, reason, channel)",
+            "#3 attached host=Codex 0.171.0, machine=<machine>, directory=<tmp>/project",
+            "#4 shown call-1: proceed, reason, channel",
+            "#5 turn ended call-1",
+            "#6 delivered call-1",
         ]
     );
 }

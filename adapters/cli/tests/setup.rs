@@ -133,6 +133,8 @@ fn a_written_file_is_left_as_it_is_by_a_second_run() {
         "askuser setup codex: wrote <home>/.codex/config.toml with askuser's entry.
 The host runs: <askuser> mcp --db <home>/.local/share/askuser/log.db --wait 595
 It sets tool_timeout_sec = 600: a call may wait 10 minutes for the person, not Codex's default 60 seconds.
+It sets default_tools_approval_mode = \"approve\": askuser's tools run without asking first, and codex exec can call them.
+To undo that, remove default_tools_approval_mode from askuser's entry in <home>/.codex/config.toml (askuser setup --no-allow leaves it out).
 A call nobody can answer in the host (no person at it, as in a headless run) waits up to 595 s for an answer from another window (askuser web), inside the host's raised timeout.
 Next: Restart Codex (a project's .codex/config.toml is read only in a trusted project), then run /mcp: askuser is listed with its tools ask_user and AskUserQuestion.
 "
@@ -144,6 +146,7 @@ Next: Restart Codex (a project's .codex/config.toml is read only in a trusted pr
 command = \"<askuser>\"
 args = [\"mcp\", \"--db\", \"<home>/.local/share/askuser/log.db\", \"--wait\", \"595\"]
 tool_timeout_sec = 600
+default_tools_approval_mode = \"approve\"
 "
     );
     #[cfg(unix)]
@@ -155,6 +158,8 @@ tool_timeout_sec = 600
         "askuser setup codex: <home>/.codex/config.toml already has askuser's entry as it would be written; nothing was changed.
 The host runs: <askuser> mcp --db <home>/.local/share/askuser/log.db --wait 595
 It sets tool_timeout_sec = 600: a call may wait 10 minutes for the person, not Codex's default 60 seconds.
+It sets default_tools_approval_mode = \"approve\": askuser's tools run without asking first, and codex exec can call them.
+To undo that, remove default_tools_approval_mode from askuser's entry in <home>/.codex/config.toml (askuser setup --no-allow leaves it out).
 A call nobody can answer in the host (no person at it, as in a headless run) waits up to 595 s for an answer from another window (askuser web), inside the host's raised timeout.
 Next: Restart Codex (a project's .codex/config.toml is read only in a trusted project), then run /mcp: askuser is listed with its tools ask_user and AskUserQuestion.
 "
@@ -190,6 +195,7 @@ fn a_jsonc_file_keeps_its_other_servers_and_comments() {
         "askuser setup gemini-cli: added askuser's entry to <home>/.gemini/settings.json.
 The host runs: <askuser> mcp --db /var/askuser/log.db --tool-prefix askuser
 It sets \"trust\": true: askuser's tools run without a confirmation prompt first, and in gemini -p at all (it denies untrusted tools).
+To undo that, remove trust from askuser's entry in <home>/.gemini/settings.json (askuser setup --no-allow leaves it out).
 The tools are served as askuser_ask_user and askuser_AskUserQuestion, so the host's own tools do not shadow them (the model sees mcp_askuser_askuser_ask_user).
 Next: Restart Gemini CLI in a folder you trust (it starts no MCP server in an untrusted one, and asks), then run /mcp list: askuser is listed as connected, with askuser_ask_user and askuser_AskUserQuestion.
 "
@@ -255,6 +261,7 @@ command = \"<askuser>\"
 args = [\"mcp\", \"--db\", \"/var/askuser/log.db\", \"--wait\", \"595\"]
 env = { ASKUSER_TIMEOUT = \"60\" } # mine
 tool_timeout_sec = 600
+default_tools_approval_mode = \"approve\"
 "
     );
     #[cfg(unix)]
@@ -334,6 +341,7 @@ fn a_host_s_own_directory_variable_and_a_symbolic_link_are_followed() {
 command = \"<askuser>\"
 args = [\"mcp\", \"--db\", \"/l.db\", \"--wait\", \"595\"]
 tool_timeout_sec = 600
+default_tools_approval_mode = \"approve\"
 "
         );
     }
@@ -483,6 +491,7 @@ fn a_postgres_location_is_written_as_its_url_without_the_password() {
         run.stdout,
         "askuser setup vscode: wrote <home>/.vscode/mcp.json with askuser's entry.
 The host runs: <askuser> mcp --db 'postgres://askuser@db.example:5432/askuser?sslmode=verify-full'
+Nothing is written to allow askuser's tools: VS Code asks before a tool runs until you choose to always allow it in the chat.
 The database's password is not written into <home>/.vscode/mcp.json: askuser reads it from PGPASSWORD in the host's environment, or from ~/.pgpass (mode 0600), as psql does.
 Next: Reload VS Code, run MCP: List Servers, start askuser and trust it when asked; its tools are then in the chat's tool picker.
 "
@@ -570,6 +579,7 @@ The host runs: <askuser> mcp --db /l.db
   with env = {\"LD_PRELOAD\":\"/tmp/x.so\"} (kept from the file)
   with cwd = \"/tmp\" (kept from the file)
 If you did not write those, remove them from askuser's entry in <home>/.cursor/mcp.json.
+Nothing is written to allow askuser's tools: Cursor asks before a tool runs unless you allow it in its settings (auto-run).
 Next: Restart Cursor, open Cursor Settings > MCP (Customize > MCPs) and switch askuser on: it is listed with ask_user and AskUserQuestion.
 "
     );
@@ -595,7 +605,8 @@ fn the_http_entry_carries_the_token_only_in_the_person_s_own_file() {
     );
     let rest = format!(
         "Start the server first, and keep it running: <askuser> mcp --http 127.0.0.1:8765 --db {db}\n\
-         It sets \"alwaysLoad\": true: the tools are always in the model's prompt, never deferred behind tool search.\n{next}"
+         It sets \"alwaysLoad\": true: the tools are always in the model's prompt, never deferred behind tool search.\n\
+         <home>/.claude/settings.json already allows askuser's tools (\"mcp__askuser\" in permissions.allow): askuser's tools run without asking first, and claude -p can call them. To undo that, take \"mcp__askuser\" out of permissions.allow in <home>/.claude/settings.json (askuser setup --no-allow leaves it out).\n{next}"
     );
 
     // The dry run shows where the token goes, never the token.
@@ -695,4 +706,129 @@ fn the_http_entry_is_refused_for_a_project_a_host_without_headers_and_a_far_addr
     );
     // Nothing was written, not even a log or its token.
     assert_eq!(home.files(), Vec::<String>::new());
+}
+
+#[test]
+fn claude_code_s_allow_rule_joins_the_person_s_own_rules_once_and_no_allow_leaves_it_out() {
+    let home = Home::new();
+    home.write(
+        ".claude/settings.json",
+        "{\n  \"model\": \"opus\",\n  \"permissions\": {\n    \"allow\": [\"Bash(ls:*)\"],\n    \"deny\": [\"WebFetch\"]\n  }\n}\n",
+    );
+    let run = home.setup(&["claude-code", "--db", "/l.db"]);
+    assert_eq!((run.code, run.stderr.as_str()), (0, ""));
+    let allows = "askuser's tools (\"mcp__askuser\" in permissions.allow): askuser's tools run without asking first, and claude -p can call them. To undo that, take \"mcp__askuser\" out of permissions.allow in <home>/.claude/settings.json (askuser setup --no-allow leaves it out).";
+    let next = "Next: Restart Claude Code (for a project's .mcp.json, approve the server when it asks), then run /mcp: askuser is listed as connected, with mcp__askuser__ask_user and mcp__askuser__AskUserQuestion among its tools.";
+    let sets = "It sets \"alwaysLoad\": true: the tools are always in the model's prompt, never deferred behind tool search.";
+    assert_eq!(
+        run.stdout,
+        format!(
+            "askuser setup claude-code: wrote <home>/.claude.json with askuser's entry.
+The host runs: <askuser> mcp --db /l.db
+{sets}
+<home>/.claude/settings.json now allows {allows}
+{next}
+"
+        )
+    );
+    let settings = home.read(".claude/settings.json");
+    assert_eq!(
+        settings,
+        "{\n  \"model\": \"opus\",\n  \"permissions\": {\n    \"allow\": [\"Bash(ls:*)\", \"mcp__askuser\"],\n    \"deny\": [\"WebFetch\"]\n  }\n}\n"
+    );
+    // A second run changes neither file.
+    let again = home.setup(&["claude-code", "--db", "/l.db"]);
+    assert_eq!(
+        again.stdout,
+        format!(
+            "askuser setup claude-code: <home>/.claude.json already has askuser's entry as it would be written; nothing was changed.
+The host runs: <askuser> mcp --db /l.db
+{sets}
+<home>/.claude/settings.json already allows {allows}
+{next}
+"
+        )
+    );
+    assert_eq!(home.read(".claude/settings.json"), settings);
+    assert_eq!(home.files(), [".claude.json", ".claude/settings.json"]);
+
+    // --no-allow writes the entry alone.
+    let other = Home::new();
+    let run = other.setup(&["claude-code", "--db", "/l.db", "--no-allow"]);
+    assert_eq!((run.code, run.stderr.as_str()), (0, ""));
+    assert_eq!(
+        run.stdout,
+        format!(
+            "askuser setup claude-code: wrote <home>/.claude.json with askuser's entry.
+The host runs: <askuser> mcp --db /l.db
+{sets}
+askuser's tools are not allowed in Claude Code's permissions (--no-allow): it asks before each call, and a headless run cannot call them.
+{next}
+"
+        )
+    );
+    assert_eq!(other.files(), [".claude.json"]);
+}
+
+#[test]
+fn the_project_scope_allows_in_the_project_s_claude_settings() {
+    let home = Home::new();
+    let run = home.setup(&["claude-code", "--scope", "project", "--db", "/l.db"]);
+    assert_eq!((run.code, run.stderr.as_str()), (0, ""));
+    assert_eq!(
+        home.read(".claude/settings.json"),
+        "{\n  \"permissions\": {\n    \"allow\": [\"mcp__askuser\"]\n  }\n}\n"
+    );
+    assert_eq!(home.files(), [".claude/settings.json", ".mcp.json"]);
+    #[cfg(unix)]
+    assert_eq!(mode(&home.file(".claude/settings.json")), 0o644);
+}
+
+#[test]
+fn codex_s_approval_is_in_askuser_s_entry_and_no_allow_leaves_it_out() {
+    let home = Home::new();
+    let run = home.setup(&["codex", "--db", "/l.db", "--no-allow"]);
+    assert_eq!((run.code, run.stderr.as_str()), (0, ""));
+    assert_eq!(
+        run.stdout,
+        "askuser setup codex: wrote <home>/.codex/config.toml with askuser's entry.
+The host runs: <askuser> mcp --db /l.db --wait 595
+It sets tool_timeout_sec = 600: a call may wait 10 minutes for the person, not Codex's default 60 seconds.
+A call nobody can answer in the host (no person at it, as in a headless run) waits up to 595 s for an answer from another window (askuser web), inside the host's raised timeout.
+askuser's tools are not allowed in Codex's permissions (--no-allow): it asks before each call, and a headless run cannot call them.
+Next: Restart Codex (a project's .codex/config.toml is read only in a trusted project), then run /mcp: askuser is listed with its tools ask_user and AskUserQuestion.
+"
+    );
+    assert_eq!(
+        home.redact(&home.read(".codex/config.toml")),
+        "[mcp_servers.askuser]
+command = \"<askuser>\"
+args = [\"mcp\", \"--db\", \"/l.db\", \"--wait\", \"595\"]
+tool_timeout_sec = 600
+"
+    );
+    // Allowed afterwards, the approval joins the entry, and stays.
+    let run = home.setup(&["codex", "--db", "/l.db"]);
+    assert_eq!(
+        run.stdout.lines().next(),
+        Some("askuser setup codex: updated askuser's entry in <home>/.codex/config.toml.")
+    );
+    let allowed = home.read(".codex/config.toml");
+    assert_eq!(
+        home.redact(&allowed),
+        "[mcp_servers.askuser]
+command = \"<askuser>\"
+args = [\"mcp\", \"--db\", \"/l.db\", \"--wait\", \"595\"]
+tool_timeout_sec = 600
+default_tools_approval_mode = \"approve\"
+"
+    );
+    let again = home.setup(&["codex", "--db", "/l.db"]);
+    assert_eq!(
+        again.stdout.lines().next(),
+        Some(
+            "askuser setup codex: <home>/.codex/config.toml already has askuser's entry as it would be written; nothing was changed."
+        )
+    );
+    assert_eq!(home.read(".codex/config.toml"), allowed);
 }

@@ -9,7 +9,9 @@
 //! and a call without forms ends at once), unlike `askuser mcp`.
 //! `ASKUSER_MCP_CLIENT_TIMEOUT_MS` stands for the client's own tool-call timeout
 //! (Claude Code's `MCP_TOOL_TIMEOUT`); `ASKUSER_MCP_TOOL_PREFIX` (as `askuser mcp
-//! --tool-prefix`) the prefix the tools are served behind.
+//! --tool-prefix`) the prefix the tools are served behind. With
+//! `ASKUSER_MCP_MACHINE` set, the server records where it runs as `askuser mcp`
+//! does (that machine, its working directory, or the client's root).
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -27,7 +29,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         },
         None => WithoutElicitation::Fail,
     };
-    let mut config = Config::sled(PathBuf::from(db), stream.parse()?, without);
+    let mut config = Config::sled(PathBuf::from(&db), stream.parse()?, without);
     if let Ok(policy) = std::env::var("ASKUSER_MCP_POLICY") {
         config.policy = Some(askuser_mcp::policy_with(&policy)?);
     }
@@ -47,6 +49,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     if let Ok(prefix) = std::env::var("ASKUSER_MCP_TOOL_PREFIX") {
         config.tool_names = askuser_mcp::ToolNames::prefixed(&prefix)?;
+    }
+    if let Ok(machine) = std::env::var("ASKUSER_MCP_MACHINE") {
+        let mut origin = askuser_app::origin::here(None, None);
+        origin.machine = Some(machine);
+        config.origin = Some(origin);
+        // One log for the server's life, as `askuser mcp` holds it: its
+        // presence is held in it while calls record.
+        let log: std::sync::Arc<dyn askuser_app::log::Log> =
+            std::sync::Arc::new(askuser_app::location::SledLog::open(&db)?);
+        config.open_log = std::sync::Arc::new(move || Ok(std::sync::Arc::clone(&log)));
     }
     let mut server = AskServer::new(config);
     if let Some(ms) = std::env::var("ASKUSER_MCP_HEARTBEAT_MS")

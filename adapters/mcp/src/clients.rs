@@ -80,8 +80,12 @@ pub struct Setup {
     pub kind: Option<&'static str>,
     /// How the entry holds the command.
     pub command: CommandForm,
-    /// What the entry switches on beside the command, in order.
+    /// What the entry switches on beside the command, in order (those that
+    /// allow askuser's tools too, unless `--no-allow`).
     pub settings: &'static [Setting],
+    /// How askuser's own tools are allowed in the host's permissions, so a
+    /// headless run can call them and an interactive one does not ask first.
+    pub allow: Allow,
     /// The prefix the tools are served behind (`askuser mcp --tool-prefix`),
     /// for a host whose own tools would shadow askuser's.
     pub tool_prefix: Option<&'static str>,
@@ -141,6 +145,35 @@ pub struct Setting {
     pub value: SettingValue,
     /// What it switches on, in words for the person.
     pub why: &'static str,
+    /// Whether it allows askuser's tools (left out with `--no-allow`).
+    pub allows: bool,
+}
+
+/// How `askuser setup` allows askuser's own tools in a host's permissions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Allow {
+    /// By settings of askuser's own entry (those marked [`Setting::allows`]).
+    InEntry,
+    /// By a rule in a list of another file of the same scope.
+    Rule(AllowRule),
+    /// Nothing to write: what the host does, in words.
+    Nothing(&'static str),
+}
+
+/// A rule allowing askuser's tools, in a list of a host's settings file
+/// (Claude Code's `permissions.allow` in `settings.json`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AllowRule {
+    /// The person's own settings file (`--scope user`).
+    pub user: UserFile,
+    /// The project's, relative to the project directory (`--scope project`).
+    pub project: &'static [&'static str],
+    /// The keys from the file's root to the list.
+    pub list: &'static [&'static str],
+    /// The rule.
+    pub rule: &'static str,
+    /// What it allows, in words for the person.
+    pub why: &'static str,
 }
 
 /// A [`Setting`]'s value.
@@ -150,6 +183,8 @@ pub enum SettingValue {
     Bool(bool),
     /// A whole number.
     Integer(i64),
+    /// A string.
+    Text(&'static str),
 }
 
 /// Where a host keeps the person's own configuration file.
@@ -216,7 +251,27 @@ pub const KNOWN_CLIENTS: &[Client] = &[
                 key: "alwaysLoad",
                 value: SettingValue::Bool(true),
                 why: "the tools are always in the model's prompt, never deferred behind tool search",
+                allows: false,
             }],
+            // Claude Code 2.1.332: a rule `mcp__<server>` in `permissions.allow`
+            // of `settings.json` allows every tool of the server; without it
+            // `claude -p` refuses the call ("you haven't granted it yet") and
+            // an interactive run asks before each one. The person's file is
+            // `$CLAUDE_CONFIG_DIR/settings.json`, else `~/.claude/settings.json`;
+            // the project's shared one `.claude/settings.json`.
+            allow: Allow::Rule(AllowRule {
+                user: UserFile {
+                    dir_env: Some("CLAUDE_CONFIG_DIR"),
+                    home_env: None,
+                    root: Root::Home,
+                    dir: ".claude",
+                    files: &["settings.json"],
+                },
+                project: &[".claude/settings.json"],
+                list: &["permissions", "allow"],
+                rule: "mcp__askuser",
+                why: "askuser's tools run without asking first, and claude -p can call them",
+            }),
             tool_prefix: None,
             wait: None,
             http: Some(Http {
@@ -258,11 +313,25 @@ pub const KNOWN_CLIENTS: &[Client] = &[
             servers: &["mcp_servers"],
             kind: None,
             command: CommandForm::Split,
-            settings: &[Setting {
-                key: "tool_timeout_sec",
-                value: SettingValue::Integer(600),
-                why: "a call may wait 10 minutes for the person, not Codex's default 60 seconds",
-            }],
+            settings: &[
+                Setting {
+                    key: "tool_timeout_sec",
+                    value: SettingValue::Integer(600),
+                    why: "a call may wait 10 minutes for the person, not Codex's default 60 seconds",
+                    allows: false,
+                },
+                // Codex 0.171.0 (`RawMcpServerConfig`): without it, each call
+                // asks "Allow the askuser MCP server to run tool?", and `codex
+                // exec` (approval policy never) refuses it: "MCP tool call requires
+                // approval, but approval policy is never".
+                Setting {
+                    key: "default_tools_approval_mode",
+                    value: SettingValue::Text("approve"),
+                    why: "askuser's tools run without asking first, and codex exec can call them",
+                    allows: true,
+                },
+            ],
+            allow: Allow::InEntry,
             tool_prefix: None,
             wait: Some(595),
             // Codex takes a remote server's bearer token from an environment
@@ -309,7 +378,9 @@ pub const KNOWN_CLIENTS: &[Client] = &[
                 key: "trust",
                 value: SettingValue::Bool(true),
                 why: "askuser's tools run without a confirmation prompt first, and in gemini -p at all (it denies untrusted tools)",
+                allows: true,
             }],
+            allow: Allow::InEntry,
             tool_prefix: Some("askuser"),
             wait: None,
             http: Some(Http {
@@ -357,6 +428,9 @@ pub const KNOWN_CLIENTS: &[Client] = &[
             kind: Some("local"),
             command: CommandForm::List,
             settings: &[],
+            allow: Allow::Nothing(
+                "OpenCode runs MCP tools without asking unless its `permission` setting says otherwise",
+            ),
             tool_prefix: None,
             wait: None,
             http: Some(Http {
@@ -395,6 +469,9 @@ pub const KNOWN_CLIENTS: &[Client] = &[
             kind: Some("stdio"),
             command: CommandForm::Split,
             settings: &[],
+            allow: Allow::Nothing(
+                "VS Code asks before a tool runs until you choose to always allow it in the chat",
+            ),
             tool_prefix: None,
             wait: None,
             http: Some(Http {
@@ -430,6 +507,9 @@ pub const KNOWN_CLIENTS: &[Client] = &[
             kind: None,
             command: CommandForm::Split,
             settings: &[],
+            allow: Allow::Nothing(
+                "Cursor asks before a tool runs unless you allow it in its settings (auto-run)",
+            ),
             tool_prefix: None,
             wait: None,
             http: Some(Http {
@@ -504,6 +584,34 @@ impl Forms {
     }
 }
 
+impl Setup {
+    /// How `askuser setup` allows askuser's tools, in words for `docs/mcp.md`
+    /// (`--no-allow` leaves it out).
+    #[must_use]
+    pub fn allowed_by(&self) -> String {
+        match self.allow {
+            Allow::InEntry => {
+                let set: Vec<String> = (self.settings.iter())
+                    .filter(|s| s.allows)
+                    .map(|s| self.format.assignment(s.key, s.value))
+                    .collect();
+                format!("{} in askuser's entry", set.join(", "))
+            }
+            Allow::Rule(rule) => {
+                let file = rule.user.files.first().copied().unwrap_or_default();
+                let project = rule.project.first().copied().unwrap_or_default();
+                format!(
+                    "`\"{}\"` in `{}` of `~/{}/{file}` (`{project}` for `--scope project`)",
+                    rule.rule,
+                    rule.list.join("."),
+                    rule.user.dir,
+                )
+            }
+            Allow::Nothing(words) => format!("nothing written: {words}"),
+        }
+    }
+}
+
 impl Format {
     /// `key` set to `value` as the format writes it, in backquotes: `` `trust:
     /// true` ``, `` `tool_timeout_sec = 600` ``.
@@ -523,6 +631,7 @@ impl SettingValue {
         match self {
             SettingValue::Bool(value) => value.to_string(),
             SettingValue::Integer(value) => value.to_string(),
+            SettingValue::Text(value) => format!("{value:?}"),
         }
     }
 }
@@ -545,13 +654,18 @@ fn span(duration: Duration) -> String {
 #[must_use]
 pub fn markdown_table() -> String {
     let mut table = String::from(
-        "| host | its form shows | a tool call's timeout | the model sees | set up with |\n|---|---|---|---|---|\n",
+        "| host | its form shows | a tool call's timeout | the model sees | set up with | askuser's tools allowed by |\n|---|---|---|---|---|---|\n",
     );
     for client in KNOWN_CLIENTS {
         let timeout = match client.tool_timeout {
             Some(limit) => format!("{} by default; {}", span(limit), client.timeout_setting),
             None => format!("none known; {}", client.timeout_setting),
         };
+        let allowed = client
+            .setup
+            .as_ref()
+            .map(Setup::allowed_by)
+            .unwrap_or_default();
         let (sees, setup) = match &client.setup {
             Some(setup) => {
                 let mut command = format!("`askuser setup {}`", client.key);
@@ -572,7 +686,7 @@ pub fn markdown_table() -> String {
         // Writing to a String cannot fail.
         let _ = writeln!(
             table,
-            "| {} | {} | {timeout} | {sees} | {setup} |",
+            "| {} | {} | {timeout} | {sees} | {setup} | {allowed} |",
             client.host,
             client.forms.words()
         );

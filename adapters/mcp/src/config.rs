@@ -120,6 +120,14 @@ impl Waiting {
         })
     }
 
+    /// Whether a form accepted `took` after it went out was read by a person
+    /// (not sooner than `--no-person-below`): once one has, a later quick
+    /// dismissal in the same call or session is theirs, never "no person".
+    #[must_use]
+    pub fn read_by_a_person(&self, took: Duration) -> bool {
+        took >= self.no_person_below
+    }
+
     /// The note for a form accepted `took` after it went out with every answer
     /// at its default (`all_defaults`), sooner than a person reads one: noted
     /// like a dismissal, since nobody read it.

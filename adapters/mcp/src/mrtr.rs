@@ -23,6 +23,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::clients::{Client, Forms};
+use crate::config::Waiting;
 use crate::recorder::Recorder;
 use crate::sampling::no_sampling;
 use crate::server::{AskServer, done_result, end_turn, error_result, not_recorded, reply};
@@ -63,11 +64,16 @@ struct State {
     /// late.
     #[serde(default)]
     called_ms: u64,
+    /// Whether a person answered an earlier round of this call at a person's
+    /// pace: a quick dismissal after it is theirs, never "no person".
+    #[serde(default)]
+    person: bool,
 }
 
-/// A retry's walk, checked: its stream, call and walk, and when its round went
-/// out and its call first came (`issued_ms`, `called_ms`).
-type Resumed = (Recorder, Call, Walk, (u64, u64));
+/// A retry's walk, checked: its stream, call and walk, when its round went
+/// out and its call first came (`issued_ms`, `called_ms`), and whether a
+/// person answered an earlier round of it.
+type Resumed = (Recorder, Call, Walk, (u64, u64, bool));
 
 /// This server's clock, in milliseconds since the epoch.
 fn now_ms() -> u64 {
@@ -135,6 +141,28 @@ impl Sealer {
     }
 }
 
+/// The note for a retry's `response` to `round` (`took` after it went out)
+/// that came from nobody: dismissed, declined, or accepted at every default,
+/// faster than anyone reads, when no person has answered a round of the call
+/// or session at a person's pace (`person`: then it is theirs).
+fn nobody<E>(
+    waiting: &Waiting,
+    response: Option<&Result<Response, E>>,
+    round: &Round,
+    took: Duration,
+    person: bool,
+) -> Option<ClientNote> {
+    if person {
+        return None;
+    }
+    match response {
+        Some(Ok(Response::Decline)) => waiting.no_person(FormAction::Decline, took),
+        Some(Ok(Response::Cancel)) => waiting.no_person(FormAction::Cancel, took),
+        Some(Ok(Response::Accept(content))) => waiting.unread(round.all_defaults(content), took),
+        _ => None,
+    }
+}
+
 /// The bytes a state is bound to: the tool and its arguments.
 fn bound(dialect: Dialect, arguments: &Value) -> Vec<u8> {
     format!("{}\n{arguments}", dialect.tool_name()).into_bytes()
@@ -178,8 +206,13 @@ impl AskServer {
             return match self.start(dialect, arguments, can_elicit) {
                 Ok((call, inquiry, walk)) => {
                     let mut walk = walk.showing(forms.fields());
-                    let response =
-                        self.input_required(&self.recorder, &call, arguments, &mut walk, now_ms());
+                    let response = self.input_required(
+                        &self.recorder,
+                        &call,
+                        arguments,
+                        &mut walk,
+                        (now_ms(), false),
+                    );
                     handed_over(&self.recorder, &inquiry, &response);
                     self.keep_round(&self.recorder, &call, &inquiry, &response, true);
                     response.into()
@@ -191,7 +224,8 @@ impl AskServer {
             Ok(resumed) => resumed,
             Err(result) => return CallToolResponse::from(*result).into(),
         };
-        let (issued_ms, called_ms) = times;
+        let (issued_ms, called_ms, person) = times;
+        let person = person || self.person_seen.load(std::sync::atomic::Ordering::SeqCst);
         let round = walk.round();
         let response = retry
             .responses
@@ -200,16 +234,7 @@ impl AskServer {
             .map(Response::read);
         let took = Duration::from_millis(now_ms().saturating_sub(issued_ms));
         let waiting = &self.config.waiting;
-        // Dismissed, declined, or accepted at every default, faster than
-        // anyone reads: nobody's.
-        let no_person = match &response {
-            Some(Ok(Response::Decline)) => waiting.no_person(FormAction::Decline, took),
-            Some(Ok(Response::Cancel)) => waiting.no_person(FormAction::Cancel, took),
-            Some(Ok(Response::Accept(content))) => {
-                waiting.unread(round.all_defaults(content), took)
-            }
-            _ => None,
-        };
+        let no_person = nobody(waiting, response.as_ref(), &round, took, person);
         if issued_ms > 0
             && let Some(note) = no_person
         {
@@ -241,11 +266,19 @@ impl AskServer {
                 {
                     note(&recorder, walk.inquiry(), late);
                 }
+                let person = person || waiting.read_by_a_person(took);
+                if person {
+                    (self.person_seen).store(true, std::sync::atomic::Ordering::SeqCst);
+                }
                 match walk.accept(&recorder, &round, &content) {
                     Ok(Some(done)) => done_result(&call, &done).into(),
-                    Ok(None) => {
-                        self.input_required(&recorder, &call, arguments, &mut walk, called_ms)
-                    }
+                    Ok(None) => self.input_required(
+                        &recorder,
+                        &call,
+                        arguments,
+                        &mut walk,
+                        (called_ms, person),
+                    ),
                     Err(error) => not_recorded(call.tool_name(), &error).into(),
                 }
             }
@@ -269,14 +302,15 @@ impl AskServer {
 
     /// The `input_required` result asking the walk's next round (built from what
     /// is current when another surface moved the inquiry), or the call's result
-    /// when the walk ended.
+    /// when the walk ended. `(called_ms, person)`: when the call first came,
+    /// and whether a person answered a round of it already.
     fn input_required(
         &self,
         recorder: &Recorder,
         call: &Call,
         arguments: &Value,
         walk: &mut Walk,
-        called_ms: u64,
+        (called_ms, person): (u64, bool),
     ) -> CallToolResponse {
         let next = if walk.for_assistant().is_some() {
             Ok(Next::Assistant)
@@ -300,6 +334,7 @@ impl AskServer {
             walk: walk.save(),
             issued_ms: now_ms(),
             called_ms,
+            person,
         };
         let sealed = self.sealer.seal(&state, &bound(call.dialect(), arguments));
         let (Ok(params), Some(sealed)) = (elicit_params(&round), sealed) else {
@@ -360,7 +395,7 @@ impl AskServer {
         let call = dialect
             .parse(arguments)
             .map_err(|_| refused("the arguments changed"))?;
-        let times = (state.issued_ms, state.called_ms);
+        let times = (state.issued_ms, state.called_ms, state.person);
         let walk = Walk::restore(call.form().clone(), inquiry, state.walk)
             .ok_or_else(|| refused("it does not fit the questions"))?;
         Ok((recorder, call, walk, times))

@@ -60,9 +60,12 @@ pub(crate) fn write_pending(
         ))]);
     }
     let text = instructions(&path);
+    // The words go in the structured content too: hosts that pass the model
+    // only `structuredContent` (Claude Code, Codex) would drop them otherwise.
     let mut result = CallToolResult::structured(json!({
         "status": "pending",
         "file": path.display().to_string(),
+        "instructions": text,
     }));
     result.content = vec![ContentBlock::text(text)];
     result

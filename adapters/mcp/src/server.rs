@@ -1,7 +1,7 @@
 //! [`AskServer`]: the MCP server's handler (`tools/list`, `tools/call`), walking each
 //! call's form through the client's elicitation.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -50,6 +50,9 @@ pub struct AskServer {
     /// it is counted, ended when its agent never comes back, and its presence
     /// held there. `None` on stdio, where the session holds its presence.
     kept: Option<Arc<Unanswered>>,
+    /// Whether a person has answered a form of this session at a person's
+    /// pace: a later quick dismissal is then theirs, never "no person".
+    pub(crate) person_seen: Arc<AtomicBool>,
 }
 
 /// What the session knows of its presence.
@@ -64,6 +67,10 @@ struct Presence {
     /// by the server's sweeping task ([`Unanswered`]).
     threadless: bool,
     held: Option<Held>,
+    /// Asked already: the client's roots.
+    roots_asked: bool,
+    /// Where the client says the project is: its first `file://` root.
+    directory: Option<String>,
 }
 
 /// Who asks one tool call, and since when.
@@ -199,6 +206,7 @@ impl AskServer {
             heartbeat: HEARTBEAT,
             presence: Arc::default(),
             kept: None,
+            person_seen: Arc::new(AtomicBool::new(false)),
         }
     }
 
@@ -217,6 +225,31 @@ impl AskServer {
         presence.client.get_or_insert(host.trim().to_owned());
     }
 
+    /// Asks a client that offers roots (`roots/list`) where its project is,
+    /// once, before the session's first call is recorded: its first `file://`
+    /// root. A client that does not answer within [`ROOTS_WAIT`] leaves the
+    /// working directory in place. (Roots are deprecated by SEP-2577, but the
+    /// hosts of today, Gemini CLI among them, offer them.)
+    #[allow(deprecated)]
+    async fn note_roots(&self, context: &RequestContext<RoleServer>) {
+        let offers = (context.client_capabilities()).is_some_and(|c| c.roots.is_some());
+        if !offers || self.config.origin.is_none() {
+            return;
+        }
+        {
+            let mut presence = self.presence.lock().unwrap_or_else(PoisonError::into_inner);
+            if presence.tried || std::mem::replace(&mut presence.roots_asked, true) {
+                return;
+            }
+        }
+        let listed = tokio::time::timeout(ROOTS_WAIT, context.peer.list_roots()).await;
+        let Ok(Ok(listed)) = listed else { return };
+        let directory = (listed.roots.iter())
+            .find_map(|root| root.uri.strip_prefix("file://").map(percent_decoded));
+        let mut presence = self.presence.lock().unwrap_or_else(PoisonError::into_inner);
+        presence.directory = directory;
+    }
+
     /// Records where this server runs in its stream and holds its presence
     /// there, once (after its first call is recorded, so that call keeps the id
     /// `call-1`); nothing without [`Config::origin`]. Best effort: a log that
@@ -230,6 +263,14 @@ impl AskServer {
             return;
         }
         let mut origin = origin.clone();
+        // The client's root says where the agent works (OpenCode starts its
+        // servers wherever it was started): the directory it names.
+        if let Some(dir) = presence.directory.clone() {
+            origin.repository = askuser_app::origin::repository_of(std::path::Path::new(&dir))
+                .as_deref()
+                .and_then(askuser_app::origin::plain);
+            origin.directory = askuser_app::origin::plain(&dir);
+        }
         if origin.host.is_none() {
             origin.host = presence
                 .client
@@ -388,6 +429,8 @@ impl AskServer {
         let tool = call.tool_name();
         let most = 3 * call.form().len() + 3;
         let mut progress = Progress::new(request);
+        // A person shown in this call or session: their quick Esc is theirs.
+        let mut person = self.person_seen.load(Ordering::SeqCst);
         for _ in 0..most {
             if let Some(index) = walk.for_assistant() {
                 match self.ask_assistant(call, &mut walk, index, request).await {
@@ -415,8 +458,10 @@ impl AskServer {
                 _ => None,
             };
             let waiting = &self.config.waiting;
-            if let Some(note) = action.and_then(|action| waiting.no_person(action, sent.elapsed()))
-            {
+            let no_person = action
+                .filter(|_| !person)
+                .and_then(|action| waiting.no_person(action, sent.elapsed()));
+            if let Some(note) = no_person {
                 return self
                     .wait_elsewhere(&self.recorder, call, inquiry, note, &client.client, request)
                     .await;
@@ -431,10 +476,15 @@ impl AskServer {
                 _ => return end_turn(&self.recorder, call, &mut walk),
             };
             // Accepted at every default faster than anyone reads: nobody's.
-            if let Some(note) = waiting.unread(round.all_defaults(&response), sent.elapsed()) {
+            let unread = waiting.unread(round.all_defaults(&response), sent.elapsed());
+            if let Some(note) = unread.filter(|_| !person) {
                 return self
                     .wait_elsewhere(&self.recorder, call, inquiry, note, &client.client, request)
                     .await;
+            }
+            if waiting.read_by_a_person(sent.elapsed()) {
+                person = true;
+                self.person_seen.store(true, Ordering::SeqCst);
             }
             if let Some(late) = waiting.late(&client.client, client.started.elapsed()) {
                 note(&self.recorder, inquiry, late);
@@ -688,6 +738,7 @@ impl ServerHandler for AskServer {
         let arguments = Value::Object(request.arguments.unwrap_or_default());
         let client = client_of(&context);
         self.note_client(context.client_info());
+        self.note_roots(&context).await;
         let can_elicit = context
             .client_capabilities()
             .and_then(|c| c.elicitation)
@@ -740,4 +791,34 @@ impl ServerHandler for AskServer {
         let result = self.ask(dialect, &arguments, client, &context).await;
         Ok(names.served_response(dialect, result.into()))
     }
+}
+
+/// How long a client is given to say its roots.
+const ROOTS_WAIT: Duration = Duration::from_secs(2);
+
+/// A `file://` URI's path with its `%XX` escapes decoded (an escape that does
+/// not decode to UTF-8 is kept as written).
+fn percent_decoded(path: &str) -> String {
+    let bytes = path.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = |at: usize| {
+            bytes
+                .get(at..at + 2)
+                .and_then(|h| std::str::from_utf8(h).ok())
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+        };
+        match (bytes[i], hex(i + 1)) {
+            (b'%', Some(byte)) => {
+                out.push(byte);
+                i += 3;
+            }
+            (byte, _) => {
+                out.push(byte);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8(out).unwrap_or_else(|_| path.to_owned())
 }

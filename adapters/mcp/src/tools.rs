@@ -137,7 +137,7 @@ fn object(value: Value) -> Arc<JsonObject> {
 
 /// What the tool's `structuredContent` holds.
 fn output_schema(dialect: Dialect) -> Value {
-    let pending = "While the questions wait in a pending file (the client cannot show forms): {\"status\": \"pending\", \"file\": \"<path>\"}.";
+    let pending = "While the questions wait in a pending file (the client cannot show forms): {\"status\": \"pending\", \"file\": \"<path>\", \"instructions\": \"<how the person answers it>\"}.";
     match dialect {
         Dialect::Claude => json!({
             "type": "object",
@@ -146,7 +146,8 @@ fn output_schema(dialect: Dialect) -> Value {
                 "answers": {"type": "object", "additionalProperties": {"type": "string"}},
                 "cancelled": {"type": "boolean"},
                 "status": {"type": "string"},
-                "file": {"type": "string"}
+                "file": {"type": "string"},
+                "instructions": {"type": "string"}
             }
         }),
         _ => json!({

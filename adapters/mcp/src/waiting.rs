@@ -160,10 +160,11 @@ pub(crate) fn wait_words(wait: Duration) -> String {
     )
 }
 
-/// The progress message while a call waits.
+/// The progress message while a call waits: short, since hosts show it on
+/// one line after their own words (Gemini CLI cuts it at the terminal's width).
 fn waiting_message(wait: Duration) -> String {
     format!(
-        "Waiting up to {} for the answers in another window: the askuser web inbox (askuser web) or a terminal (askuser resume)",
+        "Waiting up to {} for your answer in askuser web (or askuser resume)",
         seconds(wait)
     )
 }
@@ -182,7 +183,8 @@ fn seconds(duration: Duration) -> String {
 }
 
 /// The tool error when nobody answered a call no person could answer at the
-/// client (for a client without forms, the "cannot show forms" error).
+/// client, saying how long it waited and where the questions are (for a
+/// client without forms that did not wait, the "cannot show forms" error).
 pub(crate) fn nobody_answered(tool: &str, note: &ClientNote, wait: Duration) -> String {
     if *note == ClientNote::CannotShow && wait.is_zero() {
         return came_back_empty(tool);
@@ -200,6 +202,12 @@ pub(crate) fn nobody_answered(tool: &str, note: &ClientNote, wait: Duration) -> 
         }
         ClientNote::CannotShow => {
             "this client's form came back empty twice, so it may not be able to show these questions".to_owned()
+        }
+        ClientNote::NoForms if !wait.is_zero() => {
+            return format!(
+                "{tool}: this MCP client cannot show forms (it does not support elicitation), and nobody answered in another window (the askuser web inbox, `askuser web`, or a terminal, `askuser resume`) within {}, so the questions were closed. Do not retry this tool call in this turn; ask the user in plain words instead.",
+                seconds(wait)
+            );
         }
         ClientNote::NoForms | ClientNote::Late { .. } => return no_forms(tool),
     };

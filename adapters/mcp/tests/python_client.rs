@@ -209,15 +209,13 @@ fn without_elicitation_the_questions_wait_in_a_pending_file() {
     let path = dir.join("askuser-pending-call-1.json");
     let shown = path.display();
     assert_eq!(call["isError"], false);
-    assert_eq!(
-        call["text"],
-        json!([format!(
-            "Questions pending. User input required.\n\nTo answer, run:\n  askuser answer {shown} --answers '[...]'\n(one answer per question, in order; null for a question that is skipped)\n\nOr fill in each \"answer\" in the file and run:\n  askuser answer {shown}\n\nQuestions saved to: {shown}\n"
-        )])
+    let words = format!(
+        "Questions pending. User input required.\n\nTo answer, run:\n  askuser answer {shown} --answers '[...]'\n(one answer per question, in order; null for a question that is skipped)\n\nOr fill in each \"answer\" in the file and run:\n  askuser answer {shown}\n\nQuestions saved to: {shown}\n"
     );
+    assert_eq!(call["text"], json!([&words]));
     assert_eq!(
         call["structuredContent"],
-        json!({"status": "pending", "file": shown.to_string()})
+        json!({"status": "pending", "file": shown.to_string(), "instructions": words})
     );
     assert!(
         out["instructions"]

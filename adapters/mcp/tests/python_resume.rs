@@ -40,9 +40,12 @@ fn call_once(scratch: &Scratch, pending: &std::path::Path) -> Value {
 fn pending_result(pending: &std::path::Path, inquiry: &str) -> Value {
     let shown = pending.join(format!("askuser-resume-{inquiry}.json"));
     let shown = shown.display();
+    let words = format!(
+        "Questions pending. User input required.\n\nTo answer, run:\n  askuser answer {shown} --answers '[...]'\n(one answer per question, in order; null for a question that is skipped)\n\nOr fill in each \"answer\" in the file and run:\n  askuser answer {shown}\n\nQuestions saved to: {shown}\n"
+    );
     json!({"isError": false,
-        "text": [format!("Questions pending. User input required.\n\nTo answer, run:\n  askuser answer {shown} --answers '[...]'\n(one answer per question, in order; null for a question that is skipped)\n\nOr fill in each \"answer\" in the file and run:\n  askuser answer {shown}\n\nQuestions saved to: {shown}\n")],
-        "structuredContent": {"status": "pending", "file": shown.to_string()}})
+        "text": [&words],
+        "structuredContent": {"status": "pending", "file": shown.to_string(), "instructions": words}})
 }
 
 #[test]

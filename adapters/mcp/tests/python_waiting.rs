@@ -42,7 +42,7 @@ fn result(call: &Value) -> Value {
            "structuredContent": call["structuredContent"]})
 }
 
-const WAITING: &str = "Waiting up to 20 s for the answers in another window: the askuser web inbox (askuser web) or a terminal (askuser resume)";
+const WAITING: &str = "Waiting up to 20 s for your answer in askuser web (or askuser resume)";
 
 #[test]
 fn without_forms_the_call_waits_and_an_answer_from_another_window_reaches_the_model() {
@@ -167,7 +167,7 @@ fn a_form_accepted_at_its_defaults_faster_than_a_person_reads_is_noted_like_a_di
 }
 
 #[test]
-fn when_nobody_answers_in_time_the_call_ends_as_it_did_before_it_waited() {
+fn when_nobody_answers_in_time_the_call_says_how_long_it_waited_and_where() {
     let scratch = Scratch::new();
     let out = scratch.drive(
         "nobody",
@@ -178,7 +178,7 @@ fn when_nobody_answers_in_time_the_call_ends_as_it_did_before_it_waited() {
     assert_eq!(
         result(&out["calls"][0]),
         json!({"isError": true, "structuredContent": null, "text": [
-            "ask_user: this MCP client cannot show forms (it does not support elicitation), so the user cannot be asked here. Do not retry this tool call in this turn; ask the user in plain words instead. Tell the user that to answer such questions with this client, askuser mcp can be started with --pending-dir DIR: the questions then wait in a file, answered with `askuser answer FILE` or from a browser with `askuser web`."]})
+            "ask_user: this MCP client cannot show forms (it does not support elicitation), and nobody answered in another window (the askuser web inbox, `askuser web`, or a terminal, `askuser resume`) within 600 ms, so the questions were closed. Do not retry this tool call in this turn; ask the user in plain words instead."]})
     );
     assert_eq!(
         events("nobody", &scratch),
@@ -229,6 +229,86 @@ fn an_answer_after_the_clients_own_timeout_is_noted_as_late() {
             "shown call-1: apply",
             "client noted call-1: late (N ms, timeout 200 ms)",
             "answered call-1: apply = true",
+        ]
+    );
+}
+
+/// Once a person has answered a round at a person's pace, their quick Esc on
+/// the next round (300 ms, under `--no-person-below`) is their dismissal: the
+/// turn ends, and nothing waits for another window. In both protocol
+/// generations.
+#[test]
+fn a_quick_esc_after_a_round_a_person_answered_is_the_person_s_dismissal() {
+    let migration = json!({"questions": [
+        {"id": "apply", "text": "Apply the proposed migration?", "answer_type": "boolean"},
+        {"id": "env", "text": "Which environment?", "answer_type": "select",
+         "options": ["staging", "production"], "when": {"question_id": "apply", "equals": true}}]});
+    for (mode, stream) in [("legacy", "esc"), ("2026-07-28", "esc-stateless")] {
+        let scratch = Scratch::new();
+        let out = scratch.drive(
+            stream,
+            None,
+            json!({"mode": mode,
+                   "env": {"ASKUSER_MCP_WAIT_MS": "20000", "ASKUSER_MCP_NO_PERSON_MS": "1000"},
+                   "calls": [
+                {"tool": "ask_user", "arguments": migration,
+                 "responses": [{"action": "accept", "content": {"apply": true}, "delay": 1.5},
+                               {"action": "cancel", "delay": 0.3}]}]}),
+        );
+        let call = &out["calls"][0];
+        assert_eq!(call["rounds"].as_array().map(Vec::len), Some(2), "{mode}");
+        assert_eq!(
+            result(call),
+            json!({"isError": true,
+                   "text": ["ask_user: the user dismissed the questions. Do not retry this tool call in this turn; continue without the answers, or end your turn."],
+                   "structuredContent": null}),
+            "{mode}"
+        );
+        assert_eq!(
+            events(stream, &scratch),
+            [
+                "shown call-1: apply",
+                "answered call-1: apply = true",
+                "shown call-1: env",
+                "turn ended call-1",
+            ],
+            "{mode}"
+        );
+    }
+}
+
+/// A client that offers roots says where its project is: the server records
+/// that directory (and its repository) as where the agent works, not the
+/// directory the host started it in.
+#[test]
+fn the_directory_recorded_is_the_client_s_root() {
+    let scratch = Scratch::new();
+    let project = scratch.dir.path().join("my project");
+    std::fs::create_dir_all(project.join(".git")).unwrap();
+    let root = format!("file://{}", project.display()).replace(' ', "%20");
+    let out = scratch.drive(
+        "rooted",
+        None,
+        json!({"env": {"ASKUSER_MCP_MACHINE": "laptop"},
+               "roots": [root],
+               "calls": [{"tool": "ask_user", "arguments": apply(),
+                          "responses": [{"action": "accept", "content": {"apply": true}}]}]}),
+    );
+    assert_eq!(
+        result(&out["calls"][0]),
+        json!({"isError": false, "text": ["{\"apply\":true}"], "structuredContent": {"apply": true}})
+    );
+    let tmp = scratch.dir.path().display().to_string();
+    let events: Vec<String> = (events("rooted", &scratch).into_iter())
+        .map(|event| event.replace(&tmp, "<tmp>"))
+        .collect();
+    assert_eq!(
+        events,
+        [
+            "attached host=mcp 0.1.0, machine=laptop, directory=<tmp>/my project, repository=my project",
+            "shown call-1: apply",
+            "answered call-1: apply = true",
+            "detached host=mcp 0.1.0, machine=laptop, directory=<tmp>/my project, repository=my project",
         ]
     );
 }

@@ -72,6 +72,29 @@ pub(crate) fn json(
     servers: &[&str],
     entry: &Entry,
 ) -> Result<(String, Change), Refusal> {
+    let (root, options) = checked(text, jsonc)?;
+    let mut container = root
+        .object_value_or_create()
+        .ok_or_else(|| Refusal::Shape("the file".into(), "a JSON object"))?;
+    for key in servers {
+        container = container
+            .object_value_or_create(key)
+            .ok_or_else(|| Refusal::Shape(format!("\"{key}\""), "an object"))?;
+    }
+    let change = set_json_entry(&container, entry, &options);
+    let mut merged = root.to_string();
+    // A new file ends with a line break; an old one as it did.
+    if !merged.ends_with('\n') && text.is_none_or(|old| old.ends_with('\n')) {
+        merged.push('\n');
+    }
+    Ok((merged, change))
+}
+
+/// `text` (JSON, with comments and trailing commas when `jsonc`; `None` for
+/// a new file) as the host reads it, refused where the host would refuse it or
+/// read it otherwise than the merge; its syntax tree to edit, and the options
+/// it was read with.
+fn checked(text: Option<&str>, jsonc: bool) -> Result<(CstRootNode, ParseOptions), Refusal> {
     let options = ParseOptions {
         allow_comments: jsonc,
         allow_loose_object_property_names: false,
@@ -110,21 +133,47 @@ pub(crate) fn json(
         no_key_twice(source, value)?;
     }
     let root = CstRootNode::parse(source, &options).map_err(malformed)?;
+    Ok((root, options))
+}
+
+/// `text` (JSON, with comments and trailing commas when `jsonc`; `None` for a
+/// new file) with `rule` in the list under the keys `list` (Claude Code's
+/// `permissions.allow`), added at its end where it is not there yet; and
+/// whether it was added.
+pub(crate) fn json_rule(
+    text: Option<&str>,
+    jsonc: bool,
+    list: &[&str],
+    rule: &str,
+) -> Result<(String, bool), Refusal> {
+    let (root, _) = checked(text, jsonc)?;
     let mut container = root
         .object_value_or_create()
         .ok_or_else(|| Refusal::Shape("the file".into(), "a JSON object"))?;
-    for key in servers {
+    let Some((name, path)) = list.split_last() else {
+        return Ok((root.to_string(), false));
+    };
+    for key in path {
         container = container
             .object_value_or_create(key)
             .ok_or_else(|| Refusal::Shape(format!("\"{key}\""), "an object"))?;
     }
-    let change = set_json_entry(&container, entry, &options);
+    let array = container
+        .array_value_or_create(name)
+        .ok_or_else(|| Refusal::Shape(format!("\"{name}\""), "a list"))?;
+    let written = Value::from(rule).to_string();
+    let there = array
+        .elements()
+        .iter()
+        .any(|element| element.to_string().trim() == written);
+    if !there {
+        array.append(CstInputValue::String(rule.to_owned()));
+    }
     let mut merged = root.to_string();
-    // A new file ends with a line break; an old one as it did.
     if !merged.ends_with('\n') && text.is_none_or(|old| old.ends_with('\n')) {
         merged.push('\n');
     }
-    Ok((merged, change))
+    Ok((merged, !there))
 }
 
 /// The keys of askuser's entry in `text` (as merged) other than the ones

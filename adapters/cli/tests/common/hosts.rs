@@ -128,9 +128,9 @@ pub fn claude_http(scratch: &Scratch, model: &Model, url: &str, token: &str) -> 
     )
 }
 
-fn claude_with(scratch: &Scratch, model: &Model, server: &serde_json::Value) -> Host {
-    let dir = project(scratch);
-    let home = scratch.path("home");
+/// Claude Code's own file for a person who has been through its onboarding:
+/// trust in the project accepted, the scripted model's key approved.
+fn claude_onboarded(scratch: &Scratch, dir: &std::path::Path) {
     let config = json!({
         "hasCompletedOnboarding": true,
         "lastOnboardingVersion": "2.1.332",
@@ -139,12 +139,14 @@ fn claude_with(scratch: &Scratch, model: &Model, server: &serde_json::Value) -> 
         "projects": {dir.display().to_string(): {
             "hasTrustDialogAccepted": true, "hasCompletedProjectOnboarding": true, "allowedTools": []}},
     });
-    write(home.join(".claude.json"), &config.to_string());
-    let settings = json!({"permissions": {"allow": ["mcp__askuser"]}});
-    write(home.join(".claude/settings.json"), &settings.to_string());
-    let servers = json!({"mcpServers": {"askuser": server}});
-    let mcp = scratch.path("mcp.json");
-    write(mcp.clone(), &servers.to_string());
+    write(
+        scratch.path("home").join(".claude.json"),
+        &config.to_string(),
+    );
+}
+
+/// Claude Code's environment against `model`.
+fn claude_env(scratch: &Scratch, model: &Model) -> Vec<(String, String)> {
     let mut env = base_env(scratch);
     for (k, v) in [
         ("ANTHROPIC_BASE_URL", model.url().as_str()),
@@ -152,13 +154,60 @@ fn claude_with(scratch: &Scratch, model: &Model, server: &serde_json::Value) -> 
         ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1"),
         ("DISABLE_AUTOUPDATER", "1"),
         ("DISABLE_TELEMETRY", "1"),
-        ("ENABLE_TOOL_SEARCH", "false"),
         // The first turn waits for askuser's server to connect: otherwise, on a
         // busy machine, the turn can go out before its tools are offered.
         ("MCP_CONNECTION_NONBLOCKING", "false"),
     ] {
         env.push((k.into(), v.into()));
     }
+    env
+}
+
+/// Runs `askuser setup HOST --db <scratch log>` as the person would, with the
+/// host's environment (its home, `CODEX_HOME`); returns what it printed.
+fn set_up(scratch: &Scratch, host: &str, env: &[(String, String)]) -> String {
+    let db = scratch.db();
+    let output = Command::new(BIN)
+        .args(["setup", host, "--db", &db])
+        .current_dir(project(scratch))
+        .env_remove("ASKUSER_DB")
+        .envs(env.iter().map(|(k, v)| (k, v)))
+        .output()
+        .expect("askuser setup runs");
+    assert!(
+        output.status.success(),
+        "askuser setup {host}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).expect("UTF-8")
+}
+
+/// Claude Code against `model` with askuser set up by `askuser setup
+/// claude-code` alone: no configuration of askuser's by hand.
+pub fn claude_set_up(scratch: &Scratch, model: &Model) -> Host {
+    let dir = project(scratch);
+    claude_onboarded(scratch, &dir);
+    let env = claude_env(scratch, model);
+    set_up(scratch, "claude-code", &env);
+    Host {
+        program: executable("ASKUSER_TEST_CLAUDE"),
+        args: Vec::new(),
+        env,
+        dir,
+    }
+}
+
+fn claude_with(scratch: &Scratch, model: &Model, server: &serde_json::Value) -> Host {
+    let dir = project(scratch);
+    let home = scratch.path("home");
+    claude_onboarded(scratch, &dir);
+    let settings = json!({"permissions": {"allow": ["mcp__askuser"]}});
+    write(home.join(".claude/settings.json"), &settings.to_string());
+    let servers = json!({"mcpServers": {"askuser": server}});
+    let mcp = scratch.path("mcp.json");
+    write(mcp.clone(), &servers.to_string());
+    let mut env = claude_env(scratch, model);
+    env.push(("ENABLE_TOOL_SEARCH".into(), "false".into()));
     Host {
         program: executable("ASKUSER_TEST_CLAUDE"),
         args: vec![
@@ -178,11 +227,37 @@ fn claude_with(scratch: &Scratch, model: &Model, server: &serde_json::Value) -> 
 /// an app-server daemon, with askuser's server under it, that outlives it).
 pub fn codex(scratch: &Scratch, model: &Model, extra: &[&str]) -> Host {
     let dir = project(scratch);
-    let codex_home = scratch.path("codex");
     let args: Vec<String> = askuser_args(scratch, extra)
         .iter()
         .map(|a| format!("{a:?}"))
         .collect();
+    let server = format!(
+        r#"
+[mcp_servers.askuser]
+command = {BIN:?}
+args = [{}]
+env = {{ ASKUSER_MACHINE = "laptop" }}
+default_tools_approval_mode = "approve"
+"#,
+        args.join(", ")
+    );
+    codex_with(scratch, model, &dir, &server);
+    codex_host(scratch, dir)
+}
+
+/// Codex against `model` with askuser set up by `askuser setup codex` alone:
+/// no configuration of askuser's by hand.
+pub fn codex_set_up(scratch: &Scratch, model: &Model) -> Host {
+    let dir = project(scratch);
+    codex_with(scratch, model, &dir, "");
+    let host = codex_host(scratch, dir);
+    set_up(scratch, "codex", &host.env);
+    host
+}
+
+/// Codex's file: the scripted model's provider, nothing sent anywhere else, the
+/// project trusted, and `server` (askuser's entry, or nothing).
+fn codex_with(scratch: &Scratch, model: &Model, dir: &std::path::Path, server: &str) {
     let config = format!(
         r#"model = "scripted-model"
 model_provider = "scripted"
@@ -198,21 +273,19 @@ plugins = false
 name = "Scripted"
 base_url = "{}/v1"
 wire_api = "responses"
-
-[mcp_servers.askuser]
-command = {BIN:?}
-args = [{}]
-env = {{ ASKUSER_MACHINE = "laptop" }}
-default_tools_approval_mode = "approve"
-
+{server}
 [projects.{:?}]
 trust_level = "trusted"
 "#,
         model.url(),
-        args.join(", "),
         dir.display().to_string()
     );
-    write(codex_home.join("config.toml"), &config);
+    write(scratch.path("codex").join("config.toml"), &config);
+}
+
+/// Codex in `dir`, its home in the scratch directory.
+fn codex_host(scratch: &Scratch, dir: PathBuf) -> Host {
+    let codex_home = scratch.path("codex");
     let mut env = base_env(scratch);
     env.push(("CODEX_HOME".into(), codex_home.display().to_string()));
     Host {

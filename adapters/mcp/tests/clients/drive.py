@@ -17,7 +17,8 @@ disconnect): what was printed so far is {"exited": true, "rounds": [...]}.
 
 A call with "progress": true passes a progress callback (so the request carries
 a progress token) and reports the notifications as "progress": [[progress,
-message], ...]; "delay": seconds waits that long before answering each form.
+message], ...]; "delay": seconds waits that long before answering each form,
+and a response's own "delay" before giving that response.
 
 A call with "steps" (protocol 2026-07-28 only) is driven by hand, one `tools/call`
 per step: {"state": "latest"|"first"|"forged", "response": {...}} retries with the
@@ -33,6 +34,8 @@ surface act on the log while round N is shown, before the form is answered:
 the command of "elsewhere_command" (`examples/elsewhere.rs`: DB STREAM) runs
 with the actions as JSON, as the web inbox or a terminal would; a failure ends
 the client with its message.
+
+With "roots": [URI, ...] the client offers roots and lists those.
 
 With "client_info": {"name", "version"} the client introduces itself so (as
 Codex does: "codex-mcp-client"); otherwise as the SDK's default.
@@ -96,6 +99,9 @@ async def main(scenario):
         if not queue:
             return types.ElicitResult(action="cancel")
         response = queue.pop(0)
+        if response.get("delay"):
+            # This response's own pace: a person reading the form first.
+            await asyncio.sleep(response["delay"])
         return types.ElicitResult(action=response["action"], content=response.get("content"))
 
     if "url" in scenario:
@@ -117,6 +123,11 @@ async def main(scenario):
         options["elicitation_callback"] = elicit
     if scenario.get("sampling"):
         options["sampling_callback"] = sample
+    if "roots" in scenario:
+        async def list_roots(context):
+            return types.ListRootsResult(
+                roots=[types.Root(uri=uri) for uri in scenario["roots"]])
+        options["list_roots_callback"] = list_roots
     out = {}
     async with Client(server, **options) as client:
         out["instructions"] = client.instructions
