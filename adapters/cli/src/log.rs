@@ -102,8 +102,7 @@ pub(crate) fn log(command: &LogCommand) -> Result<u8, CliError> {
     Ok(EXIT_RESULT)
 }
 
-/// `askuser log salvage FROM TO`: exit 0 when every event was copied or only a
-/// write a crash cut off before it was acknowledged was left out, 1 when some
+/// `askuser log salvage FROM TO`: exit 0 when every event was copied, 1 when some
 /// were lost (the report says which).
 fn salvage(from: &Path, to: &Path) -> Result<u8, CliError> {
     let report = askuser_app::location::salvage(from, to)?;

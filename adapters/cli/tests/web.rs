@@ -65,6 +65,12 @@ fn a_person_answers_a_branching_form_in_the_browser_with_back_a_note_and_the_rev
     assert!(browser.source().contains("value=\"1\" checked"));
     browser.click("#c0");
     browser.click("button[value=answer]");
+    // The note came back beside another answer: asked about once, kept.
+    assert_eq!(
+        browser.wait_text("p.error", NOTE_QUESTION),
+        NOTE_QUESTION
+    );
+    browser.click("button[value=answer]");
     assert_eq!(
         browser.wait_title("[3/3] Optional note for the migration log"),
         "[3/3] Optional note for the migration log"
@@ -108,6 +114,10 @@ fn a_person_answers_a_branching_form_in_the_browser_with_back_a_note_and_the_rev
     browser.go(&format!("http://127.0.0.1:{}/", web.port));
     assert_eq!(browser.wait_title("askuser inbox"), "askuser inbox");
 }
+
+/// What the page asks when the environment's note comes back beside another
+/// environment.
+const NOTE_QUESTION: &str = "Your note \"after the backup\" was written for your earlier answer, production. Does it still apply to your new answer, staging? Keep it and press Answer again, edit it, or clear it to send the answer without it.";
 
 fn a_typed_answer_gets_a_generated_form_and_the_engines_error_beside_its_field(place: &Place) {
     let scratch = Scratch::new();

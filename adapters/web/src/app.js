@@ -72,7 +72,10 @@
     var now = Date.now();
     var up = false;
     document.querySelectorAll('[data-deadline]').forEach(function (el) {
-      var left = Math.max(0, Math.round((Number(el.dataset.deadline) - now) / 1000));
+      // Rounded up: "time is up" only once the deadline has passed (rounding
+      // to the nearest said it half a second early, and an answer sent then
+      // was still taken).
+      var left = Math.max(0, Math.ceil((Number(el.dataset.deadline) - now) / 1000));
       el.textContent = left > 0 ? words(left) + ' left' : 'time is up';
       el.classList.toggle('soon', left <= 20);
       if (left === 0) up = true;
