@@ -66,10 +66,7 @@ fn a_person_answers_a_branching_form_in_the_browser_with_back_a_note_and_the_rev
     browser.click("#c0");
     browser.click("button[value=answer]");
     // The note came back beside another answer: asked about once, kept.
-    assert_eq!(
-        browser.wait_text("p.error", NOTE_QUESTION),
-        NOTE_QUESTION
-    );
+    assert_eq!(browser.wait_text("p.error", NOTE_QUESTION), NOTE_QUESTION);
     browser.click("button[value=answer]");
     assert_eq!(
         browser.wait_title("[3/3] Optional note for the migration log"),
