@@ -127,6 +127,20 @@ fn checked(text: Option<&str>, jsonc: bool) -> Result<(CstRootNode, ParseOptions
             reason: "a control character inside a string, which the host's JSON reader refuses (write it as \\uXXXX)".into(),
         });
     }
+    // jsonc-parser also takes any Unicode space between tokens (a vertical
+    // tab, a byte-order mark); `JSON.parse` takes only space, tab and line
+    // breaks, so a strict JSON file with another is one the host refuses.
+    if let Some((at, c)) = (!jsonc).then(|| foreign_space(source)).flatten() {
+        let (line, column) = line_column(source, at);
+        return Err(Refusal::Malformed {
+            line,
+            column,
+            reason: format!(
+                "U+{:04X} between values, which the host's JSON reader does not take as space: remove it",
+                u32::from(c)
+            ),
+        });
+    }
     let ast = jsonc_parser::parse_to_ast(source, &CollectOptions::default(), &options)
         .map_err(malformed)?;
     if let Some(value) = &ast.value {
@@ -421,6 +435,28 @@ fn json_value(value: &toml_edit::Value) -> Option<Value> {
 
 /// The byte offset of the first raw control character (below U+0020) inside a
 /// string of a JSON (or, with `jsonc`, JSON with comments) text the parser took.
+/// The byte offset and character of the first space outside a string that
+/// strict JSON does not take (anything but space, tab, CR and LF: a vertical
+/// tab, a form feed, a no-break space, a byte-order mark), if any.
+fn foreign_space(source: &str) -> Option<(usize, char)> {
+    let (mut in_string, mut escaped) = (false, false);
+    for (at, c) in source.char_indices() {
+        if in_string {
+            match c {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                '"' => in_string = false,
+                _ => {}
+            }
+        } else if c == '"' {
+            in_string = true;
+        } else if (c.is_whitespace() || c == '\u{feff}') && !matches!(c, ' ' | '\t' | '\n' | '\r') {
+            return Some((at, c));
+        }
+    }
+    None
+}
+
 fn control_in_string(source: &str, jsonc: bool) -> Option<usize> {
     let bytes = source.as_bytes();
     let (mut at, mut in_string, mut escaped) = (0, false, false);
@@ -516,6 +552,29 @@ mod tests {
         // In a comment it is the comment's, and an escaped one is fine.
         let fine = "{\n  // a\u{7}b \"c\n  \"note\": \"a\\u0007b\"\n}";
         assert!(json(Some(fine), true, &["servers"], &entry()).is_ok());
+    }
+
+    /// Found by the address-sanitizer fuzz run: a file of one vertical tab
+    /// was taken as empty, and the entry written after it, which `JSON.parse`
+    /// refuses.
+    #[test]
+    fn a_space_strict_json_does_not_take_is_refused_where_the_host_refuses_it() {
+        let refused = json(Some("\u{b}"), false, &["servers"], &entry());
+        assert_eq!(
+            refused.unwrap_err().to_string(),
+            "line 1, column 1: U+000B between values, which the host's JSON reader does not take as space: remove it"
+        );
+        // A form feed and a no-break space alike.
+        let feed = "{\"servers\":\u{c}{}}";
+        assert_eq!(
+            json(Some(feed), false, &["servers"], &entry())
+                .unwrap_err()
+                .to_string(),
+            "line 1, column 12: U+000C between values, which the host's JSON reader does not take as space: remove it"
+        );
+        // Inside a string it is the string's; JSONC readers take it as space.
+        assert!(json(Some("{\"a\": \"x\u{a0}y\"}"), false, &["servers"], &entry()).is_ok());
+        assert!(json(Some("\u{b}{}"), true, &["servers"], &entry()).is_ok());
     }
 
     #[test]
