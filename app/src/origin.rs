@@ -30,7 +30,7 @@ pub fn here(host: Option<&str>, label: Option<&str>) -> AgentOrigin {
 /// The variables agent hosts set in the environment of the commands their
 /// agents run, each with the host's name (the list Claude Code itself reads to
 /// tell agents apart).
-const HOST_MARKERS: [(&str, &str); 6] = [
+pub const HOST_MARKERS: [(&str, &str); 6] = [
     ("CLAUDECODE", "Claude Code"),
     ("GEMINI_CLI", "Gemini CLI"),
     ("CODEX_THREAD_ID", "Codex"),

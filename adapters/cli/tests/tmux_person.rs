@@ -245,24 +245,23 @@ fn a_paste_the_terminal_did_not_bracket_never_submits() {
     );
 }
 
-#[test]
-fn a_note_reaches_the_claude_result() {
-    let scratch = Scratch::new();
+/// Claude's example asked in the terminal: a note written beside the first
+/// question ("only for the admin API"), "API keys" picked, the second question
+/// showing.
+fn api_keys_with_a_note(name: &str, scratch: &Scratch) -> Tmux {
     let claude = example("claude.json");
-    let tmux = Tmux::start(
-        "note",
-        &scratch,
-        &[
-            "ask",
-            "--dialect",
-            "claude",
-            "--db",
-            &scratch.db(),
-            "--stream",
-            "s",
-            &claude,
-        ],
-    );
+    let db = scratch.db();
+    let args = [
+        "ask",
+        "--dialect",
+        "claude",
+        "--db",
+        &db,
+        "--stream",
+        "s",
+        &claude,
+    ];
+    let tmux = Tmux::start(name, scratch, &args);
     tmux.wait_for("Which auth method should we use?");
     tmux.keys(&["M-n"]);
     tmux.wait_for("[Enter keeps the note");
@@ -271,6 +270,13 @@ fn a_note_reaches_the_claude_result() {
     tmux.wait_for("Which auth method should we use?");
     tmux.keys(&["2"]);
     tmux.wait_for("Which features should we enable?");
+    tmux
+}
+
+#[test]
+fn a_note_reaches_the_claude_result() {
+    let scratch = Scratch::new();
+    let tmux = api_keys_with_a_note("note", &scratch);
     tmux.keys(&["1", "3", "Enter"]);
     let review = tmux.wait_for("? Review your answers");
     assert!(
@@ -294,29 +300,7 @@ fn a_note_reaches_the_claude_result() {
 #[test]
 fn a_changed_answer_asks_whether_its_note_still_applies_and_a_dropped_note_is_not_sent() {
     let scratch = Scratch::new();
-    let claude = example("claude.json");
-    let tmux = Tmux::start(
-        "notechanged",
-        &scratch,
-        &[
-            "ask",
-            "--dialect",
-            "claude",
-            "--db",
-            &scratch.db(),
-            "--stream",
-            "s",
-            &claude,
-        ],
-    );
-    tmux.wait_for("Which auth method should we use?");
-    tmux.keys(&["M-n"]);
-    tmux.wait_for("[Enter keeps the note");
-    tmux.text("only for the admin API");
-    tmux.keys(&["Enter"]);
-    tmux.wait_for("Which auth method should we use?");
-    tmux.keys(&["2"]);
-    tmux.wait_for("Which features should we enable?");
+    let tmux = api_keys_with_a_note("notechanged", &scratch);
     tmux.keys(&["1", "Enter"]);
     tmux.wait_for("? Review your answers");
     tmux.keys(&["Down", "Enter"]);

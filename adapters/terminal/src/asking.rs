@@ -388,24 +388,21 @@ impl<'a> Asking<'a> {
             list.highlight(c);
             return (View::NoteKept(list, value), None);
         }
+        let Listed::Picked(pick @ (Pick::KeepNote | Pick::DropNote | Pick::EditNote)) =
+            list.handle(key)
+        else {
+            return (View::NoteKept(list, value), None);
+        };
         self.note_settled = true;
-        match list.handle(key) {
-            Listed::Picked(Pick::KeepNote) => {
-                (View::Question, Some(Done::Act(Action::Answer(value))))
-            }
-            Listed::Picked(Pick::DropNote) => {
-                self.note = None;
-                (View::Question, Some(Done::Act(Action::Answer(value))))
-            }
-            Listed::Picked(Pick::EditNote) => {
+        match pick {
+            Pick::DropNote => self.note = None,
+            Pick::EditNote => {
                 self.send_after_note = Some(value);
-                (View::Note(self.note_editor()), None)
+                return (View::Note(self.note_editor()), None);
             }
-            _ => {
-                self.note_settled = false;
-                (View::NoteKept(list, value), None)
-            }
+            _ => {}
         }
+        (View::Question, Some(Done::Act(Action::Answer(value))))
     }
 
     /// An answer carries the note the person wrote for it.

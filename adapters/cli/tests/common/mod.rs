@@ -92,7 +92,7 @@ pub fn askuser_in(dir: &Path, limit: Option<&str>, args: &[&str]) -> Command {
         None => Command::new(BIN),
     };
     // The variables an agent host sets: these tests are no host's.
-    for (marker, _) in HOST_MARKERS {
+    for (marker, _) in askuser_app::origin::HOST_MARKERS {
         command.env_remove(marker);
     }
     command
@@ -158,14 +158,3 @@ pub mod model;
 pub mod place;
 pub mod tmux;
 pub mod web;
-
-/// The variables agent hosts set in their tools' environment, which `askuser
-/// ask` reads to name its host (unset for every program a test runs).
-pub const HOST_MARKERS: [(&str, &str); 6] = [
-    ("CLAUDECODE", "Claude Code"),
-    ("GEMINI_CLI", "Gemini CLI"),
-    ("CODEX_THREAD_ID", "Codex"),
-    ("CODEX_SANDBOX", "Codex"),
-    ("COPILOT_CLI", "GitHub Copilot CLI"),
-    ("CURSOR_AGENT", "Cursor"),
-];

@@ -53,8 +53,12 @@ impl Tmux {
         let out = scratch.path("out");
         let code = scratch.path("code");
         // The program starts once the recording is on (the `go` file).
+        // The variables an agent host sets: these tests are no host's.
+        let hosts = askuser_app::origin::HOST_MARKERS
+            .map(|(marker, _)| marker)
+            .join(" ");
         let script = format!(
-            "cd '{}' && unset CLAUDECODE GEMINI_CLI CODEX_THREAD_ID CODEX_SANDBOX COPILOT_CLI CURSOR_AGENT; while [ ! -e go ]; do sleep 0.02; done; HOME=. ASKUSER_MACHINE=laptop {vars}{command} > '{}'; echo $? > '{}.tmp' && mv '{}.tmp' '{}'; sleep 600",
+            "cd '{}' && unset {hosts}; while [ ! -e go ]; do sleep 0.02; done; HOME=. ASKUSER_MACHINE=laptop {vars}{command} > '{}'; echo $? > '{}.tmp' && mv '{}.tmp' '{}'; sleep 600",
             scratch.dir.path().display(),
             out.display(),
             code.display(),
