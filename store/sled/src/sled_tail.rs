@@ -326,8 +326,10 @@ const LEAD: u64 = 16;
 /// manifest of a batch (one append: its events and its stream record) whose
 /// messages do not all follow. It then zeroes the rest of that segment, and
 /// every later segment whole. A crash leaves only the last two behind: the
-/// messages it discarded are each intact (their checksums pass), or zeros. A
-/// flipped bit, a cut or a message written over leaves a message that fails.
+/// messages it discarded are each intact (their checksums pass), or zeros, or
+/// the one message whose write the kill stopped at a page's end (see
+/// [`torn_by_a_kill`]). A flipped bit, a cut elsewhere or a message written
+/// over leaves a message that fails.
 ///
 /// So this walks sled's messages through the stretch where recovery stopped
 /// (the first one not starting in a segment's header: whole later segments are
@@ -419,7 +421,8 @@ fn messages_intact_or_unwritten(
         return false;
     }
     let mut data = vec![0; size];
-    file.read_exact_at(&mut data, start).is_ok() && only_intact_or_unwritten(&data, generation)
+    file.read_exact_at(&mut data, start).is_ok()
+        && only_intact_or_unwritten(&data, start, generation)
 }
 
 /// Whether a message of its segment's generation starts at `at` in `file`.
@@ -454,64 +457,127 @@ fn segment_header_intact(header: &[u8; SEGMENT_HEAD]) -> bool {
 const MAX_SEGMENT: usize = 8 << 20;
 
 /// Whether the messages in `data` (from where sled's recovery stopped to the
-/// end of its segment) are what a crash leaves: intact messages of
-/// `generation`, up to the first place where none starts (zeros, or the
-/// bytes a reused segment keeps from an earlier generation: a buffer sled
-/// reserved and never wrote, or the end of what this generation wrote). Past
+/// end of its segment; it starts at byte `base` of the data file) are what a
+/// crash leaves: intact messages of `generation`, up to the first place where
+/// none starts (zeros, or the bytes a reused segment keeps from an earlier
+/// generation: a buffer sled reserved and never wrote, or the end of what this
+/// generation wrote) or the message a kill tore (see [`torn_by_a_kill`]). Past
 /// that place nothing was acknowledged, since a flush makes a prefix of the
 /// log stable; so the walk stops there. It fails at a message of this
-/// generation that fails its checksum or is cut short: damage.
-fn only_intact_or_unwritten(data: &[u8], generation: u64) -> bool {
+/// generation that fails its checksum or is cut short otherwise: damage.
+fn only_intact_or_unwritten(data: &[u8], base: u64, generation: u64) -> bool {
     let mut at = 0;
     while at < data.len() {
         match sled_message(&data[at..], generation) {
             Some(length) => at += length,
-            None => return !of_generation(&data[at..], generation),
+            None => {
+                return !of_generation(&data[at..], generation)
+                    || torn_by_a_kill(data, base, at, generation);
+            }
         }
     }
     true
 }
 
+/// The size of a page of the operating system's file cache: a write that a
+/// kill interrupts (SIGKILL during `pwrite`) has written a prefix of its bytes
+/// that ends where such a page does.
+const PAGE: u64 = 4096;
+
+/// Whether the message of `generation` at `data[at..]` (`data` starts at byte
+/// `base` of the data file), which fails its checksum, is one whose write a
+/// kill tore: it runs past the end of a page of the file, and from that page on
+/// its bytes are not this write's. They are zeros (never written; or the end of
+/// the file, which a torn write extends only to the page where it stopped) or
+/// the bytes of an earlier generation of a reused segment (an intact message of
+/// an older generation starts among them). A flipped bit or a message written
+/// over leaves neither.
+fn torn_by_a_kill(data: &[u8], base: u64, at: usize, generation: u64) -> bool {
+    let Some(end) = message_header(&data[at..])
+        .filter(|&(number, _)| number == generation)
+        .and_then(|(_, length)| at.checked_add(length))
+    else {
+        return false;
+    };
+    let Ok(to_page_end) = usize::try_from(PAGE - (base + at as u64) % PAGE) else {
+        return false;
+    };
+    let page_end = at + to_page_end;
+    // The message runs past the page, and the file reaches the page's end (a
+    // file cut anywhere else is damage).
+    if page_end >= end || page_end > data.len() {
+        return false;
+    }
+    let torn = page_end..end.min(data.len());
+    data[torn.clone()].iter().all(|&byte| byte == 0)
+        || torn.into_iter().any(|from| {
+            message_header(&data[from..]).is_some_and(|(number, length)| {
+                number < generation && intact(&data[from..], length)
+            })
+        })
+}
+
 /// The largest kind of message sled 0.34 writes.
 const MAX_KIND: u8 = 12;
 
-/// The header of a message of `generation` at the start of `bytes`: a known
-/// kind and this segment number, whatever its checksum.
+/// The header of the sled message at the start of `bytes`, whatever its
+/// checksum: its segment number (the generation it was written in) and its
+/// claimed length (header and body); `None` when no message of a known kind
+/// starts there.
+fn message_header(bytes: &[u8]) -> Option<(u64, usize)> {
+    let kind = *bytes.get(4)?;
+    if !(1..=MAX_KIND).contains(&kind) {
+        return None;
+    }
+    let mut at = MESSAGE_HEAD;
+    let (length, used) = sled_varint(bytes.get(at..)?)?;
+    at += used;
+    let (number, used) = sled_varint(bytes.get(at..)?)?;
+    at += used;
+    at += sled_varint(bytes.get(at..)?)?.1;
+    Some((number, at.checked_add(usize::try_from(length).ok()?)?))
+}
+
+/// Whether a message of `generation` (a known kind and this segment number,
+/// whatever its checksum) starts at the start of `bytes`.
 fn of_generation(bytes: &[u8], generation: u64) -> bool {
-    let header = || {
-        let kind = *bytes.get(4)?;
-        let mut at = MESSAGE_HEAD;
-        at += sled_varint(bytes.get(at..)?)?.1;
-        let (number, _) = sled_varint(bytes.get(at..)?)?;
-        Some((1..=MAX_KIND).contains(&kind) && number == generation)
-    };
-    header().unwrap_or(false)
+    message_header(bytes).is_some_and(|(number, _)| number == generation)
 }
 
 /// A sled message's checksum and kind.
 const MESSAGE_HEAD: usize = 5;
 
-/// The length of the sled message at the start of `bytes` if it is intact:
-/// its header (a CRC-32, little-endian; its kind; its body's length, segment
-/// number and page id, each sled's varint) and body, the CRC covering the body
-/// and the rest of the header, inverted. Kind 0 is sled's "corrupted".
+/// The length of the sled message at the start of `bytes` if it is intact and
+/// of `generation`: its header (a CRC-32, little-endian; its kind; its body's
+/// length, segment number and page id, each sled's varint) and body, the CRC
+/// covering the body and the rest of the header, inverted. Kind 0 is sled's
+/// "corrupted".
 fn sled_message(bytes: &[u8], generation: u64) -> Option<usize> {
-    if !of_generation(bytes, generation) {
-        return None;
-    }
-    let stored = u32::from_le_bytes(bytes.get(..4)?.try_into().ok()?);
+    let (number, end) = message_header(bytes)?;
+    (number == generation && intact(bytes, end)).then_some(end)
+}
+
+/// Whether the message of length `end` at the start of `bytes` passes its
+/// checksum (see [`sled_message`]).
+fn intact(bytes: &[u8], end: usize) -> bool {
+    let Some(stored) = bytes.get(..4) else {
+        return false;
+    };
+    let stored = u32::from_le_bytes([stored[0], stored[1], stored[2], stored[3]]);
     let mut at = MESSAGE_HEAD;
-    let (length, used) = sled_varint(bytes.get(at..)?)?;
-    at += used;
-    for _ in 0..2 {
-        at += sled_varint(bytes.get(at..)?)?.1;
+    for _ in 0..3 {
+        match bytes.get(at..).and_then(sled_varint) {
+            Some((_, used)) => at += used,
+            None => return false,
+        }
     }
-    let end = at.checked_add(usize::try_from(length).ok()?)?;
-    let body = bytes.get(at..end)?;
+    let Some(body) = bytes.get(at..end) else {
+        return false;
+    };
     let mut crc = crc32fast::Hasher::new();
     crc.update(body);
     crc.update(&bytes[4..at]);
-    (crc.finalize() ^ u32::MAX == stored).then_some(end)
+    crc.finalize() ^ u32::MAX == stored
 }
 
 #[cfg(test)]
@@ -623,5 +689,68 @@ mod tests {
         second[SEGMENT_HEAD + 9] ^= 1;
         let damaged = log_with(&second);
         assert!(!cut_by_crash(damaged.path(), &cleared, false));
+    }
+
+    /// The second segment with a message of generation 1 that runs 100 bytes
+    /// past the segment's first page (the rest of the segment zeros), and
+    /// where the message starts.
+    fn across_a_page() -> (Vec<u8>, u64) {
+        let mut second = header_starting_with_zero().to_vec();
+        let body = [0x5A; 200];
+        let starts = usize::try_from(PAGE).unwrap() + 100 - message(1, &body, false).len();
+        second.resize(starts, 0);
+        second.extend(message(1, &body, false));
+        (second, SEGMENT + u64::try_from(starts).unwrap())
+    }
+
+    /// SIGKILL stops a `pwrite` at the end of a page of the file: the message
+    /// it was writing keeps its first part, and from that page on holds what
+    /// was there before (zeros, the end of the file, or an earlier generation's
+    /// bytes). A flipped bit, or a file cut elsewhere, is still damage.
+    #[test]
+    fn a_message_a_kill_tore_at_the_end_of_a_page_is_a_crash() {
+        let page_end = usize::try_from(PAGE).unwrap();
+        let (written, stopped_at) = across_a_page();
+        let cleared = [(stopped_at, 2 * SEGMENT)];
+        let mut torn = written.clone();
+        torn[page_end..].fill(0);
+        assert!(cut_by_crash(log_with(&torn).path(), &cleared, false));
+        // The file ends where the write stopped.
+        let dir = log_with(&torn);
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .open(dir.path().join("db"))
+            .unwrap();
+        file.set_len(SEGMENT + PAGE).unwrap();
+        assert!(cut_by_crash(dir.path(), &cleared, false));
+        // The file cut elsewhere: inside the page, or past its end.
+        for cut in [SEGMENT + PAGE - 30, SEGMENT + PAGE + 30] {
+            let dir = log_with(&written);
+            let file = std::fs::OpenOptions::new()
+                .write(true)
+                .open(dir.path().join("db"))
+                .unwrap();
+            file.set_len(cut).unwrap();
+            assert!(!cut_by_crash(dir.path(), &cleared, false), "{cut}");
+        }
+        // A reused segment: generation 0's messages lie past the page's end.
+        let mut over_stale = written.clone();
+        let stale = [
+            message(0, b"an old page", false),
+            message(0, b"another", false),
+        ]
+        .concat();
+        over_stale.truncate(page_end);
+        over_stale.extend(&stale[7..]);
+        assert!(cut_by_crash(log_with(&over_stale).path(), &cleared, false));
+        // A bit flipped before the page's end, or after it, the rest intact.
+        for flip in [page_end - 50, page_end + 50] {
+            let mut flipped = written.clone();
+            flipped[flip] ^= 0x10;
+            assert!(
+                !cut_by_crash(log_with(&flipped).path(), &cleared, false),
+                "{flip}"
+            );
+        }
     }
 }
