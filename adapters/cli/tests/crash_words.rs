@@ -2,7 +2,8 @@
 //! while a host asks and answers as fast as it can; the next read-only command
 //! says, in exact words, that the last write was cut off by a crash and that
 //! everything acknowledged is there, never that the log is damaged and needs
-//! salvaging; and every inquiry whose result was sent reads back finished.
+//! salvaging (`askuser log salvage` says nothing is damaged and exits 0); and
+//! every inquiry whose result was sent reads back finished.
 
 mod common;
 
@@ -103,6 +104,24 @@ fn a_killed_writer_leaves_a_log_that_says_it_was_cut_off_not_damaged() {
             assert!(
                 left_out.is_empty() || left_out.starts_with("stream \"crash\" event"),
                 "round {round}: {said}"
+            );
+            // Salvage says the same, that nothing is damaged, and exits 0.
+            let to = scratch
+                .path(&format!("salvaged-{round}"))
+                .display()
+                .to_string();
+            let salvaged = scratch.run(&["log", "salvage", &scratch.db(), &to], "");
+            let lines: Vec<&str> = salvaged.stdout.lines().collect();
+            assert_eq!(
+                (salvaged.code, lines.first().copied(), lines.last().copied()),
+                (
+                    0,
+                    Some(said.strip_prefix("askuser: ").unwrap_or(said)),
+                    Some("Nothing is damaged, and nothing acknowledged was lost.")
+                ),
+                "round {round}: {}{}",
+                salvaged.stdout,
+                salvaged.stderr
             );
         }
         // Every inquiry whose result was sent reads back finished.

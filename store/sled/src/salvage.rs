@@ -64,9 +64,13 @@ impl SalvageReport {
             .sum()
     }
 
-    /// Whether nothing at all was lost.
+    /// Whether nothing at all was lost: nothing was discarded but a write a
+    /// crash cut off before it was acknowledged, nothing is unreadable, and no
+    /// event is missing.
     pub fn is_complete(&self) -> bool {
-        self.discarded.is_none() && self.unreadable.is_empty() && self.lost_events() == 0
+        self.discarded.as_ref().is_none_or(|d| d.cut_by_crash)
+            && self.unreadable.is_empty()
+            && self.lost_events() == 0
     }
 }
 
@@ -74,9 +78,14 @@ impl fmt::Display for SalvageReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if let Some(discarded) = &self.discarded {
             writeln!(f, "{discarded}")?;
+            let past = if discarded.cut_by_crash {
+                "in the cut-off write"
+            } else {
+                "past the damage"
+            };
             writeln!(
                 f,
-                "{} found intact past the damage and copied.",
+                "{} found intact {past} and copied.",
                 events(self.past_damage)
             )?;
         }
@@ -115,7 +124,9 @@ impl fmt::Display for SalvageReport {
             }
             writeln!(f, ".")?;
         }
-        if self.is_complete() {
+        if self.is_complete() && self.discarded.is_some() {
+            writeln!(f, "Nothing is damaged, and nothing acknowledged was lost.")?;
+        } else if self.is_complete() {
             writeln!(f, "Nothing was lost.")?;
         } else if self.discarded.is_some() && self.lost_events() == 0 {
             writeln!(

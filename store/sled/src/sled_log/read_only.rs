@@ -80,11 +80,15 @@ impl SledLog {
         if let Some(discarded) = &mut discarded {
             discarded.missing =
                 crate::sled_tail::missing(&log, &origin.join("db"), &discarded.cleared);
-            discarded.cut_by_crash = crate::sled_tail::cut_by_crash(
-                origin,
-                &discarded.cleared,
-                discarded.missing.is_empty(),
-            );
+            // sled writes a snapshot only of what is on disk, and a kill
+            // loses nothing the kernel holds: a snapshot that recovery had to
+            // do without (it names data the file no longer has) is damage.
+            discarded.cut_by_crash = !without_snapshot
+                && crate::sled_tail::cut_by_crash(
+                    origin,
+                    &discarded.cleared,
+                    discarded.missing.is_empty(),
+                );
         }
         copy.release();
         log.read_only = Some(ReadOnly {
