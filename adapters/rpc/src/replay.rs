@@ -3,10 +3,15 @@
 
 use std::fmt::Write as _;
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use askuser_app::log::replay::{ReplayOptions, legacy_outputs, replay_with};
+use askuser_app::log::Recorded;
+use askuser_app::log::replay::{
+    Check, ReplayOptions, Sent, latest_snapshot, legacy_outputs, load, replay as replay_all,
+    replay_with, verify_with,
+};
 use askuser_app::log::{Log, Seq, StoreError, Timestamp};
 use askuser_core::{Command, Event, InquiryId, State};
 use askuser_dialects::Call;
@@ -31,6 +36,11 @@ pub struct ReplayedEvent {
     /// kept them beside the events); `None` where none were recorded (today's format
     /// records the events alone: their lines are re-derived from them).
     pub recorded: Option<Vec<Value>>,
+    /// Whether the re-derived lines are the recorded ones (`None`: nothing
+    /// recorded), read as the first format wrote them (a `prompt` or `review`
+    /// line's `step`, which the protocol gained since, is not compared), as the
+    /// library's replay check ([`verify_with`]) found.
+    matched: Option<bool>,
 }
 
 impl ReplayedEvent {
@@ -38,13 +48,7 @@ impl ReplayedEvent {
     /// read as the first format wrote them: a `prompt` or `review` line's `step`,
     /// which the protocol gained since, is not compared.
     pub fn matches(&self) -> Option<bool> {
-        self.recorded.as_ref().map(|recorded| {
-            recorded.len() == self.outputs.len()
-                && recorded
-                    .iter()
-                    .zip(&self.outputs)
-                    .all(|(recorded, output)| *recorded == as_first_format(output))
-        })
+        self.matched
     }
 }
 
@@ -203,74 +207,95 @@ fn plural(count: usize) -> &'static str {
 
 /// Replays `stream` from its first event (or, if compaction dropped events, from
 /// the snapshot that replaced them), re-deriving each event's protocol lines and
-/// reading the recorded ones.
+/// reading the recorded ones; the library's replay check ([`verify_with`])
+/// compares them, each recorded event an append of its own.
 ///
 /// # Errors
 /// When the log or the records cannot be read (a missing stream included).
 pub fn replay(log: &dyn Log, stream: &str) -> Result<ReplayReport> {
     let info = log.info(stream)?;
-    let mut calls: HashMap<InquiryId, Option<Arc<Call>>> = HashMap::new();
-    let mut timeouts: HashMap<InquiryId, askuser_core::Timeout> = HashMap::new();
-    let mut derived: Vec<(Seq, Timestamp, Event, Vec<askuser_core::Command>)> = Vec::new();
-    let mut from_start = true;
-    let replayed = loop {
-        let options = if from_start {
-            ReplayOptions::from_start()
-        } else {
-            ReplayOptions::latest()
-        };
-        let result = replay_with(log, stream, options, &mut |recorded, commands| {
-            derived.push((
-                recorded.seq,
-                recorded.at,
-                recorded.event.clone(),
-                commands.to_vec(),
-            ));
-        });
-        match result {
-            Ok(replayed) => break replayed,
-            Err(StoreError::Compacted { .. }) if from_start => {
-                derived.clear();
-                from_start = false;
-            }
-            Err(other) => return Err(other.into()),
+    let mut recorded: HashMap<Seq, Vec<Value>> = HashMap::new();
+    for seq in 1..=info.head {
+        if let Some(lines) = recorded_outputs(log, stream, seq)? {
+            recorded.insert(seq, lines);
         }
-    };
-    let from_snapshot = if from_start { None } else { replayed.snapshot };
-    let mut events = Vec::with_capacity(derived.len());
-    for (seq, at, event, commands) in derived {
-        if let Event::Requested(request) = &event {
-            let call = request.call.as_ref().and_then(parse_recorded).map(Arc::new);
-            calls.insert(request.inquiry.clone(), call);
-            if let Some(timeout) = request.policy.timeout {
-                timeouts.insert(request.inquiry.clone(), timeout);
-            }
-        }
-        let mut outputs = Vec::with_capacity(commands.len());
-        for command in &commands {
-            let inquiry = command_inquiry(command);
-            let call = calls.get(inquiry).and_then(Option::as_deref);
-            outputs.push(command_line(command, call, timeouts.get(inquiry).copied()));
-        }
-        let recorded = recorded_outputs(log, stream, seq)?;
-        events.push(ReplayedEvent {
-            seq,
-            at,
-            event,
-            outputs,
-            recorded,
-        });
     }
-    let snapshot_check = if from_snapshot.is_none() {
-        match askuser_app::log::replay::latest_snapshot(log, stream, info.head)? {
-            Some(snapshot) => {
-                let loaded = askuser_app::log::replay::load(log, stream)?;
-                Some((snapshot.seq, same_state(&loaded.state, &replayed.state)))
-            }
-            None => None,
+    let mut sent: Vec<Sent<Value>> = recorded
+        .iter()
+        .map(|(&seq, lines)| Sent {
+            seq,
+            commands: lines.clone(),
+        })
+        .collect();
+    sent.sort_by_key(|append| append.seq);
+    let mut lines = Lines::default();
+    let derived: RefCell<Vec<ReplayedEvent>> = RefCell::default();
+    let mut derive = |event: &Recorded, commands: &[Command]| {
+        let outputs = lines.of(&event.event, commands);
+        let compared = if recorded.contains_key(&event.seq) {
+            outputs.iter().map(as_first_format).collect()
+        } else {
+            Vec::new()
+        };
+        derived.borrow_mut().push(ReplayedEvent {
+            seq: event.seq,
+            at: event.at,
+            event: event.event.clone(),
+            outputs,
+            recorded: None,
+            matched: None,
+        });
+        compared
+    };
+    let (from_snapshot, matched) = match verify_with(log, stream, &sent, &mut derive) {
+        Ok(verification) => {
+            let matched = verification
+                .checks
+                .iter()
+                .map(|check| (check.seq, check.matches()))
+                .collect();
+            (None, matched)
         }
-    } else {
-        None
+        // The events before a snapshot were compacted away: replayed from it,
+        // each recorded event after it is checked alone.
+        Err(StoreError::Compacted { .. }) => {
+            derived.borrow_mut().clear();
+            let mut matched = HashMap::new();
+            let replayed = replay_with(
+                log,
+                stream,
+                ReplayOptions::latest(),
+                &mut |event, commands| {
+                    let compared = derive(event, commands);
+                    if let Some(lines) = recorded.get(&event.seq) {
+                        let check = Check {
+                            first: event.seq,
+                            seq: event.seq,
+                            recorded: lines.clone(),
+                            replayed: compared,
+                        };
+                        matched.insert(event.seq, check.matches());
+                    }
+                },
+            )?;
+            (replayed.snapshot, matched)
+        }
+        Err(other) => return Err(other.into()),
+    };
+    let mut events = derived.into_inner();
+    for event in &mut events {
+        event.matched = matched.get(&event.seq).copied();
+        event.recorded = recorded.remove(&event.seq);
+    }
+    // A snapshot of events still kept: the state loaded from it must be the
+    // state replayed from the first event.
+    let snapshot_check = match latest_snapshot(log, stream, info.head)? {
+        Some(snapshot) if from_snapshot.is_none() => {
+            let loaded = load(log, stream)?.state;
+            let replayed = replay_all(log, stream, ReplayOptions::from_start())?.state;
+            Some((snapshot.seq, same_state(&loaded, &replayed)))
+        }
+        _ => None,
     };
     Ok(ReplayReport {
         stream: stream.to_owned(),
@@ -278,6 +303,35 @@ pub fn replay(log: &dyn Log, stream: &str) -> Result<ReplayReport> {
         events,
         snapshot_check,
     })
+}
+
+/// Renders replayed commands as protocol lines: each inquiry's call (for its
+/// dialect's result) and timeout, learnt from its `Requested` event.
+#[derive(Default)]
+struct Lines {
+    calls: HashMap<InquiryId, Option<Arc<Call>>>,
+    timeouts: HashMap<InquiryId, askuser_core::Timeout>,
+}
+
+impl Lines {
+    /// The lines `commands`, yielded by `event`, re-derive to.
+    fn of(&mut self, event: &Event, commands: &[Command]) -> Vec<Value> {
+        if let Event::Requested(request) = event {
+            let call = request.call.as_ref().and_then(parse_recorded).map(Arc::new);
+            self.calls.insert(request.inquiry.clone(), call);
+            if let Some(timeout) = request.policy.timeout {
+                self.timeouts.insert(request.inquiry.clone(), timeout);
+            }
+        }
+        commands
+            .iter()
+            .map(|command| {
+                let inquiry = command_inquiry(command);
+                let call = self.calls.get(inquiry).and_then(Option::as_deref);
+                command_line(command, call, self.timeouts.get(inquiry).copied())
+            })
+            .collect()
+    }
 }
 
 fn same_state(a: &State, b: &State) -> bool {
