@@ -242,6 +242,18 @@ impl PendingFile {
         PendingTarget::prepare(path)?.write(self)
     }
 
+    /// Writes the file at `path`, which must not exist yet: filled under a
+    /// temporary name, then linked into place only if nothing is there, so a
+    /// reader never sees it empty or in part, and a file already there is never
+    /// replaced.
+    ///
+    /// # Errors
+    /// As [`PendingFile::write`], and [`AppError::PendingFile`] when a file is
+    /// already at `path`.
+    pub fn write_new(&self, path: &Path) -> Result<()> {
+        PendingTarget::prepare(path)?.place(self, Place::New)
+    }
+
     /// The answers filled in, by position.
     pub fn answers(&self) -> Vec<Value> {
         self.questions.iter().map(|q| q.answer.clone()).collect()
@@ -306,7 +318,12 @@ impl PendingTarget {
     /// # Errors
     /// [`AppError::PendingFile`] when it would be too large to read back, or writing
     /// or renaming fails (the temporary file is then removed).
-    pub fn write(mut self, file: &PendingFile) -> Result<()> {
+    pub fn write(self, file: &PendingFile) -> Result<()> {
+        self.place(file, Place::Over)
+    }
+
+    /// Writes `file` into the temporary file and puts it at the path, `how`.
+    fn place(mut self, file: &PendingFile, how: Place) -> Result<()> {
         let problem = |message: String| AppError::PendingFile {
             path: self.path.clone(),
             field: String::new(),
@@ -329,11 +346,29 @@ impl PendingTarget {
             .and_then(|()| self.temp.as_file().sync_all());
         written.map_err(|e| problem(format!("cannot be written ({e})")))?;
         let path = self.path.clone();
-        self.temp
-            .persist(&path)
-            .map_err(|e| problem(format!("cannot be replaced ({})", e.error)))?;
+        match how {
+            Place::Over => self
+                .temp
+                .persist(&path)
+                .map_err(|e| problem(format!("cannot be replaced ({})", e.error)))?,
+            Place::New => self.temp.persist_noclobber(&path).map_err(|e| {
+                problem(format!(
+                    "cannot be written: a file is already there ({})",
+                    e.error
+                ))
+            })?,
+        };
         Ok(())
     }
+}
+
+/// How [`PendingTarget::place`] puts the written file at its path.
+#[derive(Debug, Clone, Copy)]
+enum Place {
+    /// Renamed over whatever is there.
+    Over,
+    /// Linked in only where nothing is.
+    New,
 }
 
 /// Writes `bytes` to `path` through a temporary file created exclusively under a

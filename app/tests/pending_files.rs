@@ -171,3 +171,42 @@ fn a_place_that_cannot_be_written_is_known_before_anything_is_recorded() {
         .unwrap();
     assert_eq!(PendingFile::read(&ok).unwrap(), sample());
 }
+
+/// A new pending file (an MCP call's) appears whole or not at all: no reader
+/// ever finds it empty between its creation and its content, and a file
+/// already at its path is never replaced. Before, the path was reserved empty
+/// first, and a person listing pending files then read "EOF while parsing".
+#[cfg(unix)]
+#[test]
+fn a_new_pending_file_appears_whole_and_never_replaces_one_already_there() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("askuser-s-call-1.json");
+    let reader = {
+        let path = path.clone();
+        std::thread::spawn(move || {
+            let mut reads = 0;
+            while reads < 2_000 {
+                if let Ok(bytes) = fs::read(&path) {
+                    assert!(!bytes.is_empty(), "read empty after {reads} reads");
+                    reads += 1;
+                }
+            }
+        })
+    };
+    sample().write_new(&path).unwrap();
+    reader.join().unwrap();
+    assert_eq!(PendingFile::read(&path).unwrap(), sample());
+    let mode = fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600);
+    let again = sample().write_new(&path).unwrap_err().to_string();
+    assert_eq!(
+        again,
+        format!(
+            "the pending file {}: cannot be written: a file is already there (File exists (os error 17))",
+            path.display()
+        )
+    );
+    // Only the file: no temporary file is left.
+    assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+}

@@ -1,7 +1,6 @@
 //! Clients without elicitation: the questions go to a pending file, and the result
 //! says how the person answers (`askuser answer FILE`). Nothing is answered for them.
 
-use std::fs::OpenOptions;
 use std::path::Path;
 
 use askuser_app::log::{Clock, SystemClock};
@@ -44,19 +43,13 @@ pub(crate) fn write_pending(
             ))]);
         }
     };
-    let mut options = OpenOptions::new();
-    options.write(true).create_new(true);
-    // The person's alone, as the file that replaces it (created 0600).
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    let reserved = options.open(&path);
-    let written = reserved
-        .map_err(|e| e.to_string())
-        .and_then(|_| file.write(&path).map_err(|e| e.to_string()));
-    if let Err(error) = written {
+    // Whole or not at all (a person listing pending files at that moment never
+    // reads it empty), never over a file already there, the person's alone
+    // (created 0600).
+    if let Err(error) = file.write_new(&path) {
+        // The error names the file.
         return CallToolResult::error(vec![ContentBlock::text(format!(
-            "{tool}: askuser could not write the pending questions to {} ({error}). Do not retry this tool call in this turn.",
-            path.display()
+            "{tool}: askuser could not write the pending questions: {error}. Do not retry this tool call in this turn."
         ))]);
     }
     let text = instructions(&path);
