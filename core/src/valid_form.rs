@@ -202,18 +202,12 @@ impl ValidForm {
     }
 
     /// Whether a surface that offers a review shows one before this form's
-    /// answers are sent: forms of more than one question, and one-question forms
-    /// answered from a list (where a single key or tap picks, so a slip would be
-    /// sent at once). The one rule every surface follows, applied by
-    /// [`State::decide`](crate::State::decide).
+    /// answers are sent: forms of more than one question. A one-question form
+    /// is sent with its answer, on every surface: the answer is the whole form,
+    /// and a review would only show it again. The one rule every surface
+    /// follows, applied by [`State::decide`](crate::State::decide).
     pub fn wants_review(&self) -> bool {
         self.len() > 1
-            || self.questions().first().is_some_and(|question| {
-                matches!(
-                    question.answer_type,
-                    AnswerType::Boolean | AnswerType::Select | AnswerType::MultiSelect
-                )
-            })
     }
 
     /// The JSON Schema an answer to question `index` must satisfy.

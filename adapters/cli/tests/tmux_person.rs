@@ -357,8 +357,6 @@ fn an_ask_run_by_claude_code_is_named_after_it() {
     );
     tmux.wait_for("Go?");
     tmux.keys(&["y"]);
-    tmux.wait_for("> Submit these answers");
-    tmux.keys(&["Enter"]);
     let (code, out) = finished(&tmux, &scratch);
     assert_eq!((code, out.as_str()), (0, "{\"go\":true}\n"));
     let transcript = scratch.run_db(&["log", "transcript", "s"], "");

@@ -569,12 +569,12 @@ fn a_markdown_question_shows_its_fenced_block_and_a_script_in_it_as_text(place: 
         json!("c0")
     );
     browser.type_into("#c0", "\u{E009}\u{E007}");
-    at(&browser, "Review your answers");
+    // One question: sent with its answer; Done lists it, Markdown rendered.
+    at(&browser, "Done");
     assert_eq!(
         browser.run("return document.querySelector('dt').innerHTML"),
         json!("Write <code>config.json</code> with <strong>these</strong> settings?")
     );
-    browser.click("button[value=submit]");
     assert_eq!(
         serve.next_of("result"),
         r#"{"type":"result","inquiry":"g1","result":{"write":true},"cancelled":false}"#
@@ -618,23 +618,29 @@ fn other_typed_beside_a_picked_option_asks_which_was_meant(place: &Place) {
     // text sends the picked option.
     assert!(browser.source().contains("value=\"0\" checked"));
     browser.clear("#other");
+    // One question: sent with its answer, no review.
     browser.click("button[value=answer]");
-    at(&browser, "Review your answers");
+    at(&browser, "Done");
     assert_eq!(
-        masked(&browser.text()),
-        "← All questions\nwaiting N s\nReview your answers\nWhich database?\nPostgreSQL\nChange\nSend these answers\nReply to the assistant instead\nEnd the turn"
+        serve.next_of("result"),
+        r#"{"type":"result","inquiry":"o1","result":{"db":"PostgreSQL"},"cancelled":false}"#
     );
-    // Changed to the own answer: picking it sends what was typed.
-    browser.click("button[name=change][value=db]");
+    // Asked again: picking the own answer sends what was typed.
+    serve.send(
+        &json!({"type": "ask", "inquiry": "o2", "arguments": {"questions": [
+        {"id": "db", "text": "Which database?", "answer_type": "select",
+         "options": ["PostgreSQL", "SQLite"], "allow_other": true}]}}),
+    );
+    serve.next_of("prompt");
+    browser.go(&format!("http://127.0.0.1:{}/q/db/o2", web.port));
     at(&browser, "Which database?");
     browser.type_into("#other", "DynamoDB");
     browser.click("input[name=answer][value=other]");
     browser.click("button[value=answer]");
-    at(&browser, "Review your answers");
-    browser.click("button[value=submit]");
+    at(&browser, "Done");
     assert_eq!(
         serve.next_of("result"),
-        r#"{"type":"result","inquiry":"o1","result":{"db":"DynamoDB"},"cancelled":false}"#
+        r#"{"type":"result","inquiry":"o2","result":{"db":"DynamoDB"},"cancelled":false}"#
     );
 }
 

@@ -34,8 +34,8 @@
 //! the menu, counts them (also those the filter hides), and Ctrl+A / Ctrl+D tick
 //! all or none. Alt+N writes a note beside the answer. After Back, the earlier
 //! answers come back as prefills. Before the answers are sent the person reviews
-//! them (every form of more than one question, and one-question forms answered
-//! from a list); the review is the engine's ([`askuser_core::Event::ReviewWanted`]),
+//! them (every form of more than one question; a one-question form is sent
+//! with its answer); the review is the engine's ([`askuser_core::Event::ReviewWanted`]),
 //! so a Reply or End Turn from it keeps every answer it showed, and a change there
 //! asks again only what the change gates in. Ctrl+C asks first when answers would
 //! be lost (a second Ctrl+C ends the turn). With a policy timeout
