@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 /// The commands a reviewing surface's answer `value` to the first question of
 /// `questions` yields, the form just asked.
-fn first_answer(questions: Value, value: Value) -> Vec<Command> {
+fn first_answer(questions: &Value, value: Value) -> Vec<Command> {
     let form = parse_form(&json!({ "questions": questions })).unwrap();
     let mut state = State::new();
     askuser_core::reduce(
@@ -62,7 +62,7 @@ fn a_one_question_form_is_sent_with_its_answer_on_a_surface_that_reviews() {
     ] {
         let id = question["id"].clone();
         assert_eq!(
-            kinds(&first_answer(json!([question]), value)),
+            kinds(&first_answer(&json!([question]), value)),
             ["respond"],
             "{id}"
         );
@@ -77,5 +77,5 @@ fn a_form_of_two_questions_is_reviewed_before_it_is_sent() {
     ]);
     let form = parse_form(&json!({ "questions": questions })).unwrap();
     assert!(form.wants_review());
-    assert_eq!(kinds(&first_answer(questions, json!(true))), ["prompt"]);
+    assert_eq!(kinds(&first_answer(&questions, json!(true))), ["prompt"]);
 }
