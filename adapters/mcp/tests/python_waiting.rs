@@ -52,7 +52,7 @@ fn without_forms_the_call_waits_and_an_answer_from_another_window_reaches_the_mo
         None,
         json!({"elicit": false, "env": {"ASKUSER_MCP_WAIT_MS": "20000"}, "calls": [
             {"tool": "ask_user", "arguments": apply(), "progress": true,
-             "elsewhere_while_waiting": {"after": 1.0, "actions": [{"answer": true}, {"submit": true}]}}]}),
+             "elsewhere_while_waiting": {"after": 1.0, "actions": [{"answer": true}]}}]}),
     );
     let call = &out["calls"][0];
     assert_eq!(
@@ -66,9 +66,7 @@ fn without_forms_the_call_waits_and_an_answer_from_another_window_reaches_the_mo
         events("waits", &scratch),
         [
             "client noted call-1: no forms",
-            "review wanted call-1",
             "answered call-1: apply = true",
-            "submitted call-1",
         ]
     );
 }
@@ -88,7 +86,7 @@ fn a_form_dismissed_faster_than_a_person_reads_is_no_person_and_the_call_waits()
                 {"tool": "ask_user", "arguments": apply(),
                  "responses": [{"action": "cancel"}],
                  "elsewhere_while_waiting": {"after": 1.0,
-                                             "actions": [{"answer": false}, {"submit": true}]}}]}),
+                                             "actions": [{"answer": false}]}}]}),
         );
         let call = &out["calls"][0];
         assert_eq!(
@@ -102,9 +100,7 @@ fn a_form_dismissed_faster_than_a_person_reads_is_no_person_and_the_call_waits()
             [
                 "shown call-1: apply",
                 "client noted call-1: no person (cancel after N ms)",
-                "review wanted call-1",
                 "answered call-1: apply = false",
-                "submitted call-1",
             ],
             "{mode}"
         );
@@ -131,7 +127,7 @@ fn a_form_accepted_at_its_defaults_faster_than_a_person_reads_is_noted_like_a_di
         };
         let mut unread = scenario(json!({"apply": true}));
         unread["calls"][0]["elsewhere_while_waiting"] =
-            json!({"after": 1.0, "actions": [{"answer": false}, {"submit": true}]});
+            json!({"after": 1.0, "actions": [{"answer": false}]});
         let out = scratch.drive(stream, None, unread);
         assert_eq!(
             result(&out["calls"][0]),
@@ -144,9 +140,7 @@ fn a_form_accepted_at_its_defaults_faster_than_a_person_reads_is_noted_like_a_di
             [
                 "shown call-1: apply",
                 "client noted call-1: no person (accept after N ms)",
-                "review wanted call-1",
                 "answered call-1: apply = false",
-                "submitted call-1",
             ],
             "{mode}"
         );

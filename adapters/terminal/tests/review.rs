@@ -204,24 +204,28 @@ fn reply_and_end_turn_from_the_review() {
 }
 
 #[test]
-fn a_single_question_is_reviewed_when_one_key_answers_it() {
+fn a_one_question_form_is_sent_with_its_answer_without_a_review() {
     let mut state = State::new();
-    let one = json!({"questions": [{"id": "ok", "text": "Ok?", "answer_type": "boolean"}]});
-    let first = request(&mut state, "c1", &one, Policy::default());
-    let mut person = ScriptedPrompter::new([Action::Answer(json!(true))])
-        .with_reviews([Review::Reply { message: None }]);
-    let finish = run_with_engine(&mut person, first, &mut state).unwrap();
-    assert_eq!(
-        outcome_json(finish),
-        json!({"cancelled": true, "answered": {"ok": true}})
-    );
-
-    let typed = json!({"questions": [{"id": "why", "text": "Why?", "answer_type": "text"}]});
-    let first = request(&mut state, "c2", &typed, Policy::default());
-    let mut person =
-        ScriptedPrompter::new([Action::Answer(json!("because"))]).with_reviews([Review::EndTurn]);
-    let finish = run_with_engine(&mut person, first, &mut state).unwrap();
-    assert_eq!(outcome_json(finish), json!({"why": "because"}));
+    for (id, form, value) in [
+        (
+            "c1",
+            json!({"questions": [{"id": "ok", "text": "Ok?", "answer_type": "boolean"}]}),
+            json!(true),
+        ),
+        (
+            "c2",
+            json!({"questions": [{"id": "why", "text": "Why?", "answer_type": "text"}]}),
+            json!("because"),
+        ),
+    ] {
+        let first = request(&mut state, id, &form, Policy::default());
+        // A review scripted for it is never asked for.
+        let mut person = ScriptedPrompter::new([Action::Answer(value.clone())])
+            .with_reviews([Review::Reply { message: None }]);
+        let finish = run_with_engine(&mut person, first, &mut state).unwrap();
+        let question = form["questions"][0]["id"].as_str().unwrap().to_owned();
+        assert_eq!(outcome_json(finish), json!({ question: value }));
+    }
 }
 
 #[test]
