@@ -25,8 +25,10 @@ pub enum Answer {
     Choices(Picks),
     /// The answer to a `text` question.
     Text(String),
-    /// The answer to a `schema` question.
-    Json(Value),
+    /// The answer to a `schema` question. Boxed, so that every answer (and
+    /// every answer slot a state holds, one per question) is the size of a text
+    /// rather than of any JSON value: a schema answer is the rare one.
+    Json(Box<Value>),
 }
 
 /// The picks of a `multi_select` answer: a set of option indices, plus any free text
@@ -104,7 +106,7 @@ impl Answer {
                     .chain(picks.other.iter().cloned().map(Value::String))
                     .collect(),
             ),
-            Answer::Json(value) => value.clone(),
+            Answer::Json(value) => Value::clone(value),
         }
     }
 
@@ -128,7 +130,7 @@ impl Answer {
                         .zip(items)
                         .all(|(label, item)| item.as_str() == Some(label))
             }
-            (Answer::Json(json), v) => json == v,
+            (Answer::Json(json), v) => **json == *v,
             _ => false,
         }
     }
@@ -217,7 +219,7 @@ pub(crate) fn check_answer(
                     });
                 }
             }
-            Ok(Answer::Json(value.clone()))
+            Ok(Answer::Json(Box::new(value.clone())))
         }
     }
 }
