@@ -316,6 +316,27 @@ mod tests {
             .with_other(allow_other)
     }
 
+    /// A schema answer's JSON is boxed, so an answer is the size of a text (32
+    /// bytes on 64-bit targets, not the 72 of a `Value` with `preserve_order`),
+    /// and the answer slots of a ten-question form (640 bytes) stay within
+    /// glibc's per-thread cache (1,032 bytes): the reducer walk's instruction
+    /// count (benches/README.md) depends on it.
+    #[test]
+    fn an_answer_is_the_size_of_a_text() {
+        assert_eq!(std::mem::size_of::<Answer>(), 32);
+        assert_eq!(std::mem::size_of::<Option<crate::command::Slot>>(), 64);
+        let value = json!({"a": [1, 2]});
+        let question = Question::new("q", "Q?", AnswerType::Schema);
+        let answer = check_answer(&question, None, &value).expect("a schema answer");
+        assert_eq!(answer, Answer::Json(Box::new(value.clone())));
+        assert_eq!(answer.to_value(&question), value);
+        assert!(answer.equals_value(&question, &value));
+        assert_eq!(
+            serde_json::to_value(&answer).expect("serializes"),
+            json!({"json": {"a": [1, 2]}})
+        );
+    }
+
     #[test]
     fn a_select_answer_is_its_option_index_and_renders_as_the_label() {
         let q = select(false);

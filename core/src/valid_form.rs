@@ -258,3 +258,39 @@ fn derive(form: &Form) -> Box<[Compiled]> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::form::Question;
+    use crate::when::When;
+
+    /// Where a decided form's derived parts are, if they were derived.
+    fn derived(form: &ValidForm) -> Option<*const Compiled> {
+        form.0.derived.0.get().map(|parts| parts.as_ptr())
+    }
+
+    /// The gates and defaults are derived once per shared form, whatever number
+    /// of inquiries and states use it; a clone derives its own.
+    #[test]
+    fn what_a_form_derives_is_kept_with_the_shared_form() {
+        let form = Arc::new(Form::new(vec![
+            Question::new("a", "A?", AnswerType::Boolean),
+            Question::new("b", "B?", AnswerType::Text).with_when(When::equals("a", true)),
+        ]));
+        let first = ValidForm::decided(Arc::clone(&form));
+        assert_eq!(derived(&first), None, "derived when first needed");
+        assert!(first.is_asked(1, &[Some(Answer::Bool(true)), None]));
+        assert!(!first.is_asked(1, &[Some(Answer::Bool(false)), None]));
+        let second = ValidForm::decided(Arc::clone(&form));
+        assert!(derived(&first).is_some());
+        assert_eq!(derived(&second), derived(&first));
+        let copy = ValidForm::decided(Arc::new(Form::clone(&form)));
+        assert_eq!(derived(&copy), None);
+        assert_eq!(copy, first, "compared as its questions");
+        assert_eq!(
+            format!("{:?}", Form::new(Vec::new())),
+            "Form { questions: [] }"
+        );
+    }
+}
