@@ -10,13 +10,53 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::valid_form::Derived;
 use crate::when::When;
 
 /// A form: the questions of one `ask_user` call, in the order they are asked.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+///
+/// Build one with [`Form::new`] (or read it with [`parse_form`](crate::parse_form)
+/// or serde). The engine keeps what it derives from the questions (each `when`
+/// predicate resolved to question indices, each default converted, each schema
+/// compiled) with the form the first time it walks it, so every inquiry and
+/// every state that shares one `Arc<Form>` derives it once. A clone starts
+/// without it; compared, serialized and shown, a form is its questions alone.
+/// Change the questions of a form before the engine uses it, never after (a form
+/// taken back out of its `Arc` keeps what was derived from its old questions):
+/// build a new one instead.
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
 pub struct Form {
     /// The questions, in order. A `when` predicate may only name an earlier one.
     pub questions: Vec<Question>,
+    /// What the engine derived from the questions, once (see above).
+    #[serde(skip)]
+    pub(crate) derived: Derived,
+}
+
+impl Form {
+    /// A form of these questions, in the order they are asked.
+    pub fn new(questions: Vec<Question>) -> Self {
+        Self {
+            questions,
+            derived: Derived::default(),
+        }
+    }
+}
+
+impl From<Vec<Question>> for Form {
+    fn from(questions: Vec<Question>) -> Self {
+        Self::new(questions)
+    }
+}
+
+#[allow(clippy::missing_fields_in_debug)] // the cache is left out on purpose, as before it
+impl fmt::Debug for Form {
+    /// The questions alone (what was derived from them says nothing new).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Form")
+            .field("questions", &self.questions)
+            .finish()
+    }
 }
 
 /// One question of a [`Form`].

@@ -152,7 +152,7 @@ impl Reader {
             .enumerate()
             .map(|(i, item)| self.question(item, &At::question(i)))
             .collect();
-        Some(Form { questions })
+        Some(Form::new(questions))
     }
 
     fn question(&mut self, item: &Value, at: &At<'_>) -> Question {

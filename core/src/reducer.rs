@@ -18,7 +18,6 @@ use crate::event::{
     Policy, Request,
 };
 use crate::finished::{Ending, FinishedInquiry};
-use crate::form::Form;
 use crate::inquiry::Open;
 use crate::limits::MAX_REFUSED_ANSWERS;
 use crate::table::Table;
@@ -65,31 +64,19 @@ pub struct State {
     recent: Recent,
 }
 
-/// The form, label and origin of the last request applied. A log's reader hands out
-/// one `Arc<Form>` for the requests of one form it reads together, so the next
-/// request with the same `Arc` reuses the form built for it (its `when` gates
-/// resolved, its defaults converted) instead of building it again; the next request
-/// with the same label or origin shares it instead of copying it. A cache: it never
-/// changes what the state means, so it is not compared, serialized or shown.
+/// The label and origin of the last request applied: the next request with the
+/// same label or origin shares it instead of copying it. (A form needs no such
+/// cache: what the engine derives from it is kept with the shared `Arc<Form>`, so
+/// a log reader's requests of one form, and the states of one process, derive it
+/// once.) A cache: it never changes what the state means, so it is not compared,
+/// serialized or shown.
 #[derive(Clone, Default)]
 struct Recent {
-    form: Option<ValidForm>,
     label: Option<Arc<str>>,
     origin: Option<Arc<Origin>>,
 }
 
 impl Recent {
-    /// The form of a recorded request: the last one built if `form` is its form.
-    fn form(&mut self, form: &Arc<Form>) -> ValidForm {
-        match &self.form {
-            Some(recent) if Arc::ptr_eq(recent.form(), form) => recent.clone(),
-            _ => self
-                .form
-                .insert(ValidForm::decided(Arc::clone(form)))
-                .clone(),
-        }
-    }
-
     /// A request's origin, shared with the last request's when it is the same.
     fn origin(&mut self, origin: &Origin) -> Arc<Origin> {
         match &self.origin {
@@ -509,7 +496,7 @@ impl State {
         let mut finished = None;
         let new = self.inquiries.insert_new(inquiry, || {
             self.used.insert(digest(inquiry.as_str()));
-            let form = form.unwrap_or_else(|| self.recent.form(&request.form));
+            let form = form.unwrap_or_else(|| ValidForm::decided(Arc::clone(&request.form)));
             let turn = &request.origin.turn;
             if !self
                 .turn

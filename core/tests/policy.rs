@@ -410,13 +410,11 @@ fn a_system_cancellation_fails_the_call() {
 
 #[test]
 fn an_invalid_form_is_rejected_with_every_problem() {
-    let form = askuser_core::Form {
-        questions: vec![askuser_core::Question::new(
-            "a",
-            "",
-            askuser_core::AnswerType::Select,
-        )],
-    };
+    let form = askuser_core::Form::new(vec![askuser_core::Question::new(
+        "a",
+        "",
+        askuser_core::AnswerType::Select,
+    )]);
     let mut state = State::new();
     let commands = run(
         &mut state,

@@ -45,5 +45,5 @@ pub fn form_from(bytes: &[u8]) -> Form {
         }
         questions.push(question);
     }
-    Form { questions }
+    Form::new(questions)
 }

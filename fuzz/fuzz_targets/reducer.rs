@@ -44,7 +44,7 @@ fn form_from(bytes: &[u8]) -> Form {
         }
         questions.push(question);
     }
-    Form { questions }
+    Form::new(questions)
 }
 
 fn step(byte: u8) -> Step {

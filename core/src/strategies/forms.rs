@@ -151,7 +151,7 @@ pub fn arb_form_of(max_questions: usize) -> impl Strategy<Value = Form> {
             }
             questions.push(question);
         }
-        Form { questions }
+        Form::new(questions)
     })
 }
 

@@ -131,9 +131,11 @@ impl Scenario {
 
     fn request(&self, index: usize, inquiry: InquiryId) -> Request {
         let form = match self.forms.len() {
-            0 => Arc::new(Form {
-                questions: vec![Question::new("proceed", "Proceed?", AnswerType::Boolean)],
-            }),
+            0 => Arc::new(Form::new(vec![Question::new(
+                "proceed",
+                "Proceed?",
+                AnswerType::Boolean,
+            )])),
             count => Arc::clone(&self.forms[index % count]),
         };
         Request {

@@ -44,9 +44,7 @@ pub(crate) fn parse(arguments: &Value) -> Result<askuser_core::ValidForm, Vec<Pr
     question.context = context;
     question.options = options;
     question.default = map.get("default").filter(|v| !v.is_null()).cloned();
-    match validate(Form {
-        questions: vec![question],
-    }) {
+    match validate(Form::new(vec![question])) {
         Ok(form) if !reader.has_errors() => Ok(form),
         Ok(_) => Err(reader.finish()),
         Err(errors) => {

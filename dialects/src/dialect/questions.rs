@@ -161,7 +161,7 @@ pub(crate) fn finish(
     keys: Vec<String>,
     metadata: Option<Value>,
 ) -> Result<Parsed, Vec<Problem>> {
-    match validate(Form { questions }) {
+    match validate(Form::new(questions)) {
         Ok(form) if !reader.has_errors() => Ok(Parsed {
             form,
             texts,

@@ -256,12 +256,10 @@ fn session_inputs() -> Vec<Event> {
         request.call = Some(claude_call());
         Event::Requested(request)
     };
-    let invalid = Form {
-        questions: vec![
-            Question::new("q", "One?", AnswerType::Boolean),
-            Question::new("q", "Again?", AnswerType::Boolean),
-        ],
-    };
+    let invalid = Form::new(vec![
+        Question::new("q", "One?", AnswerType::Boolean),
+        Question::new("q", "Again?", AnswerType::Boolean),
+    ]);
     vec![
         requested("r1", db_form()),
         answered("r1", "db", json!("SQLite")),
