@@ -214,20 +214,17 @@ fn plural(count: usize) -> &'static str {
 /// When the log or the records cannot be read (a missing stream included).
 pub fn replay(log: &dyn Log, stream: &str) -> Result<ReplayReport> {
     let info = log.info(stream)?;
-    let mut recorded: HashMap<Seq, Vec<Value>> = HashMap::new();
+    // Each recorded event an append of its own, in order.
+    let mut sent: Vec<Sent<Value>> = Vec::new();
     for seq in 1..=info.head {
-        if let Some(lines) = recorded_outputs(log, stream, seq)? {
-            recorded.insert(seq, lines);
+        if let Some(commands) = recorded_outputs(log, stream, seq)? {
+            sent.push(Sent { seq, commands });
         }
     }
-    let mut sent: Vec<Sent<Value>> = recorded
+    let mut recorded: HashMap<Seq, Vec<Value>> = sent
         .iter()
-        .map(|(&seq, lines)| Sent {
-            seq,
-            commands: lines.clone(),
-        })
+        .map(|append| (append.seq, append.commands.clone()))
         .collect();
-    sent.sort_by_key(|append| append.seq);
     let mut lines = Lines::default();
     let derived: RefCell<Vec<ReplayedEvent>> = RefCell::default();
     let mut derive = |event: &Recorded, commands: &[Command]| {

@@ -12,6 +12,14 @@ const ASK: &str = r#"{"type":"ask","inquiry":"c1","arguments":{"questions":[{"id
 /// The prompt line as the first format recorded it (before lines had a `step`).
 const PROMPT: &str = r#"{"type":"prompt","inquiry":"c1","question":{"id":"apply","text":"Apply?","context":null,"header":null,"answer_type":"boolean","options":[],"allow_other":false,"schema":null},"progress":null,"prefill":null,"can_back":false,"label":"Assistant"}"#;
 
+/// The prompt line as it is re-derived now: with the `step` lines have since.
+fn prompt_now() -> String {
+    PROMPT.replace(
+        r#""label":"Assistant"}"#,
+        r#""label":"Assistant","step":0}"#,
+    )
+}
+
 const RESULT: &str =
     r#"{"type":"result","inquiry":"c1","result":{"apply":true},"cancelled":false}"#;
 
@@ -57,10 +65,7 @@ fn recorded_lines_the_events_re_derive_match() {
              result of c1: {{\"apply\":true}}\n\
              match: the 2 recorded events re-derive exactly the lines that were sent; \
              1 event had no recorded lines to compare\n",
-            PROMPT.replace(
-                r#""label":"Assistant"}"#,
-                r#""label":"Assistant","step":0}"#
-            )
+            prompt_now()
         )
     );
 }
@@ -73,15 +78,17 @@ fn a_recorded_line_the_events_do_not_re_derive_is_named() {
     let report = askuser_rpc::replay(&log, "s").unwrap();
     assert!(!report.matches());
     assert_eq!(
-        report.to_text().lines().skip(4).collect::<Vec<_>>(),
-        [
-            &format!("  -> {RESULT}") as &str,
-            &format!("  recorded: {tampered}"),
-            "  DIFFERS from what was recorded",
-            "#3 delivered c1",
-            r#"result of c1: {"apply":true}"#,
-            "MISMATCH: 1 of 2 recorded events re-derive lines other than those sent (#2); \
-             1 event had no recorded lines to compare",
-        ]
+        report.to_text(),
+        format!(
+            "replaying stream \"s\": 3 events from the start\n\
+             #1 requested c1 (1 question: apply)\n  -> {}\n\
+             #2 answered c1: apply = true\n  -> {RESULT}\n  recorded: {tampered}\n\
+             \x20 DIFFERS from what was recorded\n\
+             #3 delivered c1\n\
+             result of c1: {{\"apply\":true}}\n\
+             MISMATCH: 1 of 2 recorded events re-derive lines other than those sent (#2); \
+             1 event had no recorded lines to compare\n",
+            prompt_now()
+        )
     );
 }

@@ -493,9 +493,9 @@ const PAGE: u64 = 4096;
 /// an older generation starts among them). A flipped bit or a message written
 /// over leaves neither.
 fn torn_by_a_kill(data: &[u8], base: u64, at: usize, generation: u64) -> bool {
-    let Some(end) = message_header(&data[at..])
-        .filter(|&(number, _)| number == generation)
-        .and_then(|(_, length)| at.checked_add(length))
+    let Some(end) = MessageHeader::of(&data[at..])
+        .filter(|header| header.number == generation)
+        .and_then(|header| at.checked_add(header.end))
     else {
         return false;
     };
@@ -511,73 +511,77 @@ fn torn_by_a_kill(data: &[u8], base: u64, at: usize, generation: u64) -> bool {
     let torn = page_end..end.min(data.len());
     data[torn.clone()].iter().all(|&byte| byte == 0)
         || torn.into_iter().any(|from| {
-            message_header(&data[from..]).is_some_and(|(number, length)| {
-                number < generation && intact(&data[from..], length)
-            })
+            MessageHeader::of(&data[from..])
+                .is_some_and(|header| header.number < generation && header.intact(&data[from..]))
         })
 }
 
 /// The largest kind of message sled 0.34 writes.
 const MAX_KIND: u8 = 12;
 
-/// The header of the sled message at the start of `bytes`, whatever its
-/// checksum: its segment number (the generation it was written in) and its
-/// claimed length (header and body); `None` when no message of a known kind
-/// starts there.
-fn message_header(bytes: &[u8]) -> Option<(u64, usize)> {
-    let kind = *bytes.get(4)?;
-    if !(1..=MAX_KIND).contains(&kind) {
-        return None;
+/// The header of a sled message, whatever its checksum.
+#[derive(Debug, Clone, Copy)]
+struct MessageHeader {
+    /// Its segment number: the generation it was written in.
+    number: u64,
+    /// Where its body starts (the header's length).
+    body: usize,
+    /// Where it ends (header and body).
+    end: usize,
+}
+
+impl MessageHeader {
+    /// The header of the message at the start of `bytes`: a CRC-32
+    /// (little-endian), a kind, then its body's length, its segment number and
+    /// its page id, each sled's varint; `None` when no message of a known kind
+    /// starts there (kind 0 is sled's "corrupted").
+    fn of(bytes: &[u8]) -> Option<Self> {
+        let kind = *bytes.get(4)?;
+        if !(1..=MAX_KIND).contains(&kind) {
+            return None;
+        }
+        let mut at = MESSAGE_HEAD;
+        let (length, used) = sled_varint(bytes.get(at..)?)?;
+        at += used;
+        let (number, used) = sled_varint(bytes.get(at..)?)?;
+        at += used;
+        at += sled_varint(bytes.get(at..)?)?.1;
+        let end = at.checked_add(usize::try_from(length).ok()?)?;
+        Some(Self {
+            number,
+            body: at,
+            end,
+        })
     }
-    let mut at = MESSAGE_HEAD;
-    let (length, used) = sled_varint(bytes.get(at..)?)?;
-    at += used;
-    let (number, used) = sled_varint(bytes.get(at..)?)?;
-    at += used;
-    at += sled_varint(bytes.get(at..)?)?.1;
-    Some((number, at.checked_add(usize::try_from(length).ok()?)?))
+
+    /// Whether the message this header starts in `bytes` passes its checksum:
+    /// a CRC-32 of the body, then of the header after the CRC, inverted.
+    fn intact(self, bytes: &[u8]) -> bool {
+        let (Some(stored), Some(body)) = (bytes.get(..4), bytes.get(self.body..self.end)) else {
+            return false;
+        };
+        let stored = u32::from_le_bytes([stored[0], stored[1], stored[2], stored[3]]);
+        let mut crc = crc32fast::Hasher::new();
+        crc.update(body);
+        crc.update(&bytes[4..self.body]);
+        crc.finalize() ^ u32::MAX == stored
+    }
 }
 
 /// Whether a message of `generation` (a known kind and this segment number,
 /// whatever its checksum) starts at the start of `bytes`.
 fn of_generation(bytes: &[u8], generation: u64) -> bool {
-    message_header(bytes).is_some_and(|(number, _)| number == generation)
+    MessageHeader::of(bytes).is_some_and(|header| header.number == generation)
 }
 
 /// A sled message's checksum and kind.
 const MESSAGE_HEAD: usize = 5;
 
 /// The length of the sled message at the start of `bytes` if it is intact and
-/// of `generation`: its header (a CRC-32, little-endian; its kind; its body's
-/// length, segment number and page id, each sled's varint) and body, the CRC
-/// covering the body and the rest of the header, inverted. Kind 0 is sled's
-/// "corrupted".
+/// of `generation` (see [`MessageHeader`]).
 fn sled_message(bytes: &[u8], generation: u64) -> Option<usize> {
-    let (number, end) = message_header(bytes)?;
-    (number == generation && intact(bytes, end)).then_some(end)
-}
-
-/// Whether the message of length `end` at the start of `bytes` passes its
-/// checksum (see [`sled_message`]).
-fn intact(bytes: &[u8], end: usize) -> bool {
-    let Some(stored) = bytes.get(..4) else {
-        return false;
-    };
-    let stored = u32::from_le_bytes([stored[0], stored[1], stored[2], stored[3]]);
-    let mut at = MESSAGE_HEAD;
-    for _ in 0..3 {
-        match bytes.get(at..).and_then(sled_varint) {
-            Some((_, used)) => at += used,
-            None => return false,
-        }
-    }
-    let Some(body) = bytes.get(at..end) else {
-        return false;
-    };
-    let mut crc = crc32fast::Hasher::new();
-    crc.update(body);
-    crc.update(&bytes[4..at]);
-    crc.finalize() ^ u32::MAX == stored
+    let header = MessageHeader::of(bytes)?;
+    (header.number == generation && header.intact(bytes)).then_some(header.end)
 }
 
 #[cfg(test)]
