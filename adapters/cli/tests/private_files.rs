@@ -160,7 +160,16 @@ fn mcp_makes_the_log_and_its_pending_files_private_whatever_the_umask() {
             std::fs::Permissions::from_mode(0o700),
         )
         .unwrap();
-        let args = ["mcp", "--db", "new/log.db", "--pending-dir", "pending"];
+        // No wait for another window: the pending file is the call's answer at once.
+        let args = [
+            "mcp",
+            "--db",
+            "new/log.db",
+            "--pending-dir",
+            "pending",
+            "--wait",
+            "0",
+        ];
         let mut child = start(scratch.dir.path(), umask, &args);
         let mut input = child.stdin.take().unwrap();
         let mut output = BufReader::new(child.stdout.take().unwrap());
