@@ -119,3 +119,39 @@ fn an_inquiry_finished_after_its_agent_stopped_was_unheard_and_one_before_was_no
         Some("the agent stopped 1 min ago")
     );
 }
+
+/// "Waiting" counts from when the agent first asked, not from the step on
+/// show: after the first answer, the wait goes on from the request while the
+/// countdown starts again for the next question; a desk that reads the stream
+/// fresh, and one that catches up on another writer's request, say the same.
+#[test]
+fn waiting_counts_from_the_request_whatever_steps_were_taken_since() {
+    let (mut desk, log, clock, showing) = asked();
+    let mut fresh_desk_before = Desk::new(Arc::clone(&log));
+    fresh_desk_before.waiting(START).unwrap();
+    clock.advance(5_000);
+    let Command::Prompt(prompt) = showing else {
+        panic!("{showing:?}")
+    };
+    let at = prompt.at();
+    let answered = desk
+        .input("s", &Input::from(AnswerInput::new(at, json!(true))))
+        .unwrap();
+    assert!(answered.refusal().is_none());
+    clock.advance(3_000);
+    let now = START + 8_000;
+    let timing = Timing {
+        waited_ms: 8_000,
+        started: Timestamp(START),
+        left_ms: Some(57_000),
+        on_timeout: Some(OnTimeout::Cancel),
+    };
+    let of = |desk: &mut Desk| {
+        let listed = desk.waiting(now).unwrap();
+        (listed[0].question.clone(), listed[0].timing)
+    };
+    let expected = (Some("Where?".to_owned()), timing);
+    assert_eq!(of(&mut desk), expected);
+    assert_eq!(of(&mut Desk::new(Arc::clone(&log))), expected);
+    assert_eq!(of(&mut fresh_desk_before), expected);
+}
