@@ -83,10 +83,10 @@ impl EndedHere {
             (true, true) => "You ended the turn in this tab",
             (true, false) => "The turn was ended in another tab of this inbox",
             (false, _) if at.is_some_and(|at| at.millis() >= self.started_ms) => {
-                "The turn was ended outside this inbox (in the terminal or another askuser web)"
+                "The turn was ended outside this inbox (the log does not say where)"
             }
             (false, _) => {
-                "The turn was ended (before this inbox started; the log does not say where)"
+                "The turn was ended before this inbox started (the log does not say where)"
             }
         }
     }

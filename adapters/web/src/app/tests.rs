@@ -876,12 +876,12 @@ async fn the_turn_ended_here_says_which_tab_ended_it() {
         .expect("the turn ends");
     assert_eq!(
         outcome_of(&open(&app, "/q/chat/call-1?ended=here").await.body),
-        "The turn was ended outside this inbox (in the terminal or another askuser web); the assistant got no reply."
+        "The turn was ended outside this inbox (the log does not say where); the assistant got no reply."
     );
     app.ended.lock().unwrap().started_ms = u64::MAX;
     assert_eq!(
         outcome_of(&open(&app, "/q/chat/call-1").await.body),
-        "The turn was ended (before this inbox started; the log does not say where); the assistant got no reply."
+        "The turn was ended before this inbox started (the log does not say where); the assistant got no reply."
     );
 }
 
@@ -903,7 +903,7 @@ async fn a_finished_question_is_served_from_the_read_side_without_a_replay() {
         let page = open(&app, "/q/chat/call-1").await;
         assert!(
             page.body
-                .contains("<p class=\"outcome\" role=\"status\">The turn was ended outside this inbox (in the terminal or another askuser web); the assistant got no reply.</p>"),
+                .contains("<p class=\"outcome\" role=\"status\">The turn was ended outside this inbox (the log does not say where); the assistant got no reply.</p>"),
             "{}",
             page.body
         );
