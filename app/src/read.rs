@@ -101,7 +101,9 @@ pub struct OpenInquiry {
 pub struct StreamView {
     head: Seq,
     /// The last event that belongs to an inquiry (not a process attaching or
-    /// detaching, which moves no question): what a question waits since.
+    /// detaching, which moves no question): when what shows was put up (what
+    /// a deadline counts from where the engine knows no time, and a wait
+    /// where its request's time is not known: [`OpenInquiry::requested`]).
     activity: Seq,
     /// When the `activity` event was recorded, when known: `(seq, at)`.
     head_at: Option<(Seq, Timestamp)>,

@@ -662,7 +662,7 @@ fn done_words(result: &Command, error_text: &str, words: DoneWords) -> String {
         Ending::Replied => match outcome.and_then(|outcome| outcome.message.as_ref()) {
             Some(message) => format!(
                 "You replied instead, with the message “{}”",
-                for_display_line(message)
+                crate::elsewhere::message_words(message)
             ),
             None => "You replied instead, without a message".to_owned(),
         },
@@ -673,7 +673,7 @@ fn done_words(result: &Command, error_text: &str, words: DoneWords) -> String {
             match outcome.and_then(|outcome| outcome.message.as_ref()) {
                 Some(message) => format!(
                     "The time to answer ({after}) ran out, with your message “{}”",
-                    for_display_line(message)
+                    crate::elsewhere::message_words(message)
                 ),
                 None => format!("The time to answer ({after}) ran out"),
             }
