@@ -154,4 +154,29 @@ fn waiting_counts_from_the_request_whatever_steps_were_taken_since() {
     assert_eq!(of(&mut desk), expected);
     assert_eq!(of(&mut Desk::new(Arc::clone(&log))), expected);
     assert_eq!(of(&mut fresh_desk_before), expected);
+    // A second inquiry asked by this desk, then answered a step: the desk that
+    // asked and the one that caught up on it both count from its request.
+    let arguments = json!({"questions": [
+        {"id": "a", "text": "First?", "answer_type": "boolean"},
+        {"id": "b", "text": "Second?", "answer_type": "boolean"}]});
+    let call = Dialect::JpForm.parse(&arguments).unwrap();
+    let asked = desk
+        .request("s", &call, &arguments, call.request(InquiryId::new("c2")))
+        .unwrap();
+    let Some(Command::Prompt(first)) = asked.showing else {
+        panic!("{:?}", asked.showing)
+    };
+    clock.advance(2_000);
+    let yes = Input::from(AnswerInput::new(first.at(), json!(true)));
+    assert!(desk.input("s", &yes).unwrap().refusal().is_none());
+    clock.advance(1_000);
+    let later = now + 3_000;
+    let second = |desk: &mut Desk| {
+        let listed = desk.waiting(later).unwrap();
+        let c2 = listed.iter().find(|w| w.inquiry == "c2").unwrap();
+        (c2.question.clone(), c2.timing.started, c2.timing.waited_ms)
+    };
+    let expected = (Some("Second?".to_owned()), Timestamp(now), 3_000);
+    assert_eq!(second(&mut desk), expected);
+    assert_eq!(second(&mut fresh_desk_before), expected);
 }
