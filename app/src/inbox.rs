@@ -97,15 +97,15 @@ pub fn ago_words(ms: u64) -> String {
     }
 }
 
-/// How long an inquiry has waited (since the last event of an inquiry in its
-/// stream: the moment the question on show started waiting) and, when its
+/// How long an inquiry has waited (since the agent first asked it: the time
+/// its request was recorded, whatever steps it took since) and, when its
 /// policy has a timeout, how long the person has left, to the engine's deadline
 /// (the one every surface counts to).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Timing {
-    /// Milliseconds since the question started waiting.
+    /// Milliseconds since the agent first asked (its request was recorded).
     pub waited_ms: u64,
-    /// When it started waiting.
+    /// When the agent first asked.
     pub started: Timestamp,
     /// Milliseconds left before the timeout, when there is one (`Some(0)`:
     /// the time to answer is up).
@@ -115,11 +115,13 @@ pub struct Timing {
 }
 
 impl Timing {
-    /// How long `open` of the stream `view` has waited at `now` (since the
-    /// stream's last inquiry event, else now), and its time left to the
-    /// engine's deadline.
+    /// How long `open` of the stream `view` has waited at `now` (since its
+    /// request was recorded; where that is not known, since the stream's last
+    /// inquiry event, else now), and its time left to the engine's deadline.
     fn of(view: &StreamView, open: &OpenInquiry, now: u64) -> Self {
-        let since = view.last_activity().map_or(now, Timestamp::millis);
+        let since = (open.requested)
+            .or_else(|| view.last_activity())
+            .map_or(now, Timestamp::millis);
         let left_ms = (view.deadline(open)).and_then(|deadline| {
             let after_ms = open.timeout.as_ref()?.after_ms;
             Some(deadline.millis().saturating_sub(now).min(after_ms))

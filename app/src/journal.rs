@@ -528,6 +528,7 @@ impl Desk {
                 seq: handled.seq,
                 commands: &handled.commands,
                 inquiry: true,
+                requested: None,
             });
             self.read.apply(stream, &applied, session.state());
         }
@@ -706,6 +707,12 @@ impl Desk {
             && let Some(recorded) = self.log.read_range(stream, seq, seq)?.next()
         {
             self.read.set_time(stream, seq, recorded?.at);
+        }
+        // When each open inquiry was first asked, read once.
+        for seq in self.read.requests_untimed(stream) {
+            if let Some(recorded) = self.log.read_range(stream, seq, seq)?.next() {
+                self.read.set_request_time(stream, seq, recorded?.at);
+            }
         }
         Ok(self.read.stream(stream))
     }

@@ -87,6 +87,13 @@ pub struct OpenInquiry {
     /// The engine's deadline for what it shows ([`State::deadline`]), when the
     /// engine knows it: the moment a timeout is taken from.
     pub deadline: Option<Timestamp>,
+    /// When the agent first asked it: the time the log recorded its request,
+    /// once read (`None`: not known, as for an inquiry a replay from a
+    /// snapshot found open). What "waiting since" counts from, whatever steps
+    /// it took since.
+    pub requested: Option<Timestamp>,
+    /// The sequence number of its request, when known (its time is read once).
+    requested_seq: Option<Seq>,
 }
 
 /// One stream, as the read side knows it.
@@ -94,7 +101,9 @@ pub struct OpenInquiry {
 pub struct StreamView {
     head: Seq,
     /// The last event that belongs to an inquiry (not a process attaching or
-    /// detaching, which moves no question): what a question waits since.
+    /// detaching, which moves no question): when what shows was put up (what
+    /// a deadline counts from where the engine knows no time, and a wait
+    /// where its request's time is not known: [`OpenInquiry::requested`]).
     activity: Seq,
     /// When the `activity` event was recorded, when known: `(seq, at)`.
     head_at: Option<(Seq, Timestamp)>,
@@ -111,6 +120,10 @@ pub struct StreamView {
     /// Who asks on the stream and from where: the latest process to attach
     /// ([`State::agent`]).
     agent: Option<askuser_core::AgentOrigin>,
+    /// The requests taken in since the open inquiries were last read from the
+    /// state (their sequence numbers, and times when known), for
+    /// [`OpenInquiry::requested`].
+    asked: HashMap<InquiryId, (Seq, Option<Timestamp>)>,
 }
 
 impl StreamView {
@@ -192,6 +205,8 @@ pub(crate) struct Applied<'a> {
     pub(crate) commands: &'a [Command],
     /// The event belongs to an inquiry (see [`StreamView::last_activity`]).
     pub(crate) inquiry: bool,
+    /// The inquiry the event requested, when it is a request.
+    pub(crate) requested: Option<&'a InquiryId>,
 }
 
 impl<'a> Applied<'a> {
@@ -201,6 +216,10 @@ impl<'a> Applied<'a> {
             seq: caught.seq,
             commands: &caught.commands,
             inquiry: caught.event.inquiry().is_some(),
+            requested: match &caught.event {
+                askuser_core::Event::Requested(request) => Some(&request.inquiry),
+                _ => None,
+            },
         }
     }
 }
@@ -267,10 +286,16 @@ impl ReadSide {
             if applied.inquiry {
                 view.activity = applied.seq;
             }
+            if let Some(inquiry) = applied.requested {
+                view.asked.insert(inquiry.clone(), (applied.seq, None));
+            }
             moved = true;
         }
         if moved {
-            view.open_from(state);
+            // An inquiry that opened with no request caught (this desk's own
+            // session asked it) was asked by the last event applied.
+            let head = view.head;
+            view.open_from(state, Some(head));
         }
     }
 
@@ -295,6 +320,9 @@ impl ReadSide {
                 view.activity = recorded.seq;
                 view.head_at = Some((recorded.seq, recorded.at));
             }
+            if let askuser_core::Event::Requested(request) = &recorded.event {
+                (view.asked).insert(request.inquiry.clone(), (recorded.seq, Some(recorded.at)));
+            }
         }
     }
 
@@ -306,7 +334,7 @@ impl ReadSide {
             if view.activity == 0 {
                 view.activity = head;
             }
-            view.open_from(state);
+            view.open_from(state, None);
         }
     }
 
@@ -323,7 +351,34 @@ impl ReadSide {
             view.head_at = Some((seq, at));
         }
     }
+
+    /// The requests of `stream`'s open inquiries whose time must be read
+    /// (their sequence numbers).
+    pub(crate) fn requests_untimed(&self, stream: &str) -> Vec<Seq> {
+        let Some(view) = self.streams.get(stream) else {
+            return Vec::new();
+        };
+        (view.open.iter())
+            .filter(|open| open.requested.is_none())
+            .filter_map(|open| open.requested_seq)
+            .collect()
+    }
+
+    /// The time the request recorded as event `seq` of `stream` was recorded.
+    pub(crate) fn set_request_time(&mut self, stream: &str, seq: Seq, at: Timestamp) {
+        if let Some(view) = self.streams.get_mut(stream) {
+            for open in &mut view.open {
+                if open.requested_seq == Some(seq) {
+                    open.requested = Some(at);
+                }
+            }
+        }
+    }
 }
+
+/// What an open inquiry's view keeps from one reading of the state to the
+/// next: its label, and its request's sequence number and time.
+type Kept = (Option<String>, Option<Seq>, Option<Timestamp>);
 
 impl StreamView {
     /// Takes in one applied event (when known) and its commands.
@@ -333,23 +388,35 @@ impl StreamView {
         }
     }
 
-    /// The open inquiries, from the session's `state`.
-    fn open_from(&mut self, state: &State) {
+    /// The open inquiries, from the session's `state`; one not open before
+    /// whose request was not taken in was asked by event `fresh` (when known).
+    fn open_from(&mut self, state: &State, fresh: Option<Seq>) {
         if self.agent.as_ref() != state.agent() {
             self.agent = state.agent().cloned();
         }
-        // A review carries no label: the one its prompts carried stays.
-        let before: HashMap<InquiryId, Option<String>> = (self.open.drain(..))
-            .map(|open| (open.inquiry, open.label))
+        // A review carries no label: the one its prompts carried stays; nor
+        // does a step move when it was asked.
+        let before: HashMap<InquiryId, Kept> = (self.open.drain(..))
+            .map(|open| {
+                let kept = (open.label, open.requested_seq, open.requested);
+                (open.inquiry, kept)
+            })
             .collect();
+        let mut asked = std::mem::take(&mut self.asked);
         self.open_count = 0;
         for inquiry in state.open_inquiries() {
             self.open_count += 1;
             let pending = state.pending(inquiry);
             let policy = state.policy(inquiry);
+            let kept = before.get(inquiry);
+            let (requested_seq, requested) = match (asked.remove(inquiry), kept) {
+                (Some((seq, at)), _) => (Some(seq), at),
+                (None, Some((_, seq, at))) => (*seq, *at),
+                (None, None) => (fresh, None),
+            };
             let label = match &pending {
                 Some(Command::Prompt(prompt)) => prompt.label.as_deref().map(str::to_owned),
-                _ => before.get(inquiry).cloned().flatten(),
+                _ => kept.and_then(|(label, ..)| label.clone()),
             }
             .or_else(|| policy.and_then(|policy| policy.label.clone()));
             let showing = match pending {
@@ -369,6 +436,8 @@ impl StreamView {
                 showing,
                 timeout: policy.and_then(|policy| policy.timeout),
                 deadline: state.deadline(inquiry).map(Timestamp),
+                requested,
+                requested_seq,
             });
         }
     }

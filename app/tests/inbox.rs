@@ -119,3 +119,64 @@ fn an_inquiry_finished_after_its_agent_stopped_was_unheard_and_one_before_was_no
         Some("the agent stopped 1 min ago")
     );
 }
+
+/// "Waiting" counts from when the agent first asked, not from the step on
+/// show: after the first answer, the wait goes on from the request while the
+/// countdown starts again for the next question; a desk that reads the stream
+/// fresh, and one that catches up on another writer's request, say the same.
+#[test]
+fn waiting_counts_from_the_request_whatever_steps_were_taken_since() {
+    let (mut desk, log, clock, showing) = asked();
+    let mut fresh_desk_before = Desk::new(Arc::clone(&log));
+    fresh_desk_before.waiting(START).unwrap();
+    clock.advance(5_000);
+    let Command::Prompt(prompt) = showing else {
+        panic!("{showing:?}")
+    };
+    let at = prompt.at();
+    let answered = desk
+        .input("s", &Input::from(AnswerInput::new(at, json!(true))))
+        .unwrap();
+    assert!(answered.refusal().is_none());
+    clock.advance(3_000);
+    let now = START + 8_000;
+    let timing = Timing {
+        waited_ms: 8_000,
+        started: Timestamp(START),
+        left_ms: Some(57_000),
+        on_timeout: Some(OnTimeout::Cancel),
+    };
+    let of = |desk: &mut Desk| {
+        let listed = desk.waiting(now).unwrap();
+        (listed[0].question.clone(), listed[0].timing)
+    };
+    let expected = (Some("Where?".to_owned()), timing);
+    assert_eq!(of(&mut desk), expected);
+    assert_eq!(of(&mut Desk::new(Arc::clone(&log))), expected);
+    assert_eq!(of(&mut fresh_desk_before), expected);
+    // A second inquiry asked by this desk, then answered a step: the desk that
+    // asked and the one that caught up on it both count from its request.
+    let arguments = json!({"questions": [
+        {"id": "a", "text": "First?", "answer_type": "boolean"},
+        {"id": "b", "text": "Second?", "answer_type": "boolean"}]});
+    let call = Dialect::JpForm.parse(&arguments).unwrap();
+    let asked = desk
+        .request("s", &call, &arguments, call.request(InquiryId::new("c2")))
+        .unwrap();
+    let Some(Command::Prompt(first)) = asked.showing else {
+        panic!("{:?}", asked.showing)
+    };
+    clock.advance(2_000);
+    let yes = Input::from(AnswerInput::new(first.at(), json!(true)));
+    assert!(desk.input("s", &yes).unwrap().refusal().is_none());
+    clock.advance(1_000);
+    let later = now + 3_000;
+    let second = |desk: &mut Desk| {
+        let listed = desk.waiting(later).unwrap();
+        let c2 = listed.iter().find(|w| w.inquiry == "c2").unwrap();
+        (c2.question.clone(), c2.timing.started, c2.timing.waited_ms)
+    };
+    let expected = (Some("Second?".to_owned()), Timestamp(now), 3_000);
+    assert_eq!(second(&mut desk), expected);
+    assert_eq!(second(&mut fresh_desk_before), expected);
+}

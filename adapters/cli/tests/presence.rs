@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use common::Scratch;
 use common::browser::Browser;
 use common::place::Place;
-use common::web::{Serve, Web, at, masked};
+use common::web::{Serve, Web, at, clock_masked, masked};
 use serde_json::{Value, json};
 
 /// A repository `name` in the scratch directory (a directory holding `.git`), and
@@ -148,8 +148,8 @@ fn a_killed_agent_is_shown_gone_and_answering_it_says_so(place: &Place) {
     browser.click("button[value=answer]");
     at(&browser, "Done");
     assert_eq!(
-        browser.text(),
-        "Done\nAnswered. The agent stopped less than a minute ago; your answers are kept and given to it when it comes back on this stream (askuser serve started again, or the same tool call made again).\nRun the billing migration?\nYes\nAll questions"
+        clock_masked(&browser.text(), "<none>"),
+        "Done for Claude Code in billing-api on laptop\nAnswered. The agent stopped less than a minute ago; your answers are kept and given to it when it comes back on this stream (askuser serve started again, or the same tool call made again).\nRun the billing migration?\nYes\nIt finished at HH:MM UTC.\nAll questions"
     );
 
     // The agent comes back on its stream: its first lines hand the answer over.
@@ -234,7 +234,7 @@ fn open_pages_are_told_a_killed_agent_stopped(place: &Place) {
     );
     assert_eq!(
         masked(&browser.text()),
-        "← All questions\nClaude (repo: billing-api) asks\n\
+        "← All questions\nClaude Code in billing-api on laptop asks\n\
          the agent stopped less than a minute ago\nwaiting N s\n\
          Run the billing migration?\nYes\n1\nNo\n2\n\
          A note for the assistant (optional)\nAnswer\nCtrl\n+\nEnter\n\

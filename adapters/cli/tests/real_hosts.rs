@@ -12,7 +12,7 @@
 mod common;
 
 use common::browser::Browser;
-use common::web::Web;
+use common::web::{Web, at};
 
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -966,18 +966,18 @@ fn answer_migration_in_the_inbox(
         browser.go(&web.url);
     }
     browser.click(&format!("a[href='{link}']"));
-    browser.wait_title("[1/3] Apply the proposed migration?");
+    at(&browser, "[1/3] Apply the proposed migration?");
     browser.click("#c0");
     browser.click("button[value=answer]");
-    browser.wait_title("[2/3] Which environment?");
+    at(&browser, "[2/3] Which environment?");
     browser.click("#c1");
     browser.click("button[value=answer]");
-    browser.wait_title("[3/3] Anything the migration should know?");
+    at(&browser, "[3/3] Anything the migration should know?");
     browser.type_into("#answer", "tonight");
     browser.click("button[value=answer]");
-    browser.wait_title("Review your answers");
+    at(&browser, "Review your answers");
     browser.click("button[value=submit]");
-    assert_eq!(browser.wait_title("Done"), "Done");
+    at(&browser, "Done");
 }
 
 // ---- Set up by `askuser setup HOST` alone, as a newcomer would

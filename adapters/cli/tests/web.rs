@@ -12,7 +12,7 @@ mod common;
 use common::Scratch;
 use common::browser::Browser;
 use common::place::Place;
-use common::web::{Serve, Web, at, keep_screenshot, masked, migration};
+use common::web::{Serve, Web, at, done_text, keep_screenshot, masked, migration, page_text};
 use serde_json::json;
 
 fn a_person_answers_a_branching_form_in_the_browser_with_back_a_note_and_the_review(place: &Place) {
@@ -38,75 +38,51 @@ fn a_person_answers_a_branching_form_in_the_browser_with_back_a_note_and_the_rev
     );
     keep_screenshot(&browser, "inbox.png");
     browser.click("a[href='/q/agent-1/c1']");
-    assert_eq!(
-        browser.wait_title("[1/3] Apply the proposed migration?"),
-        "[1/3] Apply the proposed migration?"
-    );
+    at(&browser, "[1/3] Apply the proposed migration?");
     browser.click("#c0");
     browser.click("button[value=answer]");
-    assert_eq!(
-        browser.wait_title("[2/3] Which environment?"),
-        "[2/3] Which environment?"
-    );
+    at(&browser, "[2/3] Which environment?");
     keep_screenshot(&browser, "question.png");
     browser.click("#c1");
     browser.type_into("#note", "after the backup");
     browser.click("button[value=answer]");
-    assert_eq!(
-        browser.wait_title("[3/3] Optional note for the migration log"),
-        "[3/3] Optional note for the migration log"
-    );
+    at(&browser, "[3/3] Optional note for the migration log");
     // Back: the environment comes back with its answer.
     browser.click("button[value=back]");
-    assert_eq!(
-        browser.wait_title("[2/3] Which environment?"),
-        "[2/3] Which environment?"
-    );
+    at(&browser, "[2/3] Which environment?");
     assert!(browser.source().contains("value=\"1\" checked"));
     browser.click("#c0");
     browser.click("button[value=answer]");
     // The note came back beside another answer: asked about once, kept.
     assert_eq!(browser.wait_text("p.error", NOTE_QUESTION), NOTE_QUESTION);
     browser.click("button[value=answer]");
-    assert_eq!(
-        browser.wait_title("[3/3] Optional note for the migration log"),
-        "[3/3] Optional note for the migration log"
-    );
+    at(&browser, "[3/3] Optional note for the migration log");
     browser.type_into("#answer", "weekly run");
     browser.click("button[value=answer]");
+    at(&browser, "Review your answers");
     assert_eq!(
-        browser.wait_title("Review your answers"),
-        "Review your answers"
-    );
-    assert_eq!(
-        masked(&browser.text()),
-        "← All questions\nwaiting N s\nReview your answers\nApply the proposed migration?\nYes\nChange\nWhich environment?\nstaging (note: after the backup)\nChange\nOptional note for the migration log\nweekly run\nChange\nSend these answers\nReply to the assistant instead\nEnd the turn"
+        page_text(&browser, &scratch),
+        "← All questions\nReview your answers for Assistant in <scratch> on laptop\nwaiting N s\nApply the proposed migration?\nYes\nChange\nWhich environment?\nstaging (note: after the backup)\nChange\nOptional note for the migration log\nweekly run\nChange\nSend these answers\nReply to the assistant instead\nEnd the turn"
     );
     keep_screenshot(&browser, "review.png");
     // Change answer 1 of 3 in one step: asked again (its answer checked), then
     // straight back to the review, answers 2 and 3 kept.
     let review = browser.text();
     browser.click("button[name=change][value=apply]");
-    assert_eq!(
-        browser.wait_title("[1/3] Apply the proposed migration?"),
-        "[1/3] Apply the proposed migration?"
-    );
+    at(&browser, "[1/3] Apply the proposed migration?");
     assert!(browser.source().contains("value=\"true\" checked"));
     browser.click("button[value=answer]");
-    assert_eq!(
-        browser.wait_title("Review your answers"),
-        "Review your answers"
-    );
+    at(&browser, "Review your answers");
     assert_eq!(masked(&browser.text()), masked(&review));
     browser.click("button[value=submit]");
     assert_eq!(
         serve.next_of("result"),
         r#"{"type":"result","inquiry":"c1","result":{"apply":true,"env":"staging","note":"weekly run","_notes":{"env":"after the backup"}},"cancelled":false}"#
     );
-    assert_eq!(browser.wait_title("Done"), "Done");
+    at(&browser, "Done");
     assert_eq!(
-        browser.text(),
-        "Done\nAnswered; the assistant got these answers:\nApply the proposed migration?\nYes\nWhich environment?\nstaging (note: after the backup)\nOptional note for the migration log\nweekly run\nAll questions"
+        done_text(&browser, &scratch),
+        "Done for Assistant in <scratch> on laptop\nAnswered; the assistant got these answers:\nApply the proposed migration?\nYes\nWhich environment?\nstaging (note: after the backup)\nOptional note for the migration log\nweekly run\nThe assistant got them at HH:MM UTC.\nAll questions"
     );
     browser.go(&format!("http://127.0.0.1:{}/", web.port));
     assert_eq!(browser.wait_title("askuser inbox"), "askuser inbox");
@@ -138,8 +114,8 @@ fn a_typed_answer_gets_a_generated_form_and_the_engines_error_beside_its_field(p
     browser.go(&format!("http://127.0.0.1:{}/q/s/t1", web.port));
     at(&browser, "[1/2] How should it deploy?");
     assert_eq!(
-        masked(&browser.text()),
-        "← All questions\nAssistant asks\nwaiting N s\n[1/2] How should it deploy?\nReplicas (required)\nregion (required)\nwhere it runs\n(no answer)\neu-west\nus-east\ncanary\n(no answer)\nYes\nNo\nowner\nA note for the assistant (optional)\nAnswer\nReply to the assistant instead\nEnd the turn"
+        page_text(&browser, &scratch),
+        "← All questions\nAssistant in <scratch> on laptop asks\nwaiting N s\n[1/2] How should it deploy?\nReplicas (required)\nregion (required)\nwhere it runs\n(no answer)\neu-west\nus-east\ncanary\n(no answer)\nYes\nNo\nowner\nA note for the assistant (optional)\nAnswer\nReply to the assistant instead\nEnd the turn"
     );
     // A number that is not one, and a required choice left blank: the engine
     // says why beside each field, and what was typed stays.
@@ -214,21 +190,12 @@ fn reply_end_turn_and_a_race_with_askuser_answer(place: &Place) {
     assert_eq!(browser.wait_title("(3) askuser inbox"), "(3) askuser inbox");
 
     browser.click("a[href='/q/s/c1']");
-    assert_eq!(
-        browser.wait_title("[1/3] Apply the proposed migration?"),
-        "[1/3] Apply the proposed migration?"
-    );
+    at(&browser, "[1/3] Apply the proposed migration?");
     browser.click("#c0");
     browser.click("button[value=answer]");
-    assert_eq!(
-        browser.wait_title("[2/3] Which environment?"),
-        "[2/3] Which environment?"
-    );
+    at(&browser, "[2/3] Which environment?");
     browser.click("a[href='/q/s/c1/reply']");
-    assert_eq!(
-        browser.wait_title("Reply to the assistant"),
-        "Reply to the assistant"
-    );
+    at(&browser, "Reply to the assistant");
     browser.type_into("#message", "use staging first");
     browser.click("button[value=reply]");
     assert_eq!(
@@ -237,16 +204,23 @@ fn reply_end_turn_and_a_race_with_askuser_answer(place: &Place) {
     );
 
     browser.go(&format!("http://127.0.0.1:{}/q/s/c2/end", web.port));
-    assert_eq!(browser.wait_title("End the turn?"), "End the turn?");
+    at(&browser, "End the turn?");
     browser.click("button[value=end_turn]");
     assert_eq!(
         serve.next_of("turn_ended"),
         r#"{"type":"turn_ended","inquiry":"c2"}"#
     );
+    // Done says this tab ended it (the log records no surface; this inbox
+    // remembers the turns it ended).
+    at(&browser, "Done");
+    assert_eq!(
+        done_text(&browser, &scratch),
+        "Done for Assistant in <scratch> on laptop\nYou ended the turn in this tab; the assistant got no reply.\nThe turn ended at HH:MM UTC.\nNext waiting question: Deploy now?\nAll questions"
+    );
 
     // The page is open; meanwhile the terminal's `serve` host answers first.
     browser.go(&format!("http://127.0.0.1:{}/q/s/c3", web.port));
-    assert_eq!(browser.wait_title("Deploy now?"), "Deploy now?");
+    at(&browser, "Deploy now?");
     serve.send(&json!({"type": "answer", "inquiry": "c3", "question": "answer", "value": "no"}));
     let first = serve.next_of("result");
     assert_eq!(
@@ -255,14 +229,14 @@ fn reply_end_turn_and_a_race_with_askuser_answer(place: &Place) {
     );
     browser.click("#c0");
     browser.click("button[value=answer]");
-    assert_eq!(browser.wait_title("Done"), "Done");
+    at(&browser, "Done");
     assert_eq!(
-        browser.text(),
-        "Done\nThis question was already finished (here, in another tab or in the terminal) before this arrived; nothing you sent now was recorded. Answered; the assistant got these answers:\nDeploy now?\nNo\nAll questions"
+        done_text(&browser, &scratch),
+        "Done for Assistant in <scratch> on laptop\nThis question was already finished (here, in another tab or in the terminal) before this arrived; nothing you sent now was recorded. Answered; the assistant got these answers:\nDeploy now?\nNo\nThe assistant got them at HH:MM UTC.\nAll questions"
     );
     // A link to a question the stream never asked (or answered long ago).
     browser.go(&format!("http://127.0.0.1:{}/q/s/c9", web.port));
-    assert_eq!(browser.wait_title("No such question"), "No such question");
+    at(&browser, "No such question");
     assert_eq!(
         browser.text(),
         "No such question\nNo question of that name waits in stream s. If it was asked there, it was answered or ended earlier: the stream's history tells how.\nThe stream's history\nAll questions"
@@ -296,8 +270,8 @@ fn two_tabs_and_the_terminal_race_on_one_inquiry(place: &Place) {
     browser.click("button[value=answer]");
     at(&browser, "[2/3] Which environment?");
     assert_eq!(
-        masked(&browser.text()),
-        "← All questions\nAssistant asks\nwaiting N s\n[2/3] Which environment?\nstaging\nsafe to try\nproduction\nWhile this page was open, “Apply the proposed migration?” was answered elsewhere (in another tab or the terminal): Yes. It now asks “Which environment?”. Nothing you sent was recorded; what you typed is kept.\nA note for the assistant (optional)\nAnswer\nBack\nReply to the assistant instead\nEnd the turn"
+        page_text(&browser, &scratch),
+        "← All questions\nAssistant in <scratch> on laptop asks\nwaiting N s\n[2/3] Which environment?\nstaging\nsafe to try\nproduction\nWhile this page was open, “Apply the proposed migration?” was answered elsewhere (in another tab or the terminal): Yes. It now asks “Which environment?”. Nothing you sent was recorded; what you typed is kept.\nA note for the assistant (optional)\nAnswer\nBack\nReply to the assistant instead\nEnd the turn"
     );
     assert_eq!(browser.value_of("#note"), "careful with prod");
     assert!(
@@ -321,8 +295,8 @@ fn two_tabs_and_the_terminal_race_on_one_inquiry(place: &Place) {
     browser.click("button[value=back]");
     at(&browser, "Review your answers");
     assert_eq!(
-        masked(&browser.text()),
-        "← All questions\nwaiting N s\nReview your answers\nApply the proposed migration?\nYes\nChange\nWhich environment?\nstaging (note: careful with prod)\nChange\nOptional note for the migration log\nweekly ⏎ run\nChange\nWhile this page was open, “Optional note for the migration log” was answered elsewhere (in another tab or the terminal): weekly ⏎ run. Every question is answered: review the answers below. Nothing you sent was recorded.\nSend these answers\nReply to the assistant instead\nEnd the turn"
+        page_text(&browser, &scratch),
+        "← All questions\nReview your answers for Assistant in <scratch> on laptop\nwaiting N s\nApply the proposed migration?\nYes\nChange\nWhich environment?\nstaging (note: careful with prod)\nChange\nOptional note for the migration log\nweekly ⏎ run\nChange\nWhile this page was open, “Optional note for the migration log” was answered elsewhere (in another tab or the terminal): weekly ⏎ run. Every question is answered: review the answers below. Nothing you sent was recorded.\nSend these answers\nReply to the assistant instead\nEnd the turn"
     );
 
     // A changes the last answer from the review; B's Send is then stale.
@@ -333,8 +307,8 @@ fn two_tabs_and_the_terminal_race_on_one_inquiry(place: &Place) {
     browser.click("button[value=submit]");
     at(&browser, "[3/3] Optional note for the migration log");
     assert_eq!(
-        masked(&browser.text()),
-        "← All questions\nAssistant asks\nwaiting N s\n[3/3] Optional note for the migration log\nYour answer\nweekly\nrun\nWhile this page was open, the answers under review changed elsewhere (in another tab or the terminal). It now asks “Optional note for the migration log”. Nothing you sent was recorded.\nA note for the assistant (optional)\nAnswer\nBack\nReply to the assistant instead\nEnd the turn"
+        page_text(&browser, &scratch),
+        "← All questions\nAssistant in <scratch> on laptop asks\nwaiting N s\n[3/3] Optional note for the migration log\nYour answer\nweekly\nrun\nWhile this page was open, the answers under review changed elsewhere (in another tab or the terminal). It now asks “Optional note for the migration log”. Nothing you sent was recorded.\nA note for the assistant (optional)\nAnswer\nBack\nReply to the assistant instead\nEnd the turn"
     );
     assert_eq!(browser.value_of("#answer"), "weekly\nrun");
     browser.click("button[value=answer]");
@@ -390,7 +364,7 @@ fn with_script_the_inbox_is_live_and_a_page_is_told_when_another_surface_answers
     );
     // Its shortcut, 1, opens the first question.
     browser.type_into("body", "1");
-    assert_eq!(browser.wait_title("Deploy now?"), "Deploy now?");
+    at(&browser, "Deploy now?");
     // The countdown runs each second (from 10 min: 9 min … left).
     assert_eq!(browser.wait_text(".countdown", "9 min left"), "9 min left");
     // The agent's host answers first: the open page is told, not changed.
@@ -404,7 +378,7 @@ fn with_script_the_inbox_is_live_and_a_page_is_told_when_another_surface_answers
         "While this page was open, this question ended elsewhere (in another tab or the terminal): answered. Show it now"
     );
     browser.click("#changed a");
-    assert_eq!(browser.wait_title("Done"), "Done");
+    at(&browser, "Done");
 }
 
 fn the_history_shows_every_step_and_a_fork_answers_again_from_a_question(place: &Place) {
@@ -420,33 +394,21 @@ fn the_history_shows_every_step_and_a_fork_answers_again_from_a_question(place: 
     browser.go(&format!("{base}/q/h/c1"));
     browser.click("#c0");
     browser.click("button[value=answer]");
-    assert_eq!(
-        browser.wait_title("[2/3] Which environment?"),
-        "[2/3] Which environment?"
-    );
+    at(&browser, "[2/3] Which environment?");
     browser.click("button[value=back]");
-    assert_eq!(
-        browser.wait_title("[1/3] Apply the proposed migration?"),
-        "[1/3] Apply the proposed migration?"
-    );
+    at(&browser, "[1/3] Apply the proposed migration?");
     browser.click("#c0");
     browser.click("button[value=answer]");
-    assert_eq!(
-        browser.wait_title("[2/3] Which environment?"),
-        "[2/3] Which environment?"
-    );
+    at(&browser, "[2/3] Which environment?");
     browser.click("#c1");
     browser.click("button[value=answer]");
-    assert_eq!(
-        browser.wait_title("[3/3] Optional note for the migration log"),
-        "[3/3] Optional note for the migration log"
-    );
+    at(&browser, "[3/3] Optional note for the migration log");
     browser.go(&format!("{base}/q/h/c1/reply"));
     browser.type_into("#message", "wait, production needs a ticket");
     browser.click("button[value=reply]");
     serve.next_of("result");
     browser.go(&format!("{base}/s/h"));
-    assert_eq!(browser.wait_title("History of h"), "History of h");
+    at(&browser, "History of h");
     let dir = scratch.dir_name();
     assert_eq!(
         masked(&browser.text()),
@@ -472,27 +434,18 @@ fn the_history_shows_every_step_and_a_fork_answers_again_from_a_question(place: 
     browser.go(&format!("{base}/s/h"));
     // Answer again from the environment question: a fork, the original kept.
     browser.click("li:nth-child(7) button");
-    assert_eq!(
-        browser.wait_title("[2/3] Which environment?"),
-        "[2/3] Which environment?"
-    );
+    at(&browser, "[2/3] Which environment?");
     browser.click("#c0");
     browser.click("button[value=answer]");
-    assert_eq!(
-        browser.wait_title("[3/3] Optional note for the migration log"),
-        "[3/3] Optional note for the migration log"
-    );
+    at(&browser, "[3/3] Optional note for the migration log");
     browser.type_into("#answer", "staging first");
     browser.click("button[value=answer]");
-    assert_eq!(
-        browser.wait_title("Review your answers"),
-        "Review your answers"
-    );
+    at(&browser, "Review your answers");
     browser.click("button[value=submit]");
-    assert_eq!(browser.wait_title("Done"), "Done");
+    at(&browser, "Done");
     assert_eq!(
-        browser.text(),
-        "Done\nAnswered in a fork. Nobody waits on a fork, so no agent got this; the fork's history keeps these answers:\nApply the proposed migration?\nYes\nWhich environment?\nstaging\nOptional note for the migration log\nstaging first\nAll questions"
+        done_text(&browser, &scratch),
+        "Done for Assistant in <scratch> on laptop\nAnswered in a fork. Nobody waits on a fork, so no agent got this; the fork's history keeps these answers:\nApply the proposed migration?\nYes\nWhich environment?\nstaging\nOptional note for the migration log\nstaging first\nIt finished at HH:MM UTC.\nAll questions"
     );
     browser.go(&format!("{base}/s/h.fork-6"));
     assert_eq!(

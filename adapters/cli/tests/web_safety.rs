@@ -18,7 +18,7 @@ use std::time::Duration;
 
 use common::browser::{Browser, free_port};
 use common::place::Place;
-use common::web::{Serve, Web, at, axe_violations, masked, migration};
+use common::web::{Serve, Web, at, axe_violations, masked, migration, page_text};
 use common::{BIN, Scratch};
 use serde_json::json;
 
@@ -44,8 +44,8 @@ fn hostile_text_from_the_model_is_shown_as_text(place: &Place) {
     assert!(!source.contains("<b>bold"), "{source}");
     assert!(!source.contains('\u{200f}'), "{source}");
     assert_eq!(
-        masked(&browser.text()),
-        "← All questions\nAssistant asks\nwaiting N s\nctx <script>alert(1)</script><img src=x onerror=alert(2)>\\u{200f}\nPick <script>alert(1)</script><img src=x onerror=alert(2)>\na\"><b>bold</b>\nd <script>alert(1)</script><img src=x onerror=alert(2)>\nb\nA note for the assistant (optional)\nAnswer\nReply to the assistant instead\nEnd the turn"
+        page_text(&browser, &scratch),
+        "← All questions\nAssistant in <scratch> on laptop asks\nwaiting N s\nctx <script>alert(1)</script><img src=x onerror=alert(2)>\\u{200f}\nPick <script>alert(1)</script><img src=x onerror=alert(2)>\na\"><b>bold</b>\nd <script>alert(1)</script><img src=x onerror=alert(2)>\nb\nA note for the assistant (optional)\nAnswer\nReply to the assistant instead\nEnd the turn"
     );
     // A generated form's titles, descriptions, keys and listed values too.
     serve.send(&json!({"type": "ask", "inquiry": "y", "arguments": {"questions": [
@@ -56,14 +56,14 @@ fn hostile_text_from_the_model_is_shown_as_text(place: &Place) {
                 "e": {"enum": [format!("v{xss}"), 1]}}}}]}}));
     serve.next_of("prompt");
     browser.go(&format!("http://127.0.0.1:{}/q/s/y", web.port));
-    assert_eq!(browser.wait_title("Settings"), "Settings");
+    at(&browser, "Settings");
     let source = browser.source();
     assert!(!source.contains("<script>"), "{source}");
     assert!(!source.contains("<img"), "{source}");
     assert!(!source.contains('\u{200f}'), "{source}");
     assert_eq!(
-        masked(&browser.text()),
-        "← All questions\nAssistant asks\nwaiting N s\nSettings\nk<script>alert(1)</script><img src=x onerror=alert(2)>\nt<script>alert(1)</script><img src=x onerror=alert(2)>\\u{200f}\nd<script>alert(1)</script><img src=x onerror=alert(2)>\ne\n(no answer)\nv<script>alert(1)</script><img src=x onerror=alert(2)>\n1\nA note for the assistant (optional)\nAnswer\nReply to the assistant instead\nEnd the turn"
+        page_text(&browser, &scratch),
+        "← All questions\nAssistant in <scratch> on laptop asks\nwaiting N s\nSettings\nk<script>alert(1)</script><img src=x onerror=alert(2)>\nt<script>alert(1)</script><img src=x onerror=alert(2)>\\u{200f}\nd<script>alert(1)</script><img src=x onerror=alert(2)>\ne\n(no answer)\nv<script>alert(1)</script><img src=x onerror=alert(2)>\n1\nA note for the assistant (optional)\nAnswer\nReply to the assistant instead\nEnd the turn"
     );
 }
 
@@ -194,41 +194,26 @@ fn axe_core_finds_no_violation_on_any_page_in_either_theme_and_every_target_is_4
     assert_eq!(browser.wait_title("(2) askuser inbox"), "(2) askuser inbox");
     check("inbox");
     browser.go(&format!("{base}/q/a11y/c2"));
-    assert_eq!(
-        browser.wait_title("How should it deploy?"),
-        "How should it deploy?"
-    );
+    at(&browser, "How should it deploy?");
     check("generated form");
     browser.type_into("#f0", "many");
     browser.click("button[value=answer]");
     browser.wait_text("#f0-error", "\"many\" is not of type \"integer\"");
     check("generated form with an error");
     browser.go(&format!("{base}/q/a11y/c1"));
-    assert_eq!(
-        browser.wait_title("[1/3] Which environment?"),
-        "[1/3] Which environment?"
-    );
+    at(&browser, "[1/3] Which environment?");
     check("select");
     browser.click("#c0");
     browser.click("button[value=answer]");
-    assert_eq!(
-        browser.wait_title("[2/3] Which checks?"),
-        "[2/3] Which checks?"
-    );
+    at(&browser, "[2/3] Which checks?");
     check("multi-select");
     browser.click("#c1");
     browser.click("button[value=answer]");
-    assert_eq!(
-        browser.wait_title("[3/3] Anything else?"),
-        "[3/3] Anything else?"
-    );
+    at(&browser, "[3/3] Anything else?");
     check("text");
     browser.type_into("#answer", "no");
     browser.click("button[value=answer]");
-    assert_eq!(
-        browser.wait_title("Review your answers"),
-        "Review your answers"
-    );
+    at(&browser, "Review your answers");
     check("review");
     browser.go(&format!("{base}/q/a11y/c1/reply"));
     check("reply");
@@ -240,7 +225,7 @@ fn axe_core_finds_no_violation_on_any_page_in_either_theme_and_every_target_is_4
     check("no such question");
     browser.go(&format!("{base}/q/a11y/c1"));
     browser.click("button[value=submit]");
-    assert_eq!(browser.wait_title("Done"), "Done");
+    at(&browser, "Done");
     check("done");
     assert_eq!(report, Vec::<String>::new());
 }
@@ -617,16 +602,10 @@ fn the_person_is_answered_while_others_hold_every_connection_they_can() {
     browser.go(&url);
     assert_eq!(browser.wait_title("(1) askuser inbox"), "(1) askuser inbox");
     browser.go(&format!("http://127.0.0.1:{port}/q/s/c1"));
-    assert_eq!(
-        browser.wait_title("[1/3] Apply the proposed migration?"),
-        "[1/3] Apply the proposed migration?"
-    );
+    at(&browser, "[1/3] Apply the proposed migration?");
     browser.click("#c0");
     browser.click("button[value=answer]");
-    assert_eq!(
-        browser.wait_title("[2/3] Which environment?"),
-        "[2/3] Which environment?"
-    );
+    at(&browser, "[2/3] Which environment?");
     stop.store(true, Ordering::Relaxed);
     let held = attacker.join().unwrap();
     // The server closed connections all along (each newer one closes the
@@ -727,10 +706,10 @@ fn markdown_nested_thousands_deep_is_shown_flat_past_sixteen_levels() {
     let browser = Browser::start();
     browser.go(&web.url);
     browser.go(&format!("http://127.0.0.1:{}/q/s/deep", web.port));
-    assert_eq!(browser.wait_title("Settings"), "Settings");
+    at(&browser, "Settings");
     assert_eq!(
-        masked(&browser.text()),
-        "← All questions\nAssistant asks\nwaiting N s\nx\n(Nested more than 16 levels deep: the deeper levels are shown flat.)\nSettings\nname\ndeep (Nested more than 16 levels deep: the deeper levels are shown flat.)\nA note for the assistant (optional)\nAnswer\nReply to the assistant instead\nEnd the turn"
+        page_text(&browser, &scratch),
+        "← All questions\nAssistant in <scratch> on laptop asks\nwaiting N s\nx\n(Nested more than 16 levels deep: the deeper levels are shown flat.)\nSettings\nname\ndeep (Nested more than 16 levels deep: the deeper levels are shown flat.)\nA note for the assistant (optional)\nAnswer\nReply to the assistant instead\nEnd the turn"
     );
     // The inbox lists it, and the server still answers.
     browser.go(&web.url);

@@ -1,5 +1,6 @@
 //! What a question's form sends, read into the answer the engine checks.
 
+use askuser_core::text::answer_words;
 use askuser_core::{AnswerType, Prompt, UiInput, ui_answer};
 use serde_json::Value;
 
@@ -124,6 +125,86 @@ fn select(prompt: &Prompt, fields: &Fields) -> Result<UiInput, String> {
     }
 }
 
+/// An answer as a page shows it: in the words every surface uses, or, for an
+/// object (a schema's answer), one labelled line per field (`Replicas: 3`),
+/// never its JSON.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Answered {
+    /// In words ([`answer_words`]).
+    Words(String),
+    /// Field by field: each field's label (its schema `title`, else its name;
+    /// a nested field's labels joined by ` › `) and its value in words. An
+    /// empty object is `Words("nothing")`.
+    Fields(Vec<(String, String)>),
+}
+
+/// How deep a nested answer is shown field by field; deeper objects are
+/// shown in words (compact JSON).
+const FIELD_DEPTH: usize = 4;
+
+impl Answered {
+    /// `value`, the answer to a question whose schema is `schema` (for the
+    /// fields' titles and order).
+    pub(crate) fn of(value: &Value, schema: Option<&Value>) -> Self {
+        match value {
+            Value::Object(object) if object.is_empty() => Answered::Words("nothing".to_owned()),
+            Value::Object(_) => {
+                let mut lines = Vec::new();
+                field_lines(value, schema, "", 0, &mut lines);
+                Answered::Fields(lines)
+            }
+            value => Answered::Words(answer_words(value)),
+        }
+    }
+}
+
+/// Each field of `value` (an object), labelled under `prefix`, added to
+/// `lines`: in the schema's order of properties, then the rest in the order
+/// they came.
+fn field_lines(
+    value: &Value,
+    schema: Option<&Value>,
+    prefix: &str,
+    depth: usize,
+    lines: &mut Vec<(String, String)>,
+) {
+    let Value::Object(object) = value else {
+        return;
+    };
+    let properties = schema
+        .and_then(|schema| schema.get("properties"))
+        .and_then(Value::as_object);
+    let mut keys: Vec<&String> = (properties.into_iter().flat_map(|p| p.keys()))
+        .filter(|key| object.contains_key(*key))
+        .collect();
+    keys.extend(
+        object
+            .keys()
+            .filter(|key| !keys.contains(key))
+            .collect::<Vec<_>>(),
+    );
+    for key in keys {
+        let field = &object[key];
+        let property = properties.and_then(|p| p.get(key));
+        let title = property
+            .and_then(|p| p.get("title"))
+            .and_then(Value::as_str)
+            .filter(|t| !t.trim().is_empty())
+            .unwrap_or(key);
+        let label = if prefix.is_empty() {
+            title.to_owned()
+        } else {
+            format!("{prefix} › {title}")
+        };
+        match field {
+            Value::Object(inner) if !inner.is_empty() && depth + 1 < FIELD_DEPTH => {
+                field_lines(field, property, &label, depth + 1, lines);
+            }
+            field => lines.push((label, answer_words(field))),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use askuser_core::{
@@ -131,7 +212,7 @@ mod tests {
     };
     use serde_json::{Value, json};
 
-    use super::{Fields, value_from};
+    use super::{Answered, Fields, value_from};
 
     /// The prompt of a form's only question.
     fn prompt_of(question: &Value) -> Prompt {
@@ -221,6 +302,34 @@ mod tests {
         assert_eq!(
             picked(" auth"),
             Err("\"auth\" is picked twice; pick each option at most once".to_owned())
+        );
+    }
+
+    #[test]
+    fn an_object_answer_is_shown_field_by_field_in_the_schemas_order() {
+        let schema = json!({"type": "object", "properties": {
+            "replicas": {"type": "integer", "title": "Replicas"},
+            "region": {"type": "string"},
+            "owner": {"type": "object", "properties": {"name": {"title": "Name"}}}}});
+        let value = json!({"owner": {"name": "Ada", "team": "infra"}, "extra": [1, 2],
+            "region": "eu-west\nzone b", "replicas": 3});
+        assert_eq!(
+            Answered::of(&value, Some(&schema)),
+            Answered::Fields(vec![
+                ("Replicas".into(), "3".into()),
+                ("region".into(), "eu-west ⏎ zone b".into()),
+                ("owner › Name".into(), "Ada".into()),
+                ("owner › team".into(), "infra".into()),
+                ("extra".into(), "[1,2]".into()),
+            ])
+        );
+        assert_eq!(
+            Answered::of(&json!({}), None),
+            Answered::Words("nothing".into())
+        );
+        assert_eq!(
+            Answered::of(&json!(true), None),
+            Answered::Words("Yes".into())
         );
     }
 }

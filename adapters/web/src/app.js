@@ -49,6 +49,19 @@
       var at = new Date(el.getAttribute('datetime'));
       if (!isNaN(at.getTime())) el.title = at.toLocaleString();
     });
+    // A clock time (when the assistant got the answers) in the person's own
+    // time zone, 24-hour, with its date when it is not today's.
+    document.querySelectorAll('time.clock[datetime]').forEach(function (el) {
+      var at = new Date(el.getAttribute('datetime'));
+      if (isNaN(at.getTime())) return;
+      var two = function (n) { return (n < 10 ? '0' : '') + n; };
+      var day = at.getFullYear() + '-' + two(at.getMonth() + 1) + '-' + two(at.getDate());
+      var today = new Date(now);
+      var sameDay = today.getFullYear() === at.getFullYear() &&
+        today.getMonth() === at.getMonth() && today.getDate() === at.getDate();
+      var hm = two(at.getHours()) + ':' + two(at.getMinutes());
+      el.textContent = sameDay ? hm : day + ' ' + hm;
+    });
   }
 
   function ages() {

@@ -53,7 +53,48 @@ pub(crate) struct App {
     secure: bool,
     /// Counts the log's changes (see [`live`]); `None` until the server runs.
     changes: Option<tokio::sync::watch::Receiver<u64>>,
+    /// What this inbox knows of the turns it ended, for its Done pages' words
+    /// (the log records that a turn was ended, not where).
+    pub(crate) ended: Arc<Mutex<Ended>>,
 }
+
+/// The turns this inbox ended since it started (the latest [`Ended::KEPT`],
+/// by stream and inquiry), and when it started.
+#[derive(Debug, Default)]
+pub(crate) struct Ended {
+    turns: std::collections::VecDeque<(String, String)>,
+    /// When the inbox started, in milliseconds since the Unix epoch.
+    pub(crate) started_ms: u64,
+}
+
+impl Ended {
+    /// How many ended turns are remembered.
+    const KEPT: usize = 1024;
+
+    /// Remembers that this inbox ended `inquiry`'s turn in `stream`.
+    fn remember(&mut self, stream: &str, inquiry: &str) {
+        if self.turns.len() == Self::KEPT {
+            self.turns.pop_front();
+        }
+        self.turns
+            .push_back((stream.to_owned(), inquiry.to_owned()));
+    }
+
+    /// What the inbox knows of who ended `inquiry`'s turn, for a page shown
+    /// in the tab whose End Turn led to it (`this_tab`) or another.
+    fn here(&self, stream: &str, inquiry: &str, this_tab: bool) -> crate::queue::EndedHere {
+        let by_this_inbox = (self.turns.iter()).any(|(s, i)| s == stream && i == inquiry);
+        crate::queue::EndedHere {
+            by_this_inbox,
+            this_tab: this_tab && by_this_inbox,
+            started_ms: self.started_ms,
+        }
+    }
+}
+
+/// The query an End Turn's own redirect carries, so that the Done page it
+/// leads to knows it is the tab that ended the turn.
+const ENDED_HERE: &str = "ended=here";
 
 /// Where and how the inbox listens.
 #[derive(Debug, Clone)]
@@ -165,6 +206,10 @@ impl Inbox {
                 hosts: Arc::new(hosts),
                 secure: listen.tls.is_some(),
                 changes: None,
+                ended: Arc::new(Mutex::new(Ended {
+                    started_ms: now_ms(),
+                    ..Ended::default()
+                })),
             },
             url,
             limits: serve::Limits::default(),
@@ -450,6 +495,23 @@ async fn inbox(
     }
 }
 
+/// The turns this inbox ended ([`Ended`]), locked.
+fn lock_ended(ended: &Mutex<Ended>) -> std::sync::MutexGuard<'_, Ended> {
+    ended
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Who asks `inquiry` of `stream` ([`Queue::asker`]); the assistant, unnamed,
+/// when the log cannot be read.
+async fn asker_of(app: &App, stream: &str, inquiry: &str) -> pages::Asker {
+    let queue = Arc::clone(&app.queue);
+    let (s, i) = (stream.to_owned(), inquiry.to_owned());
+    blocking(move || lock(&queue).asker(&s, &i))
+        .await
+        .unwrap_or_else(|_| unnamed())
+}
+
 pub(crate) fn lock(queue: &Mutex<Queue>) -> std::sync::MutexGuard<'_, Queue> {
     queue
         .lock()
@@ -474,6 +536,92 @@ async fn render(
     typed: Option<Fields>,
     shown: Option<At>,
 ) -> Response {
+    render_as(
+        app,
+        stream,
+        inquiry,
+        Said {
+            error,
+            typed,
+            shown,
+            this_tab: false,
+        },
+    )
+    .await
+}
+
+/// What a rendered inquiry page is to say besides what stands: a refusal's
+/// reason (`error`) with what the person sent (`typed`), what the page the
+/// person had open showed (`shown`), and whether it is the tab whose End
+/// Turn led here (`this_tab`).
+struct Said {
+    error: Option<String>,
+    typed: Option<Fields>,
+    shown: Option<At>,
+    this_tab: bool,
+}
+
+/// What an inquiry's page is made of, read from the queue: the page, who
+/// asks, what moved it on since the page the person had open (`moved`), and
+/// after Done, the next question waiting (`next`: its path and text).
+struct Made {
+    page: Page,
+    asker: pages::Asker,
+    moved: Option<String>,
+    next: Option<(String, String)>,
+}
+
+/// [`Made`], for `inquiry` of `stream` at `now` (`here`: what this inbox
+/// knows of who ended a turn; `shown`: what the person's page showed).
+fn made(
+    queue: &mut Queue,
+    stream: &str,
+    inquiry: &str,
+    now: u64,
+    here: crate::queue::EndedHere,
+    shown: Option<&At>,
+) -> Result<Made, askuser_app::AppError> {
+    let page = queue.page_as(stream, inquiry, now, here)?;
+    let asker = queue.asker(stream, inquiry)?;
+    let moved = match shown {
+        Some(shown) => queue.moved_words(stream, shown)?,
+        None => None,
+    };
+    // After Done, the way on: the first question still waiting.
+    let next = match &page {
+        Page::Finished(_) => queue.waiting(now)?.into_iter().find_map(|waiting| {
+            let question = waiting.question?;
+            Some((
+                pages::inquiry_path(&waiting.stream, &waiting.inquiry),
+                question,
+            ))
+        }),
+        _ => None,
+    };
+    Ok(Made {
+        page,
+        asker,
+        moved,
+        next,
+    })
+}
+
+/// Who asks when the log cannot say: the assistant, unnamed.
+fn unnamed() -> pages::Asker {
+    pages::Asker {
+        label: "Assistant".to_owned(),
+        origin: None,
+    }
+}
+
+/// [`render`], with what the page is to say ([`Said`]).
+async fn render_as(app: &App, stream: StreamName, inquiry: String, said: Said) -> Response {
+    let Said {
+        error,
+        typed,
+        shown,
+        this_tab,
+    } = said;
     let path = pages::inquiry_path(&stream, &inquiry);
     let stream_name = stream.clone();
     let queue = Arc::clone(&app.queue);
@@ -484,30 +632,26 @@ async fn render(
         StatusCode::OK
     };
     let now = now_ms();
+    let here = lock_ended(&app.ended).here(&stream, &inquiry, this_tab);
     let made = blocking(move || {
-        let mut queue = lock(&queue);
-        let page = queue.page(&stream, &inquiry, now)?;
-        let moved = match &shown {
-            Some(shown) => queue.moved_words(&stream, shown)?,
-            None => None,
-        };
-        // After Done, the way on: the first question still waiting.
-        let next = match &page {
-            Page::Finished(_) => queue.waiting(now)?.into_iter().find_map(|waiting| {
-                let question = waiting.question?;
-                Some((
-                    pages::inquiry_path(&waiting.stream, &waiting.inquiry),
-                    question,
-                ))
-            }),
-            _ => None,
-        };
-        Ok::<_, askuser_app::AppError>((page, moved, next))
+        made(
+            &mut lock(&queue),
+            &stream,
+            &inquiry,
+            now,
+            here,
+            shown.as_ref(),
+        )
     })
     .await;
-    let (made, moved, next) = match made {
-        Ok((made, moved, next)) => (Ok(made), moved, next),
-        Err(error) => (Err(error), None, None),
+    let (made, asker, moved, next) = match made {
+        Ok(Made {
+            page,
+            asker,
+            moved,
+            next,
+        }) => (Ok(page), asker, moved, next),
+        Err(error) => (Err(error), unnamed(), None, None),
     };
     let page = |status, html: String| page(status, pages::with_moved(html, moved.as_deref()));
     match made {
@@ -515,8 +659,11 @@ async fn render(
             status,
             form::question(
                 &prompt,
-                &standing,
-                now,
+                form::Heading {
+                    asker: &asker,
+                    standing: &standing,
+                    now,
+                },
                 &path,
                 &csrf,
                 form::Refusal {
@@ -530,8 +677,11 @@ async fn render(
             form::review(
                 &outcome,
                 &at,
-                &standing,
-                now,
+                form::Heading {
+                    asker: &asker,
+                    standing: &standing,
+                    now,
+                },
                 &path,
                 &csrf,
                 form::Refusal {
@@ -547,7 +697,13 @@ async fn render(
             let unsent = typed.map(|typed| form::typed_text(&typed).0);
             page(
                 status,
-                pages::finished(&done, &unsent.unwrap_or_default(), next.as_ref()),
+                pages::finished(
+                    &done,
+                    &asker,
+                    now,
+                    &unsent.unwrap_or_default(),
+                    next.as_ref(),
+                ),
             )
         }
         Ok(Page::Missing) => missing(&stream_name),
@@ -583,7 +739,14 @@ async fn question(
             question: field("question"),
             step,
         });
-    render(&app, stream, inquiry, None, None, shown).await
+    let this_tab = field("ended").as_deref() == Some("here");
+    let said = Said {
+        error: None,
+        typed: None,
+        shown,
+        this_tab,
+    };
+    render_as(&app, stream, inquiry, said).await
 }
 
 async fn reply(
@@ -599,10 +762,16 @@ async fn reply(
     };
     let queue = Arc::clone(&app.queue);
     let (s, i) = (stream.clone(), inquiry.clone());
-    match blocking(move || lock(&queue).current_at(&s, &i)).await {
-        Ok(Some(at)) => page(
+    let found = blocking(move || {
+        let mut queue = lock(&queue);
+        Ok::<_, askuser_app::AppError>((queue.current_at(&s, &i)?, queue.asker(&s, &i)?))
+    })
+    .await;
+    match found {
+        Ok((Some(at), asker)) => page(
             StatusCode::OK,
             form::reply(
+                &asker,
                 &pages::inquiry_path(&stream, &inquiry),
                 &app.csrf,
                 &at,
@@ -610,7 +779,7 @@ async fn reply(
             ),
         ),
         // Not waiting (finished, or never asked): the question's page says why.
-        Ok(None) => render(&app, stream, inquiry, None, None, None).await,
+        Ok((None, _)) => render(&app, stream, inquiry, None, None, None).await,
         Err(error) => trouble(&error.to_string()),
     }
 }
@@ -620,31 +789,24 @@ async fn end_turn(
     headers: HeaderMap,
     Path((stream, inquiry)): Path<(String, String)>,
 ) -> Response {
-    side_page(&app, &headers, &stream, &inquiry, form::end_turn)
+    if let Some(refused) = check(&app, &headers, false) {
+        return refused;
+    }
+    let queue = Arc::clone(&app.queue);
+    let (s, i) = (stream.clone(), inquiry.clone());
+    match blocking(move || lock(&queue).asker(&s, &i)).await {
+        Ok(asker) => page(
+            StatusCode::OK,
+            form::end_turn(&asker, &pages::inquiry_path(&stream, &inquiry), &app.csrf),
+        ),
+        Err(error) => trouble(&error.to_string()),
+    }
 }
 
 /// The page of a question the log does not have (404): what a path whose
 /// stream name breaks the rule gets too, as it names no stream of the log.
 fn missing(stream: &str) -> Response {
     page(StatusCode::NOT_FOUND, pages::missing(stream))
-}
-
-/// A page beside a question's (Reply, End Turn): `make` builds it from the
-/// question's path and the form token.
-fn side_page(
-    app: &App,
-    headers: &HeaderMap,
-    stream: &str,
-    inquiry: &str,
-    make: fn(&str, &str) -> String,
-) -> Response {
-    if let Some(refused) = check(app, headers, false) {
-        return refused;
-    }
-    page(
-        StatusCode::OK,
-        make(&pages::inquiry_path(stream, inquiry), &app.csrf),
-    )
 }
 
 /// The refusal of a form without this server's form token, if any.
@@ -682,7 +844,9 @@ async fn act(
     };
     let typed = fields.clone();
     let queue = Arc::clone(&app.queue);
+    let ended = Arc::clone(&app.ended);
     let (s, i) = (stream.clone(), inquiry.clone());
+    let ended_turn = fields.get("action") == Some("end_turn") && fields.get("change").is_none();
     let outcome = blocking(move || {
         // A review's Change button names its question in its own field.
         let action = match fields.get("change") {
@@ -709,6 +873,9 @@ async fn act(
         let at = form::read_at(&i, &fields);
         let mut queue = lock(&queue);
         let outcome = queue.act(&s, &i, at, act, &fields, now_ms())?;
+        if act == Act::EndTurn && outcome.is_ok() {
+            lock_ended(&ended).remember(&s, &i);
+        }
         // A Reply that was not taken stays on the Reply page, its message kept.
         let reply_at = match (&outcome, act) {
             (Err(not_taken), Act::Reply) if not_taken.stale => queue.current_at(&s, &i)?,
@@ -718,6 +885,10 @@ async fn act(
     })
     .await;
     match outcome {
+        Ok(Ok(())) if ended_turn => see_other(&format!(
+            "{}?{ENDED_HERE}",
+            pages::inquiry_path(&stream, &inquiry)
+        )),
         Ok(Ok(())) => see_other(&pages::inquiry_path(&stream, &inquiry)),
         Ok(Err((not_taken, Some(reply_at)))) => {
             let refusal = form::Refusal {
@@ -727,7 +898,13 @@ async fn act(
             let path = pages::inquiry_path(&stream, &inquiry);
             page(
                 StatusCode::CONFLICT,
-                form::reply(&path, &app.csrf, &reply_at, refusal),
+                form::reply(
+                    &asker_of(&app, &stream, &inquiry).await,
+                    &path,
+                    &app.csrf,
+                    &reply_at,
+                    refusal,
+                ),
             )
         }
         Ok(Err((not_taken, None))) => {

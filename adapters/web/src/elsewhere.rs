@@ -15,6 +15,14 @@ fn line(text: &str) -> String {
     for_display_line(&text.split_whitespace().collect::<Vec<_>>().join(" ")).into_owned()
 }
 
+/// A person's message (a Reply's), on one line as a sentence quotes it: its
+/// line breaks shown as ` ⏎ `, as every surface shows a text answer
+/// ([`answer_words`]), never as escapes.
+pub(crate) fn message_words(message: &str) -> String {
+    let words = answer_words(&serde_json::Value::String(message.to_owned()));
+    for_display_line(&words).into_owned()
+}
+
 /// What another surface did, said as what happened while a page was open
 /// (`review`: the page showed the review of the answers).
 pub(crate) fn while_open(happened: &Happened, review: bool) -> String {
@@ -121,6 +129,14 @@ mod tests {
                 "While this page was open, the form went back elsewhere (in another tab or the terminal). Every question is answered: review the answers below. Nothing you sent was recorded; what you typed is below, to copy.",
                 "While this page was open, the form went back elsewhere (in another tab or the terminal). Every question is answered: review the answers below. Nothing you sent was recorded.",
             ]
+        );
+    }
+
+    #[test]
+    fn a_message_on_several_lines_reads_with_a_mark_for_each_break() {
+        assert_eq!(
+            message_words("use staging\nthen prod\u{202e}"),
+            "use staging ⏎ then prod\\u{202e}"
         );
     }
 }

@@ -10,7 +10,9 @@ use serde_json::Value;
 
 use crate::answer::Fields;
 use crate::markdown::{self, Flow};
-use crate::pages::{self, Shape, hidden, keys, layout, links, presence_badge, shown, timing};
+use crate::pages::{
+    self, Asker, Shape, hidden, keys, layout, links, presence_badge, shown, timing,
+};
 use crate::schema_form;
 use askuser_app::{Liveness, Standing};
 
@@ -66,14 +68,25 @@ pub(crate) struct Refusal<'a> {
     pub(crate) typed: Option<&'a Fields>,
 }
 
-/// The header of an inquiry's pages: the way back to the inbox, who asks,
-/// whether its agent stopped, and how long the question has waited.
-fn asker(who: Option<&str>, standing: &Standing, now: u64) -> Markup {
+/// Who asks an open inquiry and where it stands, at `now`: what heads its
+/// question and review pages.
+#[derive(Clone, Copy)]
+pub(crate) struct Heading<'a> {
+    /// Who asks.
+    pub(crate) asker: &'a Asker,
+    /// How long it has waited, and whether its agent still waits.
+    pub(crate) standing: &'a Standing,
+    /// The wall clock, in milliseconds since the Unix epoch.
+    pub(crate) now: u64,
+}
+
+/// The header of an inquiry's pages: the way back to the inbox, the page's
+/// heading (which names who asks), whether its agent stopped, and how long
+/// the question has waited.
+fn asker(heading: &str, standing: &Standing, now: u64) -> Markup {
     html! {
         (links("Inbox", &[("/", "← All questions")]))
-        @if let Some(who) = who {
-            h1.who { (shown(who)) " asks" }
-        }
+        h1.who { (heading) }
         (presence_line(standing.liveness))
         p.meta { (timing(&standing.timing, now)) (pages::at_zero(&standing.timing)) }
     }
@@ -120,21 +133,25 @@ fn side_links(path: &str) -> Markup {
 /// Reply and End Turn.
 pub(crate) fn question(
     prompt: &Prompt,
-    standing: &Standing,
-    now: u64,
+    heading: Heading<'_>,
     path: &str,
     csrf: &str,
     refusal: Refusal<'_>,
 ) -> String {
     let question = prompt.question();
-    let who = prompt.label.as_deref().unwrap_or("Assistant");
+    let Heading {
+        asker: asker_of,
+        standing,
+        now,
+    } = heading;
+    let name = asker_of.name();
     let progress = prompt.progress.map(|p| format!("[{}/{}]", p.n, p.m));
     let note = match refusal.typed {
         Some(typed) => typed.get("note").unwrap_or_default(),
         None => prompt.prefill_note.as_deref().unwrap_or_default(),
     };
     let body = html! {
-            (asker(Some(who), standing, now))
+            (asker(&format!("{name} asks"), standing, now))
             @if let Some(context) = &question.context {
                 div.context { (markdown::render(context, Flow::Block)) }
             }
@@ -148,8 +165,8 @@ pub(crate) fn question(
                         (markdown::render(&question.text, Flow::Inline))
                     }
                     (answer_inputs(prompt, refusal))
-                    @if let Some(error) = refusal.error {
-                        p.error role="alert" { (shown(error)) }
+                    @if let Some(error) = top_error(prompt, refusal.error) {
+                        p.error role="alert" { (shown(&error)) }
                     }
                     div.field {
                         label for="note" { "A note for the assistant (optional)" }
@@ -172,15 +189,29 @@ pub(crate) fn question(
             (side_links(path))
         };
     let text = markdown::plain(&question.text);
-    let title = match &progress {
+    let title = asker_of.title(&match &progress {
         Some(progress) => format!("{progress} {text}"),
         None => text,
-    };
+    });
     layout(
         &title,
         &body,
         &Shape::Inquiry(format!("prompt {}", prompt.index)),
     )
+}
+
+/// The part of a refusal's reason shown below a question's inputs: all of it,
+/// but for a schema answered field by field, where each part that names a
+/// field is shown beside that field (once), and only the rest is shown here.
+fn top_error(prompt: &Prompt, error: Option<&str>) -> Option<String> {
+    let error = error?;
+    let question = prompt.question();
+    match question.schema.as_ref().and_then(schema_form::flat_fields) {
+        Some(fields) if question.answer_type == AnswerType::Schema => {
+            schema_form::unplaced_error(&fields, error)
+        }
+        _ => Some(error.to_owned()),
+    }
 }
 
 /// What the person typed that this question's inputs cannot take back (an
@@ -404,8 +435,7 @@ fn choices(prompt: &Prompt, typed: Option<&Fields>) -> Markup {
 pub(crate) fn review(
     outcome: &Outcome,
     at: &At,
-    standing: &Standing,
-    now: u64,
+    heading: Heading<'_>,
     path: &str,
     csrf: &str,
     refusal: Refusal<'_>,
@@ -416,9 +446,13 @@ pub(crate) fn review(
         .map(|typed| typed_text(typed).0)
         .unwrap_or_default();
     let answers = outcome.to_map();
+    let Heading {
+        asker: asker_of,
+        standing,
+        now,
+    } = heading;
     let body = html! {
-        (asker(None, standing, now))
-        h1 { "Review your answers" }
+        (asker(&format!("Review your answers for {}", asker_of.name()), standing, now))
         form method="post" action=(path) {
             (hidden(csrf))
             (at_fields(at))
@@ -435,7 +469,7 @@ pub(crate) fn review(
                         span {
                             @match answer {
                                 Value::Null => span.unasked { "(not asked)" },
-                                answer => span.answer { (shown(&askuser_core::text::answer_words(answer))) },
+                                answer => (pages::answered(&crate::answer::Answered::of(answer, question.schema.as_ref()))),
                             }
                             @if let Some(note) = note {
                                 " " span.note { "(note: " (shown(note)) ")" }
@@ -462,7 +496,7 @@ pub(crate) fn review(
         (side_links(path))
     };
     layout(
-        "Review your answers",
+        &asker_of.title("Review your answers"),
         &body,
         &Shape::Inquiry("review".into()),
     )
@@ -474,13 +508,19 @@ pub(crate) fn review(
 ///
 /// After a refusal (the inquiry moved on elsewhere), the page says why and keeps
 /// the message the person typed.
-pub(crate) fn reply(path: &str, csrf: &str, at: &At, refusal: Refusal<'_>) -> String {
+pub(crate) fn reply(
+    asker_of: &Asker,
+    path: &str,
+    csrf: &str,
+    at: &At,
+    refusal: Refusal<'_>,
+) -> String {
     let message = refusal
         .typed
         .and_then(|typed| typed.get("message"))
         .unwrap_or_default();
     let body = html! {
-            h1 { "Reply to the assistant instead" }
+            h1 { "Reply to " (asker_of.name()) " instead" }
             @if let Some(error) = refusal.error {
                 p.error role="alert" { (shown(error)) }
             }
@@ -498,13 +538,17 @@ pub(crate) fn reply(path: &str, csrf: &str, at: &At, refusal: Refusal<'_>) -> St
             }
             (links("Next", &[(path, "Back to the question")]))
         };
-    layout("Reply to the assistant", &body, &Shape::Other)
+    layout(
+        &asker_of.title("Reply to the assistant"),
+        &body,
+        &Shape::Other,
+    )
 }
 
 /// The End Turn confirmation.
-pub(crate) fn end_turn(path: &str, csrf: &str) -> String {
+pub(crate) fn end_turn(asker_of: &Asker, path: &str, csrf: &str) -> String {
     let body = html! {
-        h1 { "End the turn?" }
+        h1 { "End the turn of " (asker_of.name()) "?" }
         p { "Your answers so far are not sent, and the assistant gets no reply." }
         form method="post" action=(path) {
             (hidden(csrf))
@@ -514,5 +558,5 @@ pub(crate) fn end_turn(path: &str, csrf: &str) -> String {
         }
         (links("Next", &[(path, "No, back to the question")]))
     };
-    layout("End the turn?", &body, &Shape::Other)
+    layout(&asker_of.title("End the turn?"), &body, &Shape::Other)
 }

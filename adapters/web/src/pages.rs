@@ -9,13 +9,54 @@
 
 use askuser_app::log::Timestamp;
 use askuser_core::AgentOrigin;
-use askuser_core::text::for_display;
+use askuser_core::text::{for_display, for_display_line};
 use maud::{DOCTYPE, Markup, Render, html};
 
 use crate::markdown::{self, Flow};
 use askuser_app::{Liveness, Timing};
 
+use crate::answer::Answered;
 use crate::queue::Waiting;
+
+/// Who asks on an inquiry's pages: the label its prompts carry (`Assistant`
+/// when none) and the agent's origin, as the inbox tells agents apart (its
+/// host, its project or directory, its machine).
+#[derive(Debug, Clone)]
+pub(crate) struct Asker {
+    /// The policy's label (`Assistant` when it has none).
+    pub(crate) label: String,
+    /// The latest process to attach to the stream, when one did.
+    pub(crate) origin: Option<AgentOrigin>,
+}
+
+impl Asker {
+    /// The agent's name as a title and a heading give it: the host (else the
+    /// label), in its project or directory, on its machine: `Claude Code in
+    /// shop on laptop`; the label alone when no origin says more.
+    pub(crate) fn name(&self) -> String {
+        let text = |t: &Option<String>| t.clone().filter(|t| !t.trim().is_empty());
+        let origin = self.origin.as_ref();
+        let who = (origin.and_then(|o| text(&o.host).or_else(|| text(&o.label))))
+            .unwrap_or_else(|| self.label.clone());
+        let mut name = for_display_line(&who).into_owned();
+        if let Some(place) = origin.and_then(AgentOrigin::place) {
+            name.push_str(" in ");
+            name.push_str(&for_display_line(place));
+        }
+        if let Some(machine) = origin.and_then(|o| text(&o.machine)) {
+            name.push_str(" on ");
+            name.push_str(&for_display_line(&machine));
+        }
+        name
+    }
+
+    /// A page's title: what it shows, then who asks (`Which database? —
+    /// Claude Code in shop on laptop`), so that two agents' tabs never read
+    /// the same.
+    pub(crate) fn title(&self, subject: &str) -> String {
+        format!("{subject} — {}", self.name())
+    }
+}
 
 /// The stylesheet, served as `/style.css`.
 pub(crate) const STYLE: &str = include_str!("style.css");
@@ -446,17 +487,54 @@ fn unsent_label(name: &str) -> &'static str {
     }
 }
 
-/// A finished inquiry's page: what happened, the answers the assistant got
-/// as labelled lines, what the person typed and did not send (see
-/// [`unsent`]), and the way on: the next question waiting (`next`: its path
-/// and text), else the inbox.
+/// An answer as a page shows it ([`Answered`]): a line of words, or one
+/// labelled line per field (`Replicas: 3`).
+pub(crate) fn answered(answer: &Answered) -> Markup {
+    html! {
+        @match answer {
+            Answered::Words(words) => span.answer { (shown(words)) },
+            Answered::Fields(fields) => ul.fields {
+                @for (label, value) in fields {
+                    li { span.label { (shown(label)) ": " } span.answer { (shown(value)) } }
+                }
+            },
+        }
+    }
+}
+
+/// A moment as a clock reads it (`10:42 UTC`, with its date when it is not
+/// `now`'s day: `2026-11-29 10:42 UTC`), in a `<time>` whose `datetime` is
+/// exact: the script shows it in the person's own time zone.
+pub(crate) fn clock(at: Timestamp, now: u64) -> Markup {
+    let datetime = at.to_string();
+    let today = Timestamp(now).to_string();
+    let (date, time) = datetime.split_once('T').unwrap_or((&datetime, ""));
+    let hm = time.get(..5).unwrap_or(time);
+    let words = if today.starts_with(date) {
+        format!("{hm} UTC")
+    } else {
+        format!("{date} {hm} UTC")
+    };
+    html! {
+        time.clock datetime=(datetime) title=(exact_of(&datetime)) { (words) }
+    }
+}
+
+/// A finished inquiry's page, its heading naming who asked (`asker`): what
+/// happened, the answers the assistant got as labelled lines (a schema's
+/// answer field by field), when it got them, what the person typed and did
+/// not send (see [`unsent`]), and the way on: the next question waiting
+/// (`next`: its path and text), else the inbox.
 pub(crate) fn finished(
     done: &crate::queue::Done,
+    asker: &Asker,
+    now: u64,
     typed: &[(String, String)],
     next: Option<&(String, String)>,
 ) -> String {
+    let name = asker.name();
     let body = html! {
-        h1 { "Done" }
+        h1 { "Done for " (name) }
         p.outcome role="status" { (shown(&done.text)) }
         @if !done.answers.is_empty() {
             dl.answers {
@@ -464,7 +542,7 @@ pub(crate) fn finished(
                     dt { (markdown::render(question, Flow::Inline)) }
                     dd {
                         span {
-                            span.answer { (shown(answer)) }
+                            (answered(answer))
                             @if let Some(note) = note {
                                 " " span.note { "(note: " (shown(note)) ")" }
                             }
@@ -472,6 +550,9 @@ pub(crate) fn finished(
                     }
                 }
             }
+        }
+        @if let Some((at, words)) = &done.when {
+            p.when { (words) " " (clock(*at, now)) "." }
         }
         (unsent(typed))
         nav.links aria-label="Next" {
@@ -483,7 +564,7 @@ pub(crate) fn finished(
             a href="/" { "All questions" }
         }
     };
-    layout("Done", &body, &Shape::Inquiry("done".into()))
+    layout(&asker.title("Done"), &body, &Shape::Inquiry("done".into()))
 }
 
 /// The page of an inquiry that does not wait in `stream`: never asked there, or

@@ -3,7 +3,7 @@
 //! adapter's [`Desk`], as `askuser answer` and the terminal use it). Blocking:
 //! the handlers call it on tokio's blocking threads.
 
-use askuser_app::log::StreamName;
+use askuser_app::log::{StreamName, Timestamp};
 use askuser_app::{AppError, Desk, Standing, Taken, Unheard};
 use askuser_core::text::{answer_words, for_display_line};
 use askuser_core::{
@@ -39,9 +39,14 @@ pub(crate) enum Page {
 pub(crate) struct Done {
     /// What happened, and who got what.
     pub(crate) text: String,
-    /// The answers sent: the question (Markdown), the answer in words, and
+    /// The answers sent: the question (Markdown), the answer in words (a
+    /// schema's object field by field: see [`crate::answer::Answered`]), and
     /// the note beside it.
-    pub(crate) answers: Vec<(String, String, Option<String>)>,
+    pub(crate) answers: Vec<(String, crate::answer::Answered, Option<String>)>,
+    /// When it finished (the time the log recorded the event that finished
+    /// it), with the words that start the sentence saying so (`The assistant
+    /// got them at`); `None` when the log's latest events no longer hold it.
+    pub(crate) when: Option<(Timestamp, &'static str)>,
 }
 
 impl Done {
@@ -50,14 +55,47 @@ impl Done {
         Self {
             text: text.to_owned(),
             answers: Vec::new(),
+            when: None,
+        }
+    }
+}
+
+/// What the web inbox knows of who ended a turn, for the words of its Done
+/// page: the log records that a turn was ended, not on which surface.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct EndedHere {
+    /// This inbox recorded the End Turn (it remembers the turns it ended
+    /// since it started).
+    pub(crate) by_this_inbox: bool,
+    /// The page is the one the End Turn's own form led to (this tab).
+    pub(crate) this_tab: bool,
+    /// When this inbox started, in milliseconds since the Unix epoch.
+    pub(crate) started_ms: u64,
+}
+
+impl EndedHere {
+    /// Who ended a turn (the time to answer did not), in words, from what is
+    /// known: this tab, another tab of this inbox, or another surface (the
+    /// log does not say which) after this inbox started; before it started,
+    /// that the log does not say where.
+    fn words(self, at: Option<Timestamp>) -> &'static str {
+        match (self.by_this_inbox, self.this_tab) {
+            (true, true) => "You ended the turn in this tab",
+            (true, false) => "The turn was ended in another tab of this inbox",
+            (false, _) if at.is_some_and(|at| at.millis() >= self.started_ms) => {
+                "The turn was ended outside this inbox (the log does not say where)"
+            }
+            (false, _) => {
+                "The turn was ended before this inbox started (the log does not say where)"
+            }
         }
     }
 }
 
 /// The answers `result` sent, as labelled lines: each question the person
-/// (or a default) answered, its answer in the words every surface uses, and
-/// its note.
-fn answer_lines(result: &Command) -> Vec<(String, String, Option<String>)> {
+/// (or a default) answered, its answer in the words every surface uses (a
+/// schema's object field by field), and its note.
+fn answer_lines(result: &Command) -> Vec<(String, crate::answer::Answered, Option<String>)> {
     let Command::Respond { outcome, .. } = result else {
         return Vec::new();
     };
@@ -73,7 +111,7 @@ fn answer_lines(result: &Command) -> Vec<(String, String, Option<String>)> {
                 .and_then(|slot| slot.note.clone());
             Some((
                 question.text.clone(),
-                askuser_core::text::answer_words(answer),
+                crate::answer::Answered::of(answer, question.schema.as_ref()),
                 note,
             ))
         })
@@ -206,7 +244,20 @@ impl Queue {
 
     /// The page of `inquiry` in `stream` at `now` (milliseconds since the Unix
     /// epoch).
+    #[cfg(test)]
     pub(crate) fn page(&mut self, stream: &str, inquiry: &str, now: u64) -> Result<Page, AppError> {
+        self.page_as(stream, inquiry, now, EndedHere::default())
+    }
+
+    /// [`Queue::page`], with what this inbox knows of who ended a turn
+    /// (`here`), for a finished inquiry's words.
+    pub(crate) fn page_as(
+        &mut self,
+        stream: &str,
+        inquiry: &str,
+        now: u64,
+        here: EndedHere,
+    ) -> Result<Page, AppError> {
         if !self.journal.has_stream(stream)? {
             return Ok(Page::Missing);
         }
@@ -227,9 +278,32 @@ impl Queue {
             Some(_) => Ok(Page::Finished(Done::words(
                 "This question is for the assistant, not for a person.",
             ))),
-            None if state.was_requested(&id) => Ok(Page::Finished(self.result(stream, &id)?)),
+            None if state.was_requested(&id) => Ok(Page::Finished(self.result(stream, &id, here)?)),
             None => Ok(Page::Missing),
         }
+    }
+
+    /// Who asks `inquiry` of `stream`, for its pages' titles and headings:
+    /// its prompts' label (`Assistant` when none, or once it finished) and the
+    /// stream's agent, as the read side keeps them.
+    pub(crate) fn asker(
+        &mut self,
+        stream: &str,
+        inquiry: &str,
+    ) -> Result<crate::pages::Asker, AppError> {
+        let Some(view) = self.journal.view(stream)? else {
+            return Ok(crate::pages::Asker {
+                label: "Assistant".to_owned(),
+                origin: None,
+            });
+        };
+        let label = (view.open().iter())
+            .find(|open| open.inquiry.as_str() == inquiry)
+            .and_then(|open| open.label.clone());
+        Ok(crate::pages::Asker {
+            label: label.unwrap_or_else(|| "Assistant".to_owned()),
+            origin: view.agent().cloned(),
+        })
     }
 
     /// The history of `stream`: its latest events and its forks; `None` when
@@ -271,7 +345,7 @@ impl Queue {
     /// What the model got for a finished inquiry, in words: from what the engine's
     /// state keeps of it (`State::result`, the last inquiries of the stream to
     /// finish), never a replay.
-    fn result(&mut self, stream: &str, id: &InquiryId) -> Result<Done, AppError> {
+    fn result(&mut self, stream: &str, id: &InquiryId, here: EndedHere) -> Result<Done, AppError> {
         self.journal.view(stream)?;
         let state = self.journal.state(stream)?;
         let Some((result, call)) = (state.outcome(id)).and_then(|record| {
@@ -295,10 +369,46 @@ impl Queue {
         let by_timeout =
             (state.outcome(id)).and_then(askuser_core::FinishedInquiry::turn_ended_by_timeout);
         let nobody = self.journal.unheard(stream, id)?;
+        let at = self.finished_at(stream, id)?;
+        let ended_by = here.words(at);
+        let words = DoneWords {
+            nobody,
+            kept,
+            by_timeout,
+            ended_by,
+        };
         Ok(Done {
-            text: done_words(&result, &got, nobody, kept, by_timeout),
+            text: done_words(&result, &got, words),
             answers: answer_lines(&result),
+            when: at.map(|at| (at, when_words(&result, nobody))),
         })
+    }
+
+    /// When the log recorded the event that finished `id` (its last event),
+    /// looked for among the stream's latest events (at most [`FINISH_LOOK`]
+    /// back); `None` when it is not among them.
+    fn finished_at(&mut self, stream: &str, id: &InquiryId) -> Result<Option<Timestamp>, AppError> {
+        let log = std::sync::Arc::clone(self.journal.log());
+        let Some(info) = log.stream(stream)? else {
+            return Ok(None);
+        };
+        let floor = (info.floor + 1).max(info.head.saturating_sub(FINISH_LOOK));
+        let mut to = info.head;
+        while to >= floor && to > 0 {
+            let from = floor.max(to.saturating_sub(63));
+            let mut found = None;
+            for recorded in log.read_range(stream, from, to)? {
+                let recorded = recorded?;
+                if recorded.event.inquiry() == Some(id) {
+                    found = Some(recorded.at);
+                }
+            }
+            if found.is_some() {
+                return Ok(found);
+            }
+            to = from.saturating_sub(1);
+        }
+        Ok(None)
     }
 
     /// At the engine's deadline (the one every surface counts to), the time to
@@ -490,21 +600,49 @@ impl Queue {
     }
 }
 
-/// What a finished inquiry's page says happened, from its result command (the
-/// answers it sent follow as lines: see [`answer_lines`]), the tool error's
-/// text when it failed (`error_text`), whether anybody
-/// waited for it (`nobody`: a fork, or an agent that had stopped), and whether
-/// the result is `kept` for its agent (owed: given to it when it comes back).
-///
-/// A turn the time to answer ended (`by_timeout`: its length) says so, not that
-/// the person ended it.
-fn done_words(
-    result: &Command,
-    error_text: &str,
+/// How many of a stream's latest events are looked through for the one that
+/// finished an inquiry, for the time its Done page gives.
+const FINISH_LOOK: u64 = 1024;
+
+/// The start of the sentence that says when an inquiry finished, by what the
+/// assistant got (`nobody`: nobody waited for it).
+fn when_words(result: &Command, nobody: Option<Unheard>) -> &'static str {
+    let ending = Ending::of(result);
+    match (nobody, ending) {
+        (_, Some(ending)) if ending.sends_nothing() => "The turn ended at",
+        (Some(_), _) | (_, None) => "It finished at",
+        (None, Some(Ending::Failed | Ending::Rejected)) => "The assistant got the error at",
+        (None, _) if answer_lines(result).is_empty() => "The assistant got it at",
+        (None, _) => "The assistant got them at",
+    }
+}
+
+/// What a finished inquiry's page says beside its result: whether anybody
+/// waited for it (`nobody`: a fork, or an agent that had stopped), whether the
+/// result is `kept` for its agent (owed: given to it when it comes back), the
+/// time to answer that ended the turn (`by_timeout`: its length), and who
+/// ended it otherwise (`ended_by`, [`EndedHere::words`]).
+#[derive(Clone, Copy)]
+struct DoneWords {
     nobody: Option<Unheard>,
     kept: bool,
     by_timeout: Option<u64>,
-) -> String {
+    ended_by: &'static str,
+}
+
+/// What a finished inquiry's page says happened, from its result command (the
+/// answers it sent follow as lines: see [`answer_lines`]), the tool error's
+/// text when it failed (`error_text`), and what else is known of it
+/// ([`DoneWords`]).
+///
+/// A turn the time to answer ended says so, not that the person ended it.
+fn done_words(result: &Command, error_text: &str, words: DoneWords) -> String {
+    let DoneWords {
+        nobody,
+        kept,
+        by_timeout,
+        ended_by,
+    } = words;
     let Some(ending) = Ending::of(result) else {
         return "This question is finished.".to_owned();
     };
@@ -518,13 +656,13 @@ fn done_words(
                 "The time to answer ({}) ran out and ended the turn",
                 crate::pages::duration_words(after_ms)
             ),
-            None => "You ended the turn".to_owned(),
+            None => ended_by.to_owned(),
         },
         Ending::Answered => "Answered".to_owned(),
         Ending::Replied => match outcome.and_then(|outcome| outcome.message.as_ref()) {
             Some(message) => format!(
                 "You replied instead, with the message “{}”",
-                for_display_line(message)
+                crate::elsewhere::message_words(message)
             ),
             None => "You replied instead, without a message".to_owned(),
         },
@@ -535,7 +673,7 @@ fn done_words(
             match outcome.and_then(|outcome| outcome.message.as_ref()) {
                 Some(message) => format!(
                     "The time to answer ({after}) ran out, with your message “{}”",
-                    for_display_line(message)
+                    crate::elsewhere::message_words(message)
                 ),
                 None => format!("The time to answer ({after}) ran out"),
             }

@@ -140,7 +140,7 @@ pub(crate) fn render(
                     first: n == 0,
                 }, typed.and_then(|t| t.get(&name)), prefill.and_then(|p| p.get(field.key))))
                 @if let Some(message) = &own_error {
-                    p.error id=(format!("{name}-error")) { (shown(message)) }
+                    p.error id=(format!("{name}-error")) role="alert" { (shown(message)) }
                 }
             }
         }
@@ -245,22 +245,54 @@ pub(crate) fn read(fields: &[Field<'_>], sent: &Fields) -> Value {
     Value::Object(object)
 }
 
-/// The parts of the engine's message about property `key`: those at its JSON
-/// pointer (`at /key: …`) and its `required` complaint.
-fn error_for(message: &str, key: &str) -> Option<String> {
+/// The parts of the engine's message (`does not match the schema: A; B`), or
+/// the message itself when it is not the schema's.
+fn parts(message: &str) -> Vec<&str> {
+    match message.strip_prefix("does not match the schema: ") {
+        Some(body) => body.split("; ").collect(),
+        None => vec![message],
+    }
+}
+
+/// What a part of the engine's message says about property `key`, in the
+/// words shown beside its input: the rest of a part at its JSON pointer
+/// (`at /key: …`), or its `required` complaint; `None` when it is about
+/// something else.
+fn part_for<'a>(part: &'a str, key: &str) -> Option<&'a str> {
     let pointer = format!("at /{}: ", key.replace('~', "~0").replace('/', "~1"));
     let required = format!("{} is a required property", Value::String(key.to_owned()));
-    let body = message
-        .strip_prefix("does not match the schema: ")
-        .unwrap_or(message);
-    let parts: Vec<&str> = body
-        .split("; ")
-        .filter_map(|part| match part.strip_prefix(pointer.as_str()) {
-            Some(rest) => Some(rest),
-            None => (part == required).then_some("required: give an answer"),
+    match part.strip_prefix(pointer.as_str()) {
+        Some(rest) => Some(rest),
+        None => (part == required).then_some("required: give an answer"),
+    }
+}
+
+/// The parts of the engine's message about property `key` ([`part_for`]).
+fn error_for(message: &str, key: &str) -> Option<String> {
+    let found: Vec<&str> = (parts(message).into_iter())
+        .filter_map(|part| part_for(part, key))
+        .collect();
+    (!found.is_empty()).then(|| found.join("; "))
+}
+
+/// The parts of the engine's message that no input of `fields` shows beside
+/// it (a property the form has no input for, the object as a whole), to be
+/// shown once below the inputs; `None` when each part is beside its field.
+pub(crate) fn unplaced_error(fields: &[Field<'_>], message: &str) -> Option<String> {
+    let rest: Vec<&str> = (parts(message).into_iter())
+        .filter(|part| {
+            fields
+                .iter()
+                .all(|field| part_for(part, field.key).is_none())
         })
         .collect();
-    (!parts.is_empty()).then(|| parts.join("; "))
+    match rest.len() {
+        0 => None,
+        _ if message.starts_with("does not match the schema: ") => {
+            Some(format!("does not match the schema: {}", rest.join("; ")))
+        }
+        _ => Some(rest.join("; ")),
+    }
 }
 
 #[cfg(test)]
@@ -336,5 +368,20 @@ mod tests {
             Some("required: give an answer")
         );
         assert_eq!(error_for(message, "other"), None);
+        let schema = json!({"type": "object", "properties": {
+            "name": {"type": "string"}, "count": {"type": "integer"}}});
+        let fields = flat_fields(&schema).expect("flat");
+        assert_eq!(unplaced_error(&fields, message), None);
+        assert_eq!(
+            unplaced_error(
+                &fields,
+                &format!("{message}; at : {{}} has too few properties")
+            ),
+            Some("does not match the schema: at : {} has too few properties".to_owned())
+        );
+        assert_eq!(
+            unplaced_error(&fields, "choose Yes or No").as_deref(),
+            Some("choose Yes or No")
+        );
     }
 }

@@ -209,10 +209,16 @@ impl Browser {
 
     /// Waits (up to 10 s) until the page's title is `title`; the title seen last.
     pub fn wait_title(&self, title: &str) -> String {
+        self.wait_title_by(|seen| seen == title)
+    }
+
+    /// The page's title once `fits` it (waiting up to 10 s; the last seen
+    /// when none fits).
+    pub fn wait_title_by(&self, fits: impl Fn(&str) -> bool) -> String {
         let start = Instant::now();
         loop {
             let seen = self.title();
-            if seen == title || start.elapsed() > Duration::from_secs(10) {
+            if fits(&seen) || start.elapsed() > Duration::from_secs(10) {
                 return seen;
             }
             std::thread::sleep(Duration::from_millis(100));

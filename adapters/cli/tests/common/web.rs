@@ -208,9 +208,16 @@ pub fn masked(text: &str) -> String {
     out
 }
 
-/// Waits until the page's title is `title`, and fails if it never is.
+/// Waits until the page shows `title`: its whole title, or, on an inquiry's
+/// pages (whose titles end with who asks: `Done — Claude Code in shop on
+/// laptop`), what comes before ` — ` (the tests that tell agents apart
+/// assert whole titles); fails if it never does.
 pub fn at(browser: &Browser, title: &str) {
-    assert_eq!(browser.wait_title(title), title);
+    let shows = |seen: &str| {
+        seen == title || (seen.strip_prefix(title)).is_some_and(|rest| rest.starts_with(" — "))
+    };
+    let seen = browser.wait_title_by(shows);
+    assert!(shows(&seen), "the page's title is {seen:?}, not {title:?}");
 }
 
 /// The axe-core violations of the page on show (of any impact: the issue asks
@@ -252,4 +259,42 @@ pub fn page_problems(browser: &Browser, page: &str) -> Vec<String> {
     }
     browser.emulate(1280, false);
     found
+}
+
+/// `text` with a clock time (`10:42`: when the assistant got the answers, on
+/// Done) as `HH:MM`, and the scratch directory's name (`dir`: the place an
+/// agent started there is named after) as `<scratch>`.
+pub fn clock_masked(text: &str, dir: &str) -> String {
+    let chars: Vec<char> = text.replace(dir, "<scratch>").chars().collect();
+    let mut out = String::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let digit = |j: usize| chars.get(j).is_some_and(char::is_ascii_digit);
+        let clock = digit(i)
+            && digit(i + 1)
+            && chars.get(i + 2) == Some(&':')
+            && digit(i + 3)
+            && digit(i + 4)
+            && chars.get(i + 5) != Some(&':')
+            && (i == 0 || !chars[i - 1].is_ascii_alphanumeric());
+        if clock {
+            out.push_str("HH:MM");
+            i += 5;
+        } else {
+            out.push(chars[i]);
+            i += 1;
+        }
+    }
+    out
+}
+
+/// The page's text as the tests compare an inquiry's page: [`masked`], then
+/// [`clock_masked`] (the scratch directory `scratch` as `<scratch>`).
+pub fn page_text(browser: &Browser, scratch: &Scratch) -> String {
+    clock_masked(&masked(&browser.text()), &scratch.dir_name())
+}
+
+/// A Done page's text: [`clock_masked`] only (its lengths of time stay).
+pub fn done_text(browser: &Browser, scratch: &Scratch) -> String {
+    clock_masked(&browser.text(), &scratch.dir_name())
 }

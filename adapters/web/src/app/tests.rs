@@ -55,6 +55,7 @@ fn served_at(stamp: Timestamp) -> (Arc<MemLog>, App) {
         )),
         secure: false,
         changes: None,
+        ended: Arc::default(),
     };
     (log, app)
 }
@@ -828,6 +829,62 @@ async fn back_from_the_review_then_an_answer_without_a_choice_is_refused_with_th
     assert_eq!(events(&log), recorded);
 }
 
+/// The words of a Done page's outcome, from its body.
+fn outcome_of(body: &str) -> &str {
+    let start = body
+        .find("<p class=\"outcome\" role=\"status\">")
+        .expect("an outcome");
+    let rest = &body[start + "<p class=\"outcome\" role=\"status\">".len()..];
+    &rest[..rest.find("</p>").expect("its end")]
+}
+
+/// End Turn in this inbox: the tab whose form ended it is told "in this
+/// tab", and any other page of the inquiry "in another tab of this inbox";
+/// the log records no surface, so that is what this inbox remembers.
+#[tokio::test]
+async fn the_turn_ended_here_says_which_tab_ended_it() {
+    let (log, app) = served();
+    ask(&log);
+    let ended = send(
+        &app,
+        post("/q/chat/call-1", &[("csrf", CSRF), ("action", "end_turn")]),
+    )
+    .await;
+    assert_eq!(ended.status, StatusCode::SEE_OTHER);
+    let to = (ended.headers.iter())
+        .find(|(name, _)| name == "location")
+        .map(|(_, to)| to.as_str());
+    assert_eq!(to, Some("/q/chat/call-1?ended=here"));
+    let here = open(&app, "/q/chat/call-1?ended=here").await;
+    assert_eq!(
+        outcome_of(&here.body),
+        "You ended the turn in this tab; the assistant got no reply."
+    );
+    let other = open(&app, "/q/chat/call-1").await;
+    assert_eq!(
+        outcome_of(&other.body),
+        "The turn was ended in another tab of this inbox; the assistant got no reply."
+    );
+    // A turn this inbox did not end is never "this tab", whatever the link says.
+    let (log, app) = served();
+    ask(&log);
+    let mut terminal = Session::open(log.clone(), "chat").expect("the stream opens");
+    terminal
+        .handle(&Input::EndTurn {
+            inquiry: InquiryId::new("call-1"),
+        })
+        .expect("the turn ends");
+    assert_eq!(
+        outcome_of(&open(&app, "/q/chat/call-1?ended=here").await.body),
+        "The turn was ended outside this inbox (the log does not say where); the assistant got no reply."
+    );
+    app.ended.lock().unwrap().started_ms = u64::MAX;
+    assert_eq!(
+        outcome_of(&open(&app, "/q/chat/call-1").await.body),
+        "The turn was ended before this inbox started (the log does not say where); the assistant got no reply."
+    );
+}
+
 #[tokio::test]
 async fn a_finished_question_is_served_from_the_read_side_without_a_replay() {
     let (log, app) = served();
@@ -846,7 +903,7 @@ async fn a_finished_question_is_served_from_the_read_side_without_a_replay() {
         let page = open(&app, "/q/chat/call-1").await;
         assert!(
             page.body
-                .contains("<p class=\"outcome\" role=\"status\">You ended the turn; the assistant got no reply.</p>"),
+                .contains("<p class=\"outcome\" role=\"status\">The turn was ended outside this inbox (the log does not say where); the assistant got no reply.</p>"),
             "{}",
             page.body
         );
