@@ -269,8 +269,11 @@ fn lighthouse(url: &str, token: &str) -> (f64, Vec<String>) {
     (score * 100.0, failed)
 }
 
+/// Every kind of page a person lands on (the inbox, a question, the review, the
+/// Reply and End Turn pages, a conversation's history and Done) scores at least
+/// 95 for accessibility.
 #[test]
-fn lighthouse_scores_the_inbox_a_question_and_the_review_at_least_95_for_accessibility() {
+fn lighthouse_scores_every_kind_of_page_at_least_95_for_accessibility() {
     let scratch = Scratch::new();
     let mut serve = Serve::start(&scratch, &scratch.db(), "a11y");
     ask_every_kind(&mut serve);
@@ -290,12 +293,32 @@ fn lighthouse_scores_the_inbox_a_question_and_the_review_at_least_95_for_accessi
         at(&browser, "Review your answers");
     }
     let mut low = Vec::new();
-    for path in ["/", "/q/a11y/c1", "/q/a11y/c3"] {
+    let mut score = |path: &str| {
         let (score, failed) = lighthouse(&format!("{base}{path}"), web.token());
         if score < 95.0 {
             low.push(format!("{path}: {score} ({failed:?})"));
         }
+    };
+    for path in [
+        "/",
+        "/q/a11y/c1",
+        "/q/a11y/c3",
+        "/q/a11y/c1/reply",
+        "/q/a11y/c1/end",
+        "/s/a11y",
+    ] {
+        score(path);
     }
+    {
+        // c3's review sent: its page is Done.
+        let browser = Browser::start();
+        browser.go(&web.url);
+        browser.go(&format!("{base}/q/a11y/c3"));
+        at(&browser, "Review your answers");
+        browser.click("button[value=submit]");
+        at(&browser, "Done");
+    }
+    score("/q/a11y/c3");
     assert_eq!(low, Vec::<String>::new());
 }
 
