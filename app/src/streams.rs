@@ -120,12 +120,14 @@ impl Desk {
     /// Every inquiry that ended at or after `since` (the start of the
     /// person's day, say), by stream: the stream whose inquiry ended last
     /// first, and in each the latest to end first. Only the streams with
-    /// activity since then are read.
+    /// activity since then are read, and each only when it moved since the
+    /// last call (what it ended is kept, per stream, until then).
     ///
     /// # Errors
     /// When the log cannot be read.
     pub fn ended_since(&mut self, since: Timestamp) -> Result<Vec<AgentDay>> {
         let log = Arc::clone(self.log());
+        let mut kept = std::mem::take(&mut self.days);
         let mut days = Vec::new();
         for info in log.streams()? {
             if self.head(&info.name)? < info.head {
@@ -135,6 +137,15 @@ impl Desk {
                 continue;
             };
             if view.last_activity().is_none_or(|at| at < since) {
+                continue;
+            }
+            let name = info.name.clone();
+            if let Some((head, start, day)) = kept.remove(&name)
+                && head == info.head
+                && start == since
+            {
+                self.days.insert(name, (head, start, day.clone()));
+                days.push(day);
                 continue;
             }
             let agent = view.agent().cloned();
@@ -148,16 +159,16 @@ impl Desk {
                 })
                 .filter(|story| story.ended.as_ref().is_some_and(|e| e.moment.at >= since))
                 .collect();
-            if ended.is_empty() {
-                continue;
-            }
             ended.sort_by_key(|story| std::cmp::Reverse(ended_at(story)));
-            days.push(AgentDay {
+            let day = AgentDay {
                 stream: info.name,
                 agent,
                 ended,
-            });
+            };
+            self.days.insert(name, (info.head, since, day.clone()));
+            days.push(day);
         }
+        days.retain(|day| !day.ended.is_empty());
         days.sort_by_key(|day| std::cmp::Reverse(day.ended.first().map(ended_at)));
         Ok(days)
     }
