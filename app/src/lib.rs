@@ -83,7 +83,7 @@ pub mod watch;
 /// What another surface did, as data (the one narrator's facts): the core's
 /// type, made by the [`Desk`] for every event it catches up on.
 pub use askuser_core::Happened;
-pub use askuser_store::stories::{Ended, Entry, Moment, Step, Story};
+pub use askuser_store::stories::{Ended, Entry, Moment, Step, Story, answers_sent};
 pub use deadline::question_deadline;
 pub use error::{AppError, Result};
 pub use inbox::{Asking, Liveness, Standing, Timing, Unheard, ago_words};

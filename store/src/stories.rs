@@ -81,20 +81,7 @@ impl Ended {
     /// the answer in words and the note beside it. Empty when nothing was sent
     /// or no question was answered.
     pub fn answers(&self) -> Vec<(String, String, Option<String>)> {
-        let Command::Respond { outcome, .. } = &self.command else {
-            return Vec::new();
-        };
-        let answers = outcome.to_map();
-        (outcome.form.questions().iter().enumerate())
-            .filter_map(|(index, question)| {
-                let answer = answers.get(&question.id).filter(|a| !a.is_null())?;
-                let note = (outcome.answers.get(index))
-                    .and_then(Option::as_ref)
-                    .and_then(|slot| slot.note.clone())
-                    .filter(|note| !note.trim().is_empty());
-                Some((question.text.clone(), answer_words(answer), note))
-            })
-            .collect()
+        answers_sent(&self.command)
     }
 
     /// The message of a Reply or a timeout, when one went with it.
@@ -112,6 +99,26 @@ impl Ended {
             _ => None,
         }
     }
+}
+
+/// What `result` sent, a line per question answered: its text (Markdown),
+/// the answer in words ([`answer_words`]) and the note beside it. Empty when
+/// it sent no answers. The one rule for "what the agent got" on every page.
+pub fn answers_sent(result: &Command) -> Vec<(String, String, Option<String>)> {
+    let Command::Respond { outcome, .. } = result else {
+        return Vec::new();
+    };
+    let answers = outcome.to_map();
+    (outcome.form.questions().iter().enumerate())
+        .filter_map(|(index, question)| {
+            let answer = answers.get(&question.id).filter(|a| !a.is_null())?;
+            let note = (outcome.answers.get(index))
+                .and_then(Option::as_ref)
+                .and_then(|slot| slot.note.clone())
+                .filter(|note| !note.trim().is_empty());
+            Some((question.text.clone(), answer_words(answer), note))
+        })
+        .collect()
 }
 
 /// One inquiry of a stream, as its history tells it.

@@ -56,28 +56,10 @@ impl Done {
 
 /// The answers `result` sent, as labelled lines: each question the person
 /// (or a default) answered, its answer in the words every surface uses, and
-/// its note.
+/// its note ([`askuser_app::answers_sent`], the rule "Answered today" and the
+/// history use too).
 fn answer_lines(result: &Command) -> Vec<(String, String, Option<String>)> {
-    let Command::Respond { outcome, .. } = result else {
-        return Vec::new();
-    };
-    let answers = outcome.to_map();
-    (outcome.form.questions().iter().enumerate())
-        .filter_map(|(index, question)| {
-            let answer = answers.get(&question.id)?;
-            if answer.is_null() {
-                return None;
-            }
-            let note = (outcome.answers.get(index))
-                .and_then(Option::as_ref)
-                .and_then(|slot| slot.note.clone());
-            Some((
-                question.text.clone(),
-                askuser_core::text::answer_words(answer),
-                note,
-            ))
-        })
-        .collect()
+    askuser_app::answers_sent(result)
 }
 
 /// What a fork would make: the branch's name, and the first question of the
