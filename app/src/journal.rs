@@ -165,6 +165,9 @@ pub struct Desk {
     read: ReadSide,
     /// Every lease seen, for who still waits ([`crate::Liveness`]).
     leases: LeaseMemory,
+    /// The last [`Desk::ended_since`] of each stream, with the head and the
+    /// start it was read at: read again only when either moved.
+    pub(crate) days: HashMap<String, (Seq, askuser_store::Timestamp, crate::AgentDay)>,
 }
 
 impl std::fmt::Debug for Desk {
@@ -190,6 +193,7 @@ impl Desk {
             missed: HashMap::new(),
             read: ReadSide::default(),
             leases: LeaseMemory::default(),
+            days: HashMap::new(),
         }
     }
 

@@ -83,6 +83,7 @@ pub mod watch;
 /// What another surface did, as data (the one narrator's facts): the core's
 /// type, made by the [`Desk`] for every event it catches up on.
 pub use askuser_core::Happened;
+pub use askuser_store::stories::{Ended, Entry, Moment, Step, Story, answers_sent};
 pub use deadline::question_deadline;
 pub use error::{AppError, Result};
 pub use inbox::{Asking, Liveness, Standing, Timing, Unheard, ago_words};
@@ -91,4 +92,4 @@ pub use json::from_str_unique;
 pub use location::{is_postgres_url, open_log};
 pub use naming::{claim_new_stream, fork_name, new_stream_name};
 pub use read::{Ending, OpenInquiry, ReadSide, Showing, StreamStatus, StreamView, Waiting};
-pub use streams::{HeadWaiter, History};
+pub use streams::{AgentDay, HeadWaiter, History};

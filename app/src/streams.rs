@@ -8,7 +8,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use askuser_core::InquiryId;
-use askuser_store::{Log, Recorded, Seq, StreamInfo, StreamName};
+use askuser_store::stories::{Entry, Story};
+use askuser_store::{Log, Recorded, Seq, StreamInfo, StreamName, Timestamp};
 
 use crate::error::Result;
 use crate::journal::Desk;
@@ -22,6 +23,19 @@ pub struct History {
     pub events: Vec<Recorded>,
     /// The names of the streams forked from it, in order.
     pub forks: Vec<String>,
+}
+
+/// The inquiries of one stream (one agent's conversation) that ended in a
+/// span of time, for the inbox's "Answered today".
+#[derive(Debug, Clone)]
+pub struct AgentDay {
+    /// The stream.
+    pub stream: String,
+    /// Who asks on it and from where, as the latest process to attach
+    /// recorded; `None` when none did.
+    pub agent: Option<askuser_core::AgentOrigin>,
+    /// The inquiries that ended, the latest to end first.
+    pub ended: Vec<Story>,
 }
 
 /// Waits for a stream to move, from any thread, without the desk (which stays
@@ -86,6 +100,97 @@ impl Desk {
         }))
     }
 
+    /// Every inquiry of `stream` with its steps and how it ended, and every
+    /// agent coming and going, in order (the store's
+    /// [`stories`](askuser_store::stories::stories)); `None` when there is no
+    /// such stream.
+    ///
+    /// # Errors
+    /// When the log cannot be read.
+    pub fn stories(&self, stream: &str) -> Result<Option<Vec<Entry>>> {
+        if !self.has_stream(stream)? {
+            return Ok(None);
+        }
+        Ok(Some(askuser_store::stories::stories(
+            &**self.log(),
+            stream,
+        )?))
+    }
+
+    /// Every inquiry that ended at or after `since` (the start of the
+    /// person's day, say), by stream: the stream whose inquiry ended last
+    /// first, and in each the latest to end first. Only the streams with
+    /// activity since then are read, and each only when it moved since the
+    /// last call (what it ended is kept, per stream, until then).
+    ///
+    /// # Errors
+    /// When the log cannot be read.
+    pub fn ended_since(&mut self, since: Timestamp) -> Result<Vec<AgentDay>> {
+        let log = Arc::clone(self.log());
+        let mut kept = std::mem::take(&mut self.days);
+        let mut days = Vec::new();
+        for info in log.streams()? {
+            if self.head(&info.name)? < info.head {
+                self.catch_up(&info.name)?;
+            }
+            let Some(view) = self.view(&info.name)? else {
+                continue;
+            };
+            if view.last_activity().is_none_or(|at| at < since) {
+                continue;
+            }
+            let name = info.name.clone();
+            if let Some((head, start, day)) = kept.remove(&name)
+                && head == info.head
+                && start == since
+            {
+                self.days.insert(name, (head, start, day.clone()));
+                days.push(day);
+                continue;
+            }
+            let agent = view.agent().cloned();
+            let Some(entries) = self.stories(&info.name)? else {
+                continue;
+            };
+            let mut ended: Vec<Story> = (entries.into_iter())
+                .filter_map(|entry| match entry {
+                    Entry::Inquiry(story) => Some(*story),
+                    Entry::Agent(..) => None,
+                })
+                .filter(|story| story.ended.as_ref().is_some_and(|e| e.moment.at >= since))
+                .collect();
+            ended.sort_by_key(|story| std::cmp::Reverse(ended_at(story)));
+            let day = AgentDay {
+                stream: info.name,
+                agent,
+                ended,
+            };
+            self.days.insert(name, (info.head, since, day.clone()));
+            days.push(day);
+        }
+        days.retain(|day| !day.ended.is_empty());
+        days.sort_by_key(|day| std::cmp::Reverse(day.ended.first().map(ended_at)));
+        Ok(days)
+    }
+
+    /// The name a fork of `stream` after its event `at` takes now
+    /// ([`fork_name`](crate::fork_name), among the streams the log has); `Err`
+    /// with why in words when it cannot be named.
+    ///
+    /// # Errors
+    /// When the log cannot be read.
+    pub fn fork_name_for(
+        &self,
+        stream: &StreamName,
+        at: Seq,
+    ) -> Result<std::result::Result<StreamName, String>> {
+        let taken: Vec<String> = self.log().streams()?.into_iter().map(|s| s.name).collect();
+        Ok(
+            crate::fork_name(stream, at, &taken)
+                .map_err(|error| format!("the fork's name {error}")),
+        )
+    }
+
     /// Forks `stream` after its event `at` (nothing of `stream` changes), named
     /// `STREAM.fork-AT` as `askuser log fork` names it (with `-2`, `-3`… when
     /// taken): the new stream's name and its open inquiry, if any; `Err` with
@@ -99,10 +204,9 @@ impl Desk {
         at: Seq,
     ) -> Result<std::result::Result<(StreamName, Option<InquiryId>), String>> {
         let log = Arc::clone(self.log());
-        let taken: Vec<String> = log.streams()?.into_iter().map(|s| s.name).collect();
-        let name = match crate::fork_name(stream, at, &taken) {
+        let name = match self.fork_name_for(stream, at)? {
             Ok(name) => name,
-            Err(error) => return Ok(Err(format!("the fork's name {error}"))),
+            Err(error) => return Ok(Err(error)),
         };
         if let Err(error) = log.fork(stream, at, &name) {
             return Ok(Err(error.to_string()));
@@ -154,4 +258,12 @@ impl Desk {
             log: Arc::clone(self.log()),
         }
     }
+}
+
+/// When `story` ended (its sequence number breaks a tie).
+fn ended_at(story: &Story) -> (Timestamp, Seq) {
+    story
+        .ended
+        .as_ref()
+        .map_or((Timestamp(0), 0), |e| (e.moment.at, e.moment.seq))
 }

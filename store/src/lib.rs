@@ -252,6 +252,7 @@ mod memory;
 pub mod presence;
 pub mod replay;
 mod session;
+pub mod stories;
 mod stream_name;
 mod transcript;
 mod types;

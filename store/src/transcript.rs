@@ -25,15 +25,33 @@ use crate::words::{agent_words, answer_sentence, note_words};
 ///
 /// As [`replay_with`](crate::replay::replay_with).
 pub fn transcript<L: Log + ?Sized>(log: &L, stream: &str) -> Result<String> {
+    let (transcriber, state) = fold_kept(log, stream, Transcriber::new, Transcriber::observe)?;
+    Ok(transcriber.finish(&state))
+}
+
+/// Replays every event `stream` keeps into an observer `make` builds (handed
+/// the snapshot it starts from, when the stream was compacted), with
+/// `observe` called for each event and its commands; the observer and the
+/// state at the head.
+///
+/// # Errors
+///
+/// As [`replay_with`](crate::replay::replay_with).
+pub(crate) fn fold_kept<L: Log + ?Sized, T>(
+    log: &L,
+    stream: &str,
+    make: impl Fn(Option<&Snapshot>) -> T,
+    observe: impl Fn(&mut T, &Recorded, &[Command]),
+) -> Result<(T, State)> {
     let info = log.info(stream)?;
     let mut start: Option<Snapshot> = None;
     loop {
-        let mut transcriber = Transcriber::new(start.as_ref());
+        let mut observer = make(start.as_ref());
         let result = fold(log, stream, start.clone(), info.head, &mut |r, c| {
-            transcriber.observe(r, c);
+            observe(&mut observer, r, c);
         });
         match result {
-            Ok(replayed) => return Ok(transcriber.finish(&replayed.state)),
+            Ok(replayed) => return Ok((observer, replayed.state)),
             Err(StoreError::Compacted { floor, .. })
                 if start.as_ref().is_none_or(|s| s.seq < floor) =>
             {
@@ -215,13 +233,7 @@ impl Transcriber {
                         let _ = writeln!(self.out, "The user replied: {message}");
                     }
                 }
-                if let Some(after_ms) = outcome.timed_out_after_ms() {
-                    let _ = writeln!(
-                        self.out,
-                        "The user did not answer within {}; the question timed out.",
-                        duration_words(after_ms)
-                    );
-                }
+                self.timed_out(outcome);
                 self.done(inquiry);
             }
             Command::Fail {
@@ -270,6 +282,25 @@ impl Transcriber {
                 self.done(inquiry);
             }
             Command::InvalidAnswer { .. } => {}
+        }
+    }
+
+    /// That the time to answer ran out, in words, when it did, with the
+    /// message the person was typing then (it went with the timeout).
+    fn timed_out(&mut self, outcome: &askuser_core::Outcome) {
+        let Some(after_ms) = outcome.timed_out_after_ms() else {
+            return;
+        };
+        let _ = writeln!(
+            self.out,
+            "The user did not answer within {}; the question timed out.",
+            duration_words(after_ms)
+        );
+        if let Some(message) = &outcome.message {
+            let _ = writeln!(
+                self.out,
+                "The user's message, sent as the time ran out: {message}"
+            );
         }
     }
 

@@ -62,3 +62,38 @@ fn the_transcript_tells_notes_backs_and_changes_in_words() {
          The user changed the answer to \"Which database should we use?\" (it was SQLite).\n"
     );
 }
+
+/// A question nobody answered in time: its time in words, not milliseconds,
+/// with what was answered before and the message the person was typing.
+#[test]
+fn the_transcript_says_a_timeout_in_words() {
+    let clock = askuser_store::ManualClock::new(askuser_store::Timestamp(1_000_000));
+    let log: Arc<dyn Log> = Arc::new(MemLog::new().with_clock(clock.clone()));
+    let mut session = Session::open(Arc::clone(&log), "s").unwrap();
+    let mut asked = request("call-1", db_form());
+    asked.policy.timeout = Some(askuser_core::Timeout {
+        after_ms: 20_000,
+        on_timeout: askuser_core::OnTimeout::Cancel,
+    });
+    let db = step(&mut session, &Input::Ask(asked));
+    clock.advance(5_000);
+    step(
+        &mut session,
+        &Input::from(AnswerInput::new(at(&db), json!("SQLite"))),
+    );
+    clock.advance(20_000);
+    step(
+        &mut session,
+        &Input::TimeOut {
+            inquiry: InquiryId::new("call-1"),
+            message: Some("still checking the backups".into()),
+            fired_at_ms: 1_025_000,
+        },
+    );
+    assert_eq!(
+        transcript(&*log, "s").unwrap(),
+        "Asked \"Which database should we use?\"; the answer was SQLite.\n\
+         The user did not answer within 20 seconds; the question timed out.\n\
+         The user's message, sent as the time ran out: still checking the backups\n"
+    );
+}

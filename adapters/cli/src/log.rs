@@ -117,9 +117,10 @@ fn salvage(from: &Path, to: &Path) -> Result<u8, CliError> {
 /// How `askuser log list` tells when each stream was created.
 #[derive(Clone, Copy, PartialEq)]
 enum Times {
-    /// How long ago, in words (`5 min ago`), by the log's clock.
+    /// How long ago, in words (`5 min ago`, `yesterday 17:02` in local
+    /// time), by the log's clock.
     Ago,
-    /// Exact, in UTC (`--utc`).
+    /// Exact, in UTC, to the second (`--utc`: `2026-11-30 02:33:39 UTC`).
     Utc,
     /// Every stream as a JSON object, times exact (`--json`).
     Json,
@@ -129,6 +130,7 @@ fn list(log: &Arc<dyn Log>, db: &Path, times: Times, out: &mut impl Write) -> Re
     let streams = log.streams()?;
     let mut journal = Desk::new(Arc::clone(log));
     let now = journal.now();
+    let offset_ms = local_offset_ms(now.millis());
     if streams.is_empty() && times != Times::Json {
         let shown = for_display_line(&db.to_string_lossy()).into_owned();
         writeln!(out, "no streams are recorded in {shown}")?;
@@ -150,8 +152,8 @@ fn list(log: &Arc<dyn Log>, db: &Path, times: Times, out: &mut impl Write) -> Re
         }
         let events = if info.head == 1 { "event" } else { "events" };
         let created = match times {
-            Times::Ago => ago(info.created_at.millis(), now.millis()),
-            _ => info.created_at.to_string(),
+            Times::Ago => ago(info.created_at.millis(), now.millis(), offset_ms),
+            _ => utc_words(info.created_at),
         };
         write!(
             out,
@@ -171,25 +173,60 @@ fn list(log: &Arc<dyn Log>, db: &Path, times: Times, out: &mut impl Write) -> Re
     Ok(())
 }
 
-/// How long before `now` the time `then` was, in words a person reads at a
-/// glance (both in milliseconds since the epoch): `just now`, `12 min ago`,
-/// `3 h ago`, `yesterday`, `4 days ago`, then the date.
-fn ago(then: u64, now: u64) -> String {
+/// How far the local time (`TZ`, or the system's time zone) is ahead of UTC
+/// at `at` (milliseconds since the epoch), in milliseconds: what `log list`
+/// reads once to say "yesterday 17:02".
+fn local_offset_ms(at: u64) -> i64 {
+    use chrono::{Local, Offset, TimeZone};
+    i64::try_from(at)
+        .ok()
+        .and_then(chrono::DateTime::from_timestamp_millis)
+        .map_or(0, |utc| {
+            let offset = Local.offset_from_utc_datetime(&utc.naive_utc());
+            i64::from(offset.fix().local_minus_utc()) * 1000
+        })
+}
+
+/// When `then` was, seen from `now` (both in milliseconds since the epoch),
+/// in words a person reads at a glance, in the local time `offset_ms` ahead
+/// of UTC: `just now`, `12 min ago`, `today 09:14`, `yesterday 17:02`,
+/// `4 days ago`, then the date.
+fn ago(then: u64, now: u64, offset_ms: i64) -> String {
     const MINUTE: u64 = 60_000;
     const HOUR: u64 = 60 * MINUTE;
-    const DAY: u64 = 24 * HOUR;
-    const TWO_DAYS: u64 = 2 * DAY;
-    const WEEK: u64 = 7 * DAY;
+    const DAY: i64 = 86_400_000;
+    const WEEK: u64 = 7 * 86_400_000;
+    let local = |at: u64| {
+        i64::try_from(at)
+            .unwrap_or(i64::MAX)
+            .saturating_add(offset_ms)
+    };
+    let day = |at: u64| local(at).div_euclid(DAY);
+    let clock = |at: u64| {
+        let minutes = local(at).rem_euclid(DAY) / 60_000;
+        format!("{:02}:{:02}", minutes / 60, minutes % 60)
+    };
+    let days = day(now) - day(then);
     match now.saturating_sub(then) {
         0..MINUTE => "just now".to_owned(),
         d @ MINUTE..HOUR => format!("{} min ago", d / MINUTE),
-        d @ HOUR..DAY => format!("{} h ago", d / HOUR),
-        DAY..TWO_DAYS => "yesterday".to_owned(),
-        d @ TWO_DAYS..=WEEK => format!("{} days ago", d / DAY),
+        _ if days <= 0 => format!("today {}", clock(then)),
+        _ if days == 1 => format!("yesterday {}", clock(then)),
+        HOUR..=WEEK => format!("{days} days ago"),
         _ => {
-            let exact = Timestamp(then).to_string();
+            let local = u64::try_from(local(then)).unwrap_or(0);
+            let exact = Timestamp(local).to_string();
             format!("on {}", exact.get(..10).unwrap_or(&exact))
         }
+    }
+}
+
+/// A moment exactly, in UTC, to the second: `2026-11-30 02:33:39 UTC`.
+fn utc_words(at: Timestamp) -> String {
+    let exact = at.to_string();
+    match (exact.get(..10), exact.get(11..19)) {
+        (Some(date), Some(time)) => format!("{date} {time} UTC"),
+        _ => exact,
     }
 }
 
@@ -267,18 +304,31 @@ fn fork(
 
 #[cfg(test)]
 mod tests {
-    use super::ago;
+    use super::{ago, utc_words};
+    use askuser_app::log::Timestamp;
 
     #[test]
-    fn creation_times_read_as_how_long_ago() {
-        let now = 1_796_000_000_000;
+    fn creation_times_read_as_how_long_ago_in_local_time() {
+        // 2026-11-30 12:00 local, an hour east of UTC.
+        let offset = 3_600_000;
+        let now = 1_796_036_400_000;
         let minutes = |m: u64| now - m * 60_000;
-        assert_eq!(ago(now, now), "just now");
-        assert_eq!(ago(now + 5_000, now), "just now");
-        assert_eq!(ago(minutes(12), now), "12 min ago");
-        assert_eq!(ago(minutes(3 * 60 + 5), now), "3 h ago");
-        assert_eq!(ago(minutes(30 * 60), now), "yesterday");
-        assert_eq!(ago(minutes(4 * 24 * 60), now), "4 days ago");
-        assert_eq!(ago(minutes(40 * 24 * 60), now), "on 2026-10-21");
+        let ago = |then: u64| ago(then, now, offset);
+        assert_eq!(ago(now), "just now");
+        assert_eq!(ago(now + 5_000), "just now");
+        assert_eq!(ago(minutes(3)), "3 min ago");
+        assert_eq!(ago(minutes(3 * 60 + 5)), "today 08:55");
+        assert_eq!(ago(minutes(12 * 60 + 1)), "yesterday 23:59");
+        assert_eq!(ago(minutes(18 * 60 + 58)), "yesterday 17:02");
+        assert_eq!(ago(minutes(4 * 24 * 60)), "4 days ago");
+        assert_eq!(ago(minutes(40 * 24 * 60)), "on 2026-10-21");
+    }
+
+    #[test]
+    fn an_exact_time_is_utc_to_the_second() {
+        assert_eq!(
+            utc_words(Timestamp(1_796_002_419_123)),
+            "2026-11-30 01:33:39 UTC"
+        );
     }
 }

@@ -413,16 +413,17 @@ fn the_history_shows_every_step_and_a_fork_answers_again_from_a_question(place: 
     assert_eq!(
         masked(&browser.text()),
         format!(
-            "← All questions\nStream h\n9 events · started N s ago\nTranscript\nExport (JSON lines)\n\
+            "← All questions\nConversation h\n1 inquiry · 9 events · started N s ago\nTranscript\nExport (JSON lines)\n\
              N s ago {dir} · laptop started waiting\n\
-             N s ago Assistant asked 3 questions (call c1), first “Apply the proposed migration?” Answer again from here\n\
-             N s ago A review before sending was asked for\n\
-             N s ago Answered “Apply the proposed migration?”: Yes Answer again from here\n\
-             N s ago Went back to the previous question\n\
-             N s ago Answered “Apply the proposed migration?”: Yes Answer again from here\n\
-             N s ago Answered “Which environment?”: production Answer again from here\n\
-             N s ago Replied to the assistant instead: wait, production needs a ticket\n\
-             N s ago The result was given to the agent"
+             Apply the proposed migration?\nAsked N s ago · 3 questions · call c1\n\
+             Apply the proposed migration? Yes\n\
+             Went back from Which environment?\n\
+             Apply the proposed migration? Yes\n\
+             Which environment? production\n\
+             Ended N s ago: you replied instead: “wait, production needs a ticket”; with these answers:\n\
+             Apply the proposed migration? Yes\n\
+             Which environment? production\n\
+             Answer again from here…"
         )
     );
     browser.click("a[href='/s/h/transcript']");
@@ -431,32 +432,42 @@ fn the_history_shows_every_step_and_a_fork_answers_again_from_a_question(place: 
         format!("{dir} · laptop started waiting.\n\n")
             + "Asked \"Apply the proposed migration?\"; the answer was Yes.\nAsked \"Which environment?\"; the answer was production.\nThe user chose to reply instead of answering \"Optional note for the migration log\".\nThe user replied: wait, production needs a ticket\nThe user went back from \"Which environment?\"."
     );
+    answer_again_in_a_branch(&browser, &base, &scratch);
+}
+
+/// From the history of `h`, answers its migration again from the inquiry's
+/// start: a page that asks first, then a fork (`h.fork-2`), the original kept.
+fn answer_again_in_a_branch(browser: &Browser, base: &str, scratch: &Scratch) {
     browser.go(&format!("{base}/s/h"));
-    // Answer again from the environment question: a fork, the original kept.
-    browser.click("li:nth-child(7) button");
-    at(&browser, "[2/3] Which environment?");
+    browser.click("#i-c1 .fork a");
+    at(browser, "Answer again from here?");
+    browser.click("button.primary");
+    at(browser, "[1/3] Apply the proposed migration?");
     browser.click("#c0");
     browser.click("button[value=answer]");
-    at(&browser, "[3/3] Optional note for the migration log");
+    at(browser, "[2/3] Which environment?");
+    browser.click("#c0");
+    browser.click("button[value=answer]");
+    at(browser, "[3/3] Optional note for the migration log");
     browser.type_into("#answer", "staging first");
     browser.click("button[value=answer]");
-    at(&browser, "Review your answers");
+    at(browser, "Review your answers");
     browser.click("button[value=submit]");
-    at(&browser, "Done");
+    at(browser, "Done");
     assert_eq!(
-        done_text(&browser, &scratch),
+        done_text(browser, scratch),
         "Done for Assistant in <scratch> on laptop\nAnswered in a fork. Nobody waits on a fork, so no agent got this; the fork's history keeps these answers:\nApply the proposed migration?\nYes\nWhich environment?\nstaging\nOptional note for the migration log\nstaging first\nIt finished at HH:MM UTC.\nAll questions"
     );
-    browser.go(&format!("{base}/s/h.fork-6"));
+    browser.go(&format!("{base}/s/h.fork-2"));
     assert_eq!(
         masked(&browser.text()).lines().take(6).collect::<Vec<_>>(),
         [
             "← All questions",
-            "Stream h.fork-6",
-            "9 events · started N s ago",
+            "Conversation h.fork-2",
+            "1 inquiry · 7 events · started N s ago",
             "Transcript",
             "Export (JSON lines)",
-            "Forked from h after its event #6."
+            "A branch of h from after its event #2."
         ]
     );
 }

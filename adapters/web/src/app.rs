@@ -14,7 +14,7 @@ use axum::handler::Handler as _;
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::get;
 
 use crate::answer::Fields;
 use crate::queue::{Act, NotTaken, Page, Queue};
@@ -276,7 +276,10 @@ fn router(app: App) -> Router {
         .route("/s/{stream}", get(stream_routes::history))
         .route("/s/{stream}/transcript", get(stream_routes::transcript))
         .route("/s/{stream}/export", get(stream_routes::export))
-        .route("/s/{stream}/fork", post(stream_routes::fork))
+        .route(
+            "/s/{stream}/fork",
+            get(stream_routes::fork_ask).post(stream_routes::fork),
+        )
         .fallback(no_such_page)
         .layer(DefaultBodyLimit::max(MAX_FORK_FORM))
         .layer(axum::middleware::from_fn_with_state(
@@ -489,8 +492,21 @@ async fn inbox(
         .unwrap_or(1);
     let queue = Arc::clone(&app.queue);
     let now = now_ms();
-    match blocking(move || lock(&queue).waiting(now)).await {
-        Ok(waiting) => page(StatusCode::OK, pages::inbox(&waiting, now, n)),
+    let day = crate::today::LocalDay::at(now);
+    let read = blocking(move || {
+        let mut queue = lock(&queue);
+        let waiting = queue.waiting(now)?;
+        Ok::<_, askuser_app::AppError>((waiting, queue.ended_since(day.start())?))
+    });
+    match read.await {
+        Ok((waiting, days)) => {
+            let today = crate::today::answered_today(&days, day);
+            let count = days.iter().map(|d| d.ended.len()).sum();
+            page(
+                StatusCode::OK,
+                pages::inbox(&waiting, now, n, (count, &today)),
+            )
+        }
         Err(error) => trouble(&error.to_string()),
     }
 }

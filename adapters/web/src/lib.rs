@@ -61,6 +61,7 @@ mod schema_form;
 mod serve;
 mod stream_routes;
 mod tls;
+mod today;
 
 use std::net::SocketAddr;
 use std::sync::Arc;

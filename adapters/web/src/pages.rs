@@ -341,7 +341,11 @@ fn inbox_page_path(n: usize) -> String {
 /// nine of the page have the shortcut that opens them. Below them, how many
 /// more wait, with the next page's link; on a later page, which of them it
 /// shows, with the way back. Its title counts every question that waits.
-pub(crate) fn inbox(waiting: &[Waiting], now: u64, n: usize) -> String {
+///
+/// Below them, `today`: how many inquiries ended today, and the "Answered
+/// today" section ([`crate::today::answered_today`]), reached from a link at
+/// the top when some did.
+pub(crate) fn inbox(waiting: &[Waiting], now: u64, n: usize, today: (usize, &Markup)) -> String {
     let pages = waiting.len().div_ceil(PAGE).max(1);
     let n = n.clamp(1, pages);
     let start = (n - 1) * PAGE;
@@ -351,6 +355,9 @@ pub(crate) fn inbox(waiting: &[Waiting], now: u64, n: usize) -> String {
     let body = html! {
         h1 { "Questions waiting for you" }
         p { button #notify type="button" hidden { "Notify me of new questions" } }
+        @if today.0 > 0 {
+            p.today-link { a href="#today" { "Answered today: " (today.0) } }
+        }
         @if waiting.is_empty() {
             p.empty { "No agent is waiting for an answer." }
         }
@@ -388,6 +395,7 @@ pub(crate) fn inbox(waiting: &[Waiting], now: u64, n: usize) -> String {
                 (more) " more waiting · " a href=(inbox_page_path(n + 1)) { "older questions" }
             }
         }
+        (today.1)
     };
     let title = match waiting.len() {
         0 => "askuser inbox".to_owned(),

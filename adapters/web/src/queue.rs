@@ -13,7 +13,7 @@ use askuser_core::{
 use crate::answer::{Fields, value_from};
 use crate::elsewhere;
 
-use crate::history::{History, MAX_SHOWN};
+use crate::history::History;
 
 /// One inquiry waiting for a person, for the inbox: the application layer's
 /// data, which the pages only style.
@@ -117,6 +117,10 @@ fn answer_lines(result: &Command) -> Vec<(String, crate::answer::Answered, Optio
         })
         .collect()
 }
+
+/// What a fork would make: the branch's name, and the first question of the
+/// inquiry asked where it starts (if one was asked there).
+pub(crate) type ForkPreview = (String, Option<String>);
 
 /// What the person did on a page.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -306,10 +310,57 @@ impl Queue {
         })
     }
 
-    /// The history of `stream`: its latest events and its forks; `None` when
+    /// The history of `stream`: what it is, its forks, and its inquiries and
+    /// agents in order ([`Desk::stories`]); `None` when there is no such
+    /// stream.
+    pub(crate) fn history(
+        &mut self,
+        stream: &str,
+    ) -> Result<Option<(History, Vec<askuser_app::Entry>)>, AppError> {
+        let Some(history) = self.journal.history(stream, 0)? else {
+            return Ok(None);
+        };
+        let entries = self.journal.stories(stream)?.unwrap_or_default();
+        Ok(Some((history, entries)))
+    }
+
+    /// What forking `stream` after its event `at` would make: the branch's
+    /// name and the first question of the inquiry asked at `at`, if one was;
+    /// `Err` with why in words when no fork can be made there; `None` when
     /// there is no such stream.
-    pub(crate) fn history(&mut self, stream: &str) -> Result<Option<History>, AppError> {
-        self.journal.history(stream, MAX_SHOWN)
+    pub(crate) fn fork_preview(
+        &mut self,
+        stream: &StreamName,
+        at: u64,
+    ) -> Result<Option<Result<ForkPreview, String>>, AppError> {
+        let Some((history, entries)) = self.history(stream)? else {
+            return Ok(None);
+        };
+        if at <= history.info.floor || at > history.info.head {
+            return Ok(Some(Err(format!(
+                "there is no event #{at} to answer again from in this stream; go back to its history and choose again"
+            ))));
+        }
+        let question = entries.iter().find_map(|entry| match entry {
+            askuser_app::Entry::Inquiry(story) if story.asked.seq == at => {
+                story.questions.first().cloned()
+            }
+            _ => None,
+        });
+        Ok(Some(
+            self.journal
+                .fork_name_for(stream, at)?
+                .map(|name| (name.to_string(), question)),
+        ))
+    }
+
+    /// Every inquiry that ended since `since` (the start of the person's day),
+    /// by agent ([`Desk::ended_since`]).
+    pub(crate) fn ended_since(
+        &mut self,
+        since: askuser_app::log::Timestamp,
+    ) -> Result<Vec<askuser_app::AgentDay>, AppError> {
+        self.journal.ended_since(since)
     }
 
     /// Forks `stream` after its event `at` ([`Desk::fork_after`]): the new

@@ -1,9 +1,10 @@
 //! The routes of a stream as a whole: its history, its transcript, its export
-//! (JSON lines) and "Answer again from here" (a fork).
+//! (JSON lines) and "Answer again from here" (a page that asks first, then a
+//! fork).
 
 use std::sync::Arc;
 
-use axum::extract::{Form, Path, State};
+use axum::extract::{Form, Path, Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::Response;
 
@@ -36,7 +37,9 @@ pub(crate) async fn history(
     };
     let queue = Arc::clone(&app.queue);
     match blocking(move || lock(&queue).history(&stream)).await {
-        Ok(Some(found)) => page(StatusCode::OK, history::page(&found, &app.csrf, now_ms())),
+        Ok(Some((found, entries))) => {
+            page(StatusCode::OK, history::page(&found, &entries, now_ms()))
+        }
         Ok(None) => missing(),
         Err(error) => trouble(&error.to_string()),
     }
@@ -100,6 +103,54 @@ pub(crate) async fn export(
     }
 }
 
+/// `GET /s/STREAM/fork?at=N`: the page that says what answering again from
+/// after event `N` does, and asks before forking.
+pub(crate) async fn fork_ask(
+    State(app): State<App>,
+    headers: HeaderMap,
+    Path(stream): Path<String>,
+    Query(query): Query<Vec<(String, String)>>,
+) -> Response {
+    if let Some(refused) = check(&app, &headers, false) {
+        return refused;
+    }
+    let Ok(stream) = StreamName::try_from(stream) else {
+        return missing();
+    };
+    let Some(at) = (query.iter())
+        .find(|(k, _)| k == "at")
+        .and_then(|(_, v)| v.parse::<u64>().ok())
+    else {
+        return no_event();
+    };
+    let queue = Arc::clone(&app.queue);
+    let name = stream.clone();
+    let preview = blocking(move || lock(&queue).fork_preview(&name, at)).await;
+    match preview {
+        Ok(Some(Ok((branch, question)))) => page(
+            StatusCode::OK,
+            history::fork_page(&stream, at, question.as_deref(), &branch, &app.csrf),
+        ),
+        Ok(Some(Err(message))) => page(
+            StatusCode::CONFLICT,
+            pages::refused("Cannot answer again from there", &message),
+        ),
+        Ok(None) => missing(),
+        Err(error) => trouble(&error.to_string()),
+    }
+}
+
+/// The page of a fork that names no event (400).
+fn no_event() -> Response {
+    page(
+        StatusCode::BAD_REQUEST,
+        pages::refused(
+            "Refused",
+            "The form named no event to fork at; reload the page.",
+        ),
+    )
+}
+
 /// `POST /s/STREAM/fork` with `at`: a fork after event `at`, then its open
 /// question (or its history).
 pub(crate) async fn fork(
@@ -119,13 +170,7 @@ pub(crate) async fn fork(
         return missing();
     };
     let Some(at) = fields.get("at").and_then(|at| at.parse::<u64>().ok()) else {
-        return page(
-            StatusCode::BAD_REQUEST,
-            pages::refused(
-                "Refused",
-                "The form named no event to fork at; reload the page.",
-            ),
-        );
+        return no_event();
     };
     let queue = Arc::clone(&app.queue);
     let forked = blocking(move || lock(&queue).fork(&stream, at)).await;

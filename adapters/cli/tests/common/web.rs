@@ -102,9 +102,24 @@ impl Web {
         Self::start_with(scratch, db, &[], None)
     }
 
+    /// [`Web::start`] with the variables `env` set (`TZ`, say).
+    pub fn start_env(scratch: &Scratch, db: &str, env: &[(&str, &str)]) -> Self {
+        Self::launch(scratch, db, &[], None, env)
+    }
+
     /// [`Web::start`] with more arguments (`--notify URL`, say), after the
     /// shell command `limit` (`ulimit -n 256`) when one is given.
     pub fn start_with(scratch: &Scratch, db: &str, args: &[&str], limit: Option<&str>) -> Self {
+        Self::launch(scratch, db, args, limit, &[])
+    }
+
+    fn launch(
+        scratch: &Scratch,
+        db: &str,
+        args: &[&str],
+        limit: Option<&str>,
+        env: &[(&str, &str)],
+    ) -> Self {
         let port = free_port();
         let listen = format!("127.0.0.1:{port}");
         let mut child = askuser_in(
@@ -113,6 +128,7 @@ impl Web {
             &["web", "--db", db, "--listen", &listen],
         )
         .args(args)
+        .envs(env.iter().copied())
         .stderr(Stdio::null())
         .spawn()
         .unwrap();

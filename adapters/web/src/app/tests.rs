@@ -367,6 +367,7 @@ async fn a_path_whose_stream_name_breaks_the_rule_is_not_found() {
             format!("/s/{stream}"),
             format!("/s/{stream}/transcript"),
             format!("/s/{stream}/export"),
+            format!("/s/{stream}/fork?at=1"),
         ] {
             assert_eq!(
                 open(&app, &uri).await.status,
@@ -1183,4 +1184,21 @@ async fn a_page_fetched_with_what_it_showed_says_what_moved_it_on() {
             "While this page was open, this question ended elsewhere (in another tab or the terminal): turn ended."
         )
     );
+}
+
+#[tokio::test]
+async fn answering_again_asks_first_and_asking_forks_nothing() {
+    let (log, app) = served();
+    ask(&log);
+    let asks = open(&app, "/s/chat/fork?at=1").await;
+    assert_eq!(asks.status, StatusCode::OK);
+    assert!(
+        asks.body.contains("Start the branch and answer again"),
+        "{}",
+        asks.body
+    );
+    // A fork past the head is refused in words, and neither GET forks.
+    let past = open(&app, "/s/chat/fork?at=9").await;
+    assert_eq!(past.status, StatusCode::CONFLICT);
+    assert_eq!(log.streams().unwrap().len(), 1, "nothing was forked");
 }
