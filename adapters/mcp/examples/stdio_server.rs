@@ -11,7 +11,10 @@
 //! (Claude Code's `MCP_TOOL_TIMEOUT`); `ASKUSER_MCP_TOOL_PREFIX` (as `askuser mcp
 //! --tool-prefix`) the prefix the tools are served behind. With
 //! `ASKUSER_MCP_MACHINE` set, the server records where it runs as `askuser mcp`
-//! does (that machine, its working directory, or the client's root).
+//! does (that machine, its working directory, or the client's root). With
+//! `ASKUSER_MCP_SHARED_LOG` set, the server holds the shared sled log for its
+//! life, as `askuser mcp` does, so other processes (`examples/inbox.rs`) use it
+//! meanwhile.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -58,6 +61,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         // presence is held in it while calls record.
         let log: std::sync::Arc<dyn askuser_app::log::Log> =
             std::sync::Arc::new(askuser_app::location::SledLog::open(&db)?);
+        config.open_log = std::sync::Arc::new(move || Ok(std::sync::Arc::clone(&log)));
+    }
+    if std::env::var_os("ASKUSER_MCP_SHARED_LOG").is_some() {
+        let log = askuser_app::open_log(&db)?;
         config.open_log = std::sync::Arc::new(move || Ok(std::sync::Arc::clone(&log)));
     }
     let mut server = AskServer::new(config);

@@ -94,8 +94,13 @@ pub struct Inbox {
     notify: Option<notify::Target>,
     app: App,
     url: String,
-    /// `scheme://host`, for the links of notifications.
+    /// `scheme://host`, for the links of notifications and the link a
+    /// waiting call shows ([`askuser_app::web_inbox`]).
     origin: String,
+    /// Said on the log from the bind on (the listener queues connections
+    /// until the inbox serves), so a waiting call gives the person the
+    /// inbox's link; `None` for a log that keeps no presence.
+    presence: Option<askuser_app::web_inbox::InboxPresence>,
     /// The bounds on every connection.
     pub(crate) limits: serve::Limits,
 }
@@ -153,13 +158,18 @@ impl Inbox {
         let scheme = if tls.is_some() { "https" } else { "http" };
         let origin = format!("{scheme}://{shown}");
         let url = format!("{origin}/?token={token}");
+        let presence =
+            askuser_app::web_inbox::InboxPresence::hold(Arc::clone(&log), &format!("{origin}/"))
+                .ok();
+        let desk = askuser_app::Desk::new(log);
         Ok(Self {
             listener,
             tls,
             notify,
             origin,
+            presence,
             app: App {
-                queue: Arc::new(Mutex::new(Queue::new(askuser_app::Desk::new(log)))),
+                queue: Arc::new(Mutex::new(Queue::new(desk))),
                 token,
                 csrf,
                 hosts: Arc::new(hosts),
@@ -176,6 +186,13 @@ impl Inbox {
         &self.url
     }
 
+    /// The inbox's link without its token (`http://127.0.0.1:8765/`): what a
+    /// waiting call shows, and what a browser that opened [`Inbox::url`] once
+    /// can use.
+    pub fn link(&self) -> String {
+        format!("{}/", self.origin)
+    }
+
     /// Serves until the process ends, every connection bounded in time and
     /// number (a connection's own failure never stops the server).
     ///
@@ -186,6 +203,7 @@ impl Inbox {
             .worker_threads(2)
             .enable_all()
             .build()?;
+        let _presence = self.presence;
         // What waits now, read before the runtime runs: a blocking log client
         // (PostgreSQL's) must not run on it.
         let waiting_now = (self.notify.as_ref())
