@@ -61,7 +61,7 @@ pub(crate) enum Commands {
     Schema(SchemaArgs),
     /// Checks a call's arguments and prints every problem
     Check(CheckArgs),
-    /// Adds askuser's MCP server to a host's configuration (claude-code, codex, gemini-cli, opencode, vscode, cursor), keeping the rest of the file
+    /// Adds askuser's MCP server to a host's configuration (claude-code, codex, gemini-cli, opencode, vscode, cursor), keeping the rest of the file; `setup inbox` runs the web inbox as your own service
     Setup(SetupArgs),
 }
 
@@ -210,7 +210,7 @@ pub(crate) struct McpArgs {
 /// `askuser setup`.
 #[derive(Debug, Args)]
 pub(crate) struct SetupArgs {
-    /// The host to set up
+    /// The host to set up, or `inbox`: the web inbox as your own systemd user service
     #[arg(value_name = "HOST", value_parser = host_parser())]
     pub(crate) host: String,
     /// The log the host's askuser records in (made absolute)
@@ -228,6 +228,9 @@ pub(crate) struct SetupArgs {
     /// Do not allow askuser's tools in the host's permissions (Claude Code's allow rule, Codex's approval, Gemini CLI's trust): the host then asks before each call, and a headless run cannot call them
     #[arg(long)]
     pub(crate) no_allow: bool,
+    /// With `inbox`: stop, disable and remove the inbox's systemd user unit
+    #[arg(long)]
+    pub(crate) remove: bool,
 }
 
 /// `askuser schema`.
@@ -329,7 +332,8 @@ fn host_parser() -> PossibleValuesParser {
         askuser_mcp::clients::KNOWN_CLIENTS
             .iter()
             .filter(|client| client.setup.is_some())
-            .map(|client| client.key),
+            .map(|client| client.key)
+            .chain(["inbox"]),
     )
 }
 
