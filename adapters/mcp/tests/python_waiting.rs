@@ -410,3 +410,51 @@ fn the_directory_recorded_is_the_client_s_root() {
         ]
     );
 }
+
+/// A stream not named (`askuser mcp` without `--stream`) is claimed at the
+/// session's first call, once the client has said where its project is: it is
+/// named after the client's root, not the directory the host started the
+/// server in (a host may start its servers anywhere).
+#[test]
+fn a_stream_not_named_is_named_after_the_client_s_root() {
+    let scratch = Scratch::new();
+    let project = scratch.dir.path().join("billing-api");
+    std::fs::create_dir_all(project.join(".git")).unwrap();
+    let root = format!("file://{}", project.display());
+    let out = scratch.drive(
+        "not-this-name",
+        None,
+        json!({"env": {"ASKUSER_MCP_MACHINE": "laptop", "ASKUSER_MCP_CLAIM": "1"},
+               "roots": [root],
+               "calls": [{"tool": "ask_user", "arguments": apply(),
+                          "responses": [{"action": "accept", "content": {"apply": true}}]}]}),
+    );
+    assert_eq!(
+        result(&out["calls"][0]),
+        json!({"isError": false, "text": ["{\"apply\":true}"], "structuredContent": {"apply": true}})
+    );
+    let streams: Vec<String> = (scratch.log().streams().unwrap().into_iter())
+        .map(|info| info.name)
+        .collect();
+    assert_eq!(streams, ["billing-api-1"]);
+    let tmp = scratch.dir.path().display().to_string();
+    // The claim is the stream's first event: where the agent works.
+    let claim = askuser_rpc::replay(&*scratch.log(), "billing-api-1").unwrap();
+    assert_eq!(
+        askuser_rpc::describe_event(&claim.events[0].event).replace(&tmp, "<tmp>"),
+        "attached host=mcp 0.1.0, machine=laptop, directory=<tmp>/billing-api, repository=billing-api"
+    );
+    let events: Vec<String> = (events("billing-api-1", &scratch).into_iter())
+        .map(|event| event.replace(&tmp, "<tmp>"))
+        .collect();
+    assert_eq!(
+        events,
+        [
+            "requested call-1 (1 question: apply)",
+            "attached host=mcp 0.1.0, machine=laptop, directory=<tmp>/billing-api, repository=billing-api",
+            "shown call-1: apply",
+            "answered call-1: apply = true",
+            "detached host=mcp 0.1.0, machine=laptop, directory=<tmp>/billing-api, repository=billing-api",
+        ]
+    );
+}
