@@ -86,6 +86,9 @@ pub(crate) struct WebArgs {
     /// Post a small JSON (stream, inquiry, question, link) to this http(s) URL each time a question starts waiting (an IPv6 host in brackets; 3 tries of at most 5 s each)
     #[arg(long, value_name = "URL")]
     pub(crate) notify: Option<String>,
+    /// Keep the secret token in FILE (made readable by you only when missing), so the link and the browser's cookie outlive a restart
+    #[arg(long, value_name = "FILE")]
+    pub(crate) token_file: Option<std::path::PathBuf>,
     /// The log.
     #[command(flatten)]
     pub(crate) db: DbArg,

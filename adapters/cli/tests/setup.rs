@@ -886,7 +886,7 @@ const INBOX_UNIT: &str = "# askuser's web inbox, written by askuser setup inbox 
 Description=askuser web inbox: answer an agent's questions in a browser
 
 [Service]
-ExecStart=<askuser> web --listen 127.0.0.1:8765 --db <home>/.local/share/askuser/log.db
+ExecStart=<askuser> web --listen 127.0.0.1:8765 --token-file <home>/.local/share/askuser/web-token --db <home>/.local/share/askuser/log.db
 Restart=on-failure
 
 [Install]
@@ -902,7 +902,7 @@ fn setup_inbox_s_dry_run_prints_the_unit_and_writes_nothing() {
     assert_eq!(
         run.stdout,
         format!("askuser setup inbox --dry-run: would write <home>/.config/systemd/user/askuser-inbox.service (nothing was written):
-{INBOX_UNIT}It runs: <askuser> web --listen 127.0.0.1:8765 --db <home>/.local/share/askuser/log.db
+{INBOX_UNIT}It runs: <askuser> web --listen 127.0.0.1:8765 --token-file <home>/.local/share/askuser/web-token --db <home>/.local/share/askuser/log.db
 Then setup would run systemctl --user daemon-reload and systemctl --user enable --now askuser-inbox.service; where no systemd user instance answers, it writes nothing and says to run the inbox yourself.
 ")
     );
@@ -919,10 +919,10 @@ fn setup_inbox_writes_the_unit_and_starts_it_with_systemctl() {
     assert_eq!(
         run.stdout,
         "askuser setup inbox: wrote <home>/.config/systemd/user/askuser-inbox.service.
-It runs: <askuser> web --listen 127.0.0.1:8765 --db <home>/.local/share/askuser/log.db
+It runs: <askuser> web --listen 127.0.0.1:8765 --token-file <home>/.local/share/askuser/web-token --db <home>/.local/share/askuser/log.db
 systemctl --user enable --now askuser-inbox.service: the inbox runs now, and from each login on.
-It is at http://127.0.0.1:8765/; its secret link (with ?token=…; open it once in your browser) is in the service's log: journalctl --user -u askuser-inbox.service -o cat | grep token= | tail -n 1
-While it runs, a waiting askuser call shows its link (never its token).
+Its secret link is http://127.0.0.1:8765/?token= followed by the contents of <home>/.local/share/askuser/web-token (readable by you only): open it once in your browser, which keeps it across restarts.
+While it runs, a waiting askuser call shows its link, http://127.0.0.1:8765/, never its token.
 To undo it: askuser setup inbox --remove
 "
     );
@@ -964,8 +964,9 @@ fn setup_inbox_without_a_systemd_user_instance_writes_nothing_and_says_what_to_r
     assert_eq!(
         run.stdout,
         "askuser setup inbox: no systemd user instance answers here (systemctl --user show-environment: Failed to connect to bus: No medium found), so nothing was written.
-Run the inbox yourself and keep it running (a terminal or tmux window of its own, or your session's autostart): <askuser> web --listen 127.0.0.1:8765 --db <home>/.local/share/askuser/log.db
-It prints its secret link (with ?token=…): open it once in your browser. While it runs, a waiting askuser call shows its link, http://127.0.0.1:8765/.
+Run the inbox yourself and keep it running (a terminal or tmux window of its own, or your session's autostart): <askuser> web --listen 127.0.0.1:8765 --token-file <home>/.local/share/askuser/web-token --db <home>/.local/share/askuser/log.db
+Its secret link is http://127.0.0.1:8765/?token= followed by the contents of <home>/.local/share/askuser/web-token (readable by you only): open it once in your browser, which keeps it across restarts.
+While it runs, a waiting askuser call shows its link, http://127.0.0.1:8765/, never its token.
 "
     );
     assert_eq!(systemctl.calls(), ["--user show-environment"]);

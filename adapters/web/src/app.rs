@@ -72,6 +72,10 @@ pub struct Listen {
     /// Where to post a small JSON each time a question starts waiting
     /// (`http://` or `https://`).
     pub notify: Option<String>,
+    /// Where the secret token is kept (made, readable by its owner only, when
+    /// missing), so the link and a browser's cookie outlive a restart; `None`:
+    /// a new token at each start.
+    pub token_file: Option<PathBuf>,
 }
 
 impl Listen {
@@ -83,6 +87,7 @@ impl Listen {
             insecure_http: false,
             names: Vec::new(),
             notify: None,
+            token_file: None,
         }
     }
 }
@@ -113,7 +118,8 @@ impl Inbox {
     /// [`WebError::Listen`] when the address is not loopback without TLS or
     /// `insecure_http`, a name is not a host name, or the address cannot be
     /// bound; [`WebError::Tls`] when the certificate or key cannot be used;
-    /// [`WebError::Token`] when no secret can be made.
+    /// [`WebError::Token`] when no secret can be made; [`WebError::TokenFile`]
+    /// when the token file cannot be used.
     pub fn bind(log: SharedLog, listen: &Listen) -> Result<Self, WebError> {
         let addr = listen.addr;
         let refuse = |reason: String| WebError::Listen { addr, reason };
@@ -143,9 +149,12 @@ impl Inbox {
             })
         })?;
         let bound = listener.local_addr()?;
-        let token: Arc<str> = askuser_app::secret::random()
-            .map_err(WebError::Token)?
-            .into();
+        let token: Arc<str> = match &listen.token_file {
+            Some(path) => askuser_app::secret::kept_in(path)
+                .map_err(|error| WebError::TokenFile(error.to_string()))?,
+            None => askuser_app::secret::random().map_err(WebError::Token)?,
+        }
+        .into();
         let csrf: Arc<str> = askuser_app::secret::random()
             .map_err(WebError::Token)?
             .into();

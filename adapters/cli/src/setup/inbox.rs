@@ -2,7 +2,8 @@
 //! inbox is there whenever an agent waits. Where a systemd user instance
 //! answers (`systemctl --user`), a unit (`askuser-inbox.service`, in the
 //! person's `systemd/user` configuration directory) runs this very program as
-//! `askuser web --listen 127.0.0.1:8765 --db ABSOLUTE_PATH`, enabled and
+//! `askuser web --listen 127.0.0.1:8765 --token-file FILE --db ABSOLUTE_PATH`
+//! (the token kept, so the link outlives a restart), enabled and
 //! started at once and at each login. Where none answers (a container, a
 //! machine without systemd), nothing is written: setup says what to run
 //! instead. `--remove` stops, disables and removes it; `--dry-run` prints the
@@ -49,8 +50,10 @@ pub(super) fn setup(args: &SetupArgs) -> Result<u8, CliError> {
         remove(&mut out, &path, &shown, args.dry_run)?;
     } else {
         let db = Location::of(db_path(args.db.db.as_deref())?)?;
-        let words = web_words(&std::env::current_exe()?, &db)?;
-        install(&mut out, &path, &shown, &words, args.dry_run)?;
+        let token_file = token_file()?;
+        let words = web_words(&std::env::current_exe()?, &db, &token_file)?;
+        let token = token_file.display().to_string();
+        install(&mut out, &path, &shown, &words, &token, args.dry_run)?;
         if let Location::Url {
             had_password: true, ..
         } = db
@@ -72,6 +75,7 @@ fn install(
     path: &Path,
     shown: &str,
     words: &[String],
+    token_file: &str,
     dry_run: bool,
 ) -> Result<(), CliError> {
     let unit = unit_text(words);
@@ -100,9 +104,10 @@ fn install(
             out,
             "Run the inbox yourself and keep it running (a terminal or tmux window of its own, or your session's autostart): {command}"
         );
+        let _ = writeln!(out, "{}", secret_link(token_file));
         let _ = writeln!(
             out,
-            "It prints its secret link (with ?token=…): open it once in your browser. While it runs, a waiting askuser call shows its link, {}.",
+            "While it runs, a waiting askuser call shows its link, {}, never its token.",
             link()
         );
         return Ok(());
@@ -129,14 +134,11 @@ fn install(
         out,
         "systemctl --user enable --now {UNIT}: the inbox runs now, and from each login on."
     );
+    let _ = writeln!(out, "{}", secret_link(token_file));
     let _ = writeln!(
         out,
-        "It is at {}; its secret link (with ?token=…; open it once in your browser) is in the service's log: journalctl --user -u {UNIT} -o cat | grep token= | tail -n 1",
+        "While it runs, a waiting askuser call shows its link, {}, never its token.",
         link()
-    );
-    let _ = writeln!(
-        out,
-        "While it runs, a waiting askuser call shows its link (never its token)."
     );
     let _ = writeln!(out, "{UNDO}");
     Ok(())
@@ -192,6 +194,22 @@ fn link() -> String {
     format!("http://{LISTEN}/")
 }
 
+/// Where the secret link is (the token itself is never printed).
+fn secret_link(token_file: &str) -> String {
+    format!(
+        "Its secret link is {}?token= followed by the contents of {token_file} (readable by you only): open it once in your browser, which keeps it across restarts.",
+        link()
+    )
+}
+
+/// The file the inbox keeps its token in: `web-token` in askuser's own data
+/// directory.
+fn token_file() -> Result<PathBuf, CliError> {
+    crate::common::askuser_data_dir()
+        .map(|dir| dir.join("web-token"))
+        .ok_or_else(|| CliError::Usage("no home directory: set HOME".into()))
+}
+
 /// The unit's file: `$XDG_CONFIG_HOME/systemd/user/askuser-inbox.service`, else
 /// under `~/.config`.
 fn unit_path() -> Result<PathBuf, CliError> {
@@ -209,8 +227,9 @@ fn unit_path() -> Result<PathBuf, CliError> {
     Ok(config.join("systemd/user").join(UNIT))
 }
 
-/// The program and its arguments: this askuser, `web --listen ADDR --db DB`.
-fn web_words(exe: &Path, db: &Location) -> Result<Vec<String>, CliError> {
+/// The program and its arguments: this askuser, `web --listen ADDR
+/// --token-file FILE --db DB`.
+fn web_words(exe: &Path, db: &Location, token_file: &Path) -> Result<Vec<String>, CliError> {
     let text = |path: &Path| {
         path.to_str().map(str::to_owned).ok_or_else(|| {
             CliError::Usage(format!(
@@ -228,6 +247,8 @@ fn web_words(exe: &Path, db: &Location) -> Result<Vec<String>, CliError> {
         "web".into(),
         "--listen".into(),
         LISTEN.into(),
+        "--token-file".into(),
+        text(token_file)?,
         "--db".into(),
         db,
     ])
