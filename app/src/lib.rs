@@ -33,6 +33,8 @@
 //!   [`Timing`], and whether its agent still waits ([`Liveness`], worded once
 //!   by [`Liveness::words`]), so no surface reads leases or works out timing
 //!   for itself.
+//! - [`web_inbox`]: whether a web inbox runs on the log, and its link (without
+//!   its token), from the presence lease it holds while it serves.
 //! - [`watch`]: subscriptions, one [`watch::Watcher`] per opened log waking every
 //!   surface whose stream changed or whose agent stopped (its lease lapsed),
 //!   woken by the log itself, never by polling it.
@@ -79,6 +81,7 @@ mod read;
 pub mod secret;
 mod streams;
 pub mod watch;
+pub mod web_inbox;
 
 /// What another surface did, as data (the one narrator's facts): the core's
 /// type, made by the [`Desk`] for every event it catches up on.

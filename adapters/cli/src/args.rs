@@ -61,7 +61,7 @@ pub(crate) enum Commands {
     Schema(SchemaArgs),
     /// Checks a call's arguments and prints every problem
     Check(CheckArgs),
-    /// Adds askuser's MCP server to a host's configuration (claude-code, codex, gemini-cli, opencode, vscode, cursor), keeping the rest of the file
+    /// Adds askuser's MCP server to a host's configuration (claude-code, codex, gemini-cli, opencode, vscode, cursor), keeping the rest of the file; `setup inbox` runs the web inbox as your own service
     Setup(SetupArgs),
 }
 
@@ -86,6 +86,9 @@ pub(crate) struct WebArgs {
     /// Post a small JSON (stream, inquiry, question, link) to this http(s) URL each time a question starts waiting (an IPv6 host in brackets; 3 tries of at most 5 s each)
     #[arg(long, value_name = "URL")]
     pub(crate) notify: Option<String>,
+    /// Keep the secret token in FILE (made readable by you only when missing), so the link and the browser's cookie outlive a restart
+    #[arg(long, value_name = "FILE")]
+    pub(crate) token_file: Option<std::path::PathBuf>,
     /// The log.
     #[command(flatten)]
     pub(crate) db: DbArg,
@@ -210,7 +213,7 @@ pub(crate) struct McpArgs {
 /// `askuser setup`.
 #[derive(Debug, Args)]
 pub(crate) struct SetupArgs {
-    /// The host to set up
+    /// The host to set up, or `inbox`: the web inbox as your own systemd user service
     #[arg(value_name = "HOST", value_parser = host_parser())]
     pub(crate) host: String,
     /// The log the host's askuser records in (made absolute)
@@ -228,6 +231,9 @@ pub(crate) struct SetupArgs {
     /// Do not allow askuser's tools in the host's permissions (Claude Code's allow rule, Codex's approval, Gemini CLI's trust): the host then asks before each call, and a headless run cannot call them
     #[arg(long)]
     pub(crate) no_allow: bool,
+    /// With `inbox`: stop, disable and remove the inbox's systemd user unit
+    #[arg(long)]
+    pub(crate) remove: bool,
 }
 
 /// `askuser schema`.
@@ -329,7 +335,8 @@ fn host_parser() -> PossibleValuesParser {
         askuser_mcp::clients::KNOWN_CLIENTS
             .iter()
             .filter(|client| client.setup.is_some())
-            .map(|client| client.key),
+            .map(|client| client.key)
+            .chain(["inbox"]),
     )
 }
 

@@ -65,6 +65,16 @@ pub(crate) enum CliError {
         /// The file.
         path: String,
     },
+    /// `askuser setup inbox` could not have systemd run the inbox.
+    #[error(
+        "{command} failed ({why}); askuser setup inbox stopped there: run it yourself to see why, then run askuser setup inbox again"
+    )]
+    Service {
+        /// The command that failed.
+        command: String,
+        /// What it said.
+        why: String,
+    },
     /// The MCP server failed.
     #[error("{0}")]
     Mcp(#[from] askuser_mcp::ServeError),

@@ -46,8 +46,13 @@ pub(crate) fn mcp(args: &McpArgs) -> Result<u8, CliError> {
     let origin = askuser_app::origin::here(args.agent.as_deref(), None);
     // A default name is claimed in the log before it is used (its first event
     // records where this server runs): servers started side by side in one
-    // repository each get their own stream.
-    let (stream, claimed) = agent_stream(&log, stream, "mcp", &origin, true)?;
+    // repository each get their own stream. On stdio it is claimed at the
+    // first call, once the client has said where its project is (its roots);
+    // the name worked out now is taken only where no place is known. On
+    // PostgreSQL it is claimed now: a call there runs the log's blocking
+    // client on the server's runtime, which the claim must not.
+    let claim = args.stream.is_none() && http.is_none() && !askuser_app::is_postgres_url(&db);
+    let (stream, claimed) = agent_stream(&log, stream, "mcp", &origin, !claim)?;
     let without_elicitation = match &args.pending_dir {
         Some(dir) => WithoutElicitation::Pending { dir: dir.clone() },
         None => WithoutElicitation::Fail,
@@ -66,6 +71,7 @@ pub(crate) fn mcp(args: &McpArgs) -> Result<u8, CliError> {
         },
         tool_names,
         claimed,
+        claim,
     };
     let served = match http {
         Some((addr, token_file)) => {

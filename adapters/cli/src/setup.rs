@@ -15,6 +15,7 @@
 //! (never a project's), made readable by them only, and the token is never
 //! printed.
 
+mod inbox;
 mod merge;
 
 use std::fmt::Write as _;
@@ -43,6 +44,9 @@ const MAX_CONFIG_BYTES: u64 = 16 << 20;
 
 /// `askuser setup HOST [--db PATH] [--scope user|project] [--dry-run]`.
 pub(crate) fn setup(args: &SetupArgs) -> Result<u8, CliError> {
+    if args.host == "inbox" || args.remove {
+        return inbox::setup(args);
+    }
     let (client, setup) = Client::by_key(&args.host)
         .and_then(|client| Some((client, client.setup?)))
         .ok_or_else(|| CliError::Usage(format!("unknown host \"{}\"", args.host)))?;

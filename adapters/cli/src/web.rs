@@ -7,7 +7,7 @@ use crate::common::{EXIT_RESULT, db_path, note};
 use crate::error::CliError;
 
 /// `askuser web [--listen ADDR] [--tls-cert PEM --tls-key PEM] [--allow-host
-/// NAME]… [--insecure-http] [--notify URL] [--db PATH]`: serves the inbox until the process is
+/// NAME]… [--insecure-http] [--notify URL] [--token-file FILE] [--db PATH]`: serves the inbox until the process is
 /// stopped; its secret URL goes to standard output.
 pub(crate) fn web(args: &WebArgs) -> Result<u8, CliError> {
     let db = db_path(args.db.db.as_deref())?;
@@ -19,7 +19,23 @@ pub(crate) fn web(args: &WebArgs) -> Result<u8, CliError> {
         insecure_http: args.insecure_http,
         names: args.allow_host.clone(),
         notify: args.notify.clone(),
+        token_file: args.token_file.clone(),
     };
+    if let Some(dir) = (args.token_file.as_deref())
+        .and_then(std::path::Path::parent)
+        .filter(|dir| !dir.as_os_str().is_empty())
+    {
+        // The person's own directory (askuser setup inbox names one in the
+        // data directory): made theirs alone when missing.
+        let mut builder = std::fs::DirBuilder::new();
+        builder.recursive(true);
+        #[cfg(unix)]
+        std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+        builder.create(dir).map_err(|error| CliError::File {
+            path: dir.to_owned(),
+            error,
+        })?;
+    }
     let inbox = Inbox::bind(log, &listen)?;
     crate::common::print_out(&format!("{}\n", inbox.url()))?;
     if args.insecure_http {

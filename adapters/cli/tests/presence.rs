@@ -426,3 +426,65 @@ fn a_waiting_mcp_call_is_woken_by_an_answer_from_another_process() {
     drop(input);
     assert!(child.wait().unwrap().success());
 }
+
+/// With `askuser web` running on the log, a waiting `askuser mcp` call from a
+/// client without forms says where to answer first: the inbox's link (never
+/// its token), in its progress line and in its final words.
+#[test]
+fn a_waiting_mcp_call_gives_the_link_of_the_inbox_running_on_the_log() {
+    use std::io::{BufRead, BufReader, Write};
+    let scratch = Scratch::new();
+    let db = scratch.db();
+    let web = Web::start(&scratch, &db);
+    let inbox = format!("http://127.0.0.1:{}/", web.port);
+    let mut child = common::askuser_in(
+        scratch.dir.path(),
+        None,
+        &["mcp", "--db", &db, "--stream", "s", "--wait", "1"],
+    )
+    .spawn()
+    .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    let mut output = BufReader::new(child.stdout.take().unwrap());
+    for line in [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "Gemini CLI", "version": "0.61.0"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "ask_user", "_meta": {"progressToken": "p"}, "arguments": {"questions": [
+                {"id": "answer", "text": "Deploy now?", "answer_type": "boolean"}]}}}),
+    ] {
+        writeln!(input, "{line}").unwrap();
+    }
+    input.flush().unwrap();
+    let mut progress = Vec::new();
+    let result = loop {
+        let mut line = String::new();
+        assert_ne!(
+            output.read_line(&mut line).unwrap(),
+            0,
+            "no answer to the call"
+        );
+        let message: Value = serde_json::from_str(&line).unwrap();
+        if message["method"] == "notifications/progress" {
+            progress.push(message["params"]["message"].clone());
+        }
+        if message["id"] == 2 {
+            break message["result"].clone();
+        }
+    };
+    drop(input);
+    assert!(child.wait().unwrap().success());
+    assert_eq!(
+        progress,
+        [json!(format!("Answer at {inbox} (waiting up to 1 s)"))]
+    );
+    assert_eq!(
+        result["content"][0]["text"],
+        json!(format!(
+            "ask_user: this MCP client cannot show forms (it does not support elicitation), and nobody answered in another window (the askuser web inbox, `askuser web`, or a terminal, `askuser resume`) within 1 s, so the questions were closed. Do not retry this tool call in this turn; ask the user in plain words instead.\nThe askuser web inbox: {inbox}"
+        ))
+    );
+    drop(web);
+}

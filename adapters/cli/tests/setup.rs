@@ -392,7 +392,7 @@ fn an_unknown_host_is_refused_with_the_known_ones() {
     assert_eq!(
         run.stderr,
         "askuser: invalid value 'claude' for '<HOST>'
-  [possible values: claude-code, codex, gemini-cli, opencode, vscode, cursor]
+  [possible values: claude-code, codex, gemini-cli, opencode, vscode, cursor, inbox]
 
   tip: a similar value exists: 'claude-code'
 
@@ -831,4 +831,202 @@ default_tools_approval_mode = \"approve\"
         )
     );
     assert_eq!(home.read(".codex/config.toml"), allowed);
+}
+
+/// A stand-in for `systemctl` on the `PATH` of `askuser setup inbox` (this
+/// container has no systemd user instance): it writes each call's arguments
+/// as a line of `calls`, and fails `show-environment` as systemd's own does
+/// without a user bus when `no_bus`.
+struct Systemctl {
+    dir: tempfile::TempDir,
+}
+
+impl Systemctl {
+    fn new(no_bus: bool) -> Self {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let calls = dir.path().join("calls");
+        let fail = if no_bus {
+            "[ \"$2\" = show-environment ] && { echo 'Failed to connect to bus: No medium found' >&2; exit 1; }\n"
+        } else {
+            ""
+        };
+        let script = format!(
+            "#!/bin/sh\necho \"$@\" >> '{}'\n{fail}exit 0\n",
+            calls.display()
+        );
+        let path = dir.path().join("bin/systemctl");
+        std::fs::create_dir_all(path.parent().expect("bin")).expect("bin");
+        std::fs::write(&path, script).expect("the script");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt as _;
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))
+                .expect("executable");
+        }
+        Self { dir }
+    }
+
+    /// The `PATH` that finds it (and nothing else).
+    fn path(&self) -> PathBuf {
+        self.dir.path().join("bin")
+    }
+
+    /// Each call's arguments, in order, read once.
+    fn calls(&self) -> Vec<String> {
+        let calls = self.dir.path().join("calls");
+        let text = std::fs::read_to_string(&calls).unwrap_or_default();
+        let _ = std::fs::remove_file(calls);
+        text.lines().map(str::to_owned).collect()
+    }
+}
+
+/// The unit `askuser setup inbox` writes, for the default log.
+const INBOX_UNIT: &str = "# askuser's web inbox, written by askuser setup inbox (askuser setup inbox --remove takes it away).
+[Unit]
+Description=askuser web inbox: answer an agent's questions in a browser
+
+[Service]
+ExecStart=<askuser> web --listen 127.0.0.1:8765 --token-file <home>/.local/share/askuser/web-token --db <home>/.local/share/askuser/log.db
+Restart=on-failure
+
+[Install]
+WantedBy=default.target
+";
+
+#[test]
+fn setup_inbox_s_dry_run_prints_the_unit_and_writes_nothing() {
+    let home = Home::new();
+    let nothing = tempfile::tempdir().expect("a directory");
+    let run = home.setup_with(&[("PATH", nothing.path())], &["inbox", "--dry-run"]);
+    assert_eq!((run.code, run.stderr.as_str()), (0, ""));
+    assert_eq!(
+        run.stdout,
+        format!("askuser setup inbox --dry-run: would write <home>/.config/systemd/user/askuser-inbox.service (nothing was written):
+{INBOX_UNIT}It runs: <askuser> web --listen 127.0.0.1:8765 --token-file <home>/.local/share/askuser/web-token --db <home>/.local/share/askuser/log.db
+Then setup would run systemctl --user daemon-reload and systemctl --user enable --now askuser-inbox.service; where no systemd user instance answers, it writes nothing and says to run the inbox yourself.
+")
+    );
+    assert_eq!(home.files(), Vec::<String>::new());
+}
+
+#[test]
+fn setup_inbox_writes_the_unit_and_starts_it_with_systemctl() {
+    let home = Home::new();
+    let systemctl = Systemctl::new(false);
+    let path = systemctl.path();
+    let run = home.setup_with(&[("PATH", &path)], &["inbox"]);
+    assert_eq!((run.code, run.stderr.as_str()), (0, ""));
+    assert_eq!(
+        run.stdout,
+        "askuser setup inbox: wrote <home>/.config/systemd/user/askuser-inbox.service.
+It runs: <askuser> web --listen 127.0.0.1:8765 --token-file <home>/.local/share/askuser/web-token --db <home>/.local/share/askuser/log.db
+systemctl --user enable --now askuser-inbox.service: the inbox runs now, and from each login on.
+Its secret link is http://127.0.0.1:8765/?token= followed by the contents of <home>/.local/share/askuser/web-token (readable by you only): open it once in your browser, which keeps it across restarts.
+While it runs, a waiting askuser call shows its link, http://127.0.0.1:8765/, never its token.
+To undo it: askuser setup inbox --remove
+"
+    );
+    assert_eq!(
+        home.redact(&home.read(".config/systemd/user/askuser-inbox.service")),
+        INBOX_UNIT
+    );
+    assert_eq!(
+        systemctl.calls(),
+        [
+            "--user show-environment",
+            "--user daemon-reload",
+            "--user enable --now askuser-inbox.service"
+        ]
+    );
+    let again = home.setup_with(&[("PATH", &path)], &["inbox"]);
+    assert_eq!(
+        again.stdout.lines().next(),
+        Some(
+            "askuser setup inbox: <home>/.config/systemd/user/askuser-inbox.service is already as it would be written; it was left as it is."
+        )
+    );
+    assert_eq!(
+        systemctl.calls(),
+        [
+            "--user show-environment",
+            "--user enable --now askuser-inbox.service"
+        ]
+    );
+    assert_eq!(home.files(), [".config/systemd/user/askuser-inbox.service"]);
+}
+
+#[test]
+fn setup_inbox_without_a_systemd_user_instance_writes_nothing_and_says_what_to_run() {
+    let home = Home::new();
+    let systemctl = Systemctl::new(true);
+    let run = home.setup_with(&[("PATH", &systemctl.path())], &["inbox"]);
+    assert_eq!((run.code, run.stderr.as_str()), (0, ""));
+    assert_eq!(
+        run.stdout,
+        "askuser setup inbox: no systemd user instance answers here (systemctl --user show-environment: Failed to connect to bus: No medium found), so nothing was written.
+Run the inbox yourself and keep it running (a terminal or tmux window of its own, or your session's autostart): <askuser> web --listen 127.0.0.1:8765 --token-file <home>/.local/share/askuser/web-token --db <home>/.local/share/askuser/log.db
+Its secret link is http://127.0.0.1:8765/?token= followed by the contents of <home>/.local/share/askuser/web-token (readable by you only): open it once in your browser, which keeps it across restarts.
+While it runs, a waiting askuser call shows its link, http://127.0.0.1:8765/, never its token.
+"
+    );
+    assert_eq!(systemctl.calls(), ["--user show-environment"]);
+    assert_eq!(home.files(), Vec::<String>::new());
+    let nothing = tempfile::tempdir().expect("a directory");
+    let run = home.setup_with(&[("PATH", nothing.path())], &["inbox"]);
+    assert_eq!(
+        run.stdout.lines().next(),
+        Some(
+            "askuser setup inbox: no systemd user instance answers here (systemctl is not installed), so nothing was written."
+        )
+    );
+    assert_eq!(home.files(), Vec::<String>::new());
+}
+
+#[test]
+fn setup_inbox_remove_stops_disables_and_removes_the_unit() {
+    let home = Home::new();
+    let systemctl = Systemctl::new(false);
+    let path = systemctl.path();
+    let run = home.setup_with(&[("PATH", &path)], &["inbox"]);
+    assert_eq!((run.code, run.stderr.as_str()), (0, ""));
+    systemctl.calls();
+    let dry = home.setup_with(&[("PATH", &path)], &["inbox", "--remove", "--dry-run"]);
+    assert_eq!(
+        dry.stdout,
+        "askuser setup inbox --remove --dry-run: would run systemctl --user disable --now askuser-inbox.service, remove <home>/.config/systemd/user/askuser-inbox.service and run systemctl --user daemon-reload (nothing was changed).
+"
+    );
+    assert_eq!(systemctl.calls(), Vec::<String>::new());
+    assert_eq!(home.files(), [".config/systemd/user/askuser-inbox.service"]);
+    let removed = home.setup_with(&[("PATH", &path)], &["inbox", "--remove"]);
+    assert_eq!((removed.code, removed.stderr.as_str()), (0, ""));
+    assert_eq!(
+        removed.stdout,
+        "askuser setup inbox --remove: stopped and disabled askuser-inbox.service, and removed <home>/.config/systemd/user/askuser-inbox.service.
+A waiting askuser call now shows no inbox's link unless you run askuser web yourself.
+"
+    );
+    assert_eq!(
+        systemctl.calls(),
+        [
+            "--user show-environment",
+            "--user disable --now askuser-inbox.service",
+            "--user daemon-reload"
+        ]
+    );
+    assert_eq!(home.files(), Vec::<String>::new());
+    let again = home.setup_with(&[("PATH", &path)], &["inbox", "--remove"]);
+    assert_eq!(
+        again.stdout,
+        "askuser setup inbox --remove: there is no <home>/.config/systemd/user/askuser-inbox.service; nothing was changed.
+"
+    );
+    let host = home.setup(&["codex", "--remove"]);
+    assert_eq!(
+        (host.code, host.stderr.as_str()),
+        (
+            1,
+            "askuser: --remove is for askuser setup inbox; to take askuser out of codex, remove askuser's entry from its configuration\n"
+        )
+    );
 }

@@ -2,7 +2,8 @@
 //! one host): each `askuser ask --pending` started at once, beside a running
 //! `askuser serve` that holds the log, gets a stream of its own, named after
 //! the repository; none loses its question. `askuser mcp` servers started at
-//! once claim their stream the same way. On sled and on PostgreSQL.
+//! once claim their stream the same way (on a sled log at their first call,
+//! after the client said where its project is). On sled and on PostgreSQL.
 
 mod common;
 
@@ -102,8 +103,10 @@ fn stream_names(dir: &Path, db: &str) -> BTreeSet<String> {
 }
 
 /// Eight `askuser mcp` started at once in one repository beside a running
-/// `askuser serve`: each claims a stream of its own before it serves (its
-/// first event records where it runs), so two never record into one.
+/// `askuser serve`, on PostgreSQL: each claims a stream of its own before it
+/// serves (its first event records where it runs), so two never record into
+/// one. (On a sled log each claims it at its first call instead, once the
+/// client has said where its project is; below.)
 fn eight_mcp_servers_started_at_once_each_claim_their_own_stream(place: &Place) {
     let scratch = Scratch::new();
     let db = place.db(&scratch);
@@ -161,9 +164,89 @@ fn eight_mcp_servers_started_at_once_each_claim_their_own_stream(place: &Place) 
     drop(serve);
 }
 
+/// Eight `askuser mcp` started at once in one repository beside a running
+/// `askuser serve`, each called at once: each claims a stream of its own at its
+/// first call (its first event records where it runs, after the client said
+/// where its project is), so two never record into one.
+fn eight_mcp_servers_called_at_once_each_claim_their_own_stream(place: &Place) {
+    use std::io::{BufRead as _, BufReader, Write as _};
+    let scratch = Scratch::new();
+    let db = place.db(&scratch);
+    let work = repository(&scratch);
+    let serve = Serve::start_in(&work, scratch.dir.path(), &["serve", "--db", &db]);
+    let mut servers: Vec<_> = (0..8)
+        .map(|_| {
+            askuser_in(&work, None, &["mcp", "--db", &db, "--wait", "0"])
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .expect("askuser mcp starts")
+        })
+        .collect();
+    let lines = [
+        serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "OpenCode", "version": "1.18.33"}}}),
+        serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "ask_user", "arguments": {"questions": [
+                {"id": "answer", "text": "Deploy now?", "answer_type": "boolean"}]}}}),
+    ];
+    for server in &mut servers {
+        let input = server.stdin.as_mut().expect("its standard input");
+        for line in &lines {
+            writeln!(input, "{line}").expect("the server reads");
+        }
+        input.flush().expect("the server reads");
+    }
+    for server in &mut servers {
+        let mut output = BufReader::new(server.stdout.take().expect("its standard output"));
+        loop {
+            let mut line = String::new();
+            assert_ne!(
+                output.read_line(&mut line).unwrap(),
+                0,
+                "no answer to the call"
+            );
+            if serde_json::from_str::<Value>(&line).unwrap()["id"] == 2 {
+                break;
+            }
+        }
+        drop(server.stdin.take());
+    }
+    // Each ends cleanly, never with a panic: on PostgreSQL, the log used to be
+    // dropped inside the server's runtime, and that panicked ("Cannot start a
+    // runtime from within a runtime").
+    for server in servers {
+        let output = server.wait_with_output().expect("askuser mcp ends");
+        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        assert_eq!((output.status.code(), stderr.as_str()), (Some(0), ""));
+    }
+    let expected: BTreeSet<String> = (1..=9).map(|n| format!("billing-api-{n}")).collect();
+    assert_eq!(stream_names(scratch.dir.path(), &db), expected);
+    // Each server's stream holds where it runs, then its one call, and
+    // nothing of another's.
+    for stream in (2..=9).map(|n| format!("billing-api-{n}")) {
+        let show = common::run_in(
+            scratch.dir.path(),
+            &["log", "show", &stream, "--db", &db],
+            "",
+        );
+        assert_eq!(show.code, 0, "{}", show.stderr);
+        let kinds: Vec<&str> = (show.stdout.lines().skip(1))
+            .filter_map(|line| line.split_whitespace().nth(2))
+            .collect();
+        assert_eq!(kinds[..2], ["attached", "requested"], "{}", show.stdout);
+        let calls = kinds.iter().filter(|kind| **kind == "requested").count();
+        assert_eq!(calls, 1, "{}", show.stdout);
+    }
+    drop(serve);
+}
+
 #[test]
-fn eight_mcp_servers_started_at_once_each_claim_their_own_stream_on_sled() {
-    eight_mcp_servers_started_at_once_each_claim_their_own_stream(&Place::Sled);
+fn eight_mcp_servers_called_at_once_each_claim_their_own_stream_on_sled() {
+    eight_mcp_servers_called_at_once_each_claim_their_own_stream(&Place::Sled);
 }
 
 #[test]

@@ -2,7 +2,8 @@
 //! binary: `--notify` against a webhook that never answers keeps one sender
 //! thread however many questions wait; `--insecure-http` warns on every start
 //! who can read the token; a FIFO, a directory, a device or an oversized file
-//! given as the certificate is refused at once, by name.
+//! given as the certificate is refused at once, by name; `--token-file` keeps
+//! the token across restarts, readable by the person only.
 
 mod common;
 
@@ -226,4 +227,31 @@ fn a_busy_port_is_named_with_how_to_choose_another() {
             .as_str()
         )
     );
+}
+
+/// With `--token-file` (as the service `askuser setup inbox` writes runs it),
+/// the token is made once, kept readable by the person only (in a directory
+/// made theirs), and the inbox started again takes the same token, so a
+/// browser's cookie outlives a restart.
+#[test]
+fn the_token_file_keeps_the_link_across_restarts() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let scratch = Scratch::new();
+    let db = scratch.db();
+    let file = scratch.path("data/web-token");
+    let token_file = file.display().to_string();
+    let first = Web::start_with(&scratch, &db, &["--token-file", &token_file], None);
+    let url = first.url.clone();
+    drop(first);
+    let kept = std::fs::read_to_string(&file).unwrap();
+    assert_eq!(
+        url.split_once("?token=").map(|(_, t)| format!("{t}\n")),
+        Some(kept)
+    );
+    let mode =
+        |path: &std::path::Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
+    assert_eq!((mode(&file), mode(&scratch.path("data"))), (0o600, 0o700));
+    let again = Web::start_with(&scratch, &db, &["--token-file", &token_file], None);
+    // Another free port, the same token.
+    assert_eq!(again.token(), url.split_once("?token=").unwrap().1);
 }

@@ -34,6 +34,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         },
         tool_names: ToolNames::plain(),
         claimed: false,
+        claim: false,
     };
     let limits = HttpLimits {
         most: most.parse()?,

@@ -11,7 +11,13 @@
 //! (Claude Code's `MCP_TOOL_TIMEOUT`); `ASKUSER_MCP_TOOL_PREFIX` (as `askuser mcp
 //! --tool-prefix`) the prefix the tools are served behind. With
 //! `ASKUSER_MCP_MACHINE` set, the server records where it runs as `askuser mcp`
-//! does (that machine, its working directory, or the client's root).
+//! does (that machine, its working directory, or the client's root); with
+//! `ASKUSER_MCP_CLAIM` set too, STREAM is only the name taken when no place is
+//! known: the first call claims a stream named after the client's root, else
+//! the working directory, as `askuser mcp` without `--stream` does. With
+//! `ASKUSER_MCP_SHARED_LOG` set, the server holds the shared sled log for its
+//! life, as `askuser mcp` does, so other processes (`examples/inbox.rs`) use it
+//! meanwhile.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -54,10 +60,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let mut origin = askuser_app::origin::here(None, None);
         origin.machine = Some(machine);
         config.origin = Some(origin);
+        config.claim = std::env::var_os("ASKUSER_MCP_CLAIM").is_some();
         // One log for the server's life, as `askuser mcp` holds it: its
         // presence is held in it while calls record.
         let log: std::sync::Arc<dyn askuser_app::log::Log> =
             std::sync::Arc::new(askuser_app::location::SledLog::open(&db)?);
+        config.open_log = std::sync::Arc::new(move || Ok(std::sync::Arc::clone(&log)));
+    }
+    if std::env::var_os("ASKUSER_MCP_SHARED_LOG").is_some() {
+        let log = askuser_app::open_log(&db)?;
         config.open_log = std::sync::Arc::new(move || Ok(std::sync::Arc::clone(&log)));
     }
     let mut server = AskServer::new(config);

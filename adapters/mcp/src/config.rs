@@ -61,6 +61,12 @@ pub struct Config {
     /// ([`askuser_app::claim_new_stream`]: its first event records where the
     /// server runs): its first call is still `call-1`.
     pub claimed: bool,
+    /// No stream was named (`askuser mcp` without `--stream`, on stdio): the
+    /// session's first call claims one ([`askuser_app::claim_new_stream`]),
+    /// named after where the agent works: the client's first root where it
+    /// offers roots, else [`Config::origin`]'s directory. [`Config::stream`] is
+    /// the name taken when neither names a place. Only with `origin`.
+    pub claim: bool,
 }
 
 /// How a call waits for an answer from another surface (the web inbox,
@@ -221,6 +227,7 @@ impl Config {
             waiting: Waiting::default(),
             tool_names: ToolNames::plain(),
             claimed: false,
+            claim: false,
         }
     }
 }

@@ -51,6 +51,7 @@
 //!     waiting: Default::default(),
 //!     tool_names: ToolNames::plain(),
 //!     claimed: false,
+//!     claim: false,
 //! });
 //! // askuser_mcp::serve_stdio(server) serves it on stdin/stdout.
 //! # drop(server);

@@ -3,7 +3,7 @@
 //! the step and let go after, so no process holds it while a person thinks
 //! (`askuser answer` can record into it meanwhile).
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use askuser_app::log::replay::{apply_recorded, load_at};
@@ -97,8 +97,9 @@ impl Now {
     }
 }
 
-/// How a recorder's stream is named: given, or numbered when it first records.
-type Naming = Arc<dyn Fn() -> String + Send + Sync>;
+/// How a recorder's stream is named: given, numbered or claimed when it first
+/// records; with whether it was made by claiming its name.
+pub(crate) type Naming = Arc<dyn Fn() -> (String, bool) + Send + Sync>;
 
 /// One stream of the log, shared by the session's tool calls.
 #[derive(Clone)]
@@ -111,7 +112,7 @@ pub(crate) struct Recorder {
     lock: Arc<Mutex<()>>,
     /// The stream was made by claiming its name: its first event is where the
     /// server runs, and its first call is still `call-1`.
-    claimed: bool,
+    claimed: Arc<AtomicBool>,
 }
 
 impl Recorder {
@@ -123,17 +124,29 @@ impl Recorder {
         Self {
             open,
             stream: named,
-            naming: Arc::new(move || name.to_string()),
+            naming: Arc::new(move || (name.to_string(), false)),
             lock: Arc::new(Mutex::new(())),
-            claimed: false,
+            claimed: Arc::default(),
         }
     }
 
     /// The same recorder, into a stream made by claiming its name (see
     /// [`Config::claimed`](crate::Config::claimed)).
-    pub(crate) fn claimed(mut self, claimed: bool) -> Self {
-        self.claimed = claimed;
+    pub(crate) fn claimed(self, claimed: bool) -> Self {
+        self.claimed.store(claimed, Ordering::SeqCst);
         self
+    }
+
+    /// A recorder into the stream `naming` names (claims, say) only when it
+    /// first needs its stream: after the client said where its project is.
+    pub(crate) fn named_later(open: OpenLog, naming: Naming) -> Self {
+        Self {
+            open,
+            stream: Arc::new(OnceLock::new()),
+            naming,
+            lock: Arc::new(Mutex::new(())),
+            claimed: Arc::default(),
+        }
     }
 
     /// A recorder into `<base>-<n>`, `n` taken from `counter` only when it first
@@ -145,16 +158,23 @@ impl Recorder {
             open,
             stream: Arc::new(OnceLock::new()),
             naming: Arc::new(move || {
-                format!("{base}-{}", counter.fetch_add(1, Ordering::SeqCst) + 1)
+                let n = counter.fetch_add(1, Ordering::SeqCst) + 1;
+                (format!("{base}-{n}"), false)
             }),
             lock: Arc::new(Mutex::new(())),
-            claimed: false,
+            claimed: Arc::default(),
         }
     }
 
     /// The stream recorded into (named now if it was not yet).
     pub(crate) fn stream(&self) -> &str {
-        self.stream.get_or_init(|| (self.naming)().into())
+        self.stream.get_or_init(|| {
+            let (name, claimed) = (self.naming)();
+            if claimed {
+                self.claimed.store(true, Ordering::SeqCst);
+            }
+            name.into()
+        })
     }
 
     /// The stream's name if it has one already.
@@ -175,10 +195,12 @@ impl Recorder {
         make: impl Fn(InquiryId) -> Input,
     ) -> Result<(InquiryId, Result<Step, Refusal>), StoreError> {
         let _guard = self.lock.lock().unwrap_or_else(PoisonError::into_inner);
-        let (mut desk, stream) = (self.desk()?, self.stream());
+        // Named (claimed, say) before the step's log is opened.
+        let stream = self.stream();
+        let mut desk = self.desk()?;
         let head = desk.head(stream).map_err(store)?;
         // A claimed stream's first event is its claim: its first call is `call-1`.
-        let number = if self.claimed && head == 1 {
+        let number = if self.claimed.load(Ordering::SeqCst) && head == 1 {
             1
         } else {
             head + 1

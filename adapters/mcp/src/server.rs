@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use askuser_app::log::{PresenceGuard, Session};
 use askuser_core::{
-    CancelReason, ClientNote, Command, FormAction, Input, InquiryId, Problem, Target,
+    AgentOrigin, CancelReason, ClientNote, Command, FormAction, Input, InquiryId, Problem, Target,
 };
 use askuser_dialects::{Call, Dialect, ToolResult};
 use rmcp::model::{
@@ -24,7 +24,7 @@ use crate::config::{Config, WithoutElicitation};
 use crate::elsewhere::{self, Elsewhere, Unsent};
 use crate::mrtr::{MRTR_VERSION, Mrtr, Retry, Sealer, elicit_params};
 use crate::progress::{HEARTBEAT, Progress};
-use crate::recorder::{Recorder, Taken};
+use crate::recorder::{Naming, Recorder, Taken};
 use crate::tools::{call_result, dismissed, instructions, no_forms, tools};
 use crate::unanswered::{Full, Held, Unanswered};
 use crate::waiting::note;
@@ -133,9 +133,19 @@ impl AskServer {
 
     /// A handler sharing `sealer` with the other handlers of one server.
     pub(crate) fn with_sealer(config: Config, sealer: Arc<Sealer>) -> Self {
-        let recorder =
-            Recorder::new(Arc::clone(&config.open_log), &config.stream).claimed(config.claimed);
-        Self::with_recorder(config, sealer, recorder)
+        let presence: Arc<Mutex<Presence>> = Arc::default();
+        let recorder = match &config.origin {
+            Some(origin) if config.claim => Recorder::named_later(
+                Arc::clone(&config.open_log),
+                claiming(&config, origin, Arc::clone(&presence)),
+            ),
+            _ => {
+                Recorder::new(Arc::clone(&config.open_log), &config.stream).claimed(config.claimed)
+            }
+        };
+        let mut server = Self::with_recorder(config, sealer, recorder);
+        server.presence = presence;
+        server
     }
 
     /// A handler of one HTTP session: it records into `<stream>-<n>`, numbered
@@ -250,18 +260,10 @@ impl AskServer {
         presence.directory = directory;
     }
 
-    /// Records where this server runs in its stream and holds its presence
-    /// there, once (after its first call is recorded, so that call keeps the id
-    /// `call-1`); nothing without [`Config::origin`]. Best effort: a log that
-    /// cannot keep it changes nothing else.
-    fn attend(&self) {
-        let Some(origin) = &self.config.origin else {
-            return;
-        };
-        let mut presence = self.presence.lock().unwrap_or_else(PoisonError::into_inner);
-        if std::mem::replace(&mut presence.tried, true) {
-            return;
-        }
+    /// Where this server runs, with where the client says its project is (its
+    /// first root) and the client's name (unless `--agent` said): `origin` as
+    /// the session knows it now.
+    fn origin_now(origin: &AgentOrigin, presence: &Presence) -> AgentOrigin {
         let mut origin = origin.clone();
         // The client's root says where the agent works (OpenCode starts its
         // servers wherever it was started): the directory it names.
@@ -277,9 +279,27 @@ impl AskServer {
                 .as_deref()
                 .and_then(askuser_app::origin::plain);
         }
+        origin
+    }
+
+    /// Records where this server runs in its stream and holds its presence
+    /// there, once (after its first call is recorded, so that call keeps the id
+    /// `call-1`); nothing without [`Config::origin`]. Best effort: a log that
+    /// cannot keep it changes nothing else.
+    fn attend(&self) {
+        let Some(origin) = &self.config.origin else {
+            return;
+        };
+        // Named (claimed, say) before the session's presence is locked: the
+        // claim reads it.
+        let stream = self.recorder.stream().to_owned();
+        let mut presence = self.presence.lock().unwrap_or_else(PoisonError::into_inner);
+        if std::mem::replace(&mut presence.tried, true) {
+            return;
+        }
+        let origin = Self::origin_now(origin, &presence);
         let holder = askuser_app::log::presence::holder_id(origin.machine.as_deref());
-        let session = (self.config.open_log)()
-            .and_then(|log| Session::open(log, self.recorder.stream().to_owned()));
+        let session = (self.config.open_log)().and_then(|log| Session::open(log, stream));
         let Ok(mut session) = session else { return };
         if presence.threadless {
             presence.held = Held::take(&mut session, holder, origin).ok();
@@ -791,6 +811,32 @@ impl ServerHandler for AskServer {
         let result = self.ask(dialect, &arguments, client, &context).await;
         Ok(names.served_response(dialect, result.into()))
     }
+}
+
+/// The naming of a stream claimed when the session first records
+/// ([`Config::claim`]): named after where the agent works as the session
+/// knows it then (the client's root, else `origin`'s directory), by
+/// [`askuser_app::claim_new_stream`]; `config`'s stream where that names no
+/// place or cannot be claimed.
+fn claiming(config: &Config, origin: &AgentOrigin, presence: Arc<Mutex<Presence>>) -> Naming {
+    let (open, origin, fallback) = (
+        Arc::clone(&config.open_log),
+        origin.clone(),
+        config.stream.to_string(),
+    );
+    Arc::new(move || {
+        let origin = {
+            let presence = presence.lock().unwrap_or_else(PoisonError::into_inner);
+            AskServer::origin_now(&origin, &presence)
+        };
+        let claimed = open()
+            .ok()
+            .and_then(|log| askuser_app::claim_new_stream(&log, &origin).ok().flatten());
+        match claimed {
+            Some(name) => (name.to_string(), true),
+            None => (fallback.clone(), false),
+        }
+    })
 }
 
 /// How long a client is given to say its roots.

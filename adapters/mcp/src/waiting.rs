@@ -4,9 +4,14 @@
 //! any other surface on the log (the web inbox, `askuser answer`, `askuser
 //! resume`), with progress notifications meanwhile, for as long as
 //! [`Waiting::wait_for`](crate::Waiting::wait_for) allows. The pending file is
-//! written first where `--pending-dir` is given. When time runs out, the call
-//! ends as it did before it waited: the pending file's instructions, or the
-//! "cannot show forms" failure.
+//! written first where `--pending-dir` is given. Where to answer comes first in
+//! the progress line: the link of the web inbox running on the log (never its
+//! token, [`askuser_app::web_inbox`]); with no inbox and no pending file, that
+//! none runs and how to answer, and the call then waits at most
+//! [`WITHOUT_INBOX`] (unless an inbox starts meanwhile). When time runs out,
+//! the call ends as it did before it waited: the pending file's instructions,
+//! or the "cannot show forms" failure, with a line saying where the questions
+//! are.
 
 use std::time::{Duration, Instant};
 
@@ -53,12 +58,12 @@ impl AskServer {
         };
         // A note refused means the inquiry finished meanwhile: its result below.
         self::note(recorder, inquiry, note.clone());
-        let wait = self.config.waiting.wait_for(client);
-        let message = waiting_message(wait);
+        let full = self.config.waiting.wait_for(client);
+        let mut wait = Wait::new(full, self.inbox_link(), pending.is_some());
         let mut progress = Progress::new(request);
-        progress.tell(&message).await;
-        let until = Instant::now() + wait;
-        let mut beat = Instant::now() + self.heartbeat;
+        progress.tell(&wait.message()).await;
+        let started = Instant::now();
+        let mut beat = started + self.heartbeat;
         // Taken before the first look, so an answer recorded after it wakes the call.
         let subscription = self.subscribe(recorder);
         let mut look = true;
@@ -71,11 +76,19 @@ impl AskServer {
                 }
             }
             let now = Instant::now();
+            if now >= started + wait.how_long || now >= beat {
+                // An inbox started meanwhile: the call waits for it as long as
+                // for one that ran from the start.
+                if wait.inbox.is_none() {
+                    wait.found(self.inbox_link());
+                }
+            }
+            let until = started + wait.how_long;
             if now >= until {
                 break;
             }
             if now >= beat {
-                progress.tell(&message).await;
+                progress.tell(&wait.message()).await;
                 beat = now + self.heartbeat;
             }
             let pause = until.min(beat) - now;
@@ -103,11 +116,11 @@ impl AskServer {
         // The client may have a person another time: the questions stay open
         // in the inbox. A client without forms ends them as it always did.
         if note != ClientNote::NoForms {
-            return error_result(nobody_answered(call.tool_name(), &note, wait));
+            return error_result(nobody_answered(call.tool_name(), &note, &wait));
         }
         let why = format!(
             "nobody answered from another window within {}",
-            seconds(wait)
+            seconds(wait.how_long)
         );
         let cancel = Input::Cancel {
             inquiry: inquiry.clone(),
@@ -122,12 +135,83 @@ impl AskServer {
         match elsewhere {
             // Another window finished it first.
             Some(command) => finish(call, &command),
-            None => error_result(nobody_answered(call.tool_name(), &note, wait)),
+            None => error_result(nobody_answered(call.tool_name(), &note, &wait)),
+        }
+    }
+}
+
+/// How long a call waits for another window without a web inbox on the log
+/// (nor a pending file): long enough to start one (`askuser web`) or answer in
+/// a terminal (`askuser resume`), never the minutes of silence a call waits
+/// where an inbox shows the questions.
+pub(crate) const WITHOUT_INBOX: Duration = Duration::from_secs(60);
+
+/// How a call waits for another window, and where the person answers.
+pub(crate) struct Wait {
+    /// How long, from the start of the wait.
+    pub(crate) how_long: Duration,
+    /// The link of the web inbox running on the log, without its token.
+    pub(crate) inbox: Option<String>,
+    /// The wait when an inbox runs (`--wait`, or what the client allows).
+    full: Duration,
+}
+
+impl Wait {
+    /// The wait of a call allowed `full`, with the link of the inbox running
+    /// now, if any; without one (nor a `pending` file), at most
+    /// [`WITHOUT_INBOX`].
+    pub(crate) fn new(full: Duration, inbox: Option<String>, pending: bool) -> Self {
+        let how_long = if inbox.is_some() || pending {
+            full
+        } else {
+            full.min(WITHOUT_INBOX)
+        };
+        Self {
+            how_long,
+            inbox,
+            full,
+        }
+    }
+
+    /// An inbox found running during the wait (`None`: still none): the call
+    /// waits `full` from its start.
+    fn found(&mut self, inbox: Option<String>) {
+        if inbox.is_some() {
+            self.inbox = inbox;
+            self.how_long = self.full;
+        }
+    }
+
+    /// The progress message: short, since hosts show it on one line after
+    /// their own words (Gemini CLI cuts it at the terminal's width), so where to
+    /// answer comes first.
+    pub(crate) fn message(&self) -> String {
+        let wait = seconds(self.how_long);
+        match &self.inbox {
+            Some(link) => format!("Answer at {link} (waiting up to {wait})"),
+            None => format!(
+                "No inbox runs: answer with askuser web or askuser resume (waiting up to {wait})"
+            ),
+        }
+    }
+
+    /// The line the final words end with: where the questions are.
+    fn where_line(&self) -> String {
+        match &self.inbox {
+            Some(link) => format!("The askuser web inbox: {link}"),
+            None => "No askuser web inbox runs: start one with askuser web, or keep one running with askuser setup inbox.".to_owned(),
         }
     }
 }
 
 impl AskServer {
+    /// The link of the web inbox running on the log now, if any (see
+    /// [`askuser_app::web_inbox`]).
+    fn inbox_link(&self) -> Option<String> {
+        let log = (self.config.open_log)().ok()?;
+        askuser_app::web_inbox::running_inbox(&*log)
+    }
+
     /// A subscription to `recorder`'s stream, from the log's one watcher in this
     /// process: when the server holds its log for its life (with
     /// [`Config::origin`](crate::Config::origin), as `askuser mcp` does), an
@@ -160,15 +244,6 @@ pub(crate) fn wait_words(wait: Duration) -> String {
     )
 }
 
-/// The progress message while a call waits: short, since hosts show it on
-/// one line after their own words (Gemini CLI cuts it at the terminal's width).
-fn waiting_message(wait: Duration) -> String {
-    format!(
-        "Waiting up to {} for your answer in askuser web (or askuser resume)",
-        seconds(wait)
-    )
-}
-
 /// `55 s`, `9 min 55 s` (`600 ms` under a second).
 fn seconds(duration: Duration) -> String {
     let total = duration.as_secs();
@@ -184,9 +259,11 @@ fn seconds(duration: Duration) -> String {
 
 /// The tool error when nobody answered a call no person could answer at the
 /// client, saying how long it waited and where the questions are (for a
-/// client without forms that did not wait, the "cannot show forms" error).
-pub(crate) fn nobody_answered(tool: &str, note: &ClientNote, wait: Duration) -> String {
-    if *note == ClientNote::CannotShow && wait.is_zero() {
+/// client without forms that did not wait, the "cannot show forms" error),
+/// with a line of its own saying where they are answered.
+pub(crate) fn nobody_answered(tool: &str, note: &ClientNote, wait: &Wait) -> String {
+    let waited = wait.how_long;
+    if *note == ClientNote::CannotShow && waited.is_zero() {
         return came_back_empty(tool);
     }
     let why = match note {
@@ -203,16 +280,18 @@ pub(crate) fn nobody_answered(tool: &str, note: &ClientNote, wait: Duration) -> 
         ClientNote::CannotShow => {
             "this client's form came back empty twice, so it may not be able to show these questions".to_owned()
         }
-        ClientNote::NoForms if !wait.is_zero() => {
+        ClientNote::NoForms if !waited.is_zero() => {
             return format!(
-                "{tool}: this MCP client cannot show forms (it does not support elicitation), and nobody answered in another window (the askuser web inbox, `askuser web`, or a terminal, `askuser resume`) within {}, so the questions were closed. Do not retry this tool call in this turn; ask the user in plain words instead.",
-                seconds(wait)
+                "{tool}: this MCP client cannot show forms (it does not support elicitation), and nobody answered in another window (the askuser web inbox, `askuser web`, or a terminal, `askuser resume`) within {}, so the questions were closed. Do not retry this tool call in this turn; ask the user in plain words instead.\n{}",
+                seconds(waited),
+                wait.where_line()
             );
         }
         ClientNote::NoForms | ClientNote::Late { .. } => return no_forms(tool),
     };
     format!(
-        "{tool}: {why}, and nobody answered them in another window within {}. They stay open in the askuser web inbox (`askuser web`) and `askuser resume`; do not retry this tool call in this turn; continue without the answers, or end your turn.",
-        seconds(wait)
+        "{tool}: {why}, and nobody answered them in another window within {}. They stay open in the askuser web inbox (`askuser web`) and `askuser resume`; do not retry this tool call in this turn; continue without the answers, or end your turn.\n{}",
+        seconds(waited),
+        wait.where_line()
     )
 }

@@ -42,7 +42,11 @@ fn result(call: &Value) -> Value {
            "structuredContent": call["structuredContent"]})
 }
 
-const WAITING: &str = "Waiting up to 20 s for your answer in askuser web (or askuser resume)";
+const WAITING: &str =
+    "No inbox runs: answer with askuser web or askuser resume (waiting up to 20 s)";
+
+/// The line the final words end with where no web inbox runs.
+const NO_INBOX: &str = "No askuser web inbox runs: start one with askuser web, or keep one running with askuser setup inbox.";
 
 #[test]
 fn without_forms_the_call_waits_and_an_answer_from_another_window_reaches_the_model() {
@@ -172,7 +176,7 @@ fn when_nobody_answers_in_time_the_call_says_how_long_it_waited_and_where() {
     assert_eq!(
         result(&out["calls"][0]),
         json!({"isError": true, "structuredContent": null, "text": [
-            "ask_user: this MCP client cannot show forms (it does not support elicitation), and nobody answered in another window (the askuser web inbox, `askuser web`, or a terminal, `askuser resume`) within 600 ms, so the questions were closed. Do not retry this tool call in this turn; ask the user in plain words instead."]})
+            format!("ask_user: this MCP client cannot show forms (it does not support elicitation), and nobody answered in another window (the askuser web inbox, `askuser web`, or a terminal, `askuser resume`) within 600 ms, so the questions were closed. Do not retry this tool call in this turn; ask the user in plain words instead.\n{NO_INBOX}")]})
     );
     assert_eq!(
         events("nobody", &scratch),
@@ -194,7 +198,9 @@ fn when_nobody_answers_in_time_the_call_says_how_long_it_waited_and_where() {
     let head = head.trim_end_matches(|c: char| c.is_ascii_digit());
     assert_eq!(
         format!("{head}N ms after{tail}"),
-        "ask_user: nobody is at this client to answer its form (it was declined N ms after it went out, faster than anyone reads), and nobody answered them in another window within 600 ms. They stay open in the askuser web inbox (`askuser web`) and `askuser resume`; do not retry this tool call in this turn; continue without the answers, or end your turn."
+        format!(
+            "ask_user: nobody is at this client to answer its form (it was declined N ms after it went out, faster than anyone reads), and nobody answered them in another window within 600 ms. They stay open in the askuser web inbox (`askuser web`) and `askuser resume`; do not retry this tool call in this turn; continue without the answers, or end your turn.\n{NO_INBOX}"
+        )
     );
     // The client may have a person another time: the questions stay open.
     assert_eq!(
@@ -203,6 +209,104 @@ fn when_nobody_answers_in_time_the_call_says_how_long_it_waited_and_where() {
             "shown call-1: apply",
             "client noted call-1: no person (decline after N ms)",
         ]
+    );
+}
+
+/// A web inbox's presence on the log (`examples/inbox.rs`, as `askuser web`
+/// holds it while it serves) at `link`, until dropped.
+struct Inbox(std::process::Child);
+
+impl Inbox {
+    fn start(scratch: &Scratch, link: &str) -> Self {
+        use std::io::BufRead as _;
+        let mut child = std::process::Command::new(common::example("inbox"))
+            .arg(scratch.db())
+            .arg(link)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("the inbox starts");
+        let mut ready = String::new();
+        let stdout = child.stdout.take().expect("its standard output");
+        std::io::BufReader::new(stdout)
+            .read_line(&mut ready)
+            .expect("it says it is ready");
+        assert_eq!(ready, "ready\n");
+        Self(child)
+    }
+}
+
+impl Drop for Inbox {
+    fn drop(&mut self) {
+        // Its standard input closed, it ends its presence and stops.
+        drop(self.0.stdin.take());
+        let _ = self.0.wait();
+    }
+}
+
+/// With a web inbox running on the log, the waiting call's progress says where
+/// to answer first (its link, never its token), and so do its final words when
+/// nobody answers; the call waits as long as it is allowed.
+#[test]
+fn with_an_inbox_running_the_waiting_call_gives_its_link() {
+    let scratch = Scratch::new();
+    let inbox = Inbox::start(&scratch, "http://127.0.0.1:8765/");
+    let out = scratch.drive(
+        "inboxed",
+        None,
+        json!({"elicit": false,
+               "env": {"ASKUSER_MCP_WAIT_MS": "600", "ASKUSER_MCP_SHARED_LOG": "1"},
+               "calls": [{"tool": "ask_user", "arguments": apply(), "progress": true}]}),
+    );
+    drop(inbox);
+    let call = &out["calls"][0];
+    assert_eq!(
+        call["progress"],
+        json!([[
+            1.0,
+            "Answer at http://127.0.0.1:8765/ (waiting up to 600 ms)"
+        ]])
+    );
+    assert_eq!(
+        result(call),
+        json!({"isError": true, "structuredContent": null, "text": [
+            "ask_user: this MCP client cannot show forms (it does not support elicitation), and nobody answered in another window (the askuser web inbox, `askuser web`, or a terminal, `askuser resume`) within 600 ms, so the questions were closed. Do not retry this tool call in this turn; ask the user in plain words instead.\nThe askuser web inbox: http://127.0.0.1:8765/"]})
+    );
+    assert_eq!(
+        events("inboxed", &scratch),
+        [
+            "client noted call-1: no forms",
+            "cancelled call-1 (no_prompt_backend)",
+        ]
+    );
+}
+
+/// With no inbox and no pending directory, the call says at once how to
+/// answer, and waits at most a minute (not the 10 it is allowed) for an inbox
+/// or a terminal to answer.
+#[test]
+fn without_an_inbox_the_call_says_how_to_answer_and_waits_a_minute_at_most() {
+    let scratch = Scratch::new();
+    let out = scratch.drive(
+        "no-inbox",
+        None,
+        json!({"elicit": false,
+               "env": {"ASKUSER_MCP_WAIT_MS": "600000"},
+               "calls": [{"tool": "ask_user", "arguments": apply(), "progress": true,
+                          "elsewhere_while_waiting": {"after": 1.0, "actions": [{"answer": true}]}}]}),
+    );
+    let call = &out["calls"][0];
+    assert_eq!(
+        call["progress"],
+        json!([[
+            1.0,
+            "No inbox runs: answer with askuser web or askuser resume (waiting up to 1 min)"
+        ]])
+    );
+    assert_eq!(
+        result(call),
+        json!({"isError": false, "text": ["{\"apply\":true}"],
+               "structuredContent": {"apply": true}})
     );
 }
 
@@ -303,6 +407,54 @@ fn the_directory_recorded_is_the_client_s_root() {
             "shown call-1: apply",
             "answered call-1: apply = true",
             "detached host=mcp 0.1.0, machine=laptop, directory=<tmp>/my project, repository=my project",
+        ]
+    );
+}
+
+/// A stream not named (`askuser mcp` without `--stream`) is claimed at the
+/// session's first call, once the client has said where its project is: it is
+/// named after the client's root, not the directory the host started the
+/// server in (a host may start its servers anywhere).
+#[test]
+fn a_stream_not_named_is_named_after_the_client_s_root() {
+    let scratch = Scratch::new();
+    let project = scratch.dir.path().join("billing-api");
+    std::fs::create_dir_all(project.join(".git")).unwrap();
+    let root = format!("file://{}", project.display());
+    let out = scratch.drive(
+        "not-this-name",
+        None,
+        json!({"env": {"ASKUSER_MCP_MACHINE": "laptop", "ASKUSER_MCP_CLAIM": "1"},
+               "roots": [root],
+               "calls": [{"tool": "ask_user", "arguments": apply(),
+                          "responses": [{"action": "accept", "content": {"apply": true}}]}]}),
+    );
+    assert_eq!(
+        result(&out["calls"][0]),
+        json!({"isError": false, "text": ["{\"apply\":true}"], "structuredContent": {"apply": true}})
+    );
+    let streams: Vec<String> = (scratch.log().streams().unwrap().into_iter())
+        .map(|info| info.name)
+        .collect();
+    assert_eq!(streams, ["billing-api-1"]);
+    let tmp = scratch.dir.path().display().to_string();
+    // The claim is the stream's first event: where the agent works.
+    let claim = askuser_rpc::replay(&*scratch.log(), "billing-api-1").unwrap();
+    assert_eq!(
+        askuser_rpc::describe_event(&claim.events[0].event).replace(&tmp, "<tmp>"),
+        "attached host=mcp 0.1.0, machine=laptop, directory=<tmp>/billing-api, repository=billing-api"
+    );
+    let events: Vec<String> = (events("billing-api-1", &scratch).into_iter())
+        .map(|event| event.replace(&tmp, "<tmp>"))
+        .collect();
+    assert_eq!(
+        events,
+        [
+            "requested call-1 (1 question: apply)",
+            "attached host=mcp 0.1.0, machine=laptop, directory=<tmp>/billing-api, repository=billing-api",
+            "shown call-1: apply",
+            "answered call-1: apply = true",
+            "detached host=mcp 0.1.0, machine=laptop, directory=<tmp>/billing-api, repository=billing-api",
         ]
     );
 }

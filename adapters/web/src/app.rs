@@ -113,6 +113,10 @@ pub struct Listen {
     /// Where to post a small JSON each time a question starts waiting
     /// (`http://` or `https://`).
     pub notify: Option<String>,
+    /// Where the secret token is kept (made, readable by its owner only, when
+    /// missing), so the link and a browser's cookie outlive a restart; `None`:
+    /// a new token at each start.
+    pub token_file: Option<PathBuf>,
 }
 
 impl Listen {
@@ -124,6 +128,7 @@ impl Listen {
             insecure_http: false,
             names: Vec::new(),
             notify: None,
+            token_file: None,
         }
     }
 }
@@ -135,8 +140,13 @@ pub struct Inbox {
     notify: Option<notify::Target>,
     app: App,
     url: String,
-    /// `scheme://host`, for the links of notifications.
+    /// `scheme://host`, for the links of notifications and the link a
+    /// waiting call shows ([`askuser_app::web_inbox`]).
     origin: String,
+    /// Said on the log from the bind on (the listener queues connections
+    /// until the inbox serves), so a waiting call gives the person the
+    /// inbox's link; `None` for a log that keeps no presence.
+    presence: Option<askuser_app::web_inbox::InboxPresence>,
     /// The bounds on every connection.
     pub(crate) limits: serve::Limits,
 }
@@ -149,7 +159,8 @@ impl Inbox {
     /// [`WebError::Listen`] when the address is not loopback without TLS or
     /// `insecure_http`, a name is not a host name, or the address cannot be
     /// bound; [`WebError::Tls`] when the certificate or key cannot be used;
-    /// [`WebError::Token`] when no secret can be made.
+    /// [`WebError::Token`] when no secret can be made; [`WebError::TokenFile`]
+    /// when the token file cannot be used.
     pub fn bind(log: SharedLog, listen: &Listen) -> Result<Self, WebError> {
         let addr = listen.addr;
         let refuse = |reason: String| WebError::Listen { addr, reason };
@@ -179,9 +190,12 @@ impl Inbox {
             })
         })?;
         let bound = listener.local_addr()?;
-        let token: Arc<str> = askuser_app::secret::random()
-            .map_err(WebError::Token)?
-            .into();
+        let token: Arc<str> = match &listen.token_file {
+            Some(path) => askuser_app::secret::kept_in(path)
+                .map_err(|error| WebError::TokenFile(error.to_string()))?,
+            None => askuser_app::secret::random().map_err(WebError::Token)?,
+        }
+        .into();
         let csrf: Arc<str> = askuser_app::secret::random()
             .map_err(WebError::Token)?
             .into();
@@ -194,13 +208,18 @@ impl Inbox {
         let scheme = if tls.is_some() { "https" } else { "http" };
         let origin = format!("{scheme}://{shown}");
         let url = format!("{origin}/?token={token}");
+        let presence =
+            askuser_app::web_inbox::InboxPresence::hold(Arc::clone(&log), &format!("{origin}/"))
+                .ok();
+        let desk = askuser_app::Desk::new(log);
         Ok(Self {
             listener,
             tls,
             notify,
             origin,
+            presence,
             app: App {
-                queue: Arc::new(Mutex::new(Queue::new(askuser_app::Desk::new(log)))),
+                queue: Arc::new(Mutex::new(Queue::new(desk))),
                 token,
                 csrf,
                 hosts: Arc::new(hosts),
@@ -221,6 +240,13 @@ impl Inbox {
         &self.url
     }
 
+    /// The inbox's link without its token (`http://127.0.0.1:8765/`): what a
+    /// waiting call shows, and what a browser that opened [`Inbox::url`] once
+    /// can use.
+    pub fn link(&self) -> String {
+        format!("{}/", self.origin)
+    }
+
     /// Serves until the process ends, every connection bounded in time and
     /// number (a connection's own failure never stops the server).
     ///
@@ -231,6 +257,7 @@ impl Inbox {
             .worker_threads(2)
             .enable_all()
             .build()?;
+        let _presence = self.presence;
         // What waits now, read before the runtime runs: a blocking log client
         // (PostgreSQL's) must not run on it.
         let waiting_now = (self.notify.as_ref())

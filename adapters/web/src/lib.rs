@@ -97,6 +97,10 @@ pub enum WebError {
         /// What is wrong with it, in words.
         reason: String,
     },
+    /// The `--token-file` cannot be used (another user's, open to others, not
+    /// a token); its words say what to do.
+    #[error("--token-file: {0}")]
+    TokenFile(String),
     /// No random token could be made (`/dev/urandom` unreadable).
     #[error("cannot make a secret token: {0}")]
     Token(std::io::Error),

@@ -1,0 +1,136 @@
+//! Whether a web inbox runs on a log, and where: so a call that waits for an
+//! answer from another window can give the person the inbox's link.
+//!
+//! A running `askuser web` holds a presence lease ([`askuser_store::presence`])
+//! on the reserved name [`INBOX_LEASE`] (never an agent's stream: no stream is
+//! read by that name), its origin's `host` being the inbox's link without its
+//! token, renewed every [`RENEW_EVERY`] while it serves ([`InboxPresence`]). A
+//! killed inbox stops renewing it, and [`LEASE_TTL`] later no reader sees it
+//! ([`running_inbox`]). A log that keeps no presence sees no inbox.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use askuser_app::log::{Log, MemLog};
+//! use askuser_app::web_inbox::{InboxPresence, running_inbox};
+//!
+//! let log: Arc<dyn Log> = Arc::new(MemLog::new());
+//! assert_eq!(running_inbox(&*log), None);
+//! let inbox = InboxPresence::hold(Arc::clone(&log), "http://127.0.0.1:8765/").unwrap();
+//! assert_eq!(running_inbox(&*log).as_deref(), Some("http://127.0.0.1:8765/"));
+//! drop(inbox);
+//! assert_eq!(running_inbox(&*log), None);
+//! ```
+
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
+use std::thread::JoinHandle;
+
+use askuser_core::AgentOrigin;
+use askuser_store::Log;
+use askuser_store::presence::{LEASE_TTL, RENEW_EVERY, holder_id};
+
+use crate::error::Result;
+
+/// The name the web inbox's presence lease is held on: not a stream, and
+/// named so no agent would name one so.
+pub const INBOX_LEASE: &str = "(askuser web inbox)";
+
+/// What the web inbox's lease says of it: its label.
+const LABEL: &str = "askuser web";
+
+/// The link of a web inbox running on `log` now (the one renewed last), without
+/// its token; `None` when none runs, or the log keeps no presence or cannot be
+/// read (a waiting call then says how to start one).
+pub fn running_inbox(log: &dyn Log) -> Option<String> {
+    let leases = log.leases().ok().flatten()?;
+    (leases.leases.iter())
+        .filter(|lease| lease.stream == INBOX_LEASE && lease.live_at(leases.now))
+        .filter(|lease| lease.origin.label.as_deref() == Some(LABEL))
+        .max_by_key(|lease| lease.renewed_at)
+        .and_then(|lease| lease.origin.host.clone())
+}
+
+/// A web inbox's presence on a log while it serves: the lease taken by
+/// [`InboxPresence::hold`], renewed on its own thread, ended when dropped.
+pub struct InboxPresence {
+    log: Arc<dyn Log>,
+    holder: String,
+    stop: Arc<(Mutex<bool>, Condvar)>,
+    renewer: Option<JoinHandle<()>>,
+}
+
+impl std::fmt::Debug for InboxPresence {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("InboxPresence")
+            .field("holder", &self.holder)
+            .finish_non_exhaustive()
+    }
+}
+
+impl InboxPresence {
+    /// Says on `log` that a web inbox runs at `link` (its address without the
+    /// token) until dropped.
+    ///
+    /// # Errors
+    /// The log refusing the lease (a link that is not one line of plain text,
+    /// or too long to keep), or no thread to renew it.
+    pub fn hold(log: Arc<dyn Log>, link: &str) -> Result<Self> {
+        let machine = crate::origin::here(None, None).machine;
+        let origin = AgentOrigin {
+            label: Some(LABEL.to_owned()),
+            host: Some(link.to_owned()),
+            machine,
+            directory: None,
+            repository: None,
+        };
+        let holder = holder_id(origin.machine.as_deref());
+        log.renew_lease(INBOX_LEASE, &holder, &origin, LEASE_TTL)?;
+        let stop = Arc::new((Mutex::new(false), Condvar::new()));
+        let renewer = {
+            let (log, holder, stop) = (Arc::clone(&log), holder.clone(), Arc::clone(&stop));
+            std::thread::Builder::new()
+                .name("askuser-inbox-presence".into())
+                .spawn(move || renew_until_stopped(&*log, &holder, &origin, &stop))?
+        };
+        Ok(Self {
+            log,
+            holder,
+            stop,
+            renewer: Some(renewer),
+        })
+    }
+}
+
+/// Renews the inbox's lease every [`RENEW_EVERY`] until `stop` is set (a
+/// failed renewal is tried again at the next one: the log may be changing
+/// owners).
+fn renew_until_stopped(
+    log: &dyn Log,
+    holder: &str,
+    origin: &AgentOrigin,
+    stop: &(Mutex<bool>, Condvar),
+) {
+    let (stopped, wake) = stop;
+    let mut stopped = stopped.lock().unwrap_or_else(PoisonError::into_inner);
+    loop {
+        let (guard, _) = wake
+            .wait_timeout_while(stopped, RENEW_EVERY, |stopped| !*stopped)
+            .unwrap_or_else(PoisonError::into_inner);
+        if *guard {
+            return;
+        }
+        drop(guard);
+        let _ = log.renew_lease(INBOX_LEASE, holder, origin, LEASE_TTL);
+        stopped = stop.0.lock().unwrap_or_else(PoisonError::into_inner);
+    }
+}
+
+impl Drop for InboxPresence {
+    fn drop(&mut self) {
+        *self.stop.0.lock().unwrap_or_else(PoisonError::into_inner) = true;
+        self.stop.1.notify_all();
+        if let Some(renewer) = self.renewer.take() {
+            let _ = renewer.join();
+        }
+        let _ = self.log.end_lease(INBOX_LEASE, &self.holder);
+    }
+}
