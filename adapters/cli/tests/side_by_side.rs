@@ -269,3 +269,81 @@ fn eight_agents_started_at_once_each_get_their_own_stream_on_sled() {
 fn eight_agents_started_at_once_each_get_their_own_stream_on_postgres() {
     eight_agents_started_at_once_each_get_their_own_stream(&Place::postgres());
 }
+
+/// A tool call to `askuser mcp` on a PostgreSQL log (stdio, a client without
+/// forms, a pending directory, no wait): the call is answered with the pending
+/// file's words, and the server ends cleanly, saying nothing on stderr. Its
+/// first tool call used to panic ("Cannot start a runtime from within a
+/// runtime": the blocking PostgreSQL client was called from the server's
+/// runtime).
+#[test]
+fn an_mcp_call_on_postgres_is_answered_with_the_pending_file_s_words() {
+    use std::io::{BufRead as _, Write as _};
+    use std::os::unix::fs::PermissionsExt as _;
+    let place = Place::postgres();
+    let scratch = Scratch::new();
+    let db = place.db(&scratch);
+    std::fs::create_dir(scratch.path("pending")).unwrap();
+    std::fs::set_permissions(
+        scratch.path("pending"),
+        std::fs::Permissions::from_mode(0o700),
+    )
+    .unwrap();
+    let args = [
+        "mcp",
+        "--db",
+        &db,
+        "--stream",
+        "pg-call",
+        "--pending-dir",
+        "pending",
+        "--wait",
+        "0",
+    ];
+    let mut child = askuser_in(scratch.dir.path(), None, &args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    for line in [
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"ask_user","arguments":{"questions":[{"id":"go","text":"Deploy?","answer_type":"boolean"}]}}}"#,
+    ] {
+        writeln!(input, "{line}").unwrap();
+    }
+    let mut output = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut answered = String::new();
+    while !answered.contains(r#""id":2"#) {
+        answered.clear();
+        assert_ne!(output.read_line(&mut answered).unwrap(), 0, "no answer");
+    }
+    drop(input);
+    let ended = child.wait_with_output().unwrap();
+    assert_eq!(
+        (
+            ended.status.success(),
+            String::from_utf8_lossy(&ended.stderr)
+        ),
+        (true, "".into())
+    );
+    let result: Value = serde_json::from_str(&answered).unwrap();
+    let file = scratch.path("pending/askuser-pg-call-call-1.json");
+    let file = file.display();
+    let words = format!(
+        "Questions pending. User input required.\n\nTo answer, run:\n  askuser answer {file} --answers '[...]'\n\
+         (one answer per question, in order; null for a question that is skipped)\n\n\
+         Or fill in each \"answer\" in the file and run:\n  askuser answer {file}\n\n\
+         Questions saved to: {file}\n"
+    );
+    assert_eq!(
+        result["result"],
+        serde_json::json!({
+            "content": [{"type": "text", "text": words}],
+            "structuredContent": {"status": "pending", "file": file.to_string(), "instructions": words},
+            "isError": false,
+        })
+    );
+}

@@ -240,6 +240,11 @@ impl PgLog {
     /// [`StoreError::BadLocation`](askuser_store::StoreError::BadLocation) for a schema name
     /// outside those characters.
     pub fn connect_in(url: &str, schema: &str) -> Result<Self> {
+        off_runtime(|| Self::connect_here(url, schema))
+    }
+
+    /// [`PgLog::connect_in`] on this thread.
+    fn connect_here(url: &str, schema: &str) -> Result<Self> {
         schema::check_schema_name(schema)?;
         let pool = Arc::new(Pool::new(url, schema)?);
         let mut conn = pool.connect()?;
@@ -274,11 +279,38 @@ impl PgLog {
         &self.schema
     }
 
-    /// Runs `work` on a pooled connection.
-    fn with_conn<T>(&self, work: impl FnOnce(&mut Conn) -> Result<T>) -> Result<T> {
-        let mut conn = self.pool.get()?;
-        work(&mut conn)
+    /// Runs `work` on a pooled connection, off any async runtime's thread
+    /// (see [`off_runtime`]).
+    fn with_conn<T: Send>(&self, work: impl FnOnce(&mut Conn) -> Result<T> + Send) -> Result<T> {
+        off_runtime(|| {
+            let mut conn = self.pool.get()?;
+            work(&mut conn)
+        })
     }
+}
+
+/// Runs `work` here, or, when this thread drives an async runtime (an MCP
+/// server's, say, which calls the log from its handlers), on a thread of its
+/// own while this one waits: the blocking `postgres` client drives a runtime of
+/// its own for every call, and tokio refuses to start a runtime inside another
+/// ("Cannot start a runtime from within a runtime"), which panicked the first
+/// tool call of `askuser mcp` on PostgreSQL.
+///
+/// # Errors
+///
+/// `work`'s, or [`StoreError::Io`] when no thread can be started.
+fn off_runtime<T: Send>(work: impl FnOnce() -> Result<T> + Send) -> Result<T> {
+    if tokio::runtime::Handle::try_current().is_err() {
+        return work();
+    }
+    std::thread::scope(|scope| {
+        let worker = std::thread::Builder::new()
+            .name("askuser-postgres-call".to_owned())
+            .spawn_scoped(scope, work)?;
+        worker
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    })
 }
 
 /// A sequence number as a `bigint` (no log reaches 2^63 events; larger numbers,

@@ -105,10 +105,10 @@ fn rows_of(blocks: Vec<(Vec<u8>, Vec<u8>)>, last: Seq) -> Vec<(i64, i64, Vec<u8>
 impl PgLog {
     /// Runs `work` in a transaction on a pooled connection, committed with
     /// `durability`.
-    fn transaction<T>(
+    fn transaction<T: Send>(
         &self,
         durability: Durability,
-        work: impl FnOnce(&mut Transaction<'_>) -> Result<T>,
+        work: impl FnOnce(&mut Transaction<'_>) -> Result<T> + Send,
     ) -> Result<T> {
         self.with_conn(|conn| {
             let mut tx = conn.client.transaction().map_err(database)?;

@@ -33,7 +33,12 @@ impl PgLog {
     /// Runs `waiting` on a connection that `LISTEN`s on the log's channel, then
     /// stops listening and drops the notifications that arrived meanwhile (they
     /// are of no use to the connection's next borrower).
-    fn listening<T>(&self, waiting: impl FnOnce(&mut Conn) -> Result<T>) -> Result<T> {
+    fn listening<T: Send>(&self, waiting: impl FnOnce(&mut Conn) -> Result<T> + Send) -> Result<T> {
+        super::off_runtime(|| self.listening_here(waiting))
+    }
+
+    /// [`PgLog::listening`] on this thread.
+    fn listening_here<T>(&self, waiting: impl FnOnce(&mut Conn) -> Result<T>) -> Result<T> {
         let channel = schema::channel(&self.schema);
         let mut conn = self.pool.get()?;
         conn.client
