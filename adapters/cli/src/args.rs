@@ -272,7 +272,7 @@ pub(crate) struct StreamArgs {
 /// `askuser log ...`.
 #[derive(Debug, Subcommand)]
 pub(crate) enum LogCommand {
-    /// Lists the streams, with their events, when each was created (how long ago), forks, compaction and status (open, answered, replied, ended, timed out)
+    /// Lists the streams, with their events, when each was created (`3 min ago`, `yesterday 17:02` in local time; `--utc`: exact, to the second; `--json`: exact, with milliseconds), forks, compaction and status (open, answered, replied, ended, timed out)
     List {
         /// The log.
         #[command(flatten)]

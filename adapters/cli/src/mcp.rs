@@ -48,10 +48,9 @@ pub(crate) fn mcp(args: &McpArgs) -> Result<u8, CliError> {
     // records where this server runs): servers started side by side in one
     // repository each get their own stream. On stdio it is claimed at the
     // first call, once the client has said where its project is (its roots);
-    // the name worked out now is taken only where no place is known. On
-    // PostgreSQL it is claimed now: a call there runs the log's blocking
-    // client on the server's runtime, which the claim must not.
-    let claim = args.stream.is_none() && http.is_none() && !askuser_app::is_postgres_url(&db);
+    // the name worked out now is taken only where no place is known, on sled
+    // and on PostgreSQL alike.
+    let claim = args.stream.is_none() && http.is_none();
     let (stream, claimed) = agent_stream(&log, stream, "mcp", &origin, !claim)?;
     let without_elicitation = match &args.pending_dir {
         Some(dir) => WithoutElicitation::Pending { dir: dir.clone() },

@@ -1042,7 +1042,7 @@ fn claude_code_headless_set_up_by_askuser_setup_calls_ask_user_and_is_answered_i
     assert_eq!(
         without_millis(&events_set_up(&scratch, "project-1")),
         [
-            "#1 attached machine=<machine>, directory=<tmp>/project",
+            "#1 attached host=Claude Code 2.1.332, machine=<machine>, directory=<tmp>/project",
             "#2 requested call-1 (3 questions: apply, env, note)",
             "#3 attached host=Claude Code 2.1.332, machine=<machine>, directory=<tmp>/project",
             "#4 shown call-1: apply, note",
@@ -1075,7 +1075,7 @@ fn codex_exec_set_up_by_askuser_setup_calls_ask_user_and_is_answered_in_the_inbo
     assert_eq!(
         without_millis(&events_set_up(&scratch, "project-1")),
         [
-            "#1 attached machine=<machine>, directory=<tmp>/project",
+            "#1 attached host=Codex 0.171.0, machine=<machine>, directory=<tmp>/project",
             "#2 requested call-1 (3 questions: apply, env, note)",
             "#3 attached host=Codex 0.171.0, machine=<machine>, directory=<tmp>/project",
             "#4 shown call-1: apply, note",
@@ -1152,7 +1152,7 @@ fn claude_code_set_up_by_askuser_setup_shows_the_form_without_asking_to_proceed(
     assert_eq!(
         events_set_up(&scratch, "project-1"),
         [
-            "#1 attached machine=<machine>, directory=<tmp>/project",
+            "#1 attached host=Claude Code 2.1.332, machine=<machine>, directory=<tmp>/project",
             "#2 requested call-1 (3 questions: apply, env, note)",
             "#3 attached host=Claude Code 2.1.332, machine=<machine>, directory=<tmp>/project",
             "#4 shown call-1: apply, note",
@@ -1192,7 +1192,7 @@ fn codex_set_up_by_askuser_setup_shows_the_form_without_asking_to_allow_the_tool
     assert_eq!(
         events_set_up(&scratch, "project-1"),
         [
-            "#1 attached machine=<machine>, directory=<tmp>/project",
+            "#1 attached host=Codex 0.171.0, machine=<machine>, directory=<tmp>/project",
             "#2 requested call-1 (3 questions: proceed, reason, channel)",
             "#3 attached host=Codex 0.171.0, machine=<machine>, directory=<tmp>/project",
             "#4 shown call-1: proceed, reason, channel",

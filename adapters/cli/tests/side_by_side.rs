@@ -103,11 +103,12 @@ fn stream_names(dir: &Path, db: &str) -> BTreeSet<String> {
 }
 
 /// Eight `askuser mcp` started at once in one repository beside a running
-/// `askuser serve`, on PostgreSQL: each claims a stream of its own before it
-/// serves (its first event records where it runs), so two never record into
-/// one. (On a sled log each claims it at its first call instead, once the
-/// client has said where its project is; below.)
-fn eight_mcp_servers_started_at_once_each_claim_their_own_stream(place: &Place) {
+/// `askuser serve`, their input closed before any client spoke: none claims a
+/// stream (a stream is claimed at the first call, once the client has said
+/// where its project is), and each ends with exit 1 and one line, never with a
+/// panic (on PostgreSQL the log used to be dropped inside the server's runtime,
+/// and that panicked: "Cannot start a runtime from within a runtime").
+fn eight_mcp_servers_closed_before_a_client_spoke_claim_nothing_and_end(place: &Place) {
     let scratch = Scratch::new();
     let db = place.db(&scratch);
     let work = repository(&scratch);
@@ -122,20 +123,11 @@ fn eight_mcp_servers_started_at_once_each_claim_their_own_stream(place: &Place) 
                 .expect("askuser mcp starts")
         })
         .collect();
-    let expected: BTreeSet<String> = (1..=9).map(|n| format!("billing-api-{n}")).collect();
-    let started = std::time::Instant::now();
-    let mut names = stream_names(scratch.dir.path(), &db);
-    while names != expected && started.elapsed() < std::time::Duration::from_secs(60) {
-        std::thread::sleep(std::time::Duration::from_millis(200));
-        names = stream_names(scratch.dir.path(), &db);
-    }
-    // Standard input closed before any client spoke: each server ends.
+    // Time for a server that claimed at start to have done so.
+    std::thread::sleep(std::time::Duration::from_secs(2));
     for server in &mut servers {
         drop(server.stdin.take());
     }
-    // Each ends saying no client spoke, never with a panic: on PostgreSQL, the
-    // log used to be dropped inside the server's runtime, and that panicked
-    // ("Cannot start a runtime from within a runtime").
     for server in servers {
         let output = server.wait_with_output().expect("askuser mcp ends");
         let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
@@ -147,20 +139,9 @@ fn eight_mcp_servers_started_at_once_each_claim_their_own_stream(place: &Place) 
             )
         );
     }
-    assert_eq!(names, expected);
-    // Each server's stream holds where it runs, and nothing of another's.
-    for stream in (2..=9).map(|n| format!("billing-api-{n}")) {
-        let show = common::run_in(
-            scratch.dir.path(),
-            &["log", "show", &stream, "--db", &db],
-            "",
-        );
-        assert_eq!(show.code, 0, "{}", show.stderr);
-        let kinds: Vec<&str> = (show.stdout.lines().skip(1))
-            .filter_map(|line| line.split_whitespace().nth(2))
-            .collect();
-        assert_eq!(kinds, ["attached"], "{}", show.stdout);
-    }
+    // Only `askuser serve`'s stream.
+    let expected: BTreeSet<String> = BTreeSet::from(["billing-api-1".to_owned()]);
+    assert_eq!(stream_names(scratch.dir.path(), &db), expected);
     drop(serve);
 }
 
@@ -250,8 +231,13 @@ fn eight_mcp_servers_called_at_once_each_claim_their_own_stream_on_sled() {
 }
 
 #[test]
-fn eight_mcp_servers_started_at_once_each_claim_their_own_stream_on_postgres() {
-    eight_mcp_servers_started_at_once_each_claim_their_own_stream(&Place::postgres());
+fn eight_mcp_servers_called_at_once_each_claim_their_own_stream_on_postgres() {
+    eight_mcp_servers_called_at_once_each_claim_their_own_stream(&Place::postgres());
+}
+
+#[test]
+fn eight_mcp_servers_closed_before_a_client_spoke_claim_nothing_and_end_on_postgres() {
+    eight_mcp_servers_closed_before_a_client_spoke_claim_nothing_and_end(&Place::postgres());
 }
 
 /// The stream a pending file was written for.

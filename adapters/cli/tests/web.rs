@@ -84,6 +84,7 @@ fn a_person_answers_a_branching_form_in_the_browser_with_back_a_note_and_the_rev
         done_text(&browser, &scratch),
         "Done for Assistant in <scratch> on laptop\nAnswered; the assistant got these answers:\nApply the proposed migration?\nYes\nWhich environment?\nstaging (note: after the backup)\nOptional note for the migration log\nweekly run\nThe assistant got them at HH:MM UTC.\nAll questions"
     );
+    keep_screenshot(&browser, "done.png");
     browser.go(&format!("http://127.0.0.1:{}/", web.port));
     assert_eq!(browser.wait_title("askuser inbox"), "askuser inbox");
 }

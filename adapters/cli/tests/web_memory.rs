@@ -357,6 +357,7 @@ fn a_conversation_is_grouped_by_inquiry_and_answering_again_asks_first() {
          No agent waits on a branch, so what you answer there is sent to no agent. It is kept in the branch's history, transcript and export.\n\
          Start the branch and answer again\nKeep the conversation as it is"
     );
+    keep_screenshot(&browser, "fork-1280.png");
     problems.extend(page_problems(&browser, "answer again from here?"));
     // Nothing was forked by asking; the way back leads to the conversation.
     browser.click("div.actions a");

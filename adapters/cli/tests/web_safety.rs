@@ -270,8 +270,9 @@ fn lighthouse(url: &str, token: &str) -> (f64, Vec<String>) {
 }
 
 /// Every kind of page a person lands on (the inbox, a question, the review, the
-/// Reply and End Turn pages, a conversation's history and Done) scores at least
-/// 95 for accessibility.
+/// Reply and End Turn pages, a conversation's history, Done, the inbox with
+/// "Answered today" and the page that asks before answering again) scores at
+/// least 95 for accessibility.
 #[test]
 fn lighthouse_scores_every_kind_of_page_at_least_95_for_accessibility() {
     let scratch = Scratch::new();
@@ -318,7 +319,11 @@ fn lighthouse_scores_every_kind_of_page_at_least_95_for_accessibility() {
         browser.click("button[value=submit]");
         at(&browser, "Done");
     }
-    score("/q/a11y/c3");
+    // Done, the inbox with "Answered today" under what waits, and the page
+    // that asks before answering again from c1's request (event 1).
+    for path in ["/q/a11y/c3", "/", "/s/a11y/fork?at=1"] {
+        score(path);
+    }
     assert_eq!(low, Vec::<String>::new());
 }
 
