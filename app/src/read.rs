@@ -71,8 +71,11 @@ pub enum Showing {
     },
 }
 
-/// An open inquiry.
+/// An open inquiry. Non-exhaustive: the read side learns more of an inquiry
+/// over time (when it was first asked came later), and a field added is not a
+/// breaking change.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct OpenInquiry {
     /// The inquiry.
     pub inquiry: InquiryId,
