@@ -21,12 +21,11 @@
 //! assert_eq!(running_inbox(&*log), None);
 //! ```
 
-use std::sync::{Arc, Condvar, Mutex, PoisonError};
-use std::thread::JoinHandle;
+use std::sync::Arc;
 
 use askuser_core::AgentOrigin;
 use askuser_store::Log;
-use askuser_store::presence::{LEASE_TTL, RENEW_EVERY, holder_id};
+use askuser_store::presence::{HeldLease, holder_id};
 
 use crate::error::Result;
 
@@ -52,16 +51,13 @@ pub fn running_inbox(log: &dyn Log) -> Option<String> {
 /// A web inbox's presence on a log while it serves: the lease taken by
 /// [`InboxPresence::hold`], renewed on its own thread, ended when dropped.
 pub struct InboxPresence {
-    log: Arc<dyn Log>,
-    holder: String,
-    stop: Arc<(Mutex<bool>, Condvar)>,
-    renewer: Option<JoinHandle<()>>,
+    lease: HeldLease,
 }
 
 impl std::fmt::Debug for InboxPresence {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("InboxPresence")
-            .field("holder", &self.holder)
+            .field("holder", &self.lease.holder())
             .finish_non_exhaustive()
     }
 }
@@ -83,54 +79,7 @@ impl InboxPresence {
             repository: None,
         };
         let holder = holder_id(origin.machine.as_deref());
-        log.renew_lease(INBOX_LEASE, &holder, &origin, LEASE_TTL)?;
-        let stop = Arc::new((Mutex::new(false), Condvar::new()));
-        let renewer = {
-            let (log, holder, stop) = (Arc::clone(&log), holder.clone(), Arc::clone(&stop));
-            std::thread::Builder::new()
-                .name("askuser-inbox-presence".into())
-                .spawn(move || renew_until_stopped(&*log, &holder, &origin, &stop))?
-        };
-        Ok(Self {
-            log,
-            holder,
-            stop,
-            renewer: Some(renewer),
-        })
-    }
-}
-
-/// Renews the inbox's lease every [`RENEW_EVERY`] until `stop` is set (a
-/// failed renewal is tried again at the next one: the log may be changing
-/// owners).
-fn renew_until_stopped(
-    log: &dyn Log,
-    holder: &str,
-    origin: &AgentOrigin,
-    stop: &(Mutex<bool>, Condvar),
-) {
-    let (stopped, wake) = stop;
-    let mut stopped = stopped.lock().unwrap_or_else(PoisonError::into_inner);
-    loop {
-        let (guard, _) = wake
-            .wait_timeout_while(stopped, RENEW_EVERY, |stopped| !*stopped)
-            .unwrap_or_else(PoisonError::into_inner);
-        if *guard {
-            return;
-        }
-        drop(guard);
-        let _ = log.renew_lease(INBOX_LEASE, holder, origin, LEASE_TTL);
-        stopped = stop.0.lock().unwrap_or_else(PoisonError::into_inner);
-    }
-}
-
-impl Drop for InboxPresence {
-    fn drop(&mut self) {
-        *self.stop.0.lock().unwrap_or_else(PoisonError::into_inner) = true;
-        self.stop.1.notify_all();
-        if let Some(renewer) = self.renewer.take() {
-            let _ = renewer.join();
-        }
-        let _ = self.log.end_lease(INBOX_LEASE, &self.holder);
+        let lease = HeldLease::take(log, INBOX_LEASE, holder, &origin, "askuser-inbox-presence")?;
+        Ok(Self { lease })
     }
 }

@@ -259,6 +259,107 @@ impl LeaseTable {
     }
 }
 
+/// A lease held until dropped: taken at once, renewed every [`RENEW_EVERY`] on
+/// a thread of its own (a failed renewal is tried again at the next: the log
+/// may be changing owners), and ended when dropped (best effort: a log that
+/// fails then leaves it to expire). What [`PresenceGuard`] holds on a stream,
+/// and what a web inbox holds to say where it runs.
+pub struct HeldLease {
+    log: Arc<dyn Log>,
+    lease: String,
+    holder: String,
+    stop: Arc<(Mutex<bool>, Condvar)>,
+    renewer: Option<JoinHandle<()>>,
+}
+
+impl std::fmt::Debug for HeldLease {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HeldLease")
+            .field("lease", &self.lease)
+            .field("holder", &self.holder)
+            .finish_non_exhaustive()
+    }
+}
+
+impl HeldLease {
+    /// Takes `holder`'s lease named `lease` from `origin` on `log`, renewed by
+    /// a thread named `thread` until dropped.
+    ///
+    /// # Errors
+    /// The log failing to take the lease ([`StoreError::BadLease`] for a holder
+    /// id or origin that does not fit), or no thread to renew it.
+    pub fn take(
+        log: Arc<dyn Log>,
+        lease: &str,
+        holder: String,
+        origin: &AgentOrigin,
+        thread: &str,
+    ) -> Result<Self> {
+        log.renew_lease(lease, &holder, origin, LEASE_TTL)?;
+        let stop = Arc::new((Mutex::new(false), Condvar::new()));
+        let renewer = {
+            let (log, lease, holder, origin, stop) = (
+                Arc::clone(&log),
+                lease.to_owned(),
+                holder.clone(),
+                origin.clone(),
+                Arc::clone(&stop),
+            );
+            std::thread::Builder::new()
+                .name(thread.to_owned())
+                .spawn(move || renew_until_stopped(&*log, &lease, &holder, &origin, &stop))?
+        };
+        Ok(Self {
+            log,
+            lease: lease.to_owned(),
+            holder,
+            stop,
+            renewer: Some(renewer),
+        })
+    }
+
+    /// The holder id.
+    pub fn holder(&self) -> &str {
+        &self.holder
+    }
+}
+
+/// Renews the lease every [`RENEW_EVERY`] until `stop` is set (a failed renewal
+/// is tried again at the next one: the log may be changing owners).
+fn renew_until_stopped(
+    log: &dyn Log,
+    lease: &str,
+    holder: &str,
+    origin: &AgentOrigin,
+    stop: &(Mutex<bool>, Condvar),
+) {
+    let (stopped, wake) = stop;
+    let mut stopped = stopped.lock().unwrap_or_else(PoisonError::into_inner);
+    loop {
+        let (guard, _) = wake
+            .wait_timeout_while(stopped, RENEW_EVERY, |stopped| !*stopped)
+            .unwrap_or_else(PoisonError::into_inner);
+        stopped = guard;
+        if *stopped {
+            return;
+        }
+        drop(stopped);
+        let _ = log.renew_lease(lease, holder, origin, LEASE_TTL);
+        stopped = stop.0.lock().unwrap_or_else(PoisonError::into_inner);
+    }
+}
+
+impl Drop for HeldLease {
+    fn drop(&mut self) {
+        *self.stop.0.lock().unwrap_or_else(PoisonError::into_inner) = true;
+        self.stop.1.notify_all();
+        if let Some(renewer) = self.renewer.take() {
+            let _ = renewer.join();
+        }
+        let _ = self.log.end_lease(&self.lease, &self.holder);
+    }
+}
+
 /// A process's presence on one stream while it waits: started by
 /// [`PresenceGuard::start`], which records [`Event::Attached`](askuser_core::Event::Attached)
 /// and takes the lease; renewed every [`RENEW_EVERY`] on its own thread; ended
@@ -267,17 +368,16 @@ impl LeaseTable {
 pub struct PresenceGuard {
     log: Arc<dyn Log>,
     stream: StreamName,
-    holder: String,
     origin: AgentOrigin,
-    stop: Arc<(Mutex<bool>, Condvar)>,
-    renewer: Option<JoinHandle<()>>,
+    /// Always `Some` until dropped: ended before the detach is recorded.
+    lease: Option<HeldLease>,
 }
 
 impl std::fmt::Debug for PresenceGuard {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("PresenceGuard")
             .field("stream", &self.stream)
-            .field("holder", &self.holder)
+            .field("holder", &self.holder())
             .finish_non_exhaustive()
     }
 }
@@ -319,69 +419,30 @@ impl PresenceGuard {
         holder: String,
         origin: AgentOrigin,
     ) -> Result<Self> {
-        log.renew_lease(&stream, &holder, &origin, LEASE_TTL)?;
-        let stop = Arc::new((Mutex::new(false), Condvar::new()));
-        let renewer = {
-            let (log, stream, holder, origin, stop) = (
-                Arc::clone(&log),
-                stream.to_string(),
-                holder.clone(),
-                origin.clone(),
-                Arc::clone(&stop),
-            );
-            std::thread::Builder::new()
-                .name("askuser-presence".into())
-                .spawn(move || renew_until_stopped(&*log, &stream, &holder, &origin, &stop))?
-        };
+        let lease = HeldLease::take(
+            Arc::clone(&log),
+            &stream,
+            holder,
+            &origin,
+            "askuser-presence",
+        )?;
         Ok(Self {
             log,
             stream,
-            holder,
             origin,
-            stop,
-            renewer: Some(renewer),
+            lease: Some(lease),
         })
     }
 
     /// The holder id.
     pub fn holder(&self) -> &str {
-        &self.holder
-    }
-}
-
-/// Renews the lease every [`RENEW_EVERY`] until `stop` is set (a failed renewal
-/// is tried again at the next one: the log may be changing owners).
-fn renew_until_stopped(
-    log: &dyn Log,
-    stream: &str,
-    holder: &str,
-    origin: &AgentOrigin,
-    stop: &(Mutex<bool>, Condvar),
-) {
-    let (stopped, wake) = stop;
-    let mut stopped = stopped.lock().unwrap_or_else(PoisonError::into_inner);
-    loop {
-        let (guard, _) = wake
-            .wait_timeout_while(stopped, RENEW_EVERY, |stopped| !*stopped)
-            .unwrap_or_else(PoisonError::into_inner);
-        stopped = guard;
-        if *stopped {
-            return;
-        }
-        drop(stopped);
-        let _ = log.renew_lease(stream, holder, origin, LEASE_TTL);
-        stopped = stop.0.lock().unwrap_or_else(PoisonError::into_inner);
+        self.lease.as_ref().map_or("", HeldLease::holder)
     }
 }
 
 impl Drop for PresenceGuard {
     fn drop(&mut self) {
-        *self.stop.0.lock().unwrap_or_else(PoisonError::into_inner) = true;
-        self.stop.1.notify_all();
-        if let Some(renewer) = self.renewer.take() {
-            let _ = renewer.join();
-        }
-        let _ = self.log.end_lease(&self.stream, &self.holder);
+        drop(self.lease.take());
         if let Ok(mut session) = Session::open(Arc::clone(&self.log), self.stream.clone()) {
             let _ = session.handle(&askuser_core::Input::Detach(self.origin.clone()));
         }

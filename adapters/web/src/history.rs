@@ -14,7 +14,7 @@ use crate::markdown::{self, Flow};
 use crate::pages::{
     Shape, Since, hidden, inquiry_path, layout, links, relative, shown, stream_path,
 };
-use crate::today::{ended_anchor, how_words};
+use crate::today::{ended_anchor, got_list, how_words};
 
 /// The most inquiries a history page shows (the latest); the export has them all.
 pub(crate) const MAX_INQUIRIES: usize = 200;
@@ -125,19 +125,7 @@ fn inquiry(stream: &str, story: &Story, floor: u64, now: u64) -> Markup {
                         "Ended " (relative(ended.moment.at, now, Since::Ago)) ": "
                         (how_words(ended, !answers.is_empty()))
                     }
-                    @if !answers.is_empty() {
-                        ul.got {
-                            @for (question, answer, note) in &answers {
-                                li {
-                                    span.q { (markdown::render(question, Flow::Inline)) }
-                                    " " b { (shown(answer)) }
-                                    @if let Some(note) = note {
-                                        " " span.note { "(note: " (shown(note)) ")" }
-                                    }
-                                }
-                            }
-                        }
-                    }
+                    (got_list(&answers))
                 },
                 None => p.ended {
                     "Still waiting · " a href=(inquiry_path(stream, story.inquiry.as_str())) { "answer it" }

@@ -125,9 +125,17 @@ fn ended_line(stream: &str, story: &Story, ended: &Ended, day: LocalDay) -> Mark
             time datetime=(ended.moment.at.to_string()) { (day.clock(ended.moment.at)) }
             " · " (how_words(ended, !answers.is_empty()))
         }
+        (got_list(&answers))
+    }
+}
+
+/// What the agent got (`answers`: question, answer in words, note), one line
+/// each; nothing when it got no answers. Answered today and the history show it.
+pub(crate) fn got_list(answers: &[(String, String, Option<String>)]) -> Markup {
+    html! {
         @if !answers.is_empty() {
             ul.got {
-                @for (question, answer, note) in &answers {
+                @for (question, answer, note) in answers {
                     li {
                         span.q { (markdown::render(question, Flow::Inline)) }
                         " " b { (shown(answer)) }
