@@ -4,8 +4,8 @@
 //! A running `askuser web` holds a presence lease ([`askuser_store::presence`])
 //! on the reserved name [`INBOX_LEASE`] (never an agent's stream: no stream is
 //! read by that name), its origin's `host` being the inbox's link without its
-//! token, renewed every [`RENEW_EVERY`] while it serves ([`InboxPresence`]). A
-//! killed inbox stops renewing it, and [`LEASE_TTL`] later no reader sees it
+//! token, renewed every [`RENEW_EVERY`](askuser_store::presence::RENEW_EVERY) while it serves ([`InboxPresence`]). A
+//! killed inbox stops renewing it, and [`LEASE_TTL`](askuser_store::presence::LEASE_TTL) later no reader sees it
 //! ([`running_inbox`]). A log that keeps no presence sees no inbox.
 //!
 //! ```
