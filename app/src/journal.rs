@@ -156,6 +156,9 @@ pub struct Desk {
     calls: HashMap<StreamName, HashMap<InquiryId, Arc<Call>>>,
     /// Set by [`Desk::defer_flush`]: appends are buffered until [`Desk::flush`].
     deferred: bool,
+    /// Whether something was recorded since [`Desk::defer_flush`]: a group that
+    /// recorded nothing (a catch-up only) costs the log no flush.
+    unflushed: bool,
     /// What a session caught up on that no surface was told of yet (a batch's
     /// session caught up while it recorded), by stream: returned by the next
     /// catch-up or outcome, so a host still sends the lines of what another
@@ -190,6 +193,7 @@ impl Desk {
             sessions: HashMap::new(),
             calls: HashMap::new(),
             deferred: false,
+            unflushed: false,
             missed: HashMap::new(),
             read: ReadSide::default(),
             leases: LeaseMemory::default(),
@@ -281,6 +285,18 @@ impl Desk {
     /// When the log cannot be read.
     pub fn head(&mut self, stream: &str) -> Result<Seq> {
         Ok(self.session(stream)?.head())
+    }
+
+    /// Whether a [`Desk::catch_up`] of `stream` to `head` would find nothing:
+    /// this desk applied it through `head` (its own appends included) and holds
+    /// nothing caught from it that its surface was not told. Reads nothing from
+    /// the log, so a watcher woken by the desk's own append costs no read.
+    #[must_use]
+    pub fn has_caught_up(&self, stream: &str, head: Seq) -> bool {
+        self.sessions
+            .get(stream)
+            .is_some_and(|session| session.head() >= head)
+            && self.missed.get(stream).is_none_or(Vec::is_empty)
     }
 
     /// The parsed tool call of an inquiry of `stream`, from the call its request
@@ -396,13 +412,14 @@ impl Desk {
     }
 
     /// Flushes what was recorded since [`Desk::defer_flush`] (nothing to do
-    /// otherwise), and records with the log's own durability again.
+    /// when nothing was), and records with the log's own durability again.
     ///
     /// # Errors
     /// When the log cannot be flushed: the inputs since `defer_flush` may not be
     /// durable, and their lines must not be shown as recorded.
     pub fn flush(&mut self) -> Result<()> {
-        if std::mem::take(&mut self.deferred) {
+        self.deferred = false;
+        if std::mem::take(&mut self.unflushed) {
             self.log.flush()?;
         }
         Ok(())
@@ -466,6 +483,38 @@ impl Desk {
         self.outcome(stream, input.inquiry(), taken)
     }
 
+    /// Records, best effort, that the result of `stream`'s finished `inquiry`
+    /// was handed to the model ([`Input::Deliver`]), when it is still owed: so
+    /// an agent that comes back later is not given it again. Whether it was
+    /// recorded now (not when another surface handed it over first, or it is
+    /// not owed).
+    ///
+    /// The append is buffered, and made durable by the log's next flush: what
+    /// a crash loses is only that record, and the result is then given again
+    /// after a restart, the lesser harm. What the session caught up on meanwhile
+    /// is returned by the next outcome or catch-up.
+    ///
+    /// # Errors
+    /// When the log cannot be read or written; nothing was recorded then.
+    pub fn handed_over(&mut self, stream: &str, inquiry: &InquiryId) -> Result<bool> {
+        let owed =
+            (self.state(stream)?.outcome(inquiry)).is_some_and(askuser_core::FinishedInquiry::owed);
+        if !owed {
+            return Ok(false);
+        }
+        let deliver = Input::Deliver {
+            inquiry: inquiry.clone(),
+        };
+        let handled = (self.session(stream)?)
+            .set_durability(Durability::Buffered)
+            .handle(&deliver);
+        // Not a reason to flush the group it is recorded in.
+        let unflushed = self.unflushed;
+        let taken = self.recorded(stream, handled);
+        self.unflushed = unflushed;
+        Ok(matches!(taken?, Taken::Recorded { .. }))
+    }
+
     /// The outcome of `taken` for `inquiry` of `stream` (`None`: an input of
     /// no inquiry, as attaching): with what the session caught up on that no
     /// surface was told of yet, and where the inquiry stands now.
@@ -523,6 +572,7 @@ impl Desk {
             }
             Err(SessionError::Store(error)) => return Err(error.into()),
         };
+        self.unflushed |= self.deferred;
         if self.read.stream(stream).is_some()
             && let Some(session) = self.sessions.get(stream)
         {

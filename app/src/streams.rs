@@ -60,6 +60,16 @@ impl HeadWaiter {
     pub fn wait_past(&self, stream: &str, seq: Seq, timeout: Duration) -> Result<Seq> {
         Ok(self.log.wait_past(stream, seq, timeout)?)
     }
+
+    /// As [`HeadWaiter::wait_past`], but not woken by what this process
+    /// appends ([`Log::wait_for_others`]): for a watcher beside the desk that
+    /// writes the stream. It may return sooner, with the head then.
+    ///
+    /// # Errors
+    /// When the log cannot be read.
+    pub fn wait_for_others(&self, stream: &str, seq: Seq, timeout: Duration) -> Result<Seq> {
+        Ok(self.log.wait_for_others(stream, seq, timeout)?)
+    }
 }
 
 impl Desk {

@@ -180,6 +180,24 @@ pub trait Log: Backend + Send + Sync {
         }
     }
 
+    /// As [`Log::wait_past`], for a watcher beside a writer of its own process:
+    /// returns at once when `stream`'s head is past `seq`, else when another
+    /// process appends to it or `timeout` passes (or sooner: the caller looks
+    /// at the head it is given), with the head then. What this process appends
+    /// meanwhile, through any connection, does not end the wait, so a process
+    /// that writes and watches one stream is not woken by its own writes.
+    ///
+    /// A `askuser_sled::SharedSledLog` tells processes apart (its owner knows
+    /// each client's process); the other logs end it at any append, as
+    /// [`Log::wait_past`] does.
+    ///
+    /// # Errors
+    ///
+    /// As [`Log::wait_past`].
+    fn wait_for_others(&self, stream: &str, seq: Seq, timeout: Duration) -> Result<Seq> {
+        self.wait_past(stream, seq, timeout)
+    }
+
     /// The log's [`Version`] now: a fingerprint of every stream's name, head,
     /// parent and compaction floor, which every append, fork and compaction of any
     /// stream moves.

@@ -339,15 +339,7 @@ impl Recorder {
         let (Ok(mut desk), stream) = (self.desk(), self.stream()) else {
             return;
         };
-        let owed = (desk.state(stream)).is_ok_and(|state| {
-            (state.outcome(inquiry)).is_some_and(askuser_core::FinishedInquiry::owed)
-        });
-        if owed {
-            let deliver = Input::Deliver {
-                inquiry: inquiry.clone(),
-            };
-            let _ = desk.input(stream, &deliver);
-        }
+        let _ = desk.handed_over(stream, inquiry);
     }
 
     /// What the log says of an open inquiry: the command it waits on and the tool

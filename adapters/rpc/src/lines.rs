@@ -34,6 +34,11 @@ pub(crate) enum Step {
 pub(crate) struct Held(HashMap<String, Vec<Followed>>);
 
 impl Held {
+    /// Whether anything of `stream` is held.
+    pub(crate) fn has(&self, stream: &str) -> bool {
+        self.0.get(stream).is_some_and(|held| !held.is_empty())
+    }
+
     fn keep(&mut self, stream: &str, followed: Vec<Followed>) {
         if !followed.is_empty() {
             (self.0.entry(stream.to_owned()).or_default()).extend(followed);

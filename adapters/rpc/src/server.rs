@@ -2,6 +2,8 @@
 
 use std::collections::{BTreeSet, HashMap};
 use std::io::{self, BufRead, Write};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use askuser_core::{AnswerInput, At, Command, InquiryId, Policy};
 use askuser_core::{UiInput, ui_answer};
@@ -35,6 +37,10 @@ pub struct Server {
     /// its greeting), by stream then id, that have not finished yet: the results
     /// [`Server::serve`] records handing over.
     asked: BTreeSet<(String, String)>,
+    /// While [`Server::serve_watching`] runs: the default stream's head its
+    /// watcher last saw (a catch-up before an input is needed only when the
+    /// desk does not hold that much yet).
+    pub(crate) watched: Option<Arc<AtomicU64>>,
 }
 
 impl Server {
@@ -52,6 +58,7 @@ impl Server {
             routes: HashMap::new(),
             adopted: BTreeSet::new(),
             asked: BTreeSet::new(),
+            watched: None,
         };
         let stream = server.stream.clone();
         server.adopt(&stream)?;
@@ -185,18 +192,9 @@ impl Server {
             if !self.asked.remove(&(stream.clone(), inquiry.to_owned())) {
                 continue;
             }
-            let id = InquiryId::new(inquiry);
-            let owed = (self.desk.state(&stream)).is_ok_and(|state| {
-                state
-                    .outcome(&id)
-                    .is_some_and(askuser_core::FinishedInquiry::owed)
-            });
-            if owed {
-                // Best effort: a result not recorded handed over is given again
-                // after a restart, which is the lesser harm.
-                let deliver = askuser_core::Input::Deliver { inquiry: id };
-                let _ = lines::input(&mut self.desk, &mut self.held, &stream, &deliver);
-            }
+            // Best effort: a result not recorded handed over is given again
+            // after a restart, which is the lesser harm.
+            let _ = self.desk.handed_over(&stream, &InquiryId::new(inquiry));
         }
     }
 
@@ -493,11 +491,29 @@ impl Server {
     /// The lines of what other surfaces recorded in `stream` since this server
     /// last looked, read before an action that names what was shown is decided
     /// (none before a line without a step, decided as it comes).
+    ///
+    /// While a watcher tells this server of every move of its default stream,
+    /// that stream is read only when the watcher saw more than the desk holds:
+    /// what lands after that look is caught by the append itself (another
+    /// writer went first: decided again), as it is after a read.
     fn caught_up_before(&mut self, stream: &str, action: &Action) -> Result<Vec<Value>> {
         match action {
+            Action::Decide(_) if self.told_of_everything(stream) => Ok(Vec::new()),
             Action::Decide(_) => lines::catch_up(&mut self.desk, &mut self.held, stream),
             Action::Current(_) | Action::Refuse(_) => Ok(Vec::new()),
         }
+    }
+
+    /// Whether `stream` is watched and the desk holds all its watcher saw, with
+    /// nothing held for the host.
+    fn told_of_everything(&self, stream: &str) -> bool {
+        let Some(watched) = self.watched.as_ref().filter(|_| stream == self.stream) else {
+            return false;
+        };
+        !self.held.has(stream)
+            && self
+                .desk
+                .has_caught_up(stream, watched.load(Ordering::SeqCst))
     }
 
     /// The line an open inquiry shows now (its `prompt`, `review` or

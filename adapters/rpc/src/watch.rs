@@ -3,12 +3,13 @@
 
 use std::io::{self, BufRead, Write};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
 
 use crate::server::{Line, Server, read_line, write_line, write_lines};
 use askuser_app::Result;
+use askuser_app::log::Seq;
 
 /// How long the watcher waits on the log at a time before it checks whether the
 /// server has stopped (it is woken at once by an append).
@@ -28,8 +29,8 @@ const WAKES_QUEUED: usize = 2 * GROUP_MAX;
 enum Wake {
     /// A line of input (its kind and text), or the error reading it.
     Input(io::Result<(Line, Vec<u8>)>),
-    /// The default stream's head moved.
-    Moved,
+    /// The default stream's head moved, to this.
+    Moved(Seq),
 }
 
 impl Server {
@@ -39,8 +40,9 @@ impl Server {
     /// as it lands ([`Server::catch_up`]), without the host sending anything.
     ///
     /// Input is read on a thread of its own, and the log is waited on by another
-    /// ([`Log::wait_past`](askuser_app::log::Log::wait_past): woken by the append
-    /// itself on a shared sled log, whichever process makes it).
+    /// ([`Log::wait_for_others`](askuser_app::log::Log::wait_for_others): woken
+    /// on a shared sled log by the append of another process itself, and not by
+    /// this server's own).
     ///
     /// # Errors
     /// Only when reading `input` or writing `output` fails.
@@ -52,8 +54,12 @@ impl Server {
         let (sender, wakes) = mpsc::sync_channel(WAKES_QUEUED);
         spawn_reader(input, sender.clone())?;
         let stopped = Arc::new(AtomicBool::new(false));
-        let watcher = self.spawn_watcher(sender, Arc::clone(&stopped))?;
+        let stream = self.stream().to_owned();
+        let seen = Arc::new(AtomicU64::new(self.desk().head(&stream)?));
+        self.watched = Some(Arc::clone(&seen));
+        let watcher = self.spawn_watcher(sender, Arc::clone(&stopped), seen)?;
         let served = self.serve_wakes(&wakes, &mut output);
+        self.watched = None;
         stopped.store(true, Ordering::SeqCst);
         drop(wakes);
         drop(watcher.join());
@@ -87,8 +93,12 @@ impl Server {
     /// Answers a group of wakes: records their inputs (flushing the log once for the
     /// group), then writes their lines. Returns whether the input ended.
     fn serve_group<W: Write>(&mut self, group: Vec<Wake>, output: &mut W) -> Result<bool> {
-        // One flush for the group, the results it hands over recorded with it.
-        self.desk().defer_flush();
+        // One flush for a group of several wakes, the results it hands over
+        // recorded with it; a wake alone records with the log's own durability
+        // (one append and its flush are one request on a shared log).
+        if group.len() > 1 {
+            self.desk().defer_flush();
+        }
         let mut lines = Vec::new();
         let mut ended = Ok(false);
         for wake in group {
@@ -102,7 +112,9 @@ impl Server {
                     break;
                 }
                 Wake::Input(Ok((line, text))) => lines.extend(self.answer_input(&line, &text)),
-                Wake::Moved => lines.extend(self.catch_up()),
+                // Woken by its own append: nothing to catch up on.
+                Wake::Moved(head) if self.has_caught_up(head) => {}
+                Wake::Moved(_) => lines.extend(self.catch_up()),
             }
         }
         // Nothing recorded is shown before it is durable.
@@ -111,12 +123,19 @@ impl Server {
         ended
     }
 
+    /// Whether the desk already holds the default stream through `head`.
+    fn has_caught_up(&mut self, head: Seq) -> bool {
+        let stream = self.stream().to_owned();
+        self.desk().has_caught_up(&stream, head)
+    }
+
     /// A thread waiting on the default stream, sending [`Wake::Moved`] each time its
     /// head moves, until `stopped`.
     fn spawn_watcher(
         &mut self,
         sender: mpsc::SyncSender<Wake>,
         stopped: Arc<AtomicBool>,
+        watched: Arc<AtomicU64>,
     ) -> Result<std::thread::JoinHandle<()>> {
         let stream = self.stream().to_owned();
         let mut head = self.desk().head(&stream)?;
@@ -125,10 +144,13 @@ impl Server {
             .name("askuser-serve-watch".to_owned())
             .spawn(move || {
                 while !stopped.load(Ordering::SeqCst) {
-                    match log.wait_past(&stream, head, WATCH_SLICE) {
+                    match log.wait_for_others(&stream, head, WATCH_SLICE) {
                         Ok(now) if now > head => {
                             head = now;
-                            if sender.send(Wake::Moved).is_err() {
+                            // Before the wake is sent: the server reads the stream
+                            // before an input while this is ahead of its desk.
+                            watched.store(now, Ordering::SeqCst);
+                            if sender.send(Wake::Moved(now)).is_err() {
                                 return;
                             }
                         }

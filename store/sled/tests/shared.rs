@@ -108,6 +108,37 @@ fn a_process_waiting_on_a_stream_sees_another_processes_append() {
     assert!(session.wait(Duration::from_millis(20)).unwrap().is_empty());
 }
 
+/// A watcher beside a writer of its own process (`askuser serve`'s) waits for
+/// the others: this process's appends, through another connection, do not end
+/// its wait; another process's append does. In a client, and in the owner.
+#[test]
+fn a_wait_for_others_is_not_ended_by_this_process_s_own_append() {
+    let (client, owner) = remote();
+    waits_for_others(&Arc::new(client), &owner.path);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("db");
+    let owning = SharedSledLog::open(&path).unwrap();
+    assert!(owning.is_owner());
+    waits_for_others(&Arc::new(owning), &path);
+}
+
+fn waits_for_others(log: &Arc<SharedSledLog>, path: &std::path::Path) {
+    log.append("s", 0, &[scripted_event(1)]).unwrap();
+    let waiting = Arc::clone(log);
+    let waiter =
+        std::thread::spawn(move || waiting.wait_for_others("s", 1, Duration::from_secs(60)));
+    // Time for the waiter to be waiting: a wait begun after the append below
+    // would be given 2 at once, its head being past 1 already.
+    std::thread::sleep(Duration::from_millis(300));
+    log.append("s", 1, &[scripted_event(2)]).unwrap();
+    // Had its own append ended the wait, it would have ended at 2 by now.
+    std::thread::sleep(Duration::from_millis(300));
+    let mut writer = Helper::start(&["write", path_str(path), "s", "w", "1"]);
+    assert_eq!(writer.wrote(), ["from 0", "wrote 1"]);
+    assert!(writer.finish());
+    assert_eq!(waiter.join().unwrap().unwrap(), 3);
+}
+
 #[test]
 fn two_processes_racing_to_answer_one_question_one_wins_the_other_is_told() {
     let (log, owner) = remote();

@@ -228,7 +228,67 @@ impl std::fmt::Debug for SharedSledLog {
     }
 }
 
+/// What a wait waits for: any append, or another process's.
+#[derive(Debug, Clone, Copy)]
+enum Waited {
+    Any,
+    Others,
+}
+
 impl SharedSledLog {
+    /// The waits of [`Log::wait_past`] and [`Log::wait_for_others`], one
+    /// slice of [`WAIT_SLICE`] at a time.
+    fn wait_on(&self, stream: &str, seq: Seq, timeout: Duration, waited: Waited) -> Result<Seq> {
+        let me = std::process::id();
+        let deadline = Instant::now().checked_add(timeout);
+        loop {
+            let left = deadline.map_or(Duration::MAX, |d| {
+                d.saturating_duration_since(Instant::now())
+            });
+            if let Some(owned) = self.owned() {
+                let _busy = owned.core.busy();
+                let head = match waited {
+                    Waited::Any => owned.core.wait_past(stream, seq, left)?,
+                    Waited::Others => owned.core.wait_for_others(stream, (seq, me), left)?,
+                };
+                // Cut short as this process let the log go: waited for on.
+                if head > seq || left.is_zero() || !owned.core.is_stopping() {
+                    return Ok(head);
+                }
+                continue;
+            }
+            let slice = left.min(WAIT_SLICE);
+            let millis = u64::try_from(slice.as_millis()).unwrap_or(u64::MAX);
+            let request = match waited {
+                Waited::Others if self.client.owner_revision() >= 4 => Request::WaitForOthers {
+                    stream: stream.into(),
+                    past: seq,
+                    millis,
+                },
+                _ => Request::Wait {
+                    stream: stream.into(),
+                    past: seq,
+                    millis,
+                },
+            };
+            let head = self.run(
+                &request,
+                slice + REQUEST_TIMEOUT,
+                |core| match waited {
+                    Waited::Any => core.wait_past(stream, seq, slice),
+                    Waited::Others => core.wait_for_others(stream, (seq, me), slice),
+                },
+                |r| match r {
+                    Response::Head(head) => Some(head),
+                    _ => None,
+                },
+            )?;
+            if head > seq || left <= slice || matches!(waited, Waited::Others) {
+                return Ok(head);
+            }
+        }
+    }
+
     /// Opens (creating if needed) the sled database in the directory `path`, as its
     /// owner or as a client of the process that owns it, with [`Durability::Flush`]
     /// appends and the system clock.
@@ -456,7 +516,10 @@ impl SharedSledLog {
             }
             // A wait is answered when the log changes: its owner is watched
             // loosely meanwhile.
-            let watch = if matches!(request, Request::Wait { .. } | Request::WaitChanged { .. }) {
+            let watch = if matches!(
+                request,
+                Request::Wait { .. } | Request::WaitForOthers { .. } | Request::WaitChanged { .. }
+            ) {
                 Watch::Loosely
             } else {
                 Watch::Closely
@@ -668,39 +731,15 @@ impl Log for SharedSledLog {
     }
 
     fn wait_past(&self, stream: &str, seq: Seq, timeout: Duration) -> Result<Seq> {
-        let deadline = Instant::now().checked_add(timeout);
-        loop {
-            let left = deadline.map_or(Duration::MAX, |d| {
-                d.saturating_duration_since(Instant::now())
-            });
-            if let Some(owned) = self.owned() {
-                let _busy = owned.core.busy();
-                let head = owned.core.wait_past(stream, seq, left)?;
-                // Cut short as this process let the log go: waited for on.
-                if head > seq || left.is_zero() || !owned.core.is_stopping() {
-                    return Ok(head);
-                }
-                continue;
-            }
-            let slice = left.min(WAIT_SLICE);
-            let request = Request::Wait {
-                stream: stream.into(),
-                past: seq,
-                millis: u64::try_from(slice.as_millis()).unwrap_or(u64::MAX),
-            };
-            let head = self.run(
-                &request,
-                slice + REQUEST_TIMEOUT,
-                |core| core.wait_past(stream, seq, slice),
-                |r| match r {
-                    Response::Head(head) => Some(head),
-                    _ => None,
-                },
-            )?;
-            if head > seq || left <= slice {
-                return Ok(head);
-            }
-        }
+        self.wait_on(stream, seq, timeout, Waited::Any)
+    }
+
+    /// As [`Log::wait_for_others`]: in the owner, woken only by an append of
+    /// another process (the owner knows each client's process from its socket);
+    /// an owner too old to know the request (revision under 4) is asked for
+    /// any append instead.
+    fn wait_for_others(&self, stream: &str, seq: Seq, timeout: Duration) -> Result<Seq> {
+        self.wait_on(stream, seq, timeout, Waited::Others)
     }
 
     /// As [`Log::wait_changed`]: in the owner, on the condition variable that

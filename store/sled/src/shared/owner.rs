@@ -16,7 +16,7 @@ use askuser_core::{AgentOrigin, Event};
 
 use super::budget::{Budget, Next, next_frame};
 use super::leases::{Client, Presence};
-use super::notifier::Notifier;
+use super::notifier::{Notifier, SOMEBODY};
 use super::record;
 use super::wire::{
     FRAME_CAP, PROTOCOL, REVISION, Request, Response, WireError, WireRecord, decode, encode,
@@ -152,7 +152,7 @@ impl Core {
     /// go, see `stop.rs`).
     pub(super) fn stop(&self) {
         self.stopping.store(true, Ordering::SeqCst);
-        self.notifier.bump();
+        self.notifier.bump_all();
     }
 
     /// Whether [`Core::stop`] was called, or the server stopped.
@@ -214,17 +214,17 @@ impl Core {
         Some(self.born.elapsed().saturating_sub(last))
     }
 
-    /// An append, waking every waiter once it is committed.
+    /// An append, waking the stream's waiters and the log's once it is committed.
     pub(super) fn append(
         &self,
         stream: &str,
         expected: Seq,
         events: &[Event],
-        durability: Durability,
+        (durability, by): (Durability, Client),
     ) -> Result<Seq> {
         let appended = self.sled.append_with(stream, expected, events, durability);
         if appended.is_ok() {
-            self.notifier.bump();
+            self.notifier.bump(stream, by);
             if events.len() < REPACK_BELOW {
                 self.to_repack
                     .lock()
@@ -244,7 +244,7 @@ impl Core {
     ) -> Result<askuser_store::StreamInfo> {
         let forked = self.sled.fork(parent, at, name);
         if forked.is_ok() {
-            self.notifier.bump();
+            self.notifier.bump(name, SOMEBODY);
         }
         forked
     }
@@ -252,7 +252,7 @@ impl Core {
     /// A compaction (a floor that moved changes the log's version).
     pub(super) fn drop_through(&self, stream: &str, seq: Seq) -> Result<u64> {
         let dropped = self.sled.drop_through(stream, seq)?;
-        self.notifier.bump();
+        self.notifier.bump(stream, SOMEBODY);
         Ok(dropped)
     }
 
@@ -293,16 +293,43 @@ impl Core {
         let deadline = Instant::now()
             .checked_add(timeout)
             .unwrap_or_else(|| Instant::now() + Duration::from_secs(86_400));
+        // The stream watched first: an append that commits after the head is
+        // read bumps its count after that, so the wait below cannot miss it.
+        let watch = self.notifier.watch(stream);
         loop {
-            // The generation first: an append that commits after the head is read
-            // bumps it after that, so the wait below cannot miss it.
-            let seen = self.notifier.generation();
+            let seen = watch.generation();
             let head = self.sled.stream(stream)?.map_or(0, |info| info.head);
             if head > past || Instant::now() >= deadline || self.stopping.load(Ordering::SeqCst) {
                 return Ok(head);
             }
-            self.notifier.wait_change(seen, deadline);
+            watch.wait_change(seen, deadline);
         }
+    }
+
+    /// Waits until a process other than `me` appends to `stream`, or `timeout`
+    /// passes; returns at once when its head is already past `past`. The head
+    /// then. A process not known ([`SOMEBODY`]) waits for any append.
+    pub(super) fn wait_for_others(
+        &self,
+        stream: &str,
+        (past, me): (Seq, Client),
+        timeout: Duration,
+    ) -> Result<Seq> {
+        if me == SOMEBODY {
+            return self.wait_past(stream, past, timeout);
+        }
+        let deadline = Instant::now()
+            .checked_add(timeout)
+            .unwrap_or_else(|| Instant::now() + Duration::from_secs(86_400));
+        // As in `wait_past`: watched before the head is read.
+        let watch = self.notifier.watch(stream);
+        let seen = watch.others(me);
+        let head = self.sled.stream(stream)?.map_or(0, |info| info.head);
+        if head > past || self.stopping.load(Ordering::SeqCst) {
+            return Ok(head);
+        }
+        watch.wait_others(me, seen, deadline);
+        Ok(self.sled.stream(stream)?.map_or(0, |info| info.head))
     }
 
     /// Answers one request.
@@ -329,7 +356,7 @@ impl Core {
                 } else {
                     Durability::Buffered
                 };
-                Response::Head(self.append(&stream, expected, &events, durability)?)
+                Response::Head(self.append(&stream, expected, &events, (durability, client))?)
             }
             Request::Stream { stream } => {
                 Response::Stream(self.sled.stream(&stream)?.map(Into::into))
@@ -377,6 +404,14 @@ impl Core {
             } => {
                 let timeout = Duration::from_millis(millis).min(WAIT_SLICE);
                 Response::Head(self.wait_past(&stream, past, timeout)?)
+            }
+            Request::WaitForOthers {
+                stream,
+                past,
+                millis,
+            } => {
+                let timeout = Duration::from_millis(millis).min(WAIT_SLICE);
+                Response::Head(self.wait_for_others(&stream, (past, client), timeout)?)
             }
             Request::RenewLease {
                 stream,
@@ -544,7 +579,7 @@ impl Server {
 impl Drop for Server {
     fn drop(&mut self) {
         self.core.stopping.store(true, Ordering::SeqCst);
-        self.core.notifier.bump();
+        self.core.notifier.bump_all();
         // Wake the acceptor with a connection of our own, then take the socket away.
         let woken = UnixStream::connect(&self.socket).is_ok();
         if let Some(acceptor) = self.acceptor.take()

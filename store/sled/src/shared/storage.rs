@@ -36,7 +36,12 @@ impl Backend for SharedSledLog {
         loop {
             if let Some(owned) = self.owned() {
                 let _busy = owned.core.busy();
-                return owned.core.append(stream, expected, events, durability);
+                return (owned.core).append(
+                    stream,
+                    expected,
+                    events,
+                    (durability, std::process::id()),
+                );
             }
             match self.client.call(&request, REQUEST_TIMEOUT, Watch::Closely) {
                 Ok(Response::Head(head)) => return Ok(head),

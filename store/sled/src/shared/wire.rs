@@ -24,10 +24,11 @@ pub(crate) const PROTOCOL: u32 = 1;
 /// owner announces in its greeting (an older owner announces none: revision 0).
 /// Revision 1 added [`Request::WaitChanged`]; revision 2 the presence leases
 /// ([`Request::RenewLease`], [`Request::EndLease`], [`Request::Leases`]); revision 3
-/// the lease refusal [`WireError::BadLease`] (before, sent as an owner failure). A
+/// the lease refusal [`WireError::BadLease`] (before, sent as an owner failure);
+/// revision 4 [`Request::WaitForOthers`]. A
 /// client asks an owner only what its revision knows, so builds of one protocol
 /// still work together.
-pub(crate) const REVISION: u32 = 3;
+pub(crate) const REVISION: u32 = 4;
 
 /// The largest payload of one frame, in bytes. A read of many events is split into
 /// several frames; one event or snapshot larger than this cannot cross the socket.
@@ -119,6 +120,14 @@ pub(crate) enum Request<'a> {
     /// Every lease the owner keeps (revision 2); answered with
     /// [`Response::Leases`].
     Leases,
+    /// Answered with [`Response::Head`] when a process other than the client
+    /// appends to `stream`, or `millis` have passed; at once when its head is
+    /// already past `past` (revision 4).
+    WaitForOthers {
+        stream: Cow<'a, str>,
+        past: Seq,
+        millis: u64,
+    },
 }
 
 /// The owner's answer to one request.
