@@ -188,8 +188,9 @@ pub trait Log: Backend + Send + Sync {
     /// that writes and watches one stream is not woken by its own writes.
     ///
     /// A `askuser_sled::SharedSledLog` tells processes apart (its owner knows
-    /// each client's process); the other logs end it at any append, as
-    /// [`Log::wait_past`] does.
+    /// each client's process), and `PgLog` its own connections from the others
+    /// (a notification names the server process that sent it); the other logs
+    /// end it at any append, as [`Log::wait_past`] does.
     ///
     /// # Errors
     ///

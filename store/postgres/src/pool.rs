@@ -2,10 +2,10 @@
 //! clear error, a small pool of idle connections with their prepared statements,
 //! and turning the client's errors into [`StoreError`]s.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::error::Error as _;
 use std::fmt::Write as _;
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use postgres::config::{Host, SslMode};
@@ -31,6 +31,37 @@ pub(super) struct Conn {
     pub client: Client,
     statements: HashMap<&'static str, Statement>,
     idle_since: Instant,
+    /// The server process serving this connection (`pg_backend_pid()`), kept
+    /// in its pool's [`Backends`] while the connection lives.
+    backend: i32,
+    backends: Backends,
+}
+
+impl Drop for Conn {
+    fn drop(&mut self) {
+        self.backends.forget(self.backend);
+    }
+}
+
+/// The server processes serving a pool's connections: a notification sent by
+/// one of them was sent by this process (see
+/// [`Log::wait_for_others`](askuser_store::Log::wait_for_others)).
+#[derive(Debug, Clone, Default)]
+pub(super) struct Backends(Arc<Mutex<HashSet<i32>>>);
+
+impl Backends {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashSet<i32>> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Whether `backend` serves one of the pool's connections.
+    pub(super) fn contains(&self, backend: i32) -> bool {
+        self.lock().contains(&backend)
+    }
+
+    fn forget(&self, backend: i32) {
+        self.lock().remove(&backend);
+    }
 }
 
 impl Conn {
@@ -55,6 +86,8 @@ pub(super) struct Pool {
     /// Every connection's `search_path`: the log's schema, quoted.
     search_path: String,
     idle: Mutex<Vec<Conn>>,
+    /// The server processes of the connections open now.
+    pub(super) backends: Backends,
 }
 
 impl Pool {
@@ -95,6 +128,7 @@ impl Pool {
             shown,
             search_path: format!("SET search_path TO \"{schema}\""),
             idle: Mutex::new(Vec::new()),
+            backends: Backends::default(),
         })
     }
 
@@ -114,10 +148,16 @@ impl Pool {
             detail: self.explain(&describe(&error)),
         })?;
         client.batch_execute(&self.search_path).map_err(database)?;
+        let backend: i32 = (client.query_one("SELECT pg_backend_pid()", &[]))
+            .and_then(|row| row.try_get(0))
+            .map_err(database)?;
+        self.backends.lock().insert(backend);
         Ok(Conn {
             client,
             statements: HashMap::new(),
             idle_since: Instant::now(),
+            backend,
+            backends: self.backends.clone(),
         })
     }
 

@@ -4,7 +4,7 @@ use std::time::{Duration, Instant};
 
 use postgres::fallible_iterator::FallibleIterator;
 
-use super::pool::{Conn, database};
+use super::pool::{Backends, Conn, database};
 use super::storage::stream_info;
 use super::{PgLog, from_sql, schema, sql};
 use askuser_store::Result;
@@ -19,15 +19,21 @@ impl PgLog {
     /// append sends a `NOTIFY` on the log's channel (`askuser_` ++ the schema name)
     /// with the stream's name when it commits, and the waiter `LISTEN`s on a
     /// connection of its own, re-reading the head only when its stream is named.
+    ///
+    /// With `others_only`, a notification sent by one of this log's own
+    /// connections does not end the wait
+    /// ([`Log::wait_for_others`](askuser_store::Log::wait_for_others)):
+    /// PostgreSQL names the server process that sent it.
     pub(super) fn wait_notified(
         &self,
         stream: &str,
         after: Seq,
-        timeout: Duration,
+        (timeout, others_only): (Duration, bool),
     ) -> Result<Option<Seq>> {
         // A timeout too long to add to the clock waits for ever.
         let deadline = Instant::now().checked_add(timeout);
-        self.listening(|conn| wait(conn, stream, after, deadline))
+        let own = others_only.then(|| self.pool.backends.clone());
+        self.listening(|conn| wait(conn, (stream, after), deadline, own.as_ref()))
     }
 
     /// Runs `waiting` on a connection that `LISTEN`s on the log's channel, then
@@ -107,9 +113,9 @@ fn version(conn: &mut Conn) -> Result<Version> {
 /// waits for notifications naming `stream` until it is past `after`.
 fn wait(
     conn: &mut Conn,
-    stream: &str,
-    after: Seq,
+    (stream, after): (&str, Seq),
     deadline: Option<Instant>,
+    own: Option<&Backends>,
 ) -> Result<Option<Seq>> {
     loop {
         let now = head(conn, stream)?;
@@ -130,7 +136,12 @@ fn wait(
                 .notifications()
                 .timeout_iter(remaining)
                 .next()
-                .map(|note| note.map(|note| note.payload() == stream));
+                .map(|note| {
+                    note.map(|note| {
+                        note.payload() == stream
+                            && !own.is_some_and(|own| own.contains(note.process_id()))
+                    })
+                });
             match next {
                 Ok(Some(true)) => break,
                 Ok(Some(false)) => {}

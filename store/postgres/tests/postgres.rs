@@ -136,6 +136,31 @@ fn processes_opening_a_new_schema_at_once_create_it_once() {
         .unwrap();
 }
 
+/// A watcher beside a writer of its own process waits for the others: an
+/// append through this log's own connections does not end its wait; one through
+/// another log's (another process's) does.
+#[test]
+fn a_wait_for_others_is_not_ended_by_this_log_s_own_append() {
+    let log = pg();
+    log.append("s", 0, &scripted_events(1, 1).collect::<Vec<_>>())
+        .unwrap();
+    let other = PgLog::connect_in(&log.url, log.schema()).unwrap();
+    std::thread::scope(|scope| {
+        let waiter = scope.spawn(|| log.wait_for_others("s", 1, Duration::from_secs(60)));
+        // Time for the waiter to listen: a wait begun after the append below
+        // would be given 2 at once, its head being past 1 already.
+        std::thread::sleep(Duration::from_millis(300));
+        log.append("s", 1, &scripted_events(2, 1).collect::<Vec<_>>())
+            .unwrap();
+        // Had its own append ended the wait, it would have ended at 2 by now.
+        std::thread::sleep(Duration::from_millis(300));
+        other
+            .append("s", 2, &scripted_events(3, 1).collect::<Vec<_>>())
+            .unwrap();
+        assert_eq!(waiter.join().unwrap().unwrap(), 3);
+    });
+}
+
 #[test]
 fn wait_past_times_out_and_wakes_on_an_append_from_another_connection() {
     let log = pg();
