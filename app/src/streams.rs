@@ -2,7 +2,8 @@
 //! forks (a history page), its transcript and its export, a fork to answer
 //! again from, whether it exists, and a handle that waits for it to move. With
 //! these, a surface holds no log of its own ([`Desk::log`] is left for the
-//! program's own commands).
+//! program's own commands): when an inquiry's last event was recorded, and what
+//! was recorded of one inquiry since a surface last showed it, are read here.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -72,7 +73,76 @@ impl HeadWaiter {
     }
 }
 
+/// How far back from a stream's head [`Desk::last_recorded_at`] looks.
+const LAST_LOOK: u64 = 1024;
+
 impl Desk {
+    /// When the log recorded `stream`'s last event of `inquiry` (for a
+    /// finished inquiry: the one that finished it), looked for among the
+    /// stream's latest events (at most 1,024 back); `None` when it is not among
+    /// them.
+    ///
+    /// # Errors
+    /// When the log cannot be read.
+    pub fn last_recorded_at(&self, stream: &str, inquiry: &InquiryId) -> Result<Option<Timestamp>> {
+        let log = self.log();
+        let Some(info) = log.stream(stream)? else {
+            return Ok(None);
+        };
+        let floor = (info.floor + 1).max(info.head.saturating_sub(LAST_LOOK));
+        let mut to = info.head;
+        while to >= floor && to > 0 {
+            let from = floor.max(to.saturating_sub(63));
+            let mut found = None;
+            for recorded in log.read_range(stream, from, to)? {
+                let recorded = recorded?;
+                if recorded.event.inquiry() == Some(inquiry) {
+                    found = Some(recorded.at);
+                }
+            }
+            if found.is_some() {
+                return Ok(found);
+            }
+            to = from.saturating_sub(1);
+        }
+        Ok(None)
+    }
+
+    /// The events of `inquiry` that `stream` recorded after `seen` up to
+    /// `head`, each with what applying it yielded, replayed from the stream's
+    /// state at `seen` (apart from this desk's session, which is not moved):
+    /// what other surfaces did to an inquiry since a surface showed it.
+    ///
+    /// # Errors
+    /// When the log cannot be read.
+    pub fn inquiry_events_between(
+        &self,
+        stream: &str,
+        inquiry: &InquiryId,
+        (seen, head): (Seq, Seq),
+    ) -> Result<Vec<askuser_store::Caught>> {
+        let log = &**self.log();
+        let mut state = if seen == 0 {
+            askuser_core::State::new()
+        } else {
+            askuser_store::replay::load_at(log, stream, seen)?.state
+        };
+        let mut caught = Vec::new();
+        for recorded in log.read_range(stream, seen + 1, head)? {
+            let recorded = recorded?;
+            let mut commands = Vec::new();
+            askuser_store::replay::apply_recorded(&mut state, &recorded, &mut commands);
+            if recorded.event.inquiry() == Some(inquiry) {
+                caught.push(askuser_store::Caught {
+                    seq: recorded.seq,
+                    event: recorded.event,
+                    commands,
+                });
+            }
+        }
+        Ok(caught)
+    }
+
     /// Whether the log has `stream`.
     ///
     /// # Errors

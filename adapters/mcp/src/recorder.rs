@@ -6,7 +6,6 @@
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
-use askuser_app::log::replay::{apply_recorded, load_at};
 use askuser_app::log::{Caught, Log, Seq, StoreError};
 use askuser_app::{AppError, Desk, Taken as Took};
 use askuser_core::{Answer, At, Command, Event, Input, InquiryId, Refusal, State, ToolCall};
@@ -260,7 +259,7 @@ impl Recorder {
         let (Some(inquiry), true) = (inquiry, head > seen) else {
             return Ok(Taken::Refused(refusal));
         };
-        let caught = caught(&**desk.log(), stream, inquiry, seen, head)?;
+        let caught = (desk.inquiry_events_between(stream, inquiry, (seen, head))).map_err(store)?;
         if caught.is_empty() {
             return Ok(Taken::Refused(refusal));
         }
@@ -364,34 +363,4 @@ fn store(error: AppError) -> StoreError {
         AppError::Store(error) => error,
         other => StoreError::Storage(Box::new(other)),
     }
-}
-
-/// The events of `inquiry` recorded in `stream` after `seen` up to `head`, each
-/// with the commands it yielded.
-fn caught(
-    log: &dyn Log,
-    stream: &str,
-    inquiry: &InquiryId,
-    seen: Seq,
-    head: Seq,
-) -> Result<Vec<Caught>, StoreError> {
-    let mut state = if seen == 0 {
-        State::new()
-    } else {
-        load_at(log, stream, seen)?.state
-    };
-    let mut caught = Vec::new();
-    for recorded in log.read_range(stream, seen + 1, head)? {
-        let recorded = recorded?;
-        let mut commands = Vec::new();
-        apply_recorded(&mut state, &recorded, &mut commands);
-        if recorded.event.inquiry() == Some(inquiry) {
-            caught.push(Caught {
-                seq: recorded.seq,
-                event: recorded.event,
-                commands,
-            });
-        }
-    }
-    Ok(caught)
 }

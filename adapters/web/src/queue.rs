@@ -420,7 +420,7 @@ impl Queue {
         let by_timeout =
             (state.outcome(id)).and_then(askuser_core::FinishedInquiry::turn_ended_by_timeout);
         let nobody = self.journal.unheard(stream, id)?;
-        let at = self.finished_at(stream, id)?;
+        let at = self.journal.last_recorded_at(stream, id)?;
         let ended_by = here.words(at);
         let words = DoneWords {
             nobody,
@@ -433,33 +433,6 @@ impl Queue {
             answers: answer_lines(&result),
             when: at.map(|at| (at, when_words(&result, nobody))),
         })
-    }
-
-    /// When the log recorded the event that finished `id` (its last event),
-    /// looked for among the stream's latest events (at most [`FINISH_LOOK`]
-    /// back); `None` when it is not among them.
-    fn finished_at(&mut self, stream: &str, id: &InquiryId) -> Result<Option<Timestamp>, AppError> {
-        let log = std::sync::Arc::clone(self.journal.log());
-        let Some(info) = log.stream(stream)? else {
-            return Ok(None);
-        };
-        let floor = (info.floor + 1).max(info.head.saturating_sub(FINISH_LOOK));
-        let mut to = info.head;
-        while to >= floor && to > 0 {
-            let from = floor.max(to.saturating_sub(63));
-            let mut found = None;
-            for recorded in log.read_range(stream, from, to)? {
-                let recorded = recorded?;
-                if recorded.event.inquiry() == Some(id) {
-                    found = Some(recorded.at);
-                }
-            }
-            if found.is_some() {
-                return Ok(found);
-            }
-            to = from.saturating_sub(1);
-        }
-        Ok(None)
     }
 
     /// At the engine's deadline (the one every surface counts to), the time to
@@ -650,10 +623,6 @@ impl Queue {
         }
     }
 }
-
-/// How many of a stream's latest events are looked through for the one that
-/// finished an inquiry, for the time its Done page gives.
-const FINISH_LOOK: u64 = 1024;
 
 /// The start of the sentence that says when an inquiry finished, by what the
 /// assistant got (`nobody`: nobody waited for it).
