@@ -483,15 +483,13 @@ impl Desk {
         self.outcome(stream, input.inquiry(), taken)
     }
 
-    /// Records, best effort, that the result of `stream`'s finished `inquiry`
-    /// was handed to the model ([`Input::Deliver`]), when it is still owed: so
-    /// an agent that comes back later is not given it again. Whether it was
-    /// recorded now (not when another surface handed it over first, or it is
-    /// not owed).
-    ///
-    /// The append is buffered, and made durable by the log's next flush: what
-    /// a crash loses is only that record, and the result is then given again
-    /// after a restart, the lesser harm. What the session caught up on meanwhile
+    /// Records that the result of `stream`'s finished `inquiry` was handed to
+    /// the model ([`Input::Deliver`]), when it is still owed: so an agent that
+    /// comes back later is not given it again. Whether it was recorded now (not
+    /// when another surface handed it over first, or it is not owed). Recorded
+    /// as every input is (made durable before it returns, or by
+    /// [`Desk::flush`] after [`Desk::defer_flush`]): a host may stop the agent
+    /// as soon as it has the result. What the session caught up on meanwhile
     /// is returned by the next outcome or catch-up.
     ///
     /// # Errors
@@ -505,14 +503,14 @@ impl Desk {
         let deliver = Input::Deliver {
             inquiry: inquiry.clone(),
         };
+        let durability = self.durability();
         let handled = (self.session(stream)?)
-            .set_durability(Durability::Buffered)
+            .set_durability(durability)
             .handle(&deliver);
-        // Not a reason to flush the group it is recorded in.
-        let unflushed = self.unflushed;
-        let taken = self.recorded(stream, handled);
-        self.unflushed = unflushed;
-        Ok(matches!(taken?, Taken::Recorded { .. }))
+        Ok(matches!(
+            self.recorded(stream, handled)?,
+            Taken::Recorded { .. }
+        ))
     }
 
     /// The outcome of `taken` for `inquiry` of `stream` (`None`: an input of
