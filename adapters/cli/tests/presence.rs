@@ -12,10 +12,10 @@ mod common;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use common::Scratch;
 use common::browser::Browser;
 use common::place::Place;
 use common::web::{Serve, Web, at, clock_masked, masked};
+use common::{Scratch, mcp};
 use serde_json::{Value, json};
 
 /// A repository `name` in the scratch directory (a directory holding `.git`), and
@@ -288,7 +288,7 @@ fn a_killed_agent_is_shown_gone_and_answering_it_says_so_on_postgres() {
 /// closes the connection.
 #[test]
 fn mcp_names_the_agent_from_the_clients_info() {
-    use std::io::{BufRead, BufReader, Write};
+    use std::io::BufReader;
     let scratch = Scratch::new();
     let db = scratch.db();
     let pending = scratch.path("pending").display().to_string();
@@ -309,29 +309,9 @@ fn mcp_names_the_agent_from_the_clients_info() {
     .unwrap();
     let mut input = child.stdin.take().unwrap();
     let mut output = BufReader::new(child.stdout.take().unwrap());
-    for line in [
-        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "Claude Code", "version": "2.1.3"}}}),
-        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
-            "name": "ask_user", "arguments": {"questions": [
-                {"id": "answer", "text": "Deploy now?", "answer_type": "boolean"}]}}}),
-    ] {
-        writeln!(input, "{line}").unwrap();
-    }
-    input.flush().unwrap();
-    loop {
-        let mut line = String::new();
-        assert_ne!(
-            output.read_line(&mut line).unwrap(),
-            0,
-            "no answer to the call"
-        );
-        if serde_json::from_str::<Value>(&line).unwrap()["id"] == 2 {
-            break;
-        }
-    }
+    let call = json!({"name": "ask_user", "arguments": mcp::deploy_now()});
+    mcp::hello_and_call(&mut input, ("Claude Code", "2.1.3"), &call);
+    mcp::response_to_call(&mut output, |_| {});
     drop(input);
     assert!(child.wait().unwrap().success());
     let show = scratch.run_db(&["log", "show", "s"], "");
@@ -350,7 +330,7 @@ fn mcp_names_the_agent_from_the_clients_info() {
 /// answer, in the same turn.
 #[test]
 fn a_waiting_mcp_call_is_woken_by_an_answer_from_another_process() {
-    use std::io::{BufRead, BufReader, Write};
+    use std::io::BufReader;
     let scratch = Scratch::new();
     let db = scratch.db();
     let pending = scratch.path("pending");
@@ -375,18 +355,8 @@ fn a_waiting_mcp_call_is_woken_by_an_answer_from_another_process() {
     .unwrap();
     let mut input = child.stdin.take().unwrap();
     let mut output = BufReader::new(child.stdout.take().unwrap());
-    for line in [
-        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "Claude Code", "version": "2.1.3"}}}),
-        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
-            "name": "ask_user", "arguments": {"questions": [
-                {"id": "answer", "text": "Deploy now?", "answer_type": "boolean"}]}}}),
-    ] {
-        writeln!(input, "{line}").unwrap();
-    }
-    input.flush().unwrap();
+    let call = json!({"name": "ask_user", "arguments": mcp::deploy_now()});
+    mcp::hello_and_call(&mut input, ("Claude Code", "2.1.3"), &call);
     let started = Instant::now();
     let file = loop {
         let found = std::fs::read_dir(&pending)
@@ -409,18 +379,7 @@ fn a_waiting_mcp_call_is_woken_by_an_answer_from_another_process() {
         "",
     );
     assert_eq!(answered.code, 0, "{}", answered.stderr);
-    let result = loop {
-        let mut line = String::new();
-        assert_ne!(
-            output.read_line(&mut line).unwrap(),
-            0,
-            "no answer to the call"
-        );
-        let message: Value = serde_json::from_str(&line).unwrap();
-        if message["id"] == 2 {
-            break message["result"].clone();
-        }
-    };
+    let result = mcp::response_to_call(&mut output, |_| {})["result"].clone();
     assert_eq!(result["isError"], json!(false));
     assert_eq!(result["content"][0]["text"], json!("{\"answer\":true}"));
     drop(input);
@@ -432,7 +391,7 @@ fn a_waiting_mcp_call_is_woken_by_an_answer_from_another_process() {
 /// its token), in its progress line and in its final words.
 #[test]
 fn a_waiting_mcp_call_gives_the_link_of_the_inbox_running_on_the_log() {
-    use std::io::{BufRead, BufReader, Write};
+    use std::io::BufReader;
     let scratch = Scratch::new();
     let db = scratch.db();
     let web = Web::start(&scratch, &db);
@@ -446,34 +405,16 @@ fn a_waiting_mcp_call_gives_the_link_of_the_inbox_running_on_the_log() {
     .unwrap();
     let mut input = child.stdin.take().unwrap();
     let mut output = BufReader::new(child.stdout.take().unwrap());
-    for line in [
-        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "Gemini CLI", "version": "0.61.0"}}}),
-        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
-            "name": "ask_user", "_meta": {"progressToken": "p"}, "arguments": {"questions": [
-                {"id": "answer", "text": "Deploy now?", "answer_type": "boolean"}]}}}),
-    ] {
-        writeln!(input, "{line}").unwrap();
-    }
-    input.flush().unwrap();
+    let call = json!({"name": "ask_user", "_meta": {"progressToken": "p"},
+        "arguments": mcp::deploy_now()});
+    mcp::hello_and_call(&mut input, ("Gemini CLI", "0.61.0"), &call);
     let mut progress = Vec::new();
-    let result = loop {
-        let mut line = String::new();
-        assert_ne!(
-            output.read_line(&mut line).unwrap(),
-            0,
-            "no answer to the call"
-        );
-        let message: Value = serde_json::from_str(&line).unwrap();
+    let result = mcp::response_to_call(&mut output, |message| {
         if message["method"] == "notifications/progress" {
             progress.push(message["params"]["message"].clone());
         }
-        if message["id"] == 2 {
-            break message["result"].clone();
-        }
-    };
+    })["result"]
+        .clone();
     drop(input);
     assert!(child.wait().unwrap().success());
     assert_eq!(

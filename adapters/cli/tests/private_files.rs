@@ -11,7 +11,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::{Child, Command};
 
-use common::{Scratch, askuser_in};
+use common::{Scratch, askuser_in, mcp};
 
 /// Starts `askuser args...` in `dir` under `umask`, with pipes.
 fn start(dir: &Path, umask: &str, args: &[&str]) -> Child {
@@ -173,20 +173,10 @@ fn mcp_makes_the_log_and_its_pending_files_private_whatever_the_umask() {
         let mut child = start(scratch.dir.path(), umask, &args);
         let mut input = child.stdin.take().unwrap();
         let mut output = BufReader::new(child.stdout.take().unwrap());
-        for line in [
-            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
-            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
-            &format!(
-                r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"ask_user","arguments":{CALL}}}}}"#
-            ),
-        ] {
-            writeln!(input, "{line}").unwrap();
-        }
-        let mut answered = String::new();
-        while !answered.contains(r#""id":2"#) {
-            answered.clear();
-            assert_ne!(output.read_line(&mut answered).unwrap(), 0, "no answer");
-        }
+        let arguments: serde_json::Value = serde_json::from_str(CALL).unwrap();
+        let call = serde_json::json!({"name": "ask_user", "arguments": arguments});
+        mcp::hello_and_call(&mut input, ("t", "1"), &call);
+        mcp::response_to_call(&mut output, |_| {});
         drop(input);
         assert!(child.wait().unwrap().success());
         let found = modes(scratch.dir.path());

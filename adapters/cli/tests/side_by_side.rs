@@ -12,7 +12,7 @@ use std::path::Path;
 
 use common::place::Place;
 use common::web::Serve;
-use common::{Scratch, askuser_in};
+use common::{Scratch, askuser_in, mcp};
 use serde_json::Value;
 
 const CALL: &str = r#"{"question": "Deploy now?", "answer_type": "boolean"}"#;
@@ -150,7 +150,7 @@ fn eight_mcp_servers_closed_before_a_client_spoke_claim_nothing_and_end(place: &
 /// first call (its first event records where it runs, after the client said
 /// where its project is), so two never record into one.
 fn eight_mcp_servers_called_at_once_each_claim_their_own_stream(place: &Place) {
-    use std::io::{BufRead as _, BufReader, Write as _};
+    use std::io::BufReader;
     let scratch = Scratch::new();
     let db = place.db(&scratch);
     let work = repository(&scratch);
@@ -165,35 +165,14 @@ fn eight_mcp_servers_called_at_once_each_claim_their_own_stream(place: &Place) {
                 .expect("askuser mcp starts")
         })
         .collect();
-    let lines = [
-        serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "OpenCode", "version": "1.18.33"}}}),
-        serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-        serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
-            "name": "ask_user", "arguments": {"questions": [
-                {"id": "answer", "text": "Deploy now?", "answer_type": "boolean"}]}}}),
-    ];
+    let call = serde_json::json!({"name": "ask_user", "arguments": mcp::deploy_now()});
     for server in &mut servers {
         let input = server.stdin.as_mut().expect("its standard input");
-        for line in &lines {
-            writeln!(input, "{line}").expect("the server reads");
-        }
-        input.flush().expect("the server reads");
+        mcp::hello_and_call(input, ("OpenCode", "1.18.33"), &call);
     }
     for server in &mut servers {
         let mut output = BufReader::new(server.stdout.take().expect("its standard output"));
-        loop {
-            let mut line = String::new();
-            assert_ne!(
-                output.read_line(&mut line).unwrap(),
-                0,
-                "no answer to the call"
-            );
-            if serde_json::from_str::<Value>(&line).unwrap()["id"] == 2 {
-                break;
-            }
-        }
+        mcp::response_to_call(&mut output, |_| {});
         drop(server.stdin.take());
     }
     // Each ends cleanly, never with a panic: on PostgreSQL, the log used to be
@@ -264,7 +243,6 @@ fn eight_agents_started_at_once_each_get_their_own_stream_on_postgres() {
 /// runtime).
 #[test]
 fn an_mcp_call_on_postgres_is_answered_with_the_pending_file_s_words() {
-    use std::io::{BufRead as _, Write as _};
     use std::os::unix::fs::PermissionsExt as _;
     let place = Place::postgres();
     let scratch = Scratch::new();
@@ -293,19 +271,11 @@ fn an_mcp_call_on_postgres_is_answered_with_the_pending_file_s_words() {
         .spawn()
         .unwrap();
     let mut input = child.stdin.take().unwrap();
-    for line in [
-        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
-        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
-        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"ask_user","arguments":{"questions":[{"id":"go","text":"Deploy?","answer_type":"boolean"}]}}}"#,
-    ] {
-        writeln!(input, "{line}").unwrap();
-    }
+    let call = serde_json::json!({"name": "ask_user", "arguments": {"questions": [
+        {"id": "go", "text": "Deploy?", "answer_type": "boolean"}]}});
+    mcp::hello_and_call(&mut input, ("t", "1"), &call);
     let mut output = std::io::BufReader::new(child.stdout.take().unwrap());
-    let mut answered = String::new();
-    while !answered.contains(r#""id":2"#) {
-        answered.clear();
-        assert_ne!(output.read_line(&mut answered).unwrap(), 0, "no answer");
-    }
+    let result = mcp::response_to_call(&mut output, |_| {});
     drop(input);
     let ended = child.wait_with_output().unwrap();
     assert_eq!(
@@ -315,7 +285,6 @@ fn an_mcp_call_on_postgres_is_answered_with_the_pending_file_s_words() {
         ),
         (true, "".into())
     );
-    let result: Value = serde_json::from_str(&answered).unwrap();
     let file = scratch.path("pending/askuser-pg-call-call-1.json");
     let file = file.display();
     let words = format!(

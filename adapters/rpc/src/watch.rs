@@ -138,7 +138,7 @@ impl Server {
         watched: Arc<AtomicU64>,
     ) -> Result<std::thread::JoinHandle<()>> {
         let stream = self.stream().to_owned();
-        let mut head = self.desk().head(&stream)?;
+        let mut head = watched.load(Ordering::SeqCst);
         let log = self.desk().head_waiter();
         Ok(std::thread::Builder::new()
             .name("askuser-serve-watch".to_owned())

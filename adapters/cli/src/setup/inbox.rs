@@ -104,12 +104,7 @@ fn install(
             out,
             "Run the inbox yourself and keep it running (a terminal or tmux window of its own, or your session's autostart): {command}"
         );
-        let _ = writeln!(out, "{}", secret_link(token_file));
-        let _ = writeln!(
-            out,
-            "While it runs, a waiting askuser call shows its link, {}, never its token.",
-            link()
-        );
+        tell_links(out, token_file);
         return Ok(());
     }
     let (_, old) = read_config(path)?;
@@ -134,12 +129,7 @@ fn install(
         out,
         "systemctl --user enable --now {UNIT}: the inbox runs now, and from each login on."
     );
-    let _ = writeln!(out, "{}", secret_link(token_file));
-    let _ = writeln!(
-        out,
-        "While it runs, a waiting askuser call shows its link, {}, never its token.",
-        link()
-    );
+    tell_links(out, token_file);
     let _ = writeln!(out, "{UNDO}");
     Ok(())
 }
@@ -192,6 +182,17 @@ fn remove(out: &mut String, path: &Path, shown: &str, dry_run: bool) -> Result<(
 /// The inbox's link, without its token.
 fn link() -> String {
     format!("http://{LISTEN}/")
+}
+
+/// The inbox's two links in words: where the secret one is, and the one a
+/// waiting call shows.
+fn tell_links(out: &mut String, token_file: &str) {
+    let _ = writeln!(out, "{}", secret_link(token_file));
+    let _ = writeln!(
+        out,
+        "While it runs, a waiting askuser call shows its link, {}, never its token.",
+        link()
+    );
 }
 
 /// Where the secret link is (the token itself is never printed).

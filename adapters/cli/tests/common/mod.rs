@@ -154,6 +154,7 @@ pub fn redact_times(text: &str) -> String {
 /// tmux helpers (only the tmux tests use them).
 pub mod browser;
 pub mod hosts;
+pub mod mcp;
 pub mod model;
 pub mod place;
 pub mod tmux;

@@ -81,13 +81,22 @@ impl Notifier {
 
     /// Waits until the log's generation is no longer `seen` or `deadline` passes.
     pub(super) fn wait_change(&self, seen: u64, deadline: Instant) {
+        self.wait_while(&self.any, deadline, |counters| counters.generation == seen);
+    }
+
+    /// Waits on `changed` while `unchanged` holds, until `deadline`.
+    fn wait_while(
+        &self,
+        changed: &Condvar,
+        deadline: Instant,
+        unchanged: impl Fn(&Counters) -> bool,
+    ) {
         let mut counters = self.lock();
-        while counters.generation == seen {
+        while unchanged(&counters) {
             let Some(left) = deadline.checked_duration_since(Instant::now()) else {
                 return;
             };
-            counters = self
-                .any
+            counters = changed
                 .wait_timeout(counters, left)
                 .unwrap_or_else(PoisonError::into_inner)
                 .0;
@@ -153,26 +162,16 @@ impl Watch<'_> {
     /// Waits until the count of the others' changes ([`Watch::others`]) is no
     /// longer `seen` or `deadline` passes: `me`'s own changes do not end it.
     pub(super) fn wait_others(&self, me: u32, seen: u64, deadline: Instant) {
-        self.wait_while(deadline, |counters| self.others_in(counters, me) == seen);
+        (self.notifier).wait_while(&self.changed, deadline, |counters| {
+            self.others_in(counters, me) == seen
+        });
     }
 
     /// Waits until the stream's count is no longer `seen` or `deadline` passes.
     pub(super) fn wait_change(&self, seen: u64, deadline: Instant) {
-        self.wait_while(deadline, |counters| self.generation_in(counters) == seen);
-    }
-
-    fn wait_while(&self, deadline: Instant, unchanged: impl Fn(&Counters) -> bool) {
-        let mut counters = self.notifier.lock();
-        while unchanged(&counters) {
-            let Some(left) = deadline.checked_duration_since(Instant::now()) else {
-                return;
-            };
-            counters = self
-                .changed
-                .wait_timeout(counters, left)
-                .unwrap_or_else(PoisonError::into_inner)
-                .0;
-        }
+        (self.notifier).wait_while(&self.changed, deadline, |counters| {
+            self.generation_in(counters) == seen
+        });
     }
 }
 
