@@ -482,6 +482,9 @@ pub struct Finished {
     /// The call it was asked with, parsed in its dialect (`None`: its request
     /// recorded no call).
     pub call: Option<Arc<Call>>,
+    /// Where a person ended the turn, when that ended it and the log says
+    /// where.
+    pub turn_ended_in: Option<askuser_core::Surface>,
 }
 
 /// Answers the open inquiry of a pending file with `answers` (one per question, by
@@ -612,10 +615,12 @@ fn finished(journal: &mut Desk, file: &PendingFile, id: &InquiryId) -> Result<No
     else {
         return Ok(NotRecorded::NoResult);
     };
+    let turn_ended_in = (state.outcome(id)).and_then(askuser_core::FinishedInquiry::turn_ended_in);
     Ok(NotRecorded::Finished(Finished {
         ending,
         result,
         call,
+        turn_ended_in,
     }))
 }
 

@@ -129,6 +129,7 @@ fn a_stream_recorded_before_the_process_is_replayed_once() {
             "old",
             &Input::EndTurn {
                 inquiry: InquiryId::new("c1"),
+                surface: None,
             },
         )
         .unwrap();
@@ -154,6 +155,7 @@ fn a_stream_recorded_before_the_process_is_replayed_once() {
             "old",
             &Input::EndTurn {
                 inquiry: InquiryId::new("c2"),
+                surface: None,
             },
         )
         .unwrap();

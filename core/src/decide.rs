@@ -148,7 +148,7 @@ impl State {
                 Ok(Decision::accept(input))
             }
             Event::Cancelled { inquiry, .. }
-            | Event::TurnEnded { inquiry }
+            | Event::TurnEnded { inquiry, .. }
             | Event::ReviewWanted { inquiry }
             | Event::ClientNoted { inquiry, .. }
             | Event::AnswerRefused { inquiry, .. } => {

@@ -124,8 +124,9 @@ impl State {
                 reason: reason.clone(),
                 message: normalized_message(message.as_deref()),
             },
-            Input::EndTurn { inquiry } => Event::TurnEnded {
+            Input::EndTurn { inquiry, surface } => Event::TurnEnded {
                 inquiry: inquiry.clone(),
+                surface: *surface,
             },
             Input::TimeOut {
                 inquiry,

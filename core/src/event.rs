@@ -198,6 +198,10 @@ pub enum Event {
     TurnEnded {
         /// The inquiry during which the turn ended.
         inquiry: InquiryId,
+        /// Where the person ended it; `None` in logs written before the event
+        /// said so (and from an input that did not say).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        surface: Option<Surface>,
     },
     /// The inquiry's time to answer ran out: the policy's [`OnTimeout`] action is
     /// taken. Recorded from an [`Input::TimeOut`](crate::Input::TimeOut) fired at
@@ -346,7 +350,7 @@ impl Event {
             | Event::AnswerRefused { inquiry, .. }
             | Event::Back { inquiry }
             | Event::Cancelled { inquiry, .. }
-            | Event::TurnEnded { inquiry }
+            | Event::TurnEnded { inquiry, .. }
             | Event::TimedOut { inquiry, .. }
             | Event::ReviewWanted { inquiry }
             | Event::Submitted { inquiry }
@@ -660,6 +664,40 @@ pub enum AnsweredBy {
     /// Filled when the person did not answer in time ([`OnTimeout::Defaults`]):
     /// the question's default or its recommended option, not the person's choice.
     Timeout,
+}
+
+/// Where a person acted: the surface an input came from, recorded where its
+/// words matter (on [`Event::TurnEnded`], so every other surface can say where
+/// the turn was ended, not "elsewhere").
+///
+/// ```
+/// use askuser_core::Surface;
+///
+/// assert_eq!(Surface::Web.words(), "in the web inbox");
+/// assert_eq!(serde_json::to_string(&Surface::Host).unwrap(), "\"host\"");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Surface {
+    /// A terminal prompt (`askuser ask`, `askuser resume`).
+    Terminal,
+    /// The web inbox (`askuser web`).
+    Web,
+    /// The agent's own window: its host's form (an MCP client's dialog) or
+    /// the program driving askuser over JSON lines.
+    Host,
+}
+
+impl Surface {
+    /// Where, in words that follow a verb: `"in the terminal"`, `"in the web
+    /// inbox"`, `"in the agent's own window"`.
+    pub fn words(self) -> &'static str {
+        match self {
+            Surface::Terminal => "in the terminal",
+            Surface::Web => "in the web inbox",
+            Surface::Host => "in the agent's own window",
+        }
+    }
 }
 
 /// Why an inquiry was cancelled.

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use crate::command::{Command, Outcome, OutcomeStatus};
-use crate::event::{CancelReason, InquiryId, ToolCall};
+use crate::event::{CancelReason, InquiryId, Surface, ToolCall};
 
 /// How an inquiry ended: the one set of names every surface uses, derived in one
 /// place from the command that ended it ([`Ending::of`]).
@@ -124,6 +124,10 @@ pub struct FinishedInquiry {
     /// milliseconds), not by a person: see [`FinishedInquiry::turn_ended_by_timeout`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) turn_ended_by_timeout: Option<u64>,
+    /// Where a person ended the turn, when the log said: see
+    /// [`FinishedInquiry::turn_ended_in`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) turn_ended_in: Option<Surface>,
 }
 
 /// The result a finished inquiry sent.
@@ -159,6 +163,8 @@ enum FinishedRecord {
         owed: bool,
         #[serde(default)]
         turn_ended_by_timeout: Option<u64>,
+        #[serde(default)]
+        turn_ended_in: Option<Surface>,
     },
 }
 
@@ -170,17 +176,20 @@ impl From<FinishedRecord> for FinishedInquiry {
                 call: None,
                 owed: false,
                 turn_ended_by_timeout: None,
+                turn_ended_in: None,
             },
             FinishedRecord::Full {
                 ending,
                 call,
                 owed,
                 turn_ended_by_timeout,
+                turn_ended_in,
             } => Self {
                 ending,
                 call,
                 owed,
                 turn_ended_by_timeout,
+                turn_ended_in,
             },
         }
     }
@@ -206,6 +215,7 @@ impl FinishedInquiry {
             call,
             owed,
             turn_ended_by_timeout: None,
+            turn_ended_in: None,
         }
     }
 
@@ -213,6 +223,13 @@ impl FinishedInquiry {
     /// person did): that time's length in milliseconds; `None` otherwise.
     pub fn turn_ended_by_timeout(&self) -> Option<u64> {
         self.turn_ended_by_timeout
+    }
+
+    /// Where a person ended the turn ([`Surface::words`]): `None` unless the
+    /// turn ended, when its time to answer ended it, and in logs written before
+    /// the end of a turn said where.
+    pub fn turn_ended_in(&self) -> Option<Surface> {
+        self.turn_ended_in
     }
 
     /// Whether the result is owed to the inquiry's asker: it takes results it

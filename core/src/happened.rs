@@ -6,7 +6,7 @@
 
 use serde_json::Value;
 
-use crate::{At, CancelReason, Command, Event, InquiryId, State, ValidForm};
+use crate::{At, CancelReason, Command, Event, InquiryId, State, Surface, ValidForm};
 
 /// What another surface did to an inquiry, with the facts a surface shows.
 #[derive(Debug, Clone, PartialEq)]
@@ -55,6 +55,8 @@ pub enum Happened {
     TurnEnded {
         /// The inquiry.
         inquiry: InquiryId,
+        /// Where, when the log says ([`Surface::words`]).
+        surface: Option<Surface>,
     },
     /// The time to answer ran out there.
     TimedOut {
@@ -145,8 +147,9 @@ impl Happened {
             Event::Cancelled { inquiry, .. } => Happened::Cancelled {
                 inquiry: inquiry.clone(),
             },
-            Event::TurnEnded { inquiry } => Happened::TurnEnded {
+            Event::TurnEnded { inquiry, surface } => Happened::TurnEnded {
                 inquiry: inquiry.clone(),
+                surface: *surface,
             },
             Event::TimedOut { inquiry, .. } => Happened::TimedOut {
                 inquiry: inquiry.clone(),
@@ -203,7 +206,7 @@ impl Happened {
             | Happened::Submitted { inquiry }
             | Happened::Replied { inquiry, .. }
             | Happened::Cancelled { inquiry }
-            | Happened::TurnEnded { inquiry }
+            | Happened::TurnEnded { inquiry, .. }
             | Happened::TimedOut { inquiry } => inquiry,
         }
     }

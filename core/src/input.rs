@@ -23,7 +23,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::error::Problem;
-use crate::event::{AgentOrigin, AnsweredBy, CancelReason, InquiryId, Request};
+use crate::event::{AgentOrigin, AnsweredBy, CancelReason, InquiryId, Request, Surface};
 
 /// What a person was shown when they acted: the inquiry, the question on show
 /// (`None`: the review of every answer), and the inquiry's step then.
@@ -170,6 +170,10 @@ pub enum Input {
     EndTurn {
         /// The inquiry.
         inquiry: InquiryId,
+        /// Where the person ended it: recorded, so that every other surface
+        /// says where ([`Event::TurnEnded`](crate::Event::TurnEnded)); `None`
+        /// when the surface does not know.
+        surface: Option<Surface>,
     },
     /// The time to answer ran out, by the firer's clock at `fired_at_ms`.
     ///
@@ -289,7 +293,7 @@ impl Input {
             | Input::Show { inquiry, .. }
             | Input::NoteClient { inquiry, .. }
             | Input::Cancel { inquiry, .. }
-            | Input::EndTurn { inquiry }
+            | Input::EndTurn { inquiry, .. }
             | Input::TimeOut { inquiry, .. }
             | Input::WantReview { inquiry }
             | Input::Deliver { inquiry } => inquiry,

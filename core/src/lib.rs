@@ -53,7 +53,7 @@
 //! assert_eq!(outcome.to_json(), json!({"apply": false, "env": null}));
 //!
 //! // A host misusing the engine is refused, and nothing changes.
-//! let refused = askuser_core::reduce(&mut state, &Input::EndTurn { inquiry: id });
+//! let refused = askuser_core::reduce(&mut state, &Input::EndTurn { inquiry: id, surface: None });
 //! assert_eq!(
 //!     refused.unwrap_err().to_string(),
 //!     "inquiry \"call-1\" already finished (answered); it takes no more input: show how it ended instead"
@@ -159,7 +159,7 @@ pub use decide::Decision;
 pub use error::{AnswerError, FormError, FormErrorKind, FormErrors, Problem, Refusal};
 pub use event::{
     AgentOrigin, AnsweredBy, CancelReason, ClientNote, Event, FormAction, InquiryId, OnTimeout,
-    Origin, Persistence, Policy, Request, Target, Timeout, ToolCall,
+    Origin, Persistence, Policy, Request, Surface, Target, Timeout, ToolCall,
 };
 pub use finished::{Ending, FinishedInquiry};
 pub use form::{AnswerType, Choice, Form, Question};

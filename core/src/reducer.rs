@@ -15,7 +15,7 @@ use crate::decide::Decision;
 use crate::error::Refusal;
 use crate::event::{
     AgentOrigin, AnsweredBy, CancelReason, Event, InquiryId, OnTimeout, Origin, Persistence,
-    Policy, Request,
+    Policy, Request, Surface,
 };
 use crate::finished::{Ending, FinishedInquiry};
 use crate::inquiry::Open;
@@ -331,7 +331,7 @@ impl State {
                 reason,
                 message,
             } => self.cancelled(inquiry, reason, message.as_deref(), out),
-            Event::TurnEnded { inquiry } => self.turn_ended(inquiry, out),
+            Event::TurnEnded { inquiry, surface } => self.turn_ended(inquiry, *surface, out),
             Event::TimedOut {
                 inquiry, message, ..
             } => {
@@ -725,7 +725,7 @@ impl State {
         match timeout.on_timeout {
             OnTimeout::EndTurn => {
                 let after_ms = timeout.after_ms;
-                self.turn_ended(id, out);
+                self.turn_ended(id, None, out);
                 if let Some(Inquiry::Finished(record)) = self.inquiries.get_mut(id) {
                     record.turn_ended_by_timeout = Some(after_ms);
                 }
@@ -742,7 +742,9 @@ impl State {
         }
     }
 
-    fn turn_ended(&mut self, id: &InquiryId, out: &mut Vec<Command>) {
+    /// Ends the turn of `id` (ended `in_surface`, when known): it and every
+    /// other open inquiry of the same turn.
+    fn turn_ended(&mut self, id: &InquiryId, in_surface: Option<Surface>, out: &mut Vec<Command>) {
         let Some(open) = self.open(id) else {
             return;
         };
@@ -762,6 +764,9 @@ impl State {
                 inquiry: ended.clone(),
             });
             self.finish(ended, Ending::TurnEnded, out);
+            if let Some(Inquiry::Finished(record)) = self.inquiries.get_mut(ended) {
+                record.turn_ended_in = in_surface;
+            }
         }
         self.remembered.clear();
         self.turn = None;

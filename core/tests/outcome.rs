@@ -61,6 +61,11 @@ proptest! {
 }
 
 fn ask(state: &mut State, id: &str) -> Vec<Command> {
+    ask_in_turn(state, id, "")
+}
+
+/// Asks `id` in the agent's turn `turn` (`""`: a turn of its own).
+fn ask_in_turn(state: &mut State, id: &str, turn: &str) -> Vec<Command> {
     let form = parse_form(&json!({"questions": [
         {"id": "apply", "text": "Apply?", "answer_type": "boolean"},
         {"id": "env", "text": "Where?", "answer_type": "select", "options": ["staging", "production"]},
@@ -72,7 +77,10 @@ fn ask(state: &mut State, id: &str) -> Vec<Command> {
             inquiry: InquiryId::new(id),
             form: form.form().clone(),
             policy: policy(),
-            origin: Origin::default(),
+            origin: Origin {
+                turn: turn.to_owned(),
+                ..Origin::default()
+            },
             call: None,
         }),
     )
@@ -139,6 +147,7 @@ fn each_way_to_finish_keeps_what_it_sent() {
         &mut state,
         &Input::EndTurn {
             inquiry: id("ended"),
+            surface: None,
         },
     )
     .unwrap();
@@ -161,6 +170,7 @@ fn the_oldest_result_is_forgotten() {
             &mut state,
             &Input::EndTurn {
                 inquiry: InquiryId::new(&name),
+                surface: None,
             },
         )
         .unwrap();
@@ -180,6 +190,7 @@ fn a_snapshot_of_the_first_state_format_still_loads() {
         &mut state,
         &Input::EndTurn {
             inquiry: InquiryId::new("ended"),
+            surface: None,
         },
     )
     .unwrap();
@@ -227,5 +238,55 @@ fn every_ending_has_one_name_in_words_and_keeps_its_name_in_snapshots() {
             message: String::new(),
         }),
         Some(Ending::Failed)
+    );
+}
+
+/// Where a person ended a turn is recorded on the event, kept with every
+/// inquiry of the turn it finished (through a snapshot), and told by the
+/// narrator; an event written before it said where reads as not known, and a
+/// turn the time to answer ended was ended nowhere.
+#[test]
+fn the_end_of_a_turn_says_where_it_was_ended() {
+    use askuser_core::{Event, Happened, Surface};
+
+    let id = |name: &str| InquiryId::new(name);
+    let mut state = State::new();
+    ask_in_turn(&mut state, "first", "turn-1");
+    ask_in_turn(&mut state, "second", "turn-1");
+    let input = Input::EndTurn {
+        inquiry: id("first"),
+        surface: Some(Surface::Terminal),
+    };
+    let decision = state.decide(&input).unwrap();
+    let event = decision.events()[0].clone();
+    assert_eq!(
+        serde_json::to_value(&event).unwrap(),
+        json!({"turn_ended": {"inquiry": "first", "surface": "terminal"}})
+    );
+    let mut commands = Vec::new();
+    state.apply_decision(decision, &mut commands);
+    let happened = Happened::of(&event, &commands, None);
+    assert_eq!(
+        happened,
+        Some(Happened::TurnEnded {
+            inquiry: id("first"),
+            surface: Some(Surface::Terminal)
+        })
+    );
+    let restored: State = serde_json::from_value(serde_json::to_value(&state).unwrap()).unwrap();
+    for inquiry in ["first", "second"] {
+        let finished = restored.outcome(&id(inquiry)).unwrap();
+        assert_eq!(finished.how(), Ending::TurnEnded);
+        assert_eq!(finished.turn_ended_in(), Some(Surface::Terminal));
+    }
+    assert_eq!(Surface::Terminal.words(), "in the terminal");
+
+    let old: Event = serde_json::from_value(json!({"turn_ended": {"inquiry": "first"}})).unwrap();
+    assert_eq!(
+        old,
+        Event::TurnEnded {
+            inquiry: id("first"),
+            surface: None
+        }
     );
 }

@@ -304,6 +304,7 @@ fn parallel_inquiries_are_kept_apart_and_end_together_with_the_turn() {
         &mut state,
         &Event::TurnEnded {
             inquiry: InquiryId::new("b"),
+            surface: None,
         },
     );
     assert_eq!(
@@ -372,7 +373,8 @@ fn events_that_do_not_fit_are_errors_and_change_nothing() {
         reduce_event(
             &mut state,
             &Event::TurnEnded {
-                inquiry: InquiryId::new("a")
+                inquiry: InquiryId::new("a"),
+                surface: None
             }
         ),
         Err(Refusal::InquiryFinished {

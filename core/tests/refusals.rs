@@ -187,7 +187,10 @@ fn an_input_on_a_finished_inquiry_says_how_it_ended() {
         Input::from(answer("apply", 0, json!(true))),
         Input::from(answer("nope", 0, json!(true))),
         Input::Submit(At::review(id(), 0)),
-        Input::EndTurn { inquiry: id() },
+        Input::EndTurn {
+            inquiry: id(),
+            surface: None,
+        },
     ] {
         let (refusal, words) = refused(&state, input);
         assert_eq!(

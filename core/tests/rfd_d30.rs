@@ -194,7 +194,13 @@ fn end_turn_ends_the_turn_without_a_response() {
     let mut state = State::new();
     start(&mut state);
     answer(&mut state, "apply", json!(true));
-    let commands = accepted(&mut state, &Event::TurnEnded { inquiry: id() });
+    let commands = accepted(
+        &mut state,
+        &Event::TurnEnded {
+            inquiry: id(),
+            surface: None,
+        },
+    );
     assert_eq!(commands, vec![Command::EndTurn { inquiry: id() }]);
     assert_eq!(state.finished(&id()), Some(askuser_core::Ending::TurnEnded));
 }

@@ -153,7 +153,8 @@ fn responses_read_into_inputs() {
             .unwrap()
             .input(at.clone()),
         Some(Input::EndTurn {
-            inquiry: at.inquiry.clone()
+            inquiry: at.inquiry.clone(),
+            surface: Some(askuser_core::Surface::Host)
         })
     );
     assert_eq!(

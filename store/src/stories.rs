@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use askuser_core::text::answer_words;
-use askuser_core::{AnsweredBy, Command, Ending, Event, Form, InquiryId};
+use askuser_core::{AnsweredBy, Command, Ending, Event, Form, InquiryId, Surface};
 
 use crate::error::Result;
 use crate::log::Log;
@@ -74,6 +74,9 @@ pub struct Ended {
     pub how: Ending,
     /// The command that ended it (what the agent was sent).
     pub command: Command,
+    /// Where a person ended the turn, when the log says
+    /// ([`Event::TurnEnded`]'s surface); `None` for every other ending.
+    pub turn_ended_in: Option<Surface>,
 }
 
 impl Ended {
@@ -205,8 +208,12 @@ impl Teller {
             }
             _ => {}
         }
+        let turn_ended_in = match &recorded.event {
+            Event::TurnEnded { surface, .. } => *surface,
+            _ => None,
+        };
         for command in commands {
-            self.command(moment, command);
+            self.command(moment, command, turn_ended_in);
         }
     }
 
@@ -247,7 +254,9 @@ impl Teller {
         }
     }
 
-    fn command(&mut self, moment: Moment, command: &Command) {
+    /// Follows `command`, given when the event recorded at `moment` was
+    /// applied (a turn ended `turn_ended_in`, when one was).
+    fn command(&mut self, moment: Moment, command: &Command, turn_ended_in: Option<Surface>) {
         match command {
             Command::Prompt(prompt) => {
                 self.asking.insert(prompt.inquiry.clone(), prompt.index);
@@ -269,6 +278,7 @@ impl Teller {
                         moment,
                         how,
                         command: command.clone(),
+                        turn_ended_in: turn_ended_in.filter(|_| how == Ending::TurnEnded),
                     });
                 }
                 self.forms.remove(inquiry);

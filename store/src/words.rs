@@ -260,7 +260,10 @@ fn long(event: &Event) -> String {
             (CancelReason::UserReply, Some(message)) => format!("reply {inquiry}: {message}"),
             (other, _) => format!("cancelled {inquiry} ({other})"),
         },
-        Event::TurnEnded { inquiry } => format!("turn ended {inquiry}"),
+        Event::TurnEnded { inquiry, surface } => match surface {
+            Some(surface) => format!("turn ended {inquiry} {}", surface.words()),
+            None => format!("turn ended {inquiry}"),
+        },
         Event::TimedOut {
             inquiry,
             message: None,

@@ -107,7 +107,12 @@ fn an_inquiry_another_writer_finished_is_refused_with_how_it_ended() {
     let log = Arc::new(MemLog::new());
     let mut late = asked(&log);
     let mut first = Session::open(log.clone(), "s").unwrap();
-    first.handle(&Input::EndTurn { inquiry: id() }).unwrap();
+    first
+        .handle(&Input::EndTurn {
+            inquiry: id(),
+            surface: None,
+        })
+        .unwrap();
     let Err(SessionError::MovedElsewhere { refusal, caught }) =
         late.handle(&answer("apply", 0).into())
     else {

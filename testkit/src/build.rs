@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use askuser_core::{
     AnswerError, AnswerInput, AnsweredBy, CancelReason, Event, Form, Input, InquiryId, Origin,
-    Persistence, Policy, Problem, Request, State, Target, parse_form,
+    Persistence, Policy, Problem, Request, State, Surface, Target, parse_form,
 };
 use askuser_store::{Log, ManualClock, MemLog, Timestamp};
 use serde_json::{Value, json};
@@ -151,6 +151,15 @@ pub fn cancelled(inquiry: &str, reason: CancelReason) -> Event {
 pub fn turn_ended(inquiry: &str) -> Event {
     Event::TurnEnded {
         inquiry: InquiryId::new(inquiry),
+        surface: None,
+    }
+}
+
+/// The turn ended in `surface` during `inquiry`.
+pub fn turn_ended_in(inquiry: &str, surface: Surface) -> Event {
+    Event::TurnEnded {
+        inquiry: InquiryId::new(inquiry),
+        surface: Some(surface),
     }
 }
 

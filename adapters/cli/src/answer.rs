@@ -5,7 +5,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use askuser_app::AppError;
-use askuser_app::pending::{self, AnswerProblem, Mismatch, NotRecorded, PendingFile, Recorded};
+use askuser_app::pending::{
+    self, AnswerProblem, Finished, Mismatch, NotRecorded, PendingFile, Recorded,
+};
 use askuser_core::text::{self, for_display, for_display_line};
 use askuser_core::{Command, Ending, Question};
 use askuser_dialects::Call;
@@ -108,7 +110,7 @@ fn told(
         Ok(Err(NotRecorded::PartlyAnswered(given))) => refused(partly_text(&given, hints)),
         Ok(Err(NotRecorded::NoResult)) => return Err(hints.no_result()),
         Ok(Err(NotRecorded::Finished(finished))) => Told {
-            words: elsewhere_text(file, finished.ending, hints),
+            words: elsewhere_text(file, &finished, hints),
             result: Some((vec![finished.result], finished.call)),
             rewrite: false,
         },
@@ -277,10 +279,18 @@ fn partly_text(given: &[(Question, Value)], hints: &Hints) -> String {
 /// An inquiry another surface (or an earlier `askuser answer`) finished first:
 /// how it ended, for standard error before its result. A file that says it was
 /// answered is told so.
-fn elsewhere_text(file: &PendingFile, ending: Ending, hints: &Hints) -> String {
+fn elsewhere_text(file: &PendingFile, finished: &Finished, hints: &Hints) -> String {
     if file.status == "answered" {
         return "askuser: these questions were already answered; the recorded result follows"
             .to_owned();
+    }
+    let ending = finished.ending;
+    if let Some(surface) = finished.turn_ended_in {
+        return format!(
+            "askuser: {} was already finished: the person ended the turn {}, so the answers given here were not recorded; the assistant got no result",
+            hints.inquiry,
+            surface.words()
+        );
     }
     let how = match ending {
         Ending::Answered | Ending::Rejected => "already answered elsewhere",

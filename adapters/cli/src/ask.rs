@@ -261,7 +261,7 @@ fn how_it_ended(log: &dyn Log, state: &State, stream: &str) -> String {
         (Event::Denied { .. }, _) => "the policy refused the call (the model got a tool error)",
         (_, Some(Ending::Answered)) => "every question was answered",
         (_, Some(Ending::Replied)) => "the person chose Reply",
-        (_, Some(Ending::TurnEnded)) => "the person ended the turn (End Turn)",
+        (_, Some(Ending::TurnEnded)) => "the person ended the turn",
         (_, Some(Ending::TimedOut)) => "the person did not answer in time (it timed out)",
         (
             Event::Cancelled {
@@ -276,8 +276,14 @@ fn how_it_ended(log: &dyn Log, state: &State, stream: &str) -> String {
         (_, Some(Ending::Failed)) => "it failed (the model got a tool error)",
         (_, None) => "it is not open",
     };
+    // Where a person ended the turn, when the log says.
+    let there = match (state.outcome(inquiry)).map(|f| (f.how(), f.turn_ended_in())) {
+        Some((_, Some(surface))) => format!(" {}", surface.words()),
+        Some((Ending::TurnEnded, None)) => " (End Turn)".to_owned(),
+        _ => String::new(),
+    };
     format!(
-        "its last inquiry \"{}\" ended: {how}",
+        "its last inquiry \"{}\" ended: {how}{there}",
         for_display_line(inquiry.as_str())
     )
 }

@@ -129,7 +129,7 @@ fn resume_says_how_a_stream_ended() {
         (
             "ended",
             vec![jp_ask("c1"), json!({"type": "end_turn", "inquiry": "c1"})],
-            "the person ended the turn (End Turn)",
+            "the person ended the turn in the agent's own window",
         ),
         (
             "rejected",

@@ -472,7 +472,7 @@ fn claude_code_esc_ends_the_turn() {
             "#1 requested call-1 (3 questions: apply, env, note)",
             "#2 attached host=Claude Code 2.1.332, machine=laptop, directory=<tmp>/project",
             "#3 shown call-1: apply, note",
-            "#4 turn ended call-1",
+            "#4 turn ended call-1 in the agent's own window",
             "#5 delivered call-1",
         ]
     );
@@ -1156,7 +1156,7 @@ fn claude_code_set_up_by_askuser_setup_shows_the_form_without_asking_to_proceed(
             "#2 requested call-1 (3 questions: apply, env, note)",
             "#3 attached host=Claude Code 2.1.332, machine=<machine>, directory=<tmp>/project",
             "#4 shown call-1: apply, note",
-            "#5 turn ended call-1",
+            "#5 turn ended call-1 in the agent's own window",
             "#6 delivered call-1",
         ]
     );
@@ -1196,7 +1196,7 @@ fn codex_set_up_by_askuser_setup_shows_the_form_without_asking_to_allow_the_tool
             "#2 requested call-1 (3 questions: proceed, reason, channel)",
             "#3 attached host=Codex 0.171.0, machine=<machine>, directory=<tmp>/project",
             "#4 shown call-1: proceed, reason, channel",
-            "#5 turn ended call-1",
+            "#5 turn ended call-1 in the agent's own window",
             "#6 delivered call-1",
         ]
     );

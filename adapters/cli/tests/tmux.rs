@@ -164,7 +164,7 @@ fn multi_select_ticks_survive_the_menu_and_ctrl_c_ends_the_turn_with_a_line() {
     insta::assert_snapshot!("ctrl_c_screen", scratch.redact(&tmux.screen()));
     assert_eq!(
         events(&scratch).iter().rev().nth(1).map(String::as_str),
-        Some("#7 turn ended call-1")
+        Some("#7 turn ended call-1 in the terminal")
     );
 }
 
@@ -271,7 +271,7 @@ fn end_turn_with_nothing_to_lose_ends_at_once() {
         [
             "#1 attached machine=laptop, directory=<tmp>",
             "#2 requested call-1 (2 questions: q1, q2)",
-            "#3 turn ended call-1",
+            "#3 turn ended call-1 in the terminal",
             "#4 detached machine=laptop, directory=<tmp>",
         ]
     );

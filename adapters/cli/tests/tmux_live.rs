@@ -279,7 +279,7 @@ fn the_turn_ended_elsewhere_while_a_reply_is_typed_exits_as_end_turn_does() {
         tmux.screen(),
         format!(
             "{HEAD}\n\
-             ↻ The turn was ended elsewhere.\n\
+             ↻ The turn was ended in the agent's own window.\n\
              ✗ Your reply was not sent: use stag\n\
              The turn ended: the assistant gets no result.\n\
              {}",

@@ -209,7 +209,7 @@ fn the_turn_ended_elsewhere_exits_as_end_turn_does() {
         format!(
             "{HEAD}\n\
              > [1/3] Assistant asks: Apply the proposed migration? Yes\n\
-             ↻ The turn was ended elsewhere.\n\
+             ↻ The turn was ended in the agent's own window.\n\
              The turn ended: the assistant gets no result.\n\
              {}",
             recorded(&scratch)

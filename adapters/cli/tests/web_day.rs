@@ -543,11 +543,12 @@ fn two_agents_are_named_in_every_title_and_done_says_when_field_by_field() {
 }
 
 /// End Turn names the agent; Done tells the tab that ended the turn "in this
-/// tab", another tab "in another tab of this inbox", and a turn the agent's
-/// own host ended "outside this inbox" (the log records no surface). The
-/// inbox row and the question page count "waiting" from the same moment.
+/// tab", another tab "in another tab of the web inbox", and a turn the
+/// agent's own host ended "in the agent's own window" (the surface the log
+/// recorded). The inbox row and the question page count "waiting" from the
+/// same moment.
 #[test]
-fn end_turn_says_which_tab_ended_it_or_that_it_was_ended_outside_this_inbox() {
+fn end_turn_says_which_tab_ended_it_or_where_else_it_was_ended() {
     let scratch = Scratch::new();
     let mut agents = TwoAgents::start(&scratch);
     let browser = Browser::start_with_script();
@@ -587,7 +588,7 @@ fn end_turn_says_which_tab_ended_it_or_that_it_was_ended_outside_this_inbox() {
     at(&browser, "Done");
     assert_eq!(
         done_text(&browser, &scratch),
-        ended("The turn was ended in another tab of this inbox", next)
+        ended("The turn was ended in another tab of the web inbox", next)
     );
     // The inbox row and the question's page: waiting since the same moment.
     browser.go(&format!("{base}/"));
@@ -607,7 +608,7 @@ fn end_turn_says_which_tab_ended_it_or_that_it_was_ended_outside_this_inbox() {
     assert_eq!(
         done_text(&browser, &scratch),
         ended(
-            "The turn was ended outside this inbox (the log does not say where)",
+            "The turn was ended in the agent's own window",
             "Next waiting question: How should it deploy?\n"
         )
     );

@@ -142,6 +142,7 @@ fn record_day(db: &str, noon: u64) {
             },
             11 => Input::EndTurn {
                 inquiry: InquiryId::new(&inquiry),
+                surface: None,
             },
             41 => AnswerInput::new(shown, answer(n))
                 .with_note(Some("the replica lags".into()))

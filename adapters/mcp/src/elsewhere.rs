@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 
 use askuser_app::log::Caught;
 use askuser_core::text::for_display_line;
-use askuser_core::{Answer, Command, Ending, Happened, ValidForm};
+use askuser_core::{Answer, Command, Ending, Happened, Surface, ValidForm};
 use askuser_dialects::dialect::mcp::other_field;
 use askuser_dialects::{Call, ToolResult};
 use rmcp::model::{CallToolResult, ContentBlock};
@@ -17,6 +17,18 @@ use serde_json::{Map, Value};
 /// Where the other surfaces are, as the person and the model are told.
 const WHERE: &str = "another window (the askuser web inbox or a terminal)";
 
+/// Where a person ended a turn while this client's form was open: the surface
+/// the log recorded (another MCP client's form there is another agent window),
+/// or [`WHERE`] when the log does not say.
+fn turn_ended_where(surface: Option<Surface>) -> String {
+    match surface {
+        Some(Surface::Web) => "in the askuser web inbox".to_owned(),
+        Some(Surface::Terminal) => "in a terminal (askuser)".to_owned(),
+        Some(Surface::Host) => "in another agent window".to_owned(),
+        None => format!("in {WHERE}"),
+    }
+}
+
 /// The longest answer shown in words, in characters.
 const SHOWN_CHARS: usize = 200;
 
@@ -24,6 +36,9 @@ const SHOWN_CHARS: usize = 200;
 pub(crate) struct Elsewhere {
     /// The command that finished it there (`None`: the log no longer says how).
     pub(crate) ending: Option<Command>,
+    /// Where a person ended the turn there, when that finished it and the log
+    /// says where.
+    pub(crate) turn_ended_in: Option<Surface>,
     /// What the person then sent from this client's form, which was not recorded.
     pub(crate) unsent: Unsent,
 }
@@ -149,7 +164,8 @@ pub(crate) fn result(call: &Call, elsewhere: &Elsewhere) -> CallToolResult {
         Some(Ending::TimedOut) => "The time to answer these questions ran out while this client's form was open; the result holds what was answered:".to_owned(),
         Some(Ending::TurnEnded) => {
             return error(format!(
-                "{tool}: the user ended the turn in {WHERE} while this client's form was open. Do not retry this tool call in this turn; continue without the answers, or end your turn.{after}"
+                "{tool}: the user ended the turn {} while this client's form was open. Do not retry this tool call in this turn; continue without the answers, or end your turn.{after}",
+                turn_ended_where(elsewhere.turn_ended_in)
             ));
         }
         Some(Ending::Failed | Ending::Rejected) | None => {
@@ -278,6 +294,7 @@ mod tests {
         other
             .handle(&Input::EndTurn {
                 inquiry: walk.inquiry().clone(),
+                surface: Some(askuser_core::Surface::Web),
             })
             .unwrap();
         let done = walk.end_turn(&recorder).unwrap();
@@ -286,7 +303,7 @@ mod tests {
         assert_eq!(result.is_error, Some(true));
         assert_eq!(
             serde_json::to_value(&result.content).unwrap(),
-            json!([{"type": "text", "text": "ask_user: the user ended the turn in another window (the askuser web inbox or a terminal) while this client's form was open. Do not retry this tool call in this turn; continue without the answers, or end your turn. The user then dismissed this client's form; that was not recorded."}])
+            json!([{"type": "text", "text": "ask_user: the user ended the turn in the askuser web inbox while this client's form was open. Do not retry this tool call in this turn; continue without the answers, or end your turn. The user then dismissed this client's form; that was not recorded."}])
         );
     }
 

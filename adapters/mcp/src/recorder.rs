@@ -8,7 +8,9 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use askuser_app::log::{Caught, Log, Seq, StoreError};
 use askuser_app::{AppError, Desk, Taken as Took};
-use askuser_core::{Answer, At, Command, Event, Input, InquiryId, Refusal, State, ToolCall};
+use askuser_core::{
+    Answer, At, Command, Event, Input, InquiryId, Refusal, State, Surface, ToolCall,
+};
 
 /// Opens the log for one step (a sled database is opened and closed again; an
 /// in-memory log hands out the same one).
@@ -58,6 +60,18 @@ impl Moved {
             .iter()
             .flat_map(|caught| &caught.commands)
             .rfind(|command| is_final(command))
+    }
+
+    /// Where a person ended the turn elsewhere, when that finished the
+    /// inquiry and the log says where.
+    pub(crate) fn turn_ended_in(&self) -> Option<Surface> {
+        self.caught
+            .iter()
+            .rev()
+            .find_map(|caught| match &caught.event {
+                Event::TurnEnded { surface, .. } => *surface,
+                _ => None,
+            })
     }
 }
 

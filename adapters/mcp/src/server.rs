@@ -682,6 +682,7 @@ fn record_final(recorder: &Recorder, call: &Call, cancel: &Input) -> CallToolRes
             call,
             &Elsewhere {
                 ending: moved.ending().cloned(),
+                turn_ended_in: moved.turn_ended_in(),
                 unsent: Unsent::Nothing,
             },
         ),

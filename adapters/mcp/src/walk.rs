@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use askuser_app::log::{Seq, StoreError};
 use askuser_core::{
-    Answer, AnswerInput, AnsweredBy, At, Command, Input, InquiryId, Prompt, ValidForm,
+    Answer, AnswerInput, AnsweredBy, At, Command, Input, InquiryId, Prompt, Surface, ValidForm,
 };
 use askuser_dialects::dialect::mcp::{
     FieldKind, Fields, field_kind, limited_schema, read_field, read_limited, round_schema,
@@ -373,9 +373,14 @@ impl Walk {
     fn overtaken(&mut self, moved: Box<Moved>, unsent: Unsent) -> Option<Done> {
         self.seen = moved.head;
         let ending = moved.ending().cloned();
+        let turn_ended_in = moved.turn_ended_in();
         let Some(now) = moved.now else {
             self.at = None;
-            return Some(Done::Elsewhere(Box::new(Elsewhere { ending, unsent })));
+            return Some(Done::Elsewhere(Box::new(Elsewhere {
+                ending,
+                turn_ended_in,
+                unsent,
+            })));
         };
         self.news.extend(news(&self.form, &moved.caught));
         if let Unsent::Answers(typed) = unsent {
@@ -762,6 +767,7 @@ impl Walk {
         let inquiry = self.inquiry.clone();
         self.end(recorder, &Unsent::Dismissal, move |_| Input::EndTurn {
             inquiry: inquiry.clone(),
+            surface: Some(Surface::Host),
         })
     }
 

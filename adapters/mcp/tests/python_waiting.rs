@@ -368,7 +368,7 @@ fn a_quick_esc_after_a_round_a_person_answered_is_the_person_s_dismissal() {
                 "shown call-1: apply",
                 "answered call-1: apply = true",
                 "shown call-1: env",
-                "turn ended call-1",
+                "turn ended call-1 in the agent's own window",
             ],
             "{mode}"
         );

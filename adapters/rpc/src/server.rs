@@ -5,7 +5,7 @@ use std::io::{self, BufRead, Write};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use askuser_core::{AnswerInput, At, Command, InquiryId, Policy};
+use askuser_core::{AnswerInput, At, Command, InquiryId, Policy, Surface};
 use askuser_core::{UiInput, ui_answer};
 use serde_json::{Value, json};
 
@@ -454,6 +454,7 @@ impl Server {
             }),
             Input::EndTurn { inquiry } => Action::Current(Core::EndTurn {
                 inquiry: id(&inquiry),
+                surface: Some(Surface::Host),
             }),
             Input::Ask(_) => return Ok(None),
         }))

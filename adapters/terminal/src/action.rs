@@ -4,7 +4,7 @@
 use std::collections::VecDeque;
 use std::time::Instant;
 
-use askuser_core::{AnswerInput, Input, Outcome, Prompt};
+use askuser_core::{AnswerInput, Input, Outcome, Prompt, Surface};
 use serde_json::Value;
 
 use crate::error::TerminalError;
@@ -122,6 +122,7 @@ impl Action {
             },
             Action::EndTurn => Input::EndTurn {
                 inquiry: prompt.inquiry.clone(),
+                surface: Some(Surface::Terminal),
             },
             Action::TimedOut { message } => Input::TimeOut {
                 inquiry: prompt.inquiry.clone(),

@@ -7,7 +7,7 @@
 use std::fmt::Write as _;
 
 use crate::markdown;
-use askuser_core::{Command, Ending, Happened, Outcome, Prompt};
+use askuser_core::{Command, Ending, Happened, Outcome, Prompt, Surface};
 use serde_json::Value;
 
 use crate::action::Action;
@@ -110,7 +110,12 @@ fn change(happened: &Happened) -> String {
             "↻ Replied elsewhere instead of answering.".to_owned()
         }
         Happened::Cancelled { .. } => "↻ Cancelled elsewhere.".to_owned(),
-        Happened::TurnEnded { .. } => "↻ The turn was ended elsewhere.".to_owned(),
+        Happened::TurnEnded { surface, .. } => match surface {
+            // Seen from a terminal, a terminal that ended it is another one.
+            Some(Surface::Terminal) => "↻ The turn was ended in another terminal.".to_owned(),
+            Some(surface) => format!("↻ The turn was ended {}.", surface.words()),
+            None => "↻ The turn was ended elsewhere.".to_owned(),
+        },
         Happened::TimedOut { .. } => "↻ Timed out elsewhere.".to_owned(),
     }
 }

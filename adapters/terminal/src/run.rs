@@ -5,7 +5,8 @@ use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
 use askuser_core::{
-    At, CancelReason, Command, Input, InquiryId, Outcome, Problem, Progress, Prompt, Refusal, State,
+    At, CancelReason, Command, Input, InquiryId, Outcome, Problem, Progress, Prompt, Refusal,
+    State, Surface,
 };
 use serde_json::Value;
 
@@ -388,7 +389,10 @@ impl Walk {
                 at: at.clone(),
                 message,
             },
-            Review::EndTurn => Input::EndTurn { inquiry },
+            Review::EndTurn => Input::EndTurn {
+                inquiry,
+                surface: Some(Surface::Terminal),
+            },
             Review::TimedOut { message } => Input::TimeOut {
                 inquiry,
                 message,

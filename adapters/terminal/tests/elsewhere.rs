@@ -286,7 +286,7 @@ fn a_submit_the_engine_refuses_after_a_reply_elsewhere_ends_with_the_reply() {
 fn the_turn_ended_elsewhere_ends_the_walk_without_a_result() {
     let (mut engine, first) = Racing::new(
         &migration(),
-        vec![build::turn_ended("c1")],
+        vec![build::turn_ended_in("c1", askuser_core::Surface::Web)],
         When::BeforeTheCheck,
         0,
     );
@@ -301,7 +301,7 @@ fn the_turn_ended_elsewhere_ends_the_walk_without_a_result() {
     assert_eq!(
         person.elsewhere_lines(),
         [
-            "↻ The turn was ended elsewhere.",
+            "↻ The turn was ended in the web inbox.",
             "The turn ended: the assistant gets no result.",
         ]
     );

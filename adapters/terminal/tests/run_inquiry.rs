@@ -150,7 +150,13 @@ fn end_turn_sends_no_response() {
         })
     );
     assert_eq!(prompter.remaining(), 0);
-    assert_eq!(events.last(), Some(&build::turn_ended("call-1")));
+    assert_eq!(
+        events.last(),
+        Some(&build::turn_ended_in(
+            "call-1",
+            askuser_core::Surface::Terminal
+        ))
+    );
 }
 
 #[test]

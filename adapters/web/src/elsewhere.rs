@@ -5,10 +5,21 @@
 //! [`Happened::since_shown`], and what is shown now is the engine's.
 
 use askuser_core::text::{answer_words, for_display_line};
-use askuser_core::{Ending, Happened};
+use askuser_core::{Ending, FinishedInquiry, Happened, Surface};
 
 /// Where another surface acts, as a page names it.
 const THERE: &str = "(in another tab or the terminal)";
+
+/// Where another surface ended a turn, as a page names it: the surface the log
+/// recorded, seen from a page (the web inbox there is another tab), or
+/// "elsewhere" when the log does not say.
+pub(crate) fn turn_ended_where(surface: Option<Surface>) -> String {
+    match surface {
+        Some(Surface::Web) => "in another tab of the web inbox".to_owned(),
+        Some(surface) => surface.words().to_owned(),
+        None => format!("elsewhere {THERE}"),
+    }
+}
 
 /// One line of `text`: a multi-line text reads with spaces for its breaks.
 fn line(text: &str) -> String {
@@ -39,7 +50,9 @@ pub(crate) fn while_open(happened: &Happened, review: bool) -> String {
         Happened::Submitted { .. } => format!("the answers were sent elsewhere {THERE}."),
         Happened::Replied { .. } => format!("the assistant was replied to elsewhere {THERE}."),
         Happened::Cancelled { .. } => format!("the question was cancelled elsewhere {THERE}."),
-        Happened::TurnEnded { .. } => format!("the turn was ended elsewhere {THERE}."),
+        Happened::TurnEnded { surface, .. } => {
+            format!("the turn was ended {}.", turn_ended_where(*surface))
+        }
         Happened::TimedOut { .. } => "the time to answer ran out.".to_owned(),
     };
     format!("While this page was open, {what}")
@@ -62,8 +75,15 @@ pub(crate) fn moved(happened: Option<&Happened>, review: bool, asks: Option<&str
 }
 
 /// What a page says when its inquiry ended elsewhere while it was open, with
-/// how (`None`: not known any more).
-pub(crate) fn ended(ending: Option<Ending>) -> String {
+/// how and where the turn was ended (`None`: not known any more).
+pub(crate) fn ended(finished: Option<&FinishedInquiry>) -> String {
+    let ending = finished.map(FinishedInquiry::how);
+    if let Some(surface) = finished.and_then(FinishedInquiry::turn_ended_in) {
+        return format!(
+            "While this page was open, the turn was ended {}.",
+            turn_ended_where(Some(surface))
+        );
+    }
     match ending {
         // No other surface did it: the time ran out, here as everywhere.
         Some(Ending::TimedOut) => "The time to answer ran out while this page was open; \

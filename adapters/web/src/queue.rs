@@ -8,6 +8,7 @@ use askuser_app::{AppError, Desk, Standing, Taken, Unheard};
 use askuser_core::text::{answer_words, for_display_line};
 use askuser_core::{
     AnswerInput, At, Command, Ending, Happened, Input, InquiryId, Outcome, Prompt, Refusal, State,
+    Surface,
 };
 
 use crate::answer::{Fields, value_from};
@@ -61,7 +62,7 @@ impl Done {
 }
 
 /// What the web inbox knows of who ended a turn, for the words of its Done
-/// page: the log records that a turn was ended, not on which surface.
+/// page, beside the surface the log recorded: whether it was this tab.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct EndedHere {
     /// This inbox recorded the End Turn (it remembers the turns it ended
@@ -74,12 +75,23 @@ pub(crate) struct EndedHere {
 }
 
 impl EndedHere {
-    /// Who ended a turn (the time to answer did not), in words, from what is
-    /// known: this tab, another tab of this inbox, or another surface (the
-    /// log does not say which) after this inbox started; before it started,
-    /// that the log does not say where.
-    fn words(self, at: Option<Timestamp>) -> &'static str {
-        match (self.by_this_inbox, self.this_tab) {
+    /// Who ended a turn (the time to answer did not), in words: this tab, or
+    /// where the log says (`surface`: another tab of the web inbox, the
+    /// terminal, the agent's own window). A log written before it said where:
+    /// another tab of this inbox, another surface after this inbox started, or
+    /// before it started, that the log does not say where.
+    fn words(self, at: Option<Timestamp>, surface: Option<Surface>) -> String {
+        if let Some(surface) = surface {
+            return if self.this_tab && surface == Surface::Web {
+                "You ended the turn in this tab".to_owned()
+            } else {
+                format!(
+                    "The turn was ended {}",
+                    crate::elsewhere::turn_ended_where(Some(surface))
+                )
+            };
+        }
+        let words = match (self.by_this_inbox, self.this_tab) {
             (true, true) => "You ended the turn in this tab",
             (true, false) => "The turn was ended in another tab of this inbox",
             (false, _) if at.is_some_and(|at| at.millis() >= self.started_ms) => {
@@ -88,7 +100,8 @@ impl EndedHere {
             (false, _) => {
                 "The turn was ended before this inbox started (the log does not say where)"
             }
-        }
+        };
+        words.to_owned()
     }
 }
 
@@ -419,9 +432,10 @@ impl Queue {
         let kept = (state.outcome(id)).is_some_and(askuser_core::FinishedInquiry::owed);
         let by_timeout =
             (state.outcome(id)).and_then(askuser_core::FinishedInquiry::turn_ended_by_timeout);
+        let ended_in = (state.outcome(id)).and_then(askuser_core::FinishedInquiry::turn_ended_in);
         let nobody = self.journal.unheard(stream, id)?;
         let at = self.journal.last_recorded_at(stream, id)?;
-        let ended_by = here.words(at);
+        let ended_by = here.words(at, ended_in);
         let words = DoneWords {
             nobody,
             kept,
@@ -502,11 +516,9 @@ impl Queue {
                 let review = shown.question.is_none();
                 Some(elsewhere::moved(happened.as_ref(), review, asks.as_deref()))
             }
-            None if state.was_requested(&shown.inquiry) => Some(elsewhere::ended(
-                state
-                    .outcome(&shown.inquiry)
-                    .map(askuser_core::FinishedInquiry::how),
-            )),
+            None if state.was_requested(&shown.inquiry) => {
+                Some(elsewhere::ended(state.outcome(&shown.inquiry)))
+            }
             None => None,
         })
     }
@@ -550,8 +562,10 @@ impl Queue {
         let state = self.journal.state(stream)?;
         let Some(current) = state.at(&id) else {
             let finished = match (act, state.result(&id)) {
-                (Act::EndTurn, Some(Command::EndTurn { .. })) => TURN_ALREADY_ENDED,
-                _ => FINISHED_ELSEWHERE,
+                (Act::EndTurn, Some(Command::EndTurn { .. })) => turn_already_ended(
+                    (state.outcome(&id)).and_then(askuser_core::FinishedInquiry::turn_ended_in),
+                ),
+                _ => FINISHED_ELSEWHERE.to_owned(),
             };
             return Ok(Err(NotTaken::invalid(finished)));
         };
@@ -595,7 +609,10 @@ impl Queue {
                 at: shown,
                 message: fields.text("message"),
             },
-            Act::EndTurn => Input::EndTurn { inquiry: id },
+            Act::EndTurn => Input::EndTurn {
+                inquiry: id,
+                surface: Some(Surface::Web),
+            },
             Act::Submit => Input::Submit(shown),
             Act::Change => Input::Change {
                 at: shown,
@@ -642,12 +659,12 @@ fn when_words(result: &Command, nobody: Option<Unheard>) -> &'static str {
 /// result is `kept` for its agent (owed: given to it when it comes back), the
 /// time to answer that ended the turn (`by_timeout`: its length), and who
 /// ended it otherwise (`ended_by`, [`EndedHere::words`]).
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 struct DoneWords {
     nobody: Option<Unheard>,
     kept: bool,
     by_timeout: Option<u64>,
-    ended_by: &'static str,
+    ended_by: String,
 }
 
 /// What a finished inquiry's page says happened, from its result command (the
@@ -676,7 +693,7 @@ fn done_words(result: &Command, error_text: &str, words: DoneWords) -> String {
                 "The time to answer ({}) ran out and ended the turn",
                 crate::pages::duration_words(after_ms)
             ),
-            None => ended_by.to_owned(),
+            None => ended_by,
         },
         Ending::Answered => "Answered".to_owned(),
         Ending::Replied => match outcome.and_then(|outcome| outcome.message.as_ref()) {
@@ -756,9 +773,16 @@ const TIME_RAN_OUT: &str =
 const TIME_RAN_OUT_MESSAGE_SENT: &str =
     "The time to answer ran out as this arrived; your message went to the assistant with it";
 
-/// What End Turn on a question whose turn was already ended says.
-const TURN_ALREADY_ENDED: &str =
-    "The turn was already ended (here, in another tab or in the terminal); nothing more was sent";
+/// What End Turn on a question whose turn was already ended says: where it
+/// was ended (`surface`), when the log says.
+fn turn_already_ended(surface: Option<Surface>) -> String {
+    let there = match surface {
+        Some(Surface::Web) => "in the web inbox (this tab or another)",
+        Some(surface) => surface.words(),
+        None => "(here, in another tab or in the terminal)",
+    };
+    format!("The turn was already ended {there}; nothing more was sent")
+}
 
 /// What a page says when its inquiry finished while it was open (another surface
 /// finished it, or this page was sent twice: the log cannot tell which).

@@ -177,7 +177,13 @@ pub(crate) fn how_words(ended: &Ended, answers: bool) -> String {
             "the time to answer ({}) ran out; {got}",
             crate::pages::duration_words(ended.timed_out_after_ms().unwrap_or(0))
         ),
-        Ending::TurnEnded => "you ended the turn; the assistant got no reply".to_owned(),
+        Ending::TurnEnded => match ended.turn_ended_in {
+            Some(surface) => format!(
+                "you ended the turn {}; the assistant got no reply",
+                surface.words()
+            ),
+            None => "you ended the turn; the assistant got no reply".to_owned(),
+        },
         Ending::Failed | Ending::Rejected => "ended without answers".to_owned(),
     }
 }

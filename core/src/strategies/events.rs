@@ -8,7 +8,8 @@ use serde_json::{Value, json};
 
 use crate::command::Command;
 use crate::event::{
-    AnsweredBy, CancelReason, Event, InquiryId, OnTimeout, Origin, Policy, Request, Timeout,
+    AnsweredBy, CancelReason, Event, InquiryId, OnTimeout, Origin, Policy, Request, Surface,
+    Timeout,
 };
 use crate::form::{Form, Question};
 use crate::reducer::State;
@@ -115,6 +116,7 @@ pub fn session_events(form: &Form, steps: &[Step]) -> Vec<Event> {
             },
             (Step::EndTurn, _) => Event::TurnEnded {
                 inquiry: inquiry.clone(),
+                surface: Some(Surface::Web),
             },
             (Step::SystemCancel, _) => Event::Cancelled {
                 inquiry: inquiry.clone(),

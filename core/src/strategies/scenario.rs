@@ -10,7 +10,7 @@ use serde_json::json;
 use crate::answer::Answer;
 use crate::command::Command;
 use crate::error::Problem;
-use crate::event::{AnsweredBy, CancelReason, InquiryId, Origin, Policy, Request};
+use crate::event::{AnsweredBy, CancelReason, InquiryId, Origin, Policy, Request, Surface};
 use crate::form::{AnswerType, Form, Question};
 use crate::input::{AnswerInput, At, Input};
 use crate::reducer::State;
@@ -344,6 +344,12 @@ impl Player<'_> {
             },
             Action::EndTurn => Input::EndTurn {
                 inquiry: id.clone(),
+                surface: [
+                    None,
+                    Some(Surface::Terminal),
+                    Some(Surface::Web),
+                    Some(Surface::Host),
+                ][pick(seed, 2, 4)],
             },
             Action::TimeOut if timeout => Input::TimeOut {
                 inquiry: id.clone(),
@@ -501,6 +507,7 @@ impl Player<'_> {
         Some(match pick(seed, 8, 6) {
             0 => Input::EndTurn {
                 inquiry: (*id).clone(),
+                surface: Some(Surface::Terminal),
             },
             1 if self.scenario.policy.timeout.is_some() => Input::TimeOut {
                 inquiry: (*id).clone(),

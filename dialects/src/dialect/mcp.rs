@@ -15,7 +15,7 @@
 //!   (`accept` = answers, `decline` = Reply, `cancel` = End Turn).
 
 use askuser_core::json::{escape_pointer, json_type};
-use askuser_core::{AnswerType, At, Choice, Input, Outcome, Question};
+use askuser_core::{AnswerType, At, Choice, Input, Outcome, Question, Surface};
 use serde_json::{Map, Value, json};
 
 pub use super::mcp_round::{
@@ -82,6 +82,7 @@ impl Response {
             Response::Decline => Some(Input::Reply { at, message: None }),
             Response::Cancel => Some(Input::EndTurn {
                 inquiry: at.inquiry,
+                surface: Some(Surface::Host),
             }),
         }
     }

@@ -51,6 +51,7 @@ pub fn walk(call: &Call, steps: Vec<Step>) -> Option<ToolResult> {
             Step::Reply => Input::Reply { at, message: None },
             Step::EndTurn => Input::EndTurn {
                 inquiry: at.inquiry,
+                surface: None,
             },
         };
         commands = reduce(&mut state, &input).expect("the engine accepts the step");

@@ -280,6 +280,7 @@ fn session_inputs() -> Vec<Event> {
         requested("r4", db_form()),
         Event::TurnEnded {
             inquiry: InquiryId::new("r4"),
+            surface: None,
         },
         Event::Requested(Request {
             inquiry: InquiryId::new("r5"),
@@ -318,7 +319,13 @@ fn input_for(state: &askuser_core::State, event: Event) -> askuser_core::Input {
             at: shown(&inquiry),
             message,
         },
-        Event::TurnEnded { inquiry } => Input::EndTurn { inquiry },
+        Event::TurnEnded {
+            inquiry,
+            surface: None,
+        } => Input::EndTurn {
+            inquiry,
+            surface: None,
+        },
         other => unreachable!("no input in the fixture's session for {other:?}"),
     }
 }

@@ -76,6 +76,7 @@ fn every_kind() -> Vec<Event> {
         },
         Event::TurnEnded {
             inquiry: inquiry.clone(),
+            surface: Some(askuser_core::Surface::Web),
         },
         Event::TimedOut {
             inquiry: inquiry.clone(),

@@ -864,15 +864,33 @@ async fn the_turn_ended_here_says_which_tab_ended_it() {
     let other = open(&app, "/q/chat/call-1").await;
     assert_eq!(
         outcome_of(&other.body),
-        "The turn was ended in another tab of this inbox; the assistant got no reply."
+        "The turn was ended in another tab of the web inbox; the assistant got no reply."
     );
-    // A turn this inbox did not end is never "this tab", whatever the link says.
+    // A turn this inbox did not end is never "this tab", whatever the link
+    // says: the page names the surface the log recorded.
     let (log, app) = served();
     ask(&log);
     let mut terminal = Session::open(log.clone(), "chat").expect("the stream opens");
     terminal
         .handle(&Input::EndTurn {
             inquiry: InquiryId::new("call-1"),
+            surface: Some(askuser_core::Surface::Terminal),
+        })
+        .expect("the turn ends");
+    for path in ["/q/chat/call-1?ended=here", "/q/chat/call-1"] {
+        assert_eq!(
+            outcome_of(&open(&app, path).await.body),
+            "The turn was ended in the terminal; the assistant got no reply."
+        );
+    }
+    // A log written before the end of a turn said where.
+    let (log, app) = served();
+    ask(&log);
+    let mut terminal = Session::open(log.clone(), "chat").expect("the stream opens");
+    terminal
+        .handle(&Input::EndTurn {
+            inquiry: InquiryId::new("call-1"),
+            surface: None,
         })
         .expect("the turn ends");
     assert_eq!(
@@ -898,6 +916,7 @@ async fn a_finished_question_is_served_from_the_read_side_without_a_replay() {
     terminal
         .handle(&Input::EndTurn {
             inquiry: InquiryId::new("call-1"),
+            surface: None,
         })
         .expect("the turn ends");
     for _ in 0..3 {
@@ -1176,7 +1195,10 @@ async fn a_page_fetched_with_what_it_showed_says_what_moved_it_on() {
             "While this page was open, “Apply the migration?” was answered elsewhere (in another tab or the terminal): Yes. It now asks “Which environment?”."
         )
     );
-    let end = Input::EndTurn { inquiry: id };
+    let end = Input::EndTurn {
+        inquiry: id,
+        surface: None,
+    };
     assert!(elsewhere.input("chat", &end).unwrap().refusal().is_none());
     assert_eq!(
         moved(&open(&app, &uri).await.body).as_deref(),
