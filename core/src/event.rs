@@ -325,6 +325,13 @@ pub enum ClientNote {
     /// The client's form came back empty or unusable twice: it cannot show
     /// these questions, and they wait for another surface.
     CannotShow,
+    /// The host said it runs with nobody at it, in a headless mode it names
+    /// (`claude -p`, `codex exec`): no form was sent, and the questions wait
+    /// for another surface.
+    Headless {
+        /// The host's headless mode, as its people type it (`claude -p`).
+        mode: String,
+    },
     /// What the client sent came after its own tool-call timeout had passed:
     /// the model had stopped waiting, so the answers it brings are late.
     Late {

@@ -87,6 +87,12 @@ fn a_note_on_a_finished_inquiry_is_refused_and_each_note_reads_back() {
         (ClientNote::NoForms, json!({"kind": "no_forms"})),
         (ClientNote::CannotShow, json!({"kind": "cannot_show"})),
         (
+            ClientNote::Headless {
+                mode: "claude -p".into(),
+            },
+            json!({"kind": "headless", "mode": "claude -p"}),
+        ),
+        (
             ClientNote::NoPerson {
                 action: FormAction::Decline,
                 after_ms: 1,

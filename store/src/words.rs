@@ -30,7 +30,7 @@
 
 use std::fmt::Write as _;
 
-use askuser_core::text::answer_words;
+use askuser_core::text::{answer_words, for_display_line};
 use askuser_core::{
     AgentOrigin, AnsweredBy, CancelReason, ClientNote, Event, Form, FormAction, InquiryId,
 };
@@ -168,6 +168,10 @@ pub(crate) fn note_words(note: &ClientNote) -> String {
         ClientNote::CannotShow => {
             "The client's form came back empty twice, so it may not show these questions; they waited for another window".to_owned()
         }
+        ClientNote::Headless { mode } => format!(
+            "No person at the client: it runs headless ({}), so no form was sent; the questions waited for another window",
+            for_display_line(mode)
+        ),
         ClientNote::Late {
             timeout_ms,
             after_ms,
@@ -280,17 +284,28 @@ fn long(event: &Event) -> String {
         Event::Attached { origin } => format!("attached {}", fields(origin)),
         Event::Detached { origin } => format!("detached {}", fields(origin)),
         Event::Delivered { inquiry } => format!("delivered {inquiry}"),
-        Event::ClientNoted { inquiry, note } => match note {
-            ClientNote::NoForms => format!("client noted {inquiry}: no forms"),
-            ClientNote::NoPerson { action, after_ms } => {
-                format!("client noted {inquiry}: no person ({action} after {after_ms} ms)")
-            }
-            ClientNote::CannotShow => format!("client noted {inquiry}: cannot show the form"),
-            ClientNote::Late {
-                timeout_ms,
-                after_ms,
-            } => format!("client noted {inquiry}: late ({after_ms} ms, timeout {timeout_ms} ms)"),
-        },
+        Event::ClientNoted { inquiry, note } => noted(inquiry, note),
+    }
+}
+
+/// A client's note on `inquiry`, in a line of `askuser log show`.
+fn noted(inquiry: &InquiryId, note: &ClientNote) -> String {
+    match note {
+        ClientNote::NoForms => format!("client noted {inquiry}: no forms"),
+        ClientNote::NoPerson { action, after_ms } => {
+            format!("client noted {inquiry}: no person ({action} after {after_ms} ms)")
+        }
+        ClientNote::CannotShow => format!("client noted {inquiry}: cannot show the form"),
+        ClientNote::Headless { mode } => {
+            format!(
+                "client noted {inquiry}: no person ({})",
+                for_display_line(mode)
+            )
+        }
+        ClientNote::Late {
+            timeout_ms,
+            after_ms,
+        } => format!("client noted {inquiry}: late ({after_ms} ms, timeout {timeout_ms} ms)"),
     }
 }
 

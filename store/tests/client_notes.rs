@@ -24,6 +24,9 @@ fn a_transcript_says_what_the_client_did_and_that_the_answer_came_from_elsewhere
             after_ms: 38,
         },
         ClientNote::CannotShow,
+        ClientNote::Headless {
+            mode: "claude -p".into(),
+        },
         ClientNote::Late {
             timeout_ms: 60_000,
             after_ms: 61_250,
@@ -44,6 +47,7 @@ fn a_transcript_says_what_the_client_did_and_that_the_answer_came_from_elsewhere
         "Asked \"Apply the migration?\"; the answer was Yes.\n\
          No person at the client: its form was dismissed 38 ms after it went out, faster than anyone reads; the questions waited for another window.\n\
          The client's form came back empty twice, so it may not show these questions; they waited for another window.\n\
+         No person at the client: it runs headless (claude -p), so no form was sent; the questions waited for another window.\n\
          Late: what the client sent came 61 s after the call, past its own 60 s timeout; the model had stopped waiting.\n"
     );
 }

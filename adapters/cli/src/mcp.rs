@@ -67,6 +67,8 @@ pub(crate) fn mcp(args: &McpArgs) -> Result<u8, CliError> {
             wait: args.wait.map(Duration::from_secs),
             no_person_below: Duration::from_millis(args.no_person_below),
             client_timeout: client_timeout(),
+            // Over HTTP the server is not the host's child, and serves many.
+            headless: if http.is_none() { headless() } else { None },
         },
         tool_names,
         claimed,
@@ -110,6 +112,39 @@ pub(crate) fn token_file(db: &Path) -> Result<PathBuf, CliError> {
     std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
     builder.create(&data)?;
     Ok(data.join("mcp-token"))
+}
+
+/// The host's own headless mode, from what it tells the servers it starts:
+/// Claude Code's `CLAUDE_CODE_ENTRYPOINT`, and the arguments of this process's
+/// parent (Codex runs its servers itself; `codex exec` is headless).
+fn headless() -> Option<askuser_mcp::Headless> {
+    let entrypoint = std::env::var("CLAUDE_CODE_ENTRYPOINT").ok();
+    askuser_mcp::Headless::detect(entrypoint.as_deref(), &parent_args())
+}
+
+/// The arguments of this process's parent, from `/proc` (read with a cap);
+/// empty where that is not known.
+fn parent_args() -> Vec<String> {
+    /// The most of the parent's command line read.
+    const MOST: u64 = 64 * 1024;
+    let path = format!("/proc/{}/cmdline", std::os::unix::process::parent_id());
+    let mut bytes = Vec::new();
+    let read = std::fs::File::open(path).and_then(|file| {
+        std::io::Read::read_to_end(&mut std::io::Read::take(file, MOST), &mut bytes)
+    });
+    if read.is_err() {
+        return Vec::new();
+    }
+    // Each argument ends with a NUL.
+    if bytes.last() == Some(&0) {
+        bytes.pop();
+    }
+    if bytes.is_empty() {
+        return Vec::new();
+    }
+    (bytes.split(|byte| *byte == 0))
+        .map(|arg| String::from_utf8_lossy(arg).into_owned())
+        .collect()
 }
 
 /// The client's tool-call timeout when the environment it started this server

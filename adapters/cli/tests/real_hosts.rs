@@ -600,18 +600,18 @@ fn claude_code_headless_waits_for_an_answer_from_another_surface() {
             error: false
         }]
     );
-    // Not the person's dismissal: nobody was at the client.
+    // Not the person's dismissal: `claude -p` says nobody is at it, so no
+    // form was sent at all.
     assert_eq!(
         without_millis(&events(&scratch)),
         [
             "#1 requested call-1 (3 questions: apply, env, note)",
             "#2 attached host=Claude Code 2.1.332, machine=laptop, directory=<tmp>/project",
-            "#3 shown call-1: apply, note",
-            "#4 client noted call-1: no person (cancel after N ms)",
-            "#5 answered call-1: apply = true",
-            "#6 answered call-1: env = \"production\"",
-            "#7 answered call-1: note = \"tonight\"",
-            "#8 delivered call-1",
+            "#3 client noted call-1: no person (claude -p)",
+            "#4 answered call-1: apply = true",
+            "#5 answered call-1: env = \"production\"",
+            "#6 answered call-1: note = \"tonight\"",
+            "#7 delivered call-1",
         ]
     );
 }
@@ -892,12 +892,11 @@ fn codex_exec_waits_for_an_answer_from_another_surface() {
         [
             "#1 requested call-1 (3 questions: proceed, reason, channel)",
             "#2 attached host=Codex 0.171.0, machine=laptop, directory=<tmp>/project",
-            "#3 shown call-1: proceed, reason, channel",
-            "#4 client noted call-1: no person (decline after N ms)",
-            "#5 answered call-1: proceed = true",
-            "#6 answered call-1: reason = \"the security fix\"",
-            "#7 answered call-1: channel = \"stable\"",
-            "#8 delivered call-1",
+            "#3 client noted call-1: no person (codex exec)",
+            "#4 answered call-1: proceed = true",
+            "#5 answered call-1: reason = \"the security fix\"",
+            "#6 answered call-1: channel = \"stable\"",
+            "#7 delivered call-1",
         ]
     );
 }
@@ -1045,14 +1044,13 @@ fn claude_code_headless_set_up_by_askuser_setup_calls_ask_user_and_is_answered_i
             "#1 attached host=Claude Code 2.1.332, machine=<machine>, directory=<tmp>/project",
             "#2 requested call-1 (3 questions: apply, env, note)",
             "#3 attached host=Claude Code 2.1.332, machine=<machine>, directory=<tmp>/project",
-            "#4 shown call-1: apply, note",
-            "#5 client noted call-1: no person (cancel after N ms)",
-            "#6 review wanted call-1",
-            "#7 answered call-1: apply = true",
-            "#8 answered call-1: env = \"production\"",
-            "#9 answered call-1: note = \"tonight\"",
-            "#10 submitted call-1",
-            "#11 delivered call-1",
+            "#4 client noted call-1: no person (claude -p)",
+            "#5 review wanted call-1",
+            "#6 answered call-1: apply = true",
+            "#7 answered call-1: env = \"production\"",
+            "#8 answered call-1: note = \"tonight\"",
+            "#9 submitted call-1",
+            "#10 delivered call-1",
         ]
     );
 }
@@ -1078,14 +1076,13 @@ fn codex_exec_set_up_by_askuser_setup_calls_ask_user_and_is_answered_in_the_inbo
             "#1 attached host=Codex 0.171.0, machine=<machine>, directory=<tmp>/project",
             "#2 requested call-1 (3 questions: apply, env, note)",
             "#3 attached host=Codex 0.171.0, machine=<machine>, directory=<tmp>/project",
-            "#4 shown call-1: apply, note",
-            "#5 client noted call-1: no person (decline after N ms)",
-            "#6 review wanted call-1",
-            "#7 answered call-1: apply = true",
-            "#8 answered call-1: env = \"production\"",
-            "#9 answered call-1: note = \"tonight\"",
-            "#10 submitted call-1",
-            "#11 delivered call-1",
+            "#4 client noted call-1: no person (codex exec)",
+            "#5 review wanted call-1",
+            "#6 answered call-1: apply = true",
+            "#7 answered call-1: env = \"production\"",
+            "#8 answered call-1: note = \"tonight\"",
+            "#9 submitted call-1",
+            "#10 delivered call-1",
         ]
     );
 }

@@ -21,6 +21,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         wait: Some(Duration::ZERO),
         no_person_below: Duration::ZERO,
         client_timeout: None,
+        headless: None,
     };
     askuser_mcp::serve_http(config, "127.0.0.1:0".parse()?, &token, |addr| {
         println!("http://{addr}/mcp");

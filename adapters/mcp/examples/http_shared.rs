@@ -31,6 +31,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             wait: Some(Duration::ZERO),
             no_person_below: Duration::ZERO,
             client_timeout: None,
+            headless: None,
         },
         tool_names: ToolNames::plain(),
         claimed: false,

@@ -8,8 +8,9 @@
 //! nobody's choice; both 0 when unset (a test's scripted client answers at once,
 //! and a call without forms ends at once), unlike `askuser mcp`.
 //! `ASKUSER_MCP_CLIENT_TIMEOUT_MS` stands for the client's own tool-call timeout
-//! (Claude Code's `MCP_TOOL_TIMEOUT`); `ASKUSER_MCP_TOOL_PREFIX` (as `askuser mcp
-//! --tool-prefix`) the prefix the tools are served behind. With
+//! (Claude Code's `MCP_TOOL_TIMEOUT`); `CLAUDE_CODE_ENTRYPOINT=sdk-cli` says
+//! the host runs headless (`claude -p`: no form is sent);
+//! `ASKUSER_MCP_TOOL_PREFIX` (as `askuser mcp --tool-prefix`) the prefix the tools are served behind. With
 //! `ASKUSER_MCP_MACHINE` set, the server records where it runs as `askuser mcp`
 //! does (that machine, its working directory, or the client's root); with
 //! `ASKUSER_MCP_CLAIM` set too, STREAM is only the name taken when no place is
@@ -52,6 +53,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .ok()
             .and_then(|ms| ms.parse().ok())
             .map(Duration::from_millis),
+        // As `askuser mcp` reads Claude Code's print mode.
+        headless: askuser_mcp::Headless::detect(
+            std::env::var("CLAUDE_CODE_ENTRYPOINT").ok().as_deref(),
+            &[],
+        ),
     };
     if let Ok(prefix) = std::env::var("ASKUSER_MCP_TOOL_PREFIX") {
         config.tool_names = askuser_mcp::ToolNames::prefixed(&prefix)?;

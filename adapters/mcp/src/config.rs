@@ -10,6 +10,7 @@ use askuser_core::{AgentOrigin, ClientNote, FormAction, Policy};
 use serde_json::Value;
 
 use crate::clients::Client;
+use crate::headless::Headless;
 use crate::recorder::OpenLog;
 use crate::tools::ToolNames;
 
@@ -85,6 +86,11 @@ pub struct Waiting {
     /// The client's tool-call timeout when the environment it started the server
     /// in says it (Claude Code's `MCP_TOOL_TIMEOUT`); `None`: the client table's.
     pub client_timeout: Option<Duration>,
+    /// The host's own headless mode, when it says it runs with nobody at it
+    /// ([`Headless::detect`]): no form is sent, and every call waits for
+    /// another window at once. `None`: forms are sent, and a quick dismissal
+    /// (`no_person_below`) is the only sign of nobody.
+    pub headless: Option<Headless>,
 }
 
 /// The longest a call waits by default, whatever the client's timeout.
@@ -105,6 +111,7 @@ impl Default for Waiting {
             wait: None,
             no_person_below: NO_PERSON_BELOW,
             client_timeout: None,
+            headless: None,
         }
     }
 }

@@ -67,6 +67,7 @@ mod config;
 mod elsewhere;
 #[cfg(fuzzing)]
 pub mod fuzzing;
+mod headless;
 mod http;
 mod mrtr;
 mod pending;
@@ -86,6 +87,7 @@ pub use check::{RoundCheck, check_rounds, rounds_text};
 pub use config::{
     Config, MOST_WAIT, NO_PERSON_BELOW, PolicyError, Waiting, WithoutElicitation, policy_with,
 };
+pub use headless::Headless;
 pub use http::{HttpLimits, serve_http, serve_http_with};
 pub use recorder::OpenLog;
 pub use server::AskServer;

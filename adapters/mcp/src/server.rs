@@ -337,11 +337,17 @@ impl AskServer {
         };
         // No forms is not no answer: another window may answer.
         let result = if !client.can_elicit && walk.for_assistant().is_none() {
+            let note = match self.config.waiting.headless {
+                Some(headless) => ClientNote::Headless {
+                    mode: headless.name().to_owned(),
+                },
+                None => ClientNote::NoForms,
+            };
             self.wait_elsewhere(
                 &self.recorder,
                 &call,
                 &inquiry,
-                ClientNote::NoForms,
+                note,
                 &client.client,
                 context,
             )
@@ -760,10 +766,12 @@ impl ServerHandler for AskServer {
         let client = client_of(&context);
         self.note_client(context.client_info());
         self.note_roots(&context).await;
-        let can_elicit = context
-            .client_capabilities()
-            .and_then(|c| c.elicitation)
-            .is_some_and(|e| e.form.is_some() || e.url.is_none());
+        // A host that says nobody is at it is sent no form.
+        let can_elicit = self.config.waiting.headless.is_none()
+            && context
+                .client_capabilities()
+                .and_then(|c| c.elicitation)
+                .is_some_and(|e| e.form.is_some() || e.url.is_none());
         let modern = context
             .protocol_version()
             .is_some_and(|v| v.as_str() >= MRTR_VERSION);

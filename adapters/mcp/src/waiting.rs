@@ -16,6 +16,7 @@
 use std::time::{Duration, Instant};
 
 use askuser_app::watch::{Subscription, Watcher};
+use askuser_core::text::for_display_line;
 use askuser_core::{CancelReason, ClientNote, FormAction, Input, InquiryId};
 use askuser_dialects::Call;
 use rmcp::model::CallToolResult;
@@ -280,6 +281,10 @@ pub(crate) fn nobody_answered(tool: &str, note: &ClientNote, wait: &Wait) -> Str
         ClientNote::CannotShow => {
             "this client's form came back empty twice, so it may not be able to show these questions".to_owned()
         }
+        ClientNote::Headless { mode } => format!(
+            "nobody is at this client to answer its form (it runs headless: {})",
+            for_display_line(mode)
+        ),
         ClientNote::NoForms if !waited.is_zero() => {
             return format!(
                 "{tool}: this MCP client cannot show forms (it does not support elicitation), and nobody answered in another window (the askuser web inbox, `askuser web`, or a terminal, `askuser resume`) within {}, so the questions were closed. Do not retry this tool call in this turn; ask the user in plain words instead.\n{}",
