@@ -660,11 +660,12 @@ fn codex_asks_yes_no_text_and_a_choice_in_its_form() {
     let tmux = in_codex("codex-form", &scratch, &host);
 
     // askuser names the fields so that Codex, which lists them by name, shows
-    // them in question order.
-    let screen = wait_for(&tmux, "Field 1/3");
+    // them in question order, then a last choice to send them (Codex's form
+    // has no Decline button: Reply and End Turn are there).
+    let screen = wait_for(&tmux, "Field 1/4");
     assert_eq!(
-        from(&screen, "Field 1/3"),
-        "  Field 1/3 (2 required unanswered)
+        from(&screen, "Field 1/4"),
+        "  Field 1/4
   Questions 1–3 of 3
 
   Deploy the release now?
@@ -672,13 +673,14 @@ fn codex_asks_yes_no_text_and_a_choice_in_its_form() {
     2. False
   enter to submit answer | ←/→ to navigate fields | esc to cancel"
     );
-    let screen = step(&tmux, &["Enter"], "Field 2/3");
+    let screen = step(&tmux, &["Enter"], "Field 2/4");
     assert_eq!(
-        from(&screen, "Field 2/3"),
-        "  Field 2/3 (1 required unanswered)
+        from(&screen, "Field 2/4"),
+        "  Field 2/4
   Questions 1–3 of 3
 
   Why this release?
+  Enter needs text here; Ctrl+N moves on without it.
 
   › Type your answer (optional)
 
@@ -686,18 +688,30 @@ fn codex_asks_yes_no_text_and_a_choice_in_its_form() {
     );
     tmux.text("the security fix");
     step(&tmux, &[], "the security fix");
-    let screen = step(&tmux, &["Enter"], "Field 3/3");
+    let screen = step(&tmux, &["Enter"], "Field 3/4");
     assert_eq!(
-        from(&screen, "Field 3/3"),
-        "  Field 3/3 (1 required unanswered)
+        from(&screen, "Field 3/4"),
+        "  Field 3/4
   Questions 1–3 of 3
 
   Which channel?
   › 1. beta
     2. stable
-  enter to submit all | ←/→ to navigate fields | esc to cancel"
+  enter to submit answer | ←/→ to navigate fields | esc to cancel"
     );
     step(&tmux, &["Down"], "› 2. stable");
+    let screen = step(&tmux, &["Enter"], "Field 4/4");
+    assert_eq!(
+        from(&screen, "Field 4/4"),
+        "  Field 4/4
+  Questions 1–3 of 3
+
+  Send these answers, or instead:
+  › 1. Send the answers above
+    2. Reply to the assistant instead (the answers above are not sent)
+    3. End the turn (the assistant gets no answers)
+  enter to submit all | ←/→ to navigate fields | esc to cancel"
+    );
     tmux.keys(&["Enter"]);
 
     let seen = model.wait_for_result(LIMIT, || tmux.screen());
@@ -720,6 +734,55 @@ fn codex_asks_yes_no_text_and_a_choice_in_its_form() {
     );
 }
 
+/// Codex's form has no Decline button: the last field of each round offers
+/// Reply and End Turn. A free-text field left empty is moved past with Ctrl+N
+/// (Enter there needs text, and the field says so); then Reply, and the model
+/// gets the Reply's cancel marker.
+#[test]
+fn codex_replies_from_its_own_form_past_an_empty_text_field() {
+    let scratch = Scratch::new();
+    let model = Model::start("ask_user", deploy());
+    let host = hosts::codex(&scratch, &model, &[]);
+    let tmux = in_codex("codex-reply", &scratch, &host);
+
+    wait_for(&tmux, "Field 1/4");
+    read_the_form();
+    step(&tmux, &["Enter"], "Field 2/4");
+    step(&tmux, &["C-n"], "Field 3/4");
+    step(&tmux, &["Down"], "› 2. stable");
+    step(&tmux, &["Enter"], "Field 4/4");
+    let screen = step(&tmux, &["Down"], "› 2. Reply");
+    assert_eq!(
+        from(&screen, "Field 4/4"),
+        "  Field 4/4
+  Questions 1–3 of 3
+
+  Send these answers, or instead:
+    1. Send the answers above
+  › 2. Reply to the assistant instead (the answers above are not sent)
+    3. End the turn (the assistant gets no answers)
+  enter to submit all | ←/→ to navigate fields | esc to cancel"
+    );
+    tmux.keys(&["Enter"]);
+
+    let seen = model.wait_for_result(LIMIT, || tmux.screen());
+    assert_eq!(
+        codex_output(&seen),
+        "Wall time: <s> seconds\nOutput:\n{\"cancelled\":true,\"answered\":{}}"
+    );
+    wait_for(&tmux, FINAL_TEXT);
+    assert_eq!(
+        events(&scratch),
+        [
+            "#1 requested call-1 (3 questions: proceed, reason, channel)",
+            "#2 attached host=Codex 0.171.0, machine=laptop, directory=<tmp>/project",
+            "#3 shown call-1: proceed, reason, channel",
+            "#4 reply call-1",
+            "#5 delivered call-1",
+        ]
+    );
+}
+
 #[test]
 fn codex_asks_a_branching_form_in_rounds() {
     let scratch = Scratch::new();
@@ -727,10 +790,10 @@ fn codex_asks_a_branching_form_in_rounds() {
     let host = hosts::codex(&scratch, &model, &[]);
     let tmux = in_codex("codex-rounds", &scratch, &host);
 
-    let screen = wait_for(&tmux, "Field 1/2");
+    let screen = wait_for(&tmux, "Field 1/3");
     assert_eq!(
-        from(&screen, "Field 1/2"),
-        "  Field 1/2 (1 required unanswered)
+        from(&screen, "Field 1/3"),
+        "  Field 1/3
   Questions 1–2 of 3
 
   Apply the proposed migration?
@@ -738,21 +801,23 @@ fn codex_asks_a_branching_form_in_rounds() {
     2. False
   enter to submit answer | ←/→ to navigate fields | esc to cancel"
     );
-    step(&tmux, &["Enter"], "Field 2/2");
+    step(&tmux, &["Enter"], "Field 2/3");
     tmux.text("tonight");
     step(&tmux, &[], "tonight");
+    step(&tmux, &["Enter"], "Field 3/3");
     let screen = step(&tmux, &["Enter"], "Question 3 of 3");
     assert_eq!(
-        from(&screen, "Field 1/1"),
-        "  Field 1/1 (1 required unanswered)
+        from(&screen, "Field 1/2"),
+        "  Field 1/2
   Question 3 of 3
 
   Which environment?
   › 1. staging
     2. production
-  enter to submit | esc to cancel"
+  enter to submit answer | ←/→ to navigate fields | esc to cancel"
     );
     step(&tmux, &["Down"], "› 2. production");
+    step(&tmux, &["Enter"], "Field 2/2");
     tmux.keys(&["Enter"]);
 
     let seen = model.wait_for_result(LIMIT, || tmux.screen());
@@ -798,10 +863,10 @@ fn codex_asks_a_multi_select_and_a_number_as_fields_it_can_show() {
 
     // Each field as Codex shows it, one at a time, in question order: a yes/no
     // per option, then the number as text. eu and asia yes, us no.
-    let screen = wait_for(&tmux, "Field 1/4");
+    let screen = wait_for(&tmux, "Field 1/5");
     assert_eq!(
-        from(&screen, "Field 1/4"),
-        "  Field 1/4 (1 required unanswered)
+        from(&screen, "Field 1/5"),
+        "  Field 1/5
   Questions 1–2 of 2
 
   Which regions? — eu
@@ -810,10 +875,10 @@ fn codex_asks_a_multi_select_and_a_number_as_fields_it_can_show() {
   enter to submit answer | ←/→ to navigate fields | esc to cancel"
     );
     step(&tmux, &["Up"], "› 1. True");
-    let screen = step(&tmux, &["Enter"], "Field 2/4");
+    let screen = step(&tmux, &["Enter"], "Field 2/5");
     assert_eq!(
-        from(&screen, "Field 2/4"),
-        "  Field 2/4 (1 required unanswered)
+        from(&screen, "Field 2/5"),
+        "  Field 2/5
   Questions 1–2 of 2
 
   Which regions? — us
@@ -821,10 +886,10 @@ fn codex_asks_a_multi_select_and_a_number_as_fields_it_can_show() {
   › 2. False
   enter to submit answer | ←/→ to navigate fields | esc to cancel"
     );
-    let screen = step(&tmux, &["Enter"], "Field 3/4");
+    let screen = step(&tmux, &["Enter"], "Field 3/5");
     assert_eq!(
-        from(&screen, "Field 3/4"),
-        "  Field 3/4 (1 required unanswered)
+        from(&screen, "Field 3/5"),
+        "  Field 3/5
   Questions 1–2 of 2
 
   Which regions? — asia
@@ -833,21 +898,23 @@ fn codex_asks_a_multi_select_and_a_number_as_fields_it_can_show() {
   enter to submit answer | ←/→ to navigate fields | esc to cancel"
     );
     step(&tmux, &["Up"], "› 1. True");
-    let screen = step(&tmux, &["Enter"], "Field 4/4");
+    let screen = step(&tmux, &["Enter"], "Field 4/5");
     assert_eq!(
-        from(&screen, "Field 4/4"),
-        "  Field 4/4 (1 required unanswered)
+        from(&screen, "Field 4/5"),
+        "  Field 4/5
   Questions 1–2 of 2
 
   How many replicas?
   Type a whole number from 1 to 9.
+  Enter needs text here; Ctrl+N moves on without it.
 
-  › Type your answer
+  › Type your answer (optional)
 
-  enter to submit all | ^p / ^n change field | esc to cancel"
+  enter to submit answer | ^p / ^n change field | esc to cancel"
     );
     tmux.text("3");
     step(&tmux, &[], "› 3");
+    step(&tmux, &["Enter"], "Field 5/5");
     tmux.keys(&["Enter"]);
 
     let seen = model.wait_for_result(LIMIT, || tmux.screen());
@@ -1167,11 +1234,11 @@ fn codex_set_up_by_askuser_setup_shows_the_form_without_asking_to_allow_the_tool
     let tmux = in_codex("codex-set-up", &scratch, &host);
 
     // No "Allow the askuser MCP server to run tool?" first: the form itself.
-    let screen = wait_for(&tmux, "Field 1/3");
+    let screen = wait_for(&tmux, "Field 1/4");
     assert!(!screen.contains("Allow the askuser MCP server"), "{screen}");
     assert_eq!(
-        from(&screen, "Field 1/3"),
-        "  Field 1/3 (2 required unanswered)
+        from(&screen, "Field 1/4"),
+        "  Field 1/4
   Questions 1–3 of 3
 
   Deploy the release now?

@@ -24,7 +24,8 @@ pub enum Forms {
     Limited {
         /// The form lists fields in their names' order, not the order sent.
         sorts_fields: bool,
-        /// The form has no Decline button (so a Reply cannot be reached from it).
+        /// The form has no Decline button: each round ends with a choice to
+        /// Reply or end the turn instead of sending it.
         declines: bool,
     },
     /// No elicitation at all: the call waits for an answer from another surface.
@@ -32,6 +33,16 @@ pub enum Forms {
 }
 
 impl Forms {
+    /// Whether the form has a Decline button (a Reply reaches askuser through
+    /// it); a client without forms is never sent one.
+    #[must_use]
+    pub fn declines(self) -> bool {
+        match self {
+            Forms::Limited { declines, .. } => declines,
+            Forms::Full | Forms::None => true,
+        }
+    }
+
     /// The fields a round is sent in: the limited ones for [`Forms::Limited`]
     /// (a client without forms is never sent one).
     pub(crate) fn fields(self) -> Fields {
@@ -575,7 +586,9 @@ impl Forms {
                     words.push_str("; fields sorted by name");
                 }
                 if !declines {
-                    words.push_str("; no Decline button");
+                    words.push_str(
+                        "; no Decline button (Reply and End Turn are each round's last field)",
+                    );
                 }
                 words
             }

@@ -28,7 +28,7 @@ use crate::recorder::Recorder;
 use crate::sampling::no_sampling;
 use crate::server::{AskServer, done_result, end_turn, error_result, not_recorded, reply};
 use crate::waiting::note;
-use crate::walk::{Next, Round, Saved, Walk};
+use crate::walk::{Next, Round, Saved, Walk, read_instead};
 
 /// The first protocol version whose clients are asked through MRTR.
 pub(crate) const MRTR_VERSION: &str = "2026-07-28";
@@ -187,6 +187,37 @@ fn handed_over(recorder: &Recorder, inquiry: &InquiryId, response: &CallToolResp
 }
 
 impl AskServer {
+    /// A call's first round, with no state sealed yet: the call recorded and
+    /// its first form asked for (an `input_required` result).
+    fn first_round(
+        &self,
+        dialect: Dialect,
+        arguments: &Value,
+        can_elicit: bool,
+        forms: Forms,
+    ) -> Mrtr {
+        if let Err(full) = self.admit_stateless() {
+            let tool = dialect.tool_name();
+            return CallToolResponse::from(error_result(format!("{tool}: {full}."))).into();
+        }
+        match self.start(dialect, arguments, can_elicit) {
+            Ok((call, inquiry, walk)) => {
+                let mut walk = (walk.showing(forms.fields())).offering_instead(!forms.declines());
+                let response = self.input_required(
+                    &self.recorder,
+                    &call,
+                    arguments,
+                    &mut walk,
+                    (now_ms(), false),
+                );
+                handed_over(&self.recorder, &inquiry, &response);
+                self.keep_round(&self.recorder, &call, &inquiry, &response, true);
+                response.into()
+            }
+            Err(result) => CallToolResponse::from(*result).into(),
+        }
+    }
+
     /// Runs one `tools/call` of a 2026-07-28 client: the first asks for the first
     /// round; each retry records the previous round's response and asks the next.
     pub(crate) fn ask_mrtr(
@@ -199,26 +230,7 @@ impl AskServer {
         client: &Client,
     ) -> Mrtr {
         let Some(sealed) = retry.state else {
-            if let Err(full) = self.admit_stateless() {
-                let tool = dialect.tool_name();
-                return CallToolResponse::from(error_result(format!("{tool}: {full}."))).into();
-            }
-            return match self.start(dialect, arguments, can_elicit) {
-                Ok((call, inquiry, walk)) => {
-                    let mut walk = walk.showing(forms.fields());
-                    let response = self.input_required(
-                        &self.recorder,
-                        &call,
-                        arguments,
-                        &mut walk,
-                        (now_ms(), false),
-                    );
-                    handed_over(&self.recorder, &inquiry, &response);
-                    self.keep_round(&self.recorder, &call, &inquiry, &response, true);
-                    response.into()
-                }
-                Err(result) => CallToolResponse::from(*result).into(),
-            };
+            return self.first_round(dialect, arguments, can_elicit, forms);
         };
         let (recorder, call, mut walk, times) = match self.resume(dialect, arguments, &sealed) {
             Ok(resumed) => resumed,
@@ -231,7 +243,9 @@ impl AskServer {
             .responses
             .as_ref()
             .and_then(|responses| responses.get(ROUND_KEY))
-            .map(Response::read);
+            .map(Response::read)
+            // A form without a Decline button: its last field chose instead.
+            .map(|read| read.map(read_instead));
         let took = Duration::from_millis(now_ms().saturating_sub(issued_ms));
         let waiting = &self.config.waiting;
         let no_person = nobody(waiting, response.as_ref(), &round, took, person);

@@ -28,7 +28,7 @@ use crate::recorder::{Naming, Recorder, Taken};
 use crate::tools::{call_result, dismissed, instructions, no_forms, tools};
 use crate::unanswered::{Full, Held, Unanswered};
 use crate::waiting::note;
-use crate::walk::{Done, Next, Round, Walk};
+use crate::walk::{Done, Instead, Next, Round, Walk, take_instead};
 
 /// The handler of one MCP session: its tools, recorded as one stream.
 #[derive(Clone)]
@@ -353,7 +353,8 @@ impl AskServer {
             )
             .await
         } else {
-            let walk = walk.showing(client.client.forms.fields());
+            let walk = (walk.showing(client.client.forms.fields()))
+                .offering_instead(!client.client.forms.declines());
             self.elicit_rounds(&call, &inquiry, walk, &client, context)
                 .await
         };
@@ -492,7 +493,7 @@ impl AskServer {
                     .wait_elsewhere(&self.recorder, call, inquiry, note, &client.client, request)
                     .await;
             }
-            let response = match result.action {
+            let mut response = match result.action {
                 ElicitationAction::Accept => match result.content {
                     Some(Value::Object(content)) => content,
                     _ => Map::new(),
@@ -501,6 +502,12 @@ impl AskServer {
                 // `cancel`, and any action a later protocol adds: dismissed.
                 _ => return end_turn(&self.recorder, call, &mut walk),
             };
+            // A form without a Decline button: its last field chose instead.
+            match take_instead(&mut response) {
+                Some(Instead::Reply) => return reply(&self.recorder, call, &mut walk),
+                Some(Instead::EndTurn) => return end_turn(&self.recorder, call, &mut walk),
+                None => {}
+            }
             // Accepted at every default faster than anyone reads: nobody's.
             let unread = waiting.unread(round.all_defaults(&response), sent.elapsed());
             if let Some(note) = unread.filter(|_| !person) {

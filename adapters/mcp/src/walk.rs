@@ -12,7 +12,7 @@ use askuser_core::{
     Answer, AnswerInput, AnsweredBy, At, Command, Input, InquiryId, Prompt, Surface, ValidForm,
 };
 use askuser_dialects::dialect::mcp::{
-    FieldKind, Fields, field_kind, limited_schema, read_field, read_limited, round_schema,
+    FieldKind, Fields, Response, field_kind, limited_schema, read_field, read_limited, round_schema,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
@@ -27,6 +27,89 @@ const MOVES_PER_ROUND: usize = 8;
 
 /// The field of the review round.
 pub(crate) const SEND_FIELD: &str = "send";
+
+/// The last field of a round for a client whose form has no Decline button
+/// ([`Walk::offering_instead`]): send the answers, or Reply or end the turn
+/// instead. Named to sort after every question's field (a client may list
+/// fields by name).
+pub(crate) const INSTEAD_FIELD: &str = "~instead";
+
+/// What the person chose instead of sending a round's answers, in its last
+/// field ([`INSTEAD_FIELD`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Instead {
+    /// Reply to the assistant, as a Decline would.
+    Reply,
+    /// End the turn, as a dismissal would.
+    EndTurn,
+}
+
+/// Takes the [`INSTEAD_FIELD`] out of an accepted round's `content`: what the
+/// person chose instead of sending it, if anything (sending is the default).
+pub(crate) fn take_instead(content: &mut Map<String, Value>) -> Option<Instead> {
+    match content.remove(INSTEAD_FIELD)?.as_str()? {
+        "reply" => Some(Instead::Reply),
+        "end_turn" => Some(Instead::EndTurn),
+        _ => None,
+    }
+}
+
+/// A response to a round, its last field's choice ([`INSTEAD_FIELD`]) read as
+/// the Decline or dismissal it stands for; any other response as it is.
+pub(crate) fn read_instead(response: Response) -> Response {
+    match response {
+        Response::Accept(mut content) => match take_instead(&mut content) {
+            Some(Instead::Reply) => Response::Decline,
+            Some(Instead::EndTurn) => Response::Cancel,
+            None => Response::Accept(content),
+        },
+        other => other,
+    }
+}
+
+/// What a free-text field says in a round offering [`INSTEAD_FIELD`]: the
+/// client's Enter does nothing on an empty text field, so the field says how
+/// to leave it empty.
+const EMPTY_TEXT_HINT: &str = "Enter needs text here; Ctrl+N moves on without it.";
+
+/// Makes a limited round's form answerable in a client with no Decline button
+/// (Codex 0.171.0, measured: Enter on an empty text field does nothing, and
+/// a form whose last field is one cannot be sent until something is typed):
+/// every field optional (a question left out is asked again), each free-text
+/// field saying how to leave it empty, and a last choice to send the answers,
+/// or Reply or end the turn instead ([`INSTEAD_FIELD`]).
+fn offer_instead(schema: &mut Value) {
+    let Some(properties) = schema.get_mut("properties").and_then(Value::as_object_mut) else {
+        return;
+    };
+    for field in properties.values_mut() {
+        let free_text = field.get("type").and_then(Value::as_str) == Some("string")
+            && field.get("oneOf").is_none()
+            && field.get("enum").is_none();
+        if !free_text {
+            continue;
+        }
+        let description = match field.get("description").and_then(Value::as_str) {
+            Some(text) if !text.is_empty() => format!("{text}\n{EMPTY_TEXT_HINT}"),
+            _ => EMPTY_TEXT_HINT.to_owned(),
+        };
+        field["description"] = Value::String(description);
+    }
+    properties.insert(
+        INSTEAD_FIELD.to_owned(),
+        json!({
+            "type": "string",
+            "title": "Send these answers, or instead:",
+            "oneOf": [
+                {"const": "send", "title": "Send the answers above"},
+                {"const": "reply", "title": "Reply to the assistant instead (the answers above are not sent)"},
+                {"const": "end_turn", "title": "End the turn (the assistant gets no answers)"}
+            ],
+            "default": "send"
+        }),
+    );
+    schema["required"] = json!([]);
+}
 
 /// One round: the message and `requestedSchema` to send.
 #[derive(Debug, Clone, PartialEq)]
@@ -95,6 +178,9 @@ pub(crate) struct Walk {
     fields: Fields,
     /// Whether the client's last form came back empty.
     empty: bool,
+    /// Whether each limited round ends with a choice to Reply or end the turn
+    /// instead ([`Walk::offering_instead`]).
+    instead: bool,
 }
 
 /// How a walk ended.
@@ -151,6 +237,10 @@ pub(crate) struct Saved {
     /// Whether the client's last form came back empty.
     #[serde(default)]
     empty: bool,
+    /// Whether each limited round ends with a choice to Reply or end the turn
+    /// instead ([`Walk::offering_instead`]).
+    #[serde(default)]
+    instead: bool,
 }
 
 impl Saved {
@@ -209,6 +299,7 @@ impl Walk {
             lost: false,
             fields: Fields::Full,
             empty: false,
+            instead: false,
         };
         match walk.follow(commands) {
             Some(finished) => Err(finished),
@@ -219,6 +310,14 @@ impl Walk {
     /// The same walk, its rounds in the fields the client's form shows.
     pub(crate) fn showing(mut self, fields: Fields) -> Walk {
         self.fields = fields;
+        self
+    }
+
+    /// The same walk, each limited round ending with a choice to Reply or end
+    /// the turn instead of sending it (`on`: the client's form has no Decline
+    /// button, so nothing else reaches a Reply): see [`INSTEAD_FIELD`].
+    pub(crate) fn offering_instead(mut self, on: bool) -> Walk {
+        self.instead = on;
         self
     }
 
@@ -258,6 +357,7 @@ impl Walk {
             kept: self.kept.clone(),
             limited: self.fields == Fields::Limited,
             empty: self.empty,
+            instead: self.instead,
         }
     }
 
@@ -304,6 +404,7 @@ impl Walk {
                 Fields::Full
             },
             empty: saved.empty,
+            instead: saved.instead,
         })
     }
 
@@ -554,8 +655,13 @@ impl Walk {
         });
         let filled = self.fill_in(&mut schema);
         self.tell_news(&mut message, filled);
-        let limited = (self.fields == Fields::Limited)
-            .then(|| limited_schema(&self.form, &questions, &schema));
+        let limited = (self.fields == Fields::Limited).then(|| {
+            let mut limited = limited_schema(&self.form, &questions, &schema);
+            if self.instead {
+                offer_instead(&mut limited);
+            }
+            limited
+        });
         Round {
             questions,
             message,

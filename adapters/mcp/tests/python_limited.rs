@@ -38,6 +38,16 @@ fn every_kind() -> Value {
 }
 
 /// The answers as Codex sends them: each option's yes/no, numbers as text.
+/// The last field of each of Codex's rounds: its form has no Decline button,
+/// so Reply and End Turn are choices there.
+fn instead() -> Value {
+    json!({"type": "string", "title": "Send these answers, or instead:", "oneOf": [
+        {"const": "send", "title": "Send the answers above"},
+        {"const": "reply", "title": "Reply to the assistant instead (the answers above are not sent)"},
+        {"const": "end_turn", "title": "End the turn (the assistant gets no answers)"}],
+        "default": "send"})
+}
+
 fn codex_answers(replicas: &str) -> Value {
     json!({
         "1.features.1": true, "1.features.2": false, "1.features.3": true,
@@ -153,8 +163,9 @@ fn codex_text_that_is_no_number_is_asked_again_with_the_reason() {
         call["rounds"][1]["requestedSchema"],
         json!({"type": "object", "properties": {"4.replicas": {
             "type": "string", "title": "How many replicas?",
-            "description": "Your last answer was not accepted: does not match the schema: \"forty-two\" is not of type \"integer\"\n\nType a whole number, at least 1."}},
-            "required": ["4.replicas"]})
+            "description": "Your last answer was not accepted: does not match the schema: \"forty-two\" is not of type \"integer\"\n\nType a whole number, at least 1.\nEnter needs text here; Ctrl+N moves on without it."},
+            "~instead": instead()},
+            "required": []})
     );
     assert_eq!(call["structuredContent"], expected());
     assert_eq!(
@@ -240,7 +251,9 @@ fn codex_answers_ask_user_question_with_multi_select() {
             "1.q1.1": {"type": "boolean", "title": "Which features? \u{2014} Auth",
                        "description": "Sign-in", "default": false},
             "1.q1.2": {"type": "boolean", "title": "Which features? \u{2014} API", "default": false},
-            "1.q1.other": {"type": "string", "title": "Or your own answer to: Which features?"}},
+            "1.q1.other": {"type": "string", "title": "Or your own answer to: Which features?",
+                           "description": "Enter needs text here; Ctrl+N moves on without it."},
+            "~instead": instead()},
             "required": []})
     );
     let full = drive(Value::Null, json!({"q1": ["Auth"], "q1.other": "Billing"}));
