@@ -783,6 +783,52 @@ fn codex_replies_from_its_own_form_past_an_empty_text_field() {
     );
 }
 
+/// End Turn from Codex's own form, in the first round's last field: the
+/// model gets the dismissal's tool error, and the log says the turn was ended
+/// in the agent's own window.
+#[test]
+fn codex_ends_the_turn_from_its_own_form() {
+    let scratch = Scratch::new();
+    let model = Model::start("ask_user", migration());
+    let host = hosts::codex(&scratch, &model, &[]);
+    let tmux = in_codex("codex-end-turn", &scratch, &host);
+
+    wait_for(&tmux, "Field 1/3");
+    read_the_form();
+    step(&tmux, &["Enter"], "Field 2/3");
+    step(&tmux, &["C-n"], "Field 3/3");
+    step(&tmux, &["Down"], "› 2. Reply");
+    let screen = step(&tmux, &["Down"], "› 3. End the turn");
+    assert_eq!(
+        from(&screen, "Field 3/3"),
+        "  Field 3/3
+  Questions 1–2 of 3
+
+  Send these answers, or instead:
+    1. Send the answers above
+    2. Reply to the assistant instead (the answers above are not sent)
+  › 3. End the turn (the assistant gets no answers)
+  enter to submit all | ←/→ to navigate fields | esc to cancel"
+    );
+    tmux.keys(&["Enter"]);
+
+    let seen = model.wait_for_result(LIMIT, || tmux.screen());
+    assert_eq!(
+        codex_output(&seen),
+        "Wall time: <s> seconds\nOutput:\nask_user: the user dismissed the questions. Do not retry this tool call in this turn; continue without the answers, or end your turn."
+    );
+    assert_eq!(
+        events(&scratch),
+        [
+            "#1 requested call-1 (3 questions: apply, env, note)",
+            "#2 attached host=Codex 0.171.0, machine=laptop, directory=<tmp>/project",
+            "#3 shown call-1: apply, note",
+            "#4 turn ended call-1 in the agent's own window",
+            "#5 delivered call-1",
+        ]
+    );
+}
+
 #[test]
 fn codex_asks_a_branching_form_in_rounds() {
     let scratch = Scratch::new();
