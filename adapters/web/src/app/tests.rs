@@ -69,6 +69,18 @@ fn arguments() -> Value {
     ]})
 }
 
+/// Another process ends the turn of `chat`'s `call-1`, in `surface` (`None`:
+/// as in a log written before the event said where).
+fn end_turn_elsewhere(log: &Arc<MemLog>, surface: Option<askuser_core::Surface>) {
+    let mut other = Session::open(log.clone(), "chat").expect("the stream opens");
+    other
+        .handle(&Input::EndTurn {
+            inquiry: InquiryId::new("call-1"),
+            surface,
+        })
+        .expect("the turn ends");
+}
+
 /// Asks [`arguments`] as inquiry `call-1` of stream `chat`, as a host does.
 fn ask(log: &Arc<MemLog>) {
     ask_with(log, askuser_core::Policy::default());
@@ -870,13 +882,7 @@ async fn the_turn_ended_here_says_which_tab_ended_it() {
     // says: the page names the surface the log recorded.
     let (log, app) = served();
     ask(&log);
-    let mut terminal = Session::open(log.clone(), "chat").expect("the stream opens");
-    terminal
-        .handle(&Input::EndTurn {
-            inquiry: InquiryId::new("call-1"),
-            surface: Some(askuser_core::Surface::Terminal),
-        })
-        .expect("the turn ends");
+    end_turn_elsewhere(&log, Some(askuser_core::Surface::Terminal));
     for path in ["/q/chat/call-1?ended=here", "/q/chat/call-1"] {
         assert_eq!(
             outcome_of(&open(&app, path).await.body),
@@ -886,13 +892,7 @@ async fn the_turn_ended_here_says_which_tab_ended_it() {
     // A log written before the end of a turn said where.
     let (log, app) = served();
     ask(&log);
-    let mut terminal = Session::open(log.clone(), "chat").expect("the stream opens");
-    terminal
-        .handle(&Input::EndTurn {
-            inquiry: InquiryId::new("call-1"),
-            surface: None,
-        })
-        .expect("the turn ends");
+    end_turn_elsewhere(&log, None);
     assert_eq!(
         outcome_of(&open(&app, "/q/chat/call-1?ended=here").await.body),
         "The turn was ended outside this inbox (the log does not say where); the assistant got no reply."
@@ -912,13 +912,7 @@ async fn a_finished_question_is_served_from_the_read_side_without_a_replay() {
     assert!(open(&app, "/").await.body.contains("Apply the migration?"));
     assert_eq!(app.queue.lock().unwrap().replays(), 1);
     // Another process (the terminal) ends the turn.
-    let mut terminal = Session::open(log.clone(), "chat").expect("the stream opens");
-    terminal
-        .handle(&Input::EndTurn {
-            inquiry: InquiryId::new("call-1"),
-            surface: None,
-        })
-        .expect("the turn ends");
+    end_turn_elsewhere(&log, None);
     for _ in 0..3 {
         let page = open(&app, "/q/chat/call-1").await;
         assert!(

@@ -242,9 +242,7 @@ impl SharedSledLog {
         let me = std::process::id();
         let deadline = Instant::now().checked_add(timeout);
         loop {
-            let left = deadline.map_or(Duration::MAX, |d| {
-                d.saturating_duration_since(Instant::now())
-            });
+            let left = time_left(deadline);
             if let Some(owned) = self.owned() {
                 let _busy = owned.core.busy();
                 let head = match waited {
@@ -750,9 +748,7 @@ impl Log for SharedSledLog {
     fn wait_changed(&self, since: Version, timeout: Duration) -> Result<Version> {
         let deadline = Instant::now().checked_add(timeout);
         loop {
-            let left = deadline.map_or(Duration::MAX, |d| {
-                d.saturating_duration_since(Instant::now())
-            });
+            let left = time_left(deadline);
             if let Some(owned) = self.owned() {
                 let _busy = owned.core.busy();
                 let now = owned.core.wait_changed(since, left)?;
@@ -780,6 +776,13 @@ impl Log for SharedSledLog {
             }
         }
     }
+}
+
+/// How long until `deadline` (none: no end).
+fn time_left(deadline: Option<Instant>) -> Duration {
+    deadline.map_or(Duration::MAX, |d| {
+        d.saturating_duration_since(Instant::now())
+    })
 }
 
 /// `detail` (why the owner could not be reached) with what to do, said once:
