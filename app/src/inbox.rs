@@ -9,7 +9,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use askuser_core::{AgentOrigin, InquiryId, Progress};
+use askuser_core::{AgentOrigin, ClientNote, Event, InquiryId, Progress};
 use askuser_store::presence::presence_of;
 use askuser_store::{Lease, Leases, Log, Presence, StreamInfo, Timestamp};
 
@@ -174,21 +174,36 @@ pub struct Standing {
     pub liveness: Liveness,
 }
 
-/// Nobody waited for a finished inquiry's result.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Nobody waited for a finished inquiry's result, or nobody may have.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Unheard {
     /// A fork nobody attached to.
     Fork,
     /// The agent stopped this many milliseconds ago, before the inquiry finished.
     Stopped(u64),
+    /// The agent moved on to a new call this many milliseconds into the
+    /// inquiry's wait ([`ClientNote::MovedOn`]), before it finished: nothing
+    /// waited for its result, which is kept for the same call made again.
+    MovedOn(u64),
+    /// The inquiry's call came from a host that does not tell when its person
+    /// stops a call ([`ClientNote::StopsSilently`]), and its result was not yet
+    /// taken by the same call made again: it went to the call the host was
+    /// waiting on, which may have been stopped there; it is kept meanwhile.
+    Unsure {
+        /// The host, by its name (`Gemini CLI`).
+        host: String,
+    },
 }
 
 impl Unheard {
-    /// Whether anyone waits, as [`Liveness`] (for its words).
-    pub fn liveness(self) -> Liveness {
+    /// Whether anyone waits, as [`Liveness`] (for its words): `None` when the
+    /// agent may still wait ([`Unheard::Unsure`]).
+    pub fn liveness(&self) -> Option<Liveness> {
         match self {
-            Unheard::Fork => Liveness::Fork,
-            Unheard::Stopped(ago) => Liveness::Stopped { ago_ms: Some(ago) },
+            Unheard::Fork => Some(Liveness::Fork),
+            Unheard::Stopped(ago) => Some(Liveness::Stopped { ago_ms: Some(*ago) }),
+            Unheard::MovedOn(_) => Some(Liveness::Stopped { ago_ms: None }),
+            Unheard::Unsure { .. } => None,
         }
     }
 }
@@ -206,8 +221,10 @@ pub(crate) struct LeaseMemory {
 const SEEN_LEASES: usize = 4096;
 
 /// How many of a stream's latest events are looked through for the one that
-/// finished an inquiry (after it, at most the agent's own stop is recorded).
-const FINISH_SCAN: u64 = 16;
+/// finished an inquiry and the client's notes on it (a call's notes come
+/// before its answers; a longer form's notes may be out of reach, and its
+/// words are then those of a call somebody waited for).
+const NOTE_SCAN: u64 = 256;
 
 impl LeaseMemory {
     /// The log's leases, with those seen before and since lost (an owner that
@@ -319,9 +336,12 @@ impl Desk {
     }
 
     /// Whether nobody waited when `inquiry` of `stream` finished: a fork nobody
-    /// attached to, or an agent whose presence ended (its lease lapsed or
-    /// ended) before the inquiry's last event was recorded, with how long ago it
-    /// stopped. `None` when an agent waited then, or nothing is known.
+    /// attached to; an agent whose presence ended (its lease lapsed or ended)
+    /// before the inquiry's last event was recorded, with how long ago it
+    /// stopped; an agent that moved on to a new call while this one waited; or,
+    /// for a host that stops calls silently, a result nobody has taken again
+    /// yet ([`Unheard::Unsure`]). `None` when an agent waited then, or nothing
+    /// is known.
     ///
     /// # Errors
     /// When the log cannot be read.
@@ -335,23 +355,48 @@ impl Desk {
         };
         let since = match presence_of(&info, false, Some(&leases)) {
             Presence::Fork => return Ok(Some(Unheard::Fork)),
-            Presence::Gone { since: Some(since) } => since,
-            _ => return Ok(None),
+            Presence::Gone { since: Some(since) } => Some(since),
+            _ => None,
         };
-        // The inquiry's last event, among the stream's latest.
-        let from = (info.floor + 1).max(info.head.saturating_sub(FINISH_SCAN));
-        let mut finished_at = None;
+        // The inquiry's last event and the client's notes on it, among the
+        // stream's latest.
+        let from = (info.floor + 1).max(info.head.saturating_sub(NOTE_SCAN));
+        // The last of the client's notes on whether a call waited: a call
+        // that took over one its model moved on from waits again.
+        let (mut finished_at, mut unsure) = (None, None);
         if info.head >= from {
             for recorded in log.read_range(stream, from, info.head)? {
                 let recorded = recorded?;
-                if recorded.event.inquiry() == Some(inquiry) {
-                    finished_at = Some(recorded.at);
+                if recorded.event.inquiry() != Some(inquiry) {
+                    continue;
+                }
+                finished_at = Some(recorded.at);
+                match recorded.event {
+                    Event::ClientNoted {
+                        note: ClientNote::MovedOn { after_ms },
+                        ..
+                    } => unsure = Some(Unheard::MovedOn(after_ms)),
+                    Event::ClientNoted {
+                        note: ClientNote::StopsSilently { host },
+                        ..
+                    } => unsure = Some(Unheard::Unsure { host }),
+                    _ => {}
                 }
             }
         }
-        Ok(finished_at
-            .filter(|at| *at >= since)
-            .map(|_| Unheard::Stopped(leases.now.millis().saturating_sub(since.millis()))))
+        if let (Some(since), Some(at)) = (since, finished_at)
+            && at >= since
+        {
+            return Ok(Some(Unheard::Stopped(
+                leases.now.millis().saturating_sub(since.millis()),
+            )));
+        }
+        // A result the same call made again took reached the model.
+        let owed = self
+            .state(stream)?
+            .outcome(inquiry)
+            .is_some_and(askuser_core::FinishedInquiry::owed);
+        Ok(unsure.filter(|_| owed))
     }
 }
 

@@ -6,7 +6,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use askuser_app::{Asking, Desk, Liveness, Standing, Timing, Unheard};
-use askuser_core::{AnswerInput, Command, Input, InquiryId, OnTimeout, Progress, Timeout};
+use askuser_core::{
+    AnswerInput, ClientNote, Command, Input, InquiryId, OnTimeout, Progress, Timeout,
+};
 use askuser_dialects::Dialect;
 use askuser_store::{Log, ManualClock, MemLog, Timestamp};
 use askuser_testkit::build::agent;
@@ -115,7 +117,10 @@ fn an_inquiry_finished_after_its_agent_stopped_was_unheard_and_one_before_was_no
         Some(Unheard::Stopped(60_000))
     );
     assert_eq!(
-        Unheard::Stopped(60_000).liveness().words().as_deref(),
+        Unheard::Stopped(60_000)
+            .liveness()
+            .and_then(Liveness::words)
+            .as_deref(),
         Some("the agent stopped 1 min ago")
     );
 }
@@ -179,4 +184,62 @@ fn waiting_counts_from_the_request_whatever_steps_were_taken_since() {
     let expected = (Some("Second?".to_owned()), Timestamp(now), 3_000);
     assert_eq!(second(&mut desk), expected);
     assert_eq!(second(&mut fresh_desk_before), expected);
+}
+
+/// Asks `inquiry` (one yes/no question) in stream `s` of `desk`, as an MCP call
+/// does (its result is owed to the same call made again), notes `notes` on it,
+/// and answers it.
+fn asked_noted_answered(desk: &mut Desk, inquiry: &str, notes: &[ClientNote]) {
+    let arguments = json!({"questions": [
+        {"id": "apply", "text": "Apply the migration?", "answer_type": "boolean"}]});
+    let call = Dialect::JpForm.parse(&arguments).unwrap();
+    let mut request = call.request(InquiryId::new(inquiry));
+    request.origin.resumes = true;
+    let asked = desk.request("s", &call, &arguments, request).unwrap();
+    for note in notes {
+        let noting = Input::NoteClient {
+            inquiry: inquiry.into(),
+            note: note.clone(),
+        };
+        assert!(desk.input("s", &noting).unwrap().refusal().is_none());
+    }
+    let Some(Command::Prompt(prompt)) = asked.showing else {
+        panic!("a prompt")
+    };
+    let yes = Input::from(AnswerInput::new(prompt.at(), json!(true)));
+    assert!(desk.input("s", &yes).unwrap().refusal().is_none());
+}
+
+#[test]
+fn an_answer_to_a_call_its_host_may_have_stopped_unseen_is_unsure_until_taken_again() {
+    let (mut desk, _log, _clock, _) = asked();
+    let silently = ClientNote::StopsSilently {
+        host: "Gemini CLI".into(),
+    };
+    asked_noted_answered(&mut desk, "c2", std::slice::from_ref(&silently));
+    let c2 = InquiryId::new("c2");
+    assert_eq!(
+        desk.unheard("s", &c2).unwrap(),
+        Some(Unheard::Unsure {
+            host: "Gemini CLI".into()
+        })
+    );
+    assert_eq!(Unheard::Unsure { host: "x".into() }.liveness(), None);
+    // The same call made again took the result: it reached the model.
+    let delivered = desk.input(
+        "s",
+        &Input::Deliver {
+            inquiry: c2.clone(),
+        },
+    );
+    assert!(delivered.unwrap().refusal().is_none());
+    assert_eq!(desk.unheard("s", &c2).unwrap(), None);
+
+    // A call its model moved on from was not waited for, though its agent was.
+    let moved = ClientNote::MovedOn { after_ms: 23_000 };
+    asked_noted_answered(&mut desk, "c3", &[silently, moved]);
+    assert_eq!(
+        desk.unheard("s", &InquiryId::new("c3")).unwrap(),
+        Some(Unheard::MovedOn(23_000))
+    );
 }

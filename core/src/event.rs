@@ -340,6 +340,23 @@ pub enum ClientNote {
         /// How long after the tool call it came, in milliseconds.
         after_ms: u64,
     },
+    /// The client does not tell when its person stops a call (Gemini CLI:
+    /// Esc sends no cancel), so a result given to the call may never reach
+    /// the model. Noted when the call starts to wait; a result another surface
+    /// gives it then stays owed ([`State::owed`](crate::State::owed)): the
+    /// same call made again is answered with it.
+    StopsSilently {
+        /// The client, by its host's name (`Gemini CLI`).
+        host: String,
+    },
+    /// A new call came in the same session while this one waited, from a
+    /// client that stops calls silently ([`ClientNote::StopsSilently`]): the
+    /// model had moved on, and nothing waits for this call's result any
+    /// more. The questions stay answerable; their result stays owed.
+    MovedOn {
+        /// How long after this call the new one came, in milliseconds.
+        after_ms: u64,
+    },
 }
 
 impl Event {

@@ -180,6 +180,14 @@ pub(crate) fn note_words(note: &ClientNote) -> String {
             after_ms / 1000,
             timeout_ms / 1000
         ),
+        ClientNote::StopsSilently { host } => format!(
+            "{} does not tell when its person stops a call (Esc sends no cancel): an answer given in another window is kept for the same call made again",
+            for_display_line(host)
+        ),
+        ClientNote::MovedOn { after_ms } => format!(
+            "The model moved on: a new call came {} s into this one's wait; the model had stopped waiting, and the answers are kept for the same call made again",
+            after_ms / 1000
+        ),
     }
 }
 
@@ -306,6 +314,13 @@ fn noted(inquiry: &InquiryId, note: &ClientNote) -> String {
             timeout_ms,
             after_ms,
         } => format!("client noted {inquiry}: late ({after_ms} ms, timeout {timeout_ms} ms)"),
+        ClientNote::StopsSilently { host } => format!(
+            "client noted {inquiry}: stops silently ({} sends no cancel)",
+            for_display_line(host)
+        ),
+        ClientNote::MovedOn { after_ms } => {
+            format!("client noted {inquiry}: moved on (a new call {after_ms} ms in)")
+        }
     }
 }
 

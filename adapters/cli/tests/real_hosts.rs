@@ -12,7 +12,7 @@
 mod common;
 
 use common::browser::Browser;
-use common::web::{Web, at};
+use common::web::{Web, at, clock_masked};
 
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -1041,24 +1041,135 @@ fn gemini_cli_gets_an_answer_given_at_another_surface_in_the_same_turn() {
             "#1 requested call-1 (3 questions: apply, env, note)",
             "#2 attached host=Gemini CLI 0.61.0, machine=laptop, directory=<tmp>/project",
             "#3 client noted call-1: no forms",
-            "#4 review wanted call-1",
-            "#5 answered call-1: apply = true",
-            "#6 answered call-1: env = \"production\"",
-            "#7 answered call-1: note = \"tonight\"",
-            "#8 submitted call-1",
-            "#9 delivered call-1",
+            "#4 client noted call-1: stops silently (Gemini CLI sends no cancel)",
+            "#5 review wanted call-1",
+            "#6 answered call-1: apply = true",
+            "#7 answered call-1: env = \"production\"",
+            "#8 answered call-1: note = \"tonight\"",
+            "#9 submitted call-1",
+        ]
+    );
+}
+
+/// Gemini CLI's Esc stops its waiting call without telling askuser. An answer
+/// given in the inbox afterwards goes to that call, which nobody reads: the
+/// Done page says what it cannot know and that the answers are kept, and the
+/// same call made again (the person asks the model to ask again) is answered
+/// with them at once.
+#[test]
+fn gemini_cli_s_esc_keeps_an_answer_given_later_for_the_same_call_made_again() {
+    let scratch = Scratch::new();
+    let model = Model::start("ask_user", migration());
+    let host = hosts::gemini(&scratch, &model, &[]);
+    let tmux = in_gemini("gemini-esc", &scratch, &host);
+    tmux.wait_within(LIMIT, "the call to wait", |screen| {
+        screen.contains("No inbox runs: answer with askuser web")
+    });
+    tmux.keys(&["Escape"]);
+    wait_for(&tmux, "Request cancelled.");
+    let done = answer_migration_in_the_inbox(&scratch, "s", || None);
+    assert_eq!(
+        done,
+        "Done for Gemini CLI 0.61.0 in project on laptop\nAnswered; sent to the call Gemini CLI was waiting on. Gemini CLI does not tell askuser when its person stops a call (Esc): if this one was stopped, your answers are kept, and the assistant is given them when it asks the same again. The answers sent:\nApply the proposed migration?\nYes\nWhich environment?\nproduction\nAnything the migration should know?\ntonight\nIt finished at HH:MM UTC.\nAll questions"
+    );
+    assert!(model.seen().is_empty(), "{:?}", model.seen());
+    tmux.text("Please ask me again.");
+    wait_for(&tmux, "Please ask me again.");
+    tmux.keys(&["Enter"]);
+    let seen = model.wait_for_result(LIMIT, || tmux.screen());
+    assert_eq!(
+        seen,
+        Seen {
+            text: "<untrusted_context>\n{\"apply\":true,\"env\":\"production\",\"note\":\"tonight\"}\n</untrusted_context>".into(),
+            error: false
+        }
+    );
+    wait_for(&tmux, FINAL_TEXT);
+    assert_eq!(
+        events(&scratch),
+        [
+            "#1 requested call-1 (3 questions: apply, env, note)",
+            "#2 attached host=Gemini CLI 0.61.0, machine=laptop, directory=<tmp>/project",
+            "#3 client noted call-1: no forms",
+            "#4 client noted call-1: stops silently (Gemini CLI sends no cancel)",
+            "#5 review wanted call-1",
+            "#6 answered call-1: apply = true",
+            "#7 answered call-1: env = \"production\"",
+            "#8 answered call-1: note = \"tonight\"",
+            "#9 submitted call-1",
+            "#10 delivered call-1",
+        ]
+    );
+}
+
+/// After Gemini CLI's Esc, the person asks the model to ask again before
+/// answering: the new call says the model moved on from the first, takes its
+/// open questions over (the inbox never shows them twice), and gets the answer
+/// given in the inbox; the left call stops waiting.
+#[test]
+fn gemini_cli_asking_again_after_esc_takes_the_open_questions_over() {
+    let scratch = Scratch::new();
+    let model = Model::start("ask_user", migration());
+    let host = hosts::gemini(&scratch, &model, &[]);
+    let tmux = in_gemini("gemini-again", &scratch, &host);
+    tmux.wait_within(LIMIT, "the call to wait", |screen| {
+        screen.contains("No inbox runs: answer with askuser web")
+    });
+    tmux.keys(&["Escape"]);
+    wait_for(&tmux, "Request cancelled.");
+    tmux.text("Please ask me again.");
+    wait_for(&tmux, "Please ask me again.");
+    tmux.keys(&["Enter"]);
+    tmux.wait_within(LIMIT, "the call to be made again", |_| {
+        events(&scratch).len() >= 6
+    });
+    let done = answer_migration_in_the_inbox(&scratch, "s", || None);
+    assert!(done.starts_with("Done for Gemini CLI 0.61.0 in project on laptop\nAnswered; sent to the call Gemini CLI was waiting on."), "{done}");
+    let seen = model.wait_for_result(LIMIT, || tmux.screen());
+    assert_eq!(
+        seen,
+        Seen {
+            text: "<untrusted_context>\n{\"apply\":true,\"env\":\"production\",\"note\":\"tonight\"}\n</untrusted_context>".into(),
+            error: false
+        }
+    );
+    wait_for(&tmux, FINAL_TEXT);
+    let moved = |line: String| match line.split_once(" ms in)") {
+        Some((head, _)) if line.contains("moved on") => {
+            format!(
+                "{}N ms in)",
+                head.trim_end_matches(|c: char| c.is_ascii_digit())
+            )
+        }
+        _ => line,
+    };
+    assert_eq!(
+        events(&scratch).into_iter().map(moved).collect::<Vec<_>>(),
+        [
+            "#1 requested call-1 (3 questions: apply, env, note)",
+            "#2 attached host=Gemini CLI 0.61.0, machine=laptop, directory=<tmp>/project",
+            "#3 client noted call-1: no forms",
+            "#4 client noted call-1: stops silently (Gemini CLI sends no cancel)",
+            "#5 client noted call-1: moved on (a new call N ms in)",
+            "#6 client noted call-1: stops silently (Gemini CLI sends no cancel)",
+            "#7 review wanted call-1",
+            "#8 answered call-1: apply = true",
+            "#9 answered call-1: env = \"production\"",
+            "#10 answered call-1: note = \"tonight\"",
+            "#11 submitted call-1",
         ]
     );
 }
 
 /// A person answers [`migration`] (yes, production, "tonight") in the web
 /// inbox (`askuser web` on the scratch log), once the waiting call of `stream`
-/// has asked it (`gone` says why it never will, when it knows).
+/// has asked it (`gone` says why it never will, when it knows): the Done
+/// page's text, its clock masked.
 fn answer_migration_in_the_inbox(
     scratch: &Scratch,
     stream: &str,
     gone: impl Fn() -> Option<String>,
-) {
+) -> String {
     let web = Web::start(scratch, &scratch.db());
     let browser = Browser::start();
     browser.go(&web.url);
@@ -1090,6 +1201,7 @@ fn answer_migration_in_the_inbox(
     at(&browser, "Review your answers");
     browser.click("button[value=submit]");
     at(&browser, "Done");
+    clock_masked(&browser.text(), "<none>")
 }
 
 // ---- Set up by `askuser setup HOST` alone, as a newcomer would

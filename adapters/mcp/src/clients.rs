@@ -68,6 +68,11 @@ pub struct Client {
     pub tool_timeout: Option<Duration>,
     /// Where that timeout is set, in words for docs and messages.
     pub timeout_setting: &'static str,
+    /// Whether it stops a tool call without telling the server (no
+    /// `notifications/cancelled`): a result given to such a call may never
+    /// reach the model, so it is kept for the same call made again, and a new
+    /// call while one waits means the model moved on.
+    pub stops_silently: bool,
     /// How `askuser setup` configures it; `None` for a client it cannot set up.
     pub setup: Option<Setup>,
 }
@@ -236,6 +241,7 @@ pub const KNOWN_CLIENTS: &[Client] = &[
         forms: Forms::Full,
         tool_timeout: Some(Duration::from_secs(100_000)),
         timeout_setting: "`timeout` (milliseconds) of the server's entry, else `MCP_TOOL_TIMEOUT` (milliseconds) in the environment or in `env` of `settings.json`",
+        stops_silently: false,
         // Claude Code 2.1.332 (npm @anthropic-ai/claude-code, the binary's
         // strings): the user file is `$CLAUDE_CONFIG_DIR/.claude.json`, else
         // `~/.claude.json` (`mcpServers`, as `claude mcp add --scope user`
@@ -304,6 +310,7 @@ pub const KNOWN_CLIENTS: &[Client] = &[
         },
         tool_timeout: Some(Duration::from_secs(60)),
         timeout_setting: "`tool_timeout_sec` of `[mcp_servers.askuser]` in `~/.codex/config.toml`",
+        stops_silently: false,
         // Codex 0.171.0 (npm @openai/codex; openai/codex docs/config.md and
         // the config reference): `[mcp_servers.<name>]` in
         // `$CODEX_HOME/config.toml`, else `~/.codex/config.toml`, or in a
@@ -359,6 +366,9 @@ pub const KNOWN_CLIENTS: &[Client] = &[
         forms: Forms::None,
         tool_timeout: Some(Duration::from_secs(600)),
         timeout_setting: "`timeout` (milliseconds) of the server in `mcpServers` of `~/.gemini/settings.json`",
+        // Gemini CLI 0.61.0 calls an MCP tool without its abort signal: Esc
+        // stops the call in Gemini CLI alone (its bundle, `callTool`).
+        stops_silently: true,
         // Gemini CLI 0.61.0 (npm @google/gemini-cli, its bundle;
         // google-gemini/gemini-cli docs/tools/mcp-server.md): `mcpServers` in
         // `$GEMINI_CLI_HOME/.gemini/settings.json`, else
@@ -410,6 +420,7 @@ pub const KNOWN_CLIENTS: &[Client] = &[
         forms: Forms::None,
         tool_timeout: None,
         timeout_setting: "`timeout` (milliseconds) of the server under `mcp` in `opencode.json`, else `experimental.mcp_timeout`, else 60 s, each restarted by a progress notification",
+        stops_silently: false,
         // OpenCode 1.18.33 (npm opencode-ai, the binary's strings): `mcp` in
         // `$XDG_CONFIG_HOME/opencode/opencode.json` (or `.jsonc`), else
         // `~/.config/opencode/`, or the project's `opencode.json`,
@@ -460,6 +471,7 @@ pub const KNOWN_CLIENTS: &[Client] = &[
         forms: Forms::Full,
         tool_timeout: Some(Duration::from_secs(60)),
         timeout_setting: "no documented setting",
+        stops_silently: false,
         // code.visualstudio.com/docs/copilot/reference/mcp-configuration:
         // `servers` in the workspace's `.vscode/mcp.json` or in `mcp.json` of
         // the user profile (`~/.config/Code/User/` on Linux,
@@ -501,6 +513,7 @@ pub const KNOWN_CLIENTS: &[Client] = &[
         forms: Forms::Full,
         tool_timeout: Some(Duration::from_secs(60)),
         timeout_setting: "no documented setting",
+        stops_silently: false,
         // cursor.com/docs/mcp: `mcpServers` in `~/.cursor/mcp.json`, or the
         // project's `.cursor/mcp.json`; a stdio entry is `{command, args?,
         // env?}`. A new server is switched on in Cursor's settings (MCP).
@@ -546,6 +559,7 @@ impl Client {
             forms: Forms::Full,
             tool_timeout: Some(Duration::from_secs(60)),
             timeout_setting: "the client's tool-call timeout",
+            stops_silently: false,
             setup: None,
         }
     }

@@ -69,6 +69,7 @@ mod elsewhere;
 pub mod fuzzing;
 mod headless;
 mod http;
+mod moved_on;
 mod mrtr;
 mod pending;
 mod progress;

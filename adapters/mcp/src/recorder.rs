@@ -3,6 +3,7 @@
 //! the step and let go after, so no process holds it while a person thinks
 //! (`askuser answer` can record into it meanwhile).
 
+use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
@@ -126,6 +127,10 @@ pub(crate) struct Recorder {
     /// The stream was made by claiming its name: its first event is where the
     /// server runs, and its first call is still `call-1`.
     claimed: Arc<AtomicBool>,
+    /// Results given to a call whose client may have stopped it without
+    /// telling ([`Client::stops_silently`](crate::Client::stops_silently)):
+    /// [`Recorder::handed_over`] leaves them owed, for the same call made again.
+    left_owed: Arc<Mutex<BTreeSet<InquiryId>>>,
 }
 
 impl Recorder {
@@ -140,6 +145,7 @@ impl Recorder {
             naming: Arc::new(move || (name.to_string(), false)),
             lock: Arc::new(Mutex::new(())),
             claimed: Arc::default(),
+            left_owed: Arc::default(),
         }
     }
 
@@ -159,6 +165,7 @@ impl Recorder {
             naming,
             lock: Arc::new(Mutex::new(())),
             claimed: Arc::default(),
+            left_owed: Arc::default(),
         }
     }
 
@@ -176,6 +183,7 @@ impl Recorder {
             }),
             lock: Arc::new(Mutex::new(())),
             claimed: Arc::default(),
+            left_owed: Arc::default(),
         }
     }
 
@@ -347,12 +355,32 @@ impl Recorder {
     /// Records that the result of `inquiry` was handed to the client (so a call
     /// retried later is not answered with it again): only once it is finished
     /// and owed; otherwise, or when the log cannot record it, nothing changes.
+    /// A result left owed ([`Recorder::leave_owed`]) stays so.
     pub(crate) fn handed_over(&self, inquiry: &InquiryId) {
+        let left = (self
+            .left_owed
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner))
+        .remove(inquiry);
+        if left {
+            return;
+        }
         let _guard = self.lock.lock().unwrap_or_else(PoisonError::into_inner);
         let (Ok(mut desk), stream) = (self.desk(), self.stream()) else {
             return;
         };
         let _ = desk.handed_over(stream, inquiry);
+    }
+
+    /// Leaves the result of `inquiry` owed when it is next handed over: the
+    /// call it goes to may have been stopped silently by its client, so the
+    /// same call made again is still answered with it.
+    pub(crate) fn leave_owed(&self, inquiry: &InquiryId) {
+        (self
+            .left_owed
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner))
+        .insert(inquiry.clone());
     }
 
     /// What the log says of an open inquiry: the command it waits on and the tool

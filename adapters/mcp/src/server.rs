@@ -22,6 +22,7 @@ use serde_json::{Map, Value};
 use crate::clients::Client;
 use crate::config::{Config, WithoutElicitation};
 use crate::elsewhere::{self, Elsewhere, Unsent};
+use crate::moved_on::Waiters;
 use crate::mrtr::{MRTR_VERSION, Mrtr, Retry, Sealer, elicit_params};
 use crate::progress::{HEARTBEAT, Progress};
 use crate::recorder::{Naming, Recorder, Taken};
@@ -53,6 +54,9 @@ pub struct AskServer {
     /// Whether a person has answered a form of this session at a person's
     /// pace: a later quick dismissal is then theirs, never "no person".
     pub(crate) person_seen: Arc<AtomicBool>,
+    /// The calls of this session waiting for another window, from a client
+    /// that stops calls silently: a new call tells they were left.
+    pub(crate) waiters: Waiters,
 }
 
 /// What the session knows of its presence.
@@ -217,6 +221,7 @@ impl AskServer {
             presence: Arc::default(),
             kept: None,
             person_seen: Arc::new(AtomicBool::new(false)),
+            waiters: Waiters::default(),
         }
     }
 
@@ -331,23 +336,20 @@ impl AskServer {
         context: &RequestContext<RoleServer>,
     ) -> CallToolResult {
         let _asking = Asking::new(&self.asking);
+        if let Some(result) = self.take_over(dialect, arguments, &client, context).await {
+            return result;
+        }
         let (call, inquiry, walk) = match self.start(dialect, arguments, client.can_elicit) {
             Ok(started) => started,
             Err(result) => return *result,
         };
         // No forms is not no answer: another window may answer.
         let result = if !client.can_elicit && walk.for_assistant().is_none() {
-            let note = match self.config.waiting.headless {
-                Some(headless) => ClientNote::Headless {
-                    mode: headless.name().to_owned(),
-                },
-                None => ClientNote::NoForms,
-            };
             self.wait_elsewhere(
                 &self.recorder,
                 &call,
                 &inquiry,
-                note,
+                self.no_form_note(),
                 &client.client,
                 context,
             )
@@ -361,6 +363,53 @@ impl AskServer {
         // The result goes to the client now: a call retried later is a new one.
         self.recorder.handed_over(&inquiry);
         result
+    }
+
+    /// Why a call is sent no form: the host's headless mode, else no forms.
+    fn no_form_note(&self) -> ClientNote {
+        match self.config.waiting.headless {
+            Some(headless) => ClientNote::Headless {
+                mode: headless.name().to_owned(),
+            },
+            None => ClientNote::NoForms,
+        }
+    }
+
+    /// A new call from a client that stops calls silently: the calls of this
+    /// session that waited long enough were left by their model (noted moved
+    /// on, see [`crate::moved_on`]). When the new call is one of them made
+    /// again and its questions are still open, it waits on them: its result.
+    async fn take_over(
+        &self,
+        dialect: Dialect,
+        arguments: &Value,
+        client: &Asker,
+        context: &RequestContext<RoleServer>,
+    ) -> Option<CallToolResult> {
+        if !client.client.stops_silently || client.can_elicit {
+            return None;
+        }
+        let moved = self.waiters.new_call(&self.recorder);
+        let inquiry = moved.into_iter().find(|inquiry| {
+            matches!(
+                self.recorder.open_inquiry(inquiry),
+                Ok(Some((_, Some(asked)))) if asked.dialect == dialect.name() && asked.arguments == *arguments
+            )
+        })?;
+        let call = dialect.parse(arguments).ok()?;
+        self.waiters.take_over(&inquiry);
+        let result = self
+            .wait_elsewhere(
+                &self.recorder,
+                &call,
+                &inquiry,
+                self.no_form_note(),
+                &client.client,
+                context,
+            )
+            .await;
+        self.recorder.handed_over(&inquiry);
+        Some(result)
     }
 
     /// Parses and records a call: its walk, ready for the first round; or the

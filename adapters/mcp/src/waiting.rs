@@ -24,6 +24,7 @@ use rmcp::service::{RequestContext, RoleServer};
 
 use crate::clients::Client;
 use crate::config::WithoutElicitation;
+use crate::moved_on::Entered;
 use crate::pending::write_pending;
 use crate::progress::Progress;
 use crate::recorder::{Recorder, Taken};
@@ -47,18 +48,12 @@ impl AskServer {
         client: &Client,
         request: &RequestContext<RoleServer>,
     ) -> CallToolResult {
-        let pending = match &self.config.without_elicitation {
-            WithoutElicitation::Pending { dir } => {
-                let written = write_pending(&self.config, recorder.stream(), dir, call, inquiry);
-                if written.is_error == Some(true) {
-                    return written;
-                }
-                Some(written)
-            }
-            WithoutElicitation::Fail => None,
+        let pending = match self.begin_wait(recorder, call, inquiry, &note, client) {
+            Ok(pending) => pending,
+            Err(failed) => return *failed,
         };
-        // A note refused means the inquiry finished meanwhile: its result below.
-        self::note(recorder, inquiry, note.clone());
+        // A client that stops calls silently tells it only by its next call.
+        let entered = client.stops_silently.then(|| self.waiters.enter(inquiry));
         let full = self.config.waiting.wait_for(client);
         let mut wait = Wait::new(full, self.inbox_link(), pending.is_some());
         let mut progress = Progress::new(request);
@@ -71,7 +66,13 @@ impl AskServer {
         loop {
             if look {
                 match recorder.ending(inquiry) {
-                    Ok(Some(command)) => return finish(call, &command),
+                    Ok(Some(command)) => {
+                        // Its client may have stopped the call unseen.
+                        if client.stops_silently {
+                            recorder.leave_owed(inquiry);
+                        }
+                        return finish(call, &command);
+                    }
                     Ok(None) => {}
                     Err(error) => return not_recorded(call.tool_name(), &error),
                 }
@@ -100,6 +101,7 @@ impl AskServer {
                     () = request.ct.cancelled() => {
                         return stopped_in(recorder, call, inquiry, &request.peer);
                     }
+                    () = moved_on(entered.as_ref()) => return error_result(moved_on_words(call.tool_name())),
                 }
             } else {
                 tokio::select! {
@@ -107,6 +109,7 @@ impl AskServer {
                     () = request.ct.cancelled() => {
                         return stopped_in(recorder, call, inquiry, &request.peer);
                     }
+                    () = moved_on(entered.as_ref()) => return error_result(moved_on_words(call.tool_name())),
                 }
             };
         }
@@ -139,6 +142,64 @@ impl AskServer {
             None => error_result(nobody_answered(call.tool_name(), &note, &wait)),
         }
     }
+}
+
+impl AskServer {
+    /// Before a call waits: the pending file written (where `--pending-dir` is
+    /// given: its result for the model, or the failure to write it) and the
+    /// client's notes recorded; a call that takes over one its model moved on
+    /// from (which did both) notes only that it may be stopped silently too.
+    fn begin_wait(
+        &self,
+        recorder: &Recorder,
+        call: &Call,
+        inquiry: &InquiryId,
+        note: &ClientNote,
+        client: &Client,
+    ) -> Result<Option<CallToolResult>, Box<CallToolResult>> {
+        let silently = || {
+            let host = client.host.to_owned();
+            self::note(recorder, inquiry, ClientNote::StopsSilently { host });
+        };
+        if self.waiters.taken_over(inquiry) {
+            // A call waits on it again, which may be stopped silently too.
+            silently();
+            return Ok(None);
+        }
+        let pending = match &self.config.without_elicitation {
+            WithoutElicitation::Pending { dir } => {
+                let written = write_pending(&self.config, recorder.stream(), dir, call, inquiry);
+                if written.is_error == Some(true) {
+                    return Err(Box::new(written));
+                }
+                Some(written)
+            }
+            WithoutElicitation::Fail => None,
+        };
+        // A note refused means the inquiry finished meanwhile: its result follows.
+        self::note(recorder, inquiry, note.clone());
+        if client.stops_silently {
+            silently();
+        }
+        Ok(pending)
+    }
+}
+
+/// Waits until the model moved on from the call `entered` (forever for a call
+/// whose client tells when it stops one).
+async fn moved_on(entered: Option<&Entered>) {
+    match entered {
+        Some(entered) => entered.stop.notified().await,
+        None => std::future::pending().await,
+    }
+}
+
+/// The result of a call its model moved on from: nothing reads it (the host
+/// stopped the call), but it says what happened should a host ever show it.
+fn moved_on_words(tool: &str) -> String {
+    format!(
+        "{tool}: a new call came while this one waited, so this one stopped waiting. Its questions stay open in the askuser web inbox; the answers are given to the same call made again."
+    )
 }
 
 /// How long a call waits for another window without a web inbox on the log
@@ -292,7 +353,10 @@ pub(crate) fn nobody_answered(tool: &str, note: &ClientNote, wait: &Wait) -> Str
                 wait.where_line()
             );
         }
-        ClientNote::NoForms | ClientNote::Late { .. } => return no_forms(tool),
+        ClientNote::NoForms
+        | ClientNote::Late { .. }
+        | ClientNote::StopsSilently { .. }
+        | ClientNote::MovedOn { .. } => return no_forms(tool),
     };
     format!(
         "{tool}: {why}, and nobody answered them in another window within {}. They stay open in the askuser web inbox (`askuser web`) and `askuser resume`; do not retry this tool call in this turn; continue without the answers, or end your turn.\n{}",

@@ -26,6 +26,7 @@ fn events(stream: &str, scratch: &Scratch) -> Vec<String> {
         .map(|words| match words {
             _ if words.contains(": no person (") => took(&words, " after ").unwrap_or(words),
             _ if words.contains(": late (") => took(&words, "late (").unwrap_or(words),
+            _ if words.contains(": moved on (") => took(&words, "new call ").unwrap_or(words),
             _ => words,
         })
         .collect()
@@ -327,6 +328,79 @@ fn an_answer_after_the_clients_own_timeout_is_noted_as_late() {
             "shown call-1: apply",
             "client noted call-1: late (N ms, timeout 200 ms)",
             "answered call-1: apply = true",
+        ]
+    );
+}
+
+/// Gemini CLI, as its `clientInfo` names it: it stops a call (Esc) without a
+/// cancel.
+fn gemini() -> Value {
+    json!({"name": "gemini-cli-mcp-client", "version": "0.61.0"})
+}
+
+/// Gemini CLI's Esc stops a waiting call and tells the server nothing; its next
+/// call says the model moved on. The same call made again takes the open
+/// questions over (they are not asked twice), and the answer given in another
+/// window reaches it. The left call ends with words nobody reads.
+#[test]
+fn a_call_left_without_a_cancel_is_taken_over_by_the_same_call_made_again() {
+    let scratch = Scratch::new();
+    let out = scratch.drive(
+        "left",
+        None,
+        json!({"elicit": false, "client_info": gemini(),
+               "env": {"ASKUSER_MCP_WAIT_MS": "20000"}, "calls": [
+            {"tool": "ask_user", "arguments": apply(), "leave_after": 2.5},
+            {"tool": "ask_user", "arguments": apply(),
+             "elsewhere_while_waiting": {"after": 1.0, "actions": [{"answer": true}]}}]}),
+    );
+    assert_eq!(
+        result(&out["calls"][1]),
+        json!({"isError": false, "text": ["{\"apply\":true}"],
+               "structuredContent": {"apply": true}})
+    );
+    assert_eq!(
+        out["left"],
+        json!([{"isError": true, "text": ["ask_user: a new call came while this one waited, so this one stopped waiting. Its questions stay open in the askuser web inbox; the answers are given to the same call made again."]}])
+    );
+    assert_eq!(
+        events("left", &scratch),
+        [
+            "client noted call-1: no forms",
+            "client noted call-1: stops silently (Gemini CLI sends no cancel)",
+            "client noted call-1: moved on (a new call N ms in)",
+            "client noted call-1: stops silently (Gemini CLI sends no cancel)",
+            "answered call-1: apply = true",
+        ]
+    );
+}
+
+/// A result given to a call of Gemini CLI, which may have been stopped there
+/// unseen, is kept: the same call made again is answered with it at once.
+#[test]
+fn an_answer_to_a_call_that_may_have_been_stopped_unseen_is_kept_for_the_same_call() {
+    let scratch = Scratch::new();
+    let out = scratch.drive(
+        "kept",
+        None,
+        json!({"elicit": false, "client_info": gemini(),
+               "env": {"ASKUSER_MCP_WAIT_MS": "20000"}, "calls": [
+            {"tool": "ask_user", "arguments": apply(),
+             "elsewhere_while_waiting": {"after": 1.0, "actions": [{"answer": false}]}},
+            {"tool": "ask_user", "arguments": apply()}]}),
+    );
+    let answered = json!({"isError": false, "text": ["{\"apply\":false}"],
+                          "structuredContent": {"apply": false}});
+    assert_eq!(
+        [result(&out["calls"][0]), result(&out["calls"][1])],
+        [answered.clone(), answered]
+    );
+    assert_eq!(
+        events("kept", &scratch),
+        [
+            "client noted call-1: no forms",
+            "client noted call-1: stops silently (Gemini CLI sends no cancel)",
+            "answered call-1: apply = false",
         ]
     );
 }

@@ -434,6 +434,7 @@ impl Queue {
             (state.outcome(id)).and_then(askuser_core::FinishedInquiry::turn_ended_by_timeout);
         let ended_in = (state.outcome(id)).and_then(askuser_core::FinishedInquiry::turn_ended_in);
         let nobody = self.journal.unheard(stream, id)?;
+        let words_nobody = nobody.clone();
         let at = self.journal.last_recorded_at(stream, id)?;
         let ended_by = here.words(at, ended_in);
         let words = DoneWords {
@@ -445,7 +446,7 @@ impl Queue {
         Ok(Done {
             text: done_words(&result, &got, words),
             answers: answer_lines(&result),
-            when: at.map(|at| (at, when_words(&result, nobody))),
+            when: at.map(|at| (at, when_words(&result, words_nobody.as_ref()))),
         })
     }
 
@@ -643,7 +644,7 @@ impl Queue {
 
 /// The start of the sentence that says when an inquiry finished, by what the
 /// assistant got (`nobody`: nobody waited for it).
-fn when_words(result: &Command, nobody: Option<Unheard>) -> &'static str {
+fn when_words(result: &Command, nobody: Option<&Unheard>) -> &'static str {
     let ending = Ending::of(result);
     match (nobody, ending) {
         (_, Some(ending)) if ending.sends_nothing() => "The turn ended at",
@@ -725,6 +726,9 @@ fn done_words(result: &Command, error_text: &str, words: DoneWords) -> String {
     } else {
         "these answers:"
     };
+    // A turn ended or a failure sends the same whether or not the call was
+    // still waited on.
+    let nobody = nobody.filter(|n| !(matches!(n, Unheard::Unsure { .. }) && (ended || error)));
     match (nobody, ended) {
         (None, true) => format!("{what}; the assistant got no reply."),
         (None, false) if error => format!("{what}; the assistant got the error: {error_text}"),
@@ -735,29 +739,56 @@ fn done_words(result: &Command, error_text: &str, words: DoneWords) -> String {
         (Some(Unheard::Fork), false) => format!(
             "{what} in a fork. Nobody waits on a fork, so no agent got this; the fork's history keeps {these}"
         ),
+        (Some(Unheard::Unsure { host }), _) => {
+            let host = for_display_line(&host);
+            let answers = if these == "no answers." {
+                ""
+            } else {
+                " The answers sent:"
+            };
+            format!(
+                "{what}; sent to the call {host} was waiting on. {host} does not tell askuser when its person stops a call (Esc): if this one was stopped, {} kept, and the assistant is given {} when it asks the same again.{answers}",
+                kept_what(these),
+                if answers.is_empty() { "it" } else { "them" },
+            )
+        }
+        (Some(Unheard::MovedOn(after_ms)), _) => format!(
+            "{what}. The agent had stopped waiting: it moved on to a new call {} into this one; {} kept and given to it when it makes the same call again.",
+            crate::pages::duration_words(after_ms),
+            kept_what(these),
+        ),
         (Some(stopped @ Unheard::Stopped(_)), true) => {
-            format!("{what}. {}; nothing will be sent.", sentence(stopped))
+            format!("{what}. {}; nothing will be sent.", sentence(&stopped))
         }
         (Some(stopped @ Unheard::Stopped(_)), false) if kept => format!(
-            "{what}. {}; {kept_what} kept and given to it when it comes back on this stream (askuser serve started again, or the same tool call made again).",
-            sentence(stopped),
-            kept_what = if these == "no answers." {
-                "the result is"
-            } else {
-                "your answers are"
-            },
+            "{what}. {}; {} kept and given to it when it comes back on this stream (askuser serve started again, or the same tool call made again).",
+            sentence(&stopped),
+            kept_what(these),
         ),
         (Some(stopped @ Unheard::Stopped(_)), false) => format!(
             "{what}. {} and does not come back for answers it missed; nothing will be sent. The stream's history keeps {these}",
-            sentence(stopped)
+            sentence(&stopped)
         ),
+    }
+}
+
+/// What is kept for an agent that did not get it: its result, or the answers
+/// (`these`: how the answers are introduced, "no answers." when there are none).
+fn kept_what(these: &str) -> &'static str {
+    if these == "no answers." {
+        "the result is"
+    } else {
+        "your answers are"
     }
 }
 
 /// That the agent stopped, as a sentence's start: the application layer's one
 /// wording ([`askuser_app::Liveness::words`]), capitalised.
-fn sentence(unheard: Unheard) -> String {
-    let words = unheard.liveness().words().unwrap_or_default();
+fn sentence(unheard: &Unheard) -> String {
+    let words = unheard
+        .liveness()
+        .and_then(askuser_app::Liveness::words)
+        .unwrap_or_default();
     let mut chars = words.chars();
     chars.next().map_or_else(String::new, |first| {
         first.to_uppercase().chain(chars).collect()

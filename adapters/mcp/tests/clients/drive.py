@@ -136,9 +136,17 @@ async def main(scenario):
             out["tools"] = [tool.model_dump(mode="json", by_alias=True, exclude_none=True)
                             for tool in listed.tools]
         out["calls"] = []
+        left = []
         for call in scenario.get("calls", []):
             if "steps" in call:
                 out["calls"].append(await by_hand(client, call))
+                continue
+            if "leave_after" in call:
+                # As Gemini CLI's Esc: the call is left, and no cancel is sent.
+                left.append(asyncio.create_task(
+                    client.call_tool(call["tool"], call["arguments"])))
+                await asyncio.sleep(call["leave_after"])
+                out["calls"].append({"left": True})
                 continue
             stop.clear()
             if "exit_at_round" in call:
@@ -194,6 +202,17 @@ async def main(scenario):
             if scenario.get("sampling"):
                 done["sampled"] = list(sampled)
             out["calls"].append(done)
+        # What each left call got in the end (nobody read it).
+        if left:
+            out["left"] = []
+        for task in left:
+            try:
+                result = await asyncio.wait_for(task, 10)
+                out["left"].append({
+                    "isError": bool(result.is_error),
+                    "text": [block.text for block in result.content if block.type == "text"]})
+            except asyncio.TimeoutError:
+                out["left"].append("still waiting")
     json.dump(out, sys.stdout, indent=2, ensure_ascii=False)
     sys.stdout.write("\n")
 

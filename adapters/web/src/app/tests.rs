@@ -1076,6 +1076,81 @@ fn assert_fired_by_the_web(recorded: &[Event], before: u64) {
     );
 }
 
+/// Asks [`arguments`] as `call-1` of `chat` as an MCP call does (its result
+/// is owed to the same call made again), with the client's `notes` on it.
+fn ask_noted(log: &Arc<MemLog>, notes: &[askuser_core::ClientNote]) {
+    let arguments = arguments();
+    let form = parse_form(&arguments).expect("the form is valid");
+    let mut session = Session::open(log.clone(), "chat").expect("the stream opens");
+    let mut origin = askuser_core::Origin::default();
+    origin.resumes = true;
+    let request = Request {
+        inquiry: InquiryId::new("call-1"),
+        form: form.form().clone(),
+        policy: askuser_core::Policy::default(),
+        origin,
+        call: Some(ToolCall {
+            dialect: "jp-form".into(),
+            arguments,
+        }),
+    };
+    session.handle(&Input::Ask(request)).expect("asked");
+    for note in notes {
+        let noting = Input::NoteClient {
+            inquiry: InquiryId::new("call-1"),
+            note: note.clone(),
+        };
+        session.handle(&noting).expect("noted");
+    }
+}
+
+/// Answers both questions and sends them from the review.
+async fn answer_and_send(app: &App) {
+    answer_both(app).await;
+    let submit = post(
+        "/q/chat/call-1",
+        &[("csrf", CSRF), ("at_step", "3"), ("action", "submit")],
+    );
+    assert_eq!(send(app, submit).await, see_other("/q/chat/call-1", &[]));
+}
+
+/// Gemini CLI stops a call (Esc) without telling: answers sent to its waiting
+/// call are said to have gone to that call, with what happens if it was
+/// stopped, until the same call made again takes them; a call its model moved
+/// on from was waited for by nobody.
+#[tokio::test]
+async fn answers_to_a_call_its_host_may_have_stopped_unseen_say_so_until_taken() {
+    let silently = askuser_core::ClientNote::StopsSilently {
+        host: "Gemini CLI".into(),
+    };
+    let (log, app) = served();
+    ask_noted(&log, std::slice::from_ref(&silently));
+    answer_and_send(&app).await;
+    assert_eq!(
+        outcome_of(&open(&app, "/q/chat/call-1").await.body),
+        "Answered; sent to the call Gemini CLI was waiting on. Gemini CLI does not tell askuser when its person stops a call (Esc): if this one was stopped, your answers are kept, and the assistant is given them when it asks the same again. The answers sent:"
+    );
+    // The same call made again took them.
+    let mut other = Session::open(log.clone(), "chat").expect("the stream opens");
+    let deliver = Input::Deliver {
+        inquiry: InquiryId::new("call-1"),
+    };
+    other.handle(&deliver).expect("handed over");
+    assert_eq!(
+        outcome_of(&open(&app, "/q/chat/call-1").await.body),
+        "Answered; the assistant got these answers:"
+    );
+
+    let (log, app) = served();
+    let moved = askuser_core::ClientNote::MovedOn { after_ms: 23_000 };
+    ask_noted(&log, &[silently, moved]);
+    answer_and_send(&app).await;
+    assert_eq!(
+        outcome_of(&open(&app, "/q/chat/call-1").await.body),
+        "Answered. The agent had stopped waiting: it moved on to a new call 23 s into this one; your answers are kept and given to it when it makes the same call again."
+    );
+}
+
 /// A Reply's Done page says the person replied, with their message.
 #[tokio::test]
 async fn a_reply_says_it_was_a_reply_with_its_message() {
