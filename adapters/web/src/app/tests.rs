@@ -1082,8 +1082,10 @@ fn ask_noted(log: &Arc<MemLog>, notes: &[askuser_core::ClientNote]) {
     let arguments = arguments();
     let form = parse_form(&arguments).expect("the form is valid");
     let mut session = Session::open(log.clone(), "chat").expect("the stream opens");
-    let mut origin = askuser_core::Origin::default();
-    origin.resumes = true;
+    let origin = askuser_core::Origin {
+        resumes: true,
+        ..askuser_core::Origin::default()
+    };
     let request = Request {
         inquiry: InquiryId::new("call-1"),
         form: form.form().clone(),
