@@ -736,10 +736,11 @@ fn codex_asks_yes_no_text_and_a_choice_in_its_form() {
 
 /// Codex's form has no Decline button: the last field of each round offers
 /// Reply and End Turn. A free-text field left empty is moved past with Ctrl+N
-/// (Enter there needs text, and the field says so); then Reply, and the model
-/// gets the Reply's cancel marker.
+/// (Enter there needs text, and the field says so); then Reply, whose message
+/// one more small form asks for: the model gets the Reply's cancel marker with
+/// the message.
 #[test]
-fn codex_replies_from_its_own_form_past_an_empty_text_field() {
+fn codex_replies_with_a_message_from_its_own_form_past_an_empty_text_field() {
     let scratch = Scratch::new();
     let model = Model::start("ask_user", deploy());
     let host = hosts::codex(&scratch, &model, &[]);
@@ -763,12 +764,27 @@ fn codex_replies_from_its_own_form_past_an_empty_text_field() {
     3. End the turn (the assistant gets no answers)
   enter to submit all | ←/→ to navigate fields | esc to cancel"
     );
+    // One more form asks what the Reply says.
+    step(&tmux, &["Enter"], "Your reply to the assistant");
+    tmux.text("use the staging copy");
+    step(&tmux, &[], "› use the staging copy");
+    let screen = step(&tmux, &["Enter"], "Field 2/2");
+    assert_eq!(
+        from(&screen, "Field 2/2"),
+        "  Field 2/2
+  Reply to the assistant: what should it read? (Esc sends the Reply without a message.)
+
+  Send the Reply, or instead:
+  › 1. Send the Reply
+    2. End the turn (the assistant gets no answers)
+  enter to submit all | ←/→ to navigate fields | esc to cancel"
+    );
     tmux.keys(&["Enter"]);
 
     let seen = model.wait_for_result(LIMIT, || tmux.screen());
     assert_eq!(
         codex_output(&seen),
-        "Wall time: <s> seconds\nOutput:\n{\"cancelled\":true,\"answered\":{}}"
+        "Wall time: <s> seconds\nOutput:\n{\"cancelled\":true,\"answered\":{},\"message\":\"use the staging copy\"}"
     );
     wait_for(&tmux, FINAL_TEXT);
     assert_eq!(
@@ -777,7 +793,7 @@ fn codex_replies_from_its_own_form_past_an_empty_text_field() {
             "#1 requested call-1 (3 questions: proceed, reason, channel)",
             "#2 attached host=Codex 0.171.0, machine=laptop, directory=<tmp>/project",
             "#3 shown call-1: proceed, reason, channel",
-            "#4 reply call-1",
+            "#4 reply call-1: use the staging copy",
             "#5 delivered call-1",
         ]
     );

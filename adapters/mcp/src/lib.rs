@@ -74,6 +74,7 @@ mod mrtr;
 mod pending;
 mod progress;
 mod recorder;
+mod reply_message;
 mod rounds;
 mod sampling;
 mod server;

@@ -553,7 +553,17 @@ impl AskServer {
             };
             // A form without a Decline button: its last field chose instead.
             match take_instead(&mut response) {
-                Some(Instead::Reply) => return reply(&self.recorder, call, &mut walk),
+                Some(Instead::Reply) => {
+                    // Boxed: a rare round, kept out of every call's future.
+                    return Box::pin(self.reply_asking_its_message(
+                        call,
+                        inquiry,
+                        &mut walk,
+                        &mut progress,
+                        request,
+                    ))
+                    .await;
+                }
                 Some(Instead::EndTurn) => return end_turn(&self.recorder, call, &mut walk),
                 None => {}
             }
@@ -597,7 +607,7 @@ impl AskServer {
     /// Sends one round and waits for the person's response, with a progress
     /// heartbeat meanwhile: the response, or the call's result when it ended (the
     /// client cancelled it or went away, or the elicitation failed).
-    async fn elicit(
+    pub(crate) async fn elicit(
         &self,
         call: &Call,
         inquiry: &InquiryId,
@@ -718,6 +728,20 @@ pub(crate) fn cancel_in(
 /// Records a `decline` (a Reply with the answers so far) and returns its result.
 pub(crate) fn reply(recorder: &Recorder, call: &Call, walk: &mut Walk) -> CallToolResult {
     match walk.reply(recorder) {
+        Ok(done) => done_result(call, &done),
+        Err(error) => not_recorded(call.tool_name(), &error),
+    }
+}
+
+/// Records a Reply with `message` (chosen in a form without a Decline button,
+/// [`crate::reply_message`]) and returns its result.
+pub(crate) fn reply_with(
+    recorder: &Recorder,
+    call: &Call,
+    walk: &mut Walk,
+    message: Option<String>,
+) -> CallToolResult {
+    match walk.reply_with(recorder, message) {
         Ok(done) => done_result(call, &done),
         Err(error) => not_recorded(call.tool_name(), &error),
     }

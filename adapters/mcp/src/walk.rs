@@ -859,9 +859,21 @@ impl Walk {
     /// # Errors
     /// When the log fails.
     pub(crate) fn reply(&mut self, recorder: &Recorder) -> Result<Done, StoreError> {
-        self.end(recorder, &Unsent::Decline, |at| Input::Reply {
+        self.reply_with(recorder, None)
+    }
+
+    /// A Reply with the answers so far and `message`, as [`Walk::reply`].
+    ///
+    /// # Errors
+    /// When the log fails.
+    pub(crate) fn reply_with(
+        &mut self,
+        recorder: &Recorder,
+        message: Option<String>,
+    ) -> Result<Done, StoreError> {
+        self.end(recorder, &Unsent::Decline, move |at| Input::Reply {
             at,
-            message: None,
+            message: message.clone(),
         })
     }
 

@@ -277,3 +277,63 @@ fn events(log: &dyn askuser_app::log::Log, stream: &str) -> Vec<String> {
         .map(|e| askuser_rpc::describe_event(&e.event))
         .collect()
 }
+
+/// Reply chosen in a round's last field: one more small form asks for the
+/// Reply's message (a free-text field, then the choice to send it, last). Sent,
+/// the model gets the Reply with its message; dismissed, the Reply goes without
+/// one; End the turn there ends it.
+#[test]
+fn a_reply_chosen_in_codex_s_form_asks_for_its_message() {
+    let arguments = json!({"questions": [
+        {"id": "deploy", "text": "Deploy now?", "answer_type": "boolean"}]});
+    let reply = accept(&json!({"1.deploy": true, "~instead": "reply"}));
+    let drive = |second: Value| {
+        let scenario = json!({"client_info": codex(), "calls": [
+            {"tool": "ask_user", "arguments": arguments, "responses": [reply, second]}]});
+        let scratch = Scratch::new();
+        let call = scratch.drive("reply", None, scenario)["calls"][0].clone();
+        (call, events(&*scratch.log(), "reply"))
+    };
+    let (sent, recorded) = drive(accept(
+        &json!({"message": "use the staging copy", "~instead": "reply"}),
+    ));
+    assert_eq!(
+        sent["rounds"][1],
+        json!({"message": "Reply to the assistant: what should it read? (Esc sends the Reply without a message.)",
+               "requestedSchema": {"type": "object", "properties": {
+            "message": {"type": "string", "title": "Your reply to the assistant",
+                        "description": "Optional. Enter needs text here; Ctrl+N moves on without it."},
+            "~instead": {"type": "string", "title": "Send the Reply, or instead:", "oneOf": [
+                {"const": "reply", "title": "Send the Reply"},
+                {"const": "end_turn", "title": "End the turn (the assistant gets no answers)"}],
+                "default": "reply"}}}})
+    );
+    assert_eq!(
+        (sent["text"].clone(), recorded),
+        (
+            json!(["{\"cancelled\":true,\"answered\":{},\"message\":\"use the staging copy\"}"]),
+            vec![
+                "shown call-1: deploy".to_owned(),
+                "reply call-1: use the staging copy".to_owned()
+            ]
+        )
+    );
+    let (dismissed, recorded) = drive(json!({"action": "cancel"}));
+    assert_eq!(
+        (dismissed["text"].clone(), recorded.last().cloned()),
+        (
+            json!(["{\"cancelled\":true,\"answered\":{}}"]),
+            Some("reply call-1".to_owned())
+        )
+    );
+    let (ended, recorded) = drive(accept(&json!({"~instead": "end_turn"})));
+    assert_eq!(
+        (ended["text"].clone(), recorded.last().cloned()),
+        (
+            json!([
+                "ask_user: the user dismissed the questions. Do not retry this tool call in this turn; continue without the answers, or end your turn."
+            ]),
+            Some("turn ended call-1 in the agent's own window".to_owned())
+        )
+    );
+}
