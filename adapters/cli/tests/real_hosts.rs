@@ -1032,14 +1032,30 @@ fn codex_exec_waits_for_an_answer_from_another_surface() {
 
 // ---- Gemini CLI 0.61.0 (protocol 2025-06-18, no elicitation: only `roots`)
 
+/// Set up by `askuser setup gemini-cli` alone, with the web inbox running (as
+/// `askuser setup inbox` keeps it): the waiting call's line on Gemini CLI's
+/// screen gives the inbox's link, and the answer given there reaches the model
+/// in the same turn.
 #[test]
-fn gemini_cli_gets_an_answer_given_at_another_surface_in_the_same_turn() {
+fn gemini_cli_set_up_by_askuser_setup_waits_with_the_inbox_s_link_and_is_answered_there() {
     let scratch = Scratch::new();
-    let model = Model::start("ask_user", migration());
-    // No pending file: the call waits for the person at the web inbox.
-    let host = hosts::gemini(&scratch, &model, &[]);
+    // setup serves the tools behind the prefix `askuser`.
+    let model = Model::start("askuser_ask_user", migration());
+    let host = hosts::gemini_set_up(&scratch, &model);
+    let web = Web::start(&scratch, &scratch.db());
     let tmux = in_gemini("gemini-wait", &scratch, &host);
-    answer_migration_in_the_inbox(&scratch, "s", || None);
+    let link = format!(
+        "Answer at http://127.0.0.1:{}/ (waiting up to 9 min 55 s)",
+        web.port
+    );
+    let screen = wait_for(&tmux, &link);
+    assert!(
+        screen
+            .lines()
+            .any(|line| line.trim_matches(['│', ' ']) == link),
+        "{screen}"
+    );
+    answer_migration_in(&web, "project-1", || None);
 
     let seen = model.wait_for_result(LIMIT, || tmux.screen());
     // Gemini CLI wraps an MCP tool's result for the model.
@@ -1052,17 +1068,18 @@ fn gemini_cli_gets_an_answer_given_at_another_surface_in_the_same_turn() {
     );
     wait_for(&tmux, FINAL_TEXT);
     assert_eq!(
-        events(&scratch),
+        events_set_up(&scratch, "project-1"),
         [
-            "#1 requested call-1 (3 questions: apply, env, note)",
-            "#2 attached host=Gemini CLI 0.61.0, machine=laptop, directory=<tmp>/project",
-            "#3 client noted call-1: no forms",
-            "#4 client noted call-1: stops silently (Gemini CLI sends no cancel)",
-            "#5 review wanted call-1",
-            "#6 answered call-1: apply = true",
-            "#7 answered call-1: env = \"production\"",
-            "#8 answered call-1: note = \"tonight\"",
-            "#9 submitted call-1",
+            "#1 attached host=Gemini CLI 0.61.0, machine=<machine>, directory=<tmp>/project",
+            "#2 requested call-1 (3 questions: apply, env, note)",
+            "#3 attached host=Gemini CLI 0.61.0, machine=<machine>, directory=<tmp>/project",
+            "#4 client noted call-1: no forms",
+            "#5 client noted call-1: stops silently (Gemini CLI sends no cancel)",
+            "#6 review wanted call-1",
+            "#7 answered call-1: apply = true",
+            "#8 answered call-1: env = \"production\"",
+            "#9 answered call-1: note = \"tonight\"",
+            "#10 submitted call-1",
         ]
     );
 }
@@ -1187,6 +1204,11 @@ fn answer_migration_in_the_inbox(
     gone: impl Fn() -> Option<String>,
 ) -> String {
     let web = Web::start(scratch, &scratch.db());
+    answer_migration_in(&web, stream, gone)
+}
+
+/// [`answer_migration_in_the_inbox`], in the inbox `web` already running.
+fn answer_migration_in(web: &Web, stream: &str, gone: impl Fn() -> Option<String>) -> String {
     let browser = Browser::start();
     browser.go(&web.url);
     let link = format!("/q/{stream}/call-1");
@@ -1367,7 +1389,8 @@ fn claude_code_headless_gives_the_model_the_pending_file_s_words() {
 }
 
 #[test]
-fn claude_code_set_up_by_askuser_setup_shows_the_form_without_asking_to_proceed() {
+fn claude_code_set_up_by_askuser_setup_shows_the_form_without_asking_to_proceed_and_takes_a_quick_esc_as_the_person_s()
+ {
     let scratch = Scratch::new();
     let model = Model::start("ask_user", migration());
     let host = hosts::claude_set_up(&scratch, &model);
@@ -1377,7 +1400,14 @@ fn claude_code_set_up_by_askuser_setup_shows_the_form_without_asking_to_proceed(
     let screen = wait_for(&tmux, "Accept    Decline");
     assert!(!screen.contains("Do you want to proceed"), "{screen}");
     assert_eq!(from(&screen, CLAUDE_FORM), CLAUDE_FIRST_ROUND);
+    // Round 1 answered at a person's pace; Esc the moment round 2 shows
+    // (well under the 500 ms below which a dismissal from nobody's hand is
+    // "no person"): the person's own dismissal, and the turn ends.
     read_the_form();
+    step(&tmux, &["Space"], "☒");
+    step(&tmux, &["Down"], "❯   Anything the migration should know?");
+    step(&tmux, &["Down"], "❯ Accept");
+    submit(&tmux, "Question 3 of 3");
     tmux.keys(&["Escape"]);
     let seen = model.wait_for_result(LIMIT, || tmux.screen());
     assert_eq!(
@@ -1394,8 +1424,11 @@ fn claude_code_set_up_by_askuser_setup_shows_the_form_without_asking_to_proceed(
             "#2 requested call-1 (3 questions: apply, env, note)",
             "#3 attached host=Claude Code 2.1.332, machine=<machine>, directory=<tmp>/project",
             "#4 shown call-1: apply, note",
-            "#5 turn ended call-1 in the agent's own window",
-            "#6 delivered call-1",
+            "#5 answered call-1: apply = true",
+            "#6 answered ahead call-1: note = \"\"",
+            "#7 shown call-1: env",
+            "#8 turn ended call-1 in the agent's own window",
+            "#9 delivered call-1",
         ]
     );
 }

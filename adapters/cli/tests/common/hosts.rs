@@ -301,15 +301,32 @@ fn codex_host(scratch: &Scratch, dir: PathBuf) -> Host {
 /// named so no router request is needed), with askuser's server (trusted, so no
 /// confirmation) started with `extra` arguments.
 pub fn gemini(scratch: &Scratch, model: &Model, extra: &[&str]) -> Host {
+    let server = json!({"askuser": {"command": BIN, "args": askuser_args(scratch, extra),
+        "env": {"ASKUSER_MACHINE": "laptop"}, "trust": true}});
+    gemini_with(scratch, model, Some(server))
+}
+
+/// Gemini CLI against `model` with askuser set up by `askuser setup
+/// gemini-cli` alone: no configuration of askuser's by hand.
+pub fn gemini_set_up(scratch: &Scratch, model: &Model) -> Host {
+    let host = gemini_with(scratch, model, None);
+    set_up(scratch, "gemini-cli", &host.env);
+    host
+}
+
+/// Gemini CLI's settings (the scripted model, nothing sent anywhere else) with
+/// `servers` (askuser's entry, or none), and the host.
+fn gemini_with(scratch: &Scratch, model: &Model, servers: Option<serde_json::Value>) -> Host {
     let dir = project(scratch);
-    let settings = json!({
-        "mcpServers": {"askuser": {"command": BIN, "args": askuser_args(scratch, extra),
-            "env": {"ASKUSER_MACHINE": "laptop"}, "trust": true}},
+    let mut settings = json!({
         "security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": false}},
         "general": {"disableAutoUpdate": true, "disableUpdateNag": true},
         "privacy": {"usageStatisticsEnabled": false},
         "telemetry": {"enabled": false},
     });
+    if let Some(servers) = servers {
+        settings["mcpServers"] = servers;
+    }
     write(
         scratch.path("home").join(".gemini/settings.json"),
         &settings.to_string(),
