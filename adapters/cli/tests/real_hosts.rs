@@ -1148,6 +1148,8 @@ fn gemini_cli_asking_again_after_esc_takes_the_open_questions_over() {
     tmux.wait_within(LIMIT, "the call to wait", |screen| {
         screen.contains("No inbox runs: answer with askuser web")
     });
+    // The person reads the waiting line, then stops the call.
+    read_the_form();
     tmux.keys(&["Escape"]);
     wait_for(&tmux, "Request cancelled.");
     tmux.text("Please ask me again.");
@@ -1469,6 +1471,59 @@ fn codex_set_up_by_askuser_setup_shows_the_form_without_asking_to_allow_the_tool
             "#4 shown call-1: proceed, reason, channel",
             "#5 turn ended call-1 in the agent's own window",
             "#6 delivered call-1",
+        ]
+    );
+}
+
+// ---- OpenCode 1.18.33 (no elicitation; tools named `<server>_<tool>`)
+
+/// `opencode` set up by `askuser setup opencode` alone, run headless from
+/// another directory with the project given (`opencode run --dir PROJECT`):
+/// askuser names the stream after the project, not the directory it was
+/// started in, and the answer given in the web inbox reaches the model in the
+/// same run.
+#[test]
+fn opencode_set_up_by_askuser_setup_names_the_stream_after_the_project_and_is_answered_in_the_inbox()
+ {
+    let scratch = Scratch::new();
+    let model = Model::start("ask_user", migration()).naming("askuser_ask_user");
+    let host = hosts::opencode_set_up(&scratch, &model);
+    let elsewhere = scratch.path("elsewhere");
+    std::fs::create_dir_all(&elsewhere).expect("a directory");
+    let project = host.dir.display().to_string();
+    let mut command = host.command(&["run", "--dir", &project, "Please ask me."]);
+    command.current_dir(&elsewhere).env("PWD", &elsewhere);
+    let out = headless_answered_in_the_inbox(&scratch, "project-1", command);
+    assert_eq!(out, format!("{FINAL_TEXT}\n"));
+    assert_eq!(
+        model.seen(),
+        [Seen {
+            text: r#"{"apply":true,"env":"production","note":"tonight"}"#.into(),
+            error: false
+        }]
+    );
+    // OpenCode stops its servers as it exits: the server's clean stop is
+    // recorded when it comes before the log is read.
+    let mut recorded = events_set_up(&scratch, "project-1");
+    if recorded.len() == 11 {
+        assert_eq!(
+            recorded.pop().as_deref(),
+            Some("#11 detached host=OpenCode 1.18.33, machine=<machine>, directory=<tmp>/project")
+        );
+    }
+    assert_eq!(
+        recorded,
+        [
+            "#1 attached host=OpenCode 1.18.33, machine=<machine>, directory=<tmp>/project",
+            "#2 requested call-1 (3 questions: apply, env, note)",
+            "#3 attached host=OpenCode 1.18.33, machine=<machine>, directory=<tmp>/project",
+            "#4 client noted call-1: no forms",
+            "#5 review wanted call-1",
+            "#6 answered call-1: apply = true",
+            "#7 answered call-1: env = \"production\"",
+            "#8 answered call-1: note = \"tonight\"",
+            "#9 submitted call-1",
+            "#10 delivered call-1",
         ]
     );
 }

@@ -73,6 +73,9 @@ pub struct Client {
     /// reach the model, so it is kept for the same call made again, and a new
     /// call while one waits means the model moved on.
     pub stops_silently: bool,
+    /// What a person sees while a call waits for an answer from another window
+    /// (the client shows no form, or nobody is at it), in words for the docs.
+    pub while_waiting: &'static str,
     /// How `askuser setup` configures it; `None` for a client it cannot set up.
     pub setup: Option<Setup>,
 }
@@ -242,6 +245,7 @@ pub const KNOWN_CLIENTS: &[Client] = &[
         tool_timeout: Some(Duration::from_secs(100_000)),
         timeout_setting: "`timeout` (milliseconds) of the server's entry, else `MCP_TOOL_TIMEOUT` (milliseconds) in the environment or in `env` of `settings.json`",
         stops_silently: false,
+        while_waiting: "its own form; a call with nobody at it (`claude -p`) prints nothing until the answer comes",
         // Claude Code 2.1.332 (npm @anthropic-ai/claude-code, the binary's
         // strings): the user file is `$CLAUDE_CONFIG_DIR/.claude.json`, else
         // `~/.claude.json` (`mcpServers`, as `claude mcp add --scope user`
@@ -311,6 +315,7 @@ pub const KNOWN_CLIENTS: &[Client] = &[
         tool_timeout: Some(Duration::from_secs(60)),
         timeout_setting: "`tool_timeout_sec` of `[mcp_servers.askuser]` in `~/.codex/config.toml`",
         stops_silently: false,
+        while_waiting: "its own form; a call with nobody at it (`codex exec`) prints nothing until the answer comes",
         // Codex 0.171.0 (npm @openai/codex; openai/codex docs/config.md and
         // the config reference): `[mcp_servers.<name>]` in
         // `$CODEX_HOME/config.toml`, else `~/.codex/config.toml`, or in a
@@ -369,6 +374,7 @@ pub const KNOWN_CLIENTS: &[Client] = &[
         // Gemini CLI 0.61.0 calls an MCP tool without its abort signal: Esc
         // stops the call in Gemini CLI alone (its bundle, `callTool`).
         stops_silently: true,
+        while_waiting: "the waiting line under the tool call, cut at the terminal's width: `Answer at http://127.0.0.1:8765/ (waiting up to 9 min 55 s)`",
         // Gemini CLI 0.61.0 (npm @google/gemini-cli, its bundle;
         // google-gemini/gemini-cli docs/tools/mcp-server.md): `mcpServers` in
         // `$GEMINI_CLI_HOME/.gemini/settings.json`, else
@@ -421,6 +427,7 @@ pub const KNOWN_CLIENTS: &[Client] = &[
         tool_timeout: None,
         timeout_setting: "`timeout` (milliseconds) of the server under `mcp` in `opencode.json`, else `experimental.mcp_timeout`, else 60 s, each restarted by a progress notification",
         stops_silently: false,
+        while_waiting: "a spinner only (it shows no progress): the question waits in the web inbox; `opencode run` prints nothing until the answer comes",
         // OpenCode 1.18.33 (npm opencode-ai, the binary's strings): `mcp` in
         // `$XDG_CONFIG_HOME/opencode/opencode.json` (or `.jsonc`), else
         // `~/.config/opencode/`, or the project's `opencode.json`,
@@ -472,6 +479,7 @@ pub const KNOWN_CLIENTS: &[Client] = &[
         tool_timeout: Some(Duration::from_secs(60)),
         timeout_setting: "no documented setting",
         stops_silently: false,
+        while_waiting: "not checked",
         // code.visualstudio.com/docs/copilot/reference/mcp-configuration:
         // `servers` in the workspace's `.vscode/mcp.json` or in `mcp.json` of
         // the user profile (`~/.config/Code/User/` on Linux,
@@ -514,6 +522,7 @@ pub const KNOWN_CLIENTS: &[Client] = &[
         tool_timeout: Some(Duration::from_secs(60)),
         timeout_setting: "no documented setting",
         stops_silently: false,
+        while_waiting: "not checked",
         // cursor.com/docs/mcp: `mcpServers` in `~/.cursor/mcp.json`, or the
         // project's `.cursor/mcp.json`; a stdio entry is `{command, args?,
         // env?}`. A new server is switched on in Cursor's settings (MCP).
@@ -560,6 +569,7 @@ impl Client {
             tool_timeout: Some(Duration::from_secs(60)),
             timeout_setting: "the client's tool-call timeout",
             stops_silently: false,
+            while_waiting: "",
             setup: None,
         }
     }
@@ -681,7 +691,7 @@ fn span(duration: Duration) -> String {
 #[must_use]
 pub fn markdown_table() -> String {
     let mut table = String::from(
-        "| host | its form shows | a tool call's timeout | the model sees | set up with | askuser's tools allowed by |\n|---|---|---|---|---|---|\n",
+        "| host | its form shows | a tool call's timeout | the model sees | set up with | askuser's tools allowed by | while a call waits |\n|---|---|---|---|---|---|---|\n",
     );
     for client in KNOWN_CLIENTS {
         let timeout = match client.tool_timeout {
@@ -713,9 +723,10 @@ pub fn markdown_table() -> String {
         // Writing to a String cannot fail.
         let _ = writeln!(
             table,
-            "| {} | {} | {timeout} | {sees} | {setup} | {allowed} |",
+            "| {} | {} | {timeout} | {sees} | {setup} | {allowed} | {} |",
             client.host,
-            client.forms.words()
+            client.forms.words(),
+            client.while_waiting,
         );
     }
     table

@@ -20,9 +20,10 @@ use crate::recorder::Recorder;
 use crate::waiting::note;
 
 /// How long a call must have waited before a new call of its session is taken
-/// as the model having moved on: longer than the calls of one response take to
-/// arrive together, shorter than any person takes to stop a call and type.
-pub(crate) const MOVED_ON_AFTER: Duration = Duration::from_secs(2);
+/// as the model having moved on: far longer than the calls of one response take
+/// to arrive together (milliseconds: Gemini CLI sends them at once), shorter
+/// than a person takes to stop a call, ask again and have the model answer.
+pub(crate) const MOVED_ON_AFTER: Duration = Duration::from_secs(1);
 
 /// The calls of one session waiting for another window, from a client that
 /// stops calls silently.

@@ -3,7 +3,8 @@
 //! trust accepted, the scripted model's key approved, updates and telemetry off,
 //! and askuser's MCP server (`askuser mcp --db <scratch>/log.db --stream s`) added
 //! with its tools allowed. The executables come from `scripts/test-env`
-//! (`ASKUSER_TEST_CLAUDE`, `ASKUSER_TEST_CODEX`, `ASKUSER_TEST_GEMINI`).
+//! (`ASKUSER_TEST_CLAUDE`, `ASKUSER_TEST_CODEX`, `ASKUSER_TEST_GEMINI`,
+//! `ASKUSER_TEST_OPENCODE`).
 
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
@@ -337,6 +338,45 @@ fn gemini_with(scratch: &Scratch, model: &Model, servers: Option<serde_json::Val
     Host {
         program: executable("ASKUSER_TEST_GEMINI"),
         args: vec!["--model".into(), "gemini-2.5-pro".into()],
+        env,
+        dir,
+    }
+}
+
+/// `opencode` against `model` (its bundled Anthropic provider pointed at the
+/// scripted model's Messages API; updates, sharing and the models.dev fetch
+/// off), with askuser set up by `askuser setup opencode` alone, in the project.
+pub fn opencode_set_up(scratch: &Scratch, model: &Model) -> Host {
+    let dir = project(scratch);
+    let config = json!({
+        "$schema": "https://opencode.ai/config.json",
+        "autoupdate": false,
+        "share": "disabled",
+        "model": "anthropic/claude-sonnet-4-5",
+        "provider": {"anthropic": {"options": {
+            "baseURL": format!("{}/v1", model.url()), "apiKey": KEY}}},
+    });
+    let home = scratch.path("home");
+    write(
+        home.join(".config/opencode/opencode.json"),
+        &config.to_string(),
+    );
+    let mut env = base_env(scratch);
+    for (var, sub) in [
+        ("XDG_CONFIG_HOME", ".config"),
+        ("XDG_DATA_HOME", ".local/share"),
+        ("XDG_CACHE_HOME", ".cache"),
+        ("XDG_STATE_HOME", ".local/state"),
+    ] {
+        env.push((var.into(), home.join(sub).display().to_string()));
+    }
+    env.push(("OPENCODE_DISABLE_AUTOUPDATE".into(), "true".into()));
+    env.push(("OPENCODE_DISABLE_MODELS_FETCH".into(), "true".into()));
+    env.push(("OPENCODE_DISABLE_LSP_DOWNLOAD".into(), "true".into()));
+    set_up(scratch, "opencode", &env);
+    Host {
+        program: executable("ASKUSER_TEST_OPENCODE"),
+        args: Vec::new(),
         env,
         dir,
     }

@@ -34,6 +34,9 @@ pub struct Seen {
 struct State {
     arguments: Value,
     tool: String,
+    /// The tool's whole name on the Messages API, where the host is not Claude
+    /// Code (`mcp__askuser__<tool>`): `askuser_<tool>` for `opencode`.
+    messages_tool: Option<String>,
     seen: Vec<Seen>,
     /// Every request's method and path, for a failure's message.
     requests: Vec<String>,
@@ -74,6 +77,14 @@ impl Model {
             }
         });
         Self { port, state, stop }
+    }
+
+    /// The same model, calling the tool by `name` on the Messages API (`opencode`
+    /// names an MCP server's tools `<server>_<tool>`).
+    #[allow(dead_code)] // used by real_hosts.rs
+    pub fn naming(self, name: &str) -> Self {
+        self.state.lock().expect("the model's state").messages_tool = Some(name.to_owned());
+        self
     }
 
     /// The base URL (`http://127.0.0.1:PORT`).
@@ -280,7 +291,8 @@ fn text_of(content: &Value) -> String {
 
 /// The Anthropic Messages API (`POST /v1/messages`), streamed or not.
 fn anthropic(state: &mut State, request: &Value) -> Reply {
-    let tool = format!("mcp__askuser__{}", state.tool);
+    let tool =
+        (state.messages_tool.clone()).unwrap_or_else(|| format!("mcp__askuser__{}", state.tool));
     let tools = request["tools"].as_array();
     let offer = Offer::of(
         tools.is_some_and(|tools| tools.iter().any(|t| t["name"] == tool.as_str())),
