@@ -185,6 +185,14 @@ pub enum Unheard {
     /// inquiry's wait ([`ClientNote::MovedOn`]), before it finished: nothing
     /// waited for its result, which is kept for the same call made again.
     MovedOn(u64),
+    /// The client stopped the inquiry's call while it waited for another
+    /// window ([`ClientNote::StoppedWaiting`]: it cancelled the call, or
+    /// `disconnected`), before the inquiry finished: nothing waited for its
+    /// result, which is kept for the same call made again.
+    StoppedWaiting {
+        /// Whether the client went away rather than cancelled the call.
+        disconnected: bool,
+    },
     /// The inquiry's call came from a host that does not tell when its person
     /// stops a call ([`ClientNote::StopsSilently`]), and its result was not yet
     /// taken by the same call made again: it went to the call the host was
@@ -202,7 +210,9 @@ impl Unheard {
         match self {
             Unheard::Fork => Some(Liveness::Fork),
             Unheard::Stopped(ago) => Some(Liveness::Stopped { ago_ms: Some(*ago) }),
-            Unheard::MovedOn(_) => Some(Liveness::Stopped { ago_ms: None }),
+            Unheard::MovedOn(_) | Unheard::StoppedWaiting { .. } => {
+                Some(Liveness::Stopped { ago_ms: None })
+            }
             Unheard::Unsure { .. } => None,
         }
     }
@@ -338,7 +348,8 @@ impl Desk {
     /// Whether nobody waited when `inquiry` of `stream` finished: a fork nobody
     /// attached to; an agent whose presence ended (its lease lapsed or ended)
     /// before the inquiry's last event was recorded, with how long ago it
-    /// stopped; an agent that moved on to a new call while this one waited; or,
+    /// stopped; an agent that moved on to a new call while this one waited, or
+    /// whose client stopped the call while it waited; or,
     /// for a host that stops calls silently, a result nobody has taken again
     /// yet ([`Unheard::Unsure`]). `None` when an agent waited then, or nothing
     /// is known.
@@ -380,6 +391,10 @@ impl Desk {
                         note: ClientNote::StopsSilently { host },
                         ..
                     } => unsure = Some(Unheard::Unsure { host }),
+                    Event::ClientNoted {
+                        note: ClientNote::StoppedWaiting { disconnected },
+                        ..
+                    } => unsure = Some(Unheard::StoppedWaiting { disconnected }),
                     _ => {}
                 }
             }

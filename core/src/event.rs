@@ -357,6 +357,16 @@ pub enum ClientNote {
         /// How long after this call the new one came, in milliseconds.
         after_ms: u64,
     },
+    /// The client stopped the call while it waited for an answer from another
+    /// window (no form of the client's was open): it sent
+    /// `notifications/cancelled`, or went away (`disconnected`). The model
+    /// stopped waiting, but the person may be answering elsewhere: the
+    /// questions stay answerable, and their result stays owed for the same
+    /// call made again.
+    StoppedWaiting {
+        /// Whether the client went away rather than cancelled the call.
+        disconnected: bool,
+    },
 }
 
 impl Event {

@@ -188,6 +188,19 @@ pub(crate) fn note_words(note: &ClientNote) -> String {
             "The model moved on: a new call came {} s into this one's wait; the model had stopped waiting, and the answers are kept for the same call made again",
             after_ms / 1000
         ),
+        ClientNote::StoppedWaiting { disconnected } => format!(
+            "The call stopped waiting ({}): the questions stayed open, and the answers are kept for the same call made again",
+            stop_words(*disconnected)
+        ),
+    }
+}
+
+/// How a client stopped a waiting call, in words.
+fn stop_words(disconnected: bool) -> &'static str {
+    if disconnected {
+        "the client disconnected"
+    } else {
+        "the client cancelled it"
     }
 }
 
@@ -321,6 +334,10 @@ fn noted(inquiry: &InquiryId, note: &ClientNote) -> String {
         ClientNote::MovedOn { after_ms } => {
             format!("client noted {inquiry}: moved on (a new call {after_ms} ms in)")
         }
+        ClientNote::StoppedWaiting { disconnected } => format!(
+            "client noted {inquiry}: stopped waiting ({})",
+            stop_words(*disconnected)
+        ),
     }
 }
 

@@ -35,6 +35,7 @@ fn a_transcript_says_what_the_client_did_and_that_the_answer_came_from_elsewhere
             host: "Gemini\u{1b}[2J CLI".into(),
         },
         ClientNote::MovedOn { after_ms: 23_456 },
+        ClientNote::StoppedWaiting { disconnected: true },
     ] {
         let input = Input::NoteClient {
             inquiry: "call-1".into(),
@@ -54,6 +55,7 @@ fn a_transcript_says_what_the_client_did_and_that_the_answer_came_from_elsewhere
          No person at the client: it runs headless (claude -p), so no form was sent; the questions waited for another window.\n\
          Late: what the client sent came 61 s after the call, past its own 60 s timeout; the model had stopped waiting.\n\
          Gemini\\u{1b}[2J CLI does not tell when its person stops a call (Esc sends no cancel): an answer given in another window is kept for the same call made again.\n\
-         The model moved on: a new call came 23 s into this one's wait; the model had stopped waiting, and the answers are kept for the same call made again.\n"
+         The model moved on: a new call came 23 s into this one's wait; the model had stopped waiting, and the answers are kept for the same call made again.\n\
+         The call stopped waiting (the client disconnected): the questions stayed open, and the answers are kept for the same call made again.\n"
     );
 }

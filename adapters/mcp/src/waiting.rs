@@ -11,7 +11,10 @@
 //! [`WITHOUT_INBOX`] (unless an inbox starts meanwhile). When time runs out,
 //! the call ends as it did before it waited: the pending file's instructions,
 //! or the "cannot show forms" failure, with a line saying where the questions
-//! are.
+//! are. A client that cancels the call or goes away while it waits only stops
+//! its wait ([`ClientNote::StoppedWaiting`]): the person may be answering in
+//! another window, so the questions stay open and their result is kept for the
+//! same call made again.
 
 use std::time::{Duration, Instant};
 
@@ -19,6 +22,7 @@ use askuser_app::watch::{Subscription, Watcher};
 use askuser_core::text::for_display_line;
 use askuser_core::{CancelReason, ClientNote, FormAction, Input, InquiryId};
 use askuser_dialects::Call;
+use rmcp::Peer;
 use rmcp::model::CallToolResult;
 use rmcp::service::{RequestContext, RoleServer};
 
@@ -28,7 +32,7 @@ use crate::moved_on::Entered;
 use crate::pending::write_pending;
 use crate::progress::Progress;
 use crate::recorder::{Recorder, Taken};
-use crate::server::{AskServer, error_result, finish, not_recorded, stopped_in};
+use crate::server::{AskServer, error_result, finish, not_recorded};
 use crate::tools::{came_back_empty, no_forms};
 
 /// How often a log opened for each step is looked at while a call waits (a
@@ -99,7 +103,7 @@ impl AskServer {
                     _ = subscription.changed() => true,
                     () = tokio::time::sleep(pause) => false,
                     () = request.ct.cancelled() => {
-                        return stopped_in(recorder, call, inquiry, &request.peer);
+                        return left_waiting(recorder, call, inquiry, &request.peer);
                     }
                     () = moved_on(entered.as_ref()) => return error_result(moved_on_words(call.tool_name())),
                 }
@@ -107,7 +111,7 @@ impl AskServer {
                 tokio::select! {
                     () = tokio::time::sleep(POLL.min(pause)) => true,
                     () = request.ct.cancelled() => {
-                        return stopped_in(recorder, call, inquiry, &request.peer);
+                        return left_waiting(recorder, call, inquiry, &request.peer);
                     }
                     () = moved_on(entered.as_ref()) => return error_result(moved_on_words(call.tool_name())),
                 }
@@ -183,6 +187,33 @@ impl AskServer {
         }
         Ok(pending)
     }
+}
+
+/// A waiting call its client cancelled or went away from: noted, and the
+/// questions stay open, since the person may be answering them in another
+/// window; their result is kept for the same call made again. The result
+/// nobody reads says so (or is the result, when another window finished the
+/// inquiry first).
+fn left_waiting(
+    recorder: &Recorder,
+    call: &Call,
+    inquiry: &InquiryId,
+    peer: &Peer<RoleServer>,
+) -> CallToolResult {
+    let disconnected = peer.is_transport_closed();
+    note(
+        recorder,
+        inquiry,
+        ClientNote::StoppedWaiting { disconnected },
+    );
+    if let Ok(Some(command)) = recorder.ending(inquiry) {
+        recorder.leave_owed(inquiry);
+        return finish(call, &command);
+    }
+    error_result(format!(
+        "{}: the client stopped this call while it waited. Its questions stay open in the askuser web inbox; the answers are given to the same call made again.",
+        call.tool_name()
+    ))
 }
 
 /// Waits until the model moved on from the call `entered` (forever for a call
@@ -356,7 +387,8 @@ pub(crate) fn nobody_answered(tool: &str, note: &ClientNote, wait: &Wait) -> Str
         ClientNote::NoForms
         | ClientNote::Late { .. }
         | ClientNote::StopsSilently { .. }
-        | ClientNote::MovedOn { .. } => return no_forms(tool),
+        | ClientNote::MovedOn { .. }
+        | ClientNote::StoppedWaiting { .. } => return no_forms(tool),
     };
     format!(
         "{tool}: {why}, and nobody answered them in another window within {}. They stay open in the askuser web inbox (`askuser web`) and `askuser resume`; do not retry this tool call in this turn; continue without the answers, or end your turn.\n{}",

@@ -375,6 +375,36 @@ fn a_call_left_without_a_cancel_is_taken_over_by_the_same_call_made_again() {
     );
 }
 
+/// A client that cancels a call while it waits for another window (a host's
+/// Esc or its own timeout) stops waiting, but the person may be answering in
+/// the inbox: the questions stay open, and the answer given afterwards is kept
+/// for the same call made again, which gets it at once.
+#[test]
+fn a_call_cancelled_while_it_waits_keeps_its_questions_and_their_answer() {
+    let scratch = Scratch::new();
+    let out = scratch.drive(
+        "stopped",
+        None,
+        json!({"elicit": false, "env": {"ASKUSER_MCP_WAIT_MS": "20000"}, "calls": [
+            {"tool": "ask_user", "arguments": apply(), "cancel_after": 1.0,
+             "then_elsewhere": [{"answer": true}]},
+            {"tool": "ask_user", "arguments": apply()}]}),
+    );
+    assert_eq!(
+        result(&out["calls"][1]),
+        json!({"isError": false, "text": ["{\"apply\":true}"],
+               "structuredContent": {"apply": true}})
+    );
+    assert_eq!(
+        events("stopped", &scratch),
+        [
+            "client noted call-1: no forms",
+            "client noted call-1: stopped waiting (the client cancelled it)",
+            "answered call-1: apply = true",
+        ]
+    );
+}
+
 /// A result given to a call of Gemini CLI, which may have been stopped there
 /// unseen, is kept: the same call made again is answered with it at once.
 #[test]

@@ -684,40 +684,7 @@ fn done_words(result: &Command, error_text: &str, words: DoneWords) -> String {
     let Some(ending) = Ending::of(result) else {
         return "This question is finished.".to_owned();
     };
-    let outcome = match result {
-        Command::Respond { outcome, .. } => Some(outcome),
-        _ => None,
-    };
-    let what = match ending {
-        Ending::TurnEnded => match by_timeout {
-            Some(after_ms) => format!(
-                "The time to answer ({}) ran out and ended the turn",
-                crate::pages::duration_words(after_ms)
-            ),
-            None => ended_by,
-        },
-        Ending::Answered => "Answered".to_owned(),
-        Ending::Replied => match outcome.and_then(|outcome| outcome.message.as_ref()) {
-            Some(message) => format!(
-                "You replied instead, with the message “{}”",
-                crate::elsewhere::message_words(message)
-            ),
-            None => "You replied instead, without a message".to_owned(),
-        },
-        Ending::TimedOut => {
-            let after = crate::pages::duration_words(
-                outcome.and_then(Outcome::timed_out_after_ms).unwrap_or(0),
-            );
-            match outcome.and_then(|outcome| outcome.message.as_ref()) {
-                Some(message) => format!(
-                    "The time to answer ({after}) ran out, with your message “{}”",
-                    crate::elsewhere::message_words(message)
-                ),
-                None => format!("The time to answer ({after}) ran out"),
-            }
-        }
-        Ending::Failed | Ending::Rejected => "This question ended without answers".to_owned(),
-    };
+    let what = ending_words(ending, result, by_timeout, ended_by);
     let ended = ending.sends_nothing();
     let error = matches!(ending, Ending::Failed | Ending::Rejected);
     // The answers themselves follow the sentence, a line each.
@@ -757,6 +724,15 @@ fn done_words(result: &Command, error_text: &str, words: DoneWords) -> String {
             crate::pages::duration_words(after_ms),
             kept_what(these),
         ),
+        (Some(Unheard::StoppedWaiting { disconnected }), _) => format!(
+            "{what}. The agent had stopped waiting: its host {} the call; {} kept and given to it when it makes the same call again.",
+            if disconnected {
+                "went away during"
+            } else {
+                "cancelled"
+            },
+            kept_what(these),
+        ),
         (Some(stopped @ Unheard::Stopped(_)), true) => {
             format!("{what}. {}; nothing will be sent.", sentence(&stopped))
         }
@@ -769,6 +745,51 @@ fn done_words(result: &Command, error_text: &str, words: DoneWords) -> String {
             "{what}. {} and does not come back for answers it missed; nothing will be sent. The stream's history keeps {these}",
             sentence(&stopped)
         ),
+    }
+}
+
+/// How an inquiry ended, as a Done page's sentence begins: from its `ending`,
+/// its `result` command, the time to answer that ended the turn (`by_timeout`)
+/// and who ended it otherwise (`ended_by`).
+fn ending_words(
+    ending: Ending,
+    result: &Command,
+    by_timeout: Option<u64>,
+    ended_by: String,
+) -> String {
+    let outcome = match result {
+        Command::Respond { outcome, .. } => Some(outcome),
+        _ => None,
+    };
+    match ending {
+        Ending::TurnEnded => match by_timeout {
+            Some(after_ms) => format!(
+                "The time to answer ({}) ran out and ended the turn",
+                crate::pages::duration_words(after_ms)
+            ),
+            None => ended_by,
+        },
+        Ending::Answered => "Answered".to_owned(),
+        Ending::Replied => match outcome.and_then(|outcome| outcome.message.as_ref()) {
+            Some(message) => format!(
+                "You replied instead, with the message “{}”",
+                crate::elsewhere::message_words(message)
+            ),
+            None => "You replied instead, without a message".to_owned(),
+        },
+        Ending::TimedOut => {
+            let after = crate::pages::duration_words(
+                outcome.and_then(Outcome::timed_out_after_ms).unwrap_or(0),
+            );
+            match outcome.and_then(|outcome| outcome.message.as_ref()) {
+                Some(message) => format!(
+                    "The time to answer ({after}) ran out, with your message “{}”",
+                    crate::elsewhere::message_words(message)
+                ),
+                None => format!("The time to answer ({after}) ran out"),
+            }
+        }
+        Ending::Failed | Ending::Rejected => "This question ended without answers".to_owned(),
     }
 }
 

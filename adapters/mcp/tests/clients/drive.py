@@ -141,6 +141,22 @@ async def main(scenario):
             if "steps" in call:
                 out["calls"].append(await by_hand(client, call))
                 continue
+            if "cancel_after" in call:
+                # As a host's Esc or timeout while the call waits: the SDK sends
+                # notifications/cancelled; then another window may answer.
+                task = asyncio.create_task(
+                    client.call_tool(call["tool"], call["arguments"]))
+                await asyncio.sleep(call["cancel_after"])
+                task.cancel()
+                try:
+                    await task
+                except asyncio.CancelledError:
+                    pass
+                await asyncio.sleep(0.5)
+                if call.get("then_elsewhere"):
+                    await elsewhere(scenario["elsewhere_command"], call["then_elsewhere"])
+                out["calls"].append({"cancelled": True})
+                continue
             if "leave_after" in call:
                 # As Gemini CLI's Esc: the call is left, and no cancel is sent.
                 left.append(asyncio.create_task(

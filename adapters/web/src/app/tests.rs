@@ -1119,7 +1119,7 @@ async fn answer_and_send(app: &App) {
 /// Gemini CLI stops a call (Esc) without telling: answers sent to its waiting
 /// call are said to have gone to that call, with what happens if it was
 /// stopped, until the same call made again takes them; a call its model moved
-/// on from was waited for by nobody.
+/// on from, or its client cancelled while it waited, was waited for by nobody.
 #[tokio::test]
 async fn answers_to_a_call_its_host_may_have_stopped_unseen_say_so_until_taken() {
     let silently = askuser_core::ClientNote::StopsSilently {
@@ -1150,6 +1150,18 @@ async fn answers_to_a_call_its_host_may_have_stopped_unseen_say_so_until_taken()
     assert_eq!(
         outcome_of(&open(&app, "/q/chat/call-1").await.body),
         "Answered. The agent had stopped waiting: it moved on to a new call 23 s into this one; your answers are kept and given to it when it makes the same call again."
+    );
+
+    // A client that cancelled its waiting call.
+    let (log, app) = served();
+    let stopped = askuser_core::ClientNote::StoppedWaiting {
+        disconnected: false,
+    };
+    ask_noted(&log, &[stopped]);
+    answer_and_send(&app).await;
+    assert_eq!(
+        outcome_of(&open(&app, "/q/chat/call-1").await.body),
+        "Answered. The agent had stopped waiting: its host cancelled the call; your answers are kept and given to it when it makes the same call again."
     );
 }
 
