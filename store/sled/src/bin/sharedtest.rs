@@ -88,6 +88,11 @@ fn run(args: &[&str]) -> Result<(), Box<dyn std::error::Error>> {
                 )?,
                 None => SharedSledLog::open_with(db, Durability::Buffered, Arc::new(SystemClock))?,
             };
+            // A test of idle connections need not wait the minute they are kept.
+            let log = match std::env::var("ASKUSER_TEST_CONNECTION_IDLE_MS") {
+                Ok(millis) => log.with_connection_idle(Duration::from_millis(millis.parse()?)),
+                Err(_) => log,
+            };
             say(if log.is_owner() { "owner" } else { "client" });
             // Hold the log until the test closes our input (or kills us).
             while !read_line().is_empty() {}

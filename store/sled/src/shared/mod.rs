@@ -149,7 +149,7 @@ use std::time::{Duration, Instant};
 use askuser_core::{AgentOrigin, Event};
 
 use self::client::{CallError, Client, REQUEST_TIMEOUT, Watch};
-use self::owner::{Core, Server, WAIT_SLICE};
+use self::owner::{CONNECTION_IDLE, Core, Server, WAIT_SLICE};
 use self::wire::{Request, Response};
 use crate::sled_log::SledLog;
 use askuser_store::backend::poll_changed;
@@ -204,6 +204,9 @@ pub struct SharedSledLog {
     owned: Arc<RwLock<Option<Arc<Owned>>>>,
     /// How long the owner may be idle before it lets the log go, in milliseconds.
     idle_after: Arc<AtomicU64>,
+    /// How long the owner keeps a client's connection that sends nothing, in
+    /// milliseconds (see [`SharedSledLog::with_connection_idle`]).
+    connection_idle: Arc<AtomicU64>,
     /// Whether sled runs without its background thread while this process owns
     /// the log (see [`SharedSledLog::open_for_reading`]).
     quiet: bool,
@@ -331,6 +334,7 @@ impl SharedSledLog {
             durability,
             owned,
             idle_after: Arc::new(AtomicU64::new(idle::millis(OWNER_IDLE))),
+            connection_idle: Arc::new(AtomicU64::new(idle::millis(CONNECTION_IDLE))),
             quiet,
             recovering: Mutex::new(()),
         }
@@ -373,6 +377,17 @@ impl SharedSledLog {
     #[must_use]
     pub fn with_owner_idle(self, idle: Duration) -> Self {
         self.idle_after.store(idle::millis(idle), Ordering::SeqCst);
+        self
+    }
+
+    /// Sets how long this process, while it owns the log, keeps a client's
+    /// connection that sends nothing between requests before it closes it (a
+    /// minute unless set), so idle clients hold no connection. A client opens a
+    /// new connection for its next call.
+    #[must_use]
+    pub fn with_connection_idle(self, idle: Duration) -> Self {
+        self.connection_idle
+            .store(idle::millis(idle), Ordering::SeqCst);
         self
     }
 
@@ -425,7 +440,7 @@ impl SharedSledLog {
         let sled = sled
             .with_clock(Arc::clone(&self.clock))
             .with_durability(self.durability);
-        let core = Arc::new(Core::new(sled));
+        let core = Arc::new(Core::new(sled, Arc::clone(&self.connection_idle)));
         // A socket that cannot be bound (a path too long for one, say) leaves the
         // log usable here, unshared.
         let server = Server::start(Arc::clone(&core), &self.socket).ok();

@@ -72,6 +72,9 @@ pub(super) struct Chunk {
 #[derive(Debug)]
 pub(super) struct Core {
     pub(super) sled: SledLog,
+    /// How long a connection that sends nothing is kept, in milliseconds
+    /// ([`CONNECTION_IDLE`] unless the log says otherwise).
+    connection_idle: Arc<AtomicU64>,
     notifier: Notifier,
     stopping: AtomicBool,
     /// Operations under way: this process's calls and clients' requests.
@@ -101,9 +104,10 @@ impl Drop for Busy<'_> {
 }
 
 impl Core {
-    pub(super) fn new(sled: SledLog) -> Self {
+    pub(super) fn new(sled: SledLog, connection_idle: Arc<AtomicU64>) -> Self {
         Self {
             sled,
+            connection_idle,
             notifier: Notifier::default(),
             stopping: AtomicBool::new(false),
             active: AtomicUsize::new(0),
@@ -745,7 +749,8 @@ fn converse(read_half: UnixStream, stream: UnixStream, core: &Core, budget: &Arc
     let mut greeted = false;
     loop {
         // The reservation is held until the request is answered.
-        let (payload, _reserved) = match next_frame(&mut reader, budget, CONNECTION_IDLE) {
+        let idle = Duration::from_millis(core.connection_idle.load(Ordering::SeqCst));
+        let (payload, _reserved) = match next_frame(&mut reader, budget, idle) {
             Ok(Next::Frame(payload, reserved)) => (payload, reserved),
             Ok(Next::Closed) => return,
             Ok(Next::OverBudget(why)) => {

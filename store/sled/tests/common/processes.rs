@@ -14,8 +14,14 @@ pub struct Helper {
 impl Helper {
     /// Starts `askuser-store-sharedtest ARGS`.
     pub fn start(args: &[&str]) -> Self {
+        Self::start_env(args, &[])
+    }
+
+    /// [`Helper::start`] with the variables `env` set.
+    pub fn start_env(args: &[&str], env: &[(&str, &str)]) -> Self {
         let mut child = Command::new(env!("CARGO_BIN_EXE_askuser-store-sharedtest"))
             .args(args)
+            .envs(env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .spawn()
@@ -111,10 +117,16 @@ pub struct Owner {
 
 impl Owner {
     pub fn start() -> Self {
+        Self::start_env(&[])
+    }
+
+    /// [`Owner::start`] with the variables `env` set for the owner
+    /// (`ASKUSER_TEST_CONNECTION_IDLE_MS`).
+    pub fn start_env(env: &[(&str, &str)]) -> Self {
         let dir = tempfile::tempdir().expect("a temporary directory");
         let path = dir.path().join("db");
         let t0 = super::T0.millis().to_string();
-        let mut helper = Helper::start(&["own", path_str(&path), &t0]);
+        let mut helper = Helper::start_env(&["own", path_str(&path), &t0], env);
         assert_eq!(helper.line(), "owner");
         Self {
             helper: Some(helper),
