@@ -523,11 +523,13 @@ async fn inbox(
     let read = blocking(move || {
         let mut queue = lock(&queue);
         let waiting = queue.waiting(now)?;
-        Ok::<_, askuser_app::AppError>((waiting, queue.ended_since(day.start())?))
+        let days = queue.ended_since(day.start())?;
+        let unheard = queue.unheard_of(&days)?;
+        Ok::<_, askuser_app::AppError>((waiting, days, unheard))
     });
     match read.await {
-        Ok((waiting, days)) => {
-            let today = crate::today::answered_today(&days, day);
+        Ok((waiting, days, unheard)) => {
+            let today = crate::today::answered_today(&days, day, &unheard);
             let count = days.iter().map(|d| d.ended.len()).sum();
             page(
                 StatusCode::OK,

@@ -123,7 +123,7 @@ fn inquiry(stream: &str, story: &Story, floor: u64, now: u64) -> Markup {
                     @let answers = ended.answers();
                     p.ended {
                         "Ended " (relative(ended.moment.at, now, Since::Ago)) ": "
-                        (how_words(ended, !answers.is_empty()))
+                        (how_words(ended, !answers.is_empty(), None))
                     }
                     (got_list(&answers))
                 },

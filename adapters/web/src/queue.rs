@@ -376,6 +376,32 @@ impl Queue {
         self.journal.ended_since(since)
     }
 
+    /// Of the inquiries in `days` that sent answers, those whose agent may not
+    /// have got them ([`Desk::unheard`]).
+    pub(crate) fn unheard_of(
+        &mut self,
+        days: &[askuser_app::AgentDay],
+    ) -> Result<crate::today::UnheardBy, AppError> {
+        let mut unheard = crate::today::UnheardBy::new();
+        for day in days {
+            for story in &day.ended {
+                let sent = story.ended.as_ref().is_some_and(|ended| {
+                    matches!(
+                        ended.how,
+                        Ending::Answered | Ending::TimedOut | Ending::Replied
+                    )
+                });
+                if !sent {
+                    continue;
+                }
+                if let Some(nobody) = self.journal.unheard(&day.stream, &story.inquiry)? {
+                    unheard.insert((day.stream.clone(), story.inquiry.clone()), nobody);
+                }
+            }
+        }
+        Ok(unheard)
+    }
+
     /// Forks `stream` after its event `at` ([`Desk::fork_after`]): the new
     /// stream's name and its open inquiry, if any.
     pub(crate) fn fork(

@@ -5,8 +5,11 @@
 //! what the agent got, in words, linking to its conversation.
 
 use askuser_app::log::Timestamp;
-use askuser_app::{AgentDay, Ended, Ending, Story};
+use std::collections::BTreeMap;
+
+use askuser_app::{AgentDay, Ended, Ending, Story, Unheard};
 use askuser_core::AgentOrigin;
+use askuser_core::InquiryId;
 use askuser_core::text::for_display_line;
 use maud::{Markup, html};
 
@@ -63,9 +66,14 @@ impl LocalDay {
     }
 }
 
+/// Whom an inquiry's answers reached, when that was not the agent waiting for
+/// them ([`Unheard`]), by stream and inquiry.
+pub(crate) type UnheardBy = BTreeMap<(String, InquiryId), Unheard>;
+
 /// The inbox's "Answered today": `days` (the inquiries that ended since local
-/// midnight, by agent) under their heading; nothing when none did.
-pub(crate) fn answered_today(days: &[AgentDay], day: LocalDay) -> Markup {
+/// midnight, by agent) under their heading, each saying whether the agent got
+/// its answers (`unheard`: those it may not have); nothing when none ended.
+pub(crate) fn answered_today(days: &[AgentDay], day: LocalDay, unheard: &UnheardBy) -> Markup {
     let count: usize = days.iter().map(|d| d.ended.len()).sum();
     if count == 0 {
         return html! {};
@@ -84,7 +92,7 @@ pub(crate) fn answered_today(days: &[AgentDay], day: LocalDay) -> Markup {
                     ol.ended {
                         @for story in &agent.ended {
                             @if let Some(ended) = &story.ended {
-                                li { (ended_line(&agent.stream, story, ended, day)) }
+                                li { (ended_line(&agent.stream, story, ended, day, unheard)) }
                             }
                         }
                     }
@@ -111,7 +119,14 @@ fn who(agent: &AgentDay) -> String {
 
 /// One inquiry that ended: its first question (a link to its conversation,
 /// at the inquiry), when it ended and how, and what the agent got.
-fn ended_line(stream: &str, story: &Story, ended: &Ended, day: LocalDay) -> Markup {
+fn ended_line(
+    stream: &str,
+    story: &Story,
+    ended: &Ended,
+    day: LocalDay,
+    unheard: &UnheardBy,
+) -> Markup {
+    let unheard = unheard.get(&(stream.to_owned(), story.inquiry.clone()));
     let first = story.questions.first().map_or("", String::as_str);
     let more = story.questions.len().saturating_sub(1);
     let href = format!("{}#i-{}", stream_path(stream), ended_anchor(story));
@@ -123,7 +138,7 @@ fn ended_line(stream: &str, story: &Story, ended: &Ended, day: LocalDay) -> Mark
         }
         p.meta {
             time datetime=(ended.moment.at.to_string()) { (day.clock(ended.moment.at)) }
-            " · " (how_words(ended, !answers.is_empty()))
+            " · " (how_words(ended, !answers.is_empty(), unheard))
         }
         (got_list(&answers))
     }
@@ -155,12 +170,19 @@ pub(crate) fn ended_anchor(story: &Story) -> String {
 }
 
 /// How an inquiry ended and what the agent got, in words (`answers`: answer
-/// lines follow).
-pub(crate) fn how_words(ended: &Ended, answers: bool) -> String {
-    let got = if answers {
-        "the assistant got:"
-    } else {
-        "the assistant got no answers"
+/// lines follow; `unheard`: the agent may not have got them, see
+/// [`Desk::unheard`](askuser_app::Desk::unheard)).
+pub(crate) fn how_words(ended: &Ended, answers: bool, unheard: Option<&Unheard>) -> String {
+    let got = match (unheard, answers) {
+        (None, true) => "the assistant got:".to_owned(),
+        (None, false) => "the assistant got no answers".to_owned(),
+        (Some(Unheard::Unsure { host }), _) => format!(
+            "sent to the call {} was waiting on, which may have been stopped there{}",
+            for_display_line(host),
+            if answers { ":" } else { "" }
+        ),
+        (Some(_), true) => "nobody was waiting for them; they are kept:".to_owned(),
+        (Some(_), false) => "nobody was waiting for it".to_owned(),
     };
     match ended.how {
         Ending::Answered => format!("answered; {got}"),

@@ -842,6 +842,17 @@ async fn back_from_the_review_then_an_answer_without_a_choice_is_refused_with_th
     assert_eq!(events(&log), recorded);
 }
 
+/// How the first inquiry of the inbox's "Answered today" ended, in its words
+/// (after its clock time).
+fn today_of(body: &str) -> &str {
+    let start = body
+        .find("<section class=\"today\"")
+        .expect("answered today");
+    let rest = &body[start..];
+    let rest = &rest[rest.find("</time> · ").expect("a time") + "</time> · ".len()..];
+    &rest[..rest.find("</p>").expect("its end")]
+}
+
 /// The words of a Done page's outcome, from its body.
 fn outcome_of(body: &str) -> &str {
     let start = body
@@ -1132,6 +1143,11 @@ async fn answers_to_a_call_its_host_may_have_stopped_unseen_say_so_until_taken()
         outcome_of(&open(&app, "/q/chat/call-1").await.body),
         "Answered; sent to the call Gemini CLI was waiting on. Gemini CLI does not tell askuser when its person stops a call (Esc): if this one was stopped, your answers are kept, and the assistant is given them when it asks the same again. The answers sent:"
     );
+    // The inbox's "Answered today" says the same, briefly.
+    assert_eq!(
+        today_of(&open(&app, "/").await.body),
+        "answered; sent to the call Gemini CLI was waiting on, which may have been stopped there:"
+    );
     // The same call made again took them.
     let mut other = Session::open(log.clone(), "chat").expect("the stream opens");
     let deliver = Input::Deliver {
@@ -1142,6 +1158,10 @@ async fn answers_to_a_call_its_host_may_have_stopped_unseen_say_so_until_taken()
         outcome_of(&open(&app, "/q/chat/call-1").await.body),
         "Answered; the assistant got these answers:"
     );
+    assert_eq!(
+        today_of(&open(&app, "/").await.body),
+        "answered; the assistant got:"
+    );
 
     let (log, app) = served();
     let moved = askuser_core::ClientNote::MovedOn { after_ms: 23_000 };
@@ -1150,6 +1170,10 @@ async fn answers_to_a_call_its_host_may_have_stopped_unseen_say_so_until_taken()
     assert_eq!(
         outcome_of(&open(&app, "/q/chat/call-1").await.body),
         "Answered. The agent had stopped waiting: it moved on to a new call 23 s into this one; your answers are kept and given to it when it makes the same call again."
+    );
+    assert_eq!(
+        today_of(&open(&app, "/").await.body),
+        "answered; nobody was waiting for them; they are kept:"
     );
 
     // A client that cancelled its waiting call.
