@@ -80,15 +80,14 @@ pub fn running_inbox_seen_from(log: &dyn Log, machine: Option<&str>) -> Option<S
     let running = (leases.leases.iter())
         .filter(|lease| lease.stream == INBOX_LEASE && lease.live_at(leases.now))
         .filter(|lease| lease.origin.label.as_deref() == Some(LABEL));
+    let here = |lease: &askuser_store::Lease| {
+        machine.is_some() && lease.origin.machine.as_deref() == machine
+    };
     // This machine's newest, else the newest of all.
-    let lease = running.max_by_key(|lease| {
-        let here = machine.is_some() && lease.origin.machine.as_deref() == machine;
-        (here, lease.renewed_at)
-    })?;
+    let lease = running.max_by_key(|lease| (here(lease), lease.renewed_at))?;
     let link = lease.origin.host.clone()?;
-    let here = machine.is_some() && lease.origin.machine.as_deref() == machine;
     Some(match &lease.origin.machine {
-        Some(there) if !here && loopback(&link) => format!("{link} on {there}"),
+        Some(there) if !here(lease) && loopback(&link) => format!("{link} on {there}"),
         _ => link,
     })
 }

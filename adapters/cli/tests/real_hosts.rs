@@ -1062,7 +1062,7 @@ fn gemini_cli_set_up_by_askuser_setup_waits_with_the_inbox_s_link_and_is_answere
     assert_eq!(
         seen,
         Seen {
-            text: "<untrusted_context>\n{\"apply\":true,\"env\":\"production\",\"note\":\"tonight\"}\n</untrusted_context>".into(),
+            text: GEMINI_SEES_THE_MIGRATION.into(),
             error: false
         }
     );
@@ -1084,6 +1084,37 @@ fn gemini_cli_set_up_by_askuser_setup_waits_with_the_inbox_s_link_and_is_answere
     );
 }
 
+/// What Gemini CLI's model gets for [`migration`] answered yes, production,
+/// "tonight": Gemini CLI wraps an MCP tool's result.
+const GEMINI_SEES_THE_MIGRATION: &str = "<untrusted_context>\n{\"apply\":true,\"env\":\"production\",\"note\":\"tonight\"}\n</untrusted_context>";
+
+/// The Done page of [`migration`] answered in the inbox for a Gemini CLI call
+/// that may have been stopped unseen (its clock masked).
+const GEMINI_UNSURE_DONE: &str = "Done for Gemini CLI 0.61.0 in project on laptop\nAnswered; sent to the call Gemini CLI was waiting on. Gemini CLI does not tell askuser when its person stops a call (Esc): if this one was stopped, your answers are kept, and the assistant is given them when it asks the same again. The answers sent:\nApply the proposed migration?\nYes\nWhich environment?\nproduction\nAnything the migration should know?\ntonight\nIt finished at HH:MM UTC.\nAll questions";
+
+/// Gemini CLI asked to ask [`migration`] in tmux pane `name`; once its call
+/// waits, the person reads the waiting line and presses Esc, which Gemini CLI
+/// does not tell askuser.
+fn gemini_stopped_by_esc(name: &str, scratch: &Scratch) -> (Model, Tmux) {
+    let model = Model::start("ask_user", migration());
+    let host = hosts::gemini(scratch, &model, &[]);
+    let tmux = in_gemini(name, scratch, &host);
+    tmux.wait_within(LIMIT, "the call to wait", |screen| {
+        screen.contains("No inbox runs: answer with askuser web")
+    });
+    read_the_form();
+    tmux.keys(&["Escape"]);
+    wait_for(&tmux, "Request cancelled.");
+    (model, tmux)
+}
+
+/// The person asks Gemini CLI's model to ask again.
+fn ask_again(tmux: &Tmux) {
+    tmux.text("Please ask me again.");
+    wait_for(tmux, "Please ask me again.");
+    tmux.keys(&["Enter"]);
+}
+
 /// Gemini CLI's Esc stops its waiting call without telling askuser. An answer
 /// given in the inbox afterwards goes to that call, which nobody reads: the
 /// Done page says what it cannot know and that the answers are kept, and the
@@ -1092,28 +1123,16 @@ fn gemini_cli_set_up_by_askuser_setup_waits_with_the_inbox_s_link_and_is_answere
 #[test]
 fn gemini_cli_s_esc_keeps_an_answer_given_later_for_the_same_call_made_again() {
     let scratch = Scratch::new();
-    let model = Model::start("ask_user", migration());
-    let host = hosts::gemini(&scratch, &model, &[]);
-    let tmux = in_gemini("gemini-esc", &scratch, &host);
-    tmux.wait_within(LIMIT, "the call to wait", |screen| {
-        screen.contains("No inbox runs: answer with askuser web")
-    });
-    tmux.keys(&["Escape"]);
-    wait_for(&tmux, "Request cancelled.");
+    let (model, tmux) = gemini_stopped_by_esc("gemini-esc", &scratch);
     let done = answer_migration_in_the_inbox(&scratch, "s", || None);
-    assert_eq!(
-        done,
-        "Done for Gemini CLI 0.61.0 in project on laptop\nAnswered; sent to the call Gemini CLI was waiting on. Gemini CLI does not tell askuser when its person stops a call (Esc): if this one was stopped, your answers are kept, and the assistant is given them when it asks the same again. The answers sent:\nApply the proposed migration?\nYes\nWhich environment?\nproduction\nAnything the migration should know?\ntonight\nIt finished at HH:MM UTC.\nAll questions"
-    );
+    assert_eq!(done, GEMINI_UNSURE_DONE);
     assert!(model.seen().is_empty(), "{:?}", model.seen());
-    tmux.text("Please ask me again.");
-    wait_for(&tmux, "Please ask me again.");
-    tmux.keys(&["Enter"]);
+    ask_again(&tmux);
     let seen = model.wait_for_result(LIMIT, || tmux.screen());
     assert_eq!(
         seen,
         Seen {
-            text: "<untrusted_context>\n{\"apply\":true,\"env\":\"production\",\"note\":\"tonight\"}\n</untrusted_context>".into(),
+            text: GEMINI_SEES_THE_MIGRATION.into(),
             error: false
         }
     );
@@ -1142,29 +1161,19 @@ fn gemini_cli_s_esc_keeps_an_answer_given_later_for_the_same_call_made_again() {
 #[test]
 fn gemini_cli_asking_again_after_esc_takes_the_open_questions_over() {
     let scratch = Scratch::new();
-    let model = Model::start("ask_user", migration());
-    let host = hosts::gemini(&scratch, &model, &[]);
-    let tmux = in_gemini("gemini-again", &scratch, &host);
-    tmux.wait_within(LIMIT, "the call to wait", |screen| {
-        screen.contains("No inbox runs: answer with askuser web")
-    });
-    // The person reads the waiting line, then stops the call.
-    read_the_form();
-    tmux.keys(&["Escape"]);
-    wait_for(&tmux, "Request cancelled.");
-    tmux.text("Please ask me again.");
-    wait_for(&tmux, "Please ask me again.");
-    tmux.keys(&["Enter"]);
+    let (model, tmux) = gemini_stopped_by_esc("gemini-again", &scratch);
+    ask_again(&tmux);
     tmux.wait_within(LIMIT, "the call to be made again", |_| {
         events(&scratch).len() >= 6
     });
+    // The call that took the questions over may be stopped unseen too.
     let done = answer_migration_in_the_inbox(&scratch, "s", || None);
-    assert!(done.starts_with("Done for Gemini CLI 0.61.0 in project on laptop\nAnswered; sent to the call Gemini CLI was waiting on."), "{done}");
+    assert_eq!(done, GEMINI_UNSURE_DONE);
     let seen = model.wait_for_result(LIMIT, || tmux.screen());
     assert_eq!(
         seen,
         Seen {
-            text: "<untrusted_context>\n{\"apply\":true,\"env\":\"production\",\"note\":\"tonight\"}\n</untrusted_context>".into(),
+            text: GEMINI_SEES_THE_MIGRATION.into(),
             error: false
         }
     );

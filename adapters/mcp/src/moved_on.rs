@@ -9,14 +9,13 @@
 //! made again. When the new call is that same call (the same tool and
 //! arguments), it takes the open questions over instead of asking them twice.
 
-use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use askuser_core::{ClientNote, InquiryId};
 use tokio::sync::Notify;
 
-use crate::recorder::Recorder;
+use crate::recorder::{Marks, Recorder};
 use crate::waiting::note;
 
 /// How long a call must have waited before a new call of its session is taken
@@ -31,7 +30,7 @@ pub(crate) const MOVED_ON_AFTER: Duration = Duration::from_secs(1);
 pub(crate) struct Waiters {
     calls: Arc<Mutex<Vec<Waiter>>>,
     /// Open inquiries a new call took over: their wait records no note again.
-    taken_over: Arc<Mutex<BTreeSet<InquiryId>>>,
+    taken_over: Marks,
 }
 
 /// One waiting call.
@@ -100,19 +99,11 @@ impl Waiters {
 
     /// Marks `inquiry` as taken over by a new call.
     pub(crate) fn take_over(&self, inquiry: &InquiryId) {
-        (self
-            .taken_over
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner))
-        .insert(inquiry.clone());
+        self.taken_over.mark(inquiry);
     }
 
     /// Whether `inquiry` was taken over by a new call (asked once).
     pub(crate) fn taken_over(&self, inquiry: &InquiryId) -> bool {
-        (self
-            .taken_over
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner))
-        .remove(inquiry)
+        self.taken_over.take(inquiry)
     }
 }

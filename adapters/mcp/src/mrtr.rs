@@ -202,7 +202,7 @@ impl AskServer {
         }
         match self.start(dialect, arguments, can_elicit) {
             Ok((call, inquiry, walk)) => {
-                let mut walk = (walk.showing(forms.fields())).offering_instead(!forms.declines());
+                let mut walk = walk.for_forms(forms);
                 let response = self.input_required(
                     &self.recorder,
                     &call,

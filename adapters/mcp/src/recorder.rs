@@ -130,7 +130,26 @@ pub(crate) struct Recorder {
     /// Results given to a call whose client may have stopped it without
     /// telling ([`Client::stops_silently`](crate::Client::stops_silently)):
     /// [`Recorder::handed_over`] leaves them owed, for the same call made again.
-    left_owed: Arc<Mutex<BTreeSet<InquiryId>>>,
+    left_owed: Marks,
+}
+
+/// Inquiries marked for the next step that asks about them, once: each mark is
+/// taken by the first to ask. Shared by the clones of its holder.
+#[derive(Clone, Default)]
+pub(crate) struct Marks(Arc<Mutex<BTreeSet<InquiryId>>>);
+
+impl Marks {
+    /// Marks `inquiry`.
+    pub(crate) fn mark(&self, inquiry: &InquiryId) {
+        let mut marked = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        marked.insert(inquiry.clone());
+    }
+
+    /// Whether `inquiry` was marked, taking the mark.
+    pub(crate) fn take(&self, inquiry: &InquiryId) -> bool {
+        let mut marked = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        marked.remove(inquiry)
+    }
 }
 
 impl Recorder {
@@ -145,7 +164,7 @@ impl Recorder {
             naming: Arc::new(move || (name.to_string(), false)),
             lock: Arc::new(Mutex::new(())),
             claimed: Arc::default(),
-            left_owed: Arc::default(),
+            left_owed: Marks::default(),
         }
     }
 
@@ -165,7 +184,7 @@ impl Recorder {
             naming,
             lock: Arc::new(Mutex::new(())),
             claimed: Arc::default(),
-            left_owed: Arc::default(),
+            left_owed: Marks::default(),
         }
     }
 
@@ -183,7 +202,7 @@ impl Recorder {
             }),
             lock: Arc::new(Mutex::new(())),
             claimed: Arc::default(),
-            left_owed: Arc::default(),
+            left_owed: Marks::default(),
         }
     }
 
@@ -357,12 +376,7 @@ impl Recorder {
     /// and owed; otherwise, or when the log cannot record it, nothing changes.
     /// A result left owed ([`Recorder::leave_owed`]) stays so.
     pub(crate) fn handed_over(&self, inquiry: &InquiryId) {
-        let left = (self
-            .left_owed
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner))
-        .remove(inquiry);
-        if left {
+        if self.left_owed.take(inquiry) {
             return;
         }
         let _guard = self.lock.lock().unwrap_or_else(PoisonError::into_inner);
@@ -376,11 +390,7 @@ impl Recorder {
     /// call it goes to may have been stopped silently by its client, so the
     /// same call made again is still answered with it.
     pub(crate) fn leave_owed(&self, inquiry: &InquiryId) {
-        (self
-            .left_owed
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner))
-        .insert(inquiry.clone());
+        self.left_owed.mark(inquiry);
     }
 
     /// What the log says of an open inquiry: the command it waits on and the tool

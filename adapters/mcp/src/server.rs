@@ -345,18 +345,10 @@ impl AskServer {
         };
         // No forms is not no answer: another window may answer.
         let result = if !client.can_elicit && walk.for_assistant().is_none() {
-            self.wait_elsewhere(
-                &self.recorder,
-                &call,
-                &inquiry,
-                self.no_form_note(),
-                &client.client,
-                context,
-            )
-            .await
+            self.wait_without_form(&call, &inquiry, &client.client, context)
+                .await
         } else {
-            let walk = (walk.showing(client.client.forms.fields()))
-                .offering_instead(!client.client.forms.declines());
+            let walk = walk.for_forms(client.client.forms);
             self.elicit_rounds(&call, &inquiry, walk, &client, context)
                 .await
         };
@@ -365,14 +357,23 @@ impl AskServer {
         result
     }
 
-    /// Why a call is sent no form: the host's headless mode, else no forms.
-    fn no_form_note(&self) -> ClientNote {
-        match self.config.waiting.headless {
+    /// A call sent no form (the client has none, or its host says nobody is
+    /// at it) waits for another window, noted with why: its result.
+    async fn wait_without_form(
+        &self,
+        call: &Call,
+        inquiry: &InquiryId,
+        client: &Client,
+        context: &RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        let note = match self.config.waiting.headless {
             Some(headless) => ClientNote::Headless {
                 mode: headless.name().to_owned(),
             },
             None => ClientNote::NoForms,
-        }
+        };
+        self.wait_elsewhere(&self.recorder, call, inquiry, note, client, context)
+            .await
     }
 
     /// A new call from a client that stops calls silently: the calls of this
@@ -398,16 +399,7 @@ impl AskServer {
         })?;
         let call = dialect.parse(arguments).ok()?;
         self.waiters.take_over(&inquiry);
-        let result = self
-            .wait_elsewhere(
-                &self.recorder,
-                &call,
-                &inquiry,
-                self.no_form_note(),
-                &client.client,
-                context,
-            )
-            .await;
+        let result = (self.wait_without_form(&call, &inquiry, &client.client, context)).await;
         self.recorder.handed_over(&inquiry);
         Some(result)
     }

@@ -313,6 +313,15 @@ impl Walk {
         self
     }
 
+    /// The same walk, shaped for a client's `forms`: its rounds in the fields
+    /// the form shows ([`Walk::showing`]), each ending with a choice to Reply
+    /// or end the turn where it has no Decline button
+    /// ([`Walk::offering_instead`]).
+    pub(crate) fn for_forms(self, forms: crate::clients::Forms) -> Walk {
+        self.showing(forms.fields())
+            .offering_instead(!forms.declines())
+    }
+
     /// The same walk, each limited round ending with a choice to Reply or end
     /// the turn instead of sending it (`on`: the client's form has no Decline
     /// button, so nothing else reaches a Reply): see [`INSTEAD_FIELD`].

@@ -376,8 +376,8 @@ impl Queue {
         self.journal.ended_since(since)
     }
 
-    /// Of the inquiries in `days` that sent answers, those whose agent may not
-    /// have got them ([`Desk::unheard`]).
+    /// Of the inquiries in `days` whose words say what the agent got (answered,
+    /// or timed out), those whose agent may not have got it ([`Desk::unheard`]).
     pub(crate) fn unheard_of(
         &mut self,
         days: &[askuser_app::AgentDay],
@@ -385,12 +385,8 @@ impl Queue {
         let mut unheard = crate::today::UnheardBy::new();
         for day in days {
             for story in &day.ended {
-                let sent = story.ended.as_ref().is_some_and(|ended| {
-                    matches!(
-                        ended.how,
-                        Ending::Answered | Ending::TimedOut | Ending::Replied
-                    )
-                });
+                let sent = (story.ended.as_ref())
+                    .is_some_and(|ended| matches!(ended.how, Ending::Answered | Ending::TimedOut));
                 if !sent {
                     continue;
                 }

@@ -141,12 +141,17 @@ async def main(scenario):
             if "steps" in call:
                 out["calls"].append(await by_hand(client, call))
                 continue
-            if "cancel_after" in call:
-                # As a host's Esc or timeout while the call waits: the SDK sends
-                # notifications/cancelled; then another window may answer.
+            if "cancel_after" in call or "leave_after" in call:
+                # A host's Esc while the call waits: cancelled (the SDK sends
+                # notifications/cancelled) or, as Gemini CLI does, left without
+                # a word; then another window may answer.
                 task = asyncio.create_task(
                     client.call_tool(call["tool"], call["arguments"]))
-                await asyncio.sleep(call["cancel_after"])
+                await asyncio.sleep(call.get("cancel_after", call.get("leave_after")))
+                if "leave_after" in call:
+                    left.append(task)
+                    out["calls"].append({"left": True})
+                    continue
                 task.cancel()
                 try:
                     await task
@@ -156,13 +161,6 @@ async def main(scenario):
                 if call.get("then_elsewhere"):
                     await elsewhere(scenario["elsewhere_command"], call["then_elsewhere"])
                 out["calls"].append({"cancelled": True})
-                continue
-            if "leave_after" in call:
-                # As Gemini CLI's Esc: the call is left, and no cancel is sent.
-                left.append(asyncio.create_task(
-                    client.call_tool(call["tool"], call["arguments"])))
-                await asyncio.sleep(call["leave_after"])
-                out["calls"].append({"left": True})
                 continue
             stop.clear()
             if "exit_at_round" in call:
