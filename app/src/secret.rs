@@ -72,13 +72,7 @@ pub fn kept_in(path: &Path) -> Result<String> {
         Ok(file) => read_secret(file).map_err(fail),
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
             let secret = random().map_err(|e| fail(format!("no random source ({e})")))?;
-            let mut options = OpenOptions::new();
-            options.write(true).create_new(true);
-            #[cfg(unix)]
-            std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-            let written = options
-                .open(path)
-                .and_then(|mut file| file.write_all(format!("{secret}\n").as_bytes()));
+            let written = publish(path, &secret);
             match written {
                 Ok(()) => Ok(secret),
                 // Another process made it first: its secret is the one.
@@ -90,6 +84,25 @@ pub fn kept_in(path: &Path) -> Result<String> {
         }
         Err(error) => Err(fail(format!("cannot be read ({error})"))),
     }
+}
+
+/// Writes `secret` to `path`, which must not exist, so that no other process
+/// ever reads it half written: into a new private file beside it first
+/// (created exclusively, mode 0600), then linked in under its name in one step.
+/// `AlreadyExists` when another process made `path` first.
+fn publish(path: &Path, secret: &str) -> std::io::Result<()> {
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    let draft = path.with_file_name(format!(".{name}.{}.new", random()?));
+    let mut options = OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let linked = options
+        .open(&draft)
+        .and_then(|mut file| file.write_all(format!("{secret}\n").as_bytes()))
+        .and_then(|()| std::fs::hard_link(&draft, path));
+    let _ = std::fs::remove_file(&draft);
+    linked
 }
 
 /// Opens `path` for reading without following a link or blocking on a FIFO.
@@ -128,6 +141,29 @@ fn read_secret(file: File) -> Result<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Processes started at once (eight agents) each make or read the secret:
+    /// none reads it half written, and all hold the same one.
+    #[test]
+    fn makers_at_once_all_read_one_whole_secret() {
+        for _ in 0..20 {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("pending-key");
+            let read: Vec<String> = std::thread::scope(|scope| {
+                let makers: Vec<_> = (0..8).map(|_| scope.spawn(|| kept_in(&path))).collect();
+                makers
+                    .into_iter()
+                    .map(|m| m.join().unwrap().unwrap())
+                    .collect()
+            });
+            assert!(read.iter().all(|secret| *secret == read[0]), "{read:?}");
+            let left: Vec<_> = std::fs::read_dir(dir.path())
+                .unwrap()
+                .map(|e| e.unwrap().file_name())
+                .collect();
+            assert_eq!(left, [std::ffi::OsString::from("pending-key")]);
+        }
+    }
 
     #[test]
     fn a_secret_is_made_once_private_and_read_again() {
