@@ -357,61 +357,115 @@ impl Desk {
     /// # Errors
     /// When the log cannot be read.
     pub fn unheard(&mut self, stream: &str, inquiry: &InquiryId) -> Result<Option<Unheard>> {
+        Ok(self.unheard_by_inquiry(stream)?.get(inquiry).cloned())
+    }
+
+    /// [`Desk::unheard`] for every inquiry of `stream` at once, with one read
+    /// of the stream's latest events: a history page's words for each of its
+    /// inquiries.
+    ///
+    /// # Errors
+    /// When the log cannot be read.
+    pub fn unheard_by_inquiry(&mut self, stream: &str) -> Result<UnheardOf> {
+        self.unheard_in(stream)
+    }
+
+    /// The reading behind [`Desk::unheard`] and [`Desk::unheard_by_inquiry`].
+    fn unheard_in(&mut self, stream: &str) -> Result<UnheardOf> {
         let log = std::sync::Arc::clone(self.log());
         let Some(info) = log.stream(stream)? else {
-            return Ok(None);
+            return Ok(UnheardOf::default());
         };
         let Some(leases) = self.lease_memory().leases(&*log) else {
-            return Ok(None);
+            return Ok(UnheardOf::default());
         };
         let since = match presence_of(&info, false, Some(&leases)) {
-            Presence::Fork => return Ok(Some(Unheard::Fork)),
+            Presence::Fork => {
+                return Ok(UnheardOf {
+                    fork: true,
+                    ..UnheardOf::default()
+                });
+            }
             Presence::Gone { since: Some(since) } => Some(since),
             _ => None,
         };
-        // The inquiry's last event and the client's notes on it, among the
-        // stream's latest.
+        // Each inquiry's last event and the client's last note on whether a
+        // call waited (a call that took over one its model moved on from
+        // waits again), among the stream's latest events.
         let from = (info.floor + 1).max(info.head.saturating_sub(NOTE_SCAN));
-        // The last of the client's notes on whether a call waited: a call
-        // that took over one its model moved on from waits again.
-        let (mut finished_at, mut unsure) = (None, None);
+        let mut seen: BTreeMap<InquiryId, (Timestamp, Option<Unheard>)> = BTreeMap::new();
         if info.head >= from {
             for recorded in log.read_range(stream, from, info.head)? {
                 let recorded = recorded?;
-                if recorded.event.inquiry() != Some(inquiry) {
+                let Some(inquiry) = recorded.event.inquiry() else {
                     continue;
-                }
-                finished_at = Some(recorded.at);
-                match recorded.event {
-                    Event::ClientNoted {
-                        note: ClientNote::MovedOn { after_ms },
-                        ..
-                    } => unsure = Some(Unheard::MovedOn(after_ms)),
-                    Event::ClientNoted {
-                        note: ClientNote::StopsSilently { host },
-                        ..
-                    } => unsure = Some(Unheard::Unsure { host }),
-                    Event::ClientNoted {
-                        note: ClientNote::StoppedWaiting { disconnected },
-                        ..
-                    } => unsure = Some(Unheard::StoppedWaiting { disconnected }),
-                    _ => {}
+                };
+                let note = match recorded.event {
+                    Event::ClientNoted { ref note, .. } => unheard_by_note(note),
+                    _ => None,
+                };
+                let entry = seen.entry(inquiry.clone()).or_insert((recorded.at, None));
+                entry.0 = recorded.at;
+                if note.is_some() {
+                    entry.1 = note;
                 }
             }
         }
-        if let (Some(since), Some(at)) = (since, finished_at)
-            && at >= since
-        {
-            return Ok(Some(Unheard::Stopped(
-                leases.now.millis().saturating_sub(since.millis()),
-            )));
+        let state = self.state(stream)?;
+        let unheard = seen
+            .into_iter()
+            .filter_map(|(inquiry, (finished_at, note))| {
+                let words = match since {
+                    Some(since) if finished_at >= since => Some(Unheard::Stopped(
+                        leases.now.millis().saturating_sub(since.millis()),
+                    )),
+                    // A result the same call made again took reached the model.
+                    _ => note.filter(|_| {
+                        (state.outcome(&inquiry)).is_some_and(askuser_core::FinishedInquiry::owed)
+                    }),
+                };
+                words.map(|words| (inquiry, words))
+            })
+            .collect();
+        Ok(UnheardOf {
+            fork: false,
+            inquiries: unheard,
+        })
+    }
+}
+
+/// Which inquiries of a stream nobody may have heard, and why
+/// ([`Desk::unheard_by_inquiry`]).
+#[derive(Debug, Clone, Default)]
+pub struct UnheardOf {
+    /// A fork nobody attached to: nobody heard any of it.
+    fork: bool,
+    /// The inquiries nobody may have heard, by id.
+    inquiries: BTreeMap<InquiryId, Unheard>,
+}
+
+impl UnheardOf {
+    /// Why nobody may have heard how `inquiry` ended; `None` when an agent
+    /// waited for it, or nothing is known.
+    #[must_use]
+    pub fn get(&self, inquiry: &InquiryId) -> Option<&Unheard> {
+        static FORK: Unheard = Unheard::Fork;
+        if self.fork {
+            return Some(&FORK);
         }
-        // A result the same call made again took reached the model.
-        let owed = self
-            .state(stream)?
-            .outcome(inquiry)
-            .is_some_and(askuser_core::FinishedInquiry::owed);
-        Ok(unsure.filter(|_| owed))
+        self.inquiries.get(inquiry)
+    }
+}
+
+/// What a client's note says of whether its call was still waited on.
+fn unheard_by_note(note: &ClientNote) -> Option<Unheard> {
+    match note {
+        ClientNote::MovedOn { after_ms } => Some(Unheard::MovedOn(*after_ms)),
+        ClientNote::StopsSilently { host } => Some(Unheard::Unsure { host: host.clone() }),
+        ClientNote::StoppedWaiting { disconnected } => Some(Unheard::StoppedWaiting {
+            disconnected: *disconnected,
+        }),
+        _ => None,
     }
 }
 

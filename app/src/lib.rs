@@ -89,7 +89,7 @@ pub use askuser_core::Happened;
 pub use askuser_store::stories::{Ended, Entry, Moment, Step, Story, answers_sent};
 pub use deadline::question_deadline;
 pub use error::{AppError, Result};
-pub use inbox::{Asking, Liveness, Standing, Timing, Unheard, ago_words};
+pub use inbox::{Asking, Liveness, Standing, Timing, Unheard, UnheardOf, ago_words};
 pub use journal::{Desk, Followed, Outcome, Taken, parse_recorded};
 pub use json::from_str_unique;
 pub use location::{is_postgres_url, open_log};

@@ -7,7 +7,7 @@
 //! [`Log::fork`](askuser_app::log::Log::fork): the original stream is never
 //! changed.
 
-use askuser_app::{Entry, Step, Story};
+use askuser_app::{Entry, Step, Story, UnheardOf};
 use maud::{Markup, html};
 
 use crate::markdown::{self, Flow};
@@ -24,8 +24,9 @@ pub(crate) const MAX_INQUIRIES: usize = 200;
 pub(crate) use askuser_app::History;
 
 /// The history page of a stream at `now` (every time relative to it), told
-/// by `entries` (its inquiries and its agents, in order).
-pub(crate) fn page(history: &History, entries: &[Entry], now: u64) -> String {
+/// by `entries` (its inquiries and its agents, in order), each ending saying
+/// what the agent got as `unheard` knows it.
+pub(crate) fn page(history: &History, entries: &[Entry], unheard: &UnheardOf, now: u64) -> String {
     let info = &history.info;
     let path = stream_path(&info.name);
     let transcript = format!("{path}/transcript");
@@ -71,7 +72,7 @@ pub(crate) fn page(history: &History, entries: &[Entry], now: u64) -> String {
                 Entry::Agent(moment, words) => p.agent-line {
                     (relative(moment.at, now, Since::Ago)) " " (shown(words))
                 },
-                Entry::Inquiry(story) => (inquiry(&info.name, story, info.floor, now)),
+                Entry::Inquiry(story) => (inquiry(&info.name, story, info.floor, unheard, now)),
             }
         }
     };
@@ -93,8 +94,9 @@ fn latest(entries: &[Entry], most: usize) -> usize {
 }
 
 /// One inquiry as a group: its first question as the heading, when it was
-/// asked, each step, how and when it ended, and the way to answer it again.
-fn inquiry(stream: &str, story: &Story, floor: u64, now: u64) -> Markup {
+/// asked, each step, how and when it ended (and whether its agent got it:
+/// `unheard`), and the way to answer it again.
+fn inquiry(stream: &str, story: &Story, floor: u64, unheard: &UnheardOf, now: u64) -> Markup {
     let anchor = ended_anchor(story);
     let head = format!("i-{anchor}-head");
     let first = story.questions.first().map_or("", String::as_str);
@@ -123,7 +125,7 @@ fn inquiry(stream: &str, story: &Story, floor: u64, now: u64) -> Markup {
                     @let answers = ended.answers();
                     p.ended {
                         "Ended " (relative(ended.moment.at, now, Since::Ago)) ": "
-                        (how_words(ended, !answers.is_empty(), None))
+                        (how_words(ended, !answers.is_empty(), unheard.get(&story.inquiry)))
                     }
                     (got_list(&answers))
                 },

@@ -4,7 +4,7 @@
 //! the handlers call it on tokio's blocking threads.
 
 use askuser_app::log::{StreamName, Timestamp};
-use askuser_app::{AppError, Desk, Standing, Taken, Unheard};
+use askuser_app::{AppError, Desk, Standing, Taken, Unheard, UnheardOf};
 use askuser_core::text::{answer_words, for_display_line};
 use askuser_core::{
     AnswerInput, At, Command, Ending, Happened, Input, InquiryId, Outcome, Prompt, Refusal, State,
@@ -337,6 +337,19 @@ impl Queue {
         Ok(Some((history, entries)))
     }
 
+    /// The history of `stream` as its page tells it: [`Queue::history`], with
+    /// which of its inquiries nobody may have heard ([`Desk::unheard_by_inquiry`]).
+    pub(crate) fn history_told(
+        &mut self,
+        stream: &str,
+    ) -> Result<Option<(History, Vec<askuser_app::Entry>, UnheardOf)>, AppError> {
+        let Some((history, entries)) = self.history(stream)? else {
+            return Ok(None);
+        };
+        let unheard = self.journal.unheard_by_inquiry(stream)?;
+        Ok(Some((history, entries, unheard)))
+    }
+
     /// What forking `stream` after its event `at` would make: the branch's
     /// name and the first question of the inquiry asked at `at`, if one was;
     /// `Err` with why in words when no fork can be made there; `None` when
@@ -384,14 +397,20 @@ impl Queue {
     ) -> Result<crate::today::UnheardBy, AppError> {
         let mut unheard = crate::today::UnheardBy::new();
         for day in days {
+            // One read of the stream for all of its inquiries.
+            let mut of_stream = None;
             for story in &day.ended {
                 let sent = (story.ended.as_ref())
                     .is_some_and(|ended| matches!(ended.how, Ending::Answered | Ending::TimedOut));
                 if !sent {
                     continue;
                 }
-                if let Some(nobody) = self.journal.unheard(&day.stream, &story.inquiry)? {
-                    unheard.insert((day.stream.clone(), story.inquiry.clone()), nobody);
+                let of_stream = match &mut of_stream {
+                    Some(known) => known,
+                    None => of_stream.insert(self.journal.unheard_by_inquiry(&day.stream)?),
+                };
+                if let Some(nobody) = of_stream.get(&story.inquiry) {
+                    unheard.insert((day.stream.clone(), story.inquiry.clone()), nobody.clone());
                 }
             }
         }

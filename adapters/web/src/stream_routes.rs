@@ -36,10 +36,11 @@ pub(crate) async fn history(
         return missing();
     };
     let queue = Arc::clone(&app.queue);
-    match blocking(move || lock(&queue).history(&stream)).await {
-        Ok(Some((found, entries))) => {
-            page(StatusCode::OK, history::page(&found, &entries, now_ms()))
-        }
+    match blocking(move || lock(&queue).history_told(&stream)).await {
+        Ok(Some((found, entries, unheard))) => page(
+            StatusCode::OK,
+            history::page(&found, &entries, &unheard, now_ms()),
+        ),
         Ok(None) => missing(),
         Err(error) => trouble(&error.to_string()),
     }

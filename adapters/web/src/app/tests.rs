@@ -853,6 +853,15 @@ fn today_of(body: &str) -> &str {
     &rest[..rest.find("</p>").expect("its end")]
 }
 
+/// The words of a history page's (first) inquiry ending, from its body, after
+/// when it ended.
+fn history_ended_of(body: &str) -> &str {
+    let start = body.find("<p class=\"ended\">").expect("an ending");
+    let rest = &body[start..];
+    let rest = &rest[rest.find("</time>: ").expect("a time") + "</time>: ".len()..];
+    &rest[..rest.find("</p>").expect("its end")]
+}
+
 /// The words of a Done page's outcome, from its body.
 fn outcome_of(body: &str) -> &str {
     let start = body
@@ -1148,6 +1157,11 @@ async fn answers_to_a_call_its_host_may_have_stopped_unseen_say_so_until_taken()
         today_of(&open(&app, "/").await.body),
         "answered; sent to the call Gemini CLI was waiting on, which may have been stopped there:"
     );
+    // And the stream's history.
+    assert_eq!(
+        history_ended_of(&open(&app, "/s/chat").await.body),
+        "answered; sent to the call Gemini CLI was waiting on, which may have been stopped there:"
+    );
     // The same call made again took them.
     let mut other = Session::open(log.clone(), "chat").expect("the stream opens");
     let deliver = Input::Deliver {
@@ -1162,6 +1176,10 @@ async fn answers_to_a_call_its_host_may_have_stopped_unseen_say_so_until_taken()
         today_of(&open(&app, "/").await.body),
         "answered; the assistant got:"
     );
+    assert_eq!(
+        history_ended_of(&open(&app, "/s/chat").await.body),
+        "answered; the assistant got:"
+    );
 
     let (log, app) = served();
     let moved = askuser_core::ClientNote::MovedOn { after_ms: 23_000 };
@@ -1173,6 +1191,10 @@ async fn answers_to_a_call_its_host_may_have_stopped_unseen_say_so_until_taken()
     );
     assert_eq!(
         today_of(&open(&app, "/").await.body),
+        "answered; nobody was waiting for them; they are kept:"
+    );
+    assert_eq!(
+        history_ended_of(&open(&app, "/s/chat").await.body),
         "answered; nobody was waiting for them; they are kept:"
     );
 
