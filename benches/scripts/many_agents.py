@@ -3,7 +3,10 @@
 one shared log, asking a one-question inquiry and answering it in lockstep (ask,
 read the prompt, answer, read the result, then the next), all at once. Prints the
 inquiries per second of all agents together and the latency of one inquiry (ask
-written to result read): median and 99th percentile.
+written to result read): median and 99th percentile; with --per-agent, each
+agent's too (the first agent started owns a sled log). One thread drives every
+agent (a selector over their outputs), so the driver adds no lock or thread
+switch of its own to a latency.
 
     cargo build --release -p askuser-cli
     python3 benches/scripts/many_agents.py target/release/askuser --agents 1 --inquiries 1600
@@ -21,7 +24,7 @@ import os
 import statistics
 import subprocess
 import tempfile
-import threading
+import selectors
 import time
 
 
@@ -30,46 +33,80 @@ def line(value):
 
 
 class Agent:
-    """One `askuser serve` on its own stream, driven over its stdin and stdout."""
+    """One `askuser serve` on its own stream, driven over its stdin and stdout
+    by the one driving thread (a state machine: ask, answer, result)."""
 
     def __init__(self, askuser, db, stream):
         self.process = subprocess.Popen(
             [askuser, "serve", "--db", db, "--stream", stream],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         self.latencies = []
-        ready = self.read()
-        assert ready["type"] == "ready", ready
-
-    def read(self):
+        self.buffer = b""
         raw = self.process.stdout.readline()
         if not raw:
             raise RuntimeError("askuser serve closed its output")
-        return json.loads(raw)
+        ready = json.loads(raw)
+        assert ready["type"] == "ready", ready
+        os.set_blocking(self.process.stdout.fileno(), False)
+        self.left = 0
+        self.inquiry = None
+        self.began = 0.0
 
     def send(self, value):
         self.process.stdin.write(line(value))
         self.process.stdin.flush()
 
-    def run(self, count, start):
-        start.wait()
-        for i in range(count):
-            inquiry = f"q{i}"
-            began = time.monotonic()
-            self.send({"type": "ask", "inquiry": inquiry, "dialect": "jp",
-                       "arguments": {"question": "Deploy now?", "answer_type": "boolean"}})
-            prompt = self.read()
-            assert prompt["type"] == "prompt", prompt
-            self.send({"type": "answer", "inquiry": inquiry, "question": "answer",
-                       "value": True, "step": prompt["step"]})
-            while True:
-                result = self.read()
-                if result["type"] == "result" and result["inquiry"] == inquiry:
-                    break
-            self.latencies.append(time.monotonic() - began)
+    def ask(self):
+        self.inquiry = f"q{self.left}"
+        self.began = time.monotonic()
+        self.send({"type": "ask", "inquiry": self.inquiry, "dialect": "jp",
+                   "arguments": {"question": "Deploy now?", "answer_type": "boolean"}})
+
+    def lines(self):
+        """The whole lines readable now (the pipe is non-blocking)."""
+        chunk = os.read(self.process.stdout.fileno(), 1 << 16)
+        if not chunk:
+            raise RuntimeError("askuser serve closed its output")
+        self.buffer += chunk
+        *whole, self.buffer = self.buffer.split(b"\n")
+        return [json.loads(raw) for raw in whole if raw]
+
+    def take(self, message):
+        """Moves on by one message; False once this agent has asked its last."""
+        if message["type"] == "prompt":
+            self.send({"type": "answer", "inquiry": self.inquiry, "question": "answer",
+                       "value": True, "step": message["step"]})
+        elif message["type"] == "result" and message["inquiry"] == self.inquiry:
+            self.latencies.append(time.monotonic() - self.began)
+            self.left -= 1
+            if self.left == 0:
+                return False
+            self.ask()
+        return True
 
     def stop(self):
         self.process.stdin.close()
         self.process.wait(timeout=30)
+
+
+def drive(agents, each):
+    """All agents from one thread, woken by whichever has output: no lock or
+    thread switch of the driver's own stands between a line and its answer."""
+    chooser = selectors.DefaultSelector()
+    for agent in agents:
+        agent.left = each
+        chooser.register(agent.process.stdout, selectors.EVENT_READ, agent)
+    for agent in agents:
+        agent.ask()
+    running = len(agents)
+    while running:
+        for key, _ in chooser.select():
+            agent = key.data
+            for message in agent.lines():
+                if not agent.take(message):
+                    chooser.unregister(agent.process.stdout)
+                    running -= 1
+                    break
 
 
 def percentile(values, fraction):
@@ -83,20 +120,16 @@ def main():
     parser.add_argument("--agents", type=int, default=1)
     parser.add_argument("--inquiries", type=int, default=1600)
     parser.add_argument("--db")
+    parser.add_argument("--per-agent", action="store_true",
+                        help="also print each agent's median and 99th percentile")
     args = parser.parse_args()
     scratch = tempfile.mkdtemp(prefix="askuser-many-agents-")
     db = args.db or os.path.join(scratch, "log")
     run = f"{os.getpid()}-{int(time.time())}"
     agents = [Agent(args.askuser, db, f"agent-{run}-{n}") for n in range(args.agents)]
     each = args.inquiries // args.agents
-    start = threading.Event()
-    threads = [threading.Thread(target=agent.run, args=(each, start)) for agent in agents]
-    for thread in threads:
-        thread.start()
     began = time.monotonic()
-    start.set()
-    for thread in threads:
-        thread.join()
+    drive(agents, each)
     elapsed = time.monotonic() - began
     for agent in agents:
         agent.stop()
@@ -106,6 +139,11 @@ def main():
           f"{total / elapsed:.0f} inquiries/s, "
           f"p50 {statistics.median(latencies) * 1000:.1f} ms, "
           f"p99 {percentile(latencies, 0.99) * 1000:.1f} ms")
+    if args.per_agent:
+        print("per agent (median/p99 ms): " + " ".join(
+            f"{n}:{statistics.median(agent.latencies) * 1000:.0f}/"
+            f"{percentile(agent.latencies, 0.99) * 1000:.0f}"
+            for n, agent in enumerate(agents)))
 
 
 if __name__ == "__main__":
