@@ -9,6 +9,7 @@ use askuser_core::{Event, State};
 use sled::{Db, IVec, Tree};
 
 mod drop;
+mod group_flush;
 mod read_only;
 mod repack;
 mod seal;
@@ -79,6 +80,8 @@ pub struct SledLog {
     durability: Durability,
     /// Writers of a stream's record hold the lock of its stripe.
     stripes: Box<[Mutex<()>]>,
+    /// One flush for every writer waiting on one (group commit).
+    flushing: group_flush::GroupFlush,
     /// Serializes forks and compactions against each other: a compaction's check
     /// for forks and its change of floor must see no new fork.
     structure: Mutex<()>,
@@ -237,6 +240,7 @@ impl SledLog {
             clock: Arc::new(SystemClock),
             durability: Durability::Flush,
             stripes: (0..STRIPES).map(|_| Mutex::new(())).collect(),
+            flushing: group_flush::GroupFlush::default(),
             structure: Mutex::new(()),
             read_only: None,
             sealer: None,
@@ -269,9 +273,14 @@ impl SledLog {
 
     fn settle(&self, durability: Durability) -> Result<()> {
         if durability == Durability::Flush {
-            self.db.flush().storage()?;
+            self.flush_grouped()?;
         }
         Ok(())
+    }
+
+    /// Flushes sled, sharing the flush with every writer waiting on one.
+    fn flush_grouped(&self) -> Result<()> {
+        self.flushing.flush(|| self.db.flush().map(drop)).storage()
     }
 
     fn decode_stream(name: &str, bytes: &[u8]) -> Result<StreamRecord> {
@@ -573,7 +582,6 @@ impl Log for SledLog {
     }
 
     fn flush(&self) -> Result<()> {
-        self.db.flush().storage()?;
-        Ok(())
+        self.flush_grouped()
     }
 }
