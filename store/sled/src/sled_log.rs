@@ -548,7 +548,7 @@ impl Log for SledLog {
         self.writable_at(name, Seq::MAX)?;
         check_name(name)?;
         let _structure = self.lock_structure();
-        let _turn = self.lock_writes();
+        let turn = self.lock_writes();
         if self.streams.get(name.as_bytes()).storage()?.is_some() {
             return Err(StoreError::StreamExists(name.to_owned()));
         }
@@ -568,6 +568,7 @@ impl Log for SledLog {
         if !self.swap_stream(name, None, &record)? {
             return Err(StoreError::StreamExists(name.to_owned()));
         }
+        drop(turn);
         self.settle(self.durability)?;
         Ok(info(name, record))
     }
