@@ -1,6 +1,7 @@
 //! [`SledLog`]: the durable log, on sled.
 
 use crate::error::Storage as _;
+use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
@@ -8,7 +9,6 @@ use askuser_core::{Event, State};
 use sled::{Db, IVec, Tree};
 
 mod drop;
-mod group_flush;
 mod read_only;
 mod repack;
 mod seal;
@@ -45,6 +45,9 @@ pub const DEFAULT_CACHE_CAPACITY: u64 = 16 << 20;
 /// How long opening waits for sled's file lock.
 const LOCK_PATIENCE: std::time::Duration = std::time::Duration::from_secs(1);
 
+/// Appends to streams that hash to different stripes run in parallel.
+const STRIPES: usize = 64;
+
 /// A durable [`Log`] in a sled database directory.
 ///
 /// The layout: an `events` tree keyed by stream name ++ `0x00` ++ sequence number
@@ -74,17 +77,8 @@ pub struct SledLog {
     pub(crate) snapshots: Tree,
     clock: Arc<dyn Clock>,
     durability: Durability,
-    /// Held by whoever changes a stream's record and its events (an append,
-    /// a fork, dropping compacted events, a repack's batch), until written but
-    /// not flushed: writers take turns. On two cores, 32 agents' appends in
-    /// parallel only met in sled's spin-and-yield loops, and a writer that
-    /// held its stream's lock (one of 64) through its flush held up the other
-    /// streams hashed to it: 32 agents on one log measured a p99 of 3-4.6×
-    /// the median, 1.7-1.8× with one lock released before the flush
-    /// (benches/README.md).
-    writing: Mutex<()>,
-    /// One flush for every writer waiting on one (group commit).
-    flushing: group_flush::GroupFlush,
+    /// Writers of a stream's record hold the lock of its stripe.
+    stripes: Box<[Mutex<()>]>,
     /// Serializes forks and compactions against each other: a compaction's check
     /// for forks and its change of floor must see no new fork.
     structure: Mutex<()>,
@@ -242,8 +236,7 @@ impl SledLog {
             db,
             clock: Arc::new(SystemClock),
             durability: Durability::Flush,
-            writing: Mutex::new(()),
-            flushing: group_flush::GroupFlush::default(),
+            stripes: (0..STRIPES).map(|_| Mutex::new(())).collect(),
             structure: Mutex::new(()),
             read_only: None,
             sealer: None,
@@ -276,14 +269,9 @@ impl SledLog {
 
     fn settle(&self, durability: Durability) -> Result<()> {
         if durability == Durability::Flush {
-            self.flush_grouped()?;
+            self.db.flush().storage()?;
         }
         Ok(())
-    }
-
-    /// Flushes sled, sharing the flush with every writer waiting on one.
-    fn flush_grouped(&self) -> Result<()> {
-        self.flushing.flush(|| self.db.flush().map(drop)).storage()
     }
 
     fn decode_stream(name: &str, bytes: &[u8]) -> Result<StreamRecord> {
@@ -344,9 +332,23 @@ impl SledLog {
             .unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Takes the writers' turn (see `writing`).
-    fn lock_writes(&self) -> MutexGuard<'_, ()> {
-        self.writing.lock().unwrap_or_else(PoisonError::into_inner)
+    /// Locks the stripes of `names`, in stripe order (so two callers cannot deadlock).
+    fn lock_streams(&self, names: &[&str]) -> Vec<MutexGuard<'_, ()>> {
+        let hasher = BuildHasherDefault::<DefaultHasher>::default();
+        let mut indices: Vec<usize> = names
+            .iter()
+            .map(|name| usize::try_from(hasher.hash_one(name) % STRIPES as u64).unwrap_or(0))
+            .collect();
+        indices.sort_unstable();
+        indices.dedup();
+        indices
+            .into_iter()
+            .map(|i| {
+                self.stripes[i]
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+            })
+            .collect()
     }
 }
 
@@ -361,7 +363,7 @@ fn info(name: &str, record: StreamRecord) -> StreamInfo {
 }
 
 /// The record of a stream that another writer changed between our read and our
-/// compare-and-swap (which the writers' turn makes impossible within one log).
+/// compare-and-swap (which the stripe locks make impossible within one log).
 fn raced(stream: &str) -> StoreError {
     StoreError::Corrupt {
         kind: RecordKind::Stream,
@@ -383,7 +385,7 @@ impl Backend for SledLog {
         self.writable_at(stream, expected + 1)?;
         check_name(stream)?;
         let at = self.clock.now();
-        let turn = self.lock_writes();
+        let _stream = self.lock_streams(&[stream]);
         let current = self.stream_entry(stream)?;
         let actual = current.as_ref().map_or(0, |(record, _)| record.head);
         expect_head(stream, expected, actual)?;
@@ -410,8 +412,6 @@ impl Backend for SledLog {
         if !self.swap_stream(stream, old.as_ref(), &record)? {
             return Err(raced(stream));
         }
-        // Written: the next writer goes on while this one's flush runs.
-        drop(turn);
         self.settle(durability)?;
         Ok(head)
     }
@@ -495,7 +495,7 @@ impl Backend for SledLog {
         }
         // First the floor, so that no reader looks for the events being removed.
         let start = {
-            let _turn = self.lock_writes();
+            let _stream = self.lock_streams(&[stream]);
             let Some((mut record, old)) = self.stream_entry(stream)? else {
                 return Err(StoreError::NoSuchStream(stream.to_owned()));
             };
@@ -548,7 +548,7 @@ impl Log for SledLog {
         self.writable_at(name, Seq::MAX)?;
         check_name(name)?;
         let _structure = self.lock_structure();
-        let turn = self.lock_writes();
+        let _streams = self.lock_streams(&[parent, name]);
         if self.streams.get(name.as_bytes()).storage()?.is_some() {
             return Err(StoreError::StreamExists(name.to_owned()));
         }
@@ -568,12 +568,12 @@ impl Log for SledLog {
         if !self.swap_stream(name, None, &record)? {
             return Err(StoreError::StreamExists(name.to_owned()));
         }
-        drop(turn);
         self.settle(self.durability)?;
         Ok(info(name, record))
     }
 
     fn flush(&self) -> Result<()> {
-        self.flush_grouped()
+        self.db.flush().storage()?;
+        Ok(())
     }
 }
