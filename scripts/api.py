@@ -187,17 +187,11 @@ class Api:
         return "self: " + self.ty(t)
 
     def attrs(self, item):
-        marks = []
+        """`#[non_exhaustive] ` when `item` is marked so, else nothing."""
         for a in item.get("attrs", []):
-            if a == "non_exhaustive" or (isinstance(a, dict) and "non_exhaustive" in a) \
-                    or (isinstance(a, str) and "non_exhaustive" in a):
-                marks.append("#[non_exhaustive] ")
-            if isinstance(a, dict) and "must_use" in a:
-                pass
-        return "".join(marks)
-
-    def non_exhaustive(self, item):
-        return bool(self.attrs(item))
+            if (isinstance(a, dict) and "non_exhaustive" in a) or (isinstance(a, str) and "non_exhaustive" in a):
+                return "#[non_exhaustive] "
+        return ""
 
     def add(self, line):
         self.lines.add(line)
@@ -207,12 +201,14 @@ class Api:
         for child_id in module["inner"]["module"]["items"]:
             self.public(prefix, child_id)
 
-    def public(self, prefix, item_id):
+    def public(self, prefix, item_id, name=None):
+        """Lists `item_id` under `prefix`, as `name` when the crate re-exports
+        its own item under that name (listed where it is re-exported)."""
         item = self.item(item_id)
-        if item is None or item["visibility"] != "public":
+        if item is None or (name is None and item["visibility"] != "public"):
             return
         (kind, v), = item["inner"].items()
-        name = item["name"]
+        name = item["name"] if name is None else name
         here = prefix + "::" + name if name else prefix
         key = (here, item_id)
         if key in self.seen:
@@ -232,7 +228,7 @@ class Api:
                 if target is not None and "module" in target["inner"]:
                     self.module(prefix, v["id"])
             elif target is not None and target.get("crate_id") == 0:
-                self.public_as(prefix, v["name"], v["id"])
+                self.public(prefix, v["id"], v["name"])
             else:
                 self.add("pub use " + prefix + "::" + v["name"] + " = " + self.path_of(v.get("id"), v["source"]))
         elif kind == "function":
@@ -256,19 +252,6 @@ class Api:
             self.add("macro " + name + "!" + deprecated)
         else:
             self.add("pub " + kind + " " + here + " " + fallback(v))
-
-    def public_as(self, prefix, name, item_id):
-        # A re-export of the crate's own item: listed where it is re-exported,
-        # under the name it is re-exported as.
-        item = dict(self.item(item_id))
-        item["name"] = name
-        item["visibility"] = "public"
-        saved = self.index.get(str(item_id))
-        self.index[str(item_id)] = item
-        try:
-            self.public(prefix, item_id)
-        finally:
-            self.index[str(item_id)] = saved
 
     def fields(self, ids):
         out = []

@@ -367,11 +367,6 @@ impl Desk {
     /// # Errors
     /// When the log cannot be read.
     pub fn unheard_by_inquiry(&mut self, stream: &str) -> Result<UnheardOf> {
-        self.unheard_in(stream)
-    }
-
-    /// The reading behind [`Desk::unheard`] and [`Desk::unheard_by_inquiry`].
-    fn unheard_in(&mut self, stream: &str) -> Result<UnheardOf> {
         let log = std::sync::Arc::clone(self.log());
         let Some(info) = log.stream(stream)? else {
             return Ok(UnheardOf::default());

@@ -389,32 +389,20 @@ impl Queue {
         self.journal.ended_since(since)
     }
 
-    /// Of the inquiries in `days` whose words say what the agent got (answered,
-    /// or timed out), those whose agent may not have got it ([`Desk::unheard`]).
+    /// Of each stream in `days`, the inquiries whose agent may not have got
+    /// their answers ([`Desk::unheard_by_inquiry`]: one read of each stream).
     pub(crate) fn unheard_of(
         &mut self,
         days: &[askuser_app::AgentDay],
     ) -> Result<crate::today::UnheardBy, AppError> {
-        let mut unheard = crate::today::UnheardBy::new();
-        for day in days {
-            // One read of the stream for all of its inquiries.
-            let mut of_stream = None;
-            for story in &day.ended {
-                let sent = (story.ended.as_ref())
-                    .is_some_and(|ended| matches!(ended.how, Ending::Answered | Ending::TimedOut));
-                if !sent {
-                    continue;
-                }
-                let of_stream = match &mut of_stream {
-                    Some(known) => known,
-                    None => of_stream.insert(self.journal.unheard_by_inquiry(&day.stream)?),
-                };
-                if let Some(nobody) = of_stream.get(&story.inquiry) {
-                    unheard.insert((day.stream.clone(), story.inquiry.clone()), nobody.clone());
-                }
-            }
-        }
-        Ok(unheard)
+        days.iter()
+            .map(|day| {
+                Ok((
+                    day.stream.clone(),
+                    self.journal.unheard_by_inquiry(&day.stream)?,
+                ))
+            })
+            .collect()
     }
 
     /// Forks `stream` after its event `at` ([`Desk::fork_after`]): the new

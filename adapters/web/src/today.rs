@@ -4,12 +4,11 @@
 //! waits: per agent, the latest first, each inquiry with when it ended and
 //! what the agent got, in words, linking to its conversation.
 
-use askuser_app::log::Timestamp;
 use std::collections::BTreeMap;
 
-use askuser_app::{AgentDay, Ended, Ending, Story, Unheard};
+use askuser_app::log::Timestamp;
+use askuser_app::{AgentDay, Ended, Ending, Story, Unheard, UnheardOf};
 use askuser_core::AgentOrigin;
-use askuser_core::InquiryId;
 use askuser_core::text::for_display_line;
 use maud::{Markup, html};
 
@@ -66,9 +65,9 @@ impl LocalDay {
     }
 }
 
-/// Whom an inquiry's answers reached, when that was not the agent waiting for
-/// them ([`Unheard`]), by stream and inquiry.
-pub(crate) type UnheardBy = BTreeMap<(String, InquiryId), Unheard>;
+/// Of each stream, the inquiries whose answers may not have reached the agent
+/// waiting for them ([`UnheardOf`]), by stream name.
+pub(crate) type UnheardBy = BTreeMap<String, UnheardOf>;
 
 /// The inbox's "Answered today": `days` (the inquiries that ended since local
 /// midnight, by agent) under their heading, each saying whether the agent got
@@ -126,7 +125,7 @@ fn ended_line(
     day: LocalDay,
     unheard: &UnheardBy,
 ) -> Markup {
-    let unheard = unheard.get(&(stream.to_owned(), story.inquiry.clone()));
+    let unheard = (unheard.get(stream)).and_then(|of_stream| of_stream.get(&story.inquiry));
     let first = story.questions.first().map_or("", String::as_str);
     let more = story.questions.len().saturating_sub(1);
     let href = format!("{}#i-{}", stream_path(stream), ended_anchor(story));

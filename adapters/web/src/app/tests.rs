@@ -845,21 +845,30 @@ async fn back_from_the_review_then_an_answer_without_a_choice_is_refused_with_th
 /// How the first inquiry of the inbox's "Answered today" ended, in its words
 /// (after its clock time).
 fn today_of(body: &str) -> &str {
-    let start = body
-        .find("<section class=\"today\"")
-        .expect("answered today");
-    let rest = &body[start..];
-    let rest = &rest[rest.find("</time> · ").expect("a time") + "</time> · ".len()..];
-    &rest[..rest.find("</p>").expect("its end")]
+    words_after_time(body, "<section class=\"today\"", "</time> · ")
 }
 
 /// The words of a history page's (first) inquiry ending, from its body, after
 /// when it ended.
 fn history_ended_of(body: &str) -> &str {
-    let start = body.find("<p class=\"ended\">").expect("an ending");
-    let rest = &body[start..];
-    let rest = &rest[rest.find("</time>: ").expect("a time") + "</time>: ".len()..];
+    words_after_time(body, "<p class=\"ended\">", "</time>: ")
+}
+
+/// The words of the paragraph found after `start` in `body`, from past its
+/// time's end (`after_time`) to the paragraph's end.
+fn words_after_time<'a>(body: &'a str, start: &str, after_time: &str) -> &'a str {
+    let rest = &body[body.find(start).expect(start)..];
+    let rest = &rest[rest.find(after_time).expect("a time") + after_time.len()..];
     &rest[..rest.find("</p>").expect("its end")]
+}
+
+/// What an answered `call-1` of `chat` is said to have given the agent: the
+/// Done page's words (`done`), and the briefer words of the inbox's "Answered
+/// today" and of the stream's history (`brief`).
+async fn assert_told(app: &App, done: &str, brief: &str) {
+    assert_eq!(outcome_of(&open(app, "/q/chat/call-1").await.body), done);
+    assert_eq!(today_of(&open(app, "/").await.body), brief);
+    assert_eq!(history_ended_of(&open(app, "/s/chat").await.body), brief);
 }
 
 /// The words of a Done page's outcome, from its body.
@@ -1148,55 +1157,36 @@ async fn answers_to_a_call_its_host_may_have_stopped_unseen_say_so_until_taken()
     let (log, app) = served();
     ask_noted(&log, std::slice::from_ref(&silently));
     answer_and_send(&app).await;
-    assert_eq!(
-        outcome_of(&open(&app, "/q/chat/call-1").await.body),
-        "Answered; sent to the call Gemini CLI was waiting on. Gemini CLI does not tell askuser when its person stops a call (Esc): if this one was stopped, your answers are kept, and the assistant is given them when it asks the same again. The answers sent:"
-    );
-    // The inbox's "Answered today" says the same, briefly.
-    assert_eq!(
-        today_of(&open(&app, "/").await.body),
-        "answered; sent to the call Gemini CLI was waiting on, which may have been stopped there:"
-    );
-    // And the stream's history.
-    assert_eq!(
-        history_ended_of(&open(&app, "/s/chat").await.body),
-        "answered; sent to the call Gemini CLI was waiting on, which may have been stopped there:"
-    );
+    // The inbox's "Answered today" and the stream's history say the same, briefly.
+    assert_told(
+        &app,
+        "Answered; sent to the call Gemini CLI was waiting on. Gemini CLI does not tell askuser when its person stops a call (Esc): if this one was stopped, your answers are kept, and the assistant is given them when it asks the same again. The answers sent:",
+        "answered; sent to the call Gemini CLI was waiting on, which may have been stopped there:",
+    )
+    .await;
     // The same call made again took them.
     let mut other = Session::open(log.clone(), "chat").expect("the stream opens");
     let deliver = Input::Deliver {
         inquiry: InquiryId::new("call-1"),
     };
     other.handle(&deliver).expect("handed over");
-    assert_eq!(
-        outcome_of(&open(&app, "/q/chat/call-1").await.body),
-        "Answered; the assistant got these answers:"
-    );
-    assert_eq!(
-        today_of(&open(&app, "/").await.body),
-        "answered; the assistant got:"
-    );
-    assert_eq!(
-        history_ended_of(&open(&app, "/s/chat").await.body),
-        "answered; the assistant got:"
-    );
+    assert_told(
+        &app,
+        "Answered; the assistant got these answers:",
+        "answered; the assistant got:",
+    )
+    .await;
 
     let (log, app) = served();
     let moved = askuser_core::ClientNote::MovedOn { after_ms: 23_000 };
     ask_noted(&log, &[silently, moved]);
     answer_and_send(&app).await;
-    assert_eq!(
-        outcome_of(&open(&app, "/q/chat/call-1").await.body),
-        "Answered. The agent had stopped waiting: it moved on to a new call 23 s into this one; your answers are kept and given to it when it makes the same call again."
-    );
-    assert_eq!(
-        today_of(&open(&app, "/").await.body),
-        "answered; nobody was waiting for them; they are kept:"
-    );
-    assert_eq!(
-        history_ended_of(&open(&app, "/s/chat").await.body),
-        "answered; nobody was waiting for them; they are kept:"
-    );
+    assert_told(
+        &app,
+        "Answered. The agent had stopped waiting: it moved on to a new call 23 s into this one; your answers are kept and given to it when it makes the same call again.",
+        "answered; nobody was waiting for them; they are kept:",
+    )
+    .await;
 
     // A client that cancelled its waiting call.
     let (log, app) = served();
