@@ -214,6 +214,11 @@ pub fn salvage(from: &Path, to: &Path) -> Result<SalvageReport> {
 
 /// Copies the events found intact in the part of the data file sled's recovery
 /// discarded, up to the head a stream record found there commits; returns how many.
+///
+/// When what was discarded is a write a crash cut off, nothing in it had been
+/// acknowledged, and a batch the crash stopped midway may have left its stream
+/// record without all of its events: only whole appends are copied then (see
+/// [`whole_appends`]), and the rest is left out with the write, not lost.
 fn copy_from_tail(
     from: &Path,
     discarded: &Discarded,
@@ -230,10 +235,15 @@ fn copy_from_tail(
     let found = crate::sled_tail::find(&data, start, &heads);
     let mut copied = 0;
     let mut batch = sled::Batch::default();
-    for (name, &tail_head) in &found.heads {
+    for (name, committed) in &found.heads {
         let (Some(Some(record)), Some(values)) = (records.get_mut(name), found.events.get(name))
         else {
             continue;
+        };
+        let tail_head = if discarded.cut_by_crash {
+            whole_appends(record.head, committed, values)
+        } else {
+            committed.last().copied().unwrap_or(record.head)
         };
         for (&first, value) in values.range(record.head + 1..=tail_head) {
             if value.last > tail_head {
@@ -252,6 +262,28 @@ fn copy_from_tail(
     }
     target.events.apply_batch(batch).storage()?;
     Ok(copied)
+}
+
+/// The head up to which a stream's appends past `head` were found whole: the
+/// last head a stream record in the tail commits (`committed`) such that every
+/// event from `head + 1` to it lies in a value found (`values`, by the sequence
+/// number of their first event), with no gap. `head` itself when there is none.
+fn whole_appends(
+    head: Seq,
+    committed: &BTreeSet<Seq>,
+    values: &BTreeMap<Seq, crate::sled_tail::FoundValue>,
+) -> Seq {
+    let (mut next, mut whole) = (head + 1, head);
+    for (&first, value) in values.range(head + 1..) {
+        if first != next {
+            break;
+        }
+        next = value.last + 1;
+        if committed.contains(&value.last) {
+            whole = value.last;
+        }
+    }
+    whole
 }
 
 /// Every stream record: `None` for one that fails its checksum.
@@ -473,4 +505,51 @@ fn increment(key: &mut [u8]) -> bool {
         }
     }
     false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sled_tail::FoundValue;
+
+    /// Values found past head 10, by first event: each holding `first..=last`.
+    fn found(ranges: &[(Seq, Seq)]) -> BTreeMap<Seq, FoundValue> {
+        ranges
+            .iter()
+            .map(|&(first, last)| {
+                let value = FoundValue {
+                    last,
+                    bytes: Vec::new(),
+                };
+                (first, value)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_cut_off_write_is_copied_up_to_its_last_append_found_whole() {
+        let committed: BTreeSet<Seq> = [11, 13, 14].into();
+        // Every append found: up to the last committed head.
+        assert_eq!(
+            whole_appends(10, &committed, &found(&[(11, 11), (12, 13), (14, 14)])),
+            14
+        );
+        // The crash kept event 12's value from the file: 13 and 14 wait on it.
+        assert_eq!(
+            whole_appends(10, &committed, &found(&[(11, 11), (13, 13), (14, 14)])),
+            11
+        );
+        // An append of two blocks, its second not found: its first is left out too.
+        assert_eq!(
+            whole_appends(10, &[11, 14].into(), &found(&[(11, 11), (12, 13)])),
+            11
+        );
+        // A value past every committed head never committed.
+        assert_eq!(
+            whole_appends(10, &committed, &found(&[(11, 11), (12, 13), (14, 15)])),
+            13
+        );
+        assert_eq!(whole_appends(10, &committed, &found(&[])), 10);
+        assert_eq!(whole_appends(10, &committed, &found(&[(12, 13)])), 10);
+    }
 }

@@ -11,7 +11,7 @@
 //! map, whose length can be read from the record itself; a block (format 3) is found by its version and
 //! codec bytes, and its length is read from sled's varint just before it.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use askuser_store::RecordKind;
 use askuser_store::Seq;
@@ -41,8 +41,9 @@ pub(crate) struct FoundValue {
 pub(crate) struct TailRecords {
     /// Event values, per stream, by the sequence number of their first event.
     pub events: BTreeMap<String, BTreeMap<Seq, FoundValue>>,
-    /// Per stream, the highest head a genuine stream record in the tail commits.
-    pub heads: BTreeMap<String, Seq>,
+    /// Per stream, every head a genuine stream record in the tail commits (each
+    /// the end of an append), in order.
+    pub heads: BTreeMap<String, BTreeSet<Seq>>,
 }
 
 /// Looks in `data[from..]` for event and stream records of the streams in `heads`
@@ -64,8 +65,11 @@ pub(crate) fn find(data: &[u8], from: usize, heads: &BTreeMap<String, Seq>) -> T
                 if let Ok(record) =
                     open_record::<StreamRecord>(RecordKind::Stream, stream, 0, key, value)
                 {
-                    let best = found.heads.entry(stream.clone()).or_insert(0);
-                    *best = (*best).max(record.head);
+                    found
+                        .heads
+                        .entry(stream.clone())
+                        .or_default()
+                        .insert(record.head);
                     continue;
                 }
                 found.add_event_value(data, at, stream, head, value, suffix.as_ref());
@@ -280,9 +284,9 @@ pub(crate) fn missing(
             continue;
         }
         let lead = usize::try_from(start - from).unwrap_or(0);
-        for (name, head) in find(&data, lead, &heads).heads {
+        for (name, committed) in find(&data, lead, &heads).heads {
             let best = tail_heads.entry(name).or_insert(0);
-            *best = (*best).max(head);
+            *best = (*best).max(committed.last().copied().unwrap_or(0));
         }
     }
     tail_heads

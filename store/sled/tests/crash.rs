@@ -72,6 +72,10 @@ fn cut_off_by_the_crash(path: &std::path::Path, round: u32, last_acknowledged: u
         words.push('.');
     }
     assert_eq!(discarded.to_string(), words, "round {round}");
+    // Salvage says the same: nothing is damaged, nothing acknowledged is lost.
+    let to = tempfile::tempdir().unwrap();
+    let report = askuser_sled::salvage(path, &to.path().join("salvaged")).unwrap();
+    assert!(report.is_complete(), "round {round}: {report}");
     true
 }
 

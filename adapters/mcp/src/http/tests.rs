@@ -61,8 +61,19 @@ fn send_as(addr: SocketAddr, session: Option<&str>, auth: &str, body: &str) -> T
          Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
     )
+    .or_else(refused_midway)
     .unwrap();
     stream
+}
+
+/// A write cut off by a server that answered and closed before reading the
+/// whole request (a 431 on a head too long) is no error: its answer is still
+/// there to read, as a client reads it.
+fn refused_midway(error: std::io::Error) -> std::io::Result<()> {
+    match error.kind() {
+        std::io::ErrorKind::BrokenPipe | std::io::ErrorKind::ConnectionReset => Ok(()),
+        _ => Err(error),
+    }
 }
 
 /// A POST answered in full: its status, its session id and its body.
