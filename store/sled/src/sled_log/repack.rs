@@ -94,7 +94,7 @@ impl SledLog {
         for (key, value) in blocks {
             batch.insert(key, value);
         }
-        let _stream = self.lock_streams(&[stream]);
+        let _turn = self.lock_writes();
         self.events.apply_batch(batch).storage()?;
         Ok(())
     }
