@@ -68,6 +68,31 @@ fn write_job(scratch: &Scratch) -> String {
     editor
 }
 
+/// Waits until the `askuser ask` process on the log of `scratch` is stopped
+/// (state `T` in `/proc/PID/stat`).
+fn ask_stopped(scratch: &Scratch) {
+    let db = scratch.db();
+    let start = Instant::now();
+    loop {
+        let stopped = std::fs::read_dir("/proc").unwrap().flatten().any(|entry| {
+            let path = entry.path();
+            let cmdline = std::fs::read(path.join("cmdline")).unwrap_or_default();
+            let args: Vec<&[u8]> = cmdline.split(|b| *b == 0).collect();
+            let ours = args.get(1) == Some(&&b"ask"[..]) && args.contains(&db.as_bytes());
+            let process = std::fs::read_to_string(path.join("stat")).unwrap_or_default();
+            let state = process
+                .rsplit_once(") ")
+                .map(|(_, rest)| rest.starts_with('T'));
+            ours && state == Some(true)
+        });
+        if stopped {
+            return;
+        }
+        assert!(start.elapsed() < TIMEOUT, "askuser ask never stopped");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 /// `askuser serve` records an inquiry on another stream of the same log while
 /// the form is stopped, and exits cleanly.
 fn serve_appends(scratch: &Scratch) {
@@ -136,6 +161,9 @@ fn ctrl_z_in_ask_while_serve_appends_ends_nothing_and_fg_carries_the_form_on() {
     shell.wait_for("editor: your answer?");
     shell.keys(&["C-z"]);
     shell.wait_for("Stopped");
+    // The shell says "Stopped" once the job's own shell stops, while the form's
+    // process may still be handing the log over; it stops once it has.
+    ask_stopped(&scratch);
     serve_appends(&scratch);
     line(&shell, "fg");
     line(&shell, "the fix is small");
