@@ -5,8 +5,9 @@
 use std::collections::{HashMap, HashSet};
 use std::error::Error as _;
 use std::fmt::Write as _;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use postgres::config::{Host, SslMode};
 use postgres::{Client, Config, NoTls, Statement};
@@ -83,8 +84,11 @@ pub(super) struct Pool {
     tls: Option<MakeRustlsConnect>,
     mode: tls::Mode,
     shown: String,
-    /// Every connection's `search_path`: the log's schema, quoted.
+    /// What every connection runs first: its `search_path` (the log's schema,
+    /// quoted) and `askuser.log`, the name of this log (see [`log_name`]).
     search_path: String,
+    /// The log's name (see [`log_name`]).
+    pub(super) name: String,
     idle: Mutex<Vec<Conn>>,
     /// The server processes of the connections open now.
     pub(super) backends: Backends,
@@ -118,6 +122,7 @@ impl Pool {
             tls::Mode::Prefer => SslMode::Prefer,
             _ => SslMode::Require,
         });
+        let name = log_name();
         let tls = tls::client_config(&settings)
             .map_err(bad)?
             .map(MakeRustlsConnect::new);
@@ -126,7 +131,8 @@ impl Pool {
             tls,
             mode: settings.mode,
             shown,
-            search_path: format!("SET search_path TO \"{schema}\""),
+            search_path: format!("SET search_path TO \"{schema}\"; SET askuser.log TO '{name}'"),
+            name,
             idle: Mutex::new(Vec::new()),
             backends: Backends::default(),
         })
@@ -214,6 +220,19 @@ impl Pool {
             conn: Some(conn),
         }
     }
+}
+
+/// A name for one open log that no other has, on any machine: this process,
+/// the time it was opened and a count. Each of the log's connections names it
+/// in the setting `askuser.log`, so that an append through them does not wake
+/// the log's own waits for the others' (see the schema's version 4).
+fn log_name() -> String {
+    static OPENED: AtomicU64 = AtomicU64::new(0);
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |since| since.as_nanos());
+    let count = OPENED.fetch_add(1, Ordering::Relaxed);
+    format!("{}.{nanos}.{count}", std::process::id())
 }
 
 /// A connection borrowed from the pool; back to it when dropped (unless closed).

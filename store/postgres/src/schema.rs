@@ -149,10 +149,79 @@ CREATE TABLE {schema}.presence (
     PRIMARY KEY (stream, holder)
 );
 "#,
+    // 4: an append notifies only when somebody else waits on its stream (or on
+    // any change). A transaction that notifies takes a lock on the whole cluster
+    // at its commit and keeps it through the commit's flush, so appends that
+    // notified committed one at a time (32 agents on one log reached about
+    // 0.65x the inquiries per second of one). A waiter records itself in
+    // `watchers`: one row per server process, `stream` NULL for a wait on any
+    // change, `except_log` the log whose appends it does not wait for (its
+    // own: each of a log's connections names it in the setting `askuser.log`).
+    // It does so under an advisory lock that every append holds (shared) from
+    // its start, so an append either sees the row or committed before the
+    // waiter reads the head. Unlogged: a row says who waits now, nothing to
+    // keep past a crash.
+    r#"
+CREATE UNLOGGED TABLE {schema}.watchers (
+    pid integer PRIMARY KEY,
+    stream text COLLATE "C",
+    except_log text,
+    watching boolean NOT NULL
+);
+CREATE FUNCTION {schema}.watch(p_stream text, p_except_log text)
+RETURNS void LANGUAGE plpgsql AS $fn$
+BEGIN
+    IF p_stream IS NULL THEN
+        PERFORM pg_advisory_xact_lock(hashtext('{channel}'));
+    ELSE
+        PERFORM pg_advisory_xact_lock(hashtext('{channel}'), hashtext(p_stream));
+    END IF;
+    INSERT INTO {schema}.watchers (pid, stream, except_log, watching)
+        VALUES (pg_backend_pid(), p_stream, p_except_log, true)
+        ON CONFLICT (pid) DO UPDATE SET stream = excluded.stream,
+            except_log = excluded.except_log, watching = true;
+END
+$fn$;
+CREATE OR REPLACE FUNCTION {schema}.append_blocks(
+    p_stream text, p_expected bigint, p_head bigint, p_firsts bigint[], p_records bytea[],
+    p_at bigint, p_sync boolean, OUT appended boolean, OUT head bigint)
+LANGUAGE plpgsql AS $fn$
+BEGIN
+    PERFORM pg_advisory_xact_lock_shared(hashtext('{channel}'));
+    PERFORM pg_advisory_xact_lock_shared(hashtext('{channel}'), hashtext(p_stream));
+    IF NOT p_sync THEN
+        PERFORM set_config('synchronous_commit', 'off', true);
+    END IF;
+    IF p_expected = 0 THEN
+        INSERT INTO {schema}.streams (name, head, created_at)
+            VALUES (p_stream, 0, p_at) ON CONFLICT (name) DO NOTHING;
+    END IF;
+    SELECT s.head INTO head FROM {schema}.streams s WHERE s.name = p_stream FOR UPDATE;
+    head := coalesce(head, 0);
+    IF head <> p_expected THEN
+        appended := false;
+        RETURN;
+    END IF;
+    INSERT INTO {schema}.events (stream, seq, last_seq, record)
+        SELECT p_stream, r.first,
+               coalesce(lead(r.first) OVER (ORDER BY r.first) - 1, p_head), r.record
+        FROM unnest(p_firsts, p_records) AS r(first, record);
+    head := p_head;
+    UPDATE {schema}.streams SET head = append_blocks.head WHERE name = p_stream;
+    IF EXISTS (SELECT 1 FROM {schema}.watchers w
+               WHERE w.watching AND (w.stream IS NULL OR w.stream = p_stream)
+                 AND (w.except_log IS NULL
+                      OR w.except_log IS DISTINCT FROM current_setting('askuser.log', true))) THEN
+        PERFORM pg_notify('{channel}', p_stream);
+    END IF;
+    appended := true;
+END
+$fn$;
+"#,
 ];
 
 /// The schema version this build writes.
-pub(super) const VERSION: i32 = 3;
+pub(super) const VERSION: i32 = 4;
 
 /// The longest schema name, in bytes (the notification channel adds to it and
 /// PostgreSQL identifiers stop at 63 bytes).
@@ -238,6 +307,13 @@ pub(super) fn migrate(client: &mut Client, schema: &str) -> Result<()> {
         )
         .map_err(database)?;
     }
+    // The waits of server processes that are gone (a connection cut while it
+    // waited): their rows would only cost notifications nobody reads.
+    tx.batch_execute(&format!(
+        "DELETE FROM {quoted}.watchers w \
+         WHERE NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.pid = w.pid)"
+    ))
+    .map_err(database)?;
     tx.commit().map_err(database)
 }
 

@@ -67,6 +67,10 @@ pub(super) const BUFFERED: &str = "SET LOCAL synchronous_commit = off";
 /// and a compaction send this one, for [`Log::wait_changed`](askuser_store::Log::wait_changed).
 pub(super) const NOTIFY: &str = "SELECT pg_notify($1, $2)";
 
+/// Records that this connection's server process no longer waits.
+pub(super) const UNWATCH: &str =
+    "UPDATE watchers SET watching = false WHERE pid = pg_backend_pid()";
+
 /// Takes or renews a presence lease at the database's time (`$1` stream, `$2`
 /// holder, `$3` origin as JSON text, `$4` ttl in milliseconds).
 pub(super) const RENEW_LEASE: &str = "INSERT INTO presence (stream, holder, origin, renewed_at, ttl_ms) \

@@ -15,15 +15,20 @@ use askuser_store::Version;
 const LONGEST_WAIT: Duration = Duration::from_secs(3600);
 
 impl PgLog {
-    /// [`Log::wait_past`](askuser_store::Log::wait_past), woken by `LISTEN`/`NOTIFY`: every
-    /// append sends a `NOTIFY` on the log's channel (`askuser_` ++ the schema name)
-    /// with the stream's name when it commits, and the waiter `LISTEN`s on a
-    /// connection of its own, re-reading the head only when its stream is named.
+    /// [`Log::wait_past`](askuser_store::Log::wait_past), woken by `LISTEN`/`NOTIFY`: the
+    /// waiter records that it waits on `stream` ([`PgLog::listening`]), and
+    /// an append to it then sends a `NOTIFY` on the log's channel (`askuser_`
+    /// ++ the schema name) with the stream's name when it commits; the waiter
+    /// `LISTEN`s on a connection of its own, re-reading the head only when
+    /// its stream is named.
     ///
-    /// With `others_only`, a notification sent by one of this log's own
-    /// connections does not end the wait
+    /// With `others_only`, an append by one of this log's own connections
+    /// does not end the wait
     /// ([`Log::wait_for_others`](askuser_store::Log::wait_for_others)):
-    /// PostgreSQL names the server process that sent it.
+    /// such an append sends no notification for this waiter (every connection
+    /// of the log names it in the setting `askuser.log`), and one it gets
+    /// anyway (an append sent another waiter's) is told apart by the server
+    /// process PostgreSQL names as its sender.
     pub(super) fn wait_notified(
         &self,
         stream: &str,
@@ -33,27 +38,56 @@ impl PgLog {
         // A timeout too long to add to the clock waits for ever.
         let deadline = Instant::now().checked_add(timeout);
         let own = others_only.then(|| self.pool.backends.clone());
-        self.listening(|conn| wait(conn, (stream, after), deadline, own.as_ref()))
+        let except = others_only.then_some(self.pool.name.as_str());
+        self.listening((Some(stream), except), |conn| {
+            wait(conn, (stream, after), deadline, own.as_ref())
+        })
     }
 
-    /// Runs `waiting` on a connection that `LISTEN`s on the log's channel, then
-    /// stops listening and drops the notifications that arrived meanwhile (they
-    /// are of no use to the connection's next borrower).
-    fn listening<T: Send>(&self, waiting: impl FnOnce(&mut Conn) -> Result<T> + Send) -> Result<T> {
-        super::off_runtime(|| self.listening_here(waiting))
+    /// Runs `waiting` on a connection that `LISTEN`s on the log's channel
+    /// and is recorded as waiting on `watched`'s stream (`None`: on any
+    /// change), but not for the appends of the log it names (this one's, for
+    /// a wait for the others' appends); then stops
+    /// both and drops the notifications that arrived meanwhile (they are of
+    /// no use to the connection's next borrower).
+    ///
+    /// Appends notify only while someone waits on their stream: a
+    /// transaction that notifies holds a lock on the whole cluster through
+    /// its commit, so appends that all notified committed one at a time.
+    /// The record and the `LISTEN` commit together, under an advisory lock
+    /// every append holds (shared) from its start: an append either sees the
+    /// record and notifies, or committed before the head is read.
+    fn listening<T: Send>(
+        &self,
+        watched: (Option<&str>, Option<&str>),
+        waiting: impl FnOnce(&mut Conn) -> Result<T> + Send,
+    ) -> Result<T> {
+        super::off_runtime(|| self.listening_here(watched, waiting))
     }
 
     /// [`PgLog::listening`] on this thread.
-    fn listening_here<T>(&self, waiting: impl FnOnce(&mut Conn) -> Result<T>) -> Result<T> {
+    fn listening_here<T>(
+        &self,
+        (stream, except): (Option<&str>, Option<&str>),
+        waiting: impl FnOnce(&mut Conn) -> Result<T>,
+    ) -> Result<T> {
         let channel = schema::channel(&self.schema);
         let mut conn = self.pool.get()?;
-        conn.client
-            .batch_execute(&format!("LISTEN \"{channel}\""))
-            .map_err(database)?;
+        // One round trip: the advisory lock `watch` takes holds the stream's
+        // appends back until the commit.
+        let watching = conn.client.batch_execute(&format!(
+            "BEGIN; LISTEN \"{channel}\"; SELECT watch({}, {}); COMMIT",
+            literal(stream),
+            literal(except)
+        ));
+        if let Err(error) = watching {
+            let _ = conn.client.batch_execute("ROLLBACK");
+            return Err(database(error));
+        }
         let waited = waiting(&mut conn);
         let unlistened = conn
             .client
-            .batch_execute(&format!("UNLISTEN \"{channel}\""))
+            .batch_execute(&format!("UNLISTEN \"{channel}\"; {}", sql::UNWATCH))
             .map_err(database);
         let _ = conn.client.notifications().iter().count();
         let done = waited?;
@@ -64,14 +98,31 @@ impl PgLog {
 
 impl PgLog {
     /// [`Log::wait_changed`](askuser_store::Log::wait_changed), woken by `LISTEN`/`NOTIFY`:
-    /// the waiter `LISTEN`s on the log's channel on a connection of its own, and
-    /// reads the version again at any notification (an append, fork or
-    /// compaction of any stream sends one when it commits), and once more when
-    /// the time runs out.
+    /// the waiter records that it waits on any change and `LISTEN`s on the
+    /// log's channel on a connection of its own, and reads the version again
+    /// at any notification (every append, fork or compaction sends one when
+    /// it commits while such a waiter is recorded), and once more when the
+    /// time runs out.
     pub(super) fn wait_any_notified(&self, since: Version, timeout: Duration) -> Result<Version> {
         let deadline = Instant::now().checked_add(timeout);
-        self.listening(|conn| wait_any(conn, since, deadline))
+        self.listening((None, None), |conn| wait_any(conn, since, deadline))
     }
+}
+
+/// `text` as an SQL literal (an escape string, whatever the server's
+/// `standard_conforming_strings`), or `NULL`. A NUL, which no text in
+/// PostgreSQL holds (and so no stream's name), is written as U+FFFD.
+fn literal(text: Option<&str>) -> String {
+    text.map_or_else(
+        || "NULL".to_owned(),
+        |text| {
+            let escaped = text
+                .replace('\\', "\\\\")
+                .replace('\'', "\\'")
+                .replace('\0', "\u{fffd}");
+            format!("E'{escaped}'")
+        },
+    )
 }
 
 /// Reads the version (after `LISTEN`, so no change can slip between the two) and
@@ -169,5 +220,18 @@ fn head(conn: &mut Conn, stream: &str) -> Result<Seq> {
     match row {
         Some(row) => Ok(from_sql(row.try_get(0).map_err(database)?)),
         None => Ok(0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::literal;
+
+    #[test]
+    fn a_name_is_written_as_an_escape_string_whatever_it_holds() {
+        assert_eq!(literal(None), "NULL");
+        assert_eq!(literal(Some("s")), "E's'");
+        assert_eq!(literal(Some(r"it's a \ name")), r"E'it\'s a \\ name'");
+        assert_eq!(literal(Some("a\0b")), "E'a\u{fffd}b'");
     }
 }

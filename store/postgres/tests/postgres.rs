@@ -15,6 +15,8 @@ use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::Duration;
 
+use postgres::fallible_iterator::FallibleIterator as _;
+
 use askuser_core::Event;
 use askuser_postgres::PgLog;
 use askuser_store::{Log, StoreError};
@@ -81,7 +83,7 @@ fn the_schema_records_its_version_and_a_newer_one_is_refused() {
         )
         .unwrap()
         .get(0);
-    assert_eq!(version, 3);
+    assert_eq!(version, 4);
     log.append("s", 0, &scripted_events(1, 3).collect::<Vec<_>>())
         .unwrap();
     // Opening again keeps the data and the version (no second migration).
@@ -97,7 +99,7 @@ fn the_schema_records_its_version_and_a_newer_one_is_refused() {
     assert_eq!(
         error.to_string(),
         format!(
-            "postgres: the log's tables in schema \"{schema}\" are at version 7, newer than this askuser knows (up to 3): upgrade askuser"
+            "postgres: the log's tables in schema \"{schema}\" are at version 7, newer than this askuser knows (up to 4): upgrade askuser"
         )
     );
 }
@@ -130,7 +132,7 @@ fn processes_opening_a_new_schema_at_once_create_it_once() {
         )
         .unwrap()
         .get(0);
-    assert_eq!((version, rows), (3, 1));
+    assert_eq!((version, rows), (4, 1));
     client
         .batch_execute(&format!("DROP SCHEMA \"{schema}\" CASCADE"))
         .unwrap();
@@ -198,6 +200,92 @@ fn wait_past_times_out_and_wakes_on_an_append_from_another_connection() {
         log.wait_past("s", 3, Duration::from_millis(100)).unwrap(),
         3
     );
+}
+
+/// The streams named by the notifications `listener` is given within 300 ms
+/// of the last.
+fn heard(listener: &mut postgres::Client) -> Vec<String> {
+    let mut streams = Vec::new();
+    let mut notes = listener.notifications();
+    let mut notes = notes.timeout_iter(Duration::from_millis(300));
+    while let Some(note) = notes.next().unwrap() {
+        streams.push(note.payload().to_owned());
+    }
+    streams
+}
+
+/// An append notifies only while somebody else waits on its stream or on any
+/// change: a transaction that notifies commits in turn with every other that
+/// does (a lock of the whole cluster), so appends that all notified committed
+/// one at a time. Seen by a plain client listening on the log's channel.
+#[test]
+fn an_append_notifies_only_while_someone_else_waits_on_its_stream() {
+    let log = pg();
+    let other = PgLog::connect_in(&log.url, log.schema()).unwrap();
+    let mut listener = log.client();
+    listener
+        .batch_execute(&format!("LISTEN \"askuser_{}\"", log.schema()))
+        .unwrap();
+    let one = |seq| scripted_events(seq, 1).collect::<Vec<_>>();
+    // Nobody waits.
+    other.append("s", 0, &one(1)).unwrap();
+    assert_eq!(heard(&mut listener), Vec::<String>::new());
+    // A wait on "s": its appends notify, another stream's do not.
+    std::thread::scope(|scope| {
+        let waiter = scope.spawn(|| log.wait_past("s", 1, Duration::from_secs(60)));
+        std::thread::sleep(Duration::from_millis(300));
+        other.append("t", 0, &one(1)).unwrap();
+        other.append("s", 1, &one(2)).unwrap();
+        assert_eq!(waiter.join().unwrap().unwrap(), 2);
+    });
+    assert_eq!(heard(&mut listener), ["s"]);
+    // A wait for the others' appends: the log's own append does not notify.
+    std::thread::scope(|scope| {
+        let waiter = scope.spawn(|| log.wait_for_others("s", 2, Duration::from_secs(60)));
+        std::thread::sleep(Duration::from_millis(300));
+        log.append("s", 2, &one(3)).unwrap();
+        std::thread::sleep(Duration::from_millis(300));
+        other.append("s", 3, &one(4)).unwrap();
+        assert_eq!(waiter.join().unwrap().unwrap(), 4);
+    });
+    assert_eq!(heard(&mut listener), ["s"]);
+    // A wait on any change: every append notifies.
+    let since = askuser_store::Version::of(&log.streams().unwrap());
+    std::thread::scope(|scope| {
+        let waiter = scope.spawn(|| log.wait_changed(since, Duration::from_secs(60)));
+        std::thread::sleep(Duration::from_millis(300));
+        other.append("t", 1, &one(2)).unwrap();
+        assert_ne!(waiter.join().unwrap().unwrap(), since);
+    });
+    assert_eq!(heard(&mut listener), ["t"]);
+    // The waits ended: nothing notifies.
+    other.append("s", 4, &one(5)).unwrap();
+    other.append("t", 2, &one(3)).unwrap();
+    assert_eq!(heard(&mut listener), Vec::<String>::new());
+}
+
+/// A wait that starts as another process appends is never left waiting for a
+/// notification that was not sent: the append either saw the waiter or
+/// committed before the waiter read the head. Each wait would last its whole
+/// minute had it been missed.
+#[test]
+fn a_wait_begun_as_another_process_appends_is_woken() {
+    let log = pg();
+    let other = PgLog::connect_in(&log.url, log.schema()).unwrap();
+    for head in 0..100 {
+        let started = std::time::Instant::now();
+        std::thread::scope(|scope| {
+            let waiter = scope.spawn(|| log.wait_past("r", head, Duration::from_secs(60)));
+            other
+                .append("r", head, &scripted_events(head + 1, 1).collect::<Vec<_>>())
+                .unwrap();
+            assert_eq!(waiter.join().unwrap().unwrap(), head + 1);
+        });
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "round {head}: the wait was not woken by the append"
+        );
+    }
 }
 
 #[test]
