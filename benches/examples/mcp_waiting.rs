@@ -1,5 +1,6 @@
 //! What MCP calls cost while they wait for an answer from another window: N
-//! `askuser mcp --wait 600 --stream agent-K` processes on one sled log (one MCP
+//! `askuser mcp --wait 600 --stream agent-K --pending-dir DIR` processes on one
+//! sled log (one MCP
 //! session each, as a host starts one server per session), each with one
 //! `ask_user` call from a
 //! client without forms, so each call waits; then the CPU all of them use
@@ -57,6 +58,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 fn measure(bin: &Path, count: usize) -> Result<f64, Box<dyn std::error::Error>> {
     let dir = tempfile::tempdir()?;
     let db = dir.path().join("db");
+    std::fs::create_dir(dir.path().join("pending"))?;
     let mut servers = Vec::with_capacity(count);
     for n in 0..count {
         servers.push(start(bin, &db, dir.path(), n)?);
@@ -80,7 +82,10 @@ fn measure(bin: &Path, count: usize) -> Result<f64, Box<dyn std::error::Error>> 
 }
 
 /// `askuser mcp --wait 600` on `db`, with one `ask_user` call sent by a client
-/// that shows no forms.
+/// that shows no forms. With a pending directory, so that the call waits its
+/// whole 600 s: without one (nor a web inbox running on the log) a call waits
+/// at most a minute, and the calls started first would stop waiting inside
+/// the measured window.
 fn start(bin: &Path, db: &Path, home: &Path, n: usize) -> std::io::Result<Child> {
     let mut child = Command::new(bin)
         .args([
@@ -89,8 +94,10 @@ fn start(bin: &Path, db: &Path, home: &Path, n: usize) -> std::io::Result<Child>
             "600",
             "--stream",
             &format!("agent-{n}"),
-            "--db",
+            "--pending-dir",
         ])
+        .arg(home.join("pending"))
+        .arg("--db")
         .arg(db)
         .current_dir(home)
         .env("HOME", home)

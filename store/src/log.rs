@@ -282,6 +282,19 @@ pub trait Log: Backend + Send + Sync {
     fn leases(&self) -> Result<Option<Leases>> {
         Ok(None)
     }
+
+    /// The presence leases on `stream` alone (live, ended and expired), with
+    /// the log's time now: what [`Log::leases`] holds for that stream, without
+    /// reading every other (a log shared by hundreds of waiting processes
+    /// answers this with a few leases rather than hundreds). `None` when the
+    /// log keeps no presence. The default filters [`Log::leases`].
+    ///
+    /// # Errors
+    ///
+    /// A storage error.
+    fn leases_on(&self, stream: &str) -> Result<Option<Leases>> {
+        Ok(self.leases()?.map(|leases| leases.on(stream)))
+    }
 }
 
 /// How often [`Log::wait_past`] looks at the head, in a log that is not woken by its

@@ -232,6 +232,10 @@ impl Log for MemLog {
         Ok(Some(self.leases.read(self.clock.now())))
     }
 
+    fn leases_on(&self, stream: &str) -> Result<Option<Leases>> {
+        Ok(Some(self.leases.read_on(stream, self.clock.now())))
+    }
+
     fn stream(&self, stream: &str) -> Result<Option<StreamInfo>> {
         Ok(self.read_lock().streams.get(stream).map(|s| s.info(stream)))
     }

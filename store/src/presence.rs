@@ -129,6 +129,19 @@ pub struct Leases {
     pub leases: Vec<Lease>,
 }
 
+impl Leases {
+    /// Only the leases on `stream`, read at the same time.
+    #[must_use]
+    pub fn on(self, stream: &str) -> Self {
+        Self {
+            now: self.now,
+            leases: (self.leases.into_iter())
+                .filter(|lease| lease.stream == stream)
+                .collect(),
+        }
+    }
+}
+
 /// Whether anyone waits on a stream, as a reader tells it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Presence {
@@ -246,6 +259,18 @@ impl LeaseTable {
         let mut leases = self.leases.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(lease) = leases.get_mut(&(stream.to_owned(), holder.to_owned())) {
             lease.ended_at.get_or_insert(now);
+        }
+    }
+
+    /// The leases on `stream` (live, ended and expired), read at `now`.
+    pub fn read_on(&self, stream: &str, now: Timestamp) -> Leases {
+        let leases = self.leases.lock().unwrap_or_else(PoisonError::into_inner);
+        Leases {
+            now,
+            leases: (leases.range((stream.to_owned(), String::new())..))
+                .take_while(|((on, _), _)| on == stream)
+                .map(|(_, lease)| lease.clone())
+                .collect(),
         }
     }
 

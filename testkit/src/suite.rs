@@ -904,6 +904,54 @@ pub mod writes {
     }
 }
 
+pub mod presence {
+    //! Suite cases: presence leases, as a log that keeps them gives them out.
+
+    use std::time::Duration;
+
+    use askuser_store::{Lease, Log};
+
+    /// [`Log::leases_on`] gives what [`Log::leases`] holds for that stream, in
+    /// the same order, and nothing of a stream whose name only begins the
+    /// same; a log that keeps no presence gives `None` for both.
+    pub fn a_stream_s_leases_are_its_share_of_every_lease<L: Log>(log: &L) {
+        let origin = crate::build::agent("Claude Code");
+        let ttl = Duration::from_secs(6);
+        let taken = [
+            ("s", "m:1:1"),
+            ("s", "m:2:1"),
+            ("s-2", "m:3:1"),
+            ("r", "m:4:1"),
+        ];
+        for (stream, holder) in taken {
+            if !log.renew_lease(stream, holder, &origin, ttl).unwrap() {
+                assert_eq!(log.leases().unwrap(), None);
+                assert_eq!(log.leases_on("s").unwrap(), None);
+                return;
+            }
+        }
+        log.end_lease("s", "m:2:1").unwrap();
+        let every = log
+            .leases()
+            .unwrap()
+            .expect("a log that took leases keeps them");
+        let on = log
+            .leases_on("s")
+            .unwrap()
+            .expect("and gives them out by stream");
+        let expected: Vec<Lease> = (every.leases.into_iter())
+            .filter(|lease| lease.stream == "s")
+            .collect();
+        assert_eq!(on.leases, expected);
+        let holders: Vec<(&str, bool)> = (on.leases.iter())
+            .map(|lease| (&lease.holder[..], lease.ended_at.is_some()))
+            .collect();
+        assert_eq!(holders, [("m:1:1", false), ("m:2:1", true)]);
+        let nobody = log.leases_on("nobody").unwrap().expect("kept");
+        assert_eq!(nobody.leases, []);
+    }
+}
+
 /// [`Log::wait_changed`]: a change anywhere, by another writer, wakes a
 /// log-wide waiter. Outside the `suite!` macro because each log has its own
 /// other writer: another thread on the same log in memory and on sled, another
@@ -987,6 +1035,7 @@ use askuser_store::{Durability, ForkPoint, Log, RecordKind, StoreError, Timestam
 use serde_json::{Value, json};
 
 pub use concurrency::*;
+pub use presence::*;
 pub use replay::*;
 pub use writes::*;
 
@@ -1023,7 +1072,8 @@ macro_rules! log_suite {
             buffered_appends_are_visible_at_once_and_flush_on_demand,
             works_as_a_trait_object,
             a_waiter_returns_when_the_head_passes_or_its_time_is_up,
-            a_repack_keeps_every_event_and_stores_small_appends_as_blocks);
+            a_repack_keeps_every_event_and_stores_small_appends_as_blocks,
+            a_stream_s_leases_are_its_share_of_every_lease);
     };
     (@cases ($pat:pat) ($init:expr) ($log:expr) $($case:ident),* $(,)?) => {
         $(

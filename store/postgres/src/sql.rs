@@ -93,6 +93,12 @@ pub(super) const END_LEASE: &str = "UPDATE presence \
      SET ended_at = (extract(epoch from clock_timestamp()) * 1000)::bigint \
      WHERE stream = $1 AND holder = $2 AND ended_at IS NULL";
 
+/// The database's time, then the leases on stream `$1` (at most 4096, the latest
+/// renewed first).
+pub(super) const LEASES_ON: &str = "SELECT (extract(epoch from clock_timestamp()) * 1000)::bigint, \
+     stream, holder, origin, renewed_at, ttl_ms, ended_at FROM presence \
+     WHERE stream = $1 ORDER BY renewed_at DESC LIMIT 4096";
+
 /// The database's time, then the latest leases (at most 4096, the latest renewed
 /// first).
 pub(super) const LEASES: &str = "SELECT (extract(epoch from clock_timestamp()) * 1000)::bigint, \

@@ -137,6 +137,43 @@ impl PgLog {
         })?;
         Ok(Timestamp(from_sql(row.try_get(0).map_err(database)?)))
     }
+
+    /// The latest leases (at most 4,096), of `stream` only when given, with
+    /// the database's time.
+    fn leases_where(&self, stream: Option<&str>) -> Result<Option<Leases>> {
+        let rows = self.with_conn(|conn| {
+            if let Some(stream) = stream {
+                let statement = conn.prepared(sql::LEASES_ON)?;
+                conn.client.query(&statement, &[&stream]).map_err(database)
+            } else {
+                let statement = conn.prepared(sql::LEASES)?;
+                conn.client.query(&statement, &[]).map_err(database)
+            }
+        })?;
+        let mut leases = Leases::default();
+        for row in &rows {
+            let now: i64 = row.try_get(0).map_err(database)?;
+            leases.now = Timestamp(from_sql(now));
+            let origin: String = row.try_get(3).map_err(database)?;
+            let ended_at: Option<i64> = row.try_get(6).map_err(database)?;
+            leases.leases.push(Lease {
+                stream: row.try_get(1).map_err(database)?,
+                holder: row.try_get(2).map_err(database)?,
+                // A row another build wrote, unreadable here: an unknown origin.
+                origin: serde_json::from_str(&origin).unwrap_or_default(),
+                renewed_at: Timestamp(from_sql(row.try_get(4).map_err(database)?)),
+                ttl_ms: from_sql(row.try_get(5).map_err(database)?),
+                ended_at: ended_at.map(|at| Timestamp(from_sql(at))),
+            });
+        }
+        if rows.is_empty() {
+            leases.now = self.database_now()?;
+        }
+        leases
+            .leases
+            .sort_by(|a, b| (&a.stream, &a.holder).cmp(&(&b.stream, &b.holder)));
+        Ok(Some(leases))
+    }
 }
 
 impl Backend for PgLog {
@@ -343,33 +380,18 @@ impl Log for PgLog {
     }
 
     fn leases(&self) -> Result<Option<Leases>> {
-        let rows = self.with_conn(|conn| {
-            let statement = conn.prepared(sql::LEASES)?;
-            conn.client.query(&statement, &[]).map_err(database)
-        })?;
-        let mut leases = Leases::default();
-        for row in &rows {
-            let now: i64 = row.try_get(0).map_err(database)?;
-            leases.now = Timestamp(from_sql(now));
-            let origin: String = row.try_get(3).map_err(database)?;
-            let ended_at: Option<i64> = row.try_get(6).map_err(database)?;
-            leases.leases.push(Lease {
-                stream: row.try_get(1).map_err(database)?,
-                holder: row.try_get(2).map_err(database)?,
-                // A row another build wrote, unreadable here: an unknown origin.
-                origin: serde_json::from_str(&origin).unwrap_or_default(),
-                renewed_at: Timestamp(from_sql(row.try_get(4).map_err(database)?)),
-                ttl_ms: from_sql(row.try_get(5).map_err(database)?),
-                ended_at: ended_at.map(|at| Timestamp(from_sql(at))),
-            });
+        self.leases_where(None)
+    }
+
+    /// As [`Log::leases_on`]: the rows of that stream alone.
+    fn leases_on(&self, stream: &str) -> Result<Option<Leases>> {
+        if impossible(stream) {
+            return Ok(Some(Leases {
+                now: self.database_now()?,
+                leases: Vec::new(),
+            }));
         }
-        if rows.is_empty() {
-            leases.now = self.database_now()?;
-        }
-        leases
-            .leases
-            .sort_by(|a, b| (&a.stream, &a.holder).cmp(&(&b.stream, &b.holder)));
-        Ok(Some(leases))
+        self.leases_where(Some(stream))
     }
 
     fn stream(&self, stream: &str) -> Result<Option<StreamInfo>> {

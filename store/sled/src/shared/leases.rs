@@ -66,6 +66,11 @@ impl Presence {
     pub(super) fn read(&self, now: Timestamp) -> Leases {
         self.table.read(now)
     }
+
+    /// The leases on `stream`, read at `now`.
+    pub(super) fn read_on(&self, stream: &str, now: Timestamp) -> Leases {
+        self.table.read_on(stream, now)
+    }
 }
 
 /// Whether `client` may take a new lease at `now` (see [`Presence::renew`]);

@@ -671,6 +671,24 @@ impl Log for SharedSledLog {
         )
     }
 
+    /// As [`Log::leases_on`]: one request for that stream's leases; every
+    /// lease, filtered here, from an owner too old to know that request.
+    fn leases_on(&self, stream: &str) -> Result<Option<Leases>> {
+        if !self.is_owner() && self.client.owner_revision() < 5 {
+            return Ok(self.leases()?.map(|leases| leases.on(stream)));
+        }
+        self.run_presence(
+            &Request::LeasesOn {
+                stream: stream.into(),
+            },
+            |core| Ok(core.leases_on(stream)),
+            |r| match r {
+                Response::Leases(leases) => Some(leases),
+                _ => None,
+            },
+        )
+    }
+
     fn stream(&self, stream: &str) -> Result<Option<StreamInfo>> {
         let request = Request::Stream {
             stream: stream.into(),

@@ -152,6 +152,11 @@ impl Core {
         self.leases.read(self.sled.clock().now())
     }
 
+    /// The presence leases on `stream`, with the owner's time now.
+    pub(super) fn leases_on(&self, stream: &str) -> Leases {
+        self.leases.read_on(stream, self.sled.clock().now())
+    }
+
     /// Stops serving: waits under way return at once (the process lets the log
     /// go, see `stop.rs`).
     pub(super) fn stop(&self) {
@@ -432,6 +437,7 @@ impl Core {
                 Response::Done
             }
             Request::Leases => Response::Leases(self.leases()),
+            Request::LeasesOn { stream } => Response::Leases(self.leases_on(&stream)),
             Request::WaitChanged { since, millis } => {
                 let timeout = Duration::from_millis(millis).min(WAIT_SLICE);
                 let now = self.wait_changed(Version::from_wire(since), timeout)?;

@@ -25,10 +25,10 @@ pub(crate) const PROTOCOL: u32 = 1;
 /// Revision 1 added [`Request::WaitChanged`]; revision 2 the presence leases
 /// ([`Request::RenewLease`], [`Request::EndLease`], [`Request::Leases`]); revision 3
 /// the lease refusal [`WireError::BadLease`] (before, sent as an owner failure);
-/// revision 4 [`Request::WaitForOthers`]. A
+/// revision 4 [`Request::WaitForOthers`]; revision 5 [`Request::LeasesOn`]. A
 /// client asks an owner only what its revision knows, so builds of one protocol
 /// still work together.
-pub(crate) const REVISION: u32 = 4;
+pub(crate) const REVISION: u32 = 5;
 
 /// The largest payload of one frame, in bytes. A read of many events is split into
 /// several frames; one event or snapshot larger than this cannot cross the socket.
@@ -127,6 +127,11 @@ pub(crate) enum Request<'a> {
         stream: Cow<'a, str>,
         past: Seq,
         millis: u64,
+    },
+    /// The leases the owner keeps on `stream` (revision 5); answered with
+    /// [`Response::Leases`].
+    LeasesOn {
+        stream: Cow<'a, str>,
     },
 }
 
