@@ -65,7 +65,7 @@ use crate::error::Result;
 /// this (the handle's drop waits for it): a process that ends right after,
 /// such as `askuser mcp` when its host closes it, closes its log as it did
 /// without a watcher.
-pub const WAIT: Duration = Duration::from_millis(500);
+pub const WAIT: Duration = Duration::from_secs(1);
 
 /// How long the watcher pauses after the log failed (an owner changing, a
 /// database out of reach) before it asks again.

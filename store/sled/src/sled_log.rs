@@ -81,9 +81,9 @@ pub struct SledLog {
     /// through the flush: writers take turns. A lock per stream (one of 64
     /// stripes) held through the flush held up every stream hashed to it, and
     /// on two cores parallel writers only met in sled's spin-and-yield loops:
-    /// 32 agents on one log measured a p99 of 2.8-3.5× their median with
-    /// stripes, 2.1-2.5× with stripes let go before the flush
-    /// (benches/README.md).
+    /// 32 agents on one log measured a p99 of 2.9-4.3× their median with
+    /// stripes, 2.1-2.5× with stripes let go before the flush, and 1.7-1.8×
+    /// with this one turn (benches/README.md).
     writing: Mutex<()>,
     /// Serializes forks and compactions against each other: a compaction's check
     /// for forks and its change of floor must see no new fork.
@@ -568,7 +568,6 @@ impl Log for SledLog {
     }
 
     fn flush(&self) -> Result<()> {
-        self.db.flush().storage()?;
-        Ok(())
+        self.settle(Durability::Flush)
     }
 }

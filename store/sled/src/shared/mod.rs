@@ -39,7 +39,7 @@
 //! owner for a whole slice (10 s) whatever its caller's timeout: when the
 //! caller's time runs out first, the request stays outstanding on its
 //! connection (parked), and the next wait for the same version awaits that
-//! answer instead of asking again, so a watcher that asks every half second
+//! answer instead of asking again, so a watcher that asks every second
 //! costs the owner nothing while the log does not change. The owner keeps the
 //! log's version until the next append, fork or compaction, so a wait asked
 //! again lists no streams.
