@@ -32,6 +32,9 @@ pub(crate) fn mcp(args: &McpArgs) -> Result<u8, CliError> {
     };
     // Checked before anything is opened.
     let stream = stream_option(args.stream.as_deref())?;
+    if let Some(dir) = &args.pending_dir {
+        pending_dir_ready(dir)?;
+    }
     let db = db_path(args.db.db.as_deref())?;
     // Over HTTP, with the token its requests must carry.
     let http = (args.http)
@@ -112,6 +115,33 @@ pub(crate) fn token_file(db: &Path) -> Result<PathBuf, CliError> {
     std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
     builder.create(&data)?;
     Ok(data.join("mcp-token"))
+}
+
+/// Makes `--pending-dir` ready before the server serves: made (readable by
+/// you only) when missing, so that no call fails for want of it; something
+/// there that is not a directory is refused, saying so.
+fn pending_dir_ready(dir: &Path) -> Result<(), CliError> {
+    let shown = for_display_line(&dir.to_string_lossy()).into_owned();
+    match std::fs::metadata(dir) {
+        Ok(found) if found.is_dir() => Ok(()),
+        Ok(_) => Err(CliError::Usage(format!(
+            "--pending-dir {shown}: this is not a directory; give the directory the pending files are written to"
+        ))),
+        Err(missing) if missing.kind() == std::io::ErrorKind::NotFound => {
+            let mut builder = std::fs::DirBuilder::new();
+            builder.recursive(true);
+            #[cfg(unix)]
+            std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+            builder.create(dir).map_err(|error| {
+                CliError::Usage(format!(
+                    "--pending-dir {shown}: it does not exist and cannot be made ({error}); make it, or give a directory you can write to"
+                ))
+            })
+        }
+        Err(error) => Err(CliError::Usage(format!(
+            "--pending-dir {shown}: it cannot be looked at ({error}); give a directory you can write to"
+        ))),
+    }
 }
 
 /// The host's own headless mode, from what it tells the servers it starts:

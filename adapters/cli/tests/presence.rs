@@ -303,6 +303,10 @@ fn mcp_names_the_agent_from_the_clients_info() {
             "s",
             "--pending-dir",
             &pending,
+            // No wait for another window: the pending file is the call's
+            // answer at once.
+            "--wait",
+            "0",
         ],
     )
     .spawn()
@@ -317,10 +321,11 @@ fn mcp_names_the_agent_from_the_clients_info() {
     let show = scratch.run_db(&["log", "show", "s"], "");
     assert_eq!(
         scratch.redact(&show.stdout),
-        "stream \"s\": 3 events\n\
+        "stream \"s\": 4 events\n\
          #1 <time>  requested call-1 (1 question: answer)\n\
          #2 <time>  attached host=Claude Code 2.1.3, machine=laptop, directory=<tmp>\n\
-         #3 <time>  detached host=Claude Code 2.1.3, machine=laptop, directory=<tmp>\n"
+         #3 <time>  client noted call-1: no forms\n\
+         #4 <time>  detached host=Claude Code 2.1.3, machine=laptop, directory=<tmp>\n"
     );
 }
 

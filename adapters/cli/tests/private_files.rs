@@ -200,6 +200,61 @@ fn mcp_makes_the_log_and_its_pending_files_private_whatever_the_umask() {
     }
 }
 
+/// A pending directory that is missing is made when the server starts (private
+/// whatever the umask, as the files in it), so that no call fails for want of
+/// it; a file where it should be is refused at the start, saying so.
+#[test]
+fn mcp_makes_a_missing_pending_directory_and_refuses_a_file_in_its_place() {
+    for umask in ["000", "022"] {
+        let scratch = Scratch::new();
+        let args = [
+            "mcp",
+            "--db",
+            "new/log.db",
+            "--pending-dir",
+            "made/pending",
+            "--wait",
+            "0",
+        ];
+        let mut child = start(scratch.dir.path(), umask, &args);
+        let mut input = child.stdin.take().unwrap();
+        let mut output = BufReader::new(child.stdout.take().unwrap());
+        let arguments: serde_json::Value = serde_json::from_str(CALL).unwrap();
+        let call = serde_json::json!({"name": "ask_user", "arguments": arguments});
+        mcp::hello_and_call(&mut input, ("t", "1"), &call);
+        mcp::response_to_call(&mut output, |_| {});
+        drop(input);
+        assert!(child.wait().unwrap().success());
+        let made: Vec<String> = (modes(scratch.dir.path()).into_iter())
+            .filter(|entry| entry.contains(" made"))
+            .map(|entry| match entry.find("askuser-") {
+                Some(at) => format!("{}askuser-…", &entry[..at]),
+                None => entry,
+            })
+            .collect();
+        assert_eq!(
+            made,
+            [
+                "600 f made/pending/askuser-…",
+                "700 d made",
+                "700 d made/pending"
+            ],
+            "umask {umask}"
+        );
+    }
+    let scratch = Scratch::new();
+    std::fs::write(scratch.path("taken"), "").unwrap();
+    let args = ["mcp", "--db", "new/log.db", "--pending-dir", "taken"];
+    let (code, stderr) = run(scratch.dir.path(), "022", &args, "");
+    assert_eq!(
+        (code, &stderr[..]),
+        (
+            1,
+            "askuser: --pending-dir taken: this is not a directory; give the directory the pending files are written to\n"
+        )
+    );
+}
+
 #[test]
 fn a_log_others_can_read_is_used_and_said_so_once_with_the_chmod() {
     let scratch = Scratch::new();
