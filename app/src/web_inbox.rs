@@ -78,7 +78,7 @@ pub fn running_inbox(log: &dyn Log) -> Option<String> {
 pub fn running_inbox_seen_from(log: &dyn Log, machine: Option<&str>) -> Option<String> {
     let leases = log.leases_on(INBOX_LEASE).ok().flatten()?;
     let running = (leases.leases.iter())
-        .filter(|lease| lease.stream == INBOX_LEASE && lease.live_at(leases.now))
+        .filter(|lease| lease.live_at(leases.now))
         .filter(|lease| lease.origin.label.as_deref() == Some(LABEL));
     let here = |lease: &askuser_store::Lease| {
         machine.is_some() && lease.origin.machine.as_deref() == machine

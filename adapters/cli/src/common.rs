@@ -178,7 +178,7 @@ pub(crate) fn open_journal(path: &Path) -> Result<askuser_app::Desk, CliError> {
 /// Creates the directory `dir` and its missing parents, each of mode 0700 (the
 /// log's own directory is made 0700 by the store): a directory askuser makes
 /// for its log is its user's alone.
-fn private_dir_all(dir: &Path) -> std::io::Result<()> {
+pub(crate) fn private_dir_all(dir: &Path) -> std::io::Result<()> {
     let mut builder = std::fs::DirBuilder::new();
     builder.recursive(true);
     #[cfg(unix)]

@@ -10,7 +10,8 @@ use askuser_mcp::{AskServer, Config, ToolNames, Waiting, WithoutElicitation};
 
 use crate::args::McpArgs;
 use crate::common::{
-    EXIT_RESULT, agent_stream, askuser_data_dir, db_path, open_journal, stream_option,
+    EXIT_RESULT, agent_stream, askuser_data_dir, db_path, open_journal, private_dir_all,
+    stream_option,
 };
 use crate::error::CliError;
 
@@ -109,11 +110,7 @@ pub(crate) fn token_file(db: &Path) -> Result<PathBuf, CliError> {
             "no place for the MCP token of a PostgreSQL log: set XDG_DATA_HOME or HOME".into(),
         )
     })?;
-    let mut builder = std::fs::DirBuilder::new();
-    builder.recursive(true);
-    #[cfg(unix)]
-    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-    builder.create(&data)?;
+    private_dir_all(&data)?;
     Ok(data.join("mcp-token"))
 }
 
@@ -128,11 +125,7 @@ fn pending_dir_ready(dir: &Path) -> Result<(), CliError> {
             "--pending-dir {shown}: this is not a directory; give the directory the pending files are written to"
         ))),
         Err(missing) if missing.kind() == std::io::ErrorKind::NotFound => {
-            let mut builder = std::fs::DirBuilder::new();
-            builder.recursive(true);
-            #[cfg(unix)]
-            std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-            builder.create(dir).map_err(|error| {
+            private_dir_all(dir).map_err(|error| {
                 CliError::Usage(format!(
                     "--pending-dir {shown}: it does not exist and cannot be made ({error}); make it, or give a directory you can write to"
                 ))

@@ -27,11 +27,7 @@ pub(crate) fn web(args: &WebArgs) -> Result<u8, CliError> {
     {
         // The person's own directory (askuser setup inbox names one in the
         // data directory): made theirs alone when missing.
-        let mut builder = std::fs::DirBuilder::new();
-        builder.recursive(true);
-        #[cfg(unix)]
-        std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-        builder.create(dir).map_err(|error| CliError::File {
+        crate::common::private_dir_all(dir).map_err(|error| CliError::File {
             path: dir.to_owned(),
             error,
         })?;

@@ -150,6 +150,20 @@ fn web_makes_the_log_and_its_socket_private_whatever_the_umask() {
     }
 }
 
+/// Runs `askuser args...` (an MCP server) in `dir` under `umask` for one
+/// `ask_user` call of [`CALL`], and its exit once the client hangs up.
+fn call_mcp(dir: &Path, umask: &str, args: &[&str]) {
+    let mut child = start(dir, umask, args);
+    let mut input = child.stdin.take().unwrap();
+    let mut output = BufReader::new(child.stdout.take().unwrap());
+    let arguments: serde_json::Value = serde_json::from_str(CALL).unwrap();
+    let call = serde_json::json!({"name": "ask_user", "arguments": arguments});
+    mcp::hello_and_call(&mut input, ("t", "1"), &call);
+    mcp::response_to_call(&mut output, |_| {});
+    drop(input);
+    assert!(child.wait().unwrap().success());
+}
+
 #[test]
 fn mcp_makes_the_log_and_its_pending_files_private_whatever_the_umask() {
     for umask in ["000", "022"] {
@@ -170,15 +184,7 @@ fn mcp_makes_the_log_and_its_pending_files_private_whatever_the_umask() {
             "--wait",
             "0",
         ];
-        let mut child = start(scratch.dir.path(), umask, &args);
-        let mut input = child.stdin.take().unwrap();
-        let mut output = BufReader::new(child.stdout.take().unwrap());
-        let arguments: serde_json::Value = serde_json::from_str(CALL).unwrap();
-        let call = serde_json::json!({"name": "ask_user", "arguments": arguments});
-        mcp::hello_and_call(&mut input, ("t", "1"), &call);
-        mcp::response_to_call(&mut output, |_| {});
-        drop(input);
-        assert!(child.wait().unwrap().success());
+        call_mcp(scratch.dir.path(), umask, &args);
         let found = modes(scratch.dir.path());
         let mut expected = sealed_log();
         expected.push("700 d pending".to_owned());
@@ -216,15 +222,7 @@ fn mcp_makes_a_missing_pending_directory_and_refuses_a_file_in_its_place() {
             "--wait",
             "0",
         ];
-        let mut child = start(scratch.dir.path(), umask, &args);
-        let mut input = child.stdin.take().unwrap();
-        let mut output = BufReader::new(child.stdout.take().unwrap());
-        let arguments: serde_json::Value = serde_json::from_str(CALL).unwrap();
-        let call = serde_json::json!({"name": "ask_user", "arguments": arguments});
-        mcp::hello_and_call(&mut input, ("t", "1"), &call);
-        mcp::response_to_call(&mut output, |_| {});
-        drop(input);
-        assert!(child.wait().unwrap().success());
+        call_mcp(scratch.dir.path(), umask, &args);
         let made: Vec<String> = (modes(scratch.dir.path()).into_iter())
             .filter(|entry| entry.contains(" made"))
             .map(|entry| match entry.find("askuser-") {

@@ -14,6 +14,16 @@ use askuser_store::Version;
 /// The longest single wait for a notification (the client adds it to the clock).
 const LONGEST_WAIT: Duration = Duration::from_secs(3600);
 
+/// What a waiter is recorded as waiting on (a row of the table `watchers`).
+struct Watched<'a> {
+    /// The stream; `None`: any change of the log.
+    stream: Option<&'a str>,
+    /// The log whose appends it does not wait for (its own, for
+    /// [`Log::wait_for_others`](askuser_store::Log::wait_for_others));
+    /// `None`: it waits for every append.
+    except_log: Option<&'a str>,
+}
+
 impl PgLog {
     /// [`Log::wait_past`](askuser_store::Log::wait_past), woken by `LISTEN`/`NOTIFY`: the
     /// waiter records that it waits on `stream` ([`PgLog::listening`]), and
@@ -38,18 +48,19 @@ impl PgLog {
         // A timeout too long to add to the clock waits for ever.
         let deadline = Instant::now().checked_add(timeout);
         let own = others_only.then(|| self.pool.backends.clone());
-        let except = others_only.then_some(self.pool.name.as_str());
-        self.listening((Some(stream), except), |conn| {
+        let watched = Watched {
+            stream: Some(stream),
+            except_log: others_only.then_some(self.pool.name.as_str()),
+        };
+        self.listening(&watched, |conn| {
             wait(conn, (stream, after), deadline, own.as_ref())
         })
     }
 
     /// Runs `waiting` on a connection that `LISTEN`s on the log's channel
-    /// and is recorded as waiting on `watched`'s stream (`None`: on any
-    /// change), but not for the appends of the log it names (this one's, for
-    /// a wait for the others' appends); then stops
-    /// both and drops the notifications that arrived meanwhile (they are of
-    /// no use to the connection's next borrower).
+    /// and is recorded as waiting on what `watched` says; then stops both and
+    /// drops the notifications that arrived meanwhile (they are of no use to
+    /// the connection's next borrower).
     ///
     /// Appends notify only while someone waits on their stream: a
     /// transaction that notifies holds a lock on the whole cluster through
@@ -59,7 +70,7 @@ impl PgLog {
     /// record and notifies, or committed before the head is read.
     fn listening<T: Send>(
         &self,
-        watched: (Option<&str>, Option<&str>),
+        watched: &Watched<'_>,
         waiting: impl FnOnce(&mut Conn) -> Result<T> + Send,
     ) -> Result<T> {
         super::off_runtime(|| self.listening_here(watched, waiting))
@@ -68,7 +79,7 @@ impl PgLog {
     /// [`PgLog::listening`] on this thread.
     fn listening_here<T>(
         &self,
-        (stream, except): (Option<&str>, Option<&str>),
+        watched: &Watched<'_>,
         waiting: impl FnOnce(&mut Conn) -> Result<T>,
     ) -> Result<T> {
         let channel = schema::channel(&self.schema);
@@ -77,8 +88,8 @@ impl PgLog {
         // appends back until the commit.
         let watching = conn.client.batch_execute(&format!(
             "BEGIN; LISTEN \"{channel}\"; SELECT watch({}, {}); COMMIT",
-            literal(stream),
-            literal(except)
+            literal(watched.stream),
+            literal(watched.except_log)
         ));
         if let Err(error) = watching {
             let _ = conn.client.batch_execute("ROLLBACK");
@@ -105,7 +116,11 @@ impl PgLog {
     /// time runs out.
     pub(super) fn wait_any_notified(&self, since: Version, timeout: Duration) -> Result<Version> {
         let deadline = Instant::now().checked_add(timeout);
-        self.listening((None, None), |conn| wait_any(conn, since, deadline))
+        let everything = Watched {
+            stream: None,
+            except_log: None,
+        };
+        self.listening(&everything, |conn| wait_any(conn, since, deadline))
     }
 }
 
