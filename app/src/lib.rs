@@ -66,6 +66,7 @@
 // `pub(crate)` (the workspace lints cannot add this one per crate).
 #![warn(unreachable_pub)]
 
+mod attend;
 mod deadline;
 mod error;
 pub mod files;
@@ -93,6 +94,6 @@ pub use inbox::{Asking, Liveness, Standing, Timing, Unheard, UnheardOf, ago_word
 pub use journal::{Desk, Followed, Outcome, Taken, parse_recorded};
 pub use json::from_str_unique;
 pub use location::{is_postgres_url, open_log};
-pub use naming::{claim_new_stream, fork_name, new_stream_name};
+pub use naming::{fork_name, new_stream_name};
 pub use read::{Ending, OpenInquiry, ReadSide, Showing, StreamStatus, StreamView, Waiting};
 pub use streams::{AgentDay, HeadWaiter, History};

@@ -53,7 +53,7 @@ fn stream_base(origin: &AgentOrigin) -> Option<String> {
 ///
 /// # Errors
 /// The log's; an origin the engine refuses ([`StoreError::BadLease`] with why).
-pub fn claim_new_stream(
+pub(crate) fn claim_new_stream(
     log: &Arc<dyn Log>,
     origin: &AgentOrigin,
 ) -> Result<Option<StreamName>, StoreError> {

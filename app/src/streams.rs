@@ -108,6 +108,28 @@ impl Desk {
         Ok(None)
     }
 
+    /// `stream`'s last event that belongs to an inquiry, among its last eight
+    /// (after an inquiry's last event, processes may have recorded that they
+    /// stopped waiting: a few such events at most); `None` when there is none.
+    ///
+    /// # Errors
+    /// When the log cannot be read.
+    pub fn last_inquiry_event(&self, stream: &str) -> Result<Option<Recorded>> {
+        let log = self.log();
+        let Some(info) = log.stream(stream)?.filter(|info| info.head > 0) else {
+            return Ok(None);
+        };
+        let from = info.head.saturating_sub(7).max(info.floor + 1);
+        let mut last = None;
+        for recorded in log.read_range(stream, from, info.head)? {
+            let recorded = recorded?;
+            if recorded.event.inquiry().is_some() {
+                last = Some(recorded);
+            }
+        }
+        Ok(last)
+    }
+
     /// The events of `inquiry` that `stream` recorded after `seen` up to
     /// `head`, each with what applying it yielded, replayed from the stream's
     /// state at `seen` (apart from this desk's session, which is not moved):

@@ -272,3 +272,99 @@ fn the_backends_are_features_of_the_application_layer() {
     assert!(postgres.contains("askuser-postgres") && postgres.contains("rustls"));
     assert!(!postgres.contains("askuser-sled"));
 }
+
+/// What a surface's own code may not name: the store's unit of work, which
+/// the application layer's `Desk` holds (one per stream, never handed out).
+/// A surface that opens a session of its own records beside the desk, whose
+/// read side and catch-up then never hear of it.
+const AROUND_THE_DESK: &[&str] = &[
+    "Session::open",
+    "Session::create",
+    "PresenceGuard::start",
+    "PresenceGuard::attached",
+    "claim_new_stream(",
+];
+
+/// The modules of `text` declared test-only (`#[cfg(test)] mod NAME;`).
+fn test_modules(text: &str) -> Vec<String> {
+    let lines: Vec<&str> = text.lines().map(str::trim).collect();
+    lines
+        .windows(2)
+        .filter(|pair| pair[0] == "#[cfg(test)]")
+        .filter_map(|pair| pair[1].strip_prefix("mod ")?.strip_suffix(';'))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// `text` up to its first test module declared inline (`#[cfg(test)] mod
+/// NAME {`): the code that ships.
+fn shipped(text: &str) -> &str {
+    let mut at = 0;
+    let mut lines = text.lines().peekable();
+    while let Some(line) = lines.next() {
+        let inline_tests = line.trim() == "#[cfg(test)]"
+            && lines
+                .peek()
+                .is_some_and(|next| next.trim_start().starts_with("mod ") && next.ends_with('{'));
+        if inline_tests {
+            return &text[..at];
+        }
+        at += line.len() + 1;
+    }
+    text
+}
+
+/// Every `.rs` file under `dir`, recursively.
+fn rust_files(dir: &std::path::Path, into: &mut Vec<std::path::PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            rust_files(&path, into);
+        } else if path.extension().is_some_and(|ext| ext == "rs") {
+            into.push(path);
+        }
+    }
+}
+
+#[test]
+fn no_surface_records_beside_the_desk() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut wrong = Vec::new();
+    for surface in ["cli", "mcp", "rpc", "terminal", "web"] {
+        let src = root.join("adapters").join(surface).join("src");
+        let mut files = Vec::new();
+        rust_files(&src, &mut files);
+        files.sort();
+        assert!(!files.is_empty(), "no sources under {}", src.display());
+        let sources: Vec<(std::path::PathBuf, String)> = (files.into_iter())
+            .map(|path| {
+                let text = std::fs::read_to_string(&path).unwrap();
+                (path, text)
+            })
+            .collect();
+        let test_only: BTreeSet<String> = sources
+            .iter()
+            .flat_map(|(_, text)| test_modules(text))
+            .collect();
+        for (path, text) in &sources {
+            let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
+            if test_only.contains(stem) {
+                continue;
+            }
+            for (number, line) in shipped(text).lines().enumerate() {
+                for named in AROUND_THE_DESK.iter().filter(|named| line.contains(*named)) {
+                    let shown = path.strip_prefix(&root).unwrap_or(path).display();
+                    wrong.push(format!("{shown}:{}: {named}", number + 1));
+                }
+            }
+        }
+    }
+    assert_eq!(
+        wrong,
+        Vec::<String>::new(),
+        "surfaces recording beside the desk"
+    );
+}

@@ -7,9 +7,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
-use askuser_app::log::{Clock, Log, Seq, SystemClock};
+use askuser_app::log::{Clock, Recorded, Seq, SystemClock};
 use askuser_app::pending::{self, PendingFile, PendingTarget};
-use askuser_app::{Desk, Followed, Taken};
+use askuser_app::{Desk, Followed, HeadWaiter, Taken};
 use askuser_core::text::{for_display, for_display_line};
 use askuser_core::{
     CancelReason, Command, Ending, Event, Input, InquiryId, OnTimeout, State, Timeout,
@@ -58,7 +58,6 @@ pub(crate) fn ask(args: &AskArgs) -> Result<u8, CliError> {
         as_a_persons_process();
     }
     let mut journal = open_journal(&db)?;
-    let log = Arc::clone(journal.log());
     // Who asks, as a person knows it: `--agent`, else the host whose
     // environment this runs in (never the dialect, which names a format).
     let host = args.agent.clone().or_else(|| {
@@ -72,7 +71,7 @@ pub(crate) fn ask(args: &AskArgs) -> Result<u8, CliError> {
     // as its first event: agents started side by side in one repository each
     // get their own (the log takes the name for one of them only). Its first
     // inquiry is still `call-1`.
-    let (stream, claimed) = agent_stream(&log, stream, "ask", &origin, true)?;
+    let (stream, claimed) = agent_stream(&journal, stream, "ask", &origin, true)?;
     let inquiry = match &args.inquiry {
         Some(inquiry) => inquiry.clone(),
         None if claimed => "call-1".to_owned(),
@@ -82,7 +81,7 @@ pub(crate) fn ask(args: &AskArgs) -> Result<u8, CliError> {
     // before the request, so the request stays the event its question's
     // deadline counts from.
     let presence = (pending.is_none() && person_present())
-        .then(|| hold_presence(&log, &stream, origin, claimed))
+        .then(|| hold_presence(&mut journal, &stream, origin, claimed))
         .flatten();
     let mut request = call.request(InquiryId::new(&inquiry));
     request.policy.interactive = pending.is_some() || person_present();
@@ -171,16 +170,16 @@ pub(crate) fn resume(args: &ResumeArgs) -> Result<u8, CliError> {
     let db = db_path(args.db.db.as_deref())?;
     as_a_persons_process();
     let mut journal = open_journal(&db)?;
-    journal.log().info(stream)?;
     let shown = for_display_line(stream);
-    let log = Arc::clone(journal.log());
+    // How the stream ended, should nothing be open: read before its state.
+    let last = journal.last_inquiry_event(stream);
     let state = journal.state(stream)?;
     let open = state.open_inquiries().next().map(ToString::to_string);
     let inquiry = match (&args.inquiry, open) {
         (Some(inquiry), _) => inquiry.clone(),
         (None, Some(inquiry)) => inquiry,
         (None, None) => {
-            let ended = how_it_ended(&*log, state, stream);
+            let ended = how_it_ended(last.ok().flatten().as_ref(), state);
             let show = format!(
                 "askuser log show {}{}",
                 shell_word(stream.as_ref()),
@@ -235,23 +234,8 @@ pub(crate) fn resume(args: &ResumeArgs) -> Result<u8, CliError> {
 
 /// How a stream with no open inquiry ended, in words: from its last event and how
 /// the state says that event's inquiry finished.
-fn how_it_ended(log: &dyn Log, state: &State, stream: &str) -> String {
-    // The last event of an inquiry: after it, a process may have recorded that
-    // it stopped waiting (a few such events at most).
-    let last = log
-        .info(stream)
-        .ok()
-        .filter(|info| info.head > 0)
-        .and_then(|info| {
-            let from = info.head.saturating_sub(7).max(info.floor + 1);
-            log.read_range(stream, from, info.head).ok()
-        })
-        .and_then(|events| {
-            (events.filter_map(Result::ok))
-                .filter(|recorded| recorded.event.inquiry().is_some())
-                .last()
-        });
-    let Some((last, Some(inquiry))) = last.as_ref().map(|last| (last, last.event.inquiry())) else {
+fn how_it_ended(last: Option<&Recorded>, state: &State) -> String {
+    let Some((last, Some(inquiry))) = last.map(|last| (last, last.event.inquiry())) else {
         return "it records no inquiry that can be read".to_owned();
     };
     let how = match (&last.event, state.finished(inquiry)) {
@@ -305,7 +289,7 @@ fn walk(
     // Waited on only while the person may be at a prompt.
     let asks = (first.iter()).any(|c| matches!(c, Command::Prompt(_) | Command::Review { .. }));
     let waiter = asks
-        .then(|| Waiter::start(journal.log(), stream, seen))
+        .then(|| Waiter::start(journal.head_waiter(), stream, seen))
         .flatten();
     let mut recorder = Recorder {
         journal,
@@ -435,10 +419,10 @@ impl Waiter {
     /// Starts waiting on `stream` of `log` past `head`; `None` when no thread
     /// can be started (the terminal then learns of changes when the person
     /// acts, as it checks then).
-    fn start(log: &Arc<dyn Log>, stream: &str, head: Seq) -> Option<Self> {
+    fn start(log: HeadWaiter, stream: &str, head: Seq) -> Option<Self> {
         let seen = Arc::new(AtomicU64::new(head));
         let stopped = Arc::new(AtomicBool::new(false));
-        let (log, stream) = (Arc::clone(log), stream.to_owned());
+        let stream = stream.to_owned();
         let (shared, stop) = (Arc::clone(&seen), Arc::clone(&stopped));
         let thread = std::thread::Builder::new()
             .name("askuser-ask-wait".to_owned())

@@ -7,10 +7,11 @@ use std::io::{IsTerminal, Write as _};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use askuser_app::Desk;
 use askuser_app::files::{self, Links};
 use askuser_app::location::{DbIntent, SharedSledLog, SledLog};
 use askuser_app::log::{Clock, Log, StoreError, SystemClock};
-use askuser_app::log::{PresenceGuard, Session, StreamName};
+use askuser_app::log::{PresenceGuard, StreamName};
 use askuser_core::Problem;
 use askuser_core::text::{for_display, for_display_line};
 use askuser_core::{AgentOrigin, Command};
@@ -325,7 +326,7 @@ pub(crate) fn stream_option(stream: Option<&str>) -> Result<Option<StreamName>, 
 /// created at once by recording the origin as its first event (so two agents
 /// starting together never share it): the second value says so.
 pub(crate) fn agent_stream(
-    log: &std::sync::Arc<dyn Log>,
+    desk: &Desk,
     stream: Option<StreamName>,
     kind: &str,
     origin: &AgentOrigin,
@@ -335,10 +336,9 @@ pub(crate) fn agent_stream(
         return Ok((stream, false));
     }
     let named = if claim {
-        askuser_app::claim_new_stream(log, origin)?.map(|name| (name, true))
+        desk.claim_stream(origin)?.map(|name| (name, true))
     } else {
-        let taken: Vec<String> = log.streams()?.into_iter().map(|info| info.name).collect();
-        askuser_app::new_stream_name(origin, &taken).map(|name| (name, false))
+        desk.free_stream_name(origin)?.map(|name| (name, false))
     };
     match named {
         Some(named) => Ok(named),
@@ -350,30 +350,19 @@ pub(crate) fn agent_stream(
 
 /// This process's presence on `stream` while it waits there: the origin
 /// recorded (unless `attached`: the stream was created with it) and the lease
-/// held until the guard is dropped. Best effort: a log that cannot keep it
-/// leaves a note and the process goes on.
+/// held until the guard is dropped ([`Desk::hold_presence`]). Best effort: a
+/// log that cannot keep it leaves a note and the process goes on.
 pub(crate) fn hold_presence(
-    log: &Arc<dyn Log>,
+    desk: &mut Desk,
     stream: &StreamName,
     origin: AgentOrigin,
     attached: bool,
 ) -> Option<PresenceGuard> {
-    let holder = askuser_app::log::presence::holder_id(origin.machine.as_deref());
-    let guard = if attached {
-        PresenceGuard::attached(Arc::clone(log), stream.clone(), holder, origin)
-            .map_err(|error| error.to_string())
-    } else {
-        Session::open(Arc::clone(log), stream.clone())
-            .map_err(|error| error.to_string())
-            .and_then(|mut session| {
-                PresenceGuard::start(&mut session, holder, origin).map_err(|e| e.to_string())
-            })
-    };
-    guard
+    desk.hold_presence(stream, origin, attached)
         .map_err(|error| {
             note(&format!(
                 "askuser: the inbox will not see that this process waits ({})",
-                for_display_line(&error)
+                for_display_line(&error.to_string())
             ));
         })
         .ok()

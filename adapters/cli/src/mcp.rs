@@ -42,7 +42,8 @@ pub(crate) fn mcp(args: &McpArgs) -> Result<u8, CliError> {
         .map(|addr| token_file(&db).map(|file| (addr, file)))
         .transpose()?;
     // One log for the server's life, shared with every other askuser process.
-    let log = Arc::clone(open_journal(&db)?.log());
+    let desk = open_journal(&db)?;
+    let log = Arc::clone(desk.log());
     // The last handle on the log is dropped here, after the server's runtime
     // has ended: a PostgreSQL client dropped inside a runtime panics.
     let _outlives_the_runtime = Arc::clone(&log);
@@ -55,7 +56,8 @@ pub(crate) fn mcp(args: &McpArgs) -> Result<u8, CliError> {
     // the name worked out now is taken only where no place is known, on sled
     // and on PostgreSQL alike.
     let claim = args.stream.is_none() && http.is_none();
-    let (stream, claimed) = agent_stream(&log, stream, "mcp", &origin, !claim)?;
+    let (stream, claimed) = agent_stream(&desk, stream, "mcp", &origin, !claim)?;
+    drop(desk);
     let without_elicitation = match &args.pending_dir {
         Some(dir) => WithoutElicitation::Pending { dir: dir.clone() },
         None => WithoutElicitation::Fail,

@@ -11,12 +11,11 @@ use crate::error::CliError;
 /// `askuser serve [--db PATH] [--stream NAME] [--agent NAME]`
 pub(crate) fn serve(args: &ServeArgs) -> Result<u8, CliError> {
     let stream = stream_option(args.stream.as_deref())?;
-    let journal = open_journal(&db_path(args.db.db.as_deref())?)?;
-    let log = std::sync::Arc::clone(journal.log());
+    let mut journal = open_journal(&db_path(args.db.db.as_deref())?)?;
     let origin = askuser_app::origin::here(args.agent.as_deref(), None);
-    let (stream, attached) = agent_stream(&log, stream, "serve", &origin, true)?;
+    let (stream, attached) = agent_stream(&journal, stream, "serve", &origin, true)?;
     // Held while this process serves: the inbox sees whether anyone waits.
-    let presence = hold_presence(&log, &stream, origin, attached);
+    let presence = hold_presence(&mut journal, &stream, origin, attached);
     let mut server = Server::new(journal, stream.clone())?;
     // Input is read on a thread of its own while the log is watched, so an answer
     // another process records (`askuser answer`, another terminal) reaches the
@@ -25,11 +24,10 @@ pub(crate) fn serve(args: &ServeArgs) -> Result<u8, CliError> {
     // The server flushes after each group of lines it writes.
     let output = std::io::BufWriter::new(std::io::stdout().lock());
     server.serve_watching(input, output)?;
-    drop(server);
     drop(presence);
     // The stream's events were appended one step at a time: store them as full
     // blocks now that this host is done with it, so a later replay reads them fast.
-    if let Err(error) = askuser_app::log::compact::repack(&*log, &stream) {
+    if let Err(error) = server.desk().repack(&stream) {
         crate::common::note(&format!(
             "askuser: the events of stream \"{}\" stay as they were appended (repacking them failed: {error})",
             askuser_core::text::for_display_line(&stream)

@@ -59,11 +59,11 @@ pub struct Config {
     /// own, or behind a prefix for a host whose own tools would shadow them.
     pub tool_names: ToolNames,
     /// Whether [`Self::stream`] was made by claiming its name
-    /// ([`askuser_app::claim_new_stream`]: its first event records where the
+    /// ([`Desk::claim_stream`](askuser_app::Desk::claim_stream): its first event records where the
     /// server runs): its first call is still `call-1`.
     pub claimed: bool,
     /// No stream was named (`askuser mcp` without `--stream`, on stdio): the
-    /// session's first call claims one ([`askuser_app::claim_new_stream`]),
+    /// session's first call claims one ([`Desk::claim_stream`](askuser_app::Desk::claim_stream)),
     /// named after where the agent works: the client's first root where it
     /// offers roots, else [`Config::origin`]'s directory. [`Config::stream`] is
     /// the name taken when neither names a place. Only with `origin`.

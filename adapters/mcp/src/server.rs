@@ -5,7 +5,8 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use askuser_app::log::{PresenceGuard, Session};
+use askuser_app::Desk;
+use askuser_app::log::{PresenceGuard, StreamName};
 use askuser_core::{
     AgentOrigin, CancelReason, ClientNote, Command, FormAction, Input, InquiryId, Problem, Target,
 };
@@ -304,12 +305,14 @@ impl AskServer {
         }
         let origin = Self::origin_now(origin, &presence);
         let holder = askuser_app::log::presence::holder_id(origin.machine.as_deref());
-        let session = (self.config.open_log)().and_then(|log| Session::open(log, stream));
-        let Ok(mut session) = session else { return };
+        let (Ok(log), Ok(stream)) = ((self.config.open_log)(), StreamName::try_from(stream)) else {
+            return;
+        };
+        let mut desk = Desk::new(log);
         if presence.threadless {
-            presence.held = Held::take(&mut session, holder, origin).ok();
+            presence.held = Held::take(&mut desk, stream, holder, origin).ok();
         } else {
-            presence.guard = PresenceGuard::start(&mut session, holder, origin).ok();
+            presence.guard = desk.hold_presence(&stream, origin, false).ok();
         }
     }
 
@@ -897,7 +900,7 @@ impl ServerHandler for AskServer {
 /// The naming of a stream claimed when the session first records
 /// ([`Config::claim`]): named after where the agent works as the session
 /// knows it then (the client's root, else `origin`'s directory), by
-/// [`askuser_app::claim_new_stream`]; `config`'s stream where that names no
+/// [`Desk::claim_stream`]; `config`'s stream where that names no
 /// place or cannot be claimed.
 fn claiming(config: &Config, origin: &AgentOrigin, presence: Arc<Mutex<Presence>>) -> Naming {
     let (open, origin, fallback) = (
@@ -912,7 +915,7 @@ fn claiming(config: &Config, origin: &AgentOrigin, presence: Arc<Mutex<Presence>
         };
         let claimed = open()
             .ok()
-            .and_then(|log| askuser_app::claim_new_stream(&log, &origin).ok().flatten());
+            .and_then(|log| Desk::new(log).claim_stream(&origin).ok().flatten());
         match claimed {
             Some(name) => (name.to_string(), true),
             None => (fallback.clone(), false),

@@ -16,8 +16,9 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use askuser_app::log::presence::LEASE_TTL;
-use askuser_app::log::{Log, Session, SessionError, StreamName};
-use askuser_core::{AgentOrigin, CancelReason, Input, InquiryId};
+use askuser_app::log::{Log, StreamName};
+use askuser_app::{AppError, Desk};
+use askuser_core::{AgentOrigin, CancelReason, InquiryId};
 use askuser_dialects::Call;
 
 use crate::recorder::Recorder;
@@ -37,17 +38,18 @@ pub(crate) struct Held {
 }
 
 impl Held {
-    /// Records `origin` in `session`'s stream ([`Input::Attach`]) and takes the
-    /// lease as `holder`.
+    /// Records `origin` in `stream` through `desk` ([`Desk::attach`]) and
+    /// takes the lease as `holder`.
     pub(crate) fn take(
-        session: &mut Session,
+        desk: &mut Desk,
+        stream: StreamName,
         holder: String,
         origin: AgentOrigin,
-    ) -> Result<Self, SessionError> {
-        session.handle(&Input::Attach(origin.clone()))?;
+    ) -> Result<Self, AppError> {
+        desk.attach(&stream, &origin)?;
         let held = Self {
-            log: Arc::clone(session.log()),
-            stream: session.stream().clone(),
+            log: Arc::clone(desk.log()),
+            stream,
             holder,
             origin,
         };
@@ -64,9 +66,7 @@ impl Held {
 impl Drop for Held {
     fn drop(&mut self) {
         let _ = self.log.end_lease(&self.stream, &self.holder);
-        if let Ok(mut session) = Session::open(Arc::clone(&self.log), self.stream.clone()) {
-            let _ = session.handle(&Input::Detach(self.origin.clone()));
-        }
+        let _ = Desk::new(Arc::clone(&self.log)).detach(&self.stream, &self.origin);
     }
 }
 

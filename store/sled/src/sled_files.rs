@@ -389,6 +389,15 @@ pub struct Discarded {
     pub(crate) cleared: Vec<(u64, u64)>,
 }
 
+impl Discarded {
+    /// The stretches of the data file recovery cleared, `(start, end)` byte
+    /// offsets in order: where to look when a cut is called damage.
+    #[must_use]
+    pub fn cleared(&self) -> &[(u64, u64)] {
+        &self.cleared
+    }
+}
+
 /// Cleared bytes closer than this belong to one stretch of [`Discarded`].
 const GAP: u64 = 4096;
 

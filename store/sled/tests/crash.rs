@@ -49,7 +49,11 @@ fn cut_off_by_the_crash(path: &std::path::Path, round: u32, last_acknowledged: u
     let Some(discarded) = reader.discarded() else {
         return false;
     };
-    assert!(discarded.cut_by_crash, "round {round}: {discarded:?}");
+    assert!(
+        discarded.cut_by_crash,
+        "round {round}, last acknowledged {last_acknowledged}: {discarded:?}\n{}",
+        evidence(path, discarded.cleared())
+    );
     let mut words = CRASH_WORDS.to_owned();
     for (i, (stream, range)) in discarded.missing.iter().enumerate() {
         assert!(
@@ -77,6 +81,40 @@ fn cut_off_by_the_crash(path: &std::path::Path, round: u32, last_acknowledged: u
     let report = askuser_sled::salvage(path, &to.path().join("salvaged")).unwrap();
     assert!(report.is_complete(), "round {round}: {report}");
     true
+}
+
+/// What a failed classification leaves to read (the test's database is gone
+/// once it fails, and a CI machine with it): for each stretch recovery cleared,
+/// the first 20 bytes of its segment (the header) and the bytes from 32 before
+/// the stretch to 256 into it, in hex.
+fn evidence(path: &std::path::Path, cleared: &[(u64, u64)]) -> String {
+    use std::fmt::Write as _;
+    use std::os::unix::fs::FileExt as _;
+    const SEGMENT: u64 = 512 * 1024;
+    let Ok(file) = std::fs::File::open(path.join("db")) else {
+        return "(the data file cannot be opened)".to_owned();
+    };
+    let hex = |from: u64, length: usize| {
+        let mut bytes = vec![0; length];
+        let read = file.read_at(&mut bytes, from).unwrap_or(0);
+        bytes[..read].iter().fold(String::new(), |mut out, byte| {
+            let _ = write!(out, "{byte:02x}");
+            out
+        })
+    };
+    let mut out = String::new();
+    for &(start, end) in cleared {
+        let segment = start - start % SEGMENT;
+        let from = start.saturating_sub(32).max(segment);
+        let length = usize::try_from((start + 256).min(end) - from).unwrap_or(0);
+        let _ = writeln!(
+            out,
+            "stretch {start}..{end}: segment {segment} header {}; from {from}: {}",
+            hex(segment, 20),
+            hex(from, length)
+        );
+    }
+    out
 }
 
 #[test]

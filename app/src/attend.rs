@@ -1,0 +1,123 @@
+//! Where an agent waits, through the [`Desk`]: the stream it is given (claimed
+//! under its place's name), the origin it records there, and the presence it
+//! holds while it waits; and the stream stored compactly once it is done. A
+//! surface does all of it here, never on the log or a session of its own.
+//!
+//! ```
+//! use askuser_app::Desk;
+//! use askuser_core::AgentOrigin;
+//!
+//! let mut desk = Desk::memory();
+//! let origin = AgentOrigin { repository: Some("billing-api".into()), ..AgentOrigin::default() };
+//! // The stream is claimed by recording where the agent runs as its first event.
+//! let stream = desk.claim_stream(&origin).unwrap().unwrap();
+//! assert_eq!(stream, "billing-api-1");
+//! assert_eq!(desk.free_stream_name(&origin).unwrap().unwrap(), "billing-api-2");
+//!
+//! assert_eq!(desk.head(&stream).unwrap(), 1);
+//!
+//! // Held while the agent waits (the inbox sees its lease); dropped, the
+//! // stream records that it stopped waiting, which the desk catches up on.
+//! let presence = desk.hold_presence(&stream, origin, true).unwrap();
+//! assert_eq!(presence.holder().split(':').count(), 3);
+//! drop(presence);
+//! assert_eq!(desk.catch_up(&stream).unwrap().len(), 1);
+//! assert_eq!(desk.head(&stream).unwrap(), 2);
+//! ```
+
+use std::sync::Arc;
+
+use askuser_core::{AgentOrigin, Input};
+use askuser_store::{PresenceGuard, Repacked, StreamName};
+
+use crate::error::{AppError, Result};
+use crate::journal::{Desk, Taken};
+
+impl Desk {
+    /// Claims a new stream for an agent at `origin`, named after its place
+    /// ([`new_stream_name`](crate::new_stream_name)): created with
+    /// [`Input::Attach`] as its first event, so that agents started side by
+    /// side each get their own. `None` when the origin names no place (or
+    /// every name tried was taken meanwhile).
+    ///
+    /// # Errors
+    /// When the log cannot be read or written; an origin the engine refuses.
+    pub fn claim_stream(&self, origin: &AgentOrigin) -> Result<Option<StreamName>> {
+        Ok(crate::naming::claim_new_stream(self.log(), origin)?)
+    }
+
+    /// The name [`Desk::claim_stream`] would claim now, without claiming it.
+    ///
+    /// # Errors
+    /// When the log cannot list its streams.
+    pub fn free_stream_name(&self, origin: &AgentOrigin) -> Result<Option<StreamName>> {
+        let taken: Vec<String> = (self.log().streams()?.into_iter())
+            .map(|info| info.name)
+            .collect();
+        Ok(crate::naming::new_stream_name(origin, &taken))
+    }
+
+    /// Records in `stream` where the agent waiting there runs
+    /// ([`Input::Attach`]).
+    ///
+    /// # Errors
+    /// [`AppError::Refused`] for an origin the engine refuses (too long, say);
+    /// when the log cannot be read or written.
+    pub fn attach(&mut self, stream: &str, origin: &AgentOrigin) -> Result<()> {
+        self.record(stream, &Input::Attach(origin.clone()))
+    }
+
+    /// Records in `stream` that the agent from `origin` stopped waiting there
+    /// ([`Input::Detach`]).
+    ///
+    /// # Errors
+    /// As [`Desk::attach`].
+    pub fn detach(&mut self, stream: &str, origin: &AgentOrigin) -> Result<()> {
+        self.record(stream, &Input::Detach(origin.clone()))
+    }
+
+    /// Holds this process's presence on `stream` until the guard is dropped:
+    /// records `origin` there (unless `attached`: the stream was claimed with
+    /// it), then takes the lease, renewed on a thread of its own, as a holder
+    /// unique to this process and call. The inbox shows the agent waiting
+    /// meanwhile, and stopped within seconds of the process dying.
+    ///
+    /// # Errors
+    /// As [`Desk::attach`]; the log failing to take the lease.
+    pub fn hold_presence(
+        &mut self,
+        stream: &StreamName,
+        origin: AgentOrigin,
+        attached: bool,
+    ) -> Result<PresenceGuard> {
+        if !attached {
+            self.attach(stream, &origin)?;
+        }
+        let holder = askuser_store::presence::holder_id(origin.machine.as_deref());
+        Ok(PresenceGuard::attached(
+            Arc::clone(self.log()),
+            stream.clone(),
+            holder,
+            origin,
+        )?)
+    }
+
+    /// Stores `stream`'s events as full blocks (they were appended one step
+    /// at a time), so a later replay reads them fast: for a host done with
+    /// its stream.
+    ///
+    /// # Errors
+    /// When the log cannot be read or written; the events stay as they were.
+    pub fn repack(&self, stream: &str) -> Result<Repacked> {
+        Ok(askuser_store::compact::repack(&**self.log(), stream)?)
+    }
+
+    /// Records `input`, which the application makes for the surface: its
+    /// refusal is an error.
+    fn record(&mut self, stream: &str, input: &Input) -> Result<()> {
+        match self.input(stream, input)?.taken {
+            Taken::Recorded { .. } => Ok(()),
+            Taken::Refused(refusal) => Err(AppError::Refused(Box::new(refusal))),
+        }
+    }
+}
