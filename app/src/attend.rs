@@ -121,3 +121,33 @@ impl Desk {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An origin the engine refuses: nothing recorded, no lease taken, and the
+    /// error names the field and what to do.
+    #[test]
+    fn a_refused_origin_is_an_error_naming_the_field_and_nothing_is_held() {
+        let mut desk = Desk::memory();
+        let stream = StreamName::try_from("s").unwrap();
+        let origin = AgentOrigin {
+            host: Some("claude\u{202e}code".into()),
+            ..AgentOrigin::default()
+        };
+        let error = desk.hold_presence(&stream, origin, false).unwrap_err();
+        let AppError::Refused(refusal) = &error else {
+            panic!("{error:?}");
+        };
+        assert!(matches!(**refusal, askuser_core::Refusal::BadOrigin { .. }));
+        assert_eq!(
+            error.to_string(),
+            "the agent's origin cannot be recorded: its host holds U+202E RIGHT-TO-LEFT \
+             OVERRIDE at character 7; write it as one line of plain text"
+        );
+        assert_eq!(desk.head("s").unwrap(), 0);
+        let leases = desk.log().leases_on("s").unwrap().unwrap_or_default();
+        assert_eq!(leases.leases, Vec::new());
+    }
+}

@@ -77,7 +77,7 @@ pub enum AppError {
     },
     /// The engine refused an input the application made for a surface (where
     /// an agent runs, recorded as it starts to wait: an origin too long, say).
-    #[error("the engine refused it: {0}")]
+    #[error("{0}")]
     Refused(Box<askuser_core::Refusal>),
     /// The engine refused to send a pending file's answers from the review.
     #[error("the answers could not be sent: {0}")]
