@@ -245,7 +245,7 @@ fn copy_from_tail(
         } else {
             committed.last().copied().unwrap_or(record.head)
         };
-        for (&first, value) in values.range(record.head + 1..=tail_head) {
+        for (&first, value) in past_head(values, record.head, tail_head) {
             if value.last > tail_head {
                 continue; // An append the stream record found never committed.
             }
@@ -262,6 +262,18 @@ fn copy_from_tail(
     }
     target.events.apply_batch(batch).storage()?;
     Ok(copied)
+}
+
+/// The values found whose first event is past `head` and at most `tail_head`;
+/// none when `tail_head` is not past `head` (nothing was found whole past it: a
+/// stream record committing an append whose events were not all found, say).
+fn past_head(
+    values: &BTreeMap<Seq, crate::sled_tail::FoundValue>,
+    head: Seq,
+    tail_head: Seq,
+) -> impl Iterator<Item = (&Seq, &crate::sled_tail::FoundValue)> {
+    let range = (tail_head > head).then(|| values.range(head + 1..=tail_head));
+    range.into_iter().flatten()
 }
 
 /// The head up to which a stream's appends past `head` were found whole: the
@@ -418,14 +430,13 @@ fn rebuild_stream(
     });
     let start = own_start(&record);
     let head = record.head;
-    let new_head = seqs
-        .range(start..=head)
+    let new_head = own_seqs(seqs, start, head)
         .next_back()
         .copied()
         .unwrap_or(start - 1);
     let mut lost = Vec::new();
     let mut next = start;
-    for &seq in seqs.range(start..=head).chain(std::iter::once(&(head + 1))) {
+    for &seq in own_seqs(seqs, start, head).chain(std::iter::once(&(head + 1))) {
         if seq > next {
             lost.push(next..=seq - 1);
         }
@@ -441,9 +452,17 @@ fn rebuild_stream(
         record_lost,
         head,
         new_head,
-        copied: u64::try_from(seqs.range(start..=head).count()).unwrap_or(u64::MAX),
+        copied: u64::try_from(own_seqs(seqs, start, head).count()).unwrap_or(u64::MAX),
         lost,
     })
+}
+
+/// The sequence numbers of `seqs` from `start` to `head`; none when the stream
+/// holds no event of its own (a fork not appended to since, a stream whose
+/// events were all dropped: `start` is past `head`).
+fn own_seqs(seqs: &BTreeSet<Seq>, start: Seq, head: Seq) -> impl DoubleEndedIterator<Item = &Seq> {
+    let range = (start <= head).then(|| seqs.range(start..=head));
+    range.into_iter().flatten()
 }
 
 /// After this many failed reads in a row, a scan gives the rest of a tree up.
@@ -551,5 +570,21 @@ mod tests {
         );
         assert_eq!(whole_appends(10, &committed, &found(&[])), 10);
         assert_eq!(whole_appends(10, &committed, &found(&[(12, 13)])), 10);
+    }
+
+    #[test]
+    fn nothing_is_copied_when_nothing_past_the_head_was_found_whole() {
+        let committed: BTreeSet<Seq> = [11, 13].into();
+        let values = found(&[(12, 13)]);
+        // CI's `askuser log salvage` of a killed writer's log panicked here
+        // (a range from 11 to 10).
+        let whole = whole_appends(10, &committed, &values);
+        assert_eq!(past_head(&values, 10, whole).count(), 0);
+        // A stream record committing less than the head copies nothing either.
+        assert_eq!(past_head(&values, 10, 9).count(), 0);
+        let firsts: Vec<Seq> = past_head(&values, 10, 13)
+            .map(|(first, _)| *first)
+            .collect();
+        assert_eq!(firsts, [12]);
     }
 }

@@ -202,3 +202,34 @@ fn a_damaged_block_loses_its_events_and_no_others() {
     let expected: Vec<u64> = (1..=20).chain(31..=40).chain(51..=60).collect();
     assert_eq!(read, expected);
 }
+
+/// A fork not appended to since, and a stream compacted with its events
+/// dropped, hold no event of their own (their first own sequence number is
+/// past their head): salvage copies them as they are (a range from past the
+/// head to it must read as empty, never panic: a non-empty map panics on one).
+#[test]
+fn streams_with_no_event_of_their_own_are_salvaged_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let from = dir.path().join("log");
+    {
+        let log = SledLog::open(&from).unwrap();
+        for seq in 1..=6 {
+            log.append("s", seq - 1, &[scripted_event(seq)]).unwrap();
+            log.append("t", seq - 1, &[scripted_event(seq)]).unwrap();
+        }
+        log.fork("s", 6, "f").unwrap();
+        askuser_store::compact::compact(&log, "t", true).unwrap();
+    }
+    let to = dir.path().join("salvaged");
+    let report = askuser_sled::salvage(&from, &to).unwrap();
+    assert_eq!(
+        report.to_string(),
+        "Stream \"f\": 0 events copied, head 6; nothing lost.\n\
+         Stream \"s\": 6 events copied, head 6; nothing lost.\n\
+         Stream \"t\": 0 events copied, head 6; nothing lost.\n\
+         Nothing was lost.\n"
+    );
+    let log = SledLog::open(&to).unwrap();
+    assert_eq!(log.append("f", 6, &[scripted_event(7)]).unwrap(), 7);
+    assert_eq!(log.append("t", 6, &[scripted_event(7)]).unwrap(), 7);
+}
