@@ -171,15 +171,13 @@ pub(crate) fn resume(args: &ResumeArgs) -> Result<u8, CliError> {
     as_a_persons_process();
     let mut journal = open_journal(&db)?;
     let shown = for_display_line(stream);
-    // How the stream ended, should nothing be open: read before its state.
-    let last = journal.last_inquiry_event(stream);
-    let state = journal.state(stream)?;
-    let open = state.open_inquiries().next().map(ToString::to_string);
+    let open = (journal.state(stream)?.open_inquiries().next()).map(ToString::to_string);
     let inquiry = match (&args.inquiry, open) {
         (Some(inquiry), _) => inquiry.clone(),
         (None, Some(inquiry)) => inquiry,
         (None, None) => {
-            let ended = how_it_ended(last.ok().flatten().as_ref(), state);
+            let last = journal.last_inquiry_event(stream).ok().flatten();
+            let ended = how_it_ended(last.as_ref(), journal.state(stream)?);
             let show = format!(
                 "askuser log show {}{}",
                 shell_word(stream.as_ref()),
@@ -193,7 +191,7 @@ pub(crate) fn resume(args: &ResumeArgs) -> Result<u8, CliError> {
         }
     };
     let inquiry = InquiryId::new(inquiry);
-    let Some(first) = state.pending(&inquiry) else {
+    let Some(first) = journal.state(stream)?.pending(&inquiry) else {
         return Err(CliError::NotOpen {
             inquiry: for_display_line(inquiry.as_str()).into_owned(),
             stream: shown.into_owned(),

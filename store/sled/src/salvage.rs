@@ -272,8 +272,14 @@ fn past_head(
     head: Seq,
     tail_head: Seq,
 ) -> impl Iterator<Item = (&Seq, &crate::sled_tail::FoundValue)> {
-    let range = (tail_head > head).then(|| values.range(head + 1..=tail_head));
-    range.into_iter().flatten()
+    from_to(head + 1, tail_head).flat_map(|range| values.range(range))
+}
+
+/// `from..=to` when it holds a number: a map's or a set's `range` panics on
+/// one whose start is past its end, which a stream with nothing past its head
+/// (or nothing of its own) asks for.
+fn from_to(from: Seq, to: Seq) -> impl DoubleEndedIterator<Item = std::ops::RangeInclusive<Seq>> {
+    (from <= to).then_some(from..=to).into_iter()
 }
 
 /// The head up to which a stream's appends past `head` were found whole: the
@@ -461,8 +467,7 @@ fn rebuild_stream(
 /// holds no event of its own (a fork not appended to since, a stream whose
 /// events were all dropped: `start` is past `head`).
 fn own_seqs(seqs: &BTreeSet<Seq>, start: Seq, head: Seq) -> impl DoubleEndedIterator<Item = &Seq> {
-    let range = (start <= head).then(|| seqs.range(start..=head));
-    range.into_iter().flatten()
+    from_to(start, head).flat_map(|range| seqs.range(range))
 }
 
 /// After this many failed reads in a row, a scan gives the rest of a tree up.
