@@ -120,10 +120,16 @@ struct Scan {
     /// The entry after the current one, read early to bound a damaged block.
     peeked: Option<sled::Result<(IVec, IVec)>>,
     current: Current,
-    /// Set after looking again for `next` past a gap (a value rewritten by a
-    /// repack while this scan read the old one), so a real gap is looked for once.
-    looked_again: bool,
+    /// How many more times to look again for `next` where a value was expected
+    /// and another came (or none): a repack rewrote the value this scan was about
+    /// to read. Reset on each value read, so a real gap is looked for a few times,
+    /// then reported.
+    looks_left: u8,
 }
+
+/// Looks again for the value holding `next` before a gap is believed: a repack
+/// may rewrite a run between the scan's seek and its read, once per run.
+const LOOKS_AGAIN: u8 = 3;
 
 /// What reading the next value gave.
 #[allow(clippy::large_enum_variant)] // returned at once, as the iterator's item is
@@ -191,7 +197,7 @@ impl Scan {
             range: None,
             peeked: None,
             current: Current::None,
-            looked_again: false,
+            looks_left: LOOKS_AGAIN,
         }
     }
 
@@ -217,6 +223,10 @@ impl Scan {
             Some(entry) => entry,
             None => match self.range().next() {
                 Some(entry) => entry,
+                // The range ended short of `to`: the values holding the rest may
+                // have been rewritten as blocks starting before `next` (a repack
+                // of the stream's last run), behind where the range stood.
+                None if self.next <= self.to => return self.look_again(),
                 None => return Step::End,
             },
         };
@@ -239,36 +249,45 @@ impl Scan {
             let detail = "a malformed key".to_owned();
             return Step::Event(Err(corrupt_event(&self.stream, seq, detail)));
         };
-        if first > self.next && !self.looked_again {
+        if first > self.next && self.looks_left > 0 {
             // The value holding `next` went away under the scan (a repack replaced
-            // it by a block starting earlier): look again from `next`, once.
-            self.looked_again = true;
-            self.range = None;
-            self.peeked = None;
-            return Step::Value;
+            // it by a block starting earlier): look again from `next`.
+            return self.look_again();
         }
         if is_single_record(&bytes) {
             if first < self.next {
                 return Step::Value;
             }
-            self.looked_again = false;
+            self.looks_left = LOOKS_AGAIN;
             self.next = first + 1;
             return Step::Event(open_event(&self.stream, first, &key, &bytes));
         }
         match BlockReader::open(&key, first, bytes) {
             Ok(mut reader) => {
                 if reader.last() >= self.next {
-                    self.looked_again = false;
+                    self.looks_left = LOOKS_AGAIN;
                     reader.skip_to(self.next);
                     self.next = reader.next_seq();
                     self.current = Current::Block(reader);
                 }
             }
             Err(detail) => {
-                self.looked_again = false;
+                self.looks_left = LOOKS_AGAIN;
                 self.damaged(first, detail);
             }
         }
+        Step::Value
+    }
+
+    /// Seeks again to the value holding `next`, when looks are left; the end of
+    /// the scan otherwise (the caller's gap check reports what is missing).
+    fn look_again(&mut self) -> Step {
+        if self.looks_left == 0 {
+            return Step::End;
+        }
+        self.looks_left -= 1;
+        self.range = None;
+        self.peeked = None;
         Step::Value
     }
 
@@ -294,5 +313,107 @@ impl Scan {
             format!("the value holding events {first} to {last} is damaged: {detail}")
         };
         self.current = Current::Damaged { last, detail };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use askuser_core::Event;
+    use askuser_store::Timestamp;
+    use askuser_store::block::encode_append;
+    use askuser_testkit::scripted_events;
+
+    /// A tree holding `count` events of stream `s`, one value each.
+    fn one_value_each(count: u64) -> (sled::Db, Tree, Vec<Event>) {
+        let db = sled::Config::new().temporary(true).open().unwrap();
+        let tree = db.open_tree("events").unwrap();
+        let events: Vec<Event> = scripted_events(1, count).collect();
+        for (seq, event) in (1..).zip(&events) {
+            for (key, value) in
+                encode_append("s", seq, Timestamp(seq), std::slice::from_ref(event)).unwrap()
+            {
+                tree.insert(key, value).unwrap();
+            }
+        }
+        (db, tree, events)
+    }
+
+    /// Replaces the values of events `from..=to` by one block, in one batch, as a
+    /// repack does.
+    fn repack(tree: &Tree, events: &[Event], from: Seq, to: Seq) {
+        let mut batch = sled::Batch::default();
+        for seq in from..=to {
+            batch.remove(seq_key("s", seq));
+        }
+        let run = &events[usize::try_from(from - 1).unwrap()..usize::try_from(to).unwrap()];
+        for (key, value) in encode_append("s", from, Timestamp(from), run).unwrap() {
+            batch.insert(key, value);
+        }
+        tree.apply_batch(batch).unwrap();
+    }
+
+    fn read(scan: &mut Scan, count: usize) -> Vec<Event> {
+        scan.by_ref()
+            .take(count)
+            .map(|r| r.unwrap().event)
+            .collect()
+    }
+
+    /// Scans events `from..=COUNT` of a stream of `COUNT` single values, and
+    /// repacks `from..=to` (one block) under the scan after it has read every
+    /// eighth count of events (a sled node holds more): the scan must read each
+    /// event once, in order, wherever the node it holds ends.
+    fn repacked_under_a_scan(from: Seq, to: Seq) {
+        const COUNT: u64 = 1000;
+        let (_db, tree, events) = one_value_each(COUNT);
+        let wanted = &events[usize::try_from(from - 1).unwrap()..];
+        for read_before in (1..usize::try_from(to - from).unwrap()).step_by(8) {
+            let mut scan = Scan::new(&tree, "s", from, COUNT);
+            let mut seen = read(&mut scan, read_before);
+            repack(&tree, &events, from, to);
+            seen.extend(read(&mut scan, usize::MAX));
+            assert_eq!(seen.len(), wanted.len(), "after reading {read_before}");
+            assert_eq!(seen, wanted, "after reading {read_before}");
+            unpack(&tree, &events, from, to);
+        }
+    }
+
+    #[test]
+    fn a_run_repacked_in_the_middle_under_the_scan_is_read_once() {
+        repacked_under_a_scan(490, 745);
+    }
+
+    /// CI saw a reader lose events 19,981 to 20,000 when the stream's last run
+    /// was repacked under it: sled's iterator read the rest of the node it held,
+    /// then found the next node past the new block's key, and the range ended
+    /// behind it.
+    #[test]
+    fn the_last_run_repacked_under_the_scan_is_read_to_the_end() {
+        repacked_under_a_scan(745, 1000);
+    }
+
+    /// Undoes [`repack`]: one value for each event again.
+    fn unpack(tree: &Tree, events: &[Event], from: Seq, to: Seq) {
+        let mut batch = sled::Batch::default();
+        batch.remove(seq_key("s", from));
+        for seq in from..=to {
+            let event = &events[usize::try_from(seq - 1).unwrap()];
+            for (key, value) in
+                encode_append("s", seq, Timestamp(seq), std::slice::from_ref(event)).unwrap()
+            {
+                batch.insert(key, value);
+            }
+        }
+        tree.apply_batch(batch).unwrap();
+    }
+
+    #[test]
+    fn a_real_gap_ends_the_scan_where_it_is() {
+        let (_db, tree, events) = one_value_each(10);
+        tree.remove(seq_key("s", 10)).unwrap();
+        let mut scan = Scan::new(&tree, "s", 1, 10);
+        assert_eq!(read(&mut scan, 100), events[..9]);
+        assert_eq!(scan.next, 10);
     }
 }
