@@ -232,7 +232,11 @@ fn answered_today_lists_a_day_of_fifty_inquiries_from_three_agents() {
     // At 390 px: the same page (with no key hint on a phone), and the link
     // at the top leads to it.
     browser.emulate(390, false);
-    assert_eq!(browser.text(), text.replace("history\n1\n", "history\n"));
+    // (The minutes waited may have moved on by now: a busy machine.)
+    assert_eq!(
+        common::web::masked(&browser.text()),
+        common::web::masked(&text.replace("history\n1\n", "history\n"))
+    );
     browser.click("a[href='#today']");
     let seen = browser.run(
         "var r = document.getElementById('today').getBoundingClientRect(); return r.top >= 0 && r.top < 844",
