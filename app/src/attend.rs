@@ -28,7 +28,8 @@
 use std::sync::Arc;
 
 use askuser_core::{AgentOrigin, Input};
-use askuser_store::{PresenceGuard, Repacked, StreamName};
+use askuser_store::presence::LEASE_TTL;
+use askuser_store::{Log, PresenceGuard, Repacked, StreamName};
 
 use crate::error::{AppError, Result};
 use crate::journal::{Desk, Taken};
@@ -102,6 +103,34 @@ impl Desk {
         )?)
     }
 
+    /// Like [`Desk::hold_presence`] (the origin recorded unless `attached`),
+    /// for a process that keeps many presences and renews them from one task
+    /// of its own rather than a thread each (an MCP server's stateless calls):
+    /// the lease is taken now and lasts [`LEASE_TTL`] unless
+    /// [`HeldPresence::renew`] is called every
+    /// [`RENEW_EVERY`](askuser_store::presence::RENEW_EVERY).
+    ///
+    /// # Errors
+    /// As [`Desk::attach`]; the log failing to take the lease.
+    pub fn hold_presence_renewed_by_caller(
+        &mut self,
+        stream: &StreamName,
+        origin: AgentOrigin,
+        attached: bool,
+    ) -> Result<HeldPresence> {
+        if !attached {
+            self.attach(stream, &origin)?;
+        }
+        let held = HeldPresence {
+            log: Arc::clone(self.log()),
+            stream: stream.clone(),
+            holder: askuser_store::presence::holder_id(origin.machine.as_deref()),
+            origin,
+        };
+        held.renew()?;
+        Ok(held)
+    }
+
     /// Stores `stream`'s events as full blocks (they were appended one step
     /// at a time), so a later replay reads them fast: for a host done with
     /// its stream.
@@ -119,6 +148,45 @@ impl Desk {
             Taken::Recorded { .. } => Ok(()),
             Taken::Refused(refusal) => Err(AppError::Refused(Box::new(refusal))),
         }
+    }
+}
+
+/// A presence lease renewed by its holder's own calls to [`HeldPresence::renew`]
+/// ([`Desk::hold_presence_renewed_by_caller`]); ended, and the stream told
+/// that its agent stopped waiting, when dropped (each best effort: a lease
+/// not ended lapses within [`LEASE_TTL`]).
+pub struct HeldPresence {
+    log: Arc<dyn Log>,
+    stream: StreamName,
+    holder: String,
+    origin: AgentOrigin,
+}
+
+impl std::fmt::Debug for HeldPresence {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HeldPresence")
+            .field("stream", &self.stream)
+            .field("holder", &self.holder)
+            .finish_non_exhaustive()
+    }
+}
+
+impl HeldPresence {
+    /// Renews the lease for another [`LEASE_TTL`].
+    ///
+    /// # Errors
+    /// When the log cannot record the lease (it then lapses unless a later
+    /// renewal succeeds).
+    pub fn renew(&self) -> Result<()> {
+        (self.log).renew_lease(&self.stream, &self.holder, &self.origin, LEASE_TTL)?;
+        Ok(())
+    }
+}
+
+impl Drop for HeldPresence {
+    fn drop(&mut self) {
+        let _ = self.log.end_lease(&self.stream, &self.holder);
+        let _ = Desk::new(Arc::clone(&self.log)).detach(&self.stream, &self.origin);
     }
 }
 
@@ -149,5 +217,37 @@ mod tests {
         assert_eq!(desk.head("s").unwrap(), 0);
         let leases = desk.log().leases_on("s").unwrap().unwrap_or_default();
         assert_eq!(leases.leases, Vec::new());
+    }
+
+    /// A presence renewed by its holder: the origin recorded and the lease
+    /// live once taken; renewed, the lease moves on; dropped, it is ended and
+    /// the stream records that its agent stopped waiting.
+    #[test]
+    fn a_presence_renewed_by_its_holder_is_ended_and_detached_when_dropped() {
+        let mut desk = Desk::memory();
+        let stream = StreamName::try_from("s").unwrap();
+        let origin = AgentOrigin {
+            host: Some("codex".into()),
+            machine: Some("laptop".into()),
+            ..AgentOrigin::default()
+        };
+        let held = desk
+            .hold_presence_renewed_by_caller(&stream, origin.clone(), false)
+            .unwrap();
+        assert_eq!(desk.head("s").unwrap(), 1);
+        let leases = desk.log().leases_on("s").unwrap().unwrap();
+        let [lease] = leases.leases.as_slice() else {
+            panic!("{leases:?}");
+        };
+        assert_eq!((&lease.holder, &lease.origin), (&held.holder, &origin));
+        assert_eq!(lease.ttl_ms, 6_000);
+        assert!(lease.live_at(leases.now) && lease.ended_at.is_none());
+        held.renew().unwrap();
+        drop(held);
+        let leases = desk.log().leases_on("s").unwrap().unwrap();
+        assert!(leases.leases[0].ended_at.is_some(), "{leases:?}");
+        let caught = desk.catch_up("s").unwrap();
+        assert_eq!(caught.len(), 1);
+        assert_eq!(desk.head("s").unwrap(), 2);
     }
 }

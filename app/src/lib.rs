@@ -88,6 +88,7 @@ pub mod web_inbox;
 /// type, made by the [`Desk`] for every event it catches up on.
 pub use askuser_core::Happened;
 pub use askuser_store::stories::{Ended, Entry, Moment, Step, Story, answers_sent};
+pub use attend::HeldPresence;
 pub use deadline::question_deadline;
 pub use error::{AppError, Result};
 pub use inbox::{Asking, Liveness, Standing, Timing, Unheard, UnheardOf, ago_words};

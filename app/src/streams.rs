@@ -130,6 +130,27 @@ impl Desk {
         Ok(last)
     }
 
+    /// Whether `stream` recorded a round of `inquiry` shown (an
+    /// [`Event::Shown`](askuser_core::Event::Shown), as a surface that walks a
+    /// form round by round records) after `seen`; `false` for a stream the log
+    /// does not hold.
+    ///
+    /// # Errors
+    /// When the log cannot be read.
+    pub fn shown_since(&self, stream: &str, inquiry: &InquiryId, seen: Seq) -> Result<bool> {
+        let log = self.log();
+        let Some(info) = log.stream(stream)? else {
+            return Ok(false);
+        };
+        for recorded in log.read_range(stream, seen + 1, info.head)? {
+            if matches!(&recorded?.event, askuser_core::Event::Shown { inquiry: shown, .. } if shown == inquiry)
+            {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
     /// The events of `inquiry` that `stream` recorded after `seen` up to
     /// `head`, each with what applying it yielded, replayed from the stream's
     /// state at `seen` (apart from this desk's session, which is not moved):

@@ -45,6 +45,15 @@ pub fn running_inbox(log: &dyn Log) -> Option<String> {
     running_inbox_seen_from(log, machine.as_deref())
 }
 
+impl crate::Desk {
+    /// The link of a web inbox running on this desk's log now, as
+    /// [`running_inbox`] tells it.
+    #[must_use]
+    pub fn running_inbox(&self) -> Option<String> {
+        running_inbox(&**self.log())
+    }
+}
+
 /// The link of a web inbox running on `log` now, without its token, as a
 /// person at `machine` would follow it. An inbox on that machine comes first
 /// (the one renewed last); else one on another machine sharing the log (a

@@ -274,15 +274,19 @@ fn the_backends_are_features_of_the_application_layer() {
 }
 
 /// What a surface's own code may not name: the store's unit of work, which
-/// the application layer's `Desk` holds (one per stream, never handed out).
-/// A surface that opens a session of its own records beside the desk, whose
-/// read side and catch-up then never hear of it.
+/// the application layer's `Desk` holds (one per stream, never handed out),
+/// and the log's own leases. A surface that opens a session of its own
+/// records beside the desk, whose read side and catch-up then never hear of
+/// it; one that takes or ends a lease itself leaves the desk's presence
+/// words behind.
 const AROUND_THE_DESK: &[&str] = &[
     "Session::open",
     "Session::create",
     "PresenceGuard::start",
     "PresenceGuard::attached",
     "claim_new_stream(",
+    "renew_lease(",
+    "end_lease(",
 ];
 
 /// The modules of `text` declared test-only (`#[cfg(test)] mod NAME;`).

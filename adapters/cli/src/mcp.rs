@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+use askuser_app::Desk;
 use askuser_core::text::for_display_line;
 
 use askuser_mcp::{AskServer, Config, ToolNames, Waiting, WithoutElicitation};
@@ -63,7 +64,7 @@ pub(crate) fn mcp(args: &McpArgs) -> Result<u8, CliError> {
         None => WithoutElicitation::Fail,
     };
     let config = Config {
-        open_log: Arc::new(move || Ok(Arc::clone(&log))),
+        open_desk: Arc::new(move || Ok(Desk::new(Arc::clone(&log)))),
         db: Some(db),
         stream,
         without_elicitation,

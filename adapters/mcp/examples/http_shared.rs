@@ -21,7 +21,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let log = askuser_app::location::open_log(db)?;
     let config = Config {
-        open_log: Arc::new(move || Ok(Arc::clone(&log))),
+        open_desk: Arc::new(move || Ok(askuser_app::Desk::new(Arc::clone(&log)))),
         db: Some(PathBuf::from(db)),
         stream: stream.parse()?,
         without_elicitation: WithoutElicitation::Fail,

@@ -71,11 +71,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         // presence is held in it while calls record.
         let log: std::sync::Arc<dyn askuser_app::log::Log> =
             std::sync::Arc::new(askuser_app::location::SledLog::open(&db)?);
-        config.open_log = std::sync::Arc::new(move || Ok(std::sync::Arc::clone(&log)));
+        config.open_desk =
+            std::sync::Arc::new(move || Ok(askuser_app::Desk::new(std::sync::Arc::clone(&log))));
     }
     if std::env::var_os("ASKUSER_MCP_SHARED_LOG").is_some() {
         let log = askuser_app::open_log(&db)?;
-        config.open_log = std::sync::Arc::new(move || Ok(std::sync::Arc::clone(&log)));
+        config.open_desk =
+            std::sync::Arc::new(move || Ok(askuser_app::Desk::new(std::sync::Arc::clone(&log))));
     }
     let mut server = AskServer::new(config);
     if let Some(ms) = std::env::var("ASKUSER_MCP_HEARTBEAT_MS")

@@ -4,14 +4,14 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use askuser_app::location::SledLog;
-use askuser_app::log::{Log, StreamName};
+use askuser_app::Desk;
+use askuser_app::log::StreamName;
 use askuser_core::{AgentOrigin, ClientNote, FormAction, Policy};
 use serde_json::Value;
 
 use crate::clients::Client;
 use crate::headless::Headless;
-use crate::recorder::OpenLog;
+use crate::recorder::OpenDesk;
 use crate::tools::ToolNames;
 
 /// What the server does when the client declared no elicitation capability. It
@@ -31,8 +31,8 @@ pub enum WithoutElicitation {
 /// The server's configuration.
 #[derive(Clone)]
 pub struct Config {
-    /// Opens the log for each step (see [`OpenLog`]).
-    pub open_log: OpenLog,
+    /// Opens a desk over the log for each step (see [`OpenDesk`]).
+    pub open_desk: OpenDesk,
     /// The log database's path, written into pending files so `askuser answer`
     /// finds it; `None` for a log that is not a file.
     pub db: Option<PathBuf>,
@@ -225,7 +225,7 @@ impl Config {
     pub fn sled(db: PathBuf, stream: StreamName, without_elicitation: WithoutElicitation) -> Self {
         let path = db.clone();
         Config {
-            open_log: Arc::new(move || Ok(Arc::new(SledLog::open(&path)?) as Arc<dyn Log>)),
+            open_desk: Arc::new(move || Desk::open(&path)),
             db: Some(db),
             stream,
             without_elicitation,

@@ -244,7 +244,10 @@ mod tests {
         let call = Dialect::JpForm.parse(arguments).unwrap();
         let log: Arc<dyn Log> = Arc::new(MemLog::new());
         let shared = Arc::clone(&log);
-        let recorder = Recorder::new(Arc::new(move || Ok(Arc::clone(&shared))), "s");
+        let recorder = Recorder::new(
+            Arc::new(move || Ok(askuser_app::Desk::new(Arc::clone(&shared)))),
+            "s",
+        );
         let (inquiry, Ok(step)) = recorder
             .request(|id| Input::Ask(call.recorded_request(id, arguments)))
             .unwrap()

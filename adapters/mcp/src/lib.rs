@@ -38,11 +38,12 @@
 //! ```
 //! use std::sync::Arc;
 //! use askuser_mcp::{AskServer, Config, ToolNames, WithoutElicitation};
+//! use askuser_app::Desk;
 //! use askuser_app::log::{Log, MemLog};
 //!
 //! let log: Arc<dyn Log> = Arc::new(MemLog::new());
 //! let server = AskServer::new(Config {
-//!     open_log: Arc::new(move || Ok(Arc::clone(&log))),
+//!     open_desk: Arc::new(move || Ok(Desk::new(Arc::clone(&log)))),
 //!     db: None,
 //!     stream: "mcp-1".parse().unwrap(),
 //!     without_elicitation: WithoutElicitation::Fail,
@@ -91,7 +92,7 @@ pub use config::{
 };
 pub use headless::Headless;
 pub use http::{HttpLimits, serve_http, serve_http_with};
-pub use recorder::OpenLog;
+pub use recorder::OpenDesk;
 pub use server::AskServer;
 pub use tools::{MAX_PREFIX_CHARS, TOOLS, ToolNames, ToolPrefixError};
 

@@ -394,7 +394,7 @@ impl AskServer {
         let recorder = if self.recorder.named() == Some(state.stream.as_str()) {
             self.recorder.clone()
         } else {
-            Recorder::new(std::sync::Arc::clone(&self.config.open_log), &state.stream)
+            Recorder::new(std::sync::Arc::clone(&self.config.open_desk), &state.stream)
         };
         let inquiry = InquiryId::new(&state.inquiry);
         let unreadable = |e: StoreError| refused(&format!("the log cannot be read: {e}"));

@@ -7,15 +7,16 @@ use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
-use askuser_app::log::{Caught, Log, Seq, StoreError};
+use askuser_app::log::{Caught, Seq, StoreError};
 use askuser_app::{AppError, Desk, Taken as Took};
 use askuser_core::{
     Answer, At, Command, Event, Input, InquiryId, Refusal, State, Surface, ToolCall,
 };
 
-/// Opens the log for one step (a sled database is opened and closed again; an
-/// in-memory log hands out the same one).
-pub type OpenLog = Arc<dyn Fn() -> Result<Arc<dyn Log>, StoreError> + Send + Sync>;
+/// Opens a desk over the log for one step (a sled database is opened and closed
+/// again; an in-memory log hands out the same one): the server records, reads
+/// and waits only through the [`Desk`]s it gives.
+pub type OpenDesk = Arc<dyn Fn() -> Result<Desk, AppError> + Send + Sync>;
 
 /// What became of an input a walk took on what it was shown ([`Recorder::take`]).
 pub(crate) enum Taken {
@@ -118,7 +119,7 @@ pub(crate) type Naming = Arc<dyn Fn() -> (String, bool) + Send + Sync>;
 /// One stream of the log, shared by the session's tool calls.
 #[derive(Clone)]
 pub(crate) struct Recorder {
-    open: OpenLog,
+    open: OpenDesk,
     /// The stream's name, once known.
     stream: Arc<OnceLock<Arc<str>>>,
     naming: Naming,
@@ -154,7 +155,7 @@ impl Marks {
 
 impl Recorder {
     /// A recorder into the stream `stream`.
-    pub(crate) fn new(open: OpenLog, stream: &str) -> Self {
+    pub(crate) fn new(open: OpenDesk, stream: &str) -> Self {
         let name: Arc<str> = stream.into();
         let named = Arc::new(OnceLock::new());
         let _ = named.set(Arc::clone(&name));
@@ -177,7 +178,7 @@ impl Recorder {
 
     /// A recorder into the stream `naming` names (claims, say) only when it
     /// first needs its stream: after the client said where its project is.
-    pub(crate) fn named_later(open: OpenLog, naming: Naming) -> Self {
+    pub(crate) fn named_later(open: OpenDesk, naming: Naming) -> Self {
         Self {
             open,
             stream: Arc::new(OnceLock::new()),
@@ -191,7 +192,7 @@ impl Recorder {
     /// A recorder into `<base>-<n>`, `n` taken from `counter` only when it first
     /// needs its stream: sessions that record nothing (a `tools/list`, a
     /// `server/discover`) leave no gap in the numbering.
-    pub(crate) fn numbered(open: OpenLog, base: &str, counter: Arc<AtomicUsize>) -> Self {
+    pub(crate) fn numbered(open: OpenDesk, base: &str, counter: Arc<AtomicUsize>) -> Self {
         let base = base.to_owned();
         Self {
             open,
@@ -224,7 +225,7 @@ impl Recorder {
 
     /// A desk over the log opened for this step.
     fn desk(&self) -> Result<Desk, StoreError> {
-        Ok(Desk::new((self.open)()?))
+        (self.open)().map_err(store)
     }
 
     /// Records a new request under a fresh inquiry id (`call-<seq>`, the sequence
@@ -315,17 +316,9 @@ impl Recorder {
     /// the MCP walk records rounds).
     pub(crate) fn shown_since(&self, inquiry: &InquiryId, seen: Seq) -> Result<bool, StoreError> {
         let _guard = self.lock.lock().unwrap_or_else(PoisonError::into_inner);
-        let log = (self.open)()?;
-        let Some(info) = log.stream(self.stream())? else {
-            return Ok(false);
-        };
-        for recorded in log.read_range(self.stream(), seen + 1, info.head)? {
-            let recorded = recorded?;
-            if matches!(&recorded.event, Event::Shown { inquiry: shown, .. } if shown == inquiry) {
-                return Ok(true);
-            }
-        }
-        Ok(false)
+        self.desk()?
+            .shown_since(self.stream(), inquiry, seen)
+            .map_err(store)
     }
 
     /// How `inquiry` ended, once it has: the command that finished it (its

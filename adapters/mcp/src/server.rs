@@ -5,7 +5,6 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use askuser_app::Desk;
 use askuser_app::log::{PresenceGuard, StreamName};
 use askuser_core::{
     AgentOrigin, CancelReason, ClientNote, Command, FormAction, Input, InquiryId, Problem, Target,
@@ -28,7 +27,7 @@ use crate::mrtr::{MRTR_VERSION, Mrtr, Retry, Sealer, elicit_params};
 use crate::progress::{HEARTBEAT, Progress};
 use crate::recorder::{Naming, Recorder, Taken};
 use crate::tools::{call_result, dismissed, instructions, no_forms, tools};
-use crate::unanswered::{Full, Held, Unanswered};
+use crate::unanswered::{Full, Unanswered};
 use crate::waiting::note;
 use crate::walk::{Done, Instead, Next, Round, Walk, take_instead};
 
@@ -71,7 +70,7 @@ struct Presence {
     /// Held without a thread: for a stateless call, whose presence is renewed
     /// by the server's sweeping task ([`Unanswered`]).
     threadless: bool,
-    held: Option<Held>,
+    held: Option<askuser_app::HeldPresence>,
     /// Asked already: the client's roots.
     roots_asked: bool,
     /// Where the client says the project is: its first `file://` root.
@@ -141,11 +140,11 @@ impl AskServer {
         let presence: Arc<Mutex<Presence>> = Arc::default();
         let recorder = match &config.origin {
             Some(origin) if config.claim => Recorder::named_later(
-                Arc::clone(&config.open_log),
+                Arc::clone(&config.open_desk),
                 claiming(&config, origin, Arc::clone(&presence)),
             ),
             _ => {
-                Recorder::new(Arc::clone(&config.open_log), &config.stream).claimed(config.claimed)
+                Recorder::new(Arc::clone(&config.open_desk), &config.stream).claimed(config.claimed)
             }
         };
         let mut server = Self::with_recorder(config, sealer, recorder);
@@ -161,7 +160,7 @@ impl AskServer {
         sessions: Arc<AtomicUsize>,
         kept: Arc<Unanswered>,
     ) -> Self {
-        let recorder = Recorder::numbered(Arc::clone(&config.open_log), &config.stream, sessions);
+        let recorder = Recorder::numbered(Arc::clone(&config.open_desk), &config.stream, sessions);
         let mut server = Self::with_recorder(config, sealer, recorder);
         server.kept = Some(kept);
         server
@@ -304,13 +303,14 @@ impl AskServer {
             return;
         }
         let origin = Self::origin_now(origin, &presence);
-        let holder = askuser_app::log::presence::holder_id(origin.machine.as_deref());
-        let (Ok(log), Ok(stream)) = ((self.config.open_log)(), StreamName::try_from(stream)) else {
+        let (Ok(mut desk), Ok(stream)) = ((self.config.open_desk)(), StreamName::try_from(stream))
+        else {
             return;
         };
-        let mut desk = Desk::new(log);
         if presence.threadless {
-            presence.held = Held::take(&mut desk, stream, holder, origin).ok();
+            presence.held = desk
+                .hold_presence_renewed_by_caller(&stream, origin, false)
+                .ok();
         } else {
             presence.guard = desk.hold_presence(&stream, origin, false).ok();
         }
@@ -904,7 +904,7 @@ impl ServerHandler for AskServer {
 /// place or cannot be claimed.
 fn claiming(config: &Config, origin: &AgentOrigin, presence: Arc<Mutex<Presence>>) -> Naming {
     let (open, origin, fallback) = (
-        Arc::clone(&config.open_log),
+        Arc::clone(&config.open_desk),
         origin.clone(),
         config.stream.to_string(),
     );
@@ -915,7 +915,7 @@ fn claiming(config: &Config, origin: &AgentOrigin, presence: Arc<Mutex<Presence>
         };
         let claimed = open()
             .ok()
-            .and_then(|log| Desk::new(log).claim_stream(&origin).ok().flatten());
+            .and_then(|desk| desk.claim_stream(&origin).ok().flatten());
         match claimed {
             Some(name) => (name.to_string(), true),
             None => (fallback.clone(), false),

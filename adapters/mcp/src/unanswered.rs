@@ -12,13 +12,11 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
-use askuser_app::log::presence::LEASE_TTL;
-use askuser_app::log::{Log, StreamName};
-use askuser_app::{AppError, Desk};
-use askuser_core::{AgentOrigin, CancelReason, InquiryId};
+use askuser_app::HeldPresence;
+use askuser_core::{CancelReason, InquiryId};
 use askuser_dialects::Call;
 
 use crate::recorder::Recorder;
@@ -27,48 +25,6 @@ use crate::server::cancel_in;
 /// The reason an unanswered round's inquiry is cancelled with (the log's words
 /// and the transcript show it, `_` read as spaces).
 pub(crate) const NEVER_CAME_BACK: &str = "the_agent_never_came_back_for_it";
-
-/// A presence lease held without a thread: renewed by [`Unanswered::renew`],
-/// ended (and the origin detached) when dropped, each best effort.
-pub(crate) struct Held {
-    log: Arc<dyn Log>,
-    stream: StreamName,
-    holder: String,
-    origin: AgentOrigin,
-}
-
-impl Held {
-    /// Records `origin` in `stream` through `desk` ([`Desk::attach`]) and
-    /// takes the lease as `holder`.
-    pub(crate) fn take(
-        desk: &mut Desk,
-        stream: StreamName,
-        holder: String,
-        origin: AgentOrigin,
-    ) -> Result<Self, AppError> {
-        desk.attach(&stream, &origin)?;
-        let held = Self {
-            log: Arc::clone(desk.log()),
-            stream,
-            holder,
-            origin,
-        };
-        held.renew()?;
-        Ok(held)
-    }
-
-    fn renew(&self) -> askuser_app::log::Result<()> {
-        (self.log).renew_lease(&self.stream, &self.holder, &self.origin, LEASE_TTL)?;
-        Ok(())
-    }
-}
-
-impl Drop for Held {
-    fn drop(&mut self) {
-        let _ = self.log.end_lease(&self.stream, &self.holder);
-        let _ = Desk::new(Arc::clone(&self.log)).detach(&self.stream, &self.origin);
-    }
-}
 
 /// One call waiting for its retry.
 struct Round {
@@ -79,7 +35,7 @@ struct Round {
     since: Instant,
     /// Retries under way (waiting for another window): never ended meanwhile.
     busy: usize,
-    lease: Option<Held>,
+    lease: Option<HeldPresence>,
 }
 
 /// The calls waiting for their retry, by stream, and the count of sessions they
@@ -158,7 +114,7 @@ impl Unanswered {
         recorder: &Recorder,
         call: &Call,
         inquiry: &InquiryId,
-        lease: Option<Held>,
+        lease: Option<HeldPresence>,
     ) {
         let stream = recorder.stream().to_owned();
         let mut rounds = self.lock();

@@ -18,7 +18,7 @@
 
 use std::time::{Duration, Instant};
 
-use askuser_app::watch::{Subscription, Watcher};
+use askuser_app::watch::Subscription;
 use askuser_core::text::for_display_line;
 use askuser_core::{CancelReason, ClientNote, FormAction, Input, InquiryId};
 use askuser_dialects::Call;
@@ -301,8 +301,7 @@ impl AskServer {
     /// The link of the web inbox running on the log now, if any (see
     /// [`askuser_app::web_inbox`]).
     fn inbox_link(&self) -> Option<String> {
-        let log = (self.config.open_log)().ok()?;
-        askuser_app::web_inbox::running_inbox(&*log)
+        (self.config.open_desk)().ok()?.running_inbox()
     }
 
     /// A subscription to `recorder`'s stream, from the log's one watcher in this
@@ -313,8 +312,7 @@ impl AskServer {
     /// looked at every [`POLL`].
     fn subscribe(&self, recorder: &Recorder) -> Option<Subscription> {
         self.config.origin.as_ref()?;
-        let log = (self.config.open_log)().ok()?;
-        let watcher = Watcher::of(&log).ok()?;
+        let watcher = (self.config.open_desk)().ok()?.watcher().ok()?;
         Some(watcher.stream(recorder.stream()))
     }
 }

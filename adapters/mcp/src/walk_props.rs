@@ -42,7 +42,10 @@ fn request(form: &askuser_core::ValidForm, inquiry: InquiryId) -> Request {
 fn walked(form: &askuser_core::ValidForm) -> (Arc<dyn Log>, Recorder, Walk) {
     let log: Arc<dyn Log> = Arc::new(MemLog::new());
     let shared = Arc::clone(&log);
-    let recorder = Recorder::new(Arc::new(move || Ok(Arc::clone(&shared))), "s");
+    let recorder = Recorder::new(
+        Arc::new(move || Ok(askuser_app::Desk::new(Arc::clone(&shared)))),
+        "s",
+    );
     let (inquiry, Ok(step)) = recorder
         .request(|id| Input::Ask(request(form, id)))
         .unwrap()
