@@ -41,6 +41,7 @@ class Agent:
             [askuser, "serve", "--db", db, "--stream", stream],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         self.latencies = []
+        self.began_at = []
         self.buffer = b""
         raw = self.process.stdout.readline()
         if not raw:
@@ -78,6 +79,7 @@ class Agent:
                        "value": True, "step": message["step"]})
         elif message["type"] == "result" and message["inquiry"] == self.inquiry:
             self.latencies.append(time.monotonic() - self.began)
+            self.began_at.append(self.began)
             self.left -= 1
             if self.left == 0:
                 return False
@@ -122,6 +124,10 @@ def main():
     parser.add_argument("--db")
     parser.add_argument("--per-agent", action="store_true",
                         help="also print each agent's median and 99th percentile")
+    parser.add_argument("--slow", type=float, metavar="MS",
+                        help="also print each inquiry slower than MS milliseconds: "
+                        "when it began (ms into the run), which agent, and its latency, "
+                        "to tell a stall every agent shares from one agent's")
     args = parser.parse_args()
     scratch = tempfile.mkdtemp(prefix="askuser-many-agents-")
     db = args.db or os.path.join(scratch, "log")
@@ -144,6 +150,13 @@ def main():
             f"{n}:{statistics.median(agent.latencies) * 1000:.0f}/"
             f"{percentile(agent.latencies, 0.99) * 1000:.0f}"
             for n, agent in enumerate(agents)))
+    if args.slow is not None:
+        slow = sorted((start - began, n, latency)
+                      for n, agent in enumerate(agents)
+                      for start, latency in zip(agent.began_at, agent.latencies)
+                      if latency * 1000 > args.slow)
+        print(f"slower than {args.slow:g} ms (began at ms, agent, ms): " + " ".join(
+            f"{start * 1000:.0f}/{n}/{latency * 1000:.0f}" for start, n, latency in slow))
 
 
 if __name__ == "__main__":
