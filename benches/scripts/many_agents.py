@@ -12,6 +12,7 @@ switch of its own to a latency.
     python3 benches/scripts/many_agents.py target/release/askuser --agents 1 --inquiries 1600
     python3 benches/scripts/many_agents.py target/release/askuser --agents 32 --inquiries 1600
     python3 benches/scripts/many_agents.py target/release/askuser --agents 32 --db "$ASKUSER_TEST_PG"
+    python3 benches/scripts/many_agents.py target/release/askuser --agents 32 --warm-up 1
 
 Without --db, a new sled log in a temporary directory (the first serve owns it and
 serves the others through its socket). A `postgres://` URL works too: each run
@@ -50,6 +51,7 @@ class Agent:
         assert ready["type"] == "ready", ready
         os.set_blocking(self.process.stdout.fileno(), False)
         self.left = 0
+        self.tag = "q"
         self.inquiry = None
         self.began = 0.0
 
@@ -58,7 +60,7 @@ class Agent:
         self.process.stdin.flush()
 
     def ask(self):
-        self.inquiry = f"q{self.left}"
+        self.inquiry = f"{self.tag}{self.left}"
         self.began = time.monotonic()
         self.send({"type": "ask", "inquiry": self.inquiry, "dialect": "jp",
                    "arguments": {"question": "Deploy now?", "answer_type": "boolean"}})
@@ -124,6 +126,11 @@ def main():
     parser.add_argument("--db")
     parser.add_argument("--per-agent", action="store_true",
                         help="also print each agent's median and 99th percentile")
+    parser.add_argument("--warm-up", type=int, default=0, metavar="N",
+                        help="before the clock starts, each agent in turn asks N "
+                        "inquiries alone (not counted): its first question's one-time "
+                        "costs (a new server process's first call, code paged in) "
+                        "are then not in the figures")
     parser.add_argument("--slow", type=float, metavar="MS",
                         help="also print each inquiry slower than MS milliseconds: "
                         "when it began (ms into the run), which agent, and its latency, "
@@ -134,6 +141,13 @@ def main():
     run = f"{os.getpid()}-{int(time.time())}"
     agents = [Agent(args.askuser, db, f"agent-{run}-{n}") for n in range(args.agents)]
     each = args.inquiries // args.agents
+    for agent in agents:
+        if args.warm_up > 0:
+            agent.tag = "w"
+            drive([agent], args.warm_up)
+            agent.tag = "q"
+            agent.latencies.clear()
+            agent.began_at.clear()
     began = time.monotonic()
     drive(agents, each)
     elapsed = time.monotonic() - began

@@ -194,6 +194,8 @@ pub struct PgLog {
     durability: Durability,
     /// The presence leases this process took, bounded (see [`leases`]).
     held: Arc<leases::Held>,
+    /// The connection the last wait left listening (see [`wait::Kept`]).
+    kept: wait::Kept,
 }
 
 impl std::fmt::Debug for PgLog {
@@ -265,6 +267,7 @@ impl PgLog {
             clock: Arc::new(SystemClock),
             durability: Durability::Flush,
             held: Arc::default(),
+            kept: wait::Kept::default(),
         };
         log.pool.give_back(conn);
         Ok(log)

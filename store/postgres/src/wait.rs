@@ -1,5 +1,6 @@
 //! Waiting for a stream to grow, woken by `LISTEN`/`NOTIFY`.
 
+use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use postgres::fallible_iterator::FallibleIterator;
@@ -58,9 +59,9 @@ impl PgLog {
     }
 
     /// Runs `waiting` on a connection that `LISTEN`s on the log's channel
-    /// and is recorded as waiting on what `watched` says; then stops both and
-    /// drops the notifications that arrived meanwhile (they are of no use to
-    /// the connection's next borrower).
+    /// and is recorded as waiting on what `watched` says: the one the last
+    /// wait on the same left so ([`Kept`]), else a pooled one, recorded now.
+    /// A wait that fails stops both and gives the connection back.
     ///
     /// Appends notify only while someone waits on their stream: a
     /// transaction that notifies holds a lock on the whole cluster through
@@ -83,27 +84,142 @@ impl PgLog {
         waiting: impl FnOnce(&mut Conn) -> Result<T>,
     ) -> Result<T> {
         let channel = schema::channel(&self.schema);
-        let mut conn = self.pool.get()?;
-        // One round trip: the advisory lock `watch` takes holds the stream's
-        // appends back until the commit.
-        let watching = conn.client.batch_execute(&format!(
-            "BEGIN; LISTEN \"{channel}\"; SELECT watch({}, {}); COMMIT",
-            literal(watched.stream),
-            literal(watched.except_log)
-        ));
-        if let Err(error) = watching {
-            let _ = conn.client.batch_execute("ROLLBACK");
-            return Err(database(error));
-        }
-        let waited = waiting(&mut conn);
-        let unlistened = conn
-            .client
-            .batch_execute(&format!("UNLISTEN \"{channel}\"; {}", sql::UNWATCH))
-            .map_err(database);
+        let mut conn = match self.kept.take(watched) {
+            Some((conn, true)) => self.pool.lend(conn),
+            Some((conn, false)) => {
+                // Listening already: recorded anew, as waiting on this.
+                let mut conn = self.pool.lend(conn);
+                listen(&mut conn, &channel, watched)?;
+                conn
+            }
+            None => {
+                let mut conn = self.pool.get()?;
+                listen(&mut conn, &channel, watched)?;
+                // A spare for the appends this wait sits beside, opened once
+                // with the record (each slice would open another whenever an
+                // append held the pool's one); failing to open one is no
+                // reason not to wait (the next append opens its own, or says
+                // why).
+                let _ = self.pool.keep_one_idle();
+                conn
+            }
+        };
+        // What arrived since the last wait on this connection ended is
+        // stale: the head is read after this.
         let _ = conn.client.notifications().iter().count();
-        let done = waited?;
-        unlistened?;
-        Ok(done)
+        match waiting(&mut conn) {
+            Ok(done) => {
+                if let Some(mut displaced) = self.kept.keep(watched, conn.keep())
+                    && stop_listening(&mut displaced, &channel).is_ok()
+                {
+                    self.pool.give_back(displaced);
+                }
+                Ok(done)
+            }
+            Err(error) => {
+                // The connection goes back to the pool only if it stopped
+                // listening (a broken one is closed with it).
+                if stop_listening(&mut conn, &channel).is_err() {
+                    drop(conn.keep());
+                }
+                Err(error)
+            }
+        }
+    }
+}
+
+/// Starts `conn` listening on `channel`, recorded as waiting on what `watched`
+/// says. One round trip: the advisory lock `watch` takes holds the stream's
+/// appends back until the commit.
+fn listen(conn: &mut Conn, channel: &str, watched: &Watched<'_>) -> Result<()> {
+    let watching = conn.client.batch_execute(&format!(
+        "BEGIN; LISTEN \"{channel}\"; SELECT watch({}, {}); COMMIT",
+        literal(watched.stream),
+        literal(watched.except_log)
+    ));
+    if let Err(error) = watching {
+        let _ = conn.client.batch_execute("ROLLBACK");
+        return Err(database(error));
+    }
+    Ok(())
+}
+
+/// Stops `conn` listening and waiting, and drops the notifications that
+/// arrived meanwhile (they are of no use to the connection's next borrower).
+fn stop_listening(conn: &mut Conn, channel: &str) -> Result<()> {
+    let stopped = conn
+        .client
+        .batch_execute(&format!("UNLISTEN \"{channel}\"; {}", sql::UNWATCH))
+        .map_err(database);
+    let _ = conn.client.notifications().iter().count();
+    stopped
+}
+
+/// The connection the last wait of a log left listening, still recorded as
+/// waiting on what that wait watched, so that the next wait on the same
+/// starts at once. A host waits in slices (`askuser serve`'s watcher every
+/// 250 ms, to see whether it should stop): recording each slice again took the
+/// stream's lock exclusively each time, and the appends of the stream queued
+/// behind it and behind the append it waited for (32 agents on one
+/// PostgreSQL log: lock waits of 20 to 90 ms, the run's p99). While it is
+/// kept, an append to what it watched notifies as if a wait were on (the
+/// waiter takes the notifications as stale); a wait on anything else, or
+/// dropping the log, stops it (the next wait records its own on the same
+/// connection).
+#[derive(Default)]
+pub(super) struct Kept(Mutex<Option<KeptConn>>);
+
+/// A kept connection and what it is recorded as waiting on.
+struct KeptConn {
+    stream: Option<String>,
+    except_log: Option<String>,
+    conn: Conn,
+}
+
+impl Kept {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Option<KeptConn>> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The kept connection, if it is open, and whether it is recorded as
+    /// waiting on what `watched` says (else on something else, which it stops
+    /// being as soon as it is recorded again).
+    fn take(&self, watched: &Watched<'_>) -> Option<(Conn, bool)> {
+        let kept = self.lock().take()?;
+        let same = kept.stream.as_deref() == watched.stream
+            && kept.except_log.as_deref() == watched.except_log;
+        (!kept.conn.client.is_closed()).then_some((kept.conn, same))
+    }
+
+    /// Keeps `conn`, recorded as waiting on what `watched` says; returns the
+    /// connection it replaces, still listening.
+    fn keep(&self, watched: &Watched<'_>, conn: Conn) -> Option<Conn> {
+        let kept = KeptConn {
+            stream: watched.stream.map(str::to_owned),
+            except_log: watched.except_log.map(str::to_owned),
+            conn,
+        };
+        self.lock().replace(kept).map(|old| old.conn)
+    }
+}
+
+impl Drop for Kept {
+    fn drop(&mut self) {
+        let kept = self
+            .0
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        if let Some(mut kept) = kept {
+            // Best effort: a connection that closes takes its `LISTEN` with it,
+            // and its row in `watchers` is cleared when a log is next opened.
+            let _ = super::off_runtime(move || {
+                kept.conn
+                    .client
+                    .batch_execute(sql::UNWATCH)
+                    .map_err(database)
+            });
+        }
     }
 }
 

@@ -217,10 +217,13 @@ fn heard(listener: &mut postgres::Client) -> Vec<String> {
 /// An append notifies only while somebody else waits on its stream or on any
 /// change: a transaction that notifies commits in turn with every other that
 /// does (a lock of the whole cluster), so appends that all notified committed
-/// one at a time. Seen by a plain client listening on the log's channel.
+/// one at a time. Seen by a plain client listening on the log's channel. A
+/// waiting log keeps its last wait's record until it waits on something else
+/// or is dropped (a host waits in slices on the same stream).
 #[test]
 fn an_append_notifies_only_while_someone_else_waits_on_its_stream() {
     let log = pg();
+    let waiter = PgLog::connect_in(&log.url, log.schema()).unwrap();
     let other = PgLog::connect_in(&log.url, log.schema()).unwrap();
     let mut listener = log.client();
     listener
@@ -232,36 +235,89 @@ fn an_append_notifies_only_while_someone_else_waits_on_its_stream() {
     assert_eq!(heard(&mut listener), Vec::<String>::new());
     // A wait on "s": its appends notify, another stream's do not.
     std::thread::scope(|scope| {
-        let waiter = scope.spawn(|| log.wait_past("s", 1, Duration::from_secs(60)));
+        let waiting = scope.spawn(|| waiter.wait_past("s", 1, Duration::from_secs(60)));
         std::thread::sleep(Duration::from_millis(300));
         other.append("t", 0, &one(1)).unwrap();
         other.append("s", 1, &one(2)).unwrap();
-        assert_eq!(waiter.join().unwrap().unwrap(), 2);
+        assert_eq!(waiting.join().unwrap().unwrap(), 2);
     });
     assert_eq!(heard(&mut listener), ["s"]);
     // A wait for the others' appends: the log's own append does not notify.
     std::thread::scope(|scope| {
-        let waiter = scope.spawn(|| log.wait_for_others("s", 2, Duration::from_secs(60)));
+        let waiting = scope.spawn(|| waiter.wait_for_others("s", 2, Duration::from_secs(60)));
         std::thread::sleep(Duration::from_millis(300));
-        log.append("s", 2, &one(3)).unwrap();
+        waiter.append("s", 2, &one(3)).unwrap();
         std::thread::sleep(Duration::from_millis(300));
         other.append("s", 3, &one(4)).unwrap();
-        assert_eq!(waiter.join().unwrap().unwrap(), 4);
+        assert_eq!(waiting.join().unwrap().unwrap(), 4);
     });
     assert_eq!(heard(&mut listener), ["s"]);
     // A wait on any change: every append notifies.
-    let since = askuser_store::Version::of(&log.streams().unwrap());
+    let since = askuser_store::Version::of(&waiter.streams().unwrap());
     std::thread::scope(|scope| {
-        let waiter = scope.spawn(|| log.wait_changed(since, Duration::from_secs(60)));
+        let waiting = scope.spawn(|| waiter.wait_changed(since, Duration::from_secs(60)));
         std::thread::sleep(Duration::from_millis(300));
         other.append("t", 1, &one(2)).unwrap();
-        assert_ne!(waiter.join().unwrap().unwrap(), since);
+        assert_ne!(waiting.join().unwrap().unwrap(), since);
     });
     assert_eq!(heard(&mut listener), ["t"]);
-    // The waits ended: nothing notifies.
+    // The wait ended, its record kept for the next wait on any change.
     other.append("s", 4, &one(5)).unwrap();
+    assert_eq!(heard(&mut listener), ["s"]);
+    // The waiting log is gone: nothing notifies.
+    drop(waiter);
+    other.append("s", 5, &one(6)).unwrap();
     other.append("t", 2, &one(3)).unwrap();
     assert_eq!(heard(&mut listener), Vec::<String>::new());
+}
+
+/// A host waits in slices on the same stream (`askuser serve`'s watcher every
+/// 250 ms): the slices after the first reuse the first one's record, so no
+/// slice takes the stream's lock again (which held its appends back), and a
+/// wait on another stream replaces the record.
+#[test]
+fn waits_in_slices_on_one_stream_are_recorded_once() {
+    let log = pg();
+    let waiter = PgLog::connect_in(&log.url, log.schema()).unwrap();
+    let mut admin = log.client();
+    let recorded = |admin: &mut postgres::Client| -> Vec<(i32, Option<String>, bool)> {
+        admin
+            .query(
+                &format!(
+                    "SELECT pid, stream, watching FROM \"{}\".watchers ORDER BY pid",
+                    log.schema()
+                ),
+                &[],
+            )
+            .unwrap()
+            .iter()
+            .map(|row| (row.get(0), row.get(1), row.get(2)))
+            .collect()
+    };
+    assert_eq!(
+        waiter.wait_past("s", 0, Duration::from_millis(50)).unwrap(),
+        0
+    );
+    let first = recorded(&mut admin);
+    assert_eq!(first.len(), 1, "{first:?}");
+    assert_eq!((first[0].1.as_deref(), first[0].2), (Some("s"), true));
+    for _ in 0..3 {
+        assert_eq!(
+            waiter.wait_past("s", 0, Duration::from_millis(50)).unwrap(),
+            0
+        );
+        assert_eq!(recorded(&mut admin), first);
+    }
+    assert_eq!(
+        waiter.wait_past("t", 0, Duration::from_millis(50)).unwrap(),
+        0
+    );
+    let now = recorded(&mut admin);
+    let watching: Vec<_> = now.iter().filter(|row| row.2).collect();
+    assert_eq!(watching.len(), 1, "{now:?}");
+    assert_eq!(watching[0].1.as_deref(), Some("t"));
+    drop(waiter);
+    assert!(recorded(&mut admin).iter().all(|row| !row.2));
 }
 
 /// A wait that starts as another process appends is never left waiting for a
