@@ -1,6 +1,11 @@
 //! Reading a stream's own events out of the sled `events` tree (records of one event
-//! and blocks of several, see [`askuser_store::block`]), with read-ahead on a helper thread
-//! for long ranges.
+//! and blocks of several, see [`askuser_store::block`]), on the caller's thread.
+//!
+//! A long range was once read and decoded on a helper thread, a few batches ahead of
+//! the caller, so that a replay's reducer ran beside the decoding. Measured, it was
+//! slower than reading on one thread: a replay of 1M events took 620-670 ms with the
+//! helper and 390-450 ms without (`replay_memory replay`, benches/README.md), the
+//! events being built on one core and applied and freed on the other.
 
 use sled::{IVec, Tree};
 
@@ -10,12 +15,12 @@ use askuser_store::codec::{corrupt_event, is_single_record, key_seq, open_event,
 use askuser_store::{Recorded, Seq};
 
 /// An iterator over a stream's own events, in order.
-pub(crate) struct SledScan(ScanKind);
+pub(crate) struct SledScan(Box<Scan>);
 
 impl SledScan {
     /// Reads `stream`'s events from `from` up to and including `to`.
     pub(crate) fn new(tree: &Tree, stream: &str, from: Seq, to: Seq) -> Self {
-        SledScan(ScanKind::new(tree, stream, from, to))
+        SledScan(Box::new(Scan::new(tree, stream, from, to)))
     }
 }
 
@@ -23,86 +28,7 @@ impl Iterator for SledScan {
     type Item = Result<Recorded>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        match &mut self.0 {
-            ScanKind::Direct(scan) => scan.next(),
-            ScanKind::ReadAhead(ahead) => ahead.next(),
-        }
-    }
-}
-
-/// Ranges at least this long are read ahead on a helper thread.
-const READ_AHEAD_MIN: u64 = 4096;
-/// Events per batch handed from the reading thread to the caller.
-const READ_AHEAD_BATCH: usize = 256;
-/// Batches in flight: bounds the read-ahead's memory.
-const READ_AHEAD_DEPTH: usize = 4;
-
-/// A long range is read, checked and decoded on a helper thread, a few batches
-/// ahead of the caller, so that a replay's reducer runs alongside; memory stays
-/// bounded by `READ_AHEAD_DEPTH` batches.
-enum ScanKind {
-    Direct(Box<Scan>),
-    ReadAhead(ReadAhead),
-}
-
-impl ScanKind {
-    fn new(tree: &Tree, stream: &str, from: Seq, to: Seq) -> Self {
-        let scan = Box::new(Scan::new(tree, stream, from, to));
-        if to.saturating_sub(from) < READ_AHEAD_MIN {
-            return ScanKind::Direct(scan);
-        }
-        let (sender, receiver) = std::sync::mpsc::sync_channel(READ_AHEAD_DEPTH);
-        let spawned = std::thread::Builder::new()
-            .name("askuser-store-read".to_owned())
-            .spawn(move || {
-                let mut scan = scan;
-                loop {
-                    let batch: Vec<Result<Recorded>> =
-                        scan.by_ref().take(READ_AHEAD_BATCH).collect();
-                    if batch.is_empty() || sender.send(batch).is_err() {
-                        break;
-                    }
-                }
-            });
-        match spawned {
-            Ok(thread) => ScanKind::ReadAhead(ReadAhead {
-                receiver: Some(receiver),
-                batch: Vec::new().into_iter(),
-                thread: Some(thread),
-            }),
-            // No thread to be had: read on the caller's.
-            Err(_) => ScanKind::Direct(Box::new(Scan::new(tree, stream, from, to))),
-        }
-    }
-}
-
-struct ReadAhead {
-    receiver: Option<std::sync::mpsc::Receiver<Vec<Result<Recorded>>>>,
-    batch: std::vec::IntoIter<Result<Recorded>>,
-    thread: Option<std::thread::JoinHandle<()>>,
-}
-
-impl ReadAhead {
-    fn next(&mut self) -> Option<Result<Recorded>> {
-        loop {
-            if let Some(item) = self.batch.next() {
-                return Some(item);
-            }
-            // The thread ended (a missing tail is then reported by the caller's
-            // gap check).
-            self.batch = self.receiver.as_ref()?.recv().ok()?.into_iter();
-        }
-    }
-}
-
-impl Drop for ReadAhead {
-    fn drop(&mut self) {
-        // Closing the channel stops the thread at its next batch; wait for it, so
-        // that the database is released when the log is dropped.
-        drop(self.receiver.take());
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
+        self.0.next()
     }
 }
 

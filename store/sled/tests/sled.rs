@@ -1,4 +1,4 @@
-//! Behaviour particular to the sled log: read-ahead, reopening, the file lock.
+//! Behaviour particular to the sled log: long reads, reopening, the file lock.
 
 use askuser_store::backend::Backend as _;
 use std::time::{Duration, Instant};
@@ -18,13 +18,13 @@ fn a_long_read_dropped_early_releases_the_database() {
             .with_durability(Durability::Buffered);
         let events: Vec<_> = scripted_events(1, 20_000).collect();
         log.append("s", 0, &events).unwrap();
-        // Long enough to be read ahead on a helper thread; stop after a few events.
+        // A long read, stopped after a few events.
         let mut reader = log.read("s", 1).unwrap();
         for seq in 1..=3 {
             assert_eq!(reader.next().unwrap().unwrap().event, scripted_event(seq));
         }
         drop(reader);
-        // A full read through the read-ahead sees every event, in order.
+        // A full read sees every event, in order.
         let mut seq = 0;
         for recorded in log.read("s", 1).unwrap() {
             seq += 1;
@@ -33,7 +33,7 @@ fn a_long_read_dropped_early_releases_the_database() {
             assert_eq!(recorded.event, scripted_event(seq));
         }
         assert_eq!(seq, 20_000);
-        // A reader still running ahead when the log is dropped (just before it).
+        // A reader still open when the log is dropped (just before it).
         let mut reader = log.read("s", 1).unwrap();
         reader.next();
         log.flush().unwrap();
