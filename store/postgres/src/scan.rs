@@ -2,14 +2,15 @@
 //! before blocks, one event): the rows overlapping the range are read in order, and
 //! each is decoded with its own first sequence number (its checksum covers it),
 //! keeping the events within the range. A short range is one query on a pooled
-//! connection. A long one is read ahead by a helper thread: it holds a connection
+//! connection. A long one is fetched ahead by a helper thread: it holds a connection
 //! of its own, fetches the range through a portal (one statement, so one consistent
-//! snapshot) about 1 MiB of rows at a time, checks and decodes each row, and
-//! hands the events over a bounded channel about a block at a time (small batches
-//! stay in the cache: the 1M-event replay ran up to 1.7× as fast as with batches of
-//! 16 rows); the caller's thread only folds the events.
+//! snapshot) about 1 MiB of rows at a time and hands the rows over a bounded
+//! channel; the caller's thread checks and decodes each row as it comes to it and
+//! folds its events. (Decoding on the helper, which built the events on one core
+//! for the caller to apply and free on the other, was slower: see the sled log's
+//! scan and benches/README.md.)
 //! No connection is held by the caller, so a reader may append while it iterates;
-//! dropping the iterator stops the helper at its next row.
+//! dropping the iterator stops the helper at its next fetch.
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -31,22 +32,26 @@ const FETCH_BYTES: usize = 1 << 20;
 /// Rows fetched per round trip: at first (a row holds up to 256 events or 16 KiB),
 /// and at most (rows of one event, written before blocks, are small).
 const FETCH_ROWS: (i32, i32) = (64, 1024);
-/// Events handed over at once: a row's (a block's), or for rows of one event
-/// (written before blocks), this many rows'.
-const HANDOVER: usize = 128;
-/// Batches the helper may run ahead of the caller.
-const AHEAD: usize = 8;
+/// Fetches the helper may run ahead of the caller (each about [`FETCH_BYTES`]).
+const AHEAD: usize = 2;
 
-type Batch = Vec<Result<Recorded>>;
+/// What the helper hands over: the rows of one fetch, or what stopped it.
+type Fetched = Result<Vec<Row>>;
 
 /// The events of one stream in `from..=to`, in order.
 pub(super) enum PgScan {
     /// A short range, fetched whole.
     Short(VecDeque<Result<Recorded>>),
-    /// A long range, from the helper thread.
+    /// A long range, fetched by the helper thread, decoded a row at a time.
     Ahead {
-        batches: Receiver<Batch>,
-        current: std::vec::IntoIter<Result<Recorded>>,
+        fetched: Receiver<Fetched>,
+        /// The rows of the fetch being read, not yet decoded.
+        rows: std::vec::IntoIter<Row>,
+        /// The events of the row being read.
+        events: std::vec::IntoIter<Result<Recorded>>,
+        stream: String,
+        from: Seq,
+        to: Seq,
     },
 }
 
@@ -68,31 +73,35 @@ impl PgScan {
             }
             return Ok(Self::Short(events.into()));
         }
-        let (sender, batches) = sync_channel(AHEAD);
+        let (sender, fetched) = sync_channel(AHEAD);
         let pool = Arc::clone(&log.pool);
-        let stream = stream.to_owned();
+        let owned = stream.to_owned();
         std::thread::Builder::new()
             .name("askuser-pg-read".to_owned())
             .spawn(move || {
-                if let Err(error) = read_ahead(&pool, &stream, from, to, &sender) {
-                    let _ = sender.send(vec![Err(error)]);
+                if let Err(error) = read_ahead(&pool, &owned, from, to, &sender) {
+                    let _ = sender.send(Err(error));
                 }
             })?;
         Ok(Self::Ahead {
-            batches,
-            current: Vec::new().into_iter(),
+            fetched,
+            rows: Vec::new().into_iter(),
+            events: Vec::new().into_iter(),
+            stream: stream.to_owned(),
+            from,
+            to,
         })
     }
 }
 
-/// The helper thread: fetches, checks and decodes `from..=to` of `stream`, and
-/// sends it in batches until done or the receiver is gone.
+/// The helper thread: fetches the rows of `from..=to` of `stream` and sends
+/// them a fetch at a time until done or the receiver is gone.
 fn read_ahead(
     pool: &Pool,
     stream: &str,
     from: Seq,
     to: Seq,
-    sender: &SyncSender<Batch>,
+    sender: &SyncSender<Fetched>,
 ) -> Result<()> {
     let mut conn = pool.get()?;
     let statement = conn.prepared(sql::SCAN_ALL)?;
@@ -100,7 +109,6 @@ fn read_ahead(
     let portal = tx
         .bind(&statement, &[&stream, &to_sql(from), &to_sql(to)])
         .map_err(database)?;
-    let mut batch = Vec::new();
     let mut fetch = FETCH_ROWS.0;
     loop {
         let rows = tx.query_portal(&portal, fetch).map_err(database)?;
@@ -112,15 +120,9 @@ fn read_ahead(
         fetch = i32::try_from(FETCH_BYTES / per_row.max(1))
             .unwrap_or(i32::MAX)
             .clamp(FETCH_ROWS.0, FETCH_ROWS.1);
-        for row in &rows {
-            decode(stream, row, from, to, &mut batch);
-            if batch.len() >= HANDOVER && sender.send(std::mem::take(&mut batch)).is_err() {
-                return tx.commit().map_err(database);
-            }
+        if sender.send(Ok(rows)).is_err() {
+            break;
         }
-    }
-    if !batch.is_empty() {
-        let _ = sender.send(batch);
     }
     tx.commit().map_err(database)
 }
@@ -176,11 +178,29 @@ impl Iterator for PgScan {
     fn next(&mut self) -> Option<Self::Item> {
         match self {
             Self::Short(records) => records.pop_front(),
-            Self::Ahead { batches, current } => loop {
-                if let Some(record) = current.next() {
-                    return Some(record);
+            Self::Ahead {
+                fetched,
+                rows,
+                events,
+                stream,
+                from,
+                to,
+            } => loop {
+                if let Some(event) = events.next() {
+                    return Some(event);
                 }
-                *current = batches.recv().ok()?.into_iter();
+                match rows.next() {
+                    Some(row) => {
+                        let mut decoded = Vec::new();
+                        decode(stream, &row, *from, *to, &mut decoded);
+                        *events = decoded.into_iter();
+                    }
+                    // The helper ended: done, or it sent what stopped it.
+                    None => match fetched.recv().ok()? {
+                        Ok(next) => *rows = next.into_iter(),
+                        Err(error) => return Some(Err(error)),
+                    },
+                }
             },
         }
     }
