@@ -4,8 +4,8 @@
 //! from sled) encoded in memory into the store's blocks, appends of 1,000 events
 //! as the benchmark database holds them, then each block opened and checked
 //! (`BlockReader`), its events decoded and applied (`apply_recorded`), as the
-//! sled log's scan and `askuser_store::replay` do, without sled and without the
-//! read-ahead thread, so the count is exact from run to run.
+//! sled log's scan and `askuser_store::replay` do (on one thread), without sled,
+//! so the count is exact from run to run.
 //!
 //! ```sh
 //! cargo build --release -p askuser-testkit --example count_replay
