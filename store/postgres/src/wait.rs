@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use postgres::fallible_iterator::FallibleIterator;
 
-use super::pool::{Backends, Conn, database};
+use super::pool::{Backends, Conn, Pooled, database};
 use super::storage::stream_info;
 use super::{PgLog, from_sql, schema, sql};
 use askuser_store::Result;
@@ -72,54 +72,71 @@ impl PgLog {
     fn listening<T: Send>(
         &self,
         watched: &Watched<'_>,
-        waiting: impl FnOnce(&mut Conn) -> Result<T> + Send,
+        waiting: impl Fn(&mut Conn) -> Result<T> + Send,
     ) -> Result<T> {
-        super::off_runtime(|| self.listening_here(watched, waiting))
+        super::off_runtime(move || self.listening_here(watched, &waiting))
     }
 
     /// [`PgLog::listening`] on this thread.
     fn listening_here<T>(
         &self,
         watched: &Watched<'_>,
-        waiting: impl FnOnce(&mut Conn) -> Result<T>,
+        waiting: &impl Fn(&mut Conn) -> Result<T>,
     ) -> Result<T> {
         let channel = schema::channel(&self.schema);
-        let mut conn = match self.kept.take(watched) {
-            Some((conn, true)) => self.pool.lend(conn),
-            Some((conn, false)) => {
-                // Listening already: recorded anew, as waiting on this.
-                let mut conn = self.pool.lend(conn);
-                listen(&mut conn, &channel, watched)?;
-                conn
+        if let Some((conn, same)) = self.kept.take(watched) {
+            let mut conn = self.pool.lend(conn);
+            // Listening already; recorded anew when it waited on something else.
+            let recorded = if same {
+                Ok(())
+            } else {
+                listen(&mut conn, &channel, watched)
+            };
+            let waited = match recorded {
+                Ok(()) => self.wait_listening(conn, watched, &channel, waiting),
+                Err(error) => Err(error),
+            };
+            // A kept connection the server dropped meanwhile (a restart, a cut
+            // network) fails its first query: the wait is made again on a
+            // pooled one, as a wait that took it from the pool would have.
+            if waited.is_ok() {
+                return waited;
             }
-            None => {
-                let mut conn = self.pool.get()?;
-                listen(&mut conn, &channel, watched)?;
-                // A spare for the appends this wait sits beside, opened once
-                // with the record (each slice would open another whenever an
-                // append held the pool's one); failing to open one is no
-                // reason not to wait (the next append opens its own, or says
-                // why).
-                let _ = self.pool.keep_one_idle();
-                conn
-            }
-        };
+        }
+        let mut conn = self.pool.get()?;
+        listen(&mut conn, &channel, watched)?;
+        // A spare for the appends this wait sits beside, opened once with the
+        // record (each slice would open another whenever an append held the
+        // pool's one); failing to open one is no reason not to wait (the next
+        // append opens its own, or says why).
+        let _ = self.pool.keep_one_idle();
+        self.wait_listening(conn, watched, &channel, waiting)
+    }
+
+    /// Runs `waiting` on `conn`, which listens on `channel` recorded as waiting
+    /// on what `watched` says, then keeps it so ([`Kept`]); a wait that fails
+    /// stops both and gives the connection back (or closes it, if it cannot).
+    fn wait_listening<T>(
+        &self,
+        mut conn: Pooled<'_>,
+        watched: &Watched<'_>,
+        channel: &str,
+        waiting: &impl Fn(&mut Conn) -> Result<T>,
+    ) -> Result<T> {
         // What arrived since the last wait on this connection ended is
         // stale: the head is read after this.
         let _ = conn.client.notifications().iter().count();
         match waiting(&mut conn) {
             Ok(done) => {
                 if let Some(mut displaced) = self.kept.keep(watched, conn.keep())
-                    && stop_listening(&mut displaced, &channel).is_ok()
+                    && stop_listening(&mut displaced, channel).is_ok()
                 {
                     self.pool.give_back(displaced);
                 }
                 Ok(done)
             }
             Err(error) => {
-                // The connection goes back to the pool only if it stopped
-                // listening (a broken one is closed with it).
-                if stop_listening(&mut conn, &channel).is_err() {
+                if stop_listening(&mut conn, channel).is_err() {
                     drop(conn.keep());
                 }
                 Err(error)

@@ -320,6 +320,40 @@ fn waits_in_slices_on_one_stream_are_recorded_once() {
     assert!(recorded(&mut admin).iter().all(|row| !row.2));
 }
 
+/// A kept connection the server dropped between two waits (a restart, a cut
+/// network) costs the next wait a new connection, not an error.
+#[test]
+fn a_wait_after_the_server_dropped_the_kept_connection_waits_on_a_new_one() {
+    let log = pg();
+    let waiter = PgLog::connect_in(&log.url, log.schema()).unwrap();
+    let other = PgLog::connect_in(&log.url, log.schema()).unwrap();
+    assert_eq!(
+        waiter.wait_past("s", 0, Duration::from_millis(50)).unwrap(),
+        0
+    );
+    let terminated: i64 = log
+        .client()
+        .query_one(
+            &format!(
+                "SELECT count(*) FILTER (WHERE pg_terminate_backend(pid, 5000)) \
+                 FROM \"{}\".watchers WHERE watching",
+                log.schema()
+            ),
+            &[],
+        )
+        .unwrap()
+        .get(0);
+    assert_eq!(terminated, 1);
+    std::thread::scope(|scope| {
+        let waiting = scope.spawn(|| waiter.wait_past("s", 0, Duration::from_secs(60)));
+        std::thread::sleep(Duration::from_millis(300));
+        other
+            .append("s", 0, &scripted_events(1, 1).collect::<Vec<_>>())
+            .unwrap();
+        assert_eq!(waiting.join().unwrap().unwrap(), 1);
+    });
+}
+
 /// A wait that starts as another process appends is never left waiting for a
 /// notification that was not sent: the append either saw the waiter or
 /// committed before the waiter read the head. Each wait would last its whole
