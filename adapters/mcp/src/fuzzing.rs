@@ -44,7 +44,10 @@ pub fn rounds(
 ) -> Walked {
     let log: Arc<dyn Log> = Arc::new(MemLog::new());
     let shared = Arc::clone(&log);
-    let recorder = Recorder::new(Arc::new(move || Ok(Arc::clone(&shared))), "fuzz");
+    let recorder = Recorder::new(
+        Arc::new(move || Ok(askuser_app::Desk::new(Arc::clone(&shared)))),
+        "fuzz",
+    );
     let mut walked = Walked {
         rounds: Vec::new(),
         unsendable: None,
