@@ -209,24 +209,6 @@ impl Pool {
         }
     }
 
-    /// Opens a connection for the pool when it has none idle, so that the
-    /// next borrower does not wait for one. A waiter calls it once it holds
-    /// its own connection: the appends it waits beside (a `serve`'s first
-    /// question, say) then find a connection open, where otherwise every
-    /// agent started together paid for a new server process on its first
-    /// question (32 agents at once: 60-190 ms, the run's whole p99).
-    pub(super) fn keep_one_idle(&self) -> Result<()> {
-        let empty = self
-            .idle
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .is_empty();
-        if empty {
-            self.give_back(self.connect()?);
-        }
-        Ok(())
-    }
-
     /// `conn`, lent as if borrowed from the pool (given back when dropped).
     pub(super) fn lend(&self, conn: Conn) -> Pooled<'_> {
         self.pooled(conn)

@@ -105,11 +105,6 @@ impl PgLog {
         }
         let mut conn = self.pool.get()?;
         listen(&mut conn, &channel, watched)?;
-        // A spare for the appends this wait sits beside, opened once with the
-        // record (each slice would open another whenever an append held the
-        // pool's one); failing to open one is no reason not to wait (the next
-        // append opens its own, or says why).
-        let _ = self.pool.keep_one_idle();
         self.wait_listening(conn, watched, &channel, waiting)
     }
 
