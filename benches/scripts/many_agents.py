@@ -141,8 +141,8 @@ def main():
     run = f"{os.getpid()}-{int(time.time())}"
     agents = [Agent(args.askuser, db, f"agent-{run}-{n}") for n in range(args.agents)]
     each = args.inquiries // args.agents
-    for agent in agents:
-        if args.warm_up > 0:
+    if args.warm_up > 0:
+        for agent in agents:
             agent.tag = "w"
             drive([agent], args.warm_up)
             agent.tag = "q"

@@ -209,17 +209,13 @@ impl Pool {
         }
     }
 
-    /// `conn`, lent as if borrowed from the pool (given back when dropped).
-    pub(super) fn lend(&self, conn: Conn) -> Pooled<'_> {
-        self.pooled(conn)
-    }
-
     /// Keeps `conn` for reuse.
     pub(super) fn give_back(&self, conn: Conn) {
         drop(self.pooled(conn));
     }
 
-    fn pooled(&self, conn: Conn) -> Pooled<'_> {
+    /// `conn`, lent as if borrowed from the pool (given back when dropped).
+    pub(super) fn pooled(&self, conn: Conn) -> Pooled<'_> {
         Pooled {
             pool: self,
             conn: Some(conn),

@@ -84,23 +84,21 @@ impl PgLog {
         waiting: &impl Fn(&mut Conn) -> Result<T>,
     ) -> Result<T> {
         let channel = schema::channel(&self.schema);
+        // A kept connection the server dropped meanwhile (a restart, a cut
+        // network) fails its first query: the wait is made again on a pooled
+        // one, as a wait that took it from the pool would have.
         if let Some((conn, same)) = self.kept.take(watched) {
-            let mut conn = self.pool.lend(conn);
+            let mut conn = self.pool.pooled(conn);
             // Listening already; recorded anew when it waited on something else.
-            let recorded = if same {
-                Ok(())
+            if same || listen(&mut conn, &channel, watched).is_ok() {
+                let waited = self.wait_listening(conn, watched, &channel, waiting);
+                if waited.is_ok() {
+                    return waited;
+                }
             } else {
-                listen(&mut conn, &channel, watched)
-            };
-            let waited = match recorded {
-                Ok(()) => self.wait_listening(conn, watched, &channel, waiting),
-                Err(error) => Err(error),
-            };
-            // A kept connection the server dropped meanwhile (a restart, a cut
-            // network) fails its first query: the wait is made again on a
-            // pooled one, as a wait that took it from the pool would have.
-            if waited.is_ok() {
-                return waited;
+                // Still listening for what it waited on before: closed, not
+                // given back (a failed record rolls back only its own LISTEN).
+                drop(conn.keep());
             }
         }
         let mut conn = self.pool.get()?;

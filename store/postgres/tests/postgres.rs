@@ -312,12 +312,11 @@ fn waits_in_slices_on_one_stream_are_recorded_once() {
         waiter.wait_past("t", 0, Duration::from_millis(50)).unwrap(),
         0
     );
-    let now = recorded(&mut admin);
-    let watching: Vec<_> = now.iter().filter(|row| row.2).collect();
-    assert_eq!(watching.len(), 1, "{now:?}");
-    assert_eq!(watching[0].1.as_deref(), Some("t"));
+    // Recorded anew on the same connection.
+    let pid = first[0].0;
+    assert_eq!(recorded(&mut admin), [(pid, Some("t".to_owned()), true)]);
     drop(waiter);
-    assert!(recorded(&mut admin).iter().all(|row| !row.2));
+    assert_eq!(recorded(&mut admin), [(pid, Some("t".to_owned()), false)]);
 }
 
 /// A kept connection the server dropped between two waits (a restart, a cut

@@ -14,29 +14,11 @@ use askuser_store::block::BlockReader;
 use askuser_store::codec::{corrupt_event, is_single_record, key_seq, open_event, prefix, seq_key};
 use askuser_store::{Recorded, Seq};
 
-/// An iterator over a stream's own events, in order.
-pub(crate) struct SledScan(Box<Scan>);
-
-impl SledScan {
-    /// Reads `stream`'s events from `from` up to and including `to`.
-    pub(crate) fn new(tree: &Tree, stream: &str, from: Seq, to: Seq) -> Self {
-        SledScan(Box::new(Scan::new(tree, stream, from, to)))
-    }
-}
-
-impl Iterator for SledScan {
-    type Item = Result<Recorded>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        self.0.next()
-    }
-}
-
 /// Reads a range of a stream's own events, decoding one at a time. A damaged value
 /// is reported for each event it held (as far as the next value's key tells), and
 /// the scan goes on with the next value; when sled fails to read, the scan reports
 /// it and restarts after it, so the rest of the stream stays readable.
-struct Scan {
+pub(crate) struct SledScan {
     tree: Tree,
     stream: String,
     /// The next sequence number wanted.
@@ -64,7 +46,7 @@ enum Step {
     End,
     /// An event (a record of one), or a problem to report.
     Event(Result<Recorded>),
-    /// A value to read from (or to skip): see `Scan::current`.
+    /// A value to read from (or to skip): see `SledScan::current`.
     Value,
 }
 
@@ -79,7 +61,7 @@ enum Current {
     },
 }
 
-impl Iterator for Scan {
+impl Iterator for SledScan {
     type Item = Result<Recorded>;
 
     fn next(&mut self) -> Option<Self::Item> {
@@ -113,8 +95,9 @@ impl Iterator for Scan {
     }
 }
 
-impl Scan {
-    fn new(tree: &Tree, stream: &str, from: Seq, to: Seq) -> Self {
+impl SledScan {
+    /// Reads `stream`'s events from `from` up to and including `to`.
+    pub(crate) fn new(tree: &Tree, stream: &str, from: Seq, to: Seq) -> Self {
         Self {
             tree: tree.clone(),
             stream: stream.to_owned(),
@@ -279,7 +262,7 @@ mod tests {
         tree.apply_batch(batch).unwrap();
     }
 
-    fn read(scan: &mut Scan, count: usize) -> Vec<Event> {
+    fn read(scan: &mut SledScan, count: usize) -> Vec<Event> {
         scan.by_ref()
             .take(count)
             .map(|r| r.unwrap().event)
@@ -295,7 +278,7 @@ mod tests {
         let (_db, tree, events) = one_value_each(COUNT);
         let wanted = &events[usize::try_from(from - 1).unwrap()..];
         for read_before in (1..usize::try_from(to - from).unwrap()).step_by(8) {
-            let mut scan = Scan::new(&tree, "s", from, COUNT);
+            let mut scan = SledScan::new(&tree, "s", from, COUNT);
             let mut seen = read(&mut scan, read_before);
             repack(&tree, &events, from, to);
             seen.extend(read(&mut scan, usize::MAX));
@@ -338,7 +321,7 @@ mod tests {
     fn a_real_gap_ends_the_scan_where_it_is() {
         let (_db, tree, events) = one_value_each(10);
         tree.remove(seq_key("s", 10)).unwrap();
-        let mut scan = Scan::new(&tree, "s", 1, 10);
+        let mut scan = SledScan::new(&tree, "s", 1, 10);
         assert_eq!(read(&mut scan, 100), events[..9]);
         assert_eq!(scan.next, 10);
     }
