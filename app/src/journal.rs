@@ -474,10 +474,29 @@ impl Desk {
     /// # Errors
     /// When the log cannot be read or written; nothing was recorded then.
     pub fn input(&mut self, stream: &str, input: &Input) -> Result<Outcome> {
+        self.act(stream, input, false)
+    }
+
+    /// [`Desk::input`], from the asker of the input's inquiry, which gives the
+    /// model the result with what comes back (`askuser serve` on the inquiries
+    /// it asked): an input that finishes the inquiry with a result owed also
+    /// records it handed over, in the same append
+    /// ([`State::decide_handing_over`](askuser_core::State::decide_handing_over)),
+    /// where [`Desk::input`] then [`Desk::handed_over`] would append twice.
+    ///
+    /// # Errors
+    /// When the log cannot be read or written; nothing was recorded then.
+    pub fn input_handing_over(&mut self, stream: &str, input: &Input) -> Result<Outcome> {
+        self.act(stream, input, true)
+    }
+
+    /// Decides, records and applies `input` (see [`Desk::input`]).
+    fn act(&mut self, stream: &str, input: &Input, hands_over: bool) -> Result<Outcome> {
         let durability = self.durability();
         let handled = self
             .session(stream)?
             .set_durability(durability)
+            .set_hands_over(hands_over)
             .handle(input);
         let taken = self.recorded(stream, handled)?;
         self.outcome(stream, input.inquiry(), taken)

@@ -29,9 +29,13 @@ use crate::validate::validate;
 /// [`State::apply_decision`]; a decision is for the state that made it.
 #[derive(Debug, Clone)]
 pub struct Decision<'a> {
-    /// Never empty: the last event is the one the input stands for.
+    /// Never empty: the last event is the one the input stands for, or, when
+    /// `handed_over`, the one before it.
     events: Cow<'a, [Event]>,
     form: Option<ValidForm>,
+    /// Whether the last event records the result handed over
+    /// ([`State::decide_handing_over`]), after the one the input stands for.
+    handed_over: bool,
 }
 
 impl<'a> Decision<'a> {
@@ -40,6 +44,7 @@ impl<'a> Decision<'a> {
         Self {
             events: Cow::Borrowed(std::slice::from_ref(input)),
             form: None,
+            handed_over: false,
         }
     }
 
@@ -48,14 +53,22 @@ impl<'a> Decision<'a> {
         Self {
             events: Cow::Owned(vec![event]),
             form: None,
+            handed_over: false,
         }
     }
 
     /// The event the input stands for: the event it was read into, or the verdict
     /// on it ([`Event::Rejected`], [`Event::AnswerRefused`], [`Event::Denied`]).
     pub fn event(&self) -> &Event {
-        // `events` is never empty (every constructor puts the main event last).
-        &self.events[self.events.len() - 1]
+        // `events` is never empty (every constructor puts the main event last,
+        // and only `handing_over` puts one after it).
+        &self.events[self.events.len() - 1 - usize::from(self.handed_over)]
+    }
+
+    /// Whether it also records the result of the inquiry it finishes handed
+    /// over ([`Event::Delivered`], last): see [`State::decide_handing_over`].
+    pub fn hands_over(&self) -> bool {
+        self.handed_over
     }
 
     /// Every event to record, in order, in one append: the main event, after the
@@ -74,6 +87,7 @@ impl<'a> Decision<'a> {
         Self {
             events: Cow::Owned(events),
             form: None,
+            handed_over: false,
         }
     }
 
@@ -82,7 +96,15 @@ impl<'a> Decision<'a> {
         Decision {
             events: Cow::Owned(self.events.into_owned()),
             form: self.form,
+            handed_over: self.handed_over,
         }
+    }
+
+    /// The same decision, also recording `inquiry`'s result handed over, last.
+    pub(crate) fn handing_over(mut self, inquiry: InquiryId) -> Self {
+        self.events.to_mut().push(Event::Delivered { inquiry });
+        self.handed_over = true;
+        self
     }
 }
 
@@ -325,6 +347,7 @@ impl State {
         Ok(Decision {
             events: Cow::Borrowed(std::slice::from_ref(input)),
             form: Some(form),
+            handed_over: false,
         })
     }
 

@@ -160,6 +160,52 @@ impl State {
         self.decide_event(&event).map(Decision::into_owned)
     }
 
+    /// [`State::decide`], for an input from the asker of its inquiry, who hands
+    /// the result to the model as soon as it has it (`askuser serve` on the
+    /// inquiries it asked): when applying the decision finishes the inquiry with
+    /// a result owed to its asker ([`State::owed`]), the decision also records
+    /// it handed over ([`Event::Delivered`], after the event the input stands
+    /// for, [`Decision::hands_over`]), so that one append records both, where
+    /// the input and then [`Input::Deliver`] would be two. Otherwise the same
+    /// decision as [`State::decide`].
+    ///
+    /// ```
+    /// use askuser_core::{AnswerInput, Command, Event, Input, InquiryId, Origin, Request, State, parse_form};
+    /// use serde_json::json;
+    ///
+    /// let form = parse_form(&json!({"questions": [
+    ///     {"id": "ok", "text": "Deploy now?", "answer_type": "boolean"}]})).unwrap();
+    /// let id = InquiryId::new("call-1");
+    /// // An agent that takes the result when it comes back (a `serve`'s asker).
+    /// let origin = Origin { resumes: true, ..Origin::default() };
+    /// let ask = Input::Ask(Request { inquiry: id.clone(), form: form.form().clone(),
+    ///     policy: Default::default(), origin, call: None });
+    /// let mut state = State::new();
+    /// let mut commands = Vec::new();
+    /// state.apply_decision(state.decide(&ask).unwrap(), &mut commands);
+    /// let Some(Command::Prompt(prompt)) = commands.pop() else { panic!() };
+    ///
+    /// let yes = Input::from(AnswerInput::new(prompt.at(), json!(true)));
+    /// let decision = state.decide_handing_over(&yes).unwrap();
+    /// assert!(decision.hands_over());
+    /// assert!(matches!(decision.events(),
+    ///     [Event::Answered { .. }, Event::Delivered { .. }]));
+    /// state.apply_decision(decision, &mut commands);
+    /// assert_eq!(state.owed().count(), 0); // handed over with the answer
+    /// ```
+    ///
+    /// # Errors
+    /// As [`State::decide`].
+    pub fn decide_handing_over(&self, input: &Input) -> Result<Decision<'static>, Refusal> {
+        let decision = self.decide(input)?;
+        Ok(match input.inquiry() {
+            Some(inquiry) if self.finishes_owed(inquiry, decision.events()) => {
+                decision.handing_over(inquiry.clone())
+            }
+            _ => decision,
+        })
+    }
+
     /// Whether `at` is what its inquiry shows now; if not, the refusal that
     /// names the mistake: an unknown or finished inquiry, a question its form
     /// does not have, a review it never wanted, a step it has not reached, or

@@ -253,6 +253,33 @@ impl State {
         }
     }
 
+    /// Whether applying `events` (decided on this state) finishes the open
+    /// `inquiry` with a result owed to its asker ([`FinishedInquiry::owed`]).
+    /// Worked out on a copy of that inquiry alone (with the turn's remembered
+    /// answers), so it costs the same however large the state: `false` when any
+    /// of the events belongs to another inquiry or to none.
+    pub(crate) fn finishes_owed(&self, inquiry: &InquiryId, events: &[Event]) -> bool {
+        let Some((held, Inquiry::Open(open))) = self.inquiries.get_key_value(inquiry) else {
+            return false;
+        };
+        if !open.origin.resumes || events.iter().any(|event| event.inquiry() != Some(inquiry)) {
+            return false;
+        }
+        let mut alone = State {
+            remembered: self.remembered.clone(),
+            turn: self.turn.clone(),
+            ..State::default()
+        };
+        alone
+            .inquiries
+            .insert(held.clone(), Inquiry::Open(open.clone()));
+        let mut out = Vec::new();
+        for event in events {
+            alone.apply_prepared(event, None, None, &mut out);
+        }
+        alone.outcome(inquiry).is_some_and(FinishedInquiry::owed)
+    }
+
     /// When an open inquiry's current question (or review) times out, in
     /// milliseconds since the Unix epoch: its policy's `after_ms` after the time
     /// the log recorded the event that put it up (its request, or the last event

@@ -117,3 +117,153 @@ fn what_is_owed_survives_a_snapshot_and_a_replay() {
     assert_eq!(back, state);
     assert_eq!(owed(&back), ["c1"]);
 }
+
+/// The asker's own input, decided with the result handed over when it finishes
+/// (`State::decide_handing_over`), applied.
+fn as_asker(state: &mut State, input: &Input) -> (Vec<Event>, Vec<Command>) {
+    let decision = state.decide_handing_over(input).unwrap();
+    let events = decision.events().to_vec();
+    let mut commands = Vec::new();
+    state.apply_decision(decision, &mut commands);
+    (events, commands)
+}
+
+fn answered(id: &str, question: &str, value: serde_json::Value) -> Event {
+    Event::Answered {
+        inquiry: id.into(),
+        question: question.into(),
+        value,
+        by: askuser_core::AnsweredBy::User,
+        remember: false,
+        note: None,
+    }
+}
+
+#[test]
+fn the_asker_hands_over_the_result_in_the_decision_that_finishes_the_inquiry() {
+    let form = parse_form(&json!({"questions": [
+        {"id": "ok", "text": "Deploy now?", "answer_type": "boolean"},
+        {"id": "why", "text": "Why?", "answer_type": "text"}]}))
+    .unwrap();
+    let mut state = State::new();
+    let ask = Input::Ask(Request {
+        inquiry: "c1".into(),
+        form: form.form().clone(),
+        policy: Policy::default(),
+        origin: Origin {
+            resumes: true,
+            ..Origin::default()
+        },
+        call: None,
+    });
+    let (events, _) = as_asker(&mut state, &ask);
+    assert_eq!(events.len(), 1, "a request finishes nothing: {events:?}");
+    let mut plain = state.clone();
+
+    // The first answer leaves the inquiry open: nothing to hand over.
+    let first: Input = AnswerInput::new(state.at(&"c1".into()).unwrap(), json!(true)).into();
+    let decision = state.decide_handing_over(&first).unwrap();
+    assert!(!decision.hands_over());
+    assert_eq!(decision.events(), [answered("c1", "ok", json!(true))]);
+    let (_, commands) = as_asker(&mut state, &first);
+    assert_eq!(commands, reduce(&mut plain, &first).unwrap());
+
+    // The last one finishes it: the answer, then the result handed over, in one
+    // decision; the same result as the answer alone gives.
+    let last: Input = AnswerInput::new(state.at(&"c1".into()).unwrap(), json!("tests pass")).into();
+    let decision = state.decide_handing_over(&last).unwrap();
+    assert!(decision.hands_over());
+    assert_eq!(
+        decision.event(),
+        &answered("c1", "why", json!("tests pass"))
+    );
+    let (events, commands) = as_asker(&mut state, &last);
+    assert_eq!(
+        events,
+        [
+            answered("c1", "why", json!("tests pass")),
+            Event::Delivered {
+                inquiry: "c1".into()
+            }
+        ]
+    );
+    assert_eq!(commands, reduce(&mut plain, &last).unwrap());
+    assert_eq!(owed(&state), Vec::<&str>::new());
+    assert_eq!(owed(&plain), ["c1"]);
+    reduce(&mut plain, &deliver("c1")).unwrap();
+    assert_eq!(state, plain, "one decision reaches the state two do");
+}
+
+#[test]
+fn the_asker_hands_over_nothing_not_owed_refused_or_left_open() {
+    let mut state = State::new();
+    ask(&mut state, "terminal", false);
+    ask(&mut state, "agent", true);
+
+    // Nobody comes back for a terminal's result: nothing is owed, so nothing is
+    // handed over.
+    let yes: Input = AnswerInput::new(state.at(&"terminal".into()).unwrap(), json!(true)).into();
+    let (events, _) = as_asker(&mut state, &yes);
+    assert_eq!(events, [answered("terminal", "ok", json!(true))]);
+
+    // An answer that does not fit is recorded refused; the inquiry stays open.
+    let at = state.at(&"agent".into()).unwrap();
+    let wrong: Input = AnswerInput::new(at, json!("maybe")).into();
+    let (events, _) = as_asker(&mut state, &wrong);
+    assert!(
+        matches!(events.as_slice(), [Event::AnswerRefused { .. }]),
+        "{events:?}"
+    );
+    assert_eq!(state.open_inquiries().count(), 1);
+
+    // A Reply finishes it too, and is handed over with it.
+    let at = state.at(&"agent".into()).unwrap();
+    let reply = Input::Reply {
+        at,
+        message: Some("not now".into()),
+    };
+    let (events, commands) = as_asker(&mut state, &reply);
+    assert_eq!(events.len(), 2, "{events:?}");
+    assert_eq!(
+        events[1],
+        Event::Delivered {
+            inquiry: "agent".into()
+        }
+    );
+    assert!(
+        matches!(commands.as_slice(), [Command::Respond { .. }]),
+        "{commands:?}"
+    );
+    assert_eq!(owed(&state), Vec::<&str>::new());
+}
+
+#[test]
+fn what_the_asker_recorded_replays_to_the_same_state() {
+    let mut state = State::new();
+    let mut recorded = Vec::new();
+    for id in ["c1", "c2"] {
+        let form = parse_form(&json!({"questions": [
+            {"id": "ok", "text": "Deploy now?", "answer_type": "boolean"}]}))
+        .unwrap();
+        let ask = Input::Ask(Request {
+            inquiry: id.into(),
+            form: form.form().clone(),
+            policy: Policy::default(),
+            origin: Origin {
+                resumes: true,
+                ..Origin::default()
+            },
+            call: None,
+        });
+        recorded.extend(as_asker(&mut state, &ask).0);
+        let yes: Input = AnswerInput::new(state.at(&id.into()).unwrap(), json!(true)).into();
+        recorded.extend(as_asker(&mut state, &yes).0);
+    }
+    let mut replayed = State::new();
+    let mut out = Vec::new();
+    for event in &recorded {
+        replayed.apply(event, &mut out);
+    }
+    assert_eq!(replayed, state);
+    assert_eq!(owed(&replayed), Vec::<&str>::new());
+}

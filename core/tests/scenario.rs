@@ -77,6 +77,43 @@ fn replay(log: &[Event]) -> (Vec<Command>, State) {
     (commands, state)
 }
 
+/// Runs `inputs` twice: as their asker, handing each result over in the
+/// decision that finishes its inquiry ([`State::decide_handing_over`]), and as
+/// a host that hands it over after ([`Input::Deliver`] once owed). The states
+/// and the commands must agree, and every handing over must be exactly the
+/// owed result's.
+fn hand_over_twice(inputs: &[Input]) -> Result<(), TestCaseError> {
+    let (mut asker, mut host) = (State::new(), State::new());
+    let (mut asker_commands, mut host_commands) = (Vec::new(), Vec::new());
+    for input in inputs {
+        let (Ok(both), Ok(alone)) = (asker.decide_handing_over(input), host.decide(input)) else {
+            prop_assert!(asker.decide_handing_over(input).is_err(), "{input:?}");
+            prop_assert!(host.decide(input).is_err(), "{input:?}");
+            continue;
+        };
+        prop_assert_eq!(&both.events()[..alone.events().len()], alone.events());
+        prop_assert_eq!(both.event(), alone.event());
+        let hands_over = both.hands_over();
+        asker.apply_decision(both, &mut asker_commands);
+        host.apply_decision(alone, &mut host_commands);
+        let owed: Vec<InquiryId> = host.owed().map(|(id, _)| id.clone()).collect();
+        prop_assert_eq!(
+            hands_over,
+            input.inquiry().is_some_and(|id| owed.contains(id))
+        );
+        if let Some(id) = input.inquiry().filter(|id| owed.contains(id)) {
+            let deliver = Input::Deliver {
+                inquiry: id.clone(),
+            };
+            askuser_core::reduce(&mut host, &deliver)
+                .map_err(|e| TestCaseError::fail(e.to_string()))?;
+        }
+        prop_assert_eq!(&asker, &host);
+    }
+    prop_assert_eq!(asker_commands, host_commands);
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
 
@@ -95,6 +132,13 @@ proptest! {
                 prop_assert_eq!(&request.policy, &deploy_policy());
             }
         }
+    }
+
+    #[test]
+    fn the_asker_handing_results_over_reaches_what_deciding_then_delivering_does(
+        inputs in deploy_scenario().inputs(40)
+    ) {
+        hand_over_twice(&inputs)?;
     }
 
     #[test]

@@ -81,6 +81,9 @@ pub struct Session {
     state: State,
     head: Seq,
     durability: Durability,
+    /// Whether inputs are handed in by their inquiry's asker, who hands the
+    /// results over at once (see [`Session::set_hands_over`]).
+    hands_over: bool,
 }
 
 impl std::fmt::Debug for Session {
@@ -179,6 +182,7 @@ impl Session {
             state,
             head,
             durability,
+            hands_over: false,
         })
     }
 
@@ -210,6 +214,7 @@ impl Session {
             state: State::new(),
             head: 0,
             durability,
+            hands_over: false,
         };
         let decision = session.state.decide(first)?;
         let seq = match (session.log).append_with(&session.stream, 0, decision.events(), durability)
@@ -247,6 +252,18 @@ impl Session {
     /// The durability this session appends with (see [`Session::set_durability`]).
     pub fn durability(&self) -> Durability {
         self.durability
+    }
+
+    /// Sets whether the inputs handed in next come from their inquiry's asker,
+    /// which gives the model each result as soon as it has it (`askuser serve`
+    /// on the inquiries it asked), and returns the session. While set, an input
+    /// that finishes its inquiry with a result owed to its asker also records
+    /// it handed over ([`Event::Delivered`](askuser_core::Event::Delivered)) in
+    /// the same append ([`State::decide_handing_over`](askuser_core::State::decide_handing_over)): one write where the
+    /// input and then [`Input::Deliver`] would be two. Off at open.
+    pub fn set_hands_over(&mut self, hands_over: bool) -> &mut Self {
+        self.hands_over = hands_over;
+        self
     }
 
     /// Decides a host's or a person's action ([`Input`]: what it means is the
@@ -299,7 +316,11 @@ impl Session {
     /// what another writer recorded first; [`SessionError::Store`] when the log
     /// fails (nothing was applied).
     pub fn handle(&mut self, input: &Input) -> Result<Handled, SessionError> {
-        self.run(|state| state.decide(input))
+        if self.hands_over {
+            self.run(|state| state.decide_handing_over(input))
+        } else {
+            self.run(|state| state.decide(input))
+        }
     }
 
     /// The batch lane: decides `inputs` in order (each on the state the ones before

@@ -67,11 +67,47 @@ pub(crate) fn request(
 /// # Errors
 /// When the log cannot be read or written; nothing was recorded then.
 pub(crate) fn input(desk: &mut Desk, held: &mut Held, stream: &str, input: &Input) -> Result<Step> {
+    decided(desk, held, stream, input, Asker::Elsewhere)
+}
+
+/// [`input`], for an inquiry this server asked: a result it yields is recorded
+/// handed over in the same append (see [`Desk::input_handing_over`]).
+///
+/// # Errors
+/// When the log cannot be read or written; nothing was recorded then.
+pub(crate) fn asker_input(
+    desk: &mut Desk,
+    held: &mut Held,
+    stream: &str,
+    input: &Input,
+) -> Result<Step> {
+    decided(desk, held, stream, input, Asker::Here)
+}
+
+/// Who asked the inquiry an input acts on.
+#[derive(Clone, Copy)]
+enum Asker {
+    /// This server: it hands the result over with the lines it returns.
+    Here,
+    /// Another process, or nobody yet.
+    Elsewhere,
+}
+
+fn decided(
+    desk: &mut Desk,
+    held: &mut Held,
+    stream: &str,
+    input: &Input,
+    asker: Asker,
+) -> Result<Step> {
     let call = match input.inquiry() {
         Some(inquiry) => desk.call(stream, inquiry)?,
         None => None,
     };
-    let outcome = desk.input(stream, input)?;
+    let outcome = match asker {
+        Asker::Here => desk.input_handing_over(stream, input)?,
+        Asker::Elsewhere => desk.input(stream, input)?,
+    };
     lines(desk, held, stream, outcome, call.as_deref())
 }
 

@@ -311,7 +311,9 @@ impl Server {
     /// A result line of an inquiry this server asked (or took over at its
     /// greeting) is recorded handed over ([`askuser_core::Input::Deliver`]) before
     /// it is returned, as [`Server::catch_up`] does: a restarted server is given
-    /// only what none of its predecessors returned.
+    /// only what none of its predecessors returned. When the host's line itself
+    /// finishes such an inquiry, that record is made in the same append as the
+    /// line's own ([`Desk::input_handing_over`]): one write for both.
     pub fn handle(&mut self, input: Input) -> Vec<Value> {
         let lines = if let Input::Ask(ask) = input {
             self.ask(ask)
@@ -338,7 +340,11 @@ impl Server {
             Ok(lines) => lines,
             Err(error) => return vec![inquiry_error(inquiry, &not_recorded(&error))],
         };
+        let asked_here = (self.asked).contains(&(stream.to_owned(), inquiry.to_owned()));
         let step = match &action {
+            Action::Decide(input) | Action::Current(input) if asked_here => {
+                lines::asker_input(&mut self.desk, &mut self.held, stream, input)
+            }
             Action::Decide(input) | Action::Current(input) => {
                 lines::input(&mut self.desk, &mut self.held, stream, input)
             }
@@ -910,6 +916,46 @@ mod tests {
             last.greeting(),
             [json!({"type": "ready", "stream": "s", "protocol": 1, "open": []})]
         );
+    }
+
+    /// A clock a millisecond later each time it is read: every append is
+    /// stamped with a time of its own.
+    #[derive(Debug, Default)]
+    struct Ticking(std::sync::atomic::AtomicU64);
+
+    impl askuser_app::log::Clock for Ticking {
+        fn now(&self) -> askuser_app::log::Timestamp {
+            let ticks = self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            askuser_app::log::Timestamp(1_800_000_000_000 + ticks)
+        }
+    }
+
+    #[test]
+    fn an_answer_in_band_records_its_result_handed_over_in_the_same_append() {
+        use askuser_core::Event;
+        let log: std::sync::Arc<dyn askuser_app::log::Log> = std::sync::Arc::new(
+            askuser_app::log::MemLog::new().with_clock(std::sync::Arc::new(Ticking::default())),
+        );
+        let mut asking = Server::new(Desk::new(log.clone()), "s").unwrap();
+        let answer = r#"{"type":"answer","inquiry":"c1","question":"answer","value":"yes"}"#;
+        let lines = served(&mut asking, &format!("{ASK}\n{answer}\n"));
+        assert_eq!(lines[2]["type"], "result");
+        let recorded: Vec<(Event, u64)> = (log.read("s", 1).unwrap())
+            .map(|recorded| recorded.map(|r| (r.event, r.at.millis())).unwrap())
+            .collect();
+        let [
+            (Event::Requested(_), asked),
+            (Event::Answered { .. }, answered),
+            (Event::Delivered { .. }, delivered),
+        ] = recorded.as_slice()
+        else {
+            panic!("{recorded:?}");
+        };
+        // One append for the answer and the result handed over (the clock ticks
+        // at each), none left owed.
+        assert!(asked < answered, "{recorded:?}");
+        assert_eq!(answered, delivered, "{recorded:?}");
+        assert_eq!(asking.desk.state("s").unwrap().owed().count(), 0);
     }
 
     #[test]
