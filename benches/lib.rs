@@ -119,6 +119,24 @@ pub fn replay_from_cold_open(path: &Path) -> Result<u64, StoreError> {
     Ok(replayed.applied)
 }
 
+/// Reads the whole stream through the log's own reader (`Log::read_range`: the
+/// sled scan, its gap check and its records), from a fresh open, and applies
+/// nothing: what a replay costs before the reducer. Returns how many events were
+/// read.
+///
+/// # Errors
+///
+/// If the database cannot be read or a record is damaged.
+pub fn read_from_cold_open(path: &Path) -> Result<u64, StoreError> {
+    let log = open(path)?;
+    let mut count = 0;
+    for recorded in log.read_range(STREAM, 1, EVENTS)? {
+        std::hint::black_box(&recorded?);
+        count += 1;
+    }
+    Ok(count)
+}
+
 /// Loads the stream's state from its snapshot and the tail, from a fresh open.
 ///
 /// # Errors

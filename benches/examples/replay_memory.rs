@@ -3,7 +3,7 @@
 //! is the replay's:
 //!
 //! ```sh
-//! cargo run --release -p askuser-benches --example replay_memory -- [replay|raw|sled|load]
+//! cargo run --release -p askuser-benches --example replay_memory -- [replay|read|raw|sled|load]
 //! ```
 //!
 //! A first run builds the database if it is missing (see `askuser_benches::replay_db`)
@@ -12,8 +12,8 @@
 use std::time::Instant;
 
 use askuser_benches::{
-    load_from_cold_open, peak_rss_kib, raw_scan_from_cold_open, replay_db, replay_db_path,
-    replay_from_cold_open, report, sled_scan_from_cold_open,
+    load_from_cold_open, peak_rss_kib, raw_scan_from_cold_open, read_from_cold_open, replay_db,
+    replay_db_path, replay_from_cold_open, report, sled_scan_from_cold_open,
 };
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -35,7 +35,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "raw" => raw_scan_from_cold_open(&path)?,
         "sled" => sled_scan_from_cold_open(&path)?,
         "load" => load_from_cold_open(&path)?,
-        other => return Err(format!("unknown mode {other}: replay, raw, sled or load").into()),
+        "read" => read_from_cold_open(&path)?,
+        other => {
+            return Err(format!("unknown mode {other}: replay, read, raw, sled or load").into());
+        }
     };
     report(&mode, count, started.elapsed(), before);
     Ok(())
