@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """The database's own floor under `many_agents.py --db`: PostgreSQL alone doing
-what one inquiry of `askuser serve` makes it do (three appends through askuser's
-own `append_blocks`, each its own transaction committed durably, and one read
-of the stream's row), for N clients at once in lockstep, driven by `pgbench`,
+what one inquiry of `askuser serve` makes it do (two appends through askuser's
+own `append_blocks`, each its own transaction committed durably: the request,
+then the answer with its result handed over, two events in one record), for N
+clients at once in lockstep, driven by `pgbench`,
 with no askuser process at all. Prints inquiries per second, the median and
 the 99th percentile of one inquiry, as `many_agents.py` does, so that the two
 can be run in turn and compared: what the database alone gives on this machine
@@ -14,8 +15,8 @@ It works in a schema of its own (`askuser_floor`, made afresh each run, with
 the tables and function of the database's `askuser` schema copied by
 `LIKE ... INCLUDING ALL` and `pg_get_functiondef`), so the log's own streams
 are never touched; the database must hold an askuser log (any `askuser` command
-with `--db` makes one). Records are 124 bytes, the mean of what 32 agents of
-`many_agents.py` record.
+with `--db` makes one). The request's record is 161 bytes and the answer's (two
+events) 98, the means of what 32 agents of `many_agents.py` record.
 """
 import argparse
 import glob
@@ -26,15 +27,13 @@ import tempfile
 
 SCHEMA = "askuser_floor"
 
-# One inquiry: the stream's row read once (as a `serve` does per inquiry), then
-# three appends (the request, the answer, the result handed over), each taking
-# the head the last returned. `:h` starts at 0 for every client (`-D h=0`) and
-# is carried from one inquiry to the next.
+# One inquiry: the request appended, then the answer and its result handed
+# over, two events in one append, each taking the head the last returned. `:h`
+# starts at 0 for every client (`-D h=0`) and is carried from one inquiry to
+# the next.
 INQUIRY = f"""\\set at 1800000000000
-SELECT head AS seen FROM {SCHEMA}.streams WHERE name = 'floor-' || :client_id \\gset
-SELECT head AS h FROM {SCHEMA}.append_blocks('floor-' || :client_id, :h, :h + 1, ARRAY[:h + 1]::bigint[], ARRAY[convert_to(repeat('r', 124), 'UTF8')], :at, true) \\gset
-SELECT head AS h FROM {SCHEMA}.append_blocks('floor-' || :client_id, :h, :h + 1, ARRAY[:h + 1]::bigint[], ARRAY[convert_to(repeat('a', 124), 'UTF8')], :at, true) \\gset
-SELECT head AS h FROM {SCHEMA}.append_blocks('floor-' || :client_id, :h, :h + 1, ARRAY[:h + 1]::bigint[], ARRAY[convert_to(repeat('d', 124), 'UTF8')], :at, true) \\gset
+SELECT head AS h FROM {SCHEMA}.append_blocks('floor-' || :client_id, :h, :h + 1, ARRAY[:h + 1]::bigint[], ARRAY[convert_to(repeat('r', 161), 'UTF8')], :at, true) \\gset
+SELECT head AS h FROM {SCHEMA}.append_blocks('floor-' || :client_id, :h, :h + 2, ARRAY[:h + 1]::bigint[], ARRAY[convert_to(repeat('a', 98), 'UTF8')], :at, true) \\gset
 """
 
 
@@ -65,7 +64,7 @@ def make_schema(db, clients):
         CREATE UNLOGGED TABLE {SCHEMA}.watchers (LIKE askuser.watchers INCLUDING ALL);""")
     psql(db, function)
     # Each client's stream exists from the start, as an agent's does once it
-    # has attached, so that its first read finds its row.
+    # has attached.
     psql(db, f"INSERT INTO {SCHEMA}.streams (name, head, created_at) "
              f"SELECT 'floor-' || n, 0, 0 FROM generate_series(0, {clients - 1}) AS n")
 
