@@ -51,17 +51,8 @@ fn the_answer_and_the_result_handed_over_are_one_append() {
     assert_eq!(
         events(&log)[1..],
         [
-            Event::Answered {
-                inquiry: "call-1".into(),
-                question: "ok".into(),
-                value: json!(true),
-                by: askuser_core::AnsweredBy::User,
-                remember: false,
-                note: None,
-            },
-            Event::Delivered {
-                inquiry: "call-1".into()
-            },
+            build::answered("call-1", "ok", json!(true)),
+            build::delivered("call-1"),
         ]
     );
     assert_eq!(session.state().owed().count(), 0);

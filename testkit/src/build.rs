@@ -138,6 +138,13 @@ pub fn back(inquiry: &str) -> Event {
     }
 }
 
+/// The result of the finished `inquiry` was handed to its asker.
+pub fn delivered(inquiry: &str) -> Event {
+    Event::Delivered {
+        inquiry: InquiryId::new(inquiry),
+    }
+}
+
 /// `inquiry` was cancelled for `reason`, with no message.
 pub fn cancelled(inquiry: &str, reason: CancelReason) -> Event {
     Event::Cancelled {
