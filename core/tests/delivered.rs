@@ -10,11 +10,11 @@ use askuser_core::{
 };
 use serde_json::json;
 
-fn ask(state: &mut State, id: &str, resumes: bool) {
-    let form = parse_form(&json!({"questions": [
-        {"id": "ok", "text": "Deploy now?", "answer_type": "boolean"}]}))
-    .unwrap();
-    let request = Request {
+/// The ask of `id`, a form of `questions`, from an asker that takes results
+/// it missed (`resumes`) or not.
+fn asking(id: &str, questions: serde_json::Value, resumes: bool) -> Input {
+    let form = parse_form(&json!({ "questions": questions })).unwrap();
+    Input::Ask(Request {
         inquiry: InquiryId::new(id),
         form: form.form().clone(),
         policy: Policy::default(),
@@ -23,8 +23,15 @@ fn ask(state: &mut State, id: &str, resumes: bool) {
             ..Origin::default()
         },
         call: None,
-    };
-    reduce(state, &Input::Ask(request)).unwrap();
+    })
+}
+
+fn yes_or_no() -> serde_json::Value {
+    json!([{"id": "ok", "text": "Deploy now?", "answer_type": "boolean"}])
+}
+
+fn ask(state: &mut State, id: &str, resumes: bool) {
+    reduce(state, &asking(id, yes_or_no(), resumes)).unwrap();
 }
 
 fn answer(state: &mut State, id: &str) -> Vec<Command> {
@@ -141,22 +148,11 @@ fn answered(id: &str, question: &str, value: serde_json::Value) -> Event {
 
 #[test]
 fn the_asker_hands_over_the_result_in_the_decision_that_finishes_the_inquiry() {
-    let form = parse_form(&json!({"questions": [
+    let questions = json!([
         {"id": "ok", "text": "Deploy now?", "answer_type": "boolean"},
-        {"id": "why", "text": "Why?", "answer_type": "text"}]}))
-    .unwrap();
+        {"id": "why", "text": "Why?", "answer_type": "text"}]);
     let mut state = State::new();
-    let ask = Input::Ask(Request {
-        inquiry: "c1".into(),
-        form: form.form().clone(),
-        policy: Policy::default(),
-        origin: Origin {
-            resumes: true,
-            ..Origin::default()
-        },
-        call: None,
-    });
-    let (events, _) = as_asker(&mut state, &ask);
+    let (events, _) = as_asker(&mut state, &asking("c1", questions, true));
     assert_eq!(events.len(), 1, "a request finishes nothing: {events:?}");
     let mut plain = state.clone();
 
@@ -242,20 +238,7 @@ fn what_the_asker_recorded_replays_to_the_same_state() {
     let mut state = State::new();
     let mut recorded = Vec::new();
     for id in ["c1", "c2"] {
-        let form = parse_form(&json!({"questions": [
-            {"id": "ok", "text": "Deploy now?", "answer_type": "boolean"}]}))
-        .unwrap();
-        let ask = Input::Ask(Request {
-            inquiry: id.into(),
-            form: form.form().clone(),
-            policy: Policy::default(),
-            origin: Origin {
-                resumes: true,
-                ..Origin::default()
-            },
-            call: None,
-        });
-        recorded.extend(as_asker(&mut state, &ask).0);
+        recorded.extend(as_asker(&mut state, &asking(id, yes_or_no(), true)).0);
         let yes: Input = AnswerInput::new(state.at(&id.into()).unwrap(), json!(true)).into();
         recorded.extend(as_asker(&mut state, &yes).0);
     }
