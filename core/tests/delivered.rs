@@ -12,7 +12,7 @@ use serde_json::json;
 
 /// The ask of `id`, a form of `questions`, from an asker that takes results
 /// it missed (`resumes`) or not.
-fn asking(id: &str, questions: serde_json::Value, resumes: bool) -> Input {
+fn asking(id: &str, questions: &serde_json::Value, resumes: bool) -> Input {
     let form = parse_form(&json!({ "questions": questions })).unwrap();
     Input::Ask(Request {
         inquiry: InquiryId::new(id),
@@ -31,7 +31,7 @@ fn yes_or_no() -> serde_json::Value {
 }
 
 fn ask(state: &mut State, id: &str, resumes: bool) {
-    reduce(state, &asking(id, yes_or_no(), resumes)).unwrap();
+    reduce(state, &asking(id, &yes_or_no(), resumes)).unwrap();
 }
 
 fn answer(state: &mut State, id: &str) -> Vec<Command> {
@@ -152,7 +152,7 @@ fn the_asker_hands_over_the_result_in_the_decision_that_finishes_the_inquiry() {
         {"id": "ok", "text": "Deploy now?", "answer_type": "boolean"},
         {"id": "why", "text": "Why?", "answer_type": "text"}]);
     let mut state = State::new();
-    let (events, _) = as_asker(&mut state, &asking("c1", questions, true));
+    let (events, _) = as_asker(&mut state, &asking("c1", &questions, true));
     assert_eq!(events.len(), 1, "a request finishes nothing: {events:?}");
     let mut plain = state.clone();
 
@@ -238,7 +238,7 @@ fn what_the_asker_recorded_replays_to_the_same_state() {
     let mut state = State::new();
     let mut recorded = Vec::new();
     for id in ["c1", "c2"] {
-        recorded.extend(as_asker(&mut state, &asking(id, yes_or_no(), true)).0);
+        recorded.extend(as_asker(&mut state, &asking(id, &yes_or_no(), true)).0);
         let yes: Input = AnswerInput::new(state.at(&id.into()).unwrap(), json!(true)).into();
         recorded.extend(as_asker(&mut state, &yes).0);
     }
