@@ -72,7 +72,9 @@ impl<'a> Decision<'a> {
     }
 
     /// Every event to record, in order, in one append: the main event, after the
-    /// [`Event::ReviewWanted`] an answer implied.
+    /// [`Event::ReviewWanted`] an answer implied, and before the
+    /// [`Event::Delivered`] of a decision that hands the result over
+    /// ([`Decision::hands_over`]).
     pub fn events(&self) -> &[Event] {
         &self.events
     }
