@@ -220,6 +220,9 @@ struct Owned {
     #[allow(dead_code, reason = "held for its Drop, which stops the threads")]
     server: Option<Server>,
     core: Arc<Core>,
+    /// The database's directory: a stop waits until sled has closed its data
+    /// file there (see `stop::until_closed`).
+    path: PathBuf,
 }
 
 impl std::fmt::Debug for SharedSledLog {
@@ -445,7 +448,11 @@ impl SharedSledLog {
         // log usable here, unshared.
         let server = Server::start(Arc::clone(&core), &self.socket).ok();
         self.client.disconnect();
-        let owned = Arc::new(Owned { server, core });
+        let owned = Arc::new(Owned {
+            server,
+            core,
+            path: self.path.clone(),
+        });
         idle::watch(&self.owned, &owned, &self.idle_after);
         *self.owned.write().unwrap_or_else(PoisonError::into_inner) = Some(owned);
     }

@@ -1,6 +1,8 @@
 //! A person's process gives up the logs it owns before it stops (Ctrl-Z): see
 //! [`hand_over_when_stopped`].
 
+use std::fs::File;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Condvar, Mutex, PoisonError, RwLock, RwLockReadGuard, Weak};
 use std::time::{Duration, Instant};
 
@@ -110,6 +112,7 @@ fn stop_without_the_logs() {
         owned.core.stop();
     }
     let cores: Vec<Weak<Core>> = owned.iter().map(|o| Arc::downgrade(&o.core)).collect();
+    let paths: Vec<PathBuf> = owned.iter().map(|o| o.path.clone()).collect();
     let started = Instant::now();
     // The log is closed here, by this thread, once the calls under way let go of
     // it: a thread that let go last would close it (sled sealed, its lock
@@ -122,9 +125,31 @@ fn stop_without_the_logs() {
     while cores.iter().any(|core| core.strong_count() > 0) && started.elapsed() < CLOSE_PATIENCE {
         std::thread::sleep(Duration::from_millis(5));
     }
+    for path in &paths {
+        until_closed(path, started);
+    }
     // Cannot fail: a process may always signal itself.
     let _stopped =
         rustix::process::kill_process(rustix::process::getpid(), rustix::process::Signal::STOP);
     *PAUSED.lock().unwrap_or_else(PoisonError::into_inner) = false;
     RESUMED.notify_all();
+}
+
+/// Waits until sled has closed the data file of the database in `dir`, or the
+/// stop's patience (counted from `started`) runs out. sled's threads may hold
+/// the file, and with it the lock other processes wait for, a moment after its
+/// last handle is dropped: a process stopped in that moment kept the log held
+/// while stopped (a busy machine, about one stop in ten), and every other
+/// askuser process was turned away until it was resumed. Taking the file's
+/// lock shared for an instant is how this process sees that it is free (sled
+/// holds it exclusively); a reader of the log in this process holds it shared,
+/// which does not stand in the way.
+fn until_closed(dir: &Path, started: Instant) {
+    let Ok(data) = File::open(dir.join("db")) else {
+        return;
+    };
+    while fs2::FileExt::try_lock_shared(&data).is_err() && started.elapsed() < CLOSE_PATIENCE {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    // Closing `data` lets go of the lock it took.
 }
