@@ -153,3 +153,48 @@ fn until_closed(dir: &Path, started: Instant) {
     }
     // Closing `data` lets go of the lock it took.
 }
+
+#[cfg(test)]
+mod tests {
+    use std::fs::File;
+    use std::time::{Duration, Instant};
+
+    use super::until_closed;
+
+    /// The data file held exclusively (as sled's threads hold it a moment after
+    /// its last handle is dropped) until `held_for` has passed, on another
+    /// thread; joined by the caller.
+    fn held(dir: &std::path::Path, held_for: Duration) -> std::thread::JoinHandle<()> {
+        let data = File::create(dir.join("db")).unwrap();
+        fs2::FileExt::try_lock_exclusive(&data).unwrap();
+        std::thread::spawn(move || {
+            std::thread::sleep(held_for);
+            drop(data);
+        })
+    }
+
+    #[test]
+    fn a_stop_waits_until_the_data_file_is_let_go() {
+        let dir = tempfile::tempdir().unwrap();
+        let holder = held(dir.path(), Duration::from_millis(150));
+        let started = Instant::now();
+        until_closed(dir.path(), started);
+        assert!(
+            started.elapsed() >= Duration::from_millis(150),
+            "returned while the file was held: {:?}",
+            started.elapsed()
+        );
+        holder.join().unwrap();
+        // Free now, and free again after the look: the look let go of its lock.
+        let data = File::open(dir.path().join("db")).unwrap();
+        assert!(fs2::FileExt::try_lock_exclusive(&data).is_ok());
+    }
+
+    #[test]
+    fn a_database_never_opened_is_not_waited_for() {
+        let dir = tempfile::tempdir().unwrap();
+        let started = Instant::now();
+        until_closed(dir.path(), started);
+        assert!(started.elapsed() < Duration::from_secs(1));
+    }
+}
