@@ -273,6 +273,22 @@ impl OpeningLock {
     }
 }
 
+/// Takes sled's data file `data` (a database's `db`) shared, trying until
+/// `deadline`: sled holds it exclusively while the database is open, and its
+/// threads hold it a moment after the last handle is dropped. Whether it was
+/// taken; the lock lasts until `data` is closed.
+pub(crate) fn lock_data_shared(data: &File, deadline: std::time::Instant) -> bool {
+    loop {
+        if fs2::FileExt::try_lock_shared(data).is_ok() {
+            return true;
+        }
+        if std::time::Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+}
+
 /// A private copy of a database directory, in a temporary directory only this
 /// process can use (created exclusively, mode 0700); deleted when dropped.
 #[derive(Debug)]
@@ -300,11 +316,8 @@ impl PrivateCopy {
         // sled's threads may hold the lock a moment after its last handle is dropped.
         let started = std::time::Instant::now();
         let _opening = OpeningLock::take(from, false, OPENING_PATIENCE)?;
-        while fs2::FileExt::try_lock_shared(&data).is_err() {
-            if started.elapsed() >= std::time::Duration::from_secs(1) {
-                return Err(StoreError::Locked);
-            }
-            std::thread::sleep(std::time::Duration::from_millis(10));
+        if !lock_data_shared(&data, started + std::time::Duration::from_secs(1)) {
+            return Err(StoreError::Locked);
         }
         let scratch = || {
             let dir = tempfile::Builder::new().prefix("askuser-read-").tempdir()?;
