@@ -253,7 +253,7 @@ impl State {
     }
 
     fn check_new(&self, inquiry: &InquiryId) -> Result<(), Refusal> {
-        if self.inquiries.contains_key(inquiry) || self.used.contains(&digest(inquiry.as_str())) {
+        if self.inquiries.contains_key(inquiry) || self.used.contains(digest(inquiry.as_str())) {
             return Err(Refusal::DuplicateInquiry {
                 inquiry: inquiry.clone(),
             });
@@ -269,7 +269,7 @@ impl State {
                 "its result was handed over already, or its asker does not take one it missed"
             }
             Some(Inquiry::Open(_)) => "it is still open",
-            None if self.used.contains(&digest(inquiry.as_str())) => {
+            None if self.used.contains(digest(inquiry.as_str())) => {
                 "it finished too long ago to be remembered"
             }
             None => {
@@ -291,12 +291,10 @@ impl State {
                 inquiry: inquiry.clone(),
                 ended: Some(record.how()),
             }),
-            None if self.used.contains(&digest(inquiry.as_str())) => {
-                Err(Refusal::InquiryFinished {
-                    inquiry: inquiry.clone(),
-                    ended: None,
-                })
-            }
+            None if self.used.contains(digest(inquiry.as_str())) => Err(Refusal::InquiryFinished {
+                inquiry: inquiry.clone(),
+                ended: None,
+            }),
             None => Err(Refusal::UnknownInquiry {
                 inquiry: inquiry.clone(),
             }),

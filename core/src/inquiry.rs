@@ -309,11 +309,14 @@ impl Open {
 
     /// Walks forward from the cursor: skips gated questions, applies configured and
     /// remembered answers, and stops at the first question someone must answer.
-    /// Returns how the inquiry finished, if it did.
+    /// Returns how the inquiry finished, if it did. When `quiet` (a state
+    /// replayed for itself alone), the prompt it stops at is not built: only a
+    /// result is pushed to `out`, which the finished record keeps.
     pub(crate) fn advance(
         &mut self,
         id: &InquiryId,
         remembered: &BTreeMap<String, BTreeMap<String, Value>>,
+        quiet: bool,
         out: &mut Vec<Command>,
     ) -> Option<Ending> {
         loop {
@@ -349,7 +352,9 @@ impl Open {
             return match (policy.target, policy.interactive, policy.exclusive) {
                 (Target::User, true, _) => {
                     self.awaiting = Target::User;
-                    out.push(Command::Prompt(self.prompt(id)));
+                    if !quiet {
+                        out.push(Command::Prompt(self.prompt(id)));
+                    }
                     None
                 }
                 (Target::User, false, true) => {

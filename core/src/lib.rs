@@ -149,6 +149,7 @@ pub mod strategies;
 mod table;
 pub mod text;
 mod ui_answer;
+mod used;
 mod valid_form;
 mod validate;
 pub mod when;

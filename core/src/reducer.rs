@@ -4,7 +4,7 @@
 //! moves the state. Applying reads what an event recorded and never validates again,
 //! so a replay gives the same states and commands whatever validator is linked in.
 
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
@@ -22,6 +22,7 @@ use crate::inquiry::Open;
 use crate::limits::MAX_REFUSED_ANSWERS;
 use crate::table::Table;
 use crate::text::same_text;
+use crate::used::Used;
 use crate::valid_form::ValidForm;
 
 /// How many finished inquiries a [`State`] keeps a record of, the oldest forgotten
@@ -49,7 +50,7 @@ pub struct State {
     /// A 64-bit digest of every inquiry id requested in this stream (8 bytes each),
     /// so that an id is never reused, however long ago it finished.
     #[serde(default)]
-    pub(crate) used: BTreeSet<u64>,
+    pub(crate) used: Used,
     /// The current turn, once a request named one.
     turn: Option<String>,
     /// Answers remembered for the turn: tool name → question id → answer.
@@ -74,6 +75,8 @@ pub struct State {
 struct Recent {
     label: Option<Arc<str>>,
     origin: Option<Arc<Origin>>,
+    /// Set while [`State::replay_at`] applies: no prompt is built.
+    quiet: bool,
 }
 
 impl Recent {
@@ -186,6 +189,19 @@ impl State {
     /// session after its append all apply this way, so they reach the same state.
     pub fn apply_at(&mut self, event: &Event, recorded_at_ms: u64, out: &mut Vec<Command>) {
         self.apply_prepared(event, None, Some(recorded_at_ms), out);
+    }
+
+    /// [`State::apply_at`] for a host that wants the state alone (a load, a
+    /// replay whose commands nobody reads): the same state, without building the
+    /// prompts the event would yield. A replay of a million events spends a
+    /// tenth of its applying on prompts it then drops.
+    pub fn replay_at(&mut self, event: &Event, recorded_at_ms: u64) {
+        // Only a result is pushed here (its record keeps it): most events push
+        // nothing, and allocate nothing.
+        let mut unyielded = Vec::new();
+        self.recent.quiet = true;
+        self.apply_prepared(event, None, Some(recorded_at_ms), &mut unyielded);
+        self.recent.quiet = false;
     }
 
     /// Applies an event the log's first format recorded at `recorded_at_ms` (see
@@ -438,7 +454,7 @@ impl State {
 
     /// Whether an inquiry with this id was ever requested in this stream.
     pub fn was_requested(&self, inquiry: &InquiryId) -> bool {
-        self.inquiries.contains_key(inquiry) || self.used.contains(&digest(inquiry.as_str()))
+        self.inquiries.contains_key(inquiry) || self.used.contains(digest(inquiry.as_str()))
     }
 
     /// Whether a surface asked to review an open inquiry's answers before they
@@ -545,7 +561,7 @@ impl State {
                 request.call.clone().map(Arc::new),
             );
             open.moved_at(at);
-            finished = open.advance(inquiry, &self.remembered, out);
+            finished = open.advance(inquiry, &self.remembered, self.recent.quiet, out);
             match finished {
                 Some(_) => {
                     Inquiry::Finished(FinishedInquiry::new(out.last(), open.call.take(), false))
@@ -597,6 +613,7 @@ impl State {
         out: &mut Vec<Command>,
     ) {
         let remembered = &mut self.remembered;
+        let quiet = self.recent.quiet;
         let Some(Inquiry::Open(open)) = self.inquiries.get_mut(id) else {
             return;
         };
@@ -618,7 +635,7 @@ impl State {
             note: note.cloned(),
         });
         open.moved_at(at);
-        if let Some(finished) = open.advance(id, remembered, out) {
+        if let Some(finished) = open.advance(id, remembered, quiet, out) {
             self.finish(id, finished, out);
         }
     }

@@ -77,6 +77,20 @@ fn replay(log: &[Event]) -> (Vec<Command>, State) {
     (commands, state)
 }
 
+/// Replays `log` twice, each event recorded a second after the one before it:
+/// applying it, and for the state alone ([`State::replay_at`], which builds no
+/// prompt). The states must agree.
+fn replayed_for_the_state_alone_agrees(log: &[Event]) -> Result<(), TestCaseError> {
+    let (mut applied, mut alone) = (State::new(), State::new());
+    let mut commands = Vec::new();
+    for (at, event) in (1_000_u64..).step_by(1_000).zip(log) {
+        applied.apply_at(event, at, &mut commands);
+        alone.replay_at(event, at);
+        prop_assert_eq!(&alone, &applied, "after {:?}", event);
+    }
+    Ok(())
+}
+
 /// Runs `inputs` twice: as their asker, handing each result over in the
 /// decision that finishes its inquiry ([`State::decide_handing_over`]), and as
 /// a host that hands it over after ([`Input::Deliver`] once owed). The states
@@ -125,6 +139,7 @@ proptest! {
         let (replayed_commands, replayed) = replay(&log);
         prop_assert_eq!(replayed_commands, commands);
         prop_assert_eq!(replayed, state);
+        replayed_for_the_state_alone_agrees(&log)?;
         let ids: BTreeSet<&str> = IDS.into_iter().collect();
         for input in &inputs {
             prop_assert!(input.inquiry().is_some_and(|id| ids.contains(id.as_str())), "{input:?}");
@@ -153,6 +168,7 @@ proptest! {
         let (replayed_commands, replayed) = replay(&log);
         prop_assert_eq!(replayed_commands, commands);
         prop_assert_eq!(replayed, state);
+        replayed_for_the_state_alone_agrees(&log)?;
     }
 }
 

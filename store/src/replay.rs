@@ -131,6 +131,17 @@ pub fn replay_with<L: Log + ?Sized>(
     options: ReplayOptions,
     each: &mut dyn FnMut(&Recorded, &[Command]),
 ) -> Result<Replayed> {
+    let (start, to) = bounds(log, stream, options)?;
+    fold(log, stream, start, to, each)
+}
+
+/// The head `options` replay to (checked against the head), and the snapshot they
+/// start from.
+fn bounds<L: Log + ?Sized>(
+    log: &L,
+    stream: &str,
+    options: ReplayOptions,
+) -> Result<(Option<Snapshot>, Seq)> {
     let info = log.info(stream)?;
     let to = options.to.unwrap_or(info.head);
     if to > info.head {
@@ -140,12 +151,59 @@ pub fn replay_with<L: Log + ?Sized>(
             head: info.head,
         });
     }
-    let start = if options.from_start {
-        None
+    Ok((start_of(log, stream, options, to)?, to))
+}
+
+/// The snapshot a replay to `to` starts from, per `options`.
+fn start_of<L: Log + ?Sized>(
+    log: &L,
+    stream: &str,
+    options: ReplayOptions,
+    to: Seq,
+) -> Result<Option<Snapshot>> {
+    if options.from_start {
+        Ok(None)
     } else {
-        latest_snapshot(log, stream, to)?
-    };
-    fold(log, stream, start, to, each)
+        latest_snapshot(log, stream, to)
+    }
+}
+
+/// Replays `stream` per `options` for its state alone: the state [`replay_with`]
+/// reaches, without building the commands nobody reads
+/// ([`State::replay_at`](askuser_core::State::replay_at)).
+fn replay_state<L: Log + ?Sized>(
+    log: &L,
+    stream: &str,
+    options: ReplayOptions,
+) -> Result<Replayed> {
+    let (start, to) = bounds(log, stream, options)?;
+    let (mut state, from, snapshot) = started(start);
+    let mut first_format = Vec::new();
+    let mut applied = 0;
+    let mut seq = from;
+    if from < to {
+        for recorded in log.read_range(stream, from + 1, to)? {
+            let recorded = recorded?;
+            replay_recorded(&mut state, &recorded, &mut first_format);
+            seq = recorded.seq;
+            applied += 1;
+        }
+    }
+    Ok(Replayed {
+        state,
+        seq,
+        snapshot,
+        applied,
+    })
+}
+
+/// The state a replay starts from, the event after which it starts, and the
+/// snapshot's sequence number if it starts from one.
+fn started(start: Option<Snapshot>) -> (State, Seq, Option<Seq>) {
+    match start {
+        Some(snapshot) => (snapshot.state, snapshot.seq, Some(snapshot.seq)),
+        None => (State::default(), 0, None),
+    }
 }
 
 /// The state of `stream` at its head: the latest snapshot, then the tail.
@@ -154,7 +212,7 @@ pub fn replay_with<L: Log + ?Sized>(
 ///
 /// As [`replay_with`].
 pub fn load<L: Log + ?Sized>(log: &L, stream: &str) -> Result<Replayed> {
-    replay_with(log, stream, ReplayOptions::latest(), &mut |_, _| {})
+    replay_state(log, stream, ReplayOptions::latest())
 }
 
 /// The state of `stream` after event `at` (from the latest snapshot before it).
@@ -163,7 +221,7 @@ pub fn load<L: Log + ?Sized>(log: &L, stream: &str) -> Result<Replayed> {
 ///
 /// As [`replay_with`].
 pub fn load_at<L: Log + ?Sized>(log: &L, stream: &str, at: Seq) -> Result<Replayed> {
-    replay_with(log, stream, ReplayOptions::latest().to(at), &mut |_, _| {})
+    replay_state(log, stream, ReplayOptions::latest().to(at))
 }
 
 /// Replays `stream` per `options`, collecting the commands each event yielded, by
@@ -201,6 +259,20 @@ pub fn apply_recorded(state: &mut State, recorded: &Recorded, out: &mut Vec<Comm
     }
 }
 
+/// [`apply_recorded`] for the state alone, as [`replay`] and [`load`] apply:
+/// the same state, without the prompts nobody reads
+/// ([`State::replay_at`](askuser_core::State::replay_at)). `scratch` holds the
+/// commands of a first-format event, which is decided again as it is applied;
+/// reuse it.
+pub fn replay_recorded(state: &mut State, recorded: &Recorded, scratch: &mut Vec<Command>) {
+    if recorded.decided {
+        state.replay_at(&recorded.event, recorded.at.millis());
+    } else {
+        scratch.clear();
+        apply_recorded(state, recorded, scratch);
+    }
+}
+
 /// Folds the events `start.seq+1..=to` of `stream` onto `start` (or the empty state).
 pub(crate) fn fold<L: Log + ?Sized>(
     log: &L,
@@ -209,10 +281,7 @@ pub(crate) fn fold<L: Log + ?Sized>(
     to: Seq,
     each: &mut dyn FnMut(&Recorded, &[Command]),
 ) -> Result<Replayed> {
-    let (mut state, from, snapshot) = match start {
-        Some(snapshot) => (snapshot.state, snapshot.seq, Some(snapshot.seq)),
-        None => (State::default(), 0, None),
-    };
+    let (mut state, from, snapshot) = started(start);
     let mut commands = Vec::new();
     let mut applied = 0;
     let mut seq = from;
@@ -255,5 +324,5 @@ pub fn legacy_outputs<L: Log + ?Sized>(
 ///
 /// As [`replay_with`].
 pub fn replay<L: Log + ?Sized>(log: &L, stream: &str, options: ReplayOptions) -> Result<Replayed> {
-    replay_with(log, stream, options, &mut |_, _| {})
+    replay_state(log, stream, options)
 }

@@ -3,7 +3,7 @@
 //! events (the scripted walk of RFD D30's form, as `replay_memory` reads them
 //! from sled) encoded in memory into the store's blocks, appends of 1,000 events
 //! as the benchmark database holds them, then each block opened and checked
-//! (`BlockReader`), its events decoded and applied (`apply_recorded`), as the
+//! (`BlockReader`), its events decoded and applied for the state (`replay_recorded`), as the
 //! sled log's scan and `askuser_store::replay` do (on one thread), without sled,
 //! so the count is exact from run to run.
 //!
@@ -18,7 +18,7 @@ use std::hint::black_box;
 use askuser_core::{Command, State};
 use askuser_store::Timestamp;
 use askuser_store::block::{BlockReader, BlockWriter};
-use askuser_store::replay::apply_recorded;
+use askuser_store::replay::replay_recorded;
 use askuser_testkit::scripted_events;
 
 /// Events per append, as the benchmark database was written.
@@ -59,8 +59,7 @@ fn replay(blocks: &[(Vec<u8>, Vec<u8>)]) -> (u64, State) {
             BlockReader::open(key, first, black_box(value.as_slice())).expect("a block");
         while let Some((_, recorded)) = reader.next_event() {
             let recorded = recorded.expect("an event");
-            out.clear();
-            apply_recorded(&mut state, &recorded, &mut out);
+            replay_recorded(&mut state, &recorded, &mut out);
             applied += 1;
         }
     }
