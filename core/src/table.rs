@@ -12,7 +12,6 @@
 //! Listing the entries in id order sorts them; only listings and snapshots do.
 
 use std::collections::BTreeMap;
-use std::collections::btree_map::Entry;
 use std::fmt;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -20,11 +19,15 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use crate::event::InquiryId;
 use crate::reducer::digest;
 
+mod index;
+
+use index::Index;
+
 /// A map from inquiry ids to `V`, iterated in id order.
 #[derive(Clone)]
 pub(crate) struct Table<V> {
     /// The slots of the ids, by the ids' 64-bit digest.
-    index: BTreeMap<u64, Bucket>,
+    index: Index,
     /// The entries, with their ids; `None` for a free slot.
     slots: Vec<Option<(InquiryId, V)>>,
     /// The free slots, reused last-freed first.
@@ -52,7 +55,7 @@ enum Bucket {
 impl<V> Default for Table<V> {
     fn default() -> Self {
         Self {
-            index: BTreeMap::new(),
+            index: Index::default(),
             slots: Vec::new(),
             free: Vec::new(),
             last: 0,
@@ -78,7 +81,7 @@ impl<V> Table<V> {
 
     /// The slot holding `id`, per the index.
     fn find(&self, id: &InquiryId) -> Option<usize> {
-        match self.index.get(&self.digest_of(id))? {
+        match self.index.get(self.digest_of(id))? {
             Bucket::One(slot) => self
                 .id_at(*slot)
                 .filter(|held| held.same(id))
@@ -136,23 +139,19 @@ impl<V> Table<V> {
     /// id has one. `make` builds the value only then.
     pub(crate) fn insert_new(&mut self, id: &InquiryId, make: impl FnOnce() -> V) -> bool {
         let code = self.digest_of(id);
-        let slot = match self.index.entry(code) {
-            // The common case, in one search of the index.
-            Entry::Vacant(entry) => {
-                let slot = self.free.pop().unwrap_or(self.slots.len());
-                entry.insert(Bucket::One(slot));
-                if slot == self.slots.len() {
-                    self.slots.push(None);
-                }
-                self.last = slot;
-                slot
+        let vacant = self.free.last().copied().unwrap_or(self.slots.len());
+        // The common case, in one search of the index.
+        let slot = if self.index.insert_vacant(code, Bucket::One(vacant)) {
+            if self.free.pop().is_none() {
+                self.slots.push(None);
             }
-            Entry::Occupied(_) => {
-                if self.find(id).is_some() {
-                    return false;
-                }
-                self.vacant_slot(id)
+            self.last = vacant;
+            vacant
+        } else {
+            if self.find(id).is_some() {
+                return false;
             }
+            self.vacant_slot(id)
         };
         self.slots[slot] = Some((id.clone(), make()));
         true
@@ -166,7 +165,7 @@ impl<V> Table<V> {
             self.slots.push(None);
         }
         let code = self.digest_of(id);
-        let others = match self.index.remove(&code) {
+        let others = match self.index.remove(code) {
             None => Vec::new(),
             Some(Bucket::One(other)) => vec![other],
             Some(Bucket::Many(others)) => others,
@@ -179,7 +178,7 @@ impl<V> Table<V> {
             slots.insert(at, slot);
             Bucket::Many(slots)
         };
-        self.index.insert(code, bucket);
+        self.index.insert_vacant(code, bucket);
         self.last = slot;
         slot
     }
@@ -187,17 +186,19 @@ impl<V> Table<V> {
     /// Removes the entry of `id` (dropped where it lies, not moved out); whether it
     /// had one.
     pub(crate) fn remove(&mut self, id: &InquiryId) -> bool {
-        let Entry::Occupied(mut entry) = self.index.entry(self.digest_of(id)) else {
+        let code = self.digest_of(id);
+        let Some(bucket) = self.index.get_mut(code) else {
             return false;
         };
-        let held = |slot: usize| self.slots.get(slot).and_then(Option::as_ref);
-        let slot = match entry.get_mut() {
+        let slots = &self.slots;
+        let held = |slot: usize| slots.get(slot).and_then(Option::as_ref);
+        let slot = match bucket {
             Bucket::One(slot) => {
                 let slot = *slot;
                 if !held(slot).is_some_and(|(held, _)| held.same(id)) {
                     return false;
                 }
-                entry.remove();
+                self.index.remove(code);
                 slot
             }
             Bucket::Many(slots) => {
@@ -210,7 +211,7 @@ impl<V> Table<V> {
                 };
                 let slot = slots.remove(at);
                 if let [only] = slots.as_slice() {
-                    *entry.get_mut() = Bucket::One(*only);
+                    *bucket = Bucket::One(*only);
                 }
                 slot
             }

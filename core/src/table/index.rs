@@ -1,0 +1,138 @@
+//! The table's index: inquiry-id digests to the slots that hold those ids.
+//!
+//! A state holds a few dozen inquiries (the open ones and the last
+//! [`FINISHED_REMEMBERED`](crate::FINISHED_REMEMBERED) finished), and each
+//! inquiry enters the index once and leaves it once: a search tree rebalanced
+//! at each of those was a tenth of what a replay spent applying. While the
+//! index is small it is a sorted vector (a binary search, then a move of a
+//! few hundred bytes); past [`SMALL`] entries it becomes a `BTreeMap`, so that
+//! no number of open inquiries makes an insert cost more than a logarithm, and
+//! back below half of that.
+
+use std::collections::BTreeMap;
+
+use super::Bucket;
+
+/// The most entries kept in a sorted vector.
+const SMALL: usize = 64;
+
+/// Digests to buckets (see the module docs).
+#[derive(Clone)]
+pub(super) enum Index {
+    /// Sorted by digest, at most [`SMALL`] entries.
+    Small(Vec<(u64, Bucket)>),
+    /// More than [`SMALL`] / 2 entries.
+    Large(BTreeMap<u64, Bucket>),
+}
+
+impl Default for Index {
+    fn default() -> Self {
+        Self::Small(Vec::new())
+    }
+}
+
+impl Index {
+    /// The bucket of `code`.
+    pub(super) fn get(&self, code: u64) -> Option<&Bucket> {
+        match self {
+            Self::Small(entries) => {
+                let at = entries.binary_search_by_key(&code, |(c, _)| *c).ok()?;
+                Some(&entries[at].1)
+            }
+            Self::Large(map) => map.get(&code),
+        }
+    }
+
+    /// The bucket of `code`, to change.
+    pub(super) fn get_mut(&mut self, code: u64) -> Option<&mut Bucket> {
+        match self {
+            Self::Small(entries) => {
+                let at = entries.binary_search_by_key(&code, |(c, _)| *c).ok()?;
+                Some(&mut entries[at].1)
+            }
+            Self::Large(map) => map.get_mut(&code),
+        }
+    }
+
+    /// Enters `bucket` for `code` if `code` has none; whether it did.
+    pub(super) fn insert_vacant(&mut self, code: u64, bucket: Bucket) -> bool {
+        match self {
+            Self::Small(entries) => {
+                let Err(at) = entries.binary_search_by_key(&code, |(c, _)| *c) else {
+                    return false;
+                };
+                entries.insert(at, (code, bucket));
+                if entries.len() > SMALL {
+                    *self = Self::Large(std::mem::take(entries).into_iter().collect());
+                }
+                true
+            }
+            Self::Large(map) => match map.entry(code) {
+                std::collections::btree_map::Entry::Vacant(entry) => {
+                    entry.insert(bucket);
+                    true
+                }
+                std::collections::btree_map::Entry::Occupied(_) => false,
+            },
+        }
+    }
+
+    /// Removes the bucket of `code`, returning it.
+    pub(super) fn remove(&mut self, code: u64) -> Option<Bucket> {
+        match self {
+            Self::Small(entries) => {
+                let at = entries.binary_search_by_key(&code, |(c, _)| *c).ok()?;
+                Some(entries.remove(at).1)
+            }
+            Self::Large(map) => {
+                let removed = map.remove(&code);
+                if map.len() < SMALL / 2 {
+                    *self = Self::Small(std::mem::take(map).into_iter().collect());
+                }
+                removed
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use proptest::prelude::*;
+
+    use super::{Bucket, Index, SMALL};
+
+    fn slot(bucket: Option<&Bucket>) -> Option<usize> {
+        match bucket? {
+            Bucket::One(slot) => Some(*slot),
+            Bucket::Many(_) => None,
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn it_agrees_with_a_btree_map_small_or_large(
+            steps in proptest::collection::vec((any::<bool>(), 0..200_u64), 0..600)
+        ) {
+            let mut index = Index::default();
+            let mut model = BTreeMap::new();
+            for (step, (insert, code)) in steps.into_iter().enumerate() {
+                if insert {
+                    let vacant = !model.contains_key(&code);
+                    prop_assert_eq!(index.insert_vacant(code, Bucket::One(step)), vacant);
+                    model.entry(code).or_insert(step);
+                } else {
+                    prop_assert_eq!(slot(index.remove(code).as_ref()), model.remove(&code));
+                }
+                match &index {
+                    Index::Small(entries) => prop_assert!(entries.len() <= SMALL),
+                    Index::Large(map) => prop_assert!(map.len() >= SMALL / 2),
+                }
+                for code in 0..200 {
+                    prop_assert_eq!(slot(index.get(code)), model.get(&code).copied());
+                }
+            }
+        }
+    }
+}
