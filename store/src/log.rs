@@ -104,41 +104,7 @@ pub trait Log: Backend + Send + Sync {
     ///
     /// As [`Log::read`], and [`StoreError::OutOfRange`] if `to` is past the head.
     fn read_range(&self, stream: &str, from: Seq, to: Seq) -> Result<Events<'_>> {
-        let from = from.max(1);
-        let mut parts = Vec::new();
-        let mut name = stream.to_owned();
-        let mut high = to;
-        let mut first = true;
-        while from <= high {
-            let info = self.info(&name)?;
-            if first && high > info.head {
-                return Err(StoreError::OutOfRange {
-                    stream: name,
-                    seq: high,
-                    head: info.head,
-                });
-            }
-            first = false;
-            if from <= info.floor {
-                return Err(StoreError::Compacted {
-                    stream: name,
-                    floor: info.floor,
-                });
-            }
-            let inherited = info.parent.as_ref().map_or(0, |p| p.at);
-            let low = from.max(inherited + 1);
-            if low <= high {
-                parts.push((name.clone(), low, high));
-            }
-            match info.parent {
-                Some(parent) if from <= inherited => {
-                    name = parent.stream;
-                    high = inherited;
-                }
-                _ => break,
-            }
-        }
-        parts.reverse();
+        let parts = own_parts(self, stream, from, to)?;
         let mut segments = Vec::with_capacity(parts.len());
         for (name, low, high) in parts {
             let records = self.scan_own(&name, low, high)?;
@@ -152,6 +118,44 @@ pub trait Log: Backend + Send + Sync {
         }
         segments.reverse();
         Ok(Events { segments })
+    }
+
+    /// The events of `stream` in `from..=to`, as [`Log::read_range`] yields
+    /// them, each handed to `visit` where the backend decoded it
+    /// ([`Backend::visit_own`]): what a replay reads with. It stops at the first
+    /// problem, which it returns: a damaged or missing record (as
+    /// [`Log::read_range`] would yield it), or the first error `visit` returns.
+    ///
+    /// # Errors
+    ///
+    /// As [`Log::read_range`]; the first damaged or missing record; the first
+    /// error `visit` returns.
+    fn visit_range(
+        &self,
+        stream: &str,
+        from: Seq,
+        to: Seq,
+        visit: &mut dyn FnMut(&Recorded) -> Result<()>,
+    ) -> Result<()> {
+        for (name, low, high) in own_parts(self, stream, from, to)? {
+            let mut next = low;
+            self.visit_own(&name, low, high, &mut |record| {
+                let recorded = record?;
+                if recorded.seq != next {
+                    return Err(if recorded.seq > next && recorded.seq <= high {
+                        missing_error(&name, (next, recorded.seq - 1))
+                    } else {
+                        out_of_order(&name, recorded.seq, next)
+                    });
+                }
+                next += 1;
+                visit(recorded)
+            })?;
+            if next <= high {
+                return Err(missing_error(&name, (next, high)));
+            }
+        }
+        Ok(())
     }
 
     /// Waits until the head of `stream` is past `seq` (the stream may not exist
@@ -443,12 +447,11 @@ impl Iterator for Events<'_> {
                 Some(Ok(recorded)) => {
                     // Out of order or out of range: storage returned a record it should
                     // not have. Report it rather than yield a different event.
-                    return Some(Err(StoreError::Corrupt {
-                        kind: RecordKind::Event,
-                        stream: segment.stream.clone(),
-                        seq: recorded.seq,
-                        detail: format!("read out of order (expected sequence {})", segment.next),
-                    }));
+                    return Some(Err(out_of_order(
+                        &segment.stream,
+                        recorded.seq,
+                        segment.next,
+                    )));
                 }
                 Some(Err(error)) => {
                     if let StoreError::Corrupt { seq, .. } = &error
@@ -465,6 +468,64 @@ impl Iterator for Events<'_> {
                 }
             }
         }
+    }
+}
+
+/// The parts of `from..=to` of `stream` that each stream of its line holds
+/// itself (a fork's first events are its parent's), oldest first: `(stream,
+/// first, last)`.
+fn own_parts<L: Log + ?Sized>(
+    log: &L,
+    stream: &str,
+    from: Seq,
+    to: Seq,
+) -> Result<Vec<(String, Seq, Seq)>> {
+    let from = from.max(1);
+    let mut parts = Vec::new();
+    let mut name = stream.to_owned();
+    let mut high = to;
+    let mut first = true;
+    while from <= high {
+        let info = log.info(&name)?;
+        if first && high > info.head {
+            return Err(StoreError::OutOfRange {
+                stream: name,
+                seq: high,
+                head: info.head,
+            });
+        }
+        first = false;
+        if from <= info.floor {
+            return Err(StoreError::Compacted {
+                stream: name,
+                floor: info.floor,
+            });
+        }
+        let inherited = info.parent.as_ref().map_or(0, |p| p.at);
+        let low = from.max(inherited + 1);
+        if low <= high {
+            parts.push((name.clone(), low, high));
+        }
+        match info.parent {
+            Some(parent) if from <= inherited => {
+                name = parent.stream;
+                high = inherited;
+            }
+            _ => break,
+        }
+    }
+    parts.reverse();
+    Ok(parts)
+}
+
+/// A record storage returned out of order or out of range (`expected`: the
+/// sequence number wanted): reported rather than read as a different event.
+fn out_of_order(stream: &str, seq: Seq, expected: Seq) -> StoreError {
+    StoreError::Corrupt {
+        kind: RecordKind::Event,
+        stream: stream.to_owned(),
+        seq,
+        detail: format!("read out of order (expected sequence {expected})"),
     }
 }
 

@@ -182,12 +182,12 @@ fn replay_state<L: Log + ?Sized>(
     let mut applied = 0;
     let mut seq = from;
     if from < to {
-        for recorded in log.read_range(stream, from + 1, to)? {
-            let recorded = recorded?;
-            replay_recorded(&mut state, &recorded, &mut first_format);
+        log.visit_range(stream, from + 1, to, &mut |recorded| {
+            replay_recorded(&mut state, recorded, &mut first_format);
             seq = recorded.seq;
             applied += 1;
-        }
+            Ok(())
+        })?;
     }
     Ok(Replayed {
         state,

@@ -773,6 +773,52 @@ pub mod writes {
         }
     }
 
+    /// A visit of a range (what a replay reads with) hands over exactly the
+    /// records the range's reader yields, in order, a fork's inherited events
+    /// included, and stops at the first error its visitor returns.
+    pub fn a_visit_hands_over_what_a_read_yields<L: Log>(log: &L) {
+        let mut head = 0;
+        for count in [3, 1, 5, 2] {
+            let events: Vec<Event> = scripted_events(head + 1, count).collect();
+            head = log.append("s", head, &events).unwrap();
+        }
+        log.fork("s", 7, "f").unwrap();
+        log.append("f", 7, &scripted_events(20, 3).collect::<Vec<_>>())
+            .unwrap();
+        for (stream, to) in [("s", 11), ("f", 10)] {
+            for (from, to) in [(1, to), (1, 1), (3, 8), (to, to), (5, to)] {
+                let read: Vec<Recorded> = (log.read_range(stream, from, to).unwrap())
+                    .map(Result::unwrap)
+                    .collect();
+                let mut visited = Vec::new();
+                log.visit_range(stream, from, to, &mut |recorded| {
+                    visited.push(recorded.clone());
+                    Ok(())
+                })
+                .unwrap();
+                assert_eq!(visited, read, "{stream} {from}..={to}");
+            }
+        }
+        let mut seen = 0;
+        let stopped = log.visit_range("f", 1, 10, &mut |recorded| {
+            seen += 1;
+            if recorded.seq == 4 {
+                return Err(StoreError::NoSuchStream("stop here".to_owned()));
+            }
+            Ok(())
+        });
+        assert!(matches!(stopped, Err(StoreError::NoSuchStream(ref s)) if s == "stop here"));
+        assert_eq!(seen, 4);
+        assert!(matches!(
+            log.visit_range("s", 1, 12, &mut |_| Ok(())),
+            Err(StoreError::OutOfRange {
+                seq: 12,
+                head: 11,
+                ..
+            })
+        ));
+    }
+
     pub fn streams_are_listed_with_head_parent_and_creation_time<L: Log>(log: &L) {
         log.append("b", 0, &scripted_events(1, 5).collect::<Vec<_>>())
             .unwrap();
@@ -1031,7 +1077,7 @@ use crate::build::*;
 use crate::script::scripted_events;
 use askuser_core::{CancelReason, Command, Event, State};
 use askuser_store::replay::ReplayOptions;
-use askuser_store::{Durability, ForkPoint, Log, RecordKind, StoreError, Timestamp};
+use askuser_store::{Durability, ForkPoint, Log, RecordKind, Recorded, StoreError, Timestamp};
 use serde_json::{Value, json};
 
 pub use concurrency::*;
@@ -1065,6 +1111,7 @@ macro_rules! log_suite {
             a_refused_answer_replays_the_same,
             records_read_back_marked_decided,
             ranges_read_exactly_their_bounds,
+            a_visit_hands_over_what_a_read_yields,
             export_writes_one_json_line_per_event,
             stream_names_are_checked,
             a_reader_may_append_while_it_iterates,

@@ -33,7 +33,7 @@ use askuser_store::codec::{
     prefix, seal, seq_key,
 };
 use askuser_store::{Clock, Durability, ForkPoint, Seq, Snapshot, StreamInfo, SystemClock};
-use askuser_store::{RecordKind, Result, StoreError};
+use askuser_store::{RecordKind, Recorded, Result, StoreError};
 
 /// The sled page cache [`SledLog::open`] asks for, in bytes (sled's own default is
 /// 1 GiB). A log is mostly appended to and read through once, so a large cache
@@ -416,6 +416,26 @@ impl Backend for SledLog {
 
     fn scan_own(&self, stream: &str, from: Seq, to: Seq) -> Result<RecordIter<'_>> {
         Ok(self.scan_detached(stream, from, to))
+    }
+
+    fn visit_own(
+        &self,
+        stream: &str,
+        from: Seq,
+        to: Seq,
+        visit: &mut dyn FnMut(Result<&Recorded>) -> Result<()>,
+    ) -> Result<()> {
+        if self.legacy.is_some() {
+            // The first format's records are completed as they are read.
+            for record in self.scan_detached(stream, from, to) {
+                match record {
+                    Ok(recorded) => visit(Ok(&recorded))?,
+                    Err(error) => visit(Err(error))?,
+                }
+            }
+            return Ok(());
+        }
+        SledScan::new(&self.events, stream, from, to).visit(visit)
     }
 
     fn legacy_outputs(&self, stream: &str, seq: Seq) -> Result<Option<Vec<serde_json::Value>>> {

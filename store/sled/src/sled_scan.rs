@@ -110,6 +110,40 @@ impl SledScan {
         }
     }
 
+    /// Hands each record of the range to `visit` as a block decodes it, rather
+    /// than returning it as [`Iterator::next`] does (a record is a few hundred
+    /// bytes, moved once per layer it is returned through): what
+    /// `Backend::visit_own` reads with. Stops at the first `Err` `visit`
+    /// returns, and returns it.
+    pub(crate) fn visit(
+        &mut self,
+        visit: &mut dyn FnMut(Result<&Recorded>) -> Result<()>,
+    ) -> Result<()> {
+        loop {
+            if let Current::Block(reader) = &mut self.current {
+                while self.next <= self.to {
+                    let Some((seq, event)) = reader.next_event() else {
+                        break;
+                    };
+                    self.next = seq + 1;
+                    match event {
+                        Ok(recorded) => visit(Ok(&recorded))?,
+                        Err(detail) => visit(Err(corrupt_event(&self.stream, seq, detail)))?,
+                    }
+                }
+                if self.next > self.to {
+                    return Ok(());
+                }
+                self.current = Current::None;
+            }
+            match self.next() {
+                Some(Ok(recorded)) => visit(Ok(&recorded))?,
+                Some(Err(error)) => visit(Err(error))?,
+                None => return Ok(()),
+            }
+        }
+    }
+
     /// The range of values from the one holding `next` (a block may start before
     /// it) to `to`.
     fn range(&mut self) -> &mut sled::Iter {

@@ -85,6 +85,28 @@ impl Backend for SharedSledLog {
         }))
     }
 
+    fn visit_own(
+        &self,
+        stream: &str,
+        from: Seq,
+        to: Seq,
+        visit: &mut dyn FnMut(Result<&Recorded>) -> Result<()>,
+    ) -> Result<()> {
+        if let Some(owned) = self.owned() {
+            // As an `OwnedScan`: the log stays open, and this process its owner,
+            // until the visit ends.
+            let _busy = owned.core.busy();
+            return owned.core.sled.visit_own(stream, from, to, visit);
+        }
+        for record in self.scan_own(stream, from, to)? {
+            match record {
+                Ok(recorded) => visit(Ok(&recorded))?,
+                Err(error) => visit(Err(error))?,
+            }
+        }
+        Ok(())
+    }
+
     fn put_snapshot(&self, stream: &str, seq: Seq, state: &State) -> Result<()> {
         let request = Request::PutSnapshot {
             stream: stream.into(),
