@@ -497,6 +497,44 @@ impl<B: AsRef<[u8]>> BlockReader<B> {
         ))
     }
 
+    /// [`BlockReader::next_event`], the record handed to `visit` where it is
+    /// built rather than returned (a record is a few hundred bytes; a replay
+    /// of a million events spent a twentieth of its time moving them). Its
+    /// own body, not `next_event`'s through a helper: sharing one slowed
+    /// `next_event`, which the raw scan reads with.
+    pub fn visit_next<R>(
+        &mut self,
+        visit: impl FnOnce(Seq, Result<&Recorded, String>) -> R,
+    ) -> Option<R> {
+        if self.seq >= self.end {
+            return None;
+        }
+        let seq = self.seq;
+        self.seq += 1;
+        if let Some(detail) = &self.broken {
+            return Some(visit(seq, Err(detail.clone())));
+        }
+        let event = match self.parse() {
+            Ok(parsed) => self.decode(parsed),
+            Err(detail) => {
+                self.broken = Some(detail.clone());
+                Err(detail)
+            }
+        };
+        Some(match event {
+            Ok(event) => visit(
+                seq,
+                Ok(&Recorded {
+                    seq,
+                    at: Timestamp(self.at),
+                    event,
+                    decided: true,
+                }),
+            ),
+            Err(detail) => visit(seq, Err(detail)),
+        })
+    }
+
     /// Parses the next event's place (and timestamp), without decoding it.
     fn parse(&mut self) -> Result<Parsed, String> {
         let bytes = self.body.bytes();

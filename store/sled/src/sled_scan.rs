@@ -122,14 +122,19 @@ impl SledScan {
         loop {
             if let Current::Block(reader) = &mut self.current {
                 while self.next <= self.to {
-                    let Some((seq, event)) = reader.next_event() else {
+                    let stream = &self.stream;
+                    let visited = reader.visit_next(|seq, event| {
+                        let visited = match event {
+                            Ok(recorded) => visit(Ok(recorded)),
+                            Err(detail) => visit(Err(corrupt_event(stream, seq, detail))),
+                        };
+                        (seq, visited)
+                    });
+                    let Some((seq, visited)) = visited else {
                         break;
                     };
                     self.next = seq + 1;
-                    match event {
-                        Ok(recorded) => visit(Ok(&recorded))?,
-                        Err(detail) => visit(Err(corrupt_event(&self.stream, seq, detail)))?,
-                    }
+                    visited?;
                 }
                 if self.next > self.to {
                     return Ok(());

@@ -311,3 +311,39 @@ fn varints_and_zigzag_round_trip() {
     }
     assert_eq!(get_varint(&[0x80; 11], &mut 0), None);
 }
+
+/// A block's events read through `next_event` and through `visit_next`.
+fn both_ways(first: Seq, value: &[u8]) -> [Vec<(Seq, Result<Recorded, String>)>; 2] {
+    let key = crate::codec::seq_key("s", first);
+    let mut returned = BlockReader::open(&key, first, value).unwrap();
+    let mut visited = BlockReader::open(&key, first, value).unwrap();
+    [
+        std::iter::from_fn(|| returned.next_event()).collect(),
+        std::iter::from_fn(|| visited.visit_next(|seq, event| (seq, event.cloned()))).collect(),
+    ]
+}
+
+#[test]
+fn a_visit_hands_over_what_next_event_returns_damage_included() {
+    let events = every_kind();
+    let blocks = encode_append("s", 1, Timestamp(7), &events).unwrap();
+    for (key, value) in &blocks {
+        let first = crate::codec::key_seq(key).unwrap();
+        let [returned, visited] = both_ways(first, value);
+        assert_eq!(returned.len(), events.len());
+        assert_eq!(visited, returned);
+    }
+    // A body whose second event refers to a form it does not hold, and one
+    // that claims more events than it holds.
+    let mut body = Vec::new();
+    put_varint(&mut body, 3);
+    put_varint(&mut body, 5);
+    body.push(0);
+    body.push(KIND_FORM_REF);
+    put_varint(&mut body, 3);
+    put_varint(&mut body, 0);
+    let [returned, visited] = both_ways(1, &sealed(1, &body));
+    assert_eq!(returned.len(), 3);
+    assert!(returned.iter().all(|(_, event)| event.is_err()));
+    assert_eq!(visited, returned);
+}
