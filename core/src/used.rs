@@ -17,13 +17,28 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 const FRESH: usize = 32;
 
 /// A set of 64-bit digests (see the module docs).
-#[derive(Clone, Default)]
+#[derive(Default)]
 pub(crate) struct Used {
     /// Sorted runs without repeats within each, longer ones first: each is more
     /// than twice as long as the next, so there are at most ~log2(n) of them.
     runs: Vec<Vec<u64>>,
     /// The newest digests, unsorted, at most [`FRESH`].
     fresh: Vec<u64>,
+    /// The memory of a run merged away, kept to merge into next: a long run
+    /// allocated afresh at each merge was mapped afresh by the allocator, and
+    /// its pages faulted in again (a third of what inserting cost).
+    spare: Vec<u64>,
+}
+
+impl Clone for Used {
+    /// The digests, without the spare memory.
+    fn clone(&self) -> Self {
+        Self {
+            runs: self.runs.clone(),
+            fresh: self.fresh.clone(),
+            spare: Vec::new(),
+        }
+    }
 }
 
 impl Used {
@@ -58,7 +73,15 @@ impl Used {
                 break;
             }
             let last = self.runs.pop().unwrap_or_default();
-            run = merged(&last, &run);
+            let mut into = std::mem::take(&mut self.spare);
+            merge_into(&last, &run, &mut into);
+            // The larger of the two merged away is kept for the next merge.
+            self.spare = if last.capacity() >= run.capacity() {
+                last
+            } else {
+                run
+            };
+            run = into;
         }
         self.runs.push(run);
     }
@@ -73,9 +96,10 @@ impl Used {
     }
 }
 
-/// The sorted union of two sorted runs, each digest once.
-fn merged(a: &[u64], b: &[u64]) -> Vec<u64> {
-    let mut out = Vec::with_capacity(a.len() + b.len());
+/// Sets `out` to the sorted union of two sorted runs, each digest once.
+fn merge_into(a: &[u64], b: &[u64], out: &mut Vec<u64>) {
+    out.clear();
+    out.reserve(a.len() + b.len());
     let (mut i, mut j) = (0, 0);
     while let (Some(&x), Some(&y)) = (a.get(i), b.get(j)) {
         out.push(x.min(y));
@@ -84,7 +108,6 @@ fn merged(a: &[u64], b: &[u64]) -> Vec<u64> {
     }
     out.extend_from_slice(&a[i..]);
     out.extend_from_slice(&b[j..]);
-    out
 }
 
 impl PartialEq for Used {
@@ -120,6 +143,7 @@ impl<'de> Deserialize<'de> for Used {
                 vec![run]
             },
             fresh: Vec::new(),
+            spare: Vec::new(),
         })
     }
 }
