@@ -17,28 +17,13 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 const FRESH: usize = 32;
 
 /// A set of 64-bit digests (see the module docs).
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(crate) struct Used {
     /// Sorted runs without repeats within each, longer ones first: each is more
     /// than twice as long as the next, so there are at most ~log2(n) of them.
     runs: Vec<Vec<u64>>,
     /// The newest digests, unsorted, at most [`FRESH`].
     fresh: Vec<u64>,
-    /// The memory of a run merged away, kept to merge into next: a long run
-    /// allocated afresh at each merge was mapped afresh by the allocator, and
-    /// its pages faulted in again (a third of what inserting cost).
-    spare: Vec<u64>,
-}
-
-impl Clone for Used {
-    /// The digests, without the spare memory.
-    fn clone(&self) -> Self {
-        Self {
-            runs: self.runs.clone(),
-            fresh: self.fresh.clone(),
-            spare: Vec::new(),
-        }
-    }
 }
 
 impl Used {
@@ -73,15 +58,7 @@ impl Used {
                 break;
             }
             let last = self.runs.pop().unwrap_or_default();
-            let mut into = std::mem::take(&mut self.spare);
-            merge_into(&last, &run, &mut into);
-            // The larger of the two merged away is kept for the next merge.
-            self.spare = if last.capacity() >= run.capacity() {
-                last
-            } else {
-                run
-            };
-            run = into;
+            run = merged(&last, &run);
         }
         self.runs.push(run);
     }
@@ -96,10 +73,9 @@ impl Used {
     }
 }
 
-/// Sets `out` to the sorted union of two sorted runs, each digest once.
-fn merge_into(a: &[u64], b: &[u64], out: &mut Vec<u64>) {
-    out.clear();
-    out.reserve(a.len() + b.len());
+/// The sorted union of two sorted runs, each digest once.
+fn merged(a: &[u64], b: &[u64]) -> Vec<u64> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
     let (mut i, mut j) = (0, 0);
     while let (Some(&x), Some(&y)) = (a.get(i), b.get(j)) {
         out.push(x.min(y));
@@ -108,6 +84,7 @@ fn merge_into(a: &[u64], b: &[u64], out: &mut Vec<u64>) {
     }
     out.extend_from_slice(&a[i..]);
     out.extend_from_slice(&b[j..]);
+    out
 }
 
 impl PartialEq for Used {
@@ -143,7 +120,6 @@ impl<'de> Deserialize<'de> for Used {
                 vec![run]
             },
             fresh: Vec::new(),
-            spare: Vec::new(),
         })
     }
 }
