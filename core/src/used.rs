@@ -19,8 +19,9 @@ const FRESH: usize = 32;
 /// A set of 64-bit digests (see the module docs).
 #[derive(Clone, Default)]
 pub(crate) struct Used {
-    /// Sorted runs without repeats within each, longer ones first: each is more
-    /// than twice as long as the next, so there are at most ~log2(n) of them.
+    /// Sorted runs, longer ones first: each is more than twice as long as the
+    /// next, so there are at most ~log2(n) of them. (A digest inserted twice
+    /// may be in a run twice.)
     runs: Vec<Vec<u64>>,
     /// The newest digests, unsorted, at most [`FRESH`].
     fresh: Vec<u64>,
@@ -57,8 +58,9 @@ impl Used {
             if last.len() > 2 * run.len() {
                 break;
             }
-            let last = self.runs.pop().unwrap_or_default();
-            run = merged(&last, &run);
+            let mut last = self.runs.pop().unwrap_or_default();
+            merge_into(&mut last, &run);
+            run = last;
         }
         self.runs.push(run);
     }
@@ -73,18 +75,26 @@ impl Used {
     }
 }
 
-/// The sorted union of two sorted runs, each digest once.
-fn merged(a: &[u64], b: &[u64]) -> Vec<u64> {
-    let mut out = Vec::with_capacity(a.len() + b.len());
-    let (mut i, mut j) = (0, 0);
-    while let (Some(&x), Some(&y)) = (a.get(i), b.get(j)) {
-        out.push(x.min(y));
-        i += usize::from(x <= y);
-        j += usize::from(y <= x);
+/// Merges the sorted run `b` into the sorted run `a`, in place: `a` grows at
+/// its end (its allocation grown as a vector grows, not a new one taken and
+/// its pages faulted in afresh at each merge) and is filled from the back. A
+/// digest in both is kept twice: a set read whole ([`Used::sorted`]) says it
+/// once, and a digest is inserted again only by a log that requested an id
+/// twice.
+fn merge_into(a: &mut Vec<u64>, b: &[u64]) {
+    let (mut i, mut j) = (a.len(), b.len());
+    a.resize(i + j, 0);
+    let mut write = i + j;
+    while j > 0 {
+        write -= 1;
+        if i > 0 && a[i - 1] > b[j - 1] {
+            a[write] = a[i - 1];
+            i -= 1;
+        } else {
+            a[write] = b[j - 1];
+            j -= 1;
+        }
     }
-    out.extend_from_slice(&a[i..]);
-    out.extend_from_slice(&b[j..]);
-    out
 }
 
 impl PartialEq for Used {
