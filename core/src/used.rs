@@ -28,7 +28,8 @@ pub(crate) struct Used {
 }
 
 impl Used {
-    /// Adds `digest` (one already there stays once).
+    /// Adds `digest` (one already there is still one digest of the set; a run
+    /// may hold it twice).
     pub(crate) fn insert(&mut self, digest: u64) {
         if self.fresh.capacity() == 0 {
             self.fresh.reserve_exact(FRESH);

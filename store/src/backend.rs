@@ -26,6 +26,26 @@ use crate::types::{Clock, Durability, Recorded, Seq, Snapshot};
 /// `dyn Log`.
 pub type RecordIter<'a> = Box<dyn Iterator<Item = Result<Recorded>> + Send + 'a>;
 
+/// Hands each of `records` to `visit`, stopping at the first `Err` it returns:
+/// [`Backend::visit_own`] over an iterator of records, for a backend that
+/// overrides it and reads some ranges through one.
+///
+/// # Errors
+///
+/// The first error `visit` returns.
+pub fn visit_each(
+    records: impl IntoIterator<Item = Result<Recorded>>,
+    visit: &mut dyn FnMut(Result<&Recorded>) -> Result<()>,
+) -> Result<()> {
+    for record in records {
+        match record {
+            Ok(recorded) => visit(Ok(&recorded))?,
+            Err(error) => visit(Err(error))?,
+        }
+    }
+    Ok(())
+}
+
 /// The storage primitives of a log, which [`Log`](crate::Log) builds on.
 pub trait Backend {
     /// Appends `events` to `stream` as they are, undecided: a host never calls it
@@ -109,13 +129,7 @@ pub trait Backend {
         to: Seq,
         visit: &mut dyn FnMut(Result<&Recorded>) -> Result<()>,
     ) -> Result<()> {
-        for record in self.scan_own(stream, from, to)? {
-            match record {
-                Ok(recorded) => visit(Ok(&recorded))?,
-                Err(error) => visit(Err(error))?,
-            }
-        }
-        Ok(())
+        visit_each(self.scan_own(stream, from, to)?, visit)
     }
 
     /// Stores a snapshot of `stream` at `seq` (replacing one already there).

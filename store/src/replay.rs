@@ -151,21 +151,12 @@ fn bounds<L: Log + ?Sized>(
             head: info.head,
         });
     }
-    Ok((start_of(log, stream, options, to)?, to))
-}
-
-/// The snapshot a replay to `to` starts from, per `options`.
-fn start_of<L: Log + ?Sized>(
-    log: &L,
-    stream: &str,
-    options: ReplayOptions,
-    to: Seq,
-) -> Result<Option<Snapshot>> {
-    if options.from_start {
-        Ok(None)
+    let start = if options.from_start {
+        None
     } else {
-        latest_snapshot(log, stream, to)
-    }
+        latest_snapshot(log, stream, to)?
+    };
+    Ok((start, to))
 }
 
 /// Replays `stream` per `options` for its state alone: the state [`replay_with`]
@@ -177,33 +168,10 @@ fn replay_state<L: Log + ?Sized>(
     options: ReplayOptions,
 ) -> Result<Replayed> {
     let (start, to) = bounds(log, stream, options)?;
-    let (mut state, from, snapshot) = started(start);
     let mut first_format = Vec::new();
-    let mut applied = 0;
-    let mut seq = from;
-    if from < to {
-        log.visit_range(stream, from + 1, to, &mut |recorded| {
-            replay_recorded(&mut state, recorded, &mut first_format);
-            seq = recorded.seq;
-            applied += 1;
-            Ok(())
-        })?;
-    }
-    Ok(Replayed {
-        state,
-        seq,
-        snapshot,
-        applied,
+    fold_with(log, stream, start, to, &mut |state, recorded| {
+        replay_recorded(state, recorded, &mut first_format);
     })
-}
-
-/// The state a replay starts from, the event after which it starts, and the
-/// snapshot's sequence number if it starts from one.
-fn started(start: Option<Snapshot>) -> (State, Seq, Option<Seq>) {
-    match start {
-        Some(snapshot) => (snapshot.state, snapshot.seq, Some(snapshot.seq)),
-        None => (State::default(), 0, None),
-    }
 }
 
 /// The state of `stream` at its head: the latest snapshot, then the tail.
@@ -281,19 +249,37 @@ pub(crate) fn fold<L: Log + ?Sized>(
     to: Seq,
     each: &mut dyn FnMut(&Recorded, &[Command]),
 ) -> Result<Replayed> {
-    let (mut state, from, snapshot) = started(start);
     let mut commands = Vec::new();
+    fold_with(log, stream, start, to, &mut |state, recorded| {
+        commands.clear();
+        apply_recorded(state, recorded, &mut commands);
+        each(recorded, &commands);
+    })
+}
+
+/// Folds the events `start.seq+1..=to` of `stream` onto `start` (or the empty
+/// state) with `apply`, reading them where the log decodes them
+/// ([`Log::visit_range`]); stops at the first damaged or missing record.
+fn fold_with<L: Log + ?Sized>(
+    log: &L,
+    stream: &str,
+    start: Option<Snapshot>,
+    to: Seq,
+    apply: &mut dyn FnMut(&mut State, &Recorded),
+) -> Result<Replayed> {
+    let (mut state, from, snapshot) = match start {
+        Some(snapshot) => (snapshot.state, snapshot.seq, Some(snapshot.seq)),
+        None => (State::default(), 0, None),
+    };
     let mut applied = 0;
     let mut seq = from;
     if from < to {
-        for recorded in log.read_range(stream, from + 1, to)? {
-            let recorded = recorded?;
-            commands.clear();
-            apply_recorded(&mut state, &recorded, &mut commands);
-            each(&recorded, &commands);
+        log.visit_range(stream, from + 1, to, &mut |recorded| {
+            apply(&mut state, recorded);
             seq = recorded.seq;
             applied += 1;
-        }
+            Ok(())
+        })?;
     }
     Ok(Replayed {
         state,

@@ -26,7 +26,7 @@ use crate::sled_scan::SledScan;
 use askuser_store::Log;
 use askuser_store::backend::check_fork_point;
 use askuser_store::backend::expect_head;
-use askuser_store::backend::{Backend, RecordIter};
+use askuser_store::backend::{Backend, RecordIter, visit_each};
 use askuser_store::block::encode_append;
 use askuser_store::codec::{
     STATE_FORMAT, SnapshotRef, StreamRecord, check_name, key_seq, open_record, open_snapshot,
@@ -427,13 +427,7 @@ impl Backend for SledLog {
     ) -> Result<()> {
         if self.legacy.is_some() {
             // The first format's records are completed as they are read.
-            for record in self.scan_detached(stream, from, to) {
-                match record {
-                    Ok(recorded) => visit(Ok(&recorded))?,
-                    Err(error) => visit(Err(error))?,
-                }
-            }
-            return Ok(());
+            return visit_each(self.scan_detached(stream, from, to), visit);
         }
         SledScan::new(&self.events, stream, from, to).visit(visit)
     }

@@ -12,7 +12,7 @@ use super::client::{CallError, REQUEST_TIMEOUT, Watch};
 use super::idle::OwnedScan;
 use super::owner::Chunk;
 use super::wire::{Request, Response, is_flush};
-use askuser_store::backend::{Backend, RecordIter};
+use askuser_store::backend::{Backend, RecordIter, visit_each};
 use askuser_store::codec::check_name;
 use askuser_store::{Clock, Durability, Recorded, Seq, Snapshot};
 use askuser_store::{Result, StoreError};
@@ -98,13 +98,7 @@ impl Backend for SharedSledLog {
             let _busy = owned.core.busy();
             return owned.core.sled.visit_own(stream, from, to, visit);
         }
-        for record in self.scan_own(stream, from, to)? {
-            match record {
-                Ok(recorded) => visit(Ok(&recorded))?,
-                Err(error) => visit(Err(error))?,
-            }
-        }
-        Ok(())
+        visit_each(self.scan_own(stream, from, to)?, visit)
     }
 
     fn put_snapshot(&self, stream: &str, seq: Seq, state: &State) -> Result<()> {
