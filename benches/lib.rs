@@ -137,6 +137,24 @@ pub fn read_from_cold_open(path: &Path) -> Result<u64, StoreError> {
     Ok(count)
 }
 
+/// Visits the whole stream where the log decodes it (`Log::visit_range`, what a
+/// replay reads with), from a fresh open, and applies nothing: the replay's
+/// reading alone. Returns how many events were visited.
+///
+/// # Errors
+///
+/// If the database cannot be read or a record is damaged.
+pub fn visit_from_cold_open(path: &Path) -> Result<u64, StoreError> {
+    let log = open(path)?;
+    let mut count = 0;
+    log.visit_range(STREAM, 1, EVENTS, &mut |recorded| {
+        std::hint::black_box(recorded);
+        count += 1;
+        Ok(())
+    })?;
+    Ok(count)
+}
+
 /// Loads the stream's state from its snapshot and the tail, from a fresh open.
 ///
 /// # Errors

@@ -3,7 +3,7 @@
 //! is the replay's:
 //!
 //! ```sh
-//! cargo run --release -p askuser-benches --example replay_memory -- [replay|read|raw|sled|load]
+//! cargo run --release -p askuser-benches --example replay_memory -- [replay|read|visit|raw|sled|load]
 //! ```
 //!
 //! A first run builds the database if it is missing (see `askuser_benches::replay_db`)
@@ -13,7 +13,7 @@ use std::time::Instant;
 
 use askuser_benches::{
     load_from_cold_open, peak_rss_kib, raw_scan_from_cold_open, read_from_cold_open, replay_db,
-    replay_db_path, replay_from_cold_open, report, sled_scan_from_cold_open,
+    replay_db_path, replay_from_cold_open, report, sled_scan_from_cold_open, visit_from_cold_open,
 };
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -36,8 +36,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "sled" => sled_scan_from_cold_open(&path)?,
         "load" => load_from_cold_open(&path)?,
         "read" => read_from_cold_open(&path)?,
+        "visit" => visit_from_cold_open(&path)?,
         other => {
-            return Err(format!("unknown mode {other}: replay, read, raw, sled or load").into());
+            return Err(
+                format!("unknown mode {other}: replay, read, visit, raw, sled or load").into(),
+            );
         }
     };
     report(&mode, count, started.elapsed(), before);

@@ -210,6 +210,23 @@ impl FinishedInquiry {
             },
             _ => Sent::TurnEnded,
         };
+        Self::sent(ending, call, owed)
+    }
+
+    /// [`FinishedInquiry::new`], keeping `result` itself rather than a copy: for a
+    /// result nobody else reads (a replay for the state alone).
+    pub(crate) fn taking(result: Option<Command>, call: Option<Arc<ToolCall>>, owed: bool) -> Self {
+        let ending = match result {
+            Some(Command::Respond { outcome, .. }) => Sent::Responded(outcome),
+            Some(Command::Fail {
+                reason, message, ..
+            }) => Sent::Failed { reason, message },
+            _ => Sent::TurnEnded,
+        };
+        Self::sent(ending, call, owed)
+    }
+
+    fn sent(ending: Sent, call: Option<Arc<ToolCall>>, owed: bool) -> Self {
         Self {
             ending,
             call,

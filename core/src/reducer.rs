@@ -75,8 +75,12 @@ pub struct State {
 struct Recent {
     label: Option<Arc<str>>,
     origin: Option<Arc<Origin>>,
-    /// Set while [`State::replay_at`] applies: no prompt is built.
+    /// Set while [`State::replay_at`] applies: no prompt is built, and a result
+    /// is moved into its record rather than copied.
     quiet: bool,
+    /// The commands [`State::replay_at`] pushes and nobody reads (a result, for
+    /// a moment), kept empty between calls so that their buffer is allocated once.
+    unyielded: Vec<Command>,
 }
 
 impl Recent {
@@ -95,6 +99,22 @@ impl Recent {
             Some(recent) if same_text(recent, label) => Some(Arc::clone(recent)),
             _ => Some(Arc::clone(self.label.insert(Arc::from(label)))),
         }
+    }
+}
+
+/// The record of an inquiry whose result `out` got last: that result itself
+/// while [`State::replay_at`] applies (nobody reads `out` then), else a copy,
+/// which `out` keeps for its host.
+fn finished_record(
+    quiet: bool,
+    out: &mut Vec<Command>,
+    call: Option<Arc<crate::event::ToolCall>>,
+    owed: bool,
+) -> FinishedInquiry {
+    if quiet {
+        FinishedInquiry::taking(out.pop(), call, owed)
+    } else {
+        FinishedInquiry::new(out.last(), call, owed)
     }
 }
 
@@ -196,12 +216,13 @@ impl State {
     /// prompts the event would yield. A replay of a million events spends a
     /// tenth of its applying on prompts it then drops.
     pub fn replay_at(&mut self, event: &Event, recorded_at_ms: u64) {
-        // Only a result is pushed here (its record keeps it): most events push
-        // nothing, and allocate nothing.
-        let mut unyielded = Vec::new();
+        // Only a result is pushed here, and its record takes it back out.
+        let mut unyielded = std::mem::take(&mut self.recent.unyielded);
         self.recent.quiet = true;
         self.apply_prepared(event, None, Some(recorded_at_ms), &mut unyielded);
         self.recent.quiet = false;
+        unyielded.clear();
+        self.recent.unyielded = unyielded;
     }
 
     /// Applies an event the log's first format recorded at `recorded_at_ms` (see
@@ -336,7 +357,7 @@ impl State {
                     reason: reason.clone(),
                     message: message.clone(),
                 });
-                let record = FinishedInquiry::new(out.last(), None, false);
+                let record = finished_record(self.recent.quiet, out, None, false);
                 self.inquiries
                     .insert(inquiry.clone(), Inquiry::Finished(record));
                 self.remember_finished(inquiry);
@@ -563,9 +584,12 @@ impl State {
             open.moved_at(at);
             finished = open.advance(inquiry, &self.remembered, self.recent.quiet, out);
             match finished {
-                Some(_) => {
-                    Inquiry::Finished(FinishedInquiry::new(out.last(), open.call.take(), false))
-                }
+                Some(_) => Inquiry::Finished(finished_record(
+                    self.recent.quiet,
+                    out,
+                    open.call.take(),
+                    false,
+                )),
                 None => Inquiry::Open(open),
             }
         });
@@ -576,7 +600,7 @@ impl State {
 
     /// Marks `id` finished, `how`, with the result command just pushed: the last
     /// in `out`.
-    fn finish(&mut self, id: &InquiryId, how: Ending, out: &[Command]) {
+    fn finish(&mut self, id: &InquiryId, how: Ending, out: &mut Vec<Command>) {
         if let Some(entry) = self.inquiries.get_mut(id) {
             // A result the asker takes when it comes back is owed until a
             // surface records handing it over.
@@ -584,7 +608,7 @@ impl State {
                 Inquiry::Open(open) => (open.call.take(), open.origin.resumes),
                 Inquiry::Finished(_) => (None, false),
             };
-            let record = FinishedInquiry::new(out.last(), call, owed);
+            let record = finished_record(self.recent.quiet, out, call, owed);
             debug_assert_eq!(record.how(), how, "the result pushed last is {how:?}'s");
             *entry = Inquiry::Finished(record);
             self.remember_finished(id);

@@ -388,9 +388,11 @@ impl Core {
                 self.sled.put_snapshot(&stream, seq, &state)?;
                 Response::Done
             }
-            Request::GetSnapshot { stream, seq } => {
-                Response::Snapshot(self.sled.get_snapshot(&stream, seq)?.map(Into::into))
-            }
+            Request::GetSnapshot { stream, seq } => Response::Snapshot(
+                self.sled
+                    .get_snapshot(&stream, seq)?
+                    .map(|snapshot| Box::new(snapshot.into())),
+            ),
             Request::SnapshotSeqs { stream } => Response::Seqs(self.sled.snapshot_seqs(&stream)?),
             Request::DropThrough { stream, seq } => {
                 Response::Count(self.drop_through(&stream, seq)?)

@@ -125,7 +125,7 @@ impl Backend for SharedSledLog {
             REQUEST_TIMEOUT,
             |core| core.sled.get_snapshot(stream, seq),
             |r| match r {
-                Response::Snapshot(snapshot) => Some(snapshot.map(Into::into)),
+                Response::Snapshot(snapshot) => Some(snapshot.map(|snapshot| (*snapshot).into())),
                 _ => None,
             },
         )

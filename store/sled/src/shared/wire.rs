@@ -158,7 +158,9 @@ pub(crate) enum Response {
         next: Seq,
         end: bool,
     },
-    Snapshot(Option<WireSnapshot>),
+    /// Boxed, so that a state (which grows with the engine's caches) does not
+    /// make every answer as large; serde encodes a box as what it holds.
+    Snapshot(Option<Box<WireSnapshot>>),
     Seqs(Vec<Seq>),
     Count(u64),
     Outputs(Option<Vec<serde_json::Value>>),
