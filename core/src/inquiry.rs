@@ -36,7 +36,9 @@ pub(crate) struct Open {
     /// Who is being asked.
     pub(crate) awaiting: Target,
     /// The answers Back discarded, by question: each comes back as the prefill when
-    /// its question is asked again.
+    /// its question is asked again. Empty until Back first keeps one (most
+    /// inquiries never go back, and a replay allocates nothing for them), one
+    /// slot per question from then on.
     pub(crate) discarded: Vec<Option<Answer>>,
     /// How many answers in a row to the current question were refused.
     pub(crate) refused: u32,
@@ -137,11 +139,7 @@ impl TryFrom<OpenRecord> for Open {
             answers: record.answers,
             cursor: record.cursor,
             awaiting: record.awaiting,
-            discarded: if record.discarded.is_empty() {
-                vec![None; count]
-            } else {
-                record.discarded
-            },
+            discarded: record.discarded,
             refused: record.refused,
             call: record.call,
             review: record.review,
@@ -173,7 +171,7 @@ impl Open {
             answers: (0..count).map(|_| None).collect(),
             cursor: 0,
             awaiting: Target::User,
-            discarded: (0..count).map(|_| None).collect(),
+            discarded: Vec::new(),
             refused: 0,
             review: false,
             discarded_notes: Vec::new(),
@@ -224,13 +222,18 @@ impl Open {
     /// Takes an answer to the current question and moves past it.
     pub(crate) fn accept(&mut self, slot: Slot) {
         self.answers[self.cursor] = Some(slot);
-        self.discarded[self.cursor] = None;
+        self.take_discarded(self.cursor);
         if let Some(note) = self.discarded_notes.get_mut(self.cursor) {
             *note = None;
         }
         self.refused = 0;
         self.cursor += 1;
         self.step = self.step.wrapping_add(1);
+    }
+
+    /// Takes the answer Back kept for question `index`, if any.
+    fn take_discarded(&mut self, index: usize) -> Option<Answer> {
+        self.discarded.get_mut(index)?.take()
     }
 
     /// The index of the last question the person answered before the current one.
@@ -291,6 +294,9 @@ impl Open {
         let count = self.answers.len();
         for index in target..count {
             if let Some(slot) = self.answers[index].take() {
+                if self.discarded.len() != count {
+                    self.discarded = (0..count).map(|_| None).collect();
+                }
                 self.discarded[index] = Some(slot.answer);
                 if let Some(note) = slot.note {
                     if self.discarded_notes.len() != count {
@@ -379,7 +385,7 @@ impl Open {
         if !self.give_again.contains(&index) {
             return None;
         }
-        let answer = self.discarded[index].take()?;
+        let answer = self.take_discarded(index)?;
         let note = self.discarded_notes.get_mut(index).and_then(Option::take);
         Some(Slot {
             answer,
@@ -517,8 +523,11 @@ impl Open {
                 n: index + 1,
                 m: count,
             }),
-            prefill: self.discarded[index]
-                .clone()
+            prefill: self
+                .discarded
+                .get(index)
+                .cloned()
+                .flatten()
                 .or_else(|| self.form.default_answer(index).cloned()),
             prefill_note: self.discarded_notes.get(index).cloned().flatten(),
             can_back: self.back_target().is_some(),
