@@ -317,7 +317,7 @@ impl Open {
     /// remembered answers, and stops at the first question someone must answer.
     /// Returns how the inquiry finished, if it did. When `quiet` (a state
     /// replayed for itself alone), the prompt it stops at is not built: only a
-    /// result is pushed to `out`, which the finished record keeps.
+    /// result is pushed to `out`, which the finished record takes back out.
     pub(crate) fn advance(
         &mut self,
         id: &InquiryId,

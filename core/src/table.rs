@@ -187,34 +187,33 @@ impl<V> Table<V> {
     /// had one.
     pub(crate) fn remove(&mut self, id: &InquiryId) -> bool {
         let code = self.digest_of(id);
-        let Some(bucket) = self.index.get_mut(code) else {
-            return false;
-        };
         let slots = &self.slots;
         let held = |slot: usize| slots.get(slot).and_then(Option::as_ref);
-        let slot = match bucket {
+        let mut removed = None;
+        self.index.change(code, |bucket| match bucket {
             Bucket::One(slot) => {
-                let slot = *slot;
-                if !held(slot).is_some_and(|(held, _)| held.same(id)) {
-                    return false;
+                let found = held(*slot).is_some_and(|(held, _)| held.same(id));
+                if found {
+                    removed = Some(*slot);
                 }
-                self.index.remove(code);
-                slot
+                found
             }
             Bucket::Many(slots) => {
                 let found = slots.binary_search_by(|&slot| match held(slot) {
                     Some((held, _)) => held.cmp(id),
                     None => std::cmp::Ordering::Less,
                 });
-                let Ok(at) = found else {
-                    return false;
-                };
-                let slot = slots.remove(at);
-                if let [only] = slots.as_slice() {
-                    *bucket = Bucket::One(*only);
+                if let Ok(at) = found {
+                    removed = Some(slots.remove(at));
+                    if let [only] = slots.as_slice() {
+                        *bucket = Bucket::One(*only);
+                    }
                 }
-                slot
+                false
             }
+        });
+        let Some(slot) = removed else {
+            return false;
         };
         self.free.push(slot);
         if let Some(entry) = self.slots.get_mut(slot) {

@@ -43,17 +43,6 @@ impl Index {
         }
     }
 
-    /// The bucket of `code`, to change.
-    pub(super) fn get_mut(&mut self, code: u64) -> Option<&mut Bucket> {
-        match self {
-            Self::Small(entries) => {
-                let at = entries.binary_search_by_key(&code, |(c, _)| *c).ok()?;
-                Some(&mut entries[at].1)
-            }
-            Self::Large(map) => map.get_mut(&code),
-        }
-    }
-
     /// Enters `bucket` for `code` if `code` has none; whether it did.
     pub(super) fn insert_vacant(&mut self, code: u64, bucket: Bucket) -> bool {
         match self {
@@ -79,18 +68,46 @@ impl Index {
 
     /// Removes the bucket of `code`, returning it.
     pub(super) fn remove(&mut self, code: u64) -> Option<Bucket> {
-        match self {
+        let removed = match self {
             Self::Small(entries) => {
                 let at = entries.binary_search_by_key(&code, |(c, _)| *c).ok()?;
                 Some(entries.remove(at).1)
             }
-            Self::Large(map) => {
-                let removed = map.remove(&code);
-                if map.len() < SMALL / 2 {
-                    *self = Self::Small(std::mem::take(map).into_iter().collect());
+            Self::Large(map) => map.remove(&code),
+        };
+        self.shrink_if_small();
+        removed
+    }
+
+    /// Hands the bucket of `code`, if it has one, to `change`, which changes it
+    /// in place or says (`true`) to remove it: one search, where a look and a
+    /// removal took two.
+    pub(super) fn change(&mut self, code: u64, change: impl FnOnce(&mut Bucket) -> bool) {
+        match self {
+            Self::Small(entries) => {
+                if let Ok(at) = entries.binary_search_by_key(&code, |(c, _)| *c)
+                    && change(&mut entries[at].1)
+                {
+                    entries.remove(at);
                 }
-                removed
             }
+            Self::Large(map) => {
+                if let std::collections::btree_map::Entry::Occupied(mut entry) = map.entry(code)
+                    && change(entry.get_mut())
+                {
+                    entry.remove();
+                    self.shrink_if_small();
+                }
+            }
+        }
+    }
+
+    /// Back to a sorted vector once a map holds fewer than [`SMALL`] / 2.
+    fn shrink_if_small(&mut self) {
+        if let Self::Large(map) = self
+            && map.len() < SMALL / 2
+        {
+            *self = Self::Small(std::mem::take(map).into_iter().collect());
         }
     }
 }
@@ -122,8 +139,16 @@ mod tests {
                     let vacant = !model.contains_key(&code);
                     prop_assert_eq!(index.insert_vacant(code, Bucket::One(step)), vacant);
                     model.entry(code).or_insert(step);
-                } else {
+                } else if step % 2 == 0 {
                     prop_assert_eq!(slot(index.remove(code).as_ref()), model.remove(&code));
+                } else {
+                    // Through `change`: the bucket it is handed, removed.
+                    let mut handed = None;
+                    index.change(code, |bucket| {
+                        handed = slot(Some(bucket));
+                        true
+                    });
+                    prop_assert_eq!(handed, model.remove(&code));
                 }
                 match &index {
                     Index::Small(entries) => prop_assert!(entries.len() <= SMALL),
