@@ -3,23 +3,24 @@
 //! A state holds a few dozen inquiries (the open ones and the last
 //! [`FINISHED_REMEMBERED`](crate::FINISHED_REMEMBERED) finished), and each
 //! inquiry enters the index once and leaves it once: a search tree rebalanced
-//! at each of those was a tenth of what a replay spent applying. While the
-//! index is small it is a sorted vector (a binary search, then a move of a
-//! few hundred bytes); past [`SMALL`] entries it becomes a `BTreeMap`, so that
-//! no number of open inquiries makes an insert cost more than a logarithm, and
-//! back below half of that.
+//! at each of those was a tenth of what a replay spent applying, and a sorted
+//! vector moved half its entries at each. While the index is small it is a
+//! list in no order: a lookup scans at most [`SMALL`] entries, an entry is
+//! added at the end, and a removed one is replaced by the last. Past [`SMALL`] entries it becomes a `BTreeMap`,
+//! so that no number of open inquiries makes an insert cost more than a
+//! logarithm, and back below half of that. Nothing reads the index in order.
 
 use std::collections::BTreeMap;
 
 use super::Bucket;
 
-/// The most entries kept in a sorted vector.
+/// The most entries kept in the unordered list.
 const SMALL: usize = 64;
 
 /// Digests to buckets (see the module docs).
 #[derive(Clone)]
 pub(super) enum Index {
-    /// Sorted by digest, at most [`SMALL`] entries.
+    /// At most [`SMALL`] entries, in no order.
     Small(Vec<(u64, Bucket)>),
     /// More than [`SMALL`] / 2 entries.
     Large(BTreeMap<u64, Bucket>),
@@ -35,10 +36,7 @@ impl Index {
     /// The bucket of `code`.
     pub(super) fn get(&self, code: u64) -> Option<&Bucket> {
         match self {
-            Self::Small(entries) => {
-                let at = entries.binary_search_by_key(&code, |(c, _)| *c).ok()?;
-                Some(&entries[at].1)
-            }
+            Self::Small(entries) => Some(&entries[position(entries, code)?].1),
             Self::Large(map) => map.get(&code),
         }
     }
@@ -47,10 +45,10 @@ impl Index {
     pub(super) fn insert_vacant(&mut self, code: u64, bucket: Bucket) -> bool {
         match self {
             Self::Small(entries) => {
-                let Err(at) = entries.binary_search_by_key(&code, |(c, _)| *c) else {
+                if position(entries, code).is_some() {
                     return false;
-                };
-                entries.insert(at, (code, bucket));
+                }
+                entries.push((code, bucket));
                 if entries.len() > SMALL {
                     *self = Self::Large(std::mem::take(entries).into_iter().collect());
                 }
@@ -70,8 +68,8 @@ impl Index {
     pub(super) fn remove(&mut self, code: u64) -> Option<Bucket> {
         let removed = match self {
             Self::Small(entries) => {
-                let at = entries.binary_search_by_key(&code, |(c, _)| *c).ok()?;
-                Some(entries.remove(at).1)
+                let at = position(entries, code)?;
+                Some(entries.swap_remove(at).1)
             }
             Self::Large(map) => map.remove(&code),
         };
@@ -85,10 +83,10 @@ impl Index {
     pub(super) fn change(&mut self, code: u64, change: impl FnOnce(&mut Bucket) -> bool) {
         match self {
             Self::Small(entries) => {
-                if let Ok(at) = entries.binary_search_by_key(&code, |(c, _)| *c)
+                if let Some(at) = position(entries, code)
                     && change(&mut entries[at].1)
                 {
-                    entries.remove(at);
+                    entries.swap_remove(at);
                 }
             }
             Self::Large(map) => {
@@ -102,7 +100,7 @@ impl Index {
         }
     }
 
-    /// Back to a sorted vector once a map holds fewer than [`SMALL`] / 2.
+    /// Back to the unordered list once a map holds fewer than [`SMALL`] / 2.
     fn shrink_if_small(&mut self) {
         if let Self::Large(map) = self
             && map.len() < SMALL / 2
@@ -110,6 +108,11 @@ impl Index {
             *self = Self::Small(std::mem::take(map).into_iter().collect());
         }
     }
+}
+
+/// Where `code` is among `entries`.
+fn position(entries: &[(u64, Bucket)], code: u64) -> Option<usize> {
+    entries.iter().position(|(held, _)| *held == code)
 }
 
 #[cfg(test)]
