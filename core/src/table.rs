@@ -8,7 +8,8 @@
 //! ever requested) finds the slot: a search compares numbers, and only the id it
 //! lands on is compared as a string (comparing ids as strings at every step of a
 //! search was most of what a replay spent on finding inquiries).
-//! The index is a `BTreeMap`, not a hash table, so that no set of ids makes it slow.
+//! The index is a short list while the table is small and a `BTreeMap` past that
+//! (see [`index`]), not a hash table, so that no set of ids makes it slow.
 //! Listing the entries in id order sorts them; only listings and snapshots do.
 
 use std::collections::BTreeMap;
