@@ -561,22 +561,30 @@ pub struct ToolCall {
 }
 
 /// Who may answer an inquiry's questions, decided from configuration and facts.
+///
+/// A field a record leaves out reads as [`Policy::default`]'s. (Each field says
+/// its own default: a default for the whole struct would be built, labels and
+/// all, for every policy read, a replay's requests included.)
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
 pub struct Policy {
     /// Who the questions are meant for.
+    #[serde(default)]
     pub target: Target,
     /// Whether a person can be asked right now (a terminal or a UI is attached).
+    #[serde(default = "yes")]
     pub interactive: bool,
     /// Only a human may answer: never route to the assistant. `ask_user` sets it.
+    #[serde(default = "yes")]
     pub exclusive: bool,
     /// Whether an answer may be remembered for the rest of the turn.
+    #[serde(default)]
     pub persistence: Persistence,
     /// Configured answers by question id; such a question is never shown.
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub static_answers: BTreeMap<String, Value>,
     /// The "who's asking" label a prompt shows (`"Assistant"` for `ask_user`). Written
     /// even when `None` (as `null`), since an absent label reads as the default.
+    #[serde(default = "assistant_label")]
     pub label: Option<String>,
     /// How long the person has to answer, and what happens then; `None` (the
     /// default): no time limit. Absent from records written before timeouts existed.
@@ -619,14 +627,28 @@ impl Default for Policy {
     fn default() -> Self {
         Self {
             target: Target::User,
-            interactive: true,
-            exclusive: true,
+            interactive: yes(),
+            exclusive: yes(),
             persistence: Persistence::None,
             static_answers: BTreeMap::new(),
-            label: Some("Assistant".to_owned()),
+            label: assistant_label(),
             timeout: None,
         }
     }
+}
+
+/// `true`, as a field's default.
+fn yes() -> bool {
+    true
+}
+
+/// `ask_user`'s label, [`Policy::label`]'s default.
+#[expect(
+    clippy::unnecessary_wraps,
+    reason = "serde's default for an optional field"
+)]
+fn assistant_label() -> Option<String> {
+    Some("Assistant".to_owned())
 }
 
 /// Who a question is meant for.
@@ -652,14 +674,19 @@ pub enum Persistence {
 }
 
 /// Where a request comes from.
+///
+/// A field a record leaves out reads as [`Origin::default`]'s (each field says
+/// its own, as [`Policy`]'s do).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
 pub struct Origin {
     /// The tool's name, used in messages to the model (`"ask_user"`).
+    #[serde(default = "ask_user_tool")]
     pub tool: String,
     /// The conversation turn. Remembered answers expire when it changes or ends.
+    #[serde(default)]
     pub turn: String,
     /// Whether a sub-agent made the call. Only the parent conversation may ask a person.
+    #[serde(default)]
     pub subagent: bool,
     /// The asker takes a result it missed when it comes back (an `askuser serve`
     /// restarted on the stream, an MCP call retried): it records each result it
@@ -667,14 +694,19 @@ pub struct Origin {
     /// to it ([`State::owed`](crate::State::owed)). Absent from records written
     /// before results were kept for an asker, and off for an asker that does not
     /// come back for them (a terminal's `askuser ask`).
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub resumes: bool,
+}
+
+/// `ask_user`, [`Origin::tool`]'s default.
+fn ask_user_tool() -> String {
+    "ask_user".to_owned()
 }
 
 impl Default for Origin {
     fn default() -> Self {
         Self {
-            tool: "ask_user".to_owned(),
+            tool: ask_user_tool(),
             turn: String::new(),
             subagent: false,
             resumes: false,
@@ -837,6 +869,47 @@ mod tests {
         }
         let absent: Policy = serde_json::from_value(serde_json::json!({})).unwrap();
         assert_eq!(absent, Policy::default());
+    }
+
+    /// Each field a record leaves out reads as the default's, alone or beside
+    /// the others (the defaults are the fields' own, not a default struct's).
+    #[test]
+    fn a_policy_or_an_origin_missing_fields_reads_each_as_the_default() {
+        let policy: Policy = serde_json::from_value(serde_json::json!({
+            "target": "assistant", "exclusive": false, "label": null
+        }))
+        .unwrap();
+        assert_eq!(
+            policy,
+            Policy {
+                target: Target::Assistant,
+                exclusive: false,
+                label: None,
+                ..Policy::default()
+            }
+        );
+        let policy: Policy =
+            serde_json::from_value(serde_json::json!({"interactive": false})).unwrap();
+        assert_eq!(
+            policy,
+            Policy {
+                interactive: false,
+                ..Policy::default()
+            }
+        );
+        let origin: Origin = serde_json::from_value(serde_json::json!({"turn": "t1"})).unwrap();
+        assert_eq!(
+            origin,
+            Origin {
+                turn: "t1".to_owned(),
+                ..Origin::default()
+            }
+        );
+        assert_eq!(
+            serde_json::from_value::<Origin>(serde_json::json!({})).unwrap(),
+            Origin::default()
+        );
+        assert_eq!(Origin::default().tool, "ask_user");
     }
 
     #[test]
