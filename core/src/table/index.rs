@@ -6,9 +6,10 @@
 //! at each of those was a tenth of what a replay spent applying, and a sorted
 //! vector moved half its entries at each. While the index is small it is a
 //! list in no order: a lookup scans at most [`SMALL`] entries, an entry is
-//! added at the end, and a removed one is replaced by the last. Past [`SMALL`] entries it becomes a `BTreeMap`,
-//! so that no number of open inquiries makes an insert cost more than a
-//! logarithm, and back below half of that. Nothing reads the index in order.
+//! added at the end, and a removed one is replaced by the last. Past [`SMALL`]
+//! entries it becomes a `BTreeMap`, so that no number of open inquiries makes
+//! an insert cost more than a logarithm, and back below half of that. Nothing
+//! reads the index in order.
 
 use std::collections::BTreeMap;
 
