@@ -18,6 +18,7 @@ loop doing nothing, as `stress --cpu 1` does), stopped at the end.
 """
 
 import argparse
+import os
 import statistics
 import subprocess
 import sys
@@ -58,6 +59,10 @@ def summary(times):
 
 def main():
     args = parse_args()
+    if not os.access(args.binary, os.X_OK):
+        sys.exit(f"replay_ratio: {args.binary} is not there to run: build it with "
+                 "`cargo build --release -p askuser-benches --example replay_memory`, "
+                 "or name it with --binary")
     raw_command = [args.binary, "raw"]
     replay_command = [args.binary, "replay"]
     # A first run builds the database if it is missing; another warms the cache.
