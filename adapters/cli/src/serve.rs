@@ -17,13 +17,12 @@ pub(crate) fn serve(args: &ServeArgs) -> Result<u8, CliError> {
     // Held while this process serves: the inbox sees whether anyone waits.
     let presence = hold_presence(&mut journal, &stream, origin, attached);
     let mut server = Server::new(journal, stream.clone())?;
-    // Input is read on a thread of its own while the log is watched, so an answer
-    // another process records (`askuser answer`, another terminal) reaches the
-    // host at once.
-    let input = std::io::BufReader::new(std::io::stdin());
-    // The server flushes after each group of lines it writes.
-    let output = std::io::BufWriter::new(std::io::stdout().lock());
-    server.serve_watching(input, output)?;
+    // The log is watched while input is read, so an answer another process
+    // records (`askuser answer`, another terminal) reaches the host at once. The
+    // server flushes after each group of lines it writes (from either thread:
+    // the output is not locked to this one).
+    let output = std::io::BufWriter::new(std::io::stdout());
+    server.serve_watching(std::io::stdin(), output)?;
     drop(presence);
     // The stream's events were appended one step at a time: store them as full
     // blocks now that this host is done with it, so a later replay reads them fast.

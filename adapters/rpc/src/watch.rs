@@ -1,36 +1,43 @@
 //! [`Server::serve_watching`]: the server loop that also passes on what other
 //! processes record while it waits for its host.
+//!
+//! Two threads take turns on one server: the calling thread reads the host's
+//! lines and answers them; a watcher waits on the log and, when another process
+//! records in the server's stream, writes the lines of that itself. A line from
+//! the host wakes one thread (the one reading it), not a reader and then a loop.
 
-use std::io::{self, BufRead, Write};
-use std::sync::Arc;
+use std::io::{self, BufReader, Read, Write};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
-use crate::server::{Line, Server, read_line, write_line, write_lines};
-use askuser_app::Result;
+use crate::server::{Line, Server, read_line, write_lines};
 use askuser_app::log::Seq;
+use askuser_app::{AppError, HeadWaiter, Result};
 
 /// How long the watcher waits on the log at a time before it checks whether the
 /// server has stopped (it is woken at once by an append).
 const WATCH_SLICE: Duration = Duration::from_millis(250);
 
 /// At most this many inputs are recorded together before the log is flushed once
-/// and their lines are written (a group commit; only inputs already waiting are
-/// grouped, so a person typing one line at a time waits for nothing).
+/// and their lines are written (a group commit; only whole lines already read
+/// are grouped, so a person typing one line at a time waits for nothing).
 const GROUP_MAX: usize = 256;
 
-/// How many wakes may wait for the server loop: the input thread reads no further
-/// ahead than this, so memory does not grow with a host that writes faster than
-/// the log records.
-const WAKES_QUEUED: usize = 2 * GROUP_MAX;
+/// How much of the host's input is read at a time: whatever the host has written
+/// (up to this) arrives in one read, and its whole lines form a group.
+const READ_AHEAD: usize = 64 * 1024;
 
-/// What the server loop is woken by.
-enum Wake {
-    /// A line of input (its kind and text), or the error reading it.
-    Input(io::Result<(Line, Vec<u8>)>),
-    /// The default stream's head moved, to this.
-    Moved(Seq),
+/// A line of input (its kind and text), or the error reading it.
+type InputLine = io::Result<(Line, Vec<u8>)>;
+
+/// What the two threads share: the server and its output, used by one at a time.
+struct Turns<'s, W> {
+    server: &'s mut Server,
+    output: W,
+    /// Why the watcher stopped, when it could not pass something on (the output
+    /// failed): the server loop ends with it.
+    failed: Option<AppError>,
 }
 
 impl Server {
@@ -39,149 +46,166 @@ impl Server {
     /// terminal, or by `askuser answer`), the lines it yields are written as soon
     /// as it lands ([`Server::catch_up`]), without the host sending anything.
     ///
-    /// Input is read on a thread of its own, and the log is waited on by another
-    /// ([`Log::wait_for_others`](askuser_app::log::Log::wait_for_others): woken
-    /// on a shared sled log by the append of another process itself, and not by
-    /// this server's own).
+    /// Input is read on the calling thread; the log is waited on by a thread of
+    /// its own ([`Log::wait_for_others`](askuser_app::log::Log::wait_for_others):
+    /// woken on a shared sled log or PostgreSQL by the append of another process
+    /// itself, and not by this server's own), which writes those lines itself.
+    /// The two take turns: lines are never interleaved. Inputs the host has
+    /// already written are recorded as a group, with one flush of the log, and
+    /// answered exactly as if each came alone.
     ///
     /// # Errors
     /// Only when reading `input` or writing `output` fails.
     pub fn serve_watching<R, W>(&mut self, input: R, mut output: W) -> Result<()>
     where
-        R: BufRead + Send + 'static,
-        W: Write,
+        R: Read,
+        W: Write + Send,
     {
-        let (sender, wakes) = mpsc::sync_channel(WAKES_QUEUED);
-        spawn_reader(input, sender.clone())?;
-        let stopped = Arc::new(AtomicBool::new(false));
         let stream = self.stream().to_owned();
         let seen = Arc::new(AtomicU64::new(self.desk().head(&stream)?));
+        let waiter = self.desk().head_waiter();
+        write_lines(&mut output, &self.greeting())?;
         self.watched = Some(Arc::clone(&seen));
-        let watcher = self.spawn_watcher(sender, Arc::clone(&stopped), seen)?;
-        let served = self.serve_wakes(&wakes, &mut output);
-        self.watched = None;
-        stopped.store(true, Ordering::SeqCst);
-        drop(wakes);
-        drop(watcher.join());
-        served
-    }
-
-    fn serve_wakes<W: Write>(
-        &mut self,
-        wakes: &mpsc::Receiver<Wake>,
-        output: &mut W,
-    ) -> Result<()> {
-        for line in self.greeting() {
-            write_line(output, &line)?;
-        }
-        loop {
-            let Ok(first) = wakes.recv() else {
-                return Ok(());
-            };
-            let mut group = vec![first];
-            while group.len() < GROUP_MAX
-                && let Ok(wake) = wakes.try_recv()
-            {
-                group.push(wake);
-            }
-            if self.serve_group(group, output)? {
-                return Ok(());
-            }
-        }
-    }
-
-    /// Answers a group of wakes: records their inputs (flushing the log once for the
-    /// group), then writes their lines. Returns whether the input ended.
-    fn serve_group<W: Write>(&mut self, group: Vec<Wake>, output: &mut W) -> Result<bool> {
-        // One flush for a group of several wakes, the results it hands over
-        // recorded with it; a wake alone records with the log's own durability
-        // (one append and its flush are one request on a shared log).
-        if group.len() > 1 {
-            self.desk().defer_flush();
-        }
-        let mut lines = Vec::new();
-        let mut ended = Ok(false);
-        for wake in group {
-            match wake {
-                Wake::Input(Ok((Line::End, _))) => {
-                    ended = Ok(true);
-                    break;
-                }
-                Wake::Input(Err(error)) => {
-                    ended = Err(error.into());
-                    break;
-                }
-                Wake::Input(Ok((line, text))) => lines.extend(self.answer_input(&line, &text)),
-                // Woken by its own append: nothing to catch up on.
-                Wake::Moved(head) if self.has_caught_up(head) => {}
-                Wake::Moved(_) => lines.extend(self.catch_up()),
-            }
-        }
-        // Nothing recorded is shown before it is durable.
-        self.desk().flush()?;
-        write_lines(output, &lines)?;
-        ended
-    }
-
-    /// Whether the desk already holds the default stream through `head`.
-    fn has_caught_up(&mut self, head: Seq) -> bool {
-        let stream = self.stream().to_owned();
-        self.desk().has_caught_up(&stream, head)
-    }
-
-    /// A thread waiting on the default stream, sending [`Wake::Moved`] each time its
-    /// head moves, until `stopped`.
-    fn spawn_watcher(
-        &mut self,
-        sender: mpsc::SyncSender<Wake>,
-        stopped: Arc<AtomicBool>,
-        watched: Arc<AtomicU64>,
-    ) -> Result<std::thread::JoinHandle<()>> {
-        let stream = self.stream().to_owned();
-        let mut head = watched.load(Ordering::SeqCst);
-        let log = self.desk().head_waiter();
-        Ok(std::thread::Builder::new()
-            .name("askuser-serve-watch".to_owned())
-            .spawn(move || {
-                while !stopped.load(Ordering::SeqCst) {
-                    match log.wait_for_others(&stream, head, WATCH_SLICE) {
-                        Ok(now) if now > head => {
-                            head = now;
-                            // Before the wake is sent: the server reads the stream
-                            // before an input while this is ahead of its desk.
-                            watched.store(now, Ordering::SeqCst);
-                            if sender.send(Wake::Moved(now)).is_err() {
-                                return;
-                            }
-                        }
-                        Ok(_) => {}
-                        // The log is unreachable for now: look again later.
-                        Err(_) => std::thread::sleep(WATCH_SLICE),
-                    }
-                }
-            })?)
+        let turns = Mutex::new(Turns {
+            server: self,
+            output,
+            failed: None,
+        });
+        let stopped = AtomicBool::new(false);
+        let served = std::thread::scope(|scope| -> Result<()> {
+            // However the loop ends (a panic too), the watcher stops, and the
+            // scope's wait for it ends within a slice.
+            let _stop = StopWhenDone(&stopped);
+            std::thread::Builder::new()
+                .name("askuser-serve-watch".to_owned())
+                .spawn_scoped(scope, || watch(&turns, &waiter, &stream, &seen, &stopped))?;
+            serve_input(&turns, BufReader::with_capacity(READ_AHEAD, input))
+        });
+        let turns = turns.into_inner().unwrap_or_else(PoisonError::into_inner);
+        turns.server.watched = None;
+        served?;
+        turns.failed.map_or(Ok(()), Err)
     }
 }
 
-/// A thread reading `input` line by line into `sender`, until it ends.
-fn spawn_reader<R: BufRead + Send + 'static>(
-    mut input: R,
-    sender: mpsc::SyncSender<Wake>,
-) -> io::Result<()> {
-    std::thread::Builder::new()
-        .name("askuser-serve-input".to_owned())
-        .spawn(move || {
-            let mut buffer = Vec::new();
-            loop {
-                let read = read_line(&mut input, &mut buffer);
-                let more = matches!(read, Ok(Line::Text | Line::TooLong));
-                let wake = Wake::Input(read.map(|line| (line, std::mem::take(&mut buffer))));
-                if sender.send(wake).is_err() || !more {
+/// Tells the watcher to stop when dropped.
+struct StopWhenDone<'a>(&'a AtomicBool);
+
+impl Drop for StopWhenDone<'_> {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+}
+
+/// Reads `input` and answers it a group at a time, until it ends, reading it
+/// fails, or the watcher could not write.
+fn serve_input<R: Read, W: Write>(
+    turns: &Mutex<Turns<'_, W>>,
+    mut input: BufReader<R>,
+) -> Result<()> {
+    loop {
+        let group = read_group(&mut input);
+        let mut turn = take_turn(turns);
+        if turn.failed.is_some() || turn.serve_group(group)? {
+            return Ok(());
+        }
+    }
+}
+
+/// The next line (waiting for it), then every further whole line already read,
+/// up to [`GROUP_MAX`]: never waits for a line the host has not written.
+fn read_group<R: Read>(input: &mut BufReader<R>) -> Vec<InputLine> {
+    let mut group = Vec::new();
+    loop {
+        let mut buffer = Vec::new();
+        let read = read_line(input, &mut buffer);
+        let more = matches!(read, Ok(Line::Text | Line::TooLong));
+        group.push(read.map(|line| (line, buffer)));
+        if !more || group.len() == GROUP_MAX || !input.buffer().contains(&b'\n') {
+            return group;
+        }
+    }
+}
+
+/// Waits on the default stream and, each time another process moves its head,
+/// passes on what it recorded, until `stopped`.
+fn watch<W: Write>(
+    turns: &Mutex<Turns<'_, W>>,
+    waiter: &HeadWaiter,
+    stream: &str,
+    seen: &AtomicU64,
+    stopped: &AtomicBool,
+) {
+    let mut head = seen.load(Ordering::SeqCst);
+    while !stopped.load(Ordering::SeqCst) {
+        match waiter.wait_for_others(stream, head, WATCH_SLICE) {
+            Ok(now) if now > head => {
+                head = now;
+                // Before the turn is taken: the server reads the stream before an
+                // input while this is ahead of its desk.
+                seen.store(now, Ordering::SeqCst);
+                let mut turn = take_turn(turns);
+                if let Err(error) = turn.catch_up(now) {
+                    turn.failed = Some(error);
                     return;
                 }
             }
-        })
-        .map(drop)
+            Ok(_) => {}
+            // The log is unreachable for now: look again later.
+            Err(_) => std::thread::sleep(WATCH_SLICE),
+        }
+    }
+}
+
+/// The server and its output, once the other thread is done with them (a thread
+/// that panicked while holding them left nothing half-written that matters more
+/// than going on).
+fn take_turn<'t, 's, W>(turns: &'t Mutex<Turns<'s, W>>) -> MutexGuard<'t, Turns<'s, W>> {
+    turns.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl<W: Write> Turns<'_, W> {
+    /// Answers a group of input lines: records them (flushing the log once for
+    /// the group), then writes their lines. Returns whether the input ended.
+    fn serve_group(&mut self, group: Vec<InputLine>) -> Result<bool> {
+        // One flush for a group of several lines, the results it hands over
+        // recorded with it; a line alone records with the log's own durability
+        // (one append and its flush are one request on a shared log).
+        if group.len() > 1 {
+            self.server.desk().defer_flush();
+        }
+        let mut lines = Vec::new();
+        let mut ended = Ok(false);
+        for read in group {
+            match read {
+                Ok((Line::End, _)) => {
+                    ended = Ok(true);
+                    break;
+                }
+                Err(error) => {
+                    ended = Err(error.into());
+                    break;
+                }
+                Ok((line, text)) => lines.extend(self.server.answer_input(&line, &text)),
+            }
+        }
+        // Nothing recorded is shown before it is durable.
+        self.server.desk().flush()?;
+        write_lines(&mut self.output, &lines)?;
+        ended
+    }
+
+    /// Passes on what other processes recorded through `head`, unless the
+    /// server holds it already (its own append woke the watcher).
+    fn catch_up(&mut self, head: Seq) -> Result<()> {
+        let stream = self.server.stream().to_owned();
+        if self.server.desk().has_caught_up(&stream, head) {
+            return Ok(());
+        }
+        let lines = self.server.catch_up();
+        self.server.desk().flush()?;
+        Ok(write_lines(&mut self.output, &lines)?)
+    }
 }
 
 #[cfg(test)]
@@ -211,6 +235,51 @@ mod tests {
         let client = askuser_app::location::SharedSledLog::open(&path).unwrap();
         assert!(owner.is_owner() && !client.is_owner());
         answered_elsewhere(Arc::new(owner), Arc::new(client));
+    }
+
+    /// The host has written half a line when the answer comes from elsewhere:
+    /// the result is written at once (the server does not wait for the rest of
+    /// the line), and the rest, once written, is answered as usual: too late.
+    #[test]
+    fn an_answer_recorded_elsewhere_is_written_while_the_host_is_halfway_through_a_line() {
+        let log: Arc<dyn askuser_app::log::Log> = Arc::new(askuser_app::log::MemLog::new());
+        let (mut host, input) = UnixStream::pair().unwrap();
+        let (output, from_server) = UnixStream::pair().unwrap();
+        let mut lines = BufReader::new(from_server);
+        let mut next = move || -> Value {
+            let mut line = String::new();
+            lines.read_line(&mut line).unwrap();
+            serde_json::from_str(&line).unwrap()
+        };
+        let served_log = Arc::clone(&log);
+        let serving = std::thread::spawn(move || {
+            let mut server = Server::new(Desk::new(served_log), "s").unwrap();
+            server.serve_watching(input, output)
+        });
+        assert_eq!(next()["type"], "ready");
+        writeln!(
+            host,
+            r#"{{"type":"ask","inquiry":"c1","dialect":"jp","arguments":{{"question":"Deploy now?","answer_type":"boolean"}}}}"#
+        )
+        .unwrap();
+        assert_eq!(next()["type"], "prompt");
+        write!(host, r#"{{"type":"answer","inquiry":"c1","#).unwrap();
+        let mut elsewhere = Server::new(Desk::new(log), "s").unwrap();
+        elsewhere
+            .handle_line(r#"{"type":"answer","inquiry":"c1","question":"answer","value":"yes"}"#);
+        assert_eq!(
+            next(),
+            json!({"type": "result", "inquiry": "c1",
+                "result": {"answer_type": "boolean", "answer": true}, "cancelled": false})
+        );
+        writeln!(host, r#""question":"answer","value":false}}"#).unwrap();
+        assert_eq!(
+            next(),
+            json!({"type": "error", "inquiry": "c1", "code": "inquiry_finished",
+                "message": "inquiry \"c1\" already finished (answered); it takes no more input: show how it ended instead"})
+        );
+        drop(host);
+        serving.join().unwrap().unwrap();
     }
 
     /// A server on `log` waits for its host; a server on `other` (the same log)
