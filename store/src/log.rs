@@ -191,6 +191,13 @@ pub trait Log: Backend + Send + Sync {
     /// meanwhile, through any connection, does not end the wait, so a process
     /// that writes and watches one stream is not woken by its own writes.
     ///
+    /// A log may go by the head it read in its last wait rather than read it
+    /// again, while it has heard of no other process's append since (`PgLog`
+    /// does, for a few seconds, so that a watcher waiting in slices sends the
+    /// database nothing while nothing happens): what this process appended
+    /// since that read may then not end the wait at once either. A watcher
+    /// passes the head it holds, its own appends included.
+    ///
     /// A `askuser_sled::SharedSledLog` tells processes apart (its owner knows
     /// each client's process), and `PgLog` its own connections from the others
     /// (a notification names the server process that sent it); the other logs

@@ -167,7 +167,13 @@ pub const DEFAULT_SCHEMA: &str = "askuser";
 /// 250 ms) records itself once, instead of taking the stream's lock for every
 /// slice (which held the stream's appends back: lock waits of 20-90 ms with 32
 /// agents), and meanwhile an append to that stream by another log notifies as
-/// if the wait were on. Every host of a log runs the same
+/// if the wait were on. A wait for others' appends
+/// ([`Log::wait_for_others`](askuser_store::Log::wait_for_others)) on that kept
+/// connection starts and ends on the head the last one read, while no
+/// notification since names the stream and that read is under 5 s old: a
+/// watcher's idle slices send the database nothing (they read the head three
+/// times a slice before: with 32 agents, a third of the database's work went
+/// to their reads). Every host of a log runs the same
 /// askuser: a process started before the tables moved to version 4 waits without
 /// recording itself, and is woken only by its timeout. Typical
 /// use, with a [`Session`](askuser_store::Session) on the same log:

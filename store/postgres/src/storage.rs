@@ -470,20 +470,14 @@ impl Log for PgLog {
     }
 
     fn wait_past(&self, stream: &str, seq: Seq, timeout: Duration) -> Result<Seq> {
-        match self.wait_notified(stream, seq, (timeout, false))? {
-            Some(head) => Ok(head),
-            None => Ok(self.stream(stream)?.map_or(0, |info| info.head)),
-        }
+        self.wait_notified(stream, seq, (timeout, false))
     }
 
     /// As [`Log::wait_for_others`]: a notification sent by one of this log's
     /// own connections (PostgreSQL names the server process that sent it)
     /// does not end the wait.
     fn wait_for_others(&self, stream: &str, seq: Seq, timeout: Duration) -> Result<Seq> {
-        match self.wait_notified(stream, seq, (timeout, true))? {
-            Some(head) => Ok(head),
-            None => Ok(self.stream(stream)?.map_or(0, |info| info.head)),
-        }
+        self.wait_notified(stream, seq, (timeout, true))
     }
 
     fn wait_changed(&self, since: Version, timeout: Duration) -> Result<Version> {

@@ -45,7 +45,7 @@ impl PgLog {
         stream: &str,
         after: Seq,
         (timeout, others_only): (Duration, bool),
-    ) -> Result<Option<Seq>> {
+    ) -> Result<Seq> {
         // A timeout too long to add to the clock waits for ever.
         let deadline = Instant::now().checked_add(timeout);
         let own = others_only.then(|| self.pool.backends.clone());
@@ -53,8 +53,12 @@ impl PgLog {
             stream: Some(stream),
             except_log: others_only.then_some(self.pool.name.as_str()),
         };
-        self.listening(&watched, |conn| {
-            wait(conn, (stream, after), deadline, own.as_ref())
+        self.listening(&watched, |conn, known| {
+            // Only a wait for others may go by what it heard: this process's own
+            // appends notify a plain wait, and their notification may still be on
+            // its way when the wait starts (the head is read instead).
+            let known = known.filter(|_| others_only);
+            wait(conn, (stream, after), deadline, own.as_ref(), known)
         })
     }
 
@@ -72,7 +76,7 @@ impl PgLog {
     fn listening<T: Send>(
         &self,
         watched: &Watched<'_>,
-        waiting: impl Fn(&mut Conn) -> Result<T> + Send,
+        waiting: impl Fn(&mut Conn, Option<Known>) -> Result<(T, Option<Known>)> + Send,
     ) -> Result<T> {
         super::off_runtime(move || self.listening_here(watched, &waiting))
     }
@@ -81,17 +85,19 @@ impl PgLog {
     fn listening_here<T>(
         &self,
         watched: &Watched<'_>,
-        waiting: &impl Fn(&mut Conn) -> Result<T>,
+        waiting: &impl Fn(&mut Conn, Option<Known>) -> Result<(T, Option<Known>)>,
     ) -> Result<T> {
         let channel = schema::channel(&self.schema);
         // A kept connection the server dropped meanwhile (a restart, a cut
         // network) fails its first query: the wait is made again on a pooled
         // one, as a wait that took it from the pool would have.
-        if let Some((conn, same)) = self.kept.take(watched) {
+        if let Some((conn, known)) = self.kept.take(watched) {
+            let same = known.is_some();
             let mut conn = self.pool.pooled(conn);
             // Listening already; recorded anew when it waited on something else.
             if same || listen(&mut conn, &channel, watched).is_ok() {
-                let waited = self.wait_listening(conn, watched, &channel, waiting);
+                let known = known.flatten();
+                let waited = self.wait_listening(conn, watched, &channel, (waiting, known));
                 if waited.is_ok() {
                     return waited;
                 }
@@ -103,25 +109,32 @@ impl PgLog {
         }
         let mut conn = self.pool.get()?;
         listen(&mut conn, &channel, watched)?;
-        self.wait_listening(conn, watched, &channel, waiting)
+        self.wait_listening(conn, watched, &channel, (waiting, None))
     }
 
     /// Runs `waiting` on `conn`, which listens on `channel` recorded as waiting
-    /// on what `watched` says, then keeps it so ([`Kept`]); a wait that fails
-    /// stops both and gives the connection back (or closes it, if it cannot).
+    /// on what `watched` says, handing it what the connection `known` since the
+    /// last wait on it ended (its notifications since then wait in its buffer),
+    /// then keeps it so ([`Kept`]); a wait that fails stops both and gives the
+    /// connection back (or closes it, if it cannot).
     fn wait_listening<T>(
         &self,
         mut conn: Pooled<'_>,
         watched: &Watched<'_>,
         channel: &str,
-        waiting: &impl Fn(&mut Conn) -> Result<T>,
+        (waiting, known): (
+            &impl Fn(&mut Conn, Option<Known>) -> Result<(T, Option<Known>)>,
+            Option<Known>,
+        ),
     ) -> Result<T> {
-        // What arrived since the last wait on this connection ended is
-        // stale: the head is read after this.
-        let _ = conn.client.notifications().iter().count();
-        match waiting(&mut conn) {
-            Ok(done) => {
-                if let Some(mut displaced) = self.kept.keep(watched, conn.keep())
+        if known.is_none() {
+            // What arrived since the last wait on this connection ended is
+            // stale: the head is read after this.
+            let _ = conn.client.notifications().iter().count();
+        }
+        match waiting(&mut conn, known) {
+            Ok((done, known)) => {
+                if let Some(mut displaced) = self.kept.keep(watched, conn.keep(), known)
                     && stop_listening(&mut displaced, channel).is_ok()
                 {
                     self.pool.give_back(displaced);
@@ -184,6 +197,31 @@ struct KeptConn {
     stream: Option<String>,
     except_log: Option<String>,
     conn: Conn,
+    /// The stream's head as the last wait on it left it known.
+    known: Option<Known>,
+}
+
+/// What a kept connection knows of the head of the stream it waits on: the
+/// head it read last and when. Every notification since waits in its buffer,
+/// so while none names the stream (and the read is recent), the head of others'
+/// appends has not moved past it and the next wait needs no read to start.
+#[derive(Clone, Copy)]
+pub(super) struct Known {
+    head: Seq,
+    read_at: Instant,
+}
+
+/// How long a head read stands, while no notification names its stream: a
+/// wait for others reads the head again after this (at most once in this
+/// long while nothing is heard), so a connection lost without a word from the
+/// network is found out, and the head a wait returns is never older.
+const KNOWN_FOR: Duration = Duration::from_secs(5);
+
+impl Known {
+    /// Whether this still stands for the head (see [`KNOWN_FOR`]).
+    fn fresh(self) -> bool {
+        self.read_at.elapsed() < KNOWN_FOR
+    }
 }
 
 impl Kept {
@@ -191,23 +229,28 @@ impl Kept {
         self.0.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// The kept connection, if it is open, and whether it is recorded as
-    /// waiting on what `watched` says (else on something else, which it stops
-    /// being as soon as it is recorded again).
-    fn take(&self, watched: &Watched<'_>) -> Option<(Conn, bool)> {
+    /// The kept connection, if it is open, and, when it is recorded as waiting
+    /// on what `watched` says, what it knows of the head (`Some`; else it waits
+    /// on something else, which it stops being as soon as it is recorded again).
+    #[expect(
+        clippy::option_option,
+        reason = "not the same wait, and the same wait knowing nothing, differ"
+    )]
+    fn take(&self, watched: &Watched<'_>) -> Option<(Conn, Option<Option<Known>>)> {
         let kept = self.lock().take()?;
         let same = kept.stream.as_deref() == watched.stream
             && kept.except_log.as_deref() == watched.except_log;
-        (!kept.conn.client.is_closed()).then_some((kept.conn, same))
+        (!kept.conn.client.is_closed()).then_some((kept.conn, same.then_some(kept.known)))
     }
 
-    /// Keeps `conn`, recorded as waiting on what `watched` says; returns the
-    /// connection it replaces, still listening.
-    fn keep(&self, watched: &Watched<'_>, conn: Conn) -> Option<Conn> {
+    /// Keeps `conn`, recorded as waiting on what `watched` says and knowing
+    /// `known`; returns the connection it replaces, still listening.
+    fn keep(&self, watched: &Watched<'_>, conn: Conn, known: Option<Known>) -> Option<Conn> {
         let kept = KeptConn {
             stream: watched.stream.map(str::to_owned),
             except_log: watched.except_log.map(str::to_owned),
             conn,
+            known,
         };
         self.lock().replace(kept).map(|old| old.conn)
     }
@@ -246,7 +289,9 @@ impl PgLog {
             stream: None,
             except_log: None,
         };
-        self.listening(&everything, |conn| wait_any(conn, since, deadline))
+        self.listening(&everything, |conn, _| {
+            Ok((wait_any(conn, since, deadline)?, None))
+        })
     }
 }
 
@@ -301,52 +346,90 @@ fn version(conn: &mut Conn) -> Result<Version> {
     Ok(Version::of(&streams))
 }
 
-/// Reads the head (after `LISTEN`, so no append can slip between the two) and
-/// waits for notifications naming `stream` until it is past `after`.
+/// Waits for notifications naming `stream` until its head is past `after` or
+/// the deadline passes; the head then (as last read), and what the connection
+/// knows of it for the next wait.
+///
+/// The head is read first (after `LISTEN`, so no append can slip between the
+/// two), unless `known` stands for it: a wait for others on a connection kept
+/// listening since its last read, with no notification naming the stream
+/// since and the read recent ([`Known::fresh`]). At the deadline it is read
+/// once more, unless that read still stands: in case of a notification lost
+/// to a connection dropped without a word.
 fn wait(
     conn: &mut Conn,
     (stream, after): (&str, Seq),
     deadline: Option<Instant>,
     own: Option<&Backends>,
-) -> Result<Option<Seq>> {
+    known: Option<Known>,
+) -> Result<(Seq, Option<Known>)> {
+    let names_stream = |note: &postgres::Notification| {
+        note.payload() == stream && !own.is_some_and(|own| own.contains(note.process_id()))
+    };
+    let heard = match known {
+        // What arrived since the last wait ended: any naming the stream moved it.
+        Some(_) => heard_of(conn, names_stream)?,
+        None => true,
+    };
+    let mut known = match known {
+        Some(known) if !heard && known.fresh() => known,
+        _ => read(conn, stream)?,
+    };
     loop {
-        let now = head(conn, stream)?;
-        if now > after {
-            return Ok(Some(now));
+        if known.head > after {
+            return Ok((known.head, Some(known)));
         }
-        loop {
-            let remaining = deadline.map_or(LONGEST_WAIT, |d| {
-                d.saturating_duration_since(Instant::now())
-            });
-            if remaining.is_zero() {
-                return Ok(None);
+        let remaining = deadline.map_or(LONGEST_WAIT, |d| {
+            d.saturating_duration_since(Instant::now())
+        });
+        if remaining.is_zero() {
+            return Ok((known.head, Some(known)));
+        }
+        // Whether the next notification (if any before the deadline) names us.
+        let next = conn
+            .client
+            .notifications()
+            .timeout_iter(remaining.min(LONGEST_WAIT))
+            .next()
+            .map_err(database)?;
+        match next {
+            Some(note) if names_stream(&note) => {
+                // Those that came with it say nothing more: one read covers them.
+                let _ = conn.client.notifications().iter().count();
+                known = read(conn, stream)?;
             }
-            let remaining = remaining.min(LONGEST_WAIT);
-            // Whether the next notification (if any before the deadline) names us.
-            let next = conn
-                .client
-                .notifications()
-                .timeout_iter(remaining)
-                .next()
-                .map(|note| {
-                    note.map(|note| {
-                        note.payload() == stream
-                            && !own.is_some_and(|own| own.contains(note.process_id()))
-                    })
-                });
-            match next {
-                Ok(Some(true)) => break,
-                Ok(Some(false)) => {}
-                Ok(None) => {
-                    // Timed out: one last look, in case of a notification lost to a
-                    // dropped connection.
-                    let now = head(conn, stream)?;
-                    return Ok((now > after).then_some(now));
+            Some(_) => {}
+            None => {
+                if !known.fresh() || own.is_none() {
+                    known = read(conn, stream)?;
                 }
-                Err(error) => return Err(database(error)),
+                return Ok((known.head, Some(known)));
             }
         }
     }
+}
+
+/// Whether a notification that arrived meanwhile (read without waiting, and
+/// dropped) says what `names_stream` asks.
+fn heard_of(
+    conn: &mut Conn,
+    names_stream: impl Fn(&postgres::Notification) -> bool,
+) -> Result<bool> {
+    let mut heard = false;
+    let mut waiting = conn.client.notifications();
+    let mut notes = waiting.iter();
+    while let Some(note) = notes.next().map_err(database)? {
+        heard |= names_stream(&note);
+    }
+    Ok(heard)
+}
+
+/// The head of `stream`, read now.
+fn read(conn: &mut Conn, stream: &str) -> Result<Known> {
+    Ok(Known {
+        head: head(conn, stream)?,
+        read_at: Instant::now(),
+    })
 }
 
 fn head(conn: &mut Conn, stream: &str) -> Result<Seq> {

@@ -319,6 +319,54 @@ fn waits_in_slices_on_one_stream_are_recorded_once() {
     assert_eq!(recorded(&mut admin), [(pid, Some("t".to_owned()), false)]);
 }
 
+/// A watcher waits for the others in slices (`askuser serve`'s, every 250 ms):
+/// while no notification names its stream, a slice starts and ends on the head
+/// the last one read, sending nothing to the server (seen by the kept
+/// connection's last statement, which stays the same), and this log's own
+/// appends do not end a slice begun with the head before them. Another
+/// process's append is read and returned at once.
+#[test]
+fn waits_for_others_in_slices_read_nothing_until_another_process_appends() {
+    let log = pg();
+    let waiter = PgLog::connect_in(&log.url, log.schema()).unwrap();
+    let other = PgLog::connect_in(&log.url, log.schema()).unwrap();
+    let one = |seq| scripted_events(seq, 1).collect::<Vec<_>>();
+    waiter.append("s", 0, &one(1)).unwrap();
+    let slice = || waiter.wait_for_others("s", 1, Duration::from_millis(50));
+    assert_eq!(slice().unwrap(), 1);
+    let mut admin = log.client();
+    let pid: i32 = admin
+        .query_one(
+            &format!("SELECT pid FROM \"{}\".watchers", log.schema()),
+            &[],
+        )
+        .unwrap()
+        .get(0);
+    let last_statement = |admin: &mut postgres::Client| -> String {
+        let row = admin
+            .query_one(
+                "SELECT query_start::text FROM pg_stat_activity WHERE pid = $1",
+                &[&pid],
+            )
+            .unwrap();
+        row.get(0)
+    };
+    let before = last_statement(&mut admin);
+    for _ in 0..4 {
+        assert_eq!(slice().unwrap(), 1);
+    }
+    waiter.append("s", 1, &one(2)).unwrap();
+    assert_eq!(slice().unwrap(), 1);
+    assert_eq!(last_statement(&mut admin), before);
+    std::thread::scope(|scope| {
+        let waiting = scope.spawn(|| waiter.wait_for_others("s", 2, Duration::from_secs(60)));
+        std::thread::sleep(Duration::from_millis(200));
+        other.append("s", 2, &one(3)).unwrap();
+        assert_eq!(waiting.join().unwrap().unwrap(), 3);
+    });
+    assert_ne!(last_statement(&mut admin), before);
+}
+
 /// A kept connection the server dropped between two waits (a restart, a cut
 /// network) costs the next wait a new connection, not an error.
 #[test]
