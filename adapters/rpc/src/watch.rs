@@ -140,14 +140,17 @@ fn watch<W: Write>(
     while !stopped.load(Ordering::SeqCst) {
         match waiter.wait_for_others(stream, head, WATCH_SLICE) {
             Ok(now) if now > head => {
-                head = now;
                 // Before the turn is taken: the server reads the stream before an
                 // input while this is ahead of its desk.
                 seen.store(now, Ordering::SeqCst);
                 let mut turn = take_turn(turns);
-                if let Err(error) = turn.catch_up(now) {
-                    turn.failed = Some(error);
-                    return;
+                match turn.catch_up(now) {
+                    // What the server appended itself meanwhile is not waited for.
+                    Ok(holds) => head = holds.max(now),
+                    Err(error) => {
+                        turn.failed = Some(error);
+                        return;
+                    }
                 }
             }
             Ok(_) => {}
@@ -196,15 +199,16 @@ impl<W: Write> Turns<'_, W> {
     }
 
     /// Passes on what other processes recorded through `head`, unless the
-    /// server holds it already (its own append woke the watcher).
-    fn catch_up(&mut self, head: Seq) -> Result<()> {
+    /// server holds it already (its own append woke the watcher); the head
+    /// the server holds then, its own appends included.
+    fn catch_up(&mut self, head: Seq) -> Result<Seq> {
         let stream = self.server.stream().to_owned();
-        if self.server.desk().has_caught_up(&stream, head) {
-            return Ok(());
+        if !self.server.desk().has_caught_up(&stream, head) {
+            let lines = self.server.catch_up();
+            self.server.desk().flush()?;
+            write_lines(&mut self.output, &lines)?;
         }
-        let lines = self.server.catch_up();
-        self.server.desk().flush()?;
-        Ok(write_lines(&mut self.output, &lines)?)
+        self.server.desk().head(&stream)
     }
 }
 
