@@ -13,6 +13,7 @@ switch of its own to a latency.
     python3 benches/scripts/many_agents.py target/release/askuser --agents 32 --inquiries 1600
     python3 benches/scripts/many_agents.py target/release/askuser --agents 32 --db "$ASKUSER_TEST_PG"
     python3 benches/scripts/many_agents.py target/release/askuser --agents 32 --warm-up 1
+    python3 benches/scripts/many_agents.py target/release/askuser --agents 32 --own-sessions
 
 Without --db, a new sled log in a temporary directory (the first serve owns it and
 serves the others through its socket). A `postgres://` URL works too: each run
@@ -37,10 +38,11 @@ class Agent:
     """One `askuser serve` on its own stream, driven over its stdin and stdout
     by the one driving thread (a state machine: ask, answer, result)."""
 
-    def __init__(self, askuser, db, stream):
+    def __init__(self, askuser, db, stream, own_session=False):
         self.process = subprocess.Popen(
             [askuser, "serve", "--db", db, "--stream", stream],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            start_new_session=own_session)
         self.latencies = []
         self.began_at = []
         self.buffer = b""
@@ -131,6 +133,12 @@ def main():
                         "inquiries alone (not counted): its first question's one-time "
                         "costs (a new server process's first call, code paged in) "
                         "are then not in the figures")
+    parser.add_argument("--own-sessions", action="store_true",
+                        help="start each agent's serve in a session of its own, as a "
+                        "host started from its own terminal would be: Linux's "
+                        "autogroup scheduling then gives each its own share of the "
+                        "CPU, where by default all 32 share the driver's (one share "
+                        "against the database server's, which is a session of its own)")
     parser.add_argument("--slow", type=float, metavar="MS",
                         help="also print each inquiry slower than MS milliseconds: "
                         "when it began (ms into the run), which agent, and its latency, "
@@ -139,7 +147,8 @@ def main():
     scratch = tempfile.mkdtemp(prefix="askuser-many-agents-")
     db = args.db or os.path.join(scratch, "log")
     run = f"{os.getpid()}-{int(time.time())}"
-    agents = [Agent(args.askuser, db, f"agent-{run}-{n}") for n in range(args.agents)]
+    agents = [Agent(args.askuser, db, f"agent-{run}-{n}", args.own_sessions)
+              for n in range(args.agents)]
     each = args.inquiries // args.agents
     if args.warm_up > 0:
         for agent in agents:
