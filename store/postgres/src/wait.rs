@@ -354,8 +354,9 @@ fn version(conn: &mut Conn) -> Result<Version> {
 /// two), unless `known` stands for it: a wait for others on a connection kept
 /// listening since its last read, with no notification naming the stream
 /// since and the read recent ([`Known::fresh`]). At the deadline it is read
-/// once more, unless that read still stands: in case of a notification lost
-/// to a connection dropped without a word.
+/// once more (in case of a notification still on its way, or lost to a
+/// connection dropped without a word), unless it was read since the deadline
+/// passed, or, for a wait for others, that read still stands.
 fn wait(
     conn: &mut Conn,
     (stream, after): (&str, Seq),
@@ -382,16 +383,16 @@ fn wait(
         let remaining = deadline.map_or(LONGEST_WAIT, |d| {
             d.saturating_duration_since(Instant::now())
         });
-        if remaining.is_zero() {
-            return Ok((known.head, Some(known)));
-        }
         // Whether the next notification (if any before the deadline) names us.
-        let next = conn
-            .client
-            .notifications()
-            .timeout_iter(remaining.min(LONGEST_WAIT))
-            .next()
-            .map_err(database)?;
+        let next = if remaining.is_zero() {
+            None
+        } else {
+            conn.client
+                .notifications()
+                .timeout_iter(remaining.min(LONGEST_WAIT))
+                .next()
+                .map_err(database)?
+        };
         match next {
             Some(note) if names_stream(&note) => {
                 // Those that came with it say nothing more: one read covers them.
@@ -400,7 +401,12 @@ fn wait(
             }
             Some(_) => {}
             None => {
-                if !known.fresh() || own.is_none() {
+                // The deadline: one last look (a plain wait's, in case of a
+                // notification still on its way or lost to a dropped
+                // connection), unless a read made since the deadline, or for a
+                // wait for others a recent one, stands.
+                let read_since = deadline.is_some_and(|deadline| known.read_at >= deadline);
+                if !read_since && (own.is_none() || !known.fresh()) {
                     known = read(conn, stream)?;
                 }
                 return Ok((known.head, Some(known)));
