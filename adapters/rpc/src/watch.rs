@@ -247,35 +247,10 @@ mod tests {
     #[test]
     fn an_answer_recorded_elsewhere_is_written_while_the_host_is_halfway_through_a_line() {
         let log: Arc<dyn askuser_app::log::Log> = Arc::new(askuser_app::log::MemLog::new());
-        let (mut host, input) = UnixStream::pair().unwrap();
-        let (output, from_server) = UnixStream::pair().unwrap();
-        let mut lines = BufReader::new(from_server);
-        let mut next = move || -> Value {
-            let mut line = String::new();
-            lines.read_line(&mut line).unwrap();
-            serde_json::from_str(&line).unwrap()
-        };
-        let served_log = Arc::clone(&log);
-        let serving = std::thread::spawn(move || {
-            let mut server = Server::new(Desk::new(served_log), "s").unwrap();
-            server.serve_watching(input, output)
-        });
-        assert_eq!(next()["type"], "ready");
-        writeln!(
-            host,
-            r#"{{"type":"ask","inquiry":"c1","dialect":"jp","arguments":{{"question":"Deploy now?","answer_type":"boolean"}}}}"#
-        )
-        .unwrap();
-        assert_eq!(next()["type"], "prompt");
+        let (mut host, mut next, serving) = asked(Arc::clone(&log));
         write!(host, r#"{{"type":"answer","inquiry":"c1","#).unwrap();
-        let mut elsewhere = Server::new(Desk::new(log), "s").unwrap();
-        elsewhere
-            .handle_line(r#"{"type":"answer","inquiry":"c1","question":"answer","value":"yes"}"#);
-        assert_eq!(
-            next(),
-            json!({"type": "result", "inquiry": "c1",
-                "result": {"answer_type": "boolean", "answer": true}, "cancelled": false})
-        );
+        answer_elsewhere(log);
+        assert_eq!(next(), result());
         writeln!(host, r#""question":"answer","value":false}}"#).unwrap();
         assert_eq!(
             next(),
@@ -292,6 +267,24 @@ mod tests {
         log: Arc<dyn askuser_app::log::Log>,
         other: Arc<dyn askuser_app::log::Log>,
     ) {
+        let (host, mut next, serving) = asked(log);
+        // Another process answers; the host sends nothing, and gets the result.
+        answer_elsewhere(other);
+        assert_eq!(next(), result());
+        drop(host);
+        serving.join().unwrap().unwrap();
+    }
+
+    /// A server on `log`, serving in a thread of its own, once it showed its
+    /// host the question of inquiry `c1`: the host's end of its input, the next
+    /// line it writes (waiting for it), and the thread.
+    fn asked(
+        log: Arc<dyn askuser_app::log::Log>,
+    ) -> (
+        UnixStream,
+        impl FnMut() -> Value,
+        std::thread::JoinHandle<askuser_app::Result<()>>,
+    ) {
         let (mut host, input) = UnixStream::pair().unwrap();
         let (output, from_server) = UnixStream::pair().unwrap();
         let mut lines = BufReader::new(from_server);
@@ -302,7 +295,7 @@ mod tests {
         };
         let serving = std::thread::spawn(move || {
             let mut server = Server::new(Desk::new(log), "s").unwrap();
-            server.serve_watching(BufReader::new(input), output)
+            server.serve_watching(input, output)
         });
         assert_eq!(next()["type"], "ready");
         writeln!(
@@ -311,16 +304,19 @@ mod tests {
         )
         .unwrap();
         assert_eq!(next()["type"], "prompt");
-        // Another process answers; the host sends nothing, and gets the result.
-        let mut elsewhere = Server::new(Desk::new(other), "s").unwrap();
+        (host, next, serving)
+    }
+
+    /// Another server on `log` answers `c1` yes.
+    fn answer_elsewhere(log: Arc<dyn askuser_app::log::Log>) {
+        let mut elsewhere = Server::new(Desk::new(log), "s").unwrap();
         elsewhere
             .handle_line(r#"{"type":"answer","inquiry":"c1","question":"answer","value":"yes"}"#);
-        assert_eq!(
-            next(),
-            json!({"type": "result", "inquiry": "c1",
-                "result": {"answer_type": "boolean", "answer": true}, "cancelled": false})
-        );
-        drop(host);
-        serving.join().unwrap().unwrap();
+    }
+
+    /// The result line of `c1` answered yes.
+    fn result() -> Value {
+        json!({"type": "result", "inquiry": "c1",
+            "result": {"answer_type": "boolean", "answer": true}, "cancelled": false})
     }
 }

@@ -91,12 +91,10 @@ impl PgLog {
         // A kept connection the server dropped meanwhile (a restart, a cut
         // network) fails its first query: the wait is made again on a pooled
         // one, as a wait that took it from the pool would have.
-        if let Some((conn, known)) = self.kept.take(watched) {
-            let same = known.is_some();
+        if let Some((conn, same, known)) = self.kept.take(watched) {
             let mut conn = self.pool.pooled(conn);
             // Listening already; recorded anew when it waited on something else.
             if same || listen(&mut conn, &channel, watched).is_ok() {
-                let known = known.flatten();
                 let waited = self.wait_listening(conn, watched, &channel, (waiting, known));
                 if waited.is_ok() {
                     return waited;
@@ -229,18 +227,15 @@ impl Kept {
         self.0.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// The kept connection, if it is open, and, when it is recorded as waiting
-    /// on what `watched` says, what it knows of the head (`Some`; else it waits
-    /// on something else, which it stops being as soon as it is recorded again).
-    #[expect(
-        clippy::option_option,
-        reason = "not the same wait, and the same wait knowing nothing, differ"
-    )]
-    fn take(&self, watched: &Watched<'_>) -> Option<(Conn, Option<Option<Known>>)> {
+    /// The kept connection, if it is open; whether it is recorded as waiting
+    /// on what `watched` says (else on something else, which it stops being as
+    /// soon as it is recorded again), and if so what it knows of the head.
+    fn take(&self, watched: &Watched<'_>) -> Option<(Conn, bool, Option<Known>)> {
         let kept = self.lock().take()?;
         let same = kept.stream.as_deref() == watched.stream
             && kept.except_log.as_deref() == watched.except_log;
-        (!kept.conn.client.is_closed()).then_some((kept.conn, same.then_some(kept.known)))
+        let known = kept.known.filter(|_| same);
+        (!kept.conn.client.is_closed()).then_some((kept.conn, same, known))
     }
 
     /// Keeps `conn`, recorded as waiting on what `watched` says and knowing
@@ -367,13 +362,10 @@ fn wait(
     let names_stream = |note: &postgres::Notification| {
         note.payload() == stream && !own.is_some_and(|own| own.contains(note.process_id()))
     };
-    let heard = match known {
-        // What arrived since the last wait ended: any naming the stream moved it.
-        Some(_) => heard_of(conn, names_stream)?,
-        None => true,
-    };
     let mut known = match known {
-        Some(known) if !heard && known.fresh() => known,
+        // What arrived since the last wait ended (all of it looked at and
+        // dropped): any naming the stream moved it.
+        Some(known) if !heard_of(conn, names_stream)? && known.fresh() => known,
         _ => read(conn, stream)?,
     };
     loop {
